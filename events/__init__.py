@@ -1,0 +1,12 @@
+"""The vocabulary and the log: event classes, codec, hash chain and stores.
+
+Importing this package registers every event class.
+"""
+
+from hexlog.events import campaign, clock, dice, encounter, party, procedure, session
+from hexlog.events.base import Event, event_class, registered
+
+__all__ = [
+    "Event", "campaign", "clock", "dice", "encounter", "event_class", "party", "procedure",
+    "registered", "session",
+]

@@ -1,0 +1,148 @@
+"""hexlog-chain-v1: the CloudEvents envelope and its hash chain.
+
+Each event's envelope is a CloudEvents 1.0 JSON object with the extension attributes
+``streamversion``, ``schemaversion``, ``prevhash`` and ``hash``. ``hash`` is the SHA-256 hex of
+the canonical JSON of the envelope without ``hash``; ``prevhash`` of a stream's first event is
+64 zeros.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import attrs
+
+SCHEME = "hexlog-chain-v1"
+GENESIS = "0" * 64
+SPECVERSION = "1.0"
+CONTENT_TYPE = "application/json"
+
+ENVELOPE_KEYS = frozenset(
+    {
+        "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "data",
+        "streamversion", "schemaversion", "prevhash", "hash",
+    }
+)
+
+
+def canonical_json(obj: Any) -> str:
+    """The canonical JSON text both published schemes hash."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of the UTF-8 bytes of ``text``, in hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@attrs.frozen(kw_only=True)
+class Envelope:
+    """One event as the chain records it (the hashed part of a stored row)."""
+
+    id: str
+    source: str
+    type: str
+    subject: str
+    time: str
+    data: dict[str, Any]
+    streamversion: int
+    schemaversion: int
+    prevhash: str
+    hash: str
+
+    def unhashed(self) -> dict[str, Any]:
+        """The CloudEvents object without ``hash``: what ``hash`` is computed over."""
+        return {
+            "specversion": SPECVERSION,
+            "id": self.id,
+            "source": self.source,
+            "type": self.type,
+            "subject": self.subject,
+            "time": self.time,
+            "datacontenttype": CONTENT_TYPE,
+            "data": self.data,
+            "streamversion": self.streamversion,
+            "schemaversion": self.schemaversion,
+            "prevhash": self.prevhash,
+        }
+
+    def computed_hash(self) -> str:
+        """The hash this envelope's fields give, which a sound envelope carries."""
+        return sha256_hex(canonical_json(self.unhashed()))
+
+    def to_cloudevent(self) -> dict[str, Any]:
+        """The full CloudEvents object, as exported."""
+        return {**self.unhashed(), "hash": self.hash}
+
+
+def seal(
+    *,
+    id: str,  # noqa: A002 - the CloudEvents attribute name
+    source: str,
+    type: str,  # noqa: A002 - the CloudEvents attribute name
+    subject: str,
+    time: str,
+    data: dict[str, Any],
+    streamversion: int,
+    schemaversion: int,
+    prevhash: str,
+) -> Envelope:
+    """Build an envelope and compute its hash."""
+    draft = Envelope(
+        id=id, source=source, type=type, subject=subject, time=time, data=data,
+        streamversion=streamversion, schemaversion=schemaversion, prevhash=prevhash, hash="",
+    )
+    return attrs.evolve(draft, hash=draft.computed_hash())
+
+
+def from_cloudevent(obj: dict[str, Any]) -> Envelope:
+    """Read an exported CloudEvents object; raise ``ValueError`` naming what is wrong."""
+    if not isinstance(obj, dict):
+        msg = "an event must be a JSON object"
+        raise ValueError(msg)  # noqa: TRY004 - one error kind for every malformed envelope
+    missing = sorted(ENVELOPE_KEYS - obj.keys())
+    if missing:
+        msg = f"missing attributes: {', '.join(missing)}"
+        raise ValueError(msg)
+    extra = sorted(obj.keys() - ENVELOPE_KEYS)
+    if extra:
+        msg = f"unknown attributes: {', '.join(extra)}"
+        raise ValueError(msg)
+    if obj["specversion"] != SPECVERSION or obj["datacontenttype"] != CONTENT_TYPE:
+        msg = "specversion must be '1.0' and datacontenttype 'application/json'"
+        raise ValueError(msg)
+    checks = {
+        "id": str, "source": str, "type": str, "subject": str, "time": str, "data": dict,
+        "streamversion": int, "schemaversion": int, "prevhash": str, "hash": str,
+    }
+    for key, kind in checks.items():
+        value = obj[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            msg = f"attribute {key!r} must be {kind.__name__}"
+            raise ValueError(msg)  # noqa: TRY004 - one error kind for every malformed envelope
+    return Envelope(**{k: obj[k] for k in checks})
+
+
+@attrs.frozen
+class ChainFault:
+    """The first place a stream's chain breaks, and why."""
+
+    streamversion: int
+    event_id: str
+    reason: str
+
+
+def verify_stream(envelopes: list[Envelope]) -> ChainFault | None:
+    """Check one stream's envelopes in order: versions 1, 2, 3 …, links and hashes."""
+    prev = GENESIS
+    for expected, env in enumerate(envelopes, start=1):
+        if env.streamversion != expected:
+            return ChainFault(env.streamversion, env.id, f"stream version {env.streamversion} where {expected} was expected")
+        if env.prevhash != prev:
+            return ChainFault(env.streamversion, env.id, "prevhash does not match the previous event's hash")
+        if env.computed_hash() != env.hash:
+            return ChainFault(env.streamversion, env.id, "hash does not match the event's contents")
+        prev = env.hash
+    return None

@@ -1,0 +1,54 @@
+"""The cattrs codec: event objects to envelope data and back, with upcasting of old versions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cattrs
+from cattrs.preconf.json import make_converter
+
+from hexlog.events.base import Event, event_class
+from hexlog.events.errors import CorruptLogError
+
+converter = make_converter(forbid_extra_keys=True)
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+#: (type name, from version) -> a pure function giving the data of version + 1.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def to_data(event: Event) -> dict[str, Any]:
+    """The JSON-ready payload of an event."""
+    data: dict[str, Any] = converter.unstructure(event)
+    return data
+
+
+def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Event:
+    """Decode a payload of ``cloud_type`` at ``schema_version`` into the current event class."""
+    cls = event_class(cloud_type)
+    if schema_version > cls.schema_version:
+        msg = f"{cloud_type} schema version {schema_version} is newer than this hexlog knows ({cls.schema_version})"
+        raise CorruptLogError(msg)
+    version = schema_version
+    payload = dict(data)
+    while version < cls.schema_version:
+        try:
+            upcast = UPCASTERS[(cls.type_name, version)]
+        except KeyError:
+            msg = f"no upcaster for {cloud_type} from schema version {version}"
+            raise CorruptLogError(msg) from None
+        payload = upcast(payload)
+        version += 1
+    try:
+        return converter.structure(payload, cls)
+    except cattrs.BaseValidationError as err:
+        detail = "; ".join(cattrs.transform_error(err))
+        msg = f"{cloud_type} does not decode: {detail}"
+        raise CorruptLogError(msg) from err
+
+
+def decode(envelope: Any) -> Event:
+    """Decode a sealed envelope (``hexlog.events.chain.Envelope``) into its event."""
+    return from_data(envelope.type, envelope.schemaversion, envelope.data)

@@ -1,0 +1,58 @@
+"""The one error tree of hexlog: the core raises these, the doors turn them into messages."""
+
+from __future__ import annotations
+
+
+class HexlogError(Exception):
+    """The root of every error hexlog raises on purpose."""
+
+    #: exit code the command line uses for this kind of error
+    exit_code = 1
+
+
+class UsageError(HexlogError):
+    """A request that is malformed: a bad argument, an unknown name, a value out of range."""
+
+    exit_code = 2
+
+
+class DiceExpressionError(UsageError):
+    """A dice expression that does not parse or is over the limits."""
+
+
+class RuleRefusedError(HexlogError):
+    """The procedure forbids this now (for example, a roll with no open session)."""
+
+
+class IllegalTransitionError(RuleRefusedError):
+    """A trigger the current state of a procedure does not allow."""
+
+    def __init__(self, procedure: str, state: str, trigger: str, allowed: list[str]) -> None:
+        self.procedure = procedure
+        self.state = state
+        self.trigger = trigger
+        self.allowed = sorted(allowed)
+        allowed_text = ", ".join(self.allowed) if self.allowed else "none"
+        super().__init__(
+            f"{procedure}: '{trigger}' is not allowed in state {state}; allowed now: {allowed_text}"
+        )
+
+
+class ConcurrencyError(HexlogError):
+    """An append whose expected stream version is stale: someone else wrote first."""
+
+
+class IdempotencyConflictError(HexlogError):
+    """A command id that was already used for a different command."""
+
+
+class UnknownEventTypeError(HexlogError):
+    """An event type name that no registered class carries."""
+
+
+class CorruptLogError(HexlogError):
+    """A log that cannot be trusted or decoded: a broken chain, a gap, a failed decode."""
+
+
+class NotFoundError(UsageError):
+    """A campaign, session, member or roll that does not exist."""

@@ -1,0 +1,39 @@
+"""Session events: the commitment before play, the players' client seed, the reveal after."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from hexlog.events.base import Event
+
+DICE_SCHEME = "hexlog-dice-v1"
+
+
+@attrs.frozen(kw_only=True)
+class SessionOpened(Event):
+    """A session began; ``commitment`` is sha256(secret) in hex, published before play."""
+
+    type_name: ClassVar[str] = "session.opened"
+    session: str
+    commitment: str
+    scheme: str = DICE_SCHEME
+
+
+@attrs.frozen(kw_only=True)
+class ClientSeedSet(Event):
+    """The players added their own seed, before the session's first roll."""
+
+    type_name: ClassVar[str] = "session.client_seed_set"
+    session: str
+    client_seed: str
+
+
+@attrs.frozen(kw_only=True)
+class SessionClosed(Event):
+    """A session ended and its secret was revealed, in hex."""
+
+    type_name: ClassVar[str] = "session.closed"
+    session: str
+    secret: str

@@ -1,0 +1,294 @@
+"""A SQLite event store: one file, WAL, append-only by trigger, safe across processes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events.chain import GENESIS, Envelope, canonical_json, seal
+from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
+from hexlog.events.store import AppendResult, NewEvent, Recorded
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+#: how many rows ``read_all`` fetches at a time
+PAGE_SIZE = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    stream_version INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    time TEXT NOT NULL,
+    data TEXT NOT NULL,
+    prevhash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (stream_id, stream_version)
+);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
+CREATE TABLE IF NOT EXISTS commands (
+    command_id TEXT PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    first_version INTEGER NOT NULL,
+    last_version INTEGER NOT NULL,
+    event_ids TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS projections (
+    name TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    state TEXT NOT NULL
+);
+"""
+
+_COLUMNS = (
+    "position, stream_id, stream_version, id, type, schema_version, source, time, data, "
+    "prevhash, hash"
+)
+
+
+def _is_busy(err: sqlite3.OperationalError) -> bool:
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
+def _recorded(row: tuple[Any, ...]) -> Recorded:
+    position, stream_id, version, id_, type_, schema, source, time, data, prevhash, hash_ = row
+    envelope = Envelope(
+        id=id_, source=source, type=type_, subject=stream_id, time=time, data=json.loads(data),
+        streamversion=version, schemaversion=schema, prevhash=prevhash, hash=hash_,
+    )
+    return Recorded(position=position, envelope=envelope)
+
+
+class SQLiteStore:
+    """Keeps every stream in one SQLite file; same contract as ``MemoryStore``."""
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(
+            self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int,
+        command_id: str | None = None,
+        command_digest: str | None = None,
+    ) -> AppendResult:
+        """Append a batch atomically; see ``EventStore``."""
+        digest = command_digest or ""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                if _is_busy(err):
+                    msg = f"stream {stream_id}: the database stayed locked by another writer"
+                    raise ConcurrencyError(msg) from err
+                raise
+            try:
+                result = self._append_in_transaction(
+                    stream_id, events, expected_version, command_id, digest
+                )
+                self._conn.execute("COMMIT")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.IntegrityError):
+                    msg = f"stream {stream_id}: another append recorded these events first ({exc})"
+                    raise ConcurrencyError(msg) from exc
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                    msg = f"stream {stream_id}: the database stayed locked by another writer"
+                    raise ConcurrencyError(msg) from exc
+                raise
+            return result
+
+    def _append_in_transaction(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        expected_version: int,
+        command_id: str | None,
+        digest: str,
+    ) -> AppendResult:
+        if command_id is not None:
+            known = self._known(command_id, digest)
+            if known is not None:
+                return known
+        last = self._conn.execute(
+            "SELECT stream_version, hash FROM events WHERE stream_id = ? "
+            "ORDER BY stream_version DESC LIMIT 1",
+            (stream_id,),
+        ).fetchone()
+        version, prev = (last[0], last[1]) if last is not None else (0, GENESIS)
+        if version != expected_version:
+            msg = f"stream {stream_id} is at version {version}, not {expected_version}"
+            raise ConcurrencyError(msg)
+        (position,) = self._conn.execute(
+            "SELECT COALESCE(MAX(position), 0) FROM events"
+        ).fetchone()
+        rows: list[tuple[Any, ...]] = []
+        for offset, new in enumerate(events, start=1):
+            env = seal(
+                id=new.id, source=new.source, type=new.type, subject=stream_id, time=new.time,
+                data=new.data, streamversion=expected_version + offset,
+                schemaversion=new.schemaversion, prevhash=prev,
+            )
+            prev = env.hash
+            rows.append((
+                position + offset, stream_id, env.streamversion, env.id, env.type,
+                env.schemaversion, env.source, env.time, canonical_json(env.data),
+                env.prevhash, env.hash,
+            ))
+        self._conn.executemany(
+            f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )
+        result = AppendResult(
+            stream_id=stream_id,
+            first_version=expected_version + 1,
+            last_version=expected_version + len(rows),
+            event_ids=tuple(row[3] for row in rows),
+        )
+        if command_id is not None:
+            self._conn.execute(
+                "INSERT INTO commands (command_id, stream_id, digest, first_version, "
+                "last_version, event_ids) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    command_id, stream_id, digest, result.first_version, result.last_version,
+                    json.dumps(list(result.event_ids)),
+                ),
+            )
+        return result
+
+    def _known(self, command_id: str, digest: str) -> AppendResult | None:
+        row = self._conn.execute(
+            "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands "
+            "WHERE command_id = ?",
+            (command_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1] != digest:
+            msg = f"command id {command_id} was already used for a different command"
+            raise IdempotencyConflictError(msg)
+        return AppendResult(
+            stream_id=row[0], first_version=row[2], last_version=row[3],
+            event_ids=tuple(json.loads(row[4])), replayed=True,
+        )
+
+    def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
+        """The result of an earlier command with this id, if any."""
+        with self._lock:
+            return self._known(command_id, command_digest)
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
+        """The stream's events from ``from_version`` on, in order."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? "
+                "ORDER BY stream_version",
+                (stream_id, from_version),
+            ).fetchall()
+        return [_recorded(row) for row in rows]
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
+        """Every event from ``from_position`` on, in global order, fetched page by page."""
+        after = max(from_position, 1) - 1
+        left = limit
+        while left is None or left > 0:
+            size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                    (after, size),
+                ).fetchall()
+            for row in rows:
+                yield _recorded(row)
+            if len(rows) < size:
+                return
+            after = rows[-1][0]
+            if left is not None:
+                left -= len(rows)
+
+    def stream_version(self, stream_id: str) -> int:
+        """How many events the stream holds."""
+        with self._lock:
+            (version,) = self._conn.execute(
+                "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream_id = ?",
+                (stream_id,),
+            ).fetchone()
+        return int(version)
+
+    def streams(self) -> list[str]:
+        """Every stream id, in order of first append."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT stream_id FROM events GROUP BY stream_id ORDER BY MIN(position)"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def load_projection(self, name: str) -> tuple[int, str] | None:
+        """The saved position and JSON state of a projection, if any."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT position, state FROM projections WHERE name = ?", (name,)
+            ).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def save_projection(self, name: str, position: int, state_json: str) -> None:
+        """Record a projection's position and JSON state, replacing what was saved before."""
+        with self._lock:
+            try:
+                self._conn.execute(
+                    "INSERT INTO projections (name, position, state) VALUES (?, ?, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET position = excluded.position, "
+                    "state = excluded.state",
+                    (name, position, state_json),
+                )
+            except sqlite3.OperationalError as err:
+                if _is_busy(err):
+                    msg = f"projection {name}: the database stayed locked by another writer"
+                    raise ConcurrencyError(msg) from err
+                raise
+
+    def close(self) -> None:
+        """Close the connection; the store is unusable after."""
+        with self._lock:
+            self._conn.close()
+
+
+def integrity_check(path: str | Path) -> str:
+    """The result of ``PRAGMA integrity_check`` on the database file ("ok" when sound)."""
+    path = Path(path)
+    if not path.exists():
+        msg = f"no database at {path}"
+        raise FileNotFoundError(msg)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        rows = conn.execute("PRAGMA integrity_check").fetchall()
+    finally:
+        conn.close()
+    return "\n".join(str(row[0]) for row in rows)

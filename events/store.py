@@ -1,0 +1,92 @@
+"""The event store protocol and the values it takes and returns."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+import attrs
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from hexlog.events.chain import Envelope
+
+
+@attrs.frozen(kw_only=True)
+class NewEvent:
+    """An event about to be appended: the store adds stream version, prevhash and hash."""
+
+    id: str
+    source: str
+    type: str
+    time: str
+    schemaversion: int
+    data: dict[str, Any]
+
+
+@attrs.frozen(kw_only=True)
+class Recorded:
+    """An event as stored: its sealed envelope and its global position."""
+
+    position: int
+    envelope: Envelope
+
+    @property
+    def stream_id(self) -> str:
+        """The stream the event belongs to (the envelope's subject)."""
+        return self.envelope.subject
+
+    @property
+    def version(self) -> int:
+        """The event's version within its stream."""
+        return self.envelope.streamversion
+
+
+@attrs.frozen(kw_only=True)
+class AppendResult:
+    """What an append wrote (or, for a repeated command id, what it wrote the first time)."""
+
+    stream_id: str
+    first_version: int
+    last_version: int
+    event_ids: tuple[str, ...]
+    replayed: bool = False
+
+
+class EventStore(Protocol):
+    """An append-only, hash-chained event log of many streams.
+
+    ``append`` writes a batch in one transaction: it raises ``ConcurrencyError`` when the
+    stream's version is not ``expected_version``, and for a command id already used it returns
+    the original result (same digest) or raises ``IdempotencyConflictError`` (other digest).
+    """
+
+    def append(
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int,
+        command_id: str | None = None,
+        command_digest: str | None = None,
+    ) -> AppendResult: ...
+
+    def command_result(self, command_id: str, command_digest: str) -> AppendResult | None: ...
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]: ...
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]: ...
+
+    def stream_version(self, stream_id: str) -> int: ...
+
+    def streams(self) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+
+class ProjectionStore(Protocol):
+    """Where projections keep their state and the log position it was folded up to."""
+
+    def load_projection(self, name: str) -> tuple[int, str] | None: ...
+
+    def save_projection(self, name: str, position: int, state_json: str) -> None: ...

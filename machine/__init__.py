@@ -1,0 +1,1 @@
+"""The procedures: state machines, dice, rulesets as data and the command handler."""

@@ -1,0 +1,139 @@
+"""The command handler: read the stream, fold, decide, append in one transaction."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import attrs
+
+from hexlog.events.base import Event
+from hexlog.events.chain import canonical_json, sha256_hex
+from hexlog.events.codec import converter, decode, to_data
+from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.store import AppendResult, EventStore, NewEvent
+from hexlog.machine import campaign as steps
+from hexlog.machine import commands as c
+from hexlog.machine import dice as hexdice
+from hexlog.machine import table as tables
+from hexlog.machine.keeper import SecretKeeper
+from hexlog.machine.step import KeyRoller, Roller, Step
+
+#: command class -> step function(step, command, context); procedure modules add theirs
+HANDLERS: dict[type[c.Command], Callable[[Step, Any, Context], None]] = {}
+
+
+@attrs.frozen
+class Context:
+    """What a step may need besides the table: the campaign id and the secret keeper."""
+
+    campaign: str
+    keeper: SecretKeeper
+
+
+def register(command: type[c.Command], step: Callable[[Step, Any, Context], None]) -> None:
+    """Add a command's step function to the handler table."""
+    HANDLERS[command] = step
+
+
+register(c.StartCampaign, lambda s, cmd, ctx: steps.start_campaign(s, cmd, ctx.campaign))
+register(c.ChangeRules, lambda s, cmd, _ctx: steps.change_rules(s, cmd))
+register(c.OpenSession, lambda s, cmd, ctx: steps.open_session(s, cmd, lambda sid, sec: ctx.keeper.put(ctx.campaign, sid, sec)))
+register(c.SetClientSeed, lambda s, cmd, _ctx: steps.set_client_seed(s, cmd))
+register(c.CloseSession, lambda s, cmd, ctx: steps.close_session(s, cmd, lambda sid: ctx.keeper.get(ctx.campaign, sid)))
+register(c.AddMember, lambda s, cmd, _ctx: steps.add_member(s, cmd))
+register(c.RemoveMember, lambda s, cmd, _ctx: steps.remove_member(s, cmd))
+register(c.RollDice, lambda s, cmd, _ctx: steps.roll_dice(s, cmd))
+
+
+def utc_now() -> str:
+    """The current time in RFC 3339, UTC, to the microsecond."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """What a command did: the append result, the new events and the table after them."""
+
+    result: AppendResult
+    events: tuple[Event, ...]
+    table: tables.Table
+
+
+def command_digest(command: c.Command) -> str:
+    """A digest of a command's kind and arguments, for idempotent retries (secrets left out)."""
+    data = converter.unstructure(command)
+    data.pop("secret_hex", None)
+    return sha256_hex(canonical_json({"command": type(command).__name__, "args": data}))
+
+
+class Handler:
+    """Runs commands against one store and keeper."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        keeper: SecretKeeper,
+        *,
+        clock: Callable[[], str] = utc_now,
+        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        roller: Callable[[tables.Table], Roller] | None = None,
+    ) -> None:
+        self.store = store
+        self.keeper = keeper
+        self.clock = clock
+        self.new_id = new_id
+        self._roller = roller
+
+    def load(self, campaign: str) -> tables.Table:
+        """The folded table of a campaign (empty if it does not exist)."""
+        recorded = self.store.read_stream(tables.stream_for(campaign))
+        version = recorded[-1].version if recorded else 0
+        return tables.fold((decode(r.envelope) for r in recorded), version)
+
+    def _roller_for(self, campaign: str, table: tables.Table) -> Roller:
+        if self._roller is not None:
+            return self._roller(table)
+        session = table.session
+        if session is None:
+            msg = "no session is open"
+            raise NotFoundError(msg)
+        key = hexdice.derive_key(self.keeper.get(campaign, session.id), session.client_seed)
+        return KeyRoller(key)
+
+    def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
+        """Decide and append one command; nothing is written when it is refused."""
+        digest = command_digest(command)
+        if command_id is not None:
+            earlier = self.store.command_result(command_id, digest)
+            if earlier is not None:
+                return Outcome(result=earlier, events=(), table=self.load(campaign))
+        table = self.load(campaign)
+        if not table.started and not isinstance(command, c.StartCampaign):
+            msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
+            raise NotFoundError(msg)
+        step_fn = HANDLERS.get(type(command))
+        if step_fn is None:
+            msg = f"unknown command {type(command).__name__}"
+            raise UsageError(msg)
+        step = Step(table=table, roller_source=lambda: self._roller_for(campaign, table))
+        step_fn(step, command, Context(campaign=campaign, keeper=self.keeper))
+        if not step.events:
+            msg = f"{type(command).__name__} produced no events"
+            raise UsageError(msg)
+        source = tables.source_for(campaign)
+        new = [
+            NewEvent(
+                id=self.new_id(), source=source, type=e.cloud_type(), time=self.clock(),
+                schemaversion=e.schema_version, data=to_data(e),
+            )
+            for e in step.events
+        ]
+        result = self.store.append(
+            tables.stream_for(campaign), new, expected_version=table.version,
+            command_id=command_id, command_digest=digest,
+        )
+        after = tables.fold(step.events, result.last_version, initial=table)
+        return Outcome(result=result, events=tuple(step.events), table=after)

@@ -1,0 +1,42 @@
+"""The clock read model: game time passed, in seconds, rounds and turns."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.events.base import Event
+from hexlog.events.clock import ClockAdvanced
+
+
+@attrs.frozen(kw_only=True)
+class Clock:
+    """Game time since the campaign began."""
+
+    seconds: int = 0
+    rounds: int = 0
+    turns: int = 0
+    #: the reason of each advance, in order, with its seconds
+    entries: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The time as days, hours and minutes."""
+        days, rest = divmod(self.seconds, 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, seconds = divmod(rest, 60)
+        parts = [f"day {days + 1}", f"{hours:02d}:{minutes:02d}"]
+        if seconds:
+            parts[-1] += f":{seconds:02d}"
+        return " ".join(parts)
+
+
+def evolve(clock: Clock, event: Event) -> Clock:
+    """The clock after one event."""
+    if isinstance(event, ClockAdvanced):
+        return Clock(
+            seconds=clock.seconds + event.seconds,
+            rounds=clock.rounds + event.rounds,
+            turns=clock.turns + event.turns,
+            entries=(*clock.entries, (event.reason, event.seconds)),
+        )
+    return clock

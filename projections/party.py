@@ -1,0 +1,53 @@
+"""The party read model: its members and the modifiers the rules read from them."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.events.base import Event
+from hexlog.events.party import MemberAdded, MemberRemoved
+
+
+@attrs.frozen(kw_only=True)
+class Member:
+    """One character of the party."""
+
+    name: str
+    cha: int = 10
+    wis: int = 10
+    dex: int = 10
+    strength: int = 10
+    speed: int = 120
+    armor: str = "none"
+    infravision_ft: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class Party:
+    """The party as the log tells it."""
+
+    members: tuple[Member, ...] = ()
+
+    def member(self, name: str) -> Member | None:
+        """The member called ``name``, if any."""
+        return next((m for m in self.members if m.name == name), None)
+
+    @property
+    def slowest_speed(self) -> int:
+        """The speed of the slowest member (the party moves at it), 0 for an empty party."""
+        return min((m.speed for m in self.members), default=0)
+
+
+def evolve(party: Party, event: Event) -> Party:
+    """The party after one event."""
+    match event:
+        case MemberAdded():
+            member = Member(
+                name=event.name, cha=event.cha, wis=event.wis, dex=event.dex,
+                strength=event.strength, speed=event.speed, armor=event.armor,
+                infravision_ft=event.infravision_ft,
+            )
+            return attrs.evolve(party, members=(*party.members, member))
+        case MemberRemoved(name=name):
+            return attrs.evolve(party, members=tuple(m for m in party.members if m.name != name))
+    return party

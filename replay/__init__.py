@@ -1,0 +1,1 @@
+"""Rebuild, audit, export and import of the log."""

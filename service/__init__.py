@@ -1,0 +1,1 @@
+"""The doors: the hexlog command line and the HTTP API."""
