@@ -42,6 +42,10 @@ class MemoryStore:
             if len(stream) != expected_version:
                 msg = f"stream {stream_id} is at version {len(stream)}, not {expected_version}"
                 raise ConcurrencyError(msg)
+            known_ids = {r.envelope.id for r in self._log}
+            if any(new.id in known_ids for new in events) or len({n.id for n in events}) != len(events):
+                msg = "an event id in the batch is already in the log"
+                raise ConcurrencyError(msg)
             prev = stream[-1].envelope.hash if stream else GENESIS
             added: list[Recorded] = []
             for offset, new in enumerate(events, start=1):
@@ -58,8 +62,9 @@ class MemoryStore:
                 last_version=expected_version + len(added),
                 event_ids=tuple(r.envelope.id for r in added),
             )
-            self._streams[stream_id] = [*stream, *added]
-            self._log.extend(added)
+            if added:
+                self._streams[stream_id] = [*stream, *added]
+                self._log.extend(added)
             if command_id is not None:
                 self._commands[command_id] = (command_digest or "", result)
             return result

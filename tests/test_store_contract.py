@@ -1,0 +1,281 @@
+"""The event store contract, run against every backend."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hexlog.events.chain import GENESIS, verify_stream
+from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.store import AppendResult, EventStore, NewEvent, ProjectionStore
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+class Store(EventStore, ProjectionStore, Protocol):
+    """Both protocols, as every backend offers them."""
+
+
+def thing(n: int, **data: Any) -> NewEvent:
+    """A test event whose data carries ``n``."""
+    return NewEvent(
+        id=str(uuid.uuid4()), source="hexlog:test", type="hexlog.test.thing",
+        time="2024-05-01T12:00:00Z", schemaversion=1, data={"n": n, **data},
+    )
+
+
+def batch(*ns: int) -> list[NewEvent]:
+    """Test events carrying each of ``ns``."""
+    return [thing(n) for n in ns]
+
+
+class StoreContract:
+    """Behaviour every event store shares; subclasses say how to make one."""
+
+    def make_store(self, directory: Path) -> Store:
+        """A new, empty store keeping its files (if any) in ``directory``."""
+        raise NotImplementedError
+
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[Store]:
+        """A new, empty store, closed after the test."""
+        made = self.make_store(tmp_path)
+        yield made
+        made.close()
+
+    def test_a_stream_reads_back_in_append_order_with_versions_one_to_n(self, store: Store) -> None:
+        """Events come back in the order appended, numbered 1, 2, 3 … in their stream."""
+        store.append("s", batch(1, 2), expected_version=0)
+        store.append("s", batch(3), expected_version=2)
+        read = store.read_stream("s")
+        assert [r.envelope.data["n"] for r in read] == [1, 2, 3]
+        assert [r.version for r in read] == [1, 2, 3]
+        assert all(r.stream_id == "s" and r.envelope.subject == "s" for r in read)
+        assert store.stream_version("s") == 3
+
+    def test_read_stream_starts_at_the_version_asked_for(self, store: Store) -> None:
+        """``from_version`` skips the earlier events of the stream."""
+        store.append("s", batch(1, 2, 3, 4), expected_version=0)
+        assert [r.version for r in store.read_stream("s", from_version=3)] == [3, 4]
+
+    def test_an_unknown_stream_is_empty_at_version_zero(self, store: Store) -> None:
+        """A stream never appended to has no events and version 0."""
+        assert store.read_stream("nobody") == []
+        assert store.stream_version("nobody") == 0
+        assert store.streams() == []
+
+    def test_append_result_names_the_versions_and_ids_written(self, store: Store) -> None:
+        """The result gives the first and last version and the ids, not replayed."""
+        store.append("s", batch(1), expected_version=0)
+        events = batch(2, 3)
+        result = store.append("s", events, expected_version=1)
+        assert result == AppendResult(
+            stream_id="s", first_version=2, last_version=3,
+            event_ids=tuple(e.id for e in events), replayed=False,
+        )
+
+    def test_positions_are_gap_free_across_several_streams(self, store: Store) -> None:
+        """Global positions run 1, 2, 3 … whichever streams the events go to."""
+        store.append("a", batch(1, 2), expected_version=0)
+        store.append("b", batch(3), expected_version=0)
+        store.append("a", batch(4), expected_version=2)
+        store.append("c", batch(5, 6), expected_version=0)
+        everything = list(store.read_all())
+        assert [r.position for r in everything] == [1, 2, 3, 4, 5, 6]
+        assert [r.envelope.data["n"] for r in everything] == [1, 2, 3, 4, 5, 6]
+        assert [r.stream_id for r in everything] == ["a", "a", "b", "a", "c", "c"]
+        assert [r.position for r in store.read_stream("a")] == [1, 2, 4]
+
+    def test_streams_are_listed_in_order_of_first_appearance(self, store: Store) -> None:
+        """``streams`` lists each stream once, in the order it was first appended to."""
+        for name in ["zeta", "alpha", "mid"]:
+            store.append(name, batch(1), expected_version=0)
+        store.append("alpha", batch(2), expected_version=1)
+        assert store.streams() == ["zeta", "alpha", "mid"]
+
+    def test_read_all_starts_at_a_position_and_stops_at_the_limit(self, store: Store) -> None:
+        """``from_position`` and ``limit`` select a window of the global log."""
+        store.append("a", batch(*range(1, 8)), expected_version=0)
+        store.append("b", batch(*range(8, 11)), expected_version=0)
+        assert [r.position for r in store.read_all(from_position=4)] == list(range(4, 11))
+        assert [r.position for r in store.read_all(from_position=3, limit=4)] == [3, 4, 5, 6]
+        assert [r.position for r in store.read_all(limit=2)] == [1, 2]
+        assert list(store.read_all(from_position=11)) == []
+        assert [r.position for r in store.read_all(from_position=9, limit=50)] == [9, 10]
+
+    def test_read_all_pages_through_a_log_longer_than_a_page(self, store: Store) -> None:
+        """A log of more than one page of rows reads back whole and in order."""
+        for k in range(3):
+            store.append("s", batch(*range(k * 400, (k + 1) * 400)), expected_version=k * 400)
+        assert [r.envelope.data["n"] for r in store.read_all()] == list(range(1200))
+        assert [r.position for r in store.read_all(from_position=450, limit=600)] == list(
+            range(450, 1050)
+        )
+
+    def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
+        """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
+        store.append("s", batch(1, 2), expected_version=0)
+        with pytest.raises(ConcurrencyError, match="version 2"):
+            store.append("s", batch(3), expected_version=1)
+        with pytest.raises(ConcurrencyError):
+            store.append("s", batch(3), expected_version=3)
+        with pytest.raises(ConcurrencyError):
+            store.append("new", batch(3), expected_version=1)
+        assert store.stream_version("s") == 2
+        assert [r.envelope.data["n"] for r in store.read_all()] == [1, 2]
+        assert store.streams() == ["s"]
+
+    def test_a_failed_batch_leaves_none_of_its_events(self, store: Store) -> None:
+        """A batch refused for a stale version writes none of its events, first ones included."""
+        store.append("s", batch(1), expected_version=0)
+        with pytest.raises(ConcurrencyError):
+            store.append("s", batch(10, 11, 12, 13), expected_version=0)
+        assert [r.envelope.data["n"] for r in store.read_all()] == [1]
+        store.append("s", batch(2), expected_version=1)
+        assert [r.position for r in store.read_all()] == [1, 2]
+
+    def test_a_retried_command_returns_the_first_result_and_writes_nothing(
+        self, store: Store
+    ) -> None:
+        """The same command id and digest give back the original result, marked replayed."""
+        first = store.append("s", batch(1, 2), expected_version=0, command_id="c1",
+                             command_digest="d1")
+        again = store.append("s", batch(1, 2), expected_version=0, command_id="c1",
+                             command_digest="d1")
+        assert not first.replayed
+        assert again.replayed
+        assert (again.stream_id, again.first_version, again.last_version, again.event_ids) == (
+            first.stream_id, first.first_version, first.last_version, first.event_ids
+        )
+        assert store.stream_version("s") == 2
+        assert len(list(store.read_all())) == 2
+
+    def test_a_retry_is_recognised_before_the_version_check(self, store: Store) -> None:
+        """A retry whose expected version is now stale still replays instead of conflicting."""
+        first = store.append("s", batch(1), expected_version=0, command_id="c1",
+                             command_digest="d1")
+        store.append("s", batch(2), expected_version=1)
+        again = store.append("s", batch(1), expected_version=0, command_id="c1",
+                             command_digest="d1")
+        assert again.replayed
+        assert again.event_ids == first.event_ids
+        assert store.stream_version("s") == 2
+
+    def test_a_command_id_reused_for_another_command_raises(self, store: Store) -> None:
+        """The same command id with another digest raises and writes nothing."""
+        store.append("s", batch(1), expected_version=0, command_id="c1", command_digest="d1")
+        with pytest.raises(IdempotencyConflictError, match="c1"):
+            store.append("s", batch(2), expected_version=1, command_id="c1",
+                         command_digest="d2")
+        assert store.stream_version("s") == 1
+
+    def test_command_result_reports_earlier_commands_only(self, store: Store) -> None:
+        """``command_result`` gives the replayed result of a known id and ``None`` otherwise."""
+        first = store.append("s", batch(1), expected_version=0, command_id="c1",
+                             command_digest="d1")
+        known = store.command_result("c1", "d1")
+        assert known is not None
+        assert known.replayed
+        assert known.event_ids == first.event_ids
+        assert store.command_result("c2", "d1") is None
+        with pytest.raises(IdempotencyConflictError):
+            store.command_result("c1", "other")
+
+    def test_a_command_refused_for_its_version_can_be_retried_later(self, store: Store) -> None:
+        """A command that failed on a stale version left no record, so its id is still free."""
+        store.append("s", batch(1), expected_version=0)
+        with pytest.raises(ConcurrencyError):
+            store.append("s", batch(2), expected_version=0, command_id="c1",
+                         command_digest="d1")
+        assert store.command_result("c1", "d1") is None
+        result = store.append("s", batch(2), expected_version=1, command_id="c1",
+                              command_digest="d1")
+        assert not result.replayed
+        assert result.first_version == 2
+
+    def test_the_stored_chain_verifies(self, store: Store) -> None:
+        """Each stream read back is a sound hexlog-chain-v1 chain starting at genesis."""
+        store.append("a", batch(1, 2), expected_version=0)
+        store.append("b", batch(3), expected_version=0)
+        store.append("a", [thing(4, text="naïve ✓", nested={"z": [1, 2], "a": None})],
+                     expected_version=2)
+        for name in ["a", "b"]:
+            envelopes = [r.envelope for r in store.read_stream(name)]
+            assert envelopes[0].prevhash == GENESIS
+            assert verify_stream(envelopes) is None
+        last = store.read_stream("a")[-1].envelope
+        assert last.data == {"n": 4, "text": "naïve ✓", "nested": {"z": [1, 2], "a": None}}
+        assert last.prevhash == store.read_stream("a")[1].envelope.hash
+
+    def test_envelope_fields_come_back_as_given(self, store: Store) -> None:
+        """Id, source, type, time and schema version survive the round trip."""
+        new = NewEvent(id="e-1", source="hexlog:camp", type="hexlog.test.other",
+                       time="2024-05-01T12:34:56Z", schemaversion=3, data={"k": "v"})
+        store.append("s", [new], expected_version=0)
+        env = store.read_stream("s")[0].envelope
+        assert (env.id, env.source, env.type, env.time, env.schemaversion, env.data) == (
+            "e-1", "hexlog:camp", "hexlog.test.other", "2024-05-01T12:34:56Z", 3, {"k": "v"}
+        )
+
+    def test_a_projection_saves_and_loads_its_position_and_state(self, store: Store) -> None:
+        """A saved projection loads back, and a later save replaces it."""
+        assert store.load_projection("party") is None
+        store.save_projection("party", 3, '{"members":[]}')
+        assert store.load_projection("party") == (3, '{"members":[]}')
+        store.save_projection("party", 7, '{"members":["Ana"]}')
+        store.save_projection("clock", 1, "{}")
+        assert store.load_projection("party") == (7, '{"members":["Ana"]}')
+        assert store.load_projection("clock") == (1, "{}")
+
+    # Each backend subclass runs this one test; sharing its example database between them is
+    # harmless (a plan that broke one backend is worth replaying on the other).
+    @settings(
+        max_examples=30, deadline=None, suppress_health_check=[HealthCheck.differing_executors]
+    )
+    @given(plan=st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 4)), max_size=12))
+    def test_any_run_of_appends_keeps_positions_gap_free_and_chains_sound(
+        self, plan: list[tuple[str, int]]
+    ) -> None:
+        """Whatever the streams and batch sizes, positions are 1..n and every stream verifies."""
+        with tempfile.TemporaryDirectory() as directory:
+            store = self.make_store(Path(directory))
+            try:
+                counter = 0
+                for name, size in plan:
+                    numbers = range(counter, counter + size)
+                    counter += size
+                    store.append(name, batch(*numbers), expected_version=store.stream_version(name))
+                everything = list(store.read_all())
+                assert [r.position for r in everything] == list(range(1, counter + 1))
+                assert [r.envelope.data["n"] for r in everything] == list(range(counter))
+                for name in store.streams():
+                    envelopes = [r.envelope for r in store.read_stream(name)]
+                    assert verify_stream(envelopes) is None
+                    assert len(envelopes) == store.stream_version(name)
+            finally:
+                store.close()
+
+
+class TestMemoryStore(StoreContract):
+    """The contract, held by the in-memory store."""
+
+    def make_store(self, directory: Path) -> Store:  # noqa: ARG002 - keeps nothing on disk
+        """A new in-memory store."""
+        return MemoryStore()
+
+
+class TestSQLiteStore(StoreContract):
+    """The contract, held by the SQLite store."""
+
+    def make_store(self, directory: Path) -> Store:
+        """A new SQLite store in a file under ``directory``."""
+        return SQLiteStore(directory / "events.db")
