@@ -21,6 +21,7 @@ class MemoryStore:
         self._streams: dict[str, list[Recorded]] = {}
         self._commands: dict[str, tuple[str, AppendResult]] = {}
         self._projections: dict[str, tuple[int, str]] = {}
+        self._ids: set[str] = set()
         self._lock = threading.Lock()
 
     def append(
@@ -42,8 +43,7 @@ class MemoryStore:
             if len(stream) != expected_version:
                 msg = f"stream {stream_id} is at version {len(stream)}, not {expected_version}"
                 raise ConcurrencyError(msg)
-            known_ids = {r.envelope.id for r in self._log}
-            if any(new.id in known_ids for new in events) or len({n.id for n in events}) != len(events):
+            if any(new.id in self._ids for new in events) or len({n.id for n in events}) != len(events):
                 msg = "an event id in the batch is already in the log"
                 raise ConcurrencyError(msg)
             prev = stream[-1].envelope.hash if stream else GENESIS
@@ -65,6 +65,7 @@ class MemoryStore:
             if added:
                 self._streams[stream_id] = [*stream, *added]
                 self._log.extend(added)
+                self._ids.update(r.envelope.id for r in added)
             if command_id is not None:
                 self._commands[command_id] = (command_digest or "", result)
             return result
