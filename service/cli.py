@@ -1,0 +1,174 @@
+"""The ``hexlog`` command line: the referee's door to the engine."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import structlog
+import typer
+from rich.console import Console
+
+from hexlog.events.errors import HexlogError, UsageError
+from hexlog.machine import commands as c
+from hexlog.machine import ruleset as rulesets
+from hexlog.service import cli_encounter, cli_log, cli_rules, demo, logs, render
+from hexlog.service.door import CampaignOption, DbOption, Door
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+
+app = typer.Typer(
+    name="hexlog",
+    help="A referee engine for old-school procedures: committed dice, a hash-chained log.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+session_app = typer.Typer(help="Open, seed and close play sessions (commit and reveal).", no_args_is_help=True)
+party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
+app.add_typer(session_app, name="session")
+app.add_typer(party_app, name="party")
+app.add_typer(cli_encounter.app, name="encounter")
+app.add_typer(cli_rules.app, name="rules")
+cli_log.install(app)
+demo.install(app)
+
+
+@app.command()
+def init(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    ruleset: Annotated[str, typer.Option(help="built-in ruleset: see 'hexlog rules list'")] = rulesets.DEFAULT_RULESET,
+    rules: Annotated[Path | None, typer.Option("--rules", help="a TOML file of house rules over the ruleset")] = None,
+) -> None:
+    """Create the database (if needed) and start a campaign under a ruleset."""
+    overrides = {}
+    if rules is not None:
+        try:
+            text = rules.read_text(encoding="utf-8")
+        except OSError as err:
+            msg = f"cannot read rules file {rules}: {err.strerror}"
+            raise UsageError(msg) from err
+        overrides = rulesets.load_overrides(text, str(rules))
+    rulesets.load(ruleset, overrides)  # refuse bad rules before creating a database file
+    door = Door.open(db, campaign, create=True)
+    outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
+    rules_in_force = outcome.table.rules
+    assert rules_in_force is not None  # noqa: S101 - the event just recorded them
+    out.print(f"campaign {door.campaign} started in {db} under {rules_in_force.title}")
+    out.print(f"rules hash {rules_in_force.hash}")
+
+
+@session_app.command("open")
+def session_open(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    secret_hex: Annotated[str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")] = None,
+) -> None:
+    """Open a session and print the commitment the players should note."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.OpenSession(secret_hex=secret_hex))
+    session = outcome.table.session
+    assert session is not None  # noqa: S101 - just opened
+    out.print(f"session {session.id} open")
+    out.print(f"commitment {session.commitment}")
+    out.print("players: note the commitment now; the secret is revealed when the session closes")
+
+
+@session_app.command("seed")
+def session_seed(
+    text: Annotated[str, typer.Argument(help="the players' client seed")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+) -> None:
+    """Add the players' client seed (only before the session's first roll)."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.SetClientSeed(client_seed=text))
+    session = outcome.table.session
+    assert session is not None  # noqa: S101 - the seed was accepted
+    out.print(f"session {session.id}: client seed set to {text!r}")
+
+
+@session_app.command("close")
+def session_close(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+    """Close the open session and reveal its secret."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.CloseSession())
+    for event in outcome.events:
+        out.print(render.describe(event))
+    out.print("verify it: hexlog audit (or hexlog export, and check the file offline)")
+
+
+@party_app.command("add")
+def party_add(  # noqa: PLR0913 - one option per score
+    name: Annotated[str, typer.Argument(help="the character's name")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    cha: Annotated[int, typer.Option(help="Charisma 3-18")] = 10,
+    wis: Annotated[int, typer.Option(help="Wisdom 3-18")] = 10,
+    dex: Annotated[int, typer.Option(help="Dexterity 3-18")] = 10,
+    strength: Annotated[int, typer.Option("--str", help="Strength 3-18")] = 10,
+    speed: Annotated[int, typer.Option(help="base movement rate, feet per turn")] = 120,
+    armor: Annotated[str, typer.Option(help="armour worn: none, leather, chain, plate, ...")] = "none",
+    infravision: Annotated[int, typer.Option(help="infravision range in feet")] = 0,
+) -> None:
+    """Add a character to the party."""
+    door = Door.open(db, campaign)
+    outcome = door.run(
+        c.AddMember(name=name, cha=cha, wis=wis, dex=dex, strength=strength, speed=speed, armor=armor, infravision_ft=infravision)
+    )
+    out.print(render.describe(outcome.events[0]))
+
+
+@party_app.command("remove")
+def party_remove(
+    name: Annotated[str, typer.Argument(help="the character's name")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    reason: Annotated[str, typer.Option(help="why the character leaves")] = "",
+) -> None:
+    """Remove a character from the party."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.RemoveMember(name=name, reason=reason))
+    out.print(render.describe(outcome.events[0]))
+
+
+@app.command()
+def roll(
+    expression: Annotated[str, typer.Argument(help="NdS, NdS+K, NdS-K or dS")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
+    secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """Roll dice from the open session's committed seed."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret))
+    out.print(render.describe(outcome.events[0]))
+
+
+@app.command()
+def state(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+    """Show the campaign: rules, session, party, clock and any procedure under way."""
+    door = Door.open(db, campaign)
+    for line in render.state_lines(door.campaign, door.table()):
+        out.print(line)
+
+
+def main() -> None:
+    """Run the command line; errors are one line and a non-zero exit, never a traceback."""
+    logs.configure()
+    try:
+        app(prog_name="hexlog")
+    except HexlogError as err:
+        structlog.get_logger().info("cli.failed", error=type(err).__name__)
+        sys.stderr.write(f"hexlog: error: {err}\n")
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("hexlog: interrupted\n")
+        sys.exit(130)
+    except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
+        structlog.get_logger().error("cli.crashed", error=repr(err))
+        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {err}\n")
+        sys.exit(70)

@@ -1,0 +1,7 @@
+"""Placeholder."""
+
+import typer
+
+
+def install(app: typer.Typer) -> None:
+    """Add the commands."""

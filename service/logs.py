@@ -1,0 +1,33 @@
+"""Logging for the doors: configured once, at the entry point."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import structlog
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def configure(level_name: str | None = None) -> None:
+    """Console lines on a terminal, JSON lines otherwise; always on standard error."""
+    name = (level_name or os.environ.get("HEXLOG_LOG", "warning")).lower()
+    level = LEVELS.get(name, logging.WARNING)
+    shared: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer: structlog.typing.Processor
+    if sys.stderr.isatty():
+        renderer = structlog.dev.ConsoleRenderer()
+    else:
+        renderer = structlog.processors.JSONRenderer()
+    structlog.configure(
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=True,
+    )

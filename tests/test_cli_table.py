@@ -1,0 +1,171 @@
+"""The command line through a real subprocess: campaign, session, party and free rolls."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+
+import pytest
+
+SECRET = bytes(range(32)).hex()
+
+
+def _count_events(db) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+@pytest.fixture
+def table(hexlog, tmp_path):
+    """An initialised campaign with an open session whose secret is known."""
+    assert hexlog("init").returncode == 0
+    assert hexlog("session", "open", "--secret-hex", SECRET).returncode == 0
+    return tmp_path / "hexlog.db"
+
+
+class TestInit:
+    def test_init_creates_a_campaign_and_prints_the_rules_hash(self, hexlog, tmp_path):
+        """A new user's first command makes the database and names the rules in force."""
+        result = hexlog("init")
+        assert result.returncode == 0, result.stderr
+        assert "campaign main started" in result.stdout
+        assert "rules hash " in result.stdout
+        assert (tmp_path / "hexlog.db").exists()
+
+    def test_init_twice_is_refused_and_writes_nothing(self, hexlog, tmp_path):
+        """A second init of the same campaign is an error, not a second start."""
+        hexlog("init")
+        before = _count_events(tmp_path / "hexlog.db")
+        result = hexlog("init")
+        assert result.returncode == 1
+        assert "already exists" in result.stderr
+        assert _count_events(tmp_path / "hexlog.db") == before
+
+    def test_unknown_ruleset_is_a_usage_error_and_creates_no_database(self, hexlog, tmp_path):
+        """A bad ruleset name exits 2 with the known names and leaves no file behind."""
+        result = hexlog("init", "--ruleset", "nope")
+        assert result.returncode == 2
+        assert "unknown ruleset 'nope'" in result.stderr
+        assert not (tmp_path / "hexlog.db").exists()
+
+    def test_db_option_and_environment_variable_choose_the_file(self, hexlog, tmp_path):
+        """--db and HEXLOG_DB both name the database."""
+        assert hexlog("init", "--db", "a.db").returncode == 0
+        assert (tmp_path / "a.db").exists()
+        assert hexlog("init", env={"HEXLOG_DB": "b.db"}).returncode == 0
+        assert (tmp_path / "b.db").exists()
+
+    def test_commands_without_a_database_say_to_run_init(self, hexlog, tmp_path):
+        """A command on a missing database names the fix and creates nothing."""
+        result = hexlog("state")
+        assert result.returncode == 2
+        assert "run 'hexlog init' first" in result.stderr
+        assert not (tmp_path / "hexlog.db").exists()
+
+    def test_a_file_that_is_not_a_database_is_named_without_a_traceback(self, hexlog, tmp_path):
+        """Garbage in the database file gives one clear line."""
+        (tmp_path / "hexlog.db").write_bytes(b"this is not sqlite" * 100)
+        result = hexlog("state")
+        assert result.returncode == 1
+        assert "is not a hexlog database" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+class TestSession:
+    def test_open_prints_the_commitment_of_the_secret(self, hexlog):
+        """The published commitment is sha256 of the secret."""
+        hexlog("init")
+        result = hexlog("session", "open", "--secret-hex", SECRET)
+        assert result.returncode == 0
+        assert "commitment 630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd" in result.stdout
+
+    def test_the_key_file_is_readable_by_its_owner_only(self, hexlog, tmp_path):
+        """The secret lives beside the database, mode 0600, and not in the log."""
+        hexlog("init")
+        hexlog("session", "open", "--secret-hex", SECRET)
+        mode = stat.S_IMODE((tmp_path / "hexlog.db.keys").stat().st_mode)
+        assert mode == 0o600
+        with sqlite3.connect(tmp_path / "hexlog.db") as conn:
+            data = " ".join(r[0] for r in conn.execute("SELECT data FROM events"))
+        assert SECRET not in data
+
+    def test_the_known_answer_rolls_come_out_of_the_cli(self, hexlog, table):
+        """Secret bytes(range(32)) and client seed table-7 give 3, 4 then 3 on a d20."""
+        assert hexlog("session", "seed", "table-7").returncode == 0
+        first = hexlog("roll", "2d6+1", "--purpose", "test")
+        assert "2d6+1 -> 3+4+1 = 8" in first.stdout
+        second = hexlog("roll", "d20+1", "--purpose", "test")
+        assert "1d20+1 -> 3+1 = 4" in second.stdout
+
+    def test_a_client_seed_after_the_first_roll_is_refused(self, hexlog, table):
+        """Players seed before any roll, never after."""
+        hexlog("roll", "d6")
+        before = _count_events(table)
+        result = hexlog("session", "seed", "late")
+        assert result.returncode == 1
+        assert "only before the first roll" in result.stderr
+        assert _count_events(table) == before
+
+    def test_close_reveals_the_secret(self, hexlog, table):
+        """Closing prints the secret the commitment promised."""
+        result = hexlog("session", "close")
+        assert result.returncode == 0
+        assert SECRET in result.stdout
+
+    def test_rolling_without_an_open_session_is_refused(self, hexlog, table):
+        """After close no die can be rolled."""
+        hexlog("session", "close")
+        before = _count_events(table)
+        result = hexlog("roll", "d6")
+        assert result.returncode == 1
+        assert "no session is open" in result.stderr
+        assert _count_events(table) == before
+
+    def test_a_malformed_secret_is_a_usage_error(self, hexlog):
+        """The hidden reproducibility option checks its input."""
+        hexlog("init")
+        result = hexlog("session", "open", "--secret-hex", "abc")
+        assert result.returncode == 2
+        assert "32 bytes" in result.stderr
+
+
+class TestPartyAndRolls:
+    def test_party_add_shows_in_state(self, hexlog, table):
+        """A member added is in the state with its scores."""
+        assert hexlog("party", "add", "Ayla", "--cha", "16", "--speed", "90").returncode == 0
+        result = hexlog("state")
+        assert "Ayla: CHA 16" in result.stdout
+        assert "moves at 90" in result.stdout
+
+    @pytest.mark.parametrize(
+        ("args", "needle"),
+        [
+            (("party", "add", "Bo", "--cha", "19"), "cha must be 3 to 18"),
+            (("party", "add", "Bo", "--speed", "0"), "speed must be"),
+            (("party", "add", "!!"), "member name"),
+            (("party", "remove", "Nobody"), "no member called Nobody"),
+            (("roll", "1001d6"), "number of dice must be 1 to 1000"),
+            (("roll", "d1"), "2 to 1000 sides"),
+            (("roll", "2x6"), "not a dice expression"),
+        ],
+    )
+    def test_bad_input_is_named_and_writes_nothing(self, hexlog, table, args, needle):
+        """Each bad input exits non-zero with the problem named, and the log is unchanged."""
+        before = _count_events(table)
+        result = hexlog(*args)
+        assert result.returncode in {1, 2}
+        assert needle in result.stderr
+        assert "Traceback" not in result.stderr
+        assert _count_events(table) == before
+
+    def test_unknown_commands_exit_2(self, hexlog):
+        """Bad usage is exit code 2."""
+        result = hexlog("frobnicate")
+        assert result.returncode == 2
+        assert "No such command" in result.stderr
+
+    def test_a_secret_roll_is_marked_secret(self, hexlog, table):
+        """The referee sees a secret roll marked as such."""
+        result = hexlog("roll", "d20", "--secret", "--purpose", "wandering check")
+        assert result.returncode == 0
+        assert "[secret]" in result.stdout
