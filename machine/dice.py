@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import itertools
 import re
+from typing import TYPE_CHECKING
 
 import attrs
 
 from hexlog.events.errors import DiceExpressionError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 SCHEME = "hexlog-dice-v1"
 MAX_DICE = 1000
@@ -38,16 +43,26 @@ def rejection_bound(sides: int) -> int:
     return (2**64 // sides) * sides
 
 
-def die_face(key: bytes, nonce: int, index: int, sides: int) -> int:
-    """The face of die ``index`` of roll ``nonce``."""
-    bound = rejection_bound(sides)
-    counter = 0
-    while True:
+def draws(key: bytes, nonce: int, index: int) -> Iterator[int]:
+    """The 64-bit draws behind die ``index`` of roll ``nonce``, for counter 0, 1, 2, … (endless)."""
+    for counter in itertools.count():
         digest = hmac.new(key, f"{nonce}:{index}:{counter}".encode(), hashlib.sha256).digest()
-        x = int.from_bytes(digest[:8], "big")
+        yield int.from_bytes(digest[:8], "big")
+
+
+def face_from_draws(values: Iterable[int], sides: int) -> int:
+    """The face the first draw below the rejection bound gives; ``ValueError`` if none is."""
+    bound = rejection_bound(sides)
+    for x in values:
         if x < bound:
             return x % sides + 1
-        counter += 1
+    msg = f"no draw was below the rejection bound {bound} of a d{sides}"
+    raise ValueError(msg)
+
+
+def die_face(key: bytes, nonce: int, index: int, sides: int) -> int:
+    """The face of die ``index`` of roll ``nonce``."""
+    return face_from_draws(draws(key, nonce, index), sides)
 
 
 def derivation(key: bytes, nonce: int, index: int, sides: int) -> list[tuple[int, int, bool]]:

@@ -13,13 +13,14 @@ from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.codec import converter, decode, to_data
 from hexlog.events.errors import NotFoundError, UsageError
-from hexlog.events.store import AppendResult, EventStore, NewEvent
+from hexlog.events.store import AppendResult, NewEvent
 from hexlog.machine import campaign as steps
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
 from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.step import KeyRoller, Roller, Step
+from hexlog.projections import live
 
 #: command class -> step function(step, command, context); procedure modules add theirs
 HANDLERS: dict[type[c.Command], Callable[[Step, Any, Context], None]] = {}
@@ -74,7 +75,7 @@ class Handler:
 
     def __init__(
         self,
-        store: EventStore,
+        store: live.LiveStore,
         keeper: SecretKeeper,
         *,
         clock: Callable[[], str] = utc_now,
@@ -136,4 +137,6 @@ class Handler:
             command_id=command_id, command_digest=digest,
         )
         after = tables.fold(step.events, result.last_version, initial=table)
+        live.refresh(self.store, tables.stream_for(campaign))
         return Outcome(result=result, events=tuple(step.events), table=after)
+from hexlog.machine import encounter as _encounter  # noqa: E402,F401 - registers the encounter commands

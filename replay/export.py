@@ -1,0 +1,155 @@
+"""Export a campaign as CloudEvents JSON lines, read such a file back, and import it into a store."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events.chain import GENESIS, canonical_json, from_cloudevent, seal
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    NotFoundError,
+    UsageError,
+)
+from hexlog.events.store import AppendResult, NewEvent
+from hexlog.machine.table import source_for, stream_for
+from hexlog.replay.audit import audit_envelopes
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+
+    from hexlog.events.chain import Envelope
+    from hexlog.events.store import EventStore
+
+_PREFIX = "campaign-"
+
+
+@attrs.frozen(kw_only=True)
+class ImportResult:
+    """What an import wrote: the campaign, its stream, how many events and the head hash."""
+
+    campaign: str
+    stream_id: str
+    events: int
+    head: str
+    append: AppendResult
+
+
+def campaigns(store: EventStore) -> list[str]:
+    """The campaign ids of a store, from its stream ids ``campaign-<id>``, in order of creation."""
+    return [s.removeprefix(_PREFIX) for s in store.streams() if s.startswith(_PREFIX) and len(s) > len(_PREFIX)]
+
+
+def export_lines(store: EventStore, campaign: str) -> Iterator[str]:
+    """One CloudEvents JSON object per line (no newline), in stream order; ``NotFoundError`` if none."""
+    records = store.read_stream(stream_for(campaign))
+    if not records:
+        msg = f"campaign {campaign!r} has no events"
+        raise NotFoundError(msg)
+    return (_line(r.envelope) for r in records)
+
+
+def _line(envelope: Envelope) -> str:
+    """One exported line; ``data`` keys in canonical order, so every backend exports the same text."""
+    obj = envelope.to_cloudevent()
+    obj["data"] = json.loads(canonical_json(envelope.data))
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def read_export(lines: Iterable[str | bytes]) -> list[Envelope]:
+    """Parse exported lines; ``CorruptLogError`` names the first bad line and what is wrong.
+
+    Only ``\\n`` ends a line: give a file's bytes split on ``b"\\n"`` (or its lines as read).
+    A line that is empty (or only a line ending) is an error, except after the last event.
+    """
+    envelopes: list[Envelope] = []
+    blank: int | None = None
+    for number, raw in enumerate(lines, start=1):
+        try:
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError as err:
+            msg = f"line {number}: not UTF-8 ({err.reason} at byte {err.start})"
+            raise CorruptLogError(msg) from err
+        text = text.removesuffix("\n")
+        if not text:
+            blank = number if blank is None else blank
+            continue
+        if blank is not None:
+            msg = f"line {blank}: an empty line inside the export"
+            raise CorruptLogError(msg)
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            msg = f"line {number}: bad JSON ({err.msg} at column {err.colno})"
+            raise CorruptLogError(msg) from err
+        except RecursionError as err:
+            msg = f"line {number}: bad JSON (nested too deeply)"
+            raise CorruptLogError(msg) from err
+        try:
+            envelopes.append(from_cloudevent(obj))
+        except ValueError as err:
+            msg = f"line {number}: {err}"
+            raise CorruptLogError(msg) from err
+    return envelopes
+
+
+def _campaign_of(envelopes: Sequence[Envelope]) -> str:
+    """The one campaign the envelopes belong to; ``CorruptLogError`` otherwise."""
+    subjects = {env.subject for env in envelopes}
+    if len(subjects) != 1:
+        msg = f"an import holds one campaign stream, not {len(subjects)}: {', '.join(sorted(subjects))}"
+        raise CorruptLogError(msg)
+    (stream_id,) = subjects
+    campaign = stream_id.removeprefix(_PREFIX)
+    if not stream_id.startswith(_PREFIX) or not campaign:
+        msg = f"subject {stream_id!r} is not a campaign stream (campaign-<id>)"
+        raise CorruptLogError(msg)
+    for line, env in enumerate(envelopes, start=1):
+        if env.source != source_for(campaign):
+            msg = f"line {line}: source {env.source!r} does not match subject {stream_id!r}"
+            raise CorruptLogError(msg)
+    return campaign
+
+
+def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> ImportResult:
+    """Verify an exported campaign, then append it as a new stream in one batch, or write nothing."""
+    if not envelopes:
+        msg = "the export holds no events"
+        raise CorruptLogError(msg)
+    campaign = _campaign_of(envelopes)
+    report = audit_envelopes(envelopes)
+    bad = report.first_bad
+    if bad is not None:
+        msg = f"line {bad.index + 1}: the export does not verify: {bad.text()}"
+        raise CorruptLogError(msg)
+    stream_id = stream_for(campaign)
+    prev = GENESIS
+    for env in envelopes:  # the store will seal exactly these: check before writing anything
+        resealed = seal(
+            id=env.id, source=env.source, type=env.type, subject=stream_id, time=env.time, data=env.data,
+            streamversion=env.streamversion, schemaversion=env.schemaversion, prevhash=prev,
+        )
+        if resealed != env:
+            msg = f"{stream_id} version {env.streamversion}: resealing gives another envelope"
+            raise CorruptLogError(msg)
+        prev = env.hash
+    if store.stream_version(stream_id) != 0:
+        msg = f"campaign {campaign!r} already exists in this store; nothing was imported"
+        raise UsageError(msg)
+    new = [
+        NewEvent(id=e.id, source=e.source, type=e.type, time=e.time, schemaversion=e.schemaversion, data=e.data)
+        for e in envelopes
+    ]
+    try:
+        result = store.append(stream_id, new, expected_version=0)
+    except ConcurrencyError as err:
+        msg = f"campaign {campaign!r} could not be imported, nothing was written: {err}"
+        raise UsageError(msg) from err
+    stored = [r.envelope.hash for r in store.read_stream(stream_id)]
+    if stored != [e.hash for e in envelopes]:
+        msg = f"the store sealed {stream_id} with other hashes than the export's"
+        raise CorruptLogError(msg)
+    return ImportResult(campaign=campaign, stream_id=stream_id, events=len(new), head=envelopes[-1].hash, append=result)

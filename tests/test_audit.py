@@ -1,0 +1,285 @@
+"""The audit: a clean campaign passes; forged rolls, wrong commitments and nonce gaps are caught."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import itertools
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pytest
+
+from hexlog.events.chain import GENESIS, Envelope, seal
+from hexlog.events.errors import NotFoundError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.machine import commands as c
+from hexlog.machine import dice as hexdice
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.replay.audit import audit_envelopes, audit_store, explain_roll
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+SECRET = bytes(range(32))
+STREAM = "campaign-c1"
+ROLLS = (
+    c.RollDice(expression="2d6+1", purpose="reaction"),
+    c.RollDice(expression="d20", purpose="wandering check", secret=True),
+    c.RollDice(expression="3d4-2", purpose="damage"),
+    c.RollDice(expression="d100", purpose="treasure", secret=True),
+)
+
+
+def drive(store: Any, *, close: bool = True) -> Handler:
+    """Run a small campaign through the handler: session, client seed, party, rolls, close."""
+    ids = itertools.count(1)
+    handler = Handler(
+        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00Z",
+        new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
+    )
+    handler.execute("c1", c.StartCampaign())
+    handler.execute("c1", c.OpenSession(secret_hex=SECRET.hex()))
+    handler.execute("c1", c.SetClientSeed(client_seed="table-7"))
+    handler.execute("c1", c.AddMember(name="Ann", dex=13))
+    handler.execute("c1", c.AddMember(name="Bo", speed=90))
+    for command in ROLLS:
+        handler.execute("c1", command)
+    if close:
+        handler.execute("c1", c.CloseSession())
+    return handler
+
+
+def envelopes_of(store: Any) -> list[Envelope]:
+    """The campaign's envelopes in stream order."""
+    return [r.envelope for r in store.read_stream(STREAM)]
+
+
+def reseal(envelopes: list[Envelope]) -> list[Envelope]:
+    """Renumber and re-hash a stream, as a forger who rebuilds the chain would."""
+    out: list[Envelope] = []
+    prev = GENESIS
+    for version, env in enumerate(envelopes, start=1):
+        sealed = seal(
+            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
+            data=env.data, streamversion=version, schemaversion=env.schemaversion, prevhash=prev,
+        )
+        out.append(sealed)
+        prev = sealed.hash
+    return out
+
+
+def index_of(envelopes: list[Envelope], type_name: str, nth: int = 0) -> int:
+    """The index of the ``nth`` envelope of a CloudEvents type."""
+    return [i for i, e in enumerate(envelopes) if e.type == type_name][nth]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """An empty store of each backend."""
+    made: Any = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "hexlog.db")
+    yield made
+    made.close()
+
+
+class TestCleanCampaign:
+    """A campaign the handler wrote audits clean on every backend."""
+
+    def test_a_closed_campaign_audits_clean_with_every_roll_re_derived(self, store: Any) -> None:
+        """No findings, every roll verified, none left unverifiable."""
+        drive(store)
+        report = audit_store(store)
+        assert report.ok, report.text()
+        assert (report.sessions, report.rolls, report.rolls_verified) == (1, len(ROLLS), len(ROLLS))
+        assert report.unverifiable == ()
+        assert report.first_bad is None
+
+    def test_one_campaign_audits_clean_on_its_own(self, store: Any) -> None:
+        """Auditing by campaign reads just its stream and finds nothing wrong."""
+        drive(store)
+        report = audit_store(store, "c1")
+        assert report.ok, report.text()
+        assert report.streams == (STREAM,)
+
+    def test_an_unknown_campaign_is_not_found(self, store: Any) -> None:
+        """Auditing a campaign the store does not hold raises NotFoundError."""
+        with pytest.raises(NotFoundError):
+            audit_store(store, "nope")
+
+    def test_an_open_sessions_rolls_are_unverifiable_not_failures(self, store: Any) -> None:
+        """Before the reveal every roll is reported unverifiable until the session closes, and the audit passes."""
+        drive(store, close=False)
+        report = audit_store(store)
+        assert report.ok, report.text()
+        assert report.rolls_verified == 0
+        assert len(report.unverifiable) == len(ROLLS)
+        assert all("unverifiable until the session closes" in f.reason for f in report.unverifiable)
+
+
+class TestExplainRoll:
+    """A roll explained step by step, checkable by hand."""
+
+    def test_the_explanation_shows_the_key_the_draws_and_the_faces(self) -> None:
+        """Roll 0 (2d6+1) shows the key derivation, each HMAC message and value, the bound and faces 3, 4."""
+        store = MemoryStore()
+        drive(store)
+        text = explain_roll(envelopes_of(store), 0)
+        key = hmac.new(SECRET, b"hexlog-dice-v1|table-7", hashlib.sha256).digest()
+        first = int.from_bytes(hmac.new(key, b"0:0:0", hashlib.sha256).digest()[:8], "big")
+        assert "reaction" in text
+        assert 'HMAC-SHA256(secret, "hexlog-dice-v1|table-7")' in text
+        assert key.hex() in text
+        assert '"0:0:0"' in text
+        assert '"0:1:0"' in text
+        assert str(first) in text
+        assert str((2**64 // 6) * 6) in text
+        assert "faces [3, 4], modifier +1, total 8" in text
+        assert "match the record" in text
+
+    def test_an_open_sessions_roll_names_the_commitment_and_waits_for_the_reveal(self) -> None:
+        """Before the reveal the explanation says it can be checked once the secret is revealed."""
+        store = MemoryStore()
+        drive(store, close=False)
+        text = explain_roll(envelopes_of(store), 1)
+        assert "not revealed yet" in text
+        assert hexdice.commitment(SECRET) in text
+        assert "accepted" not in text
+
+    def test_the_decisions_that_used_the_roll_are_listed(self) -> None:
+        """An event after the roll whose rolls field names its nonce is listed with its type and data."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        decision = attrs.evolve(
+            envelopes[-1], type="hexlog.encounter.reaction_checked",
+            data={"rolls": [0], "reaction": "indifferent"},
+        )
+        at = index_of(envelopes, "hexlog.dice.rolled") + 1
+        text = explain_roll(reseal([*envelopes[:at], decision, *envelopes[at:]]), 0)
+        assert "hexlog.encounter.reaction_checked" in text
+        assert '"reaction":"indifferent"' in text
+
+    def test_a_missing_nonce_is_not_found(self) -> None:
+        """Explaining a nonce no roll used raises NotFoundError."""
+        store = MemoryStore()
+        drive(store)
+        with pytest.raises(NotFoundError):
+            explain_roll(envelopes_of(store), 99)
+
+
+class TestForgeries:
+    """Logs whose chain is intact but whose dice or sessions lie."""
+
+    def test_a_forged_roll_with_a_rebuilt_chain_is_caught_by_re_derivation(self) -> None:
+        """Changing a face and the total, then resealing, fails the dice check at that roll."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        at = index_of(envelopes, "hexlog.dice.rolled", 1)
+        data = dict(envelopes[at].data)
+        face = data["faces"][0] % 20 + 1
+        data.update(faces=[face], total=face)
+        forged = reseal([*envelopes[:at], attrs.evolve(envelopes[at], data=data), *envelopes[at + 1 :]])
+        report = audit_envelopes(forged)
+        assert not report.ok
+        bad = report.first_bad
+        assert bad is not None
+        assert (bad.check, bad.streamversion, bad.event_id) == ("dice", at + 1, envelopes[at].id)
+        assert "hexlog-dice-v1 gives" in bad.reason
+        assert all(f.check != "chain" for f in report.findings)
+
+    def test_a_wrong_commitment_is_caught_at_the_reveal(self) -> None:
+        """A commitment to another secret fails the reveal's commitment check."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        at = index_of(envelopes, "hexlog.session.opened")
+        data = {**envelopes[at].data, "commitment": hexdice.commitment(bytes(32))}
+        forged = reseal([*envelopes[:at], attrs.evolve(envelopes[at], data=data), *envelopes[at + 1 :]])
+        report = audit_envelopes(forged)
+        bad = report.first_bad
+        assert bad is not None
+        assert bad.check == "commitment"
+        assert bad.event_id == envelopes[index_of(envelopes, "hexlog.session.closed")].id
+
+    def test_a_nonce_gap_is_caught(self) -> None:
+        """Removing a roll and resealing leaves the next roll's nonce skipping one."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        at = index_of(envelopes, "hexlog.dice.rolled", 1)
+        report = audit_envelopes(reseal([*envelopes[:at], *envelopes[at + 1 :]]))
+        bad = report.first_bad
+        assert bad is not None
+        assert (bad.check, bad.event_id) == ("nonce", envelopes[at + 1].id)
+        assert "skips" in bad.reason
+
+    def test_a_repeated_nonce_is_caught(self) -> None:
+        """A roll recorded twice (a silent re-roll) repeats its nonce."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        at = index_of(envelopes, "hexlog.dice.rolled", 2)
+        again = attrs.evolve(envelopes[at], id="00000000-0000-0000-0000-0000000000ff")
+        report = audit_envelopes(reseal([*envelopes[: at + 1], again, *envelopes[at + 1 :]]))
+        assert any(f.check == "nonce" and f.event_id == again.id for f in report.findings)
+
+    def test_a_client_seed_after_the_first_roll_is_caught(self) -> None:
+        """Moving the client seed after a roll is a session finding."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        seed = index_of(envelopes, "hexlog.session.client_seed_set")
+        first_roll = index_of(envelopes, "hexlog.dice.rolled")
+        rest = [e for i, e in enumerate(envelopes) if i != seed]
+        moved = [*rest[:first_roll], envelopes[seed], *rest[first_roll:]]
+        report = audit_envelopes(reseal(moved))
+        assert any(f.check == "session" and "after the first roll" in f.reason for f in report.findings)
+
+    def test_a_roll_after_the_session_closed_is_caught(self) -> None:
+        """A roll appended after the reveal lies outside an open session."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        roll = envelopes[index_of(envelopes, "hexlog.dice.rolled")]
+        late = attrs.evolve(roll, id="late", data={**roll.data, "nonce": len(ROLLS)})
+        report = audit_envelopes(reseal([*envelopes, late]))
+        assert report.first_bad is not None
+        assert (report.first_bad.check, report.first_bad.event_id) == ("session", "late")
+
+    def test_an_unknown_event_type_is_a_finding_not_a_crash(self) -> None:
+        """An event of a type no class carries is reported as a decode finding."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        odd = attrs.evolve(envelopes[-1], id="odd", type="hexlog.nothing.happened", data={})
+        report = audit_envelopes(reseal([*envelopes, odd]))
+        assert [(f.check, f.event_id) for f in report.findings] == [("decode", "odd")]
+
+    def test_a_phase_change_its_machine_does_not_allow_is_caught(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """recorded_transition_ok of the procedure's module decides, and a refused change is a finding."""
+        module = types.ModuleType("hexlog.machine.auditproc")
+        module.recorded_transition_ok = lambda trigger, source, dest: (trigger, source, dest) == ("go", "A", "B")  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "hexlog.machine.auditproc", module)
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        change = {"procedure": "auditproc", "trigger": "go", "source": "A", "dest": "B"}
+        good = attrs.evolve(envelopes[-1], id="good", type="hexlog.procedure.phase_changed", data=change)
+        bad = attrs.evolve(good, id="bad", data={**change, "dest": "C"})
+        report = audit_envelopes(reseal([*envelopes, good, bad]))
+        assert [(f.check, f.event_id) for f in report.findings] == [("transition", "bad")]
+
+    def test_a_procedure_without_a_checker_is_not_judged(self) -> None:
+        """A phase change of a procedure with no recorded_transition_ok module passes."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        change = {"procedure": "no_such_procedure", "trigger": "go", "source": "A", "dest": "B"}
+        extra = attrs.evolve(envelopes[-1], id="x", type="hexlog.procedure.phase_changed", data=change)
+        assert audit_envelopes(reseal([*envelopes, extra])).ok

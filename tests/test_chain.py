@@ -1,0 +1,136 @@
+"""hexlog-chain-v1: the published sample verifies, any flipped byte fails, canonical JSON is as published."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from hexlog.events.chain import canonical_json, seal
+from hexlog.events.errors import CorruptLogError
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import dice as hexdice
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import import_envelopes, read_export
+
+SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "vectors" / "sample-export.jsonl"
+FLIP_MASKS = (0x01, 0x20)
+
+
+@pytest.fixture(scope="module")
+def sample() -> bytes:
+    """The bytes of the published sample export."""
+    return SAMPLE.read_bytes()
+
+
+def line_of(data: bytes, index: int) -> int:
+    """The 1-based line number holding byte ``index``."""
+    return data.count(b"\n", 0, index) + 1
+
+
+def breaks_json(data: bytes, line: int) -> bool:
+    """Whether line ``line`` of ``data`` is no longer a UTF-8 JSON text."""
+    text = data.split(b"\n")[line - 1]
+    try:
+        json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return True
+    return False
+
+
+class TestSample:
+    """The sample export made by the two published schemes alone."""
+
+    def test_the_sample_reads_and_audits_clean(self, sample: bytes) -> None:
+        """Chain, commitment and all four rolls verify, and nothing is left unverifiable."""
+        report = audit_envelopes(read_export(sample.split(b"\n")))
+        assert report.ok, report.text()
+        assert (report.events, report.sessions, report.rolls, report.rolls_verified) == (7, 1, 4, 4)
+        assert report.unverifiable == ()
+
+    def test_the_sample_commitment_is_sha256_of_the_published_secret(self, sample: bytes) -> None:
+        """The opening's commitment hashes bytes(range(32)), the secret the close reveals."""
+        opened, *_, closed = read_export(sample.split(b"\n"))
+        assert opened.data["commitment"] == hexdice.commitment(bytes(range(32)))
+        assert closed.data["secret"] == bytes(range(32)).hex()
+
+    def test_the_sample_imports_into_an_empty_store(self, sample: bytes) -> None:
+        """Importing the sample writes its seven events with the file's own hashes."""
+        store = MemoryStore()
+        result = import_envelopes(store, read_export(sample.split(b"\n")))
+        assert (result.campaign, result.events) == ("c1", 7)
+        assert [r.envelope.hash for r in store.read_stream("campaign-c1")] == [
+            json.loads(line)["hash"] for line in sample.splitlines()
+        ]
+
+
+class TestFlippedBytes:
+    """Any single flipped byte of the sample makes it fail, at parsing or at verification."""
+
+    @pytest.mark.parametrize("mask", FLIP_MASKS)
+    def test_every_single_byte_flip_fails(self, sample: bytes, mask: int) -> None:
+        """A flip that breaks JSON is refused naming its line; any other flip fails the audit and the import."""
+        passed: list[int] = []
+        for index in range(len(sample)):
+            flipped = sample[:index] + bytes([sample[index] ^ mask]) + sample[index + 1 :]
+            line = line_of(sample, index)
+            try:
+                envelopes = read_export(flipped.split(b"\n"))
+            except CorruptLogError as err:
+                if not str(err).startswith(f"line {line}:"):
+                    passed.append(index)
+                continue
+            if breaks_json(flipped, line) or audit_envelopes(envelopes).ok:
+                passed.append(index)
+                continue
+            with pytest.raises(CorruptLogError):
+                import_envelopes(MemoryStore(), envelopes)
+        assert passed == [], f"flips at bytes {passed[:10]} were not refused as they should be"
+
+    def test_a_removed_line_fails(self, sample: bytes) -> None:
+        """Dropping the third line breaks the chain and the nonces."""
+        lines = sample.split(b"\n")
+        report = audit_envelopes(read_export(lines[:2] + lines[3:]))
+        assert not report.ok
+        assert report.first_bad is not None
+        assert report.first_bad.streamversion == 4
+
+
+class TestCanonicalJson:
+    """The hash is SHA-256 of the canonical JSON of the envelope without ``hash``."""
+
+    def test_every_sample_hash_is_sha256_of_the_published_canonical_form(self, sample: bytes) -> None:
+        """sort_keys, no spaces, ensure_ascii False, UTF-8: computed here without hexlog's helpers."""
+        for text, envelope in zip(sample.splitlines(), read_export(sample.split(b"\n")), strict=True):
+            obj = json.loads(text)
+            unhashed = {k: v for k, v in obj.items() if k != "hash"}
+            canonical = json.dumps(unhashed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            assert hashlib.sha256(canonical.encode("utf-8")).hexdigest() == obj["hash"]
+            assert envelope.unhashed() == unhashed
+            assert canonical_json(envelope.unhashed()) == canonical
+
+    def test_the_canonical_form_keeps_non_ascii_text_as_utf_8(self) -> None:
+        """An envelope with non-ASCII data hashes the exact canonical text written out by hand."""
+        env = seal(
+            id="e1", source="hexlog:c9", type="hexlog.party.member_added", subject="campaign-c9",
+            time="2026-01-02T03:04:05Z", data={"name": "Ærwyn ✓", "cha": 9}, streamversion=1,
+            schemaversion=1, prevhash="0" * 64,
+        )
+        text = (
+            '{"data":{"cha":9,"name":"Ærwyn ✓"},"datacontenttype":"application/json","id":"e1",'
+            '"prevhash":"' + "0" * 64 + '","schemaversion":1,"source":"hexlog:c9",'
+            '"specversion":"1.0","streamversion":1,"subject":"campaign-c9",'
+            '"time":"2026-01-02T03:04:05Z","type":"hexlog.party.member_added"}'
+        )
+        assert canonical_json(env.unhashed()) == text
+        assert env.hash == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def test_the_first_prevhash_is_64_zeros_and_each_next_links_the_previous_hash(self, sample: bytes) -> None:
+        """prevhash of version 1 is the genesis value, and every later one is its predecessor's hash."""
+        envelopes = read_export(sample.split(b"\n"))
+        assert envelopes[0].prevhash == "0" * 64
+        for before, after in itertools.pairwise(envelopes):
+            assert after.prevhash == before.hash

@@ -1,0 +1,193 @@
+"""Export to CloudEvents JSON lines and import back: lossless, verified first, all or nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.machine import commands as c
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.replay.audit import audit_store
+from hexlog.replay.export import campaigns, export_lines, import_envelopes, read_export
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
+    """Write a small campaign through the handler, with a non-ASCII name and a closed session."""
+    ids = itertools.count(1)
+    handler = Handler(
+        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00.000000Z",
+        new_id=lambda: f"{campaign}-0000-0000-0000-{next(ids):012d}",
+    )
+    handler.execute(campaign, c.StartCampaign())
+    handler.execute(campaign, c.OpenSession(secret_hex=bytes(range(32)).hex()))
+    handler.execute(campaign, c.SetClientSeed(client_seed="tåble ✓"))
+    handler.execute(campaign, c.AddMember(name=member))
+    handler.execute(campaign, c.RollDice(expression="2d6+1"))
+    handler.execute(campaign, c.RollDice(expression="d20", secret=True))
+    handler.execute(campaign, c.CloseSession())
+
+
+def exported_file(store: Any, campaign: str = "c1") -> bytes:
+    """The export of a campaign as the bytes of a file, one line per event."""
+    return "".join(line + "\n" for line in export_lines(store, campaign)).encode("utf-8")
+
+
+def parse(data: bytes) -> list[Any]:
+    """Read a file's bytes, split on newlines as the format says."""
+    return read_export(data.split(b"\n"))
+
+
+class TestRoundTrip:
+    """Export, import elsewhere, export again."""
+
+    def test_export_import_export_gives_identical_lines(self, tmp_path: Path) -> None:
+        """A campaign moved from memory to SQLite and back exports the very same lines."""
+        first = MemoryStore()
+        drive(first)
+        lines = list(export_lines(first, "c1"))
+        second = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            result = import_envelopes(second, read_export(lines))
+            assert list(export_lines(second, "c1")) == lines
+            third = MemoryStore()
+            import_envelopes(third, read_export(export_lines(second, "c1")))
+            assert list(export_lines(third, "c1")) == lines
+            assert audit_store(second).ok
+        finally:
+            second.close()
+        assert (result.campaign, result.stream_id, result.events) == ("c1", "campaign-c1", len(lines))
+
+    def test_each_line_is_one_cloudevent_with_text_kept_as_utf_8(self) -> None:
+        """Lines are JSON objects with the CloudEvents attributes, in stream order, non-ASCII unescaped."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        objects = [json.loads(line) for line in lines]
+        assert [o["streamversion"] for o in objects] == list(range(1, len(lines) + 1))
+        assert all(o["specversion"] == "1.0" and o["subject"] == "campaign-c1" for o in objects)
+        assert any("tåble ✓" in line for line in lines)
+
+    def test_campaigns_lists_the_campaign_streams(self) -> None:
+        """campaigns gives the ids of the campaign-<id> streams in order of creation."""
+        store = MemoryStore()
+        drive(store, "c1")
+        drive(store, "c2")
+        assert campaigns(store) == ["c1", "c2"]
+
+    def test_exporting_an_unknown_campaign_is_not_found(self) -> None:
+        """A campaign with no events cannot be exported."""
+        with pytest.raises(NotFoundError):
+            export_lines(MemoryStore(), "nope")
+
+
+class TestRefusals:
+    """Imports that must write nothing."""
+
+    def test_importing_into_a_store_where_the_stream_exists_is_refused_and_writes_nothing(self, tmp_path: Path) -> None:
+        """A UsageError, and the target store holds exactly what it held before."""
+        source = MemoryStore()
+        drive(source)
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            drive(target, member="Bo")
+            before = [r.envelope for r in target.read_all()]
+            with pytest.raises(UsageError, match="already exists"):
+                import_envelopes(target, parse(exported_file(source)))
+            assert [r.envelope for r in target.read_all()] == before
+        finally:
+            target.close()
+
+    def test_a_file_truncated_mid_line_is_refused_naming_the_line(self) -> None:
+        """Cutting the file inside its fourth line is bad JSON on line 4."""
+        store = MemoryStore()
+        drive(store)
+        data = exported_file(store)
+        cut = sum(len(line) + 1 for line in data.split(b"\n")[:3]) + 40
+        with pytest.raises(CorruptLogError, match=r"^line 4: bad JSON"):
+            parse(data[:cut])
+
+    def test_an_edited_value_is_refused_naming_the_line(self) -> None:
+        """A roll's total edited on line 5 keeps the JSON valid but fails the hash of line 5."""
+        store = MemoryStore()
+        drive(store)
+        lines = exported_file(store).decode("utf-8").splitlines()
+        obj = json.loads(lines[4])
+        obj["data"]["total"] += 1
+        lines[4] = json.dumps(obj, ensure_ascii=False)
+        target = MemoryStore()
+        with pytest.raises(CorruptLogError, match=r"line 5\b"):
+            import_envelopes(target, read_export(lines))
+        assert target.streams() == []
+
+    def test_a_missing_attribute_is_refused_naming_the_line_and_the_attribute(self) -> None:
+        """A line without ``hash`` is refused with its line number and the missing name."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        obj = json.loads(lines[2])
+        del obj["hash"]
+        lines[2] = json.dumps(obj)
+        with pytest.raises(CorruptLogError, match=r"^line 3: missing attributes: hash"):
+            read_export(lines)
+
+    def test_an_empty_line_inside_the_file_is_refused(self) -> None:
+        """A blank line between events is named; a final newline is not an error."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        assert len(read_export([*lines, ""])) == len(lines)
+        with pytest.raises(CorruptLogError, match=r"^line 2: an empty line"):
+            read_export([lines[0], "", *lines[1:]])
+
+    def test_two_campaigns_in_one_file_are_refused(self) -> None:
+        """An import holds one campaign stream only, and nothing is written."""
+        store = MemoryStore()
+        drive(store, "c1")
+        drive(store, "c2")
+        envelopes = parse(exported_file(store, "c1") + exported_file(store, "c2"))
+        target = MemoryStore()
+        with pytest.raises(CorruptLogError, match="one campaign stream"):
+            import_envelopes(target, envelopes)
+        assert target.streams() == []
+
+    def test_a_source_that_does_not_match_the_subject_is_refused(self) -> None:
+        """An event whose source names another campaign is refused with its line."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        obj = json.loads(lines[1])
+        obj["source"] = "hexlog:c9"
+        lines[1] = json.dumps(obj)
+        with pytest.raises(CorruptLogError, match="line 2: source"):
+            import_envelopes(MemoryStore(), read_export(lines))
+
+    def test_a_dropped_middle_line_is_refused(self) -> None:
+        """Removing line 3 breaks the chain at the event after it, and nothing is written."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        target = MemoryStore()
+        with pytest.raises(CorruptLogError, match=r"^line 3: .*version 4"):
+            import_envelopes(target, read_export(lines[:2] + lines[3:]))
+        assert target.streams() == []
+
+    def test_two_swapped_lines_are_refused_naming_one_of_them(self) -> None:
+        """Lines 4 and 5 exchanged keep every hash but are out of order, and one of them is named."""
+        store = MemoryStore()
+        drive(store)
+        lines = list(export_lines(store, "c1"))
+        lines[3], lines[4] = lines[4], lines[3]
+        target = MemoryStore()
+        with pytest.raises(CorruptLogError, match=r"^line [45]: .*out of order"):
+            import_envelopes(target, read_export(lines))
+        assert target.streams() == []
