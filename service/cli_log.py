@@ -1,7 +1,160 @@
-"""Placeholder."""
+"""The log commands: the timeline, replay, audit, export and import."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
+from rich.console import Console
+
+from hexlog.events.chain import Envelope
+from hexlog.events.codec import decode
+from hexlog.events.dice import REFEREE, DiceRolled
+from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.machine.table import stream_for
+from hexlog.projections import live
+from hexlog.replay import audit as audits
+from hexlog.replay import export as exports
+from hexlog.replay.rebuild import replay as rebuild_replay
+from hexlog.service import render
+from hexlog.service.door import CampaignOption, DbOption, Door, open_store
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+
+VIEWS = ("referee", "player")
+
+
+def log(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    view: Annotated[str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")] = "referee",
+    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0)] = 0,
+) -> None:
+    """Show the campaign as a timeline: every roll with what it meant, every decision."""
+    if view not in VIEWS:
+        msg = f"--view must be referee or player, not {view!r}"
+        raise UsageError(msg)
+    door = Door.open(db, campaign)
+    door.table()
+    recorded = door.store.read_stream(stream_for(door.campaign))
+    lines = render.timeline(recorded, player=view == "player")
+    for line in lines[-last:] if last else lines:
+        out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
+
+
+def replay(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+    """Rebuild every projection from the log and say whether it equals the stored state."""
+    door = Door.open(db, campaign)
+    door.table()
+    report = rebuild_replay(door.store, door.campaign)
+    out.print(report.text())
+    out.print("replay matches the stored state" if report.ok else "replay DIFFERS from the stored state")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def audit(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
+    roll: Annotated[int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0)] = None,
+    session: Annotated[str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")] = None,
+    referee: Annotated[bool, typer.Option("--referee", help="explain a secret roll of a session still open")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """Verify the chain, the commitments and every revealed roll; exit 1 naming the first bad event."""
+    if file is not None:
+        envelopes = exports.read_export(_read_lines(file))
+        report = audits.audit_envelopes(envelopes)
+    else:
+        store = open_store(db)
+        if roll is not None:
+            campaign = Door.open(db, campaign).campaign
+        report = audits.audit_store(store, campaign)
+        envelopes = [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
+    if roll is not None:
+        _explain(envelopes, roll, session, referee=referee)
+        return
+    out.print(report.text())
+    if not report.ok:
+        first = report.first_bad
+        assert first is not None  # noqa: S101 - not ok means a finding
+        sys.stderr.write(f"hexlog: audit failed at {first.stream} version {first.streamversion} (event {first.event_id}): {first.reason}\n")
+        raise typer.Exit(1)
+
+
+def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool) -> None:
+    if not envelopes:
+        msg = "no events to explain a roll from"
+        raise NotFoundError(msg)
+    text = audits.explain_roll(envelopes, nonce, session)
+    if not referee:
+        events = [decode(e) for e in envelopes]
+        hidden = render.hidden_nonces(events)
+        rolled = [e for e in events if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)]
+        if rolled and rolled[-1].visibility == REFEREE and (rolled[-1].session, nonce) in hidden:
+            msg = f"roll {nonce} of session {rolled[-1].session} is secret until the session closes (the referee may pass --referee)"
+            raise RuleRefusedError(msg)
+    out.print(text)
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        msg = f"cannot read {path}: {err.strerror}"
+        raise UsageError(msg) from err
+    except UnicodeDecodeError as err:
+        msg = f"{path} is not UTF-8 text: {err}"
+        raise UsageError(msg) from err
+
+
+def export(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    out_file: Annotated[Path | None, typer.Option("--out", help="write to this file instead of standard output")] = None,
+) -> None:
+    """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
+    door = Door.open(db, campaign)
+    table = door.table()
+    lines = list(exports.export_lines(door.store, door.campaign))
+    text = "".join(line + "\n" for line in lines)
+    if out_file is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as err:
+            msg = f"cannot write {out_file}: {err.strerror}"
+            raise UsageError(msg) from err
+        out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
+    if table.session is not None and table.session.open:
+        sys.stderr.write(f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n")
+
+
+def import_(
+    file: Annotated[Path, typer.Argument(help="an export written by 'hexlog export'")],
+    db: DbOption = Path("hexlog.db"),
+) -> None:
+    """Read an export back into a database, verifying it first; nothing is written if it fails."""
+    envelopes = exports.read_export(_read_lines(file))
+    report = audits.audit_envelopes(envelopes)
+    if not report.ok:
+        first = report.first_bad
+        assert first is not None  # noqa: S101 - not ok means a finding
+        msg = f"{file} does not verify at line {first.index + 1} (event {first.event_id}): {first.reason}; nothing imported"
+        raise CorruptLogError(msg)
+    store = open_store(db, create=True)
+    result = exports.import_envelopes(store, envelopes)
+    live.refresh(store, result.stream_id)
+    out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
 
 
 def install(app: typer.Typer) -> None:
-    """Add the commands."""
+    """Add the log commands to the command line."""
+    app.command()(log)
+    app.command()(replay)
+    app.command()(audit)
+    app.command()(export)
+    app.command("import")(import_)

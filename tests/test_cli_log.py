@@ -1,0 +1,180 @@
+"""The log commands through a real subprocess: log, replay, audit, export and import."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+import pytest
+
+SECRET = bytes(range(32)).hex()
+SAMPLE_LINES = 7
+
+
+@pytest.fixture
+def played(hexlog, tmp_path):
+    """A short closed session: seed, a member, a public and a secret roll."""
+    for args in (
+        ("init",),
+        ("session", "open", "--secret-hex", SECRET),
+        ("session", "seed", "table-7"),
+        ("party", "add", "Ayla", "--cha", "16"),
+        ("roll", "2d6+1", "--purpose", "test"),
+        ("roll", "d20", "--secret", "--purpose", "wandering check"),
+    ):
+        result = hexlog(*args)
+        assert result.returncode == 0, result.stderr
+    return tmp_path / "hexlog.db"
+
+
+def _tamper(db, sql, params=()):
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+        conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+        conn.execute(sql, params)
+
+
+class TestLogView:
+    def test_the_referee_sees_every_roll_with_its_purpose(self, hexlog, played):
+        """The timeline names each roll, its faces and what it was for."""
+        result = hexlog("log")
+        assert result.returncode == 0
+        assert "roll #0 2d6+1 -> 3+4+1 = 8 for test" in result.stdout
+        assert "for wandering check [secret]" in result.stdout
+
+    def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog, played):
+        """Nothing leaks: the secret roll's faces are hidden, then shown once revealed."""
+        hidden = hexlog("log", "--view", "player")
+        assert "roll #1 (hidden by the referee" in hidden.stdout
+        assert "wandering check" not in hidden.stdout
+        hexlog("session", "close")
+        shown = hexlog("log", "--view", "player")
+        assert "for wandering check [secret]" in shown.stdout
+
+    def test_a_player_cannot_have_a_secret_roll_explained_while_it_is_secret(self, hexlog, played):
+        """audit --roll refuses a hidden roll without --referee."""
+        refused = hexlog("audit", "--roll", "1")
+        assert refused.returncode == 1
+        assert "secret until the session closes" in refused.stderr
+        allowed = hexlog("audit", "--roll", "1", "--referee")
+        assert allowed.returncode == 0
+        assert "not revealed yet" in allowed.stdout
+
+    def test_an_unknown_view_is_a_usage_error(self, hexlog, played):
+        """--view takes referee or player."""
+        result = hexlog("log", "--view", "god")
+        assert result.returncode == 2
+        assert "--view must be referee or player" in result.stderr
+
+
+class TestReplayAndAudit:
+    def test_replay_equals_the_live_projections(self, hexlog, played):
+        """Every projection rebuilt from the log equals the stored one."""
+        result = hexlog("replay")
+        assert result.returncode == 0, result.stdout
+        assert "replay matches the stored state" in result.stdout
+        assert result.stdout.count(": equal (up to date)") == 3
+
+    def test_replay_notices_a_stored_projection_that_differs(self, hexlog, played):
+        """A projection edited behind hexlog's back is reported."""
+        with sqlite3.connect(played) as conn:
+            conn.execute("UPDATE projections SET state = replace(state, 'Ayla', 'Zed') WHERE name LIKE '%/party'")
+        result = hexlog("replay")
+        assert result.returncode == 1
+        assert "party: differs" in result.stdout
+
+    def test_an_untouched_log_audits_clean(self, hexlog, played):
+        """Audit of a closed session re-derives every roll."""
+        hexlog("session", "close")
+        result = hexlog("audit")
+        assert result.returncode == 0, result.stdout
+        assert "2 of 2 rolls re-derived" in result.stdout
+
+    def test_audit_roll_explains_the_derivation(self, hexlog, played):
+        """The explanation shows the HMAC messages and the faces."""
+        hexlog("session", "close")
+        result = hexlog("audit", "--roll", "0")
+        assert result.returncode == 0
+        assert 'HMAC-SHA256(key, "0:0:0")' in result.stdout
+        assert "derived faces [3, 4] match the record" in result.stdout
+
+    @pytest.mark.parametrize(
+        ("sql", "version"),
+        [
+            ("UPDATE events SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') WHERE stream_version = 5", 5),
+            ("UPDATE events SET time = '2020-01-01T00:00:00Z' WHERE stream_version = 4", 4),
+            ("UPDATE events SET type = 'hexlog.party.member_removed' WHERE stream_version = 4", 4),
+            ("UPDATE events SET source = 'hexlog:other' WHERE stream_version = 3", 3),
+            ("UPDATE events SET id = 'forged' WHERE stream_version = 2", 2),
+            ("UPDATE events SET schema_version = 2 WHERE stream_version = 2", 2),
+            ("UPDATE events SET prevhash = hash WHERE stream_version = 3", 3),
+            ("DELETE FROM events WHERE stream_version = 4", 5),
+        ],
+    )
+    def test_tampering_makes_audit_exit_1_naming_the_first_bad_event(self, hexlog, played, sql, version):
+        """Any edit, even with the guard triggers dropped, is found and named."""
+        hexlog("session", "close")
+        _tamper(played, sql)
+        result = hexlog("audit")
+        assert result.returncode == 1
+        assert f"version {version} (event" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+class TestExportImport:
+    def test_export_import_round_trip_is_byte_identical(self, hexlog, played, tmp_path):
+        """What is exported, imported elsewhere and exported again does not change."""
+        hexlog("session", "close")
+        assert hexlog("export", "--out", "one.jsonl").returncode == 0
+        imported = hexlog("import", "one.jsonl", "--db", "copy.db")
+        assert imported.returncode == 0, imported.stderr
+        again = hexlog("export", "--db", "copy.db")
+        assert again.stdout == (tmp_path / "one.jsonl").read_text(encoding="utf-8")
+        assert hexlog("replay", "--db", "copy.db").returncode == 0
+
+    def test_export_writes_cloudevents_lines_to_standard_output(self, hexlog, played):
+        """Each line is one CloudEvents object with the chain attributes."""
+        result = hexlog("export")
+        events = [json.loads(line) for line in result.stdout.splitlines()]
+        assert [e["streamversion"] for e in events] == list(range(1, len(events) + 1))
+        assert events[0]["type"] == "hexlog.campaign.started"
+        assert "still open" in result.stderr
+
+    def test_the_published_sample_imports_and_verifies(self, hexlog, tmp_path):
+        """The shared known-answer export imports into a fresh database."""
+        sample = tmp_path / "sample.jsonl"
+        shutil.copy(__import__("pathlib").Path(__file__).parent / "golden" / "sample-export.jsonl", sample)
+        result = hexlog("import", "sample.jsonl")
+        assert result.returncode == 0, result.stderr
+        assert f"imported {SAMPLE_LINES} events of campaign c1" in result.stdout
+        assert hexlog("audit", "--file", "sample.jsonl").returncode == 0
+
+    def test_an_edited_export_is_refused_and_nothing_is_written(self, hexlog, played, tmp_path):
+        """A changed byte fails verification and the target database is not created."""
+        hexlog("session", "close")
+        hexlog("export", "--out", "one.jsonl")
+        path = tmp_path / "one.jsonl"
+        path.write_text(path.read_text(encoding="utf-8").replace('"Ayla"', '"Ayle"'), encoding="utf-8")
+        result = hexlog("import", "one.jsonl", "--db", "copy.db")
+        assert result.returncode == 1
+        assert "line 4" in result.stderr
+        assert not (tmp_path / "copy.db").exists()
+        assert hexlog("audit", "--file", "one.jsonl").returncode == 1
+
+    def test_importing_over_an_existing_campaign_is_refused(self, hexlog, played):
+        """The same campaign cannot be imported twice into one database."""
+        hexlog("export", "--out", "one.jsonl")
+        result = hexlog("import", "one.jsonl")
+        assert result.returncode == 2
+        assert "Traceback" not in result.stderr
+
+    def test_a_missing_or_garbage_file_is_named(self, hexlog, tmp_path):
+        """Import names the unreadable file or the bad line."""
+        missing = hexlog("import", "nope.jsonl")
+        assert missing.returncode == 2
+        assert "cannot read nope.jsonl" in missing.stderr
+        (tmp_path / "junk.jsonl").write_text("{not json\n", encoding="utf-8")
+        junk = hexlog("import", "junk.jsonl")
+        assert junk.returncode != 0
+        assert "line 1" in junk.stderr
