@@ -100,13 +100,21 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+#: top-level keys a referee's overrides may not touch
+FIXED_KEYS = frozenset({"name", "seed", "choices"})
+
+
 def merge(base: dict[str, Any], overrides: dict[str, Any], path: str = "") -> dict[str, Any]:
-    """``base`` with ``overrides`` laid over it; unknown keys and wrong types are refused by name."""
+    """``base`` with ``overrides`` laid over it; unknown keys and wrong types are refused by name.
+
+    Tables merge key by key; an array is replaced whole, and each of its elements must be of the
+    kind the built-in array holds (for an array of tables: only known keys, every required key).
+    """
     merged = copy.deepcopy(base)
     choices: dict[str, Any] = base.get("choices", {}) if not path else {}
     for key, value in overrides.items():
         where = f"{path}.{key}" if path else key
-        if key in {"name", "choices"} and not path:
+        if key in FIXED_KEYS and not path:
             msg = f"{where}: cannot be overridden"
             raise RulesError(msg)
         if key not in base:
@@ -119,24 +127,168 @@ def merge(base: dict[str, Any], overrides: dict[str, Any], path: str = "") -> di
                 raise RulesError(msg)
             merged[key] = merge(old, value, where)
             continue
-        numeric = {_kind(old), _kind(value)} <= {"integer", "number"}
-        if _kind(old) != _kind(value) and not numeric:
-            msg = f"{where}: expected {_kind(old)}, got {_kind(value)}"
-            raise RulesError(msg)
-        merged[key] = value
+        _check_like(old, value, where)
+        merged[key] = copy.deepcopy(value)
     if not path:
         _check_choices(merged, choices)
     return merged
+
+
+def _check_scalar(old: Any, value: Any, where: str) -> None:
+    kinds = (_kind(old), _kind(value))
+    if kinds[0] != kinds[1] and kinds != ("number", "integer"):
+        msg = f"{where}: expected {kinds[0]}, got {kinds[1]}"
+        raise RulesError(msg)
+
+
+def _check_like(template: Any, value: Any, where: str, required: set[str] | None = None) -> None:
+    """Refuse ``value`` unless it has the shape of ``template`` (arrays: of its element kind)."""
+    if isinstance(template, dict):
+        _check_table(template, value, where, required)
+    elif isinstance(template, list):
+        _check_array(template, value, where)
+    else:
+        _check_scalar(template, value, where)
+
+
+def _check_table(template: dict[str, Any], value: Any, where: str, required: set[str] | None) -> None:
+    if not isinstance(value, dict):
+        msg = f"{where}: expected a table, got {_kind(value)}"
+        raise RulesError(msg)
+    for key, item in value.items():
+        if key not in template:
+            dotted = f"{where}.{key}"
+            msg = f"unknown key {dotted!r}"
+            raise RulesError(msg)
+        _check_like(template[key], item, f"{where}.{key}")
+    missing = sorted((set(template) if required is None else required) - set(value))
+    if missing:
+        msg = f"{where}: missing {', '.join(missing)}"
+        raise RulesError(msg)
+
+
+def _check_array(template: list[Any], value: Any, where: str) -> None:
+    if not isinstance(value, list):
+        msg = f"{where}: expected array, got {_kind(value)}"
+        raise RulesError(msg)
+    if not template:
+        return  # an empty built-in array is a slot that takes any array
+    if all(isinstance(item, dict) for item in template):
+        union: dict[str, Any] = {}
+        for item in template:
+            for key, val in item.items():
+                union.setdefault(key, val)
+        common = set.intersection(*(set(item) for item in template))
+        for i, item in enumerate(value):
+            _check_like(union, item, f"{where}[{i}]", common)
+        return
+    element = next((item for item in template if isinstance(item, list) and item), template[0])
+    kinds = {_kind(item) for item in template}
+    for i, item in enumerate(value):
+        if isinstance(element, list) and isinstance(item, list):
+            _check_like(element, item, f"{where}[{i}]")
+        elif _kind(item) not in kinds and not (_kind(item) == "integer" and "number" in kinds):
+            shown = " or ".join(sorted(kinds))
+            msg = f"{where}[{i}]: expected {shown}, got {_kind(item)}"
+            raise RulesError(msg)
 
 
 def _check_choices(content: dict[str, Any], choices: dict[str, Any]) -> None:
     options = content.get("options", {})
     for option, allowed in choices.items():
         value = options.get(option)
-        if value is not None and value not in allowed:
-            shown = ", ".join(str(a) for a in allowed)
-            msg = f"options.{option}: {value!r} is not one of {shown}"
-            raise RulesError(msg)
+        values = value if isinstance(value, list) else [value]
+        for one in values:
+            if one is not None and one not in allowed:
+                shown = ", ".join(str(a) for a in allowed)
+                msg = f"options.{option}: {one!r} is not one of {shown}"
+                raise RulesError(msg)
+
+
+def render_value(value: Any) -> str:
+    """A value written compactly, as a referee reads it (``true``, ``1, 2``, ``a=1 b=x``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_render_inner(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "[" + ", ".join(_render_inner(v) for v in value) + "]"
+    return str(value)
+
+
+def _render_inner(value: Any) -> str:
+    if isinstance(value, str):
+        plain = value and not any(ch.isspace() or ch in '=,[]{}"' for ch in value)
+        return value if plain else f'"{value}"'
+    if isinstance(value, dict):
+        return "{" + render_value(value) + "}"
+    return render_value(value)
+
+
+def _is_nested(value: Any) -> bool:
+    """True for a table holding tables, or an array of tables: shown one row per part."""
+    if isinstance(value, dict):
+        return any(isinstance(v, dict) or _is_table_array(v) for v in value.values())
+    return _is_table_array(value)
+
+
+def _is_table_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _table_rows(path: str, value: Any) -> list[tuple[str, str]]:
+    if _is_table_array(value):
+        return [(f"{path}[{i}]", render_value(item)) for i, item in enumerate(value)]
+    if _is_nested(value):
+        rows: list[tuple[str, str]] = []
+        for key, item in value.items():
+            rows.extend(_table_rows(f"{path}.{key}", item))
+        return rows
+    return [(path, render_value(value))]
+
+
+def describe(rules: Ruleset) -> list[tuple[str, str]]:
+    """Readable rows for ``rules show``: identity, every option (with its choices), every table."""
+    content = rules.content
+    rows = [
+        ("name", rules.name), ("title", rules.title),
+        ("seed", str(content.get("seed", ""))), ("hash", rules.hash),
+    ]
+    choices = content.get("choices", {})
+    for name, value in content.get("options", {}).items():
+        text = render_value(value)
+        if name in choices:
+            text += f"  (choices: {', '.join(render_value(c) for c in choices[name])})"
+        rows.append((f"options.{name}", text))
+    for name, table in content.get("tables", {}).items():
+        rows.extend(_table_rows(f"tables.{name}", table))
+    return rows
+
+
+def flatten(content: dict[str, Any], path: str = "") -> dict[str, Any]:
+    """Every leaf of a ruleset by dotted key path; arrays of tables are indexed as ``key[i]``."""
+    leaves: dict[str, Any] = {}
+    for key, value in content.items():
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, dict):
+            leaves.update(flatten(value, where))
+        elif _is_table_array(value):
+            for i, item in enumerate(value):
+                leaves.update(flatten(item, f"{where}[{i}]"))
+        else:
+            leaves[where] = value
+    return leaves
+
+
+def diff(a: Ruleset, b: Ruleset) -> list[tuple[str, Any, Any]]:
+    """Every dotted key path whose value differs, with ``a``'s then ``b``'s value (None = absent)."""
+    left, right = flatten(a.content), flatten(b.content)
+    keys = list(left) + [k for k in right if k not in left]
+    return [
+        (k, left.get(k), right.get(k))
+        for k in keys
+        if (k in left) != (k in right) or left[k] != right[k]
+    ]
 
 
 def from_recorded(name: str, content: dict[str, Any]) -> Ruleset:

@@ -1,0 +1,213 @@
+"""Encounter distance: the pure rules of seeds 000 (OSE), 001 (AD&D-derived) and 004 (explore).
+
+Nothing here does I/O or draws randomness of its own: every die comes from the ``roll`` callable the
+caller passes (``roll(expression, purpose) -> DiceRolled``), and every result names the rule, the
+steps it took and the nonces of the rolls it used. The AD&D rules live in ``positions_adnd``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import UsageError
+from hexlog.machine.ruleset import RulesError, Ruleset
+
+#: the dice of the rules: ``roll(expression, purpose)`` returns the recorded roll
+Roll = Callable[[str, str], DiceRolled]
+
+PURPOSE = "encounter.distance"
+SETTINGS = ("dungeon", "wilderness", "waterborne", "indoors", "outdoors")
+FEET_PER_YARD = 3
+#: OSE names for the AD&D settings
+_OSE_SETTING = {"indoors": "dungeon", "outdoors": "wilderness"}
+
+
+@attrs.frozen(kw_only=True)
+class Distance:
+    """How far apart the two sides start, and how that was found."""
+
+    value: int
+    unit: str
+    melee: bool
+    missiles_possible: bool
+    rule: str
+    steps: tuple[str, ...]
+    rolls: tuple[int, ...]
+
+
+@attrs.frozen(kw_only=True)
+class Situation:
+    """Everything the referee can tell about where the encounter happens."""
+
+    setting: str
+    terrains: tuple[str, ...] = ()
+    line_of_sight_ft: int | None = None
+    area_ft: int | None = None
+    light_radius_ft: int | None = None
+    vision_ft: int | None = None
+    hiding: bool = False
+    #: 004 weather flag V (§4.10 DEFAULT): the wilderness distance is halved
+    poor_visibility: bool = False
+
+
+@attrs.define
+class Trace:
+    """The steps and roll nonces of one determination, gathered as it goes."""
+
+    roll_fn: Roll
+    steps: list[str] = attrs.field(factory=list)
+    rolls: list[int] = attrs.field(factory=list)
+
+    def roll(self, expression: str, purpose: str) -> DiceRolled:
+        """Roll through the caller's dice and note the nonce and the result."""
+        rolled = self.roll_fn(expression, purpose)
+        self.rolls.append(rolled.nonce)
+        self.steps.append(f"roll {expression} = {rolled.total}")
+        return rolled
+
+    def note(self, text: str) -> None:
+        """Add a readable step."""
+        self.steps.append(text)
+
+    def distance(self, value: int, unit: str, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
+        """The finished result."""
+        return Distance(
+            value=value, unit=unit, melee=melee, missiles_possible=missiles, rule=rule,
+            steps=tuple(self.steps), rolls=tuple(self.rolls),
+        )
+
+
+def entry(rules: Ruleset, table: str, key: str) -> dict[str, Any]:
+    """One keyed entry of a table, refused with the table and key named when it is missing."""
+    found = rules.table(table)
+    if key not in found:
+        msg = f"ruleset {rules.name}: tables.{table} has no entry {key!r}"
+        raise RulesError(msg)
+    value: dict[str, Any] = found[key]
+    return value
+
+
+def cap(trace: Trace, value: int, limit: int, label: str, unit: str = "ft") -> int:
+    """``value`` limited to ``limit``, noted as a step."""
+    result = min(value, limit)
+    trace.note(f"cap by {label} -> {result} {unit}")
+    return result
+
+
+def _check_situation(situation: Situation, surprised: tuple[bool, bool], segments: int) -> None:
+    if situation.setting not in SETTINGS:
+        msg = f"unknown setting {situation.setting!r}; use one of {', '.join(SETTINGS)}"
+        raise UsageError(msg)
+    limits = {
+        "line_of_sight_ft": situation.line_of_sight_ft, "area_ft": situation.area_ft,
+        "light_radius_ft": situation.light_radius_ft, "vision_ft": situation.vision_ft,
+    }
+    for name, limit in limits.items():
+        if limit is not None and limit < 0:
+            msg = f"{name} must not be negative, not {limit}"
+            raise UsageError(msg)
+    if segments < 0:
+        msg = f"segments must not be negative, not {segments}"
+        raise UsageError(msg)
+    if segments and not any(surprised):
+        msg = f"{segments} surprise segments given, but no side is surprised"
+        raise UsageError(msg)
+
+
+def determine_distance(
+    roll: Roll, rules: Ruleset, situation: Situation, *, surprised: tuple[bool, bool], segments: int = 0,
+) -> Distance:
+    """The encounter distance by the rules in force; ``surprised`` is (party, monsters)."""
+    _check_situation(situation, surprised, segments)
+    trace = Trace(roll)
+    if rules.name == "ose":
+        return _ose(trace, rules, situation, surprised)
+    if rules.name == "explore":
+        return _explore(trace, rules, situation, surprised)
+    if rules.name == "adnd":
+        from hexlog.machine import positions_adnd  # noqa: PLC0415 - it imports this module's types
+
+        return positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
+    msg = f"ruleset {rules.name!r} has no encounter distance rule"
+    raise RulesError(msg)
+
+
+def _line_of_sight(trace: Trace, value: int, unit: str, situation: Situation) -> int:
+    """The referee's line-of-sight limit, in the result's unit (yards round down)."""
+    if situation.line_of_sight_ft is None:
+        return value
+    limit = situation.line_of_sight_ft // (FEET_PER_YARD if unit == "yd" else 1)
+    return cap(trace, value, limit, f"line of sight {situation.line_of_sight_ft} ft", unit)
+
+
+def _scaled(trace: Trace, dice: str, multiplier: int, unit: str, purpose: str) -> int:
+    rolled = trace.roll(dice, purpose)
+    value = rolled.total * multiplier
+    trace.note(f"x{multiplier} {unit} = {value} {unit}")
+    return value
+
+
+def _ose(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
+    """OSE §2.3: dungeon 2d6 x 10 ft (never reduced); outdoors 4d6 x 10 yd, or 1d4 x 10 yd."""
+    setting = _OSE_SETTING.get(situation.setting, situation.setting)
+    row = entry(rules, "distance", setting)
+    trigger = rules.option("wild_surprise_distance_trigger")
+    shrink = any(surprised) if trigger == "either" else all(surprised)
+    dice, purpose, label = row["dice"], PURPOSE, ""
+    if shrink and row["surprised_dice"]:
+        dice, purpose, label = row["surprised_dice"], f"{PURPOSE}.surprised", " (surprised)"
+        trace.note(f"surprise ({trigger} side surprised): {dice} x {row['multiplier']} {row['unit']}")
+    elif any(surprised):
+        why = "not reduced here" if not row["surprised_dice"] else f"the trigger is {trigger!r}"
+        trace.note(f"surprise: distance {why}")
+    value = _scaled(trace, dice, row["multiplier"], row["unit"], purpose)
+    value = _line_of_sight(trace, value, row["unit"], situation)
+    rule = f"ose.{setting} {dice}x{row['multiplier']}{row['unit']}{label}"
+    return trace.distance(value, row["unit"], rule)
+
+
+def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
+    """Seed 004 §4.3 / §4.5: dungeon 2d4 (or 2d6) x 10 ft, wilderness 4d6 x 10 yd; 1d3 when surprised."""
+    setting = _OSE_SETTING.get(situation.setting, situation.setting)
+    row = entry(rules, "distance", setting)
+    unit = row["unit"]
+    if any(surprised):
+        dice, multiplier = row["surprised_dice"], row["multiplier"]
+        purpose, label = f"{PURPOSE}.surprised", " (surprised)"
+        trace.note(f"surprise (a side surprised): {dice} x {multiplier} {unit}")
+    elif setting == "dungeon":
+        choice = rules.option("dungeon_distance")
+        dice_row = entry(rules, "dungeon_distance", choice)
+        dice, multiplier, purpose, label = dice_row["dice"], dice_row["multiplier"], PURPOSE, ""
+    else:
+        dice, multiplier, purpose, label = row["dice"], row["multiplier"], PURPOSE, ""
+    value = _scaled(trace, dice, multiplier, unit, purpose)
+    if situation.poor_visibility:
+        divisor = rules.table("weather_effects")["poor_visibility_distance_divisor"]
+        value //= divisor
+        trace.note(f"poor visibility: / {divisor} -> {value} {unit}")
+    value = _line_of_sight(trace, value, unit, situation)
+    at_most = row.get("missiles_at_most")
+    missiles = at_most is not None and value <= at_most
+    if missiles:
+        trace.note(f"{value} {unit} <= {at_most} {unit}: melee or missile attacks possible")
+    rule = f"explore.{setting} {dice}x{multiplier}{unit}{label}"
+    return trace.distance(value, unit, rule, missiles=missiles)
+
+
+def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
+    rules: Ruleset, situation: Situation, distance: Distance, surprised: tuple[bool, bool], segments: int,
+    *, rate_inches: int | None = None, detection_range_ft: int | None = None,
+    surprisers_lit: bool = False, surprisers_noisy: bool = False,
+) -> tuple[bool, str]:
+    """Seed 001: whether the side that alone surprised the other may slip away unnoticed, and why."""
+    from hexlog.machine import positions_adnd  # noqa: PLC0415 - it imports this module's types
+
+    return positions_adnd.avoid(
+        rules, situation, distance, surprised, segments, rate_inches=rate_inches,
+        detection_range_ft=detection_range_ft, surprisers_lit=surprisers_lit, surprisers_noisy=surprisers_noisy,
+    )

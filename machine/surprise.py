@@ -1,0 +1,215 @@
+"""Surprise: the pure rules of seeds 000 (OSE), 001 (AD&D-derived) and 004 (explore).
+
+Each side that is not already aware rolls 1d6 and is surprised on 1 up to its range (2 unless a
+creature says otherwise). What else counts is read from the ruleset, so an option or table the
+ruleset lacks simply does not apply:
+
+* ``light_blocks_surprise`` (OSE, explore): a side carrying light in darkness cannot surprise the
+  other, which then does not roll;
+* ``noise_blocks_surprise`` (all): a noisy side cannot surprise the other; with ``noisy_armor``
+  (AD&D) a side wearing armour of a noisy kind is noisy;
+* ``surprise_advantage = "segments"`` (AD&D §3.1): a surprised side loses as many segments as its
+  face; when both are surprised ``segments_on_mutual_surprise`` keeps the ``difference`` (lost by
+  the larger face) or each side's own ``face``;
+* ``wis_surprise_mod`` (explore, dungeon only, §4.3 and A8): the side still rolls once, but each
+  character adds its own WIS modifier to that face and is surprised when the sum is at most the
+  range. The side counts as surprised when at least one character is; ``characters_surprised``
+  names them, so the encounter can let the others act.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events.errors import UsageError
+from hexlog.machine.positions import SETTINGS
+
+if TYPE_CHECKING:
+    from hexlog.machine.positions import Roll
+    from hexlog.machine.ruleset import Ruleset
+
+PURPOSE = "encounter.surprise"
+DIE = "1d6"
+DIE_FACES = 6
+
+
+@attrs.frozen(kw_only=True)
+class Side:
+    """One side of an encounter as surprise sees it."""
+
+    name: str
+    aware: bool = False
+    light_in_darkness: bool = False
+    noisy: bool = False
+    surprise_range: int = 2
+    wis_scores: tuple[int, ...] = ()
+    #: 001: armour suits (``chain_mail``) or kinds (``metal``) worn; noisy kinds make the side noisy
+    armor: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class SideSurprise:
+    """How one side fared."""
+
+    side: str
+    rolled: bool
+    face: int | None
+    surprised: bool
+    segments: int
+    characters_surprised: tuple[str, ...] = ()
+    reason: str
+    nonce: int | None
+
+
+@attrs.frozen(kw_only=True)
+class SurpriseResult:
+    """Both sides' surprise and who gains the advantage."""
+
+    party: SideSurprise
+    monsters: SideSurprise
+    advantage: str
+    advantage_kind: str
+    rolls: tuple[int, ...]
+
+    @property
+    def distance_segments(self) -> int:
+        """The larger number of surprise segments for the 001 outdoor distance (A9: the largest raw face)."""
+        faces = [s.face for s in (self.party, self.monsters) if s.surprised and s.face is not None]
+        return max(faces, default=0)
+
+
+def _has_option(rules: Ruleset, name: str) -> bool:
+    return name in rules.content.get("options", {})
+
+
+def _flag(rules: Ruleset, name: str) -> bool:
+    return _has_option(rules, name) and bool(rules.option(name))
+
+
+def armor_noise(rules: Ruleset, side: Side) -> str | None:
+    """The first noisy armour a side wears under option ``noisy_armor``, or None."""
+    if not side.armor or not _has_option(rules, "noisy_armor"):
+        return None
+    kinds = rules.table("armor_kind")
+    known = set(kinds.values())
+    noisy = set(rules.option("noisy_armor"))
+    for worn in side.armor:
+        kind = kinds.get(worn, worn if worn in known else None)
+        if kind is None:
+            msg = f"{side.name}: unknown armour {worn!r}; use a suit ({', '.join(kinds)}) or a kind"
+            raise UsageError(msg)
+        if kind in noisy:
+            return worn
+    return None
+
+
+def _blocker(rules: Ruleset, other: Side) -> str | None:
+    """Why the side facing ``other`` cannot be surprised by it, if it cannot."""
+    if other.light_in_darkness and _flag(rules, "light_blocks_surprise"):
+        return f"{other.name} carry light in darkness"
+    if _flag(rules, "noise_blocks_surprise"):
+        if other.noisy:
+            return f"{other.name} make noise"
+        worn = armor_noise(rules, other)
+        if worn is not None:
+            return f"{other.name} wear noisy armour ({worn})"
+    return None
+
+
+def _wis_mod(rules: Ruleset, score: int) -> int:
+    bands = rules.table("wis_surprise")[rules.option("wis_surprise_mod")]
+    mod = int(bands[0][1])
+    for least, value in bands:
+        if score >= least:
+            mod = int(value)
+    return mod
+
+
+def _check(side: Side) -> None:
+    if not 0 <= side.surprise_range <= DIE_FACES:
+        msg = f"{side.name}: surprise range must be 0 to {DIE_FACES}, not {side.surprise_range}"
+        raise UsageError(msg)
+
+
+def _one_side(
+    roll: Roll, rules: Ruleset, side: Side, blocked: str | None, labels: tuple[str, ...] | None,
+) -> SideSurprise:
+    """One side's roll; ``blocked`` says why it cannot be surprised; ``labels`` name its characters."""
+    if side.aware:
+        return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
+                            reason="aware: no roll", nonce=None)
+    if blocked is not None:
+        reason = f"{blocked}: {side.name} cannot be surprised by them"
+        return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
+                            reason=reason, nonce=None)
+    rolled = roll(DIE, f"{PURPOSE}.{side.name}")
+    face, top = rolled.total, side.surprise_range
+    if labels is not None and side.wis_scores:
+        labels = labels or tuple(str(i) for i in range(len(side.wis_scores)))
+        hit: list[str] = []
+        parts: list[str] = []
+        for label, score in zip(labels, side.wis_scores, strict=True):
+            mod = _wis_mod(rules, score)
+            caught = face + mod <= top
+            if caught:
+                hit.append(label)
+            parts.append(f"{label} WIS {score} {mod:+d} -> {face + mod}{' surprised' if caught else ''}")
+        verdict = "surprised: " + ", ".join(hit) if hit else "nobody surprised"
+        reason = f"d6 = {face}, surprised at <= {top}: {'; '.join(parts)}; {verdict}"
+        return SideSurprise(side=side.name, rolled=True, face=face, surprised=bool(hit), segments=0,
+                            characters_surprised=tuple(hit), reason=reason, nonce=rolled.nonce)
+    surprised = face <= top
+    reason = f"d6 = {face} <= {top}: surprised" if surprised else f"d6 = {face} > {top}: not surprised"
+    return SideSurprise(side=side.name, rolled=True, face=face, surprised=surprised, segments=0,
+                        reason=reason, nonce=rolled.nonce)
+
+
+def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tuple[SideSurprise, SideSurprise]:
+    """§3.1: a surprised side loses its face in segments; mutual surprise per the option (A9)."""
+    faces = [s.face if s.surprised and s.face is not None else 0 for s in (party, monsters)]
+    lost, note = list(faces), ""
+    if party.surprised and monsters.surprised:
+        if rules.option("segments_on_mutual_surprise") == "difference":
+            gap = abs(faces[0] - faces[1])
+            lost = [gap if faces[i] > faces[1 - i] else 0 for i in range(2)]
+            note = f"; both surprised: {max(faces)} - {min(faces)} = {gap}, lost by the larger face"
+        else:
+            note = "; both surprised: each side loses its own face"
+    out = []
+    for side, n in zip((party, monsters), lost, strict=True):
+        reason = f"{side.reason}{note}; loses {n} segments" if side.surprised else side.reason
+        out.append(attrs.evolve(side, segments=n, reason=reason))
+    return out[0], out[1]
+
+
+def check_surprise(  # noqa: PLR0913 - the encounter's call, spelled out
+    roll: Roll, rules: Ruleset, party: Side, monsters: Side, *, setting: str, member_names: tuple[str, ...] = (),
+) -> SurpriseResult:
+    """Roll surprise for both sides by the rules in force and say who gains the advantage."""
+    if setting not in SETTINGS:
+        msg = f"unknown setting {setting!r}; use one of {', '.join(SETTINGS)}"
+        raise UsageError(msg)
+    _check(party)
+    _check(monsters)
+    if member_names and party.wis_scores and len(member_names) != len(party.wis_scores):
+        msg = f"{len(member_names)} member names for {len(party.wis_scores)} WIS scores"
+        raise UsageError(msg)
+    per_character = (
+        setting in {"dungeon", "indoors"}
+        and _has_option(rules, "wis_surprise_mod")
+        and rules.option("wis_surprise_mod") != "off"
+    )
+    party_blocked, monsters_blocked = _blocker(rules, monsters), _blocker(rules, party)
+    p = _one_side(roll, rules, party, party_blocked, member_names if per_character else None)
+    m = _one_side(roll, rules, monsters, monsters_blocked, () if per_character else None)
+    kind = str(rules.option("surprise_advantage"))
+    if kind == "segments":
+        p, m = _segments(rules, p, m)
+        ahead = (m.segments > p.segments) - (p.segments > m.segments)
+    else:
+        ahead = (m.surprised and not p.surprised) - (p.surprised and not m.surprised)
+    advantage = {1: "party", -1: "monsters", 0: "none"}[ahead]
+    rolls = tuple(s.nonce for s in (p, m) if s.nonce is not None)
+    return SurpriseResult(party=p, monsters=m, advantage=advantage, advantage_kind=kind, rolls=rolls)
