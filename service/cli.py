@@ -10,7 +10,7 @@ import structlog
 import typer
 from rich.console import Console
 
-from hexlog.events.errors import HexlogError, UsageError
+from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.service import cli_encounter, cli_log, cli_rules, demo, logs, render
@@ -43,14 +43,7 @@ def init(
     rules: Annotated[Path | None, typer.Option("--rules", help="a TOML file of house rules over the ruleset")] = None,
 ) -> None:
     """Create the database (if needed) and start a campaign under a ruleset."""
-    overrides = {}
-    if rules is not None:
-        try:
-            text = rules.read_text(encoding="utf-8")
-        except OSError as err:
-            msg = f"cannot read rules file {rules}: {err.strerror}"
-            raise UsageError(msg) from err
-        overrides = rulesets.load_overrides(text, str(rules))
+    overrides = cli_rules.read_overrides(rules)
     rulesets.load(ruleset, overrides)  # refuse bad rules before creating a database file
     door = Door.open(db, campaign, create=True)
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))

@@ -1,5 +1,98 @@
-"""Placeholder."""
+"""The rules commands: list the built-in rulesets, show one, compare two, change those in force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.table import Table as RichTable
 
-app = typer.Typer(no_args_is_help=True)
+from hexlog.events.errors import UsageError
+from hexlog.machine import commands as c
+from hexlog.machine import ruleset as rulesets
+from hexlog.service.door import CampaignOption, DbOption, Door
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+app = typer.Typer(help="Rulesets as data: list, show, diff, and change the rules in force.", no_args_is_help=True)
+
+RulesFileOption = Annotated[Path | None, typer.Option("--rules", help="a TOML file of house rules over the ruleset")]
+
+
+def read_overrides(path: Path | None) -> dict[str, Any]:
+    """The overrides of a house-rules file, or none."""
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        msg = f"cannot read rules file {path}: {err.strerror}"
+        raise UsageError(msg) from err
+    return rulesets.load_overrides(text, str(path))
+
+
+def _show(value: Any) -> str:
+    return "(absent)" if value is None else rulesets.render_value(value)
+
+
+@app.command("list")
+def list_() -> None:
+    """The built-in rulesets."""
+    table = RichTable("name", "seed", "title", "hash", box=None)
+    for name in rulesets.builtin_names():
+        rules = rulesets.load(name)
+        table.add_row(name, str(rules.content.get("seed", "")), rules.title, rules.hash[:16])
+    out.print(table)
+
+
+@app.command()
+def show(
+    name: Annotated[str | None, typer.Argument(help="a built-in ruleset; omit it for the rules in force in a campaign")] = None,
+    rules: RulesFileOption = None,
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+) -> None:
+    """Every option and table of a ruleset (with house rules applied), or of the campaign's rules."""
+    if name is None:
+        resolved = Door.open(db, campaign).table().rules
+        assert resolved is not None  # noqa: S101 - table() refuses a campaign that has not started
+    else:
+        resolved = rulesets.load(name, read_overrides(rules))
+    for key, value in rulesets.describe(resolved):
+        out.print(f"{key} = {value}")
+
+
+@app.command()
+def diff(
+    first: Annotated[str, typer.Argument(help="a built-in ruleset")],
+    second: Annotated[str, typer.Argument(help="another built-in ruleset (or the same one with --rules)")],
+    rules: RulesFileOption = None,
+) -> None:
+    """Every key whose value differs between two rulesets (house rules apply to the second)."""
+    a = rulesets.load(first)
+    b = rulesets.load(second, read_overrides(rules))
+    rows = rulesets.diff(a, b)
+    if not rows:
+        out.print(f"{first} and {second} are the same (hash {a.hash[:16]})")
+        return
+    label = second + (" with house rules" if rules else "")
+    out.print(f"{len(rows)} difference(s): {first} | {label}")
+    for key, left, right in rows:
+        out.print(f"{key}: {_show(left)} | {_show(right)}")
+
+
+@app.command()
+def change(
+    ruleset: Annotated[str, typer.Option(help="the built-in ruleset to put in force")],
+    rules: RulesFileOption = None,
+    reason: Annotated[str, typer.Option(help="why the rules change")] = "",
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+) -> None:
+    """Put other rules in force from now on (recorded as an event; the past keeps its rules)."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.ChangeRules(ruleset=ruleset, overrides=read_overrides(rules), reason=reason))
+    new = outcome.table.rules
+    assert new is not None  # noqa: S101 - just recorded
+    out.print(f"rules in force: {new.title}, hash {new.hash}")
