@@ -1,1 +1,230 @@
-"""Encounter events."""
+"""Encounter events: the facts of one encounter, from its start to its conclusion.
+
+Sides are named ``party`` and ``monsters``. Every decision that used dice names the nonces of those
+rolls in ``rolls``. A length of ``0`` in ``EncounterStarted`` means the referee did not give it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from hexlog.events.base import Event
+
+PARTY = "party"
+MONSTERS = "monsters"
+SIDES = (PARTY, MONSTERS)
+
+
+@attrs.frozen(kw_only=True)
+class EncounterStarted(Event):
+    """The referee opened an encounter and described the situation."""
+
+    type_name: ClassVar[str] = "encounter.started"
+    #: 1 for the campaign's first encounter, 2 for the next, ...
+    number: int
+    name: str = ""
+    #: the ruleset in force when it started
+    ruleset: str
+    #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, 004); ``indoors`` or ``outdoors`` (AD&D)
+    setting: str
+    #: the party's members when it started
+    party: tuple[str, ...] = ()
+    party_aware: bool = False
+    monsters_aware: bool = False
+    #: the side carries a light in a dark place
+    party_light: bool = False
+    monsters_light: bool = False
+    party_noisy: bool = False
+    monsters_noisy: bool = False
+    monster_count: int = 1
+    intelligent: bool = True
+    #: the monsters' base movement rate (feet per turn, as the party's)
+    monster_speed: int = 120
+    terrains: tuple[str, ...] = ()
+    line_of_sight_ft: int = 0
+    area_ft: int = 0
+    light_radius_ft: int = 0
+    vision_ft: int = 0
+    hiding: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class MovementRated(Event):
+    """Each side's encounter movement per round: its base rate divided by ``divisor``."""
+
+    type_name: ClassVar[str] = "encounter.movement_rated"
+    #: the party moves at its slowest member's rate
+    slowest_member: str
+    party_base: int
+    party_per_round: int
+    monsters_base: int
+    monsters_per_round: int
+    #: ``ft`` underground, ``yd`` outdoors
+    unit: str
+    divisor: int
+    max_rounds: int
+
+
+@attrs.frozen(kw_only=True)
+class SurpriseChecked(Event):
+    """Surprise for both sides; a side that was aware (or is not rolled) shows ``rolled=False``."""
+
+    type_name: ClassVar[str] = "encounter.surprise_checked"
+    party_rolled: bool
+    party_face: int = 0
+    party_surprised: bool
+    #: segments the side loses (AD&D), 0 otherwise
+    party_segments: int = 0
+    #: the party's members surprised when WIS modifiers split the party (004)
+    party_characters_surprised: tuple[str, ...] = ()
+    party_reason: str = ""
+    monsters_rolled: bool
+    monsters_face: int = 0
+    monsters_surprised: bool
+    monsters_segments: int = 0
+    monsters_reason: str = ""
+    #: ``none``, ``party`` or ``monsters``: who gains the advantage
+    advantage: str = "none"
+    #: ``round`` (OSE), ``segments`` (AD&D) or ``single_action`` (004)
+    advantage_kind: str = "round"
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class PartySurrounded(Event):
+    """A party surprised by enough monsters in the open finds itself encircled."""
+
+    type_name: ClassVar[str] = "encounter.party_surrounded"
+    monster_count: int
+    at_least: int
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class DistanceDetermined(Event):
+    """How far apart the sides are when they meet, and the rule and dice that said so."""
+
+    type_name: ClassVar[str] = "encounter.distance_determined"
+    value: int
+    #: ``ft`` or ``yd``
+    unit: str
+    melee: bool = False
+    missiles_possible: bool = True
+    #: the rule applied, e.g. ``ose.dungeon 2d6x10ft``, or ``referee`` when the referee set it
+    rule: str
+    #: each adjustment in order, in words
+    steps: tuple[str, ...] = ()
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class FreeActionTaken(Event):
+    """The side that surprised the other used its free action (004) or its free segments (AD&D)."""
+
+    type_name: ClassVar[str] = "encounter.free_action_taken"
+    side: str
+    #: ``single_action`` or ``segments``
+    kind: str
+    #: segments it had, for ``segments``; 0 otherwise
+    segments: int = 0
+    action: str
+    note: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class InitiativeRolled(Event):
+    """Who acts first: 1d6 per side that is not surprised, highest first."""
+
+    type_name: ClassVar[str] = "encounter.initiative_rolled"
+    #: the last faces rolled, 0 for a side that did not roll
+    party_face: int = 0
+    monsters_face: int = 0
+    #: ``party``, ``monsters`` or ``simultaneous``
+    first: str
+    #: the sides in acting order (both, for simultaneous)
+    order: tuple[str, ...]
+    #: ``none``, ``simultaneous`` or ``reroll`` (how a tie was handled)
+    tie: str = "none"
+    rerolls: int = 0
+    #: the side that gains a free round because only it is unsurprised, or ""
+    free_round: str = ""
+    reason: str = ""
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ReactionRolled(Event):
+    """The monsters' reaction: 2d6 plus the speaker's CHA modifier, read on the reaction table."""
+
+    type_name: ClassVar[str] = "encounter.reaction_rolled"
+    #: the character who spoke, or "" when nobody did
+    speaker: str = ""
+    cha: int = 0
+    cha_modifier: int = 0
+    #: the referee's situational modifier
+    modifier: int = 0
+    dice: int
+    total: int
+    result: str
+    text: str = ""
+    #: the round of the encounter it was rolled in (0 = before any round)
+    round: int = 0
+    #: the one re-roll an uncertain result allows after a round
+    reroll: bool = False
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ActionChosen(Event):
+    """A side's response: combat, evasion, parley, wait or avoid (``both`` for the two sides)."""
+
+    type_name: ClassVar[str] = "encounter.action_chosen"
+    side: str
+    action: str
+    note: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class PursuitDecided(Event):
+    """The side that was fled from chose whether to pursue; for monsters a low reaction suggests it."""
+
+    type_name: ClassVar[str] = "encounter.pursuit_decided"
+    pursuer: str
+    fleeing: str
+    pursue: bool
+    #: what the rules suggested (monsters: reaction total at most the threshold)
+    suggested: bool = False
+    reaction_total: int = 0
+    at_most: int = 0
+    #: ``referee``, ``players`` or ``reaction``
+    decided_by: str
+    note: str = ""
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class RoundPlayed(Event):
+    """One round of the encounter passed; ``acting`` names the sides that could act in it."""
+
+    type_name: ClassVar[str] = "encounter.round_played"
+    round: int
+    combat: bool = False
+    acting: tuple[str, ...] = ()
+    reason: str = ""
+    note: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class EncounterConcluded(Event):
+    """The encounter ended; the clock advances by ``seconds`` (at least one turn)."""
+
+    type_name: ClassVar[str] = "encounter.concluded"
+    number: int
+    #: ``resolved``, ``evaded``, ``pursuit``, ``avoided``, ...
+    outcome: str
+    rounds: int = 0
+    turns: int = 1
+    seconds: int
+    reason: str = ""

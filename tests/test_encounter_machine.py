@@ -1,0 +1,261 @@
+"""The encounter machine: every row of TRANSITIONS through the handler, every other trigger refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from hexlog.events.codec import decode
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
+from hexlog.machine.encounter import Phase
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.step import ScriptedRoller
+from hexlog.replay.explain import check_dice
+
+CAMPAIGN = "t"
+STREAM = tables.stream_for(CAMPAIGN)
+
+
+@attrs.frozen
+class Recipe:
+    """A way to reach a phase: the ruleset, the encounter, the commands and the faces they roll."""
+
+    ruleset: str
+    start: enc.StartEncounter | None
+    commands: tuple[c.Command, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+AWARE = enc.StartEncounter(party_aware=True, monsters_aware=True)
+TO_INITIATIVE = (enc.CheckSurprise(), enc.DetermineDistance())
+TO_ACTIONS = (*TO_INITIATIVE, enc.RollInitiative())
+ACTIONS_FACES = (3, 4, 5, 2)  # distance 2d6, initiative party 5, monsters 2
+PARTY_SURPRISES = enc.StartEncounter(setting="dungeon")  # scripted: party 6, monsters 1
+
+RECIPES: dict[str, Recipe] = {
+    "idle": Recipe("ose", None),
+    "surprise": Recipe("ose", AWARE),
+    "distance": Recipe("ose", AWARE, (enc.CheckSurprise(),)),
+    "initiative": Recipe("ose", AWARE, TO_INITIATIVE, (3, 4)),
+    "actions": Recipe("ose", AWARE, TO_ACTIONS, ACTIONS_FACES),
+    "combat": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Fight()), ACTIONS_FACES),
+    "evasion": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Evade()), ACTIONS_FACES),
+    "concluded": Recipe("ose", AWARE, (*TO_ACTIONS, enc.ConcludeEncounter()), ACTIONS_FACES),
+    "uncertain_after_round": Recipe(
+        "ose", AWARE, (*TO_ACTIONS, enc.RollReaction(), enc.PlayRound()), (*ACTIONS_FACES, 3, 4),
+    ),
+    # 004 dungeon, the party surprises the monsters: one free action
+    "explore_free_action": Recipe("explore", PARTY_SURPRISES, TO_INITIATIVE, (6, 1, 2)),
+    # 004 dungeon, the party surprises the monsters, before the distance
+    "explore_distance_one": Recipe("explore", PARTY_SURPRISES, (enc.CheckSurprise(),), (6, 1)),
+    # 004 dungeon, both surprised
+    "explore_distance_both": Recipe("explore", PARTY_SURPRISES, (enc.CheckSurprise(),), (1, 1)),
+    # 004 dungeon, non-intelligent monsters surprise the party 60 ft away
+    "explore_melee": Recipe(
+        "explore", enc.StartEncounter(intelligent=False), (enc.CheckSurprise(), enc.DetermineDistance(value=60)),
+        (1, 6),
+    ),
+    # AD&D indoors, the party surprises the monsters (they lose 1 segment) 30 ft away
+    "adnd_free_segments": Recipe(
+        "adnd", enc.StartEncounter(setting="indoors"), (enc.CheckSurprise(), enc.DetermineDistance(value=30)), (6, 1),
+    ),
+    # AD&D: noisy monsters cannot surprise the party, which may slip away
+    "adnd_noisy_actions": Recipe(
+        "adnd", enc.StartEncounter(setting="indoors", monsters_noisy=True), TO_ACTIONS, (6, 3, 4, 2),
+    ),
+}
+
+#: (trigger, source, dest) -> (recipe, command, faces the command rolls)
+CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
+    ("start", "IDLE", "SURPRISE"): ("idle", AWARE, ()),
+    ("start", "CONCLUDED", "SURPRISE"): ("concluded", AWARE, ()),
+    ("check_surprise", "SURPRISE", "DISTANCE"): ("surprise", enc.CheckSurprise(), ()),
+    ("determine_distance", "DISTANCE", "FREE_ACTION"): ("explore_distance_one", enc.DetermineDistance(), (2,)),
+    ("determine_distance", "DISTANCE", "COMBAT"): ("explore_distance_both", enc.DetermineDistance(), (2,)),
+    ("determine_distance", "DISTANCE", "INITIATIVE"): ("distance", enc.DetermineDistance(), (3, 4)),
+    ("take_free_action", "FREE_ACTION", "COMBAT"): ("explore_melee", enc.TakeFreeAction(action="attack"), ()),
+    ("take_free_action", "FREE_ACTION", "INITIATIVE"): ("explore_free_action", enc.TakeFreeAction(action="move"), ()),
+    ("avoid", "FREE_ACTION", "CONCLUDED"): ("adnd_free_segments", enc.Avoid(side="party"), ()),
+    ("avoid", "ACTIONS", "CONCLUDED"): ("adnd_noisy_actions", enc.Avoid(side="party"), ()),
+    ("roll_initiative", "INITIATIVE", "ACTIONS"): ("initiative", enc.RollInitiative(), (5, 2)),
+    ("react", "ACTIONS", "ACTIONS"): ("actions", enc.RollReaction(), (4, 4)),
+    ("reroll_reaction", "ACTIONS", "ACTIONS"): ("uncertain_after_round", enc.RerollReaction(), (6, 6)),
+    ("parley", "ACTIONS", "ACTIONS"): ("actions", enc.Parley(), ()),
+    ("wait", "ACTIONS", "ACTIONS"): ("actions", enc.Wait(), ()),
+    ("round", "ACTIONS", "ACTIONS"): ("actions", enc.PlayRound(), ()),
+    ("round", "COMBAT", "COMBAT"): ("combat", enc.PlayRound(), ()),
+    ("fight", "ACTIONS", "COMBAT"): ("actions", enc.Fight(side="monsters"), ()),
+    ("evade", "ACTIONS", "EVASION"): ("actions", enc.Evade(), ()),
+    ("decide_pursuit", "EVASION", "CONCLUDED"): ("evasion", enc.DecidePursuit(pursue=False), ()),
+    ("conclude", "ACTIONS", "CONCLUDED"): ("actions", enc.ConcludeEncounter(), ()),
+    ("conclude", "COMBAT", "CONCLUDED"): ("combat", enc.ConcludeEncounter(), ()),
+}
+
+#: one recipe per phase, for the refusal checks
+PHASE_RECIPES = {
+    Phase.IDLE: "idle", Phase.SURPRISE: "surprise", Phase.DISTANCE: "distance",
+    Phase.FREE_ACTION: "explore_free_action", Phase.INITIATIVE: "initiative", Phase.ACTIONS: "actions",
+    Phase.EVASION: "evasion", Phase.COMBAT: "combat", Phase.CONCLUDED: "concluded",
+}
+
+#: a default command for every trigger
+COMMAND_FOR: dict[str, c.Command] = {trigger: cls() for cls, trigger in enc.TRIGGERS.items()}
+
+
+def _rows() -> list[tuple[str, str, str]]:
+    """Every (trigger, source, dest) the table allows, one per source of a row."""
+    out = []
+    for row in enc.TRANSITIONS:
+        sources = row["source"] if isinstance(row["source"], list) else [row["source"]]
+        out.extend((row["trigger"], s.name, row["dest"].name) for s in sources)
+    return out
+
+
+def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:
+    """A handler whose campaign has run the recipe; the script then holds ``extra_faces``."""
+    recipe = RECIPES[name]
+    script = [*recipe.faces]
+    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+    handler.execute(CAMPAIGN, c.StartCampaign(ruleset=recipe.ruleset))
+    handler.execute(CAMPAIGN, c.OpenSession(secret_hex="ab" * 32))
+    handler.execute(CAMPAIGN, c.AddMember(name="Ann", cha=13))
+    handler.execute(CAMPAIGN, c.AddMember(name="Bo", speed=90))
+    for command in (recipe.start, *recipe.commands) if recipe.start else ():
+        handler.execute(CAMPAIGN, command)
+    assert script == [], f"recipe {name} left faces {script}"
+    script.extend(extra_faces)
+    return handler, script
+
+
+def _encounter(handler: Handler) -> Any:
+    return handler.load(CAMPAIGN).procedures.get("encounter")
+
+
+ROW_IDS = [f"{t}:{s}->{d}" for t, s, d in _rows()]
+
+
+class TestTransitions:
+    @pytest.mark.parametrize(("trigger", "source", "dest"), _rows(), ids=ROW_IDS)
+    def test_every_row_is_taken_through_the_handler(self, trigger: str, source: str, dest: str) -> None:
+        """Each row of TRANSITIONS is reachable and records its PhaseChanged last."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, script = reach(recipe, faces)
+        assert enc.phase_of(_encounter(handler)).name == source
+        out = handler.execute(CAMPAIGN, command)
+        assert out.events[-1] == PhaseChanged(procedure="encounter", trigger=trigger, source=source, dest=dest)
+        assert script == []
+        assert out.table.procedures["encounter"].phase.name == dest
+
+    @pytest.mark.parametrize(("trigger", "source", "dest"), _rows(), ids=ROW_IDS)
+    def test_replay_folds_to_the_live_state(self, trigger: str, source: str, dest: str) -> None:
+        """Folding the stored events gives the same encounter state as the command returned."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, _ = reach(recipe, faces)
+        live = handler.execute(CAMPAIGN, command).table.procedures["encounter"]
+        events = [decode(r.envelope) for r in handler.store.read_stream(STREAM)]
+        replayed = None
+        for event in events:
+            replayed = enc.evolve(replayed, event)
+        assert replayed == live
+        assert handler.load(CAMPAIGN).procedures["encounter"] == live
+
+    def test_every_row_has_a_case(self) -> None:
+        """The cases above cover the table exactly."""
+        assert set(CASES) == set(_rows())
+
+    def test_every_trigger_has_a_command(self) -> None:
+        """The commands' triggers are exactly the table's triggers."""
+        assert set(enc.TRIGGERS.values()) == {row["trigger"] for row in enc.TRANSITIONS}
+
+    def test_recorded_transitions_are_checked_against_the_table(self) -> None:
+        """Audit accepts each row and rejects a pair that is not in the table."""
+        assert all(enc.recorded_transition_ok(*row) for row in _rows())
+        assert not enc.recorded_transition_ok("fight", "SURPRISE", "COMBAT")
+        assert not enc.recorded_transition_ok("determine_distance", "DISTANCE", "ACTIONS")
+
+    def test_a_whole_encounter_records_only_allowed_transitions(self) -> None:
+        """Every PhaseChanged of a run matches a row of the table."""
+        handler, _ = reach("concluded")
+        changes = [e for r in handler.store.read_stream(STREAM) if isinstance(e := decode(r.envelope), PhaseChanged)]
+        triggers = ["start", "check_surprise", "determine_distance", "roll_initiative", "conclude"]
+        assert [ch.trigger for ch in changes] == triggers
+        assert all(enc.recorded_transition_ok(ch.trigger, ch.source, ch.dest) for ch in changes)
+
+
+    @pytest.mark.parametrize("ruleset", ["ose", "adnd", "explore"])
+    def test_a_whole_encounter_on_committed_dice_passes_the_audit(self, ruleset: str) -> None:
+        """Real dice, every phase change allowed, every roll re-derived from the revealed secret."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset=ruleset), c.OpenSession(secret_hex="5a" * 32), c.AddMember(name="Ann")):
+            handler.execute(CAMPAIGN, command)
+        setting = "indoors" if ruleset == "adnd" else "dungeon"
+        for number in range(1, 6):
+            handler.execute(CAMPAIGN, enc.StartEncounter(setting=setting, name=f"e{number}"))
+            handler.execute(CAMPAIGN, enc.CheckSurprise())
+            handler.execute(CAMPAIGN, enc.DetermineDistance())
+            if enc.phase_of(_encounter(handler)) is Phase.FREE_ACTION:
+                handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+            if enc.phase_of(_encounter(handler)) is Phase.INITIATIVE:
+                handler.execute(CAMPAIGN, enc.RollInitiative())
+            if enc.phase_of(_encounter(handler)) is Phase.ACTIONS:
+                handler.execute(CAMPAIGN, enc.PlayRound())
+            handler.execute(CAMPAIGN, enc.ConcludeEncounter())
+        handler.execute(CAMPAIGN, c.CloseSession())
+        events = [decode(r.envelope) for r in handler.store.read_stream(STREAM)]
+        found = check_dice(events)
+        assert [i for i in found.issues if not i.note] == []
+        assert found.verified == found.rolls > 0
+        assert handler.load(CAMPAIGN).procedures["encounter"].started.number == 5
+
+
+def _refusals() -> list[tuple[Phase, str]]:
+    return [(phase, t) for phase in Phase for t in sorted(COMMAND_FOR) if t not in enc.allowed_triggers(phase)]
+
+
+class TestRefusals:
+    @pytest.mark.parametrize(("phase", "trigger"), _refusals(), ids=lambda v: getattr(v, "name", v))
+    def test_a_trigger_the_phase_does_not_allow_is_refused_and_nothing_is_written(self, phase, trigger) -> None:
+        """IllegalTransitionError names the phase and the allowed triggers; the stream is unchanged."""
+        handler, _ = reach(PHASE_RECIPES[phase])
+        assert enc.phase_of(_encounter(handler)) is phase
+        version = handler.store.stream_version(STREAM)
+        with pytest.raises(IllegalTransitionError) as caught:
+            handler.execute(CAMPAIGN, COMMAND_FOR[trigger])
+        assert caught.value.state == phase.name
+        assert caught.value.trigger == trigger
+        assert caught.value.allowed == sorted(enc.allowed_triggers(phase))
+        assert phase.name in str(caught.value)
+        assert handler.store.stream_version(STREAM) == version
+
+    def test_the_allowed_triggers_come_from_the_machine(self) -> None:
+        """allowed_triggers lists each phase's rows in table order."""
+        assert enc.allowed_triggers(None) == ["start"]
+        assert enc.allowed_triggers(Phase.ACTIONS) == [
+            "avoid", "react", "reroll_reaction", "parley", "wait", "round", "fight", "evade", "conclude",
+        ]
+        assert enc.allowed_triggers(Phase.CONCLUDED) == ["start"]
+
+    def test_a_failing_condition_is_refused_with_a_reason_and_nothing_is_written(self) -> None:
+        """A reroll before any reaction is a RuleRefusedError, not an illegal transition."""
+        handler, _ = reach("actions")
+        version = handler.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="only an uncertain reaction") as caught:
+            handler.execute(CAMPAIGN, enc.RerollReaction())
+        assert not isinstance(caught.value, IllegalTransitionError)
+        assert handler.store.stream_version(STREAM) == version
+
+    def test_an_encounter_needs_a_party(self) -> None:
+        """Starting with nobody in the party is refused."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        handler.execute(CAMPAIGN, c.StartCampaign())
+        with pytest.raises(RuleRefusedError, match="no members"):
+            handler.execute(CAMPAIGN, enc.StartEncounter())
+        assert handler.store.stream_version(STREAM) == 1

@@ -1,0 +1,592 @@
+"""The encounter follows the rules: exact checks on scripted dice, distributions over seeded dice."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import Counter
+from itertools import product
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from scipy.stats import chisquare
+
+from hexlog.events import encounter as ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.step import ScriptedRoller
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+
+CAMPAIGN = "t"
+P_MIN = 0.001
+MEMBERS = (c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo", speed=90))
+
+
+class Table:
+    """A campaign on a scripted roller: ``faces`` are the dice the next commands roll, in order."""
+
+    def __init__(
+        self, ruleset: str = "ose", overrides: dict[str, Any] | None = None, members: tuple[c.AddMember, ...] = MEMBERS,
+    ) -> None:
+        self.script: list[int] = []
+        self.handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        self.run(c.StartCampaign(ruleset=ruleset, overrides=overrides or {}))
+        self.run(c.OpenSession(secret_hex="cd" * 32))
+        for member in members:
+            self.run(member)
+
+    def run(self, command: c.Command, *faces: int) -> list[Event]:
+        """Execute one command on the given faces; all of them must be used."""
+        self.script.extend(faces)
+        events = list(self.handler.execute(CAMPAIGN, command).events)
+        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
+        return events
+
+    @property
+    def state(self) -> enc.EncounterState:
+        """The folded encounter."""
+        return self.handler.load(CAMPAIGN).procedures["encounter"]
+
+    @property
+    def version(self) -> int:
+        """The stream version."""
+        return self.handler.store.stream_version(tables.stream_for(CAMPAIGN))
+
+
+def only(events: list[Event], kind: type[Any]) -> Any:
+    """The one event of a kind."""
+    found = [e for e in events if isinstance(e, kind)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def rolls_of(events: list[Event]) -> tuple[int, ...]:
+    """The nonces of the rolls among the events."""
+    return tuple(e.nonce for e in events if isinstance(e, DiceRolled))
+
+
+def to_actions(t: Table, start: enc.StartEncounter, *surprise: int, distance: tuple[int, ...] = (3, 4),
+               initiative: tuple[int, ...] = (5, 2)) -> None:
+    """Run an encounter to ACTIONS."""
+    t.run(start)
+    t.run(enc.CheckSurprise(), *surprise)
+    t.run(enc.DetermineDistance(), *distance)
+    t.run(enc.RollInitiative(), *initiative)
+    assert t.state.phase is enc.Phase.ACTIONS
+
+
+class TestSurprise:
+    def test_each_unaware_side_rolls_a_d6_and_is_surprised_on_1_or_2(self) -> None:
+        """A 2 surprises the party, a 3 leaves the monsters unsurprised; the monsters gain the round."""
+        t = Table()
+        t.run(enc.StartEncounter())
+        events = t.run(enc.CheckSurprise(), 2, 3)
+        checked = only(events, ev.SurpriseChecked)
+        assert (checked.party_face, checked.party_surprised) == (2, True)
+        assert (checked.monsters_face, checked.monsters_surprised) == (3, False)
+        assert (checked.advantage, checked.advantage_kind) == ("monsters", "round")
+        assert checked.rolls == rolls_of(events) == (0, 1)
+
+    def test_an_aware_side_does_not_roll(self) -> None:
+        """Only the unaware monsters roll."""
+        t = Table()
+        t.run(enc.StartEncounter(party_aware=True))
+        checked = only(t.run(enc.CheckSurprise(), 1), ev.SurpriseChecked)
+        assert (checked.party_rolled, checked.party_surprised) == (False, False)
+        assert (checked.monsters_rolled, checked.monsters_surprised) == (True, True)
+        assert checked.advantage == "party"
+
+    @pytest.mark.parametrize(("blocks", "monsters_roll"), [(True, False), (False, True)])
+    def test_light_in_darkness_gives_the_party_away_when_light_blocks_surprise(self, blocks, monsters_roll) -> None:
+        """With light_blocks_surprise the lit party cannot surprise, so the monsters do not roll."""
+        t = Table(overrides={"options": {"light_blocks_surprise": blocks}})
+        t.run(enc.StartEncounter(party_light=True))
+        faces = (4, 1) if monsters_roll else (4,)
+        checked = only(t.run(enc.CheckSurprise(), *faces), ev.SurpriseChecked)
+        assert checked.monsters_rolled is monsters_roll
+        assert checked.monsters_surprised is monsters_roll
+        assert checked.advantage == ("party" if monsters_roll else "none")
+
+    def test_both_surprised_gives_nobody_an_advantage(self) -> None:
+        """Two low dice cancel out; initiative is then rolled by both sides."""
+        t = Table()
+        t.run(enc.StartEncounter())
+        assert only(t.run(enc.CheckSurprise(), 1, 2), ev.SurpriseChecked).advantage == "none"
+        t.run(enc.DetermineDistance(), 1, 1)
+        rolled = only(t.run(enc.RollInitiative(), 4, 3), ev.InitiativeRolled)
+        assert rolled.first == "party"
+        assert "both sides surprised" in rolled.reason
+
+
+class TestDistance:
+    def test_dungeon_distance_is_2d6_times_10_feet_and_names_its_roll(self) -> None:
+        """3 + 4 on 2d6 puts the monsters 70 ft away, whatever the surprise."""
+        t = Table()
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 6)
+        events = t.run(enc.DetermineDistance(), 3, 4)
+        d = only(events, ev.DistanceDetermined)
+        assert (d.value, d.unit, d.rule) == (70, "ft", "ose.dungeon 2d6x10ft")
+        assert d.rolls == rolls_of(events) == (2,)
+        assert "roll 2d6 = 7" in d.steps
+
+    @pytest.mark.parametrize(
+        ("trigger", "surprise", "faces", "value", "dice"),
+        [
+            ("either", (4, 1), (3,), 30, "1d4"),
+            ("both", (4, 1), (1, 2, 3, 4), 100, "4d6"),
+            ("both", (1, 1), (2,), 20, "1d4"),
+            ("either", (4, 4), (6, 6, 6, 6), 240, "4d6"),
+        ],
+    )
+    def test_wilderness_distance_shrinks_when_a_side_is_surprised_per_the_option(
+        self, trigger: str, surprise: tuple[int, int], faces: tuple[int, ...], value: int, dice: str,
+    ) -> None:
+        """4d6 x 10 yd, or 1d4 x 10 yd when either (or, with the option, both) sides are surprised."""
+        t = Table(overrides={"options": {"wild_surprise_distance_trigger": trigger}})
+        t.run(enc.StartEncounter(setting="wilderness"))
+        t.run(enc.CheckSurprise(), *surprise)
+        d = only(t.run(enc.DetermineDistance(), *faces), ev.DistanceDetermined)
+        assert (d.value, d.unit) == (value, "yd")
+        assert dice in d.rule
+
+    def test_the_referee_may_set_an_obvious_distance(self) -> None:
+        """A given distance rolls nothing."""
+        t = Table()
+        t.run(enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        d = only(t.run(enc.DetermineDistance(value=40)), ev.DistanceDetermined)
+        assert (d.value, d.unit, d.rule, d.rolls) == (40, "ft", "referee", ())
+
+    def test_an_unknown_setting_is_refused(self) -> None:
+        """OSE has no indoors setting."""
+        t = Table()
+        with pytest.raises(UsageError, match="dungeon, waterborne, wilderness"):
+            t.run(enc.StartEncounter(setting="indoors"))
+
+
+class TestInitiative:
+    def test_the_higher_die_acts_first(self) -> None:
+        """5 against 2: the party first."""
+        t = Table()
+        t.run(enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(), 1, 1)
+        events = t.run(enc.RollInitiative(), 2, 5)
+        rolled = only(events, ev.InitiativeRolled)
+        assert (rolled.party_face, rolled.monsters_face, rolled.first) == (2, 5, "monsters")
+        assert rolled.order == ("monsters", "party")
+        assert rolled.rolls == rolls_of(events)
+
+    @pytest.mark.parametrize(
+        ("rule", "limit", "faces", "outcome"),
+        [
+            ("simultaneous", 10, (3, 3), ("simultaneous", "simultaneous", 0)),
+            ("reroll", 10, (3, 3, 4, 1), ("party", "reroll", 1)),
+            ("reroll", 2, (3, 3, 2, 2, 1, 1), ("simultaneous", "reroll", 2)),
+        ],
+    )
+    def test_ties_follow_the_initiative_tie_option(self, rule, limit, faces, outcome) -> None:
+        """Simultaneous at once, or re-rolled up to reroll_limit times and then simultaneous."""
+        t = Table(overrides={"options": {"initiative_tie": rule, "reroll_limit": limit}})
+        t.run(enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(), 1, 1)
+        rolled = only(t.run(enc.RollInitiative(), *faces), ev.InitiativeRolled)
+        assert (rolled.first, rolled.tie, rolled.rerolls) == outcome
+        assert len(rolled.rolls) == len(faces)
+
+    def test_a_lone_unsurprised_side_gains_the_free_round_and_rolls_nothing(self) -> None:
+        """The surprised party cannot act in round 1; the monsters can."""
+        t = Table()
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 5)
+        t.run(enc.DetermineDistance(), 2, 2)
+        rolled = only(t.run(enc.RollInitiative()), ev.InitiativeRolled)
+        assert (rolled.first, rolled.free_round, rolled.rolls) == ("monsters", "monsters", ())
+        with pytest.raises(RuleRefusedError, match="cannot act in the first round"):
+            t.run(enc.Fight(side="party"))
+        played = only(t.run(enc.PlayRound()), ev.RoundPlayed)
+        assert (played.round, played.acting) == (1, ("monsters",))
+        t.run(enc.Fight(side="party"))
+        assert t.state.in_combat
+
+
+class TestReaction:
+    def test_the_speakers_cha_modifier_is_added_and_the_band_read(self) -> None:
+        """Ann (CHA 13, +1) speaks: 3 + 4 + 1 = 8, uncertain."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        events = t.run(enc.RollReaction(speaker="Ann"), 3, 4)
+        r = only(events, ev.ReactionRolled)
+        assert (r.speaker, r.cha, r.cha_modifier, r.dice, r.total, r.result) == ("Ann", 13, 1, 7, 8, "uncertain")
+        assert r.rolls == rolls_of(events)
+
+    @pytest.mark.parametrize(
+        ("scale", "cha", "mod"), [("ose", 18, 2), ("uniform", 18, 3), ("ose", 5, -1), ("uniform", 5, -2)],
+    )
+    def test_the_cha_scale_option_picks_the_modifier(self, scale: str, cha: int, mod: int) -> None:
+        """cha_reaction_scale ose or uniform."""
+        t = Table(overrides={"options": {"cha_reaction_scale": scale}}, members=(c.AddMember(name="Cy", cha=cha),))
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        r = only(t.run(enc.RollReaction(speaker="Cy"), 6, 6), ev.ReactionRolled)
+        assert (r.cha_modifier, r.total) == (mod, 12 + mod)
+
+    def test_an_unknown_speaker_is_refused(self) -> None:
+        """Only a party member can speak."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        with pytest.raises(NotFoundError):
+            t.run(enc.RollReaction(speaker="Zed"))
+
+    def test_an_uncertain_reaction_is_rerolled_once_and_only_after_a_round(self) -> None:
+        """Refused at once, allowed after a round, refused a second time."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.RollReaction(speaker="Ann"), 3, 3)
+        version = t.version
+        with pytest.raises(RuleRefusedError, match="a round must pass"):
+            t.run(enc.RerollReaction())
+        assert t.version == version
+        t.run(enc.PlayRound())
+        r = only(t.run(enc.RerollReaction(), 6, 5), ev.ReactionRolled)
+        assert (r.reroll, r.speaker, r.round, r.result) == (True, "Ann", 1, "friendly")
+        t.run(enc.PlayRound())
+        with pytest.raises(RuleRefusedError, match="only an uncertain reaction"):
+            t.run(enc.RerollReaction())
+
+    def test_no_reroll_when_the_option_is_off(self) -> None:
+        """reroll_uncertain_reaction = false refuses the reroll."""
+        t = Table(overrides={"options": {"reroll_uncertain_reaction": False}})
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.RollReaction(), 3, 4)
+        t.run(enc.PlayRound())
+        with pytest.raises(RuleRefusedError, match="do not re-roll"):
+            t.run(enc.RerollReaction())
+
+
+class TestEvasion:
+    def test_a_low_reaction_suggests_the_monsters_pursue(self) -> None:
+        """No reaction yet: one is rolled, 1 + 2 = 3 <= 5, so they pursue."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.Evade(side="party"))
+        events = t.run(enc.DecidePursuit(), 1, 2)
+        decided = only(events, ev.PursuitDecided)
+        assert (decided.pursuer, decided.pursue, decided.suggested) == ("monsters", True, True)
+        assert decided.decided_by == "reaction"
+        assert decided.rolls == rolls_of(events)
+        assert only(events, ev.EncounterConcluded).outcome == "pursuit"
+
+    def test_no_pursuit_means_the_encounter_is_avoided(self) -> None:
+        """A friendly reaction (9 > 5) lets the party go: evaded."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.RollReaction(), 4, 5)
+        t.run(enc.Evade())
+        events = t.run(enc.DecidePursuit())
+        assert not only(events, ev.PursuitDecided).pursue
+        assert only(events, ev.EncounterConcluded).outcome == "evaded"
+
+    def test_the_players_decide_freely_whether_to_pursue(self) -> None:
+        """Fleeing monsters: the players must say."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.Evade(side="monsters"))
+        with pytest.raises(UsageError, match="players decide"):
+            t.run(enc.DecidePursuit())
+        decided = only(t.run(enc.DecidePursuit(pursue=True)), ev.PursuitDecided)
+        assert (decided.pursuer, decided.decided_by) == ("party", "players")
+
+    def test_evasion_is_only_possible_before_combat(self) -> None:
+        """Once combat begins, evade is not a trigger of the phase."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.Fight())
+        with pytest.raises(RuleRefusedError, match="COMBAT"):
+            t.run(enc.Evade())
+
+
+class TestMovementAndClock:
+    def test_movement_is_a_third_of_the_base_rate_and_the_party_moves_at_its_slowest(self) -> None:
+        """Bo (90) sets the party's 30 ft a round; the monsters' 150 gives 50 yd outdoors."""
+        t = Table()
+        rated = only(t.run(enc.StartEncounter(setting="wilderness", monster_speed=150)), ev.MovementRated)
+        assert (rated.slowest_member, rated.party_per_round) == ("Bo", 30)
+        assert (rated.monsters_per_round, rated.unit) == (50, "yd")
+        assert rated.max_rounds == 60
+
+    def test_an_encounter_takes_at_least_one_turn(self) -> None:
+        """No rounds played: the clock still moves one turn (600 s)."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        events = t.run(enc.ConcludeEncounter(outcome="parleyed"))
+        advanced = only(events, ClockAdvanced)
+        assert (advanced.seconds, advanced.turns, advanced.rounds) == (600, 1, 60)
+        assert only(events, ev.EncounterConcluded).turns == 1
+        assert t.handler.load(CAMPAIGN).clock.seconds == 600
+
+    def test_rounds_beyond_a_turn_round_up_to_whole_turns(self) -> None:
+        """004 rounds are a minute: 11 rounds are 2 turns."""
+        t = Table(ruleset="explore")
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True), distance=(2, 2))
+        t.run(enc.Fight())
+        for _ in range(11):
+            t.run(enc.PlayRound())
+        advanced = only(t.run(enc.ConcludeEncounter()), ClockAdvanced)
+        assert (advanced.seconds, advanced.turns) == (1200, 2)
+
+    def test_encounter_movement_lasts_at_most_the_maximum_of_rounds(self) -> None:
+        """The 61st OSE round is refused."""
+        t = Table(overrides={"options": {"encounter_move_max_rounds": 3}})
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        for _ in range(3):
+            t.run(enc.PlayRound())
+        with pytest.raises(RuleRefusedError, match="at most 3 rounds"):
+            t.run(enc.PlayRound())
+
+
+class TestExplore:
+    """Seed 004: free single actions, the three action branches, the wilderness."""
+
+    def test_party_surprising_monsters_takes_one_free_action(self) -> None:
+        """3b: the party's free action, then initiative."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 6, 1)
+        d = only(t.run(enc.DetermineDistance(), 3), ev.DistanceDetermined)
+        assert (d.value, d.rule) == (30, "explore.dungeon 1d3x10ft (surprised)")
+        assert t.state.phase is enc.Phase.FREE_ACTION
+        free = only(t.run(enc.TakeFreeAction(action="attack")), ev.FreeActionTaken)
+        assert (free.side, free.kind) == ("party", "single_action")
+        assert t.state.phase is enc.Phase.INITIATIVE
+
+    def test_both_surprised_go_straight_to_combat(self) -> None:
+        """3c: no free actions, no initiative."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 2, 1)
+        events = t.run(enc.DetermineDistance(), 1)
+        assert only(events, ev.ActionChosen).action == "combat"
+        assert t.state.phase is enc.Phase.COMBAT
+
+    def test_intelligent_monsters_that_surprise_the_party_roll_reaction(self) -> None:
+        """3a: after their free action the monsters' reaction is rolled."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 4)
+        t.run(enc.DetermineDistance(), 2)
+        assert only(t.run(enc.TakeFreeAction(action="move")), ev.FreeActionTaken).side == "monsters"
+        t.run(enc.RollInitiative(), 3, 4)
+        assert only(t.run(enc.RollReaction(), 5, 5), ev.ReactionRolled).result == "indifferent"
+
+    def test_non_intelligent_monsters_close_to_melee(self) -> None:
+        """3a: beyond 30 ft they go straight to melee, and roll no reaction."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter(intelligent=False))
+        t.run(enc.CheckSurprise(), 1, 4)
+        t.run(enc.DetermineDistance(value=40))
+        events = t.run(enc.TakeFreeAction(action="charge"))
+        assert only(events, ev.ActionChosen).side == "monsters"
+        assert t.state.phase is enc.Phase.COMBAT
+
+    def test_a_party_surprised_within_30_ft_may_flee_after_the_free_action(self) -> None:
+        """A38: the monsters act first; then the party may evade, but no reaction is rolled."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter(intelligent=False))
+        t.run(enc.CheckSurprise(), 1, 4)
+        t.run(enc.DetermineDistance(), 3)
+        t.run(enc.TakeFreeAction(action="bite"))
+        t.run(enc.RollInitiative(), 2, 5)
+        with pytest.raises(RuleRefusedError, match="non-intelligent"):
+            t.run(enc.RollReaction())
+        t.run(enc.Evade(side="party"))
+        assert t.state.phase is enc.Phase.EVASION
+
+    def test_a_party_surprised_further_away_may_not_flee(self) -> None:
+        """3a limits flight to 30 ft."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 4)
+        t.run(enc.DetermineDistance(value=50))
+        t.run(enc.TakeFreeAction(action="move"))
+        t.run(enc.RollInitiative(), 2, 5)
+        with pytest.raises(RuleRefusedError, match="within 30 ft"):
+            t.run(enc.Evade(side="party"))
+
+    def test_wisdom_modifies_each_characters_surprise(self) -> None:
+        """One d6 of 3: WIS 5 (-1) is surprised at 2, WIS 18 (+2) is not."""
+        t = Table(ruleset="explore", members=(c.AddMember(name="Wise", wis=18), c.AddMember(name="Dim", wis=5)))
+        t.run(enc.StartEncounter())
+        checked = only(t.run(enc.CheckSurprise(), 3, 5), ev.SurpriseChecked)
+        assert checked.party_surprised
+        assert checked.party_characters_surprised == ("Dim",)
+
+    @pytest.mark.parametrize(("monsters", "surrounded"), [(3, True), (2, False)])
+    def test_a_party_surprised_by_three_or_more_monsters_in_the_wilderness_is_surrounded(self, monsters, surrounded):
+        """Wilderness: surprise 2-in-6, and encircled by 3+."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter(setting="wilderness", monster_count=monsters))
+        events = t.run(enc.CheckSurprise(), 2, 3)
+        assert any(isinstance(e, ev.PartySurrounded) for e in events) is surrounded
+        d = only(t.run(enc.DetermineDistance(), 1), ev.DistanceDetermined)
+        assert (d.value, d.unit, d.missiles_possible) == (10, "yd", True)
+        assert t.state.phase is enc.Phase.INITIATIVE
+
+
+class TestAdnd:
+    def test_the_surprising_side_uses_its_free_segments(self) -> None:
+        """The monsters lose 2 segments; the party's free action records them."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors"))
+        t.run(enc.CheckSurprise(), 5, 2)
+        t.run(enc.DetermineDistance(), 3)
+        free = only(t.run(enc.TakeFreeAction(action="close")), ev.FreeActionTaken)
+        assert (free.side, free.kind, free.segments) == ("party", "segments", 2)
+
+    def test_avoiding_needs_distance_under_add20(self) -> None:
+        """10 ft away the party is too close to slip away."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors"))
+        t.run(enc.CheckSurprise(), 5, 2)
+        t.run(enc.DetermineDistance(value=10))
+        with pytest.raises(RuleRefusedError, match="too close"):
+            t.run(enc.Avoid(side="party"))
+
+    def test_the_surprisers_can_slip_away_only_in_their_free_segments(self) -> None:
+        """Once the free action is taken, avoiding is refused."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors"))
+        t.run(enc.CheckSurprise(), 5, 2)
+        t.run(enc.DetermineDistance(value=30))
+        t.run(enc.TakeFreeAction(action="watch"))
+        t.run(enc.RollInitiative(), 4, 3)
+        with pytest.raises(RuleRefusedError, match="free segments, which have passed"):
+            t.run(enc.Avoid(side="party"))
+
+    def test_outdoors_the_distance_loses_30_ft_per_surprise_segment(self) -> None:
+        """A9: the surprised party's face of 2 takes 60 ft off 18d4 x 10 ft."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="outdoors"))
+        t.run(enc.CheckSurprise(), 2, 5)
+        d = only(t.run(enc.DetermineDistance(), *([2] * 18)), ev.DistanceDetermined)
+        assert (d.value, d.unit, d.rule) == (300, "ft", "adnd.outdoors 18d4x10ft")
+
+    def test_an_unknown_terrain_is_refused_at_the_start(self) -> None:
+        """Terrains must be ones the outdoor table knows."""
+        t = Table(ruleset="adnd")
+        with pytest.raises(UsageError, match="unknown terrain jungle"):
+            t.run(enc.StartEncounter(setting="outdoors", terrains=("jungle",)))
+
+    def test_ose_has_no_avoid_rule(self) -> None:
+        """Avoiding is an AD&D rule; OSE uses evasion."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        with pytest.raises(RuleRefusedError, match="no avoid-encounter rule"):
+            t.run(enc.Avoid())
+
+
+def test_a_new_encounter_replaces_the_concluded_one() -> None:
+    """Encounters are numbered; the fold keeps the latest."""
+    t = Table()
+    to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True, name="rats"))
+    t.run(enc.ConcludeEncounter())
+    started = only(t.run(enc.StartEncounter(name="bats")), ev.EncounterStarted)
+    assert (started.number, started.name, started.party) == (2, "bats", ("Ann", "Bo"))
+    assert t.state.phase is enc.Phase.SURPRISE
+    assert t.state.concluded is None
+
+
+def test_a_side_must_be_party_or_monsters() -> None:
+    """Anything else is a usage error."""
+    t = Table()
+    to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+    with pytest.raises(UsageError, match="side must be"):
+        t.run(enc.Fight(side="goblins"))
+
+
+def test_the_machine_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """Attaching the model binds its triggers without a warning from transitions."""
+    caplog.set_level(logging.DEBUG - 1)
+    t = Table()
+    caplog.clear()
+    t.run(enc.StartEncounter())
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+# --- distributions over committed dice -------------------------------------------------------
+
+N = 2000
+TWO_D6 = Counter(a + b for a, b in product(range(1, 7), repeat=2))
+
+
+def _band(total: int, bands: list[tuple[int, str]]) -> str:
+    return max((b for b in bands if total >= b[0]), key=lambda b: b[0])[1]
+
+
+@pytest.fixture(scope="module")
+def seeded() -> list[list[Event]]:
+    """N OSE dungeon encounters on fixed secrets, each in its own campaign, to the reaction."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    runs = []
+    for i in range(N):
+        campaign = f"sim-{i}"
+        secret = hashlib.sha256(f"hexlog-test-{i}".encode()).hexdigest()
+        for command in (c.StartCampaign(), c.OpenSession(secret_hex=secret), c.AddMember(name="Ann", cha=13),
+                        enc.StartEncounter(), enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative(),
+                        enc.RollReaction(speaker="Ann")):
+            handler.execute(campaign, command)
+        runs.append([decode(r.envelope) for r in handler.store.read_stream(tables.stream_for(campaign))])
+    return runs
+
+
+class TestDistributions:
+    def test_each_unaware_side_is_surprised_a_third_of_the_time(self, seeded: list[list[Event]]) -> None:
+        """Chi-square of surprised / not against 1/3 : 2/3, per side."""
+        checks = [next(e for e in run if isinstance(e, ev.SurpriseChecked)) for run in seeded]
+        for side in ("party", "monsters"):
+            hit = sum(getattr(ch, f"{side}_surprised") for ch in checks)
+            assert chisquare([hit, N - hit], [N / 3, 2 * N / 3]).pvalue > P_MIN
+            assert all(getattr(ch, f"{side}_surprised") == (getattr(ch, f"{side}_face") <= 2) for ch in checks)
+
+    def test_dungeon_distance_follows_2d6_times_10(self, seeded: list[list[Event]]) -> None:
+        """Chi-square of the distances against the 2d6 distribution."""
+        seen = Counter(next(e for e in run if isinstance(e, ev.DistanceDetermined)).value for run in seeded)
+        observed = [seen[10 * s] for s in range(2, 13)]
+        expected = [N * TWO_D6[s] / 36 for s in range(2, 13)]
+        assert chisquare(observed, expected).pvalue > P_MIN
+
+    def test_initiative_order_is_fair_without_an_advantage(self, seeded: list[list[Event]]) -> None:
+        """Party first, monsters first, simultaneous: 15 : 15 : 6 when nobody alone is surprised."""
+        rolled = [next(e for e in run if isinstance(e, ev.InitiativeRolled)) for run in seeded]
+        free = [r for r in rolled if r.free_round]
+        fair = [r for r in rolled if not r.free_round]
+        assert all(r.rolls == () and r.first == r.free_round for r in free)
+        seen = Counter(r.first for r in fair)
+        total = len(fair)
+        expected = [total * 15 / 36, total * 15 / 36, total * 6 / 36]
+        assert chisquare([seen["party"], seen["monsters"], seen["simultaneous"]], expected).pvalue > P_MIN
+
+    def test_reaction_bands_match_2d6_plus_the_cha_modifier(self, seeded: list[list[Event]]) -> None:
+        """Every result is the band of 2d6 + 1 exactly, and the bands' counts fit their odds."""
+        bands = [(-99, "attacks"), (3, "hostile"), (6, "uncertain"), (9, "indifferent"), (12, "friendly")]
+        reactions = [next(e for e in run if isinstance(e, ev.ReactionRolled)) for run in seeded]
+        assert all(r.cha_modifier == 1 and r.total == r.dice + 1 for r in reactions)
+        assert all(r.result == _band(r.total, bands) for r in reactions)
+        odds = Counter()
+        for s, ways in TWO_D6.items():
+            odds[_band(s + 1, bands)] += ways
+        seen = Counter(r.result for r in reactions)
+        names = [name for _, name in bands if odds[name]]
+        assert seen["attacks"] == 0
+        assert chisquare([seen[n] for n in names], [N * odds[n] / 36 for n in names]).pvalue > P_MIN
