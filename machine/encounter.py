@@ -22,6 +22,24 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import positions
 from hexlog.machine import table as tables
 from hexlog.machine.commands import Command
+from hexlog.machine.encounter_commands import (
+    TRIGGERS,
+    Avoid,
+    CheckSurprise,
+    ConcludeEncounter,
+    DecidePursuit,
+    DetermineDistance,
+    Evade,
+    Fight,
+    Parley,
+    PlayRound,
+    RerollReaction,
+    RollInitiative,
+    RollReaction,
+    StartEncounter,
+    TakeFreeAction,
+    Wait,
+)
 from hexlog.machine.ruleset import Ruleset
 from hexlog.projections.party import Party
 
@@ -167,29 +185,9 @@ tables.PROCEDURE_FOLDS[PROCEDURE] = evolve
 
 #: Options the encounter reads that a ruleset file may leave out: the value then, by ruleset name
 #: (``*`` for any other). A value in the ruleset always wins.
-OPTION_DEFAULTS: dict[str, dict[str, Any]] = {
-    "encounter_move_divisor": {"*": 3},
-    "encounter_move_max_rounds": {"*": 60},
-    "pursue_if_reaction_at_most": {"*": 5},
-    "reroll_uncertain_reaction": {"*": True},
-    "initiative_tie": {"*": "simultaneous"},
-    "reroll_limit": {"*": 10},
-    # 004 §4.3 and §4.5: non-intelligent monsters move to attack instead of rolling reaction
-    "unintelligent_monsters_attack": {"*": False, "explore": True},
-    # 004 §4.3 3a: a party surprised within this many feet may flee before combat (0: no limit)
-    "surprised_party_flees_within_ft": {"*": 0, "explore": 30},
-    # OSE §2.2, 004 §4.5: a party surprised in the wilderness by this many monsters is surrounded
-    "surrounded_at_monsters": {"*": 0, "ose": 3, "explore": 3},
-}
-
-
 def option(rules: Ruleset, name: str) -> Any:
-    """An option of the rules in force, or its default from ``OPTION_DEFAULTS``."""
-    options = rules.content.get("options", {})
-    if name in options:
-        return options[name]
-    defaults = OPTION_DEFAULTS[name]
-    return defaults.get(rules.name, defaults["*"])
+    """An option of the rules in force (every ruleset file declares every option it uses)."""
+    return rules.option(name)
 
 
 def other(side: str) -> str:
@@ -403,26 +401,6 @@ def fire(
     return PhaseChanged(procedure=PROCEDURE, trigger=trigger, source=source.name, dest=dest.name)
 
 
-# The commands (imperative names) live with their steps; importing them here also registers them.
-from hexlog.machine.encounter_steps import (  # noqa: E402 - the steps need the names above
-    TRIGGERS,
-    Avoid,
-    CheckSurprise,
-    ConcludeEncounter,
-    DecidePursuit,
-    DetermineDistance,
-    Evade,
-    Fight,
-    Parley,
-    PlayRound,
-    RerollReaction,
-    RollInitiative,
-    RollReaction,
-    StartEncounter,
-    TakeFreeAction,
-    Wait,
-)
-
 __all__ = [
     "MACHINE", "PROCEDURE", "TRANSITIONS", "TRIGGERS", "Avoid", "CheckSurprise", "ConcludeEncounter",
     "DecidePursuit", "DetermineDistance", "EncounterState", "Evade", "Fight", "Model", "Parley", "Phase",
@@ -430,3 +408,6 @@ __all__ = [
     "Wait", "allowed_triggers", "evolve", "fire", "option", "other", "phase_of", "recorded_transition_ok",
     "situation_of",
 ]
+
+# The steps import this module; importing them last registers the encounter commands with the handler.
+from hexlog.machine import encounter_steps as _steps  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""The encounter's commands and their steps: where the rules roll the dice and decide.
+"""The encounter's steps: where the rules roll the dice and decide.
 
 Each step fires its trigger first (a refusal writes nothing), then rolls with ``step.roll`` and emits
 the decision events, each naming the nonces of the rolls it used, and last the ``PhaseChanged``.
@@ -15,158 +15,26 @@ from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.commands import Command
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from hexlog.events.procedure import PhaseChanged
-    from hexlog.machine.handler import Context
-    from hexlog.machine.step import Step
-
-
-@attrs.frozen(kw_only=True)
-class StartEncounter(Command):
-    """Open an encounter: the place, who is already aware, lights, noise and the monsters."""
-
-    #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, 004); ``indoors`` or ``outdoors`` (AD&D)
-    setting: str = "dungeon"
-    name: str = ""
-    party_aware: bool = False
-    monsters_aware: bool = False
-    party_light: bool = False
-    monsters_light: bool = False
-    party_noisy: bool = False
-    monsters_noisy: bool = False
-    monster_count: int = 1
-    intelligent: bool = True
-    #: the monsters' base movement rate, feet per turn like the party's
-    monster_speed: int = 120
-    terrains: tuple[str, ...] = ()
-    line_of_sight_ft: int | None = None
-    area_ft: int | None = None
-    light_radius_ft: int | None = None
-    vision_ft: int | None = None
-    hiding: bool = False
-
-
-@attrs.frozen(kw_only=True)
-class CheckSurprise(Command):
-    """Roll surprise for every side that is not already aware."""
-
-
-@attrs.frozen(kw_only=True)
-class DetermineDistance(Command):
-    """Roll the encounter distance, or record the one the situation makes obvious (``value``)."""
-
-    value: int | None = None
-
-
-@attrs.frozen(kw_only=True)
-class TakeFreeAction(Command):
-    """The side that surprised the other uses its free single action or free segments."""
-
-    action: str = "attack"
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class RollInitiative(Command):
-    """Roll 1d6 for each side that is not surprised."""
-
-
-@attrs.frozen(kw_only=True)
-class RollReaction(Command):
-    """Roll the monsters' reaction with the CHA modifier of the character who speaks, if any."""
-
-    speaker: str = ""
-    modifier: int = 0
-
-
-@attrs.frozen(kw_only=True)
-class RerollReaction(Command):
-    """Roll an uncertain reaction once more after a round (the same speaker unless named)."""
-
-    speaker: str | None = None
-    modifier: int = 0
-
-
-@attrs.frozen(kw_only=True)
-class Parley(Command):
-    """A side tries to talk."""
-
-    side: str = ev.PARTY
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Wait(Command):
-    """A side waits to see what the other does."""
-
-    side: str = ev.PARTY
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class PlayRound(Command):
-    """Let one round of the encounter pass."""
-
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Fight(Command):
-    """A side attacks, casts or moves tactically: combat begins."""
-
-    side: str = ev.PARTY
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Evade(Command):
-    """A side flees before combat; the other side then decides whether to pursue."""
-
-    side: str = ev.PARTY
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class DecidePursuit(Command):
-    """The side fled from pursues or not; for monsters, leave ``pursue`` unset to follow the reaction."""
-
-    pursue: bool | None = None
-    note: str = ""
-
-
-@attrs.frozen(kw_only=True)
-class Avoid(Command):
-    """AD&D: a side that surprised the other (or faces a noisy one) slips away unnoticed."""
-
-    side: str = ev.PARTY
-    #: the side's movement in inches per segment (default: its speed / 10)
-    rate_inches: int | None = None
-    detection_range_ft: int | None = None
-
-
-@attrs.frozen(kw_only=True)
-class ConcludeEncounter(Command):
-    """End the encounter; the clock advances by at least one turn."""
-
-    outcome: str = "resolved"
-    note: str = ""
-
-
-#: each command's trigger
-TRIGGERS: dict[type[Command], str] = {
-    StartEncounter: "start", CheckSurprise: "check_surprise", DetermineDistance: "determine_distance",
-    TakeFreeAction: "take_free_action", RollInitiative: "roll_initiative", RollReaction: "react",
-    RerollReaction: "reroll_reaction", Parley: "parley", Wait: "wait", PlayRound: "round",
-    Fight: "fight", Evade: "evade", DecidePursuit: "decide_pursuit", Avoid: "avoid",
-    ConcludeEncounter: "conclude",
-}
-
-# The machine module imports the commands above from here, so they must exist before this import.
-from hexlog.machine import positions, surprise  # noqa: E402
-from hexlog.machine.encounter import (  # noqa: E402
+from hexlog.machine.encounter_commands import (
+    TRIGGERS,
+    Avoid,
+    CheckSurprise,
+    ConcludeEncounter,
+    DecidePursuit,
+    DetermineDistance,
+    Evade,
+    Fight,
+    Parley,
+    PlayRound,
+    RerollReaction,
+    RollInitiative,
+    RollReaction,
+    StartEncounter,
+    TakeFreeAction,
+    Wait,
+)
+from hexlog.machine import positions, surprise
+from hexlog.machine.encounter import (
     PROCEDURE,
     EncounterState,
     Phase,
@@ -176,7 +44,15 @@ from hexlog.machine.encounter import (  # noqa: E402
     other,
     situation_of,
 )
-from hexlog.machine.handler import register  # noqa: E402
+from hexlog.machine.handler import register
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.procedure import PhaseChanged
+    from hexlog.machine.handler import Context
+    from hexlog.machine.step import Step
+
 
 MAX_SPEED = 480
 UNDERGROUND = frozenset({"dungeon", "indoors"})
