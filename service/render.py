@@ -199,3 +199,6 @@ def procedure_lines(name: str, proc: Any) -> list[str]:
         allowed = encounter.allowed_triggers(proc)
         lines.append(f"  allowed now: {', '.join(allowed) if allowed else 'nothing (concluded)'}")
     return lines
+
+
+from hexlog.service import render_encounter as _render_encounter  # noqa: E402,F401 - registers its texts

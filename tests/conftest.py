@@ -31,3 +31,13 @@ def hexlog(tmp_path: Path):
         return run_hexlog(*args, cwd=tmp_path, env=env, input_text=input_text)
 
     return run
+
+
+@pytest.fixture
+def hexlog_in():
+    """A function running ``hexlog ARGS`` in a given folder: ``hexlog_in(cwd, *args)``."""
+
+    def run(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return run_hexlog(*args, cwd=cwd, env=env)
+
+    return run
