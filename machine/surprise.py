@@ -108,13 +108,13 @@ def armor_noise(rules: Ruleset, side: Side) -> str | None:
 def _blocker(rules: Ruleset, other: Side) -> str | None:
     """Why the side facing ``other`` cannot be surprised by it, if it cannot."""
     if other.light_in_darkness and _flag(rules, "light_blocks_surprise"):
-        return f"{other.name} carry light in darkness"
+        return f"the {other.name} carry light in darkness"
     if _flag(rules, "noise_blocks_surprise"):
         if other.noisy:
-            return f"{other.name} make noise"
+            return f"the {other.name} make noise"
         worn = armor_noise(rules, other)
         if worn is not None:
-            return f"{other.name} wear noisy armour ({worn})"
+            return f"the {other.name} wear noisy armour ({worn})"
     return None
 
 
@@ -141,7 +141,7 @@ def _one_side(
         return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
                             reason="aware: no roll", nonce=None)
     if blocked is not None:
-        reason = f"{blocked}: {side.name} cannot be surprised by them"
+        reason = f"{blocked}, so the {side.name} cannot be surprised by them"
         return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
                             reason=reason, nonce=None)
     rolled = roll(DIE, f"{PURPOSE}.{side.name}")

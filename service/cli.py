@@ -155,7 +155,7 @@ def main() -> None:
     try:
         app(prog_name="hexlog")
     except HexlogError as err:
-        structlog.get_logger().info("cli.failed", error=type(err).__name__)
+        structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {err}\n")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ import attrs
 import structlog
 import typer
 
-from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
+from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler, Outcome
@@ -86,14 +86,10 @@ class Door:
         return table
 
     def run(self, command: c.Command, command_id: str | None = None) -> Outcome:
-        """Execute one command, logging one canonical line for it."""
-        log = structlog.get_logger().bind(stream_id=f"campaign-{self.campaign}", command=type(command).__name__)
-        try:
-            outcome = self.handler.execute(self.campaign, command, command_id)
-        except HexlogError as err:
-            log.info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
-            raise
-        log.info("command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version)
+        """Execute one command; a success is logged here, a refusal once by the entry point."""
+        structlog.contextvars.bind_contextvars(stream_id=f"campaign-{self.campaign}", command=type(command).__name__)
+        outcome = self.handler.execute(self.campaign, command, command_id)
+        structlog.get_logger().info("command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version)
         return outcome
 
     def close(self) -> None:

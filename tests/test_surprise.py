@@ -108,7 +108,7 @@ class TestOseSurprise:
         """Lit monsters: the party does not roll; only the monsters' roll is made."""
         got = check((6,), "ose", monsters=Side(name="monsters", light_in_darkness=True))
         assert not got.party.rolled
-        assert got.party.reason == "monsters carry light in darkness: party cannot be surprised by them"
+        assert got.party.reason == "the monsters carry light in darkness, so the party cannot be surprised by them"
 
     def test_light_blocks_surprise_false_lets_the_lit_side_surprise(self) -> None:
         """With the option off, the party rolls a 1 and is surprised."""
