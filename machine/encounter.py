@@ -17,7 +17,7 @@ import attrs
 from transitions import Machine, MachineError
 
 from hexlog.events import encounter as ev
-from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
+from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import positions
 from hexlog.machine import table as tables
@@ -362,6 +362,27 @@ def allowed_triggers(state: EncounterState | Phase | None) -> list[str]:
     return list(MACHINE.get_triggers(phase))
 
 
+def available_triggers(encounter: EncounterState | None, rules: Ruleset, party: Party) -> list[str]:
+    """The triggers whose conditions hold now for a command with default arguments (for display)."""
+    phase = phase_of(encounter)
+    commands = {trigger: cls for cls, trigger in TRIGGERS.items()}
+    available = []
+    for trigger in allowed_triggers(phase):
+        model = Model(state=phase, encounter=encounter, rules=rules, party=party, command=commands[trigger]())
+        rows = [r for r in TRANSITIONS if r["trigger"] == trigger and phase.name in _names(r["source"])]
+        try:
+            if any(all(getattr(model, c)() for c in _conditions(r)) for r in rows):
+                available.append(trigger)
+        except HexlogError:
+            continue
+    return available
+
+
+def _conditions(row: Any) -> list[str]:
+    found = row.get("conditions", [])
+    return [found] if isinstance(found, str) else list(found)
+
+
 def _names(value: Any) -> set[str]:
     values = value if isinstance(value, list) else [value]
     return {v.name if isinstance(v, Phase) else str(v) for v in values}
@@ -405,7 +426,7 @@ __all__ = [
     "MACHINE", "PROCEDURE", "TRANSITIONS", "TRIGGERS", "Avoid", "CheckSurprise", "ConcludeEncounter",
     "DecidePursuit", "DetermineDistance", "EncounterState", "Evade", "Fight", "Model", "Parley", "Phase",
     "PlayRound", "RerollReaction", "RollInitiative", "RollReaction", "StartEncounter", "TakeFreeAction",
-    "Wait", "allowed_triggers", "evolve", "fire", "option", "other", "phase_of", "recorded_transition_ok",
+    "Wait", "allowed_triggers", "available_triggers", "evolve", "fire", "option", "other", "phase_of", "recorded_transition_ok",
     "situation_of",
 ]
 

@@ -39,7 +39,9 @@ def _run(db: Path, campaign: str | None, command: Command) -> None:
             out.print(render.describe(event))
     state = outcome.table.procedures.get(enc.PROCEDURE)
     if state is not None:
-        allowed = [t.replace("_", "-") for t in enc.allowed_triggers(state)]
+        rules = outcome.table.rules
+        assert rules is not None  # noqa: S101 - an encounter runs in a started campaign
+        allowed = [t.replace("_", "-") for t in enc.available_triggers(state, rules, outcome.table.party)]
         out.print(f"-> {state.phase.name}; next: {', '.join(allowed) if allowed else 'nothing'}")
 
 

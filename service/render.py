@@ -184,20 +184,20 @@ def state_lines(campaign: str, table: Any) -> list[str]:
     clock = table.clock
     lines.append(f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)")
     for name, proc in table.procedures.items():
-        lines.extend(procedure_lines(name, proc))
+        lines.extend(procedure_lines(name, proc, table))
     return lines
 
 
-def procedure_lines(name: str, proc: Any) -> list[str]:
-    """A procedure's phase and the triggers it allows now."""
+def procedure_lines(name: str, proc: Any, table: Any) -> list[str]:
+    """A procedure's phase and the steps it allows now (as the subcommands that fire them)."""
     from hexlog.machine import encounter  # noqa: PLC0415 - procedures register late
 
     phase = getattr(proc, "phase", None)
     phase_name = getattr(phase, "name", str(phase))
     lines = [f"{name}: phase {phase_name}"]
     if name == "encounter":
-        allowed = encounter.allowed_triggers(proc)
-        lines.append(f"  allowed now: {', '.join(allowed) if allowed else 'nothing (concluded)'}")
+        allowed = [t.replace("_", "-") for t in encounter.available_triggers(proc, table.rules, table.party)]
+        lines.append(f"  next: hexlog encounter {' | '.join(allowed) if allowed else '(nothing)'}")
     return lines
 
 
