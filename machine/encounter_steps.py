@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.machine import positions, surprise
 from hexlog.machine.commands import Command
+from hexlog.machine.encounter import (
+    PROCEDURE,
+    EncounterState,
+    Phase,
+    avoid_verdict,
+    fire,
+    option,
+    other,
+    situation_of,
+)
 from hexlog.machine.encounter_commands import (
     TRIGGERS,
     Avoid,
@@ -32,17 +41,6 @@ from hexlog.machine.encounter_commands import (
     StartEncounter,
     TakeFreeAction,
     Wait,
-)
-from hexlog.machine import positions, surprise
-from hexlog.machine.encounter import (
-    PROCEDURE,
-    EncounterState,
-    Phase,
-    avoid_verdict,
-    fire,
-    option,
-    other,
-    situation_of,
 )
 from hexlog.machine.handler import register
 

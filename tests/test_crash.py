@@ -22,7 +22,7 @@ BATCH = 5
 KILLS = 40
 STREAM = "campaign"
 
-_WRITER = """
+_WRITER = f"""
 import sys, uuid
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import NewEvent
@@ -30,19 +30,19 @@ from hexlog.events.store import NewEvent
 store = SQLiteStore(sys.argv[1])
 version = store.stream_version("campaign")
 print("ready", version, flush=True)
-number = version // {batch}
+number = version // {BATCH}
 while number < 1_000_000:
     number += 1
     events = [
         NewEvent(id=str(uuid.uuid4()), source="hexlog:crash", type="hexlog.test.thing",
                  time="2024-05-01T12:00:00Z", schemaversion=1, data={{"batch": number, "i": i}})
-        for i in range({batch})
+        for i in range({BATCH})
     ]
     store.append("campaign", events, expected_version=version,
                  command_id=f"batch-{{number}}", command_digest="crash")
-    version += {batch}
+    version += {BATCH}
     print(f"committed {{number}}", flush=True)
-""".format(batch=BATCH)
+"""
 
 
 def _reported(out: Path) -> list[int]:
