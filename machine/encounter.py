@@ -256,14 +256,20 @@ class Model:
         return e.advantage_kind == "single_action" and e.setting == "dungeon" and all(e.surprised)
 
     def closes_to_melee(self) -> bool:
-        """004: non-intelligent monsters that surprised the party move to melee, unless it may flee."""
+        """004: non-intelligent monsters that surprised the party move to melee, unless it may flee first."""
         e = self.e
         attack = option(self.rules, "unintelligent_monsters_attack")
-        return e.advantage == ev.MONSTERS and not e.started.intelligent and attack and not self._party_may_flee()
+        return e.advantage == ev.MONSTERS and not e.started.intelligent and attack and not self._party_flees_first()
 
     def _party_may_flee(self) -> bool:
+        """Flight is not limited (limit 0: no such rule) or the monsters are within the limit."""
         limit = int(option(self.rules, "surprised_party_flees_within_ft"))
         return limit == 0 or self.e.distance_ft <= limit
+
+    def _party_flees_first(self) -> bool:
+        """§4.3 3a: the rule exists (limit above 0) and the monsters are within it, so the party may flee first."""
+        limit = int(option(self.rules, "surprised_party_flees_within_ft"))
+        return limit > 0 and self.e.distance_ft <= limit
 
     def side_may_act(self) -> bool:
         """A side surprised under the one-round advantage cannot act until the first round is over."""

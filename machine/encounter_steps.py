@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 MAX_SPEED = 480
 UNDERGROUND = frozenset({"dungeon", "indoors"})
+#: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
+OPEN_COUNTRY = frozenset({"wilderness", "outdoors"})
 
 
 def _fire_any(step: Step, command: Command) -> tuple[EncounterState | None, PhaseChanged]:
@@ -152,7 +154,7 @@ def check_surprise(step: Step, command: CheckSurprise) -> None:
         advantage=found.advantage, advantage_kind=found.advantage_kind, rolls=found.rolls,
     ))
     at_least = int(option(rules, "surrounded_at_monsters"))
-    if at_least and s.setting == "wilderness" and p.surprised and s.monster_count >= at_least:
+    if at_least and s.setting in OPEN_COUNTRY and p.surprised and s.monster_count >= at_least:
         step.emit(ev.PartySurrounded(
             monster_count=s.monster_count, at_least=at_least,
             reason=f"surprised in the wilderness by {s.monster_count} monsters (at least {at_least}): encircled",

@@ -171,7 +171,10 @@ def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tu
     faces = [s.face if s.surprised and s.face is not None else 0 for s in (party, monsters)]
     lost, note = list(faces), ""
     if party.surprised and monsters.surprised:
-        if rules.option("segments_on_mutual_surprise") == "difference":
+        # a ruleset that only borrows the segments advantage has no A9 option: the default, difference
+        declared = _has_option(rules, "segments_on_mutual_surprise")
+        mutual = rules.option("segments_on_mutual_surprise") if declared else "difference"
+        if mutual == "difference":
             gap = abs(faces[0] - faces[1])
             lost = [gap if faces[i] > faces[1 - i] else 0 for i in range(2)]
             note = f"; both surprised: {max(faces)} - {min(faces)} = {gap}, lost by the larger face"

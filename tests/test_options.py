@@ -1,0 +1,770 @@
+"""Every option of every built-in ruleset changes the outcome it should, and nothing else.
+
+Each row of ``ROWS`` runs the same scripted encounter twice through the handler: once under the
+ruleset's defaults and once with only that option overridden. The two decoded event logs are compared
+command by command (``diff``); the set of (event type, field) pairs that differ must be exactly the
+ones the row names, and the fields it names with values must change from the first value to the
+second. ``PENDING`` lists the options no procedure reads yet, and a guard keeps both lists honest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import hexlog.machine as machine_package
+from hexlog.events import encounter as ev
+from hexlog.events.campaign import CampaignStarted
+from hexlog.events.clock import ClockAdvanced
+from hexlog.events.codec import decode, to_data
+from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import RuleRefusedError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine import ruleset as rulesets
+from hexlog.machine import table as tables
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.step import ScriptedRoller
+
+CAMPAIGN = "opt"
+SECRET_HEX = "5a" * 32
+#: Ann speaks (CHA 18: +2 on the ose scale, +3 on the uniform one); Bo (90) is the slowest.
+MEMBERS = (c.AddMember(name="Ann", cha=18), c.AddMember(name="Bo", speed=90))
+MACHINE_DIR = Path(machine_package.__file__).parent
+
+# event types as the log names them; REFUSED stands for a command the procedure refused
+DICE = DiceRolled.type_name
+PHASE = PhaseChanged.type_name
+CLOCK = ClockAdvanced.type_name
+MOVE = ev.MovementRated.type_name
+SURPRISE = ev.SurpriseChecked.type_name
+SURROUNDED = ev.PartySurrounded.type_name
+DIST = ev.DistanceDetermined.type_name
+FREE = ev.FreeActionTaken.type_name
+INIT = ev.InitiativeRolled.type_name
+REACT = ev.ReactionRolled.type_name
+ACTION = ev.ActionChosen.type_name
+PURSUIT = ev.PursuitDecided.type_name
+ROUND = ev.RoundPlayed.type_name
+CONCLUDED = ev.EncounterConcluded.type_name
+REFUSED = "refused"
+#: the field of a difference where an event is present in one run only
+WHOLE = "*"
+PRESENT, ABSENT = "present", "absent"
+#: CampaignStarted carries the resolved rules; they differ by the option itself, checked apart
+IGNORED = frozenset({(CampaignStarted.type_name, "rules"), (CampaignStarted.type_name, "rules_hash")})
+
+INDOORS = {"ose": "dungeon", "adnd": "indoors", "explore": "dungeon"}
+OUTDOORS = {"ose": "wilderness", "adnd": "outdoors", "explore": "wilderness"}
+
+Step = tuple[c.Command, tuple[int, ...]]
+
+
+def do(command: c.Command, *faces: int) -> Step:
+    """One command of a script and the dice faces it is given."""
+    return command, faces
+
+
+# --- running a script and comparing two runs -------------------------------------------------------
+
+
+@attrs.frozen
+class Record:
+    """What one command left in the log: its decoded events as (type, JSON data), or one REFUSED entry."""
+
+    command: str
+    events: tuple[tuple[str, dict[str, Any]], ...]
+
+
+def play(
+    ruleset: str, options: dict[str, Any], script: tuple[Step, ...], members: tuple[c.AddMember, ...],
+) -> list[Record]:
+    """Run setup and script on a fresh store; each command gets exactly its own faces (leftovers dropped)."""
+    faces: list[int] = []
+    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(faces))
+    stream = tables.stream_for(CAMPAIGN)
+    setup: list[Step] = [
+        do(c.StartCampaign(ruleset=ruleset, overrides={"options": options} if options else {})),
+        do(c.OpenSession(secret_hex=SECRET_HEX)),
+        *(do(m) for m in members),
+    ]
+    records = []
+    for command, given in (*setup, *script):
+        faces[:] = given
+        before = handler.store.stream_version(stream)
+        try:
+            handler.execute(CAMPAIGN, command)
+        except RuleRefusedError as err:  # refused (or not allowed in this phase): nothing written
+            events: tuple[tuple[str, dict[str, Any]], ...] = ((REFUSED, {"error": type(err).__name__}),)
+        else:
+            decoded = (decode(r.envelope) for r in handler.store.read_stream(stream, before + 1))
+            events = tuple((e.type_name, json.loads(json.dumps(to_data(e)))) for e in decoded)
+        records.append(Record(type(command).__name__, events))
+    return records
+
+
+@attrs.frozen
+class Difference:
+    """One difference between two runs: command ``index``, the ``occurrence``-th event of ``type`` in it."""
+
+    index: int
+    command: str
+    type: str
+    occurrence: int
+    field: str
+    before: Any
+    after: Any
+
+    def __str__(self) -> str:
+        where = f"#{self.index} {self.command}: {self.type}[{self.occurrence}].{self.field}"
+        return f"{where}: {self.before!r} -> {self.after!r}"
+
+
+def _keyed(events: tuple[tuple[str, dict[str, Any]], ...]) -> dict[tuple[str, int], dict[str, Any]]:
+    """A command's events keyed by (type, occurrence of that type), in log order."""
+    seen: dict[str, int] = {}
+    out = {}
+    for kind, data in events:
+        out[kind, seen.get(kind, 0)] = data
+        seen[kind] = seen.get(kind, 0) + 1
+    return out
+
+
+def diff(a: list[Record], b: list[Record]) -> list[Difference]:
+    """Differences by (command index, event type and occurrence, field), ignoring ``IGNORED``."""
+    assert [r.command for r in a] == [r.command for r in b], "the two runs must run the same commands"
+    out = []
+    for index, (ra, rb) in enumerate(zip(a, b, strict=True)):
+        ka, kb = _keyed(ra.events), _keyed(rb.events)
+        for key in [*ka, *(k for k in kb if k not in ka)]:
+            kind, occurrence = key
+            if key not in kb or key not in ka:
+                before, after = (PRESENT, ABSENT) if key in ka else (ABSENT, PRESENT)
+                out.append(Difference(index, ra.command, kind, occurrence, WHOLE, before, after))
+                continue
+            for name in [*ka[key], *(n for n in kb[key] if n not in ka[key])]:
+                x, y = ka[key].get(name), kb[key].get(name)
+                if x != y and (kind, name) not in IGNORED:
+                    out.append(Difference(index, ra.command, kind, occurrence, name, x, y))
+    return out
+
+
+def rules_of(records: list[Record]) -> dict[str, Any]:
+    """The flattened rules the run's campaign started under."""
+    kind, data = records[0].events[0]
+    assert kind == CampaignStarted.type_name
+    return rulesets.flatten(data["rules"])
+
+
+# --- scripts -----------------------------------------------------------------------------------------
+
+
+def aware(
+    ruleset: str, *, setting: str | None = None, initiative: tuple[int, ...] = (5, 2), **start: Any,
+) -> tuple[Step, ...]:
+    """Both sides aware (no surprise dice), the referee's 30 ft, initiative 5 against 2: phase ACTIONS."""
+    return (
+        do(enc.StartEncounter(setting=setting or INDOORS[ruleset], party_aware=True, monsters_aware=True, **start)),
+        do(enc.CheckSurprise()),
+        do(enc.DetermineDistance(value=30)),
+        do(enc.RollInitiative(), *initiative),
+    )
+
+
+def eleven_rounds(ruleset: str) -> tuple[Step, ...]:
+    """Combat for 11 rounds, then the conclusion advances the clock."""
+    return (*aware(ruleset), do(enc.Fight()), *(do(enc.PlayRound()),) * 11, do(enc.ConcludeEncounter()))
+
+
+def blocked_surprise(ruleset: str, **start: Any) -> tuple[Step, ...]:
+    """The aware party gives itself away (light or noise); the monsters would roll a 4 if they could."""
+    return (
+        do(enc.StartEncounter(setting=INDOORS[ruleset], party_aware=True, **start)),
+        do(enc.CheckSurprise(), 4),
+        do(enc.DetermineDistance(value=30)),
+        do(enc.RollInitiative(), 5, 2),
+        do(enc.ConcludeEncounter()),
+    )
+
+
+def monsters_surprised(ruleset: str, face: int) -> tuple[Step, ...]:
+    """The aware party meets monsters that roll ``face``; the party then tries its free action."""
+    return (
+        do(enc.StartEncounter(setting=INDOORS[ruleset], party_aware=True)),
+        do(enc.CheckSurprise(), face),
+        do(enc.DetermineDistance(value=30)),
+        do(enc.TakeFreeAction(action="attack")),
+        do(enc.RollInitiative(), 5, 2),
+        do(enc.PlayRound()),
+        do(enc.ConcludeEncounter()),
+    )
+
+
+# --- the table ---------------------------------------------------------------------------------------
+
+Pair = tuple[str, str]
+
+
+@attrs.frozen(kw_only=True)
+class Row:
+    """One option of one ruleset: the script, the new value, and every (type, field) it may change."""
+
+    ruleset: str
+    option: str
+    value: Any
+    script: tuple[Step, ...]
+    #: (type, field) -> (value under the default, value with the option): the outcome it governs
+    changes: dict[Pair, tuple[Any, Any]]
+    #: further (type, field) pairs that change with it (texts, consequences), without fixed values
+    also: frozenset[Pair] = frozenset()
+    #: options both runs share, only where the option matters solely under another one
+    base: dict[str, Any] = attrs.field(factory=dict)
+    members: tuple[c.AddMember, ...] = MEMBERS
+
+    @property
+    def id(self) -> str:
+        """The pytest id."""
+        return f"{self.ruleset}-{self.option}"
+
+
+def whole(before: str, after: str, *kinds: str) -> dict[Pair, tuple[str, str]]:
+    """Events of ``kinds`` present in one run only."""
+    return {(kind, WHOLE): (before, after) for kind in kinds}
+
+
+def row_round_seconds(ruleset: str, value: int, turns: tuple[int, int], rounds: tuple[int, int]) -> Row:
+    """11 rounds of combat are 110 s at 10 s a round (one turn) and 660 s at 60 s (two turns)."""
+    seconds = (turns[0] * 600, turns[1] * 600)
+    return Row(
+        ruleset=ruleset, option="round_seconds", value=value, script=eleven_rounds(ruleset),
+        changes={
+            (CONCLUDED, "turns"): turns, (CONCLUDED, "seconds"): seconds,
+            (CLOCK, "turns"): turns, (CLOCK, "seconds"): seconds, (CLOCK, "rounds"): rounds,
+        },
+    )
+
+
+def row_turn_seconds(ruleset: str, changes: dict[Pair, tuple[Any, Any]]) -> Row:
+    """A 20-minute turn: 11 rounds still take one turn (OSE, now 1200 s) or now one instead of two (60 s rounds)."""
+    return Row(ruleset=ruleset, option="turn_seconds", value=1200, script=eleven_rounds(ruleset), changes=changes)
+
+
+def row_initiative_tie(ruleset: str) -> Row:
+    """A tie on 3 is simultaneous; with "reroll" the dice are rolled again (two more dice): 4 against 1."""
+    return Row(
+        ruleset=ruleset, option="initiative_tie", value="reroll",
+        script=(*aware(ruleset, initiative=(3, 3, 4, 1)), do(enc.Fight()), do(enc.PlayRound()),
+                do(enc.ConcludeEncounter())),
+        changes={
+            (INIT, "party_face"): (3, 4), (INIT, "monsters_face"): (3, 1), (INIT, "first"): ("simultaneous", "party"),
+            (INIT, "tie"): ("simultaneous", "reroll"), (INIT, "rerolls"): (0, 1), **whole(ABSENT, PRESENT, DICE),
+        },
+        also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
+    )
+
+
+def row_reroll_limit(ruleset: str) -> Row:
+    """Under "reroll", ties on 3 and 2 then 4 against 1; a limit of 1 stops at the tie on 2 (two dice fewer)."""
+    return Row(
+        ruleset=ruleset, option="reroll_limit", value=1, base={"initiative_tie": "reroll"},
+        script=(*aware(ruleset, initiative=(3, 3, 2, 2, 4, 1)), do(enc.Fight()), do(enc.ConcludeEncounter())),
+        changes={
+            (INIT, "party_face"): (4, 2), (INIT, "monsters_face"): (1, 2), (INIT, "first"): ("party", "simultaneous"),
+            (INIT, "rerolls"): (2, 1), **whole(PRESENT, ABSENT, DICE),
+        },
+        also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
+    )
+
+
+def row_surprise_on(ruleset: str) -> Row:
+    """The monsters' 3 does not surprise them at 1-2 but does at 1-3: the party gains its advantage."""
+    if ruleset == "ose":
+        # the free round: no initiative dice, and only the party acts in round 1
+        return Row(
+            ruleset="ose", option="surprise_on", value=3,
+            script=(
+                do(enc.StartEncounter(party_aware=True)), do(enc.CheckSurprise(), 3),
+                do(enc.DetermineDistance(value=30)), do(enc.RollInitiative(), 5, 2), do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (SURPRISE, "monsters_surprised"): (False, True), (SURPRISE, "advantage"): ("none", "party"),
+                (INIT, "free_round"): ("", "party"), (ROUND, "acting"): (["party", "monsters"], ["party"]),
+                **whole(PRESENT, ABSENT, DICE),
+            },
+            also=frozenset({(SURPRISE, "monsters_reason"), (INIT, "party_face"), (INIT, "monsters_face"),
+                            (INIT, "reason"), (INIT, "rolls"), (ROUND, "reason")}),
+        )
+    # adnd (three lost segments) and explore (a single action): the party's free action phase
+    segments = {(SURPRISE, "monsters_segments"): (0, 3)} if ruleset == "adnd" else {}
+    return Row(
+        ruleset=ruleset, option="surprise_on", value=3,
+        script=(
+            do(enc.StartEncounter(setting=INDOORS[ruleset], party_aware=True)), do(enc.CheckSurprise(), 3),
+            do(enc.DetermineDistance(value=30)), do(enc.TakeFreeAction(action="attack")),
+        ),
+        changes={
+            (SURPRISE, "monsters_surprised"): (False, True), (SURPRISE, "advantage"): ("none", "party"),
+            (PHASE, "dest"): ("INITIATIVE", "FREE_ACTION"), **segments,
+            **whole(PRESENT, ABSENT, REFUSED), **whole(ABSENT, PRESENT, FREE, PHASE),
+        },
+        also=frozenset({(SURPRISE, "monsters_reason")}),
+    )
+
+
+def row_surprise_advantage(ruleset: str, value: str) -> Row:
+    """The monsters are surprised; a free round (no initiative dice) or a free action phase (dice) follows."""
+    default = rulesets.load(ruleset).option("surprise_advantage")
+    round_first = default == "round"
+    # the run with the one-round advantage: no free action, no initiative dice, only the party acts in round 1
+    changes: dict[Pair, tuple[Any, Any]] = {
+        (SURPRISE, "advantage_kind"): (default, value),
+        (PHASE, "dest"): ("INITIATIVE", "FREE_ACTION") if round_first else ("FREE_ACTION", "INITIATIVE"),
+        (INIT, "free_round"): ("party", "") if round_first else ("", "party"),
+        (ROUND, "acting"): (["party"], ["party", "monsters"]) if round_first else (["party", "monsters"], ["party"]),
+    }
+    on, off = (ABSENT, PRESENT) if round_first else (PRESENT, ABSENT)
+    changes.update(whole(on, off, FREE, DICE, PHASE))
+    changes.update(whole(off, on, REFUSED))
+    also = {(INIT, "party_face"), (INIT, "monsters_face"), (INIT, "reason"), (INIT, "rolls"), (ROUND, "reason")}
+    if ruleset == "adnd":  # the two lost segments go with the segments advantage
+        changes[SURPRISE, "monsters_segments"] = (2, 0)
+        also.add((SURPRISE, "monsters_reason"))
+    return Row(
+        ruleset=ruleset, option="surprise_advantage", value=value, script=monsters_surprised(ruleset, 2),
+        changes=changes, also=frozenset(also),
+    )
+
+
+def row_blocked(ruleset: str, option: str, *, members: tuple[c.AddMember, ...] = MEMBERS, value: Any = False,
+                **start: Any) -> Row:
+    """The party would give itself away; without the rule the monsters roll their 4 (one more die).
+
+    The extra die shifts the nonces of the initiative dice that follow.
+    """
+    return Row(
+        ruleset=ruleset, option=option, value=value, members=members, script=blocked_surprise(ruleset, **start),
+        changes={
+            (SURPRISE, "monsters_rolled"): (False, True), (SURPRISE, "monsters_face"): (0, 4),
+            **whole(ABSENT, PRESENT, DICE),
+        },
+        also=frozenset({(SURPRISE, "monsters_reason"), (SURPRISE, "rolls"), (DICE, "nonce"), (INIT, "rolls")}),
+    )
+
+
+def row_pursue_if(ruleset: str) -> Row:
+    """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go, at most 8 they pursue."""
+    return Row(
+        ruleset=ruleset, option="pursue_if_reaction_at_most", value=8,
+        script=(*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4)),
+        changes={
+            (PURSUIT, "pursue"): (False, True), (PURSUIT, "suggested"): (False, True), (PURSUIT, "at_most"): (5, 8),
+            (CONCLUDED, "outcome"): ("evaded", "pursuit"),
+        },
+        also=frozenset({(PURSUIT, "note"), (CONCLUDED, "reason"), (CLOCK, "reason")}),
+    )
+
+
+def row_reroll_uncertain(ruleset: str) -> Row:
+    """An uncertain 7 may be re-rolled after a round (two dice); with the option off the re-roll is refused."""
+    return Row(
+        ruleset=ruleset, option="reroll_uncertain_reaction", value=False,
+        script=(*aware(ruleset), do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.RerollReaction(), 6, 5),
+                do(enc.ConcludeEncounter())),
+        changes={**whole(PRESENT, ABSENT, REACT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
+    )
+
+
+def row_cha_scale(ruleset: str) -> Row:
+    """Ann (CHA 18) speaks on 5 + 4: +2 gives 11 (indifferent), the uniform +3 gives 12 (friendly)."""
+    return Row(
+        ruleset=ruleset, option="cha_reaction_scale", value="uniform",
+        script=(*aware(ruleset), do(enc.RollReaction(speaker="Ann"), 5, 4), do(enc.Parley()),
+                do(enc.ConcludeEncounter())),
+        changes={
+            (REACT, "cha_modifier"): (2, 3), (REACT, "total"): (11, 12), (REACT, "result"): ("indifferent", "friendly"),
+            (REACT, "text"): ("Indifferent, uninterested", "Eager, friendly"),
+        },
+    )
+
+
+def row_move_divisor(ruleset: str) -> Row:
+    """Bo's 90 and the monsters' 120 a turn: a third is 30 and 40 a round, a half 45 and 60."""
+    return Row(
+        ruleset=ruleset, option="encounter_move_divisor", value=2,
+        script=(*aware(ruleset), do(enc.ConcludeEncounter())),
+        changes={
+            (MOVE, "party_per_round"): (30, 45), (MOVE, "monsters_per_round"): (40, 60), (MOVE, "divisor"): (3, 2),
+        },
+    )
+
+
+def row_max_rounds(ruleset: str) -> Row:
+    """At most 2 rounds: the third is refused and the encounter ends after 2 (still one turn)."""
+    return Row(
+        ruleset=ruleset, option="encounter_move_max_rounds", value=2,
+        script=(*aware(ruleset), do(enc.Fight()), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
+        changes={
+            (MOVE, "max_rounds"): (60, 2), (CONCLUDED, "rounds"): (3, 2),
+            **whole(PRESENT, ABSENT, ROUND, PHASE), **whole(ABSENT, PRESENT, REFUSED),
+        },
+    )
+
+
+def row_unintelligent_reaction(ruleset: str) -> Row:
+    """Aware non-intelligent monsters: with the option they roll no reaction (refused), they just attack."""
+    return Row(
+        ruleset=ruleset, option="unintelligent_monsters_attack", value=True,
+        script=(*aware(ruleset, intelligent=False), do(enc.RollReaction(), 3, 4), do(enc.Fight(side="monsters")),
+                do(enc.ConcludeEncounter())),
+        changes={**whole(PRESENT, ABSENT, REACT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
+    )
+
+
+def row_unintelligent_melee(ruleset: str, value: bool, script: tuple[Step, ...]) -> Row:  # noqa: FBT001
+    """Non-intelligent monsters that surprised the party close to melee after their free action.
+
+    In combat the initiative and the reaction are refused (no dice), and the round is a combat round.
+    """
+    melee, other = (ABSENT, PRESENT) if value else (PRESENT, ABSENT)
+    return Row(
+        ruleset=ruleset, option="unintelligent_monsters_attack", value=value, script=script,
+        changes={
+            (ROUND, "combat"): (not value, value), **whole(melee, other, ACTION, REFUSED),
+            **whole(other, melee, INIT, REACT, DICE, PHASE),
+        },
+        also=frozenset({(PHASE, "source"), (PHASE, "dest")}),
+    )
+
+
+def monsters_surprise_the_party(ruleset: str, *, distance: Step, intelligent: bool = True) -> tuple[Step, ...]:
+    """The monsters surprise the party (its 1 against their 4) and take their free action."""
+    return (
+        do(enc.StartEncounter(setting=INDOORS[ruleset], intelligent=intelligent)), do(enc.CheckSurprise(), 1, 4),
+        distance, do(enc.TakeFreeAction(action="charge")), do(enc.RollInitiative(), 2, 5),
+    )
+
+
+def row_flees_within(ruleset: str, value: int, script: tuple[Step, ...]) -> Row:
+    """The surprised party tries to flee: allowed at the default, refused beyond the new limit."""
+    return Row(
+        ruleset=ruleset, option="surprised_party_flees_within_ft", value=value, script=script,
+        changes={**whole(PRESENT, ABSENT, ACTION, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
+    )
+
+
+def row_surrounded(ruleset: str, value: int, monsters: int, *, now: bool, rest: tuple[Step, ...]) -> Row:
+    """A party surprised in the open by ``monsters`` monsters is encircled, or no longer is."""
+    return Row(
+        ruleset=ruleset, option="surrounded_at_monsters", value=value,
+        script=(
+            do(enc.StartEncounter(setting=OUTDOORS[ruleset], monster_count=monsters, monsters_aware=True)),
+            do(enc.CheckSurprise(), 2), *rest,
+        ),
+        changes=whole(ABSENT, PRESENT, SURROUNDED) if now else whole(PRESENT, ABSENT, SURROUNDED),
+    )
+
+
+def _rows() -> list[Row]:
+    rows: list[Row] = [
+        row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
+        row_round_seconds("adnd", 10, turns=(2, 1), rounds=(20, 60)),
+        row_round_seconds("explore", 10, turns=(2, 1), rounds=(20, 60)),
+        row_turn_seconds("ose", {(CONCLUDED, "seconds"): (600, 1200), (CLOCK, "seconds"): (600, 1200),
+                                 (CLOCK, "rounds"): (60, 120)}),
+        row_turn_seconds("adnd", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
+        row_turn_seconds("explore", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
+        row_surprise_advantage("ose", "single_action"),
+        row_surprise_advantage("adnd", "round"),
+        row_surprise_advantage("explore", "round"),
+        row_blocked("ose", "light_blocks_surprise", party_light=True),
+        row_blocked("explore", "light_blocks_surprise", party_light=True),
+        row_blocked("ose", "noise_blocks_surprise", party_noisy=True),
+        row_blocked("adnd", "noise_blocks_surprise", party_noisy=True),
+        row_blocked("explore", "noise_blocks_surprise", party_noisy=True),
+        # Ann's chain mail is metal: noisy by default, quiet when only plated armour is noisy
+        row_blocked("adnd", "noisy_armor", value=["plated"],
+                    members=(c.AddMember(name="Ann", cha=18, armor="chain_mail"), c.AddMember(name="Bo", speed=90))),
+        # OSE surprised monsters in the wilderness: 1d4 (3: 30 yd) with "either", 4d6 (3+2+2+2: 90 yd) with "both"
+        Row(
+            ruleset="ose", option="wild_surprise_distance_trigger", value="both",
+            script=(
+                do(enc.StartEncounter(setting="wilderness", party_aware=True)), do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(), 3, 2, 2, 2), do(enc.RollInitiative()), do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (DIST, "value"): (30, 90),
+                (DIST, "rule"): ("ose.wilderness 1d4x10yd (surprised)", "ose.wilderness 4d6x10yd"),
+                (DICE, "sides"): ([4], [6, 6, 6, 6]), (DICE, "faces"): ([3], [3, 2, 2, 2]), (DICE, "total"): (3, 9),
+                (DICE, "purpose"): ("encounter.distance.surprised", "encounter.distance"),
+            },
+            also=frozenset({(DIST, "steps")}),
+        ),
+        # explore: one d6 of 3 with WIS 5 (-1) surprises Bo alone; without WIS nobody is surprised
+        Row(
+            ruleset="explore", option="wis_surprise_mod", value="off",
+            members=(c.AddMember(name="Ann", cha=18, wis=18), c.AddMember(name="Bo", speed=90, wis=5)),
+            script=(
+                do(enc.StartEncounter(monsters_aware=True)), do(enc.CheckSurprise(), 3),
+                do(enc.DetermineDistance(value=30)), do(enc.TakeFreeAction(action="attack")),
+                do(enc.RollInitiative(), 2, 5),
+            ),
+            changes={
+                (SURPRISE, "party_surprised"): (True, False), (SURPRISE, "party_characters_surprised"): (["Bo"], []),
+                (SURPRISE, "advantage"): ("monsters", "none"), (PHASE, "dest"): ("FREE_ACTION", "INITIATIVE"),
+                **whole(PRESENT, ABSENT, FREE, PHASE), **whole(ABSENT, PRESENT, REFUSED),
+            },
+            also=frozenset({(SURPRISE, "party_reason")}),
+        ),
+        # explore: 3 + 4 fits both dice, so only the dice and the rule change (70 ft either way)
+        Row(
+            ruleset="explore", option="dungeon_distance", value="2d6x10ft",
+            script=(
+                do(enc.StartEncounter(party_aware=True, monsters_aware=True)), do(enc.CheckSurprise()),
+                do(enc.DetermineDistance(), 3, 4), do(enc.RollInitiative(), 5, 2), do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (DIST, "rule"): ("explore.dungeon 2d4x10ft", "explore.dungeon 2d6x10ft"),
+                (DICE, "sides"): ([4, 4], [6, 6]),
+            },
+            also=frozenset({(DIST, "steps")}),
+        ),
+        # adnd outdoors: six 4s and twelve 1s are 36 x 10 = 360 ft; 6d4 x 30 reads the six 4s: 720 ft
+        Row(
+            ruleset="adnd", option="outdoor_distance_dice", value="6d4x30ft",
+            script=(
+                do(enc.StartEncounter(setting="outdoors", party_aware=True, monsters_aware=True)),
+                do(enc.CheckSurprise()),
+                do(enc.DetermineDistance(), *[4] * 6, *[1] * 12), do(enc.RollInitiative(), 5, 2),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (DIST, "value"): (360, 720), (DIST, "rule"): ("adnd.outdoors 18d4x10ft", "adnd.outdoors 6d4x30ft"),
+                (DICE, "sides"): ([4] * 18, [4] * 6), (DICE, "faces"): ([4] * 6 + [1] * 12, [4] * 6),
+                (DICE, "total"): (36, 24),
+            },
+            also=frozenset({(DIST, "steps")}),
+        ),
+        # adnd forest: eighteen 1s become 0s, so the distance is the minimum: 10 ft, or 40 ft
+        Row(
+            ruleset="adnd", option="outdoor_min_distance_ft", value=40,
+            script=(
+                do(enc.StartEncounter(setting="outdoors", terrains=("forest",), party_aware=True, monsters_aware=True)),
+                do(enc.CheckSurprise()), do(enc.DetermineDistance(), *[1] * 18), do(enc.RollInitiative(), 5, 2),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={(DIST, "value"): (10, 40)},
+            also=frozenset({(DIST, "steps")}),
+        ),
+        # adnd both surprised, faces 2 and 1: the difference costs the party 1 segment; by face, 2 and 1
+        Row(
+            ruleset="adnd", option="segments_on_mutual_surprise", value="face",
+            script=(
+                do(enc.StartEncounter(setting="indoors")), do(enc.CheckSurprise(), 2, 1),
+                do(enc.DetermineDistance(), 2),
+                do(enc.TakeFreeAction(action="close")), do(enc.RollInitiative(), 5, 2), do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (SURPRISE, "party_segments"): (1, 2), (SURPRISE, "monsters_segments"): (0, 1),
+                (FREE, "segments"): (1, 2),
+            },
+            also=frozenset({(SURPRISE, "party_reason"), (SURPRISE, "monsters_reason"), (ROUND, "reason")}),
+        ),
+        # adnd: the party surprised the monsters (1 segment) 30 ft away; add20 lets it slip away, movement
+        # (Bo's 9" = 9 ft in one segment: 39 ft, detection 60 ft) does not, so the free action follows
+        Row(
+            ruleset="adnd", option="avoid_rule", value="movement",
+            script=(
+                do(enc.StartEncounter(setting="indoors", party_aware=True)), do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(value=30)), do(enc.Avoid(side="party")),
+                do(enc.TakeFreeAction(action="close")),
+            ),
+            changes={**whole(PRESENT, ABSENT, ACTION, CONCLUDED, CLOCK), **whole(ABSENT, PRESENT, FREE)},
+            also=frozenset({(PHASE, WHOLE), (REFUSED, WHOLE)}),
+        ),
+        row_unintelligent_reaction("ose"),
+        # adnd: the monsters (free segments) charge from 50 ft; with the option they close to melee
+        row_unintelligent_melee("adnd", value=True, script=(
+            *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50)), intelligent=False),
+            do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.ConcludeEncounter()),
+        )),
+        # explore: from 40 ft (beyond the 30 ft flight limit) they close to melee; without the option they do not
+        row_unintelligent_melee("explore", value=False, script=(
+            *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(value=40)), intelligent=False),
+            do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.ConcludeEncounter()),
+        )),
+        # ose: surprised at 70 ft (2d6: 3 + 4), after the monsters' free round; a 30 ft limit forbids it
+        row_flees_within("ose", 30, (
+            do(enc.StartEncounter()), do(enc.CheckSurprise(), 1, 4), do(enc.DetermineDistance(), 3, 4),
+            do(enc.RollInitiative()), do(enc.PlayRound()), do(enc.Evade(side="party")),
+        )),
+        # adnd: surprised at 50 ft, after the monsters' free segments
+        row_flees_within("adnd", 30, (
+            *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50))),
+            do(enc.Evade(side="party")),
+        )),
+        # explore: surprised at 20 ft (1d3: 2), within 30 ft but not within 10 ft
+        row_flees_within("explore", 10, (
+            *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(), 2)),
+            do(enc.Evade(side="party")),
+        )),
+        row_surrounded("ose", 5, 4, now=False, rest=(
+            do(enc.DetermineDistance(), 3), do(enc.RollInitiative()), do(enc.ConcludeEncounter()),
+        )),
+        row_surrounded("adnd", 3, 3, now=True, rest=(
+            do(enc.DetermineDistance(value=300)), do(enc.TakeFreeAction(action="encircle")),
+            do(enc.RollInitiative(), 2, 5), do(enc.ConcludeEncounter()),
+        )),
+        row_surrounded("explore", 2, 2, now=True, rest=(
+            do(enc.DetermineDistance(), 1), do(enc.RollInitiative(), 2, 5), do(enc.ConcludeEncounter()),
+        )),
+    ]
+    for ruleset in ("ose", "adnd", "explore"):
+        rows += [
+            row_initiative_tie(ruleset), row_reroll_limit(ruleset), row_surprise_on(ruleset), row_pursue_if(ruleset),
+            row_reroll_uncertain(ruleset), row_cha_scale(ruleset), row_move_divisor(ruleset), row_max_rounds(ruleset),
+        ]
+    return rows
+
+
+ROWS = _rows()
+
+#: options no procedure reads yet: (ruleset, option) -> (the procedure that will read it, why it waits)
+PENDING: dict[tuple[str, str], tuple[str, str]] = {
+    ("ose", "evasion_table"): ("wilderness evasion", "the percentile evasion roll (§2.9) is not built yet"),
+    ("ose", "evasion_speed_modifiers"): ("wilderness evasion", "the B/X speed modifiers adjust that roll"),
+    ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
+    ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
+    ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
+    ("explore", "watch_seconds"): ("camp", "watches are the night-camp procedure's unit (§4.16)"),
+    ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
+    ("explore", "night_encounter_check"): ("travel day / camp", "the day's and night's wandering checks (A19)"),
+    ("explore", "lost_encounter_source"): ("travel day", "the lost and encounter chances by terrain (§4.7, A21)"),
+    ("explore", "afloat_rule"): ("travel day", "the encounter check of ships afloat (§4.7)"),
+    ("explore", "carry_partial_hex"): ("travel day", "travel points left at day's end (§4.9, A22)"),
+    ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
+    ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
+    ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
+    ("explore", "search_table"): ("hex search", "searching a hex (§4.11, A32) is not built yet"),
+    ("explore", "weather_table"): ("travel day", "the day's weather roll (§4.10) is not built yet"),
+}
+
+
+def machine_reads(option: str) -> bool:
+    """Whether any module of the machine package names the option in quotes."""
+    pattern = re.compile(rf"""["']{re.escape(option)}["']""")
+    return any(pattern.search(path.read_text(encoding="utf-8")) for path in MACHINE_DIR.glob("*.py"))
+
+
+def all_options() -> set[tuple[str, str]]:
+    """(ruleset, option) for every option of every built-in ruleset."""
+    return {(name, option) for name in rulesets.builtin_names() for option in rulesets.load(name).content["options"]}
+
+
+# --- the tests ---------------------------------------------------------------------------------------
+
+
+class TestEachOption:
+    @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
+    def test_the_option_changes_its_outcome_and_nothing_else(self, row: Row) -> None:
+        """The same scripted encounter under the default and the new value differs exactly where the row says."""
+        default = rulesets.load(row.ruleset, {"options": row.base} if row.base else None).option(row.option)
+        assert row.value != default, "the row must change the option"
+        assert row.option not in row.base
+        before = play(row.ruleset, row.base, row.script, row.members)
+        after = play(row.ruleset, {**row.base, row.option: row.value}, row.script, row.members)
+        rules_before, rules_after = rules_of(before), rules_of(after)
+        keys = rules_before.keys() | rules_after.keys()
+        changed_rules = {k for k in keys if rules_before.get(k) != rules_after.get(k)}
+        assert changed_rules == {f"options.{row.option}"}
+        found = diff(before, after)
+        shown = "\n".join(str(d) for d in found)
+        assert {(d.type, d.field) for d in found} == set(row.changes) | row.also, shown
+        for d in found:
+            if (d.type, d.field) in row.changes:
+                assert (d.before, d.after) == row.changes[d.type, d.field], str(d)
+
+
+def choice_values() -> list[tuple[str, str, Any]]:
+    """(ruleset, option, value) for every listed choice that is not the default (list options: one kind)."""
+    out = []
+    for name in rulesets.builtin_names():
+        content = rulesets.load(name).content
+        for option, allowed in content.get("choices", {}).items():
+            default = content["options"][option]
+            for choice in allowed:
+                value = [choice] if isinstance(default, list) else choice
+                if value != default:
+                    out.append((name, option, value))
+    return out
+
+
+#: enough 1s for any roll of the script (1 fits every die; 22 initiative dice at most)
+ONES = (1,) * 30
+
+
+class TestEveryChoice:
+    @pytest.mark.parametrize(("ruleset", "option", "value"), choice_values(), ids=str)
+    def test_every_choice_runs_a_whole_encounter_in_every_setting(self, ruleset: str, option: str, value: Any) -> None:
+        """Each listed value, alone, takes an encounter on all-1 dice from start to conclusion with no error."""
+        for setting in rulesets.load(ruleset).table("distance"):
+            for party_aware in (False, True):
+                script = (
+                    do(enc.StartEncounter(setting=setting, party_aware=party_aware)), do(enc.CheckSurprise(), *ONES),
+                    do(enc.DetermineDistance(), *ONES), do(enc.TakeFreeAction(action="attack")),
+                    do(enc.RollInitiative(), *ONES), do(enc.RollReaction(), *ONES), do(enc.PlayRound()),
+                    do(enc.ConcludeEncounter()),
+                )
+                records = play(ruleset, {option: value}, script, MEMBERS)
+                kinds = [kind for r in records for kind, _ in r.events]
+                assert {SURPRISE, DIST, ROUND, CONCLUDED} <= set(kinds), (setting, party_aware, kinds)
+
+
+class TestCoverage:
+    def test_every_option_has_a_row_or_is_pending(self) -> None:
+        """Each option of each built-in ruleset is tested by a row or listed as pending, never both."""
+        covered = {(r.ruleset, r.option) for r in ROWS}
+        assert sorted(all_options() - covered - set(PENDING)) == []
+        assert sorted(covered & set(PENDING)) == []
+
+    def test_each_option_has_at_most_one_row(self) -> None:
+        """One row per (ruleset, option)."""
+        ids = [r.id for r in ROWS]
+        assert sorted(i for i in set(ids) if ids.count(i) > 1) == []
+
+    def test_the_rows_name_existing_options_the_machine_reads(self) -> None:
+        """A row for an unknown option, or one nothing reads, is a mistake in the table."""
+        known = all_options()
+        assert sorted(r.id for r in ROWS if (r.ruleset, r.option) not in known) == []
+        assert sorted(r.id for r in ROWS if not machine_reads(r.option)) == []
+
+    def test_pending_options_exist_and_are_not_read_yet(self) -> None:
+        """Once a procedure reads a pending option it needs a row instead; a pending entry must exist."""
+        assert sorted(PENDING.keys() - all_options()) == []
+        assert sorted(key for key in PENDING if machine_reads(key[1])) == []
+        assert all(procedure and reason for procedure, reason in PENDING.values())
+
+
+class TestDiffHelper:
+    def test_two_runs_under_the_same_rules_do_not_differ(self) -> None:
+        """Nothing in the decoded events depends on the run (ids, times), so equal runs show no difference."""
+        script = row_initiative_tie("ose").script
+        assert diff(play("ose", {}, script, MEMBERS), play("ose", {}, script, MEMBERS)) == []
+
+    def test_a_changed_field_and_a_missing_event_are_reported_where_they_are(self) -> None:
+        """Differences name the command index, the event type and occurrence, and the field ("*" when missing)."""
+        a = [Record("X", (("e", {"v": 1, "w": 0}),)), Record("Y", (("e", {"v": 1}), ("e", {"v": 2})))]
+        b = [Record("X", (("e", {"v": 3, "w": 0}),)), Record("Y", (("e", {"v": 1}),))]
+        assert diff(a, b) == [
+            Difference(0, "X", "e", 0, "v", 1, 3), Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
+        ]
