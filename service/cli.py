@@ -31,8 +31,6 @@ app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
 app.add_typer(cli_encounter.app, name="encounter")
 app.add_typer(cli_rules.app, name="rules")
-cli_log.install(app)
-demo.install(app)
 
 
 @app.command()
@@ -147,6 +145,10 @@ def state(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> 
     door = Door.open(db, campaign)
     for line in render.state_lines(door.campaign, door.table()):
         out.print(line)
+
+
+cli_log.install(app)
+demo.install(app)
 
 
 def main() -> None:
