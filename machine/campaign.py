@@ -54,6 +54,9 @@ def open_session(step: Step, command: c.OpenSession, keep: Callable[[str, bytes]
         if len(secret) != SECRET_BYTES:
             msg = f"a session secret must be {SECRET_BYTES} bytes written as {SECRET_BYTES * 2} hex digits"
             raise UsageError(msg)
+    if hexdice.commitment(secret) in step.table.commitments:
+        msg = "that secret was already used by an earlier session; its rolls would be predictable"
+        raise RuleRefusedError(msg)
     session = f"s{step.table.session_count + 1}"
     keep(session, secret)
     step.emit(SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=DICE_SCHEME))

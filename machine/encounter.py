@@ -369,19 +369,38 @@ def allowed_triggers(state: EncounterState | Phase | None) -> list[str]:
 
 
 def available_triggers(encounter: EncounterState | None, rules: Ruleset, party: Party) -> list[str]:
-    """The triggers whose conditions hold now for a command with default arguments (for display)."""
+    """The triggers whose conditions hold now for some command with default arguments (either side)."""
+    return [trigger for trigger, _ in available_steps(encounter, rules, party)]
+
+
+def available_steps(
+    encounter: EncounterState | None, rules: Ruleset, party: Party,
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each trigger available now, with the sides that may take it (``()`` for a command without a side)."""
     phase = phase_of(encounter)
     commands = {trigger: cls for cls, trigger in TRIGGERS.items()}
-    available = []
+    steps: list[tuple[str, tuple[str, ...]]] = []
     for trigger in allowed_triggers(phase):
-        model = Model(state=phase, encounter=encounter, rules=rules, party=party, command=commands[trigger]())
+        cls = commands[trigger]
         rows = [r for r in TRANSITIONS if r["trigger"] == trigger and phase.name in _names(r["source"])]
-        try:
-            if any(all(getattr(model, c)() for c in _conditions(r)) for r in rows):
-                available.append(trigger)
-        except HexlogError:
-            continue
-    return available
+
+        def passes(command: Command, rows: list[Any] = rows) -> bool:
+            return _passes(Model(state=phase, encounter=encounter, rules=rules, party=party, command=command), rows)
+
+        if "side" in attrs.fields_dict(cls):
+            sides = tuple(side for side in ev.SIDES if passes(cls(side=side)))
+            if sides:
+                steps.append((trigger, sides))
+        elif passes(cls()):
+            steps.append((trigger, ()))
+    return steps
+
+
+def _passes(model: Model, rows: list[Any]) -> bool:
+    try:
+        return any(all(getattr(model, c)() for c in _conditions(r)) for r in rows)
+    except HexlogError:
+        return False
 
 
 def _conditions(row: Any) -> list[str]:
@@ -417,7 +436,8 @@ def fire(
         try:
             done = model.trigger(trigger)
         except MachineError as err:
-            raise IllegalTransitionError(PROCEDURE, source.name, trigger, allowed_triggers(source)) from err
+            offered = available_triggers(encounter, rules, party)
+            raise IllegalTransitionError(PROCEDURE, source.name, trigger, offered) from err
         finally:
             MACHINE.remove_model(model)
     if not done:
@@ -432,7 +452,7 @@ __all__ = [
     "MACHINE", "PROCEDURE", "TRANSITIONS", "TRIGGERS", "Avoid", "CheckSurprise", "ConcludeEncounter",
     "DecidePursuit", "DetermineDistance", "EncounterState", "Evade", "Fight", "Model", "Parley", "Phase",
     "PlayRound", "RerollReaction", "RollInitiative", "RollReaction", "StartEncounter", "TakeFreeAction",
-    "Wait", "allowed_triggers", "available_triggers", "evolve", "fire", "option", "other", "phase_of", "recorded_transition_ok",
+    "Wait", "allowed_triggers", "available_steps", "available_triggers", "evolve", "fire", "option", "other", "phase_of", "recorded_transition_ok",
     "situation_of",
 ]
 

@@ -13,7 +13,8 @@ class StartEncounter(Command):
     """Open an encounter: the place, who is already aware, lights, noise and the monsters."""
 
     #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, 004); ``indoors`` or ``outdoors`` (AD&D)
-    setting: str = "dungeon"
+    #: "" for the ruleset's first setting (dungeon, or indoors under AD&D)
+    setting: str = ""
     name: str = ""
     party_aware: bool = False
     monsters_aware: bool = False

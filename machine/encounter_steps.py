@@ -43,6 +43,7 @@ from hexlog.machine.encounter_commands import (
     Wait,
 )
 from hexlog.machine.handler import register
+from hexlog.machine.ruleset import Ruleset
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
 
 
 MAX_SPEED = 480
+#: past ±6 the 2d6 reaction roll no longer matters; ±10 leaves room for a referee's stacking
+MAX_REACTION_MODIFIER = 10
 UNDERGROUND = frozenset({"dungeon", "indoors"})
 #: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
 OPEN_COUNTRY = frozenset({"wilderness", "outdoors"})
@@ -86,29 +89,14 @@ def start(step: Step, command: StartEncounter) -> None:
     """Open an encounter and rate each side's encounter movement."""
     before, change = _fire_any(step, command)
     rules = step.rules
-    settings = sorted(rules.table("distance"))
-    if command.setting not in settings:
-        msg = f"setting {command.setting!r} is not one of the {rules.name} settings: {', '.join(settings)}"
-        raise UsageError(msg)
-    if command.monster_count < 1 or not 0 < command.monster_speed <= MAX_SPEED:
-        msg = f"an encounter needs at least 1 monster moving 1 to {MAX_SPEED} feet per turn"
-        raise UsageError(msg)
-    lengths = (command.line_of_sight_ft, command.area_ft, command.light_radius_ft, command.vision_ft)
-    if any(v is not None and v < 0 for v in lengths):
-        msg = "line of sight, area, light radius and vision must not be negative"
-        raise UsageError(msg)
-    terrains = rules.content.get("tables", {}).get("outdoor_terrain")
-    unknown = [t for t in command.terrains if terrains is not None and t not in terrains]
-    if unknown:
-        msg = f"unknown terrain {', '.join(unknown)}; known: {', '.join(terrains)}"
-        raise UsageError(msg)
+    setting = _check_situation(rules, command)
     party = step.table.party
     slowest = min(party.members, key=lambda m: m.speed)
     divisor = int(option(rules, "encounter_move_divisor"))
     step.emit(
         ev.EncounterStarted(
             number=before.started.number + 1 if before else 1, name=command.name, ruleset=rules.name,
-            setting=command.setting, party=tuple(m.name for m in party.members),
+            setting=setting, party=tuple(m.name for m in party.members),
             party_aware=command.party_aware, monsters_aware=command.monsters_aware,
             party_light=command.party_light, monsters_light=command.monsters_light,
             party_noisy=command.party_noisy, monsters_noisy=command.monsters_noisy,
@@ -121,11 +109,44 @@ def start(step: Step, command: StartEncounter) -> None:
         ev.MovementRated(
             slowest_member=slowest.name, party_base=slowest.speed, party_per_round=slowest.speed // divisor,
             monsters_base=command.monster_speed, monsters_per_round=command.monster_speed // divisor,
-            unit="ft" if command.setting in UNDERGROUND else "yd", divisor=divisor,
+            unit="ft" if setting in UNDERGROUND else "yd", divisor=divisor,
             max_rounds=int(option(rules, "encounter_move_max_rounds")),
         ),
         change,
     )
+
+
+def _check_situation(rules: Ruleset, command: StartEncounter) -> str:
+    """The setting (the ruleset's first by default); refuse facts the rules in force would ignore."""
+    settings = list(rules.table("distance"))
+    setting = command.setting or settings[0]
+    if setting not in settings:
+        msg = f"setting {setting!r} is not one of the {rules.name} settings: {', '.join(settings)}"
+        raise UsageError(msg)
+    if command.monster_count < 1 or not 0 < command.monster_speed <= MAX_SPEED:
+        msg = f"an encounter needs at least 1 monster moving 1 to {MAX_SPEED} feet per turn"
+        raise UsageError(msg)
+    lengths = (command.line_of_sight_ft, command.area_ft, command.light_radius_ft, command.vision_ft)
+    if any(v is not None and v < 0 for v in lengths):
+        msg = "line of sight, area, light radius and vision must not be negative"
+        raise UsageError(msg)
+    terrains = rules.content.get("tables", {}).get("outdoor_terrain")
+    if command.terrains and (terrains is None or setting != "outdoors"):
+        msg = f"terrain changes the distance only under adnd outdoors, not {rules.name} {setting}"
+        raise UsageError(msg)
+    unknown = [t for t in command.terrains if terrains is not None and t not in terrains]
+    if unknown:
+        msg = f"unknown terrain {', '.join(unknown)}; known: {', '.join(terrains)}"
+        raise UsageError(msg)
+    indoor_only = {
+        "area": command.area_ft, "light radius": command.light_radius_ft, "vision": command.vision_ft,
+        "hiding": command.hiding or None,
+    }
+    given = [name for name, value in indoor_only.items() if value is not None]
+    if given and not (rules.name == "adnd" and setting == "indoors"):
+        msg = f"{', '.join(given)}: used only by the adnd indoors distance, not {rules.name} {setting}"
+        raise UsageError(msg)
+    return setting
 
 
 def check_surprise(step: Step, command: CheckSurprise) -> None:
@@ -257,6 +278,9 @@ def roll_initiative(step: Step, command: RollInitiative) -> None:
 
 
 def _reaction(step: Step, state: EncounterState, speaker: str, modifier: int, *, reroll: bool) -> ev.ReactionRolled:
+    if abs(modifier) > MAX_REACTION_MODIFIER:
+        msg = f"a situational reaction modifier must be within ±{MAX_REACTION_MODIFIER}, not {modifier:+d}"
+        raise UsageError(msg)
     rules, cha, cha_mod = step.rules, 0, 0
     if speaker:
         member = step.table.party.member(speaker)

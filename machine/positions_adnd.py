@@ -64,6 +64,8 @@ def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
         times = row["light_cap_multiplier"]
         limit = times * situation.light_radius_ft
         value = cap(trace, value, limit, f"light: {times} x {situation.light_radius_ft} ft = {limit} ft")
+        if situation.vision_ft is not None:
+            trace.note(f"vision {situation.vision_ft} ft not used: the light carried sets the limit")
     elif situation.vision_ft is not None:
         value = cap(trace, value, situation.vision_ft, f"vision {situation.vision_ft} ft")
     shown = "(" + dice + ")" if "+" in dice or "-" in dice else dice
@@ -113,6 +115,8 @@ def _outdoors(trace: Trace, rules: Ruleset, situation: Situation, segments: int)
     if len(situation.terrains) > 1:
         chosen = applied[0] if applied else "none"
         trace.note(f"mixed terrain ({', '.join(situation.terrains)}): only {chosen} applies")
+    if applied is None and situation.terrains:
+        trace.note(f"terrain {', '.join(situation.terrains)}: no change to the dice")
     if applied is not None:
         name, change = applied
         faces = [f + change["change"] if f in change["faces"] else f for f in faces]

@@ -46,6 +46,8 @@ class Table:
     rules: rulesets.Ruleset | None = None
     session: SessionState | None = None
     session_count: int = 0
+    #: the commitment of every session so far: a secret is never used twice
+    commitments: tuple[str, ...] = ()
     party: party_model.Party = party_model.Party()
     clock: clock_model.Clock = clock_model.Clock()
     #: the procedures' own folded states, keyed by procedure name
@@ -85,7 +87,10 @@ def evolve(table: Table, event: Event) -> Table:
             return attrs.evolve(table, rules=rulesets.from_recorded(event.ruleset, event.rules))
         case SessionOpened():
             session = SessionState(id=event.session, commitment=event.commitment)
-            return attrs.evolve(table, session=session, session_count=table.session_count + 1)
+            return attrs.evolve(
+                table, session=session, session_count=table.session_count + 1,
+                commitments=(*table.commitments, event.commitment),
+            )
         case ClientSeedSet() if table.session is not None:
             return attrs.evolve(table, session=attrs.evolve(table.session, client_seed=event.client_seed))
         case SessionClosed() if table.session is not None:

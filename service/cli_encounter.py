@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from hexlog.events.errors import IllegalTransitionError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import Command
@@ -34,6 +34,10 @@ def _run(db: Path, campaign: str | None, command: Command) -> None:
         # name the triggers as the subcommands that fire them
         allowed = [t.replace("_", "-") for t in err.allowed]
         raise IllegalTransitionError(err.procedure, err.state, err.trigger.replace("_", "-"), allowed) from None
+    except RuleRefusedError as err:
+        trigger = enc.TRIGGERS.get(type(command), "")
+        text = str(err).replace(f"'{trigger}'", f"'{trigger.replace('_', '-')}'") if trigger else str(err)
+        raise RuleRefusedError(text) from None
     for event in outcome.events:
         if not isinstance(event, PhaseChanged):
             out.print(render.describe(event))
@@ -41,7 +45,7 @@ def _run(db: Path, campaign: str | None, command: Command) -> None:
     if state is not None:
         rules = outcome.table.rules
         assert rules is not None  # noqa: S101 - an encounter runs in a started campaign
-        allowed = [t.replace("_", "-") for t in enc.available_triggers(state, rules, outcome.table.party)]
+        allowed = render.next_steps(enc.available_steps(state, rules, outcome.table.party))
         out.print(f"-> {state.phase.name}; next: {', '.join(allowed) if allowed else 'nothing'}")
 
 
@@ -49,7 +53,7 @@ def _run(db: Path, campaign: str | None, command: Command) -> None:
 def start(  # noqa: PLR0913 - one option per fact of the situation
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    setting: Annotated[str, typer.Option(help="dungeon, wilderness, waterborne (ose, explore); indoors, outdoors (adnd)")] = "dungeon",
+    setting: Annotated[str | None, typer.Option(help="dungeon, wilderness, waterborne (ose, explore); indoors, outdoors (adnd); default: the first")] = None,
     name: Annotated[str, typer.Option(help="a name for the encounter")] = "",
     party_aware: Annotated[bool, typer.Option("--party-aware", help="the party already knows of the monsters")] = False,  # noqa: FBT002
     monsters_aware: Annotated[bool, typer.Option("--monsters-aware", help="the monsters already know of the party")] = False,  # noqa: FBT002
@@ -69,7 +73,7 @@ def start(  # noqa: PLR0913 - one option per fact of the situation
 ) -> None:
     """Start an encounter and describe the situation."""
     _run(db, campaign, enc.StartEncounter(
-        setting=setting, name=name, party_aware=party_aware, monsters_aware=monsters_aware,
+        setting=setting or "", name=name, party_aware=party_aware, monsters_aware=monsters_aware,
         party_light=party_light, monsters_light=monsters_light, party_noisy=party_noisy,
         monsters_noisy=monsters_noisy, monster_count=monsters, intelligent=not unintelligent,
         monster_speed=monster_speed, terrains=tuple(terrain or ()), line_of_sight_ft=line_of_sight,

@@ -98,7 +98,7 @@ def _clock(e: ClockAdvanced) -> str:
 
 @describer(PhaseChanged)
 def _phase(e: PhaseChanged) -> str:
-    return f"{e.procedure}: {e.trigger} ({e.source} -> {e.dest})"
+    return f"{e.procedure}: {e.trigger.replace('_', '-')} ({e.source} -> {e.dest})"
 
 
 def _generic(event: Event) -> str:
@@ -188,6 +188,15 @@ def state_lines(campaign: str, table: Any) -> list[str]:
     return lines
 
 
+def next_steps(steps: list[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """Available steps as subcommands, naming the side when only one side may take a step."""
+    shown = []
+    for trigger, sides in steps:
+        name = trigger.replace("_", "-")
+        shown.append(f"{name} --side {sides[0]}" if len(sides) == 1 and sides[0] != "party" else name)
+    return shown
+
+
 def procedure_lines(name: str, proc: Any, table: Any) -> list[str]:
     """A procedure's phase and the steps it allows now (as the subcommands that fire them)."""
     from hexlog.machine import encounter  # noqa: PLC0415 - procedures register late
@@ -196,7 +205,7 @@ def procedure_lines(name: str, proc: Any, table: Any) -> list[str]:
     phase_name = getattr(phase, "name", str(phase))
     lines = [f"{name}: phase {phase_name}"]
     if name == "encounter":
-        allowed = [t.replace("_", "-") for t in encounter.available_triggers(proc, table.rules, table.party)]
+        allowed = next_steps(encounter.available_steps(proc, table.rules, table.party))
         lines.append(f"  next: hexlog encounter {' | '.join(allowed) if allowed else '(nothing)'}")
     return lines
 

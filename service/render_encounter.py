@@ -60,7 +60,7 @@ def _surprise(e: ev.SurpriseChecked) -> str:
 
 @describer(ev.PartySurrounded)
 def _surrounded(e: ev.PartySurrounded) -> str:
-    return f"the party is surrounded by {e.monster_count} monsters (at least {e.at_least}){': ' + e.reason if e.reason else ''}"
+    return f"the party is surrounded: {e.monster_count} monsters surprised it in the open (at least {e.at_least} encircle)"
 
 
 @describer(ev.DistanceDetermined)

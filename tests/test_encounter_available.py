@@ -27,6 +27,12 @@ class Table:
         self.handler.execute(CAMPAIGN, command)
         assert not self.script
 
+    def steps(self) -> list[tuple[str, tuple[str, ...]]]:
+        """What the encounter offers now, with the sides that may take each step."""
+        table = self.handler.load(CAMPAIGN)
+        assert table.rules is not None
+        return enc.available_steps(table.procedures.get("encounter"), table.rules, table.party)
+
     def available(self) -> list[str]:
         """What the encounter offers now."""
         table = self.handler.load(CAMPAIGN)
@@ -61,18 +67,18 @@ class TestAvailableTriggers:
         assert "reroll_reaction" not in t.available()
 
     def test_a_surprised_party_is_not_offered_actions_in_the_lost_round(self):
-        """Under OSE the surprised side cannot fight, evade or parley before round 1 passes."""
+        """Under OSE only the monsters may fight in the first round when the party is surprised."""
         t = Table()
         t.run(enc.StartEncounter())
         t.run(enc.CheckSurprise(), 1, 5)
         t.run(enc.DetermineDistance(), 3, 3)
         t.run(enc.RollInitiative())
-        offered = t.available()
-        assert "fight" not in offered
-        assert "evade" not in offered
-        assert "round" in offered
+        steps = dict(t.steps())
+        assert steps["fight"] == ("monsters",)
+        assert "evade" not in steps or steps["evade"] == ("monsters",)
+        assert steps["round"] == ()
         t.run(enc.PlayRound())
-        assert "fight" in t.available()
+        assert dict(t.steps())["fight"] == ("party", "monsters")
 
     def test_every_offered_trigger_is_allowed_by_the_phase(self):
         """What is offered is always a subset of the machine's triggers for the phase."""

@@ -171,7 +171,7 @@ class TestDistance:
     def test_an_unknown_setting_is_refused(self) -> None:
         """OSE has no indoors setting."""
         t = Table()
-        with pytest.raises(UsageError, match="dungeon, waterborne, wilderness"):
+        with pytest.raises(UsageError, match="dungeon, wilderness, waterborne"):
             t.run(enc.StartEncounter(setting="indoors"))
 
 
@@ -590,3 +590,16 @@ class TestDistributions:
         names = [name for _, name in bands if odds[name]]
         assert seen["attacks"] == 0
         assert chisquare([seen[n] for n in names], [N * odds[n] / 36 for n in names]).pvalue > P_MIN
+
+
+class TestReactionModifierBound:
+    def test_an_absurd_situational_modifier_is_refused_and_nothing_is_written(self) -> None:
+        """A modifier past ±10 is named as bad input before any die is rolled."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(), 4, 4)
+        version = t.version
+        with pytest.raises(UsageError, match="within ±10"):
+            t.run(enc.RollReaction(modifier=99))
+        assert t.version == version
+        t.run(enc.RollReaction(modifier=-10), 6, 6)
+        assert t.state.reaction.total == 2

@@ -103,3 +103,14 @@ class TestRefusals:
         handler.execute("c1", c.OpenSession(secret_hex="22" * 32))
         rolled = handler.execute("c1", c.RollDice(expression="d6")).events[0]
         assert (rolled.session, rolled.nonce) == ("s2", 0)
+
+
+class TestSecrets:
+    def test_a_secret_already_revealed_cannot_open_another_session(self, store):
+        """Reusing a revealed secret would make every roll predictable: refused, nothing written."""
+        handler = _started(store)
+        handler.execute("c1", c.CloseSession())
+        version = store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="already used"):
+            handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        assert store.stream_version(STREAM) == version
