@@ -508,7 +508,8 @@ class TestStartAndSurprise:
     def test_explore_surprise_names_the_characters_caught(self, explore):
         """Seed 004 dungeon: WIS adjusts each character, and the surprised ones are named."""
         ran = explore.ok("e2.check")
-        assert re.search(r"party d6=\d SURPRISED; monsters d6=\d not surprised; surprised characters: [A-Za-z, ]+; "
+        assert re.search(r"party d6=\d SURPRISED \[d6 = \d, surprised at <= 2: .*WIS \d+ [+-]\d -> \d.*; "
+                         r"surprised: [A-Za-z, ]+\]; monsters d6=\d not surprised; "
                          r"monsters gain the advantage \(single action\)", ran.stdout)
 
 
