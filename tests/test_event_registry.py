@@ -120,7 +120,9 @@ class TestLayout:
         """Every folder is packaged (flat: no nested package would be silently left out)."""
         config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
         packages = config["tool"]["setuptools"]["packages"]
-        assert sorted(packages) == sorted(f"hexlog.{f}" for f in FOLDERS)
+        data_only = ["hexlog.machine.rulesets"]  # the ruleset files: data, no modules
+        assert sorted(packages) == sorted([*(f"hexlog.{f}" for f in FOLDERS), *data_only])
+        assert not list((ROOT / "machine" / "rulesets").glob("*.py"))
         for folder in FOLDERS:
             nested = [p for p in (ROOT / folder).iterdir() if p.is_dir() and (p / "__init__.py").exists()]
             assert nested == [], f"{folder} has nested packages {nested} that the wheel would miss"
