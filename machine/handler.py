@@ -87,12 +87,22 @@ class Handler:
         self.clock = clock
         self.new_id = new_id
         self._roller = roller
+        #: each campaign's table as last folded, caught up from its version on the next load
+        self._tables: dict[str, tables.Table] = {}
+        #: each campaign's live projections as last saved: (state, stream version) by name
+        self._live: dict[str, dict[str, tuple[Any, int]]] = {}
 
     def load(self, campaign: str) -> tables.Table:
-        """The folded table of a campaign (empty if it does not exist)."""
-        recorded = self.store.read_stream(tables.stream_for(campaign))
-        version = recorded[-1].version if recorded else 0
-        return tables.fold((decode(r.envelope) for r in recorded), version)
+        """The folded table of a campaign (empty if it does not exist), folding only what is new."""
+        cached = self._tables.get(campaign)
+        start = cached.version if cached is not None else 0
+        recorded = self.store.read_stream(tables.stream_for(campaign), start + 1)
+        if not recorded and cached is not None:
+            return cached
+        version = recorded[-1].version if recorded else start
+        table = tables.fold((decode(r.envelope) for r in recorded), version, initial=cached)
+        self._tables[campaign] = table
+        return table
 
     def _roller_for(self, campaign: str, table: tables.Table) -> Roller:
         if self._roller is not None:
@@ -137,6 +147,7 @@ class Handler:
             command_id=command_id, command_digest=digest,
         )
         after = tables.fold(step.events, result.last_version, initial=table)
-        live.refresh(self.store, tables.stream_for(campaign))
+        self._tables[campaign] = after
+        live.refresh(self.store, tables.stream_for(campaign), self._live.setdefault(campaign, {}))
         return Outcome(result=result, events=tuple(step.events), table=after)
 from hexlog.machine import encounter as _encounter  # noqa: E402,F401 - registers the encounter commands

@@ -64,12 +64,11 @@ PROCEDURE_FOLDS: dict[str, Any] = {}
 
 
 def evolve(table: Table, event: Event) -> Table:
-    """The table after one event."""
-    table = attrs.evolve(
-        table,
-        party=party_model.evolve(table.party, event),
-        clock=clock_model.evolve(table.clock, event),
-    )
+    """The table after one event (parts an event does not touch are kept as they are)."""
+    party = party_model.evolve(table.party, event)
+    clock = clock_model.evolve(table.clock, event)
+    if party is not table.party or clock is not table.clock:
+        table = attrs.evolve(table, party=party, clock=clock)
     if PROCEDURE_FOLDS:
         procedures = dict(table.procedures)
         for name, fold in PROCEDURE_FOLDS.items():
@@ -78,7 +77,11 @@ def evolve(table: Table, event: Event) -> Table:
                 procedures.pop(name, None)
             else:
                 procedures[name] = state
-        table = attrs.evolve(table, procedures=procedures)
+        same = procedures.keys() == table.procedures.keys() and all(
+            procedures[k] is table.procedures[k] for k in procedures
+        )
+        if not same:
+            table = attrs.evolve(table, procedures=procedures)
     match event:
         case CampaignStarted():
             rules = rulesets.from_recorded(event.ruleset, event.rules)

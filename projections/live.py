@@ -85,10 +85,19 @@ def _saved(store: LiveStore, stream_id: str, name: str, current: int) -> tuple[A
         return initial, 0, False  # a saved state is only a cache: rebuild it from the log
 
 
-def refresh(store: LiveStore, stream_id: str) -> dict[str, Any]:
-    """Catch every live projection of a stream up with the log, save it, and return the states."""
+def refresh(store: LiveStore, stream_id: str, cache: dict[str, tuple[Any, int]] | None = None) -> dict[str, Any]:
+    """Catch every live projection of a stream up with the log, save it, and return the states.
+
+    ``cache`` (projection name -> (state, version)), when given, stands in for the saved states it
+    holds and is updated in place: a long-lived caller then never re-reads a large saved state. The
+    states are pure folds of the log, so a cached state is as good as the saved one of its version.
+    """
     current = store.stream_version(stream_id)
-    loaded = {name: _saved(store, stream_id, name, current) for name in PROJECTIONS}
+    loaded = {
+        name: (*cache[name], True) if cache is not None and name in cache and cache[name][1] <= current
+        else _saved(store, stream_id, name, current)
+        for name in PROJECTIONS
+    }
     start = min(version for _, version, _ in loaded.values())
     tail = [(r.version, decode_recorded(r)) for r in store.read_stream(stream_id, start + 1)]
     states: dict[str, Any] = {}
@@ -101,4 +110,6 @@ def refresh(store: LiveStore, stream_id: str) -> dict[str, Any]:
         reached = max(version, tail[-1][0]) if tail else version
         if not usable or reached != version:
             store.save_projection(projection_key(stream_id, name), reached, to_json(state))
+        if cache is not None:
+            cache[name] = (state, reached)
     return states

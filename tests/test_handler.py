@@ -114,3 +114,23 @@ class TestSecrets:
         with pytest.raises(RuleRefusedError, match="already used"):
             handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
         assert store.stream_version(STREAM) == version
+
+
+class TestCachedFolds:
+    def test_two_handlers_on_one_store_see_each_others_commands(self, store):
+        """A handler's cached table catches up with events another handler appended."""
+        first = _started(store)
+        second = Handler(store, first.keeper)
+        first.execute("c1", c.AddMember(name="Ann"))
+        second.execute("c1", c.AddMember(name="Bo"))
+        rolled = first.execute("c1", c.RollDice(expression="d6")).events[0]
+        assert [m.name for m in first.load("c1").party.members] == ["Ann", "Bo"]
+        assert second.execute("c1", c.RollDice(expression="d6")).events[0].nonce == rolled.nonce + 1
+
+    def test_the_cached_table_equals_a_fresh_fold(self, store):
+        """Folding only the tail gives the same table as folding the whole stream."""
+        handler = _started(store)
+        for name in ("Ann", "Bo"):
+            handler.execute("c1", c.AddMember(name=name))
+            handler.execute("c1", c.RollDice(expression="2d6"))
+        assert handler.load("c1") == Handler(store, MemoryKeeper()).load("c1")
