@@ -88,7 +88,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
     {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS},
     {"trigger": "round", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "within_round_limit"},
-    {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT, "conditions": "within_round_limit"},
+    # combat rounds are not limited: the 60-round limit is on encounter movement (OSE §2.7)
+    {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT},
     {"trigger": "fight", "source": P.ACTIONS, "dest": P.COMBAT, "conditions": "side_may_act"},
     {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
     {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED},
@@ -313,9 +314,11 @@ class Model:
         return True
 
     def within_round_limit(self) -> bool:
-        """Encounter movement lasts at most the rules' maximum of rounds."""
+        """Encounter movement (before combat) lasts at most the rules' maximum of rounds."""
         limit = int(option(self.rules, "encounter_move_max_rounds"))
-        return self.e.rounds < limit or self._refuse(f"an encounter lasts at most {limit} rounds; conclude it")
+        return self.e.rounds < limit or self._refuse(
+            f"encounter movement lasts at most {limit} rounds; fight, evade or conclude it"
+        )
 
 
 def avoid_verdict(rules: Ruleset, e: EncounterState, side: str, command: Command) -> tuple[bool, str]:

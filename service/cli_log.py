@@ -99,14 +99,12 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
     out.print(text)
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(path: Path) -> list[bytes]:
+    """The file's lines: only a newline ends one (U+2028 and friends are text inside a string)."""
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_bytes().split(b"\n")
     except OSError as err:
         msg = f"cannot read {path}: {err.strerror}"
-        raise UsageError(msg) from err
-    except UnicodeDecodeError as err:
-        msg = f"{path} is not UTF-8 text: {err}"
         raise UsageError(msg) from err
 
 
@@ -114,10 +112,20 @@ def export(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="write to this file instead of standard output")] = None,
+    referee: Annotated[bool, typer.Option("--referee", help="export even while secret rolls are unrevealed")] = False,  # noqa: FBT002 - a flag
 ) -> None:
     """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
     door = Door.open(db, campaign)
     table = door.table()
+    recorded = door.store.read_stream(stream_for(door.campaign))
+    hidden = render.hidden_nonces(decode(r.envelope) for r in recorded)
+    if hidden and not referee:
+        sessions = ", ".join(sorted({s for s, _ in hidden}))
+        msg = (
+            f"session {sessions} is still open and has secret rolls: an export now would show them; "
+            "close the session first (or pass --referee for the referee's own copy)"
+        )
+        raise RuleRefusedError(msg)
     lines = list(exports.export_lines(door.store, door.campaign))
     text = "".join(line + "\n" for line in lines)
     if out_file is None:

@@ -123,6 +123,24 @@ class TestReplayAndAudit:
 
 
 class TestExportImport:
+    def test_export_refuses_to_show_unrevealed_secret_rolls(self, hexlog, played):
+        """Nothing leaks: while a secret roll is unrevealed, export needs --referee."""
+        refused = hexlog("export")
+        assert refused.returncode == 1
+        assert "secret rolls" in refused.stderr
+        assert refused.stdout == ""
+        assert "wandering check" in hexlog("export", "--referee").stdout
+
+    def test_a_line_separator_inside_a_string_is_not_a_line_break(self, hexlog, played, tmp_path):
+        """U+2028 and U+0085 in text survive export, audit --file and import."""
+        hexlog("roll", "d6", "--purpose", "x\u2028y\u0085z")
+        hexlog("session", "close")
+        assert hexlog("export", "--out", "odd.jsonl").returncode == 0
+        assert "\u2028" in (tmp_path / "odd.jsonl").read_text(encoding="utf-8")
+        audited = hexlog("audit", "--file", "odd.jsonl")
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+        assert hexlog("import", "odd.jsonl", "--db", "odd.db").returncode == 0
+
     def test_export_import_round_trip_is_byte_identical(self, hexlog, played, tmp_path):
         """What is exported, imported elsewhere and exported again does not change."""
         hexlog("session", "close")
@@ -134,8 +152,8 @@ class TestExportImport:
         assert hexlog("replay", "--db", "copy.db").returncode == 0
 
     def test_export_writes_cloudevents_lines_to_standard_output(self, hexlog, played):
-        """Each line is one CloudEvents object with the chain attributes."""
-        result = hexlog("export")
+        """Each line is one CloudEvents object with the chain attributes (the referee's own copy)."""
+        result = hexlog("export", "--referee")
         events = [json.loads(line) for line in result.stdout.splitlines()]
         assert [e["streamversion"] for e in events] == list(range(1, len(events) + 1))
         assert events[0]["type"] == "hexlog.campaign.started"
@@ -164,6 +182,7 @@ class TestExportImport:
 
     def test_importing_over_an_existing_campaign_is_refused(self, hexlog, played):
         """The same campaign cannot be imported twice into one database."""
+        hexlog("session", "close")
         hexlog("export", "--out", "one.jsonl")
         result = hexlog("import", "one.jsonl")
         assert result.returncode == 2

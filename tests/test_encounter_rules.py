@@ -355,6 +355,15 @@ class TestMovementAndClock:
         with pytest.raises(RuleRefusedError, match="at most 3 rounds"):
             t.run(enc.PlayRound())
 
+    def test_combat_rounds_are_not_limited_by_the_movement_maximum(self) -> None:
+        """OSE §2.7 limits encounter movement, not combat: round 4 of a fight is played."""
+        t = Table(overrides={"options": {"encounter_move_max_rounds": 3}})
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.Fight())
+        for _ in range(4):
+            t.run(enc.PlayRound())
+        assert t.state.rounds == 4
+
 
 class TestExplore:
     """Seed 004: free single actions, the three action branches, the wilderness."""

@@ -408,10 +408,10 @@ def row_move_divisor(ruleset: str) -> Row:
 
 
 def row_max_rounds(ruleset: str) -> Row:
-    """At most 2 rounds: the third is refused and the encounter ends after 2 (still one turn)."""
+    """At most 2 rounds of encounter movement: the third is refused and the encounter ends after 2."""
     return Row(
         ruleset=ruleset, option="encounter_move_max_rounds", value=2,
-        script=(*aware(ruleset), do(enc.Fight()), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
+        script=(*aware(ruleset), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
         changes={
             (MOVE, "max_rounds"): (60, 2), (CONCLUDED, "rounds"): (3, 2),
             **whole(PRESENT, ABSENT, ROUND, PHASE), **whole(ABSENT, PRESENT, REFUSED),
