@@ -59,3 +59,48 @@ class TestReadmeCommands:
         assert ".venv/bin/hexlog demo" in top
         assert ".venv/bin/pytest" in top
         assert ".venv/bin/pytest" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+class TestReadmeVerifierSessions:
+    def _forge(self, tmp_path, transform):
+        """A copy of the sample with its events changed by ``transform`` and the chain resealed."""
+        import hashlib
+        import json
+
+        events = transform([json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()])
+        prev = "0" * 64
+        for number, event in enumerate(events, start=1):
+            event["streamversion"], event["prevhash"] = number, prev
+            body = {k: v for k, v in event.items() if k != "hash"}
+            text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            event["hash"] = prev = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        path = tmp_path / "forged.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        return path
+
+    def test_a_roll_forged_after_the_close_is_caught(self, tmp_path):
+        """A resealed roll after the reveal is outside an open session."""
+
+        def add_late_roll(events):
+            late = dict(events[2], id="forged", data={**events[2]["data"], "nonce": 4})
+            return [*events, late]
+
+        result = _run(_verifier(tmp_path), self._forge(tmp_path, add_late_roll))
+        assert result.returncode == 1
+        assert "outside an open session" in result.stdout
+
+    def test_a_second_opening_of_the_same_session_is_caught(self, tmp_path):
+        """Reopening a session id (which would hide its earlier rolls) is refused."""
+
+        def reopen(events):
+            return [*events[:4], dict(events[0], id="again"), *events[4:]]
+
+        result = _run(_verifier(tmp_path), self._forge(tmp_path, reopen))
+        assert result.returncode == 1
+        assert "opened twice" in result.stdout
+
+    def test_an_unrevealed_session_is_reported_as_not_verifiable(self, tmp_path):
+        """Rolls of a session that never revealed its secret are named, not passed silently."""
+        result = _run(_verifier(tmp_path), self._forge(tmp_path, lambda events: events[:-1]))
+        assert result.returncode == 0
+        assert "not verifiable yet (secret not revealed): session s1" in result.stdout
