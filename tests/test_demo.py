@@ -12,24 +12,35 @@ import pytest
 SECRET = bytes(range(32)).hex()
 VOLATILE = ("id", "time", "hash", "prevhash")
 
-#: runs the real command line after making every source of randomness but the
-#: committed dice raise; uuid4 (os.urandom) stays, as event ids are not rule randomness
+#: runs the real command line with every source of randomness but the committed dice guarded from
+#: the start, before hexlog is imported (so a ``from random import ...`` in rule code is caught too):
+#: a call made from hexlog's own files raises; libraries may still use randomness for themselves
+#: (rich seeds an id counter at import). uuid4 (os.urandom) makes event ids, not rules.
 NO_RANDOMNESS = """
-import random, secrets, sys
+import importlib.util, os, random, secrets, sys
 
-from hexlog.service.cli import main  # every module is loaded before the guard goes up
+HEXLOG = tuple(
+    path for name in ("events", "machine", "projections", "replay", "service")
+    for path in importlib.util.find_spec(f"hexlog.{name}").submodule_search_locations
+)
 
-def forbidden(*args, **kwargs):
-    raise AssertionError("rule code drew randomness outside the committed dice")
+def guard(module, name):
+    original = getattr(module, name)
+
+    def guarded(*args, **kwargs):
+        if os.path.abspath(sys._getframe(1).f_code.co_filename).startswith(HEXLOG):
+            raise AssertionError(f"rule code drew randomness outside the committed dice: {module.__name__}.{name}")
+        return original(*args, **kwargs)
+
+    setattr(module, name, guarded)
 
 for name in ("random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform",
-             "getrandbits", "gauss", "triangular", "betavariate", "expovariate", "seed"):
-    setattr(random, name, forbidden)
-random.Random = forbidden
-random.SystemRandom = forbidden
-for name in ("token_bytes", "token_hex", "token_urlsafe", "choice", "randbelow", "randbits"):
-    setattr(secrets, name, forbidden)
-secrets.SystemRandom = forbidden
+             "getrandbits", "gauss", "triangular", "betavariate", "expovariate", "seed", "Random", "SystemRandom"):
+    guard(random, name)
+for name in ("token_bytes", "token_hex", "token_urlsafe", "choice", "randbelow", "randbits", "SystemRandom"):
+    guard(secrets, name)
+
+from hexlog.service.cli import main
 
 sys.argv = ["hexlog", *sys.argv[1:]]
 main()
