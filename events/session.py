@@ -1,4 +1,4 @@
-"""Session events: the commitment before play, the players' client seed, the reveal after."""
+"""Session events: the commitment before play, the players' client seed, the reveal after (or an abandon)."""
 
 from __future__ import annotations
 
@@ -37,3 +37,12 @@ class SessionClosed(Event):
     type_name: ClassVar[str] = "session.closed"
     session: str
     secret: str
+
+
+@attrs.frozen(kw_only=True)
+class SessionAbandoned(Event):
+    """A session ended without revealing its secret (lost with its key file): its rolls can never be verified."""
+
+    type_name: ClassVar[str] = "session.abandoned"
+    session: str
+    reason: str

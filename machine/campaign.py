@@ -11,7 +11,7 @@ from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import PUBLIC, REFEREE
 from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberRemoved
-from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionClosed, SessionOpened
+from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -19,6 +19,9 @@ from hexlog.machine.step import Step
 
 SECRET_BYTES = 32
 MAX_CLIENT_SEED = 256
+MAX_REASON = 500
+#: the longest infravision range a character may have, in feet (the texts give 60 to 120)
+MAX_INFRAVISION_FT = 1000
 ABILITY_RANGE = range(3, 19)
 _NAME = re.compile(r"^[\w][\w .'-]{0,63}$")
 
@@ -38,11 +41,14 @@ def change_rules(step: Step, command: c.ChangeRules) -> None:
     step.emit(RulesChanged(ruleset=rules.name, rules_hash=rules.hash, rules=rules.content, reason=command.reason))
 
 
-def open_session(step: Step, command: c.OpenSession, keep: Callable[[str, bytes], None]) -> None:
-    """Commit to a new secret; the secret goes to the key keeper, only its hash to the log."""
+def open_session(step: Step, command: c.OpenSession, keep: Callable[[bytes], None]) -> None:
+    """Commit to a new secret; the secret goes to the key keeper (under its commitment), only its hash to the log."""
     current = step.table.session
     if current is not None and current.open:
-        msg = f"session {current.id} is still open; close it first"
+        msg = (
+            f"session {current.id} is still open; close it first "
+            "(or, if its secret is lost, end it with 'hexlog session abandon --reason TEXT')"
+        )
         raise RuleRefusedError(msg)
     if command.secret_hex is None:
         secret = secrets.token_bytes(SECRET_BYTES)
@@ -58,7 +64,7 @@ def open_session(step: Step, command: c.OpenSession, keep: Callable[[str, bytes]
         msg = "that secret was already used by an earlier session; its rolls would be predictable"
         raise RuleRefusedError(msg)
     session = f"s{step.table.session_count + 1}"
-    keep(session, secret)
+    keep(secret)
     step.emit(SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=DICE_SCHEME))
 
 
@@ -77,14 +83,24 @@ def set_client_seed(step: Step, command: c.SetClientSeed) -> None:
     step.emit(ClientSeedSet(session=session.id, client_seed=command.client_seed))
 
 
-def close_session(step: Step, command: c.CloseSession, secret_of: Callable[[str], bytes]) -> None:  # noqa: ARG001 - handler table signature
-    """Reveal the session's secret."""
+def close_session(step: Step, command: c.CloseSession, secret_of: Callable[[Any], bytes]) -> None:  # noqa: ARG001 - handler table signature
+    """Reveal the session's secret (``secret_of(session)`` is the kept one, checked again here)."""
     session = _open_session(step)
-    secret = secret_of(session.id)
+    secret = secret_of(session)
     if hexdice.commitment(secret) != session.commitment:
         msg = f"the kept secret of session {session.id} does not match its commitment"
         raise RuleRefusedError(msg)
     step.emit(SessionClosed(session=session.id, secret=secret.hex()))
+
+
+def abandon_session(step: Step, command: c.AbandonSession) -> None:
+    """End the open session without a reveal: its rolls can never be verified, and the next session may open."""
+    session = _open_session(step)
+    reason = command.reason.strip()
+    if not reason or len(reason) > MAX_REASON:
+        msg = f"abandoning a session needs a reason of 1 to {MAX_REASON} characters"
+        raise UsageError(msg)
+    step.emit(SessionAbandoned(session=session.id, reason=reason))
 
 
 def add_member(step: Step, command: c.AddMember) -> None:
@@ -102,6 +118,9 @@ def add_member(step: Step, command: c.AddMember) -> None:
             raise UsageError(msg)
     if not 0 < command.speed <= 480:  # noqa: PLR2004 - the fastest base rate in the texts is 480
         msg = f"speed must be 1 to 480 feet per turn, not {command.speed}"
+        raise UsageError(msg)
+    if not 0 <= command.infravision_ft <= MAX_INFRAVISION_FT:
+        msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {command.infravision_ft}"
         raise UsageError(msg)
     fields: dict[str, Any] = {
         k: getattr(command, k)

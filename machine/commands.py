@@ -49,6 +49,13 @@ class CloseSession(Command):
 
 
 @attrs.frozen(kw_only=True)
+class AbandonSession(Command):
+    """End the open session without a reveal, when its secret is lost: its rolls stay unverifiable."""
+
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
 class AddMember(Command):
     """Add a character to the party."""
 

@@ -12,7 +12,7 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.codec import converter, decode, to_data
-from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.machine import campaign as steps
 from hexlog.machine import commands as c
@@ -41,12 +41,29 @@ def register(command: type[c.Command], step: Callable[[Step, Any, Context], None
 
 register(c.StartCampaign, lambda s, cmd, ctx: steps.start_campaign(s, cmd, ctx.campaign))
 register(c.ChangeRules, lambda s, cmd, _ctx: steps.change_rules(s, cmd))
-register(c.OpenSession, lambda s, cmd, ctx: steps.open_session(s, cmd, lambda sid, sec: ctx.keeper.put(ctx.campaign, sid, sec)))
+register(c.OpenSession, lambda s, cmd, ctx: steps.open_session(s, cmd, lambda sec: ctx.keeper.put(ctx.campaign, sec)))
 register(c.SetClientSeed, lambda s, cmd, _ctx: steps.set_client_seed(s, cmd))
-register(c.CloseSession, lambda s, cmd, ctx: steps.close_session(s, cmd, lambda sid: ctx.keeper.get(ctx.campaign, sid)))
+register(c.CloseSession, lambda s, cmd, ctx: steps.close_session(s, cmd, lambda ses: kept_secret(ctx.keeper, ctx.campaign, ses)))
+register(c.AbandonSession, lambda s, cmd, _ctx: steps.abandon_session(s, cmd))
 register(c.AddMember, lambda s, cmd, _ctx: steps.add_member(s, cmd))
 register(c.RemoveMember, lambda s, cmd, _ctx: steps.remove_member(s, cmd))
 register(c.RollDice, lambda s, cmd, _ctx: steps.roll_dice(s, cmd))
+
+
+def kept_secret(keeper: SecretKeeper, campaign: str, session: tables.SessionState) -> bytes:
+    """The kept secret of a session, refused unless ``sha256(secret)`` is the session's commitment."""
+    try:
+        secret = keeper.get(campaign, session.id, session.commitment)
+    except NotFoundError as err:
+        msg = f"{err}; if it is lost, end the session with 'hexlog session abandon --reason TEXT'"
+        raise NotFoundError(msg) from err
+    if hexdice.commitment(secret) != session.commitment:
+        msg = (
+            f"the kept secret of session {session.id} does not match its commitment {session.commitment}; "
+            "no die is rolled and nothing is revealed (if its secret is lost, 'hexlog session abandon --reason TEXT')"
+        )
+        raise RuleRefusedError(msg)
+    return secret
 
 
 def utc_now() -> str:
@@ -68,6 +85,49 @@ def command_digest(command: c.Command) -> str:
     data = converter.unstructure(command)
     data.pop("secret_hex", None)
     return sha256_hex(canonical_json({"command": type(command).__name__, "args": data}))
+
+
+def _not_unicode(value: Any, path: str) -> str | None:
+    """The first place in unstructured command data holding text that is not valid Unicode."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _not_unicode(k, path) or _not_unicode(v, f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    if isinstance(value, list | tuple):
+        for i, v in enumerate(value):
+            found = _not_unicode(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -> str:
+    """The command digest; a ``UsageError`` when any text of the request is not valid Unicode.
+
+    Text from argv that was not UTF-8 arrives as lone surrogates, which no log, key file or
+    database can hold: the command is refused here, before anything is read or written.
+    """
+    try:
+        canonical_json([campaign, command_id]).encode("utf-8")
+        return command_digest(command)
+    except UnicodeEncodeError:
+        name = type(command).__name__
+        if _not_unicode(campaign, "campaign") is not None:
+            where = "the campaign id"
+        elif _not_unicode(command_id, "command id") is not None:
+            where = "the command id"
+        else:
+            field = _not_unicode(converter.unstructure(command), "")
+            where = f"the {field} of {name}" if field else f"the text of {name}"
+        msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
+        raise UsageError(msg) from None
 
 
 class Handler:
@@ -111,12 +171,12 @@ class Handler:
         if session is None:
             msg = "no session is open"
             raise NotFoundError(msg)
-        key = hexdice.derive_key(self.keeper.get(campaign, session.id), session.client_seed)
+        key = hexdice.derive_key(kept_secret(self.keeper, campaign, session), session.client_seed)
         return KeyRoller(key)
 
     def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
         """Decide and append one command; nothing is written when it is refused."""
-        digest = command_digest(command)
+        digest = _checked_digest(campaign, command, command_id)
         if command_id is not None:
             earlier = self.store.command_result(command_id, digest)
             if earlier is not None:

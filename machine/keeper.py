@@ -1,21 +1,45 @@
-"""Where session secrets live until they are revealed: never in the log."""
+"""Where session secrets live until they are revealed: never in the log.
+
+A secret is kept under its commitment (``sha256(secret)`` in hex), not under its session id: two
+processes racing to open session ``s1`` each keep their own secret under their own commitment, so
+the one whose event is not appended never replaces the secret of the one whose event is.
+
+The key file is a JSON object ``{"<campaign>/<commitment>": "<secret hex>", ...}``. Files written
+before this layout hold ``{"<campaign>/<session>": "<secret hex>"}``; those entries are still read
+when no entry is kept under the commitment. The caller checks the secret against the commitment.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from hexlog.events.errors import CorruptLogError, NotFoundError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+def _commitment(secret: bytes) -> str:
+    return hashlib.sha256(secret).hexdigest()
+
 
 class SecretKeeper(Protocol):
-    """Holds each open session's secret, keyed by campaign and session id."""
+    """Holds each session's secret, keyed by campaign and commitment."""
 
-    def put(self, campaign: str, session: str, secret: bytes) -> None: ...
+    def put(self, campaign: str, secret: bytes) -> None:
+        """Keep a secret under its commitment, ``sha256(secret)``."""
+        ...
 
-    def get(self, campaign: str, session: str) -> bytes: ...
+    def get(self, campaign: str, session: str, commitment: str) -> bytes:
+        """The secret kept for a commitment (``NotFoundError`` when none is kept)."""
+        ...
 
 
 class MemoryKeeper:
@@ -24,58 +48,110 @@ class MemoryKeeper:
     def __init__(self) -> None:
         self._secrets: dict[tuple[str, str], bytes] = {}
 
-    def put(self, campaign: str, session: str, secret: bytes) -> None:
-        """Remember a session's secret."""
-        self._secrets[(campaign, session)] = secret
+    def put(self, campaign: str, secret: bytes) -> None:
+        """Remember a secret under its commitment."""
+        self._secrets[(campaign, _commitment(secret))] = secret
 
-    def get(self, campaign: str, session: str) -> bytes:
-        """The secret of a session; ``NotFoundError`` when unknown."""
+    def get(self, campaign: str, session: str, commitment: str) -> bytes:
+        """The secret of a commitment; ``NotFoundError`` when unknown."""
         try:
-            return self._secrets[(campaign, session)]
+            return self._secrets[(campaign, commitment)]
         except KeyError:
             msg = f"no secret is kept for session {session} of campaign {campaign}"
             raise NotFoundError(msg) from None
 
 
 class FileKeeper:
-    """Secrets in a JSON key file beside the database, readable and writable by its owner only."""
+    """Secrets in a JSON key file beside the database, readable and writable by its owner only.
+
+    Writers take an exclusive ``flock`` on ``<key file>.lock`` for the whole read-modify-write and
+    write a temporary file of their own in the same folder, fsynced, then ``os.replace`` it over the
+    key file; readers see either the old file or the new one, never half of one.
+    """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
 
-    def _load(self) -> dict[str, str]:
-        if not self.path.exists():
-            return {}
+    @property
+    def lock_path(self) -> Path:
+        """The lock file beside the key file."""
+        return self.path.with_name(self.path.name + ".lock")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
+
+    def _load(self) -> dict[str, object]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {}
         except (OSError, ValueError) as err:
+            msg = f"key file {self.path} is unreadable: {err}"
+            raise CorruptLogError(msg) from err
+        try:
+            data = json.loads(text)
+        except ValueError as err:
             msg = f"key file {self.path} is unreadable: {err}"
             raise CorruptLogError(msg) from err
         if not isinstance(data, dict):
             msg = f"key file {self.path} is not a JSON object"
             raise CorruptLogError(msg)
-        return {str(k): str(v) for k, v in data.items()}
+        return {str(k): v for k, v in data.items()}
 
-    def put(self, campaign: str, session: str, secret: bytes) -> None:
-        """Store a secret; the file is written atomically with mode 0600."""
+    def _write(self, data: dict[str, object]) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows
+            dir_fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+    def put(self, campaign: str, secret: bytes) -> None:
+        """Keep a secret under its commitment; the file is replaced atomically, mode 0600."""
+        with self._locked():
+            data = self._load()
+            data[f"{campaign}/{_commitment(secret)}"] = secret.hex()
+            self._write(data)
+
+    def get(self, campaign: str, session: str, commitment: str) -> bytes:
+        """The secret kept for a commitment (or, in an older key file, for the session id).
+
+        ``NotFoundError`` when the key file has neither; ``CorruptLogError`` when the value kept
+        is not hex.
+        """
         data = self._load()
-        data[f"{campaign}/{session}"] = secret.hex()
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=1, sort_keys=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o600)
-        tmp.replace(self.path)
-
-    def get(self, campaign: str, session: str) -> bytes:
-        """The secret of a session; ``NotFoundError`` when the key file does not have it."""
-        value = self._load().get(f"{campaign}/{session}")
-        if value is None:
+        key = f"{campaign}/{commitment}"
+        if key not in data:
+            key = f"{campaign}/{session}"
+        if key not in data:
             msg = f"the key file {self.path} has no secret for session {session} of campaign {campaign}"
             raise NotFoundError(msg)
-        return bytes.fromhex(value)
+        value = data[key]
+        try:
+            if not isinstance(value, str):
+                raise TypeError(type(value).__name__)  # noqa: TRY301 - one message for both
+            return bytes.fromhex(value)
+        except (TypeError, ValueError) as err:
+            msg = f"key file {self.path} is corrupt: the secret kept under {key!r} is not hex ({err})"
+            raise CorruptLogError(msg) from err
 
 
 def key_file_for(db_path: str | os.PathLike[str]) -> Path:

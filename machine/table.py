@@ -10,7 +10,7 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import DiceRolled
-from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import ruleset as rulesets
 from hexlog.projections import clock as clock_model
 from hexlog.projections import party as party_model
@@ -35,6 +35,8 @@ class SessionState:
     client_seed: str = ""
     next_nonce: int = 0
     open: bool = True
+    #: ended without a reveal (its secret was lost): its rolls can never be verified
+    abandoned: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -98,6 +100,8 @@ def evolve(table: Table, event: Event) -> Table:
             return attrs.evolve(table, session=attrs.evolve(table.session, client_seed=event.client_seed))
         case SessionClosed() if table.session is not None:
             return attrs.evolve(table, session=attrs.evolve(table.session, open=False))
+        case SessionAbandoned() if table.session is not None:
+            return attrs.evolve(table, session=attrs.evolve(table.session, open=False, abandoned=True))
         case DiceRolled() if table.session is not None:
             return attrs.evolve(table, session=attrs.evolve(table.session, next_nonce=event.nonce + 1))
     return table

@@ -28,7 +28,7 @@ __all__ = ["AuditReport", "Finding", "audit_envelopes", "audit_store", "explain_
 
 @attrs.frozen(kw_only=True)
 class Finding:
-    """One thing wrong with (or, in ``unverifiable``, not yet checkable about) one event."""
+    """One thing wrong with (or, in ``unverifiable``, not checkable about) one event."""
 
     stream: str
     streamversion: int | None
@@ -60,7 +60,7 @@ class AuditReport:
     events: int
     streams: tuple[str, ...]
     findings: tuple[Finding, ...]
-    #: rolls of sessions whose secret is not revealed yet: not failures
+    #: rolls of sessions whose secret is not revealed yet, or never will be (abandoned): not failures
     unverifiable: tuple[Finding, ...]
     sessions: int
     rolls: int

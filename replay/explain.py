@@ -16,6 +16,7 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import (
     DICE_SCHEME,
     ClientSeedSet,
+    SessionAbandoned,
     SessionClosed,
     SessionOpened,
 )
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
 
 UNVERIFIABLE = "unverifiable until the session closes and reveals its secret"
+ABANDONED = "session {session} was abandoned without revealing its secret"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _PROCEDURE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -53,6 +55,8 @@ class SessionRecord:
     scheme: str
     client_seed: str = ""
     closed_at: int | None = None
+    #: where the session was abandoned without a reveal: its rolls can never be verified
+    abandoned_at: int | None = None
     #: the revealed secret, once it matched the commitment
     secret: bytes | None = None
     next_nonce: int = 0
@@ -60,8 +64,8 @@ class SessionRecord:
 
     @property
     def open(self) -> bool:
-        """Whether the session has not closed yet."""
-        return self.closed_at is None
+        """Whether the session has neither closed nor been abandoned yet."""
+        return self.closed_at is None and self.abandoned_at is None
 
 
 @attrs.frozen
@@ -183,6 +187,15 @@ class _Checker:
             else:
                 self.verified += 1
 
+    def abandoned(self, at: int, event: SessionAbandoned) -> None:
+        session = self.sessions.get(event.session)
+        if session is None or not session.open:
+            self.flag(at, "session", f"abandoning session {event.session}, which is not open")
+            return
+        session.abandoned_at = at
+        for roll_at in session.rolls:
+            self.flag(roll_at, "dice", ABANDONED.format(session=session.id), note=True)
+
     def phase_changed(self, at: int, event: PhaseChanged) -> None:
         allowed = transition_checker(event.procedure)
         if allowed is not None and not allowed(event.trigger, event.source, event.dest):
@@ -201,6 +214,8 @@ def check_dice(events: Sequence[Event | None]) -> DiceCheck:
 
     Sessions, nonces, commitments and every revealed roll (hexlog-dice-v1), and that each phase
     change names a transition of its procedure (``recorded_transition_ok``, where one exists).
+    The rolls of a session still open, or abandoned without a reveal, are notes (unverifiable),
+    not failures; a roll after a session closed or was abandoned is a failure.
     """
     checker = _Checker()
     for at, event in enumerate(events):
@@ -213,6 +228,8 @@ def check_dice(events: Sequence[Event | None]) -> DiceCheck:
                 checker.rolled(at, event)
             case SessionClosed():
                 checker.closed(at, event, events)
+            case SessionAbandoned():
+                checker.abandoned(at, event)
             case PhaseChanged():
                 checker.phase_changed(at, event)
     checker.finish()
@@ -231,7 +248,7 @@ def _decisions(envelopes: Sequence[Envelope], events: Sequence[Event | None], at
     return lines
 
 
-def _dice_lines(key: bytes | None, roll: DiceRolled) -> list[str]:
+def _dice_lines(key: bytes | None, roll: DiceRolled, unknown: str = "key not revealed yet") -> list[str]:
     """How each die of the roll is derived (or will be, once the key is known)."""
     lines: list[str] = []
     for k, sides in enumerate(roll.sides):
@@ -241,7 +258,7 @@ def _dice_lines(key: bytes | None, roll: DiceRolled) -> list[str]:
         bound = hexdice.rejection_bound(sides)
         lines.append(f"  die {k} (d{sides}): accept the first 64-bit value below {bound} = (2**64 // {sides}) * {sides}")
         if key is None:
-            lines.append(f'    HMAC-SHA256(key, "{roll.nonce}:{k}:c") for c = 0, 1, 2, … (key not revealed yet)')
+            lines.append(f'    HMAC-SHA256(key, "{roll.nonce}:{k}:c") for c = 0, 1, 2, … ({unknown})')
             continue
         for counter, x, accepted in hexdice.derivation(key, roll.nonce, k, sides):
             verdict = f"accepted: {x} % {sides} + 1 = {x % sides + 1}" if accepted else "rejected (not below the bound)"
@@ -287,7 +304,13 @@ def explain_roll(envelopes: Sequence[Envelope], nonce: int, session: str | None 
         f'key = HMAC-SHA256(secret, "hexlog-dice-v1|{client_seed}")',
     ]
     key: bytes | None = None
-    if record is None or record.open:
+    abandoned = record is not None and record.abandoned_at is not None
+    if abandoned:
+        lines.append(
+            f"{ABANDONED.format(session=roll.session)}: its rolls can never be verified "
+            f"against the commitment {commitment}"
+        )
+    elif record is None or record.open:
         lines.append(
             f"the secret of session {roll.session} is not revealed yet: the derivation can be checked "
             f"once the secret is revealed (when the session closes), against the commitment {commitment}"
@@ -298,7 +321,7 @@ def explain_roll(envelopes: Sequence[Envelope], nonce: int, session: str | None 
         key = hexdice.derive_key(record.secret, client_seed)
         lines.append(f"secret (revealed) = {record.secret.hex()}; sha256 matches the commitment")
         lines.append(f"key = {key.hex()}")
-    lines += _dice_lines(key, roll)
+    lines += _dice_lines(key, roll, "key never revealed" if abandoned else "key not revealed yet")
     if key is not None:
         derived = hexdice.faces_for(key, roll.nonce, roll.sides)
         verdict = "match the record" if derived == roll.faces else f"DO NOT match the recorded faces {list(roll.faces)}"

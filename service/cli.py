@@ -14,6 +14,7 @@ from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.service import cli_encounter, cli_log, cli_rules, demo, logs, render
+from hexlog.service import render_session as _render_session  # noqa: F401 - registers the session texts
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -25,7 +26,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-session_app = typer.Typer(help="Open, seed and close play sessions (commit and reveal).", no_args_is_help=True)
+session_app = typer.Typer(help="Open, seed and close play sessions (commit and reveal), or abandon a lost one.", no_args_is_help=True)
 party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
@@ -89,6 +90,24 @@ def session_close(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = N
     for event in outcome.events:
         out.print(render.describe(event))
     out.print("verify it: hexlog audit (or hexlog export, and check the file offline)")
+
+
+@session_app.command("abandon")
+def session_abandon(
+    reason: Annotated[str, typer.Option("--reason", help="why the session ends without a reveal (e.g. its key file was lost)")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+) -> None:
+    """End the open session WITHOUT revealing its secret (when it is lost); its rolls can never be verified."""
+    door = Door.open(db, campaign)
+    outcome = door.run(c.AbandonSession(reason=reason))
+    for event in outcome.events:
+        out.print(render.describe(event))
+    session = outcome.table.session
+    assert session is not None  # noqa: S101 - just abandoned
+    rolls = f"{session.next_nonce} roll{'s' if session.next_nonce != 1 else ''}"
+    out.print(f"the {rolls} of session {session.id} can never be verified: its secret was not revealed")
+    out.print("a new session may be opened: hexlog session open")
 
 
 @party_app.command("add")

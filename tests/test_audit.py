@@ -283,3 +283,72 @@ class TestForgeries:
         change = {"procedure": "no_such_procedure", "trigger": "go", "source": "A", "dest": "B"}
         extra = attrs.evolve(envelopes[-1], id="x", type="hexlog.procedure.phase_changed", data=change)
         assert audit_envelopes(reseal([*envelopes, extra])).ok
+
+
+def drive_abandoned(store: Any, *, after: tuple[Any, ...] = ()) -> Handler:
+    """The small campaign, but its session is abandoned (its key file lost) instead of closed; then ``after``."""
+    handler = drive(store, close=False)
+    handler.execute("c1", c.AbandonSession(reason="the key file was lost"))
+    for command in after:
+        handler.execute("c1", command)
+    return handler
+
+
+class TestAbandonedSessions:
+    """A session ended without a reveal: its rolls are unverifiable for good, never verified, never failures."""
+
+    def test_an_abandoned_sessions_rolls_are_unverifiable_not_failures(self, store: Any) -> None:
+        """Every roll of the abandoned session is a note saying it was abandoned; the audit passes."""
+        drive_abandoned(store)
+        report = audit_store(store)
+        assert report.ok, report.text()
+        assert (report.sessions, report.rolls, report.rolls_verified) == (1, len(ROLLS), 0)
+        assert len(report.unverifiable) == len(ROLLS)
+        assert all(f.reason == "session s1 was abandoned without revealing its secret" for f in report.unverifiable)
+        assert "session s1 was abandoned without revealing its secret" in report.text()
+
+    def test_the_next_session_verifies_and_the_abandoned_one_stays_unverifiable(self, store: Any) -> None:
+        """After an abandon a new session opens, rolls and closes: its rolls verify, the abandoned ones do not."""
+        drive_abandoned(store, after=(
+            c.OpenSession(secret_hex="22" * 32), c.RollDice(expression="d20"), c.RollDice(expression="2d6"),
+            c.CloseSession(),
+        ))
+        report = audit_store(store)
+        assert report.ok, report.text()
+        assert (report.sessions, report.rolls, report.rolls_verified) == (2, len(ROLLS) + 2, 2)
+        assert len(report.unverifiable) == len(ROLLS)
+        assert all("s1 was abandoned" in f.reason for f in report.unverifiable)
+
+    def test_a_roll_after_the_abandon_is_caught(self) -> None:
+        """A roll appended after the abandon lies outside an open session, as after a close."""
+        store = MemoryStore()
+        drive_abandoned(store)
+        envelopes = envelopes_of(store)
+        roll = envelopes[index_of(envelopes, "hexlog.dice.rolled")]
+        late = attrs.evolve(roll, id="late", data={**roll.data, "nonce": len(ROLLS)})
+        report = audit_envelopes(reseal([*envelopes, late]))
+        assert report.first_bad is not None
+        assert (report.first_bad.check, report.first_bad.event_id) == ("session", "late")
+
+    def test_abandoning_a_session_that_is_not_open_is_caught(self) -> None:
+        """An abandon after the reveal (or of a session never opened) is a session finding."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        odd = attrs.evolve(
+            envelopes[-1], id="odd", type="hexlog.session.abandoned", data={"session": "s1", "reason": "late"},
+        )
+        report = audit_envelopes(reseal([*envelopes, odd]))
+        assert [(f.check, f.event_id) for f in report.findings] == [("session", "odd")]
+        assert report.rolls_verified == len(ROLLS)
+
+    def test_an_abandoned_roll_is_explained_as_never_verifiable(self) -> None:
+        """explain_roll says the session was abandoned and derives nothing."""
+        store = MemoryStore()
+        drive_abandoned(store)
+        text = explain_roll(envelopes_of(store), 0)
+        assert "session s1 was abandoned without revealing its secret" in text
+        assert "can never be verified" in text
+        assert hexdice.commitment(SECRET) in text
+        assert "accepted" not in text
+        assert "not revealed yet" not in text

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 import stat
 
 import pytest
 
 SECRET = bytes(range(32)).hex()
+COMMITMENT = hashlib.sha256(bytes(range(32))).hexdigest()
 
 
 def _count_events(db) -> int:
@@ -85,6 +88,7 @@ class TestSession:
         hexlog("session", "open", "--secret-hex", SECRET)
         mode = stat.S_IMODE((tmp_path / "hexlog.db.keys").stat().st_mode)
         assert mode == 0o600
+        assert json.loads((tmp_path / "hexlog.db.keys").read_text(encoding="utf-8")) == {f"main/{COMMITMENT}": SECRET}
         with sqlite3.connect(tmp_path / "hexlog.db") as conn:
             data = " ".join(r[0] for r in conn.execute("SELECT data FROM events"))
         assert SECRET not in data
@@ -142,6 +146,18 @@ class TestPartyAndRolls:
         [
             (("party", "add", "Bo", "--cha", "19"), "cha must be 3 to 18"),
             (("party", "add", "Bo", "--speed", "0"), "speed must be"),
+            (("party", "add", "Bo", "--infravision", "-10"), "infravision must be 0 to 1000 feet, not -10"),
+            (("party", "add", "Bo", "--infravision", "1001"), "infravision must be 0 to 1000 feet"),
+            (("party", "add", "Bo", "--infravision", "9" * 23), f"infravision must be 0 to 1000 feet, not {'9' * 23}"),
+            (("party", "add", "Bo", "--cha", "9" * 23), "cha must be 3 to 18"),
+            (("party", "add", "Bo", "--wis", "-" + "9" * 23), "wis must be 3 to 18"),
+            (("party", "add", "Bo", "--dex", "9" * 23), "dex must be 3 to 18"),
+            (("party", "add", "Bo", "--str", "9" * 23), "strength must be 3 to 18"),
+            (("party", "add", "Bo", "--speed", "9" * 23), "speed must be 1 to 480"),
+            (("session", "seed", "\udcff"), "client_seed of SetClientSeed is not valid Unicode"),
+            (("party", "add", "B\udce9"), "name of AddMember is not valid Unicode"),
+            (("roll", "d6", "--purpose", "caf\udce9"), "purpose of RollDice is not valid Unicode"),
+            (("session", "abandon", "--reason", "\udcff"), "reason of AbandonSession is not valid Unicode"),
             (("party", "add", "!!"), "member name"),
             (("party", "remove", "Nobody"), "no member called Nobody"),
             (("roll", "1001d6"), "number of dice must be 1 to 1000"),
@@ -169,3 +185,67 @@ class TestPartyAndRolls:
         result = hexlog("roll", "d20", "--secret", "--purpose", "wandering check")
         assert result.returncode == 0
         assert "[secret]" in result.stdout
+
+
+class TestAbandon:
+    def test_abandon_ends_the_session_and_says_its_rolls_can_never_be_verified(self, hexlog, table):
+        """The referee abandons the open session: told what happened, audit marks its rolls unverifiable, a new session opens."""
+        hexlog("roll", "d6")
+        hexlog("roll", "d20", "--secret")
+        result = hexlog("session", "abandon", "--reason", "spilled coffee on the laptop")
+        assert result.returncode == 0, result.stderr
+        assert "session s1 abandoned without revealing its secret: spilled coffee on the laptop" in result.stdout
+        assert "the 2 rolls of session s1 can never be verified" in result.stdout
+        assert SECRET not in result.stdout
+        with sqlite3.connect(table) as conn:
+            assert SECRET not in " ".join(r[0] for r in conn.execute("SELECT data FROM events"))
+        assert "no session is open" in hexlog("roll", "d6").stderr
+        audit = hexlog("audit")
+        assert audit.returncode == 0, audit.stdout + audit.stderr
+        assert "0 of 2 rolls re-derived" in audit.stdout
+        assert audit.stdout.count("session s1 was abandoned without revealing its secret") == 2
+        assert hexlog("session", "open").returncode == 0
+
+    def test_abandon_without_an_open_session_is_refused(self, hexlog, table):
+        """Nothing to abandon after a close: exit 1, nothing written."""
+        hexlog("session", "close")
+        before = _count_events(table)
+        result = hexlog("session", "abandon", "--reason", "why not")
+        assert result.returncode == 1
+        assert "no session is open" in result.stderr
+        assert _count_events(table) == before
+
+    def test_abandon_needs_a_reason(self, hexlog, table):
+        """--reason is required; an empty one is a usage error."""
+        before = _count_events(table)
+        assert hexlog("session", "abandon").returncode == 2
+        empty = hexlog("session", "abandon", "--reason", " ")
+        assert empty.returncode == 2
+        assert "needs a reason" in empty.stderr
+        assert _count_events(table) == before
+
+    def test_a_lost_key_file_is_recovered_by_abandoning_the_session(self, hexlog, table, tmp_path):
+        """Key file deleted: roll, close and open refuse (naming abandon); abandon, then a new session rolls and verifies."""
+        assert hexlog("roll", "d6").returncode == 0
+        (tmp_path / "hexlog.db.keys").unlink()
+        before = _count_events(table)
+        for args in (("roll", "d6"), ("session", "close")):
+            stuck = hexlog(*args)
+            assert stuck.returncode == 2
+            assert "session abandon" in stuck.stderr
+        stuck = hexlog("session", "open")
+        assert stuck.returncode == 1
+        assert "session abandon" in stuck.stderr
+        assert _count_events(table) == before
+        assert hexlog("session", "abandon", "--reason", "key file lost").returncode == 0
+        opened = hexlog("session", "open")
+        assert opened.returncode == 0, opened.stderr
+        assert "session s2 open" in opened.stdout
+        rolled = hexlog("roll", "2d6")
+        assert rolled.returncode == 0, rolled.stderr
+        assert "roll #0 2d6" in rolled.stdout
+        assert hexlog("session", "close").returncode == 0
+        audit = hexlog("audit")
+        assert audit.returncode == 0, audit.stdout + audit.stderr
+        assert "1 of 2 rolls re-derived" in audit.stdout
+        assert "session s1 was abandoned without revealing its secret" in audit.stdout

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import select
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
-from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, NotFoundError, RuleRefusedError
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    IdempotencyConflictError,
+    NotFoundError,
+    RuleRefusedError,
+    UsageError,
+)
 from hexlog.events.memory import MemoryStore
+from hexlog.events.session import SessionAbandoned
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.table import stream_for
+from hexlog.replay.audit import audit_store
 
 STREAM = stream_for("c1")
 
@@ -58,8 +74,9 @@ class TestIdempotency:
         first = handler.execute("c1", c.OpenSession(), command_id="open-1")
         handler.execute("c1", c.OpenSession(), command_id="open-1")
         assert store.stream_version(STREAM) == 2
-        assert handler.execute("c1", c.CloseSession()).events[0].secret == keeper.get("c1", "s1").hex()
-        assert first.events[0].commitment == handler.load("c1").session.commitment
+        commitment = handler.load("c1").session.commitment
+        assert handler.execute("c1", c.CloseSession()).events[0].secret == keeper.get("c1", "s1", commitment).hex()
+        assert first.events[0].commitment == commitment
 
 
 class TestStaleReads:
@@ -134,3 +151,248 @@ class TestCachedFolds:
             handler.execute("c1", c.AddMember(name=name))
             handler.execute("c1", c.RollDice(expression="2d6"))
         assert handler.load("c1") == Handler(store, MemoryKeeper()).load("c1")
+
+
+def _sha(secret_hex: str) -> str:
+    return hashlib.sha256(bytes.fromhex(secret_hex)).hexdigest()
+
+
+class TestKeyFile:
+    def test_secrets_are_kept_under_their_commitment(self, store, tmp_path):
+        """The key file maps "<campaign>/<commitment>" to the secret in hex, and the commitment is its sha256."""
+        keys = tmp_path / "keys"
+        handler = Handler(store, FileKeeper(keys))
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        assert json.loads(keys.read_text(encoding="utf-8")) == {f"c1/{_sha('11' * 32)}": "11" * 32}
+
+    def test_a_key_file_of_the_old_layout_is_still_read(self, store, tmp_path):
+        """A key file keyed "<campaign>/<session>" (before the commitment layout) still rolls and closes."""
+        keys = tmp_path / "keys"
+        handler = Handler(store, MemoryKeeper())
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        keys.write_text(json.dumps({"c1/s1": "11" * 32}), encoding="utf-8")
+        old = Handler(store, FileKeeper(keys))
+        old.execute("c1", c.RollDice(expression="d6"))
+        assert old.execute("c1", c.CloseSession()).events[0].secret == "11" * 32
+
+    def test_a_kept_secret_that_fails_the_commitment_is_refused_for_rolls_and_close(self, store, tmp_path):
+        """A secret that does not hash to the commitment never rolls a die nor is revealed; nothing is written."""
+        keys = tmp_path / "keys"
+        handler = Handler(store, MemoryKeeper())
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        keys.write_text(json.dumps({"c1/s1": "22" * 32}), encoding="utf-8")  # another session's secret
+        wrong = Handler(store, FileKeeper(keys))
+        version = store.stream_version(STREAM)
+        for command in (c.RollDice(expression="d6"), c.CloseSession()):
+            with pytest.raises(RuleRefusedError, match="session s1 does not match its commitment"):
+                wrong.execute("c1", command)
+        assert store.stream_version(STREAM) == version
+
+    @pytest.mark.parametrize("value", ["zz", 7, None])
+    def test_a_corrupt_secret_in_the_key_file_names_the_key_file(self, store, tmp_path, value):
+        """A value that is not hex is a CorruptLogError naming the key file, not a ValueError."""
+        keys = tmp_path / "keys"
+        handler = Handler(store, FileKeeper(keys))
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        keys.write_text(json.dumps({f"c1/{_sha('11' * 32)}": value}), encoding="utf-8")
+        for command in (c.RollDice(expression="d6"), c.CloseSession()):
+            with pytest.raises(CorruptLogError, match=f"key file {keys}"):
+                handler.execute("c1", command)
+
+    def test_a_missing_secret_names_the_way_out(self, store, tmp_path):
+        """Without its secret a session cannot roll or close; the error says to abandon it."""
+        keys = tmp_path / "keys"
+        handler = Handler(store, FileKeeper(keys))
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession())
+        keys.unlink()
+        for command in (c.RollDice(expression="d6"), c.CloseSession()):
+            with pytest.raises(NotFoundError, match="session abandon"):
+                handler.execute("c1", command)
+
+    def test_writers_in_many_processes_lose_no_secret(self, tmp_path):
+        """Concurrent puts from several processes keep every secret (a lock and a temp file of each writer's own)."""
+        keys = tmp_path / "keys"
+        script = tmp_path / "putter.py"
+        script.write_text(
+            textwrap.dedent(
+                """
+                import sys
+                from hexlog.machine.keeper import FileKeeper
+                keeper = FileKeeper(sys.argv[1])
+                for i in range(25):
+                    keeper.put("c1", bytes([int(sys.argv[2]), i]) * 16)
+                """
+            ),
+            encoding="utf-8",
+        )
+        procs = [
+            subprocess.Popen([sys.executable, str(script), str(keys), str(n)], stderr=subprocess.PIPE, text=True)  # noqa: S603
+            for n in range(4)
+        ]
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+        kept = json.loads(keys.read_text(encoding="utf-8"))
+        assert len(kept) == 4 * 25
+        assert all(key == f"c1/{_sha(value)}" for key, value in kept.items())
+        assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+_RACER = textwrap.dedent(
+    """
+    import json, sys
+    from hexlog.events.sqlite import SQLiteStore
+    from hexlog.machine import commands as c
+    from hexlog.machine.handler import Handler
+    from hexlog.machine.keeper import FileKeeper
+
+    store = SQLiteStore(sys.argv[1])
+    while sys.stdin.readline().strip() == "go":
+        handler = Handler(store, FileKeeper(sys.argv[2]))
+        load = handler.load
+
+        def load_then_wait(campaign, load=load):
+            table = load(campaign)
+            print("loaded", flush=True)
+            sys.stdin.readline()  # both racers have read the same version: now append
+            return table
+
+        handler.load = load_then_wait
+        try:
+            outcome = handler.execute("c1", c.OpenSession())
+            print(json.dumps({"won": outcome.events[0].commitment}), flush=True)
+        except Exception as err:
+            print(json.dumps({"lost": type(err).__name__, "why": str(err)}), flush=True)
+    """
+)
+
+
+def _line(proc: subprocess.Popen[str]) -> str:
+    ready, _, _ = select.select([proc.stdout], [], [], 120)
+    assert ready, "a racer did not answer"
+    assert proc.stdout is not None
+    return proc.stdout.readline().strip()
+
+
+class TestSessionOpenRace:
+    def test_two_processes_opening_a_session_at_once_never_break_the_campaign(self, tmp_path):
+        """Two processes race OpenSession on one database and key file: one wins, and its secret is the kept one.
+
+        Each round both racers read the same stream version before either appends; the loser's
+        ConcurrencyError must leave the winner's secret in place, so rolls and the reveal verify.
+        """
+        db, keys = tmp_path / "race.db", tmp_path / "race.db.keys"
+        referee_store = SQLiteStore(db)
+        referee = Handler(referee_store, FileKeeper(keys))
+        referee.execute("c1", c.StartCampaign())
+        script = tmp_path / "racer.py"
+        script.write_text(_RACER, encoding="utf-8")
+        racers = [
+            subprocess.Popen(  # noqa: S603 - our own script
+                [sys.executable, "-u", str(script), str(db), str(keys)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=(tmp_path / f"racer{n}.err").open("w"), text=True,
+            )
+            for n in range(2)
+        ]
+        rounds = 12
+        try:
+            for _ in range(rounds):
+                for racer in racers:
+                    racer.stdin.write("go\n")
+                    racer.stdin.flush()
+                assert [_line(racer) for racer in racers] == ["loaded", "loaded"]
+                for racer in racers:
+                    racer.stdin.write("append\n")
+                    racer.stdin.flush()
+                results = [json.loads(_line(racer)) for racer in racers]
+                winners = [r["won"] for r in results if "won" in r]
+                assert len(winners) == 1, results
+                assert [r["lost"] for r in results if "lost" in r] == ["ConcurrencyError"], results
+                assert referee.load("c1").session.commitment == winners[0]
+                referee.execute("c1", c.RollDice(expression="2d6"))
+                referee.execute("c1", c.RollDice(expression="d20", secret=True))
+                revealed = referee.execute("c1", c.CloseSession()).events[0].secret
+                assert _sha(revealed) == winners[0]
+        finally:
+            for racer in racers:
+                racer.stdin.close()
+                racer.wait(timeout=60)
+        report = audit_store(referee_store)
+        assert report.ok, report.text()
+        assert (report.sessions, report.rolls_verified) == (rounds, 2 * rounds)
+        referee_store.close()
+
+
+class TestAbandon:
+    def test_abandon_ends_the_session_without_a_reveal_and_a_new_one_may_open(self, store):
+        """A session whose secret is lost is abandoned (no secret in the event); then the next session opens and rolls."""
+        handler = Handler(store, MemoryKeeper())
+        handler.execute("c1", c.StartCampaign())
+        handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        handler.execute("c1", c.RollDice(expression="d6"))
+        lost = Handler(store, MemoryKeeper())  # a database copied without its key file
+        with pytest.raises(NotFoundError):
+            lost.execute("c1", c.CloseSession())
+        with pytest.raises(RuleRefusedError, match="still open"):
+            lost.execute("c1", c.OpenSession())
+        outcome = lost.execute("c1", c.AbandonSession(reason="  key file lost  "))
+        assert outcome.events == (SessionAbandoned(session="s1", reason="key file lost"),)
+        assert (outcome.table.session.open, outcome.table.session.abandoned) == (False, True)
+        with pytest.raises(RuleRefusedError, match="no session is open"):
+            lost.execute("c1", c.RollDice(expression="d6"))
+        lost.execute("c1", c.OpenSession())
+        rolled = lost.execute("c1", c.RollDice(expression="d6")).events[0]
+        assert (rolled.session, rolled.nonce) == ("s2", 0)
+        lost.execute("c1", c.CloseSession())
+
+    def test_abandon_without_an_open_session_or_reason_is_refused(self, store):
+        """Nothing to abandon, or no reason given: refused, nothing written."""
+        handler = _started(store)
+        with pytest.raises(UsageError, match="reason"):
+            handler.execute("c1", c.AbandonSession(reason="   "))
+        handler.execute("c1", c.CloseSession())
+        version = store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="no session is open"):
+            handler.execute("c1", c.AbandonSession(reason="why not"))
+        assert store.stream_version(STREAM) == version
+
+
+class TestUnicode:
+    @pytest.mark.parametrize(
+        ("campaign", "command"),
+        [
+            ("c1", c.SetClientSeed(client_seed="\udcff")),
+            ("c1", c.AddMember(name="A\ud800")),
+            ("c1", c.RollDice(expression="d6", purpose="\udce9t\udce9")),
+            ("c1", c.ChangeRules(ruleset="ose", overrides={"k\udcff": 1})),
+            ("c\udcff", c.StartCampaign()),
+        ],
+    )
+    def test_text_that_is_not_unicode_is_a_usage_error_and_writes_nothing(self, store, campaign, command):
+        """Lone surrogates (argv bytes that were not UTF-8) are refused before anything is written."""
+        handler = _started(store)
+        version = store.stream_version(STREAM)
+        with pytest.raises(UsageError, match="is not valid Unicode"):
+            handler.execute(campaign, command)
+        assert store.stream_version(STREAM) == version
+
+
+class TestInfravision:
+    @pytest.mark.parametrize("feet", [-10, -1, 1001, 99999999999999999999999])
+    def test_infravision_outside_0_to_1000_feet_is_refused(self, store, feet):
+        """A negative or absurd infravision is a usage error naming the field; nothing is written."""
+        handler = _started(store)
+        version = store.stream_version(STREAM)
+        with pytest.raises(UsageError, match=f"infravision must be 0 to 1000 feet, not {feet}"):
+            handler.execute("c1", c.AddMember(name="Elf", infravision_ft=feet))
+        assert store.stream_version(STREAM) == version
+
+    @pytest.mark.parametrize("feet", [0, 60, 1000])
+    def test_infravision_from_0_to_1000_feet_is_recorded(self, store, feet):
+        """The bounds themselves are accepted."""
+        handler = _started(store)
+        assert handler.execute("c1", c.AddMember(name="Elf", infravision_ft=feet)).events[0].infravision_ft == feet
