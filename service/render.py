@@ -14,7 +14,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.party import MemberAdded, MemberRemoved
 from hexlog.events.procedure import PhaseChanged
-from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.store import Recorded
 
 HIDDEN = "(hidden by the referee until the session closes)"
@@ -124,13 +124,13 @@ class Line:
 
 
 def hidden_nonces(events: Iterable[Event]) -> set[tuple[str, int]]:
-    """(session, nonce) of every secret roll whose session is still open."""
+    """(session, nonce) of every secret roll whose session has not ended (closed or abandoned)."""
     secret: set[tuple[str, int]] = set()
     closed: set[str] = set()
     for e in events:
         if isinstance(e, DiceRolled) and e.visibility == REFEREE:
             secret.add((e.session, e.nonce))
-        elif isinstance(e, SessionClosed):
+        elif isinstance(e, (SessionClosed, SessionAbandoned)):
             closed.add(e.session)
     return {k for k in secret if k[0] not in closed}
 
@@ -169,7 +169,7 @@ def state_lines(campaign: str, table: Any) -> list[str]:
     if session is None:
         lines.append("session: none yet (hexlog session open)")
     else:
-        status = "open" if session.open else "closed"
+        status = "open" if session.open else ("abandoned" if session.abandoned else "closed")
         seed = f", client seed {session.client_seed!r}" if session.client_seed else ""
         lines.append(f"session {session.id}: {status}, {session.next_nonce} rolls{seed}")
         lines.append(f"  commitment {session.commitment}")

@@ -197,3 +197,12 @@ class TestExportImport:
         junk = hexlog("import", "junk.jsonl")
         assert junk.returncode != 0
         assert "line 1" in junk.stderr
+
+
+class TestAbandonedSessionsInViews:
+    def test_secret_rolls_of_an_abandoned_session_show_once_it_has_ended(self, hexlog, played):
+        """An abandoned session is over: its secret rolls are no longer hidden and export works again."""
+        assert hexlog("session", "abandon", "--reason", "key file lost").returncode == 0
+        assert "for wandering check [secret]" in hexlog("log", "--view", "player").stdout
+        assert hexlog("export").returncode == 0
+        assert "session s1: abandoned" in hexlog("state").stdout
