@@ -25,7 +25,8 @@ MAX_DICE = 1000
 MIN_SIDES = 2
 MAX_SIDES = 1000
 MAX_MODIFIER = 1_000_000
-_EXPRESSION = re.compile(r"^\s*(\d*)\s*[dD]\s*(\d+)\s*(?:([+-])\s*(\d+))?\s*$")
+#: ASCII digits only: ``\d`` (and ``int``) would also take other scripts' digits, such as a full-width 1
+_EXPRESSION = re.compile(r"^\s*([0-9]*)\s*[dD]\s*([0-9]+)\s*(?:([+-])\s*([0-9]+))?\s*$")
 
 
 def commitment(secret: bytes) -> str:

@@ -117,19 +117,30 @@ def start(step: Step, command: StartEncounter) -> None:
 
 
 def _check_situation(rules: Ruleset, command: StartEncounter) -> str:
-    """The setting (the ruleset's first by default); refuse facts the rules in force would ignore."""
+    """The setting (the ruleset's first by default); refuse facts the rules in force would ignore.
+
+    At most 10,000 monsters; lengths (line of sight, area, light radius, vision) 0 to 100,000 ft.
+    """
+    max_monsters, max_length_ft = 10_000, 100_000
     settings = list(rules.table("distance"))
     setting = command.setting or settings[0]
     if setting not in settings:
         msg = f"setting {setting!r} is not one of the {rules.name} settings: {', '.join(settings)}"
         raise UsageError(msg)
-    if command.monster_count < 1 or not 0 < command.monster_speed <= MAX_SPEED:
-        msg = f"an encounter needs at least 1 monster moving 1 to {MAX_SPEED} feet per turn"
+    if not 1 <= command.monster_count <= max_monsters:
+        msg = f"monster count must be 1 to {max_monsters}, not {command.monster_count}"
         raise UsageError(msg)
-    lengths = (command.line_of_sight_ft, command.area_ft, command.light_radius_ft, command.vision_ft)
-    if any(v is not None and v < 0 for v in lengths):
-        msg = "line of sight, area, light radius and vision must not be negative"
+    if not 0 < command.monster_speed <= MAX_SPEED:
+        msg = f"monster speed must be 1 to {MAX_SPEED} feet per turn, not {command.monster_speed}"
         raise UsageError(msg)
+    lengths = {
+        "line of sight": command.line_of_sight_ft, "area": command.area_ft,
+        "light radius": command.light_radius_ft, "vision": command.vision_ft,
+    }
+    for field, length in lengths.items():
+        if length is not None and not 0 <= length <= max_length_ft:
+            msg = f"{field} must be 0 to {max_length_ft} ft, not {length}"
+            raise UsageError(msg)
     terrains = rules.content.get("tables", {}).get("outdoor_terrain")
     if command.terrains and (terrains is None or setting != "outdoors"):
         msg = f"terrain changes the distance only under adnd outdoors, not {rules.name} {setting}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,8 @@ from typing import Any
 import attrs
 
 from hexlog.events.chain import canonical_json, sha256_hex
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import DiceExpressionError, UsageError
+from hexlog.machine import dice
 
 DEFAULT_RULESET = "ose"
 RULESET_DIR = Path(__file__).parent / "rulesets"
@@ -56,7 +58,7 @@ class Ruleset:
 
 def builtin_names() -> list[str]:
     """The names of the rulesets shipped with hexlog."""
-    return sorted(p.stem for p in RULESET_DIR.glob("*.toml"))
+    return sorted(p.stem for p in RULESET_DIR.glob("*.toml") if not p.stem.startswith("_"))
 
 
 def _builtin_content(name: str) -> dict[str, Any]:
@@ -72,6 +74,7 @@ def load(name: str, overrides: dict[str, Any] | None = None) -> Ruleset:
     content = _builtin_content(name)
     if overrides:
         content = merge(content, overrides)
+    check_values(content)
     return Ruleset(name=name, content=content)
 
 
@@ -203,6 +206,96 @@ def _check_choices(content: dict[str, Any], choices: dict[str, Any]) -> None:
                 shown = ", ".join(str(a) for a in allowed)
                 msg = f"options.{option}: {one!r} is not one of {shown}"
                 raise RulesError(msg)
+
+
+#: the allowed ranges of values, inclusive, kept as data beside the rulesets
+_BOUNDS = tomllib.loads((RULESET_DIR / "_bounds.toml").read_text("utf-8"))
+#: the allowed range of every numeric option of the built-in rulesets, by option name
+OPTION_BOUNDS: dict[str, tuple[int, int]] = {k: (int(v[0]), int(v[1])) for k, v in _BOUNDS["options"].items()}
+#: the allowed range of a numeric table value by the end of its key (the whole key, or ``_`` + the end)
+TABLE_BOUNDS: dict[str, tuple[int, int]] = {k: (int(v[0]), int(v[1])) for k, v in _BOUNDS["table_keys"].items()}
+#: options that must not exceed another: option -> the option it is at most
+AT_MOST: dict[str, str] = {str(k): str(v) for k, v in _BOUNDS["at_most"].items()}
+
+
+def check_values(content: dict[str, Any]) -> None:
+    """Refuse values a procedure cannot use: NaN or infinities, out-of-range options, bad dice."""
+    _check_finite(content, "")
+    _check_option_bounds(content.get("options", {}))
+    _check_tables(content.get("tables", {}), "tables")
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        msg = f"{where}: {value} is not allowed; use a finite number"
+        raise RulesError(msg)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{where}[{i}]")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_range(value: Any, bounds: tuple[int, int], where: str) -> None:
+    low, high = bounds
+    if not low <= value <= high:
+        msg = f"{where}: {value} is out of range; allowed {low} to {high}"
+        raise RulesError(msg)
+
+
+def _check_option_bounds(options: dict[str, Any]) -> None:
+    for name, value in options.items():
+        if not _is_number(value):
+            continue
+        where = f"options.{name}"
+        bounds = OPTION_BOUNDS.get(name)
+        if bounds is None:
+            msg = f"{where}: no allowed range is known for this option"
+            raise RulesError(msg)
+        _check_range(value, bounds, where)
+    for low_name, high_name in AT_MOST.items():
+        low, high = options.get(low_name), options.get(high_name)
+        if isinstance(low, int | float) and isinstance(high, int | float) and low > high:
+            msg = f"options.{low_name}: {low} is above options.{high_name} {high}"
+            raise RulesError(msg)
+
+
+def _table_bounds(key: str) -> tuple[int, int] | None:
+    for end, bounds in TABLE_BOUNDS.items():
+        if key == end or key.endswith(f"_{end}"):
+            return bounds
+    return None
+
+
+def _is_dice_key(key: str) -> bool:
+    return key == "dice" or key.endswith("_dice")
+
+
+def _check_tables(value: Any, where: str) -> None:
+    """Walk the tables: dice expressions must parse, divisors must be at least 1."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_tables(item, f"{where}[{i}]")
+        return
+    if not isinstance(value, dict):
+        return
+    for key, item in value.items():
+        dotted = f"{where}.{key}"
+        if _is_dice_key(str(key)) and isinstance(item, str) and item:
+            try:
+                dice.parse(item)
+            except DiceExpressionError as err:
+                msg = f"{dotted}: {err}"
+                raise RulesError(msg) from err
+        bounds = _table_bounds(str(key))
+        if bounds is not None and _is_number(item):
+            _check_range(item, bounds, dotted)
+        _check_tables(item, dotted)
 
 
 def render_value(value: Any) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 
 def _started_rules(db):
     with sqlite3.connect(db) as conn:
@@ -90,3 +92,83 @@ class TestHouseRules:
         assert [r.get("ruleset") for r in recorded] == ["ose", "explore"]
         assert recorded[1]["reason"] == "into the wilds"
         assert "rules: Exploration" in hexlog("state").stdout
+
+
+def _count_events(db):
+    if not db.exists():
+        return 0
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+#: house rules refused before anything is written: ruleset, TOML, what stderr must say
+BAD_HOUSE_RULES = (
+    ("ose", "[options]\nencounter_move_divisor = 0\n",
+     "options.encounter_move_divisor: 0 is out of range; allowed 1 to 1000"),
+    ("adnd", '[tables.distance.indoors]\ndice = "zz"\n',
+     "tables.distance.indoors.dice: not a dice expression: 'zz'"),
+    ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = nan\n",
+     "tables.wilderness_pursuit.rest_days_per_hex: nan is not allowed"),
+)
+BAD_IDS = ("divisor-0", "dice-zz", "nan")
+
+
+class TestHouseRuleRanges:
+    """Values out of range, NaN and bad dice are refused before anything is written."""
+
+    @pytest.mark.parametrize(("ruleset", "text", "needle"), BAD_HOUSE_RULES, ids=BAD_IDS)
+    def test_init_refuses_and_creates_no_database(self, hexlog, tmp_path, ruleset, text, needle):
+        """Exit 2 naming the key and the range; no hexlog.db."""
+        (tmp_path / "house.toml").write_text(text, encoding="utf-8")
+        result = hexlog("init", "--ruleset", ruleset, "--rules", "house.toml")
+        assert result.returncode == 2, result.stderr
+        assert needle in " ".join(result.stderr.split())
+        assert "Traceback" not in result.stderr
+        assert not (tmp_path / "hexlog.db").exists()
+
+    @pytest.mark.parametrize(("ruleset", "text", "needle"), BAD_HOUSE_RULES, ids=BAD_IDS)
+    def test_rules_show_and_diff_refuse(self, hexlog, tmp_path, ruleset, text, needle):
+        """The same file is refused by ``rules show --rules`` and ``rules diff --rules``."""
+        (tmp_path / "house.toml").write_text(text, encoding="utf-8")
+        for args in (("rules", "show", ruleset, "--rules", "house.toml"),
+                     ("rules", "diff", ruleset, ruleset, "--rules", "house.toml")):
+            result = hexlog(*args)
+            assert result.returncode == 2, (args, result.stderr)
+            assert needle in " ".join(result.stderr.split()), args
+            assert "Traceback" not in result.stderr
+        assert not (tmp_path / "hexlog.db").exists()
+
+
+class TestEncounterBounds:
+    """``encounter start`` refuses absurd counts and lengths instead of recording them."""
+
+    @pytest.mark.parametrize(
+        ("args", "needle"),
+        [
+            (("--monsters", "99999999999999999999999"), "monster count must be 1 to 10000"),
+            (("--monsters", "10001"), "monster count must be 1 to 10000, not 10001"),
+            (("--line-of-sight", "100001"), "line of sight must be 0 to 100000 ft, not 100001"),
+            (("--area", "99999999999999999999"), "area must be 0 to 100000 ft"),
+            (("--light-radius", "100001"), "light radius must be 0 to 100000 ft"),
+            (("--vision", "100001"), "vision must be 0 to 100000 ft"),
+        ],
+        ids=["monsters-huge", "monsters-10001", "line-of-sight", "area", "light-radius", "vision"],
+    )
+    def test_a_count_or_length_out_of_range_is_refused_and_writes_nothing(self, hexlog, tmp_path, args, needle):
+        """Exit 2 naming the field; the event count is unchanged."""
+        assert hexlog("init", "--ruleset", "adnd").returncode == 0
+        assert hexlog("party", "add", "Ayla").returncode == 0
+        before = _count_events(tmp_path / "hexlog.db")
+        result = hexlog("encounter", "start", "--setting", "indoors", *args)
+        assert result.returncode == 2, result.stderr
+        assert needle in " ".join(result.stderr.split())
+        assert "Traceback" not in result.stderr
+        assert _count_events(tmp_path / "hexlog.db") == before
+
+    def test_the_largest_allowed_values_are_recorded(self, hexlog):
+        """10,000 monsters and 100,000 ft are still accepted."""
+        assert hexlog("init", "--ruleset", "adnd").returncode == 0
+        assert hexlog("party", "add", "Ayla").returncode == 0
+        result = hexlog("encounter", "start", "--setting", "indoors", "--monsters", "10000",
+                        "--line-of-sight", "100000", "--vision", "100000")
+        assert result.returncode == 0, result.stderr

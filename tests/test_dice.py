@@ -161,6 +161,42 @@ class TestExpressions:
             hexdice.parse(text)
 
 
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "\uff11d6",  # full-width 1
+            "2d\uff16",  # full-width 6
+            "2d6+\uff11",  # full-width modifier
+            "\u0662d6",  # Arabic-Indic 2
+            "1d\u0966\u0968",  # Devanagari 02
+            "\U0001d7d0d6",  # mathematical bold 2
+        ],
+        ids=["fullwidth-count", "fullwidth-sides", "fullwidth-modifier", "arabic-indic", "devanagari", "math-bold"],
+    )
+    def test_non_ascii_digits_are_refused_naming_the_expression(self, text: str) -> None:
+        """Only 0-9 are digits of an expression; ``int`` would read the others, so the pattern must not."""
+        with pytest.raises(DiceExpressionError, match="not a dice expression") as err:
+            hexdice.parse(text)
+        assert repr(text) in str(err.value)
+
+    def test_a_roll_of_a_full_width_digit_is_refused_and_writes_nothing(self) -> None:
+        """RollDice("\uff11d6") raises DiceExpressionError and appends nothing."""
+        handler, store = make_handler()
+        handler.execute("c1", c.OpenSession(secret_hex=ZERO_SECRET.hex()))
+        before = store.stream_version("campaign-c1")
+        with pytest.raises(DiceExpressionError, match="not a dice expression"):
+            handler.execute("c1", c.RollDice(expression="\uff11d6"))
+        assert store.stream_version("campaign-c1") == before
+
+    def test_the_cli_refuses_a_full_width_digit(self, hexlog) -> None:
+        """``hexlog roll "\uff11d6"`` exits 2 naming the expression."""
+        assert hexlog("init").returncode == 0
+        assert hexlog("session", "open").returncode == 0
+        result = hexlog("roll", "\uff11d6")
+        assert result.returncode == 2
+        assert "not a dice expression: '\uff11d6'" in result.stderr
+
+
 class TestSessionRules:
     """Rolls need an open session, and the client seed must come before the first roll."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -340,3 +341,133 @@ class TestDescribe:
         assert rows["tables.small_room.rows[0]"] == "at_most=2 ft=5 melee=true"
         assert rows["tables.outdoor_terrain.forest"] == "faces=[1, 2, 3, 4] change=-1 rank=3"
         assert rows["tables.reaction[0]"] == 'at_least=-99 result=attacks text="Attacks (hostile)"'
+
+
+def _numeric_options() -> list[tuple[str, str, Any]]:
+    """Every (ruleset, option, value) of the built-ins whose value is a number (booleans aside)."""
+    return [
+        (name, option, value)
+        for name in BUILTINS
+        for option, value in rulesets.load(name).content["options"].items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    ]
+
+
+class TestRanges:
+    """Values are range-checked as well as type-checked: built-ins and house rules alike."""
+
+    def test_every_numeric_option_of_every_builtin_has_a_bound_it_keeps(self) -> None:
+        """Walk all options of all built-ins: each integer option is in the bounds table, inside its range."""
+        found = _numeric_options()
+        assert found
+        for name, option, value in found:
+            assert option in rulesets.OPTION_BOUNDS, f"{name}: options.{option} has no bound"
+            low, high = rulesets.OPTION_BOUNDS[option]
+            assert low <= value <= high, f"{name}: options.{option} = {value}"
+
+    def test_every_bound_names_an_option_of_a_builtin(self) -> None:
+        """No stale entries: each bounded option exists in some built-in."""
+        assert set(rulesets.OPTION_BOUNDS) == {option for _, option, _ in _numeric_options()}
+
+    def test_the_bounds_file_is_not_a_ruleset_and_its_pairs_name_bounded_options(self) -> None:
+        """``_bounds.toml`` sits beside the rulesets but is neither listed nor loadable."""
+        assert "_bounds" not in rulesets.builtin_names()
+        with pytest.raises(RulesError, match="unknown ruleset '_bounds'"):
+            rulesets.load("_bounds")
+        assert rulesets.AT_MOST
+        assert set(rulesets.AT_MOST) | set(rulesets.AT_MOST.values()) <= set(rulesets.OPTION_BOUNDS)
+
+    @pytest.mark.parametrize("name", BUILTINS)
+    def test_every_builtin_passes_the_value_checks(self, name: str) -> None:
+        """The raw TOML of each built-in is finite, in range, and its dice parse."""
+        rulesets.check_values(rulesets._builtin_content(name))
+
+    @pytest.mark.parametrize(
+        ("name", "option", "value", "allowed"),
+        [
+            ("ose", "encounter_move_divisor", 0, "1 to 1000"),
+            ("adnd", "encounter_move_divisor", -3, "1 to 1000"),
+            ("ose", "round_seconds", 0, "1 to 86400"),
+            ("explore", "watch_seconds", 0, "1 to 86400"),
+            ("adnd", "segment_seconds", 0, "1 to 86400"),
+            ("ose", "turn_seconds", 86401, "1 to 86400"),
+            ("ose", "surprise_on", 7, "0 to 6"),
+            ("explore", "surprise_on", -1, "0 to 6"),
+            ("ose", "evasion_cap_pct", 101, "0 to 100"),
+            ("explore", "evasion_floor_pct", -1, "0 to 100"),
+            ("adnd", "outdoor_min_distance_ft", -10, "0 to 100000"),
+            ("explore", "surprised_party_flees_within_ft", -1, "0 to 100000"),
+            ("ose", "reroll_limit", -1, "0 to 1000"),
+            ("ose", "surrounded_at_monsters", -1, "0 to 10000"),
+            ("adnd", "encounter_move_max_rounds", -1, "0 to 100000"),
+            ("ose", "pursue_if_reaction_at_most", 1000, "-100 to 100"),
+        ],
+    )
+    def test_an_option_out_of_range_is_refused_with_the_key_and_range(
+        self, name: str, option: str, value: int, allowed: str,
+    ) -> None:
+        """The dotted key, the value and the allowed range are named."""
+        with pytest.raises(RulesError, match=rf"options\.{option}: {value} is out of range; allowed {allowed}"):
+            with_overrides(name, f"[options]\n{option} = {value}\n")
+
+    def test_the_edges_of_a_range_are_accepted(self) -> None:
+        """surprise_on 0 and 6, a divisor of 1, a cap of 0 over a floor of 0."""
+        assert with_overrides("ose", "[options]\nsurprise_on = 0\n").option("surprise_on") == 0
+        assert with_overrides("ose", "[options]\nsurprise_on = 6\n").option("surprise_on") == 6
+        assert with_overrides("ose", "[options]\nencounter_move_divisor = 1\n").option("encounter_move_divisor") == 1
+        assert with_overrides("explore", "[options]\nevasion_cap_pct = 0\n").option("evasion_cap_pct") == 0
+
+    def test_an_evasion_floor_above_the_cap_is_refused(self) -> None:
+        """The clamp floor..cap must not be empty."""
+        with pytest.raises(RulesError, match=r"options\.evasion_floor_pct: 60 is above options\.evasion_cap_pct 50"):
+            with_overrides("ose", "[options]\nevasion_floor_pct = 60\nevasion_cap_pct = 50\n")
+
+    @pytest.mark.parametrize("value", ["nan", "+nan", "-nan", "inf", "+inf", "-inf"])
+    def test_nan_and_infinities_are_refused_by_dotted_key(self, value: str) -> None:
+        """A float table value must be finite: NaN is not JSON and would poison the hash."""
+        with pytest.raises(RulesError, match=r"tables\.wilderness_pursuit\.rest_days_per_hex: .* is not allowed"):
+            with_overrides("explore", f"[tables.wilderness_pursuit]\nrest_days_per_hex = {value}\n")
+
+    def test_nan_deep_in_an_empty_slot_is_refused_with_its_path(self) -> None:
+        """The custom evasion slot takes any rows, but not a NaN chance."""
+        text = "[tables.evasion]\ncustom = [{ fleeing_at_least = 1, bands = [[1, nan]] }]\n"
+        with pytest.raises(RulesError, match=r"tables\.evasion\.custom\[0\]\.bands\[0\]\[1\]: nan is not allowed"):
+            with_overrides("ose", text)
+
+    @pytest.mark.parametrize(
+        ("name", "text", "key", "problem"),
+        [
+            ("adnd", '[tables.distance.indoors]\ndice = "zz"\n', "tables.distance.indoors.dice",
+             "not a dice expression"),
+            ("ose", '[tables.distance.dungeon]\nsurprised_dice = "1d0"\n', "tables.distance.dungeon.surprised_dice",
+             "sides"),
+            ("explore", '[tables.camp]\nfirewood_dice = "0d6"\n', "tables.camp.firewood_dice", "number of dice"),
+            ("explore", '[tables.castle_demands.fighter]\ntoll_dice = "\uff11d6"\n',
+             "tables.castle_demands.fighter.toll_dice", "not a dice expression"),
+            ("adnd", '[tables.outdoor_dice."6d4x30ft"]\ndice = "6d4x30"\n', "tables.outdoor_dice.6d4x30ft.dice",
+             "not a dice expression"),
+        ],
+    )
+    def test_a_bad_dice_expression_in_a_table_is_refused(self, name: str, text: str, key: str, problem: str) -> None:
+        """Every ``dice`` or ``*_dice`` string of the tables parses, or the dotted key is named."""
+        with pytest.raises(RulesError, match=f"{re.escape(key)}: .*{problem}"):
+            with_overrides(name, text)
+
+    def test_an_empty_dice_string_means_not_reduced_and_is_kept(self) -> None:
+        """OSE's dungeon has no surprised dice: "" stays allowed."""
+        house = with_overrides("ose", '[tables.distance.wilderness]\nsurprised_dice = ""\n')
+        assert house.table("distance")["wilderness"]["surprised_dice"] == ""
+
+    @pytest.mark.parametrize(
+        ("text", "key"),
+        [
+            ("[tables.weather_effects]\npoor_visibility_distance_divisor = 0\n",
+             "tables.weather_effects.poor_visibility_distance_divisor"),
+            ("[tables.travel_points]\nspeed_divisor = 0\n", "tables.travel_points.speed_divisor"),
+            ("[tables.camp]\nfirewood_wet_divisor = -2\n", "tables.camp.firewood_wet_divisor"),
+        ],
+    )
+    def test_a_table_divisor_below_one_is_refused(self, text: str, key: str) -> None:
+        """A divisor of a table is at least 1, as an option's is."""
+        with pytest.raises(RulesError, match=rf"{re.escape(key)}: -?\d+ is out of range; allowed 1 to 1000"):
+            with_overrides("explore", text)
