@@ -1,4 +1,10 @@
-"""A SQLite event store: one file, WAL, append-only by trigger, safe across processes."""
+"""A SQLite event store: one file, WAL, append-only by trigger, safe across processes.
+
+Opening a file checks its schema first and writes only when something is missing: a complete
+hexlog database in WAL mode is opened without taking the write lock. Without ``create`` a file
+that has no hexlog ``events`` table is refused untouched; a hexlog database that lost a guard
+trigger or a side table gets it back (that needs the write lock).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.chain import GENESIS, Envelope, canonical_json, seal
-from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    IdempotencyConflictError,
+    NotFoundError,
+)
 from hexlog.events.store import AppendResult, NewEvent, Recorded
 
 if TYPE_CHECKING:
@@ -57,38 +68,113 @@ _COLUMNS = (
     "prevhash, hash"
 )
 
+#: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
+#: opening writes nothing
+_SCHEMA_NAMES = frozenset(
+    {"events", "events_no_update", "events_no_delete", "commands", "projections"}
+)
 
-def _is_busy(err: sqlite3.OperationalError) -> bool:
+
+def is_busy(err: sqlite3.OperationalError) -> bool:
+    """Whether an SQLite error means another connection holds the lock."""
     text = str(err).lower()
     return "locked" in text or "busy" in text
 
 
+def _busy(what: str) -> str:
+    return f"{what}: the database is busy: it stayed locked by another writer"
+
+
+class CorruptRowError(CorruptLogError, ValueError):
+    """A stored row the store cannot turn into an envelope; the message names the row.
+
+    It is a ``ValueError`` as well, so a caller that treats unreadable data as a value error (the
+    audit does, saying "the store could not read its events: ...") keeps doing so.
+    """
+
+
+def _data(row: tuple[Any, ...]) -> Any:
+    """A row's data column decoded from JSON; ``CorruptRowError`` naming the row if it is not JSON.
+
+    JSON of the wrong kind (a list, a number) is returned as it is: the envelope then carries it,
+    and the audit reports that event's malformed envelope among its other findings.
+    """
+    position, stream_id, version, id_, data = row[0], row[1], row[2], row[3], row[8]
+    where = f"stream {stream_id} version {version} (position {position}), event {id_}"
+    if not isinstance(data, str | bytes):
+        msg = f"corrupt event at {where}: its data column is {type(data).__name__}, not JSON text"
+        raise CorruptRowError(msg)
+    try:
+        return json.loads(data)
+    except ValueError as err:  # JSONDecodeError, or UnicodeDecodeError for a blob
+        msg = f"corrupt event at {where}: its data column is not JSON ({err})"
+        raise CorruptRowError(msg) from err
+
+
 def _recorded(row: tuple[Any, ...]) -> Recorded:
-    position, stream_id, version, id_, type_, schema, source, time, data, prevhash, hash_ = row
+    position, stream_id, version, id_, type_, schema, source, time, _, prevhash, hash_ = row
     envelope = Envelope(
-        id=id_, source=source, type=type_, subject=stream_id, time=time, data=json.loads(data),
+        id=id_, source=source, type=type_, subject=stream_id, time=time, data=_data(row),
         streamversion=version, schemaversion=schema, prevhash=prevhash, hash=hash_,
     )
     return Recorded(position=position, envelope=envelope)
 
 
 class SQLiteStore:
-    """Keeps every stream in one SQLite file; same contract as ``MemoryStore``."""
+    """Keeps every stream in one SQLite file; same contract as ``MemoryStore``.
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0) -> None:
+    With ``create`` (the default) a missing or empty file becomes a new store. Without it the file
+    must already be a hexlog database: a missing file raises ``NotFoundError`` and any other file
+    without hexlog's ``events`` table raises ``CorruptLogError``, both leaving the disk as it was.
+    A table named ``events`` without hexlog's columns is refused either way. SQLite's own errors
+    (``sqlite3.DatabaseError`` for a file that is not a database, ``sqlite3.OperationalError``
+    when the lock is held past ``busy_timeout``) are raised as they are, for the caller to word.
+    """
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0, create: bool = True) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
+        if create:
+            self._conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        else:
+            if not self.path.exists():
+                msg = f"no hexlog database at {self.path}"
+                raise NotFoundError(msg)
+            # mode=rw: never create the file, even if it vanishes after the check above
+            self._conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout,
+                isolation_level=None, check_same_thread=False,
+            )
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+            self._prepare(create=create)
         except BaseException:
             self._conn.close()
             raise
+
+    def _prepare(self, *, create: bool) -> None:
+        """Check the schema, and write it (and WAL mode) only where it is missing."""
+        names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
+        if "events" in names:
+            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(events)")}
+            missing = [c for c in _COLUMNS.split(", ") if c not in columns]
+            if missing:
+                msg = (
+                    f"{self.path} is not a hexlog database (its events table has no "
+                    f"{', '.join(missing)} column)"
+                )
+                raise CorruptLogError(msg)
+        elif not create:
+            msg = f"{self.path} is not a hexlog database (no events table)"
+            raise CorruptLogError(msg)
+        (mode,) = self._conn.execute("PRAGMA journal_mode").fetchone()
+        if _SCHEMA_NAMES <= names and str(mode).lower() == "wal":
+            return
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
 
     def append(
         self,
@@ -105,9 +191,8 @@ class SQLiteStore:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
-                if _is_busy(err):
-                    msg = f"stream {stream_id}: the database stayed locked by another writer"
-                    raise ConcurrencyError(msg) from err
+                if is_busy(err):
+                    raise ConcurrencyError(_busy(f"stream {stream_id}")) from err
                 raise
             try:
                 result = self._append_in_transaction(
@@ -120,9 +205,8 @@ class SQLiteStore:
                 if isinstance(exc, sqlite3.IntegrityError):
                     msg = f"stream {stream_id}: another append recorded these events first ({exc})"
                     raise ConcurrencyError(msg) from exc
-                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
-                    msg = f"stream {stream_id}: the database stayed locked by another writer"
-                    raise ConcurrencyError(msg) from exc
+                if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+                    raise ConcurrencyError(_busy(f"stream {stream_id}")) from exc
                 raise
             return result
 
@@ -269,9 +353,8 @@ class SQLiteStore:
                     (name, position, state_json),
                 )
             except sqlite3.OperationalError as err:
-                if _is_busy(err):
-                    msg = f"projection {name}: the database stayed locked by another writer"
-                    raise ConcurrencyError(msg) from err
+                if is_busy(err):
+                    raise ConcurrencyError(_busy(f"projection {name}")) from err
                 raise
 
     def close(self) -> None:

@@ -1,7 +1,23 @@
-"""What every command-line door shares: opening the store, naming the campaign, running a command."""
+"""What every command-line door shares: opening the store, naming the campaign, running a command.
+
+Environment:
+
+``HEXLOG_DB``
+    the database file (``--db``), default ``hexlog.db``.
+``HEXLOG_CAMPAIGN``
+    the campaign id (``--campaign``).
+``HEXLOG_BUSY_TIMEOUT``
+    how many seconds to wait for a database another hexlog command holds before giving up with
+    "the database ... is busy" (default 10; 0 gives up at once).
+
+Only ``init``, ``import`` and ``demo`` create a database; every other command opens an existing
+hexlog database and refuses any other file (even a valid SQLite one) without changing it.
+"""
 
 from __future__ import annotations
 
+import math
+import os
 import sqlite3
 from pathlib import Path
 from typing import Annotated
@@ -10,14 +26,16 @@ import attrs
 import structlog
 import typer
 
-from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
-from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, UsageError
+from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.table import Table
 
 DEFAULT_CAMPAIGN = "main"
+#: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
+DEFAULT_BUSY_TIMEOUT = 10.0
 
 DbOption = Annotated[
     Path,
@@ -29,8 +47,29 @@ CampaignOption = Annotated[
 ]
 
 
+def busy_timeout() -> float:
+    """Seconds to wait for a locked database: ``HEXLOG_BUSY_TIMEOUT``, else the default."""
+    text = os.environ.get("HEXLOG_BUSY_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_BUSY_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not math.isfinite(seconds) or seconds < 0:
+        msg = f"HEXLOG_BUSY_TIMEOUT must be a number of seconds (0 or more), not {text!r}"
+        raise UsageError(msg)
+    return seconds
+
+
 def open_store(db: Path, *, create: bool = False) -> SQLiteStore:
-    """Open the database; refuse a missing file unless ``create``, and a file that is not a database."""
+    """Open the database; refuse a missing file unless ``create``, and a file that is not hexlog's.
+
+    Without ``create`` nothing is created or converted: a valid SQLite file that is not a hexlog
+    database is refused as it is. A database another connection holds past the busy timeout is a
+    ``ConcurrencyError`` (busy, try again), not a corrupt file.
+    """
+    timeout = busy_timeout()
     if not create and not db.exists():
         msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
         raise NotFoundError(msg)
@@ -38,7 +77,16 @@ def open_store(db: Path, *, create: bool = False) -> SQLiteStore:
         msg = f"{db} is a directory, not a database file"
         raise UsageError(msg)
     try:
-        return SQLiteStore(db)
+        return SQLiteStore(db, busy_timeout=timeout, create=create)
+    except NotFoundError as err:  # the file went away between the check and the open
+        msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
+        raise NotFoundError(msg) from err
+    except sqlite3.OperationalError as err:
+        if is_busy(err):
+            msg = f"the database {db} is busy (another hexlog command holds it); try again"
+            raise ConcurrencyError(msg) from err
+        msg = f"cannot open the database {db}: {err}"
+        raise UsageError(msg) from err
     except sqlite3.DatabaseError as err:
         msg = f"{db} is not a hexlog database: {err}"
         raise CorruptLogError(msg) from err

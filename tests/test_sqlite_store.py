@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -11,12 +12,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from hexlog.events.chain import verify_stream
-from hexlog.events.errors import ConcurrencyError
+from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError
 from hexlog.events.sqlite import SQLiteStore, integrity_check
 from hexlog.events.store import NewEvent
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 
@@ -157,8 +158,9 @@ class TestWriteConflicts:
         try:
             raw.execute("BEGIN IMMEDIATE")
             started = time.monotonic()
-            with pytest.raises(ConcurrencyError, match="locked"):
+            with pytest.raises(ConcurrencyError, match="locked") as raised:
                 store.append("s", [thing(4)], expected_version=3)
+            assert "busy" in str(raised.value)
             assert time.monotonic() - started >= 0.15
             with pytest.raises(ConcurrencyError, match="locked"):
                 store.save_projection("party", 1, "{}")
@@ -183,9 +185,161 @@ class TestWriteConflicts:
             store.close()
 
 
+class TestCorruptData:
+    """A row whose data column is not a JSON object is a ``CorruptLogError`` naming the row."""
+
+    @pytest.fixture
+    def corrupt(self, raw: sqlite3.Connection) -> Callable[[str], None]:
+        """Drop the update guard, then set the data of ``s`` version 2 to the given text."""
+
+        def edit(data: str) -> None:
+            raw.execute("DROP TRIGGER events_no_update")
+            raw.execute("UPDATE events SET data = ? WHERE stream_version = 2", (data,))
+
+        return edit
+
+    @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe"], ids=repr)
+    def test_reading_the_stream_names_the_bad_row(
+        self, db: Path, corrupt: Callable[[str], None], data: str
+    ) -> None:
+        """``read_stream`` raises naming the stream, version, position, event id and why."""
+        corrupt(data)
+        store = SQLiteStore(db)
+        try:
+            with pytest.raises(CorruptLogError) as raised:
+                store.read_stream("s")
+            assert store.read_stream("s", 3)[0].envelope.data == {"n": 3}
+        finally:
+            store.close()
+        text = str(raised.value)
+        assert "stream s version 2 (position 2), event event-2: its data column is not JSON" in text
+        assert isinstance(raised.value, ValueError)  # the audit words it as unreadable data
+
+    @pytest.mark.parametrize("data", ["[1, 2]", "null", "7"])
+    def test_json_that_is_not_an_object_reads_back_for_the_audit(
+        self, db: Path, corrupt: Callable[[str], None], data: str
+    ) -> None:
+        """JSON of the wrong kind is no read error: it reaches the audit, which names the envelope."""
+        corrupt(data)
+        store = SQLiteStore(db)
+        try:
+            assert store.read_stream("s")[1].envelope.data == json.loads(data)
+        finally:
+            store.close()
+
+    def test_reading_everything_stops_at_the_bad_row(self, db: Path, corrupt: Callable[[str], None]) -> None:
+        """``read_all`` yields the good rows before the bad one, then raises naming it."""
+        corrupt("{bad")
+        store = SQLiteStore(db)
+        try:
+            seen = []
+            with pytest.raises(CorruptLogError, match=r"s version 2 \(position 2\), event event-2"):
+                seen.extend(store.read_all())
+            assert [r.position for r in seen] == [1]
+        finally:
+            store.close()
+
+
+def foreign_database(path: Path) -> bytes:
+    """A valid SQLite file that is not hexlog's (rollback journal, one table); its bytes."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("INSERT INTO notes (body) VALUES ('mine')")
+    conn.close()
+    return path.read_bytes()
+
+
+class TestOpening:
+    """``create=False`` opens only a hexlog database, and opening writes only when it must."""
+
+    def test_a_foreign_database_is_refused_and_left_byte_identical(self, tmp_path: Path) -> None:
+        """No tables, no WAL, no side files: the foreign file is exactly as it was."""
+        path = tmp_path / "other.sqlite"
+        before = foreign_database(path)
+        with pytest.raises(CorruptLogError, match=r"other.sqlite is not a hexlog database \(no events table\)"):
+            SQLiteStore(path, create=False)
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]
+        conn = sqlite3.connect(path)
+        try:
+            assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+            assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+        finally:
+            conn.close()
+
+    @pytest.mark.parametrize("create", [True, False])
+    def test_a_foreign_events_table_is_refused_and_left_alone(
+        self, tmp_path: Path, create: bool  # noqa: FBT001
+    ) -> None:
+        """A table named events without hexlog's columns is not hexlog's, even with ``create``."""
+        path = tmp_path / "app.sqlite"
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("CREATE TABLE events (id INTEGER PRIMARY KEY, what TEXT)")
+        conn.close()
+        before = path.read_bytes()
+        with pytest.raises(CorruptLogError, match="is not a hexlog database"):
+            SQLiteStore(path, create=create)
+        assert path.read_bytes() == before
+
+    def test_a_missing_file_is_not_created(self, tmp_path: Path) -> None:
+        """Without ``create`` a missing file raises and stays missing."""
+        with pytest.raises(NotFoundError):
+            SQLiteStore(tmp_path / "missing.db", create=False)
+        assert list(tmp_path.iterdir()) == []
+
+    def test_an_empty_file_is_made_a_store_only_with_create(self, tmp_path: Path) -> None:
+        """A zero-byte file is an empty database: refused without ``create``, set up with it."""
+        path = tmp_path / "empty.db"
+        path.touch()
+        with pytest.raises(CorruptLogError, match="no events table"):
+            SQLiteStore(path, create=False)
+        assert path.read_bytes() == b""
+        SQLiteStore(path).close()
+        store = SQLiteStore(path, create=False)
+        try:
+            assert store.streams() == []
+        finally:
+            store.close()
+
+    @pytest.mark.parametrize("create", [True, False])
+    def test_opening_a_complete_store_takes_no_write_lock(
+        self, db: Path, raw: sqlite3.Connection, create: bool  # noqa: FBT001
+    ) -> None:
+        """With another writer holding the file, a complete store still opens and reads."""
+        raw.execute("BEGIN EXCLUSIVE")
+        try:
+            store = SQLiteStore(db, busy_timeout=0.2, create=create)
+            try:
+                assert store.stream_version("s") == 3
+                assert store._conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            finally:
+                store.close()
+        finally:
+            raw.execute("ROLLBACK")
+
+    def test_opening_a_store_that_must_be_repaired_while_locked_is_busy(
+        self, db: Path, raw: sqlite3.Connection
+    ) -> None:
+        """Restoring a dropped trigger needs the write lock; a held lock surfaces as busy."""
+        raw.execute("DROP TRIGGER events_no_delete")
+        raw.execute("BEGIN EXCLUSIVE")
+        try:
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                SQLiteStore(db, busy_timeout=0.2, create=False)
+        finally:
+            raw.execute("ROLLBACK")
+
+    def test_without_create_a_dropped_trigger_is_still_restored(self, db: Path, raw: sqlite3.Connection) -> None:
+        """A hexlog database missing its guard gets it back on any open."""
+        raw.execute("DROP TRIGGER events_no_delete")
+        SQLiteStore(db, create=False).close()
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            raw.execute("DELETE FROM events")
+
+
 _RACER = """
 import pathlib, sys, time
-from hexlog.events.errors import ConcurrencyError
+from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import NewEvent
 
