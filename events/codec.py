@@ -31,6 +31,9 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
     if schema_version > cls.schema_version:
         msg = f"{cloud_type} schema version {schema_version} is newer than this hexlog knows ({cls.schema_version})"
         raise CorruptLogError(msg)
+    if not isinstance(data, dict):
+        msg = f"{cloud_type} data must be a JSON object, not {type(data).__name__}"
+        raise CorruptLogError(msg)
     version = schema_version
     payload = dict(data)
     while version < cls.schema_version:
@@ -50,5 +53,9 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
 
 
 def decode(envelope: Any) -> Event:
-    """Decode a sealed envelope (``hexlog.events.chain.Envelope``) into its event."""
-    return from_data(envelope.type, envelope.schemaversion, envelope.data)
+    """Decode a sealed envelope (``hexlog.events.chain.Envelope``); a failure names the event."""
+    try:
+        return from_data(envelope.type, envelope.schemaversion, envelope.data)
+    except CorruptLogError as err:
+        msg = f"{envelope.subject} version {envelope.streamversion} (event {envelope.id}): {err}"
+        raise CorruptLogError(msg) from err

@@ -391,7 +391,8 @@ def available_steps(
             return _passes(Model(state=phase, encounter=encounter, rules=rules, party=party, command=command), rows)
 
         if "side" in attrs.fields_dict(cls):
-            sides = tuple(side for side in ev.SIDES if passes(cls(side=side)))
+            make: Any = cls  # a command class with a side field
+            sides = tuple(side for side in ev.SIDES if passes(make(side=side)))
             if sides:
                 steps.append((trigger, sides))
         elif passes(cls()):

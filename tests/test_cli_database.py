@@ -84,6 +84,16 @@ class TestCorruptData:
         line = one_line(result.stderr)
         assert f"audit failed at campaign-main version 4 (event {event_id})" in line
 
+    @pytest.mark.parametrize("args", [a for a in READERS if a[0] != "audit"], ids=" ".join)
+    def test_json_that_is_not_an_object_is_named_by_every_command(self, hexlog, played: Path, args: tuple[str, ...]) -> None:
+        """Not only audit: every reader exits 1 naming the event, never an internal error."""
+        event_id = corrupt(played, 4, "[1, 2]")
+        result = hexlog(*args)
+        assert result.returncode == 1, result.stderr
+        line = one_line(result.stderr)
+        assert f"version 4 (event {event_id})" in line
+        assert "must be a JSON object" in line
+
     def test_the_first_bad_event_is_named_when_several_are(self, hexlog, played: Path) -> None:
         """With two corrupt rows the audit names the earlier one."""
         corrupt(played, 5, "{also bad")
