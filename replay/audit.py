@@ -1,4 +1,4 @@
-"""The audit of a log: chain, positions, decoding, commitments, every revealed roll, transitions.
+"""The audit of a log: chain, positions, decoding, commitments, every revealed roll, transitions, decisions.
 
 Every finding is collected into an ``AuditReport`` instead of stopping at the first. Findings are
 kept in log order; an event found out of order counts at the place its version belongs, so
@@ -17,6 +17,7 @@ from hexlog.events.chain import GENESIS, Envelope, verify_stream
 from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
 from hexlog.machine.table import stream_for
+from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.explain import check_dice, explain_roll
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class Finding:
     event_id: str
     position: int | None
     #: which check: envelope, positions, chain, order, source, decode, session, nonce,
-    #: commitment, dice or transition
+    #: commitment, dice, transition or decision
     check: str
     reason: str
     #: true when this event itself is wrong, false when an earlier fault shows here
@@ -65,6 +66,8 @@ class AuditReport:
     sessions: int
     rolls: int
     rolls_verified: int
+    #: encounter decisions re-derived from their recorded rolls (``hexlog.replay.decisions``)
+    decisions: int = 0
 
     @property
     def ok(self) -> bool:
@@ -80,7 +83,8 @@ class AuditReport:
         """A readable summary: counts, then every finding."""
         head = (
             f"{self.events} events in {len(self.streams)} stream(s), {self.sessions} session(s), "
-            f"{self.rolls_verified} of {self.rolls} rolls re-derived"
+            f"{self.rolls_verified} of {self.rolls} rolls re-derived, "
+            f"{self.decisions} decision(s) re-derived"
         )
         lines = [head, "OK" if self.ok else f"{len(self.findings)} finding(s); first bad event:"]
         if self.first_bad is not None:
@@ -263,13 +267,18 @@ def _decode(ordered: list[Item], out: list[Finding]) -> None:
             out.append(item.finding("decode", str(err)))
 
 
-def _check_events(ordered: list[Item], findings: list[Finding], notes: list[Finding]) -> tuple[int, int, int]:
-    """Sessions, nonces, commitments, every revealed roll, phase changes; (sessions, rolls, verified)."""
-    result = check_dice([item.event for item in ordered])
-    for issue in result.issues:
+def _check_events(ordered: list[Item], findings: list[Finding], notes: list[Finding]) -> tuple[int, int, int, int]:
+    """Sessions, nonces, commitments, every revealed roll, phase changes, every decision.
+
+    Gives (sessions, rolls, rolls verified, decisions re-derived).
+    """
+    events = [item.event for item in ordered]
+    result = check_dice(events)
+    decided = check_decision_events(events, [item.env.streamversion for item in ordered])
+    for issue in (*result.issues, *decided.issues):
         finding = ordered[issue.at].finding(issue.check, issue.reason, cause=issue.cause)
         (notes if issue.note else findings).append(finding)
-    return len(result.sessions), result.rolls, result.verified
+    return len(result.sessions), result.rolls, result.verified, decided.checked
 
 
 def audit_envelopes(
@@ -301,7 +310,7 @@ def audit_envelopes(
             findings.append(item.finding("envelope", problem))
             continue
         streams.setdefault(item.env.subject, []).append(item)
-    sessions = rolls = verified = 0
+    sessions = rolls = verified = decisions = 0
     for stream, stream_items in streams.items():
         ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
         _check_order(ordered, findings, _check_chain(ordered, findings))
@@ -309,6 +318,7 @@ def audit_envelopes(
         _decode(ordered, findings)
         counts = _check_events(ordered, findings, notes)
         sessions, rolls, verified = sessions + counts[0], rolls + counts[1], verified + counts[2]
+        decisions += counts[3]
     return AuditReport(
         events=len(items),
         streams=tuple(streams),
@@ -317,6 +327,7 @@ def audit_envelopes(
         sessions=sessions,
         rolls=rolls,
         rolls_verified=verified,
+        decisions=decisions,
     )
 
 
