@@ -33,11 +33,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hexlog.events import encounter as ev
+from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.machine import positions, surprise
+from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.encounter_commands import (
     CheckSurprise,
@@ -226,6 +228,10 @@ class _Walker:
                 continue
             if isinstance(event, DiceRolled):
                 self.rolls.setdefault(event.session, {})[event.nonce] = (at, event)
+            if isinstance(event, (CampaignStarted, RulesChanged)):
+                content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
+                if content_hash != event.rules_hash:
+                    self.flag(at, f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})")
             names = getattr(event, "rolls", None)
             folded = self.decision(at, event, names) if isinstance(names, tuple) else event
             try:

@@ -623,3 +623,27 @@ class TestCommandLine:
         refused = hexlog("import", "forged.jsonl", "--db", "other.db")
         assert refused.returncode != 0
         assert not (tmp_path / "other.db").exists() or "decision" in refused.stderr + refused.stdout
+
+
+class TestRulesHash:
+    def test_rules_that_do_not_match_their_recorded_hash_are_caught(self):
+        """A forged ruleset content with the old hash left in place is a decision finding."""
+        from hexlog.events.chain import seal
+        from hexlog.events.memory import MemoryStore
+        from hexlog.machine import commands as c
+        from hexlog.machine.handler import Handler
+        from hexlog.machine.keeper import MemoryKeeper
+        from hexlog.replay.audit import audit_envelopes
+
+        store = MemoryStore()
+        Handler(store, MemoryKeeper()).execute("h", c.StartCampaign())
+        env = store.read_stream("campaign-h")[0].envelope
+        rules = {**env.data["rules"], "options": {**env.data["rules"]["options"], "surprise_on": 4}}
+        forged = seal(
+            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
+            data={**env.data, "rules": rules}, streamversion=1, schemaversion=env.schemaversion, prevhash=env.prevhash,
+        )
+        assert audit_envelopes([env]).ok
+        report = audit_envelopes([forged])
+        assert not report.ok
+        assert "does not match the recorded rules" in report.first_bad.reason
