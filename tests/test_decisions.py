@@ -326,7 +326,8 @@ class TestForgedDecisions:
         at = find(envs, "encounter.distance_determined", lambda d: d["rule"] == "ose.dungeon 2d6x10ft")
         value = envs[at].data["value"]
         steps = [s.replace(f"{value} ft", "20 ft") for s in envs[at].data["steps"]]
-        caught_alone(audit_envelopes(forge(envs, at, value=20, steps=steps)), envs[at].id)
+        reason = caught_alone(audit_envelopes(forge(envs, at, value=20, steps=steps)), envs[at].id)
+        assert f"the rules give {value} ft" in reason
 
     @pytest.mark.parametrize(
         ("rule", "field"),
