@@ -89,3 +89,28 @@ class Step:
         )
         self.events.append(rolled)
         return rolled
+
+
+class Rolls:
+    """A ``roll`` function outside any session, for the pure rules in simulations and tests.
+
+    Faces come from a roller (committed dice through ``KeyRoller``, or a script); nonces count from 0
+    and every roll is kept in ``made``.
+    """
+
+    def __init__(self, roller: Roller, session: str = "s1") -> None:
+        self.roller = roller
+        self.session = session
+        self.made: list[DiceRolled] = []
+
+    def __call__(self, expression: str, purpose: str) -> DiceRolled:
+        """Roll ``expression`` for ``purpose`` as a procedure step would."""
+        spec = hexdice.parse(expression)
+        nonce = len(self.made)
+        faces = self.roller.faces(nonce, spec.sides_tuple)
+        rolled = DiceRolled(
+            session=self.session, nonce=nonce, purpose=purpose, sides=spec.sides_tuple, faces=faces,
+            modifier=spec.modifier, total=sum(faces) + spec.modifier,
+        )
+        self.made.append(rolled)
+        return rolled

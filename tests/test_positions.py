@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from scipy.stats import chisquare
 
-from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import UsageError
 from hexlog.machine import dice as hexdice
 from hexlog.machine import positions
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.positions import Distance, Situation, avoid, determine_distance
-from hexlog.machine.step import KeyRoller, Roller, ScriptedRoller
+from hexlog.machine.step import KeyRoller, Rolls, ScriptedRoller
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,24 +30,7 @@ BOTH = (True, True)
 Pmf = dict[Any, Fraction]
 
 
-class Dice:
-    """A fake ``roll``: faces from a roller, nonces counting from 0, every roll kept."""
-
-    def __init__(self, roller: Roller) -> None:
-        self.roller = roller
-        self.made: list[DiceRolled] = []
-
-    def __call__(self, expression: str, purpose: str) -> DiceRolled:
-        """Roll ``expression`` for ``purpose`` as the step would."""
-        spec = hexdice.parse(expression)
-        nonce = len(self.made)
-        faces = self.roller.faces(nonce, spec.sides_tuple)
-        rolled = DiceRolled(
-            session="s1", nonce=nonce, purpose=purpose, sides=spec.sides_tuple, faces=faces,
-            modifier=spec.modifier, total=sum(faces) + spec.modifier,
-        )
-        self.made.append(rolled)
-        return rolled
+Dice = Rolls
 
 
 def scripted(*faces: int) -> Dice:
