@@ -146,3 +146,21 @@ def verify_stream(envelopes: list[Envelope]) -> ChainFault | None:
             return ChainFault(env.streamversion, env.id, "hash does not match the event's contents")
         prev = env.hash
     return None
+
+
+def reseal(envelopes: list[Envelope]) -> list[Envelope]:
+    """The envelopes renumbered 1, 2, 3 … and linked anew: a chain that verifies whatever they hold.
+
+    This is what a forger who rebuilds the whole chain gets, so checks beyond the chain (commitments,
+    re-derived dice and decisions) are what catch such a forgery; tests of those checks use it.
+    """
+    out: list[Envelope] = []
+    prev = GENESIS
+    for version, env in enumerate(envelopes, start=1):
+        sealed = seal(
+            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
+            data=env.data, streamversion=version, schemaversion=env.schemaversion, prevhash=prev,
+        )
+        out.append(sealed)
+        prev = sealed.hash
+    return out

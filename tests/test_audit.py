@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pytest
 
-from hexlog.events.chain import GENESIS, Envelope, seal
+from hexlog.events.chain import Envelope, reseal
 from hexlog.events.errors import NotFoundError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
@@ -60,18 +60,6 @@ def envelopes_of(store: Any) -> list[Envelope]:
     return [r.envelope for r in store.read_stream(STREAM)]
 
 
-def reseal(envelopes: list[Envelope]) -> list[Envelope]:
-    """Renumber and re-hash a stream, as a forger who rebuilds the chain would."""
-    out: list[Envelope] = []
-    prev = GENESIS
-    for version, env in enumerate(envelopes, start=1):
-        sealed = seal(
-            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
-            data=env.data, streamversion=version, schemaversion=env.schemaversion, prevhash=prev,
-        )
-        out.append(sealed)
-        prev = sealed.hash
-    return out
 
 
 def index_of(envelopes: list[Envelope], type_name: str, nth: int = 0) -> int:

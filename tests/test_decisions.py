@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pytest
 
-from hexlog.events.chain import GENESIS, Envelope, seal
+from hexlog.events.chain import Envelope, reseal, seal
 from hexlog.events.errors import HexlogError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
@@ -211,18 +211,6 @@ def search_secrets(ruleset: str, wanted: set[str], tries: int = 400) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-def reseal(envs: list[Envelope]) -> list[Envelope]:
-    """Renumber and re-hash a stream, as a forger who rebuilds the chain would."""
-    out: list[Envelope] = []
-    prev = GENESIS
-    for version, env in enumerate(envs, start=1):
-        sealed = seal(
-            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
-            data=env.data, streamversion=version, schemaversion=env.schemaversion, prevhash=prev,
-        )
-        out.append(sealed)
-        prev = sealed.hash
-    return out
 
 
 def find(envs: list[Envelope], type_name: str, where: Callable[[dict[str, Any]], bool] = lambda _d: True) -> int:
