@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hexlog.events.store import NewEvent
 
 SCHEME = "hexlog-chain-v1"
 GENESIS = "0" * 64
@@ -95,6 +100,20 @@ def seal(
         streamversion=streamversion, schemaversion=schemaversion, prevhash=prevhash, hash="",
     )
     return attrs.evolve(draft, hash=draft.computed_hash())
+
+
+def seal_batch(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[Envelope]:
+    """Seal a batch appended after stream ``version`` whose last hash is ``prevhash``: the one place
+    every store turns new events into chained envelopes (a store only records what this returns)."""
+    sealed: list[Envelope] = []
+    for offset, new in enumerate(events, start=1):
+        envelope = seal(
+            id=new.id, source=new.source, type=new.type, subject=stream_id, time=new.time, data=new.data,
+            streamversion=version + offset, schemaversion=new.schemaversion, prevhash=prevhash,
+        )
+        prevhash = envelope.hash
+        sealed.append(envelope)
+    return sealed
 
 
 def from_cloudevent(obj: dict[str, Any]) -> Envelope:

@@ -15,8 +15,17 @@ converter = make_converter(forbid_extra_keys=True)
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
-#: (type name, from version) -> a pure function giving the data of version + 1.
+#: (type name, from version) -> a pure function giving the data of version + 1. An event class may
+#: instead carry its upcasters as static methods ``upcast_v<N>_v<N+1>``; this table is looked at first.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def upcaster(cls: type[Event], version: int) -> Upcaster | None:
+    """The function that turns data of ``version`` into data of ``version + 1`` for ``cls``, if any."""
+    found = UPCASTERS.get((cls.type_name, version))
+    if found is None:
+        found = getattr(cls, f"upcast_v{version}_v{version + 1}", None)
+    return found
 
 
 def to_data(event: Event) -> dict[str, Any]:
@@ -37,11 +46,10 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
     version = schema_version
     payload = dict(data)
     while version < cls.schema_version:
-        try:
-            upcast = UPCASTERS[(cls.type_name, version)]
-        except KeyError:
+        upcast = upcaster(cls, version)
+        if upcast is None:
             msg = f"no upcaster for {cloud_type} from schema version {version}"
-            raise CorruptLogError(msg) from None
+            raise CorruptLogError(msg)
         payload = upcast(payload)
         version += 1
     try:

@@ -2,21 +2,44 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import enum
+from typing import Any, ClassVar
 
 import attrs
 
 from hexlog.events.base import Event
 
-PUBLIC = "public"
-REFEREE = "referee"
+
+class Visibility(enum.StrEnum):
+    """Who sees a roll before its session ends: everyone, or only the referee (a secret roll)."""
+
+    PUBLIC = "public"
+    REFEREE = "referee"
+
+
+PUBLIC = Visibility.PUBLIC
+REFEREE = Visibility.REFEREE
+
+
+@attrs.frozen(kw_only=True)
+class RollModifier:
+    """A modifier the state imposed on a roll (exhaustion, say), and where it came from."""
+
+    #: what imposed it, in words a referee reads (``exhaustion (2 days without rest)``)
+    source: str
+    value: int
 
 
 @attrs.frozen(kw_only=True)
 class DiceRolled(Event):
-    """One roll of one or more dice, derived by hexlog-dice-v1 from the session's seed."""
+    """One roll of one or more dice, derived from the session's committed seed.
+
+    ``modifier`` is everything added to the faces: the expression's own constant and every entry of
+    ``modifiers``, so ``total == sum(faces) + modifier`` always holds.
+    """
 
     type_name: ClassVar[str] = "dice.rolled"
+    schema_version: ClassVar[int] = 2
     session: str
     nonce: int
     #: what the rules rolled it for, such as ``encounter.surprise.party``
@@ -27,7 +50,16 @@ class DiceRolled(Event):
     modifier: int
     total: int
     #: ``public``, or ``referee`` for a secret roll
-    visibility: str = PUBLIC
+    visibility: Visibility = Visibility.PUBLIC
+    #: the character or side the roll is made for ("" when it is made for nobody in particular)
+    made_for: str = ""
+    #: the modifiers the state imposed on this roll, each with its source (included in ``modifier``)
+    modifiers: tuple[RollModifier, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 had no ``made_for`` and no ``modifiers``: it was made for nobody, unmodified."""
+        return {**data, "made_for": "", "modifiers": []}
 
     @property
     def expression(self) -> str:

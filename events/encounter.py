@@ -6,15 +6,83 @@ rolls in ``rolls``. A length of ``0`` in ``EncounterStarted`` means the referee 
 
 from __future__ import annotations
 
+import enum
 from typing import ClassVar
 
 import attrs
 
 from hexlog.events.base import Event
+from hexlog.events.vocabulary import SIDES, Setting, Side, Unit
 
-PARTY = "party"
-MONSTERS = "monsters"
-SIDES = (PARTY, MONSTERS)
+PARTY = Side.PARTY
+MONSTERS = Side.MONSTERS
+
+__all__ = [
+    "MONSTERS", "PARTY", "SIDES", "Action", "ActionChosen", "Advantage", "AdvantageKind", "DecidedBy",
+    "DistanceDetermined", "EncounterConcluded", "EncounterStarted", "First", "FreeActionTaken",
+    "InitiativeRolled", "MovementRated", "PartySurrounded", "PursuitDecided", "ReactionResult",
+    "ReactionRolled", "RoundPlayed", "Setting", "Side", "SurpriseChecked", "Tie", "Unit",
+]
+
+
+class Advantage(enum.StrEnum):
+    """Who gains the advantage of surprise: the side that alone surprised the other, or nobody."""
+
+    NONE = "none"
+    PARTY = "party"
+    MONSTERS = "monsters"
+
+
+class AdvantageKind(enum.StrEnum):
+    """What surprise gives: a free round (OSE), lost segments (AD&D) or a single free action (seed 004)."""
+
+    ROUND = "round"
+    SEGMENTS = "segments"
+    SINGLE_ACTION = "single_action"
+
+
+class First(enum.StrEnum):
+    """Who acts first after initiative."""
+
+    PARTY = "party"
+    MONSTERS = "monsters"
+    SIMULTANEOUS = "simultaneous"
+
+
+class Tie(enum.StrEnum):
+    """How an initiative tie was settled (``none``: there was no tie)."""
+
+    NONE = "none"
+    SIMULTANEOUS = "simultaneous"
+    REROLL = "reroll"
+
+
+class ReactionResult(enum.StrEnum):
+    """The bands of the monster reaction table."""
+
+    ATTACKS = "attacks"
+    HOSTILE = "hostile"
+    UNCERTAIN = "uncertain"
+    INDIFFERENT = "indifferent"
+    FRIENDLY = "friendly"
+
+
+class Action(enum.StrEnum):
+    """A side's response to an encounter."""
+
+    COMBAT = "combat"
+    EVASION = "evasion"
+    PARLEY = "parley"
+    WAIT = "wait"
+    AVOID = "avoid"
+
+
+class DecidedBy(enum.StrEnum):
+    """Who decided a pursuit."""
+
+    REFEREE = "referee"
+    PLAYERS = "players"
+    REACTION = "reaction"
 
 
 @attrs.frozen(kw_only=True)
@@ -28,7 +96,7 @@ class EncounterStarted(Event):
     #: the ruleset in force when it started
     ruleset: str
     #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, 004); ``indoors`` or ``outdoors`` (AD&D)
-    setting: str
+    setting: Setting
     #: the party's members when it started
     party: tuple[str, ...] = ()
     party_aware: bool = False
@@ -62,7 +130,7 @@ class MovementRated(Event):
     monsters_base: int
     monsters_per_round: int
     #: ``ft`` underground, ``yd`` outdoors
-    unit: str
+    unit: Unit
     divisor: int
     max_rounds: int
 
@@ -86,9 +154,9 @@ class SurpriseChecked(Event):
     monsters_segments: int = 0
     monsters_reason: str = ""
     #: ``none``, ``party`` or ``monsters``: who gains the advantage
-    advantage: str = "none"
+    advantage: Advantage = Advantage.NONE
     #: ``round`` (OSE), ``segments`` (AD&D) or ``single_action`` (004)
-    advantage_kind: str = "round"
+    advantage_kind: AdvantageKind = AdvantageKind.ROUND
     rolls: tuple[int, ...] = ()
 
 
@@ -109,7 +177,7 @@ class DistanceDetermined(Event):
     type_name: ClassVar[str] = "encounter.distance_determined"
     value: int
     #: ``ft`` or ``yd``
-    unit: str
+    unit: Unit
     melee: bool = False
     missiles_possible: bool = True
     #: the rule applied, e.g. ``ose.dungeon 2d6x10ft``, or ``referee`` when the referee set it
@@ -124,9 +192,9 @@ class FreeActionTaken(Event):
     """The side that surprised the other used its free action (004) or its free segments (AD&D)."""
 
     type_name: ClassVar[str] = "encounter.free_action_taken"
-    side: str
+    side: Side
     #: ``single_action`` or ``segments``
-    kind: str
+    kind: AdvantageKind
     #: segments it had, for ``segments``; 0 otherwise
     segments: int = 0
     action: str
@@ -142,11 +210,11 @@ class InitiativeRolled(Event):
     party_face: int = 0
     monsters_face: int = 0
     #: ``party``, ``monsters`` or ``simultaneous``
-    first: str
+    first: First
     #: the sides in acting order (both, for simultaneous)
-    order: tuple[str, ...]
+    order: tuple[Side, ...]
     #: ``none``, ``simultaneous`` or ``reroll`` (how a tie was handled)
-    tie: str = "none"
+    tie: Tie = Tie.NONE
     rerolls: int = 0
     #: the side that gains a free round because only it is unsurprised, or ""
     free_round: str = ""
@@ -167,7 +235,7 @@ class ReactionRolled(Event):
     modifier: int = 0
     dice: int
     total: int
-    result: str
+    result: ReactionResult
     text: str = ""
     #: the round of the encounter it was rolled in (0 = before any round)
     round: int = 0
@@ -181,8 +249,8 @@ class ActionChosen(Event):
     """A side's response: combat, evasion, parley, wait or avoid (``both`` for the two sides)."""
 
     type_name: ClassVar[str] = "encounter.action_chosen"
-    side: str
-    action: str
+    side: Side
+    action: Action
     note: str = ""
 
 
@@ -191,15 +259,15 @@ class PursuitDecided(Event):
     """The side that was fled from chose whether to pursue; for monsters a low reaction suggests it."""
 
     type_name: ClassVar[str] = "encounter.pursuit_decided"
-    pursuer: str
-    fleeing: str
+    pursuer: Side
+    fleeing: Side
     pursue: bool
     #: what the rules suggested (monsters: reaction total at most the threshold)
     suggested: bool = False
     reaction_total: int = 0
     at_most: int = 0
     #: ``referee``, ``players`` or ``reaction``
-    decided_by: str
+    decided_by: DecidedBy
     note: str = ""
     rolls: tuple[int, ...] = ()
 
@@ -211,7 +279,7 @@ class RoundPlayed(Event):
     type_name: ClassVar[str] = "encounter.round_played"
     round: int
     combat: bool = False
-    acting: tuple[str, ...] = ()
+    acting: tuple[Side, ...] = ()
     reason: str = ""
     note: str = ""
 

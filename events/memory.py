@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, seal
+from hexlog.events.chain import GENESIS, seal_batch
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
-from hexlog.events.store import AppendResult, NewEvent, Recorded
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -20,11 +20,11 @@ class MemoryStore:
         self._log: list[Recorded] = []
         self._streams: dict[str, list[Recorded]] = {}
         self._commands: dict[str, tuple[str, AppendResult]] = {}
-        self._projections: dict[str, tuple[int, str]] = {}
+        self._rows: dict[tuple[str, str], dict[str, tuple[int, Any]]] = {}
         self._ids: set[str] = set()
         self._lock = threading.Lock()
 
-    def append(
+    def append(  # noqa: PLR0913 - the store protocol
         self,
         stream_id: str,
         events: Sequence[NewEvent],
@@ -32,14 +32,15 @@ class MemoryStore:
         expected_version: int,
         command_id: str | None = None,
         command_digest: str | None = None,
+        rows: Sequence[ProjectionRow] = (),
     ) -> AppendResult:
-        """Append a batch atomically; see ``EventStore``."""
+        """Append a batch and its projection rows atomically; see ``EventStore``."""
         with self._lock:
             if command_id is not None:
                 known = self._known(command_id, command_digest or "")
                 if known is not None:
                     return known
-            stream = self._streams.get(stream_id, [])
+            stream = self._streams.setdefault(stream_id, [])
             if len(stream) != expected_version:
                 msg = f"stream {stream_id} is at version {len(stream)}, not {expected_version}"
                 raise ConcurrencyError(msg)
@@ -47,28 +48,32 @@ class MemoryStore:
                 msg = "an event id in the batch is already in the log"
                 raise ConcurrencyError(msg)
             prev = stream[-1].envelope.hash if stream else GENESIS
-            added: list[Recorded] = []
-            for offset, new in enumerate(events, start=1):
-                env = seal(
-                    id=new.id, source=new.source, type=new.type, subject=stream_id, time=new.time,
-                    data=new.data, streamversion=expected_version + offset,
-                    schemaversion=new.schemaversion, prevhash=prev,
-                )
-                prev = env.hash
-                added.append(Recorded(position=len(self._log) + len(added) + 1, envelope=env))
+            sealed = seal_batch(stream_id, expected_version, prev, events)
+            start = len(self._log)
+            added = [Recorded(position=start + i, envelope=env) for i, env in enumerate(sealed, start=1)]
+            stream.extend(added)
+            self._log.extend(added)
+            self._ids.update(env.id for env in sealed)
+            self._put(stream_id, rows)
             result = AppendResult(
                 stream_id=stream_id,
                 first_version=expected_version + 1,
                 last_version=expected_version + len(added),
-                event_ids=tuple(r.envelope.id for r in added),
+                event_ids=tuple(env.id for env in sealed),
             )
-            if added:
-                self._streams[stream_id] = [*stream, *added]
-                self._log.extend(added)
-                self._ids.update(r.envelope.id for r in added)
             if command_id is not None:
                 self._commands[command_id] = (command_digest or "", result)
             return result
+
+    def _put(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
+        for row in rows:
+            table = self._rows.setdefault((stream_id, row.projection), {})
+            if row.data is None and row.key == EVERY_ROW:
+                table.clear()
+            elif row.data is None:
+                table.pop(row.key, None)
+            else:
+                table[row.key] = (row.version, row.data)
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:
         entry = self._commands.get(command_id)
@@ -77,9 +82,10 @@ class MemoryStore:
         if entry[0] != digest:
             msg = f"command id {command_id} was already used for a different command"
             raise IdempotencyConflictError(msg)
+        first = entry[1]
         return AppendResult(
-            stream_id=entry[1].stream_id, first_version=entry[1].first_version,
-            last_version=entry[1].last_version, event_ids=entry[1].event_ids, replayed=True,
+            stream_id=first.stream_id, first_version=first.first_version, last_version=first.last_version,
+            event_ids=first.event_ids, replayed=True,
         )
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
@@ -89,30 +95,39 @@ class MemoryStore:
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
         """The stream's events from ``from_version`` on, in order."""
-        return list(self._streams.get(stream_id, [])[max(from_version, 1) - 1 :])
+        return self._streams.get(stream_id, [])[max(from_version, 1) - 1 :]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""
         start = max(from_position, 1) - 1
         end = None if limit is None else start + limit
-        yield from list(self._log[start:end])
+        yield from self._log[start:end]
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
-        return len(self._streams.get(stream_id, []))
+        return len(self._streams.get(stream_id, ()))
 
     def streams(self) -> list[str]:
         """Every stream id, in order of first append."""
-        return list(self._streams)
+        return [name for name, stream in self._streams.items() if stream]
 
-    def load_projection(self, name: str) -> tuple[int, str] | None:
-        """The saved position and JSON state of a projection, if any."""
-        return self._projections.get(name)
-
-    def save_projection(self, name: str, position: int, state_json: str) -> None:
-        """Record a projection's position and JSON state, replacing what was saved before."""
+    def read_rows(
+        self, stream_id: str, projection: str, keys: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, Any]]:
+        """The rows of a stream's projection (every row, or those of ``keys``): key -> (version, data)."""
         with self._lock:
-            self._projections[name] = (position, state_json)
+            table = self._rows.get((stream_id, projection), {})
+            if keys is None:
+                return dict(table)
+            return {k: table[k] for k in keys if k in table}
+
+    def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
+        """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since."""
+        with self._lock:
+            if len(self._streams.get(stream_id, ())) != at_version:
+                return False
+            self._put(stream_id, rows)
+            return True
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,4 +1,4 @@
-"""The event every procedure emits when its state machine changes phase."""
+"""The events every procedure shares: a phase change, and one procedure handing off to another."""
 
 from __future__ import annotations
 
@@ -18,3 +18,21 @@ class PhaseChanged(Event):
     trigger: str
     source: str
     dest: str
+
+
+@attrs.frozen(kw_only=True)
+class HandedOff(Event):
+    """``parent`` started ``child`` and waits for it: the parent resumes when the child concludes."""
+
+    type_name: ClassVar[str] = "procedure.handed_off"
+    parent: str
+    child: str
+
+
+@attrs.frozen(kw_only=True)
+class Resumed(Event):
+    """``child`` concluded, so ``parent`` takes up where it handed off."""
+
+    type_name: ClassVar[str] = "procedure.resumed"
+    parent: str
+    child: str

@@ -14,14 +14,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, Envelope, canonical_json, seal
+from hexlog.events.chain import GENESIS, Envelope, canonical_json, seal_batch
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
     IdempotencyConflictError,
     NotFoundError,
 )
-from hexlog.events.store import AppendResult, NewEvent, Recorded
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -56,11 +56,14 @@ CREATE TABLE IF NOT EXISTS commands (
     last_version INTEGER NOT NULL,
     event_ids TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS projections (
-    name TEXT PRIMARY KEY,
-    position INTEGER NOT NULL,
-    state TEXT NOT NULL
-);
+CREATE TABLE IF NOT EXISTS projection_rows (
+    stream_id TEXT NOT NULL,
+    projection TEXT NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (stream_id, projection, key)
+) WITHOUT ROWID;
 """
 
 _COLUMNS = (
@@ -70,9 +73,7 @@ _COLUMNS = (
 
 #: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
 #: opening writes nothing
-_SCHEMA_NAMES = frozenset(
-    {"events", "events_no_update", "events_no_delete", "commands", "projections"}
-)
+_SCHEMA_NAMES = frozenset({"events", "events_no_update", "events_no_delete", "commands", "projection_rows"})
 
 
 def is_busy(err: sqlite3.OperationalError) -> bool:
@@ -176,7 +177,7 @@ class SQLiteStore:
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
 
-    def append(
+    def append(  # noqa: PLR0913 - the store protocol
         self,
         stream_id: str,
         events: Sequence[NewEvent],
@@ -184,8 +185,9 @@ class SQLiteStore:
         expected_version: int,
         command_id: str | None = None,
         command_digest: str | None = None,
+        rows: Sequence[ProjectionRow] = (),
     ) -> AppendResult:
-        """Append a batch atomically; see ``EventStore``."""
+        """Append a batch and its projection rows atomically; see ``EventStore``."""
         digest = command_digest or ""
         with self._lock:
             try:
@@ -195,9 +197,9 @@ class SQLiteStore:
                     raise ConcurrencyError(_busy(f"stream {stream_id}")) from err
                 raise
             try:
-                result = self._append_in_transaction(
-                    stream_id, events, expected_version, command_id, digest
-                )
+                result = self._append_in_transaction(stream_id, events, expected_version, command_id, digest)
+                if not result.replayed:
+                    self._put_rows(stream_id, rows)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:
@@ -231,22 +233,14 @@ class SQLiteStore:
         if version != expected_version:
             msg = f"stream {stream_id} is at version {version}, not {expected_version}"
             raise ConcurrencyError(msg)
-        (position,) = self._conn.execute(
-            "SELECT COALESCE(MAX(position), 0) FROM events"
-        ).fetchone()
-        rows: list[tuple[Any, ...]] = []
-        for offset, new in enumerate(events, start=1):
-            env = seal(
-                id=new.id, source=new.source, type=new.type, subject=stream_id, time=new.time,
-                data=new.data, streamversion=expected_version + offset,
-                schemaversion=new.schemaversion, prevhash=prev,
+        (position,) = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
+        rows = [
+            (
+                position + offset, stream_id, env.streamversion, env.id, env.type, env.schemaversion,
+                env.source, env.time, canonical_json(env.data), env.prevhash, env.hash,
             )
-            prev = env.hash
-            rows.append((
-                position + offset, stream_id, env.streamversion, env.id, env.type,
-                env.schemaversion, env.source, env.time, canonical_json(env.data),
-                env.prevhash, env.hash,
-            ))
+            for offset, env in enumerate(seal_batch(stream_id, expected_version, prev, events), start=1)
+        ]
         self._conn.executemany(
             f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
         )
@@ -334,28 +328,73 @@ class SQLiteStore:
             ).fetchall()
         return [row[0] for row in rows]
 
-    def load_projection(self, name: str) -> tuple[int, str] | None:
-        """The saved position and JSON state of a projection, if any."""
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT position, state FROM projections WHERE name = ?", (name,)
-            ).fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+    def _put_rows(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
+        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe)."""
+        execute = self._conn.execute
+        for r in rows:
+            if r.data is not None:
+                execute(
+                    "INSERT INTO projection_rows (stream_id, projection, key, version, data) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (stream_id, projection, key) DO UPDATE SET version = excluded.version, "
+                    "data = excluded.data",
+                    (stream_id, r.projection, r.key, r.version, canonical_json(r.data)),
+                )
+            elif r.key == EVERY_ROW:
+                execute("DELETE FROM projection_rows WHERE stream_id = ? AND projection = ?", (stream_id, r.projection))
+            else:
+                execute(
+                    "DELETE FROM projection_rows WHERE stream_id = ? AND projection = ? AND key = ?",
+                    (stream_id, r.projection, r.key),
+                )
 
-    def save_projection(self, name: str, position: int, state_json: str) -> None:
-        """Record a projection's position and JSON state, replacing what was saved before."""
+    def read_rows(
+        self, stream_id: str, projection: str, keys: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, Any]]:
+        """The rows of a stream's projection (every row, or those of ``keys``): key -> (version, data).
+
+        A row whose data is not JSON is left out: the projection is then rebuilt from the log.
+        """
+        query = "SELECT key, version, data FROM projection_rows WHERE stream_id = ? AND projection = ?"
+        params: list[Any] = [stream_id, projection]
+        if keys is not None:
+            query += f" AND key IN ({', '.join('?' for _ in keys)})" if keys else " AND 0"
+            params.extend(keys)
+        with self._lock:
+            found = self._conn.execute(query, params).fetchall()
+        rows: dict[str, tuple[int, Any]] = {}
+        for key, version, data in found:
+            try:
+                rows[str(key)] = (int(version), json.loads(data))
+            except (TypeError, ValueError):
+                continue  # a damaged cache row: the projection is rebuilt from the log
+        return rows
+
+    def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
+        """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since.
+
+        Rows are a cache of folds of the log: a write that finds the database busy past the busy
+        timeout is skipped (False), and the next reader folds the tail again.
+        """
         with self._lock:
             try:
-                self._conn.execute(
-                    "INSERT INTO projections (name, position, state) VALUES (?, ?, ?) "
-                    "ON CONFLICT (name) DO UPDATE SET position = excluded.position, "
-                    "state = excluded.state",
-                    (name, position, state_json),
-                )
+                self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
                 if is_busy(err):
-                    raise ConcurrencyError(_busy(f"projection {name}")) from err
+                    return False
                 raise
+            try:
+                (version,) = self._conn.execute(
+                    "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream_id = ?", (stream_id,)
+                ).fetchone()
+                written = version == at_version
+                if written:
+                    self._put_rows(stream_id, rows)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            return written
 
     def close(self) -> None:
         """Close the connection; the store is unusable after."""

@@ -53,12 +53,32 @@ class AppendResult:
     replayed: bool = False
 
 
+#: the key of a row whose deletion removes every row of its projection (written before the rest)
+EVERY_ROW = "*"
+
+
+@attrs.frozen(kw_only=True)
+class ProjectionRow:
+    """One row of a live projection of a stream, as of stream ``version``; ``data`` None deletes it.
+
+    Rows are applied in order; a deleted row with the key ``EVERY_ROW`` removes every row of its
+    projection, so that a projection written anew leaves nothing stale behind.
+    """
+
+    projection: str
+    key: str
+    version: int
+    #: a JSON-ready value (dicts, lists, strings, numbers, booleans), or None to delete the row
+    data: Any
+
+
 class EventStore(Protocol):
     """An append-only, hash-chained event log of many streams.
 
     ``append`` writes a batch in one transaction: it raises ``ConcurrencyError`` when the
     stream's version is not ``expected_version``, and for a command id already used it returns
     the original result (same digest) or raises ``IdempotencyConflictError`` (other digest).
+    The ``rows`` of the live projections that fold the batch are written in the same transaction.
     """
 
     def append(
@@ -69,6 +89,7 @@ class EventStore(Protocol):
         expected_version: int,
         command_id: str | None = None,
         command_digest: str | None = None,
+        rows: Sequence[ProjectionRow] = (),
     ) -> AppendResult: ...
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None: ...
@@ -85,8 +106,14 @@ class EventStore(Protocol):
 
 
 class ProjectionStore(Protocol):
-    """Where projections keep their state and the log position it was folded up to."""
+    """Where the live projections of each stream keep their rows, each with the version it reflects."""
 
-    def load_projection(self, name: str) -> tuple[int, str] | None: ...
+    def read_rows(
+        self, stream_id: str, projection: str, keys: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, Any]]: ...
 
-    def save_projection(self, name: str, position: int, state_json: str) -> None: ...
+    def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool: ...
+
+
+class LiveStore(EventStore, ProjectionStore, Protocol):
+    """A store that keeps both the log and the rows of its live projections."""

@@ -1,49 +1,72 @@
-"""The steps of campaign, session, party and free-roll commands."""
+"""The campaign's own commands: start and rules, sessions (commit and reveal), the party, free rolls.
+
+They run no state machine; the kit routes them like any procedure's commands, and the clock options
+every procedure shares are declared here.
+"""
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hexlog.events.campaign import CampaignStarted, RulesChanged
-from hexlog.events.dice import PUBLIC, REFEREE
+from hexlog.events.dice import Visibility
 from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberRemoved
 from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.step import Step
+from hexlog.machine.keeper import kept_secret
+from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.kit.procedure import Procedure
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.projections.sessions import Session
 
 SECRET_BYTES = 32
 MAX_CLIENT_SEED = 256
 MAX_REASON = 500
 #: the longest infravision range a character may have, in feet (the texts give 60 to 120)
 MAX_INFRAVISION_FT = 1000
+#: the fastest base rate in the texts, feet per turn
+MAX_SPEED = 480
 ABILITY_RANGE = range(3, 19)
 _NAME = re.compile(r"^[\w][\w .'-]{0,63}$")
 
 
-def start_campaign(step: Step, command: c.StartCampaign, campaign: str) -> None:
+def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rulesets.Ruleset:
+    """The rules a command names, checked by every procedure that reads them."""
+    rules = rulesets.load(ruleset, dict(overrides), used=ctx.registry.used_keys())
+    ctx.registry.check_rules(rules)
+    return rules
+
+
+def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     """Record the campaign's start with the whole resolved ruleset."""
-    if step.table.started:
-        msg = f"campaign {campaign} already exists"
+    if ctx.table.started:
+        msg = f"campaign {ctx.campaign} already exists"
         raise RuleRefusedError(msg)
-    rules = rulesets.load(command.ruleset, command.overrides)
-    step.emit(CampaignStarted(campaign=campaign, ruleset=rules.name, rules_hash=rules.hash, rules=rules.content))
+    rules = _rules(ctx, command.ruleset, command.overrides)
+    ctx.emit(CampaignStarted(campaign=ctx.campaign, ruleset=rules.name, rules_hash=rules.hash, rules=rules.content))
 
 
-def change_rules(step: Step, command: c.ChangeRules) -> None:
-    """Record new rules in force from now on."""
-    rules = rulesets.load(command.ruleset, command.overrides)
-    step.emit(RulesChanged(ruleset=rules.name, rules_hash=rules.hash, rules=rules.content, reason=command.reason))
+def change_rules(ctx: StepContext, command: c.ChangeRules) -> None:
+    """Record new rules in force from now on; refused while a procedure is under way."""
+    under_way = ctx.registry.open_procedures(ctx.table)
+    if under_way:
+        names = ", ".join(f"{p.name} (phase {p.phase_of(state).name})" for p, state in under_way)  # type: ignore[union-attr]
+        msg = f"the rules cannot change while a procedure is under way: {names}; finish it first"
+        raise RuleRefusedError(msg)
+    rules = _rules(ctx, command.ruleset, command.overrides)
+    ctx.emit(RulesChanged(ruleset=rules.name, rules_hash=rules.hash, rules=rules.content, reason=command.reason))
 
 
-def open_session(step: Step, command: c.OpenSession, keep: Callable[[bytes], None]) -> None:
+def open_session(ctx: StepContext, command: c.OpenSession) -> None:
     """Commit to a new secret; the secret goes to the key keeper (under its commitment), only its hash to the log."""
-    current = step.table.session
+    current = ctx.table.session
     if current is not None and current.open:
         msg = (
             f"session {current.id} is still open; close it first "
@@ -60,17 +83,20 @@ def open_session(step: Step, command: c.OpenSession, keep: Callable[[bytes], Non
         if len(secret) != SECRET_BYTES:
             msg = f"a session secret must be {SECRET_BYTES} bytes written as {SECRET_BYTES * 2} hex digits"
             raise UsageError(msg)
-    if hexdice.commitment(secret) in step.table.commitments:
+    if hexdice.commitment(secret) in ctx.table.commitments:
         msg = "that secret was already used by an earlier session; its rolls would be predictable"
         raise RuleRefusedError(msg)
-    session = f"s{step.table.session_count + 1}"
-    keep(secret)
-    step.emit(SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=DICE_SCHEME))
+    if ctx.keeper is None:
+        msg = "no key keeper: a session cannot be opened here"
+        raise RuleRefusedError(msg)
+    session = f"s{ctx.table.session_count + 1}"
+    ctx.keeper.put(ctx.campaign, secret)
+    ctx.emit(SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=DICE_SCHEME))
 
 
-def set_client_seed(step: Step, command: c.SetClientSeed) -> None:
+def set_client_seed(ctx: StepContext, command: c.SetClientSeed) -> None:
     """Accept the players' seed, only before the session's first roll."""
-    session = _open_session(step)
+    session = _open_session(ctx)
     if session.next_nonce > 0:
         msg = f"session {session.id} has already rolled; a client seed is accepted only before the first roll"
         raise RuleRefusedError(msg)
@@ -80,35 +106,35 @@ def set_client_seed(step: Step, command: c.SetClientSeed) -> None:
     if not command.client_seed or len(command.client_seed) > MAX_CLIENT_SEED:
         msg = f"a client seed must be 1 to {MAX_CLIENT_SEED} characters"
         raise UsageError(msg)
-    step.emit(ClientSeedSet(session=session.id, client_seed=command.client_seed))
+    ctx.emit(ClientSeedSet(session=session.id, client_seed=command.client_seed))
 
 
-def close_session(step: Step, command: c.CloseSession, secret_of: Callable[[Any], bytes]) -> None:  # noqa: ARG001 - handler table signature
-    """Reveal the session's secret (``secret_of(session)`` is the kept one, checked again here)."""
-    session = _open_session(step)
-    secret = secret_of(session)
-    if hexdice.commitment(secret) != session.commitment:
-        msg = f"the kept secret of session {session.id} does not match its commitment"
+def close_session(ctx: StepContext, command: c.CloseSession) -> None:  # noqa: ARG001 - the step signature
+    """Reveal the session's secret (the kept one, checked against the commitment)."""
+    session = _open_session(ctx)
+    if ctx.keeper is None:
+        msg = "no key keeper: the secret cannot be revealed here"
         raise RuleRefusedError(msg)
-    step.emit(SessionClosed(session=session.id, secret=secret.hex()))
+    secret = kept_secret(ctx.keeper, ctx.campaign, session.id, session.commitment)
+    ctx.emit(SessionClosed(session=session.id, secret=secret.hex()))
 
 
-def abandon_session(step: Step, command: c.AbandonSession) -> None:
+def abandon_session(ctx: StepContext, command: c.AbandonSession) -> None:
     """End the open session without a reveal: its rolls can never be verified, and the next session may open."""
-    session = _open_session(step)
+    session = _open_session(ctx)
     reason = command.reason.strip()
     if not reason or len(reason) > MAX_REASON:
         msg = f"abandoning a session needs a reason of 1 to {MAX_REASON} characters"
         raise UsageError(msg)
-    step.emit(SessionAbandoned(session=session.id, reason=reason))
+    ctx.emit(SessionAbandoned(session=session.id, reason=reason))
 
 
-def add_member(step: Step, command: c.AddMember) -> None:
+def add_member(ctx: StepContext, command: c.AddMember) -> None:
     """Add a character, checking its name and scores."""
     if not _NAME.match(command.name):
         msg = f"member name {command.name!r} must be 1-64 letters, digits, spaces or .'-"
         raise UsageError(msg)
-    if step.table.party.member(command.name) is not None:
+    if ctx.table.party.member(command.name) is not None:
         msg = f"the party already has a member called {command.name}"
         raise RuleRefusedError(msg)
     for label in ("cha", "wis", "dex", "strength"):
@@ -116,35 +142,52 @@ def add_member(step: Step, command: c.AddMember) -> None:
         if value not in ABILITY_RANGE:
             msg = f"{label} must be 3 to 18, not {value}"
             raise UsageError(msg)
-    if not 0 < command.speed <= 480:  # noqa: PLR2004 - the fastest base rate in the texts is 480
-        msg = f"speed must be 1 to 480 feet per turn, not {command.speed}"
+    if not 0 < command.speed <= MAX_SPEED:
+        msg = f"speed must be 1 to {MAX_SPEED} feet per turn, not {command.speed}"
         raise UsageError(msg)
     if not 0 <= command.infravision_ft <= MAX_INFRAVISION_FT:
         msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {command.infravision_ft}"
         raise UsageError(msg)
-    fields: dict[str, Any] = {
-        k: getattr(command, k)
-        for k in ("name", "cha", "wis", "dex", "strength", "speed", "armor", "infravision_ft")
-    }
-    step.emit(MemberAdded(**fields))
+    ctx.emit(MemberAdded(
+        name=command.name, cha=command.cha, wis=command.wis, dex=command.dex, strength=command.strength,
+        speed=command.speed, armor=command.armor, infravision_ft=command.infravision_ft,
+    ))
 
 
-def remove_member(step: Step, command: c.RemoveMember) -> None:
+def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
     """Remove a character."""
-    if step.table.party.member(command.name) is None:
+    if ctx.table.party.member(command.name) is None:
         msg = f"the party has no member called {command.name}"
         raise NotFoundError(msg)
-    step.emit(MemberRemoved(name=command.name, reason=command.reason))
+    ctx.emit(MemberRemoved(name=command.name, reason=command.reason))
 
 
-def roll_dice(step: Step, command: c.RollDice) -> None:
-    """A free roll by the referee (secret when asked)."""
-    step.roll(command.expression, command.purpose, visibility=REFEREE if command.secret else PUBLIC)
+def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
+    """A free roll by the referee (secret when asked); it may not take a procedure's purpose."""
+    reserved = ctx.registry.reserved(command.purpose)
+    if reserved is not None:
+        msg = f"the purpose {command.purpose!r} belongs to a procedure's own rolls ({reserved}); name the free roll otherwise"
+        raise UsageError(msg)
+    ctx.roll(command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC)
 
 
-def _open_session(step: Step) -> Any:
-    session = step.table.session
+def _open_session(ctx: StepContext) -> Session:
+    session = ctx.table.session
     if session is None or not session.open:
         msg = "no session is open; run 'hexlog session open'"
         raise RuleRefusedError(msg)
     return session
+
+
+CAMPAIGN = Procedure(
+    name="campaign",
+    title="The campaign's own commands: rules, sessions, the party and free rolls.",
+    steps={
+        c.StartCampaign: start_campaign, c.ChangeRules: change_rules, c.OpenSession: open_session,
+        c.SetClientSeed: set_client_seed, c.CloseSession: close_session, c.AbandonSession: abandon_session,
+        c.AddMember: add_member, c.RemoveMember: remove_member, c.RollDice: roll_dice,
+    },
+    rules=(ClockOptions,),
+    events=(CampaignStarted, RulesChanged, SessionOpened, ClientSeedSet, SessionClosed, SessionAbandoned,
+            MemberAdded, MemberRemoved),
+)

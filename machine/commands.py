@@ -1,10 +1,25 @@
-"""Commands for the campaign, its sessions, its party and free rolls (imperative names)."""
+"""Commands for the campaign, its sessions, its party and free rolls (imperative names).
+
+A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
+doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
+opposite of the field (``--unintelligent`` sets ``intelligent`` false) and its least value.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import attrs
+
+HELP, FLAG, NEGATE, LEAST = "help", "flag", "negate", "least"
+
+
+def arg(
+    default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, negate: bool = False,  # noqa: A002 - the sentence
+    least: int | None = None,
+) -> Any:
+    """A command argument with the sentence that explains it and how a door spells it."""
+    return attrs.field(default=default, metadata={HELP: help, FLAG: flag, NEGATE: negate, LEAST: least})
 
 
 @attrs.frozen(kw_only=True)

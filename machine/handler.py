@@ -1,69 +1,42 @@
-"""The command handler: read the stream, fold, decide, append in one transaction."""
+"""The command handler: load the campaign's live projections, run the command, append in one transaction.
+
+The table (what commands decide on) and the roll ledger are live projections: the handler keeps them
+in memory per campaign, catches them up with anything another writer appended, and writes the rows a
+command changed in the same transaction as its events. A command therefore reads and writes the same
+few rows however long the campaign is.
+"""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
-from hexlog.events.codec import converter, decode, to_data
-from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.codec import converter, to_data
+from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.store import AppendResult, NewEvent
-from hexlog.machine import campaign as steps
+from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
-from hexlog.machine import table as tables
-from hexlog.machine.keeper import SecretKeeper
-from hexlog.machine.step import KeyRoller, Roller, Step
+from hexlog.machine.keeper import SecretKeeper, kept_secret
+from hexlog.machine.kit import context as kit
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import KeyRoller, Roller
+from hexlog.machine.table import Table, TableProjection
 from hexlog.projections import live
+from hexlog.projections.ledger import LEDGER
 
-#: command class -> step function(step, command, context); procedure modules add theirs
-HANDLERS: dict[type[c.Command], Callable[[Step, Any, Context], None]] = {}
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
+    from hexlog.events.store import LiveStore
+    from hexlog.machine.kit.registry import Registry
 
-@attrs.frozen
-class Context:
-    """What a step may need besides the table: the campaign id and the secret keeper."""
-
-    campaign: str
-    keeper: SecretKeeper
-
-
-def register(command: type[c.Command], step: Callable[[Step, Any, Context], None]) -> None:
-    """Add a command's step function to the handler table."""
-    HANDLERS[command] = step
-
-
-register(c.StartCampaign, lambda s, cmd, ctx: steps.start_campaign(s, cmd, ctx.campaign))
-register(c.ChangeRules, lambda s, cmd, _ctx: steps.change_rules(s, cmd))
-register(c.OpenSession, lambda s, cmd, ctx: steps.open_session(s, cmd, lambda sec: ctx.keeper.put(ctx.campaign, sec)))
-register(c.SetClientSeed, lambda s, cmd, _ctx: steps.set_client_seed(s, cmd))
-register(c.CloseSession, lambda s, cmd, ctx: steps.close_session(s, cmd, lambda ses: kept_secret(ctx.keeper, ctx.campaign, ses)))
-register(c.AbandonSession, lambda s, cmd, _ctx: steps.abandon_session(s, cmd))
-register(c.AddMember, lambda s, cmd, _ctx: steps.add_member(s, cmd))
-register(c.RemoveMember, lambda s, cmd, _ctx: steps.remove_member(s, cmd))
-register(c.RollDice, lambda s, cmd, _ctx: steps.roll_dice(s, cmd))
-
-
-def kept_secret(keeper: SecretKeeper, campaign: str, session: tables.SessionState) -> bytes:
-    """The kept secret of a session, refused unless ``sha256(secret)`` is the session's commitment."""
-    try:
-        secret = keeper.get(campaign, session.id, session.commitment)
-    except NotFoundError as err:
-        msg = f"{err}; if it is lost, end the session with 'hexlog session abandon --reason TEXT'"
-        raise NotFoundError(msg) from err
-    if hexdice.commitment(secret) != session.commitment:
-        msg = (
-            f"the kept secret of session {session.id} does not match its commitment {session.commitment}; "
-            "no die is rolled and nothing is revealed (if its secret is lost, 'hexlog session abandon --reason TEXT')"
-        )
-        raise RuleRefusedError(msg)
-    return secret
+TABLE = "table"
 
 
 def utc_now() -> str:
@@ -77,7 +50,7 @@ class Outcome:
 
     result: AppendResult
     events: tuple[Event, ...]
-    table: tables.Table
+    table: Table
 
 
 def command_digest(command: c.Command) -> str:
@@ -131,48 +104,57 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
 
 
 class Handler:
-    """Runs commands against one store and keeper."""
+    """Runs commands against one store and keeper, with the procedures of one registry."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - every collaborator may be replaced in a test
         self,
-        store: live.LiveStore,
+        store: LiveStore,
         keeper: SecretKeeper,
         *,
+        registry: Registry = REGISTRY,
         clock: Callable[[], str] = utc_now,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
-        roller: Callable[[tables.Table], Roller] | None = None,
+        roller: Callable[[Table], Roller] | None = None,
     ) -> None:
         self.store = store
         self.keeper = keeper
+        self.registry = registry
         self.clock = clock
         self.new_id = new_id
         self._roller = roller
-        #: each campaign's table as last folded, caught up from its version on the next load
-        self._tables: dict[str, tables.Table] = {}
-        #: each campaign's live projections as last saved: (state, stream version) by name
-        self._live: dict[str, dict[str, tuple[Any, int]]] = {}
+        self.projections: tuple[live.Projection[Any], ...] = (TableProjection(registry), LEDGER)
+        #: each campaign's live projections as last folded, by projection name
+        self._live: dict[str, dict[str, live.Live[Any]]] = {}
 
-    def load(self, campaign: str) -> tables.Table:
-        """The folded table of a campaign (empty if it does not exist), folding only what is new."""
-        cached = self._tables.get(campaign)
-        start = cached.version if cached is not None else 0
-        recorded = self.store.read_stream(tables.stream_for(campaign), start + 1)
-        if not recorded and cached is not None:
-            return cached
-        version = recorded[-1].version if recorded else start
-        table = tables.fold((decode(r.envelope) for r in recorded), version, initial=cached)
-        self._tables[campaign] = table
-        return table
+    def _lives(self, campaign: str) -> dict[str, live.Live[Any]]:
+        stream = stream_for(campaign)
+        cached = self._live.get(campaign)
+        if cached is None:
+            lives = {p.name: live.load(self.store, stream, p) for p in self.projections}
+        else:
+            lives = {name: live.catch_up(self.store, stream, one) for name, one in cached.items()}
+        self._live[campaign] = lives
+        return lives
 
-    def _roller_for(self, campaign: str, table: tables.Table) -> Roller:
+    def load(self, campaign: str) -> Table:
+        """The folded table of a campaign (empty if it does not exist), caught up with the log."""
+        table = self._lives(campaign)[TABLE]
+        state: Table = table.state
+        return state if state.version == table.version else attrs.evolve(state, version=table.version)
+
+    def _roller_for(self, campaign: str) -> Callable[[Table], Roller]:
         if self._roller is not None:
-            return self._roller(table)
-        session = table.session
-        if session is None:
-            msg = "no session is open"
-            raise NotFoundError(msg)
-        key = hexdice.derive_key(kept_secret(self.keeper, campaign, session), session.client_seed)
-        return KeyRoller(key)
+            return self._roller
+
+        def committed(table: Table) -> Roller:
+            session = table.session
+            if session is None:
+                msg = "no session is open"
+                raise NotFoundError(msg)
+            secret = kept_secret(self.keeper, campaign, session.id, session.commitment)
+            return KeyRoller(hexdice.derive_key(secret, session.client_seed))
+
+        return committed
 
     def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
         """Decide and append one command; nothing is written when it is refused."""
@@ -181,33 +163,42 @@ class Handler:
             earlier = self.store.command_result(command_id, digest)
             if earlier is not None:
                 return Outcome(result=earlier, events=(), table=self.load(campaign))
+        self.registry.route(type(command))  # an unknown command is refused before anything is read
+        lives = self._lives(campaign)
         table = self.load(campaign)
         if not table.started and not isinstance(command, c.StartCampaign):
             msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
             raise NotFoundError(msg)
-        step_fn = HANDLERS.get(type(command))
-        if step_fn is None:
-            msg = f"unknown command {type(command).__name__}"
-            raise UsageError(msg)
-        step = Step(table=table, roller_source=lambda: self._roller_for(campaign, table))
-        step_fn(step, command, Context(campaign=campaign, keeper=self.keeper))
-        if not step.events:
+        ctx = kit.StepContext(
+            table=table, registry=self.registry, campaign=campaign, keeper=self.keeper,
+            roller_for=self._roller_for(campaign),
+        )
+        kit.run(ctx, command)
+        if not ctx.events:
             msg = f"{type(command).__name__} produced no events"
             raise UsageError(msg)
-        source = tables.source_for(campaign)
+        version = table.version + len(ctx.events)
+        after = attrs.evolve(ctx.table, version=version)
+        moved, rows = {}, []
+        for name, one in lives.items():
+            if name == TABLE:
+                moved[name], written = one.settle(after, version)
+            else:
+                moved[name], written = one.fold(ctx.events, version)
+            rows.extend(written)
+        source = source_for(campaign)
         new = [
             NewEvent(
                 id=self.new_id(), source=source, type=e.cloud_type(), time=self.clock(),
                 schemaversion=e.schema_version, data=to_data(e),
             )
-            for e in step.events
+            for e in ctx.events
         ]
         result = self.store.append(
-            tables.stream_for(campaign), new, expected_version=table.version,
-            command_id=command_id, command_digest=digest,
+            stream_for(campaign), new, expected_version=table.version,
+            command_id=command_id, command_digest=digest, rows=rows,
         )
-        after = tables.fold(step.events, result.last_version, initial=table)
-        self._tables[campaign] = after
-        live.refresh(self.store, tables.stream_for(campaign), self._live.setdefault(campaign, {}))
-        return Outcome(result=result, events=tuple(step.events), table=after)
-from hexlog.machine import encounter as _encounter  # noqa: E402,F401 - registers the encounter commands
+        if result.replayed:  # the same command id was recorded meanwhile by another process
+            return Outcome(result=result, events=(), table=self.load(campaign))
+        self._live[campaign] = moved
+        return Outcome(result=result, events=tuple(ctx.events), table=after)

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hexlog.events.errors import CorruptLogError, NotFoundError
+from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -158,3 +158,19 @@ def key_file_for(db_path: str | os.PathLike[str]) -> Path:
     """The key file that belongs beside a database file."""
     path = Path(db_path)
     return path.with_name(path.name + ".keys")
+
+
+def kept_secret(keeper: SecretKeeper, campaign: str, session: str, commitment: str) -> bytes:
+    """The kept secret of a session, refused unless ``sha256(secret)`` is the session's commitment."""
+    try:
+        secret = keeper.get(campaign, session, commitment)
+    except NotFoundError as err:
+        msg = f"{err}; if it is lost, end the session with 'hexlog session abandon --reason TEXT'"
+        raise NotFoundError(msg) from err
+    if _commitment(secret) != commitment:
+        msg = (
+            f"the kept secret of session {session} does not match its commitment {commitment}; "
+            "no die is rolled and nothing is revealed (if its secret is lost, 'hexlog session abandon --reason TEXT')"
+        )
+        raise RuleRefusedError(msg)
+    return secret

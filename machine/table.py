@@ -1,42 +1,31 @@
-"""The table: everything a command needs to decide, folded from the campaign's stream."""
+"""The table: everything a command needs to decide, folded from the campaign's stream.
+
+The rules in force, the session lifecycle, the party, the clock, each procedure's own state (by the
+registry's folds) and the hand-offs under way. The table is also a live projection: its parts are
+kept in the store and only the parts a command changed are written with its events.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
-from hexlog.events.dice import DiceRolled
-from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.codec import converter
+from hexlog.events.procedure import HandedOff, Resumed
+from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import ruleset as rulesets
 from hexlog.projections import clock as clock_model
 from hexlog.projections import party as party_model
+from hexlog.projections import sessions as session_model
 
+if TYPE_CHECKING:
+    from hexlog.machine.kit.registry import Registry
 
-def stream_for(campaign: str) -> str:
-    """The stream id of a campaign."""
-    return f"campaign-{campaign}"
-
-
-def source_for(campaign: str) -> str:
-    """The CloudEvents source of a campaign's events."""
-    return f"hexlog:{campaign}"
-
-
-@attrs.frozen(kw_only=True)
-class SessionState:
-    """The latest session: its dice state."""
-
-    id: str
-    commitment: str
-    client_seed: str = ""
-    next_nonce: int = 0
-    open: bool = True
-    #: ended without a reveal (its secret was lost): its rolls can never be verified
-    abandoned: bool = False
+__all__ = ["Table", "TableProjection", "evolve", "fold", "source_for", "stream_for"]
 
 
 @attrs.frozen(kw_only=True)
@@ -46,70 +35,139 @@ class Table:
     campaign: str = ""
     version: int = 0
     rules: rulesets.Ruleset | None = None
-    session: SessionState | None = None
-    session_count: int = 0
-    #: the commitment of every session so far: a secret is never used twice
-    commitments: tuple[str, ...] = ()
+    sessions: session_model.SessionLog = session_model.SessionLog()
     party: party_model.Party = party_model.Party()
     clock: clock_model.Clock = clock_model.Clock()
     #: the procedures' own folded states, keyed by procedure name
-    procedures: dict[str, Any] = attrs.field(factory=dict)
+    procedures: Mapping[str, Any] = attrs.field(factory=dict)
+    #: (parent, child) of every hand-off under way, the latest last
+    handoffs: tuple[tuple[str, str], ...] = ()
 
     @property
     def started(self) -> bool:
         """Whether the campaign exists."""
         return self.rules is not None
 
+    @property
+    def session(self) -> session_model.Session | None:
+        """The latest session."""
+        return self.sessions.current
 
-#: procedure name -> evolve(state | None, event) -> state | None; filled by the procedure modules
-PROCEDURE_FOLDS: dict[str, Any] = {}
+    @property
+    def session_count(self) -> int:
+        """How many sessions were opened."""
+        return self.sessions.count
+
+    @property
+    def commitments(self) -> tuple[str, ...]:
+        """The commitment of every session so far."""
+        return self.sessions.commitments
 
 
-def evolve(table: Table, event: Event) -> Table:
-    """The table after one event (parts an event does not touch are kept as they are)."""
-    party = party_model.evolve(table.party, event)
-    clock = clock_model.evolve(table.clock, event)
-    if party is not table.party or clock is not table.clock:
-        table = attrs.evolve(table, party=party, clock=clock)
-    if PROCEDURE_FOLDS:
-        procedures = dict(table.procedures)
-        for name, fold in PROCEDURE_FOLDS.items():
-            state = fold(procedures.get(name), event)
-            if state is None:
-                procedures.pop(name, None)
+def _procedures(table: Table, event: Event, registry: Registry) -> Mapping[str, Any]:
+    changed: dict[str, Any] | None = None
+    for procedure in registry.procedures:
+        if procedure.fold is None:
+            continue
+        before = table.procedures.get(procedure.name)
+        after = procedure.fold(before, event)
+        if after is not before:
+            changed = dict(table.procedures) if changed is None else changed
+            if after is None:
+                changed.pop(procedure.name, None)
             else:
-                procedures[name] = state
-        same = procedures.keys() == table.procedures.keys() and all(
-            procedures[k] is table.procedures[k] for k in procedures
-        )
-        if not same:
-            table = attrs.evolve(table, procedures=procedures)
+                changed[procedure.name] = after
+    return table.procedures if changed is None else changed
+
+
+def evolve(table: Table, event: Event, registry: Registry) -> Table:
+    """The table after one event (parts an event does not touch stay the same objects)."""
+    changes: dict[str, Any] = {}
+    party = party_model.evolve(table.party, event)
+    if party is not table.party:
+        changes["party"] = party
+    clock = clock_model.evolve(table.clock, event)
+    if clock is not table.clock:
+        changes["clock"] = clock
+    sessions = session_model.evolve(table.sessions, event)
+    if sessions is not table.sessions:
+        changes["sessions"] = sessions
+    procedures = _procedures(table, event, registry)
+    if procedures is not table.procedures:
+        changes["procedures"] = procedures
     match event:
         case CampaignStarted():
-            rules = rulesets.from_recorded(event.ruleset, event.rules)
-            return attrs.evolve(table, campaign=event.campaign, rules=rules)
+            changes.update(campaign=event.campaign, rules=rulesets.from_recorded(event.ruleset, event.rules))
         case RulesChanged():
-            return attrs.evolve(table, rules=rulesets.from_recorded(event.ruleset, event.rules))
-        case SessionOpened():
-            session = SessionState(id=event.session, commitment=event.commitment)
-            return attrs.evolve(
-                table, session=session, session_count=table.session_count + 1,
-                commitments=(*table.commitments, event.commitment),
-            )
-        case ClientSeedSet() if table.session is not None:
-            return attrs.evolve(table, session=attrs.evolve(table.session, client_seed=event.client_seed))
-        case SessionClosed() if table.session is not None:
-            return attrs.evolve(table, session=attrs.evolve(table.session, open=False))
-        case SessionAbandoned() if table.session is not None:
-            return attrs.evolve(table, session=attrs.evolve(table.session, open=False, abandoned=True))
-        case DiceRolled() if table.session is not None:
-            return attrs.evolve(table, session=attrs.evolve(table.session, next_nonce=event.nonce + 1))
-    return table
+            changes["rules"] = rulesets.from_recorded(event.ruleset, event.rules)
+        case HandedOff():
+            changes["handoffs"] = (*table.handoffs, (event.parent, event.child))
+        case Resumed() if table.handoffs:
+            changes["handoffs"] = table.handoffs[:-1]
+    return attrs.evolve(table, **changes) if changes else table
 
 
-def fold(events: Iterable[Event], version: int = 0, initial: Table | None = None) -> Table:
+def fold(events: Iterable[Event], registry: Registry, version: int = 0, initial: Table | None = None) -> Table:
     """Fold decoded events into a table; ``version`` is the stream version they reach."""
     table = initial or Table()
     for event in events:
-        table = evolve(table, event)
+        table = evolve(table, event, registry)
     return attrs.evolve(table, version=version)
+
+
+class TableProjection:
+    """The table as a live projection: a few parts, each written only when a command changed it."""
+
+    name = "table"
+    revision = 1
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._machines = [p for p in registry.procedures if p.fold is not None]
+
+    def initial(self) -> Table:
+        """An empty table."""
+        return Table()
+
+    def evolve(self, state: Table, event: Event) -> Table:
+        """The table after one event."""
+        return evolve(state, event, self.registry)
+
+    def parts(self, state: Table) -> Mapping[str, Any]:
+        """Its parts: identity and party and clock, the rules, the sessions, hand-offs, each procedure."""
+        parts: dict[str, Any] = {
+            "campaign": state.campaign, "rules": state.rules, "sessions": state.sessions, "party": state.party,
+            "clock": state.clock, "handoffs": state.handoffs,
+        }
+        for procedure in self._machines:
+            parts[f"procedure/{procedure.name}"] = state.procedures.get(procedure.name)
+        return parts
+
+    def encode(self, key: str, part: Any) -> Any:
+        """A part as JSON-ready data, wrapped so that an absent part (None) is still a row."""
+        if key == "rules":
+            return {"v": None if part is None else {"name": part.name, "content": part.content}}
+        return {"v": converter.unstructure(part)}
+
+    def assemble(self, parts: Mapping[str, Any]) -> Table:
+        """The table from its saved parts (a missing part raises: the table is then folded again)."""
+        value = {key: data["v"] for key, data in parts.items()}
+        rules = value["rules"]
+        procedures = {}
+        for procedure in self._machines:
+            data = value[f"procedure/{procedure.name}"]
+            if data is not None:
+                procedures[procedure.name] = converter.structure(data, procedure.state_type)
+        return Table(
+            campaign=str(value["campaign"]),
+            rules=None if rules is None else rulesets.from_recorded(rules["name"], rules["content"]),
+            sessions=converter.structure(value["sessions"], session_model.SessionLog),
+            party=converter.structure(value["party"], party_model.Party),
+            clock=converter.structure(value["clock"], clock_model.Clock),
+            procedures=procedures,
+            handoffs=tuple((str(parent), str(child)) for parent, child in value["handoffs"]),
+        )
+
+    def event_rows(self, before: Table, after: Table, event: Event) -> Mapping[str, Any]:  # noqa: ARG002 - protocol
+        """The table writes no rows of its own beyond its parts."""
+        return {}

@@ -7,6 +7,8 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.clock import ClockAdvanced
 
+SECONDS_PER_DAY = 86400
+
 
 @attrs.frozen(kw_only=True)
 class Clock:
@@ -15,13 +17,11 @@ class Clock:
     seconds: int = 0
     rounds: int = 0
     turns: int = 0
-    #: the reason of each advance, in order, with its seconds
-    entries: tuple[tuple[str, int], ...] = ()
 
     @property
     def text(self) -> str:
         """The time as days, hours and minutes."""
-        days, rest = divmod(self.seconds, 86400)
+        days, rest = divmod(self.seconds, SECONDS_PER_DAY)
         hours, rest = divmod(rest, 3600)
         minutes, seconds = divmod(rest, 60)
         parts = [f"day {days + 1}", f"{hours:02d}:{minutes:02d}"]
@@ -37,6 +37,5 @@ def evolve(clock: Clock, event: Event) -> Clock:
             seconds=clock.seconds + event.seconds,
             rounds=clock.rounds + event.rounds,
             turns=clock.turns + event.turns,
-            entries=(*clock.entries, (event.reason, event.seconds)),
         )
     return clock

@@ -1,67 +1,73 @@
-"""The roll ledger: every roll of every session, and each session's commitment and reveal."""
+"""The roll ledger: every session and every roll of a campaign, one row each.
+
+The ledger never holds a growing document: its state is the latest session (the session lifecycle
+fold), and each event writes the rows it changes: ``session/<id>`` when a session opens, takes a
+seed, rolls or ends, and ``roll/<id>/<nonce>`` for each roll.
+"""
 
 from __future__ import annotations
 
-import attrs
+from typing import TYPE_CHECKING, Any
 
-from hexlog.events.base import Event
+from hexlog.events.codec import converter, to_data
 from hexlog.events.dice import DiceRolled
-from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
+from hexlog.projections import sessions
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hexlog.events.base import Event
+
+NAME = "ledger"
 
 
-@attrs.frozen(kw_only=True)
-class LedgerSession:
-    """One session's dice: commitment, client seed, reveal and rolls."""
-
-    session: str
-    commitment: str
-    client_seed: str = ""
-    secret: str = ""
-    rolls: tuple[DiceRolled, ...] = ()
-
-    @property
-    def revealed(self) -> bool:
-        """Whether the session's secret has been revealed."""
-        return bool(self.secret)
+def session_key(session: str) -> str:
+    """The ledger row of a session."""
+    return f"session/{session}"
 
 
-@attrs.frozen(kw_only=True)
+def roll_key(session: str, nonce: int) -> str:
+    """The ledger row of a roll (nonces padded so that rows sort in roll order)."""
+    return f"roll/{session}/{nonce:09d}"
+
+
 class Ledger:
-    """Every session of a campaign, in order."""
+    """The live projection of the roll ledger; its state is the latest session, or None."""
 
-    sessions: tuple[LedgerSession, ...] = ()
+    name = NAME
+    revision = 1
 
-    def session(self, session: str) -> LedgerSession | None:
-        """The session with this id, if any."""
-        return next((s for s in self.sessions if s.session == session), None)
+    def initial(self) -> sessions.Session | None:
+        """No session yet."""
+        return None
 
-    @property
-    def roll_count(self) -> int:
-        """How many rolls all sessions hold."""
-        return sum(len(s.rolls) for s in self.sessions)
+    def evolve(self, state: sessions.Session | None, event: Event) -> sessions.Session | None:
+        """The latest session after one event (the shared lifecycle fold)."""
+        return sessions.evolve(sessions.SessionLog(current=state), event).current
+
+    def parts(self, state: sessions.Session | None) -> Mapping[str, Any]:
+        """One part: the latest session."""
+        return {"current": state}
+
+    def encode(self, key: str, part: Any) -> Any:  # noqa: ARG002 - one part only
+        """The session as JSON-ready data, wrapped so that no session yet is still a row."""
+        return {"v": converter.unstructure(part)}
+
+    def assemble(self, parts: Mapping[str, Any]) -> sessions.Session | None:
+        """The latest session from its saved part (a missing part raises: the ledger is folded again)."""
+        data = parts["current"]["v"]
+        return None if data is None else converter.structure(data, sessions.Session)
+
+    def event_rows(
+        self, before: sessions.Session | None, after: sessions.Session | None, event: Event
+    ) -> Mapping[str, Any]:
+        """The session's row when it changed, and a roll's own row."""
+        rows: dict[str, Any] = {}
+        if after is not None and after is not before:
+            rows[session_key(after.id)] = converter.unstructure(after)
+        if isinstance(event, DiceRolled) and after is not None and event.session == after.id:
+            rows[roll_key(event.session, event.nonce)] = to_data(event)
+        return rows
 
 
-def _update(ledger: Ledger, session: str, **changes: object) -> Ledger:
-    return Ledger(
-        sessions=tuple(
-            attrs.evolve(s, **changes) if s.session == session else s  # type: ignore[arg-type]
-            for s in ledger.sessions
-        )
-    )
-
-
-def evolve(ledger: Ledger, event: Event) -> Ledger:
-    """The ledger after one event."""
-    match event:
-        case SessionOpened():
-            entry = LedgerSession(session=event.session, commitment=event.commitment)
-            return Ledger(sessions=(*ledger.sessions, entry))
-        case ClientSeedSet():
-            return _update(ledger, event.session, client_seed=event.client_seed)
-        case SessionClosed():
-            return _update(ledger, event.session, secret=event.secret)
-        case DiceRolled():
-            current = ledger.session(event.session)
-            rolls = (*current.rolls, event) if current else (event,)
-            return _update(ledger, event.session, rolls=rolls)
-    return ledger
+LEDGER = Ledger()

@@ -16,14 +16,17 @@ from hexlog.events.base import Event
 from hexlog.events.chain import GENESIS, Envelope, verify_stream
 from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
-from hexlog.machine.table import stream_for
+from hexlog.events.streams import campaign_of, source_for, stream_for
+from hexlog.machine.registry import REGISTRY
 from hexlog.replay.decisions import check_decision_events
-from hexlog.replay.explain import check_dice, explain_roll
+from hexlog.replay.dice_audit import check_dice
+from hexlog.replay.explain import explain_roll
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hexlog.events.store import EventStore
+    from hexlog.machine.kit.registry import Registry
 
 __all__ = ["AuditReport", "Finding", "audit_envelopes", "audit_store", "explain_roll"]
 
@@ -249,9 +252,10 @@ def _check_order(stream_items: list[Item], out: list[Finding], unsound: set[int]
 
 def _check_source(stream: str, ordered: list[Item], out: list[Finding]) -> None:
     """A campaign stream's events carry the source ``hexlog:<campaign id>``."""
-    if not stream.startswith("campaign-"):
+    campaign = campaign_of(stream)
+    if campaign is None:
         return
-    expected = "hexlog:" + stream.removeprefix("campaign-")
+    expected = source_for(campaign)
     out.extend(
         item.finding("source", f"source {item.env.source!r} where {expected!r} was expected")
         for item in ordered if item.env.source != expected
@@ -267,14 +271,17 @@ def _decode(ordered: list[Item], out: list[Finding]) -> None:
             out.append(item.finding("decode", str(err)))
 
 
-def _check_events(ordered: list[Item], findings: list[Finding], notes: list[Finding]) -> tuple[int, int, int, int]:
+def _check_events(
+    ordered: list[Item], findings: list[Finding], notes: list[Finding], registry: Registry
+) -> tuple[int, int, int, int]:
     """Sessions, nonces, commitments, every revealed roll, phase changes, every decision.
 
     Gives (sessions, rolls, rolls verified, decisions re-derived).
     """
     events = [item.event for item in ordered]
-    result = check_dice(events)
-    decided = check_decision_events(events, [item.env.streamversion for item in ordered])
+    result = check_dice(events, registry)
+    versions = [item.env.streamversion for item in ordered]
+    decided = check_decision_events(events, versions, [item.env.schemaversion for item in ordered], registry)
     for issue in (*result.issues, *decided.issues):
         finding = ordered[issue.at].finding(issue.check, issue.reason, cause=issue.cause)
         (notes if issue.note else findings).append(finding)
@@ -286,6 +293,7 @@ def audit_envelopes(
     positions: Sequence[int] | None = None,
     *,
     contiguous: bool = True,
+    registry: Registry = REGISTRY,
 ) -> AuditReport:
     """Audit envelopes in log order; ``positions`` (their global positions) adds the position checks.
 
@@ -316,7 +324,7 @@ def audit_envelopes(
         _check_order(ordered, findings, _check_chain(ordered, findings))
         _check_source(stream, ordered, findings)
         _decode(ordered, findings)
-        counts = _check_events(ordered, findings, notes)
+        counts = _check_events(ordered, findings, notes, registry)
         sessions, rolls, verified = sessions + counts[0], rolls + counts[1], verified + counts[2]
         decisions += counts[3]
     return AuditReport(
@@ -331,7 +339,7 @@ def audit_envelopes(
     )
 
 
-def audit_store(store: EventStore, campaign: str | None = None) -> AuditReport:
+def audit_store(store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
         if campaign is None:
@@ -345,5 +353,5 @@ def audit_store(store: EventStore, campaign: str | None = None) -> AuditReport:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
     return audit_envelopes(
-        [r.envelope for r in records], [r.position for r in records], contiguous=campaign is None
+        [r.envelope for r in records], [r.position for r in records], contiguous=campaign is None, registry=registry
     )

@@ -1,29 +1,27 @@
-"""Every encounter decision re-derived from its recorded rolls: the audit's ``decision`` check.
+"""Every dice-driven decision re-derived from its recorded rolls: the audit's ``decision`` check.
 
 The dice check re-derives each roll's faces from the revealed secret; this check re-derives what the
-rules did with them. For each decision of the encounter (surprise, distance, initiative, reaction,
-pursuit) the stream is folded up to it with the handler's own fold (``hexlog.machine.table``: the rules
-in force from the latest ``campaign.started`` or ``campaign.rules_changed`` by ``from_recorded``, the
-party, the encounter so far), the encounter step that made it (``encounter_steps.STEPS``) is run again
-on that table with the recorded faces as its dice, and what the step emits is compared with the record:
+rules did with them. For each decision (an event that names the rolls it used in ``rolls``), the
+stream is folded up to it with the handler's own fold (the rules in force as recorded, the party, the
+procedures so far); the procedure that wrote it gives the command that made it (its inverse), and the
+kit runs that command again on that table, with the recorded faces as its dice. What it records is
+compared with the log:
 
-* the decision itself, field by field (only what the referee typed is taken from the record: the
-  speaker and modifier of a reaction, a referee's or players' pursuit choice, a referee's distance,
-  the free note after a pursuit's basis);
-* the events the step records after it (a party surrounded, both sides straight to combat, the
-  conclusion and clock of a pursuit, the phase change): the rolls decided them too;
+* the decision itself, field by field (what the referee typed is taken from the record);
+* the events the step records after it (a party surrounded, a conclusion, the clock, the phase
+  change): the rolls decided them too;
 * each roll the step asks for against the roll the decision names in that place: its purpose, dice,
-  modifier and visibility.
+  modifier and visibility (and, for rolls written since it was recorded, whom it was made for and the
+  modifiers the state imposed).
 
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
-Besides, a decision may only name rolls of the session open at it, recorded before it, each used by
-one decision; and a roll with the purpose of an encounter step (surprise, distance, initiative,
-reaction) that no decision names is a finding, since the steps name every roll they make: a roll made
-and then ignored is a silent re-roll.
+A decision may only name rolls of the session open at it, recorded before it, each used by one
+decision; and a roll with the purpose a procedure reserves for its steps that no decision names is a
+finding, since the steps name every roll they make: a roll made and then ignored is a silent re-roll.
 
 The faces are what the players saw, so every decision is checked at once, revealed or not; while a
-session's secret is unrevealed the faces themselves are still unverified (the dice check notes each
-such roll), and a finding about a decision that used them says so.
+session's secret is unrevealed the faces themselves are still unverified, and a finding about a
+decision that used them says so.
 """
 
 from __future__ import annotations
@@ -32,45 +30,30 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hexlog.events import encounter as ev
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed
-from hexlog.machine import positions, surprise
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
-from hexlog.machine.encounter_commands import (
-    CheckSurprise,
-    DecidePursuit,
-    DetermineDistance,
-    RerollReaction,
-    RollInitiative,
-    RollReaction,
-)
-from hexlog.machine.encounter_steps import STEPS
-from hexlog.machine.step import Step
-from hexlog.replay.explain import Issue
+from hexlog.machine.kit import context as kit
+from hexlog.machine.registry import REGISTRY
+from hexlog.replay.dice_audit import Issue
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
-    from hexlog.machine.commands import Command
+    from hexlog.machine.kit.procedure import Inverse
+    from hexlog.machine.kit.registry import Registry
 
-__all__ = ["CHECK", "STEP_PURPOSES", "DecisionCheck", "check_decision_events", "check_decisions"]
+__all__ = ["CHECK", "DecisionCheck", "check_decision_events", "check_decisions"]
 
 CHECK = "decision"
-#: the purposes of the rolls the encounter steps make (each, or each followed by ``.`` and more): the
-#: steps name every such roll in a decision
-STEP_PURPOSES = (surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction")
-#: the fields of a decision that the referee typed (the command's arguments), by decision type
-_TYPED: dict[type[Event], frozenset[str]] = {
-    ev.ReactionRolled: frozenset({"speaker", "modifier"}),
-    ev.PursuitDecided: frozenset({"note"}),
-}
+#: the first schema version of ``dice.rolled`` that records whom a roll was made for
+_MADE_FOR_SINCE = 2
 
 
 class _RollMismatch(Exception):
@@ -104,31 +87,6 @@ def _expression(sides: tuple[int, ...]) -> str:
     return DiceRolled(session="", nonce=0, purpose="", sides=sides, faces=sides, modifier=0, total=0).expression
 
 
-def _step_purpose(purpose: str) -> bool:
-    """Whether an encounter step rolls for this purpose."""
-    return any(purpose == p or purpose.startswith(p + ".") for p in STEP_PURPOSES)
-
-
-def _command_for(event: Event) -> Command | None:
-    """The command that made a recorded decision, with what the referee typed taken from the record."""
-    match event:
-        case ev.SurpriseChecked():
-            return CheckSurprise()
-        case ev.DistanceDetermined(rule="referee"):
-            return DetermineDistance(value=event.value)
-        case ev.DistanceDetermined():
-            return DetermineDistance()
-        case ev.InitiativeRolled():
-            return RollInitiative()
-        case ev.ReactionRolled(reroll=True):
-            return RerollReaction(speaker=event.speaker, modifier=event.modifier)
-        case ev.ReactionRolled():
-            return RollReaction(speaker=event.speaker, modifier=event.modifier)
-        case ev.PursuitDecided():
-            return DecidePursuit(pursue=None if event.decided_by == "reaction" else event.pursue)
-    return None
-
-
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return f'"{value}"'
@@ -146,30 +104,25 @@ def _rolls_text(rolls: Sequence[DiceRolled]) -> str:
     return f" from roll{'s' if len(rolls) > 1 else ''} {shown}"
 
 
-def _note_ok(recorded: str, basis: str) -> bool:
-    """A pursuit's note is the rules' basis, then ``; `` and the referee's free note (if any)."""
-    return not basis or recorded == basis or recorded.startswith(basis + "; ")
-
-
-def _differences(recorded: Event, expected: Event) -> list[str]:
-    """Each field the rules decide differently, in words (distance first, as value and unit)."""
+def _differences(inverse: Inverse, recorded: Event, expected: Event) -> list[str]:
+    """Each field the rules decide differently, in words."""
     out: list[str] = []
-    skip = set(_TYPED.get(type(recorded), ()))
-    if isinstance(recorded, ev.DistanceDetermined) and isinstance(expected, ev.DistanceDetermined):
-        skip |= {"value", "unit"}
-        if (recorded.value, recorded.unit) != (expected.value, expected.unit):
-            given = f"{expected.value} {expected.unit}"
-            out.append(f"distance {recorded.value} {recorded.unit} recorded, but the rules give {given}")
+    skip = set(inverse.typed.get(type(recorded), ()))
+    if inverse.compare is not None:
+        worded, judged = inverse.compare(recorded, expected)
+        out.extend(worded)
+        skip |= judged
     for field in attrs.fields(type(recorded)):
         name = field.name
         mine, theirs = getattr(recorded, name), getattr(expected, name)
         if name in skip or mine == theirs:
             continue
         out.append(f"{name} {_show(mine)} recorded, but the rules give {_show(theirs)}")
-    if isinstance(recorded, ev.PursuitDecided) and isinstance(expected, ev.PursuitDecided):
-        if not _note_ok(recorded.note, expected.note):
-            out.append(f"note {_show(recorded.note)} recorded, but the rules' basis is {_show(expected.note)}")
     return out
+
+
+def _show_data(event: Event) -> str:
+    return ", ".join(f"{k}={_show(v)}" for k, v in to_data(event).items())
 
 
 def _tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
@@ -191,16 +144,14 @@ def _tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], a
     return None
 
 
-def _show_data(event: Event) -> str:
-    return ", ".join(f"{k}={_show(v)}" for k, v in to_data(event).items())
-
-
 @attrs.define
 class _Walker:
     """Folds one stream's events and checks each decision against the table just before it."""
 
     events: Sequence[Event | None]
     versions: Sequence[int] | None
+    schemas: Sequence[int] | None
+    registry: Registry
     issues: list[Issue] = attrs.field(factory=list)
     table: tables.Table = attrs.field(factory=tables.Table)
     #: session -> nonce -> (index, roll): every roll recorded so far
@@ -211,6 +162,8 @@ class _Walker:
     #: the sessions that reveal their secret somewhere in the stream, and those abandoned
     closed: set[str] = attrs.field(factory=set)
     abandoned: set[str] = attrs.field(factory=set)
+    #: decision event type -> the inverse of the procedure that writes it
+    inverses: dict[type[Event], Inverse] = attrs.field(factory=dict)
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -221,6 +174,7 @@ class _Walker:
         self.issues.append(Issue(at, CHECK, reason))
 
     def run(self) -> None:
+        self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
         self.closed = {e.session for e in self.events if isinstance(e, SessionClosed)}
         self.abandoned = {e.session for e in self.events if isinstance(e, SessionAbandoned)}
         for at, event in enumerate(self.events):
@@ -228,14 +182,14 @@ class _Walker:
                 continue
             if isinstance(event, DiceRolled):
                 self.rolls.setdefault(event.session, {})[event.nonce] = (at, event)
-            if isinstance(event, (CampaignStarted, RulesChanged)):
+            if isinstance(event, CampaignStarted | RulesChanged):
                 content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
                 if content_hash != event.rules_hash:
                     self.flag(at, f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})")
             names = getattr(event, "rolls", None)
             folded = self.decision(at, event, names) if isinstance(names, tuple) else event
             try:
-                self.table = tables.evolve(self.table, folded)
+                self.table = tables.evolve(self.table, folded, self.registry)
             except Exception:  # noqa: BLE001, S112 - a malformed event: the decode and transition checks name it
                 continue
         self.orphans()
@@ -258,10 +212,17 @@ class _Walker:
             if first != at:
                 other = self.events[first]
                 kind = other.type_name if other is not None else "decision"
-                used = f"already used by the {kind} at {self.where(first)}"
-                self.flag(at, f"roll #{nonce} of session {current} is {used}")
+                self.flag(at, f"roll #{nonce} of session {current} is already used by the {kind} at {self.where(first)}")
             found.append(hit[1])
         return None if missing else found
+
+    def _rewound(self, recorded: list[DiceRolled]) -> tables.Table:
+        """The table as it stood when the decision's first roll was made (its session's nonce put back)."""
+        table, session = self.table, self.table.session
+        if recorded and session is not None:
+            rewound = attrs.evolve(session, next_nonce=recorded[0].nonce)
+            table = attrs.evolve(table, sessions=attrs.evolve(table.sessions, current=rewound))
+        return table
 
     def decision(self, at: int, event: Event, names: tuple[Any, ...]) -> Event:
         """Check one decision; what to fold in its place (the rules' decision, once re-derived).
@@ -270,31 +231,29 @@ class _Walker:
         showing again at every later decision that reads it.
         """
         recorded = self.named_rolls(at, event, names)
-        command = _command_for(event)
-        if recorded is None or command is None:
+        inverse = self.inverses.get(type(event))
+        command = inverse.command_for(event) if inverse is not None else None
+        if recorded is None or command is None or inverse is None:
             return event
         self.checked += 1
-        table = self.table
-        if recorded and table.session is not None:
-            table = attrs.evolve(table, session=attrs.evolve(table.session, next_nonce=recorded[0].nonce))
         dice = _RecordedDice(list(recorded))
-        step = Step(table=table, roller_source=lambda: dice)
+        ctx = kit.StepContext(table=self._rewound(recorded), registry=self.registry, roller_for=lambda _t: dice)
         try:
-            STEPS[type(command)](step, command)
+            kit.run_step(ctx, command)
         except _RollMismatch as err:
             self.flag(at, f"{event.type_name}: {err}{self.unverified(recorded)}")
             return event
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
             self.flag(at, f"{event.type_name}: the rules cannot re-run this decision here: {err}")
             return event
-        emitted = [e for e in step.events if not isinstance(e, DiceRolled)]
+        emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
         index = next((i for i, e in enumerate(emitted) if type(e) is type(event)), None)
         if index is None:
             differences, tail = [f"the rules record no {event.type_name} here"], None
         else:
-            differences = _differences(event, emitted[index])
+            differences = _differences(inverse, event, emitted[index])
             tail = _tail_difference(emitted[index + 1 :], self.events, at)
-        dice_problems = self.roll_problems(step, recorded)
+        dice_problems = self.roll_problems(ctx.events, recorded)
         if differences:
             differences[0] += _rolls_text(recorded)
         problems = [*differences, *dice_problems, *([tail] if tail else [])]
@@ -302,15 +261,22 @@ class _Walker:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
         return emitted[index] if index is not None and not dice_problems else event
 
-    def roll_problems(self, step: Step, recorded: list[DiceRolled]) -> list[str]:
-        """Each named roll whose purpose, modifier or visibility is not what the rules roll there."""
-        asked = [e for e in step.events if isinstance(e, DiceRolled)]
+    def _schema(self, roll: DiceRolled) -> int:
+        at = self.rolls.get(roll.session, {}).get(roll.nonce, (None, None))[0]
+        return self.schemas[at] if self.schemas is not None and at is not None else DiceRolled.schema_version
+
+    def roll_problems(self, events: Sequence[Event], recorded: list[DiceRolled]) -> list[str]:
+        """Each named roll whose purpose, modifiers, visibility or recipient is not what the rules roll there."""
+        asked = [e for e in events if isinstance(e, DiceRolled)]
         out: list[str] = []
         for want, roll in zip(asked, recorded, strict=False):
-            if (want.purpose, want.modifier, want.visibility) != (roll.purpose, roll.modifier, roll.visibility):
+            mine = (roll.purpose, roll.modifier, roll.visibility, roll.modifiers)
+            theirs = (want.purpose, want.modifier, want.visibility, want.modifiers)
+            if self._schema(roll) >= _MADE_FOR_SINCE:
+                mine, theirs = (*mine, roll.made_for), (*theirs, want.made_for)
+            if mine != theirs:
                 out.append(
-                    f"roll #{roll.nonce} is {roll.expression} for {roll.purpose} ({roll.visibility}), "
-                    f"but the rules roll {want.expression} for {want.purpose} ({want.visibility}) here"
+                    f"roll #{roll.nonce} is {_roll_label(roll)}, but the rules roll {_roll_label(want)} here"
                 )
         if len(recorded) > len(asked):
             extra = ", ".join(f"#{r.nonce}" for r in recorded[len(asked) :])
@@ -328,11 +294,17 @@ class _Walker:
         return "".join(f" ({n})" for n in notes)
 
     def orphans(self) -> None:
-        """An encounter roll no decision names: the steps name every roll they make."""
+        """A roll of a procedure's reserved purpose that no decision names: the steps name every roll they make."""
         for session, by_nonce in self.rolls.items():
             for nonce, (at, roll) in by_nonce.items():
-                if _step_purpose(roll.purpose) and (session, nonce) not in self.named:
+                if self.registry.reserved(roll.purpose) is not None and (session, nonce) not in self.named:
                     self.flag(at, f"roll #{nonce} for {roll.purpose} is named by no decision: rolled and then ignored")
+
+
+def _roll_label(roll: DiceRolled) -> str:
+    made = f", made for {roll.made_for}" if roll.made_for else ""
+    mods = "".join(f", {m.value:+d} for {m.source}" for m in roll.modifiers)
+    return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods})"
 
 
 @attrs.frozen
@@ -343,19 +315,25 @@ class DecisionCheck:
     checked: int
 
 
-def check_decision_events(events: Sequence[Event | None], versions: Sequence[int] | None = None) -> DecisionCheck:
+def check_decision_events(
+    events: Sequence[Event | None],
+    versions: Sequence[int] | None = None,
+    schemas: Sequence[int] | None = None,
+    registry: Registry = REGISTRY,
+) -> DecisionCheck:
     """Check one stream's decoded events (``None`` where one did not decode), in version order.
 
-    ``versions`` (their stream versions) only improves the wording. Each issue's ``at`` is an index
-    into ``events``.
+    ``versions`` (their stream versions) only improves the wording; ``schemas`` (their recorded schema
+    versions) says which rolls recorded whom they were made for. Each issue's ``at`` is an index into
+    ``events``.
     """
-    walker = _Walker(events, versions)
+    walker = _Walker(events, versions, schemas, registry)
     walker.run()
     return DecisionCheck(tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked)
 
 
-def check_decisions(envelopes_in_order: Sequence[Envelope]) -> list[Issue]:
-    """Re-derive every encounter decision of these envelopes (one or more streams, each in version order).
+def check_decisions(envelopes_in_order: Sequence[Envelope], registry: Registry = REGISTRY) -> list[Issue]:
+    """Re-derive every decision of these envelopes (one or more streams, each in version order).
 
     Each issue's ``at`` is the index of the event in ``envelopes_in_order``; an envelope that does
     not decode is skipped (the audit's decode check names it).
@@ -371,7 +349,11 @@ def check_decisions(envelopes_in_order: Sequence[Envelope]) -> list[Issue]:
                 events.append(decode(envelopes_in_order[i]))
             except HexlogError:
                 events.append(None)
-        versions = [envelopes_in_order[i].streamversion for i in indices]
-        found = check_decision_events(events, versions)
+        found = check_decision_events(
+            events,
+            [envelopes_in_order[i].streamversion for i in indices],
+            [envelopes_in_order[i].schemaversion for i in indices],
+            registry,
+        )
         issues.extend(attrs.evolve(issue, at=indices[issue.at]) for issue in found.issues)
     return sorted(issues, key=lambda i: i.at)

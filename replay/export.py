@@ -15,7 +15,7 @@ from hexlog.events.errors import (
     UsageError,
 )
 from hexlog.events.store import AppendResult, NewEvent
-from hexlog.machine.table import source_for, stream_for
+from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.replay.audit import audit_envelopes
 
 if TYPE_CHECKING:
@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 
     from hexlog.events.chain import Envelope
     from hexlog.events.store import EventStore
-
-_PREFIX = "campaign-"
-
 
 @attrs.frozen(kw_only=True)
 class ImportResult:
@@ -40,7 +37,7 @@ class ImportResult:
 
 def campaigns(store: EventStore) -> list[str]:
     """The campaign ids of a store, from its stream ids ``campaign-<id>``, in order of creation."""
-    return [s.removeprefix(_PREFIX) for s in store.streams() if s.startswith(_PREFIX) and len(s) > len(_PREFIX)]
+    return [c for c in map(campaign_of, store.streams()) if c is not None]
 
 
 def export_lines(store: EventStore, campaign: str) -> Iterator[str]:
@@ -103,8 +100,8 @@ def _campaign_of(envelopes: Sequence[Envelope]) -> str:
         msg = f"an import holds one campaign stream, not {len(subjects)}: {', '.join(sorted(subjects))}"
         raise CorruptLogError(msg)
     (stream_id,) = subjects
-    campaign = stream_id.removeprefix(_PREFIX)
-    if not stream_id.startswith(_PREFIX) or not campaign:
+    campaign = campaign_of(stream_id)
+    if campaign is None:
         msg = f"subject {stream_id!r} is not a campaign stream (campaign-<id>)"
         raise CorruptLogError(msg)
     for line, env in enumerate(envelopes, start=1):

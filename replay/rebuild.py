@@ -1,4 +1,4 @@
-"""Rebuild the read models from the log, compare them with the live ones, and travel in time."""
+"""Rebuild the live projections from the log, compare them with the stored ones, and travel in time."""
 
 from __future__ import annotations
 
@@ -7,34 +7,45 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
+from hexlog.events.chain import canonical_json
+from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.streams import stream_for
 from hexlog.machine import table as tables
+from hexlog.machine.registry import REGISTRY
 from hexlog.projections import live
+from hexlog.projections.ledger import LEDGER
 
 if TYPE_CHECKING:
-    from hexlog.projections.live import LiveStore
+    from hexlog.events.base import Event
+    from hexlog.events.store import LiveStore, Recorded
+    from hexlog.machine.kit.registry import Registry
 
 EQUAL = "equal"
 DIFFERS = "differs"
 MISSING = "missing"
 
 
+def projections(registry: Registry = REGISTRY) -> tuple[live.Projection[Any], ...]:
+    """The live projections of a campaign: the table (what commands decide on) and the roll ledger."""
+    return (tables.TableProjection(registry), LEDGER)
+
+
 @attrs.frozen(kw_only=True)
 class ProjectionCheck:
-    """How one live projection compares with the same projection rebuilt from the log."""
+    """How one live projection's stored rows compare with the same rows rebuilt from the log."""
 
     name: str
     #: ``equal``, ``differs`` or ``missing`` (never saved)
     status: str
-    #: the stream version the live state was saved at (0 when missing)
+    #: the stream version the stored rows were folded to (0 when missing)
     live_version: int
-    #: whether the live state has folded every event of the stream
+    #: whether the stored rows have folded every event of the stream
     up_to_date: bool
     reason: str = ""
 
     @property
     def ok(self) -> bool:
-        """Whether the live state equals the rebuilt one."""
+        """Whether the stored rows equal the rebuilt ones."""
         return self.status == EQUAL
 
 
@@ -63,9 +74,9 @@ class ReplayReport:
         return "\n".join(lines)
 
 
-def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Any]:
+def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
     """The campaign's records up to ``version`` (all when ``None``); ``NotFoundError`` if none."""
-    stream_id = tables.stream_for(campaign)
+    stream_id = stream_for(campaign)
     records = store.read_stream(stream_id)
     if not records:
         msg = f"campaign {campaign!r} has no events"
@@ -75,56 +86,65 @@ def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> li
     if not 0 <= version <= len(records):
         msg = f"version {version} is outside {stream_id}, which holds versions 1 to {len(records)}"
         raise UsageError(msg)
-    return [r for r in records if r.version <= version]
+    return records[:version]
 
 
-def _check(name: str, store: LiveStore, stream_id: str, events: list[Any], version: int) -> ProjectionCheck:
-    """Compare one saved live projection with its rebuild as of the version it was saved at."""
-    saved = store.load_projection(live.projection_key(stream_id, name))
-    if saved is None:
+def _check(projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, version: int) -> ProjectionCheck:
+    """Compare a projection's stored rows with the rows a fold of the whole log gives."""
+    name = projection.name
+    stored = store.read_rows(stream_id, name)
+    mark = stored.pop(live.MARK, None)
+    if mark is None:
         return ProjectionCheck(name=name, status=MISSING, live_version=0, up_to_date=False, reason="never saved")
-    at, text = saved
-    if not 0 <= at <= version:
-        reason = f"saved at version {at}, beyond the log's {version}"
+    at = mark[0]
+    if at != version:
+        reason = f"its rows were folded to version {at}, not the log's {version}"
         return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=False, reason=reason)
-    initial, evolve = live.PROJECTIONS[name]
-    rebuilt = initial
-    for event in events[:at]:
-        rebuilt = evolve(rebuilt, event)
-    try:
-        stored = live.from_json(name, text)
-    except CorruptLogError as err:
-        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=at == version, reason=str(err))
-    same = stored == rebuilt and json.loads(text) == json.loads(live.to_json(rebuilt))
-    reason = "" if same else f"the saved state differs from the state rebuilt to version {at}"
-    return ProjectionCheck(
-        name=name, status=EQUAL if same else DIFFERS, live_version=at, up_to_date=at == version, reason=reason
-    )
+    if not isinstance(mark[1], dict) or mark[1].get("revision") != projection.revision:
+        reason = f"its rows are of revision {mark[1]!r}, not {projection.revision}"
+        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
+    data = _canonical({key: value for key, (_, value) in stored.items()})
+    missing = sorted(rebuilt.keys() - data.keys())
+    extra = sorted(data.keys() - rebuilt.keys())
+    changed = sorted(k for k in rebuilt.keys() & data.keys() if rebuilt[k] != data[k])
+    if not (missing or extra or changed):
+        return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
+    parts = [f"{label} {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}"  # noqa: PLR2004 - a few are enough
+             for label, keys in (("missing", missing), ("not in the log", extra), ("differ", changed)) if keys]
+    reason = "rows " + "; ".join(parts)
+    return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
 
 
-def replay(store: LiveStore, campaign: str) -> ReplayReport:
-    """Rebuild every projection and the table of a campaign and compare with the live states."""
+def _canonical(data: dict[str, Any]) -> dict[str, Any]:
+    """Row data as the store gives it back (JSON, so tuples are lists)."""
+    return {key: json.loads(canonical_json(value)) for key, value in data.items()}
+
+
+def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
+    """Rebuild every live projection of a campaign from its log and compare it with its stored rows."""
     records = _recorded(store, campaign)
-    events = [live.decode_recorded(r) for r in records]
+    events: list[Event] = [live.decode_recorded(r) for r in records]
     version = records[-1].version
-    stream_id = tables.stream_for(campaign)
+    stream_id = stream_for(campaign)
+    states: dict[str, Any] = {}
+    checks = []
+    for projection in projections(registry):
+        state, data = live.rebuild(projection, events)
+        states[projection.name] = state
+        checks.append(_check(projection, _canonical(data), store, stream_id, version))
+    table = attrs.evolve(states["table"], version=version)
     return ReplayReport(
-        campaign=campaign,
-        stream_id=stream_id,
-        version=version,
-        projections=live.rebuild(events),
-        table=tables.fold(events, version),
-        checks=tuple(_check(name, store, stream_id, events, version) for name in live.PROJECTIONS),
+        campaign=campaign, stream_id=stream_id, version=version, projections=states, table=table, checks=tuple(checks),
     )
 
 
-def state_at(store: LiveStore, campaign: str, version: int) -> dict[str, Any]:
-    """The projections of a campaign as of a stream version (0 gives the initial states)."""
-    records = _recorded(store, campaign, version)
-    return live.rebuild(live.decode_recorded(r) for r in records)
+def state_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> dict[str, Any]:
+    """The live projections of a campaign as of a stream version (0 gives the initial states)."""
+    events = [live.decode_recorded(r) for r in _recorded(store, campaign, version)]
+    return {p.name: live.rebuild(p, events)[0] for p in projections(registry)}
 
 
-def table_at(store: LiveStore, campaign: str, version: int) -> tables.Table:
+def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:
     """The machine's table of a campaign as of a stream version."""
     records = _recorded(store, campaign, version)
-    return tables.fold((live.decode_recorded(r) for r in records), version)
+    return tables.fold((live.decode_recorded(r) for r in records), registry, version)

@@ -13,8 +13,8 @@ from rich.console import Console
 from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
-from hexlog.service import cli_encounter, cli_log, cli_rules, demo, logs, render
-from hexlog.service import render_session as _render_session  # noqa: F401 - registers the session texts
+from hexlog.machine.registry import REGISTRY
+from hexlog.service import cli_log, cli_procedures, cli_rules, demo, logs, render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -30,7 +30,7 @@ session_app = typer.Typer(help="Open, seed and close play sessions (commit and r
 party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
-app.add_typer(cli_encounter.app, name="encounter")
+cli_procedures.install(app, REGISTRY)
 app.add_typer(cli_rules.app, name="rules")
 
 
@@ -43,7 +43,7 @@ def init(
 ) -> None:
     """Create the database (if needed) and start a campaign under a ruleset."""
     overrides = cli_rules.read_overrides(rules)
-    rulesets.load(ruleset, overrides)  # refuse bad rules before creating a database file
+    REGISTRY.check_rules(rulesets.load(ruleset, overrides, used=REGISTRY.used_keys()))  # before creating a file
     door = Door.open(db, campaign, create=True)
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules

@@ -13,10 +13,11 @@ from hexlog.events.chain import Envelope
 from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
-from hexlog.machine.table import stream_for
+from hexlog.events.streams import stream_for
 from hexlog.projections import live
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
+from hexlog.replay.rebuild import projections
 from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door, open_store
@@ -91,7 +92,7 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
     text = audits.explain_roll(envelopes, nonce, session)
     if not referee:
         events = [decode(e) for e in envelopes]
-        hidden = render.hidden_nonces(events)
+        hidden = render.hidden_rolls(events)
         rolled = [e for e in events if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)]
         if rolled and rolled[-1].visibility == REFEREE and (rolled[-1].session, nonce) in hidden:
             msg = f"roll {nonce} of session {rolled[-1].session} is secret until the session closes (the referee may pass --referee)"
@@ -118,7 +119,7 @@ def export(
     door = Door.open(db, campaign)
     table = door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
-    hidden = render.hidden_nonces(decode(r.envelope) for r in recorded)
+    hidden = render.hidden_rolls(decode(r.envelope) for r in recorded)
     if hidden and not referee:
         sessions = ", ".join(sorted({s for s, _ in hidden}))
         msg = (
@@ -155,7 +156,7 @@ def import_(
         raise CorruptLogError(msg)
     store = open_store(db, create=True)
     result = exports.import_envelopes(store, envelopes)
-    live.refresh(store, result.stream_id)
+    live.refresh(store, result.stream_id, projections())
     out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
 
 

@@ -12,7 +12,10 @@ from rich.table import Table as RichTable
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.registry import REGISTRY
 from hexlog.service.door import CampaignOption, DbOption, Door
+
+UNUSED = "[not used by any procedure yet]"
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 app = typer.Typer(help="Rulesets as data: list, show, diff, and change the rules in force.", no_args_is_help=True)
@@ -32,6 +35,13 @@ def read_overrides(path: Path | None) -> dict[str, Any]:
     return rulesets.load_overrides(text, str(path))
 
 
+def _load(name: str, overrides: dict[str, Any]) -> rulesets.Ruleset:
+    """A built-in ruleset with house rules, checked by every procedure that reads it."""
+    rules = rulesets.load(name, overrides, used=REGISTRY.used_keys())
+    REGISTRY.check_rules(rules)
+    return rules
+
+
 def _show(value: Any) -> str:
     return "(absent)" if value is None else rulesets.render_value(value)
 
@@ -41,7 +51,7 @@ def list_() -> None:
     """The built-in rulesets."""
     table = RichTable("name", "seed", "title", "hash", box=None)
     for name in rulesets.builtin_names():
-        rules = rulesets.load(name)
+        rules = _load(name, {})
         table.add_row(name, str(rules.content.get("seed", "")), rules.title, rules.hash[:16])
     out.print(table)
 
@@ -58,9 +68,18 @@ def show(
         resolved = Door.open(db, campaign).table().rules
         assert resolved is not None  # noqa: S101 - table() refuses a campaign that has not started
     else:
-        resolved = rulesets.load(name, read_overrides(rules))
-    for key, value in rulesets.describe(resolved):
-        out.print(f"{key} = {value}")
+        resolved = _load(name, read_overrides(rules))
+    explained: set[str] = set()
+    for row in rulesets.describe(resolved, REGISTRY.readers, REGISTRY.rule_parts):
+        head = row.key.split("[")[0]
+        head = ".".join(head.split(".")[:2])
+        choices = f"  (choices: {', '.join(row.choices)})" if row.choices else ""
+        section = row.key.split(".")[0]
+        unused = f"  {UNUSED}" if section in rulesets.SECTIONS and not row.readers else ""
+        out.print(f"{row.key} = {row.value}{choices}{unused}")
+        if row.help and head not in explained:
+            explained.add(head)
+            out.print(f"    {row.help} [read by {', '.join(row.readers)}]")
 
 
 @app.command()
@@ -70,8 +89,8 @@ def diff(
     rules: RulesFileOption = None,
 ) -> None:
     """Every key whose value differs between two rulesets (house rules apply to the second)."""
-    a = rulesets.load(first)
-    b = rulesets.load(second, read_overrides(rules))
+    a = _load(first, {})
+    b = _load(second, read_overrides(rules))
     rows = rulesets.diff(a, b)
     if not rows:
         out.print(f"{first} and {second} are the same (hash {a.hash[:16]})")

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from hexlog.events.encounter import ReactionResult
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
@@ -26,7 +27,7 @@ PARTY = (
     c.AddMember(name="Delphine", cha=15, wis=12, dex=12, strength=8, speed=120, armor="none"),
 )
 SPEAKER = "Delphine"
-HOSTILE = {"attacks", "hostile"}
+HOSTILE = {ReactionResult.ATTACKS, ReactionResult.HOSTILE}
 
 
 def _free_campaign(db: Path) -> str:
@@ -65,7 +66,9 @@ class Referee:
 
     def allowed(self) -> list[str]:
         """The triggers the encounter allows now."""
-        return enc.allowed_triggers(self.encounter())
+        table = self.door.table()
+        runner = self.door.handler.registry.runner(enc.PROCEDURE)
+        return [trigger for trigger, _ in runner.allowed(self.encounter(), table)]
 
     def opening(self, start: enc.StartEncounter) -> None:
         """Start, surprise, distance, any free action, initiative; then let a surprised side's lost round pass."""
@@ -84,7 +87,7 @@ class Referee:
         """The dungeon encounter: the party speaks; hostile monsters are fought, others bargained with."""
         self.do(enc.RollReaction(speaker=SPEAKER))
         reaction = self.encounter().reaction
-        if reaction is not None and reaction.result == "uncertain" and "wait" in self.allowed():
+        if reaction is not None and reaction.result is ReactionResult.UNCERTAIN and "wait" in self.allowed():
             self.do(enc.Wait(note="the party keeps its distance"))
             self.do(enc.PlayRound())
             self.do(enc.RerollReaction())

@@ -1,104 +1,27 @@
-"""Readable text for events and state, as a referee reads them."""
+"""Readable text for events and state, as a referee (or a player) reads them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hexlog.events.base import Event
-from hexlog.events.campaign import CampaignStarted, RulesChanged
-from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
-from hexlog.events.dice import REFEREE, DiceRolled
-from hexlog.events.party import MemberAdded, MemberRemoved
-from hexlog.events.procedure import PhaseChanged
-from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
-from hexlog.events.store import Recorded
+from hexlog.events.dice import DiceRolled
+from hexlog.machine.registry import REGISTRY
+from hexlog.projections.visibility import PlayerView, ended_sessions
+from hexlog.service.renderers import TEXTS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hexlog.events.base import Event
+    from hexlog.events.store import Recorded
+    from hexlog.machine.kit.registry import Registry
+    from hexlog.machine.kit.runner import Allowed
+    from hexlog.machine.table import Table
 
 HIDDEN = "(hidden by the referee until the session closes)"
-
-#: event class -> text; procedure modules' events are added by ``describer``
-_DESCRIBERS: dict[type[Event], Callable[[Any], str]] = {}
-
-
-def describer(cls: type[Event]) -> Callable[[Callable[[Any], str]], Callable[[Any], str]]:
-    """Register the text of an event class."""
-
-    def add(fn: Callable[[Any], str]) -> Callable[[Any], str]:
-        _DESCRIBERS[cls] = fn
-        return fn
-
-    return add
-
-
-def roll_text(roll: DiceRolled) -> str:
-    """``2d6+1 -> 3+4+1 = 8``."""
-    faces = "+".join(str(f) for f in roll.faces)
-    mod = f"{roll.modifier:+d}" if roll.modifier else ""
-    return f"{roll.expression} -> {faces}{mod} = {roll.total}"
-
-
-@describer(DiceRolled)
-def _rolled(e: DiceRolled) -> str:
-    secret = " [secret]" if e.visibility == REFEREE else ""
-    return f"roll #{e.nonce} {roll_text(e)} for {e.purpose}{secret}"
-
-
-@describer(SessionOpened)
-def _opened(e: SessionOpened) -> str:
-    return f"session {e.session} opened; commitment {e.commitment} ({e.scheme})"
-
-
-@describer(ClientSeedSet)
-def _seed(e: ClientSeedSet) -> str:
-    return f"session {e.session}: players' client seed {e.client_seed!r}"
-
-
-@describer(SessionClosed)
-def _closed(e: SessionClosed) -> str:
-    return f"session {e.session} closed; secret revealed: {e.secret}"
-
-
-@describer(CampaignStarted)
-def _started(e: CampaignStarted) -> str:
-    return f"campaign {e.campaign} started under {e.ruleset} (rules {e.rules_hash[:12]})"
-
-
-@describer(RulesChanged)
-def _rules(e: RulesChanged) -> str:
-    why = f": {e.reason}" if e.reason else ""
-    return f"rules changed to {e.ruleset} (rules {e.rules_hash[:12]}){why}"
-
-
-@describer(MemberAdded)
-def _member(e: MemberAdded) -> str:
-    return (
-        f"{e.name} joins the party (CHA {e.cha}, WIS {e.wis}, DEX {e.dex}, STR {e.strength}, "
-        f"speed {e.speed}, armour {e.armor})"
-    )
-
-
-@describer(MemberRemoved)
-def _removed(e: MemberRemoved) -> str:
-    return f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else "")
-
-
-@describer(ClockAdvanced)
-def _clock(e: ClockAdvanced) -> str:
-    parts = []
-    if e.turns:
-        parts.append(f"{e.turns} turn{'s' if e.turns != 1 else ''}")
-    if e.rounds:
-        parts.append(f"{e.rounds} round{'s' if e.rounds != 1 else ''}")
-    span = " / ".join(parts) or f"{e.seconds} s"
-    return f"clock advances {span} ({e.seconds} s){': ' + e.reason if e.reason else ''}"
-
-
-@describer(PhaseChanged)
-def _phase(e: PhaseChanged) -> str:
-    return f"{e.procedure}: {e.trigger.replace('_', '-')} ({e.source} -> {e.dest})"
 
 
 def _generic(event: Event) -> str:
@@ -109,8 +32,8 @@ def _generic(event: Event) -> str:
 
 def describe(event: Event) -> str:
     """One readable line for an event."""
-    fn = _DESCRIBERS.get(type(event))
-    return fn(event) if fn is not None else _generic(event)
+    text = TEXTS.get(type(event))
+    return text(event) if text is not None else _generic(event)
 
 
 @attrs.frozen
@@ -123,43 +46,54 @@ class Line:
     text: str
 
 
-def hidden_nonces(events: Iterable[Event]) -> set[tuple[str, int]]:
-    """(session, nonce) of every secret roll whose session has not ended (closed or abandoned)."""
-    secret: set[tuple[str, int]] = set()
-    closed: set[str] = set()
-    for e in events:
-        if isinstance(e, DiceRolled) and e.visibility == REFEREE:
-            secret.add((e.session, e.nonce))
-        elif isinstance(e, (SessionClosed, SessionAbandoned)):
-            closed.add(e.session)
-    return {k for k in secret if k[0] not in closed}
-
-
 def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
     """The campaign as lines; the player's view hides secret rolls and what they decided."""
     events = [decode(r.envelope) for r in recorded]
-    hidden = hidden_nonces(events) if player else set()
-    hidden_by_nonce = {n for _, n in hidden}
-    current_session = ""
+    view = PlayerView(ended_sessions(events)) if player else None
     lines = []
     for rec, event in zip(recorded, events, strict=True):
-        if isinstance(event, SessionOpened):
-            current_session = event.session
         text = describe(event)
-        if isinstance(event, DiceRolled) and (event.session, event.nonce) in hidden:
-            text = f"roll #{event.nonce} {HIDDEN}"
-        elif hidden_by_nonce and _uses(event, hidden_by_nonce, current_session, hidden):
-            text = f"{event.type_name} {HIDDEN}"
+        if view is not None and view.hides(event):
+            text = f"roll #{event.nonce} {HIDDEN}" if isinstance(event, DiceRolled) else f"{event.type_name} {HIDDEN}"
         lines.append(Line(rec.version, rec.envelope.time, event.type_name, text))
     return lines
 
 
-def _uses(event: Event, nonces: set[int], session: str, hidden: set[tuple[str, int]]) -> bool:
-    used = getattr(event, "rolls", ())
-    return any((session, n) in hidden for n in used if n in nonces)
+def hidden_rolls(events: Iterable[Event]) -> set[tuple[str, int]]:
+    """(session, nonce) of every secret roll a player may not see yet."""
+    listed = list(events)
+    view = PlayerView(ended_sessions(listed))
+    for event in listed:
+        view.hides(event)
+    return view.hidden_rolls()
 
 
-def state_lines(campaign: str, table: Any) -> list[str]:
+def subcommand(trigger: str) -> str:
+    """The subcommand that fires a trigger (``roll_initiative`` -> ``roll-initiative``)."""
+    return trigger.replace("_", "-")
+
+
+def next_steps(steps: list[Allowed]) -> list[str]:
+    """Allowed steps as subcommands, naming the side when only one side other than the party may take a step."""
+    shown = []
+    for trigger, sides in steps:
+        name = subcommand(trigger)
+        shown.append(f"{name} --side {sides[0]}" if len(sides) == 1 and sides[0] != "party" else name)
+    return shown
+
+
+def procedure_lines(name: str, state: Any, table: Table, registry: Registry = REGISTRY) -> list[str]:
+    """A procedure's phase and the steps it allows now (as the subcommands that fire them)."""
+    procedure = registry.procedure(name)
+    phase = procedure.phase_of(state)
+    lines = [f"{name}: phase {phase.name if phase is not None else '-'}"]
+    if procedure.has_machine:
+        allowed = next_steps(registry.runner(name).allowed(state, table))
+        lines.append(f"  next: hexlog {name} {' | '.join(allowed) if allowed else '(nothing)'}")
+    return lines
+
+
+def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> list[str]:
     """The campaign's state as a referee reads it."""
     rules = table.rules
     lines = [f"campaign {campaign} (stream version {table.version})"]
@@ -169,9 +103,8 @@ def state_lines(campaign: str, table: Any) -> list[str]:
     if session is None:
         lines.append("session: none yet (hexlog session open)")
     else:
-        status = "open" if session.open else ("abandoned" if session.abandoned else "closed")
         seed = f", client seed {session.client_seed!r}" if session.client_seed else ""
-        lines.append(f"session {session.id}: {status}, {session.next_nonce} rolls{seed}")
+        lines.append(f"session {session.id}: {session.status}, {session.next_nonce} rolls{seed}")
         lines.append(f"  commitment {session.commitment}")
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")
@@ -183,31 +116,6 @@ def state_lines(campaign: str, table: Any) -> list[str]:
         lines.append("party: nobody yet (hexlog party add NAME)")
     clock = table.clock
     lines.append(f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)")
-    for name, proc in table.procedures.items():
-        lines.extend(procedure_lines(name, proc, table))
+    for name, state in table.procedures.items():
+        lines.extend(procedure_lines(name, state, table, registry))
     return lines
-
-
-def next_steps(steps: list[tuple[str, tuple[str, ...]]]) -> list[str]:
-    """Available steps as subcommands, naming the side when only one side may take a step."""
-    shown = []
-    for trigger, sides in steps:
-        name = trigger.replace("_", "-")
-        shown.append(f"{name} --side {sides[0]}" if len(sides) == 1 and sides[0] != "party" else name)
-    return shown
-
-
-def procedure_lines(name: str, proc: Any, table: Any) -> list[str]:
-    """A procedure's phase and the steps it allows now (as the subcommands that fire them)."""
-    from hexlog.machine import encounter  # noqa: PLC0415 - procedures register late
-
-    phase = getattr(proc, "phase", None)
-    phase_name = getattr(phase, "name", str(phase))
-    lines = [f"{name}: phase {phase_name}"]
-    if name == "encounter":
-        allowed = next_steps(encounter.available_steps(proc, table.rules, table.party))
-        lines.append(f"  next: hexlog encounter {' | '.join(allowed) if allowed else '(nothing)'}")
-    return lines
-
-
-from hexlog.service import render_encounter as _render_encounter  # noqa: E402,F401 - registers its texts

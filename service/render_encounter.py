@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from hexlog.events import encounter as ev
-from hexlog.service.render import describer
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
 
 
 def _rolls(rolls: tuple[int, ...]) -> str:
     return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
 
 
-@describer(ev.EncounterStarted)
 def _started(e: ev.EncounterStarted) -> str:
     name = f" '{e.name}'" if e.name else ""
     facts = [e.setting, f"{e.monster_count} monster{'s' if e.monster_count != 1 else ''}"]
@@ -33,7 +38,6 @@ def _started(e: ev.EncounterStarted) -> str:
     return f"encounter {e.number}{name} begins ({e.ruleset}): " + ", ".join(facts)
 
 
-@describer(ev.MovementRated)
 def _movement(e: ev.MovementRated) -> str:
     return (
         f"encounter movement: party {e.party_per_round} {e.unit}/round (slowest: {e.slowest_member}, "
@@ -49,47 +53,44 @@ def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, re
     return f"{name} d6={face} {state}{lost}"
 
 
-@describer(ev.SurpriseChecked)
 def _surprise(e: ev.SurpriseChecked) -> str:
     party = _side("party", e.party_rolled, e.party_face, e.party_surprised, e.party_segments, e.party_reason)
     monsters = _side("monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason)
     who = f" [{e.party_reason}]" if "WIS" in e.party_reason else ""
-    gain = "no advantage" if e.advantage == "none" else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
+    gain = (
+        "no advantage" if e.advantage is ev.Advantage.NONE
+        else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
+    )
     return f"surprise: {party}{who}; {monsters}; {gain}{_rolls(e.rolls)}"
 
 
-@describer(ev.PartySurrounded)
 def _surrounded(e: ev.PartySurrounded) -> str:
     return f"the party is surrounded: {e.monster_count} monsters surprised it in the open (at least {e.at_least} encircle)"
 
 
-@describer(ev.DistanceDetermined)
 def _distance(e: ev.DistanceDetermined) -> str:
     flags = [f for f, on in (("melee range", e.melee),) if on]
-    if e.unit == "yd" and e.missiles_possible and e.value <= 10:  # noqa: PLR2004 - 004: 1" = 10 yd
+    if e.unit is ev.Unit.YD and e.missiles_possible and e.value <= 10:  # noqa: PLR2004 - 004: 1" = 10 yd
         flags.append("melee and missiles possible")
     extra = f" ({', '.join(flags)})" if flags else ""
     steps = "; ".join(e.steps)
     return f"distance {e.value} {e.unit}{extra} by {e.rule}: {steps}{_rolls(e.rolls)}"
 
 
-@describer(ev.FreeActionTaken)
 def _free(e: ev.FreeActionTaken) -> str:
-    span = f"{e.segments} free segments" if e.kind == "segments" else "a free single action"
+    span = f"{e.segments} free segments" if e.kind is ev.AdvantageKind.SEGMENTS else "a free single action"
     return f"{e.side} use {span}: {e.action}{' - ' + e.note if e.note else ''}"
 
 
-@describer(ev.InitiativeRolled)
 def _initiative(e: ev.InitiativeRolled) -> str:
     faces = ", ".join(f"{side} d6={face}" for side, face in (("party", e.party_face), ("monsters", e.monsters_face)) if face)
-    tie = f", tie -> {e.tie}" + (f" after {e.rerolls} reroll(s)" if e.rerolls else "") if e.tie != "none" else ""
+    tie = f", tie -> {e.tie}" + (f" after {e.rerolls} reroll(s)" if e.rerolls else "") if e.tie is not ev.Tie.NONE else ""
     free = f"; {e.free_round} gain a free round" if e.free_round else ""
-    first = "both act at once" if e.first == "simultaneous" else f"{e.first} act first"
+    first = "both act at once" if e.first is ev.First.SIMULTANEOUS else f"{e.first} act first"
     reason = f" ({e.reason})" if e.reason and not faces else ""
     return f"initiative: {faces or 'no roll'}{tie}: {first}{free}{reason}{_rolls(e.rolls)}"
 
 
-@describer(ev.ReactionRolled)
 def _reaction(e: ev.ReactionRolled) -> str:
     who = f"{e.speaker} speaks (CHA {e.cha}, {e.cha_modifier:+d})" if e.speaker else "nobody speaks"
     mod = f" {e.modifier:+d} situational" if e.modifier else ""
@@ -97,28 +98,32 @@ def _reaction(e: ev.ReactionRolled) -> str:
     return f"reaction {again}2d6={e.dice}, {who}{mod}: total {e.total} -> {e.result} ({e.text}){_rolls(e.rolls)}"
 
 
-@describer(ev.ActionChosen)
 def _action(e: ev.ActionChosen) -> str:
     return f"{e.side} choose {e.action}{' - ' + e.note if e.note else ''}"
 
 
-@describer(ev.PursuitDecided)
 def _pursuit(e: ev.PursuitDecided) -> str:
     verdict = "pursue" if e.pursue else "let them go"
     basis = ""
-    if e.decided_by == "reaction" or e.suggested:
+    if e.decided_by is ev.DecidedBy.REACTION or e.suggested:
         sign = "<=" if e.suggested else ">"
         basis = f" (reaction {e.reaction_total} {sign} {e.at_most}: {'pursuit' if e.suggested else 'no pursuit'} suggested)"
     return f"{e.pursuer} {verdict} as the {e.fleeing} flee, decided by {e.decided_by}{basis}{_rolls(e.rolls)}"
 
 
-@describer(ev.RoundPlayed)
 def _round(e: ev.RoundPlayed) -> str:
     acting = ", ".join(e.acting) if e.acting else "nobody"
     kind = "combat round" if e.combat else "round"
     return f"{kind} {e.round}: {acting} may act{' (' + e.reason + ')' if e.reason else ''}{' - ' + e.note if e.note else ''}"
 
 
-@describer(ev.EncounterConcluded)
 def _concluded(e: ev.EncounterConcluded) -> str:
     return f"encounter {e.number} ends: {e.outcome} after {e.rounds} round(s); {e.turns} turn(s) pass{': ' + e.reason if e.reason else ''}"
+
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    ev.EncounterStarted: _started, ev.MovementRated: _movement, ev.SurpriseChecked: _surprise,
+    ev.PartySurrounded: _surrounded, ev.DistanceDetermined: _distance, ev.FreeActionTaken: _free,
+    ev.InitiativeRolled: _initiative, ev.ReactionRolled: _reaction, ev.ActionChosen: _action,
+    ev.PursuitDecided: _pursuit, ev.RoundPlayed: _round, ev.EncounterConcluded: _concluded,
+}

@@ -7,7 +7,7 @@ from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.step import ScriptedRoller
+from hexlog.machine.rolls import ScriptedRoller
 
 CAMPAIGN = "t"
 

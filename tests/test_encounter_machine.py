@@ -17,7 +17,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.encounter import Phase
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.step import ScriptedRoller
+from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.explain import check_dice
 
 CAMPAIGN = "t"

@@ -22,7 +22,7 @@ from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.step import ScriptedRoller
+from hexlog.machine.rolls import ScriptedRoller
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event

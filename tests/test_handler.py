@@ -25,7 +25,7 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
-from hexlog.machine.table import stream_for
+from hexlog.events.streams import stream_for
 from hexlog.replay.audit import audit_store
 
 STREAM = stream_for("c1")

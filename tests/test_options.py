@@ -32,7 +32,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.step import ScriptedRoller
+from hexlog.machine.rolls import ScriptedRoller
 
 CAMPAIGN = "opt"
 SECRET_HEX = "5a" * 32

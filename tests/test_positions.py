@@ -11,10 +11,10 @@ from scipy.stats import chisquare
 
 from hexlog.events.errors import UsageError
 from hexlog.machine import dice as hexdice
-from hexlog.machine import positions
+from hexlog.machine.encounter import positions
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.positions import Distance, Situation, avoid, determine_distance
-from hexlog.machine.step import KeyRoller, Rolls, ScriptedRoller
+from hexlog.machine.encounter.positions import Distance, Situation, avoid, determine_distance
+from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 
 if TYPE_CHECKING:
     from collections.abc import Callable

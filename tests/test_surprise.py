@@ -12,8 +12,8 @@ from scipy.stats import chisquare
 from hexlog.events.errors import UsageError
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.step import KeyRoller, Rolls, ScriptedRoller
-from hexlog.machine.surprise import Side, SurpriseResult, check_surprise
+from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
+from hexlog.machine.encounter.surprise import Side, SurpriseResult, check_surprise
 
 SECRET = bytes(range(32))
 RUNS = 20_000

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hexlog.events.errors import UsageError
-from hexlog.machine.positions import (
-    FEET_PER_YARD,
-    PURPOSE,
-    Distance,
-    Situation,
-    Trace,
-    cap,
-    entry,
-)
-from hexlog.machine.ruleset import RulesError, Ruleset
+from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
+from hexlog.machine.encounter.positions import PURPOSE, Distance, Situation, Trace, cap, entry
+from hexlog.machine.encounter.rules import AvoidRule, EncounterOptions, EncounterTables, TerrainChange
+from hexlog.machine.kit.rules import RulesError
 
 if TYPE_CHECKING:
     from hexlog.events.dice import DiceRolled
+    from hexlog.machine.ruleset import Ruleset
 
 #: the AD&D names for the OSE settings
-_SETTING = {"dungeon": "indoors", "wilderness": "outdoors", "waterborne": "outdoors"}
+_SETTING = {Setting.DUNGEON: Setting.INDOORS, Setting.WILDERNESS: Setting.OUTDOORS, Setting.WATERBORNE: Setting.OUTDOORS}
 
 
-def setting_of(situation: Situation) -> str:
+def setting_of(situation: Situation) -> Setting:
     """``indoors`` or ``outdoors``: the seed's two kinds of place."""
     return _SETTING.get(situation.setting, situation.setting)
 
@@ -32,27 +27,27 @@ def distance(
     trace: Trace, rules: Ruleset, situation: Situation, *, surprised: tuple[bool, bool], segments: int,
 ) -> Distance:
     """The distance by §3.2 (indoors) or §3.3 (outdoors)."""
-    if setting_of(situation) == "indoors":
+    if setting_of(situation) is Setting.INDOORS:
         return _indoors(trace, rules, situation, surprised)
     return _outdoors(trace, rules, situation, segments)
 
 
 def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
     """§3.2 in the order of A14: the roll, then line of sight, area, and light or vision."""
-    row = entry(rules, "distance", "indoors")
-    multiplier, melee = row["multiplier"], False
+    row = entry(rules, "distance", rules.part(EncounterTables).distance, Setting.INDOORS)
+    multiplier, melee = row.multiplier, False
     rolled: DiceRolled
     if situation.hiding:
-        dice, kind = row["hiding_dice"], "hiding"
+        dice, kind = row.hiding_dice, "hiding"
         trace.note(f"the other side hid: {dice} x {multiplier} ft")
         rolled = trace.roll(dice, f"{PURPOSE}.hiding")
     elif any(surprised):
-        dice, kind = row["surprised_dice"], "surprised"
+        dice, kind = row.surprised_dice, "surprised"
         trace.note(f"surprise: {dice} x {multiplier} ft")
         rolled = trace.roll(dice, f"{PURPOSE}.surprised")
-        melee = rolled.total in row["surprised_melee_faces"]
+        melee = rolled.total in row.surprised_melee_faces
     else:
-        dice, kind = row["dice"], "base"
+        dice, kind = row.dice, "base"
         rolled = trace.roll(dice, PURPOSE)
     value = rolled.total * multiplier
     trace.note(f"x{multiplier} ft = {value} ft" + (" (melee range)" if melee else ""))
@@ -60,8 +55,8 @@ def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
         value = cap(trace, value, situation.line_of_sight_ft, f"line of sight {situation.line_of_sight_ft} ft")
     if situation.area_ft is not None:
         value, melee = _area(trace, rules, value, situation.area_ft, melee=melee)
-    if situation.light_radius_ft is not None:
-        times = row["light_cap_multiplier"]
+    if situation.light_radius_ft is not None and row.light_cap_multiplier is not None:
+        times = row.light_cap_multiplier
         limit = times * situation.light_radius_ft
         value = cap(trace, value, limit, f"light: {times} x {situation.light_radius_ft} ft = {limit} ft")
         if situation.vision_ft is not None:
@@ -70,7 +65,7 @@ def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
         value = cap(trace, value, situation.vision_ft, f"vision {situation.vision_ft} ft")
     shown = "(" + dice + ")" if "+" in dice or "-" in dice else dice
     rule = f"adnd.indoors {shown}x{multiplier}ft" + ("" if kind == "base" else f" ({kind})")
-    return trace.distance(value, "ft", rule, melee=melee)
+    return trace.distance(value, Unit.FT, rule, melee=melee)
 
 
 def _area(trace: Trace, rules: Ruleset, value: int, area_ft: int, *, melee: bool) -> tuple[int, bool]:
@@ -78,37 +73,37 @@ def _area(trace: Trace, rules: Ruleset, value: int, area_ft: int, *, melee: bool
     if value <= area_ft:
         trace.note(f"area {area_ft} ft: {value} ft fits")
         return value, melee
-    room = rules.table("small_room")
-    if area_ft != room["size_ft"]:
+    room = rules.part(EncounterTables).small_room
+    if room is None or area_ft != room.size_ft:
         return cap(trace, value, area_ft, f"area {area_ft} ft"), melee
-    face = trace.roll(room["dice"], f"{PURPOSE}.small_room").total
-    for row in room["rows"]:
-        if face <= row["at_most"]:
-            label = " (melee range)" if row["melee"] else ""
-            trace.note(f"room {area_ft} x {area_ft} ft: {face} -> {row['ft']} ft{label}")
-            return row["ft"], bool(row["melee"])
+    face = trace.roll(room.dice, f"{PURPOSE}.small_room").total
+    for row in room.rows:
+        if face <= row.at_most:
+            label = " (melee range)" if row.melee else ""
+            trace.note(f"room {area_ft} x {area_ft} ft: {face} -> {row.ft} ft{label}")
+            return row.ft, row.melee
     msg = f"ruleset {rules.name}: tables.small_room has no row for {face}"
     raise RulesError(msg)
 
 
-def _terrain(rules: Ruleset, terrains: tuple[str, ...]) -> tuple[str, dict[str, Any]] | None:
+def _terrain(rules: Ruleset, terrains: tuple[str, ...]) -> tuple[str, TerrainChange] | None:
     """The one terrain whose per-die change applies (A12: the highest rank present), if any."""
-    table = rules.table("outdoor_terrain")
+    table = rules.part(EncounterTables).outdoor_terrain or {}
     for name in terrains:
         if name not in table:
             msg = f"unknown outdoor terrain {name!r}; known: {', '.join(table)}"
             raise UsageError(msg)
-    ranked = sorted(terrains, key=lambda n: -int(table[n]["rank"]))
-    if not ranked or not table[ranked[0]]["faces"] or not table[ranked[0]]["change"]:
+    ranked = sorted(terrains, key=lambda n: -table[n].rank)
+    if not ranked or not table[ranked[0]].faces or not table[ranked[0]].change:
         return None
     return ranked[0], table[ranked[0]]
 
 
 def _outdoors(trace: Trace, rules: Ruleset, situation: Situation, segments: int) -> Distance:
     """§3.3: roll, change each die by terrain, sum, scale, subtract surprise segments, clamp."""
-    choice = rules.option("outdoor_distance_dice")
-    dice_row = entry(rules, "outdoor_dice", choice)
-    dice, multiplier = dice_row["dice"], dice_row["multiplier"]
+    options, tables = rules.part(EncounterOptions), rules.part(EncounterTables)
+    dice_row = entry(rules, "outdoor_dice", tables.outdoor_dice, options.outdoor_distance_dice)
+    dice, multiplier = dice_row.dice, dice_row.multiplier
     rolled = trace.roll(dice, PURPOSE)
     faces = list(rolled.faces)
     applied = _terrain(rules, situation.terrains)
@@ -119,23 +114,23 @@ def _outdoors(trace: Trace, rules: Ruleset, situation: Situation, segments: int)
         trace.note(f"terrain {', '.join(situation.terrains)}: no change to the dice")
     if applied is not None:
         name, change = applied
-        faces = [f + change["change"] if f in change["faces"] else f for f in faces]
-        every = set(range(1, max(rolled.sides) + 1)) <= set(change["faces"])
-        shown = "every die" if every else "each die showing " + ", ".join(str(f) for f in change["faces"])
-        trace.note(f"{name}: {change['change']:+d} on {shown} -> {sum(faces)}")
+        faces = [f + change.change if f in change.faces else f for f in faces]
+        every = set(range(1, max(rolled.sides) + 1)) <= set(change.faces)
+        shown = "every die" if every else "each die showing " + ", ".join(str(f) for f in change.faces)
+        trace.note(f"{name}: {change.change:+d} on {shown} -> {sum(faces)}")
     value = sum(faces) * multiplier
     trace.note(f"x{multiplier} ft = {value} ft")
     if segments:
-        per = entry(rules, "distance", "outdoors")["segment_ft"]
+        per = entry(rules, "distance", tables.distance, Setting.OUTDOORS).segment_ft or 0
         value -= segments * per
         trace.note(f"surprise: -{segments} segments x {per} ft -> {value} ft")
-    least = rules.option("outdoor_min_distance_ft")
+    least = options.outdoor_min_distance_ft
     if value < least:
         value = least
         trace.note(f"at least {least} ft -> {value} ft")
     if situation.line_of_sight_ft is not None:
         value = cap(trace, value, situation.line_of_sight_ft, f"line of sight {situation.line_of_sight_ft} ft")
-    return trace.distance(value, "ft", f"adnd.outdoors {dice}x{multiplier}ft")
+    return trace.distance(value, Unit.FT, f"adnd.outdoors {dice}x{multiplier}ft")
 
 
 def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
@@ -148,32 +143,34 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
     ``surprised`` is (party, monsters) after the mutual-surprise rule; ``segments`` are the net
     segments the surprisers have.
     """
-    rule = rules.option("avoid_rule")
+    rule = rules.part(EncounterOptions).avoid_rule
     if surprised[0] == surprised[1]:
         return False, "no side alone is surprised, so nobody can slip away unnoticed"
     who = "monsters" if surprised[0] else "party"
-    params = rules.table("avoid")
-    outdoors = setting_of(situation) == "outdoors"
-    gap = found.value * (FEET_PER_YARD if found.unit == "yd" else 1)
-    if rule == "add20":
+    params = rules.part(EncounterTables).avoid
+    if rule is None or params is None:
+        return False, f"the rules in force ({rules.name}) have no avoid-encounter rule; use evade"
+    outdoors = setting_of(situation) is Setting.OUTDOORS
+    gap = found.value * (FEET_PER_YARD if found.unit is Unit.YD else 1)
+    if rule is AvoidRule.ADD20:
         if surprisers_lit or surprisers_noisy:
             why = "carry light" if surprisers_lit else "make noise"
             return False, f"add20: the {who} {why}, so they are noticed"
-        need = params["add20_min_ft_outdoors" if outdoors else "add20_min_ft_indoors"]
+        need = params.add20_min_ft_outdoors if outdoors else params.add20_min_ft_indoors
         ok = gap >= need
         verdict = "they slip away unnoticed" if ok else "too close to slip away"
         return ok, f"add20: the {who} are {gap} ft away (need {need} ft): {verdict}"
     if segments <= 0:
         return False, f"movement: the {who} have no segments to move in"
-    rate = params["default_rate_inches"] if rate_inches is None else rate_inches
-    per = rate * params["ft_per_inch_outdoors" if outdoors else "ft_per_inch_indoors"]
+    rate = params.default_rate_inches if rate_inches is None else rate_inches
+    per = rate * (params.ft_per_inch_outdoors if outdoors else params.ft_per_inch_indoors)
     moved = gap + per * segments
     if detection_range_ft is None:
-        close = not outdoors or any(t in params["close_terrains"] for t in situation.terrains)
+        close = not outdoors or any(t in params.close_terrains for t in situation.terrains)
         if close:
-            detection_range_ft = gap + params["detection_close_add_ft"]
+            detection_range_ft = gap + params.detection_close_add_ft
         else:
-            detection_range_ft = gap * params["detection_open_multiplier"]
+            detection_range_ft = gap * params.detection_open_multiplier
     ok = moved > detection_range_ft
     verdict = "beyond detection: they slip away" if ok else "still within detection"
     return ok, (

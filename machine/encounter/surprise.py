@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.encounter import Advantage, AdvantageKind
 from hexlog.events.errors import UsageError
-from hexlog.machine.positions import SETTINGS
+from hexlog.events.vocabulary import Setting
+from hexlog.machine.encounter.positions import SETTINGS
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, MutualSurprise, WisSurprise
 
 if TYPE_CHECKING:
-    from hexlog.machine.positions import Roll
+    from hexlog.machine.rolls import Roll
     from hexlog.machine.ruleset import Ruleset
 
 PURPOSE = "encounter.surprise"
@@ -69,8 +72,8 @@ class SurpriseResult:
 
     party: SideSurprise
     monsters: SideSurprise
-    advantage: str
-    advantage_kind: str
+    advantage: Advantage
+    advantage_kind: AdvantageKind
     rolls: tuple[int, ...]
 
     @property
@@ -80,36 +83,36 @@ class SurpriseResult:
         return max(faces, default=0)
 
 
-def _has_option(rules: Ruleset, name: str) -> bool:
-    return name in rules.content.get("options", {})
-
-
-def _flag(rules: Ruleset, name: str) -> bool:
-    return _has_option(rules, name) and bool(rules.option(name))
-
-
 def armor_noise(rules: Ruleset, side: Side) -> str | None:
     """The first noisy armour a side wears under option ``noisy_armor``, or None."""
-    if not side.armor or not _has_option(rules, "noisy_armor"):
+    noisy = rules.part(EncounterOptions).noisy_armor
+    if not side.armor or noisy is None:
         return None
-    kinds = rules.table("armor_kind")
-    known = set(kinds.values())
-    noisy = set(rules.option("noisy_armor"))
     for worn in side.armor:
-        kind = kinds.get(worn, worn if worn in known else None)
+        kind = armor_kind(rules, worn)
         if kind is None:
-            msg = f"{side.name}: unknown armour {worn!r}; use a suit ({', '.join(kinds)}) or a kind"
+            known = ", ".join(rules.part(EncounterTables).armor_kind or {})
+            msg = f"{side.name}: unknown armour {worn!r}; use a suit ({known}) or a kind"
             raise UsageError(msg)
         if kind in noisy:
             return worn
     return None
 
 
+def armor_kind(rules: Ruleset, worn: str) -> str | None:
+    """The kind of a suit (or a kind named as such) under the rules' armour table; None when unknown."""
+    kinds = rules.part(EncounterTables).armor_kind or {}
+    if worn in kinds:
+        return kinds[worn]
+    return worn if worn in set(kinds.values()) else None
+
+
 def _blocker(rules: Ruleset, other: Side) -> str | None:
     """Why the side facing ``other`` cannot be surprised by it, if it cannot."""
-    if other.light_in_darkness and _flag(rules, "light_blocks_surprise"):
+    options = rules.part(EncounterOptions)
+    if other.light_in_darkness and options.light_blocks_surprise:
         return f"the {other.name} carry light in darkness"
-    if _flag(rules, "noise_blocks_surprise"):
+    if options.noise_blocks_surprise:
         if other.noisy:
             return f"the {other.name} make noise"
         worn = armor_noise(rules, other)
@@ -119,7 +122,8 @@ def _blocker(rules: Ruleset, other: Side) -> str | None:
 
 
 def _wis_mod(rules: Ruleset, score: int) -> int:
-    bands = rules.table("wis_surprise")[rules.option("wis_surprise_mod")]
+    choice = rules.part(EncounterOptions).wis_surprise_mod
+    bands = (rules.part(EncounterTables).wis_surprise or {})[choice]  # type: ignore[index]
     mod = int(bands[0][1])
     for least, value in bands:
         if score >= least:
@@ -144,7 +148,7 @@ def _one_side(
         reason = f"{blocked}, so the {side.name} cannot be surprised by them"
         return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
                             reason=reason, nonce=None)
-    rolled = roll(DIE, f"{PURPOSE}.{side.name}")
+    rolled = roll(DIE, f"{PURPOSE}.{side.name}", made_for=side.name)
     face, top = rolled.total, side.surprise_range
     if labels is not None and side.wis_scores:
         labels = labels or tuple(str(i) for i in range(len(side.wis_scores)))
@@ -171,10 +175,7 @@ def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tu
     faces = [s.face if s.surprised and s.face is not None else 0 for s in (party, monsters)]
     lost, note = list(faces), ""
     if party.surprised and monsters.surprised:
-        # a ruleset that only borrows the segments advantage has no A9 option: the default, difference
-        declared = _has_option(rules, "segments_on_mutual_surprise")
-        mutual = rules.option("segments_on_mutual_surprise") if declared else "difference"
-        if mutual == "difference":
+        if rules.part(EncounterOptions).segments_on_mutual_surprise is MutualSurprise.DIFFERENCE:
             gap = abs(faces[0] - faces[1])
             lost = [gap if faces[i] > faces[1 - i] else 0 for i in range(2)]
             note = f"; both surprised: {max(faces)} - {min(faces)} = {gap}, lost by the larger face"
@@ -199,20 +200,17 @@ def check_surprise(  # noqa: PLR0913 - the encounter's call, spelled out
     if member_names and party.wis_scores and len(member_names) != len(party.wis_scores):
         msg = f"{len(member_names)} member names for {len(party.wis_scores)} WIS scores"
         raise UsageError(msg)
-    per_character = (
-        setting in {"dungeon", "indoors"}
-        and _has_option(rules, "wis_surprise_mod")
-        and rules.option("wis_surprise_mod") != "off"
-    )
+    wis = rules.part(EncounterOptions).wis_surprise_mod
+    per_character = Setting(setting).underground and wis is not None and wis is not WisSurprise.OFF
     party_blocked, monsters_blocked = _blocker(rules, monsters), _blocker(rules, party)
     p = _one_side(roll, rules, party, party_blocked, member_names if per_character else None)
     m = _one_side(roll, rules, monsters, monsters_blocked, () if per_character else None)
-    kind = str(rules.option("surprise_advantage"))
-    if kind == "segments":
+    kind = rules.part(EncounterOptions).surprise_advantage
+    if kind is AdvantageKind.SEGMENTS:
         p, m = _segments(rules, p, m)
         ahead = (m.segments > p.segments) - (p.segments > m.segments)
     else:
         ahead = (m.surprised and not p.surprised) - (p.surprised and not m.surprised)
-    advantage = {1: "party", -1: "monsters", 0: "none"}[ahead]
+    advantage = {1: Advantage.PARTY, -1: Advantage.MONSTERS, 0: Advantage.NONE}[ahead]
     rolls = tuple(s.nonce for s in (p, m) if s.nonce is not None)
     return SurpriseResult(party=p, monsters=m, advantage=advantage, advantage_kind=kind, rolls=rolls)

@@ -2,28 +2,34 @@
 
 Nothing here does I/O or draws randomness of its own: every die comes from the ``roll`` callable the
 caller passes (``roll(expression, purpose) -> DiceRolled``), and every result names the rule, the
-steps it took and the nonces of the rolls it used. The AD&D rules live in ``positions_adnd``.
+steps it took and the nonces of the rolls it used. The rules are chosen by the option
+``distance_rules``; the AD&D rules live in ``positions_adnd``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
-from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import UsageError
-from hexlog.machine.ruleset import RulesError, Ruleset
+from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
+from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
+from hexlog.machine.kit.rules import RulesError
 
-#: the dice of the rules: ``roll(expression, purpose)`` returns the recorded roll
-Roll = Callable[[str, str], DiceRolled]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hexlog.events.dice import DiceRolled
+    from hexlog.machine.rolls import Roll
+    from hexlog.machine.ruleset import Ruleset
+
+V = TypeVar("V")
 
 PURPOSE = "encounter.distance"
-SETTINGS = ("dungeon", "wilderness", "waterborne", "indoors", "outdoors")
-FEET_PER_YARD = 3
+SETTINGS = tuple(Setting)
 #: OSE names for the AD&D settings
-_OSE_SETTING = {"indoors": "dungeon", "outdoors": "wilderness"}
+_OSE_SETTING = {Setting.INDOORS: Setting.DUNGEON, Setting.OUTDOORS: Setting.WILDERNESS}
 
 
 @attrs.frozen(kw_only=True)
@@ -31,7 +37,7 @@ class Distance:
     """How far apart the two sides start, and how that was found."""
 
     value: int
-    unit: str
+    unit: Unit
     melee: bool
     missiles_possible: bool
     rule: str
@@ -43,15 +49,13 @@ class Distance:
 class Situation:
     """Everything the referee can tell about where the encounter happens."""
 
-    setting: str
+    setting: Setting
     terrains: tuple[str, ...] = ()
     line_of_sight_ft: int | None = None
     area_ft: int | None = None
     light_radius_ft: int | None = None
     vision_ft: int | None = None
     hiding: bool = False
-    #: 004 weather flag V (§4.10 DEFAULT): the wilderness distance is halved
-    poor_visibility: bool = False
 
 
 @attrs.define
@@ -73,7 +77,7 @@ class Trace:
         """Add a readable step."""
         self.steps.append(text)
 
-    def distance(self, value: int, unit: str, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
+    def distance(self, value: int, unit: Unit, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
         """The finished result."""
         return Distance(
             value=value, unit=unit, melee=melee, missiles_possible=missiles, rule=rule,
@@ -81,14 +85,12 @@ class Trace:
         )
 
 
-def entry(rules: Ruleset, table: str, key: str) -> dict[str, Any]:
+def entry(rules: Ruleset, table: str, found: Mapping[str, V] | None, key: str | None) -> V:
     """One keyed entry of a table, refused with the table and key named when it is missing."""
-    found = rules.table(table)
-    if key not in found:
+    if found is None or key is None or key not in found:
         msg = f"ruleset {rules.name}: tables.{table} has no entry {key!r}"
         raise RulesError(msg)
-    value: dict[str, Any] = found[key]
-    return value
+    return found[key]
 
 
 def cap(trace: Trace, value: int, limit: int, label: str, unit: str = "ft") -> int:
@@ -124,27 +126,25 @@ def determine_distance(
     """The encounter distance by the rules in force; ``surprised`` is (party, monsters)."""
     _check_situation(situation, surprised, segments)
     trace = Trace(roll)
-    if rules.name == "ose":
+    chosen = rules.part(EncounterOptions).distance_rules
+    if chosen is DistanceRules.OSE:
         return _ose(trace, rules, situation, surprised)
-    if rules.name == "explore":
+    if chosen is DistanceRules.EXPLORE:
         return _explore(trace, rules, situation, surprised)
-    if rules.name == "adnd":
-        from hexlog.machine import positions_adnd  # noqa: PLC0415 - it imports this module's types
+    from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
 
-        return positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
-    msg = f"ruleset {rules.name!r} has no encounter distance rule"
-    raise RulesError(msg)
+    return positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
 
 
-def _line_of_sight(trace: Trace, value: int, unit: str, situation: Situation) -> int:
+def _line_of_sight(trace: Trace, value: int, unit: Unit, situation: Situation) -> int:
     """The referee's line-of-sight limit, in the result's unit (yards round down)."""
     if situation.line_of_sight_ft is None:
         return value
-    limit = situation.line_of_sight_ft // (FEET_PER_YARD if unit == "yd" else 1)
+    limit = situation.line_of_sight_ft // (FEET_PER_YARD if unit is Unit.YD else 1)
     return cap(trace, value, limit, f"line of sight {situation.line_of_sight_ft} ft", unit)
 
 
-def _scaled(trace: Trace, dice: str, multiplier: int, unit: str, purpose: str) -> int:
+def _scaled(trace: Trace, dice: str, multiplier: int, unit: Unit, purpose: str) -> int:
     rolled = trace.roll(dice, purpose)
     value = rolled.total * multiplier
     trace.note(f"x{multiplier} {unit} = {value} {unit}")
@@ -154,44 +154,41 @@ def _scaled(trace: Trace, dice: str, multiplier: int, unit: str, purpose: str) -
 def _ose(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
     """OSE §2.3: dungeon 2d6 x 10 ft (never reduced); outdoors 4d6 x 10 yd, or 1d4 x 10 yd."""
     setting = _OSE_SETTING.get(situation.setting, situation.setting)
-    row = entry(rules, "distance", setting)
-    trigger = rules.option("wild_surprise_distance_trigger")
-    shrink = any(surprised) if trigger == "either" else all(surprised)
-    dice, purpose, label = row["dice"], PURPOSE, ""
-    if shrink and row["surprised_dice"]:
-        dice, purpose, label = row["surprised_dice"], f"{PURPOSE}.surprised", " (surprised)"
-        trace.note(f"surprise ({trigger} side surprised): {dice} x {row['multiplier']} {row['unit']}")
+    row = entry(rules, "distance", rules.part(EncounterTables).distance, setting)
+    trigger = rules.part(EncounterOptions).wild_surprise_distance_trigger
+    shrink = any(surprised) if trigger is DistanceTrigger.EITHER else all(surprised)
+    dice, purpose, label = row.dice, PURPOSE, ""
+    if shrink and row.surprised_dice:
+        dice, purpose, label = row.surprised_dice, f"{PURPOSE}.surprised", " (surprised)"
+        trace.note(f"surprise ({trigger} side surprised): {dice} x {row.multiplier} {row.unit}")
     elif any(surprised):
-        why = "not reduced here" if not row["surprised_dice"] else f"the trigger is {trigger!r}"
+        why = "not reduced here" if not row.surprised_dice else f"the trigger is {trigger.value!r}"
         trace.note(f"surprise: distance {why}")
-    value = _scaled(trace, dice, row["multiplier"], row["unit"], purpose)
-    value = _line_of_sight(trace, value, row["unit"], situation)
-    rule = f"ose.{setting} {dice}x{row['multiplier']}{row['unit']}{label}"
-    return trace.distance(value, row["unit"], rule)
+    value = _scaled(trace, dice, row.multiplier, row.unit, purpose)
+    value = _line_of_sight(trace, value, row.unit, situation)
+    rule = f"ose.{setting} {dice}x{row.multiplier}{row.unit}{label}"
+    return trace.distance(value, row.unit, rule)
 
 
 def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
     """Seed 004 §4.3 / §4.5: dungeon 2d4 (or 2d6) x 10 ft, wilderness 4d6 x 10 yd; 1d3 when surprised."""
     setting = _OSE_SETTING.get(situation.setting, situation.setting)
-    row = entry(rules, "distance", setting)
-    unit = row["unit"]
+    tables = rules.part(EncounterTables)
+    row = entry(rules, "distance", tables.distance, setting)
+    unit = row.unit
     if any(surprised):
-        dice, multiplier = row["surprised_dice"], row["multiplier"]
+        dice, multiplier = row.surprised_dice, row.multiplier
         purpose, label = f"{PURPOSE}.surprised", " (surprised)"
         trace.note(f"surprise (a side surprised): {dice} x {multiplier} {unit}")
-    elif setting == "dungeon":
-        choice = rules.option("dungeon_distance")
-        dice_row = entry(rules, "dungeon_distance", choice)
-        dice, multiplier, purpose, label = dice_row["dice"], dice_row["multiplier"], PURPOSE, ""
+    elif setting is Setting.DUNGEON:
+        choice = rules.part(EncounterOptions).dungeon_distance
+        dice_row = entry(rules, "dungeon_distance", tables.dungeon_distance, choice)
+        dice, multiplier, purpose, label = dice_row.dice, dice_row.multiplier, PURPOSE, ""
     else:
-        dice, multiplier, purpose, label = row["dice"], row["multiplier"], PURPOSE, ""
+        dice, multiplier, purpose, label = row.dice, row.multiplier, PURPOSE, ""
     value = _scaled(trace, dice, multiplier, unit, purpose)
-    if situation.poor_visibility:
-        divisor = rules.table("weather_effects")["poor_visibility_distance_divisor"]
-        value //= divisor
-        trace.note(f"poor visibility: / {divisor} -> {value} {unit}")
     value = _line_of_sight(trace, value, unit, situation)
-    at_most = row.get("missiles_at_most")
+    at_most = row.missiles_at_most
     missiles = at_most is not None and value <= at_most
     if missiles:
         trace.note(f"{value} {unit} <= {at_most} {unit}: melee or missile attacks possible")
@@ -205,7 +202,7 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
     surprisers_lit: bool = False, surprisers_noisy: bool = False,
 ) -> tuple[bool, str]:
     """Seed 001: whether the side that alone surprised the other may slip away unnoticed, and why."""
-    from hexlog.machine import positions_adnd  # noqa: PLC0415 - it imports this module's types
+    from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
 
     return positions_adnd.avoid(
         rules, situation, distance, surprised, segments, rate_inches=rate_inches,

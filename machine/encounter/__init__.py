@@ -1,0 +1,69 @@
+"""The encounter (seeds 000, 001 and 004): surprise, distance, initiative, reaction, actions, conclusion.
+
+``ENCOUNTER`` declares it for the kit; the modules of this package hold its parts: the transition
+table and its conditions (``machine``), the folded state (``state``), the commands and steps, the
+typed rules it reads, the pure rules of surprise and distance, the invariants it owns (``guards``)
+and the inverse audit uses to re-run its decisions (``inverse``).
+"""
+
+from __future__ import annotations
+
+from hexlog.events import encounter as ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.machine.encounter import positions, rules, surprise
+from hexlog.machine.encounter.commands import (
+    TRIGGERS,
+    Avoid,
+    CheckSurprise,
+    ConcludeEncounter,
+    DecidePursuit,
+    DetermineDistance,
+    Evade,
+    Fight,
+    Parley,
+    PlayRound,
+    RerollReaction,
+    RollInitiative,
+    RollReaction,
+    StartEncounter,
+    TakeFreeAction,
+    Wait,
+)
+from hexlog.machine.encounter.guards import guard
+from hexlog.machine.encounter.inverse import INVERSE
+from hexlog.machine.encounter.machine import TRANSITIONS, EncounterModel, side_of, situation_of
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
+from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
+from hexlog.machine.encounter.steps import STEPS
+from hexlog.machine.kit.procedure import Procedure
+
+ENCOUNTER = Procedure(
+    name=PROCEDURE,
+    title="Run an encounter step by step: surprise, distance, initiative, reaction, actions, conclusion.",
+    steps=STEPS,
+    triggers=TRIGGERS,
+    phases=Phase,
+    transitions=TRANSITIONS,
+    initial=Phase.IDLE,
+    final=frozenset({Phase.CONCLUDED}),
+    model=EncounterModel,
+    fold=evolve,
+    state_type=EncounterState,
+    rules=(EncounterOptions, EncounterTables),
+    rules_check=rules.check,
+    purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction"),
+    inverse=INVERSE,
+    guards=(guard,),
+    events=(
+        ev.EncounterStarted, ev.MovementRated, ev.SurpriseChecked, ev.PartySurrounded, ev.DistanceDetermined,
+        ev.FreeActionTaken, ev.InitiativeRolled, ev.ReactionRolled, ev.ActionChosen, ev.PursuitDecided,
+        ev.RoundPlayed, ev.EncounterConcluded, ClockAdvanced,
+    ),
+)
+
+__all__ = [
+    "ENCOUNTER", "PROCEDURE", "TRANSITIONS", "TRIGGERS", "Avoid", "CheckSurprise", "ConcludeEncounter",
+    "DecidePursuit", "DetermineDistance", "EncounterState", "Evade", "Fight", "Parley", "Phase", "PlayRound",
+    "RerollReaction", "RollInitiative", "RollReaction", "StartEncounter", "TakeFreeAction", "Wait", "side_of",
+    "situation_of",
+]

@@ -1,0 +1,156 @@
+"""The encounter's commands (imperative names), the trigger each one fires, and what each argument means."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.events.vocabulary import Side
+from hexlog.machine.commands import Command, arg
+
+SIDE_HELP = "party or monsters"
+NOTE_HELP = "what happens, in words"
+
+
+@attrs.frozen(kw_only=True)
+class StartEncounter(Command):
+    """Start an encounter and describe the situation."""
+
+    setting: str = arg(
+        "", help="dungeon, wilderness, waterborne (ose, explore); indoors, outdoors (adnd); default: the first"
+    )
+    name: str = arg("", help="a name for the encounter")
+    party_aware: bool = arg(False, help="the party already knows of the monsters")  # noqa: FBT003 - a default
+    monsters_aware: bool = arg(False, help="the monsters already know of the party")  # noqa: FBT003 - a default
+    party_light: bool = arg(False, help="the party carries light in the dark")  # noqa: FBT003 - a default
+    monsters_light: bool = arg(False, help="the monsters carry light in the dark")  # noqa: FBT003 - a default
+    party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default
+    monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
+    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
+    intelligent: bool = arg(True, help="the monsters are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
+    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
+    terrains: tuple[str, ...] = arg(
+        (), help="outdoor terrain (repeat for mixed): plains, desert, hills, mountains, scrub, forest, marsh",
+        flag="--terrain",
+    )
+    line_of_sight_ft: int | None = arg(None, help="line of sight limit, feet", flag="--line-of-sight", least=1)
+    area_ft: int | None = arg(None, help="size of the encounter area, feet", flag="--area", least=1)
+    light_radius_ft: int | None = arg(None, help="radius of the light carried, feet", flag="--light-radius", least=1)
+    vision_ft: int | None = arg(None, help="infravision or ultravision range, feet", flag="--vision", least=1)
+    hiding: bool = arg(False, help="the other side heard noise and hid")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class CheckSurprise(Command):
+    """Roll surprise for each side that is not already aware."""
+
+
+@attrs.frozen(kw_only=True)
+class DetermineDistance(Command):
+    """Roll the encounter distance by the rules in force (or record the obvious one)."""
+
+    value: int | None = arg(None, help="the distance the situation makes obvious (no roll)", least=0)
+
+
+@attrs.frozen(kw_only=True)
+class TakeFreeAction(Command):
+    """The surprising side uses its free single action or free segments."""
+
+    action: str = arg("attack", help="move, attack, cast, flee, parley, ...")
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class RollInitiative(Command):
+    """Roll 1d6 for each side that is not surprised."""
+
+
+@attrs.frozen(kw_only=True)
+class RollReaction(Command):
+    """Roll the monsters' reaction: 2d6 plus the speaker's CHA modifier."""
+
+    speaker: str = arg("", help="the party member who speaks (CHA modifier applies)")
+    modifier: int = arg(0, help="the referee's situational modifier")
+
+
+@attrs.frozen(kw_only=True)
+class RerollReaction(Command):
+    """Roll an uncertain reaction again, once, after a round."""
+
+    speaker: str | None = arg(None, help="who speaks now (default: the same)")
+    modifier: int = arg(0, help="the referee's situational modifier")
+
+
+@attrs.frozen(kw_only=True)
+class Parley(Command):
+    """A side tries to talk."""
+
+    side: str = arg(Side.PARTY, help=SIDE_HELP)
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class Wait(Command):
+    """A side waits to see what the other does."""
+
+    side: str = arg(Side.PARTY, help=SIDE_HELP)
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class PlayRound(Command):
+    """Let one round pass."""
+
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class Fight(Command):
+    """A side attacks, casts or moves tactically: combat begins and rounds are counted."""
+
+    side: str = arg(Side.PARTY, help=SIDE_HELP)
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class Evade(Command):
+    """A side flees before combat; the other side then decides whether to pursue."""
+
+    side: str = arg(Side.PARTY, help=SIDE_HELP)
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class DecidePursuit(Command):
+    """The side fled from pursues, or lets the other go."""
+
+    pursue: bool | None = arg(None, help="omit for monsters to follow their reaction", flag="--pursue/--let-go")
+    note: str = arg("", help=NOTE_HELP)
+
+
+@attrs.frozen(kw_only=True)
+class Avoid(Command):
+    """The surprisers slip away before the surprised side notices them (AD&D)."""
+
+    side: str = arg(Side.PARTY, help=SIDE_HELP)
+    rate_inches: int | None = arg(None, help="the surprisers' movement rate in inches (movement rule)", least=1)
+    detection_range_ft: int | None = arg(
+        None, help="how far the surprised side would notice them, feet", flag="--detection-range", least=1
+    )
+
+
+@attrs.frozen(kw_only=True)
+class ConcludeEncounter(Command):
+    """End the encounter; the clock advances at least one turn."""
+
+    outcome: str = arg("resolved", help="resolved, fled, slain, bargain, ...")
+    note: str = arg("", help=NOTE_HELP)
+
+
+#: each command's trigger, in the order a referee meets them
+TRIGGERS: dict[type[Command], str] = {
+    StartEncounter: "start", CheckSurprise: "check_surprise", DetermineDistance: "determine_distance",
+    TakeFreeAction: "take_free_action", RollInitiative: "roll_initiative", RollReaction: "react",
+    RerollReaction: "reroll_reaction", Parley: "parley", Wait: "wait", PlayRound: "round",
+    Fight: "fight", Evade: "evade", DecidePursuit: "decide_pursuit", Avoid: "avoid",
+    ConcludeEncounter: "conclude",
+}

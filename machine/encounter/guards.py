@@ -1,0 +1,63 @@
+"""Invariants the encounter owns over the campaign's commands.
+
+While an encounter is under way its party cannot be emptied (surprise and reaction would be rolled
+for nobody). A member's armour is a fact the rules read (the AD&D noise rule), so an armour name the
+rules in force do not know is refused when it is given, and a change to rules that would not know a
+member's armour is refused too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.machine import commands as c
+from hexlog.machine import ruleset as rulesets
+from hexlog.machine.encounter.rules import EncounterTables
+from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
+from hexlog.machine.encounter.surprise import armor_kind
+
+if TYPE_CHECKING:
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
+
+NO_ARMOUR = frozenset({"", "none"})
+
+
+def _unknown_armour(rules: Ruleset, armour: str) -> str | None:
+    """Why the rules cannot use this armour name, or None when they can (or read no armour at all)."""
+    kinds = rules.part(EncounterTables).armor_kind
+    if kinds is None or armour in NO_ARMOUR or armor_kind(rules, armour) is not None:
+        return None
+    known = ", ".join(kinds)
+    kind_names = ", ".join(sorted(set(kinds.values())))
+    return f"armour {armour!r} is not known to the rules in force ({rules.name}): use none, a suit ({known}) or a kind ({kind_names})"
+
+
+def guard(table: Table, command: c.Command) -> None:
+    """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read."""
+    rules = table.rules
+    if isinstance(command, c.AddMember) and rules is not None:
+        why = _unknown_armour(rules, command.armor)
+        if why is not None:
+            raise UsageError(why)
+    if isinstance(command, c.RemoveMember):
+        state = table.procedures.get(PROCEDURE)
+        open_ = isinstance(state, EncounterState) and state.phase not in {Phase.IDLE, Phase.CONCLUDED}
+        if open_ and [m.name for m in table.party.members] == [command.name]:
+            msg = f"{command.name} is the last member of the party while an encounter is under way; conclude it first"
+            raise RuleRefusedError(msg)
+    if isinstance(command, c.ChangeRules) and table.party.members:
+        _check_members_under(table, command)
+
+
+def _check_members_under(table: Table, command: c.ChangeRules) -> None:
+    try:
+        new = rulesets.load(command.ruleset, dict(command.overrides))
+        whys = [(member.name, _unknown_armour(new, member.armor)) for member in table.party.members]
+    except UsageError:
+        return  # the change itself is refused by its step, naming what is wrong
+    for name, why in whys:
+        if why is not None:
+            msg = f"{name}'s {why}; change the member first"
+            raise RuleRefusedError(msg)

@@ -1,0 +1,74 @@
+"""The inverse audit uses: the command that made a recorded encounter decision.
+
+Only what the referee typed is taken from the record (the speaker and modifier of a reaction, a
+referee's or players' pursuit choice, a referee's distance); the rest the step decides again from
+the recorded rolls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import encounter as ev
+from hexlog.machine.kit.procedure import Inverse
+from hexlog.machine.encounter.commands import (
+    CheckSurprise,
+    DecidePursuit,
+    DetermineDistance,
+    RerollReaction,
+    RollInitiative,
+    RollReaction,
+)
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.commands import Command
+
+#: the fields of a decision that the referee typed (the command's arguments), by decision type
+TYPED: dict[type[Event], frozenset[str]] = {
+    ev.ReactionRolled: frozenset({"speaker", "modifier"}),
+    ev.PursuitDecided: frozenset({"note"}),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    """The command that made a recorded decision (None: the event is not a dice-driven decision)."""
+    match event:
+        case ev.SurpriseChecked():
+            return CheckSurprise()
+        case ev.DistanceDetermined(rule="referee"):
+            return DetermineDistance(value=event.value)
+        case ev.DistanceDetermined():
+            return DetermineDistance()
+        case ev.InitiativeRolled():
+            return RollInitiative()
+        case ev.ReactionRolled(reroll=True):
+            return RerollReaction(speaker=event.speaker, modifier=event.modifier)
+        case ev.ReactionRolled():
+            return RollReaction(speaker=event.speaker, modifier=event.modifier)
+        case ev.PursuitDecided():
+            return DecidePursuit(pursue=None if event.decided_by is ev.DecidedBy.REACTION else event.pursue)
+    return None
+
+
+def _note_ok(recorded: str, basis: str) -> bool:
+    """A pursuit's note is the rules' basis, then ``; `` and the referee's free note (if any)."""
+    return not basis or recorded == basis or recorded.startswith(basis + "; ")
+
+
+def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]]:
+    """A distance is compared as value and unit together; a pursuit's note must begin with the rules' basis."""
+    if isinstance(recorded, ev.DistanceDetermined) and isinstance(expected, ev.DistanceDetermined):
+        if (recorded.value, recorded.unit) != (expected.value, expected.unit):
+            given = f"{expected.value} {expected.unit}"
+            return [f"distance {recorded.value} {recorded.unit} recorded, but the rules give {given}"], frozenset(
+                {"value", "unit"}
+            )
+        return [], frozenset({"value", "unit"})
+    if isinstance(recorded, ev.PursuitDecided) and isinstance(expected, ev.PursuitDecided):
+        if not _note_ok(recorded.note, expected.note):
+            return [f'note "{recorded.note}" recorded, but the rules\' basis is "{expected.note}"'], frozenset()
+    return [], frozenset()
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare)

@@ -1,0 +1,205 @@
+"""The encounter procedure as a state machine declared as data (seeds 000, 001 and 004).
+
+``TRANSITIONS`` is the whole procedure: rows with the same trigger and source are tried in order,
+the first whose conditions hold is taken, and a row without conditions is the default branch. The
+conditions are methods of ``EncounterModel``; they only read, and say why they refuse.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events import encounter as ev
+from hexlog.events.errors import UsageError
+from hexlog.events.vocabulary import SIDES, Setting, Side
+from hexlog.machine.encounter import positions
+from hexlog.machine.encounter.rules import EncounterOptions
+from hexlog.machine.encounter.state import EncounterState, Phase
+from hexlog.machine.kit.model import Model
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.ruleset import Ruleset
+
+P = Phase
+TRANSITIONS: list[TransitionConfigDict] = [
+    {"trigger": "start", "source": [P.IDLE, P.CONCLUDED], "dest": P.SURPRISE, "conditions": "has_party"},
+    {"trigger": "check_surprise", "source": P.SURPRISE, "dest": P.DISTANCE},
+    # AD&D free segments, or the 004 dungeon's single action, for the side that alone surprised
+    {"trigger": "determine_distance", "source": P.DISTANCE, "dest": P.FREE_ACTION, "conditions": "gains_free_action"},
+    # 004 dungeon, both sides surprised: straight to combat, no free actions
+    {"trigger": "determine_distance", "source": P.DISTANCE, "dest": P.COMBAT, "conditions": "straight_to_combat"},
+    {"trigger": "determine_distance", "source": P.DISTANCE, "dest": P.INITIATIVE},
+    # 004: non-intelligent monsters that surprised the party close to melee, unless it may flee
+    {"trigger": "take_free_action", "source": P.FREE_ACTION, "dest": P.COMBAT, "conditions": "closes_to_melee"},
+    {"trigger": "take_free_action", "source": P.FREE_ACTION, "dest": P.INITIATIVE},
+    {"trigger": "avoid", "source": [P.FREE_ACTION, P.ACTIONS], "dest": P.CONCLUDED,
+     "conditions": "slips_away_unnoticed"},
+    {"trigger": "roll_initiative", "source": P.INITIATIVE, "dest": P.ACTIONS},
+    {"trigger": "react", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "monsters_may_react"},
+    {"trigger": "reroll_reaction", "source": P.ACTIONS, "dest": P.ACTIONS,
+     "conditions": "uncertain_reaction_a_round_ago"},
+    {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
+    {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS},
+    {"trigger": "round", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "within_round_limit"},
+    # combat rounds are not limited: the 60-round limit is on encounter movement (OSE §2.7)
+    {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT},
+    {"trigger": "fight", "source": P.ACTIONS, "dest": P.COMBAT, "conditions": "side_may_act"},
+    {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
+    {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED},
+    {"trigger": "conclude", "source": [P.ACTIONS, P.COMBAT], "dest": P.CONCLUDED},
+]
+del P
+
+
+def side_of(command: Command | None) -> Side:
+    """The side a command speaks for (the party unless it says); ``UsageError`` when it names neither side."""
+    side = str(getattr(command, "side", Side.PARTY))
+    if side not in SIDES:
+        msg = f"side must be one of {', '.join(SIDES)}, not {side!r}"
+        raise UsageError(msg)
+    return Side(side)
+
+
+def situation_of(e: EncounterState) -> positions.Situation:
+    """The place of the encounter as the distance rules read it (0 = not given)."""
+    s = e.started
+    return positions.Situation(
+        setting=s.setting, terrains=s.terrains, line_of_sight_ft=s.line_of_sight_ft or None,
+        area_ft=s.area_ft or None, light_radius_ft=s.light_radius_ft or None,
+        vision_ft=s.vision_ft or None, hiding=s.hiding,
+    )
+
+
+@attrs.define(slots=False)
+class EncounterModel(Model):
+    """What the encounter's machine sees while one command runs."""
+
+    @property
+    def e(self) -> EncounterState:
+        """The folded encounter (conditions past ``start`` only run when there is one)."""
+        assert isinstance(self.proc, EncounterState)  # noqa: S101 - every phase past IDLE has an encounter
+        return self.proc
+
+    @property
+    def options(self) -> EncounterOptions:
+        """The encounter's options in force."""
+        return self.rules.part(EncounterOptions)
+
+    @property
+    def side(self) -> Side:
+        """The side the command speaks for."""
+        return side_of(self.command)
+
+    def has_party(self) -> bool:
+        """An encounter needs a party to meet the monsters."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def gains_free_action(self) -> bool:
+        """One side alone surprised the other: free segments (AD&D) or a single action (004 dungeon)."""
+        kind = self.e.advantage_kind
+        single = kind is ev.AdvantageKind.SINGLE_ACTION and self.e.setting is Setting.DUNGEON
+        return self.e.advantage is not ev.Advantage.NONE and (kind is ev.AdvantageKind.SEGMENTS or single)
+
+    def straight_to_combat(self) -> bool:
+        """004 dungeon: when both sides are surprised they go straight to combat, no free actions."""
+        e = self.e
+        single = e.advantage_kind is ev.AdvantageKind.SINGLE_ACTION
+        return single and e.setting is Setting.DUNGEON and all(e.surprised)
+
+    def closes_to_melee(self) -> bool:
+        """004: non-intelligent monsters that surprised the party move to melee, unless it may flee first."""
+        e = self.e
+        attack = self.options.unintelligent_monsters_attack
+        return e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and attack and not self._flees_first()
+
+    def _flees_first(self) -> bool:
+        """§4.3 3a: the rule exists (limit above 0) and the monsters are within it, so the party may flee first."""
+        limit = self.options.surprised_party_flees_within_ft
+        return limit > 0 and self.e.distance_ft <= limit
+
+    def side_may_act(self) -> bool:
+        """A side surprised under the one-round advantage cannot act until the first round is over."""
+        e = self.e
+        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage == self.side.other and e.rounds < 1:
+            return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")
+        return True
+
+    def flight_allowed(self) -> bool:
+        """004: a surprised party may flee before combat only when the monsters are close."""
+        limit = self.options.surprised_party_flees_within_ft
+        e = self.e
+        if self.side is Side.PARTY and e.advantage is ev.Advantage.MONSTERS and limit and e.distance_ft > limit:
+            away = e.distance_ft
+            return self.refuse(f"a surprised party may flee only within {limit} ft; the monsters are {away} ft away")
+        return True
+
+    def slips_away_unnoticed(self) -> bool:
+        """AD&D: the side that alone surprised the other, or faces a noisy one, may slip away unnoticed."""
+        ok, why = avoid_verdict(self.rules, self.e, self.side, self.command)
+        return ok or self.refuse(why)
+
+    def monsters_may_react(self) -> bool:
+        """Monsters roll reaction unless the rules make non-intelligent ones simply attack."""
+        if not self.e.started.intelligent and self.options.unintelligent_monsters_attack:
+            return self.refuse("non-intelligent monsters roll no reaction: they move to attack (fight)")
+        return True
+
+    def uncertain_reaction_a_round_ago(self) -> bool:
+        """An uncertain reaction may be rolled again once, after a round has passed."""
+        e, last = self.e, self.e.reaction
+        if not self.options.reroll_uncertain_reaction:
+            return self.refuse(f"the rules in force ({self.rules.name}) do not re-roll uncertain reactions")
+        if last is None or last.result is not ev.ReactionResult.UNCERTAIN:
+            seen = f"the last one was {last.result}" if last is not None else "none was rolled yet"
+            return self.refuse(f"only an uncertain reaction may be re-rolled; {seen}")
+        if last.reroll:
+            return self.refuse("the uncertain reaction was already re-rolled once; roll a new reaction instead")
+        if e.rounds <= last.round:
+            when = f"rolled in round {last.round}, now {e.rounds}"
+            return self.refuse(f"a round must pass after the uncertain reaction ({when})")
+        return True
+
+    def within_round_limit(self) -> bool:
+        """Encounter movement (before combat) lasts at most the rules' maximum of rounds."""
+        limit = self.options.encounter_move_max_rounds
+        return self.e.rounds < limit or self.refuse(
+            f"encounter movement lasts at most {limit} rounds; fight, evade or conclude it"
+        )
+
+
+def avoid_verdict(rules: Ruleset, e: EncounterState, side: Side, command: Command | None) -> tuple[bool, str]:
+    """AD&D §3.2-3.4: whether ``side`` may avoid the encounter unnoticed, and why."""
+    if rules.part(EncounterOptions).avoid_rule is None:
+        return False, f"the rules in force ({rules.name}) have no avoid-encounter rule; use evade"
+    s, foe = e.started, side.other
+    noisy = {Side.PARTY: s.party_noisy, Side.MONSTERS: s.monsters_noisy}
+    surprised = dict(zip(SIDES, e.surprised, strict=True))
+    if noisy[foe] and not noisy[side] and not surprised[side]:
+        return True, f"the {foe} make noise: the {side} slip away before they are noticed"
+    if e.advantage != side or e.distance is None:
+        why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"
+        return False, f"{why} (advantage: {e.advantage})"
+    if e.phase is not Phase.FREE_ACTION:
+        return False, f"the {side} could slip away only in their free segments, which have passed"
+    d = e.distance
+    found = positions.Distance(
+        value=d.value, unit=d.unit, melee=d.melee, missiles_possible=d.missiles_possible, rule=d.rule,
+        steps=d.steps, rolls=d.rolls,
+    )
+    speed = s.monster_speed if side is Side.MONSTERS else (e.movement.party_base if e.movement else 0)
+    rate = getattr(command, "rate_inches", None)
+    sur = e.surprise
+    segments = 0 if sur is None else (sur.party_segments if side is Side.MONSTERS else sur.monsters_segments)
+    return positions.avoid(
+        rules, situation_of(e), found, e.surprised, segments,
+        rate_inches=rate if rate is not None else (speed // 10 or None),
+        detection_range_ft=getattr(command, "detection_range_ft", None),
+        surprisers_lit=s.monsters_light if side is Side.MONSTERS else s.party_light,
+        surprisers_noisy=noisy[side],
+    )

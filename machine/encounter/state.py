@@ -1,0 +1,114 @@
+"""The encounter's folded state: its phase and the facts recorded so far, built from events only."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import attrs
+
+from hexlog.events import encounter as ev
+from hexlog.events.base import Event
+from hexlog.events.procedure import PhaseChanged
+from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
+
+PROCEDURE = "encounter"
+
+
+class Phase(enum.Enum):
+    """Where an encounter stands."""
+
+    IDLE = "idle"
+    SURPRISE = "surprise"
+    DISTANCE = "distance"
+    FREE_ACTION = "free_action"
+    INITIATIVE = "initiative"
+    ACTIONS = "actions"
+    EVASION = "evasion"
+    COMBAT = "combat"
+    CONCLUDED = "concluded"
+
+
+@attrs.frozen(kw_only=True)
+class EncounterState:
+    """The latest encounter of a campaign: its phase and the facts recorded so far."""
+
+    started: ev.EncounterStarted
+    phase: Phase = Phase.IDLE
+    movement: ev.MovementRated | None = None
+    surprise: ev.SurpriseChecked | None = None
+    surrounded: ev.PartySurrounded | None = None
+    distance: ev.DistanceDetermined | None = None
+    free_action: ev.FreeActionTaken | None = None
+    initiative: ev.InitiativeRolled | None = None
+    #: the latest reaction roll, and how many were rolled
+    reaction: ev.ReactionRolled | None = None
+    reactions: int = 0
+    actions: tuple[ev.ActionChosen, ...] = ()
+    rounds: int = 0
+    in_combat: bool = False
+    pursuit: ev.PursuitDecided | None = None
+    concluded: ev.EncounterConcluded | None = None
+
+    @property
+    def setting(self) -> ev.Setting:
+        """Where it happens."""
+        return self.started.setting
+
+    @property
+    def surprised(self) -> tuple[bool, bool]:
+        """Whether (party, monsters) are surprised."""
+        s = self.surprise
+        return (s.party_surprised, s.monsters_surprised) if s is not None else (False, False)
+
+    @property
+    def advantage(self) -> ev.Advantage:
+        """``party``, ``monsters`` or ``none``: who surprised the other alone."""
+        return self.surprise.advantage if self.surprise is not None else ev.Advantage.NONE
+
+    @property
+    def advantage_kind(self) -> ev.AdvantageKind | None:
+        """``round``, ``segments`` or ``single_action``; None before surprise."""
+        return self.surprise.advantage_kind if self.surprise is not None else None
+
+    @property
+    def distance_ft(self) -> int:
+        """The encounter distance in feet; 0 before it is known."""
+        d = self.distance
+        return 0 if d is None else d.value * (FEET_PER_YARD if d.unit is Unit.YD else 1)
+
+    @property
+    def fleeing(self) -> Side | None:
+        """The side that chose evasion, if any."""
+        return next((a.side for a in reversed(self.actions) if a.action is ev.Action.EVASION), None)
+
+
+#: the events kept as the latest fact of their kind, by the state field that holds them
+_LATEST: dict[type[Event], str] = {
+    ev.MovementRated: "movement", ev.SurpriseChecked: "surprise", ev.PartySurrounded: "surrounded",
+    ev.DistanceDetermined: "distance", ev.FreeActionTaken: "free_action", ev.InitiativeRolled: "initiative",
+    ev.PursuitDecided: "pursuit", ev.EncounterConcluded: "concluded",
+}
+
+
+def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
+    """The encounter after one event; a new ``EncounterStarted`` replaces a concluded one."""
+    if isinstance(event, ev.EncounterStarted):
+        return EncounterState(started=event)
+    if state is None:
+        return None
+    changes: dict[str, Any] = {}
+    latest = _LATEST.get(type(event))
+    if latest is not None:
+        changes[latest] = event
+    match event:
+        case PhaseChanged(procedure="encounter", dest=dest):
+            changes["phase"] = Phase[dest]
+        case ev.ReactionRolled():
+            changes.update(reaction=event, reactions=state.reactions + 1)
+        case ev.ActionChosen():
+            combat = state.in_combat or event.action is ev.Action.COMBAT
+            changes.update(actions=(*state.actions, event), in_combat=combat)
+        case ev.RoundPlayed():
+            changes.update(rounds=event.round, in_combat=state.in_combat or event.combat)
+    return attrs.evolve(state, **changes) if changes else state

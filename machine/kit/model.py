@@ -1,0 +1,49 @@
+"""The object a procedure's machine sees while one command runs; its conditions only read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+if TYPE_CHECKING:
+    import enum
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
+
+
+@attrs.define(slots=False)
+class Model:
+    """The folded state of the procedure, the table and the command, for the conditions to read.
+
+    A procedure subclasses it with its condition methods; a condition that fails says why through
+    ``refuse`` (the kit joins the reasons into the refusal). ``transitions`` binds ``trigger`` and
+    ``may_trigger`` when the model is attached.
+    """
+
+    state: enum.Enum
+    proc: Any = None
+    table: Table | None = None
+    command: Command | None = None
+    refusals: list[str] = attrs.field(factory=list)
+
+    if TYPE_CHECKING:  # bound by transitions on add_model (declaring them would skip the binding)
+
+        def trigger(self, name: str) -> bool:
+            """Fire a trigger by name."""
+
+        def may_trigger(self, name: str) -> bool:
+            """Whether a trigger's conditions hold now."""
+
+    @property
+    def rules(self) -> Ruleset:
+        """The rules in force."""
+        assert self.table is not None and self.table.rules is not None  # noqa: S101 - loaded by the kit
+        return self.table.rules
+
+    def refuse(self, why: str) -> bool:
+        """Note why a condition fails, and fail."""
+        self.refusals.append(why)
+        return False

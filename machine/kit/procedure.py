@@ -1,0 +1,125 @@
+"""The declaration every procedure fills in: the kit reads it, and nothing else knows a procedure by name.
+
+A procedure with a machine declares its phases and its transition table as data (in its own
+package, at the top of the module that holds them), the model whose conditions the table names,
+the fold of its state, one step per command, the typed rules it reads, the roll purposes its steps
+use, and the inverse that audit uses to re-run its dice-driven decisions. It may also declare guards
+(invariants it owns over other commands), checks that fall due as game time passes, modifiers it
+imposes on rolls, and what it does when a procedure it handed off to concludes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.machine.commands import Command
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+    from hexlog.events.base import Event
+    from hexlog.events.dice import RollModifier
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.kit.model import Model
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
+
+#: a step: roll what the rules ask for and emit the events (the kit fires the trigger before it runs)
+Step = Callable[["StepContext", Any], None]
+#: an invariant a procedure owns: raise (a refusal naming the reason) when ``command`` would break it
+Guard = Callable[["Table", Command], None]
+#: the modifiers the state imposes on a roll made for someone: (table, made for, purpose) -> modifiers
+ModifierSource = Callable[["Table", str, str], "Sequence[RollModifier]"]
+#: a procedure's fold: its state after one event (None: no such procedure under way)
+Fold = Callable[[Any, "Event"], Any]
+
+
+@attrs.frozen(kw_only=True)
+class DueCheck:
+    """A check that falls due as game time passes (light burning down, a wandering check, rest owed).
+
+    After every advance of the clock the kit runs each registered check, in registry order, with the
+    span of game time just passed: ``run(ctx, start, end)`` (seconds since the campaign began) emits
+    whatever falls due in ``start < t <= end``.
+    """
+
+    name: str
+    run: Callable[[StepContext, int, int], None]
+
+
+@attrs.frozen(kw_only=True)
+class Inverse:
+    """What audit needs to re-run a procedure's dice-driven decisions from the recorded rolls.
+
+    ``command_for(event)`` is the command that made a recorded decision (None: not such a decision),
+    with only what the referee typed taken from the record; ``typed`` names those fields by event
+    type, so they are not compared; ``compare(recorded, expected)`` may word some differences itself
+    and return the fields it has judged.
+    """
+
+    command_for: Callable[[Event], Command | None]
+    typed: Mapping[type[Event], frozenset[str]] = attrs.field(factory=dict)
+    compare: Callable[[Event, Event], tuple[list[str], frozenset[str]]] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Resume:
+    """What a parent does when the procedure it handed off to concludes: fire ``trigger``, then ``step``."""
+
+    trigger: str
+    step: Step
+
+
+@attrs.frozen(kw_only=True)
+class Procedure:
+    """One procedure, declared for the kit."""
+
+    #: the name procedures, events and logs know it by
+    name: str
+    #: one line for the command line's help
+    title: str
+    #: each command's step
+    steps: Mapping[type[Command], Step]
+    #: each command's trigger (commands of a procedure with a machine); a command not listed runs no machine
+    triggers: Mapping[type[Command], str] = attrs.field(factory=dict)
+    #: the machine: phases, the transition table (rows as ``transitions`` takes them), the initial
+    #: phase and the phases in which the procedure has concluded
+    phases: type[enum.Enum] | None = None
+    transitions: Sequence[TransitionConfigDict] = ()
+    initial: enum.Enum | None = None
+    final: frozenset[enum.Enum] = frozenset()
+    #: the class whose condition methods the transition table names
+    model: type[Model] | None = None
+    #: the folded state (kept in the table under the procedure's name) and its class
+    fold: Fold | None = None
+    state_type: type | None = None
+    #: the typed parts of a ruleset the procedure reads, and a check across them run when rules are loaded
+    rules: tuple[type, ...] = ()
+    rules_check: Callable[[Ruleset], None] | None = None
+    #: the roll purposes its steps use: reserved, each alone or followed by ``.`` and more
+    purposes: tuple[str, ...] = ()
+    inverse: Inverse | None = None
+    guards: tuple[Guard, ...] = ()
+    due_checks: tuple[DueCheck, ...] = ()
+    modifiers: tuple[ModifierSource, ...] = ()
+    resume: Resume | None = None
+    #: the event types its steps write
+    events: tuple[type[Event], ...] = ()
+
+    @property
+    def has_machine(self) -> bool:
+        """Whether the procedure runs a state machine (the campaign's own commands do not)."""
+        return self.phases is not None
+
+    def phase_of(self, state: Any) -> enum.Enum | None:
+        """The phase of a folded state (its initial phase before the procedure first ran)."""
+        return self.initial if state is None else state.phase
+
+    def is_open(self, state: Any) -> bool:
+        """Whether the procedure is under way: past its initial phase and not concluded."""
+        phase = self.phase_of(state)
+        return phase is not None and phase is not self.initial and phase not in self.final

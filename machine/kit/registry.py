@@ -1,0 +1,143 @@
+"""The registry: the one list of procedures that the handler, the fold, replay, audit, render and the
+command line read. It is built explicitly (``hexlog.machine.registry``); nothing registers itself."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.machine.kit.rules import keys_of
+from hexlog.machine.kit.runner import Runner
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.kit.procedure import DueCheck, Guard, ModifierSource, Procedure
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
+
+
+@attrs.frozen
+class Route:
+    """Where a command goes: its procedure, and the trigger it fires (None: no machine)."""
+
+    procedure: Procedure
+    trigger: str | None
+
+
+class Registry:
+    """The procedures hexlog runs, in order (which is also the order of their due checks and modifiers)."""
+
+    def __init__(self, procedures: tuple[Procedure, ...]) -> None:
+        self.procedures = procedures
+        self._by_name: dict[str, Procedure] = {}
+        self._routes: dict[type[Command], Route] = {}
+        self.runners: dict[str, Runner] = {}
+        for procedure in procedures:
+            if procedure.name in self._by_name:
+                msg = f"two procedures are named {procedure.name}"
+                raise TypeError(msg)
+            self._by_name[procedure.name] = procedure
+            for command in procedure.steps:
+                if command in self._routes:
+                    msg = f"{command.__name__} is a command of two procedures"
+                    raise TypeError(msg)
+                self._routes[command] = Route(procedure, procedure.triggers.get(command))
+            if procedure.has_machine:
+                self.runners[procedure.name] = Runner(procedure)
+        purposes = [p for proc in procedures for p in proc.purposes]
+        if len(purposes) != len(set(purposes)):
+            msg = "two procedures reserve the same roll purpose"
+            raise TypeError(msg)
+
+    def __iter__(self) -> Iterator[Procedure]:
+        return iter(self.procedures)
+
+    def procedure(self, name: str) -> Procedure:
+        """The procedure of this name; ``NotFoundError`` naming the known ones."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            known = ", ".join(self._by_name)
+            msg = f"no procedure named {name!r}; known: {known}"
+            raise NotFoundError(msg) from None
+
+    def knows(self, name: str) -> bool:
+        """Whether a procedure of this name is registered."""
+        return name in self._by_name
+
+    def route(self, command: type[Command]) -> Route:
+        """The procedure (and trigger) of a command class; ``UsageError`` for a command none declares."""
+        try:
+            return self._routes[command]
+        except KeyError:
+            msg = f"unknown command {command.__name__}"
+            raise UsageError(msg) from None
+
+    def runner(self, name: str) -> Runner:
+        """The machine of a procedure that has one."""
+        return self.runners[name]
+
+    @property
+    def machines(self) -> list[Procedure]:
+        """The procedures that run a state machine, in order."""
+        return [p for p in self.procedures if p.has_machine]
+
+    @property
+    def guards(self) -> list[Guard]:
+        """Every invariant any procedure owns, in order."""
+        return [g for p in self.procedures for g in p.guards]
+
+    @property
+    def due_checks(self) -> list[DueCheck]:
+        """Every check that falls due with game time, in order."""
+        return [c for p in self.procedures for c in p.due_checks]
+
+    @property
+    def modifier_sources(self) -> list[ModifierSource]:
+        """Every source of roll modifiers, in order."""
+        return [m for p in self.procedures for m in p.modifiers]
+
+    @property
+    def rule_parts(self) -> list[type]:
+        """Every typed part of a ruleset some procedure reads (each once)."""
+        return list(dict.fromkeys(part for p in self.procedures for part in p.rules))
+
+    def used_keys(self) -> set[tuple[str, str]]:
+        """(section, key) of every option and table some procedure reads."""
+        return {(part.section, key) for part in self.rule_parts for key in keys_of(part)}  # type: ignore[attr-defined]
+
+    def check_rules(self, rules: Ruleset) -> None:
+        """Structure every part procedures read and run their checks: a bad key is refused by name."""
+        rules.check(self.rule_parts)
+        for procedure in self.procedures:
+            if procedure.rules_check is not None:
+                procedure.rules_check(rules)
+
+    def readers(self, section: str, key: str) -> list[str]:
+        """The procedures that read an option or table."""
+        return [
+            p.name for p in self.procedures
+            if any(part.section == section and key in keys_of(part) for part in p.rules)  # type: ignore[attr-defined]
+        ]
+
+    @property
+    def purposes(self) -> list[str]:
+        """Every roll purpose a procedure reserves for its steps."""
+        return [p for proc in self.procedures for p in proc.purposes]
+
+    def reserved(self, purpose: str) -> str | None:
+        """The reserved purpose that ``purpose`` is (or extends), if any."""
+        return next((p for p in self.purposes if purpose == p or purpose.startswith(p + ".")), None)
+
+    def open_procedures(self, table: Table) -> list[tuple[Procedure, Any]]:
+        """The procedures under way at a table, with their states."""
+        out = []
+        for p in self.machines:
+            state = table.procedures.get(p.name)
+            if p.is_open(state):
+                out.append((p, state))
+        return out

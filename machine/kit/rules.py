@@ -1,0 +1,185 @@
+"""Typed rules: each procedure declares the options and tables it reads as attrs classes.
+
+A ruleset's ``[options]`` and ``[tables]`` are plain data (TOML). Each procedure declares one class
+per section it reads (``section = "options"`` or ``"tables"``), one field per key, with the sentence
+that explains it (``rule(help=...)``); the ruleset is structured into those classes when it is
+loaded, so a wrong type, an unknown choice or a value out of range is refused at ``init`` or
+``rules change``, naming the key. A key no class declares is not used by any procedure.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, IterableValidationError
+
+from hexlog.events.errors import DiceExpressionError, UsageError
+from hexlog.machine import dice
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+T = TypeVar("T")
+
+HELP = "help"
+SECTIONS = ("options", "tables")
+
+
+class RulesError(UsageError):
+    """A ruleset name, an override file or a value in a ruleset that cannot be used."""
+
+
+class RulesPart(Protocol):
+    """An attrs class that reads one section of a ruleset: ``options`` or ``tables``."""
+
+    section: ClassVar[str]
+    __attrs_attrs__: ClassVar[Any]
+
+
+def rule(default: Any = attrs.NOTHING, *, help: str, validator: Any = None, factory: Any = None) -> Any:  # noqa: A002 - the sentence's name
+    """A field of a rules class: its default (a ruleset may leave it out) and the sentence explaining it."""
+    if factory is not None:
+        return attrs.field(factory=factory, validator=validator, metadata={HELP: help}, kw_only=True)
+    return attrs.field(default=default, validator=validator, metadata={HELP: help}, kw_only=True)
+
+
+def in_range(low: float, high: float) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
+    """A validator: the value (each value, for a tuple) lies in ``low..high`` inclusive; None passes."""
+
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        for one in value if isinstance(value, tuple) else (value,):
+            if one is not None and not low <= one <= high:
+                msg = f"{attribute.name}: {one} is out of range; allowed {_num(low)} to {_num(high)}"
+                raise ValueError(msg)
+
+    return check
+
+
+def dice_expression(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """A validator: the value is a dice expression hexlog can roll ("" means none)."""
+    if value:
+        try:
+            dice.parse(value)
+        except DiceExpressionError as err:
+            msg = f"{attribute.name}: {err}"
+            raise ValueError(msg) from err
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def help_of(cls: type, name: str) -> str:
+    """The sentence that explains a field of a rules class."""
+    field = attrs.fields_dict(cls)[name]
+    return str(field.metadata.get(HELP, ""))
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, target: Any) -> Any:
+        if isinstance(target, type) and issubclass(target, enum.Enum):
+            return _structure_enum(value, target)  # a StrEnum is a str: its hook is this one
+        if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                msg = f"{value} is not allowed; use a finite number"
+                raise ValueError(msg)
+            return float(value)
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return value
+        msg = f"expected {name}, got {_kind(value)}"
+        raise ValueError(msg)
+
+    return structure
+
+
+def _structure_enum(value: Any, kind: type[enum.Enum]) -> enum.Enum:
+    for member in kind:
+        if member.value == value and type(member.value) is type(value):
+            return member
+    shown = ", ".join(str(m.value) for m in kind)
+    msg = f"{value!r} is not one of {shown}"
+    raise ValueError(msg)
+
+
+def _converter() -> cattrs.Converter:
+    conv = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    for kind, name in ((int, "an integer"), (float, "a number"), (str, "a string"), (bool, "a boolean")):
+        conv.register_structure_hook(kind, _strict(kind, name))
+    conv.register_structure_hook_func(lambda t: isinstance(t, type) and issubclass(t, enum.Enum), _structure_enum)
+    return conv
+
+
+converter = _converter()
+
+
+def _path(path: str) -> str:
+    """cattrs' ``$.a['b'][0]`` written as the dotted TOML key ``a.b[0]``."""
+    text = re.sub(r"\['([^']*)'\]", r".\1", path).removeprefix("$").lstrip(".")
+    return text
+
+
+def _messages(err: BaseException, where: str) -> list[str]:
+    def describe(exc: BaseException, _: Any) -> str:
+        if isinstance(exc, KeyError):
+            return f"missing {exc.args[0]}" if exc.args else "missing key"
+        if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+            return "unknown key(s) " + ", ".join(sorted(exc.extra_fields))
+        return str(exc)
+
+    if isinstance(err, ClassValidationError | IterableValidationError):
+        found = cattrs.transform_error(err, format_exception=describe)
+    else:
+        found = [f"{describe(err, None)} @ $"]
+    out = []
+    for line in found:
+        text, _, path = line.rpartition(" @ ")
+        key = _path(path)
+        named = _FIELD_MESSAGE.match(text)  # a validator's "field: why"
+        if named is not None:
+            key, text = ".".join(filter(None, (key, named[1]))), named[2]
+        out.append(f"{where}.{key}: {text}" if key else f"{where}: {text}")
+    return out
+
+
+_FIELD_MESSAGE = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.DOTALL)
+
+
+def structure(cls: type[T], section: Mapping[str, Any], where: str) -> T:
+    """The part of ``section`` that ``cls`` reads, structured; ``RulesError`` naming every bad key."""
+    names = {f.name for f in attrs.fields(cls)}  # type: ignore[misc]  # cls is an attrs class
+    data = {k: v for k, v in section.items() if k in names}
+    try:
+        return converter.structure(data, cls)
+    except (ClassValidationError, IterableValidationError, ValueError, TypeError, KeyError) as err:
+        raise RulesError("; ".join(_messages(err, where))) from err
+
+
+def keys_of(cls: type) -> list[str]:
+    """The keys a rules class reads."""
+    return [f.name for f in attrs.fields(cls)]  # type: ignore[misc]  # an attrs class
+
+
+def unstructure(value: Any) -> Any:
+    """A typed rules value back as plain data, as a ruleset file holds it."""
+    return converter.unstructure(value)

@@ -1,0 +1,16 @@
+"""The procedures hexlog runs, in order. Adding a procedure is adding its package and one line here.
+
+The order is the order of due checks and roll modifiers: a procedure whose check must run first
+(light burning down before wandering checks, exhaustion first among modifiers) comes first.
+"""
+
+from __future__ import annotations
+
+from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.encounter import ENCOUNTER
+from hexlog.machine.kit.registry import Registry
+
+REGISTRY = Registry((
+    CAMPAIGN,
+    ENCOUNTER,
+))

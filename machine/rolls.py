@@ -1,0 +1,76 @@
+"""Where faces come from: the committed dice of a session, or a script for tests of a rule."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+from hexlog.events.dice import DiceRolled
+from hexlog.machine import dice as hexdice
+
+
+class Roller(Protocol):
+    """Gives the faces of one roll."""
+
+    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]: ...
+
+
+class Roll(Protocol):
+    """The dice of the pure rules: roll ``expression`` for ``purpose`` (made for someone) and record it."""
+
+    def __call__(self, expression: str, purpose: str, *, made_for: str = "") -> DiceRolled: ...
+
+
+@attrs.frozen
+class KeyRoller:
+    """Faces by hexlog-dice-v1 from a session's roll key."""
+
+    key: bytes
+
+    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]:
+        """The committed faces of roll ``nonce``."""
+        return hexdice.faces_for(self.key, nonce, sides)
+
+
+@attrs.define
+class ScriptedRoller:
+    """Faces taken from a script, for tests of a rule on chosen rolls."""
+
+    script: list[int]
+
+    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ARG002 - protocol
+        """The next faces of the script, one per die; each must fit its die."""
+        out = []
+        for s in sides:
+            face = self.script.pop(0)
+            if not 1 <= face <= s:
+                msg = f"scripted face {face} does not fit a d{s}"
+                raise ValueError(msg)
+            out.append(face)
+        return tuple(out)
+
+
+class Rolls:
+    """A ``roll`` function outside any session, for the pure rules in simulations and tests.
+
+    Faces come from a roller (committed dice through ``KeyRoller``, or a script); nonces count from 0
+    and every roll is kept in ``made``.
+    """
+
+    def __init__(self, roller: Roller, session: str = "s1") -> None:
+        self.roller = roller
+        self.session = session
+        self.made: list[DiceRolled] = []
+
+    def __call__(self, expression: str, purpose: str, *, made_for: str = "") -> DiceRolled:
+        """Roll ``expression`` for ``purpose`` as a procedure step would."""
+        spec = hexdice.parse(expression)
+        nonce = len(self.made)
+        faces = self.roller.faces(nonce, spec.sides_tuple)
+        rolled = DiceRolled(
+            session=self.session, nonce=nonce, purpose=purpose, sides=spec.sides_tuple, faces=faces,
+            modifier=spec.modifier, total=sum(faces) + spec.modifier, made_for=made_for,
+        )
+        self.made.append(rolled)
+        return rolled

@@ -1,0 +1,86 @@
+"""The session lifecycle, folded once for everyone who needs it.
+
+A session opens with a commitment, may take the players' client seed before its first roll, rolls,
+and ends either closed (its secret revealed) or abandoned (its secret lost). The table, the roll
+ledger, the dice audit and the player's view all read this one fold.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from hexlog.events.base import Event
+from hexlog.events.dice import DiceRolled
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+
+
+class Status(enum.StrEnum):
+    """Where a session stands."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+    ABANDONED = "abandoned"
+
+
+@attrs.frozen(kw_only=True)
+class Session:
+    """One session: its commitment, the players' seed, how far it has rolled and how it ended."""
+
+    id: str
+    commitment: str
+    scheme: str
+    client_seed: str = ""
+    #: the nonce its next roll takes
+    next_nonce: int = 0
+    status: Status = Status.OPEN
+    #: the revealed secret in hex, once closed
+    secret: str = ""
+
+    @property
+    def open(self) -> bool:
+        """Whether it has neither closed nor been abandoned."""
+        return self.status is Status.OPEN
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether it ended without revealing its secret."""
+        return self.status is Status.ABANDONED
+
+    @property
+    def ended(self) -> bool:
+        """Whether it closed or was abandoned (its secret rolls may then be shown)."""
+        return self.status is not Status.OPEN
+
+
+@attrs.frozen(kw_only=True)
+class SessionLog:
+    """The latest session, how many sessions there were, and every commitment so far."""
+
+    current: Session | None = None
+    count: int = 0
+    #: the commitment of every session so far: a secret is never used twice
+    commitments: tuple[str, ...] = ()
+
+
+def evolve(log: SessionLog, event: Event) -> SessionLog:
+    """The lifecycle after one event; events about another session than the latest leave it as it is."""
+    if isinstance(event, SessionOpened):
+        session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme)
+        return SessionLog(current=session, count=log.count + 1, commitments=(*log.commitments, event.commitment))
+    current = log.current
+    if current is None or getattr(event, "session", None) != current.id:
+        return log
+    match event:
+        case DiceRolled():
+            changed = attrs.evolve(current, next_nonce=max(current.next_nonce, event.nonce + 1))
+        case ClientSeedSet():
+            changed = attrs.evolve(current, client_seed=event.client_seed)
+        case SessionClosed():
+            changed = attrs.evolve(current, status=Status.CLOSED, secret=event.secret)
+        case SessionAbandoned():
+            changed = attrs.evolve(current, status=Status.ABANDONED)
+        case _:
+            return log
+    return attrs.evolve(log, current=changed)

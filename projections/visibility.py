@@ -1,0 +1,57 @@
+"""What a player may see: a secret roll stays hidden, with every decision that used it, until its
+session ends (closes with the reveal, or is abandoned). The command line and the service both ask this."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from hexlog.events.base import Event
+
+
+def ended_sessions(events: Iterable[Event]) -> frozenset[str]:
+    """The sessions that closed or were abandoned among ``events``."""
+    return frozenset(e.session for e in events if isinstance(e, SessionClosed | SessionAbandoned))
+
+
+class PlayerView:
+    """Walks a stream in order and says which events a player may not see yet.
+
+    ``ended`` names the sessions that have ended as of the moment the view is for: their secret
+    rolls are shown, every other secret roll is hidden, and so is every event whose ``rolls`` names one.
+    """
+
+    def __init__(self, ended: Iterable[str]) -> None:
+        self.ended = frozenset(ended)
+        self.current = ""
+        self.hidden: set[tuple[str, int]] = set()
+
+    def hides(self, event: Event) -> bool:
+        """Whether a player may not see this event (call it for each event, in stream order)."""
+        if isinstance(event, SessionOpened):
+            self.current = event.session
+        if isinstance(event, DiceRolled):
+            secret = event.visibility is Visibility.REFEREE and event.session not in self.ended
+            if secret:
+                self.hidden.add((event.session, event.nonce))
+            return secret
+        used = getattr(event, "rolls", ())
+        return isinstance(used, tuple) and any((self.current, n) in self.hidden for n in used)
+
+    def hidden_rolls(self) -> set[tuple[str, int]]:
+        """(session, nonce) of every secret roll hidden so far."""
+        return set(self.hidden)
+
+
+def hidden_rolls(events: Iterable[Event], ended: Iterable[str] | None = None) -> set[tuple[str, int]]:
+    """(session, nonce) of every secret roll a player may not see; ``ended`` defaults to the events' own."""
+    listed = list(events)
+    view = PlayerView(ended_sessions(listed) if ended is None else ended)
+    for event in listed:
+        view.hides(event)
+    return view.hidden_rolls()

@@ -1,0 +1,233 @@
+"""The dice audit: sessions, nonces, commitments and every revealed roll of one stream, re-derived.
+
+It walks the stream with the shared session lifecycle fold (``hexlog.projections.sessions``),
+checking each event against the lifecycle as it stands just before it, and keeps beside it only what
+an audit needs: where each session opened and ended, which rolls it recorded, and its revealed secret.
+It also checks that each phase change names a transition of its procedure's table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events.dice import DiceRolled
+from hexlog.events.procedure import PhaseChanged
+from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.machine import dice as hexdice
+from hexlog.projections import sessions
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hexlog.events.base import Event
+    from hexlog.machine.kit.registry import Registry
+
+UNVERIFIABLE = "unverifiable until the session closes and reveals its secret"
+ABANDONED = "session {session} was abandoned without revealing its secret"
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@attrs.frozen
+class Issue:
+    """A problem (or, with ``note``, an unverifiable roll) at index ``at`` of the checked events."""
+
+    at: int
+    check: str
+    reason: str
+    cause: bool = True
+    note: bool = False
+
+
+@attrs.define
+class SessionRecord:
+    """What the audit keeps of one session besides its lifecycle: where things happened, and the secret."""
+
+    id: str
+    opened_at: int
+    commitment: str
+    scheme: str
+    client_seed: str = ""
+    closed_at: int | None = None
+    #: where the session was abandoned without a reveal: its rolls can never be verified
+    abandoned_at: int | None = None
+    #: the revealed secret, once it matched the commitment
+    secret: bytes | None = None
+    #: the indices of its well-formed rolls
+    rolls: list[int] = attrs.field(factory=list)
+
+    @property
+    def open(self) -> bool:
+        """Whether the session has neither closed nor been abandoned yet."""
+        return self.closed_at is None and self.abandoned_at is None
+
+
+@attrs.frozen
+class DiceCheck:
+    """What checking a stream's sessions found."""
+
+    issues: tuple[Issue, ...]
+    sessions: dict[str, SessionRecord]
+    rolls: int
+    verified: int
+
+
+def roll_shape(roll: DiceRolled) -> str | None:
+    """What makes a roll impossible by the scheme's limits, if anything."""
+    if not 1 <= len(roll.sides) <= hexdice.MAX_DICE:
+        return f"a roll must have 1 to {hexdice.MAX_DICE} dice, not {len(roll.sides)}"
+    if len(roll.faces) != len(roll.sides):
+        return f"{len(roll.faces)} faces for {len(roll.sides)} dice"
+    if any(not hexdice.MIN_SIDES <= s <= hexdice.MAX_SIDES for s in roll.sides):
+        return f"sides {list(roll.sides)} outside {hexdice.MIN_SIDES} to {hexdice.MAX_SIDES}"
+    if any(not 1 <= f <= s for f, s in zip(roll.faces, roll.sides, strict=True)):
+        return f"faces {list(roll.faces)} do not fit dice {list(roll.sides)}"
+    if roll.total != sum(roll.faces) + roll.modifier:
+        return f"total {roll.total} is not the sum of faces {list(roll.faces)} plus modifier {roll.modifier}"
+    return None
+
+
+class _Checker:
+    """Walks one stream's decoded events and collects the dice issues."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.issues: list[Issue] = []
+        self.log = sessions.SessionLog()
+        self.sessions: dict[str, SessionRecord] = {}
+        self.rolls = 0
+        self.verified = 0
+
+    def flag(self, at: int, check: str, reason: str, *, note: bool = False) -> None:
+        self.issues.append(Issue(at, check, reason, note=note))
+
+    def current(self, session: str) -> SessionRecord | None:
+        """The record of ``session`` when it is the latest session and still open."""
+        now = self.log.current
+        if now is None or now.id != session or not now.open:
+            return None
+        return self.sessions.get(session)
+
+    def opened(self, at: int, event: SessionOpened) -> None:
+        now = self.log.current
+        if now is not None and now.open:
+            self.flag(at, "session", f"session {event.session} opened while {now.id} is open")
+        if event.session in self.sessions:
+            self.flag(at, "session", f"session id {event.session} is used twice")
+        if event.scheme != DICE_SCHEME:
+            self.flag(at, "session", f"unknown dice scheme {event.scheme!r}")
+        if not _HEX64.match(event.commitment):
+            self.flag(at, "commitment", "the commitment is not 64 lowercase hex digits")
+        self.sessions[event.session] = SessionRecord(event.session, at, event.commitment, event.scheme)
+
+    def seeded(self, at: int, event: ClientSeedSet) -> None:
+        record, now = self.current(event.session), self.log.current
+        if record is None or now is None:
+            self.flag(at, "session", f"client seed for session {event.session}, which is not open")
+        elif record.rolls or now.next_nonce:
+            self.flag(at, "session", f"client seed set after the first roll of session {record.id}")
+        elif record.client_seed:
+            self.flag(at, "session", f"a second client seed for session {record.id}")
+        else:
+            record.client_seed = event.client_seed
+
+    def rolled(self, at: int, event: DiceRolled) -> None:
+        self.rolls += 1
+        problem = roll_shape(event)
+        if problem is not None:
+            self.flag(at, "dice", problem)
+        record, now = self.current(event.session), self.log.current
+        if record is None or now is None:
+            self.flag(at, "session", f"roll {event.nonce} outside an open session ({event.session})")
+            return
+        expected = now.next_nonce
+        if event.nonce < expected:
+            self.flag(at, "nonce", f"nonce {event.nonce} repeats or goes back; {expected} was next")
+        elif event.nonce > expected:
+            missing = expected if event.nonce == expected + 1 else f"{expected} to {event.nonce - 1}"
+            self.flag(at, "nonce", f"nonce {event.nonce} skips nonce(s) {missing} of session {record.id}")
+        if problem is None:
+            record.rolls.append(at)
+
+    def closed(self, at: int, event: SessionClosed, events: Sequence[Event | None]) -> None:
+        record = self.current(event.session)
+        if record is None:
+            self.flag(at, "session", f"closing session {event.session}, which is not open")
+            return
+        record.closed_at = at
+        secret = bytes.fromhex(event.secret) if _HEX64.match(event.secret) else None
+        if secret is None or hexdice.commitment(secret) != record.commitment:
+            self.flag(at, "commitment", f"the revealed secret does not hash to the commitment of session {record.id}")
+            for roll_at in record.rolls:
+                self.flag(roll_at, "dice", f"session {record.id} revealed a secret that fails its commitment", note=True)
+            return
+        record.secret = secret
+        if record.scheme != DICE_SCHEME:
+            return
+        key = hexdice.derive_key(secret, record.client_seed)
+        for roll_at in record.rolls:
+            roll = events[roll_at]
+            assert isinstance(roll, DiceRolled)  # noqa: S101 - only rolls are recorded here
+            derived = hexdice.faces_for(key, roll.nonce, roll.sides)
+            if derived != roll.faces:
+                self.flag(roll_at, "dice", f"faces {list(roll.faces)} recorded; hexlog-dice-v1 gives {list(derived)}")
+            else:
+                self.verified += 1
+
+    def abandoned(self, at: int, event: SessionAbandoned) -> None:
+        record = self.current(event.session)
+        if record is None:
+            self.flag(at, "session", f"abandoning session {event.session}, which is not open")
+            return
+        record.abandoned_at = at
+        for roll_at in record.rolls:
+            self.flag(roll_at, "dice", ABANDONED.format(session=record.id), note=True)
+
+    def phase_changed(self, at: int, event: PhaseChanged) -> None:
+        if not self.registry.knows(event.procedure) or event.procedure not in self.registry.runners:
+            self.flag(at, "transition", f"the log names a procedure {event.procedure!r} that has no state machine here")
+            return
+        if not self.registry.runner(event.procedure).recorded_ok(event.trigger, event.source, event.dest):
+            reason = f"{event.procedure} has no transition '{event.trigger}' from {event.source} to {event.dest}"
+            self.flag(at, "transition", reason)
+
+    def step(self, at: int, event: Event | None, events: Sequence[Event | None]) -> None:
+        """Check one event against the lifecycle before it, then fold it."""
+        match event:
+            case SessionOpened():
+                self.opened(at, event)
+            case ClientSeedSet():
+                self.seeded(at, event)
+            case DiceRolled():
+                self.rolled(at, event)
+            case SessionClosed():
+                self.closed(at, event, events)
+            case SessionAbandoned():
+                self.abandoned(at, event)
+            case PhaseChanged():
+                self.phase_changed(at, event)
+        if event is not None:
+            self.log = sessions.evolve(self.log, event)
+
+    def finish(self) -> None:
+        for record in self.sessions.values():
+            if record.open:
+                for roll_at in record.rolls:
+                    self.flag(roll_at, "dice", f"{UNVERIFIABLE} (session {record.id})", note=True)
+
+
+def check_dice(events: Sequence[Event | None], registry: Registry) -> DiceCheck:
+    """Check one stream's decoded events (``None`` where one did not decode), in version order.
+
+    Sessions, nonces, commitments and every revealed roll (hexlog-dice-v1), and that each phase
+    change names a transition of its procedure. The rolls of a session still open, or abandoned
+    without a reveal, are notes (unverifiable), not failures; a roll after a session closed or was
+    abandoned is a failure.
+    """
+    checker = _Checker(registry)
+    for at, event in enumerate(events):
+        checker.step(at, event, events)
+    checker.finish()
+    return DiceCheck(tuple(checker.issues), checker.sessions, checker.rolls, checker.verified)

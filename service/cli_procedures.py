@@ -1,0 +1,130 @@
+"""One command-line group per procedure with a machine, built from the registry: nothing here names one.
+
+Each command of a procedure becomes a subcommand named after its trigger (``check_surprise`` ->
+``check-surprise``); its fields become options, spelled and explained as the command declares them
+(``hexlog.machine.commands.arg``). After a step the subcommand prints what was recorded, the phase
+and the steps allowed next (by side); a refusal names the steps allowed now as subcommands.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import attrs
+import typer
+from rich.console import Console
+
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE
+from hexlog.service import render
+from hexlog.service.door import CampaignOption, DbOption, Door
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.kit.procedure import Procedure
+    from hexlog.machine.kit.registry import Registry
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+
+
+def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) -> None:
+    """Run one step and print what it recorded, the phase, and the steps allowed next."""
+    door = Door.open(db, campaign)
+    registry = door.handler.registry
+    trigger = procedure.triggers[type(command)]
+    try:
+        outcome = door.run(command)
+    except IllegalTransitionError as err:
+        allowed = [render.subcommand(t) for t in err.allowed]
+        raise IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed) from None
+    except RuleRefusedError as err:
+        raise RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
+    for event in outcome.events:
+        if not isinstance(event, PhaseChanged):
+            out.print(render.describe(event))
+    state = outcome.table.procedures.get(procedure.name)
+    if state is not None:
+        allowed = render.next_steps(registry.runner(procedure.name).allowed(state, outcome.table))
+        phase = procedure.phase_of(state)
+        shown = phase.name if phase is not None else "-"
+        out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+
+
+def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
+    """The option that sets one field of a command."""
+    meta = field.metadata
+    flag = meta.get(FLAG) or "--" + field.name.replace("_", "-")
+    least = meta.get(LEAST)
+    help_text = meta.get(HELP, "")
+    default = field.default
+    args = typing.get_args(kind)
+    if kind is bool:
+        info = typer.Option(flag, help=help_text)
+        annotation: Any = bool
+        default = (not default) if meta.get(NEGATE) else default
+    elif kind == bool | None:
+        info = typer.Option(flag, help=help_text)
+        annotation = bool | None
+    elif typing.get_origin(kind) is tuple:
+        info = typer.Option(flag, help=help_text)
+        annotation, default = list[args[0]] | None, None  # type: ignore[valid-type]
+    else:
+        annotation = kind
+        info = typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
+    return inspect.Parameter(
+        field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
+    )
+
+
+def _callback(procedure: Procedure, cls: type[Command]) -> Callable[..., None]:
+    """The subcommand of one command class: its options, then the step."""
+    hints = typing.get_type_hints(cls)
+    fields = list(attrs.fields(cls))
+    negated = {f.name for f in fields if f.metadata.get(NEGATE)}
+
+    def callback(**given: Any) -> None:
+        db, campaign = given.pop("db"), given.pop("campaign")
+        values = {}
+        for name, value in given.items():
+            if name in negated:
+                value = not value  # noqa: PLW2901 - the flag says the opposite of the field
+            elif isinstance(value, list):
+                value = tuple(value)  # noqa: PLW2901 - a repeated option is a tuple field
+            elif value is None and not _optional(hints[name]):
+                continue  # a repeated option given no times: the field's own default
+            values[name] = value
+        run(db, campaign, procedure, cls(**values))
+
+    params = [
+        inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=Path("hexlog.db"), annotation=DbOption),
+        inspect.Parameter("campaign", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=CampaignOption),
+        *(_option(f, hints[f.name]) for f in fields),
+    ]
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__doc__ = cls.__doc__
+    return callback
+
+
+def _optional(kind: Any) -> bool:
+    return type(None) in typing.get_args(kind)
+
+
+def app_for(procedure: Procedure) -> typer.Typer:
+    """The command group of one procedure, its subcommands in the order its commands are declared."""
+    names = ", ".join(render.subcommand(t) for t in procedure.triggers.values())
+    app = typer.Typer(help=f"{procedure.title} Steps: {names}.", no_args_is_help=True)
+    for cls, trigger in procedure.triggers.items():
+        app.command(render.subcommand(trigger))(_callback(procedure, cls))
+    return app
+
+
+def install(app: typer.Typer, registry: Registry) -> None:
+    """Add a command group for every procedure that runs a machine."""
+    for procedure in registry.machines:
+        app.add_typer(app_for(procedure), name=procedure.name)

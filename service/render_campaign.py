@@ -1,0 +1,65 @@
+"""Readable text for the events every campaign has: rules, sessions, the party, rolls, the clock, phases."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events.campaign import CampaignStarted, RulesChanged
+from hexlog.events.clock import ClockAdvanced
+from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.party import MemberAdded, MemberRemoved
+from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
+
+
+def roll_text(roll: DiceRolled) -> str:
+    """``2d6+1 -> 3+4+1 = 8``."""
+    faces = "+".join(str(f) for f in roll.faces)
+    mod = f"{roll.modifier:+d}" if roll.modifier else ""
+    return f"{roll.expression} -> {faces}{mod} = {roll.total}"
+
+
+def _rolled(e: DiceRolled) -> str:
+    secret = " [secret]" if e.visibility is Visibility.REFEREE else ""
+    made = f" (for {e.made_for})" if e.made_for else ""
+    mods = "".join(f" [{m.value:+d} {m.source}]" for m in e.modifiers)
+    return f"roll #{e.nonce} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
+
+
+def _clock(e: ClockAdvanced) -> str:
+    parts = []
+    if e.turns:
+        parts.append(f"{e.turns} turn{'s' if e.turns != 1 else ''}")
+    if e.rounds:
+        parts.append(f"{e.rounds} round{'s' if e.rounds != 1 else ''}")
+    span = " / ".join(parts) or f"{e.seconds} s"
+    return f"clock advances {span} ({e.seconds} s){': ' + e.reason if e.reason else ''}"
+
+
+def _member(e: MemberAdded) -> str:
+    return (
+        f"{e.name} joins the party (CHA {e.cha}, WIS {e.wis}, DEX {e.dex}, STR {e.strength}, "
+        f"speed {e.speed}, armour {e.armor})"
+    )
+
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    DiceRolled: _rolled,
+    SessionOpened: lambda e: f"session {e.session} opened; commitment {e.commitment} ({e.scheme})",
+    ClientSeedSet: lambda e: f"session {e.session}: players' client seed {e.client_seed!r}",
+    SessionClosed: lambda e: f"session {e.session} closed; secret revealed: {e.secret}",
+    SessionAbandoned: lambda e: f"session {e.session} abandoned without revealing its secret: {e.reason}",
+    CampaignStarted: lambda e: f"campaign {e.campaign} started under {e.ruleset} (rules {e.rules_hash[:12]})",
+    RulesChanged: lambda e: f"rules changed to {e.ruleset} (rules {e.rules_hash[:12]}){': ' + e.reason if e.reason else ''}",
+    MemberAdded: _member,
+    MemberRemoved: lambda e: f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else ""),
+    ClockAdvanced: _clock,
+    PhaseChanged: lambda e: f"{e.procedure}: {e.trigger.replace('_', '-')} ({e.source} -> {e.dest})",
+    HandedOff: lambda e: f"{e.parent} hands off to {e.child}",
+    Resumed: lambda e: f"{e.child} has concluded: {e.parent} resumes",
+}

@@ -1,0 +1,17 @@
+"""The text of every event type, gathered explicitly: a procedure with events of its own adds one line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.service import render_campaign, render_encounter
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    **render_campaign.TEXTS,
+    **render_encounter.TEXTS,
+}
