@@ -7,6 +7,14 @@ from hexlog.events import campaign, clock, dice, encounter, party, procedure, se
 from hexlog.events.base import Event, event_class, registered
 
 __all__ = [
-    "Event", "campaign", "clock", "dice", "encounter", "event_class", "party", "procedure",
-    "registered", "session",
+    "Event",
+    "campaign",
+    "clock",
+    "dice",
+    "encounter",
+    "event_class",
+    "party",
+    "procedure",
+    "registered",
+    "session",
 ]

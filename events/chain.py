@@ -26,8 +26,18 @@ CONTENT_TYPE = "application/json"
 
 ENVELOPE_KEYS = frozenset(
     {
-        "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "data",
-        "streamversion", "schemaversion", "prevhash", "hash",
+        "specversion",
+        "id",
+        "source",
+        "type",
+        "subject",
+        "time",
+        "datacontenttype",
+        "data",
+        "streamversion",
+        "schemaversion",
+        "prevhash",
+        "hash",
     }
 )
 
@@ -82,7 +92,7 @@ class Envelope:
         return {**self.unhashed(), "hash": self.hash}
 
 
-def seal(
+def seal(  # noqa: PLR0913 - the attributes of an envelope
     *,
     id: str,  # noqa: A002 - the CloudEvents attribute name
     source: str,
@@ -96,8 +106,16 @@ def seal(
 ) -> Envelope:
     """Build an envelope and compute its hash."""
     draft = Envelope(
-        id=id, source=source, type=type, subject=subject, time=time, data=data,
-        streamversion=streamversion, schemaversion=schemaversion, prevhash=prevhash, hash="",
+        id=id,
+        source=source,
+        type=type,
+        subject=subject,
+        time=time,
+        data=data,
+        streamversion=streamversion,
+        schemaversion=schemaversion,
+        prevhash=prevhash,
+        hash="",
     )
     return attrs.evolve(draft, hash=draft.computed_hash())
 
@@ -108,8 +126,15 @@ def seal_batch(stream_id: str, version: int, prevhash: str, events: Sequence[New
     sealed: list[Envelope] = []
     for offset, new in enumerate(events, start=1):
         envelope = seal(
-            id=new.id, source=new.source, type=new.type, subject=stream_id, time=new.time, data=new.data,
-            streamversion=version + offset, schemaversion=new.schemaversion, prevhash=prevhash,
+            id=new.id,
+            source=new.source,
+            type=new.type,
+            subject=stream_id,
+            time=new.time,
+            data=new.data,
+            streamversion=version + offset,
+            schemaversion=new.schemaversion,
+            prevhash=prevhash,
         )
         prevhash = envelope.hash
         sealed.append(envelope)
@@ -133,8 +158,16 @@ def from_cloudevent(obj: dict[str, Any]) -> Envelope:
         msg = "specversion must be '1.0' and datacontenttype 'application/json'"
         raise ValueError(msg)
     checks = {
-        "id": str, "source": str, "type": str, "subject": str, "time": str, "data": dict,
-        "streamversion": int, "schemaversion": int, "prevhash": str, "hash": str,
+        "id": str,
+        "source": str,
+        "type": str,
+        "subject": str,
+        "time": str,
+        "data": dict,
+        "streamversion": int,
+        "schemaversion": int,
+        "prevhash": str,
+        "hash": str,
     }
     for key, kind in checks.items():
         value = obj[key]
@@ -158,7 +191,9 @@ def verify_stream(envelopes: list[Envelope]) -> ChainFault | None:
     prev = GENESIS
     for expected, env in enumerate(envelopes, start=1):
         if env.streamversion != expected:
-            return ChainFault(env.streamversion, env.id, f"stream version {env.streamversion} where {expected} was expected")
+            return ChainFault(
+                env.streamversion, env.id, f"stream version {env.streamversion} where {expected} was expected"
+            )
         if env.prevhash != prev:
             return ChainFault(env.streamversion, env.id, "prevhash does not match the previous event's hash")
         if env.computed_hash() != env.hash:
@@ -177,8 +212,15 @@ def reseal(envelopes: list[Envelope]) -> list[Envelope]:
     prev = GENESIS
     for version, env in enumerate(envelopes, start=1):
         sealed = seal(
-            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
-            data=env.data, streamversion=version, schemaversion=env.schemaversion, prevhash=prev,
+            id=env.id,
+            source=env.source,
+            type=env.type,
+            subject=env.subject,
+            time=env.time,
+            data=env.data,
+            streamversion=version,
+            schemaversion=env.schemaversion,
+            prevhash=prev,
         )
         out.append(sealed)
         prev = sealed.hash

@@ -18,10 +18,31 @@ PARTY = Side.PARTY
 MONSTERS = Side.MONSTERS
 
 __all__ = [
-    "MONSTERS", "PARTY", "SIDES", "Action", "ActionChosen", "Advantage", "AdvantageKind", "DecidedBy",
-    "DistanceDetermined", "EncounterConcluded", "EncounterStarted", "First", "FreeActionTaken",
-    "InitiativeRolled", "MovementRated", "PartySurrounded", "PursuitDecided", "ReactionResult",
-    "ReactionRolled", "RoundPlayed", "Setting", "Side", "SurpriseChecked", "Tie", "Unit",
+    "MONSTERS",
+    "PARTY",
+    "SIDES",
+    "Action",
+    "ActionChosen",
+    "Advantage",
+    "AdvantageKind",
+    "DecidedBy",
+    "DistanceDetermined",
+    "EncounterConcluded",
+    "EncounterStarted",
+    "First",
+    "FreeActionTaken",
+    "InitiativeRolled",
+    "MovementRated",
+    "PartySurrounded",
+    "PursuitDecided",
+    "ReactionResult",
+    "ReactionRolled",
+    "RoundPlayed",
+    "Setting",
+    "Side",
+    "SurpriseChecked",
+    "Tie",
+    "Unit",
 ]
 
 

@@ -33,9 +33,7 @@ class IllegalTransitionError(RuleRefusedError):
         self.trigger = trigger
         self.allowed = sorted(allowed)
         allowed_text = ", ".join(self.allowed) if self.allowed else "none"
-        super().__init__(
-            f"{procedure}: '{trigger}' is not allowed in state {state}; allowed now: {allowed_text}"
-        )
+        super().__init__(f"{procedure}: '{trigger}' is not allowed in state {state}; allowed now: {allowed_text}")
 
 
 class ConcurrencyError(HexlogError):

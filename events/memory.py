@@ -84,8 +84,11 @@ class MemoryStore:
             raise IdempotencyConflictError(msg)
         first = entry[1]
         return AppendResult(
-            stream_id=first.stream_id, first_version=first.first_version, last_version=first.last_version,
-            event_ids=first.event_ids, replayed=True,
+            stream_id=first.stream_id,
+            first_version=first.first_version,
+            last_version=first.last_version,
+            event_ids=first.event_ids,
+            replayed=True,
         )
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:

@@ -66,10 +66,7 @@ CREATE TABLE IF NOT EXISTS projection_rows (
 ) WITHOUT ROWID;
 """
 
-_COLUMNS = (
-    "position, stream_id, stream_version, id, type, schema_version, source, time, data, "
-    "prevhash, hash"
-)
+_COLUMNS = "position, stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, hash"
 
 #: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
 #: opening writes nothing
@@ -115,8 +112,16 @@ def _data(row: tuple[Any, ...]) -> Any:
 def _recorded(row: tuple[Any, ...]) -> Recorded:
     position, stream_id, version, id_, type_, schema, source, time, _, prevhash, hash_ = row
     envelope = Envelope(
-        id=id_, source=source, type=type_, subject=stream_id, time=time, data=_data(row),
-        streamversion=version, schemaversion=schema, prevhash=prevhash, hash=hash_,
+        id=id_,
+        source=source,
+        type=type_,
+        subject=stream_id,
+        time=time,
+        data=_data(row),
+        streamversion=version,
+        schemaversion=schema,
+        prevhash=prevhash,
+        hash=hash_,
     )
     return Recorded(position=position, envelope=envelope)
 
@@ -136,17 +141,18 @@ class SQLiteStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         if create:
-            self._conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
+            self._conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         else:
             if not self.path.exists():
                 msg = f"no hexlog database at {self.path}"
                 raise NotFoundError(msg)
             # mode=rw: never create the file, even if it vanishes after the check above
             self._conn = sqlite3.connect(
-                f"{self.path.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout,
-                isolation_level=None, check_same_thread=False,
+                f"{self.path.resolve().as_uri()}?mode=rw",
+                uri=True,
+                timeout=busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
             )
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
@@ -163,16 +169,13 @@ class SQLiteStore:
             columns = {row[1] for row in self._conn.execute("PRAGMA table_info(events)")}
             missing = [c for c in _COLUMNS.split(", ") if c not in columns]
             if missing:
-                msg = (
-                    f"{self.path} is not a hexlog database (its events table has no "
-                    f"{', '.join(missing)} column)"
-                )
+                msg = f"{self.path} is not a hexlog database (its events table has no {', '.join(missing)} column)"
                 raise CorruptLogError(msg)
         elif not create:
             msg = f"{self.path} is not a hexlog database (no events table)"
             raise CorruptLogError(msg)
         (mode,) = self._conn.execute("PRAGMA journal_mode").fetchone()
-        if _SCHEMA_NAMES <= names and str(mode).lower() == "wal":
+        if names >= _SCHEMA_NAMES and str(mode).lower() == "wal":
             return
         self._conn.execute("PRAGMA journal_mode = WAL")
         self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
@@ -225,8 +228,7 @@ class SQLiteStore:
             if known is not None:
                 return known
         last = self._conn.execute(
-            "SELECT stream_version, hash FROM events WHERE stream_id = ? "
-            "ORDER BY stream_version DESC LIMIT 1",
+            "SELECT stream_version, hash FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1",
             (stream_id,),
         ).fetchone()
         version, prev = (last[0], last[1]) if last is not None else (0, GENESIS)
@@ -236,14 +238,22 @@ class SQLiteStore:
         (position,) = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
         rows = [
             (
-                position + offset, stream_id, env.streamversion, env.id, env.type, env.schemaversion,
-                env.source, env.time, canonical_json(env.data), env.prevhash, env.hash,
+                position + offset,
+                stream_id,
+                env.streamversion,
+                env.id,
+                env.type,
+                env.schemaversion,
+                env.source,
+                env.time,
+                canonical_json(env.data),
+                env.prevhash,
+                env.hash,
             )
             for offset, env in enumerate(seal_batch(stream_id, expected_version, prev, events), start=1)
         ]
-        self._conn.executemany(
-            f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-        )
+        insert = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
+        self._conn.executemany(insert, rows)
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
@@ -255,7 +265,11 @@ class SQLiteStore:
                 "INSERT INTO commands (command_id, stream_id, digest, first_version, "
                 "last_version, event_ids) VALUES (?, ?, ?, ?, ?, ?)",
                 (
-                    command_id, stream_id, digest, result.first_version, result.last_version,
+                    command_id,
+                    stream_id,
+                    digest,
+                    result.first_version,
+                    result.last_version,
                     json.dumps(list(result.event_ids)),
                 ),
             )
@@ -263,8 +277,7 @@ class SQLiteStore:
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:
         row = self._conn.execute(
-            "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands "
-            "WHERE command_id = ?",
+            "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands WHERE command_id = ?",
             (command_id,),
         ).fetchone()
         if row is None:
@@ -273,8 +286,11 @@ class SQLiteStore:
             msg = f"command id {command_id} was already used for a different command"
             raise IdempotencyConflictError(msg)
         return AppendResult(
-            stream_id=row[0], first_version=row[2], last_version=row[3],
-            event_ids=tuple(json.loads(row[4])), replayed=True,
+            stream_id=row[0],
+            first_version=row[2],
+            last_version=row[3],
+            event_ids=tuple(json.loads(row[4])),
+            replayed=True,
         )
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
@@ -286,8 +302,7 @@ class SQLiteStore:
         """The stream's events from ``from_version`` on, in order."""
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? "
-                "ORDER BY stream_version",
+                f"SELECT {_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
                 (stream_id, from_version),
             ).fetchall()
         return [_recorded(row) for row in rows]
@@ -300,7 +315,7 @@ class SQLiteStore:
             size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
             with self._lock:
                 rows = self._conn.execute(
-                    f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                    f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
                     (after, size),
                 ).fetchall()
             for row in rows:
@@ -394,7 +409,7 @@ class SQLiteStore:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
-            return written
+            return bool(written)
 
     def close(self) -> None:
         """Close the connection; the store is unusable after."""

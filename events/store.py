@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from hexlog.events.chain import Envelope
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-
-    from hexlog.events.chain import Envelope
 
 
 @attrs.frozen(kw_only=True)
@@ -81,7 +81,7 @@ class EventStore(Protocol):
     The ``rows`` of the live projections that fold the batch are written in the same transaction.
     """
 
-    def append(
+    def append(  # noqa: PLR0913 - a batch, its expectations and its rows
         self,
         stream_id: str,
         events: Sequence[NewEvent],

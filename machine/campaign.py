@@ -148,10 +148,18 @@ def add_member(ctx: StepContext, command: c.AddMember) -> None:
     if not 0 <= command.infravision_ft <= MAX_INFRAVISION_FT:
         msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {command.infravision_ft}"
         raise UsageError(msg)
-    ctx.emit(MemberAdded(
-        name=command.name, cha=command.cha, wis=command.wis, dex=command.dex, strength=command.strength,
-        speed=command.speed, armor=command.armor, infravision_ft=command.infravision_ft,
-    ))
+    ctx.emit(
+        MemberAdded(
+            name=command.name,
+            cha=command.cha,
+            wis=command.wis,
+            dex=command.dex,
+            strength=command.strength,
+            speed=command.speed,
+            armor=command.armor,
+            infravision_ft=command.infravision_ft,
+        )
+    )
 
 
 def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
@@ -166,9 +174,14 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
     """A free roll by the referee (secret when asked); it may not take a procedure's purpose."""
     reserved = ctx.registry.reserved(command.purpose)
     if reserved is not None:
-        msg = f"the purpose {command.purpose!r} belongs to a procedure's own rolls ({reserved}); name the free roll otherwise"
+        msg = (
+            f"the purpose {command.purpose!r} belongs to a procedure's own rolls ({reserved}); "
+            "name the free roll otherwise"
+        )
         raise UsageError(msg)
-    ctx.roll(command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC)
+    ctx.roll(
+        command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC
+    )
 
 
 def _open_session(ctx: StepContext) -> Session:
@@ -183,11 +196,25 @@ CAMPAIGN = Procedure(
     name="campaign",
     title="The campaign's own commands: rules, sessions, the party and free rolls.",
     steps={
-        c.StartCampaign: start_campaign, c.ChangeRules: change_rules, c.OpenSession: open_session,
-        c.SetClientSeed: set_client_seed, c.CloseSession: close_session, c.AbandonSession: abandon_session,
-        c.AddMember: add_member, c.RemoveMember: remove_member, c.RollDice: roll_dice,
+        c.StartCampaign: start_campaign,
+        c.ChangeRules: change_rules,
+        c.OpenSession: open_session,
+        c.SetClientSeed: set_client_seed,
+        c.CloseSession: close_session,
+        c.AbandonSession: abandon_session,
+        c.AddMember: add_member,
+        c.RemoveMember: remove_member,
+        c.RollDice: roll_dice,
     },
     rules=(ClockOptions,),
-    events=(CampaignStarted, RulesChanged, SessionOpened, ClientSeedSet, SessionClosed, SessionAbandoned,
-            MemberAdded, MemberRemoved),
+    events=(
+        CampaignStarted,
+        RulesChanged,
+        SessionOpened,
+        ClientSeedSet,
+        SessionClosed,
+        SessionAbandoned,
+        MemberAdded,
+        MemberRemoved,
+    ),
 )

@@ -15,7 +15,11 @@ HELP, FLAG, NEGATE, LEAST = "help", "flag", "negate", "least"
 
 
 def arg(
-    default: Any = attrs.NOTHING, *, help: str, flag: str | None = None, negate: bool = False,  # noqa: A002 - the sentence
+    default: Any = attrs.NOTHING,
+    *,
+    help: str,  # noqa: A002 - the sentence that explains the argument
+    flag: str | None = None,
+    negate: bool = False,
     least: int | None = None,
 ) -> Any:
     """A command argument with the sentence that explains it and how a door spells it."""

@@ -170,7 +170,10 @@ class Handler:
             msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
             raise NotFoundError(msg)
         ctx = kit.StepContext(
-            table=table, registry=self.registry, campaign=campaign, keeper=self.keeper,
+            table=table,
+            registry=self.registry,
+            campaign=campaign,
+            keeper=self.keeper,
             roller_for=self._roller_for(campaign),
         )
         kit.run(ctx, command)
@@ -189,14 +192,22 @@ class Handler:
         source = source_for(campaign)
         new = [
             NewEvent(
-                id=self.new_id(), source=source, type=e.cloud_type(), time=self.clock(),
-                schemaversion=e.schema_version, data=to_data(e),
+                id=self.new_id(),
+                source=source,
+                type=e.cloud_type(),
+                time=self.clock(),
+                schemaversion=e.schema_version,
+                data=to_data(e),
             )
             for e in ctx.events
         ]
         result = self.store.append(
-            stream_for(campaign), new, expected_version=table.version,
-            command_id=command_id, command_digest=digest, rows=rows,
+            stream_for(campaign),
+            new,
+            expected_version=table.version,
+            command_id=command_id,
+            command_digest=digest,
+            rows=rows,
         )
         if result.replayed:  # the same command id was recorded meanwhile by another process
             return Outcome(result=result, events=(), table=self.load(campaign))

@@ -105,17 +105,18 @@ class FileKeeper:
         return {str(k): v for k, v in data.items()}
 
     def _write(self, data: dict[str, object]) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        fd, name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        tmp = Path(name)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(data, handle, indent=1, sort_keys=True)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
+            tmp.chmod(0o600)
+            tmp.replace(self.path)
         except BaseException:
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
+                tmp.unlink()
             raise
         with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows
             dir_fd = os.open(self.path.parent, os.O_RDONLY)

@@ -10,7 +10,9 @@ from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
 
-REGISTRY = Registry((
-    CAMPAIGN,
-    ENCOUNTER,
-))
+REGISTRY = Registry(
+    (
+        CAMPAIGN,
+        ENCOUNTER,
+    )
+)

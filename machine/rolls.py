@@ -19,7 +19,7 @@ class Roller(Protocol):
 class Roll(Protocol):
     """The dice of the pure rules: roll ``expression`` for ``purpose`` (made for someone) and record it."""
 
-    def __call__(self, expression: str, purpose: str, *, made_for: str = "") -> DiceRolled: ...
+    def __call__(self, dice: str, purpose: str, /, *, made_for: str = "") -> DiceRolled: ...
 
 
 @attrs.frozen
@@ -69,8 +69,14 @@ class Rolls:
         nonce = len(self.made)
         faces = self.roller.faces(nonce, spec.sides_tuple)
         rolled = DiceRolled(
-            session=self.session, nonce=nonce, purpose=purpose, sides=spec.sides_tuple, faces=faces,
-            modifier=spec.modifier, total=sum(faces) + spec.modifier, made_for=made_for,
+            session=self.session,
+            nonce=nonce,
+            purpose=purpose,
+            sides=spec.sides_tuple,
+            faces=faces,
+            modifier=spec.modifier,
+            total=sum(faces) + spec.modifier,
+            made_for=made_for,
         )
         self.made.append(rolled)
         return rolled

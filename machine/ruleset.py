@@ -32,7 +32,7 @@ FIXED_KEYS = frozenset({"name", "seed"})
 
 T = TypeVar("T")
 
-__all__ = ["DEFAULT_RULESET", "SECTIONS", "Ruleset", "RulesError", "builtin_names", "describe", "diff", "load"]
+__all__ = ["DEFAULT_RULESET", "SECTIONS", "RulesError", "Ruleset", "builtin_names", "describe", "diff", "load"]
 
 
 @attrs.frozen
@@ -64,7 +64,7 @@ class Ruleset:
                 data = legacy(dict(data), self.name)
             found = structure(cls, data, section)
             self._parts[cls] = found
-        return found  # type: ignore[no-any-return]
+        return typing.cast("T", found)
 
     def check(self, parts: Iterable[type]) -> None:
         """Structure every part procedures read, refusing the ruleset at the first bad key."""
@@ -85,7 +85,10 @@ def _builtin_content(name: str) -> dict[str, Any]:
 
 
 def load(
-    name: str, overrides: dict[str, Any] | None = None, *, used: set[tuple[str, str]] | None = None,
+    name: str,
+    overrides: dict[str, Any] | None = None,
+    *,
+    used: set[tuple[str, str]] | None = None,
     parts: Iterable[type] = (),
 ) -> Ruleset:
     """A built-in ruleset with the referee's overrides laid over it, checked.
@@ -111,7 +114,9 @@ def load_overrides(text: str, source: str = "rules file") -> dict[str, Any]:
         raise RulesError(msg) from err
 
 
-def merge(base: dict[str, Any], overrides: dict[str, Any], *, used: set[tuple[str, str]] | None = None) -> dict[str, Any]:
+def merge(
+    base: dict[str, Any], overrides: dict[str, Any], *, used: set[tuple[str, str]] | None = None
+) -> dict[str, Any]:
     """``base`` with ``overrides`` laid over it: tables merge key by key, anything else is replaced.
 
     An unknown key, a key that cannot be overridden, a section that is not a table and (given
@@ -241,7 +246,9 @@ def describe(rules: Ruleset, readers: Any, parts: Iterable[type]) -> list[Row]:
     listed = list(parts)
     content = rules.content
     rows = [
-        Row("name", rules.name), Row("title", rules.title), Row("seed", str(content.get("seed", ""))),
+        Row("name", rules.name),
+        Row("title", rules.title),
+        Row("seed", str(content.get("seed", ""))),
         Row("hash", rules.hash),
     ]
     for name, value in content.get("options", {}).items():

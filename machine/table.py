@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import converter
 from hexlog.events.procedure import HandedOff, Resumed
@@ -23,6 +22,7 @@ from hexlog.projections import party as party_model
 from hexlog.projections import sessions as session_model
 
 if TYPE_CHECKING:
+    from hexlog.events.base import Event
     from hexlog.machine.kit.registry import Registry
 
 __all__ = ["Table", "TableProjection", "evolve", "fold", "source_for", "stream_for"]
@@ -35,9 +35,9 @@ class Table:
     campaign: str = ""
     version: int = 0
     rules: rulesets.Ruleset | None = None
-    sessions: session_model.SessionLog = session_model.SessionLog()
-    party: party_model.Party = party_model.Party()
-    clock: clock_model.Clock = clock_model.Clock()
+    sessions: session_model.SessionLog = attrs.field(factory=session_model.SessionLog)
+    party: party_model.Party = attrs.field(factory=party_model.Party)
+    clock: clock_model.Clock = attrs.field(factory=clock_model.Clock)
     #: the procedures' own folded states, keyed by procedure name
     procedures: Mapping[str, Any] = attrs.field(factory=dict)
     #: (parent, child) of every hand-off under way, the latest last
@@ -136,8 +136,12 @@ class TableProjection:
     def parts(self, state: Table) -> Mapping[str, Any]:
         """Its parts: identity and party and clock, the rules, the sessions, hand-offs, each procedure."""
         parts: dict[str, Any] = {
-            "campaign": state.campaign, "rules": state.rules, "sessions": state.sessions, "party": state.party,
-            "clock": state.clock, "handoffs": state.handoffs,
+            "campaign": state.campaign,
+            "rules": state.rules,
+            "sessions": state.sessions,
+            "party": state.party,
+            "clock": state.clock,
+            "handoffs": state.handoffs,
         }
         for procedure in self._machines:
             parts[f"procedure/{procedure.name}"] = state.procedures.get(procedure.name)
@@ -153,10 +157,10 @@ class TableProjection:
         """The table from its saved parts (a missing part raises: the table is then folded again)."""
         value = {key: data["v"] for key, data in parts.items()}
         rules = value["rules"]
-        procedures = {}
+        procedures: dict[str, Any] = {}
         for procedure in self._machines:
             data = value[f"procedure/{procedure.name}"]
-            if data is not None:
+            if data is not None and procedure.state_type is not None:
                 procedures[procedure.name] = converter.structure(data, procedure.state_type)
         return Table(
             campaign=str(value["campaign"]),

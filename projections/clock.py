@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
-from hexlog.events.base import Event
 from hexlog.events.clock import ClockAdvanced
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 SECONDS_PER_DAY = 86400
 

@@ -139,7 +139,7 @@ def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict
     return state, data
 
 
-def _anew(projection: Projection[S], state: S, data: Mapping[str, Any], version: int) -> tuple[ProjectionRow, ...]:
+def _anew(projection: Projection[S], data: Mapping[str, Any], version: int) -> tuple[ProjectionRow, ...]:
     """Every row of a projection written anew: wipe what was there, then all rows and the mark."""
     rows = [_row(projection, EVERY_ROW, version, None)]
     rows += [_row(projection, k, version, v) for k, v in data.items()]
@@ -161,6 +161,14 @@ def _events(store: LiveStore, stream_id: str, after: int) -> tuple[list[Event], 
     return [decode_recorded(r) for r in tail], (tail[-1].version if tail else after)
 
 
+def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> S | None:
+    """The state its saved parts give, or None when they do not fit (rows are a cache: fold again)."""
+    try:
+        return projection.assemble(parts)
+    except Exception:  # noqa: BLE001 - any failure to read a cache means folding the log again
+        return None
+
+
 def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]:
     """The projection as of the end of the stream: its saved parts caught up with the tail of the log.
 
@@ -173,20 +181,17 @@ def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]
     mark = rows.pop(MARK, None)
     if _mark_ok(projection, mark, current):
         assert mark is not None  # noqa: S101 - checked by _mark_ok
-        try:
-            state = projection.assemble({key: data for key, (_, data) in rows.items()})
-        except Exception:  # noqa: BLE001 - rows are a cache: any failure to read them means folding again
-            pass
-        else:
+        saved_state = _assembled(projection, {key: data for key, (_, data) in rows.items()})
+        if saved_state is not None:
             events, version = _events(store, stream_id, mark[0])
-            live = Live(projection, state, mark[0])
+            live = Live(projection, saved_state, mark[0])
             if not events:
                 return live
             caught, written = live.fold(events, version)
             return Live(projection, caught.state, version, tuple(written))
     events, version = _events(store, stream_id, 0)
     state, data = rebuild(projection, events)
-    return Live(projection, state, version, _anew(projection, state, data, version))
+    return Live(projection, state, version, _anew(projection, data, version))
 
 
 def catch_up(store: LiveStore, stream_id: str, live: Live[S]) -> Live[S]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
-from hexlog.events.base import Event
 from hexlog.events.party import MemberAdded, MemberRemoved
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 
 @attrs.frozen(kw_only=True)
@@ -43,8 +47,13 @@ def evolve(party: Party, event: Event) -> Party:
     match event:
         case MemberAdded():
             member = Member(
-                name=event.name, cha=event.cha, wis=event.wis, dex=event.dex,
-                strength=event.strength, speed=event.speed, armor=event.armor,
+                name=event.name,
+                cha=event.cha,
+                wis=event.wis,
+                dex=event.dex,
+                strength=event.strength,
+                speed=event.speed,
+                armor=event.armor,
                 infravision_ft=event.infravision_ft,
             )
             return attrs.evolve(party, members=(*party.members, member))

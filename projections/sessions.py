@@ -8,12 +8,15 @@ ledger, the dice audit and the player's view all read this one fold.
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.base import Event
 from hexlog.events.dice import DiceRolled
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 
 class Status(enum.StrEnum):

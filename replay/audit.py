@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AuditReport", "Finding", "audit_envelopes", "audit_store", "explain_roll"]
 
+
 @attrs.frozen(kw_only=True)
 class Finding:
     """One thing wrong with (or, in ``unverifiable``, not checkable about) one event."""
@@ -122,14 +123,25 @@ class Item:
             streamversion=version if isinstance(version, int) else None,
             event_id=str(getattr(env, "id", "")),
             position=p if isinstance(p, int) else None,
-            check=check, reason=reason, cause=cause, order=self.key if order is None else order,
+            check=check,
+            reason=reason,
+            cause=cause,
+            order=self.key if order is None else order,
             index=self.index,
         )
 
 
 _FIELDS: dict[str, type] = {
-    "id": str, "source": str, "type": str, "subject": str, "time": str, "data": dict,
-    "streamversion": int, "schemaversion": int, "prevhash": str, "hash": str,
+    "id": str,
+    "source": str,
+    "type": str,
+    "subject": str,
+    "time": str,
+    "data": dict,
+    "streamversion": int,
+    "schemaversion": int,
+    "prevhash": str,
+    "hash": str,
 }
 
 
@@ -237,6 +249,7 @@ def _check_order(stream_items: list[Item], out: list[Finding], unsound: set[int]
     """
     ordered = [item for item in stream_items if item.index not in unsound]
     keep = _increasing_run([item.key for item in ordered])
+
     def at(item: Item) -> str:
         return f"position {item.position}" if item.position is not None else f"entry {item.index + 1}"
 
@@ -245,7 +258,11 @@ def _check_order(stream_items: list[Item], out: list[Finding], unsound: set[int]
         if i in keep:
             belongs = item.key + 0.5
             continue
-        around = [f"version {ordered[j].env.streamversion} is at {at(ordered[j])}" for j in (i - 1, i + 1) if 0 <= j < len(ordered)]
+        around = [
+            f"version {ordered[j].env.streamversion} is at {at(ordered[j])}"
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(ordered)
+        ]
         reason = f"stream version {item.env.streamversion} is at {at(item)}, out of order ({'; '.join(around)})"
         out.append(item.finding("order", reason, order=belongs))
 
@@ -258,7 +275,8 @@ def _check_source(stream: str, ordered: list[Item], out: list[Finding]) -> None:
     expected = source_for(campaign)
     out.extend(
         item.finding("source", f"source {item.env.source!r} where {expected!r} was expected")
-        for item in ordered if item.env.source != expected
+        for item in ordered
+        if item.env.source != expected
     )
 
 
@@ -342,10 +360,7 @@ def audit_envelopes(
 def audit_store(store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
-        if campaign is None:
-            records = list(store.read_all())
-        else:
-            records = store.read_stream(stream_for(campaign))
+        records = list(store.read_all()) if campaign is None else store.read_stream(stream_for(campaign))
     except (ValueError, TypeError) as err:
         msg = f"the store could not read its events: {err}"
         raise CorruptLogError(msg) from err

@@ -26,10 +26,12 @@ decision that used them says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled
@@ -38,16 +40,13 @@ from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.kit import context as kit
+from hexlog.machine.kit.procedure import Inverse
+from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.dice_audit import Issue
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
-    from hexlog.machine.kit.procedure import Inverse
-    from hexlog.machine.kit.registry import Registry
 
 __all__ = ["CHECK", "DecisionCheck", "check_decision_events", "check_decisions"]
 
@@ -56,7 +55,7 @@ CHECK = "decision"
 _MADE_FOR_SINCE = 2
 
 
-class _RollMismatch(Exception):
+class _RollMismatchError(Exception):
     """The step asked for a roll the decision does not name in that place."""
 
 
@@ -73,11 +72,11 @@ class _RecordedDice:
         if self.used >= len(self.rolls):
             named = f"names only {len(self.rolls)} roll(s)" if self.rolls else "names no roll"
             msg = f"the rules roll {asked} here (roll {self.used + 1} of this decision), but the decision {named}"
-            raise _RollMismatch(msg)
+            raise _RollMismatchError(msg)
         roll = self.rolls[self.used]
         if tuple(roll.sides) != tuple(sides):
             msg = f"roll #{roll.nonce} is {roll.expression} for {roll.purpose}, but the rules roll {asked} here"
-            raise _RollMismatch(msg)
+            raise _RollMismatchError(msg)
         self.used += 1
         return tuple(roll.faces)
 
@@ -137,7 +136,8 @@ def _tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], a
         if type(found) is type(want):
             diffs = [
                 f"{f.name} {_show(getattr(found, f.name))} where the rules give {_show(getattr(want, f.name))}"
-                for f in attrs.fields(type(want)) if getattr(found, f.name) != getattr(want, f.name)
+                for f in attrs.fields(type(want))
+                if getattr(found, f.name) != getattr(want, f.name)
             ]
             return f"the {want.type_name} after it differs: {'; '.join(diffs)}"
         return f"after it the rules record {wanted}, but the log has {found.type_name} there"
@@ -185,7 +185,10 @@ class _Walker:
             if isinstance(event, CampaignStarted | RulesChanged):
                 content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
                 if content_hash != event.rules_hash:
-                    self.flag(at, f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})")
+                    self.flag(
+                        at,
+                        f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
+                    )
             names = getattr(event, "rolls", None)
             folded = self.decision(at, event, names) if isinstance(names, tuple) else event
             try:
@@ -212,7 +215,9 @@ class _Walker:
             if first != at:
                 other = self.events[first]
                 kind = other.type_name if other is not None else "decision"
-                self.flag(at, f"roll #{nonce} of session {current} is already used by the {kind} at {self.where(first)}")
+                self.flag(
+                    at, f"roll #{nonce} of session {current} is already used by the {kind} at {self.where(first)}"
+                )
             found.append(hit[1])
         return None if missing else found
 
@@ -240,7 +245,7 @@ class _Walker:
         ctx = kit.StepContext(table=self._rewound(recorded), registry=self.registry, roller_for=lambda _t: dice)
         try:
             kit.run_step(ctx, command)
-        except _RollMismatch as err:
+        except _RollMismatchError as err:
             self.flag(at, f"{event.type_name}: {err}{self.unverified(recorded)}")
             return event
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
@@ -270,14 +275,12 @@ class _Walker:
         asked = [e for e in events if isinstance(e, DiceRolled)]
         out: list[str] = []
         for want, roll in zip(asked, recorded, strict=False):
-            mine = (roll.purpose, roll.modifier, roll.visibility, roll.modifiers)
-            theirs = (want.purpose, want.modifier, want.visibility, want.modifiers)
+            mine: tuple[Any, ...] = (roll.purpose, roll.modifier, roll.visibility, roll.modifiers)
+            theirs: tuple[Any, ...] = (want.purpose, want.modifier, want.visibility, want.modifiers)
             if self._schema(roll) >= _MADE_FOR_SINCE:
                 mine, theirs = (*mine, roll.made_for), (*theirs, want.made_for)
             if mine != theirs:
-                out.append(
-                    f"roll #{roll.nonce} is {_roll_label(roll)}, but the rules roll {_roll_label(want)} here"
-                )
+                out.append(f"roll #{roll.nonce} is {_roll_label(roll)}, but the rules roll {_roll_label(want)} here")
         if len(recorded) > len(asked):
             extra = ", ".join(f"#{r.nonce}" for r in recorded[len(asked) :])
             out.append(f"the decision names {len(recorded)} roll(s), but the rules use {len(asked)} (not {extra})")
@@ -287,7 +290,8 @@ class _Walker:
         """A note when the faces used are not verified by a revealed secret (yet, or ever)."""
         sessions = dict.fromkeys(r.session for r in recorded if r.session not in self.closed)
         notes = [
-            f"session {s} was abandoned, so these faces can never be verified" if s in self.abandoned
+            f"session {s} was abandoned, so these faces can never be verified"
+            if s in self.abandoned
             else f"these faces are themselves unverified until session {s} reveals its secret"
             for s in sessions
         ]

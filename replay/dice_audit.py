@@ -161,7 +161,9 @@ class _Checker:
         if secret is None or hexdice.commitment(secret) != record.commitment:
             self.flag(at, "commitment", f"the revealed secret does not hash to the commitment of session {record.id}")
             for roll_at in record.rolls:
-                self.flag(roll_at, "dice", f"session {record.id} revealed a secret that fails its commitment", note=True)
+                self.flag(
+                    roll_at, "dice", f"session {record.id} revealed a secret that fails its commitment", note=True
+                )
             return
         record.secret = secret
         if record.scheme != DICE_SCHEME:

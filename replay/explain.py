@@ -41,7 +41,9 @@ def _dice_lines(key: bytes | None, roll: DiceRolled, unknown: str = "key not rev
             lines.append(f"  die {k} (d{sides}): not a die hexlog-dice-v1 can roll")
             continue
         bound = hexdice.rejection_bound(sides)
-        lines.append(f"  die {k} (d{sides}): accept the first 64-bit value below {bound} = (2**64 // {sides}) * {sides}")
+        lines.append(
+            f"  die {k} (d{sides}): accept the first 64-bit value below {bound} = (2**64 // {sides}) * {sides}"
+        )
         if key is None:
             lines.append(f'    HMAC-SHA256(key, "{roll.nonce}:{k}:c") for c = 0, 1, 2, … ({unknown})')
             continue
@@ -66,7 +68,8 @@ def explain_roll(
         except HexlogError:
             events.append(None)
     found = [
-        i for i, e in enumerate(events)
+        i
+        for i, e in enumerate(events)
         if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)
     ]
     if not found:
@@ -103,7 +106,9 @@ def explain_roll(
             f"once the secret is revealed (when the session closes), against the commitment {commitment}"
         )
     elif record.secret is None:
-        lines.append(f"session {roll.session} revealed a secret that does not hash to its commitment: nothing can be checked")
+        lines.append(
+            f"session {roll.session} revealed a secret that does not hash to its commitment: nothing can be checked"
+        )
     else:
         key = hexdice.derive_key(record.secret, client_seed)
         lines.append(f"secret (revealed) = {record.secret.hex()}; sha256 matches the commitment")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
     from hexlog.events.store import EventStore
 
+
 @attrs.frozen(kw_only=True)
 class ImportResult:
     """What an import wrote: the campaign, its stream, how many events and the head hash."""
@@ -126,8 +127,15 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> Import
     prev = GENESIS
     for env in envelopes:  # the store will seal exactly these: check before writing anything
         resealed = seal(
-            id=env.id, source=env.source, type=env.type, subject=stream_id, time=env.time, data=env.data,
-            streamversion=env.streamversion, schemaversion=env.schemaversion, prevhash=prev,
+            id=env.id,
+            source=env.source,
+            type=env.type,
+            subject=stream_id,
+            time=env.time,
+            data=env.data,
+            streamversion=env.streamversion,
+            schemaversion=env.schemaversion,
+            prevhash=prev,
         )
         if resealed != env:
             msg = f"{stream_id} version {env.streamversion}: resealing gives another envelope"

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from hexlog.events.store import LiveStore, Recorded
     from hexlog.machine.kit.registry import Registry
 
+#: how many differing rows a report names
+SHOWN = 3
 EQUAL = "equal"
 DIFFERS = "differs"
 MISSING = "missing"
@@ -89,7 +91,9 @@ def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> li
     return records[:version]
 
 
-def _check(projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, version: int) -> ProjectionCheck:
+def _check(
+    projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, version: int
+) -> ProjectionCheck:
     """Compare a projection's stored rows with the rows a fold of the whole log gives."""
     name = projection.name
     stored = store.read_rows(stream_id, name)
@@ -109,8 +113,11 @@ def _check(projection: live.Projection[Any], rebuilt: dict[str, Any], store: Liv
     changed = sorted(k for k in rebuilt.keys() & data.keys() if rebuilt[k] != data[k])
     if not (missing or extra or changed):
         return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
-    parts = [f"{label} {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''}"  # noqa: PLR2004 - a few are enough
-             for label, keys in (("missing", missing), ("not in the log", extra), ("differ", changed)) if keys]
+    parts = [
+        f"{label} {', '.join(keys[:SHOWN])}{' ...' if len(keys) > SHOWN else ''}"
+        for label, keys in (("missing", missing), ("not in the log", extra), ("differ", changed))
+        if keys
+    ]
     reason = "rows " + "; ".join(parts)
     return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
 
@@ -134,7 +141,12 @@ def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
         checks.append(_check(projection, _canonical(data), store, stream_id, version))
     table = attrs.evolve(states["table"], version=version)
     return ReplayReport(
-        campaign=campaign, stream_id=stream_id, version=version, projections=states, table=table, checks=tuple(checks),
+        campaign=campaign,
+        stream_id=stream_id,
+        version=version,
+        projections=states,
+        table=table,
+        checks=tuple(checks),
     )
 
 

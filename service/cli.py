@@ -26,7 +26,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-session_app = typer.Typer(help="Open, seed and close play sessions (commit and reveal), or abandon a lost one.", no_args_is_help=True)
+session_app = typer.Typer(
+    help="Open, seed and close play sessions (commit and reveal), or abandon a lost one.", no_args_is_help=True
+)
 party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
@@ -56,7 +58,9 @@ def init(
 def session_open(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    secret_hex: Annotated[str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")] = None,
+    secret_hex: Annotated[
+        str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")
+    ] = None,
 ) -> None:
     """Open a session and print the commitment the players should note."""
     door = Door.open(db, campaign)
@@ -94,7 +98,9 @@ def session_close(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = N
 
 @session_app.command("abandon")
 def session_abandon(
-    reason: Annotated[str, typer.Option("--reason", help="why the session ends without a reveal (e.g. its key file was lost)")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="why the session ends without a reveal (e.g. its key file was lost)")
+    ],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
 ) -> None:
@@ -111,7 +117,7 @@ def session_abandon(
 
 
 @party_app.command("add")
-def party_add(  # noqa: PLR0913 - one option per score
+def party_add(  # noqa: PLR0913, PLR0917 - one option per score
     name: Annotated[str, typer.Argument(help="the character's name")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
@@ -126,7 +132,16 @@ def party_add(  # noqa: PLR0913 - one option per score
     """Add a character to the party."""
     door = Door.open(db, campaign)
     outcome = door.run(
-        c.AddMember(name=name, cha=cha, wis=wis, dex=dex, strength=strength, speed=speed, armor=armor, infravision_ft=infravision)
+        c.AddMember(
+            name=name,
+            cha=cha,
+            wis=wis,
+            dex=dex,
+            strength=strength,
+            speed=speed,
+            armor=armor,
+            infravision_ft=infravision,
+        )
     )
     out.print(render.describe(outcome.events[0]))
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from hexlog.events.chain import Envelope
 from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
@@ -22,6 +21,9 @@ from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door, open_store
 
+if TYPE_CHECKING:
+    from hexlog.events.chain import Envelope
+
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
 VIEWS = ("referee", "player")
@@ -30,7 +32,9 @@ VIEWS = ("referee", "player")
 def log(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    view: Annotated[str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")] = "referee",
+    view: Annotated[
+        str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")
+    ] = "referee",
     last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0)] = 0,
 ) -> None:
     """Show the campaign as a timeline: every roll with what it meant, every decision."""
@@ -56,12 +60,14 @@ def replay(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) ->
         raise typer.Exit(1)
 
 
-def audit(
+def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
     roll: Annotated[int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0)] = None,
-    session: Annotated[str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")] = None,
+    session: Annotated[
+        str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
+    ] = None,
     referee: Annotated[bool, typer.Option("--referee", help="explain a secret roll of a session still open")] = False,  # noqa: FBT002 - a flag
 ) -> None:
     """Verify the chain, the commitments and every revealed roll; exit 1 naming the first bad event."""
@@ -73,7 +79,9 @@ def audit(
         if roll is not None:
             campaign = Door.open(db, campaign).campaign
         report = audits.audit_store(store, campaign)
-        envelopes = [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
+        envelopes = (
+            [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
+        )
     if roll is not None:
         _explain(envelopes, roll, session, referee=referee)
         return
@@ -81,7 +89,10 @@ def audit(
     if not report.ok:
         first = report.first_bad
         assert first is not None  # noqa: S101 - not ok means a finding
-        sys.stderr.write(f"hexlog: audit failed at {first.stream} version {first.streamversion} (event {first.event_id}): {first.reason}\n")
+        sys.stderr.write(
+            f"hexlog: audit failed at {first.stream} version {first.streamversion} "
+            f"(event {first.event_id}): {first.reason}\n"
+        )
         raise typer.Exit(1)
 
 
@@ -93,9 +104,16 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
     if not referee:
         events = [decode(e) for e in envelopes]
         hidden = render.hidden_rolls(events)
-        rolled = [e for e in events if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)]
+        rolled = [
+            e
+            for e in events
+            if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)
+        ]
         if rolled and rolled[-1].visibility == REFEREE and (rolled[-1].session, nonce) in hidden:
-            msg = f"roll {nonce} of session {rolled[-1].session} is secret until the session closes (the referee may pass --referee)"
+            msg = (
+                f"roll {nonce} of session {rolled[-1].session} is secret until the session closes "
+                "(the referee may pass --referee)"
+            )
             raise RuleRefusedError(msg)
     out.print(text)
 
@@ -112,7 +130,9 @@ def _read_lines(path: Path) -> list[bytes]:
 def export(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    out_file: Annotated[Path | None, typer.Option("--out", help="write to this file instead of standard output")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="write to this file instead of standard output")
+    ] = None,
     referee: Annotated[bool, typer.Option("--referee", help="export even while secret rolls are unrevealed")] = False,  # noqa: FBT002 - a flag
 ) -> None:
     """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
@@ -139,7 +159,9 @@ def export(
             raise UsageError(msg) from err
         out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
-        sys.stderr.write(f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n")
+        sys.stderr.write(
+            f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n"
+        )
 
 
 def import_(
@@ -152,7 +174,10 @@ def import_(
     if not report.ok:
         first = report.first_bad
         assert first is not None  # noqa: S101 - not ok means a finding
-        msg = f"{file} does not verify at line {first.index + 1} (event {first.event_id}): {first.reason}; nothing imported"
+        msg = (
+            f"{file} does not verify at line {first.index + 1} (event {first.event_id}): "
+            f"{first.reason}; nothing imported"
+        )
         raise CorruptLogError(msg)
     store = open_store(db, create=True)
     result = exports.import_envelopes(store, envelopes)

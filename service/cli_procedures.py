@@ -76,7 +76,9 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation, default = list[args[0]] | None, None  # type: ignore[valid-type]
     else:
         annotation = kind
-        info = typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
+        info = (
+            typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
+        )
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )

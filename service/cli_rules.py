@@ -58,7 +58,9 @@ def list_() -> None:
 
 @app.command()
 def show(
-    name: Annotated[str | None, typer.Argument(help="a built-in ruleset; omit it for the rules in force in a campaign")] = None,
+    name: Annotated[
+        str | None, typer.Argument(help="a built-in ruleset; omit it for the rules in force in a campaign")
+    ] = None,
     rules: RulesFileOption = None,
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,

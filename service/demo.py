@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -12,11 +12,13 @@ from hexlog.events.encounter import ReactionResult
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine.commands import Command
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 from hexlog.service.door import DbOption, Door, campaign_ids, open_store
+
+if TYPE_CHECKING:
+    from hexlog.machine.commands import Command
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -112,7 +114,9 @@ class Referee:
 
 def demo(
     db: DbOption = Path("hexlog.db"),
-    secret_hex: Annotated[str | None, typer.Option(help="the session secret, 64 hex digits (default: a fresh one)")] = None,
+    secret_hex: Annotated[
+        str | None, typer.Option(help="the session secret, 64 hex digits (default: a fresh one)")
+    ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
     """Run a complete scripted session: open, a party of four, two encounters, close, audit."""
@@ -128,10 +132,16 @@ def demo(
     for member in PARTY:
         ref.do(member)
     out.print("== Encounter 1: goblins behind a door in the dungeon (the party carries torches)")
-    ref.opening(enc.StartEncounter(setting="dungeon", name="goblins behind the door", party_light=True, monster_count=4))
+    ref.opening(
+        enc.StartEncounter(setting="dungeon", name="goblins behind the door", party_light=True, monster_count=4)
+    )
     ref.talk_or_fight()
     out.print("== Encounter 2: wolves on the moor (wilderness)")
-    ref.opening(enc.StartEncounter(setting="wilderness", name="wolves on the moor", monster_count=6, intelligent=False, monster_speed=180))
+    ref.opening(
+        enc.StartEncounter(
+            setting="wilderness", name="wolves on the moor", monster_count=6, intelligent=False, monster_speed=180
+        )
+    )
     ref.flee()
     out.print("== The referee closes the session and reveals the secret")
     ref.do(c.CloseSession())
@@ -140,9 +150,15 @@ def demo(
     replayed = replay(door.store, campaign)
     out.print("== Afterwards")
     out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns)")
-    out.print(f"  audit: {'OK' if report.ok else 'FAILED'}: {report.rolls_verified} of {report.rolls} rolls re-derived from the revealed secret")
+    out.print(
+        f"  audit: {'OK' if report.ok else 'FAILED'}: {report.rolls_verified} of {report.rolls} rolls "
+        "re-derived from the revealed secret"
+    )
     out.print(f"  replay: {'matches' if replayed.ok else 'DIFFERS from'} the stored projections")
-    out.print(f"  next: hexlog log --db {db} --campaign {campaign}   |   hexlog audit --db {db} --roll 0 --campaign {campaign}")
+    out.print(
+        f"  next: hexlog log --db {db} --campaign {campaign}   |   "
+        f"hexlog audit --db {db} --roll 0 --campaign {campaign}"
+    )
     door.close()
     if not report.ok or not replayed.ok:
         raise typer.Exit(1)

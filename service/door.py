@@ -20,7 +20,7 @@ import math
 import os
 import sqlite3
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import attrs
 import structlog
@@ -28,10 +28,12 @@ import typer
 
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore, is_busy
-from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
-from hexlog.machine.table import Table
+
+if TYPE_CHECKING:
+    from hexlog.machine import commands as c
+    from hexlog.machine.table import Table
 
 DEFAULT_CAMPAIGN = "main"
 #: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
@@ -43,7 +45,9 @@ DbOption = Annotated[
 ]
 CampaignOption = Annotated[
     str | None,
-    typer.Option("--campaign", envvar="HEXLOG_CAMPAIGN", help="the campaign id (needed when the database holds several)"),
+    typer.Option(
+        "--campaign", envvar="HEXLOG_CAMPAIGN", help="the campaign id (needed when the database holds several)"
+    ),
 ]
 
 
@@ -137,7 +141,9 @@ class Door:
         """Execute one command; a success is logged here, a refusal once by the entry point."""
         structlog.contextvars.bind_contextvars(stream_id=f"campaign-{self.campaign}", command=type(command).__name__)
         outcome = self.handler.execute(self.campaign, command, command_id)
-        structlog.get_logger().info("command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version)
+        structlog.get_logger().info(
+            "command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version
+        )
         return outcome
 
     def close(self) -> None:

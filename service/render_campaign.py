@@ -55,7 +55,9 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     SessionClosed: lambda e: f"session {e.session} closed; secret revealed: {e.secret}",
     SessionAbandoned: lambda e: f"session {e.session} abandoned without revealing its secret: {e.reason}",
     CampaignStarted: lambda e: f"campaign {e.campaign} started under {e.ruleset} (rules {e.rules_hash[:12]})",
-    RulesChanged: lambda e: f"rules changed to {e.ruleset} (rules {e.rules_hash[:12]}){': ' + e.reason if e.reason else ''}",
+    RulesChanged: lambda e: (
+        f"rules changed to {e.ruleset} (rules {e.rules_hash[:12]}){': ' + e.reason if e.reason else ''}"
+    ),
     MemberAdded: _member,
     MemberRemoved: lambda e: f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else ""),
     ClockAdvanced: _clock,

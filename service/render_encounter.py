@@ -21,16 +21,22 @@ def _started(e: ev.EncounterStarted) -> str:
     facts = [e.setting, f"{e.monster_count} monster{'s' if e.monster_count != 1 else ''}"]
     facts.append("intelligent" if e.intelligent else "not intelligent")
     for flag, text in (
-        (e.party_aware, "party aware"), (e.monsters_aware, "monsters aware"),
-        (e.party_light, "party carries light"), (e.monsters_light, "monsters carry light"),
-        (e.party_noisy, "party noisy"), (e.monsters_noisy, "monsters noisy"), (e.hiding, "other side hiding"),
+        (e.party_aware, "party aware"),
+        (e.monsters_aware, "monsters aware"),
+        (e.party_light, "party carries light"),
+        (e.monsters_light, "monsters carry light"),
+        (e.party_noisy, "party noisy"),
+        (e.monsters_noisy, "monsters noisy"),
+        (e.hiding, "other side hiding"),
     ):
         if flag:
             facts.append(text)
     if e.terrains:
         facts.append("terrain " + "+".join(e.terrains))
     for value, text in (
-        (e.line_of_sight_ft, "line of sight"), (e.area_ft, "area"), (e.light_radius_ft, "light radius"),
+        (e.line_of_sight_ft, "line of sight"),
+        (e.area_ft, "area"),
+        (e.light_radius_ft, "light radius"),
         (e.vision_ft, "vision"),
     ):
         if value:
@@ -45,7 +51,7 @@ def _movement(e: ev.MovementRated) -> str:
     )
 
 
-def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, reason: str) -> str:  # noqa: FBT001, PLR0913 - the fields of one side
+def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, reason: str) -> str:  # noqa: FBT001, PLR0913, PLR0917 - the fields of one side
     if not rolled:
         return f"{name} not rolled ({reason})" if reason else f"{name} not rolled"
     state = "SURPRISED" if surprised else "not surprised"
@@ -55,17 +61,22 @@ def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, re
 
 def _surprise(e: ev.SurpriseChecked) -> str:
     party = _side("party", e.party_rolled, e.party_face, e.party_surprised, e.party_segments, e.party_reason)
-    monsters = _side("monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason)
+    monsters = _side(
+        "monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason
+    )
     who = f" [{e.party_reason}]" if "WIS" in e.party_reason else ""
     gain = (
-        "no advantage" if e.advantage is ev.Advantage.NONE
+        "no advantage"
+        if e.advantage is ev.Advantage.NONE
         else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
     )
     return f"surprise: {party}{who}; {monsters}; {gain}{_rolls(e.rolls)}"
 
 
 def _surrounded(e: ev.PartySurrounded) -> str:
-    return f"the party is surrounded: {e.monster_count} monsters surprised it in the open (at least {e.at_least} encircle)"
+    return (
+        f"the party is surrounded: {e.monster_count} monsters surprised it in the open (at least {e.at_least} encircle)"
+    )
 
 
 def _distance(e: ev.DistanceDetermined) -> str:
@@ -83,8 +94,12 @@ def _free(e: ev.FreeActionTaken) -> str:
 
 
 def _initiative(e: ev.InitiativeRolled) -> str:
-    faces = ", ".join(f"{side} d6={face}" for side, face in (("party", e.party_face), ("monsters", e.monsters_face)) if face)
-    tie = f", tie -> {e.tie}" + (f" after {e.rerolls} reroll(s)" if e.rerolls else "") if e.tie is not ev.Tie.NONE else ""
+    faces = ", ".join(
+        f"{side} d6={face}" for side, face in (("party", e.party_face), ("monsters", e.monsters_face)) if face
+    )
+    tie = (
+        f", tie -> {e.tie}" + (f" after {e.rerolls} reroll(s)" if e.rerolls else "") if e.tie is not ev.Tie.NONE else ""
+    )
     free = f"; {e.free_round} gain a free round" if e.free_round else ""
     first = "both act at once" if e.first is ev.First.SIMULTANEOUS else f"{e.first} act first"
     reason = f" ({e.reason})" if e.reason and not faces else ""
@@ -107,23 +122,36 @@ def _pursuit(e: ev.PursuitDecided) -> str:
     basis = ""
     if e.decided_by is ev.DecidedBy.REACTION or e.suggested:
         sign = "<=" if e.suggested else ">"
-        basis = f" (reaction {e.reaction_total} {sign} {e.at_most}: {'pursuit' if e.suggested else 'no pursuit'} suggested)"
+        basis = (
+            f" (reaction {e.reaction_total} {sign} {e.at_most}: {'pursuit' if e.suggested else 'no pursuit'} suggested)"
+        )
     return f"{e.pursuer} {verdict} as the {e.fleeing} flee, decided by {e.decided_by}{basis}{_rolls(e.rolls)}"
 
 
 def _round(e: ev.RoundPlayed) -> str:
     acting = ", ".join(e.acting) if e.acting else "nobody"
     kind = "combat round" if e.combat else "round"
-    return f"{kind} {e.round}: {acting} may act{' (' + e.reason + ')' if e.reason else ''}{' - ' + e.note if e.note else ''}"
+    reason = f" ({e.reason})" if e.reason else ""
+    note = f" - {e.note}" if e.note else ""
+    return f"{kind} {e.round}: {acting} may act{reason}{note}"
 
 
 def _concluded(e: ev.EncounterConcluded) -> str:
-    return f"encounter {e.number} ends: {e.outcome} after {e.rounds} round(s); {e.turns} turn(s) pass{': ' + e.reason if e.reason else ''}"
+    reason = f": {e.reason}" if e.reason else ""
+    return f"encounter {e.number} ends: {e.outcome} after {e.rounds} round(s); {e.turns} turn(s) pass{reason}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
-    ev.EncounterStarted: _started, ev.MovementRated: _movement, ev.SurpriseChecked: _surprise,
-    ev.PartySurrounded: _surrounded, ev.DistanceDetermined: _distance, ev.FreeActionTaken: _free,
-    ev.InitiativeRolled: _initiative, ev.ReactionRolled: _reaction, ev.ActionChosen: _action,
-    ev.PursuitDecided: _pursuit, ev.RoundPlayed: _round, ev.EncounterConcluded: _concluded,
+    ev.EncounterStarted: _started,
+    ev.MovementRated: _movement,
+    ev.SurpriseChecked: _surprise,
+    ev.PartySurrounded: _surrounded,
+    ev.DistanceDetermined: _distance,
+    ev.FreeActionTaken: _free,
+    ev.InitiativeRolled: _initiative,
+    ev.ReactionRolled: _reaction,
+    ev.ActionChosen: _action,
+    ev.PursuitDecided: _pursuit,
+    ev.RoundPlayed: _round,
+    ev.EncounterConcluded: _concluded,
 }

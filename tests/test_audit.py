@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import itertools
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
 
 from hexlog.events.chain import Envelope, reseal
+from hexlog.events.codec import decode
 from hexlog.events.errors import NotFoundError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
@@ -20,7 +20,12 @@ from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.model import Model
+from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.kit.registry import Registry
+from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import audit_envelopes, audit_store, explain_roll
+from hexlog.replay.dice_audit import check_dice
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -34,6 +39,27 @@ ROLLS = (
     c.RollDice(expression="3d4-2", purpose="damage"),
     c.RollDice(expression="d100", purpose="treasure", secret=True),
 )
+
+
+class _AuditPhase(enum.Enum):
+    """The phases of a procedure that exists only in these tests."""
+
+    A = "A"
+    B = "B"
+    C = "C"
+
+
+class _AuditModel(Model):
+    """Its machine's model: no conditions."""
+
+
+#: hexlog's registry and one more procedure with a machine: ``go`` from A to B, nothing else
+AUDITPROC = Procedure(
+    name="auditproc", title="A procedure for the audit tests.", steps={},
+    phases=_AuditPhase, transitions=[{"trigger": "go", "source": _AuditPhase.A, "dest": _AuditPhase.B}],
+    initial=_AuditPhase.A, final=frozenset({_AuditPhase.B}), model=_AuditModel,
+)
+WITH_AUDITPROC = Registry((*REGISTRY, AUDITPROC))
 
 
 def drive(store: Any, *, close: bool = True) -> Handler:
@@ -86,6 +112,15 @@ class TestCleanCampaign:
         assert (report.sessions, report.rolls, report.rolls_verified) == (1, len(ROLLS), len(ROLLS))
         assert report.unverifiable == ()
         assert report.first_bad is None
+
+    def test_the_dice_audit_alone_verifies_every_roll_of_the_decoded_stream(self, store: Any) -> None:
+        """check_dice on the decoded events: no issue, one session that revealed its secret, every roll verified."""
+        drive(store)
+        result = check_dice([decode(e) for e in envelopes_of(store)], REGISTRY)
+        assert result.issues == ()
+        assert (result.rolls, result.verified) == (len(ROLLS), len(ROLLS))
+        assert list(result.sessions) == ["s1"]
+        assert result.sessions["s1"].secret == SECRET
 
     def test_one_campaign_audits_clean_on_its_own(self, store: Any) -> None:
         """Auditing by campaign reads just its stream and finds nothing wrong."""
@@ -249,28 +284,52 @@ class TestForgeries:
         report = audit_envelopes(reseal([*envelopes, odd]))
         assert [(f.check, f.event_id) for f in report.findings] == [("decode", "odd")]
 
-    def test_a_phase_change_its_machine_does_not_allow_is_caught(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """recorded_transition_ok of the procedure's module decides, and a refused change is a finding."""
-        module = types.ModuleType("hexlog.machine.auditproc")
-        module.recorded_transition_ok = lambda trigger, source, dest: (trigger, source, dest) == ("go", "A", "B")  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "hexlog.machine.auditproc", module)
+    def test_a_phase_change_its_machine_does_not_allow_is_caught(self) -> None:
+        """The transition table of the procedure in the registry decides, and a change it lacks is a finding."""
         store = MemoryStore()
         drive(store)
         envelopes = envelopes_of(store)
         change = {"procedure": "auditproc", "trigger": "go", "source": "A", "dest": "B"}
         good = attrs.evolve(envelopes[-1], id="good", type="hexlog.procedure.phase_changed", data=change)
         bad = attrs.evolve(good, id="bad", data={**change, "dest": "C"})
-        report = audit_envelopes(reseal([*envelopes, good, bad]))
+        report = audit_envelopes(reseal([*envelopes, good, bad]), registry=WITH_AUDITPROC)
         assert [(f.check, f.event_id) for f in report.findings] == [("transition", "bad")]
+        assert report.findings[0].reason == "auditproc has no transition 'go' from A to C"
 
-    def test_a_procedure_without_a_checker_is_not_judged(self) -> None:
-        """A phase change of a procedure with no recorded_transition_ok module passes."""
+    @pytest.mark.parametrize(
+        ("change", "ok"),
+        [
+            ({"trigger": "start", "source": "IDLE", "dest": "SURPRISE"}, True),
+            ({"trigger": "check_surprise", "source": "SURPRISE", "dest": "DISTANCE"}, True),
+            ({"trigger": "start", "source": "IDLE", "dest": "COMBAT"}, False),
+            ({"trigger": "conclude", "source": "INITIATIVE", "dest": "CONCLUDED"}, False),
+            ({"trigger": "no_such_trigger", "source": "IDLE", "dest": "SURPRISE"}, False),
+        ],
+    )
+    def test_an_encounter_phase_change_is_judged_by_its_transition_table(
+        self, change: dict[str, str], ok: bool,  # noqa: FBT001 - a parameter
+    ) -> None:
+        """A recorded encounter change passes only when TRANSITIONS has that trigger from that source to that dest."""
         store = MemoryStore()
         drive(store)
         envelopes = envelopes_of(store)
-        change = {"procedure": "no_such_procedure", "trigger": "go", "source": "A", "dest": "B"}
+        data = {"procedure": "encounter", **change}
+        extra = attrs.evolve(envelopes[-1], id="x", type="hexlog.procedure.phase_changed", data=data)
+        report = audit_envelopes(reseal([*envelopes, extra]))
+        expected = [] if ok else [("transition", "x")]
+        assert [(f.check, f.event_id) for f in report.findings] == expected, report.text()
+
+    @pytest.mark.parametrize("procedure", ["no_such_procedure", "campaign", "auditproc"])
+    def test_a_phase_change_naming_a_procedure_with_no_machine_in_the_registry_is_caught(self, procedure: str) -> None:
+        """An unknown procedure, one without a machine (the campaign), or one another registry has: a finding."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        change = {"procedure": procedure, "trigger": "go", "source": "A", "dest": "B"}
         extra = attrs.evolve(envelopes[-1], id="x", type="hexlog.procedure.phase_changed", data=change)
-        assert audit_envelopes(reseal([*envelopes, extra])).ok
+        report = audit_envelopes(reseal([*envelopes, extra]))
+        assert [(f.check, f.event_id) for f in report.findings] == [("transition", "x")]
+        assert report.findings[0].reason == f"the log names a procedure {procedure!r} that has no state machine here"
 
 
 def drive_abandoned(store: Any, *, after: tuple[Any, ...] = ()) -> Handler:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +17,16 @@ import attrs
 import pytest
 
 from hexlog.events.chain import Envelope, reseal, seal
-from hexlog.events.errors import HexlogError
+from hexlog.events.dice import DiceRolled, RollModifier
+from hexlog.events.errors import HexlogError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.encounter import Phase
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.registry import Registry
+from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import AuditReport, audit_envelopes
 from hexlog.replay.decisions import check_decisions
 
@@ -97,7 +101,9 @@ def _try(handler: Handler, command: c.Command) -> bool:
 
 
 def _phase(handler: Handler) -> Phase:
-    return enc.phase_of(handler.load(CAMPAIGN).procedures.get("encounter"))
+    phase = enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures.get(enc.PROCEDURE))
+    assert isinstance(phase, Phase)
+    return phase
 
 
 def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> None:
@@ -482,7 +488,9 @@ class TestNamedRolls:
         report = audit_envelopes(forge(envs, at, rolls=[envs[free].data["nonce"]]))
         assert {f.check for f in report.findings} == {"decision"}
         reasons = dict(decision_findings(report))
-        wanted = "for free roll (public), but the rules roll 2d6 for encounter.reaction (public) here"
+        wanted = (
+            "for free roll (public), but the rules roll 2d6 for encounter.reaction (public, made for monsters) here"
+        )
         assert wanted in reasons[envs[at].id]
         own_roll = find(envs, "dice.rolled", lambda d: d["nonce"] == own and d["purpose"].startswith("encounter."))
         assert reasons[envs[own_roll].id] == (
@@ -543,19 +551,25 @@ class TestNamedRolls:
         )
 
     def test_a_silent_re_roll_is_caught(self) -> None:
-        """A distance rolled, disliked and rolled again: the first roll is named by no decision."""
+        """A distance rolled, disliked and rolled again: the first roll is named by no decision.
+
+        The handler refuses a free roll of a reserved purpose, so the discarded roll is a free 2d6
+        relabelled in the log (its faces still verify; the dice check cannot see purposes).
+        """
         store = MemoryStore()
         handler = Handler(store, MemoryKeeper())
         for command in (
             c.StartCampaign(), PARTY[0], c.OpenSession(secret_hex=secret(1, 1)),
             enc.StartEncounter(party_aware=True, monsters_aware=True), enc.CheckSurprise(),
-            c.RollDice(expression="2d6", purpose="encounter.distance"), enc.DetermineDistance(), c.CloseSession(),
+            c.RollDice(expression="2d6", purpose="the distance, first try"), enc.DetermineDistance(),
+            c.CloseSession(),
         ):
             handler.execute(CAMPAIGN, command)
         envs = [r.envelope for r in store.read_stream(STREAM)]
-        first = find(envs, "dice.rolled", lambda d: d["purpose"] == "encounter.distance")
+        first = find(envs, "dice.rolled", lambda d: d["purpose"] == "the distance, first try")
         nonce = envs[first].data["nonce"]
-        reason = caught_alone(audit_envelopes(envs), envs[first].id)
+        assert audit_envelopes(envs).ok
+        reason = caught_alone(audit_envelopes(forge(envs, first, purpose="encounter.distance")), envs[first].id)
         assert reason == f"roll #{nonce} for encounter.distance is named by no decision: rolled and then ignored"
 
     def test_a_forged_decision_on_unrevealed_faces_says_the_faces_are_unverified(self) -> None:
@@ -569,6 +583,175 @@ class TestNamedRolls:
         report = audit_envelopes(forge(envs, at, value=envs[at].data["value"] + 10))
         reason = caught_alone(report, envs[at].id)
         assert reason.endswith("(these faces are themselves unverified until session s2 reveals its secret)")
+
+
+class TestFreeRolls:
+    """A free roll may not take a purpose a procedure reserves for its steps' rolls."""
+
+    @pytest.mark.parametrize(
+        ("purpose", "reserved"),
+        [
+            ("encounter.reaction", "encounter.reaction"),
+            ("encounter.reaction.reroll", "encounter.reaction"),
+            ("encounter.surprise.party", "encounter.surprise"),
+            ("encounter.distance", "encounter.distance"),
+            ("encounter.initiative.monsters", "encounter.initiative"),
+        ],
+    )
+    def test_a_free_roll_of_a_reserved_purpose_is_refused_naming_it(self, purpose: str, reserved: str) -> None:
+        """The handler refuses it with a UsageError naming the reserved purpose, and writes nothing."""
+        store = MemoryStore()
+        handler = Handler(store, MemoryKeeper())
+        for command in (c.StartCampaign(), c.OpenSession(secret_hex=secret(1, 1))):
+            handler.execute(CAMPAIGN, command)
+        before = len(store.read_stream(STREAM))
+        with pytest.raises(UsageError, match=rf"'{re.escape(purpose)}' belongs to .*\({re.escape(reserved)}\)"):
+            handler.execute(CAMPAIGN, c.RollDice(expression="2d6", purpose=purpose))
+        assert len(store.read_stream(STREAM)) == before
+
+    @pytest.mark.parametrize("purpose", ["encounter", "encounter.reactions", "encounters.reaction", "free roll"])
+    def test_a_purpose_that_only_looks_reserved_is_a_free_roll(self, purpose: str) -> None:
+        """A reserved purpose is taken alone or followed by a dot: others are free and audit clean."""
+        store = MemoryStore()
+        handler = Handler(store, MemoryKeeper())
+        for command in (
+            c.StartCampaign(), c.OpenSession(secret_hex=secret(1, 1)),
+            c.RollDice(expression="2d6", purpose=purpose), c.CloseSession(),
+        ):
+            handler.execute(CAMPAIGN, command)
+        envs = [r.envelope for r in store.read_stream(STREAM)]
+        assert [e.data["purpose"] for e in envs if e.type == "hexlog.dice.rolled"] == [purpose]
+        assert audit_envelopes(envs).ok
+
+
+def _downgraded(envs: list[Envelope]) -> list[Envelope]:
+    """The log with every roll written as schema version 1 (no made_for, no modifiers), the chain resealed."""
+    out = []
+    for e in envs:
+        if e.type == "hexlog.dice.rolled":
+            data = {k: v for k, v in e.data.items() if k not in {"made_for", "modifiers"}}
+            e = attrs.evolve(e, data=data, schemaversion=1)  # noqa: PLW2901 - the rewritten envelope
+        out.append(e)
+    return reseal(out)
+
+
+def _exhausting(table: Any, made_for: str, purpose: str) -> tuple[RollModifier, ...]:  # noqa: ARG001 - a modifier source
+    """A modifier source for the tests: the monsters' reactions are made at -1."""
+    if made_for == "monsters" and purpose.startswith("encounter.reaction"):
+        return (RollModifier(source="exhaustion (2 days without rest)", value=-1),)
+    return ()
+
+
+#: the registry hexlog runs, with one source of modifiers on the monsters' reaction rolls
+MODIFYING = Registry(tuple(
+    attrs.evolve(p, modifiers=(_exhausting,)) if p.name == enc.PROCEDURE else p for p in REGISTRY
+))
+
+
+def _reaction_campaign(registry: Registry) -> list[Envelope]:
+    """A closed session with one encounter and one reaction, played through the handler with ``registry``."""
+    store = MemoryStore()
+    handler = Handler(store, MemoryKeeper(), registry=registry)
+    for command in (
+        c.StartCampaign(), PARTY[0], c.OpenSession(secret_hex=secret(5, 1)),
+        enc.StartEncounter(party_aware=True, monsters_aware=True), enc.CheckSurprise(), enc.DetermineDistance(),
+        enc.RollInitiative(), enc.RollReaction(speaker="Ann"), enc.ConcludeEncounter(), c.CloseSession(),
+    ):
+        handler.execute(CAMPAIGN, command)
+    return [r.envelope for r in store.read_stream(STREAM)]
+
+
+class TestRollsForSomeone:
+    """Whom a roll was made for and the modifiers the state imposed are re-derived (schema version 2 on)."""
+
+    def test_a_roll_made_for_another_side_is_caught(self) -> None:
+        """A reaction roll recorded as made for the party: the rules make it for the monsters."""
+        envs = envelopes("ose")
+        at = find(envs, "encounter.reaction_rolled")
+        nonce = envs[at].data["rolls"][0]
+        roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.reaction")
+        assert envs[roll].schemaversion == DiceRolled.schema_version == 2  # the version that records made_for
+        reason = caught_alone(audit_envelopes(forge(envs, roll, made_for="party")), envs[at].id)
+        assert reason == (
+            f"roll #{nonce} is 2d6 for encounter.reaction (public, made for party), "
+            "but the rules roll 2d6 for encounter.reaction (public, made for monsters) here"
+        )
+
+    def test_a_roll_made_for_someone_where_the_rules_name_nobody_is_caught(self) -> None:
+        """The distance roll is made for nobody: one recorded as made for Ann is a finding at the decision."""
+        envs = envelopes("ose")
+        at = find(envs, "encounter.distance_determined", lambda d: bool(d["rolls"]))
+        nonce = envs[at].data["rolls"][0]
+        roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.distance")
+        reason = caught_alone(audit_envelopes(forge(envs, roll, made_for="Ann")), envs[at].id)
+        assert reason == (
+            f"roll #{nonce} is 2d6 for encounter.distance (public, made for Ann), "
+            "but the rules roll 2d6 for encounter.distance (public) here"
+        )
+
+    def test_modifiers_the_rules_do_not_impose_are_caught(self) -> None:
+        """A distance roll given a modifier with a source (its total kept consistent, so the dice pass) is caught."""
+        envs = envelopes("ose")
+        at = find(envs, "encounter.distance_determined", lambda d: bool(d["rolls"]))
+        nonce = envs[at].data["rolls"][0]
+        roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.distance")
+        d = envs[roll].data
+        forged = forge(
+            envs, roll, modifiers=[{"source": "exhaustion (2 days without rest)", "value": -1}],
+            modifier=d["modifier"] - 1, total=d["total"] - 1,
+        )
+        reasons = [r for i, r in decision_findings(audit_envelopes(forged)) if i == envs[at].id]
+        assert len(reasons) == 1
+        assert (
+            f"roll #{nonce} is 2d6-1 for encounter.distance (public, -1 for exhaustion (2 days without rest)), "
+            "but the rules roll 2d6 for encounter.distance (public) here"
+        ) in reasons[0]
+
+    def test_modifiers_the_state_imposes_audit_clean_and_dropping_them_is_caught(self) -> None:
+        """Rolls modified by a registered source audit clean with that registry; the modifier removed is caught."""
+        envs = _reaction_campaign(MODIFYING)
+        at = find(envs, "encounter.reaction_rolled")
+        nonce = envs[at].data["rolls"][0]
+        roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce)
+        d = envs[roll].data
+        assert d["modifiers"] == [{"source": "exhaustion (2 days without rest)", "value": -1}]
+        assert d["total"] == sum(d["faces"]) - 1
+        report = audit_envelopes(envs, registry=MODIFYING)
+        assert report.ok, report.text()
+        assert report.decisions > 0
+        dice, total = envs[at].data["dice"], envs[at].data["total"]
+        dropped = forge(envs, roll, modifiers=[], modifier=0, total=d["total"] + 1)
+        dropped = forge(dropped, at, dice=dice + 1, total=total + 1)
+        reason = caught_alone(audit_envelopes(dropped, registry=MODIFYING), envs[at].id)
+        assert (
+            f"roll #{nonce} is 2d6 for encounter.reaction (public, made for monsters), but the rules roll "
+            "2d6-1 for encounter.reaction (public, made for monsters, -1 for exhaustion (2 days without rest)) here"
+        ) in reason
+
+    @pytest.mark.parametrize("ruleset", RULESETS)
+    def test_a_log_of_version_1_rolls_still_audits_clean(self, ruleset: str) -> None:
+        """Rolls written before made_for existed (schema version 1) are not judged on whom they were made for."""
+        envs = envelopes(ruleset)
+        old = _downgraded(envs)
+        rolls = [e for e in old if e.type == "hexlog.dice.rolled"]
+        assert rolls
+        assert all(e.schemaversion == 1 and "made_for" not in e.data for e in rolls)
+        assert any(e.data.get("made_for") for e in envs if e.type == "hexlog.dice.rolled")
+        report = audit_envelopes(old)
+        assert report.ok, report.text()
+        assert report.decisions == audit_envelopes(envs).decisions > 0
+
+    def test_a_version_1_roll_of_another_purpose_is_still_caught(self) -> None:
+        """Only made_for is left unjudged on a version 1 roll: its purpose is checked as before."""
+        old = _downgraded(envelopes("ose"))
+        at = find(old, "encounter.reaction_rolled")
+        nonce = old[at].data["rolls"][0]
+        roll = find(old, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.reaction")
+        reason = caught_alone(audit_envelopes(forge(old, roll, purpose="encounter.distance")), old[at].id)
+        assert reason == (
+            f"roll #{nonce} is 2d6 for encounter.distance (public), "
+            "but the rules roll 2d6 for encounter.reaction (public, made for monsters) here"
+        )
 
 
 class TestCommandLine:
@@ -615,15 +798,8 @@ class TestCommandLine:
 
 
 class TestRulesHash:
-    def test_rules_that_do_not_match_their_recorded_hash_are_caught(self):
+    def test_rules_that_do_not_match_their_recorded_hash_are_caught(self) -> None:
         """A forged ruleset content with the old hash left in place is a decision finding."""
-        from hexlog.events.chain import seal
-        from hexlog.events.memory import MemoryStore
-        from hexlog.machine import commands as c
-        from hexlog.machine.handler import Handler
-        from hexlog.machine.keeper import MemoryKeeper
-        from hexlog.replay.audit import audit_envelopes
-
         store = MemoryStore()
         Handler(store, MemoryKeeper()).execute("h", c.StartCampaign())
         env = store.read_stream("campaign-h")[0].envelope

@@ -117,9 +117,11 @@ def changed_value(column: str, target: dict[str, Any]) -> Any:
         else:
             data["tampered"] = True
         return json.dumps(data)
+    if column == "schema_version":  # another version than the row's (rolls are written at version 2 now)
+        return target["schema_version"] + 1
     return {
         "position": 1000, "stream_id": "campaign-elsewhere", "stream_version": 1000,
-        "id": "forged-id", "type": "hexlog.dice.forged", "schema_version": 2,
+        "id": "forged-id", "type": "hexlog.dice.forged",
         "source": "hexlog:elsewhere", "time": "2030-01-01T00:00:00Z",
         "prevhash": "f" * 64, "hash": "e" * 64,
     }[column]

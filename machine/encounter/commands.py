@@ -29,7 +29,8 @@ class StartEncounter(Command):
     intelligent: bool = arg(True, help="the monsters are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
     monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
     terrains: tuple[str, ...] = arg(
-        (), help="outdoor terrain (repeat for mixed): plains, desert, hills, mountains, scrub, forest, marsh",
+        (),
+        help="outdoor terrain (repeat for mixed): plains, desert, hills, mountains, scrub, forest, marsh",
         flag="--terrain",
     )
     line_of_sight_ft: int | None = arg(None, help="line of sight limit, feet", flag="--line-of-sight", least=1)
@@ -148,9 +149,19 @@ class ConcludeEncounter(Command):
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {
-    StartEncounter: "start", CheckSurprise: "check_surprise", DetermineDistance: "determine_distance",
-    TakeFreeAction: "take_free_action", RollInitiative: "roll_initiative", RollReaction: "react",
-    RerollReaction: "reroll_reaction", Parley: "parley", Wait: "wait", PlayRound: "round",
-    Fight: "fight", Evade: "evade", DecidePursuit: "decide_pursuit", Avoid: "avoid",
+    StartEncounter: "start",
+    CheckSurprise: "check_surprise",
+    DetermineDistance: "determine_distance",
+    TakeFreeAction: "take_free_action",
+    RollInitiative: "roll_initiative",
+    RollReaction: "react",
+    RerollReaction: "reroll_reaction",
+    Parley: "parley",
+    Wait: "wait",
+    PlayRound: "round",
+    Fight: "fight",
+    Evade: "evade",
+    DecidePursuit: "decide_pursuit",
+    Avoid: "avoid",
     ConcludeEncounter: "conclude",
 }

@@ -31,7 +31,10 @@ def _unknown_armour(rules: Ruleset, armour: str) -> str | None:
         return None
     known = ", ".join(kinds)
     kind_names = ", ".join(sorted(set(kinds.values())))
-    return f"armour {armour!r} is not known to the rules in force ({rules.name}): use none, a suit ({known}) or a kind ({kind_names})"
+    return (
+        f"armour {armour!r} is not known to the rules in force ({rules.name}): "
+        f"use none, a suit ({known}) or a kind ({kind_names})"
+    )
 
 
 def guard(table: Table, command: c.Command) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
-from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.encounter.commands import (
     CheckSurprise,
     DecidePursuit,
@@ -19,6 +18,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
+from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -31,7 +31,7 @@ TYPED: dict[type[Event], frozenset[str]] = {
 }
 
 
-def command_for(event: Event) -> Command | None:
+def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
     """The command that made a recorded decision (None: the event is not a dice-driven decision)."""
     match event:
         case ev.SurpriseChecked():
@@ -65,9 +65,9 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
                 {"value", "unit"}
             )
         return [], frozenset({"value", "unit"})
-    if isinstance(recorded, ev.PursuitDecided) and isinstance(expected, ev.PursuitDecided):
-        if not _note_ok(recorded.note, expected.note):
-            return [f'note "{recorded.note}" recorded, but the rules\' basis is "{expected.note}"'], frozenset()
+    pursuits = isinstance(recorded, ev.PursuitDecided) and isinstance(expected, ev.PursuitDecided)
+    if pursuits and not _note_ok(recorded.note, expected.note):  # type: ignore[attr-defined]
+        return [f'note "{recorded.note}" recorded, but the rules\' basis is "{expected.note}"'], frozenset()  # type: ignore[attr-defined]
     return [], frozenset()
 
 

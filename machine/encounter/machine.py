@@ -37,12 +37,20 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # 004: non-intelligent monsters that surprised the party close to melee, unless it may flee
     {"trigger": "take_free_action", "source": P.FREE_ACTION, "dest": P.COMBAT, "conditions": "closes_to_melee"},
     {"trigger": "take_free_action", "source": P.FREE_ACTION, "dest": P.INITIATIVE},
-    {"trigger": "avoid", "source": [P.FREE_ACTION, P.ACTIONS], "dest": P.CONCLUDED,
-     "conditions": "slips_away_unnoticed"},
+    {
+        "trigger": "avoid",
+        "source": [P.FREE_ACTION, P.ACTIONS],
+        "dest": P.CONCLUDED,
+        "conditions": "slips_away_unnoticed",
+    },
     {"trigger": "roll_initiative", "source": P.INITIATIVE, "dest": P.ACTIONS},
     {"trigger": "react", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "monsters_may_react"},
-    {"trigger": "reroll_reaction", "source": P.ACTIONS, "dest": P.ACTIONS,
-     "conditions": "uncertain_reaction_a_round_ago"},
+    {
+        "trigger": "reroll_reaction",
+        "source": P.ACTIONS,
+        "dest": P.ACTIONS,
+        "conditions": "uncertain_reaction_a_round_ago",
+    },
     {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
     {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS},
     {"trigger": "round", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "within_round_limit"},
@@ -69,9 +77,13 @@ def situation_of(e: EncounterState) -> positions.Situation:
     """The place of the encounter as the distance rules read it (0 = not given)."""
     s = e.started
     return positions.Situation(
-        setting=s.setting, terrains=s.terrains, line_of_sight_ft=s.line_of_sight_ft or None,
-        area_ft=s.area_ft or None, light_radius_ft=s.light_radius_ft or None,
-        vision_ft=s.vision_ft or None, hiding=s.hiding,
+        setting=s.setting,
+        terrains=s.terrains,
+        line_of_sight_ft=s.line_of_sight_ft or None,
+        area_ft=s.area_ft or None,
+        light_radius_ft=s.light_radius_ft or None,
+        vision_ft=s.vision_ft or None,
+        hiding=s.hiding,
     )
 
 
@@ -126,7 +138,7 @@ class EncounterModel(Model):
     def side_may_act(self) -> bool:
         """A side surprised under the one-round advantage cannot act until the first round is over."""
         e = self.e
-        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage == self.side.other and e.rounds < 1:
+        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value and e.rounds < 1:
             return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")
         return True
 
@@ -182,22 +194,31 @@ def avoid_verdict(rules: Ruleset, e: EncounterState, side: Side, command: Comman
     surprised = dict(zip(SIDES, e.surprised, strict=True))
     if noisy[foe] and not noisy[side] and not surprised[side]:
         return True, f"the {foe} make noise: the {side} slip away before they are noticed"
-    if e.advantage != side or e.distance is None:
+    if e.advantage.value != side.value or e.distance is None:
         why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"
         return False, f"{why} (advantage: {e.advantage})"
     if e.phase is not Phase.FREE_ACTION:
         return False, f"the {side} could slip away only in their free segments, which have passed"
     d = e.distance
     found = positions.Distance(
-        value=d.value, unit=d.unit, melee=d.melee, missiles_possible=d.missiles_possible, rule=d.rule,
-        steps=d.steps, rolls=d.rolls,
+        value=d.value,
+        unit=d.unit,
+        melee=d.melee,
+        missiles_possible=d.missiles_possible,
+        rule=d.rule,
+        steps=d.steps,
+        rolls=d.rolls,
     )
     speed = s.monster_speed if side is Side.MONSTERS else (e.movement.party_base if e.movement else 0)
     rate = getattr(command, "rate_inches", None)
     sur = e.surprise
     segments = 0 if sur is None else (sur.party_segments if side is Side.MONSTERS else sur.monsters_segments)
     return positions.avoid(
-        rules, situation_of(e), found, e.surprised, segments,
+        rules,
+        situation_of(e),
+        found,
+        e.surprised,
+        segments,
         rate_inches=rate if rate is not None else (speed // 10 or None),
         detection_range_ft=getattr(command, "detection_range_ft", None),
         surprisers_lit=s.monsters_light if side is Side.MONSTERS else s.party_light,

@@ -16,15 +16,16 @@ from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
 from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
 from hexlog.machine.kit.rules import RulesError
+from hexlog.machine.rolls import Roll
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from hexlog.events.dice import DiceRolled
-    from hexlog.machine.rolls import Roll
     from hexlog.machine.ruleset import Ruleset
 
 V = TypeVar("V")
+K = TypeVar("K")
 
 PURPOSE = "encounter.distance"
 SETTINGS = tuple(Setting)
@@ -80,12 +81,17 @@ class Trace:
     def distance(self, value: int, unit: Unit, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
         """The finished result."""
         return Distance(
-            value=value, unit=unit, melee=melee, missiles_possible=missiles, rule=rule,
-            steps=tuple(self.steps), rolls=tuple(self.rolls),
+            value=value,
+            unit=unit,
+            melee=melee,
+            missiles_possible=missiles,
+            rule=rule,
+            steps=tuple(self.steps),
+            rolls=tuple(self.rolls),
         )
 
 
-def entry(rules: Ruleset, table: str, found: Mapping[str, V] | None, key: str | None) -> V:
+def entry(rules: Ruleset, table: str, found: Mapping[K, V] | None, key: K | None) -> V:
     """One keyed entry of a table, refused with the table and key named when it is missing."""
     if found is None or key is None or key not in found:
         msg = f"ruleset {rules.name}: tables.{table} has no entry {key!r}"
@@ -105,8 +111,10 @@ def _check_situation(situation: Situation, surprised: tuple[bool, bool], segment
         msg = f"unknown setting {situation.setting!r}; use one of {', '.join(SETTINGS)}"
         raise UsageError(msg)
     limits = {
-        "line_of_sight_ft": situation.line_of_sight_ft, "area_ft": situation.area_ft,
-        "light_radius_ft": situation.light_radius_ft, "vision_ft": situation.vision_ft,
+        "line_of_sight_ft": situation.line_of_sight_ft,
+        "area_ft": situation.area_ft,
+        "light_radius_ft": situation.light_radius_ft,
+        "vision_ft": situation.vision_ft,
     }
     for name, limit in limits.items():
         if limit is not None and limit < 0:
@@ -121,7 +129,12 @@ def _check_situation(situation: Situation, surprised: tuple[bool, bool], segment
 
 
 def determine_distance(
-    roll: Roll, rules: Ruleset, situation: Situation, *, surprised: tuple[bool, bool], segments: int = 0,
+    roll: Roll,
+    rules: Ruleset,
+    situation: Situation,
+    *,
+    surprised: tuple[bool, bool],
+    segments: int = 0,
 ) -> Distance:
     """The encounter distance by the rules in force; ``surprised`` is (party, monsters)."""
     _check_situation(situation, surprised, segments)
@@ -197,14 +210,28 @@ def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
 
 
 def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
-    rules: Ruleset, situation: Situation, distance: Distance, surprised: tuple[bool, bool], segments: int,
-    *, rate_inches: int | None = None, detection_range_ft: int | None = None,
-    surprisers_lit: bool = False, surprisers_noisy: bool = False,
+    rules: Ruleset,
+    situation: Situation,
+    distance: Distance,
+    surprised: tuple[bool, bool],
+    segments: int,
+    *,
+    rate_inches: int | None = None,
+    detection_range_ft: int | None = None,
+    surprisers_lit: bool = False,
+    surprisers_noisy: bool = False,
 ) -> tuple[bool, str]:
     """Seed 001: whether the side that alone surprised the other may slip away unnoticed, and why."""
     from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
 
     return positions_adnd.avoid(
-        rules, situation, distance, surprised, segments, rate_inches=rate_inches,
-        detection_range_ft=detection_range_ft, surprisers_lit=surprisers_lit, surprisers_noisy=surprisers_noisy,
+        rules,
+        situation,
+        distance,
+        surprised,
+        segments,
+        rate_inches=rate_inches,
+        detection_range_ft=detection_range_ft,
+        surprisers_lit=surprisers_lit,
+        surprisers_noisy=surprisers_noisy,
     )

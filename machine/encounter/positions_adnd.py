@@ -15,7 +15,11 @@ if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
 
 #: the AD&D names for the OSE settings
-_SETTING = {Setting.DUNGEON: Setting.INDOORS, Setting.WILDERNESS: Setting.OUTDOORS, Setting.WATERBORNE: Setting.OUTDOORS}
+_SETTING = {
+    Setting.DUNGEON: Setting.INDOORS,
+    Setting.WILDERNESS: Setting.OUTDOORS,
+    Setting.WATERBORNE: Setting.OUTDOORS,
+}
 
 
 def setting_of(situation: Situation) -> Setting:
@@ -24,7 +28,12 @@ def setting_of(situation: Situation) -> Setting:
 
 
 def distance(
-    trace: Trace, rules: Ruleset, situation: Situation, *, surprised: tuple[bool, bool], segments: int,
+    trace: Trace,
+    rules: Ruleset,
+    situation: Situation,
+    *,
+    surprised: tuple[bool, bool],
+    segments: int,
 ) -> Distance:
     """The distance by §3.2 (indoors) or §3.3 (outdoors)."""
     if setting_of(situation) is Setting.INDOORS:
@@ -134,9 +143,16 @@ def _outdoors(trace: Trace, rules: Ruleset, situation: Situation, segments: int)
 
 
 def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
-    rules: Ruleset, situation: Situation, found: Distance, surprised: tuple[bool, bool], segments: int,
-    *, rate_inches: int | None = None, detection_range_ft: int | None = None,
-    surprisers_lit: bool = False, surprisers_noisy: bool = False,
+    rules: Ruleset,
+    situation: Situation,
+    found: Distance,
+    surprised: tuple[bool, bool],
+    segments: int,
+    *,
+    rate_inches: int | None = None,
+    detection_range_ft: int | None = None,
+    surprisers_lit: bool = False,
+    surprisers_noisy: bool = False,
 ) -> tuple[bool, str]:
     """§3.3-3.4 avoiding: only a side that alone surprised the other may slip away (option avoid_rule).
 
@@ -167,10 +183,7 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
     moved = gap + per * segments
     if detection_range_ft is None:
         close = not outdoors or any(t in params.close_terrains for t in situation.terrains)
-        if close:
-            detection_range_ft = gap + params.detection_close_add_ft
-        else:
-            detection_range_ft = gap * params.detection_open_multiplier
+        detection_range_ft = gap + params.detection_close_add_ft if close else gap * params.detection_open_multiplier
     ok = moved > detection_range_ft
     verdict = "beyond detection: they slip away" if ok else "still within detection"
     return ok, (

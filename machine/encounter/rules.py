@@ -8,14 +8,16 @@ rule for noisy armour). The section numbers are those of REFERENCE.md.
 from __future__ import annotations
 
 import enum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
 from hexlog.events.encounter import AdvantageKind, ReactionResult
 from hexlog.events.vocabulary import Setting, Unit
 from hexlog.machine.kit.rules import RulesError, dice_expression, in_range, rule
-from hexlog.machine.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from hexlog.machine.ruleset import Ruleset
 
 #: the rulesets written before ``distance_rules`` existed named their distance rules by their own name
 _LEGACY_DISTANCE_RULES = frozenset({"ose", "adnd", "explore"})
@@ -87,36 +89,44 @@ class EncounterOptions:
     section: ClassVar[str] = "options"
 
     distance_rules: DistanceRules = rule(
-        help="Whose distance procedure applies: ose (seed 000 §2.3), adnd (seed 001 §3.2-3.3) or explore (seed 004 §4.3, §4.5).",
+        help="Whose distance procedure applies: ose (seed 000 §2.3), adnd (seed 001 §3.2-3.3) "
+        "or explore (seed 004 §4.3, §4.5).",
     )
     surprise_on: int = rule(
         2, help="A side is surprised when its d6 shows at most this (0: never, 6: always).", validator=in_range(0, 6)
     )
     surprise_advantage: AdvantageKind = rule(
-        help="What surprising the other side gives (A4): a free round (OSE), lost segments (AD&D) or one single action (seed 004).",
+        help="What surprising the other side gives (A4): a free round (OSE), lost segments (AD&D) "
+        "or one single action (seed 004).",
     )
     light_blocks_surprise: bool = rule(
-        False, help="A side carrying light in darkness cannot surprise the other, which then does not roll (A5)."  # noqa: FBT003 - a default
+        default=False,
+        help="A side carrying light in darkness cannot surprise the other, which then does not roll (A5).",
     )
     noise_blocks_surprise: bool = rule(
-        False, help="A side making noise gives itself away: the other side does not roll and cannot be surprised."  # noqa: FBT003 - a default
+        default=False,
+        help="A side making noise gives itself away: the other side does not roll and cannot be surprised.",
     )
     noisy_armor: tuple[ArmorKind, ...] | None = rule(
         None, help="The kinds of armour that make a side noisy (§3.4); leave out for no armour rule."
     )
     segments_on_mutual_surprise: MutualSurprise = rule(
         MutualSurprise.DIFFERENCE,
-        help="Both sides surprised under the segments rule: the larger face loses the difference, or each loses its own face (A9).",
+        help="Both sides surprised under the segments rule: the larger face loses the difference, "
+        "or each loses its own face (A9).",
     )
     wis_surprise_mod: WisSurprise | None = rule(
-        None, help="scale: each character adds its WIS modifier to the party's d6 in the dungeon (A8); off: WIS is ignored."
+        None,
+        help="scale: each character adds its WIS modifier to the party's d6 in the dungeon (A8); off: WIS is ignored.",
     )
     surrounded_at_monsters: int = rule(
-        0, help="A party surprised in the open by at least this many monsters is surrounded (0: never).",
+        0,
+        help="A party surprised in the open by at least this many monsters is surrounded (0: never).",
         validator=in_range(0, 10_000),
     )
     wild_surprise_distance_trigger: DistanceTrigger = rule(
-        DistanceTrigger.EITHER, help="OSE outdoors: the distance shrinks when either side is surprised, or only when both are (A3)."
+        DistanceTrigger.EITHER,
+        help="OSE outdoors: the distance shrinks when either side is surprised, or only when both are (A3).",
     )
     dungeon_distance: str | None = rule(
         None, help="Seed 004: the dungeon distance dice, an entry of tables.dungeon_distance (A17)."
@@ -139,10 +149,12 @@ class EncounterOptions:
         help="Monsters whose reaction total is at most this pursue a fleeing party (A6).", validator=in_range(-100, 100)
     )
     unintelligent_monsters_attack: bool = rule(
-        False, help="Non-intelligent monsters roll no reaction: they move straight to melee (§4.3, §4.5)."  # noqa: FBT003 - a default
+        default=False,
+        help="Non-intelligent monsters roll no reaction: they move straight to melee (§4.3, §4.5).",
     )
     surprised_party_flees_within_ft: int = rule(
-        0, help="A surprised party within this many feet may try to flee before combat (§4.3 3a; 0: no such rule).",
+        0,
+        help="A surprised party within this many feet may try to flee before combat (§4.3 3a; 0: no such rule).",
         validator=in_range(0, 100_000),
     )
     encounter_move_divisor: int = rule(
@@ -153,7 +165,8 @@ class EncounterOptions:
         validator=in_range(0, 100_000),
     )
     avoid_rule: AvoidRule | None = rule(
-        None, help="How the side that alone surprised the other slips away unnoticed (§3.4); leave out for no such rule."
+        None,
+        help="How the side that alone surprised the other slips away unnoticed (§3.4); leave out for no such rule.",
     )
 
     @staticmethod
@@ -252,9 +265,13 @@ class EncounterTables:
 
     distance: dict[Setting, DistanceRow] = rule(help="Encounter distance by setting (§2.3, §3.2-3.3, §4.3, §4.5).")
     reaction: tuple[ReactionBand, ...] = rule(help="Monster reaction: 2d6 plus the speaker's CHA modifier (§2.5).")
-    cha_reaction: dict[ChaScale, Bands] = rule(help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31).")
+    cha_reaction: dict[ChaScale, Bands] = rule(
+        help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31)."
+    )
     dungeon_distance: dict[str, DiceEntry] | None = rule(None, help="Seed 004 dungeon distance dice (A17).")
-    wis_surprise: dict[WisSurprise, Bands] | None = rule(None, help="WIS surprise modifier: [lowest score, modifier] (§4.3).")
+    wis_surprise: dict[WisSurprise, Bands] | None = rule(
+        None, help="WIS surprise modifier: [lowest score, modifier] (§4.3)."
+    )
     outdoor_dice: dict[str, DiceEntry] | None = rule(None, help="AD&D outdoor distance dice (A10).")
     outdoor_terrain: dict[str, TerrainChange] | None = rule(None, help="AD&D terrain, applied to each die (§3.3, A12).")
     small_room: SmallRoom | None = rule(None, help="AD&D: the distance in a small room (§3.2).")
@@ -269,8 +286,11 @@ def check(rules: Ruleset) -> None:
         ("dungeon_distance", options.dungeon_distance, tables.dungeon_distance),
         ("outdoor_distance_dice", options.outdoor_distance_dice, tables.outdoor_dice),
         ("cha_reaction_scale", options.cha_reaction_scale, tables.cha_reaction),
-        ("wis_surprise_mod", options.wis_surprise_mod if options.wis_surprise_mod is not WisSurprise.OFF else None,
-         tables.wis_surprise),
+        (
+            "wis_surprise_mod",
+            options.wis_surprise_mod if options.wis_surprise_mod is not WisSurprise.OFF else None,
+            tables.wis_surprise,
+        ),
     )
     for option, value, table in named:
         if value is not None and (table is None or value not in table):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from hexlog.events import encounter as ev
-from hexlog.events.base import Event
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 PROCEDURE = "encounter"
 
@@ -85,9 +87,14 @@ class EncounterState:
 
 #: the events kept as the latest fact of their kind, by the state field that holds them
 _LATEST: dict[type[Event], str] = {
-    ev.MovementRated: "movement", ev.SurpriseChecked: "surprise", ev.PartySurrounded: "surrounded",
-    ev.DistanceDetermined: "distance", ev.FreeActionTaken: "free_action", ev.InitiativeRolled: "initiative",
-    ev.PursuitDecided: "pursuit", ev.EncounterConcluded: "concluded",
+    ev.MovementRated: "movement",
+    ev.SurpriseChecked: "surprise",
+    ev.PartySurrounded: "surrounded",
+    ev.DistanceDetermined: "distance",
+    ev.FreeActionTaken: "free_action",
+    ev.InitiativeRolled: "initiative",
+    ev.PursuitDecided: "pursuit",
+    ev.EncounterConcluded: "concluded",
 }
 
 

@@ -74,21 +74,35 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
     divisor = options.encounter_move_divisor
     ctx.emit(
         ev.EncounterStarted(
-            number=before.started.number + 1 if before else 1, name=command.name, ruleset=rules.name,
-            setting=setting, party=tuple(m.name for m in party.members),
-            party_aware=command.party_aware, monsters_aware=command.monsters_aware,
-            party_light=command.party_light, monsters_light=command.monsters_light,
-            party_noisy=command.party_noisy, monsters_noisy=command.monsters_noisy,
-            monster_count=command.monster_count, intelligent=command.intelligent,
-            monster_speed=command.monster_speed, terrains=tuple(command.terrains),
-            line_of_sight_ft=command.line_of_sight_ft or 0, area_ft=command.area_ft or 0,
-            light_radius_ft=command.light_radius_ft or 0, vision_ft=command.vision_ft or 0,
+            number=before.started.number + 1 if before else 1,
+            name=command.name,
+            ruleset=rules.name,
+            setting=setting,
+            party=tuple(m.name for m in party.members),
+            party_aware=command.party_aware,
+            monsters_aware=command.monsters_aware,
+            party_light=command.party_light,
+            monsters_light=command.monsters_light,
+            party_noisy=command.party_noisy,
+            monsters_noisy=command.monsters_noisy,
+            monster_count=command.monster_count,
+            intelligent=command.intelligent,
+            monster_speed=command.monster_speed,
+            terrains=tuple(command.terrains),
+            line_of_sight_ft=command.line_of_sight_ft or 0,
+            area_ft=command.area_ft or 0,
+            light_radius_ft=command.light_radius_ft or 0,
+            vision_ft=command.vision_ft or 0,
             hiding=command.hiding,
         ),
         ev.MovementRated(
-            slowest_member=slowest.name, party_base=slowest.speed, party_per_round=slowest.speed // divisor,
-            monsters_base=command.monster_speed, monsters_per_round=command.monster_speed // divisor,
-            unit=Unit.FT if setting.underground else Unit.YD, divisor=divisor,
+            slowest_member=slowest.name,
+            party_base=slowest.speed,
+            party_per_round=slowest.speed // divisor,
+            monsters_base=command.monster_speed,
+            monsters_per_round=command.monster_speed // divisor,
+            unit=Unit.FT if setting.underground else Unit.YD,
+            divisor=divisor,
             max_rounds=options.encounter_move_max_rounds,
         ),
     )
@@ -114,8 +128,10 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
         msg = f"monster speed must be 1 to {MAX_SPEED} feet per turn, not {command.monster_speed}"
         raise UsageError(msg)
     lengths = {
-        "line of sight": command.line_of_sight_ft, "area": command.area_ft,
-        "light radius": command.light_radius_ft, "vision": command.vision_ft,
+        "line of sight": command.line_of_sight_ft,
+        "area": command.area_ft,
+        "light radius": command.light_radius_ft,
+        "vision": command.vision_ft,
     }
     for field, length in lengths.items():
         if length is not None and not 0 <= length <= MAX_LENGTH_FT:
@@ -130,7 +146,9 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
         msg = f"unknown terrain {', '.join(unknown)}; known: {', '.join(terrains or ())}"
         raise UsageError(msg)
     indoor_only = {
-        "area": command.area_ft, "light radius": command.light_radius_ft, "vision": command.vision_ft,
+        "area": command.area_ft,
+        "light radius": command.light_radius_ft,
+        "vision": command.vision_ft,
         "hiding": command.hiding or None,
     }
     given = [field for field, value in indoor_only.items() if value is not None]
@@ -147,31 +165,57 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
     options = ctx.part(EncounterOptions)
     reach = options.surprise_on
     party = surprise.Side(
-        name=Side.PARTY, aware=s.party_aware, light_in_darkness=s.party_light, noisy=s.party_noisy,
-        surprise_range=reach, wis_scores=tuple(m.wis for m in members),
+        name=Side.PARTY,
+        aware=s.party_aware,
+        light_in_darkness=s.party_light,
+        noisy=s.party_noisy,
+        surprise_range=reach,
+        wis_scores=tuple(m.wis for m in members),
         armor=tuple(m.armor for m in members if m.armor not in {"", "none"}),
     )
     monsters = surprise.Side(
-        name=Side.MONSTERS, aware=s.monsters_aware, light_in_darkness=s.monsters_light, noisy=s.monsters_noisy,
+        name=Side.MONSTERS,
+        aware=s.monsters_aware,
+        light_in_darkness=s.monsters_light,
+        noisy=s.monsters_noisy,
         surprise_range=reach,
     )
     found = surprise.check_surprise(
-        ctx.roll, rules, party, monsters, setting=s.setting, member_names=tuple(m.name for m in members),
+        ctx.roll,
+        rules,
+        party,
+        monsters,
+        setting=s.setting,
+        member_names=tuple(m.name for m in members),
     )
     p, m = found.party, found.monsters
-    ctx.emit(ev.SurpriseChecked(
-        party_rolled=p.rolled, party_face=p.face or 0, party_surprised=p.surprised, party_segments=p.segments,
-        party_characters_surprised=p.characters_surprised, party_reason=p.reason,
-        monsters_rolled=m.rolled, monsters_face=m.face or 0, monsters_surprised=m.surprised,
-        monsters_segments=m.segments, monsters_reason=m.reason,
-        advantage=found.advantage, advantage_kind=found.advantage_kind, rolls=found.rolls,
-    ))
+    ctx.emit(
+        ev.SurpriseChecked(
+            party_rolled=p.rolled,
+            party_face=p.face or 0,
+            party_surprised=p.surprised,
+            party_segments=p.segments,
+            party_characters_surprised=p.characters_surprised,
+            party_reason=p.reason,
+            monsters_rolled=m.rolled,
+            monsters_face=m.face or 0,
+            monsters_surprised=m.surprised,
+            monsters_segments=m.segments,
+            monsters_reason=m.reason,
+            advantage=found.advantage,
+            advantage_kind=found.advantage_kind,
+            rolls=found.rolls,
+        )
+    )
     at_least = options.surrounded_at_monsters
     if at_least and s.setting in OPEN_COUNTRY and p.surprised and s.monster_count >= at_least:
-        ctx.emit(ev.PartySurrounded(
-            monster_count=s.monster_count, at_least=at_least,
-            reason=f"surprised in the wilderness by {s.monster_count} monsters (at least {at_least}): encircled",
-        ))
+        ctx.emit(
+            ev.PartySurrounded(
+                monster_count=s.monster_count,
+                at_least=at_least,
+                reason=f"surprised in the wilderness by {s.monster_count} monsters (at least {at_least}): encircled",
+            )
+        )
 
 
 def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
@@ -183,11 +227,16 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
             raise UsageError(msg)
         row = ctx.part(EncounterTables).distance[state.setting]
         at_most = row.missiles_at_most
-        ctx.emit(ev.DistanceDetermined(
-            value=command.value, unit=row.unit, melee=command.value == 0,
-            missiles_possible=at_most is not None and command.value <= at_most,
-            rule="referee", steps=(f"the referee set {command.value} {row.unit}",),
-        ))
+        ctx.emit(
+            ev.DistanceDetermined(
+                value=command.value,
+                unit=row.unit,
+                melee=command.value == 0,
+                missiles_possible=at_most is not None and command.value <= at_most,
+                rule="referee",
+                steps=(f"the referee set {command.value} {row.unit}",),
+            )
+        )
     else:
         sur = state.surprise
         segments = 0
@@ -196,12 +245,23 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
             faces = ((sur.party_face, sur.party_surprised), (sur.monsters_face, sur.monsters_surprised))
             segments = max((f for f, hit in faces if hit), default=0)
         d = positions.determine_distance(
-            ctx.roll, ctx.rules, situation_of(state), surprised=state.surprised, segments=segments,
+            ctx.roll,
+            ctx.rules,
+            situation_of(state),
+            surprised=state.surprised,
+            segments=segments,
         )
-        ctx.emit(ev.DistanceDetermined(
-            value=d.value, unit=d.unit, melee=d.melee, missiles_possible=d.missiles_possible,
-            rule=d.rule, steps=d.steps, rolls=d.rolls,
-        ))
+        ctx.emit(
+            ev.DistanceDetermined(
+                value=d.value,
+                unit=d.unit,
+                melee=d.melee,
+                missiles_possible=d.missiles_possible,
+                rule=d.rule,
+                steps=d.steps,
+                rolls=d.rolls,
+            )
+        )
     if _dest(ctx) == Phase.COMBAT.name:
         why = "both sides surprised: straight to combat, no free actions"
         ctx.emit(ev.ActionChosen(side=Side.BOTH, action=ev.Action.COMBAT, note=why))
@@ -229,10 +289,14 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
     state = _state(ctx)
     if state.advantage_kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE:
         ahead = Side(state.advantage)
-        ctx.emit(ev.InitiativeRolled(
-            first=ev.First(ahead), order=(ahead, ahead.other), free_round=ahead.value,
-            reason=f"only the {ahead} are not surprised: they act first and alone in the first round",
-        ))
+        ctx.emit(
+            ev.InitiativeRolled(
+                first=ev.First(ahead),
+                order=(ahead, ahead.other),
+                free_round=ahead.value,
+                reason=f"only the {ahead} are not surprised: they act first and alone in the first round",
+            )
+        )
         return
     notes = ["both sides surprised: momentary confusion, no advantage"] if all(state.surprised) else []
     options = ctx.part(EncounterOptions)
@@ -257,13 +321,23 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
         first, order = ev.First(ahead), (ahead, ahead.other)
         if rerolls:
             notes.append(f"tied {rerolls} times, then re-rolled")
-    ctx.emit(ev.InitiativeRolled(
-        party_face=faces[0], monsters_face=faces[1], first=first, order=order, tie=tie, rerolls=rerolls,
-        reason="; ".join(notes), rolls=tuple(rolls),
-    ))
+    ctx.emit(
+        ev.InitiativeRolled(
+            party_face=faces[0],
+            monsters_face=faces[1],
+            first=first,
+            order=order,
+            tie=tie,
+            rerolls=rerolls,
+            reason="; ".join(notes),
+            rolls=tuple(rolls),
+        )
+    )
 
 
-def _reaction(ctx: StepContext, state: EncounterState, speaker: str, modifier: int, *, reroll: bool) -> ev.ReactionRolled:
+def _reaction(
+    ctx: StepContext, state: EncounterState, speaker: str, modifier: int, *, reroll: bool
+) -> ev.ReactionRolled:
     if abs(modifier) > MAX_REACTION_MODIFIER:
         msg = f"a situational reaction modifier must be within ±{MAX_REACTION_MODIFIER}, not {modifier:+d}"
         raise UsageError(msg)
@@ -282,8 +356,17 @@ def _reaction(ctx: StepContext, state: EncounterState, speaker: str, modifier: i
     total = rolled.total + cha_mod + modifier
     band = max((b for b in tables.reaction if total >= b.at_least), key=lambda b: b.at_least)
     return ev.ReactionRolled(
-        speaker=speaker, cha=cha, cha_modifier=cha_mod, modifier=modifier, dice=rolled.total, total=total,
-        result=band.result, text=band.text, round=state.rounds, reroll=reroll, rolls=(rolled.nonce,),
+        speaker=speaker,
+        cha=cha,
+        cha_modifier=cha_mod,
+        modifier=modifier,
+        dice=rolled.total,
+        total=total,
+        result=band.result,
+        text=band.text,
+        round=state.rounds,
+        reroll=reroll,
+        rolls=(rolled.nonce,),
     )
 
 
@@ -325,9 +408,15 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
         elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
             lost = sur.party_segments if leader is Side.MONSTERS else sur.monsters_segments
             reason = f"the {leader.other} lose the first {lost} segments of this round"
-    ctx.emit(ev.RoundPlayed(
-        round=number, combat=state.phase is Phase.COMBAT, acting=acting, reason=reason, note=command.note,
-    ))
+    ctx.emit(
+        ev.RoundPlayed(
+            round=number,
+            combat=state.phase is Phase.COMBAT,
+            acting=acting,
+            reason=reason,
+            note=command.note,
+        )
+    )
 
 
 def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
@@ -341,7 +430,10 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
             msg = "the players decide freely whether the party pursues: say pursue or not"
             raise UsageError(msg)
         decision = ev.PursuitDecided(
-            pursuer=pursuer, fleeing=fleeing, pursue=command.pursue, decided_by=ev.DecidedBy.PLAYERS,
+            pursuer=pursuer,
+            fleeing=fleeing,
+            pursue=command.pursue,
+            decided_by=ev.DecidedBy.PLAYERS,
             note=command.note,
         )
     else:
@@ -357,9 +449,15 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
             basis = f"reaction {total} {'<=' if suggested else '>'} {at_most}"
         pursue = suggested if command.pursue is None else command.pursue
         decision = ev.PursuitDecided(
-            pursuer=pursuer, fleeing=fleeing, pursue=pursue, suggested=suggested, reaction_total=total,
-            at_most=at_most, decided_by=ev.DecidedBy.REACTION if command.pursue is None else ev.DecidedBy.REFEREE,
-            note="; ".join(filter(None, (basis, command.note))), rolls=rolls,
+            pursuer=pursuer,
+            fleeing=fleeing,
+            pursue=pursue,
+            suggested=suggested,
+            reaction_total=total,
+            at_most=at_most,
+            decided_by=ev.DecidedBy.REACTION if command.pursue is None else ev.DecidedBy.REFEREE,
+            note="; ".join(filter(None, (basis, command.note))),
+            rolls=rolls,
         )
     ctx.emit(decision)
     verb = "pursue" if decision.pursue else f"let the {fleeing} go"
@@ -390,17 +488,33 @@ def _conclude(ctx: StepContext, state: EncounterState, outcome: str, reason: str
     spent = max(1, -(-state.rounds * clock.round_seconds // clock.turn_seconds))
     span = turns(clock, spent)
     label = f"encounter {state.started.number}" + (f" ({state.started.name})" if state.started.name else "")
-    ctx.emit(ev.EncounterConcluded(
-        number=state.started.number, outcome=outcome, rounds=state.rounds, turns=spent, seconds=span.seconds,
-        reason=reason,
-    ))
+    ctx.emit(
+        ev.EncounterConcluded(
+            number=state.started.number,
+            outcome=outcome,
+            rounds=state.rounds,
+            turns=spent,
+            seconds=span.seconds,
+            reason=reason,
+        )
+    )
     ctx.advance(span, reason=f"{label}: {outcome}")
 
 
 STEPS: dict[type[Command], Step] = {
-    StartEncounter: start, CheckSurprise: check_surprise, DetermineDistance: determine_distance,
-    TakeFreeAction: take_free_action, RollInitiative: roll_initiative, RollReaction: react,
-    RerollReaction: reroll_reaction, Parley: choose(ev.Action.PARLEY), Wait: choose(ev.Action.WAIT),
-    PlayRound: play_round, Fight: choose(ev.Action.COMBAT), Evade: choose(ev.Action.EVASION),
-    DecidePursuit: decide_pursuit, Avoid: avoid, ConcludeEncounter: conclude,
+    StartEncounter: start,
+    CheckSurprise: check_surprise,
+    DetermineDistance: determine_distance,
+    TakeFreeAction: take_free_action,
+    RollInitiative: roll_initiative,
+    RollReaction: react,
+    RerollReaction: reroll_reaction,
+    Parley: choose(ev.Action.PARLEY),
+    Wait: choose(ev.Action.WAIT),
+    PlayRound: play_round,
+    Fight: choose(ev.Action.COMBAT),
+    Evade: choose(ev.Action.EVASION),
+    DecidePursuit: decide_pursuit,
+    Avoid: avoid,
+    ConcludeEncounter: conclude,
 }

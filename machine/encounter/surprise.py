@@ -138,16 +138,22 @@ def _check(side: Side) -> None:
 
 
 def _one_side(
-    roll: Roll, rules: Ruleset, side: Side, blocked: str | None, labels: tuple[str, ...] | None,
+    roll: Roll,
+    rules: Ruleset,
+    side: Side,
+    blocked: str | None,
+    labels: tuple[str, ...] | None,
 ) -> SideSurprise:
     """One side's roll; ``blocked`` says why it cannot be surprised; ``labels`` name its characters."""
     if side.aware:
-        return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
-                            reason="aware: no roll", nonce=None)
+        return SideSurprise(
+            side=side.name, rolled=False, face=None, surprised=False, segments=0, reason="aware: no roll", nonce=None
+        )
     if blocked is not None:
         reason = f"{blocked}, so the {side.name} cannot be surprised by them"
-        return SideSurprise(side=side.name, rolled=False, face=None, surprised=False, segments=0,
-                            reason=reason, nonce=None)
+        return SideSurprise(
+            side=side.name, rolled=False, face=None, surprised=False, segments=0, reason=reason, nonce=None
+        )
     rolled = roll(DIE, f"{PURPOSE}.{side.name}", made_for=side.name)
     face, top = rolled.total, side.surprise_range
     if labels is not None and side.wis_scores:
@@ -162,12 +168,21 @@ def _one_side(
             parts.append(f"{label} WIS {score} {mod:+d} -> {face + mod}{' surprised' if caught else ''}")
         verdict = "surprised: " + ", ".join(hit) if hit else "nobody surprised"
         reason = f"d6 = {face}, surprised at <= {top}: {'; '.join(parts)}; {verdict}"
-        return SideSurprise(side=side.name, rolled=True, face=face, surprised=bool(hit), segments=0,
-                            characters_surprised=tuple(hit), reason=reason, nonce=rolled.nonce)
+        return SideSurprise(
+            side=side.name,
+            rolled=True,
+            face=face,
+            surprised=bool(hit),
+            segments=0,
+            characters_surprised=tuple(hit),
+            reason=reason,
+            nonce=rolled.nonce,
+        )
     surprised = face <= top
     reason = f"d6 = {face} <= {top}: surprised" if surprised else f"d6 = {face} > {top}: not surprised"
-    return SideSurprise(side=side.name, rolled=True, face=face, surprised=surprised, segments=0,
-                        reason=reason, nonce=rolled.nonce)
+    return SideSurprise(
+        side=side.name, rolled=True, face=face, surprised=surprised, segments=0, reason=reason, nonce=rolled.nonce
+    )
 
 
 def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tuple[SideSurprise, SideSurprise]:
@@ -189,7 +204,13 @@ def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tu
 
 
 def check_surprise(  # noqa: PLR0913 - the encounter's call, spelled out
-    roll: Roll, rules: Ruleset, party: Side, monsters: Side, *, setting: str, member_names: tuple[str, ...] = (),
+    roll: Roll,
+    rules: Ruleset,
+    party: Side,
+    monsters: Side,
+    *,
+    setting: str,
+    member_names: tuple[str, ...] = (),
 ) -> SurpriseResult:
     """Roll surprise for both sides by the rules in force and say who gains the advantage."""
     if setting not in SETTINGS:

@@ -10,26 +10,25 @@ phase change after it; when a procedure that was handed off to concludes, its pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
+from hexlog.events.base import Event
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
 from hexlog.machine.commands import Command
+from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.kit.clock import ClockOptions, Span
+from hexlog.machine.kit.registry import Registry
+from hexlog.machine.rolls import Roller
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from hexlog.events.base import Event
-    from hexlog.machine.keeper import SecretKeeper
     from hexlog.machine.kit.procedure import Procedure
-    from hexlog.machine.kit.registry import Registry
-    from hexlog.machine.rolls import Roller
     from hexlog.machine.ruleset import Ruleset
 
 T = TypeVar("T")
@@ -42,12 +41,14 @@ class ChildConcluded(Command):
     child: str
 
 
-@attrs.define
 class _Frame:
     """A step under way: its procedure and the phase change still to record."""
 
-    procedure: Procedure
-    change: PhaseChanged | None
+    __slots__ = ("change", "procedure")
+
+    def __init__(self, procedure: Procedure, change: PhaseChanged | None) -> None:
+        self.procedure = procedure
+        self.change = change
 
 
 @attrs.define
@@ -93,7 +94,11 @@ class StepContext:
             self.table = tables.evolve(self.table, event, self.registry)
 
     def roll(
-        self, dice: str | hexdice.DiceSpec, purpose: str, *, made_for: str = "",
+        self,
+        dice: str | hexdice.DiceSpec,
+        purpose: str,
+        *,
+        made_for: str = "",
         visibility: Visibility = Visibility.PUBLIC,
     ) -> DiceRolled:
         """Roll from the open session's committed dice, with the state's modifiers, and record the roll."""
@@ -103,13 +108,18 @@ class StepContext:
             raise RuleRefusedError(msg)
         spec = hexdice.parse(dice) if isinstance(dice, str) else dice
         faces = self._dice(session.id).faces(session.next_nonce, spec.sides_tuple)
-        modifiers = tuple(
-            m for source in self.registry.modifier_sources for m in source(self.table, made_for, purpose)
-        )
+        modifiers = tuple(m for source in self.registry.modifier_sources for m in source(self.table, made_for, purpose))
         modifier = spec.modifier + sum(m.value for m in modifiers)
         rolled = DiceRolled(
-            session=session.id, nonce=session.next_nonce, purpose=purpose, sides=spec.sides_tuple, faces=faces,
-            modifier=modifier, total=sum(faces) + modifier, visibility=visibility, made_for=made_for,
+            session=session.id,
+            nonce=session.next_nonce,
+            purpose=purpose,
+            sides=spec.sides_tuple,
+            faces=faces,
+            modifier=modifier,
+            total=sum(faces) + modifier,
+            visibility=visibility,
+            made_for=made_for,
             modifiers=modifiers,
         )
         self.emit(rolled)
@@ -183,7 +193,9 @@ def _resume_parents(ctx: StepContext) -> None:
         if parent.resume is None:
             continue
         command = ChildConcluded(child=child_name)
-        change = ctx.registry.runner(parent_name).fire(parent.resume.trigger, ctx.state(parent_name), ctx.table, command)
+        change = ctx.registry.runner(parent_name).fire(
+            parent.resume.trigger, ctx.state(parent_name), ctx.table, command
+        )
         frame = _Frame(parent, change)
         ctx._frames.append(frame)  # noqa: SLF001 - the kit's own context
         try:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-if TYPE_CHECKING:
-    import enum
+from hexlog.machine.commands import Command
+from hexlog.machine.table import Table
 
-    from hexlog.machine.commands import Command
+if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
-    from hexlog.machine.table import Table
 
 
 @attrs.define(slots=False)
@@ -40,7 +40,8 @@ class Model:
     @property
     def rules(self) -> Ruleset:
         """The rules in force."""
-        assert self.table is not None and self.table.rules is not None  # noqa: S101 - loaded by the kit
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        assert self.table.rules is not None  # noqa: S101 - a procedure runs in a started campaign
         return self.table.rules
 
     def refuse(self, why: str) -> bool:

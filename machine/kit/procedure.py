@@ -12,30 +12,28 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
+from hexlog.events.base import Event
+from hexlog.events.dice import RollModifier
 from hexlog.machine.commands import Command
-
-if TYPE_CHECKING:
-    from transitions.core import TransitionConfigDict
-
-    from hexlog.events.base import Event
-    from hexlog.events.dice import RollModifier
-    from hexlog.machine.kit.context import StepContext
-    from hexlog.machine.kit.model import Model
-    from hexlog.machine.ruleset import Ruleset
-    from hexlog.machine.table import Table
+from hexlog.machine.kit.context import StepContext
+from hexlog.machine.kit.model import Model
+from hexlog.machine.ruleset import Ruleset
+from hexlog.machine.table import Table
 
 #: a step: roll what the rules ask for and emit the events (the kit fires the trigger before it runs)
-Step = Callable[["StepContext", Any], None]
+Step = Callable[[StepContext, Any], None]
 #: an invariant a procedure owns: raise (a refusal naming the reason) when ``command`` would break it
-Guard = Callable[["Table", Command], None]
+Guard = Callable[[Table, Command], None]
 #: the modifiers the state imposes on a roll made for someone: (table, made for, purpose) -> modifiers
-ModifierSource = Callable[["Table", str, str], "Sequence[RollModifier]"]
+ModifierSource = Callable[[Table, str, str], Sequence[RollModifier]]
 #: a procedure's fold: its state after one event (None: no such procedure under way)
-Fold = Callable[[Any, "Event"], Any]
+Fold = Callable[[Any, Event], Any]
+#: one row of a transition table, as ``transitions`` takes it (``trigger``, ``source``, ``dest``, ``conditions``)
+Row = Mapping[str, Any]
 
 
 @attrs.frozen(kw_only=True)
@@ -89,7 +87,7 @@ class Procedure:
     #: the machine: phases, the transition table (rows as ``transitions`` takes them), the initial
     #: phase and the phases in which the procedure has concluded
     phases: type[enum.Enum] | None = None
-    transitions: Sequence[TransitionConfigDict] = ()
+    transitions: Sequence[Row] = ()
     initial: enum.Enum | None = None
     final: frozenset[enum.Enum] = frozenset()
     #: the class whose condition methods the transition table names

@@ -3,9 +3,7 @@ command line read. It is built explicitly (``hexlog.machine.registry``); nothing
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.kit.rules import keys_of
@@ -20,8 +18,7 @@ if TYPE_CHECKING:
     from hexlog.machine.table import Table
 
 
-@attrs.frozen
-class Route:
+class Route(NamedTuple):
     """Where a command goes: its procedure, and the trigger it fires (None: no machine)."""
 
     procedure: Procedure
@@ -120,7 +117,8 @@ class Registry:
     def readers(self, section: str, key: str) -> list[str]:
         """The procedures that read an option or table."""
         return [
-            p.name for p in self.procedures
+            p.name
+            for p in self.procedures
             if any(part.section == section and key in keys_of(part) for part in p.rules)  # type: ignore[attr-defined]
         ]
 

@@ -80,20 +80,19 @@ def help_of(cls: type, name: str) -> str:
     return str(field.metadata.get(HELP, ""))
 
 
+#: how a value is named in a refusal, by its Python type (bool before int: a bool is an int)
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a number"),
+    (str, "a string"),
+    ((list, tuple), "an array"),
+    (dict, "a table"),
+)
+
+
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return type(value).__name__
+    return next((name for kind, name in _KINDS if isinstance(value, kind)), type(value).__name__)
 
 
 def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
@@ -135,8 +134,7 @@ converter = _converter()
 
 def _path(path: str) -> str:
     """cattrs' ``$.a['b'][0]`` written as the dotted TOML key ``a.b[0]``."""
-    text = re.sub(r"\['([^']*)'\]", r".\1", path).removeprefix("$").lstrip(".")
-    return text
+    return re.sub(r"\['([^']*)'\]", r".\1", path).removeprefix("$").lstrip(".")
 
 
 def _messages(err: BaseException, where: str) -> list[str]:
@@ -167,7 +165,7 @@ _FIELD_MESSAGE = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.DOTALL)
 
 def structure(cls: type[T], section: Mapping[str, Any], where: str) -> T:
     """The part of ``section`` that ``cls`` reads, structured; ``RulesError`` naming every bad key."""
-    names = {f.name for f in attrs.fields(cls)}  # type: ignore[misc]  # cls is an attrs class
+    names = set(keys_of(cls))
     data = {k: v for k, v in section.items() if k in names}
     try:
         return converter.structure(data, cls)
@@ -176,8 +174,8 @@ def structure(cls: type[T], section: Mapping[str, Any], where: str) -> T:
 
 
 def keys_of(cls: type) -> list[str]:
-    """The keys a rules class reads."""
-    return [f.name for f in attrs.fields(cls)]  # type: ignore[misc]  # an attrs class
+    """The keys a rules class reads (the fields of an attrs class)."""
+    return list(attrs.fields_dict(cls))
 
 
 def unstructure(value: Any) -> Any:

@@ -40,8 +40,12 @@ class Runner:
             raise TypeError(msg)
         self.procedure = procedure
         self.machine = Machine(
-            model=None, states=procedure.phases, transitions=list(procedure.transitions),
-            initial=procedure.initial, auto_transitions=False, name=procedure.name,
+            model=None,
+            states=procedure.phases,
+            transitions=list(procedure.transitions),
+            initial=procedure.initial,
+            auto_transitions=False,
+            name=procedure.name,
         )
         self.commands = {trigger: cls for cls, trigger in procedure.triggers.items()}
         self._model: Model = procedure.model(state=procedure.initial)
@@ -105,7 +109,8 @@ class Runner:
                 if cls is None:
                     continue  # a trigger the kit fires itself (a parent resuming)
                 if "side" in attrs.fields_dict(cls):
-                    sides = tuple(str(s) for s in SIDES if self._may(phase, proc, table, cls(side=s), trigger))
+                    with_side: Any = cls  # a command class with a side field
+                    sides = tuple(str(s) for s in SIDES if self._may(phase, proc, table, with_side(side=s), trigger))
                     if sides:
                         found.append((trigger, sides))
                 elif self._may(phase, proc, table, cls(), trigger):
