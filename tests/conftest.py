@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 HEXLOG = Path(sys.executable).parent / "hexlog"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def run_hexlog(*args: str, cwd: Path, env: dict[str, str] | None = None, input_text: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,8 @@ from hexlog.machine import dice as hexdice
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import import_envelopes, read_export
 
-SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "vectors" / "sample-export.jsonl"
+#: the published known-answer export of hexlog-dice-v1 and hexlog-chain-v1 (a byte-for-byte copy of the published file)
+SAMPLE = Path(__file__).resolve().parent / "golden" / "sample-export.jsonl"
 FLIP_MASKS = (0x01, 0x20)
 
 

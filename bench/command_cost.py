@@ -1,0 +1,110 @@
+"""A command's cost at event 100 of a campaign and at event 10,000, on SQLite and in memory.
+
+A command must cost the same at the end of a long campaign as at its start: it reads and writes the
+same few rows of its live projections, never the whole log. This measures the mean time of whole
+encounters' commands (start, surprise, distance, initiative, reaction, fight, a round, conclude) at
+two points of one campaign, in two ways:
+
+* ``warm``: one long-lived handler (a service), which keeps the projections in memory;
+* ``cold``: a new handler for every command, as each ``hexlog`` invocation is: it loads the table
+  and the ledger from their rows in the store.
+
+    .venv/bin/python bench/command_cost.py [--early 100] [--late 10000] [--samples 40]
+
+The last line on stdout is one JSON object; each ``ratio`` is late / early (1.0: no growth).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from hexlog.events.memory import MemoryStore
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.store import LiveStore
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+
+CAMPAIGN = "long"
+STREAM = f"campaign-{CAMPAIGN}"
+ENCOUNTER = (
+    enc.StartEncounter(monster_count=3, party_aware=True),
+    enc.CheckSurprise(),
+    enc.DetermineDistance(),
+    enc.RollInitiative(),
+    enc.RollReaction(speaker="Ann"),
+    enc.Fight(),
+    enc.PlayRound(),
+    enc.ConcludeEncounter(outcome="slain"),
+)
+
+
+def _grow(handler: Handler, events: int) -> None:
+    """Run whole encounters until the campaign holds at least ``events`` events."""
+    while handler.store.stream_version(STREAM) < events:
+        for command in ENCOUNTER:
+            handler.execute(CAMPAIGN, command)
+
+
+def _time(store: LiveStore, keeper: MemoryKeeper, warm: Handler, encounters: int, *, cold: bool) -> float:
+    """Mean seconds per command over ``encounters`` whole encounters."""
+    spent = 0.0
+    count = 0
+    for _ in range(encounters):
+        for command in ENCOUNTER:
+            handler = Handler(store, keeper) if cold else warm
+            start = time.perf_counter()
+            handler.execute(CAMPAIGN, command)
+            spent += time.perf_counter() - start
+            count += 1
+    return spent / count
+
+
+def measure(store: LiveStore, early: int, late: int, samples: int) -> dict[str, float]:
+    """Per-command means (in microseconds) at ``early`` and ``late`` events, warm and cold, and their ratios."""
+    keeper = MemoryKeeper()
+    handler = Handler(store, keeper)
+    for command in (
+        c.StartCampaign(ruleset="ose"), c.OpenSession(), c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo"),
+    ):
+        handler.execute(CAMPAIGN, command)
+    out: dict[str, float] = {}
+    for label, target in (("early", early), ("late", late)):
+        _grow(handler, target)
+        out[f"events_{label}"] = store.stream_version(STREAM)
+        for mode in ("warm", "cold"):
+            mean = _time(store, keeper, handler, samples, cold=mode == "cold")
+            handler = Handler(store, keeper)  # the warm handler caught up with what the cold ones wrote
+            out[f"{mode}_{label}_us"] = round(mean * 1e6, 1)
+    for mode in ("warm", "cold"):
+        out[f"{mode}_ratio"] = round(out[f"{mode}_late_us"] / out[f"{mode}_early_us"], 3)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--early", type=int, default=100)
+    parser.add_argument("--late", type=int, default=10_000)
+    parser.add_argument("--samples", type=int, default=40, help="whole encounters timed at each point")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    result: dict[str, object] = {"name": "project_command_cost", "early": args.early, "late": args.late}
+    for backend in ("memory", "sqlite"):
+        runs = []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory() as folder:
+                store: LiveStore = MemoryStore() if backend == "memory" else SQLiteStore(Path(folder) / "bench.db")
+                runs.append(measure(store, args.early, args.late, args.samples))
+                store.close()
+        result[backend] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
