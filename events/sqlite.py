@@ -14,116 +14,30 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, Envelope, canonical_json, seal_batch
+from hexlog.events.chain import GENESIS, canonical_json, seal_batch
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
     IdempotencyConflictError,
     NotFoundError,
 )
+from hexlog.events.sqlite_schema import (
+    COLUMNS,
+    PAGE_SIZE,
+    SCHEMA,
+    SCHEMA_NAMES,
+    CorruptRowError,
+    busy_message,
+    integrity_check,
+    is_busy,
+    recorded,
+)
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-#: how many rows ``read_all`` fetches at a time
-PAGE_SIZE = 500
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS events (
-    position INTEGER PRIMARY KEY,
-    stream_id TEXT NOT NULL,
-    stream_version INTEGER NOT NULL,
-    id TEXT NOT NULL UNIQUE,
-    type TEXT NOT NULL,
-    schema_version INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    time TEXT NOT NULL,
-    data TEXT NOT NULL,
-    prevhash TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    UNIQUE (stream_id, stream_version)
-);
-CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
-CREATE TABLE IF NOT EXISTS commands (
-    command_id TEXT PRIMARY KEY,
-    stream_id TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    first_version INTEGER NOT NULL,
-    last_version INTEGER NOT NULL,
-    event_ids TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS projection_rows (
-    stream_id TEXT NOT NULL,
-    projection TEXT NOT NULL,
-    key TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (stream_id, projection, key)
-) WITHOUT ROWID;
-"""
-
-_COLUMNS = "position, stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, hash"
-
-#: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
-#: opening writes nothing
-_SCHEMA_NAMES = frozenset({"events", "events_no_update", "events_no_delete", "commands", "projection_rows"})
-
-
-def is_busy(err: sqlite3.OperationalError) -> bool:
-    """Whether an SQLite error means another connection holds the lock."""
-    text = str(err).lower()
-    return "locked" in text or "busy" in text
-
-
-def _busy(what: str) -> str:
-    return f"{what}: the database is busy: it stayed locked by another writer"
-
-
-class CorruptRowError(CorruptLogError, ValueError):
-    """A stored row the store cannot turn into an envelope; the message names the row.
-
-    It is a ``ValueError`` as well, so a caller that treats unreadable data as a value error (the
-    audit does, saying "the store could not read its events: ...") keeps doing so.
-    """
-
-
-def _data(row: tuple[Any, ...]) -> Any:
-    """A row's data column decoded from JSON; ``CorruptRowError`` naming the row if it is not JSON.
-
-    JSON of the wrong kind (a list, a number) is returned as it is: the envelope then carries it,
-    and the audit reports that event's malformed envelope among its other findings.
-    """
-    position, stream_id, version, id_, data = row[0], row[1], row[2], row[3], row[8]
-    where = f"stream {stream_id} version {version} (position {position}), event {id_}"
-    if not isinstance(data, str | bytes):
-        msg = f"corrupt event at {where}: its data column is {type(data).__name__}, not JSON text"
-        raise CorruptRowError(msg)
-    try:
-        return json.loads(data)
-    except ValueError as err:  # JSONDecodeError, or UnicodeDecodeError for a blob
-        msg = f"corrupt event at {where}: its data column is not JSON ({err})"
-        raise CorruptRowError(msg) from err
-
-
-def _recorded(row: tuple[Any, ...]) -> Recorded:
-    position, stream_id, version, id_, type_, schema, source, time, _, prevhash, hash_ = row
-    envelope = Envelope(
-        id=id_,
-        source=source,
-        type=type_,
-        subject=stream_id,
-        time=time,
-        data=_data(row),
-        streamversion=version,
-        schemaversion=schema,
-        prevhash=prevhash,
-        hash=hash_,
-    )
-    return Recorded(position=position, envelope=envelope)
+__all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
 
 class SQLiteStore:
@@ -167,7 +81,7 @@ class SQLiteStore:
         names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
         if "events" in names:
             columns = {row[1] for row in self._conn.execute("PRAGMA table_info(events)")}
-            missing = [c for c in _COLUMNS.split(", ") if c not in columns]
+            missing = [c for c in COLUMNS.split(", ") if c not in columns]
             if missing:
                 msg = f"{self.path} is not a hexlog database (its events table has no {', '.join(missing)} column)"
                 raise CorruptLogError(msg)
@@ -175,10 +89,10 @@ class SQLiteStore:
             msg = f"{self.path} is not a hexlog database (no events table)"
             raise CorruptLogError(msg)
         (mode,) = self._conn.execute("PRAGMA journal_mode").fetchone()
-        if names >= _SCHEMA_NAMES and str(mode).lower() == "wal":
+        if names >= SCHEMA_NAMES and str(mode).lower() == "wal":
             return
         self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+        self._conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
 
     def append(  # noqa: PLR0913 - the store protocol
         self,
@@ -197,7 +111,7 @@ class SQLiteStore:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
                 if is_busy(err):
-                    raise ConcurrencyError(_busy(f"stream {stream_id}")) from err
+                    raise ConcurrencyError(busy_message(f"stream {stream_id}")) from err
                 raise
             try:
                 result = self._append_in_transaction(stream_id, events, expected_version, command_id, digest)
@@ -211,7 +125,7 @@ class SQLiteStore:
                     msg = f"stream {stream_id}: another append recorded these events first ({exc})"
                     raise ConcurrencyError(msg) from exc
                 if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                    raise ConcurrencyError(_busy(f"stream {stream_id}")) from exc
+                    raise ConcurrencyError(busy_message(f"stream {stream_id}")) from exc
                 raise
             return result
 
@@ -252,7 +166,7 @@ class SQLiteStore:
             )
             for offset, env in enumerate(seal_batch(stream_id, expected_version, prev, events), start=1)
         ]
-        insert = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
+        insert = f"INSERT INTO events ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
         self._conn.executemany(insert, rows)
         result = AppendResult(
             stream_id=stream_id,
@@ -302,10 +216,10 @@ class SQLiteStore:
         """The stream's events from ``from_version`` on, in order."""
         with self._lock:
             rows = self._conn.execute(
-                f"SELECT {_COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
+                f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
                 (stream_id, from_version),
             ).fetchall()
-        return [_recorded(row) for row in rows]
+        return [recorded(row) for row in rows]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""
@@ -315,11 +229,11 @@ class SQLiteStore:
             size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
             with self._lock:
                 rows = self._conn.execute(
-                    f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
+                    f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
                     (after, size),
                 ).fetchall()
             for row in rows:
-                yield _recorded(row)
+                yield recorded(row)
             if len(rows) < size:
                 return
             after = rows[-1][0]
@@ -415,17 +329,3 @@ class SQLiteStore:
         """Close the connection; the store is unusable after."""
         with self._lock:
             self._conn.close()
-
-
-def integrity_check(path: str | Path) -> str:
-    """The result of ``PRAGMA integrity_check`` on the database file ("ok" when sound)."""
-    path = Path(path)
-    if not path.exists():
-        msg = f"no database at {path}"
-        raise FileNotFoundError(msg)
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        rows = conn.execute("PRAGMA integrity_check").fetchall()
-    finally:
-        conn.close()
-    return "\n".join(str(row[0]) for row in rows)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from hexlog.events.chain import canonical_json, sha256_hex
-from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, structure
+from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -134,7 +134,7 @@ def merge(
             merged[key] = copy.deepcopy(value)
             continue
         if not isinstance(value, dict):
-            msg = f"{key}: expected a table, got {type(value).__name__}"
+            msg = f"{key}: expected a table, got {kind_of(value)}"
             raise RulesError(msg)
         for inner, item in value.items():
             where = f"{key}.{inner}"
@@ -144,15 +144,19 @@ def merge(
             if used is not None and (key, inner) not in used:
                 msg = f"{where} is not used by any procedure yet, so a house rule cannot change it"
                 raise RulesError(msg)
-            merged[key][inner] = _merged(base[key][inner], item)
+            merged[key][inner] = _merged(base[key][inner], item, where)
     return merged
 
 
-def _merged(old: Any, new: Any) -> Any:
-    if isinstance(old, dict) and isinstance(new, dict):
+def _merged(old: Any, new: Any, where: str) -> Any:
+    """``new`` laid over ``old``, tables key by key; a table for a value, or a value for a table, is refused."""
+    if isinstance(old, dict) != isinstance(new, dict):
+        msg = f"{where}: expected {kind_of(old)}, got {kind_of(new)}"
+        raise RulesError(msg)
+    if isinstance(old, dict):
         out = copy.deepcopy(old)
         for key, value in new.items():
-            out[key] = _merged(old[key], value) if key in old else copy.deepcopy(value)
+            out[key] = _merged(old[key], value, f"{where}.{key}") if key in old else copy.deepcopy(value)
         return out
     return copy.deepcopy(new)
 

@@ -33,7 +33,7 @@ import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
-from hexlog.events.codec import decode, to_data
+from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed
@@ -43,6 +43,7 @@ from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
+from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue
 
 if TYPE_CHECKING:
@@ -84,64 +85,6 @@ class _RecordedDice:
 def _expression(sides: tuple[int, ...]) -> str:
     """Dice notation for a tuple of sides (``2d6``)."""
     return DiceRolled(session="", nonce=0, purpose="", sides=sides, faces=sides, modifier=0, total=0).expression
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return f'"{value}"'
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    return str(value)
-
-
-def _rolls_text(rolls: Sequence[DiceRolled]) -> str:
-    shown = ", ".join(f"#{r.nonce} ({r.expression} = {r.total})" for r in rolls)
-    if not rolls:
-        return " with no roll"
-    return f" from roll{'s' if len(rolls) > 1 else ''} {shown}"
-
-
-def _differences(inverse: Inverse, recorded: Event, expected: Event) -> list[str]:
-    """Each field the rules decide differently, in words."""
-    out: list[str] = []
-    skip = set(inverse.typed.get(type(recorded), ()))
-    if inverse.compare is not None:
-        worded, judged = inverse.compare(recorded, expected)
-        out.extend(worded)
-        skip |= judged
-    for field in attrs.fields(type(recorded)):
-        name = field.name
-        mine, theirs = getattr(recorded, name), getattr(expected, name)
-        if name in skip or mine == theirs:
-            continue
-        out.append(f"{name} {_show(mine)} recorded, but the rules give {_show(theirs)}")
-    return out
-
-
-def _show_data(event: Event) -> str:
-    return ", ".join(f"{k}={_show(v)}" for k, v in to_data(event).items())
-
-
-def _tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
-    """The first event after the decision that differs from what the step records after it."""
-    for offset, want in enumerate(emitted, start=1):
-        found = events[at + offset] if at + offset < len(events) else None
-        if found == want:
-            continue
-        wanted = f"{want.type_name} {_show_data(want)}"
-        if found is None:
-            return f"after it the rules record {wanted}, but the log has no such event there"
-        if type(found) is type(want):
-            diffs = [
-                f"{f.name} {_show(getattr(found, f.name))} where the rules give {_show(getattr(want, f.name))}"
-                for f in attrs.fields(type(want))
-                if getattr(found, f.name) != getattr(want, f.name)
-            ]
-            return f"the {want.type_name} after it differs: {'; '.join(diffs)}"
-        return f"after it the rules record {wanted}, but the log has {found.type_name} there"
-    return None
 
 
 @attrs.define
@@ -254,14 +197,14 @@ class _Walker:
         emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
         index = next((i for i, e in enumerate(emitted) if type(e) is type(event)), None)
         if index is None:
-            differences, tail = [f"the rules record no {event.type_name} here"], None
+            problems_found, tail = [f"the rules record no {event.type_name} here"], None
         else:
-            differences = _differences(inverse, event, emitted[index])
-            tail = _tail_difference(emitted[index + 1 :], self.events, at)
+            problems_found = words.differences(inverse, event, emitted[index])
+            tail = words.tail_difference(emitted[index + 1 :], self.events, at)
         dice_problems = self.roll_problems(ctx.events, recorded)
-        if differences:
-            differences[0] += _rolls_text(recorded)
-        problems = [*differences, *dice_problems, *([tail] if tail else [])]
+        if problems_found:
+            problems_found[0] += words.rolls_text(recorded)
+        problems = [*problems_found, *dice_problems, *([tail] if tail else [])]
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
         return emitted[index] if index is not None and not dice_problems else event
@@ -280,7 +223,9 @@ class _Walker:
             if self._schema(roll) >= _MADE_FOR_SINCE:
                 mine, theirs = (*mine, roll.made_for), (*theirs, want.made_for)
             if mine != theirs:
-                out.append(f"roll #{roll.nonce} is {_roll_label(roll)}, but the rules roll {_roll_label(want)} here")
+                out.append(
+                    f"roll #{roll.nonce} is {words.roll_label(roll)}, but the rules roll {words.roll_label(want)} here"
+                )
         if len(recorded) > len(asked):
             extra = ", ".join(f"#{r.nonce}" for r in recorded[len(asked) :])
             out.append(f"the decision names {len(recorded)} roll(s), but the rules use {len(asked)} (not {extra})")
@@ -303,12 +248,6 @@ class _Walker:
             for nonce, (at, roll) in by_nonce.items():
                 if self.registry.reserved(roll.purpose) is not None and (session, nonce) not in self.named:
                     self.flag(at, f"roll #{nonce} for {roll.purpose} is named by no decision: rolled and then ignored")
-
-
-def _roll_label(roll: DiceRolled) -> str:
-    made = f", made for {roll.made_for}" if roll.made_for else ""
-    mods = "".join(f", {m.value:+d} for {m.source}" for m in roll.modifiers)
-    return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods})"
 
 
 @attrs.frozen

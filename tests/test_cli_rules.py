@@ -7,14 +7,24 @@ import sqlite3
 
 import pytest
 
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
+from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.kit.rules import help_of
+
+UNUSED = "[not used by any procedure yet]"
 
 def _started_rules(db):
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT data FROM events WHERE type IN ('hexlog.campaign.started', 'hexlog.campaign.rules_changed') ORDER BY position").fetchall()
+        rows = conn.execute(
+            "SELECT data FROM events WHERE type IN ('hexlog.campaign.started', 'hexlog.campaign.rules_changed') "
+            "ORDER BY position",
+        ).fetchall()
     return [json.loads(r[0]) for r in rows]
 
 
 class TestRulesCommands:
+    """list, show and diff of the built-in rulesets."""
+
     def test_list_names_the_three_built_in_rulesets(self, hexlog):
         """One per seed text."""
         result = hexlog("rules", "list")
@@ -27,8 +37,33 @@ class TestRulesCommands:
         """Options and tables are readable."""
         result = hexlog("rules", "show", "adnd")
         assert result.returncode == 0
-        assert "options.segments_on_mutual_surprise = difference" in result.stdout
-        assert "tables.outdoor_terrain.forest" in result.stdout
+        assert "options.segments_on_mutual_surprise = difference  (choices: difference, face)" in result.stdout
+        assert "tables.outdoor_terrain.forest = faces=[1, 2, 3, 4] change=-1 rank=3" in result.stdout
+
+    def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
+        """An unused option or table says so on its line, and has no sentence under it."""
+        lines = hexlog("rules", "show", "explore").stdout.splitlines()
+        for key in ("options.evasion_table = bx", "options.watch_seconds = 7200", "tables.camp = "):
+            found = [i for i, line in enumerate(lines) if line.startswith(key)]
+            assert len(found) == 1, key
+            assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]
+            assert not any(line.startswith("    ") for line in lines[found[0] + 1:found[0] + 2]), key
+
+    def test_show_prints_the_sentence_of_each_used_key_on_the_next_line(self, hexlog):
+        """A used option or table is not marked, and its part's sentence follows with who reads it."""
+        lines = hexlog("rules", "show", "adnd").stdout.splitlines()
+        for head, part, key, reader in (
+            ("options.initiative_tie = simultaneous  (choices: simultaneous, reroll)", EncounterOptions,
+             "initiative_tie", "encounter"),
+            ("options.round_seconds = 60", ClockOptions, "round_seconds", "campaign"),
+            ("options.surprise_on = 2", EncounterOptions, "surprise_on", "encounter"),
+            ("tables.small_room.size_ft = 20", EncounterTables, "small_room", "encounter"),
+        ):
+            at = lines.index(head)
+            assert lines[at + 1] == f"    {help_of(part, key)} [read by {reader}]"
+        used = ("options.initiative_tie", "tables.small_room")
+        assert not any(UNUSED in line for line in lines if line.startswith(used))
+        assert "options.segment_seconds = 6  " + UNUSED in lines
 
     def test_diff_lists_the_keys_that_differ(self, hexlog):
         """Two rulesets compared key by key."""
@@ -49,6 +84,8 @@ class TestRulesCommands:
 
 
 class TestHouseRules:
+    """House-rules files given to ``init``, ``rules show`` and ``rules change``."""
+
     def test_a_typo_is_refused_with_the_key_named_and_no_database(self, hexlog, tmp_path):
         """A misspelt option never reaches the log."""
         (tmp_path / "house.toml").write_text('[options]\ninitiative_tye = "reroll"\n', encoding="utf-8")
@@ -62,7 +99,7 @@ class TestHouseRules:
         (tmp_path / "house.toml").write_text('[options]\nround_seconds = "ten"\n', encoding="utf-8")
         result = hexlog("init", "--rules", "house.toml")
         assert result.returncode == 2
-        assert "options.round_seconds: expected integer, got string" in result.stderr
+        assert "options.round_seconds: expected an integer, got a string" in result.stderr
 
     def test_broken_toml_is_refused(self, hexlog, tmp_path):
         """A file that is not TOML says so."""
@@ -107,10 +144,16 @@ BAD_HOUSE_RULES = (
      "options.encounter_move_divisor: 0 is out of range; allowed 1 to 1000"),
     ("adnd", '[tables.distance.indoors]\ndice = "zz"\n',
      "tables.distance.indoors.dice: not a dice expression: 'zz'"),
-    ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = nan\n",
-     "tables.wilderness_pursuit.rest_days_per_hex: nan is not allowed"),
+    ("explore", "[tables.distance.wilderness]\nmultiplier = nan\n",
+     "tables.distance.wilderness.multiplier: nan is not allowed"),
+    ("ose", '[options]\ninitiative_tie = "sometimes"\n',
+     "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll"),
+    ("adnd", '[options]\noutdoor_distance_dice = "6d4x20ft"\n',
+     "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table"),
+    ("explore", '[options]\nevasion_table = "custom"\n',
+     "options.evasion_table is not used by any procedure yet, so a house rule cannot change it"),
 )
-BAD_IDS = ("divisor-0", "dice-zz", "nan")
+BAD_IDS = ("divisor-0", "dice-zz", "nan", "unknown-choice", "missing-entry", "unused-key")
 
 
 class TestHouseRuleRanges:
@@ -125,6 +168,19 @@ class TestHouseRuleRanges:
         assert needle in " ".join(result.stderr.split())
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "hexlog.db").exists()
+
+    @pytest.mark.parametrize(("ruleset", "text", "needle"), BAD_HOUSE_RULES, ids=BAD_IDS)
+    def test_rules_change_refuses_and_writes_nothing(self, hexlog, tmp_path, ruleset, text, needle):
+        """Exit 2 naming the key; the log keeps its events and the rules in force are unchanged."""
+        assert hexlog("init").returncode == 0
+        before = _count_events(tmp_path / "hexlog.db")
+        (tmp_path / "house.toml").write_text(text, encoding="utf-8")
+        result = hexlog("rules", "change", "--ruleset", ruleset, "--rules", "house.toml", "--reason", "house")
+        assert result.returncode == 2, result.stderr
+        assert needle in " ".join(result.stderr.split())
+        assert "Traceback" not in result.stderr
+        assert _count_events(tmp_path / "hexlog.db") == before
+        assert [r.get("ruleset") for r in _started_rules(tmp_path / "hexlog.db")] == ["ose"]
 
     @pytest.mark.parametrize(("ruleset", "text", "needle"), BAD_HOUSE_RULES, ids=BAD_IDS)
     def test_rules_show_and_diff_refuse(self, hexlog, tmp_path, ruleset, text, needle):

@@ -295,7 +295,7 @@ def check(rules: Ruleset) -> None:
     for option, value, table in named:
         if value is not None and (table is None or value not in table):
             shown = ", ".join(map(str, table)) if table else "nothing"
-            msg = f"options.{option}: {value!r} is not an entry of its table (it has {shown})"
+            msg = f"options.{option}: '{value}' is not an entry of its table (it has {shown})"
             raise RulesError(msg)
     if not tables.reaction or min(b.at_least for b in tables.reaction) > -99:  # noqa: PLR2004 - the table's floor
         msg = "tables.reaction: the lowest band must start at -99 or lower, so that every total has a band"

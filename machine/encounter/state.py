@@ -12,6 +12,9 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
 
 if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
+
+if TYPE_CHECKING:
     from hexlog.events.base import Event
 
 PROCEDURE = "encounter"
@@ -119,3 +122,16 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
         case ev.RoundPlayed():
             changes.update(rounds=event.round, in_combat=state.in_combat or event.combat)
     return attrs.evolve(state, **changes) if changes else state
+
+
+def under_way(ctx: StepContext) -> EncounterState:
+    """The encounter a step works on (the kit has fired a trigger only a running encounter allows)."""
+    state = ctx.state(PROCEDURE)
+    assert isinstance(state, EncounterState)  # noqa: S101 - only ``start`` is allowed without an encounter
+    return state
+
+
+def enters(ctx: StepContext, phase: Phase) -> bool:
+    """Whether the step under way takes the encounter into ``phase``."""
+    change = ctx.change
+    return change is not None and change.dest == phase.name

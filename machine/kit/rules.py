@@ -9,9 +9,12 @@ loaded, so a wrong type, an unknown choice or a value out of range is refused at
 
 from __future__ import annotations
 
+import collections.abc
 import enum
 import math
 import re
+import types
+import typing
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import attrs
@@ -91,7 +94,8 @@ _KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 )
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
+    """How a value is named in a refusal: ``an integer``, ``a table``, ..."""
     return next((name for kind, name in _KINDS if isinstance(value, kind)), type(value).__name__)
 
 
@@ -106,7 +110,7 @@ def _strict(kind: type, name: str) -> Callable[[Any, Any], Any]:
             return float(value)
         if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
             return value
-        msg = f"expected {name}, got {_kind(value)}"
+        msg = f"expected {name}, got {kind_of(value)}"
         raise ValueError(msg)
 
     return structure
@@ -142,7 +146,7 @@ def _messages(err: BaseException, where: str) -> list[str]:
         if isinstance(exc, KeyError):
             return f"missing {exc.args[0]}" if exc.args else "missing key"
         if isinstance(exc, cattrs.ForbiddenExtraKeysError):
-            return "unknown key(s) " + ", ".join(sorted(exc.extra_fields))
+            return _EXTRA + ",".join(sorted(exc.extra_fields))
         return str(exc)
 
     if isinstance(err, ClassValidationError | IterableValidationError):
@@ -153,6 +157,10 @@ def _messages(err: BaseException, where: str) -> list[str]:
     for line in found:
         text, _, path = line.rpartition(" @ ")
         key = _path(path)
+        if text.startswith(_EXTRA):
+            base = f"{where}.{key}" if key else where
+            out.extend(f"unknown key '{base}.{extra}'" for extra in text.removeprefix(_EXTRA).split(","))
+            continue
         named = _FIELD_MESSAGE.match(text)  # a validator's "field: why"
         if named is not None:
             key, text = ".".join(filter(None, (key, named[1]))), named[2]
@@ -160,13 +168,51 @@ def _messages(err: BaseException, where: str) -> list[str]:
     return out
 
 
+_EXTRA = "unknown keys: "
+
+
 _FIELD_MESSAGE = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.DOTALL)
+
+
+def _shape(kind: Any, value: Any, path: str) -> list[str]:
+    """Where ``value`` is not even of the shape ``kind`` asks for (a table, an array), before structuring."""
+    origin = typing.get_origin(kind)
+    if origin in {typing.Union, types.UnionType}:
+        kinds = [a for a in typing.get_args(kind) if a is not type(None)]
+        return _shape(kinds[0], value, path) if value is not None and len(kinds) == 1 else []
+    if attrs.has(kind) or origin in {dict, collections.abc.Mapping}:
+        return _table_shape(kind, value, path)
+    if origin is tuple:
+        return _array_shape(kind, value, path)
+    return []
+
+
+def _table_shape(kind: Any, value: Any, path: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"{path}: expected a table, got {kind_of(value)}"]
+    if typing.get_origin(kind) is not None:  # a dict: every value of the same kind
+        inner = typing.get_args(kind)[1]
+        return [p for key, item in value.items() for p in _shape(inner, item, f"{path}.{key}")]
+    hints = typing.get_type_hints(kind)
+    return [p for key, item in value.items() if key in hints for p in _shape(hints[key], item, f"{path}.{key}")]
+
+
+def _array_shape(kind: Any, value: Any, path: str) -> list[str]:
+    if not isinstance(value, list | tuple):
+        return [f"{path}: expected an array, got {kind_of(value)}"]
+    args = typing.get_args(kind)
+    kinds = [args[0]] * len(value) if args[-1] is Ellipsis else list(args)
+    return [p for i, (k, item) in enumerate(zip(kinds, value, strict=False)) for p in _shape(k, item, f"{path}[{i}]")]
 
 
 def structure(cls: type[T], section: Mapping[str, Any], where: str) -> T:
     """The part of ``section`` that ``cls`` reads, structured; ``RulesError`` naming every bad key."""
     names = set(keys_of(cls))
     data = {k: v for k, v in section.items() if k in names}
+    hints = typing.get_type_hints(cls)
+    wrong = [p for key, value in data.items() for p in _shape(hints[key], value, f"{where}.{key}")]
+    if wrong:
+        raise RulesError("; ".join(wrong))
     try:
         return converter.structure(data, cls)
     except (ClassValidationError, IterableValidationError, ValueError, TypeError, KeyError) as err:

@@ -1,0 +1,125 @@
+"""The SQLite schema of a hexlog database, and how a stored row becomes an envelope."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from hexlog.events.chain import Envelope
+from hexlog.events.errors import CorruptLogError
+from hexlog.events.store import Recorded
+
+#: how many rows ``read_all`` fetches at a time
+PAGE_SIZE = 500
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    stream_version INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    time TEXT NOT NULL,
+    data TEXT NOT NULL,
+    prevhash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (stream_id, stream_version)
+);
+CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'hexlog events are append-only'); END;
+CREATE TABLE IF NOT EXISTS commands (
+    command_id TEXT PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    first_version INTEGER NOT NULL,
+    last_version INTEGER NOT NULL,
+    event_ids TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS projection_rows (
+    stream_id TEXT NOT NULL,
+    projection TEXT NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (stream_id, projection, key)
+) WITHOUT ROWID;
+"""
+
+COLUMNS = "position, stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, hash"
+
+#: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
+#: opening writes nothing
+SCHEMA_NAMES = frozenset({"events", "events_no_update", "events_no_delete", "commands", "projection_rows"})
+
+
+def is_busy(err: sqlite3.OperationalError) -> bool:
+    """Whether an SQLite error means another connection holds the lock."""
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
+
+
+def busy_message(what: str) -> str:
+    return f"{what}: the database is busy: it stayed locked by another writer"
+
+
+class CorruptRowError(CorruptLogError, ValueError):
+    """A stored row the store cannot turn into an envelope; the message names the row.
+
+    It is a ``ValueError`` as well, so a caller that treats unreadable data as a value error (the
+    audit does, saying "the store could not read its events: ...") keeps doing so.
+    """
+
+
+def row_data(row: tuple[Any, ...]) -> Any:
+    """A row's data column decoded from JSON; ``CorruptRowError`` naming the row if it is not JSON.
+
+    JSON of the wrong kind (a list, a number) is returned as it is: the envelope then carries it,
+    and the audit reports that event's malformed envelope among its other findings.
+    """
+    position, stream_id, version, id_, data = row[0], row[1], row[2], row[3], row[8]
+    where = f"stream {stream_id} version {version} (position {position}), event {id_}"
+    if not isinstance(data, str | bytes):
+        msg = f"corrupt event at {where}: its data column is {type(data).__name__}, not JSON text"
+        raise CorruptRowError(msg)
+    try:
+        return json.loads(data)
+    except ValueError as err:  # JSONDecodeError, or UnicodeDecodeError for a blob
+        msg = f"corrupt event at {where}: its data column is not JSON ({err})"
+        raise CorruptRowError(msg) from err
+
+
+def recorded(row: tuple[Any, ...]) -> Recorded:
+    position, stream_id, version, id_, type_, schema, source, time, _, prevhash, hash_ = row
+    envelope = Envelope(
+        id=id_,
+        source=source,
+        type=type_,
+        subject=stream_id,
+        time=time,
+        data=row_data(row),
+        streamversion=version,
+        schemaversion=schema,
+        prevhash=prevhash,
+        hash=hash_,
+    )
+    return Recorded(position=position, envelope=envelope)
+
+
+def integrity_check(path: str | Path) -> str:
+    """The result of ``PRAGMA integrity_check`` on the database file ("ok" when sound)."""
+    path = Path(path)
+    if not path.exists():
+        msg = f"no database at {path}"
+        raise FileNotFoundError(msg)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        rows = conn.execute("PRAGMA integrity_check").fetchall()
+    finally:
+        conn.close()
+    return "\n".join(str(row[0]) for row in rows)

@@ -1,0 +1,249 @@
+"""The encounter's opening steps: the situation, surprise, distance and the surprisers' free action."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import encounter as ev
+from hexlog.events.errors import UsageError
+from hexlog.events.vocabulary import Setting, Side, Unit
+from hexlog.machine.encounter import positions, surprise
+from hexlog.machine.encounter.machine import situation_of
+from hexlog.machine.encounter.rules import DistanceRules, EncounterOptions, EncounterTables
+from hexlog.machine.encounter.state import PROCEDURE, Phase, enters, under_way
+
+if TYPE_CHECKING:
+    from hexlog.machine.encounter.commands import (
+        CheckSurprise,
+        DetermineDistance,
+        StartEncounter,
+        TakeFreeAction,
+    )
+    from hexlog.machine.kit.context import StepContext
+
+MAX_SPEED = 480
+MAX_MONSTERS = 10_000
+MAX_LENGTH_FT = 100_000
+#: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
+OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
+
+
+def start(ctx: StepContext, command: StartEncounter) -> None:
+    """Open an encounter and rate each side's encounter movement."""
+    before = ctx.state(PROCEDURE)
+    rules = ctx.rules
+    options = ctx.part(EncounterOptions)
+    setting = _check_situation(ctx, command)
+    party = ctx.table.party
+    slowest = min(party.members, key=lambda m: m.speed)
+    divisor = options.encounter_move_divisor
+    ctx.emit(
+        ev.EncounterStarted(
+            number=before.started.number + 1 if before else 1,
+            name=command.name,
+            ruleset=rules.name,
+            setting=setting,
+            party=tuple(m.name for m in party.members),
+            party_aware=command.party_aware,
+            monsters_aware=command.monsters_aware,
+            party_light=command.party_light,
+            monsters_light=command.monsters_light,
+            party_noisy=command.party_noisy,
+            monsters_noisy=command.monsters_noisy,
+            monster_count=command.monster_count,
+            intelligent=command.intelligent,
+            monster_speed=command.monster_speed,
+            terrains=tuple(command.terrains),
+            line_of_sight_ft=command.line_of_sight_ft or 0,
+            area_ft=command.area_ft or 0,
+            light_radius_ft=command.light_radius_ft or 0,
+            vision_ft=command.vision_ft or 0,
+            hiding=command.hiding,
+        ),
+        ev.MovementRated(
+            slowest_member=slowest.name,
+            party_base=slowest.speed,
+            party_per_round=slowest.speed // divisor,
+            monsters_base=command.monster_speed,
+            monsters_per_round=command.monster_speed // divisor,
+            unit=Unit.FT if setting.underground else Unit.YD,
+            divisor=divisor,
+            max_rounds=options.encounter_move_max_rounds,
+        ),
+    )
+
+
+def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
+    """The setting (the ruleset's first by default); refuse facts the rules in force would ignore.
+
+    At most 10,000 monsters; lengths (line of sight, area, light radius, vision) 0 to 100,000 ft.
+    """
+    rules, tables = ctx.rules, ctx.part(EncounterTables)
+    chosen = ctx.part(EncounterOptions).distance_rules
+    settings = list(tables.distance)
+    name = command.setting or settings[0]
+    if name not in settings:
+        msg = f"setting {name!r} is not one of the {rules.name} settings: {', '.join(settings)}"
+        raise UsageError(msg)
+    setting = Setting(name)
+    if not 1 <= command.monster_count <= MAX_MONSTERS:
+        msg = f"monster count must be 1 to {MAX_MONSTERS}, not {command.monster_count}"
+        raise UsageError(msg)
+    if not 0 < command.monster_speed <= MAX_SPEED:
+        msg = f"monster speed must be 1 to {MAX_SPEED} feet per turn, not {command.monster_speed}"
+        raise UsageError(msg)
+    lengths = {
+        "line of sight": command.line_of_sight_ft,
+        "area": command.area_ft,
+        "light radius": command.light_radius_ft,
+        "vision": command.vision_ft,
+    }
+    for field, length in lengths.items():
+        if length is not None and not 0 <= length <= MAX_LENGTH_FT:
+            msg = f"{field} must be 0 to {MAX_LENGTH_FT} ft, not {length}"
+            raise UsageError(msg)
+    terrains = tables.outdoor_terrain
+    if command.terrains and (terrains is None or setting is not Setting.OUTDOORS):
+        msg = f"terrain changes the distance only under adnd outdoors, not {rules.name} {setting}"
+        raise UsageError(msg)
+    unknown = [t for t in command.terrains if terrains is not None and t not in terrains]
+    if unknown:
+        msg = f"unknown terrain {', '.join(unknown)}; known: {', '.join(terrains or ())}"
+        raise UsageError(msg)
+    indoor_only = {
+        "area": command.area_ft,
+        "light radius": command.light_radius_ft,
+        "vision": command.vision_ft,
+        "hiding": command.hiding or None,
+    }
+    given = [field for field, value in indoor_only.items() if value is not None]
+    if given and not (chosen is DistanceRules.ADND and setting is Setting.INDOORS):
+        msg = f"{', '.join(given)}: used only by the adnd indoors distance, not {rules.name} {setting}"
+        raise UsageError(msg)
+    return setting
+
+
+def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: ARG001 - the step signature
+    """Roll surprise by the rules in force; a party surprised by many monsters outdoors is surrounded."""
+    state = under_way(ctx)
+    s, rules, members = state.started, ctx.rules, ctx.table.party.members
+    options = ctx.part(EncounterOptions)
+    reach = options.surprise_on
+    party = surprise.Side(
+        name=Side.PARTY,
+        aware=s.party_aware,
+        light_in_darkness=s.party_light,
+        noisy=s.party_noisy,
+        surprise_range=reach,
+        wis_scores=tuple(m.wis for m in members),
+        armor=tuple(m.armor for m in members if m.armor not in {"", "none"}),
+    )
+    monsters = surprise.Side(
+        name=Side.MONSTERS,
+        aware=s.monsters_aware,
+        light_in_darkness=s.monsters_light,
+        noisy=s.monsters_noisy,
+        surprise_range=reach,
+    )
+    found = surprise.check_surprise(
+        ctx.roll,
+        rules,
+        party,
+        monsters,
+        setting=s.setting,
+        member_names=tuple(m.name for m in members),
+    )
+    p, m = found.party, found.monsters
+    ctx.emit(
+        ev.SurpriseChecked(
+            party_rolled=p.rolled,
+            party_face=p.face or 0,
+            party_surprised=p.surprised,
+            party_segments=p.segments,
+            party_characters_surprised=p.characters_surprised,
+            party_reason=p.reason,
+            monsters_rolled=m.rolled,
+            monsters_face=m.face or 0,
+            monsters_surprised=m.surprised,
+            monsters_segments=m.segments,
+            monsters_reason=m.reason,
+            advantage=found.advantage,
+            advantage_kind=found.advantage_kind,
+            rolls=found.rolls,
+        )
+    )
+    at_least = options.surrounded_at_monsters
+    if at_least and s.setting in OPEN_COUNTRY and p.surprised and s.monster_count >= at_least:
+        ctx.emit(
+            ev.PartySurrounded(
+                monster_count=s.monster_count,
+                at_least=at_least,
+                reason=f"surprised in the wilderness by {s.monster_count} monsters (at least {at_least}): encircled",
+            )
+        )
+
+
+def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
+    """Roll the distance by the rules in force, or record the referee's; 004 may go straight to combat."""
+    state = under_way(ctx)
+    if command.value is not None:
+        if command.value < 0:
+            msg = f"a distance must not be negative, not {command.value}"
+            raise UsageError(msg)
+        row = ctx.part(EncounterTables).distance[state.setting]
+        at_most = row.missiles_at_most
+        ctx.emit(
+            ev.DistanceDetermined(
+                value=command.value,
+                unit=row.unit,
+                melee=command.value == 0,
+                missiles_possible=at_most is not None and command.value <= at_most,
+                rule="referee",
+                steps=(f"the referee set {command.value} {row.unit}",),
+            )
+        )
+    else:
+        sur = state.surprise
+        segments = 0
+        if sur is not None and state.advantage_kind is ev.AdvantageKind.SEGMENTS:
+            # A9: the outdoor distance loses the largest raw face among the surprised sides
+            faces = ((sur.party_face, sur.party_surprised), (sur.monsters_face, sur.monsters_surprised))
+            segments = max((f for f, hit in faces if hit), default=0)
+        d = positions.determine_distance(
+            ctx.roll,
+            ctx.rules,
+            situation_of(state),
+            surprised=state.surprised,
+            segments=segments,
+        )
+        ctx.emit(
+            ev.DistanceDetermined(
+                value=d.value,
+                unit=d.unit,
+                melee=d.melee,
+                missiles_possible=d.missiles_possible,
+                rule=d.rule,
+                steps=d.steps,
+                rolls=d.rolls,
+            )
+        )
+    if enters(ctx, Phase.COMBAT):
+        why = "both sides surprised: straight to combat, no free actions"
+        ctx.emit(ev.ActionChosen(side=Side.BOTH, action=ev.Action.COMBAT, note=why))
+
+
+def take_free_action(ctx: StepContext, command: TakeFreeAction) -> None:
+    """Record the surprising side's free action; non-intelligent monsters then close to melee (004)."""
+    state = under_way(ctx)
+    if not command.action.strip():
+        msg = "name the free action (move, attack, cast, flee, parley, ...)"
+        raise UsageError(msg)
+    side, sur, kind = Side(state.advantage), state.surprise, state.advantage_kind
+    assert kind is not None  # noqa: S101 - the free action follows surprise
+    segments = 0
+    if sur is not None and kind is ev.AdvantageKind.SEGMENTS:
+        segments = sur.monsters_segments if side is Side.PARTY else sur.party_segments
+    ctx.emit(ev.FreeActionTaken(side=side, kind=kind, segments=segments, action=command.action, note=command.note))
+    if enters(ctx, Phase.COMBAT):
+        why = "non-intelligent monsters move directly to melee"
+        ctx.emit(ev.ActionChosen(side=Side.MONSTERS, action=ev.Action.COMBAT, note=why))

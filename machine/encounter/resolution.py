@@ -1,0 +1,247 @@
+"""The encounter's later steps: initiative, reaction, the sides' actions, rounds, pursuit and the conclusion."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events import encounter as ev
+from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.vocabulary import SIDES, Side
+from hexlog.machine.encounter.machine import avoid_verdict, side_of
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
+from hexlog.machine.encounter.state import EncounterState, Phase, under_way
+from hexlog.machine.kit.clock import ClockOptions, turns
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.machine.encounter.commands import (
+        Avoid,
+        ConcludeEncounter,
+        DecidePursuit,
+        PlayRound,
+        RerollReaction,
+        RollInitiative,
+        RollReaction,
+    )
+    from hexlog.machine.kit.context import StepContext
+
+#: past ±6 the 2d6 reaction roll no longer matters; ±10 leaves room for a referee's stacking
+MAX_REACTION_MODIFIER = 10
+
+
+def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa: ARG001 - the step signature
+    """1d6 per side that is not surprised; a lone unsurprised side gains the free round (OSE)."""
+    state = under_way(ctx)
+    if state.advantage_kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE:
+        ahead = Side(state.advantage)
+        ctx.emit(
+            ev.InitiativeRolled(
+                first=ev.First(ahead),
+                order=(ahead, ahead.other),
+                free_round=ahead.value,
+                reason=f"only the {ahead} are not surprised: they act first and alone in the first round",
+            )
+        )
+        return
+    notes = ["both sides surprised: momentary confusion, no advantage"] if all(state.surprised) else []
+    options = ctx.part(EncounterOptions)
+    rolls: list[int] = []
+    rerolls = 0
+    while True:
+        faces = []
+        for side in SIDES:
+            rolled = ctx.roll("1d6", f"encounter.initiative.{side}", made_for=side)
+            rolls.append(rolled.nonce)
+            faces.append(rolled.total)
+        if faces[0] != faces[1] or options.initiative_tie is not TieRule.REROLL or rerolls >= options.reroll_limit:
+            break
+        rerolls += 1
+    tie = ev.Tie.REROLL if rerolls else (ev.Tie.SIMULTANEOUS if faces[0] == faces[1] else ev.Tie.NONE)
+    if faces[0] == faces[1]:
+        first, order = ev.First.SIMULTANEOUS, SIDES
+        limit_note = f" after {rerolls} re-rolls (the limit)" if rerolls else ""
+        notes.append(f"tie on {faces[0]}{limit_note}: both act at once")
+    else:
+        ahead = Side.PARTY if faces[0] > faces[1] else Side.MONSTERS
+        first, order = ev.First(ahead), (ahead, ahead.other)
+        if rerolls:
+            notes.append(f"tied {rerolls} times, then re-rolled")
+    ctx.emit(
+        ev.InitiativeRolled(
+            party_face=faces[0],
+            monsters_face=faces[1],
+            first=first,
+            order=order,
+            tie=tie,
+            rerolls=rerolls,
+            reason="; ".join(notes),
+            rolls=tuple(rolls),
+        )
+    )
+
+
+def _reaction(
+    ctx: StepContext, state: EncounterState, speaker: str, modifier: int, *, reroll: bool
+) -> ev.ReactionRolled:
+    if abs(modifier) > MAX_REACTION_MODIFIER:
+        msg = f"a situational reaction modifier must be within ±{MAX_REACTION_MODIFIER}, not {modifier:+d}"
+        raise UsageError(msg)
+    options, tables = ctx.part(EncounterOptions), ctx.part(EncounterTables)
+    cha, cha_mod = 0, 0
+    if speaker:
+        member = ctx.table.party.member(speaker)
+        if member is None:
+            msg = f"the party has no member called {speaker}"
+            raise NotFoundError(msg)
+        cha = member.cha
+        for least, value in tables.cha_reaction[options.cha_reaction_scale]:
+            if cha >= least:
+                cha_mod = value
+    rolled = ctx.roll("2d6", "encounter.reaction" + (".reroll" if reroll else ""), made_for=Side.MONSTERS)
+    total = rolled.total + cha_mod + modifier
+    band = max((b for b in tables.reaction if total >= b.at_least), key=lambda b: b.at_least)
+    return ev.ReactionRolled(
+        speaker=speaker,
+        cha=cha,
+        cha_modifier=cha_mod,
+        modifier=modifier,
+        dice=rolled.total,
+        total=total,
+        result=band.result,
+        text=band.text,
+        round=state.rounds,
+        reroll=reroll,
+        rolls=(rolled.nonce,),
+    )
+
+
+def react(ctx: StepContext, command: RollReaction) -> None:
+    """Roll the monsters' reaction: 2d6 + the speaker's CHA modifier, read on the reaction table."""
+    state = under_way(ctx)
+    ctx.emit(_reaction(ctx, state, command.speaker, command.modifier, reroll=False))
+
+
+def reroll_reaction(ctx: StepContext, command: RerollReaction) -> None:
+    """Roll an uncertain reaction once more, a round or more after it."""
+    state = under_way(ctx)
+    last = state.reaction
+    speaker = command.speaker if command.speaker is not None else (last.speaker if last else "")
+    ctx.emit(_reaction(ctx, state, speaker, command.modifier, reroll=True))
+
+
+def choose(action: ev.Action) -> Callable[[StepContext, Any], None]:
+    """The step of a command that records one side's chosen action."""
+
+    def run(ctx: StepContext, command: Any) -> None:
+        ctx.emit(ev.ActionChosen(side=side_of(command), action=action, note=command.note))
+
+    run.__doc__ = f"Record a side's choice of {action}."
+    return run
+
+
+def play_round(ctx: StepContext, command: PlayRound) -> None:
+    """One round passes; in the first, a side surprised under the one-round advantage cannot act."""
+    state = under_way(ctx)
+    number = state.rounds + 1
+    acting: tuple[Side, ...] = SIDES
+    reason = ""
+    ahead, sur = state.advantage, state.surprise
+    if number == 1 and ahead is not ev.Advantage.NONE and sur is not None:
+        leader = Side(ahead)
+        if state.advantage_kind is ev.AdvantageKind.ROUND:
+            acting, reason = (leader,), f"the {leader.other} are surprised and cannot act in the first round"
+        elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
+            lost = sur.party_segments if leader is Side.MONSTERS else sur.monsters_segments
+            reason = f"the {leader.other} lose the first {lost} segments of this round"
+    ctx.emit(
+        ev.RoundPlayed(
+            round=number,
+            combat=state.phase is Phase.COMBAT,
+            acting=acting,
+            reason=reason,
+            note=command.note,
+        )
+    )
+
+
+def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
+    """The side fled from decides; for monsters a reaction total at most the threshold suggests pursuit."""
+    state = under_way(ctx)
+    fleeing = state.fleeing or Side.PARTY
+    pursuer = fleeing.other
+    at_most = ctx.part(EncounterOptions).pursue_if_reaction_at_most
+    if pursuer is Side.PARTY:
+        if command.pursue is None:
+            msg = "the players decide freely whether the party pursues: say pursue or not"
+            raise UsageError(msg)
+        decision = ev.PursuitDecided(
+            pursuer=pursuer,
+            fleeing=fleeing,
+            pursue=command.pursue,
+            decided_by=ev.DecidedBy.PLAYERS,
+            note=command.note,
+        )
+    else:
+        last = state.reaction
+        rolls: tuple[int, ...] = ()
+        if last is None and command.pursue is None:
+            last = _reaction(ctx, state, "", 0, reroll=False)
+            rolls = last.rolls
+        total = last.total if last is not None else 0
+        suggested = last is not None and total <= at_most
+        basis = "no reaction rolled"
+        if last is not None:
+            basis = f"reaction {total} {'<=' if suggested else '>'} {at_most}"
+        pursue = suggested if command.pursue is None else command.pursue
+        decision = ev.PursuitDecided(
+            pursuer=pursuer,
+            fleeing=fleeing,
+            pursue=pursue,
+            suggested=suggested,
+            reaction_total=total,
+            at_most=at_most,
+            decided_by=ev.DecidedBy.REACTION if command.pursue is None else ev.DecidedBy.REFEREE,
+            note="; ".join(filter(None, (basis, command.note))),
+            rolls=rolls,
+        )
+    ctx.emit(decision)
+    verb = "pursue" if decision.pursue else f"let the {fleeing} go"
+    _conclude(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
+
+
+def avoid(ctx: StepContext, command: Avoid) -> None:
+    """AD&D: a side slips away unnoticed and the encounter is avoided."""
+    state = under_way(ctx)
+    side = side_of(command)
+    _, why = avoid_verdict(ctx.rules, state, side, command)
+    ctx.emit(ev.ActionChosen(side=side, action=ev.Action.AVOID, note=why))
+    _conclude(ctx, state, "avoided", why)
+
+
+def conclude(ctx: StepContext, command: ConcludeEncounter) -> None:
+    """End the encounter."""
+    state = under_way(ctx)
+    if not command.outcome.strip():
+        msg = "name the outcome (resolved, fled, slain, ...)"
+        raise UsageError(msg)
+    _conclude(ctx, state, command.outcome, command.note)
+
+
+def _conclude(ctx: StepContext, state: EncounterState, outcome: str, reason: str) -> None:
+    """The conclusion: at least one full turn passes, or the rounds used rounded up to whole turns."""
+    clock = ctx.part(ClockOptions)
+    spent = max(1, -(-state.rounds * clock.round_seconds // clock.turn_seconds))
+    span = turns(clock, spent)
+    label = f"encounter {state.started.number}" + (f" ({state.started.name})" if state.started.name else "")
+    ctx.emit(
+        ev.EncounterConcluded(
+            number=state.started.number,
+            outcome=outcome,
+            rounds=state.rounds,
+            turns=spent,
+            seconds=span.seconds,
+            reason=reason,
+        )
+    )
+    ctx.advance(span, reason=f"{label}: {outcome}")

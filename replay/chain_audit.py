@@ -1,0 +1,212 @@
+"""The audit's checks of a stream's envelopes as a chain: their shape, global positions, links, order.
+
+``hexlog-chain-v1`` asks that each stream's versions run 1, 2, 3, ... with each ``prevhash`` the hash
+of the event before and each ``hash`` the hash of the event's own contents; a store's global positions
+run 1, 2, 3, ... too. A finding names the event that is wrong, or (``cause`` false) the place where an
+earlier fault shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from hexlog.events.base import Event
+from hexlog.events.chain import GENESIS, Envelope, verify_stream
+
+
+@attrs.frozen(kw_only=True)
+class Finding:
+    """One thing wrong with (or, in ``unverifiable``, not checkable about) one event."""
+
+    stream: str
+    streamversion: int | None
+    event_id: str
+    position: int | None
+    #: which check: envelope, positions, chain, order, source, decode, session, nonce,
+    #: commitment, dice, transition or decision
+    check: str
+    reason: str
+    #: true when this event itself is wrong, false when an earlier fault shows here
+    cause: bool = True
+    #: where the finding sits in log order (the event's position, else its index)
+    order: float = 0
+    #: the event's index in the audited sequence (its line - 1 in an export)
+    index: int = 0
+
+    def text(self) -> str:
+        """The finding as one line."""
+        where = f"{self.stream} version {self.streamversion}"
+        if self.position is not None:
+            where += f" (position {self.position})"
+        return f"{where}, event {self.event_id}: {self.check}: {self.reason}"
+
+
+@attrs.define
+class Item:
+    """One audited envelope, where it sits, and its event once decoded."""
+
+    index: int
+    env: Envelope
+    position: Any = None
+    event: Event | None = None
+
+    @property
+    def key(self) -> int:
+        """Its place in the audited order: the global position when known, else the index."""
+        p = self.position
+        return p if isinstance(p, int) and not isinstance(p, bool) else self.index
+
+    def finding(self, check: str, reason: str, *, cause: bool = True, order: float | None = None) -> Finding:
+        """A finding about this event."""
+        env = self.env
+        version = getattr(env, "streamversion", None)
+        p = self.position
+        return Finding(
+            stream=str(getattr(env, "subject", "")),
+            streamversion=version if isinstance(version, int) else None,
+            event_id=str(getattr(env, "id", "")),
+            position=p if isinstance(p, int) else None,
+            check=check,
+            reason=reason,
+            cause=cause,
+            order=self.key if order is None else order,
+            index=self.index,
+        )
+
+
+_FIELDS: dict[str, type] = {
+    "id": str,
+    "source": str,
+    "type": str,
+    "subject": str,
+    "time": str,
+    "data": dict,
+    "streamversion": int,
+    "schemaversion": int,
+    "prevhash": str,
+    "hash": str,
+}
+
+
+def malformed(env: Any) -> str | None:
+    """What is wrong with the shape of an envelope, if anything."""
+    if not isinstance(env, Envelope):
+        return "not an envelope"
+    for name, kind in _FIELDS.items():
+        value = getattr(env, name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            return f"attribute {name!r} is {value!r}, not a {kind.__name__}"
+    return None
+
+
+def check_positions(items: list[Item], out: list[Finding]) -> None:
+    """Global positions run 1, 2, 3 … in the order given, without gaps or repeats."""
+    previous = 0
+    seen: set[int] = set()
+    for item in items:
+        p = item.position
+        if not isinstance(p, int) or isinstance(p, bool):
+            out.append(item.finding("positions", f"position {p!r} is not a whole number"))
+        elif p in seen:
+            out.append(item.finding("positions", f"position {p} appears more than once"))
+        elif p <= previous:
+            out.append(item.finding("positions", f"position {p} comes after position {previous}"))
+        elif p != previous + 1:
+            gap = f"position {previous + 1}" if p == previous + 2 else f"positions {previous + 1} to {p - 1}"
+            out.append(item.finding("positions", f"{gap} missing before this event", cause=False))
+        if isinstance(p, int):
+            seen.add(p)
+            previous = max(previous, p)
+
+
+def check_chain(ordered: list[Item], out: list[Finding]) -> set[int]:
+    """hexlog-chain-v1 over one stream in version order; the indices of events whose hash fails."""
+    prev_hash, prev_version = GENESIS, 0
+    flagged: set[int] = set()
+    unsound: set[int] = set()
+    for item in ordered:
+        env = item.env
+        before = len(out)
+        if env.streamversion < 1:
+            out.append(item.finding("chain", f"stream version {env.streamversion} is below 1"))
+        elif env.streamversion == prev_version:
+            out.append(item.finding("chain", f"stream version {env.streamversion} appears more than once"))
+        elif env.streamversion != prev_version + 1:
+            reason = f"stream version {env.streamversion} where {prev_version + 1} was expected"
+            out.append(item.finding("chain", reason, cause=False))
+        if env.computed_hash() != env.hash:
+            out.append(item.finding("chain", "hash does not match the event's contents"))
+            unsound.add(item.index)
+        if env.prevhash != prev_hash:
+            link = "the genesis hash (64 zeros)" if prev_version == 0 else f"the hash of stream version {prev_version}"
+            out.append(item.finding("chain", f"prevhash does not match {link}", cause=False))
+        if len(out) > before:
+            flagged.add(item.index)
+        prev_hash, prev_version = env.hash, env.streamversion
+    fault = verify_stream([item.env for item in ordered])
+    if fault is not None:
+        culprit = next((i for i in ordered if i.env.id == fault.event_id), None)
+        if culprit is not None and culprit.index not in flagged:
+            out.append(culprit.finding("chain", fault.reason))
+    return unsound
+
+
+def _increasing_run(keys: list[int]) -> set[int]:
+    """The indices of a longest strictly increasing run of ``keys`` (not necessarily contiguous).
+
+    Among the longest, it keeps the most elements already at their own rank, so a swap of two
+    events flags those two rather than an innocent one between them.
+    """
+    ranks = {key: rank for rank, key in enumerate(sorted(set(keys)), start=1)}
+    by_rank = sorted(range(len(keys)), key=lambda i: keys[i])
+    in_place = [0] * len(keys)
+    for rank, i in enumerate(by_rank):
+        in_place[i] = int(rank == i)
+    tree: list[tuple[int, int, int]] = [(0, 0, -1)] * (len(ranks) + 1)  # Fenwick tree of prefix maxima
+    parent = [-1] * len(keys)
+    best: tuple[int, int, int] = (0, 0, -1)
+    for i, key in enumerate(keys):
+        r, prefix = ranks[key] - 1, (0, 0, -1)
+        while r > 0:
+            prefix = max(prefix, tree[r])
+            r -= r & -r
+        parent[i] = prefix[2]
+        score = (prefix[0] + 1, prefix[1] + in_place[i], i)
+        best = max(best, score)
+        r = ranks[key]
+        while r < len(tree):
+            tree[r] = max(tree[r], score)
+            r += r & -r
+    keep: set[int] = set()
+    i = best[2]
+    while i >= 0:
+        keep.add(i)
+        i = parent[i]
+    return keep
+
+
+def check_order(stream_items: list[Item], out: list[Finding], unsound: set[int]) -> None:
+    """Sound events sit in the log in the order of their versions; a moved one counts where it belongs.
+
+    Events whose hash fails are left out: their version cannot be trusted, and they are flagged.
+    """
+    ordered = [item for item in stream_items if item.index not in unsound]
+    keep = _increasing_run([item.key for item in ordered])
+
+    def at(item: Item) -> str:
+        return f"position {item.position}" if item.position is not None else f"entry {item.index + 1}"
+
+    belongs = 0.5  # just after the last event that is in its place
+    for i, item in enumerate(ordered):
+        if i in keep:
+            belongs = item.key + 0.5
+            continue
+        around = [
+            f"version {ordered[j].env.streamversion} is at {at(ordered[j])}"
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(ordered)
+        ]
+        reason = f"stream version {item.env.streamversion} is at {at(item)}, out of order ({'; '.join(around)})"
+        out.append(item.finding("order", reason, order=belongs))

@@ -1,0 +1,80 @@
+"""How a decision re-derived by the rules differs from the one recorded, in words a player reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events.codec import to_data
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hexlog.events.base import Event
+    from hexlog.events.dice import DiceRolled
+    from hexlog.machine.kit.procedure import Inverse
+
+
+def show(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    return str(value)
+
+
+def rolls_text(rolls: Sequence[DiceRolled]) -> str:
+    shown = ", ".join(f"#{r.nonce} ({r.expression} = {r.total})" for r in rolls)
+    if not rolls:
+        return " with no roll"
+    return f" from roll{'s' if len(rolls) > 1 else ''} {shown}"
+
+
+def differences(inverse: Inverse, recorded: Event, expected: Event) -> list[str]:
+    """Each field the rules decide differently, in words."""
+    out: list[str] = []
+    skip = set(inverse.typed.get(type(recorded), ()))
+    if inverse.compare is not None:
+        worded, judged = inverse.compare(recorded, expected)
+        out.extend(worded)
+        skip |= judged
+    for field in attrs.fields(type(recorded)):
+        name = field.name
+        mine, theirs = getattr(recorded, name), getattr(expected, name)
+        if name in skip or mine == theirs:
+            continue
+        out.append(f"{name} {show(mine)} recorded, but the rules give {show(theirs)}")
+    return out
+
+
+def show_data(event: Event) -> str:
+    return ", ".join(f"{k}={show(v)}" for k, v in to_data(event).items())
+
+
+def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
+    """The first event after the decision that differs from what the step records after it."""
+    for offset, want in enumerate(emitted, start=1):
+        found = events[at + offset] if at + offset < len(events) else None
+        if found == want:
+            continue
+        wanted = f"{want.type_name} {show_data(want)}"
+        if found is None:
+            return f"after it the rules record {wanted}, but the log has no such event there"
+        if type(found) is type(want):
+            diffs = [
+                f"{f.name} {show(getattr(found, f.name))} where the rules give {show(getattr(want, f.name))}"
+                for f in attrs.fields(type(want))
+                if getattr(found, f.name) != getattr(want, f.name)
+            ]
+            return f"the {want.type_name} after it differs: {'; '.join(diffs)}"
+        return f"after it the rules record {wanted}, but the log has {found.type_name} there"
+    return None
+
+
+def roll_label(roll: DiceRolled) -> str:
+    made = f", made for {roll.made_for}" if roll.made_for else ""
+    mods = "".join(f", {m.value:+d} for {m.source}" for m in roll.modifiers)
+    return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods})"
