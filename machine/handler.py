@@ -103,6 +103,13 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
         raise UsageError(msg) from None
 
 
+def _table(lives: dict[str, live.Live[Any]]) -> Table:
+    """The table of a campaign's live projections, carrying the stream version it has folded to."""
+    table = lives[TABLE]
+    state: Table = table.state
+    return state if state.version == table.version else attrs.evolve(state, version=table.version)
+
+
 class Handler:
     """Runs commands against one store and keeper, with the procedures of one registry."""
 
@@ -138,9 +145,7 @@ class Handler:
 
     def load(self, campaign: str) -> Table:
         """The folded table of a campaign (empty if it does not exist), caught up with the log."""
-        table = self._lives(campaign)[TABLE]
-        state: Table = table.state
-        return state if state.version == table.version else attrs.evolve(state, version=table.version)
+        return _table(self._lives(campaign))
 
     def _roller_for(self, campaign: str) -> Callable[[Table], Roller]:
         if self._roller is not None:
@@ -165,7 +170,7 @@ class Handler:
                 return Outcome(result=earlier, events=(), table=self.load(campaign))
         self.registry.route(type(command))  # an unknown command is refused before anything is read
         lives = self._lives(campaign)
-        table = self.load(campaign)
+        table = _table(lives)
         if not table.started and not isinstance(command, c.StartCampaign):
             msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
             raise NotFoundError(msg)

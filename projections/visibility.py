@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.projections import sessions
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -28,13 +29,18 @@ class PlayerView:
 
     def __init__(self, ended: Iterable[str]) -> None:
         self.ended = frozenset(ended)
-        self.current = ""
+        self.lifecycle = sessions.SessionLog()
         self.hidden: set[tuple[str, int]] = set()
+
+    @property
+    def current(self) -> str:
+        """The latest session so far (the one a decision's ``rolls`` belong to), or ""."""
+        current = self.lifecycle.current
+        return current.id if current is not None else ""
 
     def hides(self, event: Event) -> bool:
         """Whether a player may not see this event (call it for each event, in stream order)."""
-        if isinstance(event, SessionOpened):
-            self.current = event.session
+        self.lifecycle = sessions.evolve(self.lifecycle, event)
         if isinstance(event, DiceRolled):
             secret = event.visibility is Visibility.REFEREE and event.session not in self.ended
             if secret:

@@ -103,3 +103,26 @@ class TestReadmeVerifierSessions:
         result = _run(_verifier(tmp_path), self._forge(tmp_path, lambda events: events[:-1]))
         assert result.returncode == 0
         assert "not verifiable yet (secret not revealed): session s1" in result.stdout
+
+
+class TestReadmePython:
+    def test_the_python_example_for_tool_authors_runs_as_printed(self, tmp_path):
+        """The example under "For tool authors" runs in a fresh folder and prints what its comment says."""
+        section = README[README.index("### For tool authors") :]
+        code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+        assert code is not None, "the README lost its Python example"
+        script = tmp_path / "example.py"
+        script.write_text(code.group(1), encoding="utf-8")
+        result = subprocess.run(  # noqa: S603 - our own script
+            [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "[('check_surprise', ())]"
+
+    def test_the_layout_names_every_top_level_folder_and_the_guide(self):
+        """The layout section names each package folder and points to the contributors' guide."""
+        layout = README[README.index("### Layout") : README.index("### Cost")]
+        for folder in ("events/", "machine/", "projections/", "replay/", "service/", "kit/", "encounter/"):
+            assert f"`{folder}`" in layout
+        assert "CONTRIBUTING.md" in layout
+        assert (ROOT / "CONTRIBUTING.md").exists()

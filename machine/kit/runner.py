@@ -51,12 +51,6 @@ class Runner:
         self._model: Model = procedure.model(state=procedure.initial)
         self.machine.add_model(self._model, initial=procedure.initial)
         self._lock = threading.Lock()
-        self._edges = {
-            (t.source, t.dest)
-            for event in self.machine.events.values()
-            for transitions in event.transitions.values()
-            for t in transitions
-        }
         self._by_trigger = {
             name: {(t.source, t.dest) for ts in event.transitions.values() for t in ts}
             for name, event in self.machine.events.items()
@@ -87,7 +81,6 @@ class Runner:
             except MachineError:
                 done = None
             dest, refusals = model.state, list(model.refusals)
-            self._load(source, None, table, None)  # let go of the command's objects
         name = self.procedure.name
         if done is None:
             offered = [t for t, _ in self.allowed(proc, table)]
@@ -115,7 +108,6 @@ class Runner:
                         found.append((trigger, sides))
                 elif self._may(phase, proc, table, cls(), trigger):
                     found.append((trigger, ()))
-            self._load(phase, None, table, None)
         return found
 
     def _may(self, phase: enum.Enum, proc: Any, table: Table, command: Command, trigger: str) -> bool:
