@@ -10,6 +10,8 @@ from collections import Counter
 import pytest
 from scipy.stats import chisquare
 
+from hexlog.events.codec import from_data, to_data
+from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import DiceExpressionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
@@ -28,7 +30,9 @@ def make_handler() -> tuple[Handler, MemoryStore]:
     store = MemoryStore()
     ids = itertools.count(1)
     handler = Handler(
-        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00Z",
+        store,
+        MemoryKeeper(),
+        clock=lambda: "2026-11-29T20:00:00Z",
         new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
     )
     handler.execute("c1", c.StartCampaign())
@@ -134,8 +138,13 @@ class TestExpressions:
     @pytest.mark.parametrize(
         ("text", "count", "sides", "modifier"),
         [
-            ("2d6", 2, 6, 0), ("2d6+1", 2, 6, 1), ("3d8-2", 3, 8, -2), ("d20", 1, 20, 0),
-            ("1d2", 1, 2, 0), ("1000d1000", 1000, 1000, 0), ("D100", 1, 100, 0),
+            ("2d6", 2, 6, 0),
+            ("2d6+1", 2, 6, 1),
+            ("3d8-2", 3, 8, -2),
+            ("d20", 1, 20, 0),
+            ("1d2", 1, 2, 0),
+            ("1000d1000", 1000, 1000, 0),
+            ("D100", 1, 100, 0),
         ],
     )
     def test_a_valid_expression_parses(self, text: str, count: int, sides: int, modifier: int) -> None:
@@ -146,12 +155,20 @@ class TestExpressions:
     @pytest.mark.parametrize(
         ("text", "problem"),
         [
-            ("0d6", "number of dice"), ("1001d6", "number of dice"), ("d1", "sides"),
-            ("d1001", "sides"), ("2d0", "sides"), ("2x6", "not a dice expression"),
-            ("", "not a dice expression"), ("d", "not a dice expression"),
-            ("2d", "not a dice expression"), ("2d6+", "not a dice expression"),
-            ("2d6+1+1", "not a dice expression"), ("-1d6", "not a dice expression"),
-            ("2d-6", "not a dice expression"), ("2d6*2", "not a dice expression"),
+            ("0d6", "number of dice"),
+            ("1001d6", "number of dice"),
+            ("d1", "sides"),
+            ("d1001", "sides"),
+            ("2d0", "sides"),
+            ("2x6", "not a dice expression"),
+            ("", "not a dice expression"),
+            ("d", "not a dice expression"),
+            ("2d", "not a dice expression"),
+            ("2d6+", "not a dice expression"),
+            ("2d6+1+1", "not a dice expression"),
+            ("-1d6", "not a dice expression"),
+            ("2d-6", "not a dice expression"),
+            ("2d6*2", "not a dice expression"),
             ("2d6+1000001", "modifier"),
         ],
     )
@@ -159,7 +176,6 @@ class TestExpressions:
         """DiceExpressionError says what is wrong with the expression."""
         with pytest.raises(DiceExpressionError, match=problem):
             hexdice.parse(text)
-
 
     @pytest.mark.parametrize(
         "text",
@@ -227,3 +243,25 @@ class TestSessionRules:
         with pytest.raises(RuleRefusedError, match="before the first roll"):
             handler.execute("c1", c.SetClientSeed(client_seed="late"))
         assert store.stream_version("campaign-c1") == before
+
+
+class TestRollRecord:
+    """A roll records whom it was made for and the modifiers the state imposed (schema version 2)."""
+
+    def test_a_free_roll_is_made_for_nobody_and_carries_only_its_own_modifier(self) -> None:
+        """RollDice 2d6+1 is made for "" with no imposed modifiers; the total is the faces plus 1."""
+        handler, store = make_handler()
+        handler.execute("c1", c.OpenSession(secret_hex=SAMPLE_SECRET.hex()))
+        (rolled,) = handler.execute("c1", c.RollDice(expression="2d6+1", secret=True)).events
+        assert (rolled.made_for, rolled.modifiers, rolled.modifier) == ("", (), 1)
+        assert rolled.total == sum(rolled.faces) + 1
+        assert rolled.visibility is Visibility.REFEREE
+        envelope = store.read_stream("campaign-c1")[-1].envelope
+        assert (envelope.type, envelope.schemaversion) == ("hexlog.dice.rolled", DiceRolled.schema_version)
+        assert DiceRolled.schema_version == 2
+
+    def test_a_version_1_roll_is_read_as_made_for_nobody_and_unmodified(self) -> None:
+        """A payload written before made_for and modifiers existed decodes with "" and no modifiers."""
+        rolled = DiceRolled(session="s1", nonce=3, purpose="free", sides=(6, 6), faces=(3, 4), modifier=1, total=8)
+        old = {k: v for k, v in to_data(rolled).items() if k not in {"made_for", "modifiers"}}
+        assert from_data("hexlog.dice.rolled", 1, old) == rolled

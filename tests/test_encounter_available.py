@@ -7,9 +7,11 @@ from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 
 CAMPAIGN = "t"
+RUNNER = REGISTRY.runner("encounter")
 
 
 class Table:
@@ -18,7 +20,11 @@ class Table:
     def __init__(self, ruleset: str = "ose") -> None:
         self.script: list[int] = []
         self.handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _t: ScriptedRoller(self.script))
-        for command in (c.StartCampaign(ruleset=ruleset), c.OpenSession(secret_hex="ab" * 32), c.AddMember(name="Ann", cha=10)):
+        for command in (
+            c.StartCampaign(ruleset=ruleset),
+            c.OpenSession(secret_hex="ab" * 32),
+            c.AddMember(name="Ann", cha=10),
+        ):
             self.handler.execute(CAMPAIGN, command)
 
     def run(self, command: c.Command, *faces: int) -> None:
@@ -31,13 +37,13 @@ class Table:
         """What the encounter offers now, with the sides that may take each step."""
         table = self.handler.load(CAMPAIGN)
         assert table.rules is not None
-        return enc.available_steps(table.procedures.get("encounter"), table.rules, table.party)
+        return RUNNER.allowed(table.procedures.get("encounter"), table)
 
     def available(self) -> list[str]:
         """What the encounter offers now."""
         table = self.handler.load(CAMPAIGN)
         assert table.rules is not None
-        return enc.available_triggers(table.procedures.get("encounter"), table.rules, table.party)
+        return [trigger for trigger, _ in RUNNER.allowed(table.procedures.get("encounter"), table)]
 
 
 class TestAvailableTriggers:
@@ -85,4 +91,4 @@ class TestAvailableTriggers:
         t = Table()
         t.run(enc.StartEncounter())
         state = t.handler.load(CAMPAIGN).procedures["encounter"]
-        assert set(t.available()) <= set(enc.allowed_triggers(state))
+        assert set(t.available()) <= set(RUNNER.triggers(enc.ENCOUNTER.phase_of(state)))

@@ -17,11 +17,13 @@ from hexlog.machine import table as tables
 from hexlog.machine.encounter import Phase
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
-from hexlog.replay.explain import check_dice
+from hexlog.replay.dice_audit import check_dice
 
 CAMPAIGN = "t"
 STREAM = tables.stream_for(CAMPAIGN)
+RUNNER = REGISTRY.runner("encounter")
 
 
 @attrs.frozen
@@ -50,7 +52,10 @@ RECIPES: dict[str, Recipe] = {
     "evasion": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Evade()), ACTIONS_FACES),
     "concluded": Recipe("ose", AWARE, (*TO_ACTIONS, enc.ConcludeEncounter()), ACTIONS_FACES),
     "uncertain_after_round": Recipe(
-        "ose", AWARE, (*TO_ACTIONS, enc.RollReaction(), enc.PlayRound()), (*ACTIONS_FACES, 3, 4),
+        "ose",
+        AWARE,
+        (*TO_ACTIONS, enc.RollReaction(), enc.PlayRound()),
+        (*ACTIONS_FACES, 3, 4),
     ),
     # 004 dungeon, the party surprises the monsters: one free action
     "explore_free_action": Recipe("explore", PARTY_SURPRISES, TO_INITIATIVE, (6, 1, 2)),
@@ -60,16 +65,24 @@ RECIPES: dict[str, Recipe] = {
     "explore_distance_both": Recipe("explore", PARTY_SURPRISES, (enc.CheckSurprise(),), (1, 1)),
     # 004 dungeon, non-intelligent monsters surprise the party 60 ft away
     "explore_melee": Recipe(
-        "explore", enc.StartEncounter(intelligent=False), (enc.CheckSurprise(), enc.DetermineDistance(value=60)),
+        "explore",
+        enc.StartEncounter(intelligent=False),
+        (enc.CheckSurprise(), enc.DetermineDistance(value=60)),
         (1, 6),
     ),
     # AD&D indoors, the party surprises the monsters (they lose 1 segment) 30 ft away
     "adnd_free_segments": Recipe(
-        "adnd", enc.StartEncounter(setting="indoors"), (enc.CheckSurprise(), enc.DetermineDistance(value=30)), (6, 1),
+        "adnd",
+        enc.StartEncounter(setting="indoors"),
+        (enc.CheckSurprise(), enc.DetermineDistance(value=30)),
+        (6, 1),
     ),
     # AD&D: noisy monsters cannot surprise the party, which may slip away
     "adnd_noisy_actions": Recipe(
-        "adnd", enc.StartEncounter(setting="indoors", monsters_noisy=True), TO_ACTIONS, (6, 3, 4, 2),
+        "adnd",
+        enc.StartEncounter(setting="indoors", monsters_noisy=True),
+        TO_ACTIONS,
+        (6, 3, 4, 2),
     ),
 }
 
@@ -101,9 +114,15 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
 
 #: one recipe per phase, for the refusal checks
 PHASE_RECIPES = {
-    Phase.IDLE: "idle", Phase.SURPRISE: "surprise", Phase.DISTANCE: "distance",
-    Phase.FREE_ACTION: "explore_free_action", Phase.INITIATIVE: "initiative", Phase.ACTIONS: "actions",
-    Phase.EVASION: "evasion", Phase.COMBAT: "combat", Phase.CONCLUDED: "concluded",
+    Phase.IDLE: "idle",
+    Phase.SURPRISE: "surprise",
+    Phase.DISTANCE: "distance",
+    Phase.FREE_ACTION: "explore_free_action",
+    Phase.INITIATIVE: "initiative",
+    Phase.ACTIONS: "actions",
+    Phase.EVASION: "evasion",
+    Phase.COMBAT: "combat",
+    Phase.CONCLUDED: "concluded",
 }
 
 #: a default command for every trigger
@@ -148,7 +167,7 @@ class TestTransitions:
         """Each row of TRANSITIONS is reachable and records its PhaseChanged last."""
         recipe, command, faces = CASES[(trigger, source, dest)]
         handler, script = reach(recipe, faces)
-        assert enc.phase_of(_encounter(handler)).name == source
+        assert enc.ENCOUNTER.phase_of(_encounter(handler)).name == source
         out = handler.execute(CAMPAIGN, command)
         assert out.events[-1] == PhaseChanged(procedure="encounter", trigger=trigger, source=source, dest=dest)
         assert script == []
@@ -163,7 +182,7 @@ class TestTransitions:
         events = [decode(r.envelope) for r in handler.store.read_stream(STREAM)]
         replayed = None
         for event in events:
-            replayed = enc.evolve(replayed, event)
+            replayed = enc.ENCOUNTER.fold(replayed, event)
         assert replayed == live
         assert handler.load(CAMPAIGN).procedures["encounter"] == live
 
@@ -177,9 +196,9 @@ class TestTransitions:
 
     def test_recorded_transitions_are_checked_against_the_table(self) -> None:
         """Audit accepts each row and rejects a pair that is not in the table."""
-        assert all(enc.recorded_transition_ok(*row) for row in _rows())
-        assert not enc.recorded_transition_ok("fight", "SURPRISE", "COMBAT")
-        assert not enc.recorded_transition_ok("determine_distance", "DISTANCE", "ACTIONS")
+        assert all(RUNNER.recorded_ok(*row) for row in _rows())
+        assert not RUNNER.recorded_ok("fight", "SURPRISE", "COMBAT")
+        assert not RUNNER.recorded_ok("determine_distance", "DISTANCE", "ACTIONS")
 
     def test_a_whole_encounter_records_only_allowed_transitions(self) -> None:
         """Every PhaseChanged of a run matches a row of the table."""
@@ -187,8 +206,7 @@ class TestTransitions:
         changes = [e for r in handler.store.read_stream(STREAM) if isinstance(e := decode(r.envelope), PhaseChanged)]
         triggers = ["start", "check_surprise", "determine_distance", "roll_initiative", "conclude"]
         assert [ch.trigger for ch in changes] == triggers
-        assert all(enc.recorded_transition_ok(ch.trigger, ch.source, ch.dest) for ch in changes)
-
+        assert all(RUNNER.recorded_ok(ch.trigger, ch.source, ch.dest) for ch in changes)
 
     @pytest.mark.parametrize("ruleset", ["ose", "adnd", "explore"])
     def test_a_whole_encounter_on_committed_dice_passes_the_audit(self, ruleset: str) -> None:
@@ -201,23 +219,23 @@ class TestTransitions:
             handler.execute(CAMPAIGN, enc.StartEncounter(setting=setting, name=f"e{number}"))
             handler.execute(CAMPAIGN, enc.CheckSurprise())
             handler.execute(CAMPAIGN, enc.DetermineDistance())
-            if enc.phase_of(_encounter(handler)) is Phase.FREE_ACTION:
+            if enc.ENCOUNTER.phase_of(_encounter(handler)) is Phase.FREE_ACTION:
                 handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
-            if enc.phase_of(_encounter(handler)) is Phase.INITIATIVE:
+            if enc.ENCOUNTER.phase_of(_encounter(handler)) is Phase.INITIATIVE:
                 handler.execute(CAMPAIGN, enc.RollInitiative())
-            if enc.phase_of(_encounter(handler)) is Phase.ACTIONS:
+            if enc.ENCOUNTER.phase_of(_encounter(handler)) is Phase.ACTIONS:
                 handler.execute(CAMPAIGN, enc.PlayRound())
             handler.execute(CAMPAIGN, enc.ConcludeEncounter())
         handler.execute(CAMPAIGN, c.CloseSession())
         events = [decode(r.envelope) for r in handler.store.read_stream(STREAM)]
-        found = check_dice(events)
+        found = check_dice(events, REGISTRY)
         assert [i for i in found.issues if not i.note] == []
         assert found.verified == found.rolls > 0
         assert handler.load(CAMPAIGN).procedures["encounter"].started.number == 5
 
 
 def _refusals() -> list[tuple[Phase, str]]:
-    return [(phase, t) for phase in Phase for t in sorted(COMMAND_FOR) if t not in enc.allowed_triggers(phase)]
+    return [(phase, t) for phase in Phase for t in sorted(COMMAND_FOR) if t not in RUNNER.triggers(phase)]
 
 
 class TestRefusals:
@@ -225,25 +243,33 @@ class TestRefusals:
     def test_a_trigger_the_phase_does_not_allow_is_refused_and_nothing_is_written(self, phase, trigger) -> None:
         """IllegalTransitionError names the phase and the triggers available now; the stream is unchanged."""
         handler, _ = reach(PHASE_RECIPES[phase])
-        assert enc.phase_of(_encounter(handler)) is phase
+        assert enc.ENCOUNTER.phase_of(_encounter(handler)) is phase
         version = handler.store.stream_version(STREAM)
         with pytest.raises(IllegalTransitionError) as caught:
             handler.execute(CAMPAIGN, COMMAND_FOR[trigger])
         assert caught.value.state == phase.name
         assert caught.value.trigger == trigger
         table = handler.load(CAMPAIGN)
-        assert caught.value.allowed == sorted(enc.available_triggers(_encounter(handler), table.rules, table.party))
-        assert set(caught.value.allowed) <= set(enc.allowed_triggers(phase))
+        assert caught.value.allowed == sorted(t for t, _ in RUNNER.allowed(_encounter(handler), table))
+        assert set(caught.value.allowed) <= set(RUNNER.triggers(phase))
         assert phase.name in str(caught.value)
         assert handler.store.stream_version(STREAM) == version
 
     def test_the_allowed_triggers_come_from_the_machine(self) -> None:
-        """allowed_triggers lists each phase's rows in table order."""
-        assert enc.allowed_triggers(None) == ["start"]
-        assert enc.allowed_triggers(Phase.ACTIONS) == [
-            "avoid", "react", "reroll_reaction", "parley", "wait", "round", "fight", "evade", "conclude",
+        """The runner lists each phase's rows in table order, conditions aside."""
+        assert RUNNER.triggers(enc.ENCOUNTER.phase_of(None)) == ["start"]
+        assert RUNNER.triggers(Phase.ACTIONS) == [
+            "avoid",
+            "react",
+            "reroll_reaction",
+            "parley",
+            "wait",
+            "round",
+            "fight",
+            "evade",
+            "conclude",
         ]
-        assert enc.allowed_triggers(Phase.CONCLUDED) == ["start"]
+        assert RUNNER.triggers(Phase.CONCLUDED) == ["start"]
 
     def test_a_failing_condition_is_refused_with_a_reason_and_nothing_is_written(self) -> None:
         """A reroll before any reaction is a RuleRefusedError, not an illegal transition."""

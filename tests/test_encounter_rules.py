@@ -36,7 +36,10 @@ class Table:
     """A campaign on a scripted roller: ``faces`` are the dice the next commands roll, in order."""
 
     def __init__(
-        self, ruleset: str = "ose", overrides: dict[str, Any] | None = None, members: tuple[c.AddMember, ...] = MEMBERS,
+        self,
+        ruleset: str = "ose",
+        overrides: dict[str, Any] | None = None,
+        members: tuple[c.AddMember, ...] = MEMBERS,
     ) -> None:
         self.script: list[int] = []
         self.handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
@@ -75,8 +78,13 @@ def rolls_of(events: list[Event]) -> tuple[int, ...]:
     return tuple(e.nonce for e in events if isinstance(e, DiceRolled))
 
 
-def to_actions(t: Table, start: enc.StartEncounter, *surprise: int, distance: tuple[int, ...] = (3, 4),
-               initiative: tuple[int, ...] = (5, 2)) -> None:
+def to_actions(
+    t: Table,
+    start: enc.StartEncounter,
+    *surprise: int,
+    distance: tuple[int, ...] = (3, 4),
+    initiative: tuple[int, ...] = (5, 2),
+) -> None:
     """Run an encounter to ACTIONS."""
     t.run(start)
     t.run(enc.CheckSurprise(), *surprise)
@@ -150,7 +158,12 @@ class TestDistance:
         ],
     )
     def test_wilderness_distance_shrinks_when_a_side_is_surprised_per_the_option(
-        self, trigger: str, surprise: tuple[int, int], faces: tuple[int, ...], value: int, dice: str,
+        self,
+        trigger: str,
+        surprise: tuple[int, int],
+        faces: tuple[int, ...],
+        value: int,
+        dice: str,
     ) -> None:
         """4d6 x 10 yd, or 1d4 x 10 yd when either (or, with the option, both) sides are surprised."""
         t = Table(overrides={"options": {"wild_surprise_distance_trigger": trigger}})
@@ -233,7 +246,8 @@ class TestReaction:
         assert r.rolls == rolls_of(events)
 
     @pytest.mark.parametrize(
-        ("scale", "cha", "mod"), [("ose", 18, 2), ("uniform", 18, 3), ("ose", 5, -1), ("uniform", 5, -2)],
+        ("scale", "cha", "mod"),
+        [("ose", 18, 2), ("uniform", 18, 3), ("ose", 5, -1), ("uniform", 5, -2)],
     )
     def test_the_cha_scale_option_picks_the_modifier(self, scale: str, cha: int, mod: int) -> None:
         """cha_reaction_scale ose or uniform."""
@@ -524,6 +538,25 @@ def test_a_side_must_be_party_or_monsters() -> None:
         t.run(enc.Fight(side="goblins"))
 
 
+def test_every_roll_names_whom_it_was_made_for() -> None:
+    """Surprise and initiative dice are made for their side, the reaction for the monsters, the distance for nobody."""
+    t = Table()
+    t.run(enc.StartEncounter())
+    events = t.run(enc.CheckSurprise(), 4, 4)
+    events += t.run(enc.DetermineDistance(), 3, 3)
+    events += t.run(enc.RollInitiative(), 5, 2)
+    events += t.run(enc.RollReaction(speaker="Ann"), 3, 4)
+    assert [(e.purpose, e.made_for) for e in events if isinstance(e, DiceRolled)] == [
+        ("encounter.surprise.party", "party"),
+        ("encounter.surprise.monsters", "monsters"),
+        ("encounter.distance", ""),
+        ("encounter.initiative.party", "party"),
+        ("encounter.initiative.monsters", "monsters"),
+        ("encounter.reaction", "monsters"),
+    ]
+    assert all(e.modifiers == () for e in events if isinstance(e, DiceRolled))
+
+
 def test_the_machine_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
     """Attaching the model binds its triggers without a warning from transitions."""
     caplog.set_level(logging.DEBUG - 1)
@@ -551,9 +584,16 @@ def seeded() -> list[list[Event]]:
     for i in range(N):
         campaign = f"sim-{i}"
         secret = hashlib.sha256(f"hexlog-test-{i}".encode()).hexdigest()
-        for command in (c.StartCampaign(), c.OpenSession(secret_hex=secret), c.AddMember(name="Ann", cha=13),
-                        enc.StartEncounter(), enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative(),
-                        enc.RollReaction(speaker="Ann")):
+        for command in (
+            c.StartCampaign(),
+            c.OpenSession(secret_hex=secret),
+            c.AddMember(name="Ann", cha=13),
+            enc.StartEncounter(),
+            enc.CheckSurprise(),
+            enc.DetermineDistance(),
+            enc.RollInitiative(),
+            enc.RollReaction(speaker="Ann"),
+        ):
             handler.execute(campaign, command)
         runs.append([decode(r.envelope) for r in handler.store.read_stream(tables.stream_for(campaign))])
     return runs

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from hexlog.events.campaign import RulesChanged
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
@@ -22,10 +23,12 @@ from hexlog.events.errors import (
 from hexlog.events.memory import MemoryStore
 from hexlog.events.session import SessionAbandoned
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
-from hexlog.events.streams import stream_for
+from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
 
 STREAM = stream_for("c1")
@@ -84,14 +87,16 @@ class TestStaleReads:
         """Two referees at one table: the slower command is refused, not merged."""
         handler = _started(store)
         other = Handler(store, MemoryKeeper())
-        load = handler.load
+        append = store.append
+        raced: list[bool] = []
 
-        def load_then_race(campaign):
-            table = load(campaign)
-            other.execute("c1", c.AddMember(name="Quick"))
-            return table
+        def race_then_append(*args, **kwargs):
+            if not raced:  # the slower referee has decided on what it read; the quick one appends first
+                raced.append(True)
+                other.execute("c1", c.AddMember(name="Quick"))
+            return append(*args, **kwargs)
 
-        handler.load = load_then_race  # type: ignore[method-assign]
+        store.append = race_then_append
         version = store.stream_version(STREAM)
         with pytest.raises(ConcurrencyError):
             handler.execute("c1", c.AddMember(name="Slow"))
@@ -251,17 +256,16 @@ _RACER = textwrap.dedent(
     from hexlog.machine.keeper import FileKeeper
 
     store = SQLiteStore(sys.argv[1])
+    append = store.append
+
+    def decide_then_wait(*args, **kwargs):
+        print("loaded", flush=True)
+        sys.stdin.readline()  # both racers have read the same version and decided: now append
+        return append(*args, **kwargs)
+
+    store.append = decide_then_wait
     while sys.stdin.readline().strip() == "go":
         handler = Handler(store, FileKeeper(sys.argv[2]))
-        load = handler.load
-
-        def load_then_wait(campaign, load=load):
-            table = load(campaign)
-            print("loaded", flush=True)
-            sys.stdin.readline()  # both racers have read the same version: now append
-            return table
-
-        handler.load = load_then_wait
         try:
             outcome = handler.execute("c1", c.OpenSession())
             print(json.dumps({"won": outcome.events[0].commitment}), flush=True)
@@ -282,7 +286,7 @@ class TestSessionOpenRace:
     def test_two_processes_opening_a_session_at_once_never_break_the_campaign(self, tmp_path):
         """Two processes race OpenSession on one database and key file: one wins, and its secret is the kept one.
 
-        Each round both racers read the same stream version before either appends; the loser's
+        Each round both racers read the same stream version and decide before either appends; the loser's
         ConcurrencyError must leave the winner's secret in place, so rolls and the reveal verify.
         """
         db, keys = tmp_path / "race.db", tmp_path / "race.db.keys"
@@ -294,7 +298,10 @@ class TestSessionOpenRace:
         racers = [
             subprocess.Popen(  # noqa: S603 - our own script
                 [sys.executable, "-u", str(script), str(db), str(keys)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=(tmp_path / f"racer{n}.err").open("w"), text=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=(tmp_path / f"racer{n}.err").open("w"),
+                text=True,
             )
             for n in range(2)
         ]
@@ -329,7 +336,7 @@ class TestSessionOpenRace:
 
 class TestAbandon:
     def test_abandon_ends_the_session_without_a_reveal_and_a_new_one_may_open(self, store):
-        """A session whose secret is lost is abandoned (no secret in the event); then the next session opens and rolls."""
+        """A session whose secret is lost is abandoned (no secret in the event); the next session opens and rolls."""
         handler = Handler(store, MemoryKeeper())
         handler.execute("c1", c.StartCampaign())
         handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
@@ -396,3 +403,98 @@ class TestInfravision:
         """The bounds themselves are accepted."""
         handler = _started(store)
         assert handler.execute("c1", c.AddMember(name="Elf", infravision_ft=feet)).events[0].infravision_ft == feet
+
+
+def _at_table(store, ruleset: str = "ose", *members: str) -> Handler:
+    """A campaign under ``ruleset`` on dice that always show 3, with an open session and the named members."""
+    handler = Handler(store, MemoryKeeper(), roller=lambda _table: ScriptedRoller([3] * 100))
+    handler.execute("c1", c.StartCampaign(ruleset=ruleset))
+    handler.execute("c1", c.OpenSession(secret_hex="11" * 32))
+    for name in members:
+        handler.execute("c1", c.AddMember(name=name))
+    return handler
+
+
+class TestEncounterInvariants:
+    """Invariants the encounter owns over the campaign's commands (its guards, and the rules change)."""
+
+    def test_the_rules_cannot_change_while_an_encounter_is_under_way(self, store):
+        """rules change is refused in the middle of an encounter, naming it and its phase, and writes nothing."""
+        handler = _at_table(store, "ose", "Ann")
+        handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
+        handler.execute("c1", enc.CheckSurprise())
+        version = store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match=r"under way: encounter \(phase DISTANCE\)"):
+            handler.execute("c1", c.ChangeRules(ruleset="explore"))
+        assert store.stream_version(STREAM) == version
+        assert handler.load("c1").rules.name == "ose"
+
+    def test_the_rules_change_once_the_encounter_concludes(self, store):
+        """After the conclusion the same rules change is recorded and in force."""
+        handler = _at_table(store, "ose", "Ann")
+        handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
+        handler.execute("c1", enc.CheckSurprise())
+        handler.execute("c1", enc.DetermineDistance(value=30))
+        handler.execute("c1", enc.RollInitiative())
+        handler.execute("c1", enc.ConcludeEncounter())
+        outcome = handler.execute("c1", c.ChangeRules(ruleset="explore", reason="to the wilderness"))
+        assert [type(e) for e in outcome.events] == [RulesChanged]
+        assert (outcome.events[0].ruleset, outcome.events[0].reason) == ("explore", "to the wilderness")
+        assert handler.load("c1").rules.name == "explore"
+
+    def test_the_last_member_cannot_leave_during_an_encounter(self, store):
+        """Removing the only member while an encounter is under way is refused; another member may go."""
+        handler = _at_table(store, "ose", "Ann", "Bo")
+        handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
+        handler.execute("c1", c.RemoveMember(name="Bo"))
+        version = store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="Ann is the last member of the party while an encounter"):
+            handler.execute("c1", c.RemoveMember(name="Ann"))
+        assert store.stream_version(STREAM) == version
+        assert [m.name for m in handler.load("c1").party.members] == ["Ann"]
+
+    def test_the_last_member_may_leave_once_the_encounter_concludes(self, store):
+        """With no encounter under way the party may be emptied."""
+        handler = _at_table(store, "ose", "Ann")
+        handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
+        handler.execute("c1", enc.CheckSurprise())
+        handler.execute("c1", enc.DetermineDistance(value=30))
+        handler.execute("c1", enc.RollInitiative())
+        handler.execute("c1", enc.ConcludeEncounter())
+        handler.execute("c1", c.RemoveMember(name="Ann"))
+        assert handler.load("c1").party.members == ()
+
+    def test_an_armour_the_rules_in_force_do_not_know_is_refused_at_once(self, store):
+        """Under adnd, party add with an unknown armour is a usage error naming it; nothing is written."""
+        handler = _at_table(store, "adnd")
+        version = store.stream_version(STREAM)
+        with pytest.raises(UsageError, match=r"armour 'mithril_shirt' is not known to the rules in force \(adnd\)"):
+            handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
+        assert store.stream_version(STREAM) == version
+        assert handler.load("c1").party.members == ()
+
+    @pytest.mark.parametrize("armor", ["chain_mail", "chain", "metal", "none"])
+    def test_an_armour_adnd_knows_is_accepted(self, store, armor):
+        """A suit, a short name, a kind, or none: the member is added with that armour."""
+        handler = _at_table(store, "adnd")
+        assert handler.execute("c1", c.AddMember(name="Ann", armor=armor)).events[0].armor == armor
+
+    def test_under_ose_any_armour_name_is_accepted(self, store):
+        """OSE reads no armour, so a name adnd would refuse is recorded as given."""
+        handler = _at_table(store, "ose")
+        assert handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt")).events[0].armor == "mithril_shirt"
+
+    def test_a_change_to_rules_that_do_not_know_a_members_armour_is_refused(self, store):
+        """From ose to adnd with a member in mithril: refused naming the member, nothing written; then allowed."""
+        handler = _at_table(store, "ose")
+        handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
+        version = store.stream_version(STREAM)
+        unknown = r"Ann's armour 'mithril_shirt' is not known to the rules in force \(adnd\)"
+        with pytest.raises(RuleRefusedError, match=unknown):
+            handler.execute("c1", c.ChangeRules(ruleset="adnd"))
+        assert store.stream_version(STREAM) == version
+        assert handler.load("c1").rules.name == "ose"
+        handler.execute("c1", c.RemoveMember(name="Ann"))
+        handler.execute("c1", c.AddMember(name="Ann", armor="chain_mail"))
+        handler.execute("c1", c.ChangeRules(ruleset="adnd"))
+        assert handler.load("c1").rules.name == "adnd"

@@ -4,20 +4,18 @@ Each row of ``ROWS`` runs the same scripted encounter twice through the handler:
 ruleset's defaults and once with only that option overridden. The two decoded event logs are compared
 command by command (``diff``); the set of (event type, field) pairs that differ must be exactly the
 ones the row names, and the fields it names with values must change from the first value to the
-second. ``PENDING`` lists the options no procedure reads yet, and a guard keeps both lists honest.
+second. ``PENDING`` lists the options no procedure reads yet (none of the registry's typed rules
+declares them), and a guard keeps both lists honest against ``REGISTRY.used_keys()``.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 
-import hexlog.machine as machine_package
 from hexlog.events import encounter as ev
 from hexlog.events.campaign import CampaignStarted
 from hexlog.events.clock import ClockAdvanced
@@ -32,13 +30,13 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 
 CAMPAIGN = "opt"
 SECRET_HEX = "5a" * 32
 #: Ann speaks (CHA 18: +2 on the ose scale, +3 on the uniform one); Bo (90) is the slowest.
 MEMBERS = (c.AddMember(name="Ann", cha=18), c.AddMember(name="Bo", speed=90))
-MACHINE_DIR = Path(machine_package.__file__).parent
 
 # event types as the log names them; REFUSED stands for a command the procedure refused
 DICE = DiceRolled.type_name
@@ -85,14 +83,21 @@ class Record:
 
 
 def play(
-    ruleset: str, options: dict[str, Any], script: tuple[Step, ...], members: tuple[c.AddMember, ...],
+    ruleset: str,
+    options: dict[str, Any],
+    script: tuple[Step, ...],
+    members: tuple[c.AddMember, ...],
+    table_overrides: dict[str, Any] | None = None,
 ) -> list[Record]:
     """Run setup and script on a fresh store; each command gets exactly its own faces (leftovers dropped)."""
     faces: list[int] = []
     handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(faces))
     stream = tables.stream_for(CAMPAIGN)
+    overrides: dict[str, Any] = {"options": options} if options else {}
+    if table_overrides:
+        overrides["tables"] = table_overrides
     setup: list[Step] = [
-        do(c.StartCampaign(ruleset=ruleset, overrides={"options": options} if options else {})),
+        do(c.StartCampaign(ruleset=ruleset, overrides=overrides)),
         do(c.OpenSession(secret_hex=SECRET_HEX)),
         *(do(m) for m in members),
     ]
@@ -168,7 +173,11 @@ def rules_of(records: list[Record]) -> dict[str, Any]:
 
 
 def aware(
-    ruleset: str, *, setting: str | None = None, initiative: tuple[int, ...] = (5, 2), **start: Any,
+    ruleset: str,
+    *,
+    setting: str | None = None,
+    initiative: tuple[int, ...] = (5, 2),
+    **start: Any,
 ) -> tuple[Step, ...]:
     """Both sides aware (no surprise dice), the referee's 30 ft, initiative 5 against 2: phase ACTIONS."""
     return (
@@ -227,6 +236,8 @@ class Row:
     also: frozenset[Pair] = frozenset()
     #: options both runs share, only where the option matters solely under another one
     base: dict[str, Any] = attrs.field(factory=dict)
+    #: table entries both runs share, only where the new value reads a table the ruleset lacks
+    base_tables: dict[str, Any] = attrs.field(factory=dict)
     members: tuple[c.AddMember, ...] = MEMBERS
 
     @property
@@ -244,10 +255,16 @@ def row_round_seconds(ruleset: str, value: int, turns: tuple[int, int], rounds: 
     """11 rounds of combat are 110 s at 10 s a round (one turn) and 660 s at 60 s (two turns)."""
     seconds = (turns[0] * 600, turns[1] * 600)
     return Row(
-        ruleset=ruleset, option="round_seconds", value=value, script=eleven_rounds(ruleset),
+        ruleset=ruleset,
+        option="round_seconds",
+        value=value,
+        script=eleven_rounds(ruleset),
         changes={
-            (CONCLUDED, "turns"): turns, (CONCLUDED, "seconds"): seconds,
-            (CLOCK, "turns"): turns, (CLOCK, "seconds"): seconds, (CLOCK, "rounds"): rounds,
+            (CONCLUDED, "turns"): turns,
+            (CONCLUDED, "seconds"): seconds,
+            (CLOCK, "turns"): turns,
+            (CLOCK, "seconds"): seconds,
+            (CLOCK, "rounds"): rounds,
         },
     )
 
@@ -260,12 +277,22 @@ def row_turn_seconds(ruleset: str, changes: dict[Pair, tuple[Any, Any]]) -> Row:
 def row_initiative_tie(ruleset: str) -> Row:
     """A tie on 3 is simultaneous; with "reroll" the dice are rolled again (two more dice): 4 against 1."""
     return Row(
-        ruleset=ruleset, option="initiative_tie", value="reroll",
-        script=(*aware(ruleset, initiative=(3, 3, 4, 1)), do(enc.Fight()), do(enc.PlayRound()),
-                do(enc.ConcludeEncounter())),
+        ruleset=ruleset,
+        option="initiative_tie",
+        value="reroll",
+        script=(
+            *aware(ruleset, initiative=(3, 3, 4, 1)),
+            do(enc.Fight()),
+            do(enc.PlayRound()),
+            do(enc.ConcludeEncounter()),
+        ),
         changes={
-            (INIT, "party_face"): (3, 4), (INIT, "monsters_face"): (3, 1), (INIT, "first"): ("simultaneous", "party"),
-            (INIT, "tie"): ("simultaneous", "reroll"), (INIT, "rerolls"): (0, 1), **whole(ABSENT, PRESENT, DICE),
+            (INIT, "party_face"): (3, 4),
+            (INIT, "monsters_face"): (3, 1),
+            (INIT, "first"): ("simultaneous", "party"),
+            (INIT, "tie"): ("simultaneous", "reroll"),
+            (INIT, "rerolls"): (0, 1),
+            **whole(ABSENT, PRESENT, DICE),
         },
         also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
     )
@@ -274,11 +301,17 @@ def row_initiative_tie(ruleset: str) -> Row:
 def row_reroll_limit(ruleset: str) -> Row:
     """Under "reroll", ties on 3 and 2 then 4 against 1; a limit of 1 stops at the tie on 2 (two dice fewer)."""
     return Row(
-        ruleset=ruleset, option="reroll_limit", value=1, base={"initiative_tie": "reroll"},
+        ruleset=ruleset,
+        option="reroll_limit",
+        value=1,
+        base={"initiative_tie": "reroll"},
         script=(*aware(ruleset, initiative=(3, 3, 2, 2, 4, 1)), do(enc.Fight()), do(enc.ConcludeEncounter())),
         changes={
-            (INIT, "party_face"): (4, 2), (INIT, "monsters_face"): (1, 2), (INIT, "first"): ("party", "simultaneous"),
-            (INIT, "rerolls"): (2, 1), **whole(PRESENT, ABSENT, DICE),
+            (INIT, "party_face"): (4, 2),
+            (INIT, "monsters_face"): (1, 2),
+            (INIT, "first"): ("party", "simultaneous"),
+            (INIT, "rerolls"): (2, 1),
+            **whole(PRESENT, ABSENT, DICE),
         },
         also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
     )
@@ -289,32 +322,54 @@ def row_surprise_on(ruleset: str) -> Row:
     if ruleset == "ose":
         # the free round: no initiative dice, and only the party acts in round 1
         return Row(
-            ruleset="ose", option="surprise_on", value=3,
+            ruleset="ose",
+            option="surprise_on",
+            value=3,
             script=(
-                do(enc.StartEncounter(party_aware=True)), do(enc.CheckSurprise(), 3),
-                do(enc.DetermineDistance(value=30)), do(enc.RollInitiative(), 5, 2), do(enc.PlayRound()),
+                do(enc.StartEncounter(party_aware=True)),
+                do(enc.CheckSurprise(), 3),
+                do(enc.DetermineDistance(value=30)),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.PlayRound()),
                 do(enc.ConcludeEncounter()),
             ),
             changes={
-                (SURPRISE, "monsters_surprised"): (False, True), (SURPRISE, "advantage"): ("none", "party"),
-                (INIT, "free_round"): ("", "party"), (ROUND, "acting"): (["party", "monsters"], ["party"]),
+                (SURPRISE, "monsters_surprised"): (False, True),
+                (SURPRISE, "advantage"): ("none", "party"),
+                (INIT, "free_round"): ("", "party"),
+                (ROUND, "acting"): (["party", "monsters"], ["party"]),
                 **whole(PRESENT, ABSENT, DICE),
             },
-            also=frozenset({(SURPRISE, "monsters_reason"), (INIT, "party_face"), (INIT, "monsters_face"),
-                            (INIT, "reason"), (INIT, "rolls"), (ROUND, "reason")}),
+            also=frozenset(
+                {
+                    (SURPRISE, "monsters_reason"),
+                    (INIT, "party_face"),
+                    (INIT, "monsters_face"),
+                    (INIT, "reason"),
+                    (INIT, "rolls"),
+                    (ROUND, "reason"),
+                }
+            ),
         )
     # adnd (three lost segments) and explore (a single action): the party's free action phase
     segments = {(SURPRISE, "monsters_segments"): (0, 3)} if ruleset == "adnd" else {}
     return Row(
-        ruleset=ruleset, option="surprise_on", value=3,
+        ruleset=ruleset,
+        option="surprise_on",
+        value=3,
         script=(
-            do(enc.StartEncounter(setting=INDOORS[ruleset], party_aware=True)), do(enc.CheckSurprise(), 3),
-            do(enc.DetermineDistance(value=30)), do(enc.TakeFreeAction(action="attack")),
+            do(enc.StartEncounter(setting=INDOORS[ruleset], party_aware=True)),
+            do(enc.CheckSurprise(), 3),
+            do(enc.DetermineDistance(value=30)),
+            do(enc.TakeFreeAction(action="attack")),
         ),
         changes={
-            (SURPRISE, "monsters_surprised"): (False, True), (SURPRISE, "advantage"): ("none", "party"),
-            (PHASE, "dest"): ("INITIATIVE", "FREE_ACTION"), **segments,
-            **whole(PRESENT, ABSENT, REFUSED), **whole(ABSENT, PRESENT, FREE, PHASE),
+            (SURPRISE, "monsters_surprised"): (False, True),
+            (SURPRISE, "advantage"): ("none", "party"),
+            (PHASE, "dest"): ("INITIATIVE", "FREE_ACTION"),
+            **segments,
+            **whole(PRESENT, ABSENT, REFUSED),
+            **whole(ABSENT, PRESENT, FREE, PHASE),
         },
         also=frozenset({(SURPRISE, "monsters_reason")}),
     )
@@ -322,7 +377,7 @@ def row_surprise_on(ruleset: str) -> Row:
 
 def row_surprise_advantage(ruleset: str, value: str) -> Row:
     """The monsters are surprised; a free round (no initiative dice) or a free action phase (dice) follows."""
-    default = rulesets.load(ruleset).option("surprise_advantage")
+    default = rulesets.load(ruleset).content["options"]["surprise_advantage"]
     round_first = default == "round"
     # the run with the one-round advantage: no free action, no initiative dice, only the party acts in round 1
     changes: dict[Pair, tuple[Any, Any]] = {
@@ -339,21 +394,31 @@ def row_surprise_advantage(ruleset: str, value: str) -> Row:
         changes[SURPRISE, "monsters_segments"] = (2, 0)
         also.add((SURPRISE, "monsters_reason"))
     return Row(
-        ruleset=ruleset, option="surprise_advantage", value=value, script=monsters_surprised(ruleset, 2),
-        changes=changes, also=frozenset(also),
+        ruleset=ruleset,
+        option="surprise_advantage",
+        value=value,
+        script=monsters_surprised(ruleset, 2),
+        changes=changes,
+        also=frozenset(also),
     )
 
 
-def row_blocked(ruleset: str, option: str, *, members: tuple[c.AddMember, ...] = MEMBERS, value: Any = False,
-                **start: Any) -> Row:
+def row_blocked(
+    ruleset: str, option: str, *, members: tuple[c.AddMember, ...] = MEMBERS, value: Any = False, **start: Any
+) -> Row:
     """The party would give itself away; without the rule the monsters roll their 4 (one more die).
 
     The extra die shifts the nonces of the initiative dice that follow.
     """
     return Row(
-        ruleset=ruleset, option=option, value=value, members=members, script=blocked_surprise(ruleset, **start),
+        ruleset=ruleset,
+        option=option,
+        value=value,
+        members=members,
+        script=blocked_surprise(ruleset, **start),
         changes={
-            (SURPRISE, "monsters_rolled"): (False, True), (SURPRISE, "monsters_face"): (0, 4),
+            (SURPRISE, "monsters_rolled"): (False, True),
+            (SURPRISE, "monsters_face"): (0, 4),
             **whole(ABSENT, PRESENT, DICE),
         },
         also=frozenset({(SURPRISE, "monsters_reason"), (SURPRISE, "rolls"), (DICE, "nonce"), (INIT, "rolls")}),
@@ -363,10 +428,14 @@ def row_blocked(ruleset: str, option: str, *, members: tuple[c.AddMember, ...] =
 def row_pursue_if(ruleset: str) -> Row:
     """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go, at most 8 they pursue."""
     return Row(
-        ruleset=ruleset, option="pursue_if_reaction_at_most", value=8,
+        ruleset=ruleset,
+        option="pursue_if_reaction_at_most",
+        value=8,
         script=(*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4)),
         changes={
-            (PURSUIT, "pursue"): (False, True), (PURSUIT, "suggested"): (False, True), (PURSUIT, "at_most"): (5, 8),
+            (PURSUIT, "pursue"): (False, True),
+            (PURSUIT, "suggested"): (False, True),
+            (PURSUIT, "at_most"): (5, 8),
             (CONCLUDED, "outcome"): ("evaded", "pursuit"),
         },
         also=frozenset({(PURSUIT, "note"), (CONCLUDED, "reason"), (CLOCK, "reason")}),
@@ -376,9 +445,16 @@ def row_pursue_if(ruleset: str) -> Row:
 def row_reroll_uncertain(ruleset: str) -> Row:
     """An uncertain 7 may be re-rolled after a round (two dice); with the option off the re-roll is refused."""
     return Row(
-        ruleset=ruleset, option="reroll_uncertain_reaction", value=False,
-        script=(*aware(ruleset), do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.RerollReaction(), 6, 5),
-                do(enc.ConcludeEncounter())),
+        ruleset=ruleset,
+        option="reroll_uncertain_reaction",
+        value=False,
+        script=(
+            *aware(ruleset),
+            do(enc.RollReaction(), 3, 4),
+            do(enc.PlayRound()),
+            do(enc.RerollReaction(), 6, 5),
+            do(enc.ConcludeEncounter()),
+        ),
         changes={**whole(PRESENT, ABSENT, REACT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
     )
 
@@ -386,11 +462,19 @@ def row_reroll_uncertain(ruleset: str) -> Row:
 def row_cha_scale(ruleset: str) -> Row:
     """Ann (CHA 18) speaks on 5 + 4: +2 gives 11 (indifferent), the uniform +3 gives 12 (friendly)."""
     return Row(
-        ruleset=ruleset, option="cha_reaction_scale", value="uniform",
-        script=(*aware(ruleset), do(enc.RollReaction(speaker="Ann"), 5, 4), do(enc.Parley()),
-                do(enc.ConcludeEncounter())),
+        ruleset=ruleset,
+        option="cha_reaction_scale",
+        value="uniform",
+        script=(
+            *aware(ruleset),
+            do(enc.RollReaction(speaker="Ann"), 5, 4),
+            do(enc.Parley()),
+            do(enc.ConcludeEncounter()),
+        ),
         changes={
-            (REACT, "cha_modifier"): (2, 3), (REACT, "total"): (11, 12), (REACT, "result"): ("indifferent", "friendly"),
+            (REACT, "cha_modifier"): (2, 3),
+            (REACT, "total"): (11, 12),
+            (REACT, "result"): ("indifferent", "friendly"),
             (REACT, "text"): ("Indifferent, uninterested", "Eager, friendly"),
         },
     )
@@ -399,10 +483,14 @@ def row_cha_scale(ruleset: str) -> Row:
 def row_move_divisor(ruleset: str) -> Row:
     """Bo's 90 and the monsters' 120 a turn: a third is 30 and 40 a round, a half 45 and 60."""
     return Row(
-        ruleset=ruleset, option="encounter_move_divisor", value=2,
+        ruleset=ruleset,
+        option="encounter_move_divisor",
+        value=2,
         script=(*aware(ruleset), do(enc.ConcludeEncounter())),
         changes={
-            (MOVE, "party_per_round"): (30, 45), (MOVE, "monsters_per_round"): (40, 60), (MOVE, "divisor"): (3, 2),
+            (MOVE, "party_per_round"): (30, 45),
+            (MOVE, "monsters_per_round"): (40, 60),
+            (MOVE, "divisor"): (3, 2),
         },
     )
 
@@ -410,11 +498,15 @@ def row_move_divisor(ruleset: str) -> Row:
 def row_max_rounds(ruleset: str) -> Row:
     """At most 2 rounds of encounter movement: the third is refused and the encounter ends after 2."""
     return Row(
-        ruleset=ruleset, option="encounter_move_max_rounds", value=2,
+        ruleset=ruleset,
+        option="encounter_move_max_rounds",
+        value=2,
         script=(*aware(ruleset), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
         changes={
-            (MOVE, "max_rounds"): (60, 2), (CONCLUDED, "rounds"): (3, 2),
-            **whole(PRESENT, ABSENT, ROUND, PHASE), **whole(ABSENT, PRESENT, REFUSED),
+            (MOVE, "max_rounds"): (60, 2),
+            (CONCLUDED, "rounds"): (3, 2),
+            **whole(PRESENT, ABSENT, ROUND, PHASE),
+            **whole(ABSENT, PRESENT, REFUSED),
         },
     )
 
@@ -422,9 +514,15 @@ def row_max_rounds(ruleset: str) -> Row:
 def row_unintelligent_reaction(ruleset: str) -> Row:
     """Aware non-intelligent monsters: with the option they roll no reaction (refused), they just attack."""
     return Row(
-        ruleset=ruleset, option="unintelligent_monsters_attack", value=True,
-        script=(*aware(ruleset, intelligent=False), do(enc.RollReaction(), 3, 4), do(enc.Fight(side="monsters")),
-                do(enc.ConcludeEncounter())),
+        ruleset=ruleset,
+        option="unintelligent_monsters_attack",
+        value=True,
+        script=(
+            *aware(ruleset, intelligent=False),
+            do(enc.RollReaction(), 3, 4),
+            do(enc.Fight(side="monsters")),
+            do(enc.ConcludeEncounter()),
+        ),
         changes={**whole(PRESENT, ABSENT, REACT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
     )
 
@@ -436,9 +534,13 @@ def row_unintelligent_melee(ruleset: str, value: bool, script: tuple[Step, ...])
     """
     melee, other = (ABSENT, PRESENT) if value else (PRESENT, ABSENT)
     return Row(
-        ruleset=ruleset, option="unintelligent_monsters_attack", value=value, script=script,
+        ruleset=ruleset,
+        option="unintelligent_monsters_attack",
+        value=value,
+        script=script,
         changes={
-            (ROUND, "combat"): (not value, value), **whole(melee, other, ACTION, REFUSED),
+            (ROUND, "combat"): (not value, value),
+            **whole(melee, other, ACTION, REFUSED),
             **whole(other, melee, INIT, REACT, DICE, PHASE),
         },
         also=frozenset({(PHASE, "source"), (PHASE, "dest")}),
@@ -448,15 +550,21 @@ def row_unintelligent_melee(ruleset: str, value: bool, script: tuple[Step, ...])
 def monsters_surprise_the_party(ruleset: str, *, distance: Step, intelligent: bool = True) -> tuple[Step, ...]:
     """The monsters surprise the party (its 1 against their 4) and take their free action."""
     return (
-        do(enc.StartEncounter(setting=INDOORS[ruleset], intelligent=intelligent)), do(enc.CheckSurprise(), 1, 4),
-        distance, do(enc.TakeFreeAction(action="charge")), do(enc.RollInitiative(), 2, 5),
+        do(enc.StartEncounter(setting=INDOORS[ruleset], intelligent=intelligent)),
+        do(enc.CheckSurprise(), 1, 4),
+        distance,
+        do(enc.TakeFreeAction(action="charge")),
+        do(enc.RollInitiative(), 2, 5),
     )
 
 
 def row_flees_within(ruleset: str, value: int, script: tuple[Step, ...]) -> Row:
     """The surprised party tries to flee: allowed at the default, refused beyond the new limit."""
     return Row(
-        ruleset=ruleset, option="surprised_party_flees_within_ft", value=value, script=script,
+        ruleset=ruleset,
+        option="surprised_party_flees_within_ft",
+        value=value,
+        script=script,
         changes={**whole(PRESENT, ABSENT, ACTION, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
     )
 
@@ -464,10 +572,13 @@ def row_flees_within(ruleset: str, value: int, script: tuple[Step, ...]) -> Row:
 def row_surrounded(ruleset: str, value: int, monsters: int, *, now: bool, rest: tuple[Step, ...]) -> Row:
     """A party surprised in the open by ``monsters`` monsters is encircled, or no longer is."""
     return Row(
-        ruleset=ruleset, option="surrounded_at_monsters", value=value,
+        ruleset=ruleset,
+        option="surrounded_at_monsters",
+        value=value,
         script=(
             do(enc.StartEncounter(setting=OUTDOORS[ruleset], monster_count=monsters, monsters_aware=True)),
-            do(enc.CheckSurprise(), 2), *rest,
+            do(enc.CheckSurprise(), 2),
+            *rest,
         ),
         changes=whole(ABSENT, PRESENT, SURROUNDED) if now else whole(PRESENT, ABSENT, SURROUNDED),
     )
@@ -478,8 +589,9 @@ def _rows() -> list[Row]:
         row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
         row_round_seconds("adnd", 10, turns=(2, 1), rounds=(20, 60)),
         row_round_seconds("explore", 10, turns=(2, 1), rounds=(20, 60)),
-        row_turn_seconds("ose", {(CONCLUDED, "seconds"): (600, 1200), (CLOCK, "seconds"): (600, 1200),
-                                 (CLOCK, "rounds"): (60, 120)}),
+        row_turn_seconds(
+            "ose", {(CONCLUDED, "seconds"): (600, 1200), (CLOCK, "seconds"): (600, 1200), (CLOCK, "rounds"): (60, 120)}
+        ),
         row_turn_seconds("adnd", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
         row_turn_seconds("explore", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
         row_surprise_advantage("ose", "single_action"),
@@ -491,46 +603,69 @@ def _rows() -> list[Row]:
         row_blocked("adnd", "noise_blocks_surprise", party_noisy=True),
         row_blocked("explore", "noise_blocks_surprise", party_noisy=True),
         # Ann's chain mail is metal: noisy by default, quiet when only plated armour is noisy
-        row_blocked("adnd", "noisy_armor", value=["plated"],
-                    members=(c.AddMember(name="Ann", cha=18, armor="chain_mail"), c.AddMember(name="Bo", speed=90))),
+        row_blocked(
+            "adnd",
+            "noisy_armor",
+            value=["plated"],
+            members=(c.AddMember(name="Ann", cha=18, armor="chain_mail"), c.AddMember(name="Bo", speed=90)),
+        ),
         # OSE surprised monsters in the wilderness: 1d4 (3: 30 yd) with "either", 4d6 (3+2+2+2: 90 yd) with "both"
         Row(
-            ruleset="ose", option="wild_surprise_distance_trigger", value="both",
+            ruleset="ose",
+            option="wild_surprise_distance_trigger",
+            value="both",
             script=(
-                do(enc.StartEncounter(setting="wilderness", party_aware=True)), do(enc.CheckSurprise(), 1),
-                do(enc.DetermineDistance(), 3, 2, 2, 2), do(enc.RollInitiative()), do(enc.PlayRound()),
+                do(enc.StartEncounter(setting="wilderness", party_aware=True)),
+                do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(), 3, 2, 2, 2),
+                do(enc.RollInitiative()),
+                do(enc.PlayRound()),
                 do(enc.ConcludeEncounter()),
             ),
             changes={
                 (DIST, "value"): (30, 90),
                 (DIST, "rule"): ("ose.wilderness 1d4x10yd (surprised)", "ose.wilderness 4d6x10yd"),
-                (DICE, "sides"): ([4], [6, 6, 6, 6]), (DICE, "faces"): ([3], [3, 2, 2, 2]), (DICE, "total"): (3, 9),
+                (DICE, "sides"): ([4], [6, 6, 6, 6]),
+                (DICE, "faces"): ([3], [3, 2, 2, 2]),
+                (DICE, "total"): (3, 9),
                 (DICE, "purpose"): ("encounter.distance.surprised", "encounter.distance"),
             },
             also=frozenset({(DIST, "steps")}),
         ),
         # explore: one d6 of 3 with WIS 5 (-1) surprises Bo alone; without WIS nobody is surprised
         Row(
-            ruleset="explore", option="wis_surprise_mod", value="off",
+            ruleset="explore",
+            option="wis_surprise_mod",
+            value="off",
             members=(c.AddMember(name="Ann", cha=18, wis=18), c.AddMember(name="Bo", speed=90, wis=5)),
             script=(
-                do(enc.StartEncounter(monsters_aware=True)), do(enc.CheckSurprise(), 3),
-                do(enc.DetermineDistance(value=30)), do(enc.TakeFreeAction(action="attack")),
+                do(enc.StartEncounter(monsters_aware=True)),
+                do(enc.CheckSurprise(), 3),
+                do(enc.DetermineDistance(value=30)),
+                do(enc.TakeFreeAction(action="attack")),
                 do(enc.RollInitiative(), 2, 5),
             ),
             changes={
-                (SURPRISE, "party_surprised"): (True, False), (SURPRISE, "party_characters_surprised"): (["Bo"], []),
-                (SURPRISE, "advantage"): ("monsters", "none"), (PHASE, "dest"): ("FREE_ACTION", "INITIATIVE"),
-                **whole(PRESENT, ABSENT, FREE, PHASE), **whole(ABSENT, PRESENT, REFUSED),
+                (SURPRISE, "party_surprised"): (True, False),
+                (SURPRISE, "party_characters_surprised"): (["Bo"], []),
+                (SURPRISE, "advantage"): ("monsters", "none"),
+                (PHASE, "dest"): ("FREE_ACTION", "INITIATIVE"),
+                **whole(PRESENT, ABSENT, FREE, PHASE),
+                **whole(ABSENT, PRESENT, REFUSED),
             },
             also=frozenset({(SURPRISE, "party_reason")}),
         ),
         # explore: 3 + 4 fits both dice, so only the dice and the rule change (70 ft either way)
         Row(
-            ruleset="explore", option="dungeon_distance", value="2d6x10ft",
+            ruleset="explore",
+            option="dungeon_distance",
+            value="2d6x10ft",
             script=(
-                do(enc.StartEncounter(party_aware=True, monsters_aware=True)), do(enc.CheckSurprise()),
-                do(enc.DetermineDistance(), 3, 4), do(enc.RollInitiative(), 5, 2), do(enc.ConcludeEncounter()),
+                do(enc.StartEncounter(party_aware=True, monsters_aware=True)),
+                do(enc.CheckSurprise()),
+                do(enc.DetermineDistance(), 3, 4),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.ConcludeEncounter()),
             ),
             changes={
                 (DIST, "rule"): ("explore.dungeon 2d4x10ft", "explore.dungeon 2d6x10ft"),
@@ -540,26 +675,35 @@ def _rows() -> list[Row]:
         ),
         # adnd outdoors: six 4s and twelve 1s are 36 x 10 = 360 ft; 6d4 x 30 reads the six 4s: 720 ft
         Row(
-            ruleset="adnd", option="outdoor_distance_dice", value="6d4x30ft",
+            ruleset="adnd",
+            option="outdoor_distance_dice",
+            value="6d4x30ft",
             script=(
                 do(enc.StartEncounter(setting="outdoors", party_aware=True, monsters_aware=True)),
                 do(enc.CheckSurprise()),
-                do(enc.DetermineDistance(), *[4] * 6, *[1] * 12), do(enc.RollInitiative(), 5, 2),
+                do(enc.DetermineDistance(), *[4] * 6, *[1] * 12),
+                do(enc.RollInitiative(), 5, 2),
                 do(enc.ConcludeEncounter()),
             ),
             changes={
-                (DIST, "value"): (360, 720), (DIST, "rule"): ("adnd.outdoors 18d4x10ft", "adnd.outdoors 6d4x30ft"),
-                (DICE, "sides"): ([4] * 18, [4] * 6), (DICE, "faces"): ([4] * 6 + [1] * 12, [4] * 6),
+                (DIST, "value"): (360, 720),
+                (DIST, "rule"): ("adnd.outdoors 18d4x10ft", "adnd.outdoors 6d4x30ft"),
+                (DICE, "sides"): ([4] * 18, [4] * 6),
+                (DICE, "faces"): ([4] * 6 + [1] * 12, [4] * 6),
                 (DICE, "total"): (36, 24),
             },
             also=frozenset({(DIST, "steps")}),
         ),
         # adnd forest: eighteen 1s become 0s, so the distance is the minimum: 10 ft, or 40 ft
         Row(
-            ruleset="adnd", option="outdoor_min_distance_ft", value=40,
+            ruleset="adnd",
+            option="outdoor_min_distance_ft",
+            value=40,
             script=(
                 do(enc.StartEncounter(setting="outdoors", terrains=("forest",), party_aware=True, monsters_aware=True)),
-                do(enc.CheckSurprise()), do(enc.DetermineDistance(), *[1] * 18), do(enc.RollInitiative(), 5, 2),
+                do(enc.CheckSurprise()),
+                do(enc.DetermineDistance(), *[1] * 18),
+                do(enc.RollInitiative(), 5, 2),
                 do(enc.ConcludeEncounter()),
             ),
             changes={(DIST, "value"): (10, 40)},
@@ -567,15 +711,21 @@ def _rows() -> list[Row]:
         ),
         # adnd both surprised, faces 2 and 1: the difference costs the party 1 segment; by face, 2 and 1
         Row(
-            ruleset="adnd", option="segments_on_mutual_surprise", value="face",
+            ruleset="adnd",
+            option="segments_on_mutual_surprise",
+            value="face",
             script=(
-                do(enc.StartEncounter(setting="indoors")), do(enc.CheckSurprise(), 2, 1),
+                do(enc.StartEncounter(setting="indoors")),
+                do(enc.CheckSurprise(), 2, 1),
                 do(enc.DetermineDistance(), 2),
-                do(enc.TakeFreeAction(action="close")), do(enc.RollInitiative(), 5, 2), do(enc.PlayRound()),
+                do(enc.TakeFreeAction(action="close")),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.PlayRound()),
                 do(enc.ConcludeEncounter()),
             ),
             changes={
-                (SURPRISE, "party_segments"): (1, 2), (SURPRISE, "monsters_segments"): (0, 1),
+                (SURPRISE, "party_segments"): (1, 2),
+                (SURPRISE, "monsters_segments"): (0, 1),
                 (FREE, "segments"): (1, 2),
             },
             also=frozenset({(SURPRISE, "party_reason"), (SURPRISE, "monsters_reason"), (ROUND, "reason")}),
@@ -583,56 +733,167 @@ def _rows() -> list[Row]:
         # adnd: the party surprised the monsters (1 segment) 30 ft away; add20 lets it slip away, movement
         # (Bo's 9" = 9 ft in one segment: 39 ft, detection 60 ft) does not, so the free action follows
         Row(
-            ruleset="adnd", option="avoid_rule", value="movement",
+            ruleset="adnd",
+            option="avoid_rule",
+            value="movement",
             script=(
-                do(enc.StartEncounter(setting="indoors", party_aware=True)), do(enc.CheckSurprise(), 1),
-                do(enc.DetermineDistance(value=30)), do(enc.Avoid(side="party")),
+                do(enc.StartEncounter(setting="indoors", party_aware=True)),
+                do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(value=30)),
+                do(enc.Avoid(side="party")),
                 do(enc.TakeFreeAction(action="close")),
             ),
             changes={**whole(PRESENT, ABSENT, ACTION, CONCLUDED, CLOCK), **whole(ABSENT, PRESENT, FREE)},
             also=frozenset({(PHASE, WHOLE), (REFUSED, WHOLE)}),
         ),
+        # explore wilderness, the monsters surprised: 1d3 shows 1, 10 yd; only seed 004 allows missiles there
+        Row(
+            ruleset="explore",
+            option="distance_rules",
+            value="ose",
+            # OSE reads a dungeon row's own dice, which seed 004 takes from tables.dungeon_distance
+            base_tables={"distance": {"dungeon": {"dice": "2d4"}}},
+            script=(
+                do(enc.StartEncounter(setting="wilderness", party_aware=True)),
+                do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(), 1),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (DIST, "missiles_possible"): (True, False),
+                (DIST, "rule"): ("explore.wilderness 1d3x10yd (surprised)", "ose.wilderness 1d3x10yd (surprised)"),
+            },
+            also=frozenset({(DIST, "steps")}),
+        ),
+        # adnd with OSE dungeon and wilderness rows added to its distance table: (1d6+4) x 10 ft on a 3,
+        # or 2d6 x 10 ft on 3 + 4
+        Row(
+            ruleset="adnd",
+            option="distance_rules",
+            value="ose",
+            base_tables={
+                "distance": {
+                    "dungeon": {"dice": "2d6", "multiplier": 10, "unit": "ft"},
+                    "wilderness": {"dice": "4d6", "multiplier": 10, "unit": "yd", "surprised_dice": "1d4"},
+                }
+            },
+            script=(
+                do(enc.StartEncounter(setting="dungeon", party_aware=True, monsters_aware=True)),
+                do(enc.CheckSurprise()),
+                do(enc.DetermineDistance(), 3, 4),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (DIST, "rule"): ("adnd.indoors (1d6+4)x10ft", "ose.dungeon 2d6x10ft"),
+                (DICE, "sides"): ([6], [6, 6]),
+                (DICE, "faces"): ([3], [3, 4]),
+                (DICE, "modifier"): (4, 0),
+            },
+            also=frozenset({(DIST, "steps")}),
+        ),
         row_unintelligent_reaction("ose"),
         # adnd: the monsters (free segments) charge from 50 ft; with the option they close to melee
-        row_unintelligent_melee("adnd", value=True, script=(
-            *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50)), intelligent=False),
-            do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.ConcludeEncounter()),
-        )),
+        row_unintelligent_melee(
+            "adnd",
+            value=True,
+            script=(
+                *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50)), intelligent=False),
+                do(enc.RollReaction(), 3, 4),
+                do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+        ),
         # explore: from 40 ft (beyond the 30 ft flight limit) they close to melee; without the option they do not
-        row_unintelligent_melee("explore", value=False, script=(
-            *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(value=40)), intelligent=False),
-            do(enc.RollReaction(), 3, 4), do(enc.PlayRound()), do(enc.ConcludeEncounter()),
-        )),
+        row_unintelligent_melee(
+            "explore",
+            value=False,
+            script=(
+                *monsters_surprise_the_party(
+                    "explore", distance=do(enc.DetermineDistance(value=40)), intelligent=False
+                ),
+                do(enc.RollReaction(), 3, 4),
+                do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+        ),
         # ose: surprised at 70 ft (2d6: 3 + 4), after the monsters' free round; a 30 ft limit forbids it
-        row_flees_within("ose", 30, (
-            do(enc.StartEncounter()), do(enc.CheckSurprise(), 1, 4), do(enc.DetermineDistance(), 3, 4),
-            do(enc.RollInitiative()), do(enc.PlayRound()), do(enc.Evade(side="party")),
-        )),
+        row_flees_within(
+            "ose",
+            30,
+            (
+                do(enc.StartEncounter()),
+                do(enc.CheckSurprise(), 1, 4),
+                do(enc.DetermineDistance(), 3, 4),
+                do(enc.RollInitiative()),
+                do(enc.PlayRound()),
+                do(enc.Evade(side="party")),
+            ),
+        ),
         # adnd: surprised at 50 ft, after the monsters' free segments
-        row_flees_within("adnd", 30, (
-            *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50))),
-            do(enc.Evade(side="party")),
-        )),
+        row_flees_within(
+            "adnd",
+            30,
+            (
+                *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50))),
+                do(enc.Evade(side="party")),
+            ),
+        ),
         # explore: surprised at 20 ft (1d3: 2), within 30 ft but not within 10 ft
-        row_flees_within("explore", 10, (
-            *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(), 2)),
-            do(enc.Evade(side="party")),
-        )),
-        row_surrounded("ose", 5, 4, now=False, rest=(
-            do(enc.DetermineDistance(), 3), do(enc.RollInitiative()), do(enc.ConcludeEncounter()),
-        )),
-        row_surrounded("adnd", 3, 3, now=True, rest=(
-            do(enc.DetermineDistance(value=300)), do(enc.TakeFreeAction(action="encircle")),
-            do(enc.RollInitiative(), 2, 5), do(enc.ConcludeEncounter()),
-        )),
-        row_surrounded("explore", 2, 2, now=True, rest=(
-            do(enc.DetermineDistance(), 1), do(enc.RollInitiative(), 2, 5), do(enc.ConcludeEncounter()),
-        )),
+        row_flees_within(
+            "explore",
+            10,
+            (
+                *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(), 2)),
+                do(enc.Evade(side="party")),
+            ),
+        ),
+        row_surrounded(
+            "ose",
+            5,
+            4,
+            now=False,
+            rest=(
+                do(enc.DetermineDistance(), 3),
+                do(enc.RollInitiative()),
+                do(enc.ConcludeEncounter()),
+            ),
+        ),
+        row_surrounded(
+            "adnd",
+            3,
+            3,
+            now=True,
+            rest=(
+                do(enc.DetermineDistance(value=300)),
+                do(enc.TakeFreeAction(action="encircle")),
+                do(enc.RollInitiative(), 2, 5),
+                do(enc.ConcludeEncounter()),
+            ),
+        ),
+        row_surrounded(
+            "explore",
+            2,
+            2,
+            now=True,
+            rest=(
+                do(enc.DetermineDistance(), 1),
+                do(enc.RollInitiative(), 2, 5),
+                do(enc.ConcludeEncounter()),
+            ),
+        ),
     ]
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
-            row_initiative_tie(ruleset), row_reroll_limit(ruleset), row_surprise_on(ruleset), row_pursue_if(ruleset),
-            row_reroll_uncertain(ruleset), row_cha_scale(ruleset), row_move_divisor(ruleset), row_max_rounds(ruleset),
+            row_initiative_tie(ruleset),
+            row_reroll_limit(ruleset),
+            row_surprise_on(ruleset),
+            row_pursue_if(ruleset),
+            row_reroll_uncertain(ruleset),
+            row_cha_scale(ruleset),
+            row_move_divisor(ruleset),
+            row_max_rounds(ruleset),
         ]
     return rows
 
@@ -660,10 +921,9 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-def machine_reads(option: str) -> bool:
-    """Whether any module of the machine package names the option in quotes."""
-    pattern = re.compile(rf"""["']{re.escape(option)}["']""")
-    return any(pattern.search(path.read_text(encoding="utf-8")) for path in MACHINE_DIR.glob("*.py"))
+def used(option: str) -> bool:
+    """Whether a procedure reads the option: some typed part of the registry declares it."""
+    return ("options", option) in REGISTRY.used_keys()
 
 
 def all_options() -> set[tuple[str, str]]:
@@ -678,11 +938,11 @@ class TestEachOption:
     @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
     def test_the_option_changes_its_outcome_and_nothing_else(self, row: Row) -> None:
         """The same scripted encounter under the default and the new value differs exactly where the row says."""
-        default = rulesets.load(row.ruleset, {"options": row.base} if row.base else None).option(row.option)
+        default = rulesets.load(row.ruleset, {"options": row.base} if row.base else None).content["options"][row.option]
         assert row.value != default, "the row must change the option"
         assert row.option not in row.base
-        before = play(row.ruleset, row.base, row.script, row.members)
-        after = play(row.ruleset, {**row.base, row.option: row.value}, row.script, row.members)
+        before = play(row.ruleset, row.base, row.script, row.members, row.base_tables)
+        after = play(row.ruleset, {**row.base, row.option: row.value}, row.script, row.members, row.base_tables)
         rules_before, rules_after = rules_of(before), rules_of(after)
         keys = rules_before.keys() | rules_after.keys()
         changed_rules = {k for k in keys if rules_before.get(k) != rules_after.get(k)}
@@ -695,12 +955,24 @@ class TestEachOption:
                 assert (d.before, d.after) == row.changes[d.type, d.field], str(d)
 
 
+#: options that name an entry of a table: their choices are that table's keys (the rest are enums)
+ENTRY_OPTIONS = {"dungeon_distance": "dungeon_distance", "outdoor_distance_dice": "outdoor_dice"}
+
+
 def choice_values() -> list[tuple[str, str, Any]]:
-    """(ruleset, option, value) for every listed choice that is not the default (list options: one kind)."""
+    """(ruleset, option, value) for every choice ``rules show`` lists, or table entry named, that is not the default.
+
+    An option holding a list of choices (noisy_armor) is given one kind.
+    """
     out = []
     for name in rulesets.builtin_names():
-        content = rulesets.load(name).content
-        for option, allowed in content.get("choices", {}).items():
+        rules = rulesets.load(name)
+        content = rules.content
+        for row in rulesets.describe(rules, REGISTRY.readers, REGISTRY.rule_parts):
+            section, _, option = row.key.partition(".")
+            if section != "options":
+                continue
+            allowed = row.choices or tuple(content["tables"].get(ENTRY_OPTIONS.get(option, ""), {}))
             default = content["options"][option]
             for choice in allowed:
                 value = [choice] if isinstance(default, list) else choice
@@ -716,25 +988,72 @@ ONES = (1,) * 30
 class TestEveryChoice:
     @pytest.mark.parametrize(("ruleset", "option", "value"), choice_values(), ids=str)
     def test_every_choice_runs_a_whole_encounter_in_every_setting(self, ruleset: str, option: str, value: Any) -> None:
-        """Each listed value, alone, takes an encounter on all-1 dice from start to conclusion with no error."""
-        for setting in rulesets.load(ruleset).table("distance"):
+        """Each listed value, alone, is refused as the rules load (naming it) or runs an all-1 encounter cleanly."""
+        try:
+            REGISTRY.check_rules(rulesets.load(ruleset, {"options": {option: value}}, used=REGISTRY.used_keys()))
+        except rulesets.RulesError as err:
+            refusal = str(err)
+        else:
+            refusal = ""
+        if refusal:
+            assert f"options.{option}" in refusal
+            return
+        for setting in rulesets.load(ruleset).content["tables"]["distance"]:
             for party_aware in (False, True):
                 script = (
-                    do(enc.StartEncounter(setting=setting, party_aware=party_aware)), do(enc.CheckSurprise(), *ONES),
-                    do(enc.DetermineDistance(), *ONES), do(enc.TakeFreeAction(action="attack")),
-                    do(enc.RollInitiative(), *ONES), do(enc.RollReaction(), *ONES), do(enc.PlayRound()),
+                    do(enc.StartEncounter(setting=setting, party_aware=party_aware)),
+                    do(enc.CheckSurprise(), *ONES),
+                    do(enc.DetermineDistance(), *ONES),
+                    do(enc.TakeFreeAction(action="attack")),
+                    do(enc.RollInitiative(), *ONES),
+                    do(enc.RollReaction(), *ONES),
+                    do(enc.PlayRound()),
                     do(enc.ConcludeEncounter()),
                 )
                 records = play(ruleset, {option: value}, script, MEMBERS)
                 kinds = [kind for r in records for kind, _ in r.events]
                 assert {SURPRISE, DIST, ROUND, CONCLUDED} <= set(kinds), (setting, party_aware, kinds)
 
+    @pytest.mark.parametrize(
+        ("ruleset", "option"),
+        sorted({(r, o) for r, o, _ in choice_values()}),
+        ids=str,
+    )
+    def test_a_value_outside_the_choices_is_refused_naming_the_option(self, ruleset: str, option: str) -> None:
+        """A house rule giving a choice option a value it does not list is refused when the rules load."""
+        default = rulesets.load(ruleset).content["options"][option]
+        value = ["sometimes"] if isinstance(default, list) else "sometimes"
+        with pytest.raises(rulesets.RulesError, match=rf"options\.{option}\b.*'sometimes'"):
+            REGISTRY.check_rules(rulesets.load(ruleset, {"options": {option: value}}, used=REGISTRY.used_keys()))
+
+
+#: options a ruleset reads whose every other value its tables cannot serve: refused at load, so no row can
+#: show an effect (TestOnlyDefault checks that each other value is refused, naming the option)
+ONLY_DEFAULT: dict[tuple[str, str], str] = {
+    ("ose", "distance_rules"): "the seed 004 dungeon needs options.dungeon_distance and AD&D its outdoor dice",
+}
+
+
+class TestOnlyDefault:
+    @pytest.mark.parametrize("key", sorted(ONLY_DEFAULT), ids=str)
+    def test_every_other_value_is_refused_at_load_naming_the_option(self, key: tuple[str, str]) -> None:
+        """No value but the default loads, so the option has no effect a row could show."""
+        ruleset, option = key
+        others = [value for name, opt, value in choice_values() if (name, opt) == key]
+        assert others
+        for value in others:
+            with pytest.raises(rulesets.RulesError, match=rf"options\.{option}\b"):
+                REGISTRY.check_rules(rulesets.load(ruleset, {"options": {option: value}}, used=REGISTRY.used_keys()))
+
 
 class TestCoverage:
     def test_every_option_has_a_row_or_is_pending(self) -> None:
-        """Each option of each built-in ruleset is tested by a row or listed as pending, never both."""
-        covered = {(r.ruleset, r.option) for r in ROWS}
-        assert sorted(all_options() - covered - set(PENDING)) == []
+        """Each option of each built-in ruleset is read by a procedure and has a row, or is unread and pending."""
+        covered = {(r.ruleset, r.option) for r in ROWS} | set(ONLY_DEFAULT)
+        read = {key for key in all_options() if used(key[1])}
+        assert sorted(read - covered) == []
+        assert sorted(all_options() - read - set(PENDING)) == []
+        assert sorted(key for key in PENDING if used(key[1])) == []
         assert sorted(covered & set(PENDING)) == []
 
     def test_each_option_has_at_most_one_row(self) -> None:
@@ -743,16 +1062,23 @@ class TestCoverage:
         assert sorted(i for i in set(ids) if ids.count(i) > 1) == []
 
     def test_the_rows_name_existing_options_the_machine_reads(self) -> None:
-        """A row for an unknown option, or one nothing reads, is a mistake in the table."""
+        """A row for an unknown option, or one no procedure of the registry reads, is a mistake in the table."""
         known = all_options()
         assert sorted(r.id for r in ROWS if (r.ruleset, r.option) not in known) == []
-        assert sorted(r.id for r in ROWS if not machine_reads(r.option)) == []
+        assert sorted(r.id for r in ROWS if not used(r.option)) == []
 
     def test_pending_options_exist_and_are_not_read_yet(self) -> None:
         """Once a procedure reads a pending option it needs a row instead; a pending entry must exist."""
         assert sorted(PENDING.keys() - all_options()) == []
-        assert sorted(key for key in PENDING if machine_reads(key[1])) == []
+        assert sorted(key for key in PENDING if used(key[1])) == []
         assert all(procedure and reason for procedure, reason in PENDING.values())
+
+    def test_the_registry_guard_sees_a_read_option(self) -> None:
+        """The guard can fail: an option the encounter reads counts as used, an unread one does not."""
+        assert used("initiative_tie")
+        assert not used("evasion_table")
+        read = {key for section, key in REGISTRY.used_keys() if section == "options"}
+        assert {"initiative_tie", "round_seconds"} <= read
 
 
 class TestDiffHelper:
@@ -766,5 +1092,6 @@ class TestDiffHelper:
         a = [Record("X", (("e", {"v": 1, "w": 0}),)), Record("Y", (("e", {"v": 1}), ("e", {"v": 2})))]
         b = [Record("X", (("e", {"v": 3, "w": 0}),)), Record("Y", (("e", {"v": 1}),))]
         assert diff(a, b) == [
-            Difference(0, "X", "e", 0, "v", 1, 3), Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
+            Difference(0, "X", "e", 0, "v", 1, 3),
+            Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
         ]

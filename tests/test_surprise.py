@@ -12,8 +12,9 @@ from scipy.stats import chisquare
 from hexlog.events.errors import UsageError
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 from hexlog.machine.encounter.surprise import Side, SurpriseResult, check_surprise
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 
 SECRET = bytes(range(32))
 RUNS = 20_000
@@ -36,13 +37,21 @@ def seeded(client_seed: str) -> Dice:
 
 
 def rules(name: str, **options: Any) -> rulesets.Ruleset:
-    """A built-in ruleset with some options overridden."""
-    return rulesets.load(name, {"options": options} if options else None)
+    """A built-in ruleset with some options overridden (each one a procedure reads), checked."""
+    loaded = rulesets.load(name, {"options": options} if options else None, used=REGISTRY.used_keys())
+    REGISTRY.check_rules(loaded)
+    return loaded
 
 
 def check(  # noqa: PLR0913 - a test's call, spelled out
-    faces: tuple[int, ...], name: str, party: Side = PARTY, monsters: Side = MONSTERS, *,
-    setting: str = "dungeon", names: tuple[str, ...] = (), **options: Any,
+    faces: tuple[int, ...],
+    name: str,
+    party: Side = PARTY,
+    monsters: Side = MONSTERS,
+    *,
+    setting: str = "dungeon",
+    names: tuple[str, ...] = (),
+    **options: Any,
 ) -> SurpriseResult:
     """Surprise on scripted faces; every script face must be used."""
     roll = scripted(*faces)
@@ -78,6 +87,15 @@ class TestOseSurprise:
         """Faces 1 and 2: momentary confusion."""
         assert check((1, 2), "ose").advantage == "none"
 
+    def test_each_sides_die_is_rolled_for_that_side(self) -> None:
+        """The party's d6 is made for the party and the monsters' for the monsters, each with its own purpose."""
+        roll = scripted(3, 4)
+        check_surprise(roll, rules("ose"), PARTY, MONSTERS, setting="dungeon")
+        assert [(r.purpose, r.made_for) for r in roll.made] == [
+            ("encounter.surprise.party", "party"),
+            ("encounter.surprise.monsters", "monsters"),
+        ]
+
     def test_an_aware_side_does_not_roll_and_cannot_be_surprised(self) -> None:
         """The aware monsters roll nothing; the party's 1 gives the monsters the advantage."""
         got = check((1,), "ose", monsters=Side(name="monsters", aware=True))
@@ -94,8 +112,7 @@ class TestOseSurprise:
 
     def test_light_blocks_surprise_false_lets_the_lit_side_surprise(self) -> None:
         """With the option off, the party rolls a 1 and is surprised."""
-        got = check((1, 6), "ose", monsters=Side(name="monsters", light_in_darkness=True),
-                    light_blocks_surprise=False)
+        got = check((1, 6), "ose", monsters=Side(name="monsters", light_in_darkness=True), light_blocks_surprise=False)
         assert got.party.surprised
 
     def test_a_noisy_side_cannot_surprise_the_other(self) -> None:
@@ -144,8 +161,10 @@ class TestAdndSurprise:
         assert not got.monsters.rolled
         assert "noisy armour (chain_mail)" in got.monsters.reason
 
-    @pytest.mark.parametrize(("worn", "noisy"), [("chain", True), ("plate", True), ("leather", False),
-                                                ("padded", False), ("metal", True), ("cloth", False)])
+    @pytest.mark.parametrize(
+        ("worn", "noisy"),
+        [("chain", True), ("plate", True), ("leather", False), ("padded", False), ("metal", True), ("cloth", False)],
+    )
     def test_short_armour_names_and_kinds_are_understood(self, worn: str, noisy: bool) -> None:  # noqa: FBT001
         """Members' armour as the command line writes it: chain and plate are noisy, leather is not."""
         faces = (5,) if noisy else (5, 6)
@@ -233,8 +252,11 @@ class TestSurpriseFrequencies:
         roll, ose = seeded("ose-surprise"), rules("ose")
         observed = [outcome(check_surprise(roll, ose, PARTY, MONSTERS, setting="dungeon")) for _ in range(RUNS)]
         third = Fraction(1, 3)
-        expected = {(p, m, 0, 0): (third if p else 1 - third) * (third if m else 1 - third)
-                    for p in (False, True) for m in (False, True)}
+        expected = {
+            (p, m, 0, 0): (third if p else 1 - third) * (third if m else 1 - third)
+            for p in (False, True)
+            for m in (False, True)
+        }
         assert p_value(observed, expected) > P_MIN
 
     def test_adnd_segments_follow_the_difference_rule(self) -> None:
@@ -257,7 +279,9 @@ class TestSurpriseFrequencies:
         """WIS 3 (-2) is surprised on 1-4, WIS 10 on 1-2, WIS 18 (+2) never: one d6 for all."""
         roll, explore = seeded("explore-wis"), rules("explore")
         party = Side(name="party", wis_scores=(3, 10, 18))
-        observed = [check_surprise(roll, explore, party, MONSTERS, setting="dungeon").party.characters_surprised
-                    for _ in range(RUNS)]
+        observed = [
+            check_surprise(roll, explore, party, MONSTERS, setting="dungeon").party.characters_surprised
+            for _ in range(RUNS)
+        ]
         expected = {("0", "1"): Fraction(2, 6), ("0",): Fraction(2, 6), (): Fraction(2, 6)}
         assert p_value(observed, expected) > P_MIN

@@ -8,6 +8,8 @@ and the inverse audit uses to re-run its decisions (``inverse``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.encounter import positions, rules, surprise
@@ -37,6 +39,16 @@ from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evo
 from hexlog.machine.encounter.steps import STEPS
 from hexlog.machine.kit.procedure import Procedure
 
+if TYPE_CHECKING:
+    from hexlog.machine.ruleset import Ruleset
+
+
+def check_rules(ruleset: Ruleset) -> None:
+    """The checks across the encounter's typed rules: named entries exist, the distance rules can run."""
+    rules.check(ruleset)
+    positions.check(ruleset)
+
+
 ENCOUNTER = Procedure(
     name=PROCEDURE,
     title="Run an encounter step by step: surprise, distance, initiative, reaction, actions, conclusion.",
@@ -50,7 +62,7 @@ ENCOUNTER = Procedure(
     fold=evolve,
     state_type=EncounterState,
     rules=(EncounterOptions, EncounterTables),
-    rules_check=rules.check,
+    rules_check=check_rules,
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction"),
     inverse=INVERSE,
     guards=(guard,),

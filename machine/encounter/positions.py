@@ -94,7 +94,7 @@ class Trace:
 def entry(rules: Ruleset, table: str, found: Mapping[K, V] | None, key: K | None) -> V:
     """One keyed entry of a table, refused with the table and key named when it is missing."""
     if found is None or key is None or key not in found:
-        msg = f"ruleset {rules.name}: tables.{table} has no entry {key!r}"
+        msg = f"ruleset {rules.name}: tables.{table} has no entry {str(key)!r}"
         raise RulesError(msg)
     return found[key]
 
@@ -235,3 +235,40 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
         surprisers_lit=surprisers_lit,
         surprisers_noisy=surprisers_noisy,
     )
+
+
+def check(rules: Ruleset) -> None:
+    """The chosen distance rules find, for every setting of ``tables.distance``, what they read.
+
+    Refused at load, naming the option, rather than in the middle of an encounter.
+    """
+    options, tables = rules.part(EncounterOptions), rules.part(EncounterTables)
+    chosen = options.distance_rules
+    where = f"options.distance_rules: {chosen.value!r}"
+    for setting in tables.distance:
+        if chosen is DistanceRules.ADND:
+            from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
+
+            missing = positions_adnd.missing(rules, setting)
+        else:
+            missing = _missing(rules, chosen, setting)
+        if missing:
+            msg = f"{where} cannot determine the {setting} distance: {missing}"
+            raise RulesError(msg)
+
+
+def _missing(rules: Ruleset, chosen: DistanceRules, setting: Setting) -> str:
+    """What the OSE or seed-004 distance of ``setting`` would read and the rules lack ("" when nothing)."""
+    tables = rules.part(EncounterTables)
+    row = tables.distance.get(_OSE_SETTING.get(setting, setting))
+    if row is None:
+        return f"tables.distance has no {_OSE_SETTING.get(setting, setting)} entry"
+    if chosen is DistanceRules.EXPLORE:
+        if not row.surprised_dice:
+            return f"tables.distance.{setting}.surprised_dice is empty"
+        if _OSE_SETTING.get(setting, setting) is Setting.DUNGEON:
+            choice = rules.part(EncounterOptions).dungeon_distance
+            if choice is None or tables.dungeon_distance is None or choice not in tables.dungeon_distance:
+                return "options.dungeon_distance names no entry of tables.dungeon_distance"
+            return ""
+    return "" if row.dice else f"tables.distance.{setting}.dice is empty"

@@ -190,3 +190,19 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
         f"movement: the {who} move {per} ft x {segments} segments to {moved} ft, "
         f"detection {detection_range_ft} ft: {verdict}"
     )
+
+
+def missing(rules: Ruleset, setting: Setting) -> str:
+    """What the AD&D distance of ``setting`` would read and the rules lack ("" when nothing)."""
+    options, tables = rules.part(EncounterOptions), rules.part(EncounterTables)
+    place = _SETTING.get(setting, setting)
+    row = tables.distance.get(place)
+    if row is None:
+        return f"tables.distance has no {place} entry"
+    if place is Setting.INDOORS:
+        empty = [name for name in ("dice", "surprised_dice", "hiding_dice") if not getattr(row, name)]
+        return f"tables.distance.indoors.{empty[0]} is empty" if empty else ""
+    dice = options.outdoor_distance_dice
+    if dice is None or tables.outdoor_dice is None or dice not in tables.outdoor_dice:
+        return "options.outdoor_distance_dice names no entry of tables.outdoor_dice"
+    return ""
