@@ -12,6 +12,7 @@ projection is folded again from the log, and its rows are written anew.
 
 from __future__ import annotations
 
+import typing
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -161,12 +162,12 @@ def _events(store: LiveStore, stream_id: str, after: int) -> tuple[list[Event], 
     return [decode_recorded(r) for r in tail], (tail[-1].version if tail else after)
 
 
-def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> S | None:
-    """The state its saved parts give, or None when they do not fit (rows are a cache: fold again)."""
+def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> tuple[bool, S | None]:
+    """Whether the saved parts fit, and the state they give (rows are a cache: if not, fold again)."""
     try:
-        return projection.assemble(parts)
+        return True, projection.assemble(parts)
     except Exception:  # noqa: BLE001 - any failure to read a cache means folding the log again
-        return None
+        return False, None
 
 
 def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]:
@@ -181,10 +182,10 @@ def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]
     mark = rows.pop(MARK, None)
     if _mark_ok(projection, mark, current):
         assert mark is not None  # noqa: S101 - checked by _mark_ok
-        saved_state = _assembled(projection, {key: data for key, (_, data) in rows.items()})
-        if saved_state is not None:
+        fits, saved_state = _assembled(projection, {key: data for key, (_, data) in rows.items()})
+        if fits:
             events, version = _events(store, stream_id, mark[0])
-            live = Live(projection, saved_state, mark[0])
+            live = Live(projection, typing.cast("S", saved_state), mark[0])
             if not events:
                 return live
             caught, written = live.fold(events, version)

@@ -38,27 +38,38 @@ def played(hexlog, tmp_path: Path) -> Path:
     return tmp_path / "hexlog.db"
 
 
-def corrupt(db: Path, version: int, data: str) -> str:
-    """Drop the update guard and overwrite one event's data column; return that event's id."""
+def corrupt(db: Path, version: int, data: str, *, rows_lost: bool = False) -> str:
+    """Drop the update guard and overwrite one event's data column; return that event's id.
+
+    With ``rows_lost`` the live projection rows are deleted too, so a command that reads them has to
+    fold the whole log again (as after a crash that lost the cache, or on a database written without rows).
+    """
     raw = sqlite3.connect(db, isolation_level=None)
     try:
         raw.execute("DROP TRIGGER events_no_update")
         raw.execute("UPDATE events SET data = ? WHERE stream_version = ?", (data, version))
         (event_id,) = raw.execute("SELECT id FROM events WHERE stream_version = ?", (version,)).fetchone()
+        if rows_lost:
+            assert raw.execute("DELETE FROM projection_rows").rowcount > 0
     finally:
         raw.close()
     return str(event_id)
 
 
-READERS = (
+#: commands that read the whole log
+LOG_READERS = (
     ("audit",),
     ("log",),
-    ("state",),
     ("replay",),
     ("export",),
     ("audit", "--campaign", "main"),
+)
+#: commands that read the live projection rows and fold only the log they do not cover
+ROW_READERS = (
+    ("state",),
     ("encounter", "start"),
 )
+READERS = LOG_READERS + ROW_READERS
 
 
 class TestCorruptData:
@@ -66,8 +77,8 @@ class TestCorruptData:
 
     @pytest.mark.parametrize("args", READERS, ids=" ".join)
     def test_data_that_is_not_json_names_the_event(self, hexlog, played: Path, args: tuple[str, ...]) -> None:
-        """Each command exits 1 naming the stream version, position and id of the bad event."""
-        event_id = corrupt(played, 3, "{bad")
+        """Each command that has to read the bad event exits 1 naming its stream version, position and id."""
+        event_id = corrupt(played, 3, "{bad", rows_lost=args in ROW_READERS)
         result = hexlog(*args)
         assert result.returncode == 1, result.stderr
         line = one_line(result.stderr)
@@ -85,9 +96,11 @@ class TestCorruptData:
         assert f"audit failed at campaign-main version 4 (event {event_id})" in line
 
     @pytest.mark.parametrize("args", [a for a in READERS if a[0] != "audit"], ids=" ".join)
-    def test_json_that_is_not_an_object_is_named_by_every_command(self, hexlog, played: Path, args: tuple[str, ...]) -> None:
-        """Not only audit: every reader exits 1 naming the event, never an internal error."""
-        event_id = corrupt(played, 4, "[1, 2]")
+    def test_json_that_is_not_an_object_is_named_by_every_command(
+        self, hexlog, played: Path, args: tuple[str, ...]
+    ) -> None:
+        """Not only audit: every reader that has to read the event exits 1 naming it, never an internal error."""
+        event_id = corrupt(played, 4, "[1, 2]", rows_lost=args in ROW_READERS)
         result = hexlog(*args)
         assert result.returncode == 1, result.stderr
         line = one_line(result.stderr)
@@ -103,6 +116,22 @@ class TestCorruptData:
         result = hexlog("audit")
         assert result.returncode == 1
         assert "campaign-main version 2 (position 2)" in one_line(result.stderr)
+
+    @pytest.mark.parametrize("args", ROW_READERS, ids=" ".join)
+    def test_a_bad_event_behind_the_rows_is_named_once_they_are_lost(
+        self, hexlog, played: Path, args: tuple[str, ...]
+    ) -> None:
+        """A command reading the rows works from them; once they are gone it folds the log and names the bad event."""
+        corrupt(played, 3, "{bad")
+        assert hexlog("state").returncode == 0
+        raw = sqlite3.connect(played, isolation_level=None)
+        try:
+            raw.execute("DELETE FROM projection_rows WHERE projection = 'table'")
+        finally:
+            raw.close()
+        result = hexlog(*args)
+        assert result.returncode == 1, result.stderr
+        assert "campaign-main version 3 (position 3)" in one_line(result.stderr)
 
 
 def foreign_database(path: Path) -> bytes:
@@ -173,7 +202,8 @@ def locked(played: Path):
 class TestLockedDatabase:
     """A database another connection holds is reported as busy, never as not a database."""
 
-    def test_a_write_command_on_a_locked_database_says_busy(self, hexlog, played: Path, locked) -> None:
+    @pytest.mark.usefixtures("played")
+    def test_a_write_command_on_a_locked_database_says_busy(self, hexlog, locked) -> None:
         """A roll while another writer holds the file exits 1 saying busy, and records nothing."""
         holder = locked()
         result = hexlog("roll", "d6", env=BUSY)
@@ -184,7 +214,8 @@ class TestLockedDatabase:
         holder.execute("ROLLBACK")
         assert hexlog("roll", "d6").returncode == 0
 
-    def test_reading_a_locked_database_needs_no_write_lock(self, hexlog, played: Path, locked) -> None:
+    @pytest.mark.usefixtures("played")
+    def test_reading_a_locked_database_needs_no_write_lock(self, hexlog, locked) -> None:
         """Opening a complete hexlog database to read it takes no write lock, so state still shows."""
         locked()
         result = hexlog("state", env=BUSY)
@@ -201,7 +232,8 @@ class TestLockedDatabase:
         line = one_line(result.stderr)
         assert "the database hexlog.db is busy (another hexlog command holds it); try again" in line
 
-    def test_a_bad_busy_timeout_is_a_usage_error(self, hexlog, played: Path) -> None:
+    @pytest.mark.usefixtures("played")
+    def test_a_bad_busy_timeout_is_a_usage_error(self, hexlog) -> None:
         """HEXLOG_BUSY_TIMEOUT must be a number of seconds."""
         result = hexlog("state", env={"HEXLOG_BUSY_TIMEOUT": "soon"})
         assert result.returncode == 2

@@ -8,6 +8,8 @@ import sqlite3
 
 import pytest
 
+from hexlog.replay.rebuild import projections
+
 SECRET = bytes(range(32)).hex()
 SAMPLE_LINES = 7
 
@@ -36,14 +38,16 @@ def _tamper(db, sql, params=()):
 
 
 class TestLogView:
-    def test_the_referee_sees_every_roll_with_its_purpose(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_the_referee_sees_every_roll_with_its_purpose(self, hexlog):
         """The timeline names each roll, its faces and what it was for."""
         result = hexlog("log")
         assert result.returncode == 0
         assert "roll #0 2d6+1 -> 3+4+1 = 8 for test" in result.stdout
         assert "for wandering check [secret]" in result.stdout
 
-    def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog):
         """Nothing leaks: the secret roll's faces are hidden, then shown once revealed."""
         hidden = hexlog("log", "--view", "player")
         assert "roll #1 (hidden by the referee" in hidden.stdout
@@ -52,7 +56,8 @@ class TestLogView:
         shown = hexlog("log", "--view", "player")
         assert "for wandering check [secret]" in shown.stdout
 
-    def test_a_player_cannot_have_a_secret_roll_explained_while_it_is_secret(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_a_player_cannot_have_a_secret_roll_explained_while_it_is_secret(self, hexlog):
         """audit --roll refuses a hidden roll without --referee."""
         refused = hexlog("audit", "--roll", "1")
         assert refused.returncode == 1
@@ -61,7 +66,8 @@ class TestLogView:
         assert allowed.returncode == 0
         assert "not revealed yet" in allowed.stdout
 
-    def test_an_unknown_view_is_a_usage_error(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_an_unknown_view_is_a_usage_error(self, hexlog):
         """--view takes referee or player."""
         result = hexlog("log", "--view", "god")
         assert result.returncode == 2
@@ -69,29 +75,54 @@ class TestLogView:
 
 
 class TestReplayAndAudit:
-    def test_replay_equals_the_live_projections(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_replay_equals_the_live_projections(self, hexlog):
         """Every projection rebuilt from the log equals the stored one."""
         result = hexlog("replay")
         assert result.returncode == 0, result.stdout
         assert "replay matches the stored state" in result.stdout
-        assert result.stdout.count(": equal (up to date)") == 3
+        names = [projection.name for projection in projections()]
+        assert result.stdout.count(": equal (up to date)") == len(names) == 2
+        for name in names:
+            assert f"  {name}: equal (up to date)" in result.stdout
 
     def test_replay_notices_a_stored_projection_that_differs(self, hexlog, played):
-        """A projection edited behind hexlog's back is reported."""
+        """A projection row edited behind hexlog's back is reported, naming the row."""
         with sqlite3.connect(played) as conn:
-            conn.execute("UPDATE projections SET state = replace(state, 'Ayla', 'Zed') WHERE name LIKE '%/party'")
+            changed = conn.execute(
+                "UPDATE projection_rows SET data = replace(data, 'Ayla', 'Zed') "
+                "WHERE projection = 'table' AND key = 'party'"
+            ).rowcount
+        assert changed == 1
         result = hexlog("replay")
         assert result.returncode == 1
-        assert "party: differs" in result.stdout
+        assert "table: differs (up to date): rows differ party" in result.stdout
+        assert "ledger: equal (up to date)" in result.stdout
+        assert "replay DIFFERS from the stored state" in result.stdout
 
-    def test_an_untouched_log_audits_clean(self, hexlog, played):
+    def test_replay_notices_a_roll_row_that_differs(self, hexlog, played):
+        """A ledger row of one roll edited in the database is named by its session and nonce."""
+        with sqlite3.connect(played) as conn:
+            changed = conn.execute(
+                "UPDATE projection_rows SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') "
+                "WHERE projection = 'ledger' AND data LIKE '%\"faces\":[3,4]%'"
+            ).rowcount
+        assert changed == 1
+        result = hexlog("replay")
+        assert result.returncode == 1
+        assert "ledger: differs (up to date): rows differ roll/s1/000000000" in result.stdout
+        assert "table: equal (up to date)" in result.stdout
+
+    @pytest.mark.usefixtures("played")
+    def test_an_untouched_log_audits_clean(self, hexlog):
         """Audit of a closed session re-derives every roll."""
         hexlog("session", "close")
         result = hexlog("audit")
         assert result.returncode == 0, result.stdout
         assert "2 of 2 rolls re-derived" in result.stdout
 
-    def test_audit_roll_explains_the_derivation(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_audit_roll_explains_the_derivation(self, hexlog):
         """The explanation shows the HMAC messages and the faces."""
         hexlog("session", "close")
         result = hexlog("audit", "--roll", "0")
@@ -102,7 +133,10 @@ class TestReplayAndAudit:
     @pytest.mark.parametrize(
         ("sql", "version"),
         [
-            ("UPDATE events SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') WHERE stream_version = 5", 5),
+            (
+                "UPDATE events SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') WHERE stream_version = 5",
+                5,
+            ),
             ("UPDATE events SET time = '2020-01-01T00:00:00Z' WHERE stream_version = 4", 4),
             ("UPDATE events SET type = 'hexlog.party.member_removed' WHERE stream_version = 4", 4),
             ("UPDATE events SET source = 'hexlog:other' WHERE stream_version = 3", 3),
@@ -123,7 +157,8 @@ class TestReplayAndAudit:
 
 
 class TestExportImport:
-    def test_export_refuses_to_show_unrevealed_secret_rolls(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_export_refuses_to_show_unrevealed_secret_rolls(self, hexlog):
         """Nothing leaks: while a secret roll is unrevealed, export needs --referee."""
         refused = hexlog("export")
         assert refused.returncode == 1
@@ -131,7 +166,8 @@ class TestExportImport:
         assert refused.stdout == ""
         assert "wandering check" in hexlog("export", "--referee").stdout
 
-    def test_a_line_separator_inside_a_string_is_not_a_line_break(self, hexlog, played, tmp_path):
+    @pytest.mark.usefixtures("played")
+    def test_a_line_separator_inside_a_string_is_not_a_line_break(self, hexlog, tmp_path):
         """U+2028 and U+0085 in text survive export, audit --file and import."""
         hexlog("roll", "d6", "--purpose", "x\u2028y\u0085z")
         hexlog("session", "close")
@@ -141,7 +177,8 @@ class TestExportImport:
         assert audited.returncode == 0, audited.stdout + audited.stderr
         assert hexlog("import", "odd.jsonl", "--db", "odd.db").returncode == 0
 
-    def test_export_import_round_trip_is_byte_identical(self, hexlog, played, tmp_path):
+    @pytest.mark.usefixtures("played")
+    def test_export_import_round_trip_is_byte_identical(self, hexlog, tmp_path):
         """What is exported, imported elsewhere and exported again does not change."""
         hexlog("session", "close")
         assert hexlog("export", "--out", "one.jsonl").returncode == 0
@@ -151,7 +188,8 @@ class TestExportImport:
         assert again.stdout == (tmp_path / "one.jsonl").read_text(encoding="utf-8")
         assert hexlog("replay", "--db", "copy.db").returncode == 0
 
-    def test_export_writes_cloudevents_lines_to_standard_output(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_export_writes_cloudevents_lines_to_standard_output(self, hexlog):
         """Each line is one CloudEvents object with the chain attributes (the referee's own copy)."""
         result = hexlog("export", "--referee")
         events = [json.loads(line) for line in result.stdout.splitlines()]
@@ -168,7 +206,8 @@ class TestExportImport:
         assert f"imported {SAMPLE_LINES} events of campaign c1" in result.stdout
         assert hexlog("audit", "--file", "sample.jsonl").returncode == 0
 
-    def test_an_edited_export_is_refused_and_nothing_is_written(self, hexlog, played, tmp_path):
+    @pytest.mark.usefixtures("played")
+    def test_an_edited_export_is_refused_and_nothing_is_written(self, hexlog, tmp_path):
         """A changed byte fails verification and the target database is not created."""
         hexlog("session", "close")
         hexlog("export", "--out", "one.jsonl")
@@ -180,7 +219,8 @@ class TestExportImport:
         assert not (tmp_path / "copy.db").exists()
         assert hexlog("audit", "--file", "one.jsonl").returncode == 1
 
-    def test_importing_over_an_existing_campaign_is_refused(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_importing_over_an_existing_campaign_is_refused(self, hexlog):
         """The same campaign cannot be imported twice into one database."""
         hexlog("session", "close")
         hexlog("export", "--out", "one.jsonl")
@@ -200,7 +240,8 @@ class TestExportImport:
 
 
 class TestAbandonedSessionsInViews:
-    def test_secret_rolls_of_an_abandoned_session_show_once_it_has_ended(self, hexlog, played):
+    @pytest.mark.usefixtures("played")
+    def test_secret_rolls_of_an_abandoned_session_show_once_it_has_ended(self, hexlog):
         """An abandoned session is over: its secret rolls are no longer hidden and export works again."""
         assert hexlog("session", "abandon", "--reason", "key file lost").returncode == 0
         assert "for wandering check [secret]" in hexlog("log", "--view", "player").stdout

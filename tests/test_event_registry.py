@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 import hexlog.machine.handler  # noqa: F401 - registers every procedure
 from hexlog.events import base, codec, registered
 from hexlog.events.base import Event
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import CorruptLogError, UnknownEventTypeError
+from hexlog.events.procedure import HandedOff, Resumed
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "events"
@@ -31,6 +33,13 @@ class TestRegistry:
         """The registry equals the list of stored payloads: adding or renaming a type shows here."""
         names = {p.name.rsplit(".v", 1)[0] for p in _goldens()}
         assert names == set(registered())
+
+    def test_every_type_has_a_golden_payload_at_its_current_schema_version(self):
+        """A new schema version needs a payload of its own beside the older ones, which stay."""
+        stored = {(p.name.rsplit(".v", 1)[0], int(p.name.rsplit(".v", 1)[1].removesuffix(".json"))) for p in _goldens()}
+        current = {(name, cls.schema_version) for name, cls in registered().items()}
+        assert current <= stored, sorted(current - stored)
+        assert ("dice.rolled", 1) in stored
 
     @pytest.mark.parametrize("cls", sorted(registered().values(), key=lambda c: c.type_name), ids=lambda c: c.type_name)
     def test_event_classes_are_frozen_slotted_and_keyword_only(self, cls):
@@ -50,7 +59,7 @@ class TestRegistry:
 
     def test_an_unknown_type_is_named(self):
         """Decoding a type no class carries raises UnknownEventTypeError."""
-        with pytest.raises(UnknownEventTypeError, match="hexlog.nope"):
+        with pytest.raises(UnknownEventTypeError, match=r"hexlog\.nope"):
             codec.from_data("hexlog.nope", 1, {})
 
 
@@ -63,6 +72,33 @@ class TestGoldenPayloads:
         assert event.cloud_type() == golden["type"]
         if golden["schemaversion"] == type(event).schema_version:
             assert codec.to_data(event) == golden["data"]
+
+    def test_a_version_1_roll_is_upcast_to_one_made_for_nobody_unmodified(self):
+        """The dice.rolled v1 payload decodes by upcasting: same roll, no made_for, no modifiers."""
+        old = json.loads((GOLDEN / "dice.rolled.v1.json").read_text(encoding="utf-8"))
+        event = codec.from_data(old["type"], old["schemaversion"], old["data"])
+        assert isinstance(event, DiceRolled)
+        assert old["schemaversion"] == 1 < DiceRolled.schema_version
+        assert (event.made_for, event.modifiers) == ("", ())
+        assert codec.to_data(event) == {**old["data"], "made_for": "", "modifiers": []}
+
+    def test_a_version_2_roll_keeps_who_it_was_made_for_and_its_modifiers(self):
+        """The dice.rolled v2 payload carries made_for and each modifier with its source."""
+        new = json.loads((GOLDEN / "dice.rolled.v2.json").read_text(encoding="utf-8"))
+        event = codec.from_data(new["type"], new["schemaversion"], new["data"])
+        assert isinstance(event, DiceRolled)
+        assert event.made_for == new["data"]["made_for"] != ""
+        assert [(m.source, m.value) for m in event.modifiers] == [
+            (m["source"], m["value"]) for m in new["data"]["modifiers"]
+        ]
+        assert event.total == sum(event.faces) + event.modifier
+
+    @pytest.mark.parametrize("cls", [HandedOff, Resumed], ids=lambda c: c.type_name)
+    def test_a_hand_off_payload_names_the_parent_and_the_child(self, cls):
+        """procedure.handed_off and procedure.resumed decode to their class with parent and child."""
+        golden = json.loads((GOLDEN / f"{cls.type_name}.v1.json").read_text(encoding="utf-8"))
+        event = codec.from_data(golden["type"], golden["schemaversion"], golden["data"])
+        assert event == cls(parent=golden["data"]["parent"], child=golden["data"]["child"])
 
     def test_an_extra_field_is_a_corrupt_log(self):
         """forbid_extra_keys: a payload with an unknown field does not decode silently."""
@@ -117,12 +153,18 @@ class TestLayout:
         assert importlib.util.find_spec(f"hexlog.{folder}") is not None
 
     def test_the_packages_in_pyproject_match_the_folders(self):
-        """Every folder is packaged (flat: no nested package would be silently left out)."""
+        """Every folder holding an __init__.py is packaged, nested ones too, and nothing else is."""
         config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
         packages = config["tool"]["setuptools"]["packages"]
         data_only = ["hexlog.machine.rulesets"]  # the ruleset files: data, no modules
-        assert sorted(packages) == sorted([*(f"hexlog.{f}" for f in FOLDERS), *data_only])
         assert not list((ROOT / "machine" / "rulesets").glob("*.py"))
-        for folder in FOLDERS:
-            nested = [p for p in (ROOT / folder).iterdir() if p.is_dir() and (p / "__init__.py").exists()]
-            assert nested == [], f"{folder} has nested packages {nested} that the wheel would miss"
+        found = sorted(
+            "hexlog." + ".".join(init.parent.relative_to(ROOT).parts)
+            for folder in FOLDERS
+            for init in (ROOT / folder).rglob("__init__.py")
+        )
+        assert {"hexlog.machine.encounter", "hexlog.machine.kit"} <= set(found)
+        assert sorted(packages) == sorted([*found, *data_only])
+        assert sorted(config["tool"]["setuptools"]["package-dir"]) == sorted(packages)
+        for package, folder in config["tool"]["setuptools"]["package-dir"].items():
+            assert package == "hexlog." + ".".join(Path(folder).parts)

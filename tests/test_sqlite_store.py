@@ -14,7 +14,7 @@ import pytest
 from hexlog.events.chain import verify_stream
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError
 from hexlog.events.sqlite import SQLiteStore, integrity_check
-from hexlog.events.store import NewEvent
+from hexlog.events.store import NewEvent, ProjectionRow
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -24,9 +24,18 @@ if TYPE_CHECKING:
 def thing(n: int, event_id: str | None = None) -> NewEvent:
     """A test event whose data carries ``n``."""
     return NewEvent(
-        id=event_id or f"event-{n}", source="hexlog:test", type="hexlog.test.thing",
-        time="2024-05-01T12:00:00Z", schemaversion=1, data={"n": n},
+        id=event_id or f"event-{n}",
+        source="hexlog:test",
+        type="hexlog.test.thing",
+        time="2024-05-01T12:00:00Z",
+        schemaversion=1,
+        data={"n": n},
     )
+
+
+def row(projection: str, key: str, version: int, data: object) -> ProjectionRow:
+    """A projection row of ``projection`` (data None deletes it)."""
+    return ProjectionRow(projection=projection, key=key, version=version, data=data)
 
 
 @pytest.fixture
@@ -54,9 +63,7 @@ class TestAppendOnly:
         """UPDATE on events raises from the trigger and changes nothing."""
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             raw.execute("UPDATE events SET data = '{\"n\":99}' WHERE stream_version = 2")
-        assert raw.execute("SELECT data FROM events WHERE stream_version = 2").fetchone() == (
-            '{"n":2}',
-        )
+        assert raw.execute("SELECT data FROM events WHERE stream_version = 2").fetchone() == ('{"n":2}',)
 
     def test_a_delete_is_refused_by_the_trigger(self, raw: sqlite3.Connection) -> None:
         """DELETE on events raises from the trigger and removes nothing."""
@@ -64,14 +71,10 @@ class TestAppendOnly:
             raw.execute("DELETE FROM events WHERE stream_version = 3")
         assert raw.execute("SELECT COUNT(*) FROM events").fetchone() == (3,)
 
-    def test_a_tampered_row_reads_back_and_fails_verification(
-        self, db: Path, raw: sqlite3.Connection
-    ) -> None:
+    def test_a_tampered_row_reads_back_and_fails_verification(self, db: Path, raw: sqlite3.Connection) -> None:
         """With the trigger dropped, an edited row still reads, and the chain check catches it."""
         raw.execute("DROP TRIGGER events_no_update")
-        raw.execute(
-            "UPDATE events SET data = '{\"n\":20,\"extra\":[true]}' WHERE stream_version = 2"
-        )
+        raw.execute('UPDATE events SET data = \'{"n":20,"extra":[true]}\' WHERE stream_version = 2')
         store = SQLiteStore(db)
         try:
             read = store.read_stream("s")
@@ -111,9 +114,7 @@ class TestSettings:
         """A store's file passes SQLite's own integrity check."""
         assert integrity_check(db) == "ok"
 
-    def test_integrity_check_of_a_missing_file_raises_and_creates_nothing(
-        self, tmp_path: Path
-    ) -> None:
+    def test_integrity_check_of_a_missing_file_raises_and_creates_nothing(self, tmp_path: Path) -> None:
         """Checking a file that does not exist raises instead of creating an empty database."""
         with pytest.raises(FileNotFoundError):
             integrity_check(tmp_path / "missing.db")
@@ -124,22 +125,28 @@ class TestDurability:
     """Everything the store wrote is there after closing and reopening the file."""
 
     def test_events_commands_and_projections_survive_a_reopen(self, tmp_path: Path) -> None:
-        """A reopened store has the same events, replays the same command and keeps projections."""
+        """A reopened store has the same events, replays the same command and keeps projection rows."""
         path = tmp_path / "events.db"
         store = SQLiteStore(path)
-        first = store.append("s", [thing(1), thing(2)], expected_version=0, command_id="c1",
-                             command_digest="d1")
-        store.save_projection("party", 2, '{"ok":true}')
+        first = store.append(
+            "s",
+            [thing(1), thing(2)],
+            expected_version=0,
+            command_id="c1",
+            command_digest="d1",
+            rows=[row("party", "members", 2, {"ok": True})],
+        )
+        assert store.write_rows("s", [row("clock", "@", 2, {"revision": 1})], at_version=2)
         before = list(store.read_all())
         store.close()
         store = SQLiteStore(path)
         try:
             assert list(store.read_all()) == before
-            again = store.append("s", [thing(1), thing(2)], expected_version=0,
-                                 command_id="c1", command_digest="d1")
+            again = store.append("s", [thing(1), thing(2)], expected_version=0, command_id="c1", command_digest="d1")
             assert again.replayed
             assert again.event_ids == first.event_ids
-            assert store.load_projection("party") == (2, '{"ok":true}')
+            assert store.read_rows("s", "party") == {"members": (2, {"ok": True})}
+            assert store.read_rows("s", "clock") == {"@": (2, {"revision": 1})}
             store.append("s", [thing(3)], expected_version=2)
             assert verify_stream([r.envelope for r in store.read_stream("s")]) is None
             assert [r.position for r in store.read_all()] == [1, 2, 3]
@@ -153,7 +160,7 @@ class TestWriteConflicts:
     def test_a_database_locked_past_the_timeout_raises_concurrency_error(
         self, db: Path, raw: sqlite3.Connection
     ) -> None:
-        """An append that cannot get the write lock in time raises and writes nothing."""
+        """An append that cannot get the write lock in time raises, a rows write is skipped, nothing is written."""
         store = SQLiteStore(db, busy_timeout=0.2)
         try:
             raw.execute("BEGIN IMMEDIATE")
@@ -162,10 +169,10 @@ class TestWriteConflicts:
                 store.append("s", [thing(4)], expected_version=3)
             assert "busy" in str(raised.value)
             assert time.monotonic() - started >= 0.15
-            with pytest.raises(ConcurrencyError, match="locked"):
-                store.save_projection("party", 1, "{}")
+            assert store.write_rows("s", [row("party", "members", 3, [])], at_version=3) is False
             raw.execute("ROLLBACK")
             assert store.stream_version("s") == 3
+            assert store.read_rows("s", "party") == {}
             store.append("s", [thing(4)], expected_version=3)
             assert store.stream_version("s") == 4
         finally:
@@ -199,9 +206,7 @@ class TestCorruptData:
         return edit
 
     @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe"], ids=repr)
-    def test_reading_the_stream_names_the_bad_row(
-        self, db: Path, corrupt: Callable[[str], None], data: str
-    ) -> None:
+    def test_reading_the_stream_names_the_bad_row(self, db: Path, corrupt: Callable[[str], None], data: str) -> None:
         """``read_stream`` raises naming the stream, version, position, event id and why."""
         corrupt(data)
         store = SQLiteStore(db)
@@ -239,6 +244,19 @@ class TestCorruptData:
         finally:
             store.close()
 
+    def test_a_projection_row_that_is_not_json_is_left_out_as_a_stale_cache(
+        self, db: Path, raw: sqlite3.Connection
+    ) -> None:
+        """``read_rows`` skips a row whose data does not decode, so its projection is folded again."""
+        store = SQLiteStore(db)
+        try:
+            assert store.write_rows("s", [row("p", "good", 3, [1]), row("p", "bad", 3, [2])], at_version=3)
+            raw.execute("UPDATE projection_rows SET data = '{bad' WHERE key = 'bad'")
+            assert store.read_rows("s", "p") == {"good": (3, [1])}
+            assert store.read_rows("s", "p", ["bad"]) == {}
+        finally:
+            store.close()
+
 
 def foreign_database(path: Path) -> bytes:
     """A valid SQLite file that is not hexlog's (rollback journal, one table); its bytes."""
@@ -269,7 +287,9 @@ class TestOpening:
 
     @pytest.mark.parametrize("create", [True, False])
     def test_a_foreign_events_table_is_refused_and_left_alone(
-        self, tmp_path: Path, create: bool  # noqa: FBT001
+        self,
+        tmp_path: Path,
+        create: bool,  # noqa: FBT001
     ) -> None:
         """A table named events without hexlog's columns is not hexlog's, even with ``create``."""
         path = tmp_path / "app.sqlite"
@@ -303,7 +323,10 @@ class TestOpening:
 
     @pytest.mark.parametrize("create", [True, False])
     def test_opening_a_complete_store_takes_no_write_lock(
-        self, db: Path, raw: sqlite3.Connection, create: bool  # noqa: FBT001
+        self,
+        db: Path,
+        raw: sqlite3.Connection,
+        create: bool,  # noqa: FBT001
     ) -> None:
         """With another writer holding the file, a complete store still opens and reads."""
         raw.execute("BEGIN EXCLUSIVE")
@@ -335,6 +358,17 @@ class TestOpening:
         SQLiteStore(db, create=False).close()
         with pytest.raises(sqlite3.IntegrityError, match="append-only"):
             raw.execute("DELETE FROM events")
+
+    def test_a_dropped_rows_table_is_restored_empty_on_open(self, db: Path, raw: sqlite3.Connection) -> None:
+        """A hexlog database that lost its projection rows table gets it back, empty, on any open."""
+        raw.execute("DROP TABLE projection_rows")
+        store = SQLiteStore(db, create=False)
+        try:
+            assert store.read_rows("s", "p") == {}
+            assert store.write_rows("s", [row("p", "a", 3, {"n": 3})], at_version=3)
+            assert store.read_rows("s", "p") == {"a": (3, {"n": 3})}
+        finally:
+            store.close()
 
 
 _RACER = """
@@ -388,10 +422,12 @@ class TestTwoProcesses:
             ready = [tmp_path / f"ready-{k}-{name}" for name in ("a", "b")]
             go = tmp_path / f"go-{k}"
             procs = {
-                name: subprocess.Popen(
-                    [sys.executable, "-c", _RACER, str(path), name, str(expected),
-                     str(flag), str(go)],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                name: subprocess.Popen(  # noqa: S603 - our own interpreter and script
+                    [sys.executable, "-c", _RACER, str(path), name, str(expected), str(flag), str(go)],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    cwd=tmp_path,
                 )
                 for name, flag in zip(("a", "b"), ready, strict=True)
             }
@@ -420,7 +456,5 @@ class TestTwoProcesses:
         assert [r.position for r in read] == list(range(1, 2 + 3 * rounds))
         for k, winner in enumerate(winners):
             written = read[1 + 3 * k : 4 + 3 * k]
-            assert [r.envelope.data for r in written] == [
-                {"writer": winner, "i": i} for i in range(3)
-            ]
+            assert [r.envelope.data for r in written] == [{"writer": winner, "i": i} for i in range(3)]
         assert integrity_check(path) == "ok"

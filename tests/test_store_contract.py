@@ -15,7 +15,7 @@ from hexlog.events.chain import GENESIS, verify_stream
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.store import AppendResult, EventStore, NewEvent, ProjectionStore
+from hexlog.events.store import EVERY_ROW, AppendResult, EventStore, NewEvent, ProjectionRow, ProjectionStore
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -28,9 +28,18 @@ class Store(EventStore, ProjectionStore, Protocol):
 def thing(n: int, **data: Any) -> NewEvent:
     """A test event whose data carries ``n``."""
     return NewEvent(
-        id=str(uuid.uuid4()), source="hexlog:test", type="hexlog.test.thing",
-        time="2024-05-01T12:00:00Z", schemaversion=1, data={"n": n, **data},
+        id=str(uuid.uuid4()),
+        source="hexlog:test",
+        type="hexlog.test.thing",
+        time="2024-05-01T12:00:00Z",
+        schemaversion=1,
+        data={"n": n, **data},
     )
+
+
+def row(projection: str, key: str, version: int, data: Any) -> ProjectionRow:
+    """A projection row of ``projection`` (data None deletes it)."""
+    return ProjectionRow(projection=projection, key=key, version=version, data=data)
 
 
 def batch(*ns: int) -> list[NewEvent]:
@@ -79,8 +88,11 @@ class StoreContract:
         events = batch(2, 3)
         result = store.append("s", events, expected_version=1)
         assert result == AppendResult(
-            stream_id="s", first_version=2, last_version=3,
-            event_ids=tuple(e.id for e in events), replayed=False,
+            stream_id="s",
+            first_version=2,
+            last_version=3,
+            event_ids=tuple(e.id for e in events),
+            replayed=False,
         )
 
     def test_positions_are_gap_free_across_several_streams(self, store: Store) -> None:
@@ -117,9 +129,7 @@ class StoreContract:
         for k in range(3):
             store.append("s", batch(*range(k * 400, (k + 1) * 400)), expected_version=k * 400)
         assert [r.envelope.data["n"] for r in store.read_all()] == list(range(1200))
-        assert [r.position for r in store.read_all(from_position=450, limit=600)] == list(
-            range(450, 1050)
-        )
+        assert [r.position for r in store.read_all(from_position=450, limit=600)] == list(range(450, 1050))
 
     def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
         """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
@@ -143,29 +153,26 @@ class StoreContract:
         store.append("s", batch(2), expected_version=1)
         assert [r.position for r in store.read_all()] == [1, 2]
 
-    def test_a_retried_command_returns_the_first_result_and_writes_nothing(
-        self, store: Store
-    ) -> None:
+    def test_a_retried_command_returns_the_first_result_and_writes_nothing(self, store: Store) -> None:
         """The same command id and digest give back the original result, marked replayed."""
-        first = store.append("s", batch(1, 2), expected_version=0, command_id="c1",
-                             command_digest="d1")
-        again = store.append("s", batch(1, 2), expected_version=0, command_id="c1",
-                             command_digest="d1")
+        first = store.append("s", batch(1, 2), expected_version=0, command_id="c1", command_digest="d1")
+        again = store.append("s", batch(1, 2), expected_version=0, command_id="c1", command_digest="d1")
         assert not first.replayed
         assert again.replayed
         assert (again.stream_id, again.first_version, again.last_version, again.event_ids) == (
-            first.stream_id, first.first_version, first.last_version, first.event_ids
+            first.stream_id,
+            first.first_version,
+            first.last_version,
+            first.event_ids,
         )
         assert store.stream_version("s") == 2
         assert len(list(store.read_all())) == 2
 
     def test_a_retry_is_recognised_before_the_version_check(self, store: Store) -> None:
         """A retry whose expected version is now stale still replays instead of conflicting."""
-        first = store.append("s", batch(1), expected_version=0, command_id="c1",
-                             command_digest="d1")
+        first = store.append("s", batch(1), expected_version=0, command_id="c1", command_digest="d1")
         store.append("s", batch(2), expected_version=1)
-        again = store.append("s", batch(1), expected_version=0, command_id="c1",
-                             command_digest="d1")
+        again = store.append("s", batch(1), expected_version=0, command_id="c1", command_digest="d1")
         assert again.replayed
         assert again.event_ids == first.event_ids
         assert store.stream_version("s") == 2
@@ -174,14 +181,12 @@ class StoreContract:
         """The same command id with another digest raises and writes nothing."""
         store.append("s", batch(1), expected_version=0, command_id="c1", command_digest="d1")
         with pytest.raises(IdempotencyConflictError, match="c1"):
-            store.append("s", batch(2), expected_version=1, command_id="c1",
-                         command_digest="d2")
+            store.append("s", batch(2), expected_version=1, command_id="c1", command_digest="d2")
         assert store.stream_version("s") == 1
 
     def test_command_result_reports_earlier_commands_only(self, store: Store) -> None:
         """``command_result`` gives the replayed result of a known id and ``None`` otherwise."""
-        first = store.append("s", batch(1), expected_version=0, command_id="c1",
-                             command_digest="d1")
+        first = store.append("s", batch(1), expected_version=0, command_id="c1", command_digest="d1")
         known = store.command_result("c1", "d1")
         assert known is not None
         assert known.replayed
@@ -194,11 +199,9 @@ class StoreContract:
         """A command that failed on a stale version left no record, so its id is still free."""
         store.append("s", batch(1), expected_version=0)
         with pytest.raises(ConcurrencyError):
-            store.append("s", batch(2), expected_version=0, command_id="c1",
-                         command_digest="d1")
+            store.append("s", batch(2), expected_version=0, command_id="c1", command_digest="d1")
         assert store.command_result("c1", "d1") is None
-        result = store.append("s", batch(2), expected_version=1, command_id="c1",
-                              command_digest="d1")
+        result = store.append("s", batch(2), expected_version=1, command_id="c1", command_digest="d1")
         assert not result.replayed
         assert result.first_version == 2
 
@@ -206,8 +209,7 @@ class StoreContract:
         """Each stream read back is a sound hexlog-chain-v1 chain starting at genesis."""
         store.append("a", batch(1, 2), expected_version=0)
         store.append("b", batch(3), expected_version=0)
-        store.append("a", [thing(4, text="naïve ✓", nested={"z": [1, 2], "a": None})],
-                     expected_version=2)
+        store.append("a", [thing(4, text="naïve ✓", nested={"z": [1, 2], "a": None})], expected_version=2)
         for name in ["a", "b"]:
             envelopes = [r.envelope for r in store.read_stream(name)]
             assert envelopes[0].prevhash == GENESIS
@@ -218,33 +220,119 @@ class StoreContract:
 
     def test_envelope_fields_come_back_as_given(self, store: Store) -> None:
         """Id, source, type, time and schema version survive the round trip."""
-        new = NewEvent(id="e-1", source="hexlog:camp", type="hexlog.test.other",
-                       time="2024-05-01T12:34:56Z", schemaversion=3, data={"k": "v"})
+        new = NewEvent(
+            id="e-1",
+            source="hexlog:camp",
+            type="hexlog.test.other",
+            time="2024-05-01T12:34:56Z",
+            schemaversion=3,
+            data={"k": "v"},
+        )
         store.append("s", [new], expected_version=0)
         env = store.read_stream("s")[0].envelope
         assert (env.id, env.source, env.type, env.time, env.schemaversion, env.data) == (
-            "e-1", "hexlog:camp", "hexlog.test.other", "2024-05-01T12:34:56Z", 3, {"k": "v"}
+            "e-1",
+            "hexlog:camp",
+            "hexlog.test.other",
+            "2024-05-01T12:34:56Z",
+            3,
+            {"k": "v"},
         )
 
-    def test_a_projection_saves_and_loads_its_position_and_state(self, store: Store) -> None:
-        """A saved projection loads back, and a later save replaces it."""
-        assert store.load_projection("party") is None
-        store.save_projection("party", 3, '{"members":[]}')
-        assert store.load_projection("party") == (3, '{"members":[]}')
-        store.save_projection("party", 7, '{"members":["Ana"]}')
-        store.save_projection("clock", 1, "{}")
-        assert store.load_projection("party") == (7, '{"members":["Ana"]}')
-        assert store.load_projection("clock") == (1, "{}")
+    def test_rows_written_by_an_append_read_back_with_their_versions(self, store: Store) -> None:
+        """An append's rows are stored with it; every row, or only the keys asked for, read back."""
+        store.append(
+            "s",
+            batch(1, 2),
+            expected_version=0,
+            rows=[
+                row("party", "members", 2, ["Ana"]),
+                row("party", "@", 2, {"revision": 1}),
+                row("clock", "now", 1, 0),
+            ],
+        )
+        assert store.read_rows("s", "party") == {"members": (2, ["Ana"]), "@": (2, {"revision": 1})}
+        assert store.read_rows("s", "party", ["@"]) == {"@": (2, {"revision": 1})}
+        assert store.read_rows("s", "party", ["members", "absent"]) == {"members": (2, ["Ana"])}
+        assert store.read_rows("s", "party", []) == {}
+        assert store.read_rows("s", "clock") == {"now": (1, 0)}
+        assert store.read_rows("s", "nothing") == {}
+        assert store.read_rows("other", "party") == {}
+
+    def test_a_later_row_replaces_the_one_of_its_key_and_none_deletes_it(self, store: Store) -> None:
+        """Rows are applied in order: an upsert per key, and data None removes the row."""
+        store.append("s", batch(1), expected_version=0, rows=[row("p", "a", 1, {"x": 1}), row("p", "b", 1, "keep")])
+        store.append("s", batch(2), expected_version=1, rows=[row("p", "a", 2, {"x": 2}), row("p", "b", 2, None)])
+        assert store.read_rows("s", "p") == {"a": (2, {"x": 2})}
+        store.append("s", batch(3), expected_version=2, rows=[row("p", "c", 3, None)])
+        assert store.read_rows("s", "p") == {"a": (2, {"x": 2})}
+
+    def test_deleting_every_row_wipes_the_projection_before_the_rows_after_it(self, store: Store) -> None:
+        """A deleted EVERY_ROW row removes all rows of its projection of that stream, and only those."""
+        store.append(
+            "s",
+            batch(1),
+            expected_version=0,
+            rows=[
+                row("p", "a", 1, 1),
+                row("p", "b", 1, 2),
+                row("q", "a", 1, 3),
+            ],
+        )
+        store.append("t", batch(2), expected_version=0, rows=[row("p", "a", 1, 4)])
+        store.append("s", batch(3), expected_version=1, rows=[row("p", EVERY_ROW, 2, None), row("p", "c", 2, 5)])
+        assert store.read_rows("s", "p") == {"c": (2, 5)}
+        assert store.read_rows("s", "q") == {"a": (1, 3)}
+        assert store.read_rows("t", "p") == {"a": (1, 4)}
+
+    def test_a_refused_append_writes_none_of_its_rows(self, store: Store) -> None:
+        """Rows go in the append's transaction: a stale version or a reused command id leaves them out."""
+        store.append(
+            "s", batch(1), expected_version=0, command_id="c1", command_digest="d1", rows=[row("p", "a", 1, "first")]
+        )
+        with pytest.raises(ConcurrencyError):
+            store.append("s", batch(2), expected_version=0, rows=[row("p", "a", 1, "stale"), row("p", "b", 1, "x")])
+        with pytest.raises(IdempotencyConflictError):
+            store.append(
+                "s",
+                batch(2),
+                expected_version=1,
+                command_id="c1",
+                command_digest="d2",
+                rows=[row("p", "a", 2, "conflict")],
+            )
+        again = store.append(
+            "s", batch(1), expected_version=0, command_id="c1", command_digest="d1", rows=[row("p", "a", 1, "replayed")]
+        )
+        assert again.replayed
+        assert store.read_rows("s", "p") == {"a": (1, "first")}
+        assert store.stream_version("s") == 1
+
+    def test_write_rows_writes_only_while_the_stream_is_at_the_version_given(self, store: Store) -> None:
+        """Rows folded to a version are written at that version and refused (False) once the stream moved."""
+        store.append("s", batch(1, 2), expected_version=0)
+        assert store.write_rows("s", [row("p", "a", 2, {"at": 2})], at_version=2) is True
+        assert store.read_rows("s", "p") == {"a": (2, {"at": 2})}
+        store.append("s", batch(3), expected_version=2)
+        assert store.write_rows("s", [row("p", "a", 2, {"at": "late"}), row("p", "b", 2, 1)], at_version=2) is False
+        assert store.write_rows("s", [row("p", "a", 4, {"at": "ahead"})], at_version=4) is False
+        assert store.read_rows("s", "p") == {"a": (2, {"at": 2})}
+        assert store.write_rows("s", [row("p", EVERY_ROW, 3, None), row("p", "b", 3, [3])], at_version=3) is True
+        assert store.read_rows("s", "p") == {"b": (3, [3])}
+        assert store.write_rows("empty", [row("p", "a", 0, 0)], at_version=0) is True
+        assert store.read_rows("empty", "p") == {"a": (0, 0)}
+
+    def test_rows_hold_any_json_value(self, store: Store) -> None:
+        """Nested objects, lists, text beyond ASCII, numbers, booleans and null inside come back equal."""
+        value = {"text": "naïve ✓", "list": [1, 2.5, True, None], "nested": {"z": {"a": []}}}
+        store.append("s", batch(1), expected_version=0, rows=[row("p", "k/1", 1, value), row("p", "f", 1, data=False)])
+        assert store.read_rows("s", "p") == {"k/1": (1, value), "f": (1, False)}
 
     # Each backend subclass runs this one test; sharing its example database between them is
     # harmless (a plan that broke one backend is worth replaying on the other).
-    @settings(
-        max_examples=30, deadline=None, suppress_health_check=[HealthCheck.differing_executors]
-    )
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.differing_executors])
     @given(plan=st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 4)), max_size=12))
-    def test_any_run_of_appends_keeps_positions_gap_free_and_chains_sound(
-        self, plan: list[tuple[str, int]]
-    ) -> None:
+    def test_any_run_of_appends_keeps_positions_gap_free_and_chains_sound(self, plan: list[tuple[str, int]]) -> None:
         """Whatever the streams and batch sizes, positions are 1..n and every stream verifies."""
         with tempfile.TemporaryDirectory() as directory:
             store = self.make_store(Path(directory))
