@@ -22,14 +22,17 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.store import LiveStore
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+
+if TYPE_CHECKING:
+    from hexlog.events.store import LiveStore
 
 CAMPAIGN = "long"
 STREAM = f"campaign-{CAMPAIGN}"
@@ -71,7 +74,10 @@ def measure(store: LiveStore, early: int, late: int, samples: int) -> dict[str, 
     keeper = MemoryKeeper()
     handler = Handler(store, keeper)
     for command in (
-        c.StartCampaign(ruleset="ose"), c.OpenSession(), c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo"),
+        c.StartCampaign(ruleset="ose"),
+        c.OpenSession(),
+        c.AddMember(name="Ann", cha=13),
+        c.AddMember(name="Bo"),
     ):
         handler.execute(CAMPAIGN, command)
     out: dict[str, float] = {}

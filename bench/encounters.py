@@ -42,7 +42,10 @@ def campaign() -> Handler:
     """A handler with an OSE campaign, an open session and a party of two."""
     handler = Handler(MemoryStore(), MemoryKeeper())
     for command in (
-        c.StartCampaign(ruleset="ose"), c.OpenSession(), c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo"),
+        c.StartCampaign(ruleset="ose"),
+        c.OpenSession(),
+        c.AddMember(name="Ann", cha=13),
+        c.AddMember(name="Bo"),
     ):
         handler.execute("bench", command)
     return handler

@@ -55,9 +55,14 @@ class _AuditModel(Model):
 
 #: hexlog's registry and one more procedure with a machine: ``go`` from A to B, nothing else
 AUDITPROC = Procedure(
-    name="auditproc", title="A procedure for the audit tests.", steps={},
-    phases=_AuditPhase, transitions=[{"trigger": "go", "source": _AuditPhase.A, "dest": _AuditPhase.B}],
-    initial=_AuditPhase.A, final=frozenset({_AuditPhase.B}), model=_AuditModel,
+    name="auditproc",
+    title="A procedure for the audit tests.",
+    steps={},
+    phases=_AuditPhase,
+    transitions=[{"trigger": "go", "source": _AuditPhase.A, "dest": _AuditPhase.B}],
+    initial=_AuditPhase.A,
+    final=frozenset({_AuditPhase.B}),
+    model=_AuditModel,
 )
 WITH_AUDITPROC = Registry((*REGISTRY, AUDITPROC))
 
@@ -66,7 +71,9 @@ def drive(store: Any, *, close: bool = True) -> Handler:
     """Run a small campaign through the handler: session, client seed, party, rolls, close."""
     ids = itertools.count(1)
     handler = Handler(
-        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00Z",
+        store,
+        MemoryKeeper(),
+        clock=lambda: "2026-11-29T20:00:00Z",
         new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
     )
     handler.execute("c1", c.StartCampaign())
@@ -84,8 +91,6 @@ def drive(store: Any, *, close: bool = True) -> Handler:
 def envelopes_of(store: Any) -> list[Envelope]:
     """The campaign's envelopes in stream order."""
     return [r.envelope for r in store.read_stream(STREAM)]
-
-
 
 
 def index_of(envelopes: list[Envelope], type_name: str, nth: int = 0) -> int:
@@ -179,7 +184,8 @@ class TestExplainRoll:
         drive(store)
         envelopes = envelopes_of(store)
         decision = attrs.evolve(
-            envelopes[-1], type="hexlog.encounter.reaction_checked",
+            envelopes[-1],
+            type="hexlog.encounter.reaction_checked",
             data={"rolls": [0], "reaction": "indifferent"},
         )
         at = index_of(envelopes, "hexlog.dice.rolled") + 1
@@ -307,7 +313,9 @@ class TestForgeries:
         ],
     )
     def test_an_encounter_phase_change_is_judged_by_its_transition_table(
-        self, change: dict[str, str], ok: bool,  # noqa: FBT001 - a parameter
+        self,
+        change: dict[str, str],
+        ok: bool,  # noqa: FBT001 - a parameter
     ) -> None:
         """A recorded encounter change passes only when TRANSITIONS has that trigger from that source to that dest."""
         store = MemoryStore()
@@ -356,10 +364,15 @@ class TestAbandonedSessions:
 
     def test_the_next_session_verifies_and_the_abandoned_one_stays_unverifiable(self, store: Any) -> None:
         """After an abandon a new session opens, rolls and closes: its rolls verify, the abandoned ones do not."""
-        drive_abandoned(store, after=(
-            c.OpenSession(secret_hex="22" * 32), c.RollDice(expression="d20"), c.RollDice(expression="2d6"),
-            c.CloseSession(),
-        ))
+        drive_abandoned(
+            store,
+            after=(
+                c.OpenSession(secret_hex="22" * 32),
+                c.RollDice(expression="d20"),
+                c.RollDice(expression="2d6"),
+                c.CloseSession(),
+            ),
+        )
         report = audit_store(store)
         assert report.ok, report.text()
         assert (report.sessions, report.rolls, report.rolls_verified) == (2, len(ROLLS) + 2, 2)
@@ -383,7 +396,10 @@ class TestAbandonedSessions:
         drive(store)
         envelopes = envelopes_of(store)
         odd = attrs.evolve(
-            envelopes[-1], id="odd", type="hexlog.session.abandoned", data={"session": "s1", "reason": "late"},
+            envelopes[-1],
+            id="odd",
+            type="hexlog.session.abandoned",
+            data={"session": "s1", "reason": "late"},
         )
         report = audit_envelopes(reseal([*envelopes, odd]))
         assert [(f.check, f.event_id) for f in report.findings] == [("session", "odd")]

@@ -116,9 +116,15 @@ class TestCanonicalJson:
     def test_the_canonical_form_keeps_non_ascii_text_as_utf_8(self) -> None:
         """An envelope with non-ASCII data hashes the exact canonical text written out by hand."""
         env = seal(
-            id="e1", source="hexlog:c9", type="hexlog.party.member_added", subject="campaign-c9",
-            time="2026-01-02T03:04:05Z", data={"name": "Ærwyn ✓", "cha": 9}, streamversion=1,
-            schemaversion=1, prevhash="0" * 64,
+            id="e1",
+            source="hexlog:c9",
+            type="hexlog.party.member_added",
+            subject="campaign-c9",
+            time="2026-01-02T03:04:05Z",
+            data={"name": "Ærwyn ✓", "cha": 9},
+            streamversion=1,
+            schemaversion=1,
+            prevhash="0" * 64,
         )
         text = (
             '{"data":{"cha":9,"name":"Ærwyn ✓"},"datacontenttype":"application/json","id":"e1",'

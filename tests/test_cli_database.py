@@ -23,19 +23,23 @@ def one_line(stderr: str) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def played(hexlog, tmp_path: Path) -> Path:
-    """A campaign with a session, a member and a few rolls in ./hexlog.db."""
-    for args in (
+@pytest.fixture(scope="module")
+def played_once(tmp_path_factory: pytest.TempPathFactory, play_once) -> Path:
+    """A campaign with a session, a member and a few rolls, played once per module."""
+    script = (
         ("init",),
         ("session", "open", "--secret-hex", SECRET),
         ("party", "add", "Ann"),
         ("roll", "2d6"),
         ("roll", "d20"),
-    ):
-        result = hexlog(*args)
-        assert result.returncode == 0, result.stderr
-    return tmp_path / "hexlog.db"
+    )
+    return play_once(tmp_path_factory.mktemp("played"), script)
+
+
+@pytest.fixture
+def played(played_once: Path, tmp_path: Path, copy_campaign) -> Path:
+    """A copy of that campaign in the test's own folder (./hexlog.db, where ``hexlog`` runs)."""
+    return copy_campaign(played_once, tmp_path)
 
 
 def corrupt(db: Path, version: int, data: str, *, rows_lost: bool = False) -> str:

@@ -14,20 +14,24 @@ SECRET = bytes(range(32)).hex()
 SAMPLE_LINES = 7
 
 
-@pytest.fixture
-def played(hexlog, tmp_path):
-    """A short closed session: seed, a member, a public and a secret roll."""
-    for args in (
+@pytest.fixture(scope="module")
+def played_once(tmp_path_factory, play_once):
+    """A short open session (seed, a member, a public and a secret roll), played once per module."""
+    script = (
         ("init",),
         ("session", "open", "--secret-hex", SECRET),
         ("session", "seed", "table-7"),
         ("party", "add", "Ayla", "--cha", "16"),
         ("roll", "2d6+1", "--purpose", "test"),
         ("roll", "d20", "--secret", "--purpose", "wandering check"),
-    ):
-        result = hexlog(*args)
-        assert result.returncode == 0, result.stderr
-    return tmp_path / "hexlog.db"
+    )
+    return play_once(tmp_path_factory.mktemp("played"), script)
+
+
+@pytest.fixture
+def played(played_once, tmp_path, copy_campaign):
+    """A copy of that session in the test's own folder (./hexlog.db, where ``hexlog`` runs)."""
+    return copy_campaign(played_once, tmp_path)
 
 
 def _tamper(db, sql, params=()):

@@ -13,6 +13,7 @@ from hexlog.machine.kit.rules import help_of
 
 UNUSED = "[not used by any procedure yet]"
 
+
 def _started_rules(db):
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
@@ -47,14 +48,18 @@ class TestRulesCommands:
             found = [i for i, line in enumerate(lines) if line.startswith(key)]
             assert len(found) == 1, key
             assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]
-            assert not any(line.startswith("    ") for line in lines[found[0] + 1:found[0] + 2]), key
+            assert not any(line.startswith("    ") for line in lines[found[0] + 1 : found[0] + 2]), key
 
     def test_show_prints_the_sentence_of_each_used_key_on_the_next_line(self, hexlog):
         """A used option or table is not marked, and its part's sentence follows with who reads it."""
         lines = hexlog("rules", "show", "adnd").stdout.splitlines()
         for head, part, key, reader in (
-            ("options.initiative_tie = simultaneous  (choices: simultaneous, reroll)", EncounterOptions,
-             "initiative_tie", "encounter"),
+            (
+                "options.initiative_tie = simultaneous  (choices: simultaneous, reroll)",
+                EncounterOptions,
+                "initiative_tie",
+                "encounter",
+            ),
             ("options.round_seconds = 60", ClockOptions, "round_seconds", "campaign"),
             ("options.surprise_on = 2", EncounterOptions, "surprise_on", "encounter"),
             ("tables.small_room.size_ft = 20", EncounterTables, "small_room", "encounter"),
@@ -140,18 +145,32 @@ def _count_events(db):
 
 #: house rules refused before anything is written: ruleset, TOML, what stderr must say
 BAD_HOUSE_RULES = (
-    ("ose", "[options]\nencounter_move_divisor = 0\n",
-     "options.encounter_move_divisor: 0 is out of range; allowed 1 to 1000"),
-    ("adnd", '[tables.distance.indoors]\ndice = "zz"\n',
-     "tables.distance.indoors.dice: not a dice expression: 'zz'"),
-    ("explore", "[tables.distance.wilderness]\nmultiplier = nan\n",
-     "tables.distance.wilderness.multiplier: nan is not allowed"),
-    ("ose", '[options]\ninitiative_tie = "sometimes"\n',
-     "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll"),
-    ("adnd", '[options]\noutdoor_distance_dice = "6d4x20ft"\n',
-     "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table"),
-    ("explore", '[options]\nevasion_table = "custom"\n',
-     "options.evasion_table is not used by any procedure yet, so a house rule cannot change it"),
+    (
+        "ose",
+        "[options]\nencounter_move_divisor = 0\n",
+        "options.encounter_move_divisor: 0 is out of range; allowed 1 to 1000",
+    ),
+    ("adnd", '[tables.distance.indoors]\ndice = "zz"\n', "tables.distance.indoors.dice: not a dice expression: 'zz'"),
+    (
+        "explore",
+        "[tables.distance.wilderness]\nmultiplier = nan\n",
+        "tables.distance.wilderness.multiplier: nan is not allowed",
+    ),
+    (
+        "ose",
+        '[options]\ninitiative_tie = "sometimes"\n',
+        "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll",
+    ),
+    (
+        "adnd",
+        '[options]\noutdoor_distance_dice = "6d4x20ft"\n',
+        "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table",
+    ),
+    (
+        "explore",
+        '[options]\nevasion_table = "custom"\n',
+        "options.evasion_table is not used by any procedure yet, so a house rule cannot change it",
+    ),
 )
 BAD_IDS = ("divisor-0", "dice-zz", "nan", "unknown-choice", "missing-entry", "unused-key")
 
@@ -186,8 +205,10 @@ class TestHouseRuleRanges:
     def test_rules_show_and_diff_refuse(self, hexlog, tmp_path, ruleset, text, needle):
         """The same file is refused by ``rules show --rules`` and ``rules diff --rules``."""
         (tmp_path / "house.toml").write_text(text, encoding="utf-8")
-        for args in (("rules", "show", ruleset, "--rules", "house.toml"),
-                     ("rules", "diff", ruleset, ruleset, "--rules", "house.toml")):
+        for args in (
+            ("rules", "show", ruleset, "--rules", "house.toml"),
+            ("rules", "diff", ruleset, ruleset, "--rules", "house.toml"),
+        ):
             result = hexlog(*args)
             assert result.returncode == 2, (args, result.stderr)
             assert needle in " ".join(result.stderr.split()), args
@@ -225,6 +246,16 @@ class TestEncounterBounds:
         """10,000 monsters and 100,000 ft are still accepted."""
         assert hexlog("init", "--ruleset", "adnd").returncode == 0
         assert hexlog("party", "add", "Ayla").returncode == 0
-        result = hexlog("encounter", "start", "--setting", "indoors", "--monsters", "10000",
-                        "--line-of-sight", "100000", "--vision", "100000")
+        result = hexlog(
+            "encounter",
+            "start",
+            "--setting",
+            "indoors",
+            "--monsters",
+            "10000",
+            "--line-of-sight",
+            "100000",
+            "--vision",
+            "100000",
+        )
         assert result.returncode == 0, result.stderr

@@ -93,7 +93,8 @@ class TestSession:
             data = " ".join(r[0] for r in conn.execute("SELECT data FROM events"))
         assert SECRET not in data
 
-    def test_the_known_answer_rolls_come_out_of_the_cli(self, hexlog, table):
+    @pytest.mark.usefixtures("table")
+    def test_the_known_answer_rolls_come_out_of_the_cli(self, hexlog):
         """Secret bytes(range(32)) and client seed table-7 give 3, 4 then 3 on a d20."""
         assert hexlog("session", "seed", "table-7").returncode == 0
         first = hexlog("roll", "2d6+1", "--purpose", "test")
@@ -110,7 +111,8 @@ class TestSession:
         assert "only before the first roll" in result.stderr
         assert _count_events(table) == before
 
-    def test_close_reveals_the_secret(self, hexlog, table):
+    @pytest.mark.usefixtures("table")
+    def test_close_reveals_the_secret(self, hexlog):
         """Closing prints the secret the commitment promised."""
         result = hexlog("session", "close")
         assert result.returncode == 0
@@ -134,7 +136,8 @@ class TestSession:
 
 
 class TestPartyAndRolls:
-    def test_party_add_shows_in_state(self, hexlog, table):
+    @pytest.mark.usefixtures("table")
+    def test_party_add_shows_in_state(self, hexlog):
         """A member added is in the state with its scores."""
         assert hexlog("party", "add", "Ayla", "--cha", "16", "--speed", "90").returncode == 0
         result = hexlog("state")
@@ -180,7 +183,8 @@ class TestPartyAndRolls:
         assert result.returncode == 2
         assert "No such command" in result.stderr
 
-    def test_a_secret_roll_is_marked_secret(self, hexlog, table):
+    @pytest.mark.usefixtures("table")
+    def test_a_secret_roll_is_marked_secret(self, hexlog):
         """The referee sees a secret roll marked as such."""
         result = hexlog("roll", "d20", "--secret", "--purpose", "wandering check")
         assert result.returncode == 0
@@ -189,7 +193,10 @@ class TestPartyAndRolls:
 
 class TestAbandon:
     def test_abandon_ends_the_session_and_says_its_rolls_can_never_be_verified(self, hexlog, table):
-        """The referee abandons the open session: told what happened, audit marks its rolls unverifiable, a new session opens."""
+        """The referee abandons the open session: told what happened, audit marks its rolls unverifiable.
+
+        A new session then opens.
+        """
         hexlog("roll", "d6")
         hexlog("roll", "d20", "--secret")
         result = hexlog("session", "abandon", "--reason", "spilled coffee on the laptop")
@@ -225,7 +232,10 @@ class TestAbandon:
         assert _count_events(table) == before
 
     def test_a_lost_key_file_is_recovered_by_abandoning_the_session(self, hexlog, table, tmp_path):
-        """Key file deleted: roll, close and open refuse (naming abandon); abandon, then a new session rolls and verifies."""
+        """Key file deleted: roll, close and open refuse (naming abandon).
+
+        Abandoning the session lets a new one open, roll and verify.
+        """
         assert hexlog("roll", "d6").returncode == 0
         (tmp_path / "hexlog.db.keys").unlink()
         before = _count_events(table)

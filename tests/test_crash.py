@@ -93,11 +93,9 @@ def _check_log(path: Path, promised: int) -> int:
 class TestKilledWriter:
     """A writer process appending batches, killed again and again on one database file."""
 
-    def test_every_kill_leaves_a_sound_log_with_every_committed_batch(
-        self, tmp_path: Path
-    ) -> None:
+    def test_every_kill_leaves_a_sound_log_with_every_committed_batch(self, tmp_path: Path) -> None:
         """After each SIGKILL the file checks ok, the chain verifies and batches are whole."""
-        rng = random.Random(1234)
+        rng = random.Random(1234)  # noqa: S311 - a fixed seed for kill times, not a secret
         path = tmp_path / "crash.db"
         before = 0
         mid_run = 0
@@ -106,9 +104,11 @@ class TestKilledWriter:
             early = rng.random() < 0.2
             delay = rng.uniform(0.0, 0.08) if early else rng.uniform(0.0, 0.12)
             with out.open("wb") as sink:
-                proc = subprocess.Popen(
+                proc = subprocess.Popen(  # noqa: S603 - our own writer script
                     [sys.executable, "-c", _WRITER, str(path)],
-                    stdout=sink, stderr=subprocess.PIPE, cwd=tmp_path,
+                    stdout=sink,
+                    stderr=subprocess.PIPE,
+                    cwd=tmp_path,
                 )
                 try:
                     if not early:

@@ -135,7 +135,9 @@ def play(ruleset: str, seed: int, *, close: bool = True) -> MemoryStore:
     store = MemoryStore()
     ids = itertools.count(1)
     handler = Handler(
-        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00Z",
+        store,
+        MemoryKeeper(),
+        clock=lambda: "2026-11-29T20:00:00Z",
         new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
     )
     handler.execute(CAMPAIGN, c.StartCampaign(ruleset=ruleset))
@@ -146,7 +148,7 @@ def play(ruleset: str, seed: int, *, close: bool = True) -> MemoryStore:
         handler.execute(CAMPAIGN, c.OpenSession(secret_hex=secret(seed, session)))
         handler.execute(CAMPAIGN, c.SetClientSeed(client_seed=f"table-{session}"))
         handler.execute(CAMPAIGN, c.RollDice(expression="2d6", purpose="free roll"))
-        if session == 2:  # noqa: PLR2004 - the second session plays under changed rules, with a new member
+        if session == 2:
             overrides = {"options": {"initiative_tie": "reroll"}}
             handler.execute(CAMPAIGN, c.ChangeRules(ruleset=ruleset, overrides=overrides, reason="ties re-rolled"))
             handler.execute(CAMPAIGN, c.RemoveMember(name="Bo", reason="retired"))
@@ -171,7 +173,7 @@ def envelopes(ruleset: str, *, close: bool = True) -> list[Envelope]:
     return list(_played(ruleset, SECRETS[ruleset], close))
 
 
-def kinds(envs: list[Envelope]) -> set[str]:
+def kinds(envs: list[Envelope]) -> set[str]:  # noqa: C901 - one case per kind of outcome
     """The decision outcomes a log holds (for choosing secrets and checking coverage)."""
     found = set()
     for e in envs:
@@ -215,8 +217,6 @@ def search_secrets(ruleset: str, wanted: set[str], tries: int = 400) -> int:
 # ------------------------------------------------------------------------------------------------
 # forging
 # ------------------------------------------------------------------------------------------------
-
-
 
 
 def find(envs: list[Envelope], type_name: str, where: Callable[[dict[str, Any]], bool] = lambda _d: True) -> int:
@@ -267,8 +267,11 @@ class TestCleanCampaigns:
     def test_the_campaign_covers_every_setting_of_its_ruleset(self, ruleset: str) -> None:
         """Each setting the ruleset knows was played, and the distance was rolled in each."""
         settings = {e.data["setting"] for e in envelopes(ruleset) if e.type == "hexlog.encounter.started"}
-        expected = {"ose": {"dungeon", "wilderness", "waterborne"}, "adnd": {"indoors", "outdoors"},
-                    "explore": {"dungeon", "wilderness", "waterborne"}}[ruleset]
+        expected = {
+            "ose": {"dungeon", "wilderness", "waterborne"},
+            "adnd": {"indoors", "outdoors"},
+            "explore": {"dungeon", "wilderness", "waterborne"},
+        }[ruleset]
         assert settings == expected
 
     def test_the_campaigns_hold_every_kind_of_decision(self) -> None:
@@ -276,8 +279,14 @@ class TestCleanCampaigns:
         (and a re-roll), pursuits by a reaction rolled for them and by an earlier one, a party surrounded."""
         found = set().union(*(kinds(envelopes(r)) for r in RULESETS))
         assert found >= {
-            "surprise", "distance", "initiative", "free_round", "reaction", "reaction_reroll",
-            "pursuit_rolled", "pursuit_reaction",
+            "surprise",
+            "distance",
+            "initiative",
+            "free_round",
+            "reaction",
+            "reaction_reroll",
+            "pursuit_rolled",
+            "pursuit_reaction",
         }
 
     @pytest.mark.parametrize("ruleset", RULESETS)
@@ -304,7 +313,7 @@ class TestForgedDecisions:
         envs = envelopes("ose")
         at = find(envs, "encounter.distance_determined", lambda d: d["rule"] == "ose.dungeon 2d6x10ft")
         value, nonce = envs[at].data["value"], envs[at].data["rolls"][0]
-        forged_value = 20 if value != 20 else 70  # noqa: PLR2004 - the reviewer's numbers
+        forged_value = 20 if value != 20 else 70
         report = audit_envelopes(forge(envs, at, value=forged_value))
         reason = caught_alone(report, envs[at].id)
         assert reason == (
@@ -329,7 +338,7 @@ class TestForgedDecisions:
     )
     def test_a_forged_distance_of_every_ruleset_is_caught(self, rule: str, field: str) -> None:
         """AD&D terrain and surprise segments, indoor melee, 004's missile range: each re-derived."""
-        ruleset = rule.split(".")[0]
+        ruleset = rule.split(".", maxsplit=1)[0]
         envs = envelopes(ruleset)
         at = find(envs, "encounter.distance_determined", lambda d: d["rule"].startswith(rule))
         old = envs[at].data[field]
@@ -402,7 +411,7 @@ class TestForgedDecisions:
         _, envs = _first_with("reaction_reroll")
         at = find(envs, "encounter.reaction_rolled", lambda d: d["reroll"])
         dice = envs[at].data["dice"]
-        forged_dice = dice + 1 if dice < 12 else dice - 1  # noqa: PLR2004 - 2d6
+        forged_dice = dice + 1 if dice < 12 else dice - 1
         reason = caught_alone(audit_envelopes(forge(envs, at, dice=forged_dice)), envs[at].id)
         assert reason.startswith(f"dice {forged_dice} recorded, but the rules give {dice}")
 
@@ -412,7 +421,9 @@ class TestForgedDecisions:
         _, envs = _first_with(kind)
         rolled = kind == "pursuit_rolled"
         at = find(
-            envs, "encounter.pursuit_decided", lambda d: d["decided_by"] == "reaction" and bool(d["rolls"]) == rolled,
+            envs,
+            "encounter.pursuit_decided",
+            lambda d: d["decided_by"] == "reaction" and bool(d["rolls"]) == rolled,
         )
         flipped = not envs[at].data["suggested"]
         reason = caught_alone(audit_envelopes(forge(envs, at, suggested=flipped)), envs[at].id)
@@ -454,7 +465,8 @@ class TestRecordedContext:
         envs = envelopes("ose")
         removed = find(envs, "party.member_removed")
         at = next(
-            i for i in range(removed, len(envs))
+            i
+            for i in range(removed, len(envs))
             if envs[i].type == "hexlog.encounter.reaction_rolled" and envs[i].data["speaker"] == "Ann"
         )
         reason = caught_alone(audit_envelopes(forge(envs, at, speaker="Bo", cha=6)), envs[at].id)
@@ -527,7 +539,8 @@ class TestNamedRolls:
         opened = find(envs, "session.opened", lambda d: d["session"] == "s2")
         last_s1 = max(e.data["nonce"] for e in envs[:opened] if e.type == "hexlog.dice.rolled")
         at = next(
-            i for i in range(opened, len(envs))
+            i
+            for i in range(opened, len(envs))
             if envs[i].type == "hexlog.encounter.distance_determined" and envs[i].data["rolls"]
         )
         report = audit_envelopes(forge(envs, at, rolls=[last_s1]))
@@ -559,9 +572,13 @@ class TestNamedRolls:
         store = MemoryStore()
         handler = Handler(store, MemoryKeeper())
         for command in (
-            c.StartCampaign(), PARTY[0], c.OpenSession(secret_hex=secret(1, 1)),
-            enc.StartEncounter(party_aware=True, monsters_aware=True), enc.CheckSurprise(),
-            c.RollDice(expression="2d6", purpose="the distance, first try"), enc.DetermineDistance(),
+            c.StartCampaign(),
+            PARTY[0],
+            c.OpenSession(secret_hex=secret(1, 1)),
+            enc.StartEncounter(party_aware=True, monsters_aware=True),
+            enc.CheckSurprise(),
+            c.RollDice(expression="2d6", purpose="the distance, first try"),
+            enc.DetermineDistance(),
             c.CloseSession(),
         ):
             handler.execute(CAMPAIGN, command)
@@ -577,7 +594,8 @@ class TestNamedRolls:
         envs = envelopes("ose", close=False)
         opened = find(envs, "session.opened", lambda d: d["session"] == "s2")
         at = next(
-            i for i in range(opened, len(envs))
+            i
+            for i in range(opened, len(envs))
             if envs[i].type == "hexlog.encounter.distance_determined" and envs[i].data["rolls"]
         )
         report = audit_envelopes(forge(envs, at, value=envs[at].data["value"] + 10))
@@ -615,8 +633,10 @@ class TestFreeRolls:
         store = MemoryStore()
         handler = Handler(store, MemoryKeeper())
         for command in (
-            c.StartCampaign(), c.OpenSession(secret_hex=secret(1, 1)),
-            c.RollDice(expression="2d6", purpose=purpose), c.CloseSession(),
+            c.StartCampaign(),
+            c.OpenSession(secret_hex=secret(1, 1)),
+            c.RollDice(expression="2d6", purpose=purpose),
+            c.CloseSession(),
         ):
             handler.execute(CAMPAIGN, command)
         envs = [r.envelope for r in store.read_stream(STREAM)]
@@ -643,9 +663,9 @@ def _exhausting(table: Any, made_for: str, purpose: str) -> tuple[RollModifier, 
 
 
 #: the registry hexlog runs, with one source of modifiers on the monsters' reaction rolls
-MODIFYING = Registry(tuple(
-    attrs.evolve(p, modifiers=(_exhausting,)) if p.name == enc.PROCEDURE else p for p in REGISTRY
-))
+MODIFYING = Registry(
+    tuple(attrs.evolve(p, modifiers=(_exhausting,)) if p.name == enc.PROCEDURE else p for p in REGISTRY)
+)
 
 
 def _reaction_campaign(registry: Registry) -> list[Envelope]:
@@ -653,9 +673,16 @@ def _reaction_campaign(registry: Registry) -> list[Envelope]:
     store = MemoryStore()
     handler = Handler(store, MemoryKeeper(), registry=registry)
     for command in (
-        c.StartCampaign(), PARTY[0], c.OpenSession(secret_hex=secret(5, 1)),
-        enc.StartEncounter(party_aware=True, monsters_aware=True), enc.CheckSurprise(), enc.DetermineDistance(),
-        enc.RollInitiative(), enc.RollReaction(speaker="Ann"), enc.ConcludeEncounter(), c.CloseSession(),
+        c.StartCampaign(),
+        PARTY[0],
+        c.OpenSession(secret_hex=secret(5, 1)),
+        enc.StartEncounter(party_aware=True, monsters_aware=True),
+        enc.CheckSurprise(),
+        enc.DetermineDistance(),
+        enc.RollInitiative(),
+        enc.RollReaction(speaker="Ann"),
+        enc.ConcludeEncounter(),
+        c.CloseSession(),
     ):
         handler.execute(CAMPAIGN, command)
     return [r.envelope for r in store.read_stream(STREAM)]
@@ -697,8 +724,11 @@ class TestRollsForSomeone:
         roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.distance")
         d = envs[roll].data
         forged = forge(
-            envs, roll, modifiers=[{"source": "exhaustion (2 days without rest)", "value": -1}],
-            modifier=d["modifier"] - 1, total=d["total"] - 1,
+            envs,
+            roll,
+            modifiers=[{"source": "exhaustion (2 days without rest)", "value": -1}],
+            modifier=d["modifier"] - 1,
+            total=d["total"] - 1,
         )
         reasons = [r for i, r in decision_findings(audit_envelopes(forged)) if i == envs[at].id]
         assert len(reasons) == 1
@@ -778,7 +808,7 @@ class TestCommandLine:
         objects = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text("utf-8").splitlines() if line]
         at = next(i for i, o in enumerate(objects) if o["type"] == "hexlog.encounter.distance_determined")
         value = objects[at]["data"]["value"]
-        objects[at]["data"]["value"] = 20 if value != 20 else 70  # noqa: PLR2004 - the reviewer's numbers
+        objects[at]["data"]["value"] = 20 if value != 20 else 70
         prev = objects[at - 1]["hash"]
         for obj in objects[at:]:
             names = ("id", "source", "type", "subject", "time", "data", "streamversion", "schemaversion")
@@ -805,8 +835,15 @@ class TestRulesHash:
         env = store.read_stream("campaign-h")[0].envelope
         rules = {**env.data["rules"], "options": {**env.data["rules"]["options"], "surprise_on": 4}}
         forged = seal(
-            id=env.id, source=env.source, type=env.type, subject=env.subject, time=env.time,
-            data={**env.data, "rules": rules}, streamversion=1, schemaversion=env.schemaversion, prevhash=env.prevhash,
+            id=env.id,
+            source=env.source,
+            type=env.type,
+            subject=env.subject,
+            time=env.time,
+            data={**env.data, "rules": rules},
+            streamversion=1,
+            schemaversion=env.schemaversion,
+            prevhash=env.prevhash,
         )
         assert audit_envelopes([env]).ok
         report = audit_envelopes([forged])

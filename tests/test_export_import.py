@@ -25,7 +25,9 @@ def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
     """Write a small campaign through the handler, with a non-ASCII name and a closed session."""
     ids = itertools.count(1)
     handler = Handler(
-        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00.000000Z",
+        store,
+        MemoryKeeper(),
+        clock=lambda: "2026-11-29T20:00:00.000000Z",
         new_id=lambda: f"{campaign}-0000-0000-0000-{next(ids):012d}",
     )
     handler.execute(campaign, c.StartCampaign())

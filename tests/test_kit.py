@@ -9,12 +9,11 @@ events, so nothing is added to the event registry.
 from __future__ import annotations
 
 import enum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 import pytest
 
-from hexlog.events.base import Event
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled, RollModifier
@@ -35,6 +34,9 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 
 class Phase(enum.Enum):
@@ -71,7 +73,7 @@ def fold(state: PatrolState | None, event: Event) -> PatrolState | None:
 class PatrolModel(Model):
     def not_too_far(self) -> bool:
         steps = self.proc.steps if self.proc is not None else 0
-        return steps < 2 or self.refuse(f"the patrol has taken {steps} steps already")  # noqa: PLR2004
+        return steps < 2 or self.refuse(f"the patrol has taken {steps} steps already")
 
 
 @attrs.frozen(kw_only=True)
@@ -125,7 +127,7 @@ def exhaustion(table: Any, made_for: str, purpose: str) -> list[RollModifier]:  
     return [RollModifier(source="exhaustion (a test)", value=-1)] if made_for == "Ann" else []
 
 
-def nothing(ctx: Any, command: Any) -> None:  # noqa: ARG001 - the step signature
+def nothing(ctx: Any, command: Any) -> None:
     """A step that records nothing but its phase change."""
 
 
@@ -159,8 +161,10 @@ def handler(faces: list[int] | None = None, *, committed: bool = False) -> Handl
     roller = None if committed else (lambda _table: ScriptedRoller(script))
     h = Handler(MemoryStore(), MemoryKeeper(), registry=REGISTRY, roller=roller)
     for command in (
-        c.StartCampaign(ruleset="ose"), c.OpenSession(secret_hex="7" * 64),
-        c.AddMember(name="Ann"), c.AddMember(name="Bo"),
+        c.StartCampaign(ruleset="ose"),
+        c.OpenSession(secret_hex="7" * 64),
+        c.AddMember(name="Ann"),
+        c.AddMember(name="Bo"),
     ):
         h.execute(CAMPAIGN_ID, command)
     return h
@@ -312,7 +316,13 @@ class TestClock:
         ]
         clock = ClockAdvanced.type_name
         assert kinds == [
-            clock, clock, "patrol.wandering.1", clock, clock, "patrol.wandering.2", clock,
+            clock,
+            clock,
+            "patrol.wandering.1",
+            clock,
+            clock,
+            "patrol.wandering.2",
+            clock,
         ]
         assert h.load(CAMPAIGN_ID).clock.seconds == 5 * 600
 
@@ -338,7 +348,8 @@ class TestHandOff:
         assert outcome.events[0].dest == "MEETING"
         assert outcome.events[1] == HandedOff(parent="patrol", child="encounter")
         started = [e for e in outcome.events if e.type_name == "encounter.started"]
-        assert started and started[0].monster_count == 3
+        assert started
+        assert started[0].monster_count == 3
         assert outcome.table.handoffs == (("patrol", "encounter"),)
         assert outcome.result.first_version == outcome.result.last_version - len(outcome.events) + 1
 
@@ -371,15 +382,22 @@ class TestHandOff:
         """The patrol, its encounter and the resume replay equal and audit with no finding, on committed dice."""
         h = handler(committed=True)
         for command in (
-            SetOut(), Rest(turns=1), Meet(), enc.CheckSurprise(), enc.DetermineDistance(),
-            enc.RollInitiative(), enc.RollReaction(), enc.ConcludeEncounter(), Halt(),
+            SetOut(),
+            Rest(turns=1),
+            Meet(),
+            enc.CheckSurprise(),
+            enc.DetermineDistance(),
+            enc.RollInitiative(),
+            enc.RollReaction(),
+            enc.ConcludeEncounter(),
+            Halt(),
         ):
             h.execute(CAMPAIGN_ID, command)
         h.execute(CAMPAIGN_ID, c.CloseSession())
         assert replay(h.store, CAMPAIGN_ID, REGISTRY).ok
         report = audit_store(h.store, CAMPAIGN_ID, REGISTRY)
         assert report.findings == (), report.text()
-        assert report.decisions == 4  # noqa: PLR2004 - surprise, distance, initiative, reaction
+        assert report.decisions == 4
         assert report.rolls_verified == report.rolls
 
     def test_a_roll_of_a_reserved_purpose_that_no_decision_names_is_an_audit_finding(self):
@@ -410,5 +428,5 @@ class TestTypedRulesPart:
     def test_a_part_reads_only_its_keys_and_refuses_a_value_of_the_wrong_type(self):
         """A part whose field disagrees with the ruleset's value is refused naming the key."""
         rules = handler().load(CAMPAIGN_ID).rules
-        with pytest.raises(UsageError, match="options.round_seconds: expected a string, got an integer"):
+        with pytest.raises(UsageError, match=r"options\.round_seconds: expected a string, got an integer"):
             rules.part(self.Odd)

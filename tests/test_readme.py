@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import subprocess
 import sys
@@ -14,7 +15,7 @@ SAMPLE = ROOT / "tests" / "golden" / "sample-export.jsonl"
 
 
 def _verifier(tmp_path: Path) -> Path:
-    section = README[README.index("### Verify an export yourself"):]
+    section = README[README.index("### Verify an export yourself") :]
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert code is not None, "the README lost its verifier"
     path = tmp_path / "verify.py"
@@ -37,7 +38,9 @@ class TestReadmeVerifier:
 
     def test_the_verifier_catches_a_fudged_roll(self, tmp_path):
         """A roll changed after the fact (even with its hash recomputed) is caught."""
-        text = SAMPLE.read_text(encoding="utf-8").replace('"faces": [3, 4], "modifier": 1, "total": 8', '"faces": [6, 6], "modifier": 1, "total": 13')
+        text = SAMPLE.read_text(encoding="utf-8").replace(
+            '"faces": [3, 4], "modifier": 1, "total": 8', '"faces": [6, 6], "modifier": 1, "total": 13'
+        )
         bad = tmp_path / "bad.jsonl"
         bad.write_text(text, encoding="utf-8")
         result = _run(_verifier(tmp_path), bad)
@@ -47,14 +50,17 @@ class TestReadmeVerifier:
 
     def test_the_sample_in_the_repository_is_the_published_vector(self):
         """tests/golden keeps an exact copy of the published known-answer file (its SHA-256 is pinned)."""
-        assert hashlib.sha256(SAMPLE.read_bytes()).hexdigest() == "16ee3068b9ebb711f66a0e9fa36162099d4c84c93d32787b91c30988ea658df8"
+        assert (
+            hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+            == "16ee3068b9ebb711f66a0e9fa36162099d4c84c93d32787b91c30988ea658df8"
+        )
         assert SAMPLE.read_bytes().count(b"\n") == 7
 
 
 class TestReadmeCommands:
     def test_the_quick_start_commands_are_present(self):
         """The demo command and the test command stand near the top."""
-        top = README[:README.index("## The published schemes")]
+        top = README[: README.index("## The published schemes")]
         assert ".venv/bin/hexlog demo" in top
         assert ".venv/bin/pytest" in top
         assert ".venv/bin/pytest" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -63,9 +69,6 @@ class TestReadmeCommands:
 class TestReadmeVerifierSessions:
     def _forge(self, tmp_path, transform):
         """A copy of the sample with its events changed by ``transform`` and the chain resealed."""
-        import hashlib
-        import json
-
         events = transform([json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()])
         prev = "0" * 64
         for number, event in enumerate(events, start=1):

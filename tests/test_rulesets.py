@@ -78,17 +78,49 @@ SECTION_5: list[tuple[str, str, Any]] = [
 #: tables the encounter, travel and pursuit procedures read (or will read), by ruleset
 TABLES: dict[str, list[str]] = {
     "ose": ["distance", "reaction", "cha_reaction", "evasion", "evasion_waterborne", "dungeon_pursuit"],
-    "adnd": ["distance", "outdoor_dice", "outdoor_terrain", "small_room", "avoid", "armor_kind", "reaction",
-             "cha_reaction"],
-    "explore": ["distance", "dungeon_distance", "wis_surprise", "reaction", "cha_reaction", "travel_points",
-                "lost_encounter", "lost_modifiers", "terrain_cost", "terrain_difficulty", "terrain_odd_row",
-                "weather", "weather_flags", "search", "evasion", "evasion_adjust", "evasion_waterborne",
-                "wilderness_pursuit", "castle", "castle_demands", "camp", "rest"],
+    "adnd": [
+        "distance",
+        "outdoor_dice",
+        "outdoor_terrain",
+        "small_room",
+        "avoid",
+        "armor_kind",
+        "reaction",
+        "cha_reaction",
+    ],
+    "explore": [
+        "distance",
+        "dungeon_distance",
+        "wis_surprise",
+        "reaction",
+        "cha_reaction",
+        "travel_points",
+        "lost_encounter",
+        "lost_modifiers",
+        "terrain_cost",
+        "terrain_difficulty",
+        "terrain_odd_row",
+        "weather",
+        "weather_flags",
+        "search",
+        "evasion",
+        "evasion_adjust",
+        "evasion_waterborne",
+        "wilderness_pursuit",
+        "castle",
+        "castle_demands",
+        "camp",
+        "rest",
+    ],
 }
 
 #: options no registered procedure reads yet -> the raw table whose entry they name
-RAW_PICKS = {"lost_encounter_source": "lost_encounter", "evasion_table": "evasion",
-             "search_table": "search", "weather_table": "weather"}
+RAW_PICKS = {
+    "lost_encounter_source": "lost_encounter",
+    "evasion_table": "evasion",
+    "search_table": "search",
+    "weather_table": "weather",
+}
 
 
 def with_overrides(name: str, text: str) -> rulesets.Ruleset:
@@ -164,8 +196,11 @@ class TestBuiltins:
     def test_every_used_option_structures_into_its_typed_part(self, name: str) -> None:
         """Each option a procedure reads comes out of its part with the ruleset's value, an enum member for a choice."""
         rules = rulesets.load(name)
-        used = [(key, value, part) for key, value in rules.content["options"].items()
-                if (part := reader("options", key)) is not None]
+        used = [
+            (key, value, part)
+            for key, value in rules.content["options"].items()
+            if (part := reader("options", key)) is not None
+        ]
         assert {part for _, _, part in used} == {ClockOptions, EncounterOptions}
         for key, raw, part in used:
             typed = getattr(rules.part(part), key)
@@ -232,14 +267,22 @@ class TestBuiltins:
         options, tables = ose.part(EncounterOptions), ose.part(EncounterTables)
         assert options.surprise_on == 2
         assert options.encounter_move_divisor == 3
-        assert tables.distance[Setting.WILDERNESS] == DistanceRow(unit=Unit.YD, dice="4d6", multiplier=10,
-                                                                  surprised_dice="1d4")
-        assert ose.content["tables"]["distance"]["wilderness"] == {"dice": "4d6", "multiplier": 10, "unit": "yd",
-                                                                   "surprised_dice": "1d4"}
+        assert tables.distance[Setting.WILDERNESS] == DistanceRow(
+            unit=Unit.YD, dice="4d6", multiplier=10, surprised_dice="1d4"
+        )
+        assert ose.content["tables"]["distance"]["wilderness"] == {
+            "dice": "4d6",
+            "multiplier": 10,
+            "unit": "yd",
+            "surprised_dice": "1d4",
+        }
         assert [band.at_least for band in tables.reaction] == [-99, 3, 6, 9, 12]
         assert [band.result for band in tables.reaction] == [
-            ReactionResult.ATTACKS, ReactionResult.HOSTILE, ReactionResult.UNCERTAIN,
-            ReactionResult.INDIFFERENT, ReactionResult.FRIENDLY,
+            ReactionResult.ATTACKS,
+            ReactionResult.HOSTILE,
+            ReactionResult.UNCERTAIN,
+            ReactionResult.INDIFFERENT,
+            ReactionResult.FRIENDLY,
         ]
         assert tables.cha_reaction[ChaScale.OSE][0] == (3, -2)
 
@@ -262,9 +305,16 @@ class TestBuiltins:
         assert explore.part(EncounterTables).small_room is None
         assert explore.part(EncounterTables).avoid is None
 
-    @pytest.mark.parametrize(("section", "key"), [("options", "initiative_tie"), ("options", "round_seconds"),
-                                                  ("options", "encounter_move_divisor"), ("tables", "reaction"),
-                                                  ("tables", "distance")])
+    @pytest.mark.parametrize(
+        ("section", "key"),
+        [
+            ("options", "initiative_tie"),
+            ("options", "round_seconds"),
+            ("options", "encounter_move_divisor"),
+            ("tables", "reaction"),
+            ("tables", "distance"),
+        ],
+    )
     def test_a_key_a_procedure_needs_is_refused_by_name_when_missing(self, section: str, key: str) -> None:
         """A recorded ruleset without a key its reader cannot do without names the key."""
         rules = recorded_without("adnd", section, key)
@@ -292,15 +342,24 @@ class TestRulesCheck:
     @pytest.mark.parametrize(
         ("name", "text", "needle"),
         [
-            ("adnd", '[options]\noutdoor_distance_dice = "6d4x20ft"\n',
-             "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table (it has 18d4x10ft, 6d4x30ft)"),
-            ("explore", '[options]\ndungeon_distance = "3d6x10ft"\n',
-             "options.dungeon_distance: '3d6x10ft' is not an entry of its table (it has 2d4x10ft, 2d6x10ft)"),
+            (
+                "adnd",
+                '[options]\noutdoor_distance_dice = "6d4x20ft"\n',
+                "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table (it has 18d4x10ft, 6d4x30ft)",
+            ),
+            (
+                "explore",
+                '[options]\ndungeon_distance = "3d6x10ft"\n',
+                "options.dungeon_distance: '3d6x10ft' is not an entry of its table (it has 2d4x10ft, 2d6x10ft)",
+            ),
         ],
         ids=["outdoor-dice", "dungeon-distance"],
     )
     def test_an_option_naming_a_missing_entry_is_refused_by_a_house_rule(
-        self, name: str, text: str, needle: str,
+        self,
+        name: str,
+        text: str,
+        needle: str,
     ) -> None:
         """The option, the value and the entries the table has are named."""
         with pytest.raises(RulesError, match=re.escape(needle)):
@@ -321,9 +380,12 @@ class TestRulesCheck:
         content = copy.deepcopy(rulesets.load("ose").content)
         content["options"]["cha_reaction_scale"] = "uniform"
         del content["tables"]["cha_reaction"]["uniform"]
-        with pytest.raises(RulesError, match=re.escape(
-            "options.cha_reaction_scale: 'uniform' is not an entry of its table (it has ose)",
-        )):
+        with pytest.raises(
+            RulesError,
+            match=re.escape(
+                "options.cha_reaction_scale: 'uniform' is not an entry of its table (it has ose)",
+            ),
+        ):
             REGISTRY.check_rules(rulesets.from_recorded("ose", content))
 
     def test_a_wis_scale_without_its_table_is_refused(self) -> None:
@@ -332,8 +394,11 @@ class TestRulesCheck:
         content["options"]["wis_surprise_mod"] = "off"
         REGISTRY.check_rules(rulesets.from_recorded("ose", content))
         content["options"]["wis_surprise_mod"] = "scale"
-        with pytest.raises(RulesError, match=r"options\.wis_surprise_mod: .*scale.* is not an entry of its table "
-                                             r"\(it has nothing\)"):
+        with pytest.raises(
+            RulesError,
+            match=r"options\.wis_surprise_mod: .*scale.* is not an entry of its table "
+            r"\(it has nothing\)",
+        ):
             REGISTRY.check_rules(rulesets.from_recorded("ose", content))
 
     def test_a_reaction_table_that_leaves_low_totals_without_a_band_is_refused(self) -> None:
@@ -372,13 +437,19 @@ class TestOverrides:
     @pytest.mark.parametrize(
         ("text", "needle"),
         [
-            ("[options]\nlight_blocks_surprise = 1\n",
-             "options.light_blocks_surprise: expected a boolean, got an integer"),
+            (
+                "[options]\nlight_blocks_surprise = 1\n",
+                "options.light_blocks_surprise: expected a boolean, got an integer",
+            ),
             ("[options]\nsurprise_on = true\n", "options.surprise_on: expected an integer, got a boolean"),
-            ('[options]\nreroll_uncertain_reaction = "yes"\n',
-             "options.reroll_uncertain_reaction: expected a boolean, got a string"),
-            ("[tables.distance.dungeon]\nmultiplier = 2.5\n",
-             "tables.distance.dungeon.multiplier: expected an integer, got a number"),
+            (
+                '[options]\nreroll_uncertain_reaction = "yes"\n',
+                "options.reroll_uncertain_reaction: expected a boolean, got a string",
+            ),
+            (
+                "[tables.distance.dungeon]\nmultiplier = 2.5\n",
+                "tables.distance.dungeon.multiplier: expected an integer, got a number",
+            ),
         ],
         ids=["int-for-bool", "bool-for-int", "string-for-bool", "fraction-in-table"],
     )
@@ -391,16 +462,31 @@ class TestOverrides:
         ("name", "text", "needle"),
         [
             ("adnd", '[options]\navoid_rule = "run"\n', "options.avoid_rule: 'run' is not one of add20, movement"),
-            ("ose", '[options]\ninitiative_tie = "sometimes"\n',
-             "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll"),
-            ("ose", '[options]\ndistance_rules = "gurps"\n',
-             "options.distance_rules: 'gurps' is not one of ose, adnd, explore"),
-            ("explore", '[options]\nsurprise_advantage = "never"\n',
-             "options.surprise_advantage: 'never' is not one of round, segments, single_action"),
-            ("ose", '[tables.distance.dungeon]\nunit = "mile"\n',
-             "tables.distance.dungeon.unit: 'mile' is not one of ft, yd"),
-            ("ose", '[[tables.reaction]]\nat_least = -99\nresult = "sulks"\n',
-             "tables.reaction[0].result: 'sulks' is not one of"),
+            (
+                "ose",
+                '[options]\ninitiative_tie = "sometimes"\n',
+                "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll",
+            ),
+            (
+                "ose",
+                '[options]\ndistance_rules = "gurps"\n',
+                "options.distance_rules: 'gurps' is not one of ose, adnd, explore",
+            ),
+            (
+                "explore",
+                '[options]\nsurprise_advantage = "never"\n',
+                "options.surprise_advantage: 'never' is not one of round, segments, single_action",
+            ),
+            (
+                "ose",
+                '[tables.distance.dungeon]\nunit = "mile"\n',
+                "tables.distance.dungeon.unit: 'mile' is not one of ft, yd",
+            ),
+            (
+                "ose",
+                '[[tables.reaction]]\nat_least = -99\nresult = "sulks"\n',
+                "tables.reaction[0].result: 'sulks' is not one of",
+            ),
         ],
         ids=["avoid", "tie", "distance-rules", "advantage", "unit", "reaction-result"],
     )
@@ -541,13 +627,19 @@ text = "Friendly"
 #: one house rule of each kind that is refused, with the dotted key and the problem the message names
 REFUSED: list[tuple[str, str, str]] = [
     ("ose", '[options]\nround_seconds = "ten"\n', "options.round_seconds: expected an integer, got a string"),
-    ("ose", '[options]\ninitiative_tie = "sometimes"\n',
-     "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll"),
+    (
+        "ose",
+        '[options]\ninitiative_tie = "sometimes"\n',
+        "options.initiative_tie: 'sometimes' is not one of simultaneous, reroll",
+    ),
     ("ose", "[options]\nround_seconds = 0\n", "options.round_seconds: 0 is out of range; allowed 1 to 86400"),
     ("adnd", '[tables.distance.indoors]\ndice = "zz"\n', "tables.distance.indoors.dice: not a dice expression: 'zz'"),
     ("ose", '[options]\ninitiative_tye = "reroll"\n', "unknown key 'options.initiative_tye'"),
-    ("ose", '[options]\nevasion_table = "custom"\n',
-     "options.evasion_table is not used by any procedure yet, so a house rule cannot change it"),
+    (
+        "ose",
+        '[options]\nevasion_table = "custom"\n',
+        "options.evasion_table is not used by any procedure yet, so a house rule cannot change it",
+    ),
 ]
 REFUSED_IDS = ["wrong-type", "unknown-choice", "out-of-range", "bad-dice", "unknown-key", "unused-key"]
 
@@ -561,7 +653,10 @@ class TestInitAndRulesChange:
 
     @pytest.mark.parametrize(("name", "text", "needle"), REFUSED, ids=REFUSED_IDS)
     def test_starting_a_campaign_refuses_naming_the_key_and_writes_nothing(
-        self, name: str, text: str, needle: str,
+        self,
+        name: str,
+        text: str,
+        needle: str,
     ) -> None:
         """``init`` with the house rule is refused; the campaign's stream stays empty."""
         h = self._handler()
@@ -571,7 +666,10 @@ class TestInitAndRulesChange:
 
     @pytest.mark.parametrize(("name", "text", "needle"), REFUSED, ids=REFUSED_IDS)
     def test_changing_the_rules_refuses_naming_the_key_and_keeps_the_old_rules(
-        self, name: str, text: str, needle: str,
+        self,
+        name: str,
+        text: str,
+        needle: str,
     ) -> None:
         """``rules change`` with the house rule is refused; the rules in force and the log are unchanged."""
         h = self._handler()
@@ -647,22 +745,30 @@ class TestDiff:
 
     def test_arrays_of_tables_are_compared_by_index(self) -> None:
         """A changed reaction band shows as its own dotted path."""
-        house = with_overrides("ose", "\n".join(
-            f'[[tables.reaction]]\nat_least = {low}\nresult = "{res}"\ntext = "{text}"'
-            for low, res, text in [
-                (-99, "attacks", "Attacks (hostile)"), (3, "hostile", "Hostile, may attack"),
-                (7, "uncertain", "Uncertain, neutral"), (9, "indifferent", "Indifferent, uninterested"),
-                (12, "friendly", "Eager, friendly"),
-            ]
-        ))
+        house = with_overrides(
+            "ose",
+            "\n".join(
+                f'[[tables.reaction]]\nat_least = {low}\nresult = "{res}"\ntext = "{text}"'
+                for low, res, text in [
+                    (-99, "attacks", "Attacks (hostile)"),
+                    (3, "hostile", "Hostile, may attack"),
+                    (7, "uncertain", "Uncertain, neutral"),
+                    (9, "indifferent", "Indifferent, uninterested"),
+                    (12, "friendly", "Eager, friendly"),
+                ]
+            ),
+        )
         assert rulesets.diff(rulesets.load("ose"), house) == [("tables.reaction[2].at_least", 6, 7)]
 
     def test_arrays_of_values_differ_as_a_whole(self) -> None:
         """A changed CHA band shows the whole scale on both sides."""
         house = with_overrides("ose", "[tables.cha_reaction]\nose = [[3, -3], [4, -1], [9, 0], [13, 1], [18, 2]]\n")
         assert rulesets.diff(rulesets.load("ose"), house) == [
-            ("tables.cha_reaction.ose", [[3, -2], [4, -1], [9, 0], [13, 1], [18, 2]],
-             [[3, -3], [4, -1], [9, 0], [13, 1], [18, 2]]),
+            (
+                "tables.cha_reaction.ose",
+                [[3, -2], [4, -1], [9, 0], [13, 1], [18, 2]],
+                [[3, -3], [4, -1], [9, 0], [13, 1], [18, 2]],
+            ),
         ]
 
     def test_diff_is_symmetric(self) -> None:
@@ -689,8 +795,9 @@ class TestDescribe:
         for option in rules.content["options"]:
             assert f"options.{option}" in rows
         for table in rules.content["tables"]:
-            assert any(k == f"tables.{table}" or k.startswith((f"tables.{table}.", f"tables.{table}["))
-                       for k in rows), table
+            assert any(
+                k == f"tables.{table}" or k.startswith((f"tables.{table}.", f"tables.{table}[")) for k in rows
+            ), table
         assert all(isinstance(row.key, str) and isinstance(row.value, str) for row in rows.values())
 
     @pytest.mark.parametrize("name", BUILTINS)
@@ -770,8 +877,12 @@ class TestRanges:
 
     def test_every_key_a_part_declares_is_in_some_builtin(self) -> None:
         """No stale declarations: each key a procedure reads is set by at least one shipped ruleset."""
-        present = {(section, key) for name in BUILTINS for section in rulesets.SECTIONS
-                   for key in rulesets.load(name).content[section]}
+        present = {
+            (section, key)
+            for name in BUILTINS
+            for section in rulesets.SECTIONS
+            for key in rulesets.load(name).content[section]
+        }
         assert REGISTRY.used_keys() <= present
 
     @pytest.mark.parametrize(
@@ -795,7 +906,11 @@ class TestRanges:
         ],
     )
     def test_an_option_out_of_range_is_refused_with_the_key_and_range(
-        self, name: str, option: str, value: int, allowed: str,
+        self,
+        name: str,
+        option: str,
+        value: int,
+        allowed: str,
     ) -> None:
         """The dotted key, the value and the allowed range are named."""
         with pytest.raises(RulesError, match=rf"options\.{option}: {value} is out of range; allowed {allowed}"):
@@ -805,11 +920,19 @@ class TestRanges:
         """surprise_on 0 and 6, a divisor of 1, a day-long round, the lowest pursuit threshold."""
         assert with_overrides("ose", "[options]\nsurprise_on = 0\n").part(EncounterOptions).surprise_on == 0
         assert with_overrides("ose", "[options]\nsurprise_on = 6\n").part(EncounterOptions).surprise_on == 6
-        assert with_overrides("ose", "[options]\nencounter_move_divisor = 1\n").part(
-            EncounterOptions).encounter_move_divisor == 1
+        assert (
+            with_overrides("ose", "[options]\nencounter_move_divisor = 1\n")
+            .part(EncounterOptions)
+            .encounter_move_divisor
+            == 1
+        )
         assert with_overrides("adnd", "[options]\nround_seconds = 86400\n").part(ClockOptions).round_seconds == 86400
-        assert with_overrides("explore", "[options]\npursue_if_reaction_at_most = -100\n").part(
-            EncounterOptions).pursue_if_reaction_at_most == -100
+        assert (
+            with_overrides("explore", "[options]\npursue_if_reaction_at_most = -100\n")
+            .part(EncounterOptions)
+            .pursue_if_reaction_at_most
+            == -100
+        )
 
     @pytest.mark.parametrize("value", ["nan", "+nan", "-nan", "inf", "+inf", "-inf"])
     def test_nan_and_infinities_are_refused_by_dotted_key(self, value: str) -> None:
@@ -825,24 +948,52 @@ class TestRanges:
     @pytest.mark.parametrize(
         ("name", "text", "key", "problem"),
         [
-            ("adnd", '[tables.distance.indoors]\ndice = "zz"\n', "tables.distance.indoors.dice",
-             "not a dice expression"),
-            ("ose", '[tables.distance.dungeon]\nsurprised_dice = "1d0"\n', "tables.distance.dungeon.surprised_dice",
-             "sides"),
-            ("adnd", '[tables.outdoor_dice."6d4x30ft"]\ndice = "0d6"\n', "tables.outdoor_dice.6d4x30ft.dice",
-             "number of dice"),
-            ("explore", '[tables.dungeon_distance."2d4x10ft"]\ndice = "\uff12d4"\n',
-             "tables.dungeon_distance.2d4x10ft.dice", "not a dice expression"),
-            ("adnd", '[tables.outdoor_dice."6d4x30ft"]\ndice = "6d4x30"\n', "tables.outdoor_dice.6d4x30ft.dice",
-             "not a dice expression"),
+            (
+                "adnd",
+                '[tables.distance.indoors]\ndice = "zz"\n',
+                "tables.distance.indoors.dice",
+                "not a dice expression",
+            ),
+            (
+                "ose",
+                '[tables.distance.dungeon]\nsurprised_dice = "1d0"\n',
+                "tables.distance.dungeon.surprised_dice",
+                "sides",
+            ),
+            (
+                "adnd",
+                '[tables.outdoor_dice."6d4x30ft"]\ndice = "0d6"\n',
+                "tables.outdoor_dice.6d4x30ft.dice",
+                "number of dice",
+            ),
+            (
+                "explore",
+                '[tables.dungeon_distance."2d4x10ft"]\ndice = "\uff12d4"\n',
+                "tables.dungeon_distance.2d4x10ft.dice",
+                "not a dice expression",
+            ),
+            (
+                "adnd",
+                '[tables.outdoor_dice."6d4x30ft"]\ndice = "6d4x30"\n',
+                "tables.outdoor_dice.6d4x30ft.dice",
+                "not a dice expression",
+            ),
             ("adnd", '[tables.small_room]\ndice = "d"\n', "tables.small_room.dice", "not a dice expression"),
-            ("adnd", '[tables.distance.indoors]\nhiding_dice = "1d4+"\n', "tables.distance.indoors.hiding_dice",
-             "not a dice expression"),
+            (
+                "adnd",
+                '[tables.distance.indoors]\nhiding_dice = "1d4+"\n',
+                "tables.distance.indoors.hiding_dice",
+                "not a dice expression",
+            ),
         ],
         ids=["letters", "no-sides", "no-dice", "fullwidth-digit", "multiplier-in-dice", "small-room", "hiding"],
     )
     def test_a_bad_dice_expression_in_a_used_table_is_refused(
-        self, name: str, text: str, key: str, problem: str,
+        self,
+        name: str,
+        text: str,
+        key: str,
+        problem: str,
     ) -> None:
         """Every dice string a procedure reads parses, or the dotted key is named."""
         with pytest.raises(RulesError, match=f"{re.escape(key)}: .*{problem}"):
@@ -859,8 +1010,11 @@ class TestRanges:
         [
             ("ose", "[tables.distance.dungeon]\nmultiplier = 0\n", "tables.distance.dungeon.multiplier"),
             ("adnd", '[tables.outdoor_dice."6d4x30ft"]\nmultiplier = -2\n', "tables.outdoor_dice.6d4x30ft.multiplier"),
-            ("explore", '[tables.dungeon_distance."2d6x10ft"]\nmultiplier = 0\n',
-             "tables.dungeon_distance.2d6x10ft.multiplier"),
+            (
+                "explore",
+                '[tables.dungeon_distance."2d6x10ft"]\nmultiplier = 0\n',
+                "tables.dungeon_distance.2d6x10ft.multiplier",
+            ),
         ],
     )
     def test_a_table_multiplier_below_one_is_refused(self, name: str, text: str, key: str) -> None:

@@ -21,8 +21,17 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 COLUMNS = (
-    "position", "stream_id", "stream_version", "id", "type", "schema_version", "source", "time",
-    "data", "prevhash", "hash",
+    "position",
+    "stream_id",
+    "stream_version",
+    "id",
+    "type",
+    "schema_version",
+    "source",
+    "time",
+    "data",
+    "prevhash",
+    "hash",
 )
 
 
@@ -33,7 +42,9 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = SQLiteStore(path)
     ids = itertools.count(1)
     handler = Handler(
-        store, MemoryKeeper(), clock=lambda: "2026-11-29T20:00:00Z",
+        store,
+        MemoryKeeper(),
+        clock=lambda: "2026-11-29T20:00:00Z",
         new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
     )
     handler.execute("c1", c.StartCampaign())
@@ -100,7 +111,8 @@ def row(pristine: Path, type_name: str, nth: int) -> dict[str, Any]:
     conn = sqlite3.connect(pristine)
     try:
         rows = conn.execute(
-            f"SELECT {', '.join(COLUMNS)} FROM events WHERE type = ? ORDER BY position", (type_name,)  # noqa: S608 - fixed column names
+            f"SELECT {', '.join(COLUMNS)} FROM events WHERE type = ? ORDER BY position",  # noqa: S608 - constant columns
+            (type_name,),
         ).fetchall()
     finally:
         conn.close()
@@ -120,10 +132,15 @@ def changed_value(column: str, target: dict[str, Any]) -> Any:
     if column == "schema_version":  # another version than the row's (rolls are written at version 2 now)
         return target["schema_version"] + 1
     return {
-        "position": 1000, "stream_id": "campaign-elsewhere", "stream_version": 1000,
-        "id": "forged-id", "type": "hexlog.dice.forged",
-        "source": "hexlog:elsewhere", "time": "2030-01-01T00:00:00Z",
-        "prevhash": "f" * 64, "hash": "e" * 64,
+        "position": 1000,
+        "stream_id": "campaign-elsewhere",
+        "stream_version": 1000,
+        "id": "forged-id",
+        "type": "hexlog.dice.forged",
+        "source": "hexlog:elsewhere",
+        "time": "2030-01-01T00:00:00Z",
+        "prevhash": "f" * 64,
+        "hash": "e" * 64,
     }[column]
 
 
@@ -153,9 +170,11 @@ class TestEditedColumns:
         for target in rows(pristine):
             value = changed_value(column, target)
             report = tampered(
-                pristine, tmp_path,
+                pristine,
+                tmp_path,
                 lambda raw, t=target, v=value: raw.execute(
-                    f"UPDATE events SET {column} = ? WHERE position = ?", (v, t["position"])  # noqa: S608 - fixed column names
+                    f"UPDATE events SET {column} = ? WHERE position = ?",  # noqa: S608 - a column of the test's own list
+                    (v, t["position"]),
                 ),
                 name=f"row{target['position']}.db",
             )
@@ -174,7 +193,8 @@ class TestEditedColumns:
         target = row(pristine, "hexlog.dice.rolled", 2)
         value = "[1, 2]" if column == "data" else "three"
         report = tampered(
-            pristine, tmp_path,
+            pristine,
+            tmp_path,
             lambda raw: raw.execute(f"UPDATE events SET {column} = ? WHERE position = ?", (value, target["position"])),  # noqa: S608 - fixed column names
         )
         bad = report.first_bad
@@ -187,8 +207,11 @@ class TestEditedColumns:
         target = row(pristine, "hexlog.dice.rolled", 0)
         with pytest.raises(CorruptLogError, match="could not read"):
             tampered(
-                pristine, tmp_path,
-                lambda raw: raw.execute("UPDATE events SET data = 'not json' WHERE position = ?", (target["position"],)),
+                pristine,
+                tmp_path,
+                lambda raw: raw.execute(
+                    "UPDATE events SET data = 'not json' WHERE position = ?", (target["position"],)
+                ),
             )
 
 
@@ -204,12 +227,17 @@ class TestRemovedAndSwappedRows:
         wrong: list[str] = []
         for target, after in itertools.pairwise(stored):
             report = tampered(
-                pristine, tmp_path,
+                pristine,
+                tmp_path,
                 lambda raw, t=target: raw.execute("DELETE FROM events WHERE position = ?", (t["position"],)),
                 name=f"deleted{target['position']}.db",
             )
             bad = report.first_bad
-            if bad is None or (bad.streamversion, bad.event_id) != (after["stream_version"], after["id"]) or not bad.reason:
+            if (
+                bad is None
+                or (bad.streamversion, bad.event_id) != (after["stream_version"], after["id"])
+                or not bad.reason
+            ):
                 wrong.append(f"row {target['position']}: got {bad}")
         assert wrong == []
 
@@ -227,7 +255,8 @@ class TestRemovedAndSwappedRows:
         bad = report.first_bad
         assert bad is not None
         assert (bad.streamversion, bad.event_id) in {
-            (first["stream_version"], first["id"]), (second["stream_version"], second["id"]),
+            (first["stream_version"], first["id"]),
+            (second["stream_version"], second["id"]),
         }
         assert bad.check == "order"
 
