@@ -12,7 +12,6 @@ projection is folded again from the log, and its rows are written anew.
 
 from __future__ import annotations
 
-import typing
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -162,12 +161,12 @@ def _events(store: LiveStore, stream_id: str, after: int) -> tuple[list[Event], 
     return [decode_recorded(r) for r in tail], (tail[-1].version if tail else after)
 
 
-def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> tuple[bool, S | None]:
-    """Whether the saved parts fit, and the state they give (rows are a cache: if not, fold again)."""
+def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> list[S]:
+    """The state the saved parts give, as a list of one; none when they do not fit (then fold again)."""
     try:
-        return True, projection.assemble(parts)
+        return [projection.assemble(parts)]
     except Exception:  # noqa: BLE001 - any failure to read a cache means folding the log again
-        return False, None
+        return []
 
 
 def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]:
@@ -182,10 +181,9 @@ def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]
     mark = rows.pop(MARK, None)
     if _mark_ok(projection, mark, current):
         assert mark is not None  # noqa: S101 - checked by _mark_ok
-        fits, saved_state = _assembled(projection, {key: data for key, (_, data) in rows.items()})
-        if fits:
+        for saved_state in _assembled(projection, {key: data for key, (_, data) in rows.items()}):
             events, version = _events(store, stream_id, mark[0])
-            live = Live(projection, typing.cast("S", saved_state), mark[0])
+            live = Live(projection, saved_state, mark[0])
             if not events:
                 return live
             caught, written = live.fold(events, version)

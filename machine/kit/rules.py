@@ -153,7 +153,7 @@ def _messages(err: BaseException, where: str) -> list[str]:
         found = cattrs.transform_error(err, format_exception=describe)
     else:
         found = [f"{describe(err, None)} @ $"]
-    out = []
+    out: list[str] = []
     for line in found:
         text, _, path = line.rpartition(" @ ")
         key = _path(path)
