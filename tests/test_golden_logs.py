@@ -7,6 +7,8 @@ that stops one of them from importing, auditing clean or exporting the same byte
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,27 @@ class TestGoldenLog:
         assert replay(store, result.campaign).table.version == len(envelopes)
         exported = "".join(line + "\n" for line in export_lines(store, result.campaign))
         assert exported.encode("utf-8") == path.read_bytes()
+
+
+def test_a_process_that_imports_only_rebuild_knows_every_procedure(tmp_path: Path):
+    """Nothing registers by import side effect: importing only ``hexlog.replay.rebuild`` rebuilds the encounter."""
+    script = tmp_path / "only_rebuild.py"
+    script.write_text(
+        "import json, sys\n"
+        "from hexlog.events.memory import MemoryStore\n"
+        "from hexlog.events.store import NewEvent\n"
+        "from hexlog.replay.rebuild import replay\n"
+        "lines = [json.loads(x) for x in open(sys.argv[1], encoding='utf-8') if x.strip()]\n"
+        "store = MemoryStore()\n"
+        "new = [NewEvent(id=e['id'], source=e['source'], type=e['type'], time=e['time'],\n"
+        "                schemaversion=e['schemaversion'], data=e['data']) for e in lines]\n"
+        "store.append(lines[0]['subject'], new, expected_version=0)\n"
+        "table = replay(store, lines[0]['source'].removeprefix('hexlog:')).table\n"
+        "print(sorted(table.procedures), table.procedures['encounter'].phase.name)\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(  # noqa: S603 - our own script
+        [sys.executable, str(script), str(LOGS / "demo_ose.jsonl")], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['encounter'] CONCLUDED"
