@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workload import ENCOUNTER, set_up
+
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.machine import commands as c
-from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 
@@ -36,16 +36,6 @@ if TYPE_CHECKING:
 
 CAMPAIGN = "long"
 STREAM = f"campaign-{CAMPAIGN}"
-ENCOUNTER = (
-    enc.StartEncounter(monster_count=3, party_aware=True),
-    enc.CheckSurprise(),
-    enc.DetermineDistance(),
-    enc.RollInitiative(),
-    enc.RollReaction(speaker="Ann"),
-    enc.Fight(),
-    enc.PlayRound(),
-    enc.ConcludeEncounter(outcome="slain"),
-)
 
 
 def _grow(handler: Handler, events: int) -> None:
@@ -72,14 +62,7 @@ def _time(store: LiveStore, keeper: MemoryKeeper, warm: Handler, encounters: int
 def measure(store: LiveStore, early: int, late: int, samples: int) -> dict[str, float]:
     """Per-command means (in microseconds) at ``early`` and ``late`` events, warm and cold, and their ratios."""
     keeper = MemoryKeeper()
-    handler = Handler(store, keeper)
-    for command in (
-        c.StartCampaign(ruleset="ose"),
-        c.OpenSession(),
-        c.AddMember(name="Ann", cha=13),
-        c.AddMember(name="Bo"),
-    ):
-        handler.execute(CAMPAIGN, command)
+    handler = set_up(Handler(store, keeper), CAMPAIGN)
     out: dict[str, float] = {}
     for label, target in (("early", early), ("late", late)):
         _grow(handler, target)

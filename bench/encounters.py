@@ -20,35 +20,16 @@ import statistics
 import sys
 import time
 
+from workload import ENCOUNTER, set_up
+
 from hexlog.events.memory import MemoryStore
-from hexlog.machine import commands as c
-from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-
-ENCOUNTER = (
-    enc.StartEncounter(monster_count=3, party_aware=True),
-    enc.CheckSurprise(),
-    enc.DetermineDistance(),
-    enc.RollInitiative(),
-    enc.RollReaction(speaker="Ann"),
-    enc.Fight(),
-    enc.PlayRound(),
-    enc.ConcludeEncounter(outcome="slain"),
-)
 
 
 def campaign() -> Handler:
     """A handler with an OSE campaign, an open session and a party of two."""
-    handler = Handler(MemoryStore(), MemoryKeeper())
-    for command in (
-        c.StartCampaign(ruleset="ose"),
-        c.OpenSession(),
-        c.AddMember(name="Ann", cha=13),
-        c.AddMember(name="Bo"),
-    ):
-        handler.execute("bench", command)
-    return handler
+    return set_up(Handler(MemoryStore(), MemoryKeeper()), "bench")
 
 
 def run(encounters: int) -> tuple[float, int]:

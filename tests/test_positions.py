@@ -14,7 +14,8 @@ from hexlog.events.vocabulary import Setting, Unit
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter import positions
-from hexlog.machine.encounter.positions import Distance, Situation, avoid, determine_distance
+from hexlog.machine.encounter.positions import Distance, Situation, determine_distance
+from hexlog.machine.encounter.positions_adnd import avoid
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 

@@ -14,7 +14,7 @@ import attrs
 from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
-from hexlog.machine.encounter import positions
+from hexlog.machine.encounter import positions, positions_adnd
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.kit.model import Model
@@ -199,21 +199,12 @@ def avoid_verdict(rules: Ruleset, e: EncounterState, side: Side, command: Comman
         return False, f"{why} (advantage: {e.advantage})"
     if e.phase is not Phase.FREE_ACTION:
         return False, f"the {side} could slip away only in their free segments, which have passed"
-    d = e.distance
-    found = positions.Distance(
-        value=d.value,
-        unit=d.unit,
-        melee=d.melee,
-        missiles_possible=d.missiles_possible,
-        rule=d.rule,
-        steps=d.steps,
-        rolls=d.rolls,
-    )
+    found = positions.Distance.of(e.distance)
     speed = s.monster_speed if side is Side.MONSTERS else (e.movement.party_base if e.movement else 0)
     rate = getattr(command, "rate_inches", None)
     sur = e.surprise
     segments = 0 if sur is None else (sur.party_segments if side is Side.MONSTERS else sur.monsters_segments)
-    return positions.avoid(
+    return positions_adnd.avoid(
         rules,
         situation_of(e),
         found,

@@ -216,17 +216,7 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
             surprised=state.surprised,
             segments=segments,
         )
-        ctx.emit(
-            ev.DistanceDetermined(
-                value=d.value,
-                unit=d.unit,
-                melee=d.melee,
-                missiles_possible=d.missiles_possible,
-                rule=d.rule,
-                steps=d.steps,
-                rolls=d.rolls,
-            )
-        )
+        ctx.emit(d.recorded())
     if enters(ctx, Phase.COMBAT):
         why = "both sides surprised: straight to combat, no free actions"
         ctx.emit(ev.ActionChosen(side=Side.BOTH, action=ev.Action.COMBAT, note=why))

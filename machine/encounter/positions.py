@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 
+from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
 from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
@@ -44,6 +45,31 @@ class Distance:
     rule: str
     steps: tuple[str, ...]
     rolls: tuple[int, ...]
+
+    def recorded(self) -> ev.DistanceDetermined:
+        """The event that records this distance."""
+        return ev.DistanceDetermined(
+            value=self.value,
+            unit=self.unit,
+            melee=self.melee,
+            missiles_possible=self.missiles_possible,
+            rule=self.rule,
+            steps=self.steps,
+            rolls=self.rolls,
+        )
+
+    @classmethod
+    def of(cls, event: ev.DistanceDetermined) -> Distance:
+        """The distance a recorded event holds."""
+        return cls(
+            value=event.value,
+            unit=event.unit,
+            melee=event.melee,
+            missiles_possible=event.missiles_possible,
+            rule=event.rule,
+            steps=event.steps,
+            rolls=event.rolls,
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -207,34 +233,6 @@ def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
         trace.note(f"{value} {unit} <= {at_most} {unit}: melee or missile attacks possible")
     rule = f"explore.{setting} {dice}x{multiplier}{unit}{label}"
     return trace.distance(value, unit, rule, missiles=missiles)
-
-
-def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
-    rules: Ruleset,
-    situation: Situation,
-    distance: Distance,
-    surprised: tuple[bool, bool],
-    segments: int,
-    *,
-    rate_inches: int | None = None,
-    detection_range_ft: int | None = None,
-    surprisers_lit: bool = False,
-    surprisers_noisy: bool = False,
-) -> tuple[bool, str]:
-    """Seed 001: whether the side that alone surprised the other may slip away unnoticed, and why."""
-    from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
-
-    return positions_adnd.avoid(
-        rules,
-        situation,
-        distance,
-        surprised,
-        segments,
-        rate_inches=rate_inches,
-        detection_range_ft=detection_range_ft,
-        surprisers_lit=surprisers_lit,
-        surprisers_noisy=surprisers_noisy,
-    )
 
 
 def check(rules: Ruleset) -> None:
