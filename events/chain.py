@@ -105,7 +105,20 @@ def seal(  # noqa: PLR0913 - the attributes of an envelope
     prevhash: str,
 ) -> Envelope:
     """Build an envelope and compute its hash."""
-    draft = Envelope(
+    unhashed = {
+        "specversion": SPECVERSION,
+        "id": id,
+        "source": source,
+        "type": type,
+        "subject": subject,
+        "time": time,
+        "datacontenttype": CONTENT_TYPE,
+        "data": data,
+        "streamversion": streamversion,
+        "schemaversion": schemaversion,
+        "prevhash": prevhash,
+    }
+    return Envelope(
         id=id,
         source=source,
         type=type,
@@ -115,9 +128,8 @@ def seal(  # noqa: PLR0913 - the attributes of an envelope
         streamversion=streamversion,
         schemaversion=schemaversion,
         prevhash=prevhash,
-        hash="",
+        hash=sha256_hex(canonical_json(unhashed)),
     )
-    return attrs.evolve(draft, hash=draft.computed_hash())
 
 
 def seal_batch(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[Envelope]:

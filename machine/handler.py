@@ -194,13 +194,13 @@ class Handler:
             else:
                 moved[name], written = one.fold(ctx.events, version)
             rows.extend(written)
-        source = source_for(campaign)
+        source, now = source_for(campaign), self.clock()  # one transaction, one time
         new = [
             NewEvent(
                 id=self.new_id(),
                 source=source,
                 type=e.cloud_type(),
-                time=self.clock(),
+                time=now,
                 schemaversion=e.schema_version,
                 data=to_data(e),
             )

@@ -82,29 +82,41 @@ def _procedures(table: Table, event: Event, registry: Registry) -> Mapping[str, 
 
 def evolve(table: Table, event: Event, registry: Registry) -> Table:
     """The table after one event (parts an event does not touch stay the same objects)."""
-    changes: dict[str, Any] = {}
     party = party_model.evolve(table.party, event)
-    if party is not table.party:
-        changes["party"] = party
     clock = clock_model.evolve(table.clock, event)
-    if clock is not table.clock:
-        changes["clock"] = clock
     sessions = session_model.evolve(table.sessions, event)
-    if sessions is not table.sessions:
-        changes["sessions"] = sessions
     procedures = _procedures(table, event, registry)
-    if procedures is not table.procedures:
-        changes["procedures"] = procedures
+    campaign, rules, handoffs = table.campaign, table.rules, table.handoffs
     match event:
         case CampaignStarted():
-            changes.update(campaign=event.campaign, rules=rulesets.from_recorded(event.ruleset, event.rules))
+            campaign, rules = event.campaign, rulesets.from_recorded(event.ruleset, event.rules)
         case RulesChanged():
-            changes["rules"] = rulesets.from_recorded(event.ruleset, event.rules)
+            rules = rulesets.from_recorded(event.ruleset, event.rules)
         case HandedOff():
-            changes["handoffs"] = (*table.handoffs, (event.parent, event.child))
-        case Resumed() if table.handoffs:
-            changes["handoffs"] = table.handoffs[:-1]
-    return attrs.evolve(table, **changes) if changes else table
+            handoffs = (*handoffs, (event.parent, event.child))
+        case Resumed() if handoffs:
+            handoffs = handoffs[:-1]
+    same = (
+        party is table.party
+        and clock is table.clock
+        and sessions is table.sessions
+        and procedures is table.procedures
+        and rules is table.rules
+        and handoffs is table.handoffs
+        and campaign is table.campaign
+    )
+    if same:
+        return table
+    return Table(
+        campaign=campaign,
+        version=table.version,
+        rules=rules,
+        sessions=sessions,
+        party=party,
+        clock=clock,
+        procedures=procedures,
+        handoffs=handoffs,
+    )
 
 
 def fold(events: Iterable[Event], registry: Registry, version: int = 0, initial: Table | None = None) -> Table:
