@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -13,12 +13,23 @@ DICE_SCHEME = "hexlog-dice-v1"
 
 @attrs.frozen(kw_only=True)
 class SessionOpened(Event):
-    """A session began; ``commitment`` is sha256(secret) in hex, published before play."""
+    """A session began; ``commitment`` is sha256(secret) in hex, published before play.
+
+    ``supplied`` says that the secret was given to hexlog (for a reproducible run) instead of drawn
+    by it at random: whoever gave it could have chosen it, so its rolls do not protect the players.
+    """
 
     type_name: ClassVar[str] = "session.opened"
+    schema_version: ClassVar[int] = 2
     session: str
     commitment: str
     scheme: str = DICE_SCHEME
+    supplied: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 did not say whether the secret was supplied; such sessions did not record it."""
+        return {**data, "supplied": False}
 
 
 @attrs.frozen(kw_only=True)

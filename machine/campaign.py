@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberRemoved
-from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -23,11 +23,13 @@ from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Procedure
 
 if TYPE_CHECKING:
+    from hexlog.machine.keeper import SecretKeeper
     from hexlog.machine.kit.context import StepContext
     from hexlog.projections.sessions import Session
 
 SECRET_BYTES = 32
 MAX_CLIENT_SEED = 256
+MAX_CLIENT_SEED_V2 = 200
 MAX_REASON = 500
 #: the longest infravision range a character may have, in feet (the texts give 60 to 120)
 MAX_INFRAVISION_FT = 1000
@@ -35,6 +37,8 @@ MAX_INFRAVISION_FT = 1000
 MAX_SPEED = 480
 ABILITY_RANGE = range(3, 19)
 _NAME = re.compile(r"^[\w][\w .'-]{0,63}$")
+#: a campaign id names the CloudEvents source ``hexlog:<id>``, so it is a plain URI segment
+_CAMPAIGN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rulesets.Ruleset:
@@ -49,6 +53,12 @@ def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     if ctx.table.started:
         msg = f"campaign {ctx.campaign} already exists"
         raise RuleRefusedError(msg)
+    if not _CAMPAIGN.match(ctx.campaign):
+        msg = (
+            f"campaign id {ctx.campaign!r} must be 1 to 64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+        raise UsageError(msg)
     rules = _rules(ctx, command.ruleset, command.overrides)
     ctx.emit(CampaignStarted(campaign=ctx.campaign, ruleset=rules.name, rules_hash=rules.hash, rules=rules.content))
 
@@ -91,22 +101,48 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
         raise RuleRefusedError(msg)
     session = f"s{ctx.table.session_count + 1}"
     ctx.keeper.put(ctx.campaign, secret)
-    ctx.emit(SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=DICE_SCHEME))
+    ctx.emit(
+        SessionOpened(
+            session=session,
+            commitment=hexdice.commitment(secret),
+            scheme=hexdice.SCHEME,
+            supplied=command.secret_hex is not None,
+        )
+    )
 
 
 def set_client_seed(ctx: StepContext, command: c.SetClientSeed) -> None:
     """Accept the players' seed, only before the session's first roll."""
     session = _open_session(ctx)
-    if session.next_nonce > 0:
+    if session.rolls > 0:
         msg = f"session {session.id} has already rolled; a client seed is accepted only before the first roll"
         raise RuleRefusedError(msg)
     if session.client_seed:
         msg = f"session {session.id} already has a client seed"
         raise RuleRefusedError(msg)
-    if not command.client_seed or len(command.client_seed) > MAX_CLIENT_SEED:
-        msg = f"a client seed must be 1 to {MAX_CLIENT_SEED} characters"
-        raise UsageError(msg)
+    problem = client_seed_problem(command.client_seed, session.scheme)
+    if problem:
+        raise UsageError(problem)
     ctx.emit(ClientSeedSet(session=session.id, client_seed=command.client_seed))
+
+
+def client_seed_problem(seed: str, scheme: str) -> str:
+    """Why a client seed cannot be used in a session of ``scheme`` ("" when it can).
+
+    hexlog-dice-v2 takes 1 to 200 printable ASCII characters, so that no seed has a look-alike that
+    types differently; v1 took any 1 to 256 characters.
+    """
+    if scheme == hexdice.V1:
+        return "" if 0 < len(seed) <= MAX_CLIENT_SEED else f"a client seed must be 1 to {MAX_CLIENT_SEED} characters"
+    if not 0 < len(seed) <= MAX_CLIENT_SEED_V2:
+        return f"a client seed must be 1 to {MAX_CLIENT_SEED_V2} characters"
+    odd = next((ch for ch in seed if not " " <= ch <= "~"), None)
+    if odd is not None:
+        return (
+            f"a client seed must be printable ASCII (letters, digits, spaces, punctuation); "
+            f"it holds {odd!r} (U+{ord(odd):04X})"
+        )
+    return ""
 
 
 def close_session(ctx: StepContext, command: c.CloseSession) -> None:  # noqa: ARG001 - the step signature
@@ -122,6 +158,12 @@ def close_session(ctx: StepContext, command: c.CloseSession) -> None:  # noqa: A
 def abandon_session(ctx: StepContext, command: c.AbandonSession) -> None:
     """End the open session without a reveal: its rolls can never be verified, and the next session may open."""
     session = _open_session(ctx)
+    if ctx.keeper is not None and _still_kept(ctx.keeper, ctx.campaign, session):
+        msg = (
+            f"the key file still holds the secret of session {session.id}: close the session, which reveals it "
+            "(a session is abandoned only when its secret is lost)"
+        )
+        raise RuleRefusedError(msg)
     reason = command.reason.strip()
     if not reason or len(reason) > MAX_REASON:
         msg = f"abandoning a session needs a reason of 1 to {MAX_REASON} characters"
@@ -182,6 +224,15 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
     ctx.roll(
         command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC
     )
+
+
+def _still_kept(keeper: SecretKeeper, campaign: str, session: Session) -> bool:
+    """Whether the keeper still holds the session's secret (one that matches its commitment)."""
+    try:
+        secret = keeper.get(campaign, session.id, session.commitment)
+    except (NotFoundError, CorruptLogError):
+        return False
+    return hexdice.commitment(secret) == session.commitment
 
 
 def _open_session(ctx: StepContext) -> Session:

@@ -1,8 +1,15 @@
-"""hexlog-dice-v1: dice derived from a committed secret, a client seed and a nonce.
+"""hexlog-dice-v1 and hexlog-dice-v2: dice derived from a committed secret, a client seed and a nonce.
 
-``key = HMAC-SHA256(secret, b"hexlog-dice-v1|" + client_seed)``; die ``k`` of roll ``n`` with ``S``
+v1: ``key = HMAC-SHA256(secret, b"hexlog-dice-v1|" + client_seed)``; die ``k`` of roll ``n`` with ``S``
 sides takes the first ``x = int(HMAC-SHA256(key, f"{n}:{k}:{c}")[:8])`` (``c`` = 0, 1, …) below
-``(2**64 // S) * S`` and shows ``x % S + 1``. The commitment is ``sha256(secret)`` in hex.
+``(2**64 // S) * S`` and shows ``x % S + 1``. Every roll of a session takes the next nonce.
+
+v2: exactly v1 with two lanes, so that a referee who knows the secret cannot use secret rolls to
+skip unwanted public outcomes: ``key_lane = HMAC-SHA256(secret, b"hexlog-dice-v2|" + lane + b"|" +
+client_seed)`` with ``lane`` ``public`` (rolls everyone sees) or ``referee`` (secret rolls); each lane
+counts its own nonces from 0.
+
+The commitment is ``sha256(secret)`` in hex.
 """
 
 from __future__ import annotations
@@ -20,7 +27,14 @@ from hexlog.events.errors import DiceExpressionError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-SCHEME = "hexlog-dice-v1"
+V1 = "hexlog-dice-v1"
+V2 = "hexlog-dice-v2"
+SCHEMES = (V1, V2)
+#: the scheme new sessions use
+SCHEME = V2
+#: the lanes of v2 (a roll's visibility); v1 has one lane, written ""
+PUBLIC_LANE = "public"
+REFEREE_LANE = "referee"
 MAX_DICE = 1000
 MIN_SIDES = 2
 MAX_SIDES = 1000
@@ -35,8 +49,32 @@ def commitment(secret: bytes) -> str:
 
 
 def derive_key(secret: bytes, client_seed: str = "") -> bytes:
-    """The roll key of a session: the secret mixed with the players' client seed."""
+    """The roll key of a hexlog-dice-v1 session: the secret mixed with the players' client seed."""
     return hmac.new(secret, b"hexlog-dice-v1|" + client_seed.encode("utf-8"), hashlib.sha256).digest()
+
+
+def lane_of(scheme: str, visibility: str) -> str:
+    """The lane a roll of ``visibility`` draws from: "" under v1 (one lane), else ``public`` or ``referee``."""
+    if scheme == V1:
+        return ""
+    return REFEREE_LANE if visibility == REFEREE_LANE else PUBLIC_LANE
+
+
+def lane_key(scheme: str, secret: bytes, client_seed: str, lane: str) -> bytes:
+    """The key a lane's rolls are derived with (v1: the session's one key)."""
+    if scheme == V1:
+        return derive_key(secret, client_seed)
+    if scheme != V2 or lane not in {PUBLIC_LANE, REFEREE_LANE}:
+        msg = f"no lane {lane!r} in dice scheme {scheme!r}"
+        raise ValueError(msg)
+    prefix = b"hexlog-dice-v2|" + lane.encode("ascii") + b"|"
+    return hmac.new(secret, prefix + client_seed.encode("utf-8"), hashlib.sha256).digest()
+
+
+def keys_for(scheme: str, secret: bytes, client_seed: str) -> dict[str, bytes]:
+    """Every lane's key of a session, by lane."""
+    lanes = ("",) if scheme == V1 else (PUBLIC_LANE, REFEREE_LANE)
+    return {lane: lane_key(scheme, secret, client_seed, lane) for lane in lanes}
 
 
 def rejection_bound(sides: int) -> int:

@@ -21,11 +21,11 @@ from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import commands as c
-from hexlog.machine import dice as hexdice
+from hexlog.machine import text
 from hexlog.machine.keeper import SecretKeeper, kept_secret
 from hexlog.machine.kit import context as kit
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import KeyRoller, Roller
+from hexlog.machine.rolls import Roller, SessionDice
 from hexlog.machine.table import Table, TableProjection
 from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER
@@ -89,7 +89,7 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
     """
     try:
         canonical_json([campaign, command_id]).encode("utf-8")
-        return command_digest(command)
+        digest = command_digest(command)
     except UnicodeEncodeError:
         name = type(command).__name__
         if _not_unicode(campaign, "campaign") is not None:
@@ -101,6 +101,8 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
             where = f"the {field} of {name}" if field else f"the text of {name}"
         msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
+    text.check(converter.unstructure(command))
+    return digest
 
 
 def _table(lives: dict[str, live.Live[Any]]) -> Table:
@@ -157,7 +159,7 @@ class Handler:
                 msg = "no session is open"
                 raise NotFoundError(msg)
             secret = kept_secret(self.keeper, campaign, session.id, session.commitment)
-            return KeyRoller(hexdice.derive_key(secret, session.client_seed))
+            return SessionDice.of(session.scheme, secret, session.client_seed)
 
         return committed
 

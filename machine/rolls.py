@@ -11,9 +11,9 @@ from hexlog.machine import dice as hexdice
 
 
 class Roller(Protocol):
-    """Gives the faces of one roll."""
+    """Gives the faces of one roll: roll ``nonce`` of a lane (hexlog-dice-v2), with dice of ``sides``."""
 
-    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]: ...
+    def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]: ...
 
 
 class Roll(Protocol):
@@ -24,13 +24,29 @@ class Roll(Protocol):
 
 @attrs.frozen
 class KeyRoller:
-    """Faces by hexlog-dice-v1 from a session's roll key."""
+    """Faces by hexlog-dice-v1 from a session's one roll key."""
 
     key: bytes
 
-    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]:
+    def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]:  # noqa: ARG002 - one lane
         """The committed faces of roll ``nonce``."""
         return hexdice.faces_for(self.key, nonce, sides)
+
+
+@attrs.frozen
+class SessionDice:
+    """Faces by the session's scheme: one key for v1, one key per lane for hexlog-dice-v2."""
+
+    keys: dict[str, bytes]
+
+    @classmethod
+    def of(cls, scheme: str, secret: bytes, client_seed: str) -> SessionDice:
+        """The dice of a session from its revealed (or kept) secret and its client seed."""
+        return cls(hexdice.keys_for(scheme, secret, client_seed))
+
+    def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]:
+        """The committed faces of roll ``nonce`` of ``lane``."""
+        return hexdice.faces_for(self.keys[lane if lane in self.keys else ""], nonce, sides)
 
 
 @attrs.define
@@ -39,7 +55,7 @@ class ScriptedRoller:
 
     script: list[int]
 
-    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ARG002 - protocol
+    def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]:  # noqa: ARG002 - protocol
         """The next faces of the script, one per die; each must fit its die."""
         out = []
         for s in sides:

@@ -287,6 +287,54 @@ def diff(a: Ruleset, b: Ruleset) -> list[tuple[str, Any, Any]]:
     return [(k, left.get(k), right.get(k)) for k in keys if (k in left) != (k in right) or left[k] != right[k]]
 
 
+RELEASED_DIR = RULESET_DIR / "released"
+
+
+@attrs.frozen
+class Origin:
+    """Where a ruleset comes from: the built-in it is (or is closest to), and what house rules changed."""
+
+    #: the built-in, and the release that shipped it when it is not the current one (``ose 0.1.0``)
+    base: str
+    #: each key a house rule changed: (dotted key, built-in value, value in force)
+    changes: tuple[tuple[str, Any, Any], ...] = ()
+
+    @property
+    def house_rules(self) -> bool:
+        """Whether house rules were laid over the built-in."""
+        return bool(self.changes)
+
+
+def _known_builtins(name: str) -> list[tuple[str, dict[str, Any]]]:
+    """The built-in ``name`` of this release and of earlier ones: (label, content)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if name in builtin_names():
+        found.append((name, _builtin_content(name)))
+    for folder in sorted(RELEASED_DIR.glob("*/")):
+        path = folder / f"{name}.toml"
+        if path.exists():
+            found.append((f"{name} {folder.name}", tomllib.loads(path.read_text("utf-8"))))
+    return found
+
+
+def origin(rules: Ruleset) -> Origin:
+    """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it."""
+    candidates = _known_builtins(rules.name)
+    if not candidates:
+        return Origin(base=f"{rules.name} (not a built-in)")
+    scored = [(diff(Ruleset(rules.name, content), rules), label) for label, content in candidates]
+    changes, label = min(scored, key=lambda pair: len(pair[0]))
+    return Origin(base=label, changes=tuple(changes))
+
+
+def display_name(rules: Ruleset) -> str:
+    """The name a ruleset is shown by: ``ose``, or ``ose + house rules, hash 1a6e40cb...`` when it was changed."""
+    found = origin(rules)
+    if not found.house_rules:
+        return rules.name
+    return f"{rules.name} + house rules, hash {rules.hash[:8]}..."
+
+
 def from_recorded(name: str, content: dict[str, Any]) -> Ruleset:
     """The ruleset exactly as a campaign event recorded it."""
     return Ruleset(name=name, content=copy.deepcopy(content))

@@ -131,7 +131,8 @@ class TableProjection:
     """The table as a live projection: a few parts, each written only when a command changed it."""
 
     name = "table"
-    revision = 1
+    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied
+    revision = 2
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry

@@ -35,7 +35,8 @@ class Ledger:
     """The live projection of the roll ledger; its state is the latest session, or None."""
 
     name = NAME
-    revision = 1
+    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied
+    revision = 2
 
     def initial(self) -> sessions.Session | None:
         """No session yet."""

@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.dice import DiceRolled
+from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+
+#: the scheme whose rolls, secret or not, share one run of nonces
+V1 = "hexlog-dice-v1"
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -35,11 +38,29 @@ class Session:
     commitment: str
     scheme: str
     client_seed: str = ""
-    #: the nonce its next roll takes
+    #: the nonce its next roll takes (hexlog-dice-v2: its next public roll)
     next_nonce: int = 0
+    #: hexlog-dice-v2: the nonce its next secret roll takes (v1 has one lane for both)
+    next_referee_nonce: int = 0
     status: Status = Status.OPEN
     #: the revealed secret in hex, once closed
     secret: str = ""
+    #: the secret was given to hexlog, not drawn by it: its rolls do not protect the players
+    supplied: bool = False
+
+    @property
+    def lanes(self) -> bool:
+        """Whether secret rolls draw from a lane of their own (hexlog-dice-v2)."""
+        return self.scheme != V1
+
+    def nonce_for(self, visibility: str) -> int:
+        """The nonce the next roll of this visibility takes."""
+        return self.next_referee_nonce if self.lanes and visibility == Visibility.REFEREE else self.next_nonce
+
+    @property
+    def rolls(self) -> int:
+        """How many rolls the session has made."""
+        return self.next_nonce + (self.next_referee_nonce if self.lanes else 0)
 
     @property
     def open(self) -> bool:
@@ -70,21 +91,29 @@ class SessionLog:
 def evolve(log: SessionLog, event: Event) -> SessionLog:
     """The lifecycle after one event; events about another session than the latest leave it as it is."""
     if isinstance(event, SessionOpened):
-        session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme)
+        session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
         return SessionLog(current=session, count=log.count + 1, commitments=(*log.commitments, event.commitment))
     current = log.current
     if current is None or getattr(event, "session", None) != current.id:
         return log
     match event:
         case DiceRolled():  # the commonest event of all: built directly, without attrs.evolve
+            referee = current.lanes and event.visibility == Visibility.REFEREE
+            public_next, referee_next = current.next_nonce, current.next_referee_nonce
+            if referee:
+                referee_next = max(referee_next, event.nonce + 1)
+            else:
+                public_next = max(public_next, event.nonce + 1)
             changed = Session(
                 id=current.id,
                 commitment=current.commitment,
                 scheme=current.scheme,
                 client_seed=current.client_seed,
-                next_nonce=max(current.next_nonce, event.nonce + 1),
+                next_nonce=public_next,
+                next_referee_nonce=referee_next,
                 status=current.status,
                 secret=current.secret,
+                supplied=current.supplied,
             )
             return SessionLog(current=changed, count=log.count, commitments=log.commitments)
         case ClientSeedSet():

@@ -9,6 +9,8 @@ from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.projections import sessions
 
+PUBLIC, REFEREE = Visibility.PUBLIC.value, Visibility.REFEREE.value
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -24,38 +26,49 @@ class PlayerView:
     """Walks a stream in order and says which events a player may not see yet.
 
     ``ended`` names the sessions that have ended as of the moment the view is for: their secret
-    rolls are shown, every other secret roll is hidden, and so is every event whose ``rolls`` names one.
+    rolls are shown, every other secret roll is hidden, and so is every event that names one (in
+    ``rolls``, or under hexlog-dice-v2 in ``referee_rolls``).
     """
 
     def __init__(self, ended: Iterable[str]) -> None:
         self.ended = frozenset(ended)
         self.lifecycle = sessions.SessionLog()
-        self.hidden: set[tuple[str, int]] = set()
+        self.hidden: set[tuple[str, str, int]] = set()
 
     @property
     def current(self) -> str:
-        """The latest session so far (the one a decision's ``rolls`` belong to), or ""."""
+        """The latest session so far (the one a decision's rolls belong to), or ""."""
         current = self.lifecycle.current
         return current.id if current is not None else ""
 
     def hides(self, event: Event) -> bool:
         """Whether a player may not see this event (call it for each event, in stream order)."""
         self.lifecycle = sessions.evolve(self.lifecycle, event)
+        current = self.lifecycle.current
+        lanes = current is not None and current.lanes
         if isinstance(event, DiceRolled):
             secret = event.visibility is Visibility.REFEREE and event.session not in self.ended
             if secret:
-                self.hidden.add((event.session, event.nonce))
+                self.hidden.add((event.session, REFEREE if lanes else "", event.nonce))
             return secret
-        used = getattr(event, "rolls", ())
-        return isinstance(used, tuple) and any((self.current, n) in self.hidden for n in used)
+        if not self.hidden:
+            return False
+        named = [(PUBLIC if lanes else "", n) for n in _names(event, "rolls")]
+        named += [(REFEREE if lanes else "", n) for n in _names(event, "referee_rolls")]
+        return any((self.current, lane, n) in self.hidden for lane, n in named)
 
-    def hidden_rolls(self) -> set[tuple[str, int]]:
-        """(session, nonce) of every secret roll hidden so far."""
+    def hidden_rolls(self) -> set[tuple[str, str, int]]:
+        """(session, lane, nonce) of every secret roll hidden so far (the lane is "" in a v1 session)."""
         return set(self.hidden)
 
 
-def hidden_rolls(events: Iterable[Event], ended: Iterable[str] | None = None) -> set[tuple[str, int]]:
-    """(session, nonce) of every secret roll a player may not see; ``ended`` defaults to the events' own."""
+def _names(event: Event, field: str) -> tuple[int, ...]:
+    found = getattr(event, field, ())
+    return found if isinstance(found, tuple) else ()
+
+
+def hidden_rolls(events: Iterable[Event], ended: Iterable[str] | None = None) -> set[tuple[str, str, int]]:
+    """(session, lane, nonce) of every secret roll a player may not see; ``ended`` defaults to the events' own."""
     listed = list(events)
     view = PlayerView(ended_sessions(listed) if ended is None else ended)
     for event in listed:

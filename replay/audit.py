@@ -20,6 +20,8 @@ from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, c
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.explain import explain_roll
+from hexlog.replay.receipts import Receipt, mismatch
+from hexlog.replay.verdict import Verdict, caveats
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,6 +47,12 @@ class AuditReport:
     rolls_verified: int
     #: encounter decisions re-derived from their recorded rolls (``hexlog.replay.decisions``)
     decisions: int = 0
+    #: what keeps rolls from being verified, or from protecting the players: one line per session and reason
+    caveats: tuple[str, ...] = ()
+    #: what the referee decided by hand (modifiers, distances set, house rules), where
+    by_hand: tuple[str, ...] = ()
+    #: the receipts given, each matched
+    receipts: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -52,22 +60,38 @@ class AuditReport:
         return not self.findings
 
     @property
+    def verdict(self) -> Verdict:
+        """FAILED when anything is wrong, INCOMPLETE when some rolls are unverified or unprotected, else VERIFIED."""
+        if self.findings:
+            return Verdict.FAILED
+        return Verdict.INCOMPLETE if self.caveats else Verdict.VERIFIED
+
+    @property
     def first_bad(self) -> Finding | None:
         """The first finding in log order: the first bad event and why."""
         return self.findings[0] if self.findings else None
 
     def text(self) -> str:
-        """A readable summary: counts, then every finding."""
+        """A readable account: counts, the verdict, the findings or caveats, receipts, the referee's hand."""
         head = (
             f"{self.events} events in {len(self.streams)} stream(s), {self.sessions} session(s), "
             f"{self.rolls_verified} of {self.rolls} rolls re-derived, "
             f"{self.decisions} decision(s) re-derived"
         )
-        lines = [head, "OK" if self.ok else f"{len(self.findings)} finding(s); first bad event:"]
-        if self.first_bad is not None:
-            lines.append("  " + self.first_bad.text())
-            lines.extend("  " + f.text() for f in self.findings if f is not self.first_bad)
-        lines.extend("  unverifiable: " + f.text() for f in self.unverifiable)
+        lines = [head]
+        verdict = self.verdict
+        if verdict is Verdict.FAILED:
+            lines.append(f"{verdict}: {len(self.findings)} finding(s); first bad event:")
+            lines.extend("  " + f.text() for f in self.findings)
+        elif verdict is Verdict.INCOMPLETE:
+            lines.append(f"{verdict}: nothing is wrong, but not every roll is verified and protected:")
+        else:
+            lines.append(f"{verdict}: every roll re-derived, every decision re-run")
+        lines.extend(f"  - {caveat}" for caveat in self.caveats)
+        lines.extend(f"receipt {receipt}: held" for receipt in self.receipts)
+        if self.by_hand:
+            lines.append("decided by the referee's hand:")
+            lines.extend(f"  - {line}" for line in self.by_hand)
         return "\n".join(lines)
 
 
@@ -93,13 +117,22 @@ def _decode(ordered: list[Item], out: list[Finding]) -> None:
             out.append(item.finding("decode", str(err)))
 
 
-def _check_events(
-    ordered: list[Item], findings: list[Finding], notes: list[Finding], registry: Registry
-) -> tuple[int, int, int, int]:
-    """Sessions, nonces, commitments, every revealed roll, phase changes, every decision.
+@attrs.define
+class _Tally:
+    """What the streams of one audit add up to."""
 
-    Gives (sessions, rolls, rolls verified, decisions re-derived).
-    """
+    sessions: int = 0
+    rolls: int = 0
+    verified: int = 0
+    decisions: int = 0
+    caveats: list[str] = attrs.field(factory=list)
+    hand: list[str] = attrs.field(factory=list)
+
+
+def _check_events(
+    ordered: list[Item], findings: list[Finding], notes: list[Finding], registry: Registry, tally: _Tally
+) -> None:
+    """Sessions, nonces, commitments, every revealed roll, phase changes, every decision; added to ``tally``."""
     events = [item.event for item in ordered]
     result = check_dice(events, registry)
     versions = [item.env.streamversion for item in ordered]
@@ -107,7 +140,13 @@ def _check_events(
     for issue in (*result.issues, *decided.issues):
         finding = ordered[issue.at].finding(issue.check, issue.reason, cause=issue.cause)
         (notes if issue.note else findings).append(finding)
-    return len(result.sessions), result.rolls, result.verified, decided.checked
+    tally.sessions += len(result.sessions)
+    tally.rolls += result.rolls
+    tally.verified += result.verified
+    tally.decisions += decided.checked
+    prefix = f"{ordered[0].env.subject}: " if ordered else ""
+    tally.caveats.extend(prefix + line for line in caveats(result.sessions))
+    tally.hand.extend(prefix + line for line in decided.hand)
 
 
 def audit_envelopes(
@@ -116,11 +155,12 @@ def audit_envelopes(
     *,
     contiguous: bool = True,
     registry: Registry = REGISTRY,
+    expect: Sequence[Receipt] = (),
 ) -> AuditReport:
     """Audit envelopes in log order; ``positions`` (their global positions) adds the position checks.
 
     With ``contiguous`` false (one stream of a larger log), positions need only increase with
-    the stream versions, not run 1 to n.
+    the stream versions, not run 1 to n. Each receipt of ``expect`` must name an event the log holds.
     """
     if positions is not None and len(positions) != len(envelopes_in_order):
         msg = f"{len(positions)} positions for {len(envelopes_in_order)} envelopes"
@@ -140,28 +180,54 @@ def audit_envelopes(
             findings.append(item.finding("envelope", problem))
             continue
         streams.setdefault(item.env.subject, []).append(item)
-    sessions = rolls = verified = decisions = 0
+    tally = _Tally()
     for stream, stream_items in streams.items():
         ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
         check_order(ordered, findings, check_chain(ordered, findings))
         _check_source(stream, ordered, findings)
         _decode(ordered, findings)
-        counts = _check_events(ordered, findings, notes, registry)
-        sessions, rolls, verified = sessions + counts[0], rolls + counts[1], verified + counts[2]
-        decisions += counts[3]
+        _check_events(ordered, findings, notes, registry, tally)
+    held = []
+    sound = [item.env for items_ in streams.values() for item in items_]
+    for receipt in expect:
+        problem = mismatch(receipt, sound)
+        if problem is None:
+            held.append(str(receipt))
+        else:
+            findings.append(_receipt_finding(receipt, problem, len(items)))
+    single = len(streams) == 1
     return AuditReport(
         events=len(items),
         streams=tuple(streams),
         findings=tuple(sorted(findings, key=lambda f: (f.order, not f.cause))),
         unverifiable=tuple(sorted(notes, key=lambda f: f.order)),
-        sessions=sessions,
-        rolls=rolls,
-        rolls_verified=verified,
-        decisions=decisions,
+        sessions=tally.sessions,
+        rolls=tally.rolls,
+        rolls_verified=tally.verified,
+        decisions=tally.decisions,
+        caveats=tuple(line.split(": ", 1)[1] if single else line for line in tally.caveats),
+        by_hand=tuple(line.split(": ", 1)[1] if single else line for line in tally.hand),
+        receipts=tuple(held),
     )
 
 
-def audit_store(store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY) -> AuditReport:
+def _receipt_finding(receipt: Receipt, problem: str, after: int) -> Finding:
+    """A receipt the log does not hold: a finding placed after every event."""
+    return Finding(
+        stream=f"campaign-{receipt.campaign}",
+        streamversion=receipt.version,
+        event_id="",
+        position=None,
+        check="receipt",
+        reason=problem,
+        order=after + 1,
+        index=after,
+    )
+
+
+def audit_store(
+    store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY, expect: Sequence[Receipt] = ()
+) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
         records = list(store.read_all()) if campaign is None else store.read_stream(stream_for(campaign))
@@ -172,5 +238,9 @@ def audit_store(store: EventStore, campaign: str | None = None, registry: Regist
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
     return audit_envelopes(
-        [r.envelope for r in records], [r.position for r in records], contiguous=campaign is None, registry=registry
+        [r.envelope for r in records],
+        [r.position for r in records],
+        contiguous=campaign is None,
+        registry=registry,
+        expect=expect,
     )

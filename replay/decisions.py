@@ -36,7 +36,8 @@ from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
-from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.kit import context as kit
@@ -67,7 +68,7 @@ class _RecordedDice:
     rolls: list[DiceRolled]
     used: int = 0
 
-    def faces(self, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]:  # noqa: ARG002 - Roller protocol
+    def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]:  # noqa: ARG002 - Roller protocol
         """The faces of the next named roll, if it has the dice the rules ask for."""
         asked = _expression(sides)
         if self.used >= len(self.rolls):
@@ -97,10 +98,14 @@ class _Walker:
     registry: Registry
     issues: list[Issue] = attrs.field(factory=list)
     table: tables.Table = attrs.field(factory=tables.Table)
-    #: session -> nonce -> (index, roll): every roll recorded so far
-    rolls: dict[str, dict[int, tuple[int, DiceRolled]]] = attrs.field(factory=dict)
-    #: (session, nonce) -> the index of the decision that named it first
-    named: dict[tuple[str, int], int] = attrs.field(factory=dict)
+    #: session -> (lane, nonce) -> (index, roll): every roll recorded so far ("" is v1's one lane)
+    rolls: dict[str, dict[tuple[str, int], tuple[int, DiceRolled]]] = attrs.field(factory=dict)
+    #: (session, lane, nonce) -> the index of the decision that named it first
+    named: dict[tuple[str, str, int], int] = attrs.field(factory=dict)
+    #: session -> its dice scheme
+    schemes: dict[str, str] = attrs.field(factory=dict)
+    #: what the referee decided by hand, where: the audit's account of the referee's hand
+    hand: list[str] = attrs.field(factory=list)
     checked: int = 0
     #: the sessions that reveal their secret somewhere in the stream, and those abandoned
     closed: set[str] = attrs.field(factory=set)
@@ -123,8 +128,12 @@ class _Walker:
         for at, event in enumerate(self.events):
             if event is None:
                 continue
+            if isinstance(event, SessionOpened):
+                self.schemes.setdefault(event.session, event.scheme)
             if isinstance(event, DiceRolled):
-                self.rolls.setdefault(event.session, {})[event.nonce] = (at, event)
+                lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
+                self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
+            self.note_hand(at, event)
             if isinstance(event, CampaignStarted | RulesChanged):
                 content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
                 if content_hash != event.rules_hash:
@@ -140,21 +149,46 @@ class _Walker:
                 continue
         self.orphans()
 
+    def note_hand(self, at: int, event: Event) -> None:
+        """Note what the referee decided by hand in this event: house rules, or a procedure's by-hand choices."""
+        if isinstance(event, CampaignStarted | RulesChanged):
+            found = rulesets.origin(rulesets.from_recorded(event.ruleset, event.rules))
+            said = f"rules changed to {found.base}" if isinstance(event, RulesChanged) else ""
+            if found.house_rules:
+                shown = "; ".join(f"{key} {_value(old)} -> {_value(new)}" for key, old, new in found.changes)
+                said = f"{said + ', with ' if said else ''}house rules over {found.base}: {shown}"
+            if said:
+                self.hand.append(f"{self.where(at)}: {said}")
+            return
+        inverse = self.inverses.get(type(event))
+        said = inverse.by_hand(event) if inverse is not None and inverse.by_hand is not None else None
+        if said:
+            self.hand.append(f"{self.where(at)}: {said}")
+
     def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
-        """The recorded rolls a decision names, or None when one is not a roll of its session."""
+        """The recorded rolls a decision names, or None when one is not a roll of its session.
+
+        A decision names its public rolls in ``rolls`` (every roll, in a v1 session) and, under
+        hexlog-dice-v2, its secret rolls in ``referee_rolls``.
+        """
         session = self.table.session
         current = session.id if session is not None and session.open else None
+        lanes = session is not None and session.lanes
+        secret = getattr(event, "referee_rolls", ())
+        named = [(hexdice.PUBLIC_LANE if lanes else "", n) for n in names]
+        named += [(hexdice.REFEREE_LANE if lanes else "", n) for n in (secret if isinstance(secret, tuple) else ())]
         found: list[DiceRolled] = []
         missing = False
-        for nonce in names:
-            hit = self.rolls.get(current, {}).get(nonce) if current is not None and isinstance(nonce, int) else None
+        for lane, nonce in named:
+            key = (lane, nonce)
+            hit = self.rolls.get(current, {}).get(key) if current is not None and isinstance(nonce, int) else None
             if hit is None:
                 where = f"session {current}" if current else "a session (none is open)"
                 self.flag(at, f"{event.type_name} names roll #{nonce}, which is not a roll of {where} before it")
                 missing = True
                 continue
             assert current is not None  # noqa: S101 - a hit needs a current session
-            first = self.named.setdefault((current, nonce), at)
+            first = self.named.setdefault((current, lane, nonce), at)
             if first != at:
                 other = self.events[first]
                 kind = other.type_name if other is not None else "decision"
@@ -165,12 +199,18 @@ class _Walker:
         return None if missing else found
 
     def _rewound(self, recorded: list[DiceRolled]) -> tables.Table:
-        """The table as it stood when the decision's first roll was made (its session's nonce put back)."""
+        """The table as it stood when the decision's first roll was made (its session's nonces put back)."""
         table, session = self.table, self.table.session
-        if recorded and session is not None:
-            rewound = attrs.evolve(session, next_nonce=recorded[0].nonce)
-            table = attrs.evolve(table, sessions=attrs.evolve(table.sessions, current=rewound))
-        return table
+        if not recorded or session is None:
+            return table
+        public = [r.nonce for r in recorded if not session.lanes or r.visibility != hexdice.REFEREE_LANE]
+        secret = [r.nonce for r in recorded if session.lanes and r.visibility == hexdice.REFEREE_LANE]
+        rewound = attrs.evolve(
+            session,
+            next_nonce=min(public, default=session.next_nonce),
+            next_referee_nonce=min(secret, default=session.next_referee_nonce),
+        )
+        return attrs.evolve(table, sessions=attrs.evolve(table.sessions, current=rewound))
 
     def decision(self, at: int, event: Event, names: tuple[Any, ...]) -> Event:
         """Check one decision; what to fold in its place (the rules' decision, once re-derived).
@@ -210,7 +250,8 @@ class _Walker:
         return emitted[index] if index is not None and not dice_problems else event
 
     def _schema(self, roll: DiceRolled) -> int:
-        at = self.rolls.get(roll.session, {}).get(roll.nonce, (None, None))[0]
+        lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
+        at = self.rolls.get(roll.session, {}).get((lane, roll.nonce), (None, None))[0]
         return self.schemas[at] if self.schemas is not None and at is not None else DiceRolled.schema_version
 
     def roll_problems(self, events: Sequence[Event], recorded: list[DiceRolled]) -> list[str]:
@@ -245,17 +286,22 @@ class _Walker:
     def orphans(self) -> None:
         """A roll of a procedure's reserved purpose that no decision names: the steps name every roll they make."""
         for session, by_nonce in self.rolls.items():
-            for nonce, (at, roll) in by_nonce.items():
-                if self.registry.reserved(roll.purpose) is not None and (session, nonce) not in self.named:
+            for (lane, nonce), (at, roll) in by_nonce.items():
+                if self.registry.reserved(roll.purpose) is not None and (session, lane, nonce) not in self.named:
                     self.flag(at, f"roll #{nonce} for {roll.purpose} is named by no decision: rolled and then ignored")
+
+
+def _value(value: Any) -> str:
+    return "(absent)" if value is None else rulesets.render_value(value)
 
 
 @attrs.frozen
 class DecisionCheck:
-    """What re-deriving a stream's decisions found, and how many decisions were re-run."""
+    """What re-deriving a stream's decisions found, how many were re-run, and the referee's hand."""
 
     issues: tuple[Issue, ...]
     checked: int
+    hand: tuple[str, ...] = ()
 
 
 def check_decision_events(
@@ -272,7 +318,7 @@ def check_decision_events(
     """
     walker = _Walker(events, versions, schemas, registry)
     walker.run()
-    return DecisionCheck(tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked)
+    return DecisionCheck(tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand))
 
 
 def check_decisions(envelopes_in_order: Sequence[Envelope], registry: Registry = REGISTRY) -> list[Issue]:

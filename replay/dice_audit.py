@@ -15,7 +15,7 @@ import attrs
 
 from hexlog.events.dice import DiceRolled
 from hexlog.events.procedure import PhaseChanged
-from hexlog.events.session import DICE_SCHEME, ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.projections import sessions
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 UNVERIFIABLE = "unverifiable until the session closes and reveals its secret"
 ABANDONED = "session {session} was abandoned without revealing its secret"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+MAX_CLIENT_SEED_V2 = 200
 
 
 @attrs.frozen
@@ -57,6 +58,8 @@ class SessionRecord:
     secret: bytes | None = None
     #: the indices of its well-formed rolls
     rolls: list[int] = attrs.field(factory=list)
+    #: its secret was given to hexlog, not drawn by it
+    supplied: bool = False
 
     @property
     def open(self) -> bool:
@@ -72,6 +75,10 @@ class DiceCheck:
     sessions: dict[str, SessionRecord]
     rolls: int
     verified: int
+
+
+def _printable_ascii(seed: str) -> bool:
+    return 0 < len(seed) <= MAX_CLIENT_SEED_V2 and all(" " <= ch <= "~" for ch in seed)
 
 
 def roll_shape(roll: DiceRolled) -> str | None:
@@ -116,21 +123,25 @@ class _Checker:
             self.flag(at, "session", f"session {event.session} opened while {now.id} is open")
         if event.session in self.sessions:
             self.flag(at, "session", f"session id {event.session} is used twice")
-        if event.scheme != DICE_SCHEME:
+        if event.scheme not in hexdice.SCHEMES:
             self.flag(at, "session", f"unknown dice scheme {event.scheme!r}")
         if not _HEX64.match(event.commitment):
             self.flag(at, "commitment", "the commitment is not 64 lowercase hex digits")
-        self.sessions[event.session] = SessionRecord(event.session, at, event.commitment, event.scheme)
+        self.sessions[event.session] = SessionRecord(
+            event.session, at, event.commitment, event.scheme, supplied=event.supplied
+        )
 
     def seeded(self, at: int, event: ClientSeedSet) -> None:
         record, now = self.current(event.session), self.log.current
         if record is None or now is None:
             self.flag(at, "session", f"client seed for session {event.session}, which is not open")
-        elif record.rolls or now.next_nonce:
+        elif record.rolls or now.rolls:
             self.flag(at, "session", f"client seed set after the first roll of session {record.id}")
         elif record.client_seed:
             self.flag(at, "session", f"a second client seed for session {record.id}")
         else:
+            if record.scheme == hexdice.V2 and not _printable_ascii(event.client_seed):
+                self.flag(at, "session", "a hexlog-dice-v2 client seed must be 1 to 200 printable ASCII characters")
             record.client_seed = event.client_seed
 
     def rolled(self, at: int, event: DiceRolled) -> None:
@@ -142,12 +153,13 @@ class _Checker:
         if record is None or now is None:
             self.flag(at, "session", f"roll {event.nonce} outside an open session ({event.session})")
             return
-        expected = now.next_nonce
+        expected = now.nonce_for(event.visibility)
+        lane = f" of the {event.visibility} lane" if now.lanes else ""
         if event.nonce < expected:
-            self.flag(at, "nonce", f"nonce {event.nonce} repeats or goes back; {expected} was next")
+            self.flag(at, "nonce", f"nonce {event.nonce}{lane} repeats or goes back; {expected} was next")
         elif event.nonce > expected:
             missing = expected if event.nonce == expected + 1 else f"{expected} to {event.nonce - 1}"
-            self.flag(at, "nonce", f"nonce {event.nonce} skips nonce(s) {missing} of session {record.id}")
+            self.flag(at, "nonce", f"nonce {event.nonce}{lane} skips nonce(s) {missing} of session {record.id}")
         if problem is None:
             record.rolls.append(at)
 
@@ -166,15 +178,16 @@ class _Checker:
                 )
             return
         record.secret = secret
-        if record.scheme != DICE_SCHEME:
+        if record.scheme not in hexdice.SCHEMES:
             return
-        key = hexdice.derive_key(secret, record.client_seed)
+        keys = hexdice.keys_for(record.scheme, secret, record.client_seed)
         for roll_at in record.rolls:
             roll = events[roll_at]
             assert isinstance(roll, DiceRolled)  # noqa: S101 - only rolls are recorded here
+            key = keys[hexdice.lane_of(record.scheme, roll.visibility)]
             derived = hexdice.faces_for(key, roll.nonce, roll.sides)
             if derived != roll.faces:
-                self.flag(roll_at, "dice", f"faces {list(roll.faces)} recorded; hexlog-dice-v1 gives {list(derived)}")
+                self.flag(roll_at, "dice", f"faces {list(roll.faces)} recorded; {record.scheme} gives {list(derived)}")
             else:
                 self.verified += 1
 

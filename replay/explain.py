@@ -8,7 +8,7 @@ from hexlog.events.chain import canonical_json
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError, NotFoundError, UsageError
-from hexlog.events.session import DICE_SCHEME, SessionOpened
+from hexlog.events.session import SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.dice_audit import ABANDONED, check_dice
@@ -21,13 +21,15 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.registry import Registry
 
 
-def _decisions(envelopes: Sequence[Envelope], events: Sequence[Event | None], at: int, nonce: int) -> list[str]:
-    """The events after roll ``at`` (until the next session opens) whose ``rolls`` name ``nonce``."""
+def _decisions(
+    envelopes: Sequence[Envelope], events: Sequence[Event | None], at: int, nonce: int, field: str = "rolls"
+) -> list[str]:
+    """The events after roll ``at`` (until the next session opens) whose ``rolls`` (or ``field``) name ``nonce``."""
     lines: list[str] = []
     for env, event in zip(envelopes[at + 1 :], events[at + 1 :], strict=True):
         if isinstance(event, SessionOpened):
             break
-        rolls = env.data.get("rolls") if isinstance(env.data, dict) else None
+        rolls = env.data.get(field) if isinstance(env.data, dict) else None
         if isinstance(rolls, list | tuple) and nonce in rolls:
             lines.append(f"  version {env.streamversion} {env.type}: {canonical_json(env.data)}")
     return lines
@@ -53,10 +55,8 @@ def _dice_lines(key: bytes | None, roll: DiceRolled, unknown: str = "key not rev
     return lines
 
 
-def explain_roll(
-    envelopes: Sequence[Envelope], nonce: int, session: str | None = None, registry: Registry = REGISTRY
-) -> str:
-    """A readable account of one roll: purpose, derivation die by die, result and its use."""
+def decoded(envelopes: Sequence[Envelope]) -> tuple[list[Envelope], list[Event | None]]:
+    """One stream's envelopes in version order and their events (None where one does not decode)."""
     ordered = sorted(envelopes, key=lambda env: env.streamversion)
     if len({env.subject for env in ordered}) > 1:
         msg = "explain_roll reads the events of one campaign stream at a time"
@@ -67,13 +67,40 @@ def explain_roll(
             events.append(decode(env))
         except HexlogError:
             events.append(None)
-    found = [
-        i
-        for i, e in enumerate(events)
-        if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)
-    ]
+    return ordered, events
+
+
+def find_roll(events: Sequence[Event | None], nonce: int, session: str | None, *, secret: bool) -> list[int]:
+    """The indices of the rolls with ``nonce`` (in ``session``, if given), the latest last.
+
+    Under hexlog-dice-v2 each lane counts its own nonces: ``secret`` chooses the referee lane's roll,
+    otherwise the public one. A v1 session has one lane for both.
+    """
+    schemes = {e.session: e.scheme for e in events if isinstance(e, SessionOpened)}
+    found = []
+    for i, e in enumerate(events):
+        if not isinstance(e, DiceRolled) or e.nonce != nonce or (session is not None and e.session != session):
+            continue
+        lanes = schemes.get(e.session, hexdice.V1) != hexdice.V1
+        if not lanes or (e.visibility == hexdice.REFEREE_LANE) == secret:
+            found.append(i)
+    return found
+
+
+def explain_roll(
+    envelopes: Sequence[Envelope],
+    nonce: int,
+    session: str | None = None,
+    registry: Registry = REGISTRY,
+    *,
+    secret: bool = False,
+) -> str:
+    """A readable account of one roll: purpose, derivation die by die, result and its use."""
+    ordered, events = decoded(envelopes)
+    found = find_roll(events, nonce, session, secret=secret)
     if not found:
-        msg = f"no roll with nonce {nonce}" + (f" in session {session}" if session else "")
+        lane = " of the referee lane" if secret else ""
+        msg = f"no roll with nonce {nonce}{lane}" + (f" in session {session}" if session else "")
         raise NotFoundError(msg)
     at = found[-1]
     roll = events[at]
@@ -88,10 +115,13 @@ def explain_roll(
         lines.append(f"  (nonce {nonce} also appears earlier; this is the latest; name a session to choose)")
     commitment = record.commitment if record else "unknown (the session's opening is missing)"
     client_seed = record.client_seed if record else ""
+    scheme = record.scheme if record else hexdice.V1
+    lane = hexdice.lane_of(scheme, roll.visibility)
+    prefix = f"hexlog-dice-v2|{lane}|" if lane else "hexlog-dice-v1|"
     lines += [
-        f"scheme {DICE_SCHEME}; commitment sha256(secret) = {commitment}",
+        f"scheme {scheme}; commitment sha256(secret) = {commitment}",
         f'client seed: "{client_seed}"' + ("" if client_seed else " (none set)"),
-        f'key = HMAC-SHA256(secret, "hexlog-dice-v1|{client_seed}")',
+        f'key = HMAC-SHA256(secret, "{prefix}{client_seed}")',
     ]
     key: bytes | None = None
     abandoned = record is not None and record.abandoned_at is not None
@@ -110,7 +140,7 @@ def explain_roll(
             f"session {roll.session} revealed a secret that does not hash to its commitment: nothing can be checked"
         )
     else:
-        key = hexdice.derive_key(record.secret, client_seed)
+        key = hexdice.lane_key(scheme, record.secret, client_seed, lane)
         lines.append(f"secret (revealed) = {record.secret.hex()}; sha256 matches the commitment")
         lines.append(f"key = {key.hex()}")
     lines += _dice_lines(key, roll, "key never revealed" if abandoned else "key not revealed yet")
@@ -119,7 +149,7 @@ def explain_roll(
         verdict = "match the record" if derived == roll.faces else f"DO NOT match the recorded faces {list(roll.faces)}"
         lines.append(f"derived faces {list(derived)} {verdict}")
     lines.append(f"faces {list(roll.faces)}, modifier {roll.modifier:+d}, total {roll.total}")
-    decisions = _decisions(ordered, events, at, nonce)
+    decisions = _decisions(ordered, events, at, nonce, "referee_rolls" if lane == hexdice.REFEREE_LANE else "rolls")
     lines.append("what the rules did with it:" if decisions else "what the rules did with it: no event names this roll")
     lines += decisions
     return "\n".join(lines)

@@ -14,6 +14,8 @@ from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.ruleset import display_name
+from hexlog.machine.text import shown
 from hexlog.service import cli_log, cli_procedures, cli_rules, demo, logs, render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -50,7 +52,7 @@ def init(
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules
     assert rules_in_force is not None  # noqa: S101 - the event just recorded them
-    out.print(f"campaign {door.campaign} started in {db} under {rules_in_force.title}")
+    out.print(f"campaign {door.campaign} started in {db} under {rules_in_force.title} [{display_name(rules_in_force)}]")
     out.print(f"rules hash {rules_in_force.hash}")
 
 
@@ -70,6 +72,7 @@ def session_open(
     out.print(f"session {session.id} open")
     out.print(f"commitment {session.commitment}")
     out.print("players: note the commitment now; the secret is revealed when the session closes")
+    out.print(door.receipt())
 
 
 @session_app.command("seed")
@@ -84,6 +87,7 @@ def session_seed(
     session = outcome.table.session
     assert session is not None  # noqa: S101 - the seed was accepted
     out.print(f"session {session.id}: client seed set to {text!r}")
+    out.print(door.receipt())
 
 
 @session_app.command("close")
@@ -93,6 +97,7 @@ def session_close(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = N
     outcome = door.run(c.CloseSession())
     for event in outcome.events:
         out.print(render.describe(event))
+    out.print(door.receipt())
     out.print("verify it: hexlog audit (or hexlog export, and check the file offline)")
 
 
@@ -171,6 +176,23 @@ def roll(
     door = Door.open(db, campaign)
     outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret))
     out.print(render.describe(outcome.events[0]))
+    if not secret:
+        out.print(door.receipt())
+
+
+@app.command()
+def receipt(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    at: Annotated[
+        int | None, typer.Option("--at", help="the receipt of this stream version (default: the latest)", min=1)
+    ] = None,
+) -> None:
+    """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""
+    door = Door.open(db, campaign)
+    door.table()
+    out.print(door.receipt(at))
+    out.print("check it later: hexlog audit --expect RECEIPT (a cut tail or a rewritten past fails)")
 
 
 @app.command()
@@ -192,12 +214,12 @@ def main() -> None:
         app(prog_name="hexlog")
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
-        sys.stderr.write(f"hexlog: error: {err}\n")
+        sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         sys.stderr.write("hexlog: interrupted\n")
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
         structlog.get_logger().error("cli.crashed", error=repr(err))
-        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {err}\n")
+        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
         sys.exit(70)

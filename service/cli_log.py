@@ -16,8 +16,11 @@ from hexlog.events.streams import stream_for
 from hexlog.projections import live
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
+from hexlog.replay.explain import decoded, find_roll
 from hexlog.replay.rebuild import projections
 from hexlog.replay.rebuild import replay as rebuild_replay
+from hexlog.replay.receipts import Receipt
+from hexlog.replay.verdict import Verdict
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door, open_store
 
@@ -69,49 +72,70 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
     ] = None,
     referee: Annotated[bool, typer.Option("--referee", help="explain a secret roll of a session still open")] = False,  # noqa: FBT002 - a flag
+    secret: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--secret", help="--roll names a secret roll (hexlog-dice-v2 counts them apart)")
+    ] = False,
+    expect: Annotated[
+        list[str] | None,
+        typer.Option("--expect", help="a receipt the log must hold, CAMPAIGN@VERSION:FINGERPRINT (repeatable)"),
+    ] = None,
+    strict: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--strict", help="an INCOMPLETE verdict fails too (exit 1)")
+    ] = False,
 ) -> None:
-    """Verify the chain, the commitments and every revealed roll; exit 1 naming the first bad event."""
+    """Verify the chain, the commitments, every roll and decision, and any receipts; end with a verdict.
+
+    Exit 0 VERIFIED, 3 INCOMPLETE (nothing wrong, but some rolls unverified or unprotected; 1 with
+    --strict), 1 FAILED (the first bad event is named).
+    """
+    receipts = [Receipt.parse(text) for text in expect or ()]
     if file is not None:
         envelopes = exports.read_export(_read_lines(file))
-        report = audits.audit_envelopes(envelopes)
+        report = audits.audit_envelopes(envelopes, expect=receipts)
     else:
         store = open_store(db)
         if roll is not None:
             campaign = Door.open(db, campaign).campaign
-        report = audits.audit_store(store, campaign)
+        report = audits.audit_store(store, campaign, expect=receipts)
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )
     if roll is not None:
-        _explain(envelopes, roll, session, referee=referee)
+        _explain(envelopes, roll, session, referee=referee, secret=secret)
         return
     out.print(report.text())
-    if not report.ok:
+    verdict = report.verdict
+    if verdict is Verdict.FAILED:
         first = report.first_bad
-        assert first is not None  # noqa: S101 - not ok means a finding
+        assert first is not None  # noqa: S101 - a failure has a finding
         sys.stderr.write(
-            f"hexlog: audit failed at {first.stream} version {first.streamversion} "
+            f"hexlog: audit FAILED at {first.stream} version {first.streamversion} "
             f"(event {first.event_id}): {first.reason}\n"
         )
-        raise typer.Exit(1)
+    if verdict is Verdict.INCOMPLETE and strict:
+        sys.stderr.write("hexlog: audit INCOMPLETE, a failure under --strict\n")
+        raise typer.Exit(Verdict.FAILED.exit_code)
+    if verdict is not Verdict.VERIFIED:
+        raise typer.Exit(verdict.exit_code)
 
 
-def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool) -> None:
+def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
     if not envelopes:
         msg = "no events to explain a roll from"
         raise NotFoundError(msg)
-    text = audits.explain_roll(envelopes, nonce, session)
+    text = audits.explain_roll(envelopes, nonce, session, secret=secret)
     if not referee:
-        events = [decode(e) for e in envelopes]
-        hidden = render.hidden_rolls(events)
-        rolled = [
-            e
-            for e in events
-            if isinstance(e, DiceRolled) and e.nonce == nonce and (session is None or e.session == session)
-        ]
-        if rolled and rolled[-1].visibility == REFEREE and (rolled[-1].session, nonce) in hidden:
+        _, events = decoded(envelopes)
+        hidden = render.hidden_rolls(e for e in events if e is not None)
+        found = find_roll(events, nonce, session, secret=secret)
+        roll = events[found[-1]] if found else None
+        if (
+            isinstance(roll, DiceRolled)
+            and roll.visibility == REFEREE
+            and any((s, n) == (roll.session, nonce) for s, _, n in hidden)
+        ):
             msg = (
-                f"roll {nonce} of session {rolled[-1].session} is secret until the session closes "
+                f"roll {nonce} of session {roll.session} is secret until the session closes "
                 "(the referee may pass --referee)"
             )
             raise RuleRefusedError(msg)
@@ -141,7 +165,7 @@ def export(
     recorded = door.store.read_stream(stream_for(door.campaign))
     hidden = render.hidden_rolls(decode(r.envelope) for r in recorded)
     if hidden and not referee:
-        sessions = ", ".join(sorted({s for s, _ in hidden}))
+        sessions = ", ".join(sorted({s for s, _, _ in hidden}))
         msg = (
             f"session {sessions} is still open and has secret rolls: an export now would show them; "
             "close the session first (or pass --referee for the referee's own copy)"

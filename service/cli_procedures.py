@@ -17,6 +17,7 @@ import attrs
 import typer
 from rich.console import Console
 
+from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE
@@ -48,6 +49,8 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
     for event in outcome.events:
         if not isinstance(event, PhaseChanged):
             out.print(render.describe(event))
+    if any(isinstance(e, DiceRolled) and e.visibility is Visibility.PUBLIC for e in outcome.events):
+        out.print(door.receipt())
     state = outcome.table.procedures.get(procedure.name)
     if state is not None:
         allowed = render.next_steps(registry.runner(procedure.name).allowed(state, outcome.table))

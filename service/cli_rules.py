@@ -116,4 +116,4 @@ def change(
     outcome = door.run(c.ChangeRules(ruleset=ruleset, overrides=read_overrides(rules), reason=reason))
     new = outcome.table.rules
     assert new is not None  # noqa: S101 - just recorded
-    out.print(f"rules in force: {new.title}, hash {new.hash}")
+    out.print(f"rules in force: {new.title} [{rulesets.display_name(new)}], hash {new.hash}")

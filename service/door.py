@@ -28,8 +28,12 @@ import typer
 
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore, is_busy
+from hexlog.events.streams import stream_for
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
+from hexlog.machine.ruleset import display_name
+from hexlog.replay.rebuild import table_at
+from hexlog.replay.receipts import Receipt
 
 if TYPE_CHECKING:
     from hexlog.machine import commands as c
@@ -145,6 +149,24 @@ class Door:
             "command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version
         )
         return outcome
+
+    def receipt(self, version: int | None = None) -> str:
+        """The receipt of the event at ``version`` (the latest by default), with what the players read beside it."""
+        stream = stream_for(self.campaign)
+        at = self.store.stream_version(stream) if version is None else version
+        records = self.store.read_stream(stream, at)[:1] if at > 0 else []
+        if not records or records[0].version != at:
+            msg = f"campaign {self.campaign!r} has no event at version {at}"
+            raise NotFoundError(msg)
+        record = records[0]
+        # the latest table is the live one; an earlier one is folded (a question about the past)
+        table = self.table() if version is None else table_at(self.store, self.campaign, at, self.handler.registry)
+        session = table.session
+        facts = [f"rules {display_name(table.rules)}"] if table.rules is not None else []
+        if session is not None:
+            seed = repr(session.client_seed) if session.client_seed else "none"
+            facts[:0] = [f"session {session.id} commitment {session.commitment}", f"client seed {seed}"]
+        return f"receipt {Receipt.of(record.envelope)} ({'; '.join(facts)})"
 
     def close(self) -> None:
         """Release the database."""

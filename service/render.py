@@ -9,6 +9,9 @@ import attrs
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.ruleset import display_name
+from hexlog.machine.text import shown
+from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service.renderers import TEXTS
 
@@ -31,9 +34,9 @@ def _generic(event: Event) -> str:
 
 
 def describe(event: Event) -> str:
-    """One readable line for an event."""
+    """One readable line for an event (text that could forge a line or steer a terminal is escaped)."""
     text = TEXTS.get(type(event))
-    return text(event) if text is not None else _generic(event)
+    return shown(text(event) if text is not None else _generic(event))
 
 
 @attrs.frozen
@@ -59,13 +62,9 @@ def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
     return lines
 
 
-def hidden_rolls(events: Iterable[Event]) -> set[tuple[str, int]]:
-    """(session, nonce) of every secret roll a player may not see yet."""
-    listed = list(events)
-    view = PlayerView(ended_sessions(listed))
-    for event in listed:
-        view.hides(event)
-    return view.hidden_rolls()
+def hidden_rolls(events: Iterable[Event]) -> set[tuple[str, str, int]]:
+    """(session, lane, nonce) of every secret roll a player may not see yet."""
+    return visibility.hidden_rolls(events)
 
 
 def subcommand(trigger: str) -> str:
@@ -98,7 +97,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
     rules = table.rules
     lines = [f"campaign {campaign} (stream version {table.version})"]
     if rules is not None:
-        lines.append(f"rules: {rules.title} [{rules.name}], hash {rules.hash[:16]}")
+        lines.append(f"rules: {rules.title} [{display_name(rules)}], hash {rules.hash[:16]}")
     session = table.session
     if session is None:
         lines.append("session: none yet (hexlog session open)")
@@ -118,4 +117,4 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
     lines.append(f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)")
     for name, state in table.procedures.items():
         lines.extend(procedure_lines(name, state, table, registry))
-    return lines
+    return [shown(line) for line in lines]

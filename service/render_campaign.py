@@ -10,6 +10,7 @@ from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.party import MemberAdded, MemberRemoved
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.machine.ruleset import display_name, from_recorded
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,6 +30,11 @@ def _rolled(e: DiceRolled) -> str:
     made = f" (for {e.made_for})" if e.made_for else ""
     mods = "".join(f" [{m.value:+d} {m.source}]" for m in e.modifiers)
     return f"roll #{e.nonce} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
+
+
+def _rules(e: CampaignStarted | RulesChanged) -> str:
+    """The recorded ruleset's name, saying so when house rules were laid over a built-in."""
+    return display_name(from_recorded(e.ruleset, e.rules))
 
 
 def _clock(e: ClockAdvanced) -> str:
@@ -53,10 +59,12 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     SessionOpened: lambda e: f"session {e.session} opened; commitment {e.commitment} ({e.scheme})",
     ClientSeedSet: lambda e: f"session {e.session}: players' client seed {e.client_seed!r}",
     SessionClosed: lambda e: f"session {e.session} closed; secret revealed: {e.secret}",
-    SessionAbandoned: lambda e: f"session {e.session} abandoned without revealing its secret: {e.reason}",
-    CampaignStarted: lambda e: f"campaign {e.campaign} started under {e.ruleset} (rules {e.rules_hash[:12]})",
+    SessionAbandoned: lambda e: (
+        f"session {e.session} abandoned: its secret was never revealed, a withheld reveal ({e.reason})"
+    ),
+    CampaignStarted: lambda e: f"campaign {e.campaign} started under {_rules(e)} (rules {e.rules_hash[:12]})",
     RulesChanged: lambda e: (
-        f"rules changed to {e.ruleset} (rules {e.rules_hash[:12]}){': ' + e.reason if e.reason else ''}"
+        f"rules changed to {_rules(e)} (rules {e.rules_hash[:12]}){': ' + e.reason if e.reason else ''}"
     ),
     MemberAdded: _member,
     MemberRemoved: lambda e: f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else ""),

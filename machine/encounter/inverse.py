@@ -71,4 +71,18 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
     return [], frozenset()
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare)
+def by_hand(event: Event) -> str | None:
+    """What the referee decided by hand in an encounter event, in words (None: nothing)."""
+    match event:
+        case ev.ReactionRolled(modifier=modifier) if modifier:
+            return f"a reaction modifier of {modifier:+d} given by the referee (reaction total {event.total})"
+        case ev.DistanceDetermined(rule="referee"):
+            return f"a distance of {event.value} {event.unit} set by the referee instead of rolled"
+        case ev.PursuitDecided(decided_by=ev.DecidedBy.REFEREE):
+            chose = "pursue" if event.pursue else "let them go"
+            suggested = "pursuit" if event.suggested else "no pursuit"
+            return f"the {event.pursuer} {chose}, decided by the referee (the reaction suggested {suggested})"
+    return None
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare, by_hand=by_hand)

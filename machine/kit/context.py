@@ -107,12 +107,13 @@ class StepContext:
             msg = f"no session is open, so nothing can be rolled (for {purpose}); run 'hexlog session open'"
             raise RuleRefusedError(msg)
         spec = hexdice.parse(dice) if isinstance(dice, str) else dice
-        faces = self._dice(session.id).faces(session.next_nonce, spec.sides_tuple)
+        nonce = session.nonce_for(visibility)
+        faces = self._dice(session.id).faces(nonce, spec.sides_tuple, hexdice.lane_of(session.scheme, visibility))
         modifiers = tuple(m for source in self.registry.modifier_sources for m in source(self.table, made_for, purpose))
         modifier = spec.modifier + sum(m.value for m in modifiers)
         rolled = DiceRolled(
             session=session.id,
-            nonce=session.next_nonce,
+            nonce=nonce,
             purpose=purpose,
             sides=spec.sides_tuple,
             faces=faces,

@@ -56,12 +56,15 @@ class Inverse:
     ``command_for(event)`` is the command that made a recorded decision (None: not such a decision),
     with only what the referee typed taken from the record; ``typed`` names those fields by event
     type, so they are not compared; ``compare(recorded, expected)`` may word some differences itself
-    and return the fields it has judged.
+    and return the fields it has judged; ``by_hand(event)`` says what the referee decided by hand in
+    an event, for the audit's account of the referee's hand.
     """
 
     command_for: Callable[[Event], Command | None]
     typed: Mapping[type[Event], frozenset[str]] = attrs.field(factory=dict)
     compare: Callable[[Event, Event], tuple[list[str], frozenset[str]]] | None = None
+    #: what the referee decided by hand in a recorded event (a modifier given, a distance set), in words
+    by_hand: Callable[[Event], str | None] | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.kit.rules import keys_of
 from hexlog.machine.kit.runner import Runner
+from hexlog.machine.text import skeleton
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -128,8 +129,9 @@ class Registry:
         return [p for proc in self.procedures for p in proc.purposes]
 
     def reserved(self, purpose: str) -> str | None:
-        """The reserved purpose that ``purpose`` is (or extends), if any."""
-        return next((p for p in self.purposes if purpose == p or purpose.startswith(p + ".")), None)
+        """The reserved purpose that ``purpose`` is, extends, or looks like (case, spaces, look-alike letters)."""
+        seen = skeleton(purpose)
+        return next((p for p in self.purposes if seen == skeleton(p) or seen.startswith(skeleton(p) + ".")), None)
 
     def open_procedures(self, table: Table) -> list[tuple[Procedure, Any]]:
         """The procedures under way at a table, with their states."""

@@ -1,0 +1,74 @@
+"""The audit's verdict, and what keeps a log that holds no fault from being verified.
+
+``VERIFIED`` (exit 0): every roll re-derived, every decision re-run, every receipt given matched.
+``INCOMPLETE`` (exit 3): nothing is wrong, but some rolls cannot be checked yet or ever, or do not
+protect the players: a session still open, one abandoned (a withheld reveal), one whose secret was
+supplied instead of drawn, one without the players' client seed, one opened right after an abandoned
+session with the same client seed. Each is named once, with its count of rolls. ``FAILED`` (exit 1):
+something is wrong; the first bad event is named.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hexlog.replay.dice_audit import SessionRecord
+
+
+class Verdict(enum.StrEnum):
+    """What an audit concludes."""
+
+    VERIFIED = "VERIFIED"
+    INCOMPLETE = "INCOMPLETE"
+    FAILED = "FAILED"
+
+    @property
+    def exit_code(self) -> int:
+        """0 verified, 3 incomplete, 1 failed."""
+        return {Verdict.VERIFIED: 0, Verdict.INCOMPLETE: 3, Verdict.FAILED: 1}[self]
+
+
+def _rolls(count: int) -> str:
+    return f"{count} roll{'s' if count != 1 else ''}"
+
+
+def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
+    """Why each session with rolls is not verified, or does not protect the players, in open order."""
+    out: list[str] = []
+    previous: SessionRecord | None = None
+    for record in sessions.values():
+        n = len(record.rolls)
+        if n:
+            if record.abandoned_at is not None:
+                out.append(
+                    f"session {record.id} was abandoned, a withheld reveal: its {_rolls(n)} can never be verified"
+                )
+            elif record.open:
+                out.append(f"session {record.id} is still open: its {_rolls(n)} can be verified once it closes")
+            if record.supplied:
+                out.append(
+                    f"session {record.id}'s secret was supplied to hexlog, not drawn by it: "
+                    f"whoever supplied it could have chosen its {_rolls(n)}"
+                )
+            if not record.client_seed:
+                out.append(
+                    f"session {record.id} has no client seed from the players: "
+                    f"the referee could have chosen its secret, and so its {_rolls(n)}"
+                )
+            reused = (
+                previous is not None
+                and previous.abandoned_at is not None
+                and record.client_seed
+                and record.client_seed == previous.client_seed
+            )
+            if reused and previous is not None:
+                out.append(
+                    f"session {record.id} was opened right after the abandoned session {previous.id} with the same "
+                    f"client seed: its secret could have been chosen knowing that seed"
+                )
+        previous = record
+    return out
