@@ -16,7 +16,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
-from hexlog.service import cli_log, cli_procedures, cli_rules, demo, logs, render
+from hexlog.service import cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -204,6 +204,7 @@ def state(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> 
 
 
 cli_log.install(app)
+cli_schema.install(app)
 demo.install(app)
 
 
