@@ -2,7 +2,8 @@
 
 The ledger never holds a growing document: its state is the latest session (the session lifecycle
 fold), and each event writes the rows it changes: ``session/<id>`` when a session opens, takes a
-seed, rolls or ends, and ``roll/<id>/<nonce>`` for each roll.
+seed, rolls or ends, and ``roll/<id>/<nonce>`` for each roll (``roll/<id>/referee/<nonce>`` for a secret
+roll of a hexlog-dice-v2 session, whose nonces count apart).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.codec import converter, to_data
-from hexlog.events.dice import DiceRolled
+from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.projections import sessions
 
 if TYPE_CHECKING:
@@ -26,8 +27,11 @@ def session_key(session: str) -> str:
     return f"session/{session}"
 
 
-def roll_key(session: str, nonce: int) -> str:
-    """The ledger row of a roll (nonces padded so that rows sort in roll order)."""
+def roll_key(session: str, nonce: int, *, own_lane: bool = False) -> str:
+    """The ledger row of a roll (nonces padded so that rows sort in roll order); ``own_lane`` for a secret
+    roll of a hexlog-dice-v2 session, whose nonces count apart from the public ones."""
+    if own_lane:
+        return f"roll/{session}/{Visibility.REFEREE}/{nonce:09d}"
     return f"roll/{session}/{nonce:09d}"
 
 
@@ -35,8 +39,9 @@ class Ledger:
     """The live projection of the roll ledger; its state is the latest session, or None."""
 
     name = NAME
-    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied
-    revision = 2
+    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied;
+    #: 3: a secret roll of a v2 session has a row of its own lane
+    revision = 3
 
     def initial(self) -> sessions.Session | None:
         """No session yet."""
@@ -67,7 +72,8 @@ class Ledger:
         if after is not None and after is not before:
             rows[session_key(after.id)] = converter.unstructure(after)
         if isinstance(event, DiceRolled) and after is not None and event.session == after.id:
-            rows[roll_key(event.session, event.nonce)] = to_data(event)
+            own_lane = after.lanes and event.visibility == Visibility.REFEREE
+            rows[roll_key(event.session, event.nonce, own_lane=own_lane)] = to_data(event)
         return rows
 
 

@@ -116,7 +116,7 @@ def session_abandon(
         out.print(render.describe(event))
     session = outcome.table.session
     assert session is not None  # noqa: S101 - just abandoned
-    rolls = f"{session.next_nonce} roll{'s' if session.next_nonce != 1 else ''}"
+    rolls = f"{session.rolls} roll{'s' if session.rolls != 1 else ''}"
     out.print(f"the {rolls} of session {session.id} can never be verified: its secret was not revealed")
     out.print("a new session may be opened: hexlog session open")
 

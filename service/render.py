@@ -103,8 +103,10 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
         lines.append("session: none yet (hexlog session open)")
     else:
         seed = f", client seed {session.client_seed!r}" if session.client_seed else ""
-        lines.append(f"session {session.id}: {session.status}, {session.next_nonce} rolls{seed}")
-        lines.append(f"  commitment {session.commitment}")
+        rolls = f"{session.rolls} roll{'' if session.rolls == 1 else 's'}"
+        lines.append(f"session {session.id}: {session.status}, {rolls}{seed}")
+        supplied = "; its secret was supplied, not drawn: the rolls do not protect the players" if session.supplied else ""
+        lines.append(f"  commitment {session.commitment} ({session.scheme}){supplied}")
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")
         lines.extend(

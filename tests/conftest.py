@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from jsonschema import Draft202012Validator
+
+import hexlog.machine.handler  # registers every procedure and its events
+from hexlog.events import chain, codec, memory, sqlite
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 HEXLOG = Path(sys.executable).parent / "hexlog"
 
@@ -43,7 +53,7 @@ def hexlog(tmp_path: Path):
     return run
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def hexlog_in():
     """A function running ``hexlog ARGS`` in a given folder: ``hexlog_in(cwd, *args)``."""
 
@@ -79,3 +89,45 @@ def copy_campaign():
 def play_once():
     """``play_once(folder, script)``: run a script of invocations there, each of which must succeed."""
     return _play_once
+
+
+@functools.cache
+def _validators() -> dict[str, Draft202012Validator]:
+    """A validator per published event type (the files in events/schemas), by CloudEvents type."""
+    found = {}
+    for path in sorted((Path(__file__).resolve().parents[1] / "events" / "schemas").glob("*.json")):
+        body = json.loads(path.read_text(encoding="utf-8"))
+        found[body["x-hexlog-type"]] = Draft202012Validator(body)
+    return found
+
+
+def schema_problems(events: Iterable[tuple[str, int, dict[str, Any]]]) -> list[str]:
+    """What breaks the published schemas among ``(type, schema version, data)`` triples.
+
+    Data of an older schema version is checked as hexlog reads it (upcast to the current version);
+    types outside the catalogue (the tests' own ``hexlog.test.*``) are left alone.
+    """
+    problems = []
+    for kind, version, data in events:
+        validator = _validators().get(kind)
+        if validator is None:
+            continue
+        current = codec.to_data(codec.from_data(kind, version, data))
+        problems += [f"{kind} v{version}: {error.message}" for error in validator.iter_errors(current)]
+    return problems
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_event_written_meets_its_schema():
+    """Every event any test appends in this process is checked against its published JSON Schema."""
+    sealing = chain.seal_batch
+
+    def checked(stream_id, version, prevhash, events):
+        problems = schema_problems((new.type, new.schemaversion, new.data) for new in events)
+        assert not problems, problems
+        return sealing(stream_id, version, prevhash, events)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memory, "seal_batch", checked)
+        patch.setattr(sqlite, "seal_batch", checked)
+        yield

@@ -26,6 +26,7 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import audit_envelopes, audit_store, explain_roll
 from hexlog.replay.dice_audit import check_dice
+from hexlog.replay.verdict import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -153,20 +154,21 @@ class TestExplainRoll:
     """A roll explained step by step, checkable by hand."""
 
     def test_the_explanation_shows_the_key_the_draws_and_the_faces(self) -> None:
-        """Roll 0 (2d6+1) shows the key derivation, each HMAC message and value, the bound and faces 3, 4."""
+        """Roll 0 (2d6+1) shows the public lane's key derivation, each HMAC message and value, the bound, faces 1, 5."""
         store = MemoryStore()
         drive(store)
         text = explain_roll(envelopes_of(store), 0)
-        key = hmac.new(SECRET, b"hexlog-dice-v1|table-7", hashlib.sha256).digest()
+        key = hmac.new(SECRET, b"hexlog-dice-v2|public|table-7", hashlib.sha256).digest()
         first = int.from_bytes(hmac.new(key, b"0:0:0", hashlib.sha256).digest()[:8], "big")
         assert "reaction" in text
-        assert 'HMAC-SHA256(secret, "hexlog-dice-v1|table-7")' in text
+        assert "scheme hexlog-dice-v2" in text
+        assert 'HMAC-SHA256(secret, "hexlog-dice-v2|public|table-7")' in text
         assert key.hex() in text
         assert '"0:0:0"' in text
         assert '"0:1:0"' in text
         assert str(first) in text
         assert str((2**64 // 6) * 6) in text
-        assert "faces [3, 4], modifier +1, total 8" in text
+        assert "faces [1, 5], modifier +1, total 7" in text
         assert "match the record" in text
 
     def test_an_open_sessions_roll_names_the_commitment_and_waits_for_the_reveal(self) -> None:
@@ -219,7 +221,8 @@ class TestForgeries:
         bad = report.first_bad
         assert bad is not None
         assert (bad.check, bad.streamversion, bad.event_id) == ("dice", at + 1, envelopes[at].id)
-        assert "hexlog-dice-v1 gives" in bad.reason
+        # the secret d20 is the referee lane's nonce 0: hexlog-dice-v2 gives 8 there
+        assert bad.reason == f"faces [{face}] recorded; hexlog-dice-v2 gives [8]"
         assert all(f.check != "chain" for f in report.findings)
 
     def test_a_wrong_commitment_is_caught_at_the_reveal(self) -> None:
@@ -237,16 +240,18 @@ class TestForgeries:
         assert bad.event_id == envelopes[index_of(envelopes, "hexlog.session.closed")].id
 
     def test_a_nonce_gap_is_caught(self) -> None:
-        """Removing a roll and resealing leaves the next roll's nonce skipping one."""
+        """Removing a roll and resealing leaves the next roll of its lane skipping one (hexlog-dice-v2 lanes)."""
         store = MemoryStore()
         drive(store)
         envelopes = envelopes_of(store)
-        at = index_of(envelopes, "hexlog.dice.rolled", 1)
+        at = index_of(envelopes, "hexlog.dice.rolled", 1)  # the first secret roll, referee nonce 0
+        following = index_of(envelopes, "hexlog.dice.rolled", 3)  # the next secret roll, referee nonce 1
         report = audit_envelopes(reseal([*envelopes[:at], *envelopes[at + 1 :]]))
         bad = report.first_bad
         assert bad is not None
-        assert (bad.check, bad.event_id) == ("nonce", envelopes[at + 1].id)
+        assert (bad.check, bad.event_id) == ("nonce", envelopes[following].id)
         assert "skips" in bad.reason
+        assert [f.event_id for f in report.findings if f.check == "nonce"] == [envelopes[following].id]
 
     def test_a_repeated_nonce_is_caught(self) -> None:
         """A roll recorded twice (a silent re-roll) repeats its nonce."""
@@ -342,7 +347,10 @@ class TestForgeries:
 
 def drive_abandoned(store: Any, *, after: tuple[Any, ...] = ()) -> Handler:
     """The small campaign, but its session is abandoned (its key file lost) instead of closed; then ``after``."""
-    handler = drive(store, close=False)
+    kept = drive(store, close=False)
+    # the key file is lost: a handler over the same log whose keeper never held the secret (abandon is
+    # refused while the secret is still kept)
+    handler = Handler(store, MemoryKeeper(), clock=kept.clock, new_id=kept.new_id)
     handler.execute("c1", c.AbandonSession(reason="the key file was lost"))
     for command in after:
         handler.execute("c1", command)
@@ -360,7 +368,10 @@ class TestAbandonedSessions:
         assert (report.sessions, report.rolls, report.rolls_verified) == (1, len(ROLLS), 0)
         assert len(report.unverifiable) == len(ROLLS)
         assert all(f.reason == "session s1 was abandoned without revealing its secret" for f in report.unverifiable)
-        assert "session s1 was abandoned without revealing its secret" in report.text()
+        assert report.verdict is Verdict.INCOMPLETE
+        text = report.text()
+        assert f"session s1 was abandoned, a withheld reveal: its {len(ROLLS)} rolls can never be verified" in text
+        assert text.count("abandoned") == 1  # counted once for the session, never one line per roll
 
     def test_the_next_session_verifies_and_the_abandoned_one_stays_unverifiable(self, store: Any) -> None:
         """After an abandon a new session opens, rolls and closes: its rolls verify, the abandoned ones do not."""

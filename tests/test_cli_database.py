@@ -97,7 +97,7 @@ class TestCorruptData:
         result = hexlog("audit")
         assert result.returncode == 1, result.stderr
         line = one_line(result.stderr)
-        assert f"audit failed at campaign-main version 4 (event {event_id})" in line
+        assert f"audit FAILED at campaign-main version 4 (event {event_id})" in line
 
     @pytest.mark.parametrize("args", [a for a in READERS if a[0] != "audit"], ids=" ".join)
     def test_json_that_is_not_an_object_is_named_by_every_command(

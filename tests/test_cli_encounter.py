@@ -10,6 +10,7 @@ test_positions.py and test_options.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -58,7 +59,12 @@ HIDDEN = "(hidden by the referee until the session closes)"
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$")
 ROLL = re.compile(r"roll #(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
 ROLLS_NAMED = re.compile(r" \[rolls (#\d+(?:, #\d+)*)\]$")
+RECEIPT = re.compile(
+    r"receipt main@(\d+):([0-9a-f]{16}) \(session s1 commitment ([0-9a-f]{64}); client seed (.+); rules (\w+)\)"
+)
 SECRETS = {"ose": 1, "adnd": 2, "explore": 3}
+#: the players' client seed of each campaign's session (none: the session never takes one)
+CLIENT_SEEDS = {"ose": "goblin night 7", "adnd": "", "explore": ""}
 
 
 def secret(n: int) -> str:
@@ -77,6 +83,12 @@ class Row(NamedTuple):
     version: int
     type: str
     data: dict[str, Any]
+
+
+def event_hash(db: Path, version: int) -> str:
+    """The chain hash of the event at stream ``version`` of ``db``."""
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("SELECT hash FROM events WHERE stream_version = ?", (version,)).fetchone()[0]
 
 
 def count_events(db: Path) -> int:
@@ -150,8 +162,13 @@ class Step:
 
     @property
     def said(self) -> list[str]:
-        """What it printed before the closing ``-> PHASE; next: ...`` line."""
-        return self.ran.stdout.splitlines()[:-1]
+        """What it printed before the closing ``-> PHASE; next: ...`` line, but for receipts."""
+        return [line for line in self.ran.stdout.splitlines()[:-1] if not RECEIPT.fullmatch(line)]
+
+    @property
+    def receipts(self) -> list[str]:
+        """The receipts it printed (after a public roll)."""
+        return [line for line in self.ran.stdout.splitlines()[:-1] if RECEIPT.fullmatch(line)]
 
 
 @dataclass(frozen=True)
@@ -210,10 +227,10 @@ class Script:
             f"{self.ruleset}: {why}: {ran.args} exited {ran.returncode}\n{ran.stdout}{ran.stderr}\n{done}"
         )
 
-    def do(self, label: str, *args: str) -> Ran:
-        """Run a command that must succeed, under a label."""
+    def do(self, label: str, *args: str, expect: int = 0) -> Ran:
+        """Run a command that must exit with ``expect`` (0: succeed), under a label."""
         ran = self.invoke(*args)
-        if ran.returncode != 0:
+        if ran.returncode != expect:
             raise self._fail(ran, label)
         self.runs[label] = ran
         return ran
@@ -271,17 +288,22 @@ class Script:
         raise ScriptError(msg)
 
     def setup(self, *members: tuple[str, ...]) -> None:
-        """A campaign under the ruleset, an open session on the fixed secret, and the party."""
+        """A campaign under the ruleset, an open session on the fixed secret (and seed, if any), and the party."""
         self.do("init", "init", "--ruleset", self.ruleset)
         self.do("open", "session", "open", "--secret-hex", self.secret)
+        if CLIENT_SEEDS[self.ruleset]:
+            self.do("seed", "session", "seed", CLIENT_SEEDS[self.ruleset])
         for member in members:
             self.do(f"member.{member[0]}", "party", "add", *member)
 
     def close(self) -> None:
-        """Close the session, then read the referee's log, audit and replay."""
+        """Close the session, then read the referee's log, audit and replay.
+
+        The audit is INCOMPLETE (exit 3), never VERIFIED: the fixed secret was supplied, not drawn.
+        """
         self.do("close", "session", "close")
         self.do("log", "log")
-        self.do("audit", "audit")
+        self.do("audit", "audit", expect=3)
         self.do("replay", "replay")
         self.rows = read_rows(self.db)
 
@@ -422,10 +444,16 @@ CAMPAIGNS = sorted(SCRIPTS)
 class TestEveryStep:
     @pytest.mark.parametrize("campaign", CAMPAIGNS)
     def test_each_step_prints_the_events_it_recorded_and_the_phase_it_reached(self, campaigns, campaign):
-        """A step prints each event it appended as the log shows it, then the phase its one recorded change reached."""
+        """A step prints each event it appended as the log shows it, then the phase its one recorded change reached.
+
+        A step that rolled in public prints, between the two, one receipt of the last event it appended.
+        """
         played = campaigns[campaign]
         log = log_lines(played.runs["log"].stdout)
+        commitment = hashlib.sha256(bytes.fromhex(played.secret)).hexdigest()
+        seed = repr(CLIENT_SEEDS[campaign]) if CLIENT_SEEDS[campaign] else "none"
         assert played.steps
+        assert any(step.receipts for step in played.steps)
         for step in played.steps:
             ran = step.ran
             assert ran.stderr == "", ran.args
@@ -434,6 +462,14 @@ class TestEveryStep:
             change = ran.written[-1]
             assert change.type == PHASE_CHANGED, (ran.args, types)
             assert step.said == [log[r.version] for r in ran.written[:-1]], ran.args
+            assert ran.stdout.splitlines()[:-1] == [*step.said, *step.receipts], ran.args
+            public = [r for r in ran.written if r.type == DICE_ROLLED and r.data["visibility"] == "public"]
+            assert len(step.receipts) == (1 if public else 0), ran.args
+            for receipt in step.receipts:
+                found = RECEIPT.fullmatch(receipt)
+                assert found is not None
+                assert (int(found[1]), found[3], found[4], found[5]) == (change.version, commitment, seed, campaign)
+                assert event_hash(played.db, change.version).startswith(found[2])
             assert (change.data["trigger"].replace("_", "-"), change.data["dest"]) == (step.name, step.phase)
             assert log[change.version] == f"encounter: {step.name} ({step.source} -> {step.phase})"
 
@@ -464,10 +500,20 @@ class TestEveryStep:
 
     @pytest.mark.parametrize("campaign", CAMPAIGNS)
     def test_the_session_numbers_its_rolls_from_zero_in_order(self, campaigns, campaign):
-        """The nonces printed by every step and free roll run 0, 1, 2, ... and match the rolls recorded."""
+        """The nonces printed by every step and free roll run 0, 1, 2, ... in each lane and match the rolls recorded.
+
+        hexlog-dice-v2 numbers the public rolls and the referee's secret rolls apart.
+        """
         played = campaigns[campaign]
-        printed = [int(r[1]) for ran in played.history for r in rolls_printed(ran.stdout.splitlines())]
-        assert printed == list(range(dice_count(played.rows)))
+        printed: dict[str, list[int]] = {"public": [], "referee": []}
+        for ran in played.history:
+            for roll in rolls_printed(ran.stdout.splitlines()):
+                printed["referee" if roll[7].endswith(" [secret]") else "public"].append(int(roll[1]))
+        for lane, nonces in printed.items():
+            recorded = [r.data["nonce"] for r in played.rows if r.type == DICE_ROLLED and r.data["visibility"] == lane]
+            assert nonces == list(range(len(nonces))) == recorded, lane
+        assert len(printed["public"]) + len(printed["referee"]) == dice_count(played.rows)
+        assert printed["public"]
 
     @pytest.mark.parametrize("campaign", CAMPAIGNS)
     def test_the_steps_offered_next_are_subcommands(self, campaigns, campaign):
@@ -549,7 +595,8 @@ class TestState:
         lines = shown.ran.stdout.splitlines()
         at = lines.index(f"encounter: phase {shown.phase}")
         assert lines[at + 1] == "  next: hexlog encounter " + " | ".join(shown.offered)
-        assert f"session s1: open, {dice_count(ose.rows[: shown.ran.before])} rolls" in lines
+        rolls = dice_count(ose.rows[: shown.ran.before])
+        assert f"session s1: open, {rolls} rolls, client seed {CLIENT_SEEDS['ose']!r}" in lines
         assert shown.ran.written == ()
 
 
@@ -575,16 +622,35 @@ class TestPlayerView:
 class TestClosing:
     @pytest.mark.parametrize("campaign", CAMPAIGNS)
     def test_closing_reveals_the_secret_and_the_audit_re_derives_every_roll(self, campaigns, campaign):
-        """session close reveals the secret it was opened with; audit re-derives all the rolls and says OK."""
+        """session close reveals the secret it was opened with; audit re-derives all the rolls and finds nothing wrong.
+
+        The verdict is INCOMPLETE (exit 3) for the fixed secret supplied with --secret-hex, and for the
+        missing client seed where the session took none: each named once, for all the session's rolls.
+        """
         played = campaigns[campaign]
         closed = played.runs["close"]
         assert len(closed.written) == 1
         assert f"secret revealed: {played.secret}" in closed.stdout
         rolls = dice_count(played.rows)
         assert rolls > 0
-        audit = played.runs["audit"].stdout
-        assert f"1 session(s), {rolls} of {rolls} rolls re-derived" in audit
-        assert audit.rstrip().splitlines()[-1] == "OK"
+        audit = played.runs["audit"]
+        assert (audit.returncode, audit.stderr) == (3, "")
+        lines = audit.stdout.splitlines()
+        assert f"1 session(s), {rolls} of {rolls} rolls re-derived" in lines[0]
+        expected = [
+            "INCOMPLETE: nothing is wrong, but not every roll is verified and protected:",
+            (
+                "  - session s1's secret was supplied to hexlog, not drawn by it: whoever supplied it could have "
+                f"chosen its {rolls} rolls"
+            ),
+        ]
+        if not CLIENT_SEEDS[campaign]:
+            expected.append(
+                f"  - session s1 has no client seed from the players: the referee could have chosen its secret, "
+                f"and so its {rolls} rolls"
+            )
+        hand = "decided by the referee's hand:"
+        assert lines[1 : lines.index(hand) if hand in lines else len(lines)] == expected
 
     @pytest.mark.parametrize("campaign", CAMPAIGNS)
     def test_replay_matches_the_stored_state(self, campaigns, campaign):

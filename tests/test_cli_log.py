@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
 
 import pytest
 
+from hexlog.machine.keeper import key_file_for
 from hexlog.replay.rebuild import projections
 
 SECRET = bytes(range(32)).hex()
 SAMPLE_LINES = 7
+#: the one caveat of the played session once closed: it was opened with --secret-hex
+SUPPLIED = (
+    "session s1's secret was supplied to hexlog, not drawn by it: whoever supplied it could have chosen its 2 rolls"
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +40,19 @@ def played(played_once, tmp_path, copy_campaign):
     return copy_campaign(played_once, tmp_path)
 
 
+def _reseal(lines, index, **data):
+    """Export lines with ``data`` set in line ``index``'s data, it and the rest re-hashed (hexlog-chain-v1)."""
+    objects = [json.loads(line) for line in lines]
+    objects[index]["data"].update(data)
+    for i in range(index, len(objects)):
+        if i:
+            objects[i]["prevhash"] = objects[i - 1]["hash"]
+        unhashed = {k: v for k, v in objects[i].items() if k != "hash"}
+        canonical = json.dumps(unhashed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        objects[i]["hash"] = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return [json.dumps(o, ensure_ascii=False) for o in objects]
+
+
 def _tamper(db, sql, params=()):
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TRIGGER IF EXISTS events_no_update")
@@ -47,14 +66,14 @@ class TestLogView:
         """The timeline names each roll, its faces and what it was for."""
         result = hexlog("log")
         assert result.returncode == 0
-        assert "roll #0 2d6+1 -> 3+4+1 = 8 for test" in result.stdout
+        assert "roll #0 2d6+1 -> 1+5+1 = 7 for test" in result.stdout
         assert "for wandering check [secret]" in result.stdout
 
     @pytest.mark.usefixtures("played")
     def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog):
         """Nothing leaks: the secret roll's faces are hidden, then shown once revealed."""
         hidden = hexlog("log", "--view", "player")
-        assert "roll #1 (hidden by the referee" in hidden.stdout
+        assert "roll #0 (hidden by the referee" in hidden.stdout
         assert "wandering check" not in hidden.stdout
         hexlog("session", "close")
         shown = hexlog("log", "--view", "player")
@@ -62,11 +81,11 @@ class TestLogView:
 
     @pytest.mark.usefixtures("played")
     def test_a_player_cannot_have_a_secret_roll_explained_while_it_is_secret(self, hexlog):
-        """audit --roll refuses a hidden roll without --referee."""
-        refused = hexlog("audit", "--roll", "1")
+        """audit --roll --secret refuses a hidden roll without --referee."""
+        refused = hexlog("audit", "--roll", "0", "--secret")
         assert refused.returncode == 1
         assert "secret until the session closes" in refused.stderr
-        allowed = hexlog("audit", "--roll", "1", "--referee")
+        allowed = hexlog("audit", "--roll", "0", "--secret", "--referee")
         assert allowed.returncode == 0
         assert "not revealed yet" in allowed.stdout
 
@@ -108,8 +127,8 @@ class TestReplayAndAudit:
         """A ledger row of one roll edited in the database is named by its session and nonce."""
         with sqlite3.connect(played) as conn:
             changed = conn.execute(
-                "UPDATE projection_rows SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') "
-                "WHERE projection = 'ledger' AND data LIKE '%\"faces\":[3,4]%'"
+                "UPDATE projection_rows SET data = replace(data, '\"faces\":[1,5]', '\"faces\":[6,6]') "
+                "WHERE projection = 'ledger' AND data LIKE '%\"faces\":[1,5]%'"
             ).rowcount
         assert changed == 1
         result = hexlog("replay")
@@ -119,11 +138,14 @@ class TestReplayAndAudit:
 
     @pytest.mark.usefixtures("played")
     def test_an_untouched_log_audits_clean(self, hexlog):
-        """Audit of a closed session re-derives every roll."""
+        """Audit of a closed session re-derives every roll; only the supplied secret keeps it INCOMPLETE."""
         hexlog("session", "close")
         result = hexlog("audit")
-        assert result.returncode == 0, result.stdout
+        assert result.returncode == 3, result.stdout + result.stderr
         assert "2 of 2 rolls re-derived" in result.stdout
+        assert "INCOMPLETE: nothing is wrong" in result.stdout
+        assert [line for line in result.stdout.splitlines() if line.startswith("  - ")] == [f"  - {SUPPLIED}"]
+        assert result.stderr == ""
 
     @pytest.mark.usefixtures("played")
     def test_audit_roll_explains_the_derivation(self, hexlog):
@@ -132,20 +154,20 @@ class TestReplayAndAudit:
         result = hexlog("audit", "--roll", "0")
         assert result.returncode == 0
         assert 'HMAC-SHA256(key, "0:0:0")' in result.stdout
-        assert "derived faces [3, 4] match the record" in result.stdout
+        assert "derived faces [1, 5] match the record" in result.stdout
 
     @pytest.mark.parametrize(
         ("sql", "version"),
         [
             (
-                "UPDATE events SET data = replace(data, '\"faces\":[3,4]', '\"faces\":[6,6]') WHERE stream_version = 5",
+                "UPDATE events SET data = replace(data, '\"faces\":[1,5]', '\"faces\":[6,6]') WHERE stream_version = 5",
                 5,
             ),
             ("UPDATE events SET time = '2020-01-01T00:00:00Z' WHERE stream_version = 4", 4),
             ("UPDATE events SET type = 'hexlog.party.member_removed' WHERE stream_version = 4", 4),
             ("UPDATE events SET source = 'hexlog:other' WHERE stream_version = 3", 3),
             ("UPDATE events SET id = 'forged' WHERE stream_version = 2", 2),
-            ("UPDATE events SET schema_version = 2 WHERE stream_version = 2", 2),
+            ("UPDATE events SET schema_version = 1 WHERE stream_version = 2", 2),
             ("UPDATE events SET prevhash = hash WHERE stream_version = 3", 3),
             ("DELETE FROM events WHERE stream_version = 4", 5),
         ],
@@ -156,7 +178,7 @@ class TestReplayAndAudit:
         _tamper(played, sql)
         result = hexlog("audit")
         assert result.returncode == 1
-        assert f"version {version} (event" in result.stderr
+        assert f"audit FAILED at campaign-main version {version} (event" in result.stderr
         assert "Traceback" not in result.stderr
 
 
@@ -172,14 +194,26 @@ class TestExportImport:
 
     @pytest.mark.usefixtures("played")
     def test_a_line_separator_inside_a_string_is_not_a_line_break(self, hexlog, tmp_path):
-        """U+2028 and U+0085 in text survive export, audit --file and import."""
-        hexlog("roll", "d6", "--purpose", "x\u2028y\u0085z")
+        """U+2028 and U+0085 in a sealed log's text survive export, audit --file and import.
+
+        hexlog refuses them in new text, so the log is one sealed elsewhere: the export with a purpose
+        edited and the chain re-hashed.
+        """
+        refused = hexlog("roll", "d6", "--purpose", "x\u2028y\u0085z")
+        assert refused.returncode == 2
+        assert "U+2028" in refused.stderr
         hexlog("session", "close")
-        assert hexlog("export", "--out", "odd.jsonl").returncode == 0
-        assert "\u2028" in (tmp_path / "odd.jsonl").read_text(encoding="utf-8")
+        assert hexlog("export", "--out", "one.jsonl").returncode == 0
+        lines = (tmp_path / "one.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+        odd = "".join(line + "\n" for line in _reseal(lines, 4, purpose="x\u2028y\u0085z"))
+        assert "\u2028" in odd
+        (tmp_path / "odd.jsonl").write_text(odd, encoding="utf-8")
         audited = hexlog("audit", "--file", "odd.jsonl")
-        assert audited.returncode == 0, audited.stdout + audited.stderr
+        assert audited.returncode == 3, audited.stdout + audited.stderr
+        assert f"{len(lines)} events in 1 stream(s)" in audited.stdout
+        assert "2 of 2 rolls re-derived" in audited.stdout
         assert hexlog("import", "odd.jsonl", "--db", "odd.db").returncode == 0
+        assert hexlog("export", "--db", "odd.db").stdout == odd
 
     @pytest.mark.usefixtures("played")
     def test_export_import_round_trip_is_byte_identical(self, hexlog, tmp_path):
@@ -244,9 +278,9 @@ class TestExportImport:
 
 
 class TestAbandonedSessionsInViews:
-    @pytest.mark.usefixtures("played")
-    def test_secret_rolls_of_an_abandoned_session_show_once_it_has_ended(self, hexlog):
+    def test_secret_rolls_of_an_abandoned_session_show_once_it_has_ended(self, hexlog, played):
         """An abandoned session is over: its secret rolls are no longer hidden and export works again."""
+        key_file_for(played).unlink()
         assert hexlog("session", "abandon", "--reason", "key file lost").returncode == 0
         assert "for wandering check [secret]" in hexlog("log", "--view", "player").stdout
         assert hexlog("export").returncode == 0

@@ -95,12 +95,12 @@ class TestSession:
 
     @pytest.mark.usefixtures("table")
     def test_the_known_answer_rolls_come_out_of_the_cli(self, hexlog):
-        """Secret bytes(range(32)) and client seed table-7 give 3, 4 then 3 on a d20."""
+        """Secret bytes(range(32)) and client seed table-7 give 1, 5 then 19 on a d20 (hexlog-dice-v2, public lane)."""
         assert hexlog("session", "seed", "table-7").returncode == 0
         first = hexlog("roll", "2d6+1", "--purpose", "test")
-        assert "2d6+1 -> 3+4+1 = 8" in first.stdout
+        assert "roll #0 2d6+1 -> 1+5+1 = 7" in first.stdout
         second = hexlog("roll", "d20+1", "--purpose", "test")
-        assert "1d20+1 -> 3+1 = 4" in second.stdout
+        assert "roll #1 1d20+1 -> 19+1 = 20" in second.stdout
 
     def test_a_client_seed_after_the_first_roll_is_refused(self, hexlog, table):
         """Players seed before any roll, never after."""
@@ -192,25 +192,35 @@ class TestPartyAndRolls:
 
 
 class TestAbandon:
-    def test_abandon_ends_the_session_and_says_its_rolls_can_never_be_verified(self, hexlog, table):
-        """The referee abandons the open session: told what happened, audit marks its rolls unverifiable.
+    def test_abandon_ends_the_session_and_says_its_rolls_can_never_be_verified(self, hexlog, table, tmp_path):
+        """The referee abandons the open session once its key file is lost: told what happened, audit marks
+        its rolls unverifiable (INCOMPLETE, once for the session).
 
         A new session then opens.
         """
         hexlog("roll", "d6")
         hexlog("roll", "d20", "--secret")
+        before = _count_events(table)
+        kept = hexlog("session", "abandon", "--reason", "spilled coffee on the laptop")
+        assert kept.returncode == 1
+        assert "the key file still holds the secret of session s1" in kept.stderr
+        assert _count_events(table) == before
+        (tmp_path / "hexlog.db.keys").unlink()
         result = hexlog("session", "abandon", "--reason", "spilled coffee on the laptop")
         assert result.returncode == 0, result.stderr
-        assert "session s1 abandoned without revealing its secret: spilled coffee on the laptop" in result.stdout
+        said = "session s1 abandoned: its secret was never revealed, a withheld reveal (spilled coffee on the laptop)"
+        assert said in result.stdout
         assert "the 2 rolls of session s1 can never be verified" in result.stdout
         assert SECRET not in result.stdout
         with sqlite3.connect(table) as conn:
             assert SECRET not in " ".join(r[0] for r in conn.execute("SELECT data FROM events"))
         assert "no session is open" in hexlog("roll", "d6").stderr
         audit = hexlog("audit")
-        assert audit.returncode == 0, audit.stdout + audit.stderr
+        assert audit.returncode == 3, audit.stdout + audit.stderr
         assert "0 of 2 rolls re-derived" in audit.stdout
-        assert audit.stdout.count("session s1 was abandoned without revealing its secret") == 2
+        assert "INCOMPLETE: nothing is wrong" in audit.stdout
+        assert audit.stdout.count("abandoned") == 1
+        assert "session s1 was abandoned, a withheld reveal: its 2 rolls can never be verified" in audit.stdout
         assert hexlog("session", "open").returncode == 0
 
     def test_abandon_without_an_open_session_is_refused(self, hexlog, table):
@@ -222,8 +232,9 @@ class TestAbandon:
         assert "no session is open" in result.stderr
         assert _count_events(table) == before
 
-    def test_abandon_needs_a_reason(self, hexlog, table):
-        """--reason is required; an empty one is a usage error."""
+    def test_abandon_needs_a_reason(self, hexlog, table, tmp_path):
+        """--reason is required; an empty one is a usage error (the key file is lost, so abandon may be asked)."""
+        (tmp_path / "hexlog.db.keys").unlink()
         before = _count_events(table)
         assert hexlog("session", "abandon").returncode == 2
         empty = hexlog("session", "abandon", "--reason", " ")
@@ -256,6 +267,7 @@ class TestAbandon:
         assert "roll #0 2d6" in rolled.stdout
         assert hexlog("session", "close").returncode == 0
         audit = hexlog("audit")
-        assert audit.returncode == 0, audit.stdout + audit.stderr
+        assert audit.returncode == 3, audit.stdout + audit.stderr
         assert "1 of 2 rolls re-derived" in audit.stdout
-        assert "session s1 was abandoned without revealing its secret" in audit.stdout
+        assert "INCOMPLETE: nothing is wrong" in audit.stdout
+        assert "session s1 was abandoned, a withheld reveal: its 1 roll can never be verified" in audit.stdout

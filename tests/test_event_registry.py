@@ -18,6 +18,7 @@ from hexlog.events.base import Event
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import CorruptLogError, UnknownEventTypeError
 from hexlog.events.procedure import HandedOff, Resumed
+from hexlog.events.session import SessionOpened
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "events"
@@ -92,6 +93,18 @@ class TestGoldenPayloads:
             (m["source"], m["value"]) for m in new["data"]["modifiers"]
         ]
         assert event.total == sum(event.faces) + event.modifier
+
+    def test_a_version_1_session_opening_is_upcast_to_a_secret_not_known_to_be_supplied(self):
+        """session.opened v1 did not record a supplied secret: it decodes as drawn, and v2 keeps the flag."""
+        old = json.loads((GOLDEN / "session.opened.v1.json").read_text(encoding="utf-8"))
+        new = json.loads((GOLDEN / "session.opened.v2.json").read_text(encoding="utf-8"))
+        before = codec.from_data(old["type"], old["schemaversion"], old["data"])
+        after = codec.from_data(new["type"], new["schemaversion"], new["data"])
+        assert isinstance(before, SessionOpened)
+        assert isinstance(after, SessionOpened)
+        assert (before.scheme, before.supplied) == ("hexlog-dice-v1", False)
+        assert (after.scheme, after.supplied) == ("hexlog-dice-v2", True)
+        assert codec.to_data(before) == {**old["data"], "supplied": False}
 
     @pytest.mark.parametrize("cls", [HandedOff, Resumed], ids=lambda c: c.type_name)
     def test_a_hand_off_payload_names_the_parent_and_the_child(self, cls):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
-    """Write a small campaign through the handler, with a non-ASCII name and a closed session."""
+    """Write a small campaign through the handler, with non-ASCII text in a purpose and a closed session."""
     ids = itertools.count(1)
     handler = Handler(
         store,
@@ -32,9 +32,9 @@ def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
     )
     handler.execute(campaign, c.StartCampaign())
     handler.execute(campaign, c.OpenSession(secret_hex=bytes(range(32)).hex()))
-    handler.execute(campaign, c.SetClientSeed(client_seed="tåble ✓"))
+    handler.execute(campaign, c.SetClientSeed(client_seed="table 7"))
     handler.execute(campaign, c.AddMember(name=member))
-    handler.execute(campaign, c.RollDice(expression="2d6+1"))
+    handler.execute(campaign, c.RollDice(expression="2d6+1", purpose="tåble ✓"))
     handler.execute(campaign, c.RollDice(expression="d20", secret=True))
     handler.execute(campaign, c.CloseSession())
 

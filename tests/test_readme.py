@@ -9,9 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SAMPLE = ROOT / "tests" / "golden" / "sample-export.jsonl"
+SAMPLE_V2 = ROOT / "tests" / "golden" / "sample-export-v2.jsonl"
+GOLDEN_LOGS = sorted((ROOT / "tests" / "golden" / "logs").glob("*.jsonl"))
+VERDICTS = {"VERIFIED": 0, "INCOMPLETE": 3, "FAILED": 1}
+SECRET = "00" * 32
 
 
 def _verifier(tmp_path: Path) -> Path:
@@ -23,18 +29,53 @@ def _verifier(tmp_path: Path) -> Path:
     return path
 
 
-def _run(script: Path, export: Path) -> subprocess.CompletedProcess[str]:
+def _run(script: Path, export: Path, *receipts: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(  # noqa: S603 - our own script
-        [sys.executable, str(script), str(export)], capture_output=True, text=True, check=False, timeout=60
+        [sys.executable, str(script), str(export), *receipts], capture_output=True, text=True, check=False, timeout=60
     )
+
+
+def _verdict(result: subprocess.CompletedProcess[str]) -> tuple[str, int]:
+    """The verdict a run ended with (the first word of its verdict line) and its exit code."""
+    words = [line.split(":")[0] for line in result.stdout.splitlines() if line.split(":")[0] in VERDICTS]
+    assert len(words) == 1, result.stdout + result.stderr
+    assert VERDICTS[words[0]] == result.returncode, result.stdout
+    return words[0], result.returncode
+
+
+def _reseal(events: list[dict[str, object]], path: Path) -> Path:
+    """Write ``events`` to ``path`` with every stream version, link and hash recomputed (hexlog-chain-v1)."""
+    prev = "0" * 64
+    for number, event in enumerate(events, start=1):
+        event["streamversion"], event["prevhash"] = number, prev
+        body = {k: v for k, v in event.items() if k != "hash"}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        event["hash"] = prev = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
+    return path
 
 
 class TestReadmeVerifier:
     def test_the_verifier_accepts_the_published_sample(self, tmp_path):
         """The README's script verifies the sample export."""
         result = _run(_verifier(tmp_path), SAMPLE)
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert "verified" in result.stdout
+        assert _verdict(result) == ("VERIFIED", 0)
+        assert result.stdout.splitlines() == ["VERIFIED"]
+
+    def test_the_verifier_accepts_the_published_v2_sample(self, tmp_path):
+        """The README's script verifies the hexlog-dice-v2 sample, public and referee lanes interleaved."""
+        result = _run(_verifier(tmp_path), SAMPLE_V2)
+        assert result.stdout.splitlines() == ["VERIFIED"]
+        assert result.returncode == 0
+
+    def test_the_verifier_catches_a_referee_roll_moved_into_the_public_lane(self, tmp_path):
+        """Under v2 a secret roll recorded as public takes a public nonce and another key: caught."""
+        events = [json.loads(line) for line in SAMPLE_V2.read_text(encoding="utf-8").splitlines()]
+        secret_rolls = [e for e in events if e["data"].get("visibility") == "referee"]
+        secret_rolls[0]["data"]["visibility"] = "public"
+        result = _run(_verifier(tmp_path), _reseal(events, tmp_path / "moved.jsonl"))
+        assert _verdict(result) == ("FAILED", 1)
+        assert "where" in result.stdout or "should be" in result.stdout
 
     def test_the_verifier_catches_a_fudged_roll(self, tmp_path):
         """A roll changed after the fact (even with its hash recomputed) is caught."""
@@ -55,6 +96,10 @@ class TestReadmeVerifier:
             == "16ee3068b9ebb711f66a0e9fa36162099d4c84c93d32787b91c30988ea658df8"
         )
         assert SAMPLE.read_bytes().count(b"\n") == 7
+        assert (
+            hashlib.sha256(SAMPLE_V2.read_bytes()).hexdigest()
+            == "acf7448bcf92e5169f4f64346562eec1c4a0db4c2edbc8afbcecc76e00096158"
+        )
 
 
 class TestReadmeCommands:
@@ -70,15 +115,7 @@ class TestReadmeVerifierSessions:
     def _forge(self, tmp_path, transform):
         """A copy of the sample with its events changed by ``transform`` and the chain resealed."""
         events = transform([json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()])
-        prev = "0" * 64
-        for number, event in enumerate(events, start=1):
-            event["streamversion"], event["prevhash"] = number, prev
-            body = {k: v for k, v in event.items() if k != "hash"}
-            text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            event["hash"] = prev = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        path = tmp_path / "forged.jsonl"
-        path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-        return path
+        return _reseal(events, tmp_path / "forged.jsonl")
 
     def test_a_roll_forged_after_the_close_is_caught(self, tmp_path):
         """A resealed roll after the reveal is outside an open session."""
@@ -104,8 +141,8 @@ class TestReadmeVerifierSessions:
     def test_an_unrevealed_session_is_reported_as_not_verifiable(self, tmp_path):
         """Rolls of a session that never revealed its secret are named, not passed silently."""
         result = _run(_verifier(tmp_path), self._forge(tmp_path, lambda events: events[:-1]))
-        assert result.returncode == 0
-        assert "not verifiable yet (secret not revealed): session s1" in result.stdout
+        assert _verdict(result) == ("INCOMPLETE", 3)
+        assert "session s1 is still open: its rolls can be verified once it closes" in result.stdout
 
 
 class TestReadmePython:
@@ -129,3 +166,122 @@ class TestReadmePython:
             assert f"`{folder}`" in layout
         assert "CONTRIBUTING.md" in layout
         assert (ROOT / "CONTRIBUTING.md").exists()
+
+
+def _demo(run_hexlog, folder: Path, *args: str) -> Path:
+    """Run the demo in ``folder`` and export it; the export."""
+    for command in (("demo", *args), ("export", "--campaign", "demo", "--out", "demo.jsonl")):
+        result = run_hexlog(folder, *command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return folder / "demo.jsonl"
+
+
+def _played(run_hexlog, folder: Path, *scripts: tuple[str, ...]) -> Path:
+    """A campaign played by ``scripts`` (each must succeed, "lose-key" deletes the key file), exported."""
+    for command in (("init", "--campaign", "c"), *scripts, ("export", "--referee", "--out", "c.jsonl")):
+        if command == ("lose-key",):
+            (folder / "hexlog.db.keys").unlink()
+            continue
+        result = run_hexlog(folder, *command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return folder / "c.jsonl"
+
+
+def _forged_roll(folder: Path, export: Path) -> Path:
+    """``export`` with the faces of its first public roll changed and the chain resealed."""
+    events = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    roll = next(e for e in events if e["type"] == "hexlog.dice.rolled")
+    roll["data"]["faces"] = [(f % roll["data"]["sides"][k]) + 1 for k, f in enumerate(roll["data"]["faces"])]
+    roll["data"]["total"] = sum(roll["data"]["faces"]) + roll["data"]["modifier"]
+    return _reseal(events, folder / "forged.jsonl")
+
+
+def _campaigns(run_hexlog, root: Path) -> dict[str, tuple[Path, tuple[str, ...]]]:
+    """Every kind of test campaign, each an export and the receipts to check with it."""
+    made: dict[str, tuple[Path, tuple[str, ...]]] = {}
+
+    def folder(name: str) -> Path:
+        path = root / name
+        path.mkdir()
+        return path
+
+    for log in GOLDEN_LOGS:
+        made[f"golden {log.stem}"] = (log, ())
+    made["sample v1"], made["sample v2"] = (SAMPLE, ()), (SAMPLE_V2, ())
+    demo = _demo(run_hexlog, folder("demo"))
+    made["demo"] = (demo, ())
+    made["demo, supplied secret"] = (_demo(run_hexlog, folder("supplied"), "--secret-hex", SECRET), ())
+    made["demo, forged roll"] = (_forged_roll(root / "demo", demo), ())
+    first = json.loads(demo.read_text(encoding="utf-8").splitlines()[0])
+    fingerprint = first["hash"][:16]
+    made["demo, receipt kept"] = (demo, (f"demo@1:{fingerprint}",))
+    made["demo, receipt not held"] = (demo, (f"demo@1:{'0' * 16}",))
+    open_session = ("session", "open"), ("session", "seed", "table-7")
+    rolls = ("roll", "2d6", "--purpose", "test"), ("roll", "1d20", "--purpose", "hidden", "--secret")
+    made["open session"] = (_played(run_hexlog, folder("open"), *open_session, *rolls), ())
+    made["no client seed"] = (
+        _played(run_hexlog, folder("unseeded"), ("session", "open"), *rolls, ("session", "close")),
+        (),
+    )
+    made["abandoned"] = (
+        _played(
+            run_hexlog,
+            folder("abandoned"),
+            *open_session,
+            *rolls,
+            ("lose-key",),
+            ("session", "abandon", "--reason", "lost"),
+        ),
+        (),
+    )
+    made["closed, v2 lanes"] = (
+        _played(run_hexlog, folder("closed"), *open_session, *rolls, *rolls, ("session", "close")),
+        (),
+    )
+    return made
+
+
+@pytest.fixture(scope="module")
+def campaigns(tmp_path_factory, hexlog_in):
+    """The test campaigns, built once for the module."""
+    return _campaigns(hexlog_in, tmp_path_factory.mktemp("campaigns"))
+
+
+AGREEMENT = {
+    "demo": "VERIFIED",
+    "demo, supplied secret": "INCOMPLETE",
+    "demo, forged roll": "FAILED",
+    "demo, receipt kept": "VERIFIED",
+    "demo, receipt not held": "FAILED",
+    "open session": "INCOMPLETE",
+    "no client seed": "INCOMPLETE",
+    "abandoned": "INCOMPLETE",
+    "closed, v2 lanes": "VERIFIED",
+    "sample v1": "VERIFIED",
+    "sample v2": "VERIFIED",
+}
+
+
+class TestReadmeVerifierAgreesWithAudit:
+    def test_every_test_campaign_gets_the_same_verdict_from_both(self, campaigns, hexlog_in, tmp_path):
+        """On every test campaign, v1 and v2, the README's script and ``hexlog audit --file`` agree."""
+        script = _verifier(tmp_path)
+        seen = {}
+        for name, (export, receipts) in campaigns.items():
+            expect = [arg for receipt in receipts for arg in ("--expect", receipt)]
+            audit = hexlog_in(tmp_path, "audit", "--file", str(export), *expect)
+            offline = _run(script, export, *receipts)
+            assert _verdict(audit) == _verdict(offline), (name, audit.stdout, offline.stdout)
+            seen[name] = _verdict(audit)[0]
+        assert {name: seen[name] for name in AGREEMENT} == AGREEMENT
+        assert {seen[f"golden {log.stem}"] for log in GOLDEN_LOGS} <= {"VERIFIED", "INCOMPLETE"}
+
+    def test_the_campaigns_cover_both_schemes(self, campaigns):
+        """The agreement above is measured on hexlog-dice-v1 logs and hexlog-dice-v2 logs alike."""
+        schemes = set()
+        for export, _ in campaigns.values():
+            for line in export.read_text(encoding="utf-8").splitlines():
+                event = json.loads(line)
+                if event["type"] == "hexlog.session.opened":
+                    schemes.add(event["data"]["scheme"])
+        assert schemes == {"hexlog-dice-v1", "hexlog-dice-v2"}
