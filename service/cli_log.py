@@ -50,6 +50,8 @@ def log(
     lines = render.timeline(recorded, player=view == "player")
     for line in lines[-last:] if last else lines:
         out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
+    if recorded:
+        out.print(door.receipt())
 
 
 def replay(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:

@@ -10,10 +10,12 @@ from rich.console import Console
 
 from hexlog.events.encounter import ReactionResult
 from hexlog.events.procedure import PhaseChanged
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
+from hexlog.replay.receipts import Receipt
 from hexlog.service import render
 from hexlog.service.door import DbOption, Door, campaign_ids, open_store
 
@@ -150,14 +152,19 @@ def demo(
     replayed = replay(door.store, campaign)
     out.print("== Afterwards")
     out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns)")
+    stream = stream_for(campaign)
+    receipt = Receipt.of(door.store.read_stream(stream, door.store.stream_version(stream))[0].envelope)
     out.print(
-        f"  audit: {'OK' if report.ok else 'FAILED'}: {report.rolls_verified} of {report.rolls} rolls "
-        "re-derived from the revealed secret"
+        f"  audit: {report.verdict}: {report.rolls_verified} of {report.rolls} rolls re-derived from the revealed "
+        f"secret, {report.decisions} decisions re-run"
     )
+    for caveat in report.caveats:
+        out.print(f"    - {caveat}")
     out.print(f"  replay: {'matches' if replayed.ok else 'DIFFERS from'} the stored projections")
+    out.print(f"  receipt for the players: {receipt}")
     out.print(
         f"  next: hexlog log --db {db} --campaign {campaign}   |   "
-        f"hexlog audit --db {db} --roll 0 --campaign {campaign}"
+        f"hexlog audit --db {db} --campaign {campaign} --expect {receipt}"
     )
     door.close()
     if not report.ok or not replayed.ok:

@@ -80,6 +80,16 @@ class TestLogView:
         assert "for wandering check [secret]" in shown.stdout
 
     @pytest.mark.usefixtures("played")
+    def test_the_player_view_ends_with_the_receipt_of_the_latest_event(self, hexlog):
+        """The players read a receipt under the timeline, the same one ``hexlog receipt`` gives."""
+        shown = hexlog("log", "--view", "player", "--last", "1")
+        receipt = hexlog("receipt")
+        line = shown.stdout.splitlines()[-1]
+        assert line.startswith("receipt main@")
+        assert line == receipt.stdout.splitlines()[0]
+        assert hexlog("audit", "--expect", line.split()[1]).returncode == 3  # held; the session is still open
+
+    @pytest.mark.usefixtures("played")
     def test_a_player_cannot_have_a_secret_roll_explained_while_it_is_secret(self, hexlog):
         """audit --roll --secret refuses a hidden roll without --referee."""
         refused = hexlog("audit", "--roll", "0", "--secret")

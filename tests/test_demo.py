@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -72,9 +73,24 @@ class TestDemo:
         assert "dungeon" in result.stdout
         assert "wilderness" in result.stdout
         assert result.stdout.count("joins the party") == 4
-        assert "audit: OK" in result.stdout
+        # the demo's secret is given, so the verdict says the rolls do not protect the players
+        counts = re.search(r"audit: INCOMPLETE: (\d+) of (\d+) rolls re-derived", result.stdout)
+        assert counts is not None, result.stdout
+        assert counts.group(1) == counts.group(2) != "0"
+        assert "session s1's secret was supplied to hexlog, not drawn by it" in result.stdout
         assert "replay: matches" in result.stdout
         assert "Traceback" not in result.stderr
+
+    def test_the_demo_with_a_drawn_secret_is_verified_and_gives_a_receipt_that_holds(self, hexlog):
+        """The README's demo command (secret drawn): VERIFIED, and its receipt checks with audit --expect."""
+        result = hexlog("demo")
+        assert result.returncode == 0, result.stderr
+        assert "audit: VERIFIED:" in result.stdout
+        receipt = re.search(r"receipt for the players: (demo@\d+:[0-9a-f]{16})", result.stdout)
+        assert receipt is not None, result.stdout
+        checked = hexlog("audit", "--campaign", "demo", "--expect", receipt.group(1))
+        assert checked.returncode == 0, checked.stdout
+        assert f"receipt {receipt.group(1)}: held" in checked.stdout
 
     def test_replay_after_the_demo_equals_the_live_projections(self, hexlog_in, tmp_path):
         """hexlog replay rebuilds every projection and finds it equal."""
@@ -126,4 +142,4 @@ class TestDemo:
             assert "outside the committed dice" in result.stderr
         else:
             assert result.returncode == 0, result.stderr
-            assert "audit: OK" in result.stdout
+            assert "audit: INCOMPLETE" in result.stdout

@@ -157,7 +157,16 @@ class TestReadmePython:
             [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60
         )
         assert result.returncode == 0, result.stderr
-        assert result.stdout.strip() == "[('check_surprise', ())]"
+        printed = re.search(r"It prints:\n\n```text\n(.*?)```", section, re.DOTALL)
+        assert printed is not None, "the README lost what its example prints"
+        expected = printed.group(1).splitlines()
+        assert len(expected) == 4
+        lines = result.stdout.splitlines()
+        assert len(lines) == len(expected), result.stdout
+        for line, shown in zip(lines, expected, strict=True):
+            assert re.fullmatch(".*".join(re.escape(part) for part in shown.split("...")), line), (line, shown)
+        exported = (tmp_path / "main.jsonl").read_text(encoding="utf-8").splitlines()
+        assert json.loads(exported[0])["type"] == "hexlog.campaign.started"
 
     def test_the_layout_names_every_top_level_folder_and_the_guide(self):
         """The layout section names each package folder and points to the contributors' guide."""
