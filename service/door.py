@@ -143,7 +143,7 @@ class Door:
 
     def run(self, command: c.Command, command_id: str | None = None) -> Outcome:
         """Execute one command; a success is logged here, a refusal once by the entry point."""
-        structlog.contextvars.bind_contextvars(stream_id=f"campaign-{self.campaign}", command=type(command).__name__)
+        structlog.contextvars.bind_contextvars(stream_id=stream_for(self.campaign), command=type(command).__name__)
         outcome = self.handler.execute(self.campaign, command, command_id)
         structlog.get_logger().info(
             "command.done", outcome="ok", events=len(outcome.events), version=outcome.result.last_version

@@ -104,7 +104,8 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
     else:
         seed = f", client seed {session.client_seed!r}" if session.client_seed else ""
         rolls = f"{session.rolls} roll{'' if session.rolls == 1 else 's'}"
-        lines.append(f"session {session.id}: {session.status}, {rolls}{seed}")
+        withheld = " (a withheld reveal: they can never be verified)" if session.abandoned else ""
+        lines.append(f"session {session.id}: {session.status}, {rolls}{withheld}{seed}")
         supplied = "; its secret was supplied, not drawn: the rolls do not protect the players" if session.supplied else ""
         lines.append(f"  commitment {session.commitment} ({session.scheme}){supplied}")
     if table.party.members:
