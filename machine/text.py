@@ -52,7 +52,7 @@ def shown(text: str) -> str:
     """Text as a view prints it: anything that could forge a line or steer a terminal written as ``\\uXXXX``."""
     if all(unicodedata.category(ch) not in REFUSED_CATEGORIES for ch in text):
         return text
-    return "".join(f"\\\\u{ord(ch):04x}" if unicodedata.category(ch) in REFUSED_CATEGORIES else ch for ch in text)
+    return "".join(f"\\u{ord(ch):04x}" if unicodedata.category(ch) in REFUSED_CATEGORIES else ch for ch in text)
 
 
 #: letters of other scripts that look like Latin ones, as far as a reserved name is concerned
@@ -87,6 +87,8 @@ _CONFUSABLE = str.maketrans(
 
 
 def skeleton(text: str) -> str:
-    """The form two names share when they look alike: NFKC, case-folded, look-alike letters mapped, no spaces."""
+    """The form two names share when they look alike: NFKC, case-folded, look-alike letters mapped, and every
+    run of anything but letters and digits (spaces, ``_``, ``-``, a middle dot, ...) one ``.``, none at the ends."""
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLE)
-    return "".join(ch for ch in folded if not ch.isspace())
+    marked = "".join(ch if ch.isalnum() else "." for ch in folded)
+    return ".".join(part for part in marked.split(".") if part)

@@ -3,8 +3,8 @@
 ``VERIFIED`` (exit 0): every roll re-derived, every decision re-run, every receipt given matched.
 ``INCOMPLETE`` (exit 3): nothing is wrong, but some rolls cannot be checked yet or ever, or do not
 protect the players: a session still open, one abandoned (a withheld reveal), one whose secret was
-supplied instead of drawn, one without the players' client seed, one opened right after an abandoned
-session with the same client seed. Each is named once, with its count of rolls. ``FAILED`` (exit 1):
+supplied instead of drawn, one without the players' client seed, one using the client seed of an abandoned
+session (opened after it, knowing that seed). Each is named once, with its count of rolls. ``FAILED`` (exit 1):
 something is wrong; the first bad event is named.
 """
 
@@ -39,7 +39,8 @@ def _rolls(count: int) -> str:
 def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
     """Why each session with rolls is not verified, or does not protect the players, in open order."""
     out: list[str] = []
-    previous: SessionRecord | None = None
+    #: the client seed of every abandoned session so far, with the first that used it
+    abandoned_seeds: dict[str, str] = {}
     for record in sessions.values():
         n = len(record.rolls)
         if n:
@@ -59,16 +60,12 @@ def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
                     f"session {record.id} has no client seed from the players: "
                     f"the referee could have chosen its secret, and so its {_rolls(n)}"
                 )
-            reused = (
-                previous is not None
-                and previous.abandoned_at is not None
-                and record.client_seed
-                and record.client_seed == previous.client_seed
-            )
-            if reused and previous is not None:
+            earlier = abandoned_seeds.get(record.client_seed) if record.client_seed else None
+            if earlier is not None:
                 out.append(
-                    f"session {record.id} was opened right after the abandoned session {previous.id} with the same "
-                    f"client seed: its secret could have been chosen knowing that seed"
+                    f"session {record.id} uses the client seed of the abandoned session {earlier}: "
+                    f"its secret could have been chosen knowing that seed"
                 )
-        previous = record
+        if record.abandoned_at is not None and record.client_seed:
+            abandoned_seeds.setdefault(record.client_seed, record.id)
     return out

@@ -243,6 +243,10 @@ def _campaigns(run_hexlog, root: Path) -> dict[str, tuple[Path, tuple[str, ...]]
         ),
         (),
     )
+    lose = ("lose-key",), ("session", "abandon", "--reason", "lost")
+    decoy = ("session", "open"), ("session", "seed", "decoy"), *lose
+    reused = *open_session, *lose, *decoy, *open_session, *rolls, ("session", "close")
+    made["seed of an abandoned session"] = (_played(run_hexlog, folder("reused"), *reused), ())
     made["closed, v2 lanes"] = (
         _played(run_hexlog, folder("closed"), *open_session, *rolls, *rolls, ("session", "close")),
         (),
@@ -265,6 +269,7 @@ AGREEMENT = {
     "open session": "INCOMPLETE",
     "no client seed": "INCOMPLETE",
     "abandoned": "INCOMPLETE",
+    "seed of an abandoned session": "INCOMPLETE",
     "closed, v2 lanes": "VERIFIED",
     "sample v1": "VERIFIED",
     "sample v2": "VERIFIED",
