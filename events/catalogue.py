@@ -20,7 +20,7 @@ from hexlog.events.base import TYPE_PREFIX, Event, registered
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def _kind(hint: Any) -> dict[str, Any]:
+def _kind(hint: Any) -> dict[str, Any]:  # noqa: PLR0911 - one return per kind of type
     """The JSON Schema of one field's type."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in {typing.Union, types.UnionType}:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import enum
+import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -10,8 +13,33 @@ from cattrs.preconf.json import make_converter
 
 from hexlog.events.base import Event, event_class
 from hexlog.events.errors import CorruptLogError
+from hexlog.events.vocabulary import open_word
 
 converter = make_converter(forbid_extra_keys=True)
+
+
+def _open_word_kind(hint: Any) -> type[enum.StrEnum] | None:
+    """The word type of an open field's type ``Word | str`` (see ``hexlog.events.vocabulary``), else None."""
+    if typing.get_origin(hint) not in {typing.Union, types.UnionType}:
+        return None
+    words = [a for a in typing.get_args(hint) if a is not str]
+    if len(words) != 1 or len(typing.get_args(hint)) != 2:  # noqa: PLR2004 - exactly the word and str
+        return None
+    kind = words[0]
+    return kind if isinstance(kind, type) and issubclass(kind, enum.StrEnum) else None
+
+
+def _structure_open_word(value: Any, hint: Any) -> enum.StrEnum | str:
+    """A known value as its word, any other string kept as written; anything else is not a string."""
+    if not isinstance(value, str):
+        msg = f"expected a string, got {type(value).__name__}"
+        raise TypeError(msg)
+    kind = _open_word_kind(hint)
+    assert kind is not None  # noqa: S101 - the predicate matched
+    return open_word(kind, value)
+
+
+converter.register_structure_hook_func(lambda hint: _open_word_kind(hint) is not None, _structure_open_word)
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

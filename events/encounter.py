@@ -197,8 +197,9 @@ class DistanceDetermined(Event):
 
     type_name: ClassVar[str] = "encounter.distance_determined"
     value: int
-    #: ``ft`` or ``yd``
-    unit: Unit
+    #: ``ft`` or ``yd``; an open field: a log of hexlog 0.1.0 may hold the unit its house rules named
+    #: (``m``, say), kept as written
+    unit: Unit | str
     melee: bool = False
     missiles_possible: bool = True
     #: the rule applied, e.g. ``ose.dungeon 2d6x10ft``, or ``referee`` when the referee set it
@@ -256,7 +257,9 @@ class ReactionRolled(Event):
     modifier: int = 0
     dice: int
     total: int
-    result: ReactionResult
+    #: the band of the reaction table; an open field: a log of hexlog 0.1.0 may hold a band its house
+    #: rules named (``wary``, say), kept as written
+    result: ReactionResult | str
     text: str = ""
     #: the round of the encounter it was rolled in (0 = before any round)
     round: int = 0

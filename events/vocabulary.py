@@ -1,8 +1,18 @@
-"""The words procedures share: sides, settings and units. They are written in logs as their values."""
+"""The words procedures share: sides, settings and units. They are written in logs as their values.
+
+Most fields of a word's type hold one of its values. An *open* field (typed ``Word | str``) holds one of
+them too when hexlog writes it today, but a released hexlog could write other strings there: 0.1.0
+copied a unit or a reaction band from the ruleset, and house rules could name any (``m`` for a unit,
+``wary`` for a reaction). The codec decodes a known value of an open field to the word itself and keeps
+any other string exactly as written, so such a log still decodes, and re-exports the same bytes.
+"""
 
 from __future__ import annotations
 
 import enum
+from typing import TypeVar
+
+W = TypeVar("W", bound=enum.StrEnum)
 
 
 class Side(enum.StrEnum):
@@ -45,3 +55,11 @@ class Unit(enum.StrEnum):
 
 
 FEET_PER_YARD = 3
+
+
+def open_word(kind: type[W], value: str) -> W | str:
+    """``value`` as a word of ``kind`` when it is one, else the string as written (an open field's value)."""
+    try:
+        return kind(value)
+    except ValueError:
+        return value

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from hexlog.events.chain import canonical_json, sha256_hex
-from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure
+from hexlog.machine.kit import recorded
+from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure, unstructure
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -41,7 +42,12 @@ class Ruleset:
 
     name: str
     content: dict[str, Any]
+    #: the rules a campaign recorded (``from_recorded``): a part this release refuses is refused as the rules in force
+    recorded: bool = attrs.field(default=False, kw_only=True, eq=False)
+    #: read as recorded (``as_recorded``): a part this release refuses is read as the recording release took it
+    lenient: bool = attrs.field(default=False, kw_only=True, eq=False)
     _parts: dict[type, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False)
+    _twin: list[Ruleset] = attrs.field(factory=list, init=False, eq=False, repr=False)
 
     @property
     def hash(self) -> str:
@@ -62,9 +68,34 @@ class Ruleset:
             legacy = getattr(cls, "legacy", None)
             if legacy is not None:
                 data = legacy(dict(data), self.name)
-            found = structure(cls, data, section)
+            try:
+                found = structure(cls, data, section)
+            except RulesError as err:
+                if self.lenient:
+                    found = recorded.structure(cls, data, section)
+                elif self.recorded:
+                    msg = (
+                        f"the rules in force ({self.name}, as the campaign recorded them) have values this hexlog "
+                        f"refuses: {err}; put rules it accepts in force with 'hexlog rules change'"
+                    )
+                    raise RulesError(msg) from err
+                else:
+                    raise
             self._parts[cls] = found
         return typing.cast("T", found)
+
+    def as_recorded(self) -> Ruleset:
+        """The same rules, read as the release that recorded them took them (for the audit's re-runs).
+
+        A part this release reads as it is; one it refuses (a value an earlier release accepted, such
+        as a distance unit ``m``) is read by ``kit.recorded``, so a decision recorded under it can be
+        re-derived. New play never reads rules this way: it is refused, naming the key.
+        """
+        if self.lenient:
+            return self
+        if not self._twin:
+            self._twin.append(Ruleset(name=self.name, content=self.content, recorded=True, lenient=True))
+        return self._twin[0]
 
     def check(self, parts: Iterable[type]) -> None:
         """Structure every part procedures read, refusing the ruleset at the first bad key."""
@@ -120,7 +151,9 @@ def merge(
     """``base`` with ``overrides`` laid over it: tables merge key by key, anything else is replaced.
 
     An unknown key, a key that cannot be overridden, a section that is not a table and (given
-    ``used``) a key no procedure reads are refused by name.
+    ``used``) a key no procedure reads are refused by name. Given ``used``, an option or table a
+    procedure reads may be added even where ``base`` leaves it out (OSE has no ``avoid_rule``, and
+    a house rule may give it one); its part then checks it like any other.
     """
     merged = copy.deepcopy(base)
     for key, value in overrides.items():
@@ -138,13 +171,15 @@ def merge(
             raise RulesError(msg)
         for inner, item in value.items():
             where = f"{key}.{inner}"
-            if inner not in base[key]:
+            read = used is not None and (key, inner) in used
+            if inner not in base[key] and not read:
                 msg = f"unknown key {where!r}"
                 raise RulesError(msg)
-            if used is not None and (key, inner) not in used:
+            if used is not None and not read:
                 msg = f"{where} is not used by any procedure yet, so a house rule cannot change it"
                 raise RulesError(msg)
-            merged[key][inner] = _merged(base[key][inner], item, where)
+            old = base[key].get(inner)
+            merged[key][inner] = copy.deepcopy(item) if old is None else _merged(old, item, where)
     return merged
 
 
@@ -242,10 +277,12 @@ def _choices(kind: Any) -> tuple[str, ...]:
     return ()
 
 
-def describe(rules: Ruleset, readers: Any, parts: Iterable[type]) -> list[Row]:
+def describe(rules: Ruleset, readers: Any, parts: Iterable[type], *, left_out: bool = False) -> list[Row]:
     """Every option and table of a ruleset as ``rules show`` prints it.
 
-    ``readers(section, key)`` names the procedures reading a key (``Registry.readers``).
+    ``readers(section, key)`` names the procedures reading a key (``Registry.readers``). With
+    ``left_out``, each key a procedure reads that the ruleset leaves out follows its section, shown
+    with its default or as not set (a house rule may add it).
     """
     listed = list(parts)
     content = rules.content
@@ -258,10 +295,39 @@ def describe(rules: Ruleset, readers: Any, parts: Iterable[type]) -> list[Row]:
     for name, value in content.get("options", {}).items():
         text, choices = _explain(listed, "options", name)
         rows.append(Row(f"options.{name}", render_value(value), tuple(readers("options", name)), text, choices))
+    if left_out:
+        rows.extend(_left_out(listed, "options", content, readers))
     for name, table in content.get("tables", {}).items():
         text, _ = _explain(listed, "tables", name)
         who = tuple(readers("tables", name))
         rows.extend(Row(key, shown, who, text) for key, shown in _table_rows(f"tables.{name}", table))
+    if left_out:
+        rows.extend(_left_out(listed, "tables", content, readers))
+    return rows
+
+
+#: how ``rules show`` writes an option or table the ruleset leaves out and whose rule then does not apply
+NOT_SET = "(not set)"
+
+
+def _left_out(parts: list[type], section: str, content: dict[str, Any], readers: Any) -> list[Row]:
+    """A row for each key a procedure reads that the ruleset leaves out: its default, or not set."""
+    present = content.get(section, {})
+    rows: list[Row] = []
+    for cls in parts:
+        if cls.section != section:  # type: ignore[attr-defined]
+            continue
+        for name, field in attrs.fields_dict(cls).items():
+            if name in present or any(r.key == f"{section}.{name}" for r in rows):
+                continue
+            default: Any = field.default
+            if hasattr(default, "factory"):  # an ``attrs.Factory``
+                default = default.factory()
+            unset = default is None or default is attrs.NOTHING
+            shown = NOT_SET if unset else f"{render_value(unstructure(default))} (default)"
+            text, choices = _explain(parts, section, name)
+            choices = choices if section == "options" else ()  # as for the tables a ruleset has
+            rows.append(Row(f"{section}.{name}", shown, tuple(readers(section, name)), text, choices))
     return rows
 
 
@@ -337,4 +403,4 @@ def display_name(rules: Ruleset) -> str:
 
 def from_recorded(name: str, content: dict[str, Any]) -> Ruleset:
     """The ruleset exactly as a campaign event recorded it."""
-    return Ruleset(name=name, content=copy.deepcopy(content))
+    return Ruleset(name=name, content=copy.deepcopy(content), recorded=True)

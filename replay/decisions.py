@@ -161,9 +161,9 @@ class _Walker:
                 self.hand.append(f"{self.where(at)}: {said}")
             return
         inverse = self.inverses.get(type(event))
-        said = inverse.by_hand(event) if inverse is not None and inverse.by_hand is not None else None
-        if said:
-            self.hand.append(f"{self.where(at)}: {said}")
+        by_hand = inverse.by_hand(event) if inverse is not None and inverse.by_hand is not None else None
+        if by_hand:
+            self.hand.append(f"{self.where(at)}: {by_hand}")
 
     def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
         """The recorded rolls a decision names, or None when one is not a roll of its session.
@@ -199,8 +199,14 @@ class _Walker:
         return None if missing else found
 
     def _rewound(self, recorded: list[DiceRolled]) -> tables.Table:
-        """The table as it stood when the decision's first roll was made (its session's nonces put back)."""
+        """The table as it stood when the decision's first roll was made (its session's nonces put back).
+
+        Its rules are read as recorded (``Ruleset.as_recorded``): a decision made under values an
+        earlier release accepted and this one refuses is re-derived as it was made.
+        """
         table, session = self.table, self.table.session
+        if table.rules is not None:
+            table = attrs.evolve(table, rules=table.rules.as_recorded())
         if not recorded or session is None:
             return table
         public = [r.nonce for r in recorded if not session.lanes or r.visibility != hexdice.REFEREE_LANE]

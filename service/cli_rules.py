@@ -72,7 +72,7 @@ def show(
     else:
         resolved = _load(name, read_overrides(rules))
     explained: set[str] = set()
-    for row in rulesets.describe(resolved, REGISTRY.readers, REGISTRY.rule_parts):
+    for row in rulesets.describe(resolved, REGISTRY.readers, REGISTRY.rule_parts, left_out=True):
         head = row.key.split("[")[0]
         head = ".".join(head.split(".")[:2])
         choices = f"  (choices: {', '.join(row.choices)})" if row.choices else ""

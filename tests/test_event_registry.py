@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hexlog.machine.handler  # noqa: F401 - registers every procedure
-from hexlog.events import base, codec, registered
+from hexlog.events import base, catalogue, codec, registered
 from hexlog.events.base import Event
 from hexlog.events.dice import DiceRolled
+from hexlog.events.encounter import DistanceDetermined, ReactionResult, ReactionRolled, Unit
 from hexlog.events.errors import CorruptLogError, UnknownEventTypeError
 from hexlog.events.procedure import HandedOff, Resumed
 from hexlog.events.session import SessionOpened
@@ -145,6 +146,57 @@ class TestGoldenPayloads:
             assert codec.from_data("hexlog.test.tallied", 2, {"ticks": 4}) == Tallied(ticks=4)
         finally:
             base._REGISTRY.pop("test.tallied")
+
+
+#: a distance as hexlog 0.1.0 wrote it under house rules (``unit`` replaced in the tests)
+DISTANCE: dict[str, object] = {
+    "value": 24,
+    "unit": "ft",
+    "melee": False,
+    "missiles_possible": True,
+    "rule": "ose.dungeon 2d6x3m",
+    "steps": [],
+    "rolls": [2],
+}
+
+
+class TestOpenFields:
+    """A distance's unit and a reaction's band: today's words, or what hexlog 0.1.0's house rules wrote."""
+
+    def test_a_known_value_decodes_to_its_word(self):
+        event = codec.from_data("hexlog.encounter.distance_determined", 1, DISTANCE)
+        assert isinstance(event, DistanceDetermined)
+        assert event.unit is Unit.FT
+
+    @pytest.mark.parametrize("unit", ["m", "fathoms", "FT", ""])
+    def test_any_other_string_decodes_as_written_and_encodes_the_same(self, unit):
+        """0.1.0 wrote the unit its house rules named: it is kept, and re-encoded byte for byte."""
+        data = {**DISTANCE, "unit": unit}
+        event = codec.from_data("hexlog.encounter.distance_determined", 1, data)
+        assert isinstance(event, DistanceDetermined)
+        assert type(event.unit) is str
+        assert event.unit == unit
+        assert codec.to_data(event) == data
+
+    def test_a_reaction_band_of_the_house_decodes_as_written(self):
+        data = {"dice": 7, "total": 8, "result": "wary", "text": "Wary, keeps its distance", "rolls": [5]}
+        event = codec.from_data("hexlog.encounter.reaction_rolled", 1, data)
+        assert isinstance(event, ReactionRolled)
+        assert (type(event.result), event.result) == (str, "wary")
+        assert codec.from_data("hexlog.encounter.reaction_rolled", 1, {**data, "result": "uncertain"}).result is (
+            ReactionResult.UNCERTAIN
+        )
+
+    @pytest.mark.parametrize("unit", [3, None, ["m"]])
+    def test_a_value_that_is_not_a_string_is_a_corrupt_log(self, unit):
+        with pytest.raises(CorruptLogError, match=r"distance_determined does not decode: .*\$\.unit"):
+            codec.from_data("hexlog.encounter.distance_determined", 1, {**DISTANCE, "unit": unit})
+
+    def test_the_published_schema_names_the_words_and_admits_any_string(self):
+        """The catalogue shows today's words first, then any string, with the field's comment saying why."""
+        unit = catalogue.schema(DistanceDetermined)["properties"]["unit"]
+        assert unit["anyOf"] == [{"type": "string", "enum": ["ft", "yd"]}, {"type": "string"}]
+        assert "0.1.0" in unit["description"]
 
 
 @settings(max_examples=60, deadline=None)

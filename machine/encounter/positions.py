@@ -3,133 +3,29 @@
 Nothing here does I/O or draws randomness of its own: every die comes from the ``roll`` callable the
 caller passes (``roll(expression, purpose) -> DiceRolled``), and every result names the rule, the
 steps it took and the nonces of the rolls it used. The rules are chosen by the option
-``distance_rules``; the AD&D rules live in ``positions_adnd``.
+``distance_rules``; the AD&D rules live in ``positions_adnd``, and what both build on (the
+situation, the result, the trace of its steps) in ``distance``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-import attrs
-
-from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
+from hexlog.machine.encounter import positions_adnd
+from hexlog.machine.encounter.distance import PURPOSE, SETTINGS, Distance, Situation, Trace, cap, entry
 from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
 from hexlog.machine.kit.rules import RulesError
-from hexlog.machine.rolls import Roll
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
-    from hexlog.events.dice import DiceRolled
+    from hexlog.machine.rolls import Roll
     from hexlog.machine.ruleset import Ruleset
 
-V = TypeVar("V")
-K = TypeVar("K")
+__all__ = ["PURPOSE", "SETTINGS", "Distance", "Situation", "Trace", "cap", "check", "determine_distance", "entry"]
 
-PURPOSE = "encounter.distance"
-SETTINGS = tuple(Setting)
 #: OSE names for the AD&D settings
 _OSE_SETTING = {Setting.INDOORS: Setting.DUNGEON, Setting.OUTDOORS: Setting.WILDERNESS}
-
-
-@attrs.frozen(kw_only=True)
-class Distance:
-    """How far apart the two sides start, and how that was found."""
-
-    value: int
-    unit: Unit
-    melee: bool
-    missiles_possible: bool
-    rule: str
-    steps: tuple[str, ...]
-    rolls: tuple[int, ...]
-
-    def recorded(self) -> ev.DistanceDetermined:
-        """The event that records this distance."""
-        return ev.DistanceDetermined(
-            value=self.value,
-            unit=self.unit,
-            melee=self.melee,
-            missiles_possible=self.missiles_possible,
-            rule=self.rule,
-            steps=self.steps,
-            rolls=self.rolls,
-        )
-
-    @classmethod
-    def of(cls, event: ev.DistanceDetermined) -> Distance:
-        """The distance a recorded event holds."""
-        return cls(
-            value=event.value,
-            unit=event.unit,
-            melee=event.melee,
-            missiles_possible=event.missiles_possible,
-            rule=event.rule,
-            steps=event.steps,
-            rolls=event.rolls,
-        )
-
-
-@attrs.frozen(kw_only=True)
-class Situation:
-    """Everything the referee can tell about where the encounter happens."""
-
-    setting: Setting
-    terrains: tuple[str, ...] = ()
-    line_of_sight_ft: int | None = None
-    area_ft: int | None = None
-    light_radius_ft: int | None = None
-    vision_ft: int | None = None
-    hiding: bool = False
-
-
-@attrs.define
-class Trace:
-    """The steps and roll nonces of one determination, gathered as it goes."""
-
-    roll_fn: Roll
-    steps: list[str] = attrs.field(factory=list)
-    rolls: list[int] = attrs.field(factory=list)
-
-    def roll(self, expression: str, purpose: str) -> DiceRolled:
-        """Roll through the caller's dice and note the nonce and the result."""
-        rolled = self.roll_fn(expression, purpose)
-        self.rolls.append(rolled.nonce)
-        self.steps.append(f"roll {expression} = {rolled.total}")
-        return rolled
-
-    def note(self, text: str) -> None:
-        """Add a readable step."""
-        self.steps.append(text)
-
-    def distance(self, value: int, unit: Unit, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
-        """The finished result."""
-        return Distance(
-            value=value,
-            unit=unit,
-            melee=melee,
-            missiles_possible=missiles,
-            rule=rule,
-            steps=tuple(self.steps),
-            rolls=tuple(self.rolls),
-        )
-
-
-def entry(rules: Ruleset, table: str, found: Mapping[K, V] | None, key: K | None) -> V:
-    """One keyed entry of a table, refused with the table and key named when it is missing."""
-    if found is None or key is None or key not in found:
-        msg = f"ruleset {rules.name}: tables.{table} has no entry {str(key)!r}"
-        raise RulesError(msg)
-    return found[key]
-
-
-def cap(trace: Trace, value: int, limit: int, label: str, unit: str = "ft") -> int:
-    """``value`` limited to ``limit``, noted as a step."""
-    result = min(value, limit)
-    trace.note(f"cap by {label} -> {result} {unit}")
-    return result
 
 
 def _check_situation(situation: Situation, surprised: tuple[bool, bool], segments: int) -> None:
@@ -170,8 +66,6 @@ def determine_distance(
         return _ose(trace, rules, situation, surprised)
     if chosen is DistanceRules.EXPLORE:
         return _explore(trace, rules, situation, surprised)
-    from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
-
     return positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
 
 
@@ -245,8 +139,6 @@ def check(rules: Ruleset) -> None:
     where = f"options.distance_rules: {chosen.value!r}"
     for setting in tables.distance:
         if chosen is DistanceRules.ADND:
-            from hexlog.machine.encounter import positions_adnd  # noqa: PLC0415 - it imports this module's types
-
             missing = positions_adnd.missing(rules, setting)
         else:
             missing = _missing(rules, chosen, setting)

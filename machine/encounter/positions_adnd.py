@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
-from hexlog.machine.encounter.positions import PURPOSE, Distance, Situation, Trace, cap, entry
+from hexlog.machine.dice import parse
+from hexlog.machine.encounter.distance import PURPOSE, Distance, Situation, Trace, cap, entry
 from hexlog.machine.encounter.rules import AvoidRule, EncounterOptions, EncounterTables, TerrainChange
 from hexlog.machine.kit.rules import RulesError
 
@@ -193,16 +194,21 @@ def avoid(  # noqa: PLR0913 - the referee's situation, spelled out
 
 
 def missing(rules: Ruleset, setting: Setting) -> str:
-    """What the AD&D distance of ``setting`` would read and the rules lack ("" when nothing)."""
+    """What the AD&D distance of ``setting`` would read and the rules lack or cannot use ("" when nothing)."""
     options, tables = rules.part(EncounterOptions), rules.part(EncounterTables)
     place = _SETTING.get(setting, setting)
     row = tables.distance.get(place)
     if row is None:
         return f"tables.distance has no {place} entry"
+    if row.unit is not Unit.FT:
+        return f"tables.distance.{place}.unit is {row.unit}; the adnd distance is measured in ft"
     if place is Setting.INDOORS:
         empty = [name for name in ("dice", "surprised_dice", "hiding_dice") if not getattr(row, name)]
-        return f"tables.distance.indoors.{empty[0]} is empty" if empty else ""
+        return f"tables.distance.{place}.{empty[0]} is empty" if empty else ""
     dice = options.outdoor_distance_dice
     if dice is None or tables.outdoor_dice is None or dice not in tables.outdoor_dice:
         return "options.outdoor_distance_dice names no entry of tables.outdoor_dice"
+    shown = tables.outdoor_dice[dice].dice
+    if parse(shown).modifier:
+        return f"tables.outdoor_dice.{dice}.dice {shown!r} adds a number, which terrain applied die by die cannot use"
     return ""

@@ -14,13 +14,33 @@ import attrs
 
 from hexlog.events.encounter import AdvantageKind, ReactionResult
 from hexlog.events.vocabulary import Setting, Unit
-from hexlog.machine.kit.rules import RulesError, dice_expression, in_range, rule
+from hexlog.machine import dice
+from hexlog.machine.kit.rules import (
+    RulesError,
+    bands,
+    dice_rule,
+    in_range,
+    non_empty,
+    rollable_by,
+    rule,
+    totals,
+)
 
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
 
 #: the rulesets written before ``distance_rules`` existed named their distance rules by their own name
 _LEGACY_DISTANCE_RULES = frozenset({"ose", "adnd", "explore"})
+#: the longest length a rule may give, in feet (as the referee's lengths, ``opening.MAX_LENGTH_FT``)
+MAX_FT = 100_000
+#: the largest multiplier of a distance roll or a detection range
+MAX_MULTIPLIER = 10_000
+#: ability scores (``campaign.ABILITY_RANGE``): a band table starts at the lowest
+SCORES = (3, 18)
+#: a CHA or WIS modifier (as a situational reaction modifier, ``resolution.MAX_REACTION_MODIFIER``)
+SCORE_MODIFIERS = (-10, 10)
+#: a distance dice expression may total 0 (melee range), never less
+DISTANCE_DICE = dice_rule(lowest=0)
 
 
 class DistanceRules(enum.StrEnum):
@@ -161,7 +181,7 @@ class EncounterOptions:
         help="Encounter movement per round is the base rate divided by this (§2.7).", validator=in_range(1, 1000)
     )
     encounter_move_max_rounds: int = rule(
-        help="Encounter movement lasts at most this many rounds (§2.7; 0: no limit is kept).",
+        help="Encounter movement lasts at most this many rounds (§2.7; 0: none, fight, evade or conclude at once).",
         validator=in_range(0, 100_000),
     )
     avoid_rule: AvoidRule | None = rule(
@@ -182,25 +202,26 @@ class DistanceRow:
     """How the distance of one setting is rolled: dice times a multiplier, in a unit."""
 
     unit: Unit
-    dice: str = attrs.field(default="", validator=dice_expression)
-    multiplier: int = attrs.field(default=1, validator=in_range(1, 10_000))
+    dice: str = attrs.field(default="", validator=DISTANCE_DICE)
+    multiplier: int = attrs.field(default=1, validator=in_range(1, MAX_MULTIPLIER))
     #: the dice when a side is surprised ("": not reduced)
-    surprised_dice: str = attrs.field(default="", validator=dice_expression)
+    surprised_dice: str = attrs.field(default="", validator=DISTANCE_DICE)
     #: melee or missile attacks are possible at this distance or closer
-    missiles_at_most: int | None = None
-    #: AD&D indoors: surprised faces that start in melee range
-    surprised_melee_faces: tuple[int, ...] = ()
-    hiding_dice: str = attrs.field(default="", validator=dice_expression)
-    light_cap_multiplier: int | None = None
+    missiles_at_most: int | None = attrs.field(default=None, validator=in_range(0, MAX_FT))
+    #: AD&D indoors: surprised totals that start in melee range
+    surprised_melee_faces: tuple[int, ...] = attrs.field(default=(), validator=rollable_by("surprised_dice"))
+    hiding_dice: str = attrs.field(default="", validator=DISTANCE_DICE)
+    #: AD&D indoors: the distance is at most this many times the light radius
+    light_cap_multiplier: int | None = attrs.field(default=None, validator=in_range(1, MAX_MULTIPLIER))
     #: AD&D outdoors: feet lost per surprise segment
-    segment_ft: int | None = None
+    segment_ft: int | None = attrs.field(default=None, validator=in_range(0, MAX_FT))
 
 
 @attrs.frozen(kw_only=True)
 class ReactionBand:
     """One band of the reaction table: its lowest total and what it means."""
 
-    at_least: int
+    at_least: int = attrs.field(validator=in_range(-1000, 1000))
     result: ReactionResult
     text: str = ""
 
@@ -209,17 +230,26 @@ class ReactionBand:
 class DiceEntry:
     """Dice and a multiplier, chosen by an option."""
 
-    dice: str = attrs.field(validator=dice_expression)
-    multiplier: int = attrs.field(validator=in_range(1, 10_000))
+    dice: str = attrs.field(validator=dice_rule(required=True, lowest=0))
+    multiplier: int = attrs.field(validator=in_range(1, MAX_MULTIPLIER))
 
 
 @attrs.frozen(kw_only=True)
 class TerrainChange:
     """AD&D outdoors: dice showing one of ``faces`` change by ``change``; the highest ``rank`` present applies."""
 
-    faces: tuple[int, ...]
-    change: int
-    rank: int
+    faces: tuple[int, ...] = attrs.field(validator=in_range(1, dice.MAX_SIDES))
+    change: int = attrs.field(validator=in_range(-dice.MAX_SIDES, dice.MAX_SIDES))
+    rank: int = attrs.field(validator=in_range(0, 1000))
+
+    @change.validator
+    def _no_die_below_zero(self, attribute: attrs.Attribute[int], value: int) -> None:
+        """A die may fall to 0 (A11: forest turns a 1 into 0), never below: a distance is not negative."""
+        lowest = min(self.faces, default=0)
+        if lowest + value < 0:
+            turned = f"{value} would turn a {lowest} into {lowest + value}"
+            msg = f"{attribute.name}: {turned}; a die may fall to 0, not below"
+            raise ValueError(msg)
 
 
 @attrs.frozen(kw_only=True)
@@ -227,7 +257,7 @@ class RoomRow:
     """One row of the small-room table."""
 
     at_most: int
-    ft: int
+    ft: int = attrs.field(validator=in_range(0, MAX_FT))
     melee: bool
 
 
@@ -235,22 +265,48 @@ class RoomRow:
 class SmallRoom:
     """AD&D: in a room of ``size_ft`` the distance is read from its own die."""
 
-    size_ft: int
-    dice: str = attrs.field(validator=dice_expression)
-    rows: tuple[RoomRow, ...]
+    size_ft: int = attrs.field(validator=in_range(1, MAX_FT))
+    dice: str = attrs.field(validator=dice_rule(required=True))
+    rows: tuple[RoomRow, ...] = attrs.field(validator=non_empty)
+
+    @rows.validator
+    def _one_row_a_total(self, attribute: attrs.Attribute[tuple[RoomRow, ...]], value: tuple[RoomRow, ...]) -> None:
+        """The rows rise, every total of the dice finds one, and each can be rolled."""
+        problem = _rows_problem(value, self.dice)
+        if problem:
+            msg = f"{attribute.name}{problem}"
+            raise ValueError(msg)
+
+
+def _rows_problem(rows: tuple[RoomRow, ...], expression: str) -> str:
+    """What is wrong with the small-room rows for ``expression`` ("" when nothing), starting with where."""
+    low, high = totals(expression, "dice")
+    for i in range(1, len(rows)):
+        if rows[i].at_most <= rows[i - 1].at_most:
+            rise = f"{rows[i].at_most} does not rise above the row before ({rows[i - 1].at_most})"
+            return f"[{i}].at_most: {rise}; list the rows from low to high"
+    last = len(rows) - 1
+    if rows and rows[last].at_most < high:
+        return f"[{last}].at_most: {rows[last].at_most} leaves {high} without a row; cover {expression} up to {high}"
+    if rows and rows[0].at_most < low:
+        return f"[0].at_most: {rows[0].at_most} is below {low}, the lowest total of {expression}; no roll finds it"
+    if last > 0 and rows[last - 1].at_most >= high:
+        covered = f"{rows[last - 1].at_most} already covers {expression} up to {high}"
+        return f"[{last - 1}].at_most: {covered}; no roll finds the last row"
+    return ""
 
 
 @attrs.frozen(kw_only=True)
 class AvoidTable:
     """AD&D: the numbers of the two avoid rules (§3.4)."""
 
-    add20_min_ft_indoors: int
-    add20_min_ft_outdoors: int
-    ft_per_inch_indoors: int
-    ft_per_inch_outdoors: int
-    default_rate_inches: int
-    detection_open_multiplier: int
-    detection_close_add_ft: int
+    add20_min_ft_indoors: int = attrs.field(validator=in_range(0, MAX_FT))
+    add20_min_ft_outdoors: int = attrs.field(validator=in_range(0, MAX_FT))
+    ft_per_inch_indoors: int = attrs.field(validator=in_range(1, 1000))
+    ft_per_inch_outdoors: int = attrs.field(validator=in_range(1, 1000))
+    default_rate_inches: int = attrs.field(validator=in_range(1, 1000))
+    detection_open_multiplier: int = attrs.field(validator=in_range(1, MAX_MULTIPLIER))
+    detection_close_add_ft: int = attrs.field(validator=in_range(0, MAX_FT))
     close_terrains: tuple[str, ...]
 
 
@@ -263,14 +319,19 @@ class EncounterTables:
 
     section: ClassVar[str] = "tables"
 
-    distance: dict[Setting, DistanceRow] = rule(help="Encounter distance by setting (§2.3, §3.2-3.3, §4.3, §4.5).")
+    distance: dict[Setting, DistanceRow] = rule(
+        help="Encounter distance by setting (§2.3, §3.2-3.3, §4.3, §4.5).", validator=non_empty
+    )
     reaction: tuple[ReactionBand, ...] = rule(help="Monster reaction: 2d6 plus the speaker's CHA modifier (§2.5).")
     cha_reaction: dict[ChaScale, Bands] = rule(
-        help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31)."
+        help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31).",
+        validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
     dungeon_distance: dict[str, DiceEntry] | None = rule(None, help="Seed 004 dungeon distance dice (A17).")
     wis_surprise: dict[WisSurprise, Bands] | None = rule(
-        None, help="WIS surprise modifier: [lowest score, modifier] (§4.3)."
+        None,
+        help="WIS surprise modifier: [lowest score, modifier] (§4.3).",
+        validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
     outdoor_dice: dict[str, DiceEntry] | None = rule(None, help="AD&D outdoor distance dice (A10).")
     outdoor_terrain: dict[str, TerrainChange] | None = rule(None, help="AD&D terrain, applied to each die (§3.3, A12).")
@@ -280,7 +341,7 @@ class EncounterTables:
 
 
 def check(rules: Ruleset) -> None:
-    """Options that name a table entry find it; the reaction table has an uncertain band and covers every total."""
+    """Options that name a table entry find it, a rule finds the table it reads, and the reaction covers every total."""
     options, tables = rules.part(EncounterOptions), rules.part(EncounterTables)
     named = (
         ("dungeon_distance", options.dungeon_distance, tables.dungeon_distance),
@@ -297,6 +358,33 @@ def check(rules: Ruleset) -> None:
             shown = ", ".join(map(str, table)) if table else "nothing"
             msg = f"options.{option}: '{value}' is not an entry of its table (it has {shown})"
             raise RulesError(msg)
-    if not tables.reaction or min(b.at_least for b in tables.reaction) > -99:  # noqa: PLR2004 - the table's floor
+    needs: tuple[tuple[str, object, str, object], ...] = (
+        ("avoid_rule", options.avoid_rule, "avoid", tables.avoid),
+        ("noisy_armor", options.noisy_armor, "armor_kind", tables.armor_kind),
+    )
+    for rule_option, chosen, read, found in needs:
+        if chosen is not None and found is None:
+            msg = f"options.{rule_option}: the rule reads tables.{read}, which the rules do not have; add it"
+            raise RulesError(msg)
+    _check_reaction(tables.reaction)
+    if tables.avoid is not None and tables.outdoor_terrain is not None:
+        for i, terrain in enumerate(tables.avoid.close_terrains):
+            if terrain not in tables.outdoor_terrain:
+                known = ", ".join(tables.outdoor_terrain)
+                where = f"tables.avoid.close_terrains[{i}]"
+                msg = f"{where}: '{terrain}' is not a terrain of tables.outdoor_terrain ({known})"
+                raise RulesError(msg)
+
+
+def _check_reaction(reaction: tuple[ReactionBand, ...]) -> None:
+    """Every total has a band (the lowest starts at -99 or lower), and no two bands start at the same total."""
+    if not reaction or min(b.at_least for b in reaction) > -99:  # noqa: PLR2004 - the table's floor
         msg = "tables.reaction: the lowest band must start at -99 or lower, so that every total has a band"
         raise RulesError(msg)
+    seen: dict[int, int] = {}
+    for i, band in enumerate(reaction):
+        if band.at_least in seen:
+            twice = f"{band.at_least} starts band {seen[band.at_least]} too"
+            msg = f"tables.reaction[{i}].at_least: {twice}; each band starts at its own total"
+            raise RulesError(msg)
+        seen[band.at_least] = i

@@ -26,7 +26,7 @@ import attrs
 from hexlog.events.encounter import Advantage, AdvantageKind
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import Setting
-from hexlog.machine.encounter.positions import SETTINGS
+from hexlog.machine.encounter.distance import SETTINGS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, MutualSurprise, WisSurprise
 
 if TYPE_CHECKING:

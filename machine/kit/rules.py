@@ -5,6 +5,10 @@ per section it reads (``section = "options"`` or ``"tables"``), one field per ke
 that explains it (``rule(help=...)``); the ruleset is structured into those classes when it is
 loaded, so a wrong type, an unknown choice or a value out of range is refused at ``init`` or
 ``rules change``, naming the key. A key no class declares is not used by any procedure.
+
+The validators here (``in_range``, ``non_empty``, ``dice_rule``, ``rollable_by``, ``bands``) refuse
+what would crash or make nonsense later, in play: each raises ``ValueError("key: why")``, and the
+key (with table keys and indexes, ``scale[0][1]``) is joined to its dotted path in the refusal.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import math
 import re
 import types
 import typing
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, TypeVar
 
 import attrs
 import cattrs
@@ -26,6 +30,9 @@ from hexlog.machine import dice
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    #: an attrs validator: (instance, attribute, value) -> None, raising ``ValueError("key: why")``
+    Validator: TypeAlias = Callable[[Any, attrs.Attribute[Any], Any], None]
 
 T = TypeVar("T")
 
@@ -51,26 +58,112 @@ def rule(default: Any = attrs.NOTHING, *, help: str, validator: Any = None, fact
     return attrs.field(default=default, validator=validator, metadata={HELP: help}, kw_only=True)
 
 
-def in_range(low: float, high: float) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
-    """A validator: the value (each value, for a tuple) lies in ``low..high`` inclusive; None passes."""
+def in_range(low: float, high: float) -> Validator:
+    """A validator: the value (each value, for a tuple, named by its index) lies in ``low..high``; None passes."""
 
     def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        for one in value if isinstance(value, tuple) else (value,):
+        values = enumerate(value) if isinstance(value, tuple) else ((None, value),)
+        for i, one in values:
             if one is not None and not low <= one <= high:
-                msg = f"{attribute.name}: {one} is out of range; allowed {_num(low)} to {_num(high)}"
+                where = attribute.name if i is None else f"{attribute.name}[{i}]"
+                msg = f"{where}: {one} is out of range; allowed {_num(low)} to {_num(high)}"
                 raise ValueError(msg)
 
     return check
 
 
-def dice_expression(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-    """A validator: the value is a dice expression hexlog can roll ("" means none)."""
-    if value:
-        try:
-            dice.parse(value)
-        except DiceExpressionError as err:
-            msg = f"{attribute.name}: {err}"
-            raise ValueError(msg) from err
+def non_empty(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    """A validator: a table or an array has at least one entry; None (left out) passes."""
+    if value is not None and not value:
+        msg = f"{attribute.name}: is empty; at least one entry is needed"
+        raise ValueError(msg)
+
+
+def dice_rule(*, required: bool = False, lowest: int | None = None) -> Validator:
+    """A validator: a dice expression hexlog can roll, whose lowest total is at least ``lowest``.
+
+    "" means none, unless ``required``: then it is refused, as it could never be rolled.
+    """
+
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        if not value:
+            if required:
+                msg = f"{attribute.name}: is empty; this entry needs a dice expression (NdS, NdS+K, NdS-K or dS)"
+                raise ValueError(msg)
+            return
+        least = totals(value, attribute.name)[0]
+        if lowest is not None and least < lowest:
+            msg = f"{attribute.name}: {value!r} can total {least}; allowed lowest total {lowest} or more"
+            raise ValueError(msg)
+
+    return check
+
+
+def totals(expression: str, name: str) -> tuple[int, int]:
+    """The lowest and highest total of a dice expression; ``ValueError`` naming the field if it does not parse."""
+    try:
+        spec = dice.parse(expression)
+    except DiceExpressionError as err:
+        msg = f"{name}: {err}"
+        raise ValueError(msg) from err
+    return spec.count + spec.modifier, spec.count * spec.sides + spec.modifier
+
+
+def rollable_by(field: str) -> Validator:
+    """A validator: each value of a tuple is a total the dice expression in ``field`` can show."""
+
+    def check(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        expression = getattr(instance, field)
+        if value and not expression:
+            msg = f"{attribute.name}: {field} is empty, so no total can be rolled; leave it empty too"
+            raise ValueError(msg)
+        if not value:
+            return
+        low, high = totals(expression, field)
+        for i, one in enumerate(value):
+            if not low <= one <= high:
+                msg = f"{attribute.name}[{i}]: {one} is not a total {expression} can show; allowed {low} to {high}"
+                raise ValueError(msg)
+
+    return check
+
+
+def bands(*, scores: tuple[int, int], values: tuple[int, int]) -> Validator:
+    """A validator for ``[lowest score, value]`` bands (an array, or the arrays of a table).
+
+    Each array has a band, starts at the lowest score (so every score has a value), and rises:
+    each lowest score above the one before, every score and value in its range.
+    """
+
+    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+        arrays = value.items() if isinstance(value, dict) else ((None, value),)
+        for key, rows in arrays:
+            where = attribute.name if key is None else f"{attribute.name}.{key}"
+            problem = _bands_problem(rows, scores, values)
+            if problem:
+                msg = f"{where}{problem}"
+                raise ValueError(msg)
+
+    return check
+
+
+def _bands_problem(rows: tuple[tuple[int, int], ...] | None, scores: tuple[int, int], values: tuple[int, int]) -> str:
+    """What is wrong with one array of bands ("" when nothing), starting with where in it."""
+    if not rows:
+        return "" if rows is None else f": is empty; at least one band [lowest score, value] from {scores[0]} is needed"
+    if rows[0][0] != scores[0]:
+        return f"[0][0]: the first band starts at {rows[0][0]}; it must start at {scores[0]}, so every score has one"
+    for i, (least, mod) in enumerate(rows):
+        wrong = ""
+        if not scores[0] <= least <= scores[1]:
+            wrong = f"[{i}][0]: {least} is out of range; allowed {scores[0]} to {scores[1]}"
+        elif not values[0] <= mod <= values[1]:
+            wrong = f"[{i}][1]: {mod} is out of range; allowed {values[0]} to {values[1]}"
+        elif i and least <= rows[i - 1][0]:
+            wrong = f"[{i}][0]: {least} does not rise above the band before ({rows[i - 1][0]}); list them low to high"
+        if wrong:
+            return wrong
+    return ""
 
 
 def _num(value: float) -> str:
@@ -171,7 +264,8 @@ def _messages(err: BaseException, where: str) -> list[str]:
 _EXTRA = "unknown keys: "
 
 
-_FIELD_MESSAGE = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.DOTALL)
+#: a validator's "key: why", the key a field name, maybe with table keys and indexes (``faces[2]``, ``scale[0][1]``)
+_FIELD_MESSAGE = re.compile(r"^([a-z_][a-z0-9_]*(?:\.[A-Za-z0-9_-]+|\[\d+\])*): (.*)$", re.DOTALL)
 
 
 def _shape(kind: Any, value: Any, path: str) -> list[str]:
