@@ -9,7 +9,10 @@ two points of one campaign, in two ways:
 * ``cold``: a new handler for every command, as each ``hexlog`` invocation is: it loads the table
   and the ledger from their rows in the store.
 
-    .venv/bin/python bench/command_cost.py [--early 100] [--late 10000] [--samples 40]
+It also measures a roll (``1d6``) after one session and after many (``--sessions``), each opened and
+closed, warm and cold: what a command reads and writes must not grow with the sessions either.
+
+    .venv/bin/python bench/command_cost.py [--early 100] [--late 10000] [--samples 40] [--sessions 3000]
 
 The last line on stdout is one JSON object; each ``ratio`` is late / early (1.0: no growth).
 """
@@ -28,6 +31,7 @@ from workload import ENCOUNTER, set_up
 
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
 
 CAMPAIGN = "long"
 STREAM = f"campaign-{CAMPAIGN}"
+ROLL = c.RollDice(expression="1d6")
 
 
 def _grow(handler: Handler, events: int) -> None:
@@ -76,12 +81,49 @@ def measure(store: LiveStore, early: int, late: int, samples: int) -> dict[str, 
     return out
 
 
+def _open_sessions(handler: Handler, count: int) -> None:
+    """Close the open session and open another until the campaign has had ``count`` sessions."""
+    while handler.load(CAMPAIGN).session_count < count:
+        handler.execute(CAMPAIGN, c.CloseSession())
+        handler.execute(CAMPAIGN, c.OpenSession())
+
+
+def _time_rolls(store: LiveStore, keeper: MemoryKeeper, warm: Handler, rolls: int, *, cold: bool) -> float:
+    """Mean seconds per ``1d6`` roll over ``rolls`` rolls."""
+    spent = 0.0
+    for _ in range(rolls):
+        handler = Handler(store, keeper) if cold else warm
+        start = time.perf_counter()
+        handler.execute(CAMPAIGN, ROLL)
+        spent += time.perf_counter() - start
+    return spent / rolls
+
+
+def measure_sessions(store: LiveStore, late: int, rolls: int) -> dict[str, float]:
+    """Per-roll means (in microseconds) after one session and after ``late`` sessions, warm and cold."""
+    keeper = MemoryKeeper()
+    handler = set_up(Handler(store, keeper), CAMPAIGN)
+    out: dict[str, float] = {}
+    for label, target in (("early", 1), ("late", late)):
+        _open_sessions(handler, target)
+        out[f"sessions_{label}"] = handler.load(CAMPAIGN).session_count
+        for mode in ("warm", "cold"):
+            mean = _time_rolls(store, keeper, handler, rolls, cold=mode == "cold")
+            handler = Handler(store, keeper)
+            out[f"roll_{mode}_{label}_us"] = round(mean * 1e6, 1)
+    for mode in ("warm", "cold"):
+        out[f"roll_{mode}_ratio"] = round(out[f"roll_{mode}_late_us"] / out[f"roll_{mode}_early_us"], 3)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--early", type=int, default=100)
     parser.add_argument("--late", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=40, help="whole encounters timed at each point")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sessions", type=int, default=3000, help="sessions before the late rolls (0: skip)")
+    parser.add_argument("--rolls", type=int, default=200, help="rolls timed after one session and after many")
     args = parser.parse_args()
     result: dict[str, object] = {"name": "project_command_cost", "early": args.early, "late": args.late}
     for backend in ("memory", "sqlite"):
@@ -89,8 +131,14 @@ def main() -> None:
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory() as folder:
                 store: LiveStore = MemoryStore() if backend == "memory" else SQLiteStore(Path(folder) / "bench.db")
-                runs.append(measure(store, args.early, args.late, args.samples))
+                run = measure(store, args.early, args.late, args.samples)
                 store.close()
+            if args.sessions:
+                with tempfile.TemporaryDirectory() as folder:
+                    store = MemoryStore() if backend == "memory" else SQLiteStore(Path(folder) / "bench.db")
+                    run.update(measure_sessions(store, args.sessions, args.rolls))
+                    store.close()
+            runs.append(run)
         result[backend] = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
     print(json.dumps(result))
 

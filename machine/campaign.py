@@ -21,6 +21,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.keeper import kept_secret
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.kit.rules import RulesError
 
 if TYPE_CHECKING:
     from hexlog.machine.keeper import SecretKeeper
@@ -41,6 +42,16 @@ _NAME = re.compile(r"^[\w][\w .'-]{0,63}$")
 _CAMPAIGN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
+def check_campaign_id(campaign: str) -> None:
+    """Refuse a campaign id that is not a plain URI segment (``UsageError`` naming the form)."""
+    if not _CAMPAIGN.match(campaign):
+        msg = (
+            f"campaign id {campaign!r} must be 1 to 64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+        raise UsageError(msg)
+
+
 def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rulesets.Ruleset:
     """The rules a command names, checked by every procedure that reads them."""
     rules = rulesets.load(ruleset, dict(overrides), used=ctx.registry.used_keys())
@@ -53,20 +64,27 @@ def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     if ctx.table.started:
         msg = f"campaign {ctx.campaign} already exists"
         raise RuleRefusedError(msg)
-    if not _CAMPAIGN.match(ctx.campaign):
-        msg = (
-            f"campaign id {ctx.campaign!r} must be 1 to 64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
-        )
-        raise UsageError(msg)
+    check_campaign_id(ctx.campaign)
     rules = _rules(ctx, command.ruleset, command.overrides)
     ctx.emit(CampaignStarted(campaign=ctx.campaign, ruleset=rules.name, rules_hash=rules.hash, rules=rules.content))
 
 
+def _usable(ctx: StepContext, rules: rulesets.Ruleset | None) -> bool:
+    """Whether this release can play under ``rules`` (every procedure's parts read and checked)."""
+    if rules is None:
+        return True
+    try:
+        ctx.registry.check_rules(rules)
+    except RulesError:
+        return False
+    return True
+
+
 def change_rules(ctx: StepContext, command: c.ChangeRules) -> None:
-    """Record new rules in force from now on; refused while a procedure is under way."""
+    """Record new rules in force from now on; refused while a procedure is under way, unless the rules in
+    force are ones this release refuses (recorded by an earlier one): then changing them is the way on."""
     under_way = ctx.registry.open_procedures(ctx.table)
-    if under_way:
+    if under_way and _usable(ctx, ctx.table.rules):
         names = ", ".join(f"{p.name} (phase {p.phase_of(state).name})" for p, state in under_way)  # type: ignore[union-attr]
         msg = f"the rules cannot change while a procedure is under way: {names}; finish it first"
         raise RuleRefusedError(msg)
@@ -93,7 +111,10 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
         if len(secret) != SECRET_BYTES:
             msg = f"a session secret must be {SECRET_BYTES} bytes written as {SECRET_BYTES * 2} hex digits"
             raise UsageError(msg)
-    if hexdice.commitment(secret) in ctx.table.commitments:
+    if ctx.commitment_used is None:
+        msg = "no record of earlier sessions' commitments here: a session cannot be opened"
+        raise RuleRefusedError(msg)
+    if ctx.commitment_used(hexdice.commitment(secret)):
         msg = "that secret was already used by an earlier session; its rolls would be predictable"
         raise RuleRefusedError(msg)
     if ctx.keeper is None:

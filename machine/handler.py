@@ -28,7 +28,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import Roller, SessionDice
 from hexlog.machine.table import Table, TableProjection
 from hexlog.projections import live
-from hexlog.projections.ledger import LEDGER
+from hexlog.projections.ledger import LEDGER, commitment_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -163,6 +163,11 @@ class Handler:
 
         return committed
 
+    def _commitment_used(self, campaign: str, ledger: live.Live[Any]) -> Callable[[str], bool]:
+        """Whether an earlier session committed to a commitment: one ledger row, read by key."""
+        stream = stream_for(campaign)
+        return lambda commitment: ledger.row(self.store, stream, commitment_key(commitment)) is not None
+
     def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
         """Decide and append one command; nothing is written when it is refused."""
         digest = _checked_digest(campaign, command, command_id)
@@ -182,6 +187,7 @@ class Handler:
             campaign=campaign,
             keeper=self.keeper,
             roller_for=self._roller_for(campaign),
+            commitment_used=self._commitment_used(campaign, lives[LEDGER.name]),
         )
         kit.run(ctx, command)
         if not ctx.events:
@@ -189,14 +195,7 @@ class Handler:
             raise UsageError(msg)
         version = table.version + len(ctx.events)
         after = attrs.evolve(ctx.table, version=version)
-        moved, rows = {}, []
-        for name, one in lives.items():
-            if name == TABLE:
-                moved[name], written = one.settle(after, version)
-            else:
-                moved[name], written = one.fold(ctx.events, version)
-            rows.extend(written)
-        source, now = source_for(campaign), self.clock()  # one transaction, one time
+        source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time
         new = [
             NewEvent(
                 id=self.new_id(),
@@ -208,8 +207,16 @@ class Handler:
             )
             for e in ctx.events
         ]
+        last = new[-1].id  # the marks name the last event: rows are trusted only beside this very log
+        moved, rows = {}, []
+        for name, one in lives.items():
+            if name == TABLE:
+                moved[name], written = one.settle(after, version, last)
+            else:
+                moved[name], written = one.fold(ctx.events, version, last)
+            rows.extend(written)
         result = self.store.append(
-            stream_for(campaign),
+            stream,
             new,
             expected_version=table.version,
             command_id=command_id,

@@ -58,11 +58,6 @@ class Table:
         """How many sessions were opened."""
         return self.sessions.count
 
-    @property
-    def commitments(self) -> tuple[str, ...]:
-        """The commitment of every session so far."""
-        return self.sessions.commitments
-
 
 def _procedures(table: Table, event: Event, registry: Registry) -> Mapping[str, Any]:
     changed: dict[str, Any] | None = None
@@ -131,8 +126,9 @@ class TableProjection:
     """The table as a live projection: a few parts, each written only when a command changed it."""
 
     name = "table"
-    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied
-    revision = 2
+    #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied;
+    #: 3: the sessions part no longer lists every commitment (the ledger keeps a row per commitment)
+    revision = 3
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry

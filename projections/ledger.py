@@ -2,8 +2,9 @@
 
 The ledger never holds a growing document: its state is the latest session (the session lifecycle
 fold), and each event writes the rows it changes: ``session/<id>`` when a session opens, takes a
-seed, rolls or ends, and ``roll/<id>/<nonce>`` for each roll (``roll/<id>/referee/<nonce>`` for a secret
-roll of a hexlog-dice-v2 session, whose nonces count apart).
+seed, rolls or ends, ``commitment/<commitment>`` when a session opens (so that a command can ask
+whether a secret was used before by reading one row), and ``roll/<id>/<nonce>`` for each roll
+(``roll/<id>/referee/<nonce>`` for a secret roll of a hexlog-dice-v2 session, whose nonces count apart).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events.codec import converter, to_data
 from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.session import SessionOpened
 from hexlog.projections import sessions
 
 if TYPE_CHECKING:
@@ -27,6 +29,11 @@ def session_key(session: str) -> str:
     return f"session/{session}"
 
 
+def commitment_key(commitment: str) -> str:
+    """The ledger row that records that a session committed to ``commitment`` (and which)."""
+    return f"commitment/{commitment}"
+
+
 def roll_key(session: str, nonce: int, *, own_lane: bool = False) -> str:
     """The ledger row of a roll (nonces padded so that rows sort in roll order); ``own_lane`` for a secret
     roll of a hexlog-dice-v2 session, whose nonces count apart from the public ones."""
@@ -40,8 +47,9 @@ class Ledger:
 
     name = NAME
     #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied;
-    #: 3: a secret roll of a v2 session has a row of its own lane
-    revision = 3
+    #: 3: a secret roll of a v2 session has a row of its own lane;
+    #: 4: a row per commitment, so that a reused secret is refused without a row that grows
+    revision = 4
 
     def initial(self) -> sessions.Session | None:
         """No session yet."""
@@ -67,10 +75,12 @@ class Ledger:
     def event_rows(
         self, before: sessions.Session | None, after: sessions.Session | None, event: Event
     ) -> Mapping[str, Any]:
-        """The session's row when it changed, and a roll's own row."""
+        """The session's row when it changed, a new commitment's row, and a roll's own row."""
         rows: dict[str, Any] = {}
         if after is not None and after is not before:
             rows[session_key(after.id)] = converter.unstructure(after)
+        if isinstance(event, SessionOpened):
+            rows[commitment_key(event.commitment)] = {"session": event.session}
         if isinstance(event, DiceRolled) and after is not None and event.session == after.id:
             own_lane = after.lanes and event.visibility == Visibility.REFEREE
             rows[roll_key(event.session, event.nonce, own_lane=own_lane)] = to_data(event)

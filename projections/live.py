@@ -4,10 +4,16 @@ the events they fold, so that a command reads and writes the same few rows at an
 A live projection is a pure fold (``initial``, ``evolve``) whose state is split into a fixed set of
 named parts. After a batch only the parts that changed are written (``attrs.evolve`` keeps an
 unchanged part the same object, so identity tells), with the rows an event adds on its own (the
-ledger writes one row per roll) and a mark row ``@`` holding the stream version folded to and the
-projection's revision. Loading reads the parts and the mark only, never the event rows. Rows are a
-cache: rows of another revision, rows ahead of the log, or rows that do not decode are ignored, the
-projection is folded again from the log, and its rows are written anew.
+ledger writes one row per roll) and a mark row ``@`` holding the stream version folded to, the id
+of the event at that version and the projection's revision. Loading reads the parts, the mark and
+the log from the mark's event on, never the event rows.
+
+Rows are a cache, and a command decides on them, so they are checked before they are used: rows of
+another revision, a mark ahead of the log, a mark that names another event than the log's event at
+its version, a part written at a version later than the mark's, or parts that do not decode are all
+ignored; the projection is then folded again from the log and its rows are written anew with the
+next append. (A part edited in place, its version kept, is only caught by ``hexlog replay``, which
+compares every row with a fold of the log; ``hexlog replay --repair`` rewrites them.)
 """
 
 from __future__ import annotations
@@ -21,10 +27,10 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, Recorded
+    from hexlog.events.store import LiveStore, ProjectionStore, Recorded
 
 S = TypeVar("S")
 MARK = "@"
@@ -73,9 +79,33 @@ def decode_recorded(recorded: Recorded) -> Event:
         raise CorruptLogError(msg) from err
 
 
-def mark_row(projection: Projection[Any], version: int) -> ProjectionRow:
-    """The row that records how far the projection has folded, and in which revision."""
-    return ProjectionRow(projection=projection.name, key=MARK, version=version, data={"revision": projection.revision})
+def mark_row(projection: Projection[Any], version: int, event: str) -> ProjectionRow:
+    """The row that records how far the projection has folded (the stream ``version`` and ``event``, the
+    id of the event at that version, "" before any event), and in which revision."""
+    return ProjectionRow(
+        projection=projection.name, key=MARK, version=version, data={"revision": projection.revision, "event": event}
+    )
+
+
+def mark_problem(projection: Projection[Any], mark: tuple[int, Any] | None, current: int) -> str | None:
+    """Why a stored mark cannot be trusted as it stands (None when it can, but for the event it names):
+    no mark, another revision, no event named, or a version outside the log of ``current`` events."""
+    if mark is None:
+        return "it has no mark"
+    at, data = mark
+    if not isinstance(data, dict) or data.get("revision") != projection.revision:
+        revision = data.get("revision") if isinstance(data, dict) else data
+        return f"its rows are of revision {revision!r}, not {projection.revision}"
+    if not isinstance(data.get("event"), str):
+        return "its mark names no event"
+    if not 0 <= at <= current:
+        return f"its mark is at version {at}, outside the log's 0 to {current}"
+    return None
+
+
+def newer_than_mark(rows: Mapping[str, tuple[int, Any]], at: int) -> list[str]:
+    """The keys of rows written at a later stream version than the mark's ``at``: a mark moved back."""
+    return sorted(key for key, (version, _) in rows.items() if version > at)
 
 
 def _row(projection: Projection[Any], key: str, version: int, data: Any) -> ProjectionRow:
@@ -94,21 +124,25 @@ class Live(Generic[S]):
     state: S
     version: int
     pending: tuple[ProjectionRow, ...] = ()
+    #: the id of the event at ``version`` ("" before any event)
+    event: str = ""
 
-    def fold(self, events: Iterable[Event], version: int) -> tuple[Live[S], list[ProjectionRow]]:
-        """The projection after ``events`` (reaching stream ``version``) and every row to write for them."""
+    def fold(self, events: Iterable[Event], version: int, event: str) -> tuple[Live[S], list[ProjectionRow]]:
+        """The projection after ``events`` (reaching stream ``version``, whose event has the id ``event``)
+        and every row to write for them."""
         p, state = self.projection, self.state
         extra: dict[str, Any] = {}
-        for event in events:
-            after = p.evolve(state, event)
-            extra.update(p.event_rows(state, after, event))
+        for one in events:
+            after = p.evolve(state, one)
+            extra.update(p.event_rows(state, after, one))
             state = after
-        return self.settle(state, version, extra)
+        return self.settle(state, version, event, extra)
 
     def settle(
-        self, state: S, version: int, extra: Mapping[str, Any] | None = None
+        self, state: S, version: int, event: str, extra: Mapping[str, Any] | None = None
     ) -> tuple[Live[S], list[ProjectionRow]]:
-        """The projection moved to ``state``, already folded up to ``version``, and every row to write.
+        """The projection moved to ``state``, already folded up to ``version`` (whose event has the id
+        ``event``), and every row to write.
 
         The rows are those still pending, each part that is not the very object it was, the event
         rows in ``extra``, and the mark.
@@ -118,8 +152,18 @@ class Live(Generic[S]):
         rows = list(self.pending)
         rows += [_row(p, k, version, p.encode(k, part)) for k, part in p.parts(state).items() if old[k] is not part]
         rows += [_row(p, k, version, v) for k, v in (extra or {}).items()]
-        rows.append(mark_row(p, version))
-        return Live(p, state, version), rows
+        rows.append(mark_row(p, version, event))
+        return Live(p, state, version, event=event), rows
+
+    def row(self, store: ProjectionStore, stream_id: str, key: str) -> Any | None:
+        """The data of one of the projection's rows as it stands once the pending rows are written."""
+        for pending in reversed(self.pending):
+            if pending.key == key:
+                return pending.data
+            if pending.key == EVERY_ROW and pending.data is None:
+                return None
+        found = store.read_rows(stream_id, self.projection.name, [key]).get(key)
+        return None if found is None else found[1]
 
 
 def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict[str, Any]]:
@@ -139,26 +183,30 @@ def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict
     return state, data
 
 
-def _anew(projection: Projection[S], data: Mapping[str, Any], version: int) -> tuple[ProjectionRow, ...]:
+def anew(projection: Projection[S], data: Mapping[str, Any], version: int, event: str) -> tuple[ProjectionRow, ...]:
     """Every row of a projection written anew: wipe what was there, then all rows and the mark."""
     rows = [_row(projection, EVERY_ROW, version, None)]
     rows += [_row(projection, k, version, v) for k, v in data.items()]
-    rows.append(mark_row(projection, version))
+    rows.append(mark_row(projection, version, event))
     return tuple(rows)
 
 
-def _mark_ok(projection: Projection[Any], mark: tuple[int, Any] | None, current: int) -> bool:
-    return (
-        mark is not None
-        and isinstance(mark[1], dict)
-        and mark[1].get("revision") == projection.revision
-        and 0 <= mark[0] <= current
-    )
+def last_event(records: Sequence[Recorded]) -> str:
+    """The id of the last of ``records`` ("" when there is none)."""
+    return records[-1].envelope.id if records else ""
 
 
-def _events(store: LiveStore, stream_id: str, after: int) -> tuple[list[Event], int]:
-    tail = store.read_stream(stream_id, after + 1)
-    return [decode_recorded(r) for r in tail], (tail[-1].version if tail else after)
+def _from_mark(store: LiveStore, stream_id: str, at: int, event: str) -> list[Recorded] | None:
+    """The records after version ``at``, if the log's event at ``at`` is the one the mark names (else None).
+
+    The one event at the mark is read with the tail: a command still reads a constant number of events.
+    """
+    if at == 0:
+        return store.read_stream(stream_id, 1) if not event else None
+    records = store.read_stream(stream_id, at)
+    if not records or records[0].version != at or records[0].envelope.id != event:
+        return None
+    return records[1:]
 
 
 def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> list[S]:
@@ -169,43 +217,65 @@ def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> list[S]:
         return []
 
 
-def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]:
-    """The projection as of the end of the stream: its saved parts caught up with the tail of the log.
-
-    Only the parts and the mark are read. When they cannot be used the projection is folded from
-    the whole log and all its rows are pending, to be written anew.
-    """
+def _saved(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S] | None:
+    """The projection from its saved parts and mark, caught up with the tail; None when they cannot be trusted."""
     current = store.stream_version(stream_id)
     keys = [*projection.parts(projection.initial()), MARK]
     rows = store.read_rows(stream_id, projection.name, keys)
     mark = rows.pop(MARK, None)
-    if _mark_ok(projection, mark, current):
-        assert mark is not None  # noqa: S101 - checked by _mark_ok
-        for saved_state in _assembled(projection, {key: data for key, (_, data) in rows.items()}):
-            events, version = _events(store, stream_id, mark[0])
-            live = Live(projection, saved_state, mark[0])
-            if not events:
-                return live
-            caught, written = live.fold(events, version)
-            return Live(projection, caught.state, version, tuple(written))
-    events, version = _events(store, stream_id, 0)
-    state, data = rebuild(projection, events)
-    return Live(projection, state, version, _anew(projection, data, version))
+    if mark is None or mark_problem(projection, mark, current) or newer_than_mark(rows, mark[0]):
+        return None
+    at, event = mark[0], mark[1]["event"]
+    tail = _from_mark(store, stream_id, at, event)
+    if tail is None:
+        return None
+    for saved_state in _assembled(projection, {key: data for key, (_, data) in rows.items()}):
+        live = Live(projection, saved_state, at, event=event)
+        if not tail:
+            return live
+        version = tail[-1].version
+        caught, written = live.fold([decode_recorded(r) for r in tail], version, last_event(tail))
+        return Live(projection, caught.state, version, tuple(written), event=caught.event)
+    return None
+
+
+def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]:
+    """The projection as of the end of the stream: its saved parts caught up with the tail of the log.
+
+    The parts, the mark and the log from the mark's event on are read. When the rows cannot be
+    trusted the projection is folded from the whole log and all its rows are pending, to be written
+    anew.
+    """
+    saved = _saved(store, stream_id, projection)
+    if saved is not None:
+        return saved
+    records = store.read_stream(stream_id, 1)
+    version = records[-1].version if records else 0
+    event = last_event(records)
+    state, data = rebuild(projection, [decode_recorded(r) for r in records])
+    return Live(projection, state, version, anew(projection, data, version, event), event=event)
 
 
 def catch_up(store: LiveStore, stream_id: str, live: Live[S]) -> Live[S]:
     """A projection held in memory caught up with the log, trusting the store's rows only if they match.
 
-    When another writer appended, its rows hold the new state if its mark says the version it folded
-    to is the end of the stream; otherwise the projection is loaded again from the store.
+    When another writer appended, its rows hold the new state if its mark names the end of the
+    stream (its version and its last event); otherwise the projection is loaded again from the store.
     """
-    events, version = _events(store, stream_id, live.version)
-    if not events:
+    tail = store.read_stream(stream_id, live.version + 1)
+    if not tail:
         return live
+    version, event = tail[-1].version, last_event(tail)
     mark = store.read_rows(stream_id, live.projection.name, [MARK]).get(MARK)
-    if not _mark_ok(live.projection, mark, version) or mark is None or mark[0] != version:
+    trusted = (
+        mark is not None
+        and mark_problem(live.projection, mark, version) is None
+        and mark[0] == version
+        and mark[1]["event"] == event
+    )
+    if not trusted:
         return load(store, stream_id, live.projection)
-    caught, _ = live.fold(events, version)
+    caught, _ = live.fold([decode_recorded(r) for r in tail], version, event)
     return caught
 
 

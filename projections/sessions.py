@@ -80,19 +80,21 @@ class Session:
 
 @attrs.frozen(kw_only=True)
 class SessionLog:
-    """The latest session, how many sessions there were, and every commitment so far."""
+    """The latest session and how many sessions there were.
+
+    It holds nothing that grows with the sessions: the commitment of every session so far (a secret
+    is never used twice) is one row each in the roll ledger, looked up by key.
+    """
 
     current: Session | None = None
     count: int = 0
-    #: the commitment of every session so far: a secret is never used twice
-    commitments: tuple[str, ...] = ()
 
 
 def evolve(log: SessionLog, event: Event) -> SessionLog:
     """The lifecycle after one event; events about another session than the latest leave it as it is."""
     if isinstance(event, SessionOpened):
         session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
-        return SessionLog(current=session, count=log.count + 1, commitments=(*log.commitments, event.commitment))
+        return SessionLog(current=session, count=log.count + 1)
     current = log.current
     if current is None or getattr(event, "session", None) != current.id:
         return log
@@ -115,7 +117,7 @@ def evolve(log: SessionLog, event: Event) -> SessionLog:
                 secret=current.secret,
                 supplied=current.supplied,
             )
-            return SessionLog(current=changed, count=log.count, commitments=log.commitments)
+            return SessionLog(current=changed, count=log.count)
         case ClientSeedSet():
             changed = attrs.evolve(current, client_seed=event.client_seed)
         case SessionClosed():

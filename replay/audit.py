@@ -20,6 +20,7 @@ from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, c
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.explain import explain_roll
+from hexlog.replay.procedure_audit import check_procedures
 from hexlog.replay.receipts import Receipt, mismatch
 from hexlog.replay.verdict import Verdict, caveats
 
@@ -132,12 +133,14 @@ class _Tally:
 def _check_events(
     ordered: list[Item], findings: list[Finding], notes: list[Finding], registry: Registry, tally: _Tally
 ) -> None:
-    """Sessions, nonces, commitments, every revealed roll, phase changes, every decision; added to ``tally``."""
+    """Sessions, nonces, commitments, every revealed roll, phase changes and hand-offs, every decision; added to
+    ``tally``."""
     events = [item.event for item in ordered]
     result = check_dice(events, registry)
     versions = [item.env.streamversion for item in ordered]
     decided = check_decision_events(events, versions, [item.env.schemaversion for item in ordered], registry)
-    for issue in (*result.issues, *decided.issues):
+    ran = check_procedures(events, registry, versions)
+    for issue in (*result.issues, *decided.issues, *ran):
         finding = ordered[issue.at].finding(issue.check, issue.reason, cause=issue.cause)
         (notes if issue.note else findings).append(finding)
     tally.sessions += len(result.sessions)
@@ -214,7 +217,7 @@ def audit_envelopes(
 def _receipt_finding(receipt: Receipt, problem: str, after: int) -> Finding:
     """A receipt the log does not hold: a finding placed after every event."""
     return Finding(
-        stream=f"campaign-{receipt.campaign}",
+        stream=stream_for(receipt.campaign),
         streamversion=receipt.version,
         event_id="",
         position=None,

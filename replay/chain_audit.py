@@ -25,7 +25,7 @@ class Finding:
     event_id: str
     position: int | None
     #: which check: envelope, positions, chain, order, source, decode, session, nonce,
-    #: commitment, dice, transition or decision
+    #: commitment, dice, transition, procedure or decision
     check: str
     reason: str
     #: true when this event itself is wrong, false when an earlier fault shows here

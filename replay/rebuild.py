@@ -25,6 +25,8 @@ SHOWN = 3
 EQUAL = "equal"
 DIFFERS = "differs"
 MISSING = "missing"
+#: saved by a hexlog whose saved form was another revision: a cache the next command builds anew
+OUTDATED = "outdated"
 
 
 def projections(registry: Registry = REGISTRY) -> tuple[live.Projection[Any], ...]:
@@ -37,7 +39,7 @@ class ProjectionCheck:
     """How one live projection's stored rows compare with the same rows rebuilt from the log."""
 
     name: str
-    #: ``equal``, ``differs`` or ``missing`` (never saved)
+    #: ``equal``, ``differs``, ``missing`` (never saved: no row at all) or ``outdated`` (saved in another revision)
     status: str
     #: the stream version the stored rows were folded to (0 when missing)
     live_version: int
@@ -47,8 +49,22 @@ class ProjectionCheck:
 
     @property
     def ok(self) -> bool:
-        """Whether the stored rows equal the rebuilt ones."""
-        return self.status == EQUAL
+        """Whether nothing stored differs from the log: rows equal to the rebuilt ones, or no rows yet.
+
+        Rows never written, or written in the saved form of another release, are no difference: they
+        are a cache of the log (a database written by hexlog 0.1.0 has none) that no command decides
+        on, built anew by the next command or by ``replay --repair``.
+        """
+        return self.status in {EQUAL, MISSING, OUTDATED}
+
+    def line(self) -> str:
+        """The check as one line of the report."""
+        if self.status == MISSING:
+            return f"{self.name}: not saved yet (a cache of the log, written by the next command)"
+        if self.status == OUTDATED:
+            return f"{self.name}: outdated ({self.reason}): a cache of the log, written anew by the next command"
+        where = "up to date" if self.up_to_date else f"at version {self.live_version}"
+        return f"{self.name}: {self.status} ({where}){': ' + self.reason if self.reason else ''}"
 
 
 @attrs.frozen(kw_only=True)
@@ -70,13 +86,11 @@ class ReplayReport:
     def text(self) -> str:
         """A short readable account of the replay."""
         lines = [f"replayed {self.stream_id}: {self.version} events"]
-        for check in self.checks:
-            where = "up to date" if check.up_to_date else f"at version {check.live_version}"
-            lines.append(f"  {check.name}: {check.status} ({where}){': ' + check.reason if check.reason else ''}")
+        lines.extend(f"  {check.line()}" for check in self.checks)
         return "\n".join(lines)
 
 
-def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
+def recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
     """The campaign's records up to ``version`` (all when ``None``); ``NotFoundError`` if none."""
     stream_id = stream_for(campaign)
     records = store.read_stream(stream_id)
@@ -91,22 +105,34 @@ def _recorded(store: LiveStore, campaign: str, version: int | None = None) -> li
     return records[:version]
 
 
+def _mark_problem(
+    projection: live.Projection[Any], mark: tuple[int, Any], stored: dict[str, tuple[int, Any]], records: list[Recorded]
+) -> str | None:
+    """Why the mark cannot be trusted: one a command would fold the log again for (see ``live.load``)."""
+    at, data = mark
+    problem = live.mark_problem(projection, mark, records[-1].version)
+    if problem is not None:
+        return problem
+    held = next((r.envelope.id for r in records if r.version == at), "") if at else ""
+    if data["event"] != held:
+        return f"its mark names event {data['event'] or '(none)'} at version {at}, but the log's event there is {held}"
+    newer = live.newer_than_mark(stored, at)
+    if newer:
+        shown = ", ".join(newer[:SHOWN]) + (" ..." if len(newer) > SHOWN else "")
+        return f"rows newer than their mark at version {at}: {shown}"
+    return None
+
+
 def _check(
-    projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, version: int
+    projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, records: list[Recorded]
 ) -> ProjectionCheck:
     """Compare a projection's stored rows with the rows a fold of the whole log gives."""
-    name = projection.name
-    stored = store.read_rows(stream_id, name)
+    stored = store.read_rows(stream_id, projection.name)
     mark = stored.pop(live.MARK, None)
-    if mark is None:
-        return ProjectionCheck(name=name, status=MISSING, live_version=0, up_to_date=False, reason="never saved")
-    at = mark[0]
-    if at != version:
-        reason = f"its rows were folded to version {at}, not the log's {version}"
-        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=False, reason=reason)
-    if not isinstance(mark[1], dict) or mark[1].get("revision") != projection.revision:
-        reason = f"its rows are of revision {mark[1]!r}, not {projection.revision}"
-        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
+    found = _marked(projection, mark, stored, records)
+    if found is not None:
+        return found
+    name, at = projection.name, mark[0] if mark is not None else 0
     data = _canonical({key: value for key, (_, value) in stored.items()})
     missing = sorted(rebuilt.keys() - data.keys())
     extra = sorted(data.keys() - rebuilt.keys())
@@ -122,6 +148,32 @@ def _check(
     return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
 
 
+def _marked(
+    projection: live.Projection[Any],
+    mark: tuple[int, Any] | None,
+    stored: dict[str, tuple[int, Any]],
+    records: list[Recorded],
+) -> ProjectionCheck | None:
+    """The check when the mark alone decides it (none saved, an older revision, a mark not trusted, rows
+    that lag the log); None when the rows are to be compared one by one."""
+    name, version = projection.name, records[-1].version
+    if mark is None:
+        status, reason = (MISSING, "never saved") if not stored else (DIFFERS, "rows without a mark")
+        return ProjectionCheck(name=name, status=status, live_version=0, up_to_date=False, reason=reason)
+    at, saved = mark
+    revision = saved.get("revision") if isinstance(saved, dict) else None
+    if isinstance(revision, int) and not isinstance(revision, bool) and 0 < revision < projection.revision:
+        reason = f"saved in revision {revision}, this hexlog saves revision {projection.revision}"
+        return ProjectionCheck(name=name, status=OUTDATED, live_version=at, up_to_date=at == version, reason=reason)
+    problem = _mark_problem(projection, mark, stored, records)
+    if problem is not None:
+        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=at == version, reason=problem)
+    if at != version:
+        reason = f"its rows were folded to version {at}, not the log's {version}"
+        return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=False, reason=reason)
+    return None
+
+
 def _canonical(data: dict[str, Any]) -> dict[str, Any]:
     """Row data as the store gives it back (JSON, so tuples are lists)."""
     return {key: json.loads(canonical_json(value)) for key, value in data.items()}
@@ -129,18 +181,25 @@ def _canonical(data: dict[str, Any]) -> dict[str, Any]:
 
 def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
     """Rebuild every live projection of a campaign from its log and compare it with its stored rows."""
-    records = _recorded(store, campaign)
+    return replay_records(store, campaign, recorded(store, campaign), registry)[0]
+
+
+def replay_records(
+    store: LiveStore, campaign: str, records: list[Recorded], registry: Registry = REGISTRY
+) -> tuple[ReplayReport, dict[str, dict[str, Any]]]:
+    """The replay of a campaign's ``records`` (its whole stream), and each projection's rebuilt rows by name."""
     events: list[Event] = [live.decode_recorded(r) for r in records]
     version = records[-1].version
     stream_id = stream_for(campaign)
     states: dict[str, Any] = {}
+    rows: dict[str, dict[str, Any]] = {}
     checks = []
     for projection in projections(registry):
         state, data = live.rebuild(projection, events)
-        states[projection.name] = state
-        checks.append(_check(projection, _canonical(data), store, stream_id, version))
+        states[projection.name], rows[projection.name] = state, data
+        checks.append(_check(projection, _canonical(data), store, stream_id, records))
     table = attrs.evolve(states["table"], version=version)
-    return ReplayReport(
+    report = ReplayReport(
         campaign=campaign,
         stream_id=stream_id,
         version=version,
@@ -148,15 +207,16 @@ def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
         table=table,
         checks=tuple(checks),
     )
+    return report, rows
 
 
 def state_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> dict[str, Any]:
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
-    events = [live.decode_recorded(r) for r in _recorded(store, campaign, version)]
+    events = [live.decode_recorded(r) for r in recorded(store, campaign, version)]
     return {p.name: live.rebuild(p, events)[0] for p in projections(registry)}
 
 
 def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:
     """The machine's table of a campaign as of a stream version."""
-    records = _recorded(store, campaign, version)
+    records = recorded(store, campaign, version)
     return tables.fold((live.decode_recorded(r) for r in records), registry, version)

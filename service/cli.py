@@ -13,6 +13,7 @@ from rich.console import Console
 from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
@@ -48,6 +49,8 @@ def init(
     """Create the database (if needed) and start a campaign under a ruleset."""
     overrides = cli_rules.read_overrides(rules)
     REGISTRY.check_rules(rulesets.load(ruleset, overrides, used=REGISTRY.used_keys()))  # before creating a file
+    if campaign is not None:
+        check_campaign_id(campaign)
     door = Door.open(db, campaign, create=True)
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules

@@ -16,8 +16,9 @@ from hexlog.events.streams import stream_for
 from hexlog.projections import live
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
+from hexlog.replay import repair as repairs
 from hexlog.replay.explain import decoded, find_roll
-from hexlog.replay.rebuild import projections
+from hexlog.replay.rebuild import EQUAL, projections
 from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.verdict import Verdict
@@ -54,15 +55,35 @@ def log(
         out.print(door.receipt())
 
 
-def replay(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
-    """Rebuild every projection from the log and say whether it equals the stored state."""
+def replay(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    repair: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--repair", help="write anew from the log every projection whose rows differ")
+    ] = False,
+) -> None:
+    """Rebuild every projection from the log and say whether it equals the stored state.
+
+    Exit 1 when stored rows differ from the log (commands would decide on them); --repair rewrites
+    those rows from the log, says what it fixed and exits 0. Rows not saved yet are no difference.
+    """
     door = Door.open(db, campaign)
     door.table()
-    report = rebuild_replay(door.store, door.campaign)
-    out.print(report.text())
-    out.print("replay matches the stored state" if report.ok else "replay DIFFERS from the stored state")
+    if repair:
+        done = repairs.repair(door.store, door.campaign)
+        out.print(done.before.text())
+        out.print(done.text())
+        report = done.after
+    else:
+        report = rebuild_replay(door.store, door.campaign)
+        out.print(report.text())
     if not report.ok:
+        out.print("replay DIFFERS from the stored state (hexlog replay --repair rewrites it from the log)")
         raise typer.Exit(1)
+    if all(check.status == EQUAL for check in report.checks):
+        out.print("replay matches the stored state")
+    else:
+        out.print("replay matches: no stored row differs from the log (the next command writes the others anew)")
 
 
 def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit

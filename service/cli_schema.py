@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path  # noqa: TC003 - typer reads the annotations when the command runs
 from typing import Annotated
 
 import typer

@@ -106,7 +106,9 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
         rolls = f"{session.rolls} roll{'' if session.rolls == 1 else 's'}"
         withheld = " (a withheld reveal: they can never be verified)" if session.abandoned else ""
         lines.append(f"session {session.id}: {session.status}, {rolls}{withheld}{seed}")
-        supplied = "; its secret was supplied, not drawn: the rolls do not protect the players" if session.supplied else ""
+        supplied = ""
+        if session.supplied:
+            supplied = "; its secret was supplied, not drawn: the rolls do not protect the players"
         lines.append(f"  commitment {session.commitment} ({session.scheme}){supplied}")
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")

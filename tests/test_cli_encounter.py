@@ -399,12 +399,17 @@ def adnd(campaigns: dict[str, Script]) -> Script:
 
 
 def log_lines(stdout: str) -> dict[int, str]:
-    """The text of each line of ``hexlog log`` by stream version (without the time)."""
+    """The text of each line of ``hexlog log`` by stream version (without the time); the log ends with the
+    receipt of its last event."""
     lines = {}
-    for line in stdout.splitlines():
+    *timeline, last = stdout.splitlines()
+    for line in timeline:
         found = re.fullmatch(r"\s*(\d+)  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  (.*)", line)
         assert found is not None, line
         lines[int(found[1])] = found[2]
+    receipt = RECEIPT.fullmatch(last)
+    assert receipt is not None, last
+    assert int(receipt[1]) == max(lines)
     return lines
 
 

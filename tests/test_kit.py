@@ -152,14 +152,14 @@ REGISTRY = Registry((CAMPAIGN, ENCOUNTER, PATROL))
 CAMPAIGN_ID = "k"
 
 
-def handler(faces: list[int] | None = None, *, committed: bool = False) -> Handler:
-    """A handler on a fresh store with the test registry, a session and a party of two.
+def handler(faces: list[int] | None = None, *, committed: bool = False, registry: Registry | None = None) -> Handler:
+    """A handler on a fresh store with the test registry (or ``registry``), a session and a party of two.
 
     Its dice are a script (every face 3 unless given), or the session's committed dice.
     """
     script = faces if faces is not None else [3] * 200
     roller = None if committed else (lambda _table: ScriptedRoller(script))
-    h = Handler(MemoryStore(), MemoryKeeper(), registry=REGISTRY, roller=roller)
+    h = Handler(MemoryStore(), MemoryKeeper(), registry=registry or REGISTRY, roller=roller)
     for command in (
         c.StartCampaign(ruleset="ose"),
         c.OpenSession(secret_hex="7" * 64),
@@ -188,7 +188,9 @@ class TestRegistry:
 
     def test_two_procedures_cannot_reserve_one_purpose(self):
         """A roll purpose belongs to one procedure."""
-        twin = attrs.evolve(PATROL, name="twin", steps={}, triggers={}, phases=None, model=None, initial=None)
+        twin = attrs.evolve(
+            PATROL, name="twin", steps={}, triggers={}, phases=None, model=None, initial=None, resume=None
+        )
         with pytest.raises(TypeError, match="same roll purpose"):
             Registry((CAMPAIGN, PATROL, twin))
 
@@ -417,6 +419,222 @@ class TestHandOff:
         h.execute(CAMPAIGN_ID, Halt())
         h.execute(CAMPAIGN_ID, c.ChangeRules(ruleset="adnd"))
         assert h.load(CAMPAIGN_ID).rules.name == "adnd"
+
+
+@attrs.frozen(kw_only=True)
+class March(c.Command):
+    """A step whose walker the referee must name (no default)."""
+
+    walker: str
+    side: str = "party"
+
+
+@attrs.define(slots=False)
+class MarchModel(PatrolModel):
+    def walker_in_party(self) -> bool:
+        assert self.table is not None
+        walker = self.command.walker  # type: ignore[union-attr]
+        return self.table.party.member(walker) is not None or self.refuse(f"{walker} is not in the party")
+
+
+def patrol(**changes: Any) -> Procedure:
+    """The test patrol with some of its declaration changed."""
+    return attrs.evolve(PATROL, **changes)
+
+
+def rows(*extra: dict[str, Any], drop: str = "") -> list[Any]:
+    """The patrol's transition table without the rows of trigger ``drop``, with ``extra`` rows."""
+    return [row for row in TRANSITIONS if row["trigger"] != drop] + list(extra)
+
+
+def marching(*, condition: str = "not_too_far") -> Procedure:
+    """The patrol, walking by ``March`` (whose walker has no default) instead of ``Step``."""
+    steps = {cls: run for cls, run in PATROL.steps.items() if cls is not Step}
+    triggers = {cls: name for cls, name in PATROL.triggers.items() if cls is not Step}
+    table = rows(
+        {"trigger": "step", "source": Phase.WALKING, "dest": Phase.WALKING, "conditions": condition}, drop="step"
+    )
+    return patrol(
+        steps={**steps, March: step},
+        triggers={**triggers, March: "step"},
+        transitions=table,
+        model=MarchModel,
+    )
+
+
+def meeting_with(command: c.Command) -> Any:
+    """A meeting step that hands off ``command``."""
+
+    def meet_by(ctx: Any, _command: Meet) -> None:
+        ctx.hand_off(command)
+
+    return meet_by
+
+
+def version(h: Handler) -> int:
+    return h.store.stream_version(stream_for(CAMPAIGN_ID))
+
+
+class TestAllowedWithoutArguments:
+    def test_a_step_whose_command_needs_an_argument_is_offered_and_listed_in_a_refusal(self):
+        """``March`` has no default walker: the steps allowed now are still judged, and an illegal step names them."""
+        registry = Registry((CAMPAIGN, ENCOUNTER, marching()))
+        h = handler(registry=registry)
+        h.execute(CAMPAIGN_ID, SetOut())
+        table = h.load(CAMPAIGN_ID)
+        allowed = dict(registry.runner("patrol").allowed(table.procedures["patrol"], table))
+        assert allowed == {"step": ("party", "monsters"), "rest": (), "meet": (), "halt": ()}
+        with pytest.raises(IllegalTransitionError) as caught:
+            h.execute(CAMPAIGN_ID, SetOut())
+        assert caught.value.allowed == ["halt", "meet", "rest", "step"]
+
+    def test_a_condition_that_reads_an_argument_not_given_offers_the_step_and_judges_the_command(self):
+        """Whether a walker is in the party cannot be judged without one: offered; the command itself is judged."""
+        registry = Registry((CAMPAIGN, ENCOUNTER, marching(condition="walker_in_party")))
+        h = handler(registry=registry)
+        h.execute(CAMPAIGN_ID, SetOut())
+        table = h.load(CAMPAIGN_ID)
+        assert "step" in dict(registry.runner("patrol").allowed(table.procedures["patrol"], table))
+        with pytest.raises(RuleRefusedError, match="Zed is not in the party"):
+            h.execute(CAMPAIGN_ID, March(walker="Zed"))
+        h.execute(CAMPAIGN_ID, March(walker="Bo"))
+
+
+def no_hordes(table: Any, command: c.Command) -> None:  # noqa: ARG001 - the guard signature
+    """A test guard: no encounter with more than six monsters."""
+    if isinstance(command, enc.StartEncounter) and command.monster_count > 6:
+        msg = f"a horde of {command.monster_count} is too many for this test"
+        raise RuleRefusedError(msg)
+
+
+class TestHandedOffCommandsAreChecked:
+    def test_the_guards_judge_a_handed_off_command_as_they_judge_a_direct_one(self):
+        """Eight monsters are refused by the guard whether the referee starts them or the patrol meets them."""
+        h = handler(registry=Registry((CAMPAIGN, ENCOUNTER, patrol(guards=(no_hordes,)))))
+        h.execute(CAMPAIGN_ID, SetOut())
+        before = version(h)
+        with pytest.raises(RuleRefusedError, match="a horde of 8"):
+            h.execute(CAMPAIGN_ID, enc.StartEncounter(monster_count=8))
+        with pytest.raises(RuleRefusedError, match="a horde of 8"):
+            h.execute(CAMPAIGN_ID, Meet(monsters=8))
+        assert version(h) == before
+        table = h.load(CAMPAIGN_ID)
+        assert (table.procedures["patrol"].phase, table.handoffs) == (Phase.WALKING, ())
+        h.execute(CAMPAIGN_ID, Meet(monsters=6))
+        assert h.load(CAMPAIGN_ID).handoffs == (("patrol", "encounter"),)
+
+    def test_the_text_of_a_handed_off_command_is_checked_as_a_direct_ones(self):
+        """A name holding an escape sequence is refused in a handed-off command too, and nothing is written."""
+        named = enc.StartEncounter(monster_count=2, name="goblins\x1b[2J")
+        h = handler(registry=Registry((CAMPAIGN, ENCOUNTER, patrol(steps={**PATROL.steps, Meet: meeting_with(named)}))))
+        h.execute(CAMPAIGN_ID, SetOut())
+        before = version(h)
+        with pytest.raises(UsageError, match=r"U\+001B"):
+            h.execute(CAMPAIGN_ID, named)
+        with pytest.raises(UsageError, match=r"U\+001B"):
+            h.execute(CAMPAIGN_ID, Meet())
+        assert version(h) == before
+
+
+class WatchPhase(enum.Enum):
+    IDLE = "idle"
+    ON = "on"
+    DONE = "done"
+
+
+@attrs.frozen(kw_only=True)
+class Look(c.Command):
+    """A command of the watch that fires no trigger."""
+
+
+WATCH = Procedure(
+    name="watch",
+    title="A test procedure that a command does not start.",
+    steps={Look: nothing},
+    phases=WatchPhase,
+    transitions=[{"trigger": "begin", "source": WatchPhase.IDLE, "dest": WatchPhase.ON}],
+    initial=WatchPhase.IDLE,
+    final=frozenset({WatchPhase.DONE}),
+    model=Model,
+)
+
+
+class TestHandOffAlwaysResumes:
+    @pytest.mark.parametrize(
+        ("command", "why"),
+        [
+            (c.AddMember(name="Zed"), "campaign has no machine, so it never concludes"),
+            (Halt(), "patrol cannot hand off to itself"),
+            (Look(), "patrol handed off to watch with Look, which did not start it"),
+        ],
+    )
+    def test_a_hand_off_whose_child_would_never_conclude_is_refused_and_nothing_written(self, command, why):
+        """A child without a machine, the parent itself, or a child the command does not start: refused."""
+        meeting = patrol(steps={**PATROL.steps, Meet: meeting_with(command)})
+        h = handler(registry=Registry((CAMPAIGN, ENCOUNTER, meeting, WATCH)))
+        h.execute(CAMPAIGN_ID, SetOut())
+        before = version(h)
+        with pytest.raises(RuleRefusedError, match=why):
+            h.execute(CAMPAIGN_ID, Meet())
+        assert version(h) == before
+        table = h.load(CAMPAIGN_ID)
+        assert (table.procedures["patrol"].phase, table.handoffs, len(table.party.members)) == (Phase.WALKING, (), 2)
+
+    @pytest.mark.parametrize(
+        ("changes", "why"),
+        [
+            (
+                {"transitions": rows({**TRANSITIONS[4], "conditions": "not_too_far"}, drop="met")},
+                "a row of its resume trigger 'met' has conditions",
+            ),
+            (
+                {"transitions": rows({**TRANSITIONS[4], "unless": "not_too_far"}, drop="met")},
+                "a row of its resume trigger 'met' has conditions",
+            ),
+            ({"transitions": rows(drop="met")}, "resumes with 'met', which its transition table does not have"),
+            ({"triggers": {**PATROL.triggers, Halt: "met"}}, "no command may fire it"),
+            (
+                {"steps": {}, "triggers": {}, "phases": None, "model": None, "initial": None, "purposes": ()},
+                "declares a resume but no machine",
+            ),
+        ],
+    )
+    def test_a_resume_that_could_be_refused_is_refused_when_declared(self, changes, why):
+        """A resume trigger with conditions, missing, fired by a command, or without a machine: a registry error."""
+        with pytest.raises(TypeError, match=why):
+            Registry((CAMPAIGN, ENCOUNTER, patrol(**changes)))
+
+    def test_a_hand_off_from_a_phase_the_parent_cannot_resume_in_is_refused(self):
+        """Meeting leads to DONE, which has no 'met': the hand-off is refused and nothing is written."""
+        table = rows({"trigger": "meet", "source": Phase.WALKING, "dest": Phase.DONE}, drop="meet")
+        h = handler(registry=Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=table))))
+        h.execute(CAMPAIGN_ID, SetOut())
+        before = version(h)
+        with pytest.raises(RuleRefusedError, match="in phase DONE: its machine has no 'met' from DONE"):
+            h.execute(CAMPAIGN_ID, Meet())
+        assert version(h) == before
+
+    def test_a_waiting_parent_takes_no_step_so_it_always_resumes(self):
+        """MEETING also allows a halt; while the encounter runs the patrol refuses it and offers nothing."""
+        table = rows({"trigger": "halt", "source": Phase.MEETING, "dest": Phase.DONE})
+        registry = Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=table)))
+        h = handler(registry=registry)
+        h.execute(CAMPAIGN_ID, SetOut())
+        h.execute(CAMPAIGN_ID, Meet())
+        before = version(h)
+        with pytest.raises(RuleRefusedError, match="patrol waits for encounter to conclude: 'halt' is refused"):
+            h.execute(CAMPAIGN_ID, Halt())
+        assert version(h) == before
+        waiting = h.load(CAMPAIGN_ID)
+        assert registry.runner("patrol").allowed(waiting.procedures["patrol"], waiting) == []
+        with pytest.raises(IllegalTransitionError, match="allowed now: none"):
+            h.execute(CAMPAIGN_ID, Rest())
+        for command in (enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative()):
+            h.execute(CAMPAIGN_ID, command)
+        h.execute(CAMPAIGN_ID, enc.ConcludeEncounter(outcome="parted"))
+        assert h.load(CAMPAIGN_ID).procedures["patrol"].phase is Phase.WALKING
+        h.execute(CAMPAIGN_ID, Halt())
+        assert replay(h.store, CAMPAIGN_ID, registry).ok
 
 
 class TestTypedRulesPart:

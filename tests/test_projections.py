@@ -23,13 +23,14 @@ from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import EVERY_ROW, NewEvent, ProjectionRow, Recorded
 from hexlog.machine import commands as c
+from hexlog.machine import dice as hexdice
 from hexlog.machine.encounter import CheckSurprise, DetermineDistance, StartEncounter
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.table import Table, TableProjection
 from hexlog.projections import live
-from hexlog.projections.ledger import LEDGER, roll_key, session_key
+from hexlog.projections.ledger import LEDGER, commitment_key, roll_key, session_key
 from hexlog.projections.sessions import Status
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import projections, replay, state_at, table_at
@@ -336,14 +337,14 @@ class TestLoading:
     """A handler reads the parts and the mark, then only the tail of the log after the mark."""
 
     def test_a_fresh_handler_loads_the_table_from_rows_without_reading_the_log(self) -> None:
-        """A new handler reads the stream only after the mark, and gets the table a rebuild gives."""
+        """A new handler reads the stream only from the mark's own event on, and gets the table a rebuild gives."""
         store = CountingStore()
         run(make_handler(store), evening())
         version = store.stream_version(STREAM)
         store.reads_from.clear()
         table = fresh_handler(store).load("c1")
         assert store.reads_from
-        assert set(store.reads_from) == {version + 1}
+        assert set(store.reads_from) == {version}  # the event at the mark, whose hash the mark names
         assert table == replay(store, "c1").table
         assert table.version == version
 
@@ -381,7 +382,7 @@ class TestLoading:
         assert replay(store, "c1").ok
 
     def test_refresh_reads_only_the_events_after_the_mark(self) -> None:
-        """After rows at version 3, a refresh reads from version 4 on and moves the mark to 4."""
+        """After rows at version 3, a refresh reads from version 3 (the mark's event) on and moves the mark to 4."""
         store = CountingStore()
         handler = fresh_handler(store)
         handler.execute("c1", c.StartCampaign())
@@ -390,7 +391,7 @@ class TestLoading:
         _raw_append(store, MemberAdded(name="Cy"))
         store.reads_from.clear()
         states = live.refresh(store, STREAM, projections())
-        assert store.reads_from == [4] * len(projections())
+        assert store.reads_from == [3] * len(projections())
         assert [m.name for m in states["table"].party.members] == ["Ann", "Bo", "Cy"]
         assert {p.name: store.read_rows(STREAM, p.name, [live.MARK])[live.MARK][0] for p in projections()} == {
             "table": 4,
@@ -421,7 +422,7 @@ class TestStaleRows:
         assert "left/over" not in store.read_rows(STREAM, projection.name)
         assert store.read_rows(STREAM, projection.name, [live.MARK])[live.MARK] == (
             version,
-            {"revision": projection.revision},
+            {"revision": projection.revision, "event": store.read_stream(STREAM, version)[0].envelope.id},
         )
         assert replay(store, "c1").ok
 
@@ -491,6 +492,8 @@ class TestLedger:
             "current",
             session_key("s1"),
             session_key("s2"),
+            commitment_key(hexdice.commitment(bytes(range(32)))),
+            commitment_key(hexdice.commitment(bytes(32))),
             *(roll_key(r.session, r.nonce, own_lane=r.visibility == Visibility.REFEREE) for r in rolls),
         }
         # hexlog-dice-v2: the secret d20 draws from the referee lane, whose nonces count apart from 0
@@ -525,7 +528,7 @@ class TestLedger:
             }
             for name, seen in sizes.items():
                 seen.append(max(len(canonical_json(data)) for _, data in store.read_rows(STREAM, name).values()))
-        assert len(store.read_rows(STREAM, "ledger")) == 30 + 3
+        assert len(store.read_rows(STREAM, "ledger")) == 30 + 4  # the rolls, current, the session, its commitment
         for seen in sizes.values():
             assert seen[-1] <= seen[1] + 4, seen
 

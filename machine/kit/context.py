@@ -6,6 +6,12 @@ with their sources), advances game time through ``advance`` (the clock event, th
 falls due, in registry order), and may ``hand_off`` to another procedure in the same append. The
 kit fires the command's trigger before the step runs (a refusal writes nothing) and records the
 phase change after it; when a procedure that was handed off to concludes, its parent resumes.
+
+A handed-off command passes exactly the checks a command the referee gives does (its text, every
+guard, the parent's waiting), and a hand-off that could leave its parent waiting for good is
+refused: one to a procedure without a machine, to the parent itself, from a phase the parent cannot
+resume in, or one that does not start its child. A parent takes no step of its own while it waits,
+so the phase it resumes in is the phase it handed off in.
 """
 
 from __future__ import annotations
@@ -16,11 +22,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 from hexlog.events.base import Event
+from hexlog.events.codec import converter
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
+from hexlog.machine import text
 from hexlog.machine.commands import Command
 from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.kit.clock import ClockOptions, Span
@@ -61,6 +69,9 @@ class StepContext:
     keeper: SecretKeeper | None = None
     #: the dice of the open session (given the table); None when the caller allows no roll
     roller_for: Callable[[tables.Table], Roller] | None = None
+    #: whether an earlier session of the campaign committed to a commitment (the handler reads one row);
+    #: None when the caller keeps no record of them, and then no session can be opened
+    commitment_used: Callable[[str], bool] | None = None
     events: list[Event] = attrs.field(factory=list)
     _roller: Roller | None = None
     _roller_session: str = ""
@@ -150,18 +161,76 @@ class StepContext:
         """Start another procedure within this append; the running one resumes when it concludes.
 
         The running step's phase change is recorded first (it enters the phase it waits in), then
-        ``procedure.handed_off``, then the child's own step.
+        ``procedure.handed_off``, then the child's own step, after the checks a command the referee
+        gives passes. Refused (nothing is written) when the parent could never resume.
         """
         if not self._frames:
             msg = "only a step of a procedure can hand off"
             raise RuleRefusedError(msg)
         frame = self._frames[-1]
+        parent = frame.procedure
+        child = self.registry.route(type(command)).procedure
+        _check_hand_off(self, parent, child, frame.change)
         if frame.change is not None:
             self.emit(frame.change)
             frame.change = None
-        child = self.registry.route(type(command)).procedure
-        self.emit(HandedOff(parent=frame.procedure.name, child=child.name))
+        self.emit(HandedOff(parent=parent.name, child=child.name))
+        admit(self, command, text_checked=False)
         run_step(self, command)
+        state = self.state(child.name)
+        if not child.is_open(state) and child.phase_of(state) not in child.final:
+            msg = f"{parent.name} handed off to {child.name} with {type(command).__name__}, which did not start it"
+            raise RuleRefusedError(msg)
+
+
+def _check_hand_off(ctx: StepContext, parent: Procedure, child: Procedure, change: PhaseChanged | None) -> None:
+    """Refuse a hand-off after which ``parent`` could never resume."""
+    if not child.has_machine:
+        msg = (
+            f"{parent.name} cannot hand off to {child.name}: {child.name} has no machine, "
+            "so it never concludes and the hand-off would stay open"
+        )
+        raise RuleRefusedError(msg)
+    if child is parent:
+        msg = f"{parent.name} cannot hand off to itself"
+        raise RuleRefusedError(msg)
+    if parent.resume is None:
+        return
+    phase = change.dest if change is not None else getattr(parent.phase_of(ctx.state(parent.name)), "name", "")
+    if not ctx.registry.runner(parent.name).resumes_from(phase):
+        msg = (
+            f"{parent.name} cannot hand off to {child.name} in phase {phase}: "
+            f"its machine has no '{parent.resume.trigger}' from {phase}, so it could never resume"
+        )
+        raise RuleRefusedError(msg)
+
+
+def admit(ctx: StepContext, command: Command, *, text_checked: bool) -> None:
+    """The checks every command passes before its trigger fires, the referee's and a handed-off one alike.
+
+    Its free text (unless the handler has checked it already), every guard, and the parent's
+    waiting: a procedure that handed off takes none of its own steps until it resumes.
+    """
+    if not text_checked:
+        text.check(converter.unstructure(command))
+    for guard in ctx.registry.guards:
+        guard(ctx.table, command)
+    route = ctx.registry.route(type(command))
+    if route.trigger is None:
+        return
+    procedure = route.procedure
+    waits_for = [child for parent, child in ctx.table.handoffs if parent == procedure.name]
+    if not waits_for:
+        return
+    phase = procedure.phase_of(ctx.state(procedure.name))
+    assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
+    if route.trigger in ctx.registry.runner(procedure.name).triggers(phase):
+        msg = (
+            f"{procedure.name} waits for {waits_for[-1]} to conclude: "
+            f"'{route.trigger}' is refused in phase {phase.name} until it resumes"
+        )
+        raise RuleRefusedError(msg)
+    raise IllegalTransitionError(procedure.name, phase.name, route.trigger, [])
 
 
 def run_step(ctx: StepContext, command: Command) -> None:
@@ -207,9 +276,12 @@ def _resume_parents(ctx: StepContext) -> None:
             ctx.emit(frame.change)
 
 
-def run(ctx: StepContext, command: Command) -> None:
-    """Run one command: every guard, its step (trigger first), then any parent whose child concluded."""
-    for guard in ctx.registry.guards:
-        guard(ctx.table, command)
+def run(ctx: StepContext, command: Command, *, text_checked: bool = True) -> None:
+    """Run one command: its checks, its step (trigger first), then any parent whose child concluded.
+
+    ``text_checked``: the caller has checked the command's free text (the handler does, before it
+    reads anything).
+    """
+    admit(ctx, command, text_checked=text_checked)
     run_step(ctx, command)
     _resume_parents(ctx)

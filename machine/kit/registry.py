@@ -45,7 +45,10 @@ class Registry:
                     raise TypeError(msg)
                 self._routes[command] = Route(procedure, procedure.triggers.get(command))
             if procedure.has_machine:
-                self.runners[procedure.name] = Runner(procedure)
+                self.runners[procedure.name] = Runner(procedure)  # checks a declared resume, too
+            elif procedure.resume is not None:
+                msg = f"procedure {procedure.name} declares a resume but no machine to resume"
+                raise TypeError(msg)
         purposes = [p for proc in procedures for p in proc.purposes]
         if len(purposes) != len(set(purposes)):
             msg = "two procedures reserve the same roll purpose"

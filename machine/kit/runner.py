@@ -5,6 +5,12 @@ One model stays attached to it; a command loads the folded state, the table and 
 model, sets the phase and fires the trigger (under a lock), so a command costs one trigger, not an
 attach and a detach. Firing, the steps allowed now (by side), refusals that name the reason and
 the allowed steps, and the check of a recorded transition all live here, once for every procedure.
+
+The steps allowed now are judged on a sketch of each command (its defaults, and each side in turn),
+never by constructing one, so a command whose arguments the referee must give is judged too. A
+procedure that declares a resume is checked here when it is registered: the resume trigger is in
+its table, no command fires it, and no row of it has conditions, so a child's conclusion can always
+resume the parent.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from transitions import Machine, MachineError
 
 from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
-from hexlog.events.vocabulary import SIDES
+from hexlog.events.vocabulary import SIDES, Side
 
 if TYPE_CHECKING:
     import enum
@@ -48,6 +54,8 @@ class Runner:
             name=procedure.name,
         )
         self.commands = {trigger: cls for cls, trigger in procedure.triggers.items()}
+        #: per trigger, the sketches ``allowed`` judges: one per side for a command with a side
+        self._sketches = {trigger: _sketches(cls) for trigger, cls in self.commands.items()}
         self._model: Model = procedure.model(state=procedure.initial)
         self.machine.add_model(self._model, initial=procedure.initial)
         self._lock = threading.Lock()
@@ -55,6 +63,26 @@ class Runner:
             name: {(t.source, t.dest) for ts in event.transitions.values() for t in ts}
             for name, event in self.machine.events.items()
         }
+        self._check_resume()
+
+    def _check_resume(self) -> None:
+        """A declared resume must always be possible once the parent waits in a phase that has it."""
+        resume, name = self.procedure.resume, self.procedure.name
+        if resume is None:
+            return
+        event = self.machine.events.get(resume.trigger)
+        if event is None:
+            msg = f"procedure {name} resumes with '{resume.trigger}', which its transition table does not have"
+            raise TypeError(msg)
+        if resume.trigger in self.commands:
+            msg = f"procedure {name}: '{resume.trigger}' is the kit's to fire on a resume; no command may fire it"
+            raise TypeError(msg)
+        if any(t.conditions for ts in event.transitions.values() for t in ts):
+            msg = (
+                f"procedure {name}: a row of its resume trigger '{resume.trigger}' has conditions; "
+                "a resume cannot be refused, or the child's conclusion would be"
+            )
+            raise TypeError(msg)
 
     def _load(self, phase: enum.Enum, proc: Any, table: Table, command: Command | None) -> Model:
         model = self._model
@@ -65,6 +93,11 @@ class Runner:
     def triggers(self, phase: enum.Enum) -> list[str]:
         """The triggers the transition table has from ``phase`` (conditions aside), in table order."""
         return list(self.machine.get_triggers(phase))
+
+    def resumes_from(self, phase: str) -> bool:
+        """Whether the procedure can resume in phase ``phase`` (named): its resume trigger has a row from it."""
+        resume = self.procedure.resume
+        return resume is not None and any(source == phase for source, _ in self._by_trigger.get(resume.trigger, ()))
 
     def fire(self, trigger: str, proc: Any, table: Table, command: Command) -> PhaseChanged:
         """Fire ``trigger`` on the folded state and give the ``PhaseChanged`` to record.
@@ -92,22 +125,25 @@ class Runner:
         return PhaseChanged(procedure=name, trigger=trigger, source=source.name, dest=dest.name)
 
     def allowed(self, proc: Any, table: Table) -> list[Allowed]:
-        """Each step whose conditions hold now for a command with default arguments, with its sides."""
+        """Each step whose conditions hold now for a command with default arguments, with its sides.
+
+        A parent waiting for the procedure it handed off to allows none. A condition that reads an
+        argument the referee must give (a field without a default) cannot be judged without it: that
+        step is offered, and the command itself is judged when it is given.
+        """
+        if any(parent == self.procedure.name for parent, _ in table.handoffs):
+            return []
         phase = self.procedure.phase_of(proc)
         assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
         found: list[Allowed] = []
         with self._lock:
             for trigger in self.triggers(phase):
-                cls = self.commands.get(trigger)
-                if cls is None:
+                sketches = self._sketches.get(trigger)
+                if sketches is None:
                     continue  # a trigger the kit fires itself (a parent resuming)
-                if "side" in attrs.fields_dict(cls):
-                    with_side: Any = cls  # a command class with a side field
-                    sides = tuple(str(s) for s in SIDES if self._may(phase, proc, table, with_side(side=s), trigger))
-                    if sides:
-                        found.append((trigger, sides))
-                elif self._may(phase, proc, table, cls(), trigger):
-                    found.append((trigger, ()))
+                sides = tuple(side for side, sketch in sketches if self._may(phase, proc, table, sketch, trigger))
+                if sides:
+                    found.append((trigger, () if sides == ("",) else sides))
         return found
 
     def _may(self, phase: enum.Enum, proc: Any, table: Table, command: Command, trigger: str) -> bool:
@@ -116,7 +152,40 @@ class Runner:
             return bool(model.may_trigger(trigger))
         except HexlogError:
             return False
+        except AttributeError as err:
+            if err.obj is command and err.name in attrs.fields_dict(type(command)):
+                return True  # an argument the referee must give: only the command can be judged
+            raise
 
     def recorded_ok(self, trigger: str, source: str, dest: str) -> bool:
         """Whether the transition table has a row taking ``trigger`` from phase ``source`` to ``dest``."""
         return (source, dest) in self._by_trigger.get(trigger, set())
+
+
+def _sketches(cls: type[Command]) -> list[tuple[str, Command]]:
+    """The sketches of a command class that ``allowed`` judges: one per side, or one (side ``""``)."""
+    if "side" in attrs.fields_dict(cls):
+        return [(str(side), _sketch(cls, side)) for side in SIDES]
+    return [("", _sketch(cls, None))]
+
+
+def _sketch(cls: type[Command], side: Side | None) -> Command:
+    """A ``cls`` holding its defaults (and ``side``), made without its initialiser.
+
+    No argument the referee must give is invented: a field without a default stays unset, so a
+    condition that reads it raises ``AttributeError`` (and ``getattr(command, name, default)`` gives
+    ``default``).
+    """
+    sketch = object.__new__(cls)
+    for field in attrs.fields(cls):
+        default = field.default
+        if field.name == "side" and side is not None:
+            value = side
+        elif isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            value = default.factory(sketch) if default.takes_self else default.factory()
+        elif default is attrs.NOTHING:
+            continue
+        else:
+            value = default
+        object.__setattr__(sketch, field.name, value)
+    return sketch
