@@ -55,7 +55,7 @@ class Advantage(enum.StrEnum):
 
 
 class AdvantageKind(enum.StrEnum):
-    """What surprise gives: a free round (OSE), lost segments (AD&D) or a single free action (seed 004)."""
+    """What surprise gives: a free round (OSE), lost segments (AD&D) or a single free action (explore)."""
 
     ROUND = "round"
     SEGMENTS = "segments"
@@ -116,7 +116,7 @@ class EncounterStarted(Event):
     name: str = ""
     #: the ruleset in force when it started
     ruleset: str
-    #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, 004); ``indoors`` or ``outdoors`` (AD&D)
+    #: ``dungeon``, ``wilderness`` or ``waterborne`` (OSE, explore); ``indoors`` or ``outdoors`` (AD&D)
     setting: Setting
     #: the party's members when it started
     party: tuple[str, ...] = ()
@@ -166,7 +166,7 @@ class SurpriseChecked(Event):
     party_surprised: bool
     #: segments the side loses (AD&D), 0 otherwise
     party_segments: int = 0
-    #: the party's members surprised when WIS modifiers split the party (004)
+    #: the party's members surprised when WIS modifiers split the party (explore)
     party_characters_surprised: tuple[str, ...] = ()
     party_reason: str = ""
     monsters_rolled: bool
@@ -176,7 +176,7 @@ class SurpriseChecked(Event):
     monsters_reason: str = ""
     #: ``none``, ``party`` or ``monsters``: who gains the advantage
     advantage: Advantage = Advantage.NONE
-    #: ``round`` (OSE), ``segments`` (AD&D) or ``single_action`` (004)
+    #: ``round`` (OSE), ``segments`` (AD&D) or ``single_action`` (explore)
     advantage_kind: AdvantageKind = AdvantageKind.ROUND
     rolls: tuple[int, ...] = ()
 
@@ -211,7 +211,7 @@ class DistanceDetermined(Event):
 
 @attrs.frozen(kw_only=True)
 class FreeActionTaken(Event):
-    """The side that surprised the other used its free action (004) or its free segments (AD&D)."""
+    """The side that surprised the other used its free action (explore) or its free segments (AD&D)."""
 
     type_name: ClassVar[str] = "encounter.free_action_taken"
     side: Side

@@ -33,7 +33,7 @@ SIDES = (Side.PARTY, Side.MONSTERS)
 
 
 class Setting(enum.StrEnum):
-    """Where an encounter happens (OSE and seed 004 name three places; the AD&D text two)."""
+    """Where an encounter happens (OSE and explore name three places; the AD&D text two)."""
 
     DUNGEON = "dungeon"
     WILDERNESS = "wilderness"

@@ -73,6 +73,8 @@ def decode_recorded(recorded: Recorded) -> Event:
     """The event of a stored record; ``CorruptLogError`` naming the event if it does not decode."""
     try:
         return decode(recorded.envelope)
+    except CorruptLogError:
+        raise  # ``decode`` names the event already
     except HexlogError as err:
         env = recorded.envelope
         msg = f"{env.subject} version {env.streamversion} (event {env.id}) does not decode: {err}"

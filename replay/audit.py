@@ -149,6 +149,7 @@ def _check_events(
     tally.decisions += decided.checked
     prefix = f"{ordered[0].env.subject}: " if ordered else ""
     tally.caveats.extend(prefix + line for line in caveats(result.sessions))
+    tally.caveats.extend(prefix + line for line in decided.doubts)
     tally.hand.extend(prefix + line for line in decided.hand)
 
 

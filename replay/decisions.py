@@ -44,6 +44,7 @@ from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import shown
 from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue
 
@@ -106,6 +107,9 @@ class _Walker:
     schemes: dict[str, str] = attrs.field(factory=dict)
     #: what the referee decided by hand, where: the audit's account of the referee's hand
     hand: list[str] = attrs.field(factory=list)
+    #: what cannot be told apart from a fault in a log of a release that did not prevent it: not a failure,
+    #: but never verified
+    doubts: list[str] = attrs.field(factory=list)
     checked: int = 0
     #: the sessions that reveal their secret somewhere in the stream, and those abandoned
     closed: set[str] = attrs.field(factory=set)
@@ -155,8 +159,8 @@ class _Walker:
             found = rulesets.origin(rulesets.from_recorded(event.ruleset, event.rules))
             said = f"rules changed to {found.base}" if isinstance(event, RulesChanged) else ""
             if found.house_rules:
-                shown = "; ".join(f"{key} {_value(old)} -> {_value(new)}" for key, old, new in found.changes)
-                said = f"{said + ', with ' if said else ''}house rules over {found.base}: {shown}"
+                changed = "; ".join(f"{key} {_value(old)} -> {_value(new)}" for key, old, new in found.changes)
+                said = f"{said + ', with ' if said else ''}house rules over {found.base}: {changed}"
             if said:
                 self.hand.append(f"{self.where(at)}: {said}")
             return
@@ -290,10 +294,23 @@ class _Walker:
         return "".join(f" ({n})" for n in notes)
 
     def orphans(self) -> None:
-        """A roll of a procedure's reserved purpose that no decision names: the steps name every roll they make."""
+        """A roll of a procedure's reserved purpose that no decision names: the steps name every roll they make.
+
+        Not asked while an event of the stream does not decode: it may be the decision that names the roll,
+        and the audit has named it already."""
+        if any(event is None for event in self.events):
+            return
         for session, by_nonce in self.rolls.items():
             for (lane, nonce), (at, roll) in by_nonce.items():
-                if self.registry.reserved(roll.purpose) is not None and (session, lane, nonce) not in self.named:
+                if self.registry.reserved(roll.purpose) is None or (session, lane, nonce) in self.named:
+                    continue
+                if self.schemes.get(session) == hexdice.V1:  # 0.1.0 let a free roll take any purpose
+                    self.doubts.append(
+                        f"{self.where(at)}: roll #{nonce} of session {session} for {shown(roll.purpose)} is named by "
+                        "no decision; the release that wrote it let a free roll take a procedure's purpose, so it "
+                        "cannot be told from a roll made and then ignored"
+                    )
+                else:
                     self.flag(at, f"roll #{nonce} for {roll.purpose} is named by no decision: rolled and then ignored")
 
 
@@ -308,6 +325,8 @@ class DecisionCheck:
     issues: tuple[Issue, ...]
     checked: int
     hand: tuple[str, ...] = ()
+    #: what makes the verdict INCOMPLETE without being a fault (``_Walker.doubts``)
+    doubts: tuple[str, ...] = ()
 
 
 def check_decision_events(
@@ -324,7 +343,9 @@ def check_decision_events(
     """
     walker = _Walker(events, versions, schemas, registry)
     walker.run()
-    return DecisionCheck(tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand))
+    return DecisionCheck(
+        tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand), tuple(walker.doubts)
+    )
 
 
 def check_decisions(envelopes_in_order: Sequence[Envelope], registry: Registry = REGISTRY) -> list[Issue]:

@@ -127,6 +127,13 @@ class _Checker:
             self.flag(at, "session", f"unknown dice scheme {event.scheme!r}")
         if not _HEX64.match(event.commitment):
             self.flag(at, "commitment", "the commitment is not 64 lowercase hex digits")
+        earlier = next((s.id for s in self.sessions.values() if s.commitment == event.commitment), None)
+        if earlier is not None:
+            self.flag(
+                at,
+                "commitment",
+                f"session {event.session} commits to the secret of session {earlier}: its rolls were predictable",
+            )
         self.sessions[event.session] = SessionRecord(
             event.session, at, event.commitment, event.scheme, supplied=event.supplied
         )

@@ -6,6 +6,7 @@ import enum
 import hashlib
 import hmac
 import itertools
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -18,6 +19,7 @@ from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
+from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.model import Model
@@ -26,11 +28,11 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import audit_envelopes, audit_store, explain_roll
 from hexlog.replay.dice_audit import check_dice
+from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.verdict import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
 SECRET = bytes(range(32))
 STREAM = "campaign-c1"
@@ -253,6 +255,23 @@ class TestForgeries:
         assert "skips" in bad.reason
         assert [f.event_id for f in report.findings if f.check == "nonce"] == [envelopes[following].id]
 
+    def test_a_second_session_committing_to_the_same_secret_is_caught(self) -> None:
+        """Commands refuse a reused secret; a forged log that reuses one (rolls known in advance) fails the audit."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = envelopes_of(store)
+        opened = envelopes[index_of(envelopes, "hexlog.session.opened")]
+        closed = envelopes[index_of(envelopes, "hexlog.session.closed")]
+        again = [
+            attrs.evolve(opened, id="00000000-0000-0000-0000-0000000000fe", data={**opened.data, "session": "s2"}),
+            attrs.evolve(closed, id="00000000-0000-0000-0000-0000000000ff", data={**closed.data, "session": "s2"}),
+        ]
+        report = audit_envelopes(reseal([*envelopes, *again]))
+        bad = report.first_bad
+        assert bad is not None
+        assert (bad.check, bad.event_id) == ("commitment", again[0].id)
+        assert "commits to the secret of session s1" in bad.reason
+
     def test_a_repeated_nonce_is_caught(self) -> None:
         """A roll recorded twice (a silent re-roll) repeats its nonce."""
         store = MemoryStore()
@@ -427,3 +446,57 @@ class TestAbandonedSessions:
         assert hexdice.commitment(SECRET) in text
         assert "accepted" not in text
         assert "not revealed yet" not in text
+
+
+class TestReservedPurposesInOldLogs:
+    """hexlog 0.1.0 let a free roll take a procedure's purpose; its logs still import, but are not VERIFIED."""
+
+    SAMPLE = Path(__file__).resolve().parent / "golden" / "sample-export.jsonl"
+
+    def _with_a_free_roll_named(self, purpose: str, scheme: str) -> list[Envelope]:
+        """The v1 sample (or the same under ``scheme``) with one more 2d6, honestly derived, for ``purpose``."""
+        envelopes = read_export(self.SAMPLE.read_bytes().split(b"\n"))
+        envelopes = [
+            attrs.evolve(env, data={**env.data, "scheme": scheme}) if env.type == "hexlog.session.opened" else env
+            for env in envelopes
+        ]
+        rolls = [env for env in envelopes if env.type == "hexlog.dice.rolled"]
+        last = rolls[-1]
+        lane = hexdice.lane_of(scheme, "public")
+        nonce = 1 + max(env.data["nonce"] for env in rolls if hexdice.lane_of(scheme, env.data["visibility"]) == lane)
+        key = hexdice.lane_key(scheme, bytes(range(32)), "table-7", lane)
+        faces = list(hexdice.faces_for(key, nonce, (6, 6)))
+        data = {**last.data, "nonce": nonce, "purpose": purpose, "sides": [6, 6], "faces": faces, "modifier": 0}
+        data |= {"total": sum(faces), "visibility": "public"}
+        extra = attrs.evolve(last, id="00000000-0000-0000-0000-0000000000ff", data=data)
+        at = envelopes.index(last) + 1
+        return reseal([*envelopes[:at], extra, *envelopes[at:]])
+
+    def test_a_v1_roll_of_a_reserved_purpose_no_decision_names_is_a_doubt_not_a_fault(self):
+        """The roll is named in the verdict's caveats (INCOMPLETE): it cannot be told from a silent re-roll."""
+        report = audit_envelopes(self._with_a_free_roll_named("encounter.reaction", hexdice.V1))
+        assert report.verdict is Verdict.INCOMPLETE, report.text()
+        assert any("for encounter.reaction is named by no decision" in caveat for caveat in report.caveats)
+        assert import_envelopes(MemoryStore(), self._with_a_free_roll_named("encounter.reaction", hexdice.V1))
+
+    def test_under_v2_the_same_roll_is_a_fault(self):
+        """A release that reserves purposes wrote v2 sessions: there the same roll fails the audit."""
+        report = audit_envelopes(self._with_a_free_roll_named("encounter.reaction", hexdice.V2))
+        assert report.verdict is Verdict.FAILED
+        assert "named by no decision: rolled and then ignored" in report.text()
+
+
+def test_a_decision_that_does_not_decode_is_the_first_bad_event_not_the_rolls_it_named():
+    """The rolls a broken decision named are not reported as ignored before it: the decision itself is named."""
+    store = MemoryStore()
+    handler = drive(store, close=False)
+    handler.execute("c1", enc.StartEncounter(setting="dungeon", monster_count=3))
+    handler.execute("c1", enc.CheckSurprise())
+    envelopes = envelopes_of(store)
+    at = index_of(envelopes, "hexlog.encounter.surprise_checked")
+    broken = attrs.evolve(envelopes[at], data={"session": 7})
+    report = audit_envelopes(reseal([*envelopes[:at], broken, *envelopes[at + 1 :]]))
+    bad = report.first_bad
+    assert bad is not None
+    assert (bad.check, bad.event_id) == ("decode", broken.id)
+    assert not [f for f in report.findings if "named by no decision" in f.reason]

@@ -138,6 +138,21 @@ class TestReadmeVerifierSessions:
         assert result.returncode == 1
         assert "opened twice" in result.stdout
 
+    def test_a_second_session_reusing_a_secret_is_caught(self, tmp_path):
+        """A session committing to an earlier session's secret (its rolls known in advance) is refused."""
+
+        def reuse(events):
+            opened, closed = events[0], events[-1]
+            return [
+                *events,
+                dict(opened, id="again", data={**opened["data"], "session": "s2"}),
+                dict(closed, id="again-closed", data={**closed["data"], "session": "s2"}),
+            ]
+
+        result = _run(_verifier(tmp_path), self._forge(tmp_path, reuse))
+        assert _verdict(result) == ("FAILED", 1)
+        assert "a secret reused" in result.stdout
+
     def test_an_unrevealed_session_is_reported_as_not_verifiable(self, tmp_path):
         """Rolls of a session that never revealed its secret are named, not passed silently."""
         result = _run(_verifier(tmp_path), self._forge(tmp_path, lambda events: events[:-1]))
