@@ -18,7 +18,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.service import cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
-from hexlog.service.door import CampaignOption, DbOption, Door
+from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -214,8 +214,10 @@ demo.install(app)
 def main() -> None:
     """Run the command line; errors are one line and a non-zero exit, never a traceback."""
     logs.configure()
+    structlog.contextvars.clear_contextvars()
     try:
-        app(prog_name="hexlog")
+        with OPENED:
+            app(prog_name="hexlog")
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")

@@ -16,6 +16,7 @@ hexlog database and refuses any other file (even a valid SQLite one) without cha
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sqlite3
@@ -38,6 +39,9 @@ from hexlog.replay.receipts import Receipt
 if TYPE_CHECKING:
     from hexlog.machine import commands as c
     from hexlog.machine.table import Table
+
+#: the doors this invocation opened; the entry point closes them when the command ends
+OPENED = contextlib.ExitStack()
 
 DEFAULT_CAMPAIGN = "main"
 #: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
@@ -131,7 +135,9 @@ class Door:
         """Open the store and its key file, and settle the campaign."""
         store = open_store(db, create=create)
         handler = Handler(store, FileKeeper(key_file_for(db)))
-        return cls(store=store, handler=handler, campaign=resolve_campaign(store, campaign))
+        door = cls(store=store, handler=handler, campaign=resolve_campaign(store, campaign))
+        OPENED.callback(door.close)
+        return door
 
     def table(self) -> Table:
         """The campaign's folded state; ``NotFoundError`` when it does not exist."""

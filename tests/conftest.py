@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ import hexlog.machine.handler  # registers every procedure and its events
 from hexlog.events import chain, codec, memory, sqlite
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import COLUMNS
+from hexlog.service import cli
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -27,12 +29,20 @@ if TYPE_CHECKING:
 HEXLOG = Path(sys.executable).parent / "hexlog"
 
 
+#: ``HEXLOG_TEST_SUBPROCESS=1`` runs every command of the suite as its own process, as a user's shell does
+#: (slower); by default they run in this process, through the same entry point, and the end-to-end scripts
+#: (``test_cli_encounter``, ``test_demo``, ``test_crash``, the README's) keep their real processes.
+IN_PROCESS = os.environ.get("HEXLOG_TEST_SUBPROCESS", "") != "1"
+
+
 def run_hexlog(
     *args: str, cwd: Path, env: dict[str, str] | None = None, input_text: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed command line in ``cwd`` and capture what a user would see."""
+    """Run the command line in ``cwd`` and capture what a user would see."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
     full_env.update(env or {})
+    if IN_PROCESS:
+        return _run_in_process(args, cwd=cwd, env=full_env, input_text=input_text)
     return subprocess.run(  # noqa: S603 - our own console script
         [str(HEXLOG), *args],
         cwd=cwd,
@@ -43,6 +53,37 @@ def run_hexlog(
         timeout=120,
         check=False,
     )
+
+
+def _run_in_process(
+    args: tuple[str, ...], *, cwd: Path, env: dict[str, str], input_text: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``hexlog ARGS`` through its entry point in this process: its own folder, environment and streams."""
+    streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="\n") for name in ("stdout", "stderr")}
+    stdin = io.TextIOWrapper(io.BytesIO((input_text or "").encode("utf-8")), encoding="utf-8")
+    saved = (dict(os.environ), Path.cwd(), sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.excepthook)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.argv, sys.stdin, sys.stdout, sys.stderr = ["hexlog", *args], stdin, streams["stdout"], streams["stderr"]
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as ended:
+        if isinstance(ended.code, str):
+            sys.stderr.write(ended.code + "\n")
+        code = ended.code if isinstance(ended.code, int) else (0 if ended.code is None else 1)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved[0])
+        os.chdir(saved[1])
+        sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.excepthook = saved[2:]
+    text = {}
+    for name, stream in streams.items():
+        stream.flush()
+        raw = stream.buffer.getvalue()  # type: ignore[attr-defined]
+        text[name] = raw.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    return subprocess.CompletedProcess([str(HEXLOG), *args], code, text["stdout"], text["stderr"])
 
 
 @pytest.fixture
