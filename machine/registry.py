@@ -9,10 +9,12 @@ from __future__ import annotations
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.timekeeping import CLOCK
 
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        CLOCK,
         ENCOUNTER,
     )
 )

@@ -32,6 +32,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 
 CAMPAIGN = "opt"
 SECRET_HEX = "5a" * 32
@@ -594,6 +595,13 @@ def _rows() -> list[Row]:
         ),
         row_turn_seconds("adnd", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
         row_turn_seconds("explore", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
+        Row(
+            ruleset="explore",
+            option="watch_seconds",
+            value=14400,
+            script=(do(AdvanceClock(duration="1 watch")),),
+            changes={(CLOCK, "seconds"): (7200, 14400), (CLOCK, "turns"): (12, 24), (CLOCK, "rounds"): (120, 240)},
+        ),
         row_surprise_advantage("ose", "single_action"),
         row_surprise_advantage("adnd", "round"),
         row_surprise_advantage("explore", "round"),
@@ -907,7 +915,6 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
     ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
-    ("explore", "watch_seconds"): ("camp", "watches are the night-camp procedure's unit (§4.16)"),
     ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
     ("explore", "night_encounter_check"): ("travel day / camp", "the day's and night's wandering checks (A19)"),
     ("explore", "lost_encounter_source"): ("travel day", "the lost and encounter chances by terrain (§4.7, A21)"),
