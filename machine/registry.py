@@ -7,12 +7,14 @@ The order is the order of due checks and roll modifiers: a procedure whose check
 from __future__ import annotations
 
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
 
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        DUNGEON,
         ENCOUNTER,
     )
 )
