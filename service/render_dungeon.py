@@ -38,8 +38,10 @@ def _entered(e: ev.DelveEntered) -> str:
     name = f" '{e.name}'" if e.name else ""
     danger = ", a dangerous place" if e.danger else ""
     return (
-        f"delve {e.number}{name} begins ({e.ruleset}){danger}: {', '.join(e.party)} in the dark unless they light a way; "
-        f"wandering check every {e.check_every_turns} turn(s), a monster on {_faces(e.wandering_on)}"
+        f"delve {e.number}{name} begins ({e.ruleset}){danger}: {', '.join(e.party)}, "
+        "in the dark unless they light a way; "
+        f"wandering check every {e.check_every_turns} turn(s), "
+        f"a monster on {_faces(e.wandering_on)}"
     )
 
 
@@ -51,12 +53,14 @@ def _moved(e: ev.PartyMoved) -> str:
     how = "mapping" if e.mapping else f"not mapping ({e.why_not_mapping})"
     flee = ", fleeing" if e.fleeing else ""
     dark = "" if e.lit else ", in the dark"
-    return f"turn {e.turn}: the party moves {e.feet} ft of its {e.rate} ft (slowest: {e.slowest_member}), {how}{flee}{dark}"
+    moved = f"the party moves {e.feet} ft of its {e.rate} ft (slowest: {e.slowest_member})"
+    return f"turn {e.turn}: {moved}, {how}{flee}{dark}"
 
 
 def _wandering(e: ev.WanderingChecked) -> str:
     found = "a WANDERING MONSTER comes (meet it)" if e.monster else "nothing comes"
-    return f"wandering check, turn {e.turn}: d6={e.face}{_mod(e.modifier)} (on {_faces(e.wandering_on)}): {found}{_rolls(e.rolls, e.referee_rolls)}"
+    die = f"d6={e.face}{_mod(e.modifier)} (on {_faces(e.wandering_on)})"
+    return f"wandering check, turn {e.turn}: {die}: {found}{_rolls(e.rolls, e.referee_rolls)}"
 
 
 def _opened(e: ev.DoorOpened) -> str:
@@ -74,18 +78,23 @@ def _opened(e: ev.DoorOpened) -> str:
             parts.append(f"the {e.tool} {'BREAKS' if e.tool_broke else 'holds'} (d6={e.break_face})")
     elif not e.stuck and e.opened:
         parts.append("not stuck")
-    verdict = "the door opens" if e.opened else "the door stays shut" + (" (noise: surprise is lost)" if e.noisy else "")
+    verdict = (
+        "the door opens" if e.opened else "the door stays shut" + (" (noise: surprise is lost)" if e.noisy else "")
+    )
     return f"{e.by} tries the door{_door(e.door)}: {'; '.join([*parts, verdict])}{_rolls(e.rolls)}"
 
 
 def _listened(e: ev.DoorListened) -> str:
     how = "by their skill" if e.thief_skill else "by the rules"
     heard = "hears something" if e.heard else "hears nothing"
-    return f"{e.by} listens at the door{_door(e.door)} ({how}, on {_faces(e.hears_on)}): d6={e.face}{_mod(e.modifier)}, {heard}{_rolls(e.rolls, e.referee_rolls)}"
+    die = f"({how}, on {_faces(e.hears_on)}): d6={e.face}{_mod(e.modifier)}"
+    return f"{e.by} listens at the door{_door(e.door)} {die}, {heard}{_rolls(e.rolls, e.referee_rolls)}"
 
 
 def _searched(e: ev.SecretDoorSearched) -> str:
-    dice = ", ".join(f"{n} {f}{_mod(m)}" for n, f, m in zip(e.searchers, e.faces, e.modifiers or (0,) * len(e.faces), strict=False))
+    dice = ", ".join(
+        f"{n} {f}{_mod(m)}" for n, f, m in zip(e.searchers, e.faces, e.modifiers or (0,) * len(e.faces), strict=False)
+    )
     if e.found:
         found = f"a secret door is FOUND by {', '.join(e.found_by)}"
     else:
@@ -97,7 +106,9 @@ def _spiked(e: ev.DoorSpiked) -> str:
     if e.how == "shut":
         return f"the door{_door(e.door)} is spiked shut: it counts as stuck"
     held = "the spike SLIPS and the door closes" if e.slipped else "the spike holds it open"
-    return f"the door{_door(e.door)} is spiked open: d6={e.face} (slips on {_faces(e.slips_on)}): {held}{_rolls(e.rolls)}"
+    return (
+        f"the door{_door(e.door)} is spiked open: d6={e.face} (slips on {_faces(e.slips_on)}): {held}{_rolls(e.rolls)}"
+    )
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
@@ -123,11 +134,14 @@ def state_lines(state: Any, table: Table) -> list[str]:
     turn_seconds = table.rules.part(ClockOptions).turn_seconds
     now = table.clock.seconds
     e = state.entered
-    lines = [f"delve {e.number}{' ' + repr(e.name) if e.name else ''}: {state.turn_at(now, turn_seconds)} turns, {state.moves} moves"]
+    name = f" {e.name!r}" if e.name else ""
+    lines = [f"delve {e.number}{name}: {state.turn_at(now, turn_seconds)} turns, {state.moves} moves"]
     if state.phase is Phase.LEFT:
         return lines
     lights = [
-        f"{light.carrier}'s {light.kind} {(light.out_at_seconds - now) // turn_seconds} turns left" if light.lit else f"{light.carrier}'s {light.kind} out"
+        f"{light.carrier}'s {light.kind} {(light.out_at_seconds - now) // turn_seconds} turns left"
+        if light.lit
+        else f"{light.carrier}'s {light.kind} out"
         for light in state.lights
     ]
     lines.append("light: " + ("; ".join(lights) if lights else "none") + ("" if state.lit else " (DARK: no mapping)"))

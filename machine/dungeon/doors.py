@@ -142,7 +142,7 @@ def listen(ctx: StepContext, command: Listen) -> None:
 
 
 def spike(ctx: StepContext, command: SpikeDoor) -> None:
-    """Spiked shut, a door counts as stuck; spiked open, the spike slips on the rules' faces (rolled as it is driven)."""
+    """Spiked shut, a door counts as stuck; spiked open, the spike slips on the rules' faces (rolled when driven)."""
     if not command.held_open:
         ctx.emit(ev.DoorSpiked(door=command.door, how="shut"))
         return
@@ -153,6 +153,11 @@ def spike(ctx: StepContext, command: SpikeDoor) -> None:
     slipped = on_faces(face, rolled.modifier, table.spike_slips_on)
     ctx.emit(
         ev.DoorSpiked(
-            door=command.door, how="open", face=face, slips_on=table.spike_slips_on, slipped=slipped, rolls=(rolled.nonce,)
+            door=command.door,
+            how="open",
+            face=face,
+            slips_on=table.spike_slips_on,
+            slipped=slipped,
+            rolls=(rolled.nonce,),
         )
     )

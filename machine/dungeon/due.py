@@ -39,12 +39,16 @@ def burn(ctx: StepContext, start: int, end: int) -> None:
     state = _delve(ctx)
     if state is None:
         return
-    due = sorted((light for light in state.lights if start < light.out_at_seconds <= end), key=lambda x: x.out_at_seconds)
+    due = sorted(
+        (light for light in state.lights if start < light.out_at_seconds <= end), key=lambda x: x.out_at_seconds
+    )
     for light in due:
         now = _delve(ctx)
         assert now is not None  # noqa: S101 - a light going out does not end the delve
         left = [one for one in now.lights if one.lit and one.carrier != light.carrier]
-        ctx.emit(ev.LightBurnedOut(carrier=light.carrier, kind=light.kind, at_seconds=light.out_at_seconds, dark=not left))
+        ctx.emit(
+            ev.LightBurnedOut(carrier=light.carrier, kind=light.kind, at_seconds=light.out_at_seconds, dark=not left)
+        )
 
 
 def wander(ctx: StepContext, start: int, end: int) -> None:

@@ -63,10 +63,16 @@ class DungeonModel(Model):
     def has_tables(self) -> bool:
         """The rules in force must have the dungeon's tables."""
         tables = self.rules.part(DungeonTables)
-        missing = [n for n, t in (("light", tables.light), ("dungeon", tables.dungeon), ("open_doors", tables.open_doors)) if t is None]
+        missing = [
+            n
+            for n, t in (("light", tables.light), ("dungeon", tables.dungeon), ("open_doors", tables.open_doors))
+            if t is None
+        ]
         if missing:
             shown = ", ".join(f"tables.{name}" for name in missing)
-            return self.refuse(f"the rules in force ({self.rules.name}) have no {shown}; use explore or add them as house rules")
+            return self.refuse(
+                f"the rules in force ({self.rules.name}) have no {shown}; use explore or add them as house rules"
+            )
         return True
 
     def no_monster_due(self) -> bool:

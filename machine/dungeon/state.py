@@ -87,7 +87,7 @@ def _lights(state: DelveState, carrier: str, light: Light | None) -> tuple[Light
     return kept if light is None else (*kept, light)
 
 
-def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa: C901 - one case per event
+def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa: C901, PLR0912 - one case per event
     """The delve after one event; a new ``DelveEntered`` replaces a concluded one."""
     if isinstance(event, ev.DelveEntered):
         return DelveState(entered=event, rested_at=event.at_seconds)
@@ -100,7 +100,9 @@ def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa
         case HandedOff(parent="dungeon"):
             changes.update(monster_due=False, encounters=state.encounters + 1)
         case ev.LightLit(carrier=carrier):
-            changes["lights"] = _lights(state, carrier, Light(carrier=carrier, kind=event.kind, out_at_seconds=event.out_at_seconds))
+            changes["lights"] = _lights(
+                state, carrier, Light(carrier=carrier, kind=event.kind, out_at_seconds=event.out_at_seconds)
+            )
         case ev.LanternRefilled(carrier=carrier):
             lantern = Light(carrier=carrier, kind=ev.LightKind.LANTERN, out_at_seconds=event.out_at_seconds)
             changes["lights"] = _lights(state, carrier, lantern)
@@ -114,9 +116,13 @@ def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa
         case ev.PartyRested():
             changes["rested_at"] = event.at_seconds
         case ev.DoorSpiked(door=door, how="shut"):
-            changes.update(spiked_shut=(*_without(state.spiked_shut, door), door), spiked_open=_without(state.spiked_open, door))
+            changes.update(
+                spiked_shut=(*_without(state.spiked_shut, door), door), spiked_open=_without(state.spiked_open, door)
+            )
         case ev.DoorSpiked(door=door, slipped=False):
-            changes.update(spiked_open=(*_without(state.spiked_open, door), door), spiked_shut=_without(state.spiked_shut, door))
+            changes.update(
+                spiked_open=(*_without(state.spiked_open, door), door), spiked_shut=_without(state.spiked_shut, door)
+            )
         case ev.DoorOpened(door=door, opened=True) if door in state.spiked_shut:
             changes["spiked_shut"] = _without(state.spiked_shut, door)
         case ev.DelveLeft():
