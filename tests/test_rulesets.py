@@ -214,7 +214,9 @@ class TestBuiltins:
         """Each table a procedure reads comes out of its part with every row and value of the ruleset kept."""
         rules = rulesets.load(name)
         used = [
-            (key, raw, part) for key, raw in rules.content["tables"].items() if (part := reader("tables", key)) is not None
+            (key, raw, part)
+            for key, raw in rules.content["tables"].items()
+            if (part := reader("tables", key)) is not None
         ]
         assert {"distance", "reaction", "cha_reaction"} <= {key for key, _, _ in used}
         for key, raw, part in used:
