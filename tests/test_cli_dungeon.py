@@ -33,7 +33,8 @@ def delve(hexlog, tmp_path):
 
 
 class TestDelve:
-    def test_a_short_delve(self, hexlog, delve):
+    @pytest.mark.usefixtures("delve")
+    def test_a_short_delve(self, hexlog):
         """Light, two turns of movement, a door, listening, searching, a spike, rest, the state, then out."""
         lit = hexlog("dungeon", "light", "torch", "--by", "Ann")
         assert "Ann lights a torch (30 ft): it burns 6 turns" in lit.stdout
@@ -68,7 +69,8 @@ class TestDelve:
         assert "the party leaves the dungeon after 3 turns" in left.stdout
         assert "-> LEFT" in left.stdout
 
-    def test_the_player_view_hides_the_secret_dice_and_what_they_decided(self, hexlog, delve):
+    @pytest.mark.usefixtures("delve")
+    def test_the_player_view_hides_the_secret_dice_and_what_they_decided(self, hexlog):
         hexlog("dungeon", "listen", "--by", "Bo")
         hexlog("dungeon", "door", "open", "--by", "Ann", "--free")
         player = hexlog("log", "--view", "player").stdout
@@ -93,7 +95,8 @@ class TestDelve:
         assert "light a torch or a lantern, not 'lamp'" in lamp.stderr
         assert _count_events(delve) == before
 
-    def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog, delve):
+    @pytest.mark.usefixtures("delve")
+    def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog):
         hexlog("dungeon", "leave")
         moved = hexlog("dungeon", "move")
         assert moved.returncode != 0
