@@ -26,6 +26,7 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.kit.rules import RulesError
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.service import render_dungeon
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -397,3 +398,35 @@ def test_phase_changes_name_the_procedure():
     """Every dungeon step records its phase change under the procedure's name."""
     events = Delve().run(dg.Move())
     assert [e.procedure for e in events if isinstance(e, PhaseChanged)] == ["dungeon"]
+
+
+class TestStateLines:
+    def test_the_state_shows_turns_lights_the_next_check_and_rest_due_after_an_hour(self):
+        """Five turns after entering the party owes its rest; resting clears it."""
+        d = Delve()
+        d.run(dg.LightSource(kind="torch", by="Ann"))
+        for faces in ((), (6,), (), (6,)):
+            d.run(dg.Move(), *faces)
+        table = d.handler.load(CAMPAIGN)
+        lines = render_dungeon.state_lines(d.state, table)
+        assert lines == [
+            "delve 1: 4 turns, 4 moves",
+            "light: Ann's torch 2 turns left",
+            "next wandering check at turn 6 (on 1)",
+        ]
+        d.run(dg.Move())
+        assert render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))[-1] == (
+            "rest due: 1 turn(s) each hour (hexlog dungeon rest)"
+        )
+        d.run(dg.Rest(), 6)
+        lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        assert not any("rest due" in line for line in lines)
+        assert "light: Ann's torch out" not in lines  # a torch that burned out is gone
+        assert lines[1] == "light: none (DARK: no mapping)"
+
+    def test_a_wandering_monster_due_is_shown_with_the_step_to_take(self):
+        d = Delve(enter=dg.EnterDungeon(danger=True))
+        d.run(dg.Move(), 1)
+        assert "a wandering monster has come: hexlog dungeon meet" in render_dungeon.state_lines(
+            d.state, d.handler.load(CAMPAIGN)
+        )
