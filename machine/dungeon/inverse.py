@@ -55,8 +55,6 @@ def by_hand(event: Event) -> str | None:
     match event:
         case ev.DoorOpened(locked=True, pick_out_of=out_of) if out_of:
             return f"a thievery chance of {event.pick_chance} in {out_of} given by the referee for {event.by}"
-        case ev.SecretDoorSearched(present=False):
-            return "no secret door there, as the referee knew"
     return None
 
 
