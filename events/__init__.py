@@ -3,7 +3,7 @@
 Importing this package registers every event class.
 """
 
-from hexlog.events import campaign, clock, dice, encounter, party, procedure, session
+from hexlog.events import campaign, clock, dice, dungeon, encounter, party, procedure, session
 from hexlog.events.base import Event, event_class, registered
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "campaign",
     "clock",
     "dice",
+    "dungeon",
     "encounter",
     "event_class",
     "party",

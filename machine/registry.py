@@ -7,6 +7,7 @@ The order is the order of due checks and roll modifiers: a procedure whose check
 from __future__ import annotations
 
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.timekeeping import CLOCK
@@ -15,6 +16,7 @@ REGISTRY = Registry(
     (
         CAMPAIGN,
         CLOCK,
+        DUNGEON,
         ENCOUNTER,
     )
 )
