@@ -2,7 +2,8 @@
 
 A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
 doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
-opposite of the field (``--unintelligent`` sets ``intelligent`` false) and its least value.
+opposite of the field (``--unintelligent`` sets ``intelligent`` false), its least value, and whether it
+is given by position instead.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 import attrs
 
-HELP, FLAG, NEGATE, LEAST = "help", "flag", "negate", "least"
+HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
 
 
 def arg(
@@ -21,9 +22,14 @@ def arg(
     flag: str | None = None,
     negate: bool = False,
     least: int | None = None,
+    positional: bool = False,
 ) -> Any:
-    """A command argument with the sentence that explains it and how a door spells it."""
-    return attrs.field(default=default, metadata={HELP: help, FLAG: flag, NEGATE: negate, LEAST: least})
+    """A command argument with the sentence that explains it and how a door spells it.
+
+    ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option.
+    """
+    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional}
+    return attrs.field(default=default, metadata=meta)
 
 
 @attrs.frozen(kw_only=True)

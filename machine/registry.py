@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
+from hexlog.machine.hexmap import HEXMAP
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.travel import TRAVEL
 
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        TRAVEL,
         ENCOUNTER,
+        HEXMAP,
     )
 )

@@ -17,7 +17,7 @@ from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
-from hexlog.service import cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
+from hexlog.service import cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -35,7 +35,7 @@ session_app = typer.Typer(
 party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
-cli_procedures.install(app, REGISTRY)
+cli_travel.install(cli_procedures.install(app, REGISTRY))
 app.add_typer(cli_rules.app, name="rules")
 
 
@@ -199,10 +199,13 @@ def receipt(
 
 
 @app.command()
-def state(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+def state(
+    db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None, view: cli_travel.ViewOption = "referee"
+) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way."""
+    player = cli_travel.is_player(view)
     door = Door.open(db, campaign)
-    for line in render.state_lines(door.campaign, door.table()):
+    for line in render.state_lines(door.campaign, door.table(), player=player):
         out.print(line)
 
 

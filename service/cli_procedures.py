@@ -20,7 +20,7 @@ from rich.console import Console
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -67,9 +67,15 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     help_text = meta.get(HELP, "")
     default = field.default
     args = typing.get_args(kind)
-    if kind is bool:
+    if meta.get(POSITIONAL):
+        many = typing.get_origin(kind) is tuple
+        annotation: Any = list[args[0]] if many else kind  # type: ignore[valid-type]
+        required = default is attrs.NOTHING
+        info: Any = typer.Argument(help=help_text, show_default=not required)
+        default = inspect.Parameter.empty if required else (list(default) if many else default)
+    elif kind is bool:
         info = typer.Option(flag, help=help_text)
-        annotation: Any = bool
+        annotation = bool
         default = (not default) if meta.get(NEGATE) else default
     elif kind == bool | None:
         info = typer.Option(flag, help=help_text)
@@ -129,7 +135,10 @@ def app_for(procedure: Procedure) -> typer.Typer:
     return app
 
 
-def install(app: typer.Typer, registry: Registry) -> None:
-    """Add a command group for every procedure that runs a machine."""
+def install(app: typer.Typer, registry: Registry) -> dict[str, typer.Typer]:
+    """Add a command group for every procedure that runs a machine; give the groups by procedure name."""
+    groups = {}
     for procedure in registry.machines:
-        app.add_typer(app_for(procedure), name=procedure.name)
+        groups[procedure.name] = app_for(procedure)
+        app.add_typer(groups[procedure.name], name=procedure.name)
+    return groups

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.service import render_campaign, render_encounter
+from hexlog.service import render_campaign, render_encounter, render_travel
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -14,4 +14,8 @@ if TYPE_CHECKING:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_encounter.TEXTS,
+    **render_travel.TEXTS,
 }
+
+#: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
+STATES: dict[str, Callable[..., list[str]]] = {**render_travel.STATES}
