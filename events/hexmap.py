@@ -62,3 +62,9 @@ class FeatureFound(Event):
     type_name: ClassVar[str] = "map.feature_found"
     hex: str
     feature: str
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, Event) and _cls.__module__ == __name__:
+        attrs.resolve_types(_cls)  # field types as classes, not strings, for every reader
+del _cls

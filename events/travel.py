@@ -190,3 +190,9 @@ class JourneyEnded(Event):
     type_name: ClassVar[str] = "travel.ended"
     hex: str
     days: int
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, Event) and _cls.__module__ == __name__:
+        attrs.resolve_types(_cls)  # field types as classes, not strings, for every reader
+del _cls
