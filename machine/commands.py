@@ -15,7 +15,7 @@ import attrs
 HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
 
 
-def arg(
+def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     default: Any = attrs.NOTHING,
     *,
     help: str,  # noqa: A002 - the sentence that explains the argument

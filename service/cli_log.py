@@ -180,9 +180,9 @@ def export(
     out_file: Annotated[
         Path | None, typer.Option("--out", help="write to this file instead of standard output")
     ] = None,
-    referee: Annotated[
+    referee: Annotated[  # noqa: FBT002 - a flag
         bool, typer.Option("--referee", help="export even while secret rolls or hidden features are unrevealed")
-    ] = False,  # noqa: FBT002 - a flag
+    ] = False,
 ) -> None:
     """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
     door = Door.open(db, campaign)

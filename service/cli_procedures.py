@@ -72,7 +72,7 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation: Any = list[args[0]] if many else kind  # type: ignore[valid-type]
         required = default is attrs.NOTHING
         info: Any = typer.Argument(help=help_text, show_default=not required)
-        default = inspect.Parameter.empty if required else (list(default) if many else default)
+        default = inspect.Parameter.empty if required else (list(default or ()) if many else default)
     elif kind is bool:
         info = typer.Option(flag, help=help_text)
         annotation = bool

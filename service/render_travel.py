@@ -36,7 +36,9 @@ def _hex_set(e: mapev.HexSet) -> str:
 
 
 def _started(e: ev.JourneyStarted) -> str:
-    how = "".join(f", {w}" for w, on in (("afloat", e.afloat), ("mounted", e.mounted), ("with vehicles", e.vehicles)) if on)
+    how = "".join(
+        f", {w}" for w, on in (("afloat", e.afloat), ("mounted", e.mounted), ("with vehicles", e.vehicles)) if on
+    )
     return (
         f"the journey begins at {e.hex} ({e.season}{how}): {', '.join(e.party)}; "
         f"speed {e.speed}, {e.travel_points} travel points a day"
@@ -79,7 +81,9 @@ def _ended(e: ev.DayEnded) -> str:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     mapev.MapLoaded: lambda e: f"map loaded from {e.source}: {e.hexes} hexes",
     mapev.HexSet: _hex_set,
-    mapev.HiddenFeaturePlaced: lambda e: f"hex {e.hex}: hidden {'lair' if e.lair else 'feature'} {e.feature} (referee only)",
+    mapev.HiddenFeaturePlaced: lambda e: (
+        f"hex {e.hex}: hidden {'lair' if e.lair else 'feature'} {e.feature} (referee only)"
+    ),
     mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}",
     ev.JourneyStarted: _started,
     ev.DayStarted: _day,
@@ -90,7 +94,9 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.Moved: _moved,
     ev.TruePosition: lambda e: f"truly in {e.hex} ({e.terrain}){' - lost' if e.lost else ''}",
     ev.LostRevealed: lambda e: f"the party knows it is lost: {e.reason}; it is in {e.hex}",
-    ev.Searched: lambda e: f"the party searches ({e.cost} TP, {e.travel_points} left){' with a guide' if e.guide else ''}",
+    ev.Searched: lambda e: (
+        f"the party searches ({e.cost} TP, {e.travel_points} left){' with a guide' if e.guide else ''}"
+    ),
     ev.SearchRolled: _search,
     ev.WanderingChecked: _wandering,
     ev.DayEnded: _ended,
@@ -108,7 +114,9 @@ def hex_lines(name: str, place: Hex, *, player: bool) -> list[str]:
     if place.found:
         lines.append(f"  found: {', '.join(place.found)}")
     if not player and place.unfound:
-        lines.append(f"  hidden (referee only): {', '.join(f.text + (' (lair)' if f.lair else '') for f in place.unfound)}")
+        lines.append(
+            f"  hidden (referee only): {', '.join(f.text + (' (lair)' if f.lair else '') for f in place.unfound)}"
+        )
     return lines
 
 
@@ -129,10 +137,13 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
         return []
     lines = []
     if player or state.hex == state.believed:
-        lines.append(f"  the party is in {state.believed} (as it believes)" if player else f"  the party is in {state.hex}")
+        lines.append(
+            f"  the party is in {state.believed} (as it believes)" if player else f"  the party is in {state.hex}"
+        )
     else:
         lines.append(f"  truly in {state.hex}; the party believes it is in {state.believed} (LOST)")
-    lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{' (' + ', '.join(state.flags) + ')' if state.flags else ''}")
+    flags = f" ({', '.join(state.flags)})" if state.flags else ""
+    lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
     forced = ", forced march" if state.forced else ""
     lines.append(f"  travel points left today {state.tp} (a day gives {state.base_tp}){forced}")
     if state.route:

@@ -19,14 +19,13 @@ import pytest
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
 from hexlog.events import travel as ev_travel
-from hexlog.events.procedure import HandedOff
 from hexlog.events.campaign import CampaignStarted
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import hexmap
@@ -622,7 +621,11 @@ def travel_rows() -> list[Row]:
             option="lost_encounter_source",
             value="dolmenwood",
             script=travel_map(do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(headings=("N",)), 2, 4)),
-            changes={(LOST, "row"): ("woods", "light"), (LOST, "lost_on"): ([1, 2], [1]), (LOST, "lost"): (True, False)},
+            changes={
+                (LOST, "row"): ("woods", "light"),
+                (LOST, "lost_on"): ([1, 2], [1]),
+                (LOST, "lost"): (True, False),
+            },
             also=frozenset({(LOST, "heading"), (LOST, "true_route"), (LOST, "referee_rolls"), (DICE, WHOLE)}),
         ),
         # afloat, the wandering die shows 5: no encounter on the seed's 1-in-6; a waterborne one on U&WA's first die
@@ -637,10 +640,19 @@ def travel_rows() -> list[Row]:
                 do(tr.CheckWandering(), 5, 1),
             ),
             changes={(WANDER, "encounter"): (False, True), (WANDER, "setting"): ("wilderness", "waterborne")},
-            also=frozenset({
-                (WANDER, "row"), (WANDER, "encounter_on"), (WANDER, "rolls"), (DICE, WHOLE), (STARTED, WHOLE),
-                (MOVE, WHOLE), (PHASE, WHOLE), (HANDED, WHOLE), (DICE, "purpose"),
-            }),
+            also=frozenset(
+                {
+                    (WANDER, "row"),
+                    (WANDER, "encounter_on"),
+                    (WANDER, "rolls"),
+                    (DICE, WHOLE),
+                    (STARTED, WHOLE),
+                    (MOVE, WHOLE),
+                    (PHASE, WHOLE),
+                    (HANDED, WHOLE),
+                    (DICE, "purpose"),
+                }
+            ),
         ),
         # 6 points: the bog (3) is entered, the thorny forest (4) is not; the 3 left are lost or carried
         Row(
@@ -682,7 +694,11 @@ def travel_rows() -> list[Row]:
             option="night_encounter_check",
             value=False,
             script=travel_map(
-                do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(), 6), do(tr.CheckWandering(), 1), do(tr.EndDay())
+                do(tr.StartJourney(hex="1,2")),
+                clear,
+                do(tr.DeclareRoute(), 6),
+                do(tr.CheckWandering(), 1),
+                do(tr.EndDay()),
             ),
             changes={(ENDED, "night_check"): (True, False)},
         ),

@@ -202,11 +202,15 @@ class TestBuiltins:
             for key, value in rules.content["options"].items()
             if (part := reader("options", key)) is not None
         ]
-        assert {ClockOptions, EncounterOptions} <= {part for _, _, part in used} <= {
-            ClockOptions,
-            EncounterOptions,
-            TravelOptions,
-        }
+        assert (
+            {ClockOptions, EncounterOptions}
+            <= {part for _, _, part in used}
+            <= {
+                ClockOptions,
+                EncounterOptions,
+                TravelOptions,
+            }
+        )
         for key, raw, part in used:
             typed = getattr(rules.part(part), key)
             assert holds(raw, unstructure(typed)), f"{name}: options.{key}"

@@ -16,7 +16,7 @@ import attrs
 from hexlog.events import hexmap as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine.commands import Command, arg
-from hexlog.machine.hexmap import mapfile
+from hexlog.machine.hexmap import grid, mapfile
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
 from hexlog.machine.kit.model import Model
@@ -71,7 +71,7 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 def set_hex(ctx: StepContext, command: SetHex) -> None:
     """Record one hex, keeping what the command does not change."""
-    name = mapfile.grid.normal(command.hex)
+    name = grid.normal(command.hex)
     old = the_map(ctx).hex(name)
     terrain = command.terrain or (old.terrain if old is not None else "")
     if not terrain:

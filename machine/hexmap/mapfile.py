@@ -32,7 +32,7 @@ MAX_HEXES = 10_000
 _KEYS = frozenset({"terrain", "road", "track", "landmarks", "hidden", "lairs"})
 
 
-def hex_events(
+def hex_events(  # noqa: PLR0913 - the facts of one hex
     name: str,
     terrain: str,
     terrains: list[str],
@@ -57,9 +57,7 @@ def hex_events(
             if found:
                 msg = f"hex {hex_name}: {found}"
                 raise UsageError(msg)
-    events: list[Event] = [
-        ev.HexSet(hex=hex_name, terrain=terrain, road=road, track=track, landmarks=tuple(landmarks))
-    ]
+    events: list[Event] = [ev.HexSet(hex=hex_name, terrain=terrain, road=road, track=track, landmarks=tuple(landmarks))]
     events += [ev.HiddenFeaturePlaced(hex=hex_name, feature=f) for f in hidden]
     events += [ev.HiddenFeaturePlaced(hex=hex_name, feature=f, lair=True) for f in lairs]
     return events
@@ -78,7 +76,7 @@ def read(path: Path, terrains: list[str]) -> list[Event]:
     extra = sorted(set(data) - {"hex"})
     hexes = data.get("hex")
     if extra or not isinstance(hexes, dict) or not hexes:
-        msg = f"the map {path} must hold [hex.\"col,row\"] tables and nothing else" + (
+        msg = f'the map {path} must hold [hex."col,row"] tables and nothing else' + (
             f" (unknown: {', '.join(extra)})" if extra else ""
         )
         raise UsageError(msg)

@@ -70,4 +70,4 @@ TRAVEL = Procedure(
     ),
 )
 
-__all__ = ["PROCEDURE", "TRAVEL", "TRANSITIONS", "Phase", "TravelState"]
+__all__ = ["PROCEDURE", "TRANSITIONS", "TRAVEL", "Phase", "TravelState"]

@@ -78,8 +78,13 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
     points = max(0, trip.base_tp + impeded + trip.carried)
     ctx.emit(
         ev.DayStarted(
-            day=trip.day + 1, travellers=travellers, weather=name, flags=flags, total=total,
-            travel_points=points, rolls=rolls,
+            day=trip.day + 1,
+            travellers=travellers,
+            weather=name,
+            flags=flags,
+            total=total,
+            travel_points=points,
+            rolls=rolls,
         )
     )
 
@@ -94,7 +99,7 @@ def route(ctx: StepContext, command: c.DeclareRoute) -> None:
     lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=command.night)
     rolled = ctx.roll("1d6", "travel.lost", made_for="party", visibility=Visibility.REFEREE)
     lost = min(max(rolled.total, 1), terrain.FACES) in lost_on
-    nonces = (rolled.nonce,)
+    nonces: tuple[int, ...] = (rolled.nonce,)
     heading = headings[0] if headings else ""
     true = headings
     if lost:
@@ -102,7 +107,9 @@ def route(ctx: StepContext, command: c.DeclareRoute) -> None:
         direction = ctx.roll(f"1d{len(faces)}", "travel.lost.heading", visibility=Visibility.REFEREE)
         heading, nonces = grid.heading(faces[direction.faces[0] - 1]), (*nonces, direction.nonce)
         true = terrain.true_route(headings, heading)
-    ctx.emit(ev.LostChecked(row=name, lost_on=lost_on, lost=lost, heading=heading, true_route=true, referee_rolls=nonces))
+    ctx.emit(
+        ev.LostChecked(row=name, lost_on=lost_on, lost=lost, heading=heading, true_route=true, referee_rolls=nonces)
+    )
 
 
 def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 - the step signature
@@ -131,7 +138,11 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
     divisor = effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in trip.flags else 1
     ctx.emit(
         ev.WanderingChecked(
-            row=name, encounter_on=on, encounter=meet, setting=setting, distance_divisor=divisor,
+            row=name,
+            encounter_on=on,
+            encounter=meet,
+            setting=setting,
+            distance_divisor=divisor,
             rolls=tuple(r.nonce for r in rolled),
         )
     )
@@ -139,7 +150,7 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
         ctx.hand_off(StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters"))
 
 
-def resumed(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the resume signature
+def resumed(ctx: StepContext, command: object) -> None:
     """The encounter concluded: the day takes up where it was, ready to end."""
 
 
@@ -155,7 +166,10 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
     carried = trip.tp if options.carry_partial_hex and trip.route else 0
     ctx.emit(
         ev.DayEnded(
-            day=trip.day, hexes=trip.hexes_today, unused=trip.tp - carried, carried=carried,
+            day=trip.day,
+            hexes=trip.hexes_today,
+            unused=trip.tp - carried,
+            carried=carried,
             night_check=options.night_encounter_check,
         )
     )

@@ -43,7 +43,11 @@ def modifiers(table: Table, made_for: str, purpose: str) -> Sequence[RollModifie
     if rest is None or not rest.exhaustion_per_day:
         return ()
     days = "day" if level == 1 else "days"
-    return (RollModifier(source=f"exhaustion ({level} {days} of travel without the rest owed)", value=level * rest.exhaustion_per_day),)
+    return (
+        RollModifier(
+            source=f"exhaustion ({level} {days} of travel without the rest owed)", value=level * rest.exhaustion_per_day
+        ),
+    )
 
 
 def at_day_start(ctx: StepContext, trip: TravelState, travellers: tuple[str, ...]) -> None:

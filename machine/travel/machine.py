@@ -24,7 +24,12 @@ if TYPE_CHECKING:
 
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
-    {"trigger": "start", "source": [P.IDLE, P.ENDED], "dest": P.DAWN, "conditions": ["has_party", "has_tables", "on_map"]},
+    {
+        "trigger": "start",
+        "source": [P.IDLE, P.ENDED],
+        "dest": P.DAWN,
+        "conditions": ["has_party", "has_tables", "on_map"],
+    },
     {"trigger": "weather", "source": P.DAWN, "dest": P.ROUTE},
     {"trigger": "rest", "source": P.DAWN, "dest": P.DAWN},
     {"trigger": "finish", "source": P.DAWN, "dest": P.ENDED},
@@ -36,10 +41,11 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # the day resumes in DUSK when a wandering encounter it handed off concludes (the kit fires it)
     {"trigger": "resume", "source": P.DUSK, "dest": P.DUSK},
     {"trigger": "end_day", "source": P.DUSK, "dest": P.DAWN},
-    *(
-        {"trigger": "reveal_lost", "source": phase, "dest": phase, "conditions": "astray"}
-        for phase in (P.DAWN, P.ROUTE, P.TRAVEL, P.DUSK)
-    ),
+    # the party learns it is lost (the referee says so) at any point of the day
+    {"trigger": "reveal_lost", "source": P.DAWN, "dest": P.DAWN, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.ROUTE, "dest": P.ROUTE, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.DUSK, "dest": P.DUSK, "conditions": "astray"},
 ]
 del P
 

@@ -50,7 +50,9 @@ def move(ctx: StepContext, command: c.Move) -> None:
         if isinstance(step, str):
             break
         left = trip.tp - step.cost
-        ctx.emit(ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led))
+        ctx.emit(
+            ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led)
+        )
         place = the_map(ctx).hex(step.true_hex)
         assert place is not None  # noqa: S101 - next_step only offers hexes of the map
         astray = step.true_hex != step.believed

@@ -86,7 +86,9 @@ class TravelPoints:
     """§4.6 travel points: speed / divisor, +50 % on a forced march."""
 
     speed_divisor: int = rule(help="TP = speed / this.", validator=in_range(1, 1000))
-    forced_march_pct: int = rule(help="A forced march adds this percentage (rounded down).", validator=in_range(0, 1000))
+    forced_march_pct: int = rule(
+        help="A forced march adds this percentage (rounded down).", validator=in_range(0, 1000)
+    )
     rows: tuple[SpeedRow, ...] = rule((), help="The filled table (speeds not listed use the divisor).")
 
     def per_day(self, speed: int) -> tuple[int, int]:
@@ -198,8 +200,12 @@ class Search:
 class Rest:
     """§4.12 / §4.16 forced march, rest and exhaustion."""
 
-    rest_every_travel_days: int = rule(help="A full rest day is needed per this many travel days.", validator=in_range(1, 1000))
-    exhaustion_per_day: int = rule(help="The change to every roll per level of exhaustion.", validator=in_range(-100, 0))
+    rest_every_travel_days: int = rule(
+        help="A full rest day is needed per this many travel days.", validator=in_range(1, 1000)
+    )
+    exhaustion_per_day: int = rule(
+        help="The change to every roll per level of exhaustion.", validator=in_range(-100, 0)
+    )
     forced_march_rest_days: int = rule(help="Rest days a forced march owes.", validator=in_range(0, 100))
 
 
@@ -234,4 +240,3 @@ class TravelTables:
         """The tables a journey needs that the rules in force leave out."""
         needed = ("travel_points", "lost_encounter", "lost_direction", "terrain_cost", "weather", "weather_flags")
         return [name for name in needed if getattr(self, name) is None]
-

@@ -84,7 +84,7 @@ def _members(state: TravelState, names: tuple[str, ...], change: Any) -> dict[st
     return members
 
 
-def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # noqa: C901, PLR0911 - one case per event
+def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # noqa: C901, PLR0911, PLR0912 - one case per event
     """The journey after one event."""
     match event:
         case ev.JourneyStarted():
@@ -153,7 +153,9 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
         case ev.DayEnded():
             return attrs.evolve(state, carried=event.carried, tp=0, route=(), true_route=())
         case ev.Rested():
-            return attrs.evolve(state, members=_members(state, event.members, lambda _: Member()), day=event.day, carried=0)
+            return attrs.evolve(
+                state, members=_members(state, event.members, lambda _: Member()), day=event.day, carried=0
+            )
     return state
 
 

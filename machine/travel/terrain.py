@@ -8,6 +8,7 @@ source (the Dolmenwood road row, §4.8); its encounter chance is the terrain's u
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import attrs
@@ -64,7 +65,9 @@ def row(rules: Ruleset, place: Hex, *, lost: bool) -> tuple[str, Chances]:
     return name, found if found is not None else Chances(lost=(), encounter=())
 
 
-def lost_range(rules: Ruleset, faces: tuple[int, ...], weather: str, flags: tuple[str, ...], *, night: bool) -> tuple[int, ...]:
+def lost_range(
+    rules: Ruleset, faces: tuple[int, ...], weather: str, flags: tuple[str, ...], *, night: bool
+) -> tuple[int, ...]:
     """The lost faces after weather and darkness (§4.7, A20): the seed's fog/blizzard modifier, else the
     poor-visibility flag, never both; an empty range (a road) stays empty."""
     if not faces:
@@ -86,7 +89,7 @@ def true_route(declared: tuple[str, ...], heading: str) -> tuple[str, ...]:
     if not declared:
         return ()
     out, current, turned = [heading], heading, False
-    for before, after in zip(declared, declared[1:], strict=False):
+    for before, after in itertools.pairwise(declared):
         if after != before and not turned:
             current, turned = grid.turn(current, grid.turn_between(before, after)), True
         out.append(current)
