@@ -98,7 +98,7 @@ def route(ctx: StepContext, command: c.DeclareRoute) -> None:
     name, chances = terrain.row(ctx.rules, place, lost=True)
     lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=command.night)
     rolled = ctx.roll("1d6", "travel.lost", made_for="party", visibility=Visibility.REFEREE)
-    lost = min(max(rolled.total, 1), terrain.FACES) in lost_on
+    lost = terrain.is_lost(rolled.total, lost_on)
     nonces: tuple[int, ...] = (rolled.nonce,)
     heading = headings[0] if headings else ""
     true = headings

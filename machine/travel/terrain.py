@@ -84,6 +84,11 @@ def lost_range(
     return tuple(sorted(set(faces) | set(range(top + 1, min(FACES, top + widen) + 1))))
 
 
+def is_lost(total: int, lost_on: tuple[int, ...]) -> bool:
+    """Whether a lost roll's total (a penalty may take it below 1) means lost: read as a face, 1 to 6."""
+    return min(max(total, 1), FACES) in lost_on
+
+
 def true_route(declared: tuple[str, ...], heading: str) -> tuple[str, ...]:
     """A23: a lost party follows ``heading``; the first turn it declares turns it as much; later ones are lost."""
     if not declared:
