@@ -79,6 +79,8 @@ class LostChecked(Event):
     heading: str = ""
     #: the true headings of the route, after the one direction change a lost party may make
     true_route: tuple[str, ...] = ()
+    #: public rolls (none: the check is the referee's) and the secret ones
+    rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
 
 
@@ -143,6 +145,8 @@ class SearchRolled(Event):
     hex: str
     found_on: tuple[int, ...]
     found: tuple[str, ...] = ()
+    #: public rolls (none: the search roll is the referee's) and the secret ones
+    rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
 
 
