@@ -4,7 +4,7 @@ player's view shows before a search finds them (timeline, state, map show, expor
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,6 +21,9 @@ from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.projections.visibility import PlayerView, ended_sessions, withheld
 from hexlog.service import render
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CAMPAIGN = "m"
 STREAM = tables.stream_for(CAMPAIGN)
@@ -105,7 +108,8 @@ class TestMapFile:
         assert kinds.count(ev.HexSet) == 3
         assert kinds.count(ev.HiddenFeaturePlaced) == 2
         the_map = out.table.procedures["map"]
-        assert the_map.hex("2,2").road and the_map.hex("2,2").landmarks == ("the old mill",)
+        assert the_map.hex("2,2").road
+        assert the_map.hex("2,2").landmarks == ("the old mill",)
         assert [f.text for f in the_map.hex("2,1").unfound] == ["ruined chapel", "wolf den"]
         assert the_map.hex("2,1").features[1].lair
         assert not HEXMAP.is_open(the_map)  # a drawn map blocks nothing

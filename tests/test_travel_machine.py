@@ -3,6 +3,7 @@ nothing written, failing conditions that say why, the fold replayed, and a journ
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -191,10 +192,8 @@ class TestTransitions:
                 h.execute(CAMPAIGN, t.RestDay())
             h.execute(CAMPAIGN, t.RollWeather())
             h.execute(CAMPAIGN, t.DeclareRoute(headings=("N",) if day % 2 else ("S",)))
-            try:
+            with contextlib.suppress(RuleRefusedError):  # impeded weather may leave too few points
                 h.execute(CAMPAIGN, t.Move())
-            except RuleRefusedError:
-                pass  # impeded weather may leave too few points
             h.execute(CAMPAIGN, t.CheckWandering())
             if h.load(CAMPAIGN).handoffs:
                 for command in (enc.CheckSurprise(), enc.DetermineDistance()):
