@@ -79,6 +79,9 @@ class LostChecked(Event):
     heading: str = ""
     #: the true headings of the route, after the one direction change a lost party may make
     true_route: tuple[str, ...] = ()
+    #: the route as declared, and whether by night (what the referee typed)
+    declared: tuple[str, ...] = ()
+    night: bool = False
     #: public rolls (none: the check is the referee's) and the secret ones
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
@@ -145,6 +148,8 @@ class SearchRolled(Event):
     hex: str
     found_on: tuple[int, ...]
     found: tuple[str, ...] = ()
+    #: a local guide helped (what the referee typed)
+    guide: bool = False
     #: public rolls (none: the search roll is the referee's) and the secret ones
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import attrs
 import pytest
 
 from hexlog.events import travel as ev
@@ -24,6 +25,7 @@ from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import TRANSITIONS, TRAVEL, Phase
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
+from hexlog.replay.decisions import check_decision_events
 
 CAMPAIGN = "tm"
 STREAM = tables.stream_for(CAMPAIGN)
@@ -305,3 +307,51 @@ class TestRefusals:
         h, _ = reach("travel")
         with pytest.raises(RuleRefusedError, match="travel"):
             h.execute(CAMPAIGN, c.ChangeRules(ruleset="explore", overrides={"options": {"carry_partial_hex": True}}))
+
+
+class TestAuditReRunsTheDay:
+    def journey(self) -> list[Any]:
+        """Weather rolled (2d6), lost (1, heading SE), a search, a wandering check: every decision named."""
+        h, script = reach("dawn", (3, 4))
+        h.execute(CAMPAIGN, t.RollWeather())
+        for command, faces in (
+            (t.DeclareRoute(headings=("S",)), (1, 3)),
+            (t.Move(), ()),
+            (t.SearchHex(guide=True), (4,)),
+            (t.CheckWandering(), (2,)),
+        ):
+            script.extend(faces)
+            h.execute(CAMPAIGN, command)
+        return [decode(r.envelope) for r in h.store.read_stream(STREAM)]
+
+    def test_every_decision_of_the_day_is_re_derived(self) -> None:
+        events = self.journey()
+        found = check_decision_events(events)
+        assert found.issues == ()
+        assert found.checked == 4
+
+    @pytest.mark.parametrize(
+        ("kind", "field", "forged"),
+        [
+            (ev.LostChecked, "lost", False),
+            (ev.LostChecked, "heading", "N"),
+            (ev.DayStarted, "weather", "storm"),
+            (ev.SearchRolled, "found_on", (1,)),
+            (ev.WanderingChecked, "encounter", True),
+        ],
+    )
+    def test_a_forged_decision_is_caught(self, kind: type, field: str, forged: Any) -> None:
+        events = self.journey()
+        at = next(i for i, e in enumerate(events) if isinstance(e, kind))
+        events[at] = attrs.evolve(events[at], **{field: forged})
+        issues = check_decision_events(events).issues
+        assert [i.at for i in issues][:1] == [at]
+        assert field in issues[0].reason or kind.type_name in issues[0].reason
+
+    def test_the_referees_hand_is_accounted_for(self) -> None:
+        """Weather set instead of rolled, and a party told it is lost, are the referee's hand in the audit."""
+        h, _ = reach("astray")
+        h.execute(CAMPAIGN, t.RevealLost(reason="a shepherd says so"))
+        hand = "\n".join(audit_store(h.store, CAMPAIGN).by_hand)
+        assert "the weather of day 1 set by the referee (clear)" in hand
+        assert "the party told it is lost (a shepherd says so)" in hand

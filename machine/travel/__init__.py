@@ -17,6 +17,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
+from hexlog.machine.travel.inverse import INVERSE
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
 from hexlog.machine.travel.rules import TravelOptions, TravelTables
 from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState, evolve
@@ -47,6 +48,7 @@ TRAVEL = Procedure(
     state_type=TravelState,
     rules=(TravelOptions, TravelTables),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
+    inverse=INVERSE,
     modifiers=(exhaustion.modifiers,),
     resume=Resume(trigger="resume", step=day.resumed),
     events=(

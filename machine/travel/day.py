@@ -108,7 +108,16 @@ def route(ctx: StepContext, command: c.DeclareRoute) -> None:
         heading, nonces = grid.heading(faces[direction.faces[0] - 1]), (*nonces, direction.nonce)
         true = terrain.true_route(headings, heading)
     ctx.emit(
-        ev.LostChecked(row=name, lost_on=lost_on, lost=lost, heading=heading, true_route=true, referee_rolls=nonces)
+        ev.LostChecked(
+            row=name,
+            lost_on=lost_on,
+            lost=lost,
+            heading=heading,
+            true_route=true,
+            declared=headings,
+            night=command.night,
+            referee_rolls=nonces,
+        )
     )
 
 

@@ -93,7 +93,11 @@ def search(ctx: StepContext, command: c.SearchHex) -> None:
         always = default.always if default is not None else ()
         if unfound and (face in always or read in found_on):
             found.append(unfound[0].text)
-    ctx.emit(ev.SearchRolled(hex=trip.hex, found_on=found_on, found=tuple(found), referee_rolls=tuple(nonces)))
+    ctx.emit(
+        ev.SearchRolled(
+            hex=trip.hex, found_on=found_on, found=tuple(found), guide=command.guide, referee_rolls=tuple(nonces)
+        )
+    )
     for text in found:
         ctx.emit(mapev.FeatureFound(hex=trip.hex, feature=text))
 
