@@ -2,8 +2,8 @@
 
 A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
 doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
-opposite of the field (``--unintelligent`` sets ``intelligent`` false), its least value, and whether
-it is given by position (``light torch``) rather than by a flag.
+opposite of the field (``--unintelligent`` sets ``intelligent`` false), its least value, and whether it
+is given by position instead.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import attrs
 HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
 
 
-def arg(  # noqa: PLR0913 - each keyword is one way a door spells the argument
+def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     default: Any = attrs.NOTHING,
     *,
     help: str,  # noqa: A002 - the sentence that explains the argument
@@ -24,9 +24,12 @@ def arg(  # noqa: PLR0913 - each keyword is one way a door spells the argument
     least: int | None = None,
     positional: bool = False,
 ) -> Any:
-    """A command argument with the sentence that explains it and how a door spells it (``positional``: no flag)."""
-    metadata = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional}
-    return attrs.field(default=default, metadata=metadata)
+    """A command argument with the sentence that explains it and how a door spells it.
+
+    ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option.
+    """
+    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional}
+    return attrs.field(default=default, metadata=meta)
 
 
 @attrs.frozen(kw_only=True)

@@ -9,14 +9,18 @@ from __future__ import annotations
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
+from hexlog.machine.hexmap import HEXMAP
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.timekeeping import CLOCK
+from hexlog.machine.travel import TRAVEL
 
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        TRAVEL,
         CLOCK,
         DUNGEON,
         ENCOUNTER,
+        HEXMAP,
     )
 )

@@ -18,7 +18,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at
-from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
+from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -36,7 +36,7 @@ session_app = typer.Typer(
 party_app = typer.Typer(help="The party: its members and their scores.", no_args_is_help=True)
 app.add_typer(session_app, name="session")
 app.add_typer(party_app, name="party")
-cli_procedures.install(app, REGISTRY)
+cli_travel.install(cli_procedures.install(app, REGISTRY))
 app.add_typer(cli_rules.app, name="rules")
 
 
@@ -211,15 +211,17 @@ def state(
             "'day 2 14:30', 'day 3': its end)",
         ),
     ] = None,
+    view: cli_travel.ViewOption = "referee",
 ) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
+    player = cli_travel.is_player(view)
     door = Door.open(db, campaign)
     table = door.table()
     if at is not None:
         version, latest = door.version_at(at, table), table.version
         table = table_at(door.store, door.campaign, version, door.handler.registry)
         out.print(f"as it was at version {version} of {latest}")
-    for line in render.state_lines(door.campaign, table):
+    for line in render.state_lines(door.campaign, table, player=player):
         out.print(line)
 
 

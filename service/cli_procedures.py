@@ -68,8 +68,11 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     default = field.default
     args = typing.get_args(kind)
     if meta.get(POSITIONAL):
-        info: Any = typer.Argument(help=help_text)
-        annotation: Any = kind
+        many = typing.get_origin(kind) is tuple
+        annotation: Any = list[args[0]] if many else kind  # type: ignore[valid-type]
+        required = default is attrs.NOTHING
+        info: Any = typer.Argument(help=help_text, show_default=not required)
+        default = inspect.Parameter.empty if required else (list(default or ()) if many else default)
     elif kind is bool:
         info = typer.Option(flag, help=help_text)
         annotation = bool
@@ -85,8 +88,6 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         info = (
             typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
         )
-    if default is attrs.NOTHING:
-        default = inspect.Parameter.empty  # an argument the referee must give
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )
@@ -134,7 +135,10 @@ def app_for(procedure: Procedure) -> typer.Typer:
     return app
 
 
-def install(app: typer.Typer, registry: Registry) -> None:
-    """Add a command group for every procedure that runs a machine."""
+def install(app: typer.Typer, registry: Registry) -> dict[str, typer.Typer]:
+    """Add a command group for every procedure that runs a machine; give the groups by procedure name."""
+    groups = {}
     for procedure in registry.machines:
-        app.add_typer(app_for(procedure), name=procedure.name)
+        groups[procedure.name] = app_for(procedure)
+        app.add_typer(groups[procedure.name], name=procedure.name)
+    return groups

@@ -51,12 +51,15 @@ class Line:
 
 
 def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
-    """The campaign as lines; the player's view hides secret rolls and what they decided."""
+    """The campaign as lines; the player's view hides secret rolls and what they decided, and leaves out
+    what stays the referee's for good (a hidden feature of the map)."""
     events = [decode(r.envelope) for r in recorded]
     view = PlayerView(ended_sessions(events)) if player else None
     lines = []
     for rec, event in zip(recorded, events, strict=True):
         text = describe(event)
+        if view is not None and view.hides(event) and visibility.referee_only(event) == visibility.FOUND:
+            continue  # not even its line: a player may not learn that the referee keeps something there
         if view is not None and view.hides(event):
             text = f"roll #{event.nonce} {HIDDEN}" if isinstance(event, DiceRolled) else f"{event.type_name} {HIDDEN}"
         lines.append(Line(rec.version, rec.envelope.time, event.type_name, text))
@@ -82,22 +85,24 @@ def next_steps(steps: list[Allowed]) -> list[str]:
     return shown
 
 
-def procedure_lines(name: str, state: Any, table: Table, registry: Registry = REGISTRY) -> list[str]:
-    """A procedure's phase and the steps it allows now (as the subcommands that fire them)."""
+def procedure_lines(
+    name: str, state: Any, table: Table, registry: Registry = REGISTRY, *, player: bool = False
+) -> list[str]:
+    """A procedure's phase, its own lines (a player's view of them when asked), and the steps it allows now."""
     procedure = registry.procedure(name)
     phase = procedure.phase_of(state)
     lines = [f"{name}: phase {phase.name if phase is not None else '-'}"]
-    more = STATES.get(name)
-    if more is not None:
-        lines.extend(f"  {line}" for line in more(state, table))
-    if procedure.has_machine:
+    own = STATES.get(name)
+    if own is not None:
+        lines.extend(own(state, table, player=player))
+    if procedure.has_machine and not player:  # the steps allowed could tell a player what only the referee knows
         allowed = next_steps(registry.runner(name).allowed(state, table))
         lines.append(f"  next: hexlog {name} {' | '.join(allowed) if allowed else '(nothing)'}")
     return lines
 
 
-def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> list[str]:
-    """The campaign's state as a referee reads it."""
+def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, player: bool = False) -> list[str]:
+    """The campaign's state as a referee reads it (or a player: nothing only the referee may know)."""
     rules = table.rules
     lines = [f"campaign {campaign} (stream version {table.version})"]
     if rules is not None:
@@ -124,7 +129,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
         lines.append("party: nobody yet (hexlog party add NAME)")
     lines.append(clock_line(table.clock))
     for name, state in table.procedures.items():
-        lines.extend(procedure_lines(name, state, table, registry))
+        lines.extend(procedure_lines(name, state, table, registry, player=player))
     return [shown(line) for line in lines]
 
 

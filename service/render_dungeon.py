@@ -127,8 +127,15 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 }
 
 
-def state_lines(state: Any, table: Table) -> list[str]:
-    """The delve as ``hexlog state`` shows it: turns, lights left, the next wandering check, rest."""
+def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
+    """The delve as ``hexlog state`` shows it: turns, lights left, the next wandering check, rest.
+
+    A player is not told whether a wandering monster is due (the check is the referee's secret roll).
+    """
+    return [f"  {line}" for line in _delve_lines(state, table, player=player)]
+
+
+def _delve_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     if not isinstance(state, DelveState) or table.rules is None or state.phase is Phase.OUTSIDE:
         return []
     turn_seconds = table.rules.part(ClockOptions).turn_seconds
@@ -145,7 +152,9 @@ def state_lines(state: Any, table: Table) -> list[str]:
         for light in state.lights
     ]
     lines.append("light: " + ("; ".join(lights) if lights else "none") + ("" if state.lit else " (DARK: no mapping)"))
-    if state.monster_due:
+    if player:
+        pass
+    elif state.monster_due:
         lines.append("a wandering monster has come: hexlog dungeon meet")
     else:
         due = state.next_check(now, turn_seconds)
@@ -157,4 +166,4 @@ def state_lines(state: Any, table: Table) -> list[str]:
     return lines
 
 
-STATES: dict[str, Callable[[Any, Table], list[str]]] = {"dungeon": state_lines}
+STATES: dict[str, Callable[..., list[str]]] = {"dungeon": state_lines}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.service import render_campaign, render_dungeon, render_encounter
+from hexlog.service import render_campaign, render_dungeon, render_encounter, render_travel
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -17,9 +17,8 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
+    **render_travel.TEXTS,
 }
 
-#: what ``hexlog state`` shows of a procedure beyond its phase and next steps, by procedure name
-STATES: dict[str, Callable[[Any, Table], list[str]]] = {
-    **render_dungeon.STATES,
-}
+#: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
+STATES: dict[str, Callable[..., list[str]]] = {**render_dungeon.STATES, **render_travel.STATES}

@@ -17,15 +17,18 @@ import attrs
 import pytest
 
 from hexlog.events import encounter as ev
+from hexlog.events import hexmap as ev_map
+from hexlog.events import travel as ev_travel
 from hexlog.events.campaign import CampaignStarted
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
+from hexlog.machine import hexmap
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
@@ -33,6 +36,8 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.timekeeping import AdvanceClock
+from hexlog.machine.travel import commands as tr
+from hexlog.machine.travel.day import SEASONS
 
 CAMPAIGN = "opt"
 SECRET_HEX = "5a" * 32
@@ -54,6 +59,7 @@ ACTION = ev.ActionChosen.type_name
 PURSUIT = ev.PursuitDecided.type_name
 ROUND = ev.RoundPlayed.type_name
 CONCLUDED = ev.EncounterConcluded.type_name
+HANDED = HandedOff.type_name
 REFUSED = "refused"
 #: the field of a difference where an event is present in one run only
 WHOLE = "*"
@@ -585,6 +591,121 @@ def row_surrounded(ruleset: str, value: int, monsters: int, *, now: bool, rest: 
     )
 
 
+# --- the travel day's options (seed 004): a map of a few hexes, then one travel day ------------------
+
+DAY = ev_travel.DayStarted.type_name
+LOST = ev_travel.LostChecked.type_name
+WANDER = ev_travel.WanderingChecked.type_name
+ENDED = ev_travel.DayEnded.type_name
+SEARCHED = ev_travel.SearchRolled.type_name
+FOUND = ev_map.FeatureFound.type_name
+STARTED = ev.EncounterStarted.type_name
+
+
+def travel_map(*extra: Step) -> tuple[Step, ...]:
+    """Hills at 1,2 (where the party sets out), a bog to its north, thorny forest beyond."""
+    return (
+        do(hexmap.SetHex(hex="1,2", terrain="hills", hidden=("ruined chapel",))),
+        do(hexmap.SetHex(hex="1,1", terrain="bog")),
+        do(hexmap.SetHex(hex="1,0", terrain="thorny_forest")),
+        *extra,
+    )
+
+
+def travel_rows() -> list[Row]:
+    """One row per option of the travel day."""
+    clear = do(tr.RollWeather(weather="clear"))
+    return [
+        # hills read as OD&D woods (lost on 1-2) or as Dolmenwood light (lost on 1): a 2 tells them apart
+        Row(
+            ruleset="explore",
+            option="lost_encounter_source",
+            value="dolmenwood",
+            script=travel_map(do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(headings=("N",)), 2, 4)),
+            changes={
+                (LOST, "row"): ("woods", "light"),
+                (LOST, "lost_on"): ([1, 2], [1]),
+                (LOST, "lost"): (True, False),
+            },
+            also=frozenset({(LOST, "heading"), (LOST, "true_route"), (LOST, "referee_rolls"), (DICE, WHOLE)}),
+        ),
+        # afloat, the wandering die shows 5: no encounter on the seed's 1-in-6; a waterborne one on U&WA's first die
+        Row(
+            ruleset="explore",
+            option="afloat_rule",
+            value="odd_two_dice",
+            script=travel_map(
+                do(tr.StartJourney(hex="1,2", afloat=True)),
+                clear,
+                do(tr.DeclareRoute(), 6),
+                do(tr.CheckWandering(), 5, 1),
+            ),
+            changes={(WANDER, "encounter"): (False, True), (WANDER, "setting"): ("wilderness", "waterborne")},
+            also=frozenset(
+                {
+                    (WANDER, "row"),
+                    (WANDER, "encounter_on"),
+                    (WANDER, "rolls"),
+                    (DICE, WHOLE),
+                    (STARTED, WHOLE),
+                    (MOVE, WHOLE),
+                    (PHASE, WHOLE),
+                    (HANDED, WHOLE),
+                    (DICE, "purpose"),
+                }
+            ),
+        ),
+        # 6 points: the bog (3) is entered, the thorny forest (4) is not; the 3 left are lost or carried
+        Row(
+            ruleset="explore",
+            option="carry_partial_hex",
+            value=True,
+            script=travel_map(
+                do(tr.StartJourney(hex="1,2")),
+                clear,
+                do(tr.DeclareRoute(headings=("N", "N")), 6),
+                do(tr.Move()),
+                do(tr.CheckWandering(), 1),
+                do(tr.EndDay()),
+                clear,
+            ),
+            changes={(ENDED, "unused"): (3, 0), (ENDED, "carried"): (0, 3), (DAY, "travel_points"): (6, 9)},
+        ),
+        # the default table finds on 1-3 in light hills, dvdm on 5-6: a 5 tells them apart
+        Row(
+            ruleset="explore",
+            option="search_table",
+            value="dvdm",
+            script=travel_map(do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(), 6), do(tr.SearchHex(), 5)),
+            changes={(SEARCHED, "found"): ([], ["ruined chapel"]), (SEARCHED, "found_on"): ([1, 2, 3], [5, 6])},
+            also=frozenset({(FOUND, WHOLE)}),
+        ),
+        # 2d6 = 12 in summer: clear on the fallback table, fog on the referee's own
+        Row(
+            ruleset="explore",
+            option="weather_table",
+            value="custom",
+            base_tables={"weather": {"custom": [{"at_least": 2, **dict.fromkeys(SEASONS, "fog")}]}},
+            script=travel_map(do(tr.StartJourney(hex="1,2")), do(tr.RollWeather(), 6, 6)),
+            changes={(DAY, "weather"): ("clear", "fog"), (DAY, "flags"): ([], ["poor_visibility"])},
+        ),
+        # the day's end says whether a night check in camp follows (A19)
+        Row(
+            ruleset="explore",
+            option="night_encounter_check",
+            value=False,
+            script=travel_map(
+                do(tr.StartJourney(hex="1,2")),
+                clear,
+                do(tr.DeclareRoute(), 6),
+                do(tr.CheckWandering(), 1),
+                do(tr.EndDay()),
+            ),
+            changes={(ENDED, "night_check"): (True, False)},
+        ),
+    ]
+
+
 def _rows() -> list[Row]:
     rows: list[Row] = [
         row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
@@ -892,6 +1013,7 @@ def _rows() -> list[Row]:
             ),
         ),
     ]
+    rows += travel_rows()
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
             row_initiative_tie(ruleset),
@@ -916,15 +1038,9 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
     ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
     ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
-    ("explore", "night_encounter_check"): ("travel day / camp", "the day's and night's wandering checks (A19)"),
-    ("explore", "lost_encounter_source"): ("travel day", "the lost and encounter chances by terrain (§4.7, A21)"),
-    ("explore", "afloat_rule"): ("travel day", "the encounter check of ships afloat (§4.7)"),
-    ("explore", "carry_partial_hex"): ("travel day", "travel points left at day's end (§4.9, A22)"),
     ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
     ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
     ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
-    ("explore", "search_table"): ("hex search", "searching a hex (§4.11, A32) is not built yet"),
-    ("explore", "weather_table"): ("travel day", "the day's weather roll (§4.10) is not built yet"),
 }
 
 

@@ -1,0 +1,207 @@
+"""Travel events: the wilderness travel day of seed 004 (REFERENCE §4.5-4.12, §4.16).
+
+The party's true position and the one it believes it holds are kept apart: events a player may not
+see (the true hex while the party may be lost) are ``referee_only``; secret rolls are named in
+``referee_rolls`` and hidden until their session ends, like every secret roll.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from hexlog.events.base import Event
+
+
+@attrs.frozen(kw_only=True)
+class JourneyStarted(Event):
+    """The party sets out from a hex (its true position, which it knows)."""
+
+    type_name: ClassVar[str] = "travel.started"
+    hex: str
+    season: str
+    party: tuple[str, ...]
+    #: the slowest member's speed (Dolmenwood scale) and the travel points a day it gives
+    speed: int
+    travel_points: int
+    afloat: bool = False
+    mounted: bool = False
+    vehicles: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class DayStarted(Event):
+    """A travel day begins: the weather is rolled (or set) before anything else."""
+
+    type_name: ClassVar[str] = "travel.day_started"
+    day: int
+    travellers: tuple[str, ...]
+    weather: str
+    flags: tuple[str, ...] = ()
+    #: the 2d6 total on the seasonal table (0: the referee set the weather)
+    total: int = 0
+    #: travel points for the day: the base, the weather's change, any carried from yesterday
+    travel_points: int = 0
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ExhaustionChanged(Event):
+    """A member's exhaustion level changed (0: rested); each level is -1 to all rolls (§4.16)."""
+
+    type_name: ClassVar[str] = "travel.exhaustion_changed"
+    member: str
+    level: int
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
+class RouteDeclared(Event):
+    """The players declare the day's route, one heading per hex to enter."""
+
+    type_name: ClassVar[str] = "travel.route_declared"
+    headings: tuple[str, ...]
+    night: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class LostChecked(Event):
+    """The referee's secret lost check at the day's start, and the true heading when lost."""
+
+    type_name: ClassVar[str] = "travel.lost_checked"
+    #: the row of the lost table read (an OD&D row, a Dolmenwood difficulty, road or track)
+    row: str
+    #: the totals that mean lost, after weather and darkness
+    lost_on: tuple[int, ...]
+    lost: bool
+    #: the true heading (lost) or the declared one
+    heading: str = ""
+    #: the true headings of the route, after the one direction change a lost party may make
+    true_route: tuple[str, ...] = ()
+    #: the route as declared, and whether by night (what the referee typed)
+    declared: tuple[str, ...] = ()
+    night: bool = False
+    #: public rolls (none: the check is the referee's) and the secret ones
+    rolls: tuple[int, ...] = ()
+    referee_rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ForcedMarch(Event):
+    """The party pushes on: +50 % travel points today, and a full rest day owed."""
+
+    type_name: ClassVar[str] = "travel.forced_march"
+    added: int
+    travel_points: int
+
+
+@attrs.frozen(kw_only=True)
+class Moved(Event):
+    """The party entered a hex, as it believes: the hex it thinks it is in, and the points left."""
+
+    type_name: ClassVar[str] = "travel.moved"
+    believed: str
+    heading: str
+    cost: int
+    travel_points: int
+    #: mounts are led on foot through this hex (§4.8)
+    led: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class TruePosition(Event):
+    """Where the party truly is after a move (the referee's: a lost party does not know)."""
+
+    type_name: ClassVar[str] = "travel.true_position"
+    #: hidden from players like a secret roll, until the session ends
+    referee_only: ClassVar[str] = "session"
+    hex: str
+    terrain: str
+    lost: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class LostRevealed(Event):
+    """The party learns it is lost: it missed a landmark, or the referee says so; it now knows where it is."""
+
+    type_name: ClassVar[str] = "travel.lost_revealed"
+    hex: str
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
+class Searched(Event):
+    """The party spent the hex's cost again to search it; the secret roll decides what it finds."""
+
+    type_name: ClassVar[str] = "travel.searched"
+    cost: int
+    travel_points: int
+    guide: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class SearchRolled(Event):
+    """The referee's search roll(s) for the hex the party truly searched, and what they found."""
+
+    type_name: ClassVar[str] = "travel.search_rolled"
+    hex: str
+    found_on: tuple[int, ...]
+    found: tuple[str, ...] = ()
+    #: a local guide helped (what the referee typed)
+    guide: bool = False
+    #: public rolls (none: the search roll is the referee's) and the secret ones
+    rolls: tuple[int, ...] = ()
+    referee_rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class WanderingChecked(Event):
+    """The wandering check at the day's end, on the terrain's encounter range (or afloat)."""
+
+    type_name: ClassVar[str] = "travel.wandering_checked"
+    row: str
+    encounter_on: tuple[int, ...]
+    encounter: bool
+    #: where an encounter happens: wilderness, or waterborne (afloat)
+    setting: str = "wilderness"
+    #: poor visibility divides the encounter distance by this (1: no change)
+    distance_divisor: int = 1
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class DayEnded(Event):
+    """The travel day is over; unused travel points are lost or carried (A22)."""
+
+    type_name: ClassVar[str] = "travel.day_ended"
+    day: int
+    hexes: int
+    unused: int
+    carried: int = 0
+    #: a wandering check in camp follows tonight (A19)
+    night_check: bool = True
+
+
+@attrs.frozen(kw_only=True)
+class Rested(Event):
+    """A full day of rest: exhaustion and the owed rest are cleared."""
+
+    type_name: ClassVar[str] = "travel.rested"
+    day: int
+    members: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class JourneyEnded(Event):
+    """The journey is over."""
+
+    type_name: ClassVar[str] = "travel.ended"
+    hex: str
+    days: int
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, Event) and _cls.__module__ == __name__:
+        attrs.resolve_types(_cls)  # field types as classes, not strings, for every reader
+del _cls

@@ -1,0 +1,117 @@
+"""The hex map (seed 004, REFERENCE §4.8-4.12): the referee draws it, a search reveals its hidden features.
+
+A small machine (``EMPTY`` -> ``DRAWN``, where ``DRAWN`` is final, so a map never blocks a change of
+rules): ``load`` records a map file (``mapfile``), ``set`` sets or changes one hex. Hexes are named
+``col,row`` (``grid``). Hidden features are placed by ``HiddenFeaturePlaced``, which no player's view
+shows; a search by the travel procedure records ``FeatureFound``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events import hexmap as ev
+from hexlog.events.errors import UsageError
+from hexlog.machine.commands import Command, arg
+from hexlog.machine.hexmap import grid, mapfile
+from hexlog.machine.hexmap.rules import MapTables
+from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
+from hexlog.machine.kit.model import Model
+from hexlog.machine.kit.procedure import Procedure
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+    from hexlog.machine.kit.context import StepContext
+
+TRANSITIONS: list[TransitionConfigDict] = [
+    {"trigger": "load", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
+    {"trigger": "set", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
+]
+
+
+@attrs.define(slots=False)
+class MapModel(Model):
+    """The map's machine has no conditions: any hex may be drawn at any time."""
+
+
+@attrs.frozen(kw_only=True)
+class LoadMap(Command):
+    """Record a map file (TOML: one [hex."col,row"] table per hex; see the README)."""
+
+    file: str = arg(help="the map file (TOML)", positional=True)
+
+
+@attrs.frozen(kw_only=True)
+class SetHex(Command):
+    """Set or change one hex: its terrain, road or track, landmarks; add hidden features."""
+
+    hex: str = arg(help="the hex, col,row (e.g. 3,4)", positional=True)
+    terrain: str = arg("", help="its terrain (a key of tables.terrain_difficulty or terrain_odd_row); default: kept")
+    road: bool | None = arg(None, help="a road runs through it (default: kept)", flag="--road/--no-road")
+    track: bool | None = arg(None, help="a track runs through it (default: kept)", flag="--track/--no-track")
+    landmarks: tuple[str, ...] = arg((), help="a landmark (repeat; replaces the hex's landmarks)", flag="--landmark")
+    hidden: tuple[str, ...] = arg((), help="a hidden feature, the referee's secret (repeat)", flag="--hidden")
+    lairs: tuple[str, ...] = arg((), help="a hidden lair, the referee's secret (repeat)", flag="--lair")
+
+
+def the_map(ctx: StepContext) -> MapState:
+    """The map drawn so far (an empty one before any hex)."""
+    state = ctx.state(PROCEDURE)
+    return state if isinstance(state, MapState) else MapState()
+
+
+def load(ctx: StepContext, command: LoadMap) -> None:
+    """Read the file and record its hexes."""
+    ctx.emit(*mapfile.read(Path(command.file), ctx.part(MapTables).terrains()))
+
+
+def set_hex(ctx: StepContext, command: SetHex) -> None:
+    """Record one hex, keeping what the command does not change."""
+    name = grid.normal(command.hex)
+    old = the_map(ctx).hex(name)
+    terrain = command.terrain or (old.terrain if old is not None else "")
+    if not terrain:
+        msg = f"hex {name} is not on the map yet: give its --terrain"
+        raise UsageError(msg)
+    road = command.road if command.road is not None else (old.road if old is not None else False)
+    track = command.track if command.track is not None else (old.track if old is not None else False)
+    if command.road and command.track is None:
+        track = False
+    if command.track and command.road is None:
+        road = False
+    landmarks = command.landmarks or (old.landmarks if old is not None else ())
+    ctx.emit(
+        *mapfile.hex_events(
+            name,
+            terrain,
+            ctx.part(MapTables).terrains(),
+            road=road,
+            track=track,
+            landmarks=landmarks,
+            hidden=command.hidden,
+            lairs=command.lairs,
+        )
+    )
+
+
+HEXMAP = Procedure(
+    name=PROCEDURE,
+    title="The hex map: load a map file, set or change a hex (col,row; flat-topped, 6 miles across).",
+    steps={LoadMap: load, SetHex: set_hex},
+    triggers={LoadMap: "load", SetHex: "set"},
+    phases=Phase,
+    transitions=TRANSITIONS,
+    initial=Phase.EMPTY,
+    final=frozenset({Phase.DRAWN}),
+    model=MapModel,
+    fold=evolve,
+    state_type=MapState,
+    rules=(MapTables,),
+    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound),
+)
+
+__all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "SetHex"]

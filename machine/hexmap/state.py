@@ -1,0 +1,97 @@
+"""The hex map's folded state: each hex's public facts, its hidden features and those found."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events import hexmap as ev
+from hexlog.events.procedure import PhaseChanged
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+
+PROCEDURE = "map"
+
+
+class Phase(enum.Enum):
+    """Whether a map has been drawn (a drawn map is never 'under way': it blocks nothing)."""
+
+    EMPTY = "empty"
+    DRAWN = "drawn"
+
+
+@attrs.frozen(kw_only=True)
+class Feature:
+    """A hidden feature of a hex, and whether a search has found it."""
+
+    text: str
+    lair: bool = False
+    found: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class Hex:
+    """One hex of the map."""
+
+    terrain: str
+    road: bool = False
+    track: bool = False
+    landmarks: tuple[str, ...] = ()
+    #: the referee's: no player's view shows a feature before it is found
+    features: tuple[Feature, ...] = ()
+
+    @property
+    def unfound(self) -> tuple[Feature, ...]:
+        """The hidden features not found yet."""
+        return tuple(f for f in self.features if not f.found)
+
+    @property
+    def found(self) -> tuple[str, ...]:
+        """The features found so far (what players know)."""
+        return tuple(f.text for f in self.features if f.found)
+
+
+@attrs.frozen(kw_only=True)
+class MapState:
+    """The map: hexes by name (``col,row``)."""
+
+    phase: Phase = Phase.EMPTY
+    hexes: dict[str, Hex] = attrs.field(factory=dict)
+
+    def hex(self, name: str) -> Hex | None:
+        """A hex of the map, or None."""
+        return self.hexes.get(name)
+
+
+def evolve(state: MapState | None, event: Event) -> MapState | None:
+    """The map after one event."""
+    match event:
+        case PhaseChanged(procedure="map", dest=dest):
+            return attrs.evolve(state or MapState(), phase=Phase[dest])
+        case ev.HexSet():
+            before = state or MapState()
+            old = before.hexes.get(event.hex)
+            new = Hex(
+                terrain=event.terrain,
+                road=event.road,
+                track=event.track,
+                landmarks=event.landmarks,
+                features=old.features if old is not None else (),
+            )
+            return attrs.evolve(before, hexes={**before.hexes, event.hex: new})
+        case ev.HiddenFeaturePlaced() if state is not None and event.hex in state.hexes:
+            old = state.hexes[event.hex]
+            new = attrs.evolve(old, features=(*old.features, Feature(text=event.feature, lair=event.lair)))
+            return attrs.evolve(state, hexes={**state.hexes, event.hex: new})
+        case ev.FeatureFound() if state is not None and event.hex in state.hexes:
+            old = state.hexes[event.hex]
+            features = list(old.features)
+            at = next((i for i, f in enumerate(features) if f.text == event.feature and not f.found), None)
+            if at is None:
+                return state
+            features[at] = attrs.evolve(features[at], found=True)
+            return attrs.evolve(state, hexes={**state.hexes, event.hex: attrs.evolve(old, features=tuple(features))})
+    return state

@@ -1,0 +1,75 @@
+"""The wilderness travel day (seed 004, REFERENCE §4.5-4.12, §4.16): weather, route, the secret lost
+check, travel points spent hex by hex, searching, forced march, the wandering check at the day's end
+(handing an encounter to the encounter procedure), rest days and exhaustion.
+
+``TRAVEL`` declares it for the kit: the transition table and its conditions (``machine``), the
+folded state (``state``), the commands, the steps (``day``, ``moves``), the typed rules, the pure
+terrain rules (``terrain``) and exhaustion, a modifier source on every roll made for an exhausted
+member or the party (``exhaustion``). It comes right after the campaign in the registry, so its
+modifier is the first applied.
+"""
+
+from __future__ import annotations
+
+from hexlog.events import hexmap as mapev
+from hexlog.events import travel as ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.machine.kit.procedure import Procedure, Resume
+from hexlog.machine.travel import commands as c
+from hexlog.machine.travel import day, exhaustion, moves
+from hexlog.machine.travel.inverse import INVERSE
+from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
+from hexlog.machine.travel.rules import TravelOptions, TravelTables
+from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState, evolve
+
+TRAVEL = Procedure(
+    name=PROCEDURE,
+    title="The wilderness travel day: weather, route, lost check, moves, search, wandering check, rest.",
+    steps={
+        c.StartJourney: day.start,
+        c.RollWeather: day.weather,
+        c.DeclareRoute: day.route,
+        c.Move: moves.move,
+        c.SearchHex: moves.search,
+        c.ForceMarch: moves.forced_march,
+        c.RevealLost: day.reveal_lost,
+        c.CheckWandering: day.check,
+        c.EndDay: day.end_day,
+        c.RestDay: day.rest,
+        c.EndJourney: day.finish,
+    },
+    triggers=c.TRIGGERS,
+    phases=Phase,
+    transitions=TRANSITIONS,
+    initial=Phase.IDLE,
+    final=frozenset({Phase.ENDED}),
+    model=TravelModel,
+    fold=evolve,
+    state_type=TravelState,
+    rules=(TravelOptions, TravelTables),
+    purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
+    inverse=INVERSE,
+    modifiers=(exhaustion.modifiers,),
+    resume=Resume(trigger="resume", step=day.resumed),
+    events=(
+        ev.JourneyStarted,
+        ev.DayStarted,
+        ev.ExhaustionChanged,
+        ev.RouteDeclared,
+        ev.LostChecked,
+        ev.ForcedMarch,
+        ev.Moved,
+        ev.TruePosition,
+        ev.LostRevealed,
+        ev.Searched,
+        ev.SearchRolled,
+        mapev.FeatureFound,
+        ev.WanderingChecked,
+        ev.DayEnded,
+        ev.Rested,
+        ev.JourneyEnded,
+        ClockAdvanced,
+    ),
+)
+
+__all__ = ["PROCEDURE", "TRANSITIONS", "TRAVEL", "Phase", "TravelState"]

@@ -1,0 +1,95 @@
+"""The travel day's commands (imperative names), the trigger each fires, and what each argument means."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.machine.commands import Command, arg
+
+
+@attrs.frozen(kw_only=True)
+class StartJourney(Command):
+    """Set out from a hex of the map (the party's true position, which it knows)."""
+
+    hex: str = arg(help="the hex the party sets out from, col,row", positional=True)
+    season: str = arg("summer", help="spring, summer, autumn or winter (the weather table's column)")
+    afloat: bool = arg(False, help="the party travels by ship, continuously afloat")  # noqa: FBT003 - a default
+    mounted: bool = arg(False, help="the party rides (mounts are led or barred in rough terrain)")  # noqa: FBT003 - a default
+    vehicles: bool = arg(False, help="the party brings carts or wagons")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class RollWeather(Command):
+    """Start a travel day: roll 2d6 on the season's weather table, or set the weather."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
+class DeclareRoute(Command):
+    """Declare the day's route, one heading per hex (N NE SE S SW NW); the secret lost check follows."""
+
+    headings: tuple[str, ...] = arg((), help="the headings, in order", positional=True)
+    night: bool = arg(False, help="travelling in darkness (the lost range grows, A20)")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class Move(Command):
+    """Move along the route hex by hex while the travel points last."""
+
+    hexes: int | None = arg(None, help="move at most this many hexes (default: as far as the points go)", least=1)
+
+
+@attrs.frozen(kw_only=True)
+class SearchHex(Command):
+    """Search the hex: spend its cost again, then the referee's secret search roll."""
+
+    guide: bool = arg(False, help="a local guide helps (the range widens)")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class ForceMarch(Command):
+    """Push on: +50 % travel points today; a full rest day is owed, or exhaustion follows."""
+
+
+@attrs.frozen(kw_only=True)
+class RevealLost(Command):
+    """Tell the party it is lost (and where it truly is)."""
+
+    reason: str = arg("the referee says so", help="how the party learns it")
+
+
+@attrs.frozen(kw_only=True)
+class CheckWandering(Command):
+    """The wandering check at the day's end; an encounter is handed to the encounter procedure."""
+
+
+@attrs.frozen(kw_only=True)
+class EndDay(Command):
+    """End the travel day: the clock runs on to the next day."""
+
+
+@attrs.frozen(kw_only=True)
+class RestDay(Command):
+    """A full day of rest instead of travel: exhaustion and the owed rest are cleared."""
+
+
+@attrs.frozen(kw_only=True)
+class EndJourney(Command):
+    """The journey is over."""
+
+
+#: each command's trigger, in the order a referee meets them
+TRIGGERS: dict[type[Command], str] = {
+    StartJourney: "start",
+    RollWeather: "weather",
+    DeclareRoute: "route",
+    Move: "move",
+    SearchHex: "search",
+    ForceMarch: "forced_march",
+    RevealLost: "reveal_lost",
+    CheckWandering: "check",
+    EndDay: "end_day",
+    RestDay: "rest",
+    EndJourney: "finish",
+}

@@ -1,0 +1,206 @@
+"""The steps that frame a travel day: setting out, the weather, the route and its secret lost check,
+the wandering check at the day's end (handing an encounter off), the end of the day, rest and the end."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import travel as ev
+from hexlog.events.dice import Visibility
+from hexlog.events.errors import UsageError
+from hexlog.machine.encounter.commands import StartEncounter
+from hexlog.machine.hexmap import grid
+from hexlog.machine.kit.clock import DAY_SECONDS, Span
+from hexlog.machine.travel import exhaustion, terrain
+from hexlog.machine.travel.moves import here, the_map
+from hexlog.machine.travel.rules import AfloatRule, TravelOptions, TravelTables, WeatherTable
+from hexlog.machine.travel.state import journey
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.travel import commands as c
+
+SEASONS = ("spring", "summer", "autumn", "winter")
+#: Dolmenwood's Speed is the combat rate: a third of the exploration rate in feet per turn (Speed 40 = 120 ft)
+FEET_PER_TURN_PER_SPEED = 3
+
+
+def start(ctx: StepContext, command: c.StartJourney) -> None:
+    """Set out: the slowest member's speed gives the day's travel points (§4.6)."""
+    if command.season not in SEASONS:
+        msg = f"season must be one of {', '.join(SEASONS)}, not {command.season!r}"
+        raise UsageError(msg)
+    members = ctx.table.party.members
+    speed = min(m.speed for m in members) // FEET_PER_TURN_PER_SPEED
+    points = ctx.part(TravelTables).travel_points
+    assert points is not None  # noqa: S101 - the start condition checks the tables
+    ctx.emit(
+        ev.JourneyStarted(
+            hex=grid.normal(command.hex),
+            season=command.season,
+            party=tuple(m.name for m in members),
+            speed=speed,
+            travel_points=points.per_day(speed)[0],
+            afloat=command.afloat,
+            mounted=command.mounted,
+            vehicles=command.vehicles,
+        )
+    )
+
+
+def weather(ctx: StepContext, command: c.RollWeather) -> None:
+    """Start the day: exhaustion first, then the weather (2d6 on the season's column, or the referee's)."""
+    trip = journey(ctx)
+    tables = ctx.part(TravelTables)
+    flags_of = tables.weather_flags or {}
+    travellers = tuple(m.name for m in ctx.table.party.members)
+    exhaustion.at_day_start(ctx, trip, travellers)
+    rolls: tuple[int, ...] = ()
+    total = 0
+    if command.weather:
+        name = command.weather
+        if name not in flags_of:
+            msg = f"weather {name!r} is not in tables.weather_flags: {', '.join(flags_of)}"
+            raise UsageError(msg)
+    else:
+        which = ctx.part(TravelOptions).weather_table
+        table = tables.weather.fallback if which is WeatherTable.FALLBACK else tables.weather.custom  # type: ignore[union-attr]
+        if not table:
+            msg = f"the weather table {which} is empty; fill tables.weather.{which} or give --set NAME"
+            raise UsageError(msg)
+        rolled = ctx.roll("2d6", "travel.weather")
+        rolls, total = (rolled.nonce,), rolled.total
+        row = max((r for r in table if r.at_least <= total), key=lambda r: r.at_least, default=table[0])
+        name = getattr(row, trip.season)
+    flags = tuple(flags_of.get(name, ()))
+    effects = tables.weather_effects
+    impeded = effects.impeded_tp if effects is not None and "impeded" in flags else 0
+    points = max(0, trip.base_tp + impeded + trip.carried)
+    ctx.emit(
+        ev.DayStarted(
+            day=trip.day + 1,
+            travellers=travellers,
+            weather=name,
+            flags=flags,
+            total=total,
+            travel_points=points,
+            rolls=rolls,
+        )
+    )
+
+
+def route(ctx: StepContext, command: c.DeclareRoute) -> None:
+    """Record the route, then the referee's secret lost check and, when lost, the true heading (§4.12)."""
+    trip = journey(ctx)
+    headings = tuple(grid.heading(h) for h in command.headings)
+    ctx.emit(ev.RouteDeclared(headings=headings, night=command.night))
+    place = here(ctx)
+    name, chances = terrain.row(ctx.rules, place, lost=True)
+    lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=command.night)
+    rolled = ctx.roll("1d6", "travel.lost", made_for="party", visibility=Visibility.REFEREE)
+    lost = terrain.is_lost(rolled.total, lost_on)
+    nonces: tuple[int, ...] = (rolled.nonce,)
+    heading = headings[0] if headings else ""
+    true = headings
+    if lost:
+        faces = ctx.part(TravelTables).lost_direction.faces  # type: ignore[union-attr]
+        direction = ctx.roll(f"1d{len(faces)}", "travel.lost.heading", visibility=Visibility.REFEREE)
+        heading, nonces = grid.heading(faces[direction.faces[0] - 1]), (*nonces, direction.nonce)
+        true = terrain.true_route(headings, heading)
+    ctx.emit(
+        ev.LostChecked(
+            row=name,
+            lost_on=lost_on,
+            lost=lost,
+            heading=heading,
+            true_route=true,
+            declared=headings,
+            night=command.night,
+            referee_rolls=nonces,
+        )
+    )
+
+
+def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 - the step signature
+    """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off."""
+    trip = journey(ctx)
+    options, tables = ctx.part(TravelOptions), ctx.part(TravelTables)
+    setting = "wilderness"
+    if trip.afloat and tables.afloat is not None:
+        name = f"afloat ({options.afloat_rule})"
+        if options.afloat_rule is AfloatRule.SEED:
+            on = tables.afloat.seed_encounter
+            rolled = [ctx.roll("1d6", "travel.wandering")]
+            meet = rolled[0].total in on
+        else:
+            on = tables.afloat.odd_second_die_normal
+            rolled = [ctx.roll("1d6", "travel.wandering.waterborne"), ctx.roll("1d6", "travel.wandering")]
+            waterborne = rolled[0].total in tables.afloat.odd_first_die_waterborne
+            meet = waterborne or rolled[1].total in on
+            setting = "waterborne" if waterborne else setting
+    else:
+        name, chances = terrain.row(ctx.rules, here(ctx), lost=False)
+        on = chances.encounter
+        rolled = [ctx.roll("1d6", "travel.wandering")]
+        meet = rolled[0].total in on
+    effects = tables.weather_effects
+    divisor = effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in trip.flags else 1
+    ctx.emit(
+        ev.WanderingChecked(
+            row=name,
+            encounter_on=on,
+            encounter=meet,
+            setting=setting,
+            distance_divisor=divisor,
+            rolls=tuple(r.nonce for r in rolled),
+        )
+    )
+    if meet:
+        ctx.hand_off(StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters"))
+
+
+def resumed(ctx: StepContext, command: object) -> None:
+    """The encounter concluded: the day takes up where it was, ready to end."""
+
+
+def _to_next_day(ctx: StepContext, reason: str) -> None:
+    seconds = ctx.table.clock.seconds
+    ctx.advance(Span(seconds=DAY_SECONDS - seconds % DAY_SECONDS), reason=reason)
+
+
+def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the step signature
+    """The day ends: unused points are lost or carried (A22); the clock runs on to the next day."""
+    trip = journey(ctx)
+    options = ctx.part(TravelOptions)
+    carried = trip.tp if options.carry_partial_hex and trip.route else 0
+    ctx.emit(
+        ev.DayEnded(
+            day=trip.day,
+            hexes=trip.hexes_today,
+            unused=trip.tp - carried,
+            carried=carried,
+            night_check=options.night_encounter_check,
+        )
+    )
+    _to_next_day(ctx, f"travel day {trip.day} ends")
+
+
+def rest(ctx: StepContext, command: c.RestDay) -> None:  # noqa: ARG001 - the step signature
+    """A full rest day (§4.16): exhaustion and the owed rest are cleared; the clock runs a day."""
+    trip = journey(ctx)
+    exhaustion.rest_day(ctx, trip)
+    _to_next_day(ctx, "a full day of rest")
+
+
+def reveal_lost(ctx: StepContext, command: c.RevealLost) -> None:
+    """The party learns it is lost, and where it truly is."""
+    ctx.emit(ev.LostRevealed(hex=journey(ctx).hex, reason=command.reason))
+
+
+def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - the step signature
+    """The journey ends where the party is."""
+    trip = journey(ctx)
+    ctx.emit(ev.JourneyEnded(hex=trip.hex, days=trip.day))
+
+
+__all__ = ["check", "end_day", "finish", "rest", "resumed", "reveal_lost", "route", "start", "the_map", "weather"]

@@ -1,0 +1,80 @@
+"""Rest and exhaustion (seed 004, REFERENCE §4.12, §4.16, A29): -1 to all rolls per level, cumulative.
+
+At the start of each travel day a member grows one level more exhausted when already exhausted, when
+a forced march yesterday owed a rest day, or when this day is past the six travel days a rest day
+allows. One full rest day clears it all. The levels impose a modifier on every roll made for the
+member (``made_for`` its name) and, at the party's worst member's level, on rolls made for the party
+side; each is recorded on the roll with its source.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import travel as ev
+from hexlog.events.dice import RollModifier
+from hexlog.events.vocabulary import Side
+from hexlog.machine.travel.rules import TravelTables
+from hexlog.machine.travel.state import PROCEDURE, TravelState
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.table import Table
+
+
+def level_for(table: Table, made_for: str) -> int:
+    """The exhaustion level that applies to a roll made for a member or for the party side (0: none)."""
+    trip = table.procedures.get(PROCEDURE)
+    if not isinstance(trip, TravelState) or not made_for:
+        return 0
+    if made_for.lower() == Side.PARTY.value:
+        return max((trip.exhaustion(m.name) for m in table.party.members), default=0)
+    return trip.exhaustion(made_for)
+
+
+def modifiers(table: Table, made_for: str, purpose: str) -> Sequence[RollModifier]:  # noqa: ARG001 - every roll
+    """The modifier source: exhaustion on every roll made for an exhausted member or the party."""
+    level = level_for(table, made_for)
+    if not level or table.rules is None:
+        return ()
+    rest = table.rules.part(TravelTables).rest
+    if rest is None or not rest.exhaustion_per_day:
+        return ()
+    days = "day" if level == 1 else "days"
+    return (
+        RollModifier(
+            source=f"exhaustion ({level} {days} of travel without the rest owed)", value=level * rest.exhaustion_per_day
+        ),
+    )
+
+
+def at_day_start(ctx: StepContext, trip: TravelState, travellers: tuple[str, ...]) -> None:
+    """Before a travel day: each member owed a rest, or past the days allowed, grows more exhausted."""
+    rest = ctx.part(TravelTables).rest
+    if rest is None:
+        return
+    for name in travellers:
+        member = trip.members.get(name)
+        if member is None:
+            continue
+        day = member.travel_days + 1
+        owed = member.owed and rest.forced_march_rest_days > 0
+        if member.exhaustion or owed or day > rest.rest_every_travel_days:
+            if member.exhaustion:
+                why = "another day of travel without rest"
+            elif owed:
+                why = "no rest day after a forced march"
+            else:
+                why = f"travel day {day} without a full rest day (one is needed per {rest.rest_every_travel_days})"
+            ctx.emit(ev.ExhaustionChanged(member=name, level=member.exhaustion + 1, reason=why))
+
+
+def rest_day(ctx: StepContext, trip: TravelState) -> None:
+    """A full rest day: every exhausted member recovers."""
+    members = tuple(m.name for m in ctx.table.party.members)
+    for name in members:
+        if trip.exhaustion(name):
+            ctx.emit(ev.ExhaustionChanged(member=name, level=0, reason="a full day of rest"))
+    ctx.emit(ev.Rested(day=trip.day + 1, members=members))

@@ -1,0 +1,51 @@
+"""The inverse audit uses: the command that made a recorded travel decision.
+
+Only what the referee typed is taken from the record (the declared route and night, a guide); the
+step decides the rest again from the recorded rolls: the weather, the lost check and the true
+heading, the search, the wandering check.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import travel as ev
+from hexlog.machine.kit.procedure import Inverse
+from hexlog.machine.travel.commands import CheckWandering, DeclareRoute, RollWeather, SearchHex
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.commands import Command
+
+#: the fields of a decision that the referee typed, by decision type
+TYPED: dict[type[Event], frozenset[str]] = {
+    ev.LostChecked: frozenset({"declared", "night"}),
+    ev.SearchRolled: frozenset({"guide"}),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    """The command that made a recorded decision (None: not a dice-driven decision of the travel day)."""
+    match event:
+        case ev.DayStarted(rolls=rolls) if rolls:
+            return RollWeather()
+        case ev.LostChecked():
+            return DeclareRoute(headings=event.declared, night=event.night)
+        case ev.SearchRolled():
+            return SearchHex(guide=event.guide)
+        case ev.WanderingChecked():
+            return CheckWandering()
+    return None
+
+
+def by_hand(event: Event) -> str | None:
+    """What the referee decided by hand in a travel event, in words (None: nothing)."""
+    match event:
+        case ev.DayStarted(rolls=()):
+            return f"the weather of day {event.day} set by the referee ({event.weather}) instead of rolled"
+        case ev.LostRevealed():
+            return f"the party told it is lost ({event.reason})"
+    return None
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)

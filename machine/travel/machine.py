@@ -1,0 +1,107 @@
+"""The travel day as a state machine declared as data (seed 004, REFERENCE §4.5).
+
+``WEATHER -> ROUTE (and the secret lost check) -> TRAVEL (move, search, forced march) -> the wandering
+check (an encounter is handed off; the day resumes when it concludes) -> END OF DAY``, or a full rest
+day instead of travel. The conditions are methods of ``TravelModel``; they only read, and say why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.kit.model import Model
+from hexlog.machine.travel import terrain
+from hexlog.machine.travel.rules import TravelTables
+from hexlog.machine.travel.state import Phase, TravelState
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+P = Phase
+TRANSITIONS: list[TransitionConfigDict] = [
+    {
+        "trigger": "start",
+        "source": [P.IDLE, P.ENDED],
+        "dest": P.DAWN,
+        "conditions": ["has_party", "has_tables", "on_map"],
+    },
+    {"trigger": "weather", "source": P.DAWN, "dest": P.ROUTE},
+    {"trigger": "rest", "source": P.DAWN, "dest": P.DAWN},
+    {"trigger": "finish", "source": P.DAWN, "dest": P.ENDED},
+    {"trigger": "route", "source": P.ROUTE, "dest": P.TRAVEL},
+    {"trigger": "move", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "can_move"},
+    {"trigger": "search", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "can_search"},
+    {"trigger": "forced_march", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "not_forced_yet"},
+    {"trigger": "check", "source": P.TRAVEL, "dest": P.DUSK},
+    # the day resumes in DUSK when a wandering encounter it handed off concludes (the kit fires it)
+    {"trigger": "resume", "source": P.DUSK, "dest": P.DUSK},
+    {"trigger": "end_day", "source": P.DUSK, "dest": P.DAWN},
+    # the party learns it is lost (the referee says so) at any point of the day
+    {"trigger": "reveal_lost", "source": P.DAWN, "dest": P.DAWN, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.ROUTE, "dest": P.ROUTE, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.DUSK, "dest": P.DUSK, "conditions": "astray"},
+]
+del P
+
+
+@attrs.define(slots=False)
+class TravelModel(Model):
+    """What the travel day's machine sees while one command runs."""
+
+    @property
+    def trip(self) -> TravelState:
+        """The journey (conditions past ``start`` only run when there is one)."""
+        assert isinstance(self.proc, TravelState)  # noqa: S101 - every phase past IDLE has a journey
+        return self.proc
+
+    @property
+    def the_map(self) -> MapState:
+        """The hex map drawn so far."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        found = self.table.procedures.get(MAP)
+        return found if isinstance(found, MapState) else MapState()
+
+    def has_party(self) -> bool:
+        """A journey needs a party."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def has_tables(self) -> bool:
+        """The rules in force must have the travel tables."""
+        missing = self.rules.part(TravelTables).missing()
+        return not missing or self.refuse(
+            f"the rules in force ({self.rules.name}) have no travel tables ({', '.join(missing)}); use explore"
+        )
+
+    def on_map(self) -> bool:
+        """The party sets out from a hex of the map."""
+        where = grid.normal(str(getattr(self.command, "hex", "")))
+        return self.the_map.hex(where) is not None or self.refuse(
+            f"hex {where} is not on the map; draw it first (hexlog map set {where} --terrain ...)"
+        )
+
+    def can_move(self) -> bool:
+        """The route goes on, the map goes on, and the points pay for the next hex."""
+        step = terrain.next_step(self.rules, self.the_map, self.trip)
+        return not isinstance(step, str) or self.refuse(step)
+
+    def can_search(self) -> bool:
+        """The points left pay for the search."""
+        place = self.the_map.hex(self.trip.hex)
+        cost = terrain.search_cost(self.rules, place) if place is not None else 0
+        return cost <= self.trip.tp or self.refuse(f"searching here costs {cost} travel points; {self.trip.tp} left")
+
+    def not_forced_yet(self) -> bool:
+        """One forced march a day."""
+        return not self.trip.forced or self.refuse("the party is already on a forced march today")
+
+    def astray(self) -> bool:
+        """Only a party that is lost can learn it is."""
+        trip = self.trip
+        return trip.lost or trip.hex != trip.believed or self.refuse("the party is not lost")

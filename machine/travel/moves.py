@@ -1,0 +1,124 @@
+"""The steps of the day's travel: moving hex by hex, searching a hex, and the forced march.
+
+A move spends the true next hex's cost (§4.8-4.9) and records two facts: ``Moved`` (what the party
+sees: the hex it believes it entered, the points left) and ``TruePosition`` (the referee's). A lost
+party that reaches the hex where it expected a landmark, and is not there, learns it is lost.
+
+The search roll is the referee's secret (a 1 that finds nothing would tell the players the hex is
+empty). On the default table a low face finds, so a penalty on the roll (exhaustion) is read against
+the party: the face minus the roll's modifier must lie in the range; a natural 1 always finds a
+feature that is there. On the dvdm table a high total finds, and the total is read as rolled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import hexmap as mapev
+from hexlog.events import travel as ev
+from hexlog.events.dice import Visibility
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import Hex, MapState
+from hexlog.machine.travel import terrain
+from hexlog.machine.travel.rules import SearchTable, TravelOptions, TravelTables
+from hexlog.machine.travel.state import journey
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.travel import commands as c
+
+
+def the_map(ctx: StepContext) -> MapState:
+    """The hex map drawn so far."""
+    found = ctx.state(MAP)
+    return found if isinstance(found, MapState) else MapState()
+
+
+def here(ctx: StepContext) -> Hex:
+    """The hex the party truly is in (a journey starts and moves only on the map)."""
+    place = the_map(ctx).hex(journey(ctx).hex)
+    assert place is not None  # noqa: S101 - the party only enters hexes of the map
+    return place
+
+
+def move(ctx: StepContext, command: c.Move) -> None:
+    """Enter hexes along the route while the points pay for the next one (at most ``hexes``)."""
+    moved = 0
+    while command.hexes is None or moved < command.hexes:
+        trip = journey(ctx)
+        step = terrain.next_step(ctx.rules, the_map(ctx), trip)
+        if isinstance(step, str):
+            break
+        left = trip.tp - step.cost
+        ctx.emit(
+            ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led)
+        )
+        place = the_map(ctx).hex(step.true_hex)
+        assert place is not None  # noqa: S101 - next_step only offers hexes of the map
+        astray = step.true_hex != step.believed
+        ctx.emit(ev.TruePosition(hex=step.true_hex, terrain=place.terrain, lost=astray))
+        moved += 1
+        expected = the_map(ctx).hex(step.believed)
+        if astray and expected is not None and expected.landmarks:
+            why = f"the party expected {expected.landmarks[0]} and did not find it"
+            ctx.emit(ev.LostRevealed(hex=step.true_hex, reason=why))
+
+
+def search(ctx: StepContext, command: c.SearchHex) -> None:
+    """Spend the hex's cost again, then roll the search table in secret; a success reveals a feature."""
+    trip = journey(ctx)
+    place = here(ctx)
+    cost = terrain.search_cost(ctx.rules, place)
+    ctx.emit(ev.Searched(cost=cost, travel_points=trip.tp - cost, guide=command.guide))
+    tables, options = ctx.part(TravelTables), ctx.part(TravelOptions)
+    unfound = place.unfound
+    found: list[str] = []
+    nonces: list[int] = []
+    if options.search_table is SearchTable.DVDM and tables.search is not None and tables.search.dvdm is not None:
+        dvdm = tables.search.dvdm
+        found_on = dvdm.feature
+        for feature in unfound or (None,):
+            rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
+            nonces.append(rolled.nonce)
+            faces = dvdm.lair if feature is not None and feature.lair else dvdm.feature
+            if feature is not None and rolled.total in faces:
+                found.append(feature.text)
+    else:
+        default = tables.search.default if tables.search is not None else None
+        found_on = _default_range(ctx, place, command.guide)
+        rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
+        nonces.append(rolled.nonce)
+        face = rolled.faces[0]
+        read = min(max(face - (rolled.modifier), 1), terrain.FACES)
+        always = default.always if default is not None else ()
+        if unfound and (face in always or read in found_on):
+            found.append(unfound[0].text)
+    ctx.emit(
+        ev.SearchRolled(
+            hex=trip.hex, found_on=found_on, found=tuple(found), guide=command.guide, referee_rolls=tuple(nonces)
+        )
+    )
+    for text in found:
+        ctx.emit(mapev.FeatureFound(hex=trip.hex, feature=text))
+
+
+def _default_range(ctx: StepContext, place: Hex, guide: bool) -> tuple[int, ...]:  # noqa: FBT001 - a fact
+    search = ctx.part(TravelTables).search
+    if search is None or search.default is None:
+        return ()
+    table = search.default
+    faces: tuple[int, ...] = getattr(table, terrain.difficulty(ctx.rules, place))
+    if guide and faces:
+        top = max(faces)
+        faces = tuple(sorted(set(faces) | set(range(top + 1, min(terrain.FACES, top + table.guide_widen) + 1))))
+    return faces
+
+
+def forced_march(ctx: StepContext, command: c.ForceMarch) -> None:  # noqa: ARG001 - the step signature
+    """+50 % of the day's points (the table's forced column); a rest day is owed from now."""
+    trip = journey(ctx)
+    points = ctx.part(TravelTables).travel_points
+    assert points is not None  # noqa: S101 - a journey starts only with the tables
+    normal, forced = points.per_day(trip.speed)
+    added = forced - normal
+    ctx.emit(ev.ForcedMarch(added=added, travel_points=trip.tp + added))

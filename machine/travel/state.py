@@ -1,0 +1,166 @@
+"""The travel day's folded state: where the party truly is and where it believes it is, the day's
+travel points, and each member's rest and exhaustion."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events import travel as ev
+from hexlog.events.procedure import PhaseChanged
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.kit.context import StepContext
+
+PROCEDURE = "travel"
+
+
+class Phase(enum.Enum):
+    """Where the travel day stands."""
+
+    IDLE = "idle"
+    #: between days: roll the weather (a travel day) or rest a full day
+    DAWN = "dawn"
+    #: the weather is known: declare the route
+    ROUTE = "route"
+    #: the route is declared and the lost check made: move, search, force the march, then the check
+    TRAVEL = "travel"
+    #: the wandering check is made (any encounter handed off): end the day
+    DUSK = "dusk"
+    ENDED = "ended"
+
+
+@attrs.frozen(kw_only=True)
+class Member:
+    """A member's rest: travel days since the last full rest, a rest owed by a forced march, exhaustion."""
+
+    travel_days: int = 0
+    owed: bool = False
+    exhaustion: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class TravelState:
+    """The journey under way (or the last one)."""
+
+    phase: Phase = Phase.IDLE
+    #: the party's true hex, and the hex it believes it is in
+    hex: str = ""
+    believed: str = ""
+    season: str = "summer"
+    speed: int = 0
+    base_tp: int = 0
+    afloat: bool = False
+    mounted: bool = False
+    vehicles: bool = False
+    day: int = 0
+    weather: str = ""
+    flags: tuple[str, ...] = ()
+    night: bool = False
+    #: the route still to travel: declared headings, and the true ones (they differ when lost)
+    route: tuple[str, ...] = ()
+    true_route: tuple[str, ...] = ()
+    lost: bool = False
+    tp: int = 0
+    forced: bool = False
+    hexes_today: int = 0
+    carried: int = 0
+    encounter: bool = False
+    members: dict[str, Member] = attrs.field(factory=dict)
+
+    def exhaustion(self, name: str) -> int:
+        """A member's exhaustion level (0: none)."""
+        member = self.members.get(name)
+        return member.exhaustion if member is not None else 0
+
+
+def _members(state: TravelState, names: tuple[str, ...], change: Any) -> dict[str, Member]:
+    members = dict(state.members)
+    for name in names:
+        members[name] = change(members.get(name, Member()))
+    return members
+
+
+def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # noqa: C901, PLR0911, PLR0912 - one case per event
+    """The journey after one event."""
+    match event:
+        case ev.JourneyStarted():
+            kept = state.members if state is not None else {}
+            return TravelState(
+                hex=event.hex,
+                believed=event.hex,
+                season=event.season,
+                speed=event.speed,
+                base_tp=event.travel_points,
+                afloat=event.afloat,
+                mounted=event.mounted,
+                vehicles=event.vehicles,
+                members={name: kept.get(name, Member()) for name in event.party},
+            )
+    if state is None:
+        return None
+    match event:
+        case PhaseChanged(procedure="travel", dest=dest):
+            return attrs.evolve(state, phase=Phase[dest])
+        case ev.DayStarted():
+            members = _members(state, event.travellers, lambda m: attrs.evolve(m, travel_days=m.travel_days + 1))
+            return attrs.evolve(
+                state,
+                day=event.day,
+                weather=event.weather,
+                flags=event.flags,
+                tp=event.travel_points,
+                carried=0,
+                forced=False,
+                hexes_today=0,
+                encounter=False,
+                lost=False,
+                night=False,
+                route=(),
+                true_route=(),
+                members=members,
+            )
+        case ev.ExhaustionChanged():
+            members = _members(state, (event.member,), lambda m: attrs.evolve(m, exhaustion=event.level, owed=False))
+            return attrs.evolve(state, members=members)
+        case ev.RouteDeclared():
+            return attrs.evolve(state, route=event.headings, true_route=event.headings, night=event.night)
+        case ev.LostChecked():
+            return attrs.evolve(state, lost=event.lost, true_route=event.true_route)
+        case ev.ForcedMarch():
+            members = _members(state, tuple(state.members), lambda m: attrs.evolve(m, owed=True))
+            return attrs.evolve(state, forced=True, tp=event.travel_points, members=members)
+        case ev.Moved():
+            return attrs.evolve(
+                state,
+                believed=event.believed,
+                tp=event.travel_points,
+                route=state.route[1:],
+                true_route=state.true_route[1:],
+                hexes_today=state.hexes_today + 1,
+            )
+        case ev.TruePosition():
+            return attrs.evolve(state, hex=event.hex)
+        case ev.LostRevealed():
+            return attrs.evolve(state, lost=False, believed=event.hex, true_route=state.route)
+        case ev.Searched():
+            return attrs.evolve(state, tp=event.travel_points)
+        case ev.WanderingChecked():
+            return attrs.evolve(state, encounter=event.encounter)
+        case ev.DayEnded():
+            return attrs.evolve(state, carried=event.carried, tp=0, route=(), true_route=())
+        case ev.Rested():
+            return attrs.evolve(
+                state, members=_members(state, event.members, lambda _: Member()), day=event.day, carried=0
+            )
+    return state
+
+
+def journey(ctx: StepContext) -> TravelState:
+    """The journey a step works on (the kit fired a trigger only a journey under way allows)."""
+    state = ctx.state(PROCEDURE)
+    assert isinstance(state, TravelState)  # noqa: S101 - only ``start`` is allowed without a journey
+    return state

@@ -1,0 +1,136 @@
+"""What the map's terrain means for the travel day: costs, lost and encounter rows, the next hex.
+
+Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9, A21, A23).
+Roads and tracks: entering a hex along a road (both hexes have one) costs the road's points, and a
+track likewise. The OD&D p.18 table has no road: a party on a road hex is never lost under either
+source (the Dolmenwood road row, §4.8); its encounter chance is the terrain's under odd_p18.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.rules import MapTables
+from hexlog.machine.travel.rules import Chances, LostSource, TravelOptions, TravelTables
+
+if TYPE_CHECKING:
+    from hexlog.machine.hexmap.state import Hex, MapState
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.travel.state import TravelState
+
+FACES = 6
+
+
+def difficulty(rules: Ruleset, place: Hex) -> str:
+    """A hex's difficulty (light, moderate, difficult)."""
+    return rules.part(MapTables).difficulty(place.terrain).value
+
+
+def search_cost(rules: Ruleset, place: Hex) -> int:
+    """Travel points to search a hex: the same as entering it off the road (§4.11)."""
+    return (rules.part(TravelTables).terrain_cost or {}).get(difficulty(rules, place), 0)
+
+
+def entry_cost(rules: Ruleset, start: Hex | None, place: Hex) -> int:
+    """Travel points to enter ``place`` from ``start`` (a road or track both share costs its own)."""
+    costs = rules.part(TravelTables).terrain_cost or {}
+    cost = costs.get(difficulty(rules, place), 0)
+    for way, on in (("road", start is not None and start.road and place.road), ("track", _track(start, place))):
+        if on and way in costs:
+            cost = min(cost, costs[way])
+    return cost
+
+
+def _track(start: Hex | None, place: Hex) -> bool:
+    return start is not None and (start.road or start.track) and (place.road or place.track)
+
+
+def row(rules: Ruleset, place: Hex, *, lost: bool) -> tuple[str, Chances]:
+    """The row of the lost and encounter table a hex reads (lost check or wandering check), and its faces."""
+    options, tables = rules.part(TravelOptions), rules.part(TravelTables)
+    chances = tables.lost_encounter or {}
+    source = options.lost_encounter_source
+    dolmenwood = chances.get(LostSource.DOLMENWOOD.value, {})
+    if lost and place.road and "road" in dolmenwood:
+        return "road", dolmenwood["road"]
+    if source is LostSource.DOLMENWOOD:
+        name = "road" if place.road else "track" if place.track else difficulty(rules, place)
+    else:
+        name = rules.part(MapTables).odd_row(place.terrain)
+    found = chances.get(source.value, {}).get(name)
+    return name, found if found is not None else Chances(lost=(), encounter=())
+
+
+def lost_range(
+    rules: Ruleset, faces: tuple[int, ...], weather: str, flags: tuple[str, ...], *, night: bool
+) -> tuple[int, ...]:
+    """The lost faces after weather and darkness (§4.7, A20): the seed's fog/blizzard modifier, else the
+    poor-visibility flag, never both; an empty range (a road) stays empty."""
+    if not faces:
+        return ()
+    tables = rules.part(TravelTables)
+    mods = tables.lost_modifiers or {}
+    effects = tables.weather_effects
+    widen = mods.get(weather, 0)
+    if not widen and "poor_visibility" in flags and effects is not None:
+        widen = effects.poor_visibility_lost
+    if night:
+        widen += mods.get("darkness", 0)
+    top = max(faces)
+    return tuple(sorted(set(faces) | set(range(top + 1, min(FACES, top + widen) + 1))))
+
+
+def is_lost(total: int, lost_on: tuple[int, ...]) -> bool:
+    """Whether a lost roll's total (a penalty may take it below 1) means lost: read as a face, 1 to 6."""
+    return min(max(total, 1), FACES) in lost_on
+
+
+def true_route(declared: tuple[str, ...], heading: str) -> tuple[str, ...]:
+    """A23: a lost party follows ``heading``; the first turn it declares turns it as much; later ones are lost."""
+    if not declared:
+        return ()
+    out, current, turned = [heading], heading, False
+    for before, after in itertools.pairwise(declared):
+        if after != before and not turned:
+            current, turned = grid.turn(current, grid.turn_between(before, after)), True
+        out.append(current)
+    return tuple(out)
+
+
+@attrs.frozen(kw_only=True)
+class Step:
+    """The next hex of the route: where the party truly goes, where it believes it goes, at what cost."""
+
+    heading: str
+    true_hex: str
+    believed: str
+    cost: int
+    led: bool = False
+
+
+def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
+    """The next hex, or why the party cannot move into it now."""
+    if not trip.route:
+        return "the declared route is travelled; search, force the march, or check for wanderers"
+    heading = trip.true_route[0] if trip.true_route else trip.route[0]
+    target = grid.neighbour(trip.hex, heading)
+    place = the_map.hex(target) if target is not None else None
+    if target is None or place is None:
+        return f"the map ends there ({heading} of {trip.hex}); the day's travel stops"
+    cost = entry_cost(rules, the_map.hex(trip.hex), place)
+    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
+    led = False
+    if access is not None and not (place.road or place.track):
+        if trip.vehicles and access.vehicles == "no":
+            return f"vehicles cannot enter {place.terrain} ({target})"
+        if trip.mounted and access.mounts == "no":
+            return f"mounts cannot enter {place.terrain} ({target})"
+        led = trip.mounted and access.mounts == "led"
+    if cost > trip.tp:
+        return f"entering {target} costs {cost} travel points; {trip.tp} left"
+    believed = grid.neighbour(trip.believed, trip.route[0]) or trip.believed
+    return Step(heading=trip.route[0], true_hex=target, believed=believed, cost=cost, led=led)

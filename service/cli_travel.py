@@ -1,0 +1,61 @@
+"""The hex map's read-only command (``hexlog map show``) and the referee's or a player's view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.state import PROCEDURE, MapState
+from hexlog.machine.text import shown
+from hexlog.service import render_travel
+from hexlog.service.door import CampaignOption, DbOption, Door
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+
+VIEWS = ("referee", "player")
+ViewOption = Annotated[str, typer.Option(help="referee (everything) or player (nothing only the referee may know)")]
+
+
+def is_player(view: str) -> bool:
+    """Whether a ``--view`` asks for the player's view; ``UsageError`` for another word."""
+    if view not in VIEWS:
+        msg = f"--view must be referee or player, not {view!r}"
+        raise UsageError(msg)
+    return view == "player"
+
+
+def show(
+    hex_name: Annotated[str | None, typer.Argument(metavar="HEX", help="one hex, col,row (default: every hex)")] = None,
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    view: ViewOption = "referee",
+) -> None:
+    """Show the map, or one hex; hidden features only in the referee's view, until found."""
+    player = is_player(view)
+    door = Door.open(db, campaign)
+    state = door.table().procedures.get(PROCEDURE)
+    the_map = state if isinstance(state, MapState) else MapState()
+    if hex_name is not None:
+        name = grid.normal(hex_name)
+        place = the_map.hex(name)
+        if place is None:
+            msg = f"hex {name} is not on the map"
+            raise NotFoundError(msg)
+        chosen = [(name, place)]
+    else:
+        chosen = sorted(the_map.hexes.items(), key=lambda item: grid.parse(item[0]))
+    if not chosen:
+        out.print("the map is empty (hexlog map load FILE, or hexlog map set HEX --terrain ...)")
+    for name, place in chosen:
+        for line in render_travel.hex_lines(name, place, player=player):
+            out.print(shown(line))
+
+
+def install(groups: dict[str, typer.Typer]) -> None:
+    """Add ``show`` to the map's command group."""
+    groups[PROCEDURE].command("show")(show)

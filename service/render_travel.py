@@ -1,0 +1,162 @@
+"""Readable text for the hex map's and the travel day's events and state, for the referee or a player.
+
+A player's view shows where the party believes it is, never its true hex while that differs, and
+no hidden feature of the map before a search finds it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events import hexmap as mapev
+from hexlog.events import travel as ev
+from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.travel.state import TravelState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
+    from hexlog.machine.hexmap.state import Hex
+    from hexlog.machine.table import Table
+
+
+def _rolls(rolls: tuple[int, ...]) -> str:
+    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
+
+
+def _faces(faces: tuple[int, ...]) -> str:
+    return ",".join(map(str, faces)) if faces else "never"
+
+
+def _hex_set(e: mapev.HexSet) -> str:
+    way = ", road" if e.road else ", track" if e.track else ""
+    marks = f"; landmarks: {', '.join(e.landmarks)}" if e.landmarks else ""
+    return f"hex {e.hex}: {e.terrain}{way}{marks}"
+
+
+def _started(e: ev.JourneyStarted) -> str:
+    how = "".join(
+        f", {w}" for w, on in (("afloat", e.afloat), ("mounted", e.mounted), ("with vehicles", e.vehicles)) if on
+    )
+    return (
+        f"the journey begins at {e.hex} ({e.season}{how}): {', '.join(e.party)}; "
+        f"speed {e.speed}, {e.travel_points} travel points a day"
+    )
+
+
+def _day(e: ev.DayStarted) -> str:
+    rolled = f"2d6={e.total}" if e.rolls else "set by the referee"
+    flags = f" ({', '.join(e.flags)})" if e.flags else ""
+    return f"day {e.day}: weather {e.weather}{flags} [{rolled}]; {e.travel_points} travel points{_rolls(e.rolls)}"
+
+
+def _lost(e: ev.LostChecked) -> str:
+    verdict = f"LOST: the party truly heads {e.heading} ({' '.join(e.true_route)})" if e.lost else "not lost"
+    return f"lost check ({e.row}, lost on {_faces(e.lost_on)}): {verdict}{_rolls(e.referee_rolls)}"
+
+
+def _moved(e: ev.Moved) -> str:
+    led = "; mounts led on foot" if e.led else ""
+    return f"the party moves {e.heading} into {e.believed} ({e.cost} TP, {e.travel_points} left){led}"
+
+
+def _search(e: ev.SearchRolled) -> str:
+    found = f"found {', '.join(e.found)}" if e.found else "nothing found"
+    return f"search of {e.hex} (finds on {_faces(e.found_on)}): {found}{_rolls(e.referee_rolls)}"
+
+
+def _wandering(e: ev.WanderingChecked) -> str:
+    meet = f"ENCOUNTER ({e.setting})" if e.encounter else "no encounter"
+    halve = f"; poor visibility: distance / {e.distance_divisor}" if e.distance_divisor > 1 else ""
+    return f"wandering check ({e.row}, encounter on {_faces(e.encounter_on)}): {meet}{halve}{_rolls(e.rolls)}"
+
+
+def _ended(e: ev.DayEnded) -> str:
+    carried = f", {e.carried} carried into tomorrow" if e.carried else ""
+    night = "; the night's wandering check follows in camp" if e.night_check else ""
+    return f"day {e.day} ends: {e.hexes} hexes, {e.unused} travel points unused{carried}{night}"
+
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    mapev.MapLoaded: lambda e: f"map loaded from {e.source}: {e.hexes} hexes",
+    mapev.HexSet: _hex_set,
+    mapev.HiddenFeaturePlaced: lambda e: (
+        f"hex {e.hex}: hidden {'lair' if e.lair else 'feature'} {e.feature} (referee only)"
+    ),
+    mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}",
+    ev.JourneyStarted: _started,
+    ev.DayStarted: _day,
+    ev.ExhaustionChanged: lambda e: f"{e.member}: exhaustion {e.level} ({e.reason})",
+    ev.RouteDeclared: lambda e: f"route declared: {' '.join(e.headings) or '(stay)'}{' by night' if e.night else ''}",
+    ev.LostChecked: _lost,
+    ev.ForcedMarch: lambda e: f"forced march: +{e.added} travel points ({e.travel_points} left); a rest day is owed",
+    ev.Moved: _moved,
+    ev.TruePosition: lambda e: f"truly in {e.hex} ({e.terrain}){' - lost' if e.lost else ''}",
+    ev.LostRevealed: lambda e: f"the party knows it is lost: {e.reason}; it is in {e.hex}",
+    ev.Searched: lambda e: (
+        f"the party searches ({e.cost} TP, {e.travel_points} left){' with a guide' if e.guide else ''}"
+    ),
+    ev.SearchRolled: _search,
+    ev.WanderingChecked: _wandering,
+    ev.DayEnded: _ended,
+    ev.Rested: lambda e: f"day {e.day}: a full day of rest ({', '.join(e.members)})",
+    ev.JourneyEnded: lambda e: f"the journey ends in {e.hex} after {e.days} days",
+}
+
+
+def hex_lines(name: str, place: Hex, *, player: bool) -> list[str]:
+    """One hex as lines; a player sees only the features found."""
+    way = ", road" if place.road else ", track" if place.track else ""
+    lines = [f"{name}: {place.terrain}{way}"]
+    if place.landmarks:
+        lines.append(f"  landmarks: {', '.join(place.landmarks)}")
+    if place.found:
+        lines.append(f"  found: {', '.join(place.found)}")
+    if not player and place.unfound:
+        lines.append(
+            f"  hidden (referee only): {', '.join(f.text + (' (lair)' if f.lair else '') for f in place.unfound)}"
+        )
+    return lines
+
+
+def map_lines(state: Any, table: Table, *, player: bool) -> list[str]:  # noqa: ARG001 - the state-lines signature
+    """The map in a state view: how many hexes, and how many features are still hidden (referee only)."""
+    if not isinstance(state, MapState):
+        return []
+    lines = [f"  {len(state.hexes)} hexes"]
+    hidden = sum(len(h.unfound) for h in state.hexes.values())
+    if hidden and not player:
+        lines.append(f"  {hidden} hidden features not found yet (hexlog map show HEX)")
+    return lines
+
+
+def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
+    """The journey in a state view; a player sees the believed hex only."""
+    if not isinstance(state, TravelState):
+        return []
+    lines = []
+    if player or state.hex == state.believed:
+        lines.append(
+            f"  the party is in {state.believed} (as it believes)" if player else f"  the party is in {state.hex}"
+        )
+    else:
+        lines.append(f"  truly in {state.hex}; the party believes it is in {state.believed} (LOST)")
+    flags = f" ({', '.join(state.flags)})" if state.flags else ""
+    lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
+    forced = ", forced march" if state.forced else ""
+    lines.append(f"  travel points left today {state.tp} (a day gives {state.base_tp}){forced}")
+    if state.route:
+        lines.append(f"  route left: {' '.join(state.route)}")
+    for m in table.party.members:
+        member = state.members.get(m.name)
+        if member is None:
+            continue
+        owed = ", a rest day owed" if member.owed else ""
+        tired = f", exhaustion {member.exhaustion}" if member.exhaustion else ""
+        lines.append(f"  {m.name}: {member.travel_days} travel days since rest{owed}{tired}")
+    return lines
+
+
+#: the state lines of each procedure that has its own, by name
+STATES: dict[str, Callable[..., list[str]]] = {"map": map_lines, "travel": travel_lines}

@@ -1,0 +1,144 @@
+"""A short journey through the command line: a map, two travel days, a search, a rest; what the
+referee and a player read; refusals that write nothing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MAP = """
+[hex."2,3"]
+terrain = "meadow"
+road = true
+
+[hex."2,2"]
+terrain = "meadow"
+road = true
+
+[hex."2,1"]
+terrain = "hills"
+landmarks = ["the standing stones"]
+hidden = ["barrow of the hill king"]
+
+[hex."3,2"]
+terrain = "bog"
+"""
+
+
+@pytest.fixture
+def journey(hexlog, tmp_path: Path):
+    """A campaign with a map and a party, set out from 2,3 in autumn."""
+    (tmp_path / "valley.toml").write_text(MAP, encoding="utf-8")
+    for args in (
+        ("init", "--ruleset", "explore"),
+        ("session", "open", "--secret-hex", "1b" * 32),
+        ("party", "add", "Ann"),
+        ("party", "add", "Bo", "--speed", "90"),
+        ("map", "load", "valley.toml"),
+        ("travel", "start", "2,3", "--season", "autumn"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    return hexlog
+
+
+def version(hexlog) -> int:
+    return len(hexlog("log").stdout.splitlines())
+
+
+def test_a_day_of_travel_and_a_rest(journey) -> None:
+    """Weather, route, lost check, moves, a search, the wandering check, the day's end, then a rest day."""
+    hexlog = journey
+    weather = hexlog("travel", "weather")
+    assert weather.returncode == 0, weather.stderr
+    assert "day 1: weather" in weather.stdout
+    assert "-> ROUTE; next: route" in weather.stdout
+    route = hexlog("travel", "route", "N", "N")
+    assert route.returncode == 0, route.stderr
+    assert "route declared: N N" in route.stdout
+    assert "lost check (road" in route.stdout  # a road: never lost
+    moved = hexlog("travel", "move")
+    assert moved.returncode == 0, moved.stderr
+    assert "the party moves N into 2,2 (2 TP" in moved.stdout
+    state = hexlog("state")
+    assert "travel: phase TRAVEL" in state.stdout
+    assert "travel points left today" in state.stdout
+    check = hexlog("travel", "check")
+    assert check.returncode == 0, check.stderr
+    assert "wandering check" in check.stdout
+    if "ENCOUNTER" in check.stdout:
+        for step in ("check-surprise", "determine-distance"):
+            assert hexlog("encounter", step).returncode == 0
+        if "FREE_ACTION" in hexlog("state").stdout:
+            hexlog("encounter", "take-free-action")
+        if "INITIATIVE" in hexlog("state").stdout:
+            hexlog("encounter", "roll-initiative")
+        assert hexlog("encounter", "conclude").returncode == 0
+    ended = hexlog("travel", "end-day")
+    assert ended.returncode == 0, ended.stderr
+    assert "day 1 ends" in ended.stdout
+    assert "-> DAWN" in ended.stdout
+    rest = hexlog("travel", "rest")
+    assert rest.returncode == 0, rest.stderr
+    assert "a full day of rest (Ann, Bo)" in rest.stdout
+    assert "clock: day 3" in hexlog("state").stdout
+
+
+def test_a_search_through_the_command_line(journey) -> None:
+    """Reach the hills (if the party is not lost) and search: the roll is secret, the feature only when found."""
+    hexlog = journey
+    hexlog("travel", "weather", "--set", "clear")
+    hexlog("travel", "route", "N", "N")
+    hexlog("travel", "move")
+    searched = hexlog("travel", "search")
+    assert searched.returncode in {0, 1}
+    if searched.returncode == 0:
+        assert "the party searches (2 TP" in searched.stdout
+        assert "[secret]" in searched.stdout
+        found = "barrow of the hill king" in hexlog("map", "show", "2,1", "--view", "player").stdout
+        assert found == ("found in 2,1: barrow of the hill king" in searched.stdout)
+
+
+def test_a_refused_step_writes_nothing_and_names_what_is_allowed(journey) -> None:
+    hexlog = journey
+    before = version(hexlog)
+    refused = hexlog("travel", "move")
+    assert refused.returncode != 0
+    assert "DAWN" in refused.stderr
+    assert "weather" in refused.stderr
+    bad = hexlog("travel", "route", "UP")
+    assert bad.returncode != 0
+    off_map = hexlog("map", "set", "9,9")
+    assert off_map.returncode != 0
+    assert "give its --terrain" in off_map.stderr
+    assert version(hexlog) == before
+
+
+def test_the_player_state_shows_the_believed_hex_only(journey) -> None:
+    """The player's state has the believed hex, no next steps, and nothing hidden."""
+    hexlog = journey
+    hexlog("travel", "weather", "--set", "fog")
+    hexlog("travel", "route", "N")
+    hexlog("travel", "move")
+    player = hexlog("state", "--view", "player").stdout
+    assert "(as it believes)" in player
+    assert "next:" not in player
+    assert "barrow" not in player
+    assert "LOST" not in player
+    assert "hexlog state --view" not in hexlog("state", "--view", "wizard").stdout
+    assert hexlog("state", "--view", "wizard").returncode != 0
+
+
+def test_map_show_lists_the_hexes_and_set_changes_one(journey) -> None:
+    hexlog = journey
+    shown = hexlog("map", "show").stdout
+    assert "2,1: hills" in shown
+    assert "hidden (referee only): barrow of the hill king" in shown
+    assert hexlog("map", "set", "3,2", "--terrain", "swamp", "--landmark", "a drowned oak").returncode == 0
+    assert "3,2: swamp" in hexlog("map", "show", "3,2").stdout
+    assert "a drowned oak" in hexlog("map", "show", "3,2").stdout
+    assert hexlog("map", "show", "7,7").returncode != 0

@@ -1,0 +1,250 @@
+"""The hex map: the grid and its headings, the map file, setting hexes, and hidden features that no
+player's view shows before a search finds them (timeline, state, map show, export)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hexlog.events import hexmap as ev
+from hexlog.events.codec import decode
+from hexlog.events.errors import UsageError
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import commands as c
+from hexlog.machine import table as tables
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import HEXMAP, LoadMap, SetHex, grid
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.travel import commands as t
+from hexlog.projections.visibility import PlayerView, ended_sessions, withheld
+from hexlog.service import render
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CAMPAIGN = "m"
+STREAM = tables.stream_for(CAMPAIGN)
+MAP = """
+[hex."2,2"]
+terrain = "meadow"
+road = true
+landmarks = ["the old mill"]
+
+[hex."2,1"]
+terrain = "hills"
+hidden = ["ruined chapel"]
+lairs = ["wolf den"]
+
+[hex."3,2"]
+terrain = "bog"
+"""
+
+
+def handler(script: list[int] | None = None) -> Handler:
+    faces = script if script is not None else []
+    h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(faces))
+    for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32), c.AddMember(name="Ann")):
+        h.execute(CAMPAIGN, command)
+    return h
+
+
+def events_of(h: Handler) -> list:
+    return [decode(r.envelope) for r in h.store.read_stream(STREAM)]
+
+
+class TestGrid:
+    @pytest.mark.parametrize(
+        ("start", "heading", "expected"),
+        [
+            ("2,2", "N", "2,1"),
+            ("2,2", "S", "2,3"),
+            ("2,2", "NE", "3,1"),
+            ("2,2", "SE", "3,2"),
+            ("2,2", "SW", "1,2"),
+            ("2,2", "NW", "1,1"),
+            ("3,2", "NE", "4,2"),
+            ("3,2", "SE", "4,3"),
+            ("3,2", "SW", "2,3"),
+            ("3,2", "NW", "2,2"),
+        ],
+    )
+    def test_neighbours_of_even_and_odd_columns(self, start: str, heading: str, expected: str) -> None:
+        """Odd columns sit half a hex lower (flat-topped, odd-q): their NE/SE/SW/NW neighbours differ."""
+        assert grid.neighbour(start, heading) == expected
+
+    @pytest.mark.parametrize("heading", grid.HEADINGS)
+    def test_every_heading_has_its_opposite_back(self, heading: str) -> None:
+        """Going one way and back the opposite way returns to the hex, from either kind of column."""
+        back = grid.turn(heading, 3)
+        for start in ("4,4", "5,4"):
+            there = grid.neighbour(start, heading)
+            assert there is not None
+            assert grid.neighbour(there, back) == start
+
+    def test_the_edge_of_the_grid_has_no_neighbour(self) -> None:
+        """Row 0 has nothing to its north."""
+        assert grid.neighbour("0,0", "N") is None
+
+    @pytest.mark.parametrize("text", ["3", "a,b", "3,4,5", "-1,2", ""])
+    def test_a_malformed_hex_is_refused_naming_the_form(self, text: str) -> None:
+        with pytest.raises(UsageError, match="col,row"):
+            grid.parse(text)
+
+    def test_a_hex_name_is_canonical(self) -> None:
+        assert grid.normal(" 03 , 4 ") == "3,4"
+
+
+class TestMapFile:
+    def test_a_map_file_records_its_hexes_and_hidden_features(self, tmp_path: Path) -> None:
+        """load records MapLoaded, one HexSet per hex, and each hidden feature apart."""
+        path = tmp_path / "valley.toml"
+        path.write_text(MAP, encoding="utf-8")
+        h = handler()
+        out = h.execute(CAMPAIGN, LoadMap(file=str(path)))
+        kinds = [type(e) for e in out.events]
+        assert kinds.count(ev.HexSet) == 3
+        assert kinds.count(ev.HiddenFeaturePlaced) == 2
+        the_map = out.table.procedures["map"]
+        assert the_map.hex("2,2").road
+        assert the_map.hex("2,2").landmarks == ("the old mill",)
+        assert [f.text for f in the_map.hex("2,1").unfound] == ["ruined chapel", "wolf den"]
+        assert the_map.hex("2,1").features[1].lair
+        assert not HEXMAP.is_open(the_map)  # a drawn map blocks nothing
+
+    @pytest.mark.parametrize(
+        ("text", "problem"),
+        [
+            ('[hex."1,1"]\nterrain = "lava"\n', "terrain 'lava'"),
+            ('[hex."1,1"]\nterrain = "meadow"\ncolour = "red"\n', "unknown key colour"),
+            ('[hex."1,1"]\nterrain = "meadow"\nroad = true\ntrack = true\n', "not both"),
+            ('[hex."x"]\nterrain = "meadow"\n', "col,row"),
+            ("[places]\n", "hex"),
+            ('[hex."1,1"]\nterrain = "meadow"\nhidden = "ruin"\n', "list of strings"),
+            ('[hex."1,1"]\nterrain = "meadow"\nlandmarks = ["a\\u0007b"]\n', "control"),
+            ("not toml = = =", "not TOML"),
+        ],
+    )
+    def test_a_bad_map_is_refused_and_nothing_is_written(self, tmp_path: Path, text: str, problem: str) -> None:
+        path = tmp_path / "bad.toml"
+        path.write_text(text, encoding="utf-8")
+        h = handler()
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(UsageError, match=problem):
+            h.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert h.store.stream_version(STREAM) == version
+
+    def test_a_missing_file_is_named(self, tmp_path: Path) -> None:
+        with pytest.raises(UsageError, match="cannot read the map"):
+            handler().execute(CAMPAIGN, LoadMap(file=str(tmp_path / "nowhere.toml")))
+
+
+class TestSetHex:
+    def test_set_keeps_what_it_does_not_change(self) -> None:
+        """Changing the terrain keeps the road and landmarks; adding a hidden feature keeps the rest."""
+        h = handler()
+        h.execute(CAMPAIGN, SetHex(hex="1,1", terrain="meadow", road=True, landmarks=("a well",)))
+        h.execute(CAMPAIGN, SetHex(hex="1,1", terrain="hills"))
+        out = h.execute(CAMPAIGN, SetHex(hex="1,1", hidden=("barrow",)))
+        place = out.table.procedures["map"].hex("1,1")
+        assert (place.terrain, place.road, place.landmarks) == ("hills", True, ("a well",))
+        assert [f.text for f in place.unfound] == ["barrow"]
+
+    def test_a_track_replaces_a_road(self) -> None:
+        h = handler()
+        h.execute(CAMPAIGN, SetHex(hex="1,1", terrain="meadow", road=True))
+        place = h.execute(CAMPAIGN, SetHex(hex="1,1", track=True)).table.procedures["map"].hex("1,1")
+        assert (place.road, place.track) == (False, True)
+
+    def test_a_new_hex_needs_a_terrain_and_nothing_is_written(self) -> None:
+        h = handler()
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(UsageError, match="give its --terrain"):
+            h.execute(CAMPAIGN, SetHex(hex="1,1"))
+        assert h.store.stream_version(STREAM) == version
+
+    def test_an_od_and_d_row_is_a_terrain_too(self) -> None:
+        """river and settlement (mapped rows) and desert (a row itself) may be drawn."""
+        h = handler()
+        for terrain in ("river", "settlement", "desert"):
+            h.execute(CAMPAIGN, SetHex(hex="1,1", terrain=terrain))
+
+
+def found_campaign(*, search_face: int | None) -> Handler:
+    """A journey in a hex with two hidden features; optionally a search that finds one (a natural 1)."""
+    script: list[int] = []
+    h = handler(script)
+    h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
+    h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
+    h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+    script.append(6)
+    h.execute(CAMPAIGN, t.DeclareRoute())
+    if search_face is not None:
+        script.append(search_face)
+        h.execute(CAMPAIGN, t.SearchHex())
+    return h
+
+
+SECRETS = ("ruined chapel", "wolf den")
+
+
+class TestHiddenFeaturesStayTheReferees:
+    def player_texts(self, h: Handler) -> str:
+        lines = render.timeline(h.store.read_stream(STREAM), player=True)
+        state = render.state_lines(CAMPAIGN, h.load(CAMPAIGN), player=True)
+        return "\n".join([*(line.text for line in lines), *state])
+
+    def test_no_player_view_shows_a_hidden_feature_before_it_is_found(self) -> None:
+        """The player's timeline leaves the placements out entirely; the player's state names none."""
+        h = found_campaign(search_face=None)
+        player = self.player_texts(h)
+        for secret in SECRETS:
+            assert secret not in player
+        assert "hidden_placed" not in player
+        referee = "\n".join(line.text for line in render.timeline(h.store.read_stream(STREAM)))
+        assert all(secret in referee for secret in SECRETS)
+
+    def test_the_player_view_hides_the_placement_event_even_after_the_session_ends(self) -> None:
+        """Closing the session reveals secret rolls, never an unfound feature."""
+        h = found_campaign(search_face=None)
+        h.execute(CAMPAIGN, c.CloseSession())
+        events = events_of(h)
+        view = PlayerView(ended_sessions(events))
+        assert all(view.hides(e) for e in events if isinstance(e, ev.HiddenFeaturePlaced))
+        assert all(secret not in self.player_texts(h) for secret in SECRETS)
+
+    def test_a_found_feature_is_shown_and_the_other_is_not(self) -> None:
+        """A natural 1 finds the first feature: players now see it, and still not the lair."""
+        h = found_campaign(search_face=1)
+        player = self.player_texts(h)
+        assert "ruined chapel" in player
+        assert "wolf den" not in player
+
+    def test_an_export_is_refused_while_a_feature_is_unfound(self) -> None:
+        """The log's unfound features are withheld facts: only the referee's export may hold them."""
+        h = found_campaign(search_face=1)
+        kept = withheld(events_of(h))
+        assert [e.feature for e in kept] == ["wolf den"]
+
+    def test_the_player_export_is_refused_and_the_referee_export_holds_them(self, hexlog, tmp_path: Path) -> None:
+        """Through the command line: no player export while features are hidden; --referee writes them."""
+        path = tmp_path / "valley.toml"
+        path.write_text(MAP, encoding="utf-8")
+        for args in (("init", "--ruleset", "explore"), ("session", "open"), ("map", "load", str(path))):
+            assert hexlog(*args).returncode == 0
+        refused = hexlog("export")
+        assert refused.returncode != 0
+        assert "only the referee may know" in refused.stderr
+        assert "ruined chapel" not in refused.stdout + refused.stderr
+        shown_player = hexlog("map", "show", "2,1", "--view", "player")
+        assert "ruined chapel" not in shown_player.stdout
+        assert "ruined chapel" in hexlog("map", "show", "2,1").stdout
+        assert "ruined chapel" not in hexlog("log", "--view", "player").stdout
+        assert "ruined chapel" not in hexlog("state", "--view", "player").stdout
+        hexlog("session", "close")
+        full = hexlog("export", "--referee")
+        assert full.returncode == 0
+        types = [json.loads(line)["type"] for line in full.stdout.splitlines() if line.startswith("{")]
+        assert "hexlog.map.hidden_placed" in types
