@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
-    from hexlog.machine.table import Table
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,

@@ -410,23 +410,24 @@ class TestStateLines:
         table = d.handler.load(CAMPAIGN)
         lines = render_dungeon.state_lines(d.state, table)
         assert lines == [
-            "delve 1: 4 turns, 4 moves",
-            "light: Ann's torch 2 turns left",
-            "next wandering check at turn 6 (on 1)",
+            "  delve 1: 4 turns, 4 moves",
+            "  light: Ann's torch 2 turns left",
+            "  next wandering check at turn 6 (on 1)",
         ]
         d.run(dg.Move())
         assert render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))[-1] == (
-            "rest due: 1 turn(s) each hour (hexlog dungeon rest)"
+            "  rest due: 1 turn(s) each hour (hexlog dungeon rest)"
         )
         d.run(dg.Rest(), 6)
         lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
         assert not any("rest due" in line for line in lines)
-        assert "light: Ann's torch out" not in lines  # a torch that burned out is gone
-        assert lines[1] == "light: none (DARK: no mapping)"
+        assert "  light: Ann's torch out" not in lines  # a torch that burned out is gone
+        assert lines[1] == "  light: none (DARK: no mapping)"
 
     def test_a_wandering_monster_due_is_shown_with_the_step_to_take(self):
         d = Delve(enter=dg.EnterDungeon(danger=True))
         d.run(dg.Move(), 1)
-        assert "a wandering monster has come: hexlog dungeon meet" in render_dungeon.state_lines(
-            d.state, d.handler.load(CAMPAIGN)
-        )
+        table = d.handler.load(CAMPAIGN)
+        assert "  a wandering monster has come: hexlog dungeon meet" in render_dungeon.state_lines(d.state, table)
+        player = render_dungeon.state_lines(d.state, table, player=True)
+        assert not any("wandering" in line for line in player)  # the check was the referee's secret roll
