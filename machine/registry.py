@@ -6,6 +6,7 @@ The order is the order of due checks and roll modifiers: a procedure whose check
 
 from __future__ import annotations
 
+from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
@@ -13,6 +14,7 @@ from hexlog.machine.kit.registry import Registry
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        CAMP,
         ENCOUNTER,
     )
 )

@@ -13,7 +13,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
-from hexlog.service.renderers import TEXTS
+from hexlog.service.renderers import STATES, TEXTS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -86,6 +86,9 @@ def procedure_lines(name: str, state: Any, table: Table, registry: Registry = RE
     procedure = registry.procedure(name)
     phase = procedure.phase_of(state)
     lines = [f"{name}: phase {phase.name if phase is not None else '-'}"]
+    own = STATES.get(name)
+    if own is not None:
+        lines.extend(own(state))
     if procedure.has_machine:
         allowed = next_steps(registry.runner(name).allowed(state, table))
         lines.append(f"  next: hexlog {name} {' | '.join(allowed) if allowed else '(nothing)'}")

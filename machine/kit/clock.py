@@ -24,6 +24,11 @@ class ClockOptions:
     turn_seconds: int = rule(
         help="Seconds in one turn (ten minutes in every text).", validator=in_range(1, DAY_SECONDS)
     )
+    watch_seconds: int = rule(
+        7200,
+        help="Seconds in one watch of the night (A34: seed 004 keeps 2-hour watches, four to an 8-hour night).",
+        validator=in_range(1, DAY_SECONDS),
+    )
 
 
 @attrs.frozen(kw_only=True)

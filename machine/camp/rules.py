@@ -1,0 +1,149 @@
+"""The options and tables the camp reads, typed (seed 004 §4.16, A19, A21, A34).
+
+A ruleset without a camp table (ose, adnd) has no night in camp: the camp's commands say so. The
+check across the parts (``check``) refuses a camp table whose watches do not fill the night, whose
+watch die cannot pick every watch, or whose watch is not the clock's.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, ClassVar
+
+import attrs
+
+from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.kit.rules import RulesError, dice_rule, in_range, non_empty, rule, totals
+
+if TYPE_CHECKING:
+    from hexlog.machine.ruleset import Ruleset
+
+HOUR_SECONDS = 3600
+DAY_HOURS = 24
+D6 = (1, 6)
+
+
+class ChanceSource(enum.StrEnum):
+    """Whose lost and encounter chances by terrain apply (A21)."""
+
+    ODD_P18 = "odd_p18"
+    DOLMENWOOD = "dolmenwood"
+
+
+@attrs.frozen(kw_only=True)
+class CampOptions:
+    """The camp's options."""
+
+    section: ClassVar[str] = "options"
+
+    night_encounter_check: bool = rule(
+        False,  # noqa: FBT003 - a default
+        help="A19: roll a wandering check each night in camp (as well as at the day's end); false: the night is quiet.",
+    )
+    lost_encounter_source: ChanceSource | None = rule(
+        None,
+        help="A21: whose encounter chances by terrain the night's check reads: odd_p18 (OD&D U&WA p.18, the "
+        "seed's) or dolmenwood (by hex difficulty).",
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CampTable:
+    """§4.16: the night, its watches, sleep, healing, firewood and the night's wandering check."""
+
+    night_hours: int = rule(help="Hours in a night in camp.", validator=in_range(1, DAY_HOURS))
+    watches: int = rule(help="Watches in a night, each with at least one guard.", validator=in_range(1, DAY_HOURS))
+    watch_hours: int = rule(
+        help="Hours in one watch: a member standing one sleeps night_hours - watch_hours.",
+        validator=in_range(1, DAY_HOURS),
+    )
+    min_sleep_hours: int = rule(
+        help="A member who sleeps fewer hours than this does not benefit from rest.", validator=in_range(0, DAY_HOURS)
+    )
+    heal_hp: int = rule(help="Hit points healed by a member who slept enough.", validator=in_range(0, 100))
+    firewood_dice: str = rule(
+        help="Hours of fuel each gatherer brings back.", validator=dice_rule(required=True, lowest=0)
+    )
+    firewood_wet_divisor: int = rule(
+        help="DEFAULT: each gatherer's hours are divided by this (rounded down) in wet weather.",
+        validator=in_range(1, 100),
+    )
+    firewood_winter_divisor: int = rule(
+        help="DEFAULT: each gatherer's hours are divided by this (rounded down) in winter, after the wet divisor.",
+        validator=in_range(1, 100),
+    )
+    night_checks: int = rule(
+        help="Wandering checks each night (seed: one), on the terrain's encounter range.", validator=in_range(0, 10)
+    )
+    watch_dice: str = rule(
+        help="DEFAULT: the die that picks the watch an encounter comes in (it must show 1 to watches).",
+        validator=dice_rule(required=True),
+    )
+    sleepers_surprised_on: int = rule(
+        help="DEFAULT: the sleepers are surprised when the party's d6 shows at most this (the guards keep the "
+        "encounter's surprise_on); the party counts as surprised when any member is.",
+        validator=in_range(0, 6),
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Chances:
+    """The d6 faces on which a party in one terrain gets lost, or meets a wandering encounter."""
+
+    lost: tuple[int, ...] = rule(help="Faces that mean lost.", validator=in_range(*D6))
+    encounter: tuple[int, ...] = rule(help="Faces that mean an encounter.", validator=in_range(*D6))
+
+
+@attrs.frozen(kw_only=True)
+class CampTables:
+    """The tables the camp reads."""
+
+    section: ClassVar[str] = "tables"
+
+    camp: CampTable | None = rule(None, help="§4.16 camping: the night, watches, sleep, firewood, the night check.")
+    weather_flags: dict[str, tuple[str, ...]] | None = rule(
+        None,
+        help="§4.10 weather and its flags: a camp made in weather flagged wet gathers less firewood.",
+        validator=non_empty,
+    )
+    lost_encounter: dict[str, dict[str, Chances]] | None = rule(
+        None,
+        help="§4.7/§4.8 lost and encounter chances by terrain, by source (options.lost_encounter_source): the "
+        "night's wandering check reads the encounter faces of the camp's terrain.",
+        validator=non_empty,
+    )
+
+
+def check(ruleset: Ruleset) -> None:
+    """Refuse a camp table that cannot run a night: watches that do not fill it, a watch die that misses one."""
+    table = ruleset.part(CampTables).camp
+    if table is None:
+        return
+    where = "tables.camp"
+    if table.watches * table.watch_hours != table.night_hours:
+        msg = (
+            f"{where}.watches: {table.watches} watches of {table.watch_hours} hours do not fill a night of "
+            f"{table.night_hours} hours; make watches x watch_hours equal night_hours"
+        )
+        raise RulesError(msg)
+    if table.min_sleep_hours > table.night_hours:
+        msg = f"{where}.min_sleep_hours: {table.min_sleep_hours} is more than the night ({table.night_hours} hours)"
+        raise RulesError(msg)
+    if totals(table.watch_dice, "watch_dice") != (1, table.watches):
+        msg = f"{where}.watch_dice: {table.watch_dice!r} must show 1 to {table.watches}, one face per watch"
+        raise RulesError(msg)
+    clock = ruleset.part(ClockOptions).watch_seconds
+    if clock != table.watch_hours * HOUR_SECONDS:
+        msg = (
+            f"options.watch_seconds: {clock} is not the camp's watch of {table.watch_hours} hours "
+            f"({table.watch_hours * HOUR_SECONDS} s); change both together"
+        )
+        raise RulesError(msg)
+    options, chances = ruleset.part(CampOptions), ruleset.part(CampTables).lost_encounter
+    source = options.lost_encounter_source
+    if options.night_encounter_check and table.night_checks and (source is None or source not in (chances or {})):
+        msg = (
+            "options.lost_encounter_source: the night's wandering check needs tables.lost_encounter."
+            f"{source or '(none given)'}, which the rules do not have"
+        )
+        raise RulesError(msg)
