@@ -24,7 +24,6 @@ from hexlog.machine.camp.inverse import INVERSE
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel
 from hexlog.machine.camp.rules import CampOptions, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, evolve
-from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Procedure, Resume
 
 CAMP = Procedure(
@@ -46,7 +45,7 @@ CAMP = Procedure(
     model=CampModel,
     fold=evolve,
     state_type=CampState,
-    rules=(ClockOptions, CampOptions, CampTables),
+    rules=(CampOptions, CampTables),
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,
