@@ -213,6 +213,15 @@ class TestNightCheck:
         assert found.referee_rolls == tuple(r.nonce for r in rolls)
         assert found.rolls == ()
 
+    def test_the_encounter_range_is_the_terrain_table(self) -> None:
+        """House rule: woods meet an encounter on 1 only; the 5 that meets one by OD&D p.18 is quiet."""
+        rules = {"tables": {"lost_encounter": {"odd_p18": {"woods": {"lost": [1, 2], "encounter": [1]}}}}}
+        for overrides, face, hit in ((None, 5, True), (rules, 5, False), (rules, 1, True)):
+            night = Night(overrides)
+            _to_check(night)
+            found = one(night.run(do(camp.CheckNight(), face, *((2,) if hit else ()))), ev.NightChecked)
+            assert found.encounter is hit
+
     @pytest.mark.parametrize(
         ("watch", "awake"), [(1, ("Aldric",)), (2, ("Brom",)), (3, ("Cara",)), (4, ("Dain", "Aldric"))]
     )
@@ -428,3 +437,17 @@ class TestSleep:
         ]
         assert state.last_night is not None
         assert state.last_night.number == 2
+
+
+class TestRulesRead:
+    def test_the_camp_reads_its_table_and_options(self) -> None:
+        """rules show names the camp as the reader of what it reads; the clock's watch is the campaign's unit."""
+        for section, key in (
+            ("tables", "camp"),
+            ("tables", "weather_flags"),
+            ("tables", "lost_encounter"),
+            ("options", "night_encounter_check"),
+            ("options", "lost_encounter_source"),
+        ):
+            assert REGISTRY.readers(section, key) == ["camp"], key
+        assert REGISTRY.readers("options", "watch_seconds") == ["campaign"]
