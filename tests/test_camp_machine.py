@@ -28,7 +28,7 @@ CAMPAIGN = "t"
 STREAM = tables.stream_for(CAMPAIGN)
 RUNNER = REGISTRY.runner("camp")
 MEMBERS = ("Aldric", "Brom", "Cara", "Dain")
-WATCHES = camp.SetWatches(watches=("1=Aldric", "2=Brom", "3=Cara", "4=Dain"))
+WATCHES = camp.SetWatches(watches=("1=Aldric", "2=Brom", "3=Cara", "4=Dain,Aldric"))
 MAKE = camp.MakeCamp(terrain="woods")
 #: the night's check in the woods: 5 is an encounter (on 5-6), the watch die then shows 3 (Cara's watch)
 QUIET, ENCOUNTER = (1,), (5, 3)
@@ -290,6 +290,18 @@ class TestRefusals:
         with pytest.raises(RuleRefusedError, match="the party has no members"):
             handler.execute(CAMPAIGN, MAKE)
         assert version(handler) == 1
+
+    def test_a_lone_guard_cannot_leave_the_party_while_the_watches_stand(self) -> None:
+        """Cara alone guards watch 3: removing her is refused until the camp breaks (before the watches, she may go)."""
+        handler, _ = reach("night")
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match="Cara alone guards watch 3 of camp 1; break camp first"):
+            handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
+        assert version(handler) == before
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
+        handler, _ = reach("pitched")
+        handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
 
     def test_the_steps_offered_follow_the_conditions(self) -> None:
         """After a quiet check the camp may break; after an encounter it must meet it; while waiting, nothing."""

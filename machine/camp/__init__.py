@@ -21,7 +21,7 @@ from hexlog.machine.camp.commands import (
     SetWatches,
 )
 from hexlog.machine.camp.inverse import INVERSE
-from hexlog.machine.camp.machine import TRANSITIONS, CampModel
+from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
 from hexlog.machine.camp.rules import CampOptions, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
@@ -49,6 +49,7 @@ CAMP = Procedure(
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,
+    guards=(guard,),
     modifiers=(steps.sleepers,),
     resume=Resume(trigger="encounter_over", step=steps.encounter_over),
     events=(

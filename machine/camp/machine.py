@@ -12,12 +12,16 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.errors import RuleRefusedError
+from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampOptions, CampTable, CampTables
-from hexlog.machine.camp.state import CampState, Phase
+from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
 from hexlog.machine.kit.model import Model
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
+
+    from hexlog.machine.table import Table
 
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
@@ -31,6 +35,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "break", "source": [P.WATCHED, P.NIGHT], "dest": P.BROKEN, "conditions": "night_is_over"},
 ]
 del P
+#: the phases in which the watches are set and the night is under way
+WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER})
 
 
 def checks_owed(options: CampOptions, table: CampTable) -> int:
@@ -92,3 +98,17 @@ class CampModel(Model):
         if len(self.c.checks) < owed:
             return self.refuse(f"the night's wandering check is not rolled yet ({len(self.c.checks)} of {owed}); check")
         return True
+
+
+def guard(table: Table, command: c.Command) -> None:
+    """While the watches stand, a member who alone guards a watch cannot leave the party (it would be unguarded)."""
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(command, c.RemoveMember) or not isinstance(state, CampState) or state.watches is None:
+        return
+    if state.phase not in WATCHED_NIGHT:
+        return
+    alone = [w.number for w in state.watches.watches if w.guards == (command.name,)]
+    if alone:
+        watches = ", ".join(str(n) for n in alone)
+        msg = f"{command.name} alone guards watch {watches} of camp {state.number}; break camp first"
+        raise RuleRefusedError(msg)
