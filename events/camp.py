@@ -24,7 +24,7 @@ class CampMade(Event):
     weather: str = ""
     wet: bool = False
     winter: bool = False
-    #: the terrain whose encounter range the night's wandering check uses ("" when no check is rolled)
+    #: the terrain whose encounter range the night's wandering check uses ("" when not given here)
     terrain: str = ""
     #: the game time (seconds since the campaign began) when the camp was made: the night starts here
     started_at: int = 0

@@ -52,6 +52,7 @@ RECIPES: dict[str, Recipe] = {
     "fuelled": Recipe({}, (MAKE, camp.GatherFirewood(gatherers=("Aldric",))), (4,)),
     "watched": Recipe({}, (MAKE, WATCHES)),
     "watched_no_check": Recipe(NO_CHECK, (MAKE, WATCHES)),
+    "watched_no_terrain": Recipe({}, (camp.MakeCamp(), WATCHES)),
     "night": Recipe({}, TO_NIGHT, QUIET),
     "night_two_checks": Recipe(TWO_CHECKS, TO_NIGHT, QUIET),
     "night_encounter": Recipe({}, TO_NIGHT, ENCOUNTER),
@@ -249,7 +250,8 @@ class TestRefusals:
         ("recipe", "command", "needle"),
         [
             ("idle", camp.MakeCamp(terrain="woods", weather="drizzle"), "weather 'drizzle' is not one of"),
-            ("idle", camp.MakeCamp(), "no terrain is given; name one"),
+            ("watched_no_terrain", camp.CheckNight(), "no terrain is given; name one of the odd_p18 terrains"),
+            ("watched_no_terrain", camp.CheckNight(terrain="light"), "terrain 'light' is not one of the odd_p18"),
             ("idle", camp.MakeCamp(terrain="light"), "terrain 'light' is not one of the odd_p18 terrains"),
             ("pitched", camp.GatherFirewood(), "name who gathers firewood"),
             ("pitched", camp.GatherFirewood(gatherers=("Zed",)), "Zed not in the party"),

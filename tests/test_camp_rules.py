@@ -213,6 +213,17 @@ class TestNightCheck:
         assert found.referee_rolls == tuple(r.nonce for r in rolls)
         assert found.rolls == ()
 
+    def test_the_terrain_may_be_given_at_the_check(self) -> None:
+        """A camp made without a terrain is checked on the one the check names; a terrain given there wins."""
+        night = Night()
+        night.run(do(camp.MakeCamp(weather="rain")), do(WATCHES))
+        found = one(night.run(do(camp.CheckNight(terrain="clear"), 5)), ev.NightChecked)
+        assert (found.terrain, found.encounter_on, found.encounter) == ("clear", (6,), False)
+        other = Night()
+        _to_check(other, camp.MakeCamp(terrain="clear"))
+        found = one(other.run(do(camp.CheckNight(terrain="swamp"), 5, 1)), ev.NightChecked)
+        assert (found.terrain, found.encounter) == ("swamp", True)
+
     def test_the_encounter_range_is_the_terrain_table(self) -> None:
         """House rule: woods meet an encounter on 1 only; the 5 that meets one by OD&D p.18 is quiet."""
         rules = {"tables": {"lost_encounter": {"odd_p18": {"woods": {"lost": [1, 2], "encounter": [1]}}}}}

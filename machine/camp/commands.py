@@ -40,6 +40,8 @@ class SetWatches(Command):
 class CheckNight(Command):
     """The referee's secret wandering check of the night; on an encounter, the die picks the watch."""
 
+    terrain: str = arg("", help="the camp's terrain, if not given when the camp was made")
+
 
 @attrs.frozen(kw_only=True)
 class MeetEncounter(Command):

@@ -1,7 +1,7 @@
 """The inverse audit uses: the command that made a recorded camp decision.
 
-Only the gatherers are taken from the record (the referee named them); the firewood and the night's
-wandering check are decided again from the recorded rolls.
+Only the gatherers and the terrain are taken from the record (the referee named them); the firewood
+and the night's wandering check are decided again from the recorded rolls.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def command_for(event: Event) -> Command | None:
         case ev.FirewoodGathered():
             return GatherFirewood(gatherers=tuple(g.name for g in event.gathered))
         case ev.NightChecked():
-            return CheckNight()
+            return CheckNight(terrain=event.terrain)
     return None
 
 

@@ -15,7 +15,6 @@ from hexlog.events.dice import RollModifier, Visibility
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.camp import night
-from hexlog.machine.camp.machine import checks_owed
 from hexlog.machine.camp.rules import CampOptions, CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter, surprise
@@ -57,8 +56,8 @@ def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     rows = (rules.part(CampTables).lost_encounter or {}).get(str(source), {})
     if terrain not in rows:
         known = ", ".join(rows) or "(none)"
-        given = f"terrain {terrain!r} is not" if terrain else "no terrain is given; name one"
-        msg = f"{given} one of the {source} terrains the night's wandering check reads: {known} (--terrain)"
+        given = f"terrain {terrain!r} is not one" if terrain else "no terrain is given; name one"
+        msg = f"{given} of the {source} terrains the night's wandering check reads: {known} (--terrain)"
         raise UsageError(msg)
     return rows[terrain].encounter
 
@@ -71,7 +70,7 @@ def make(ctx: StepContext, command: MakeCamp) -> None:
     if command.weather and command.weather not in flags:
         msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
         raise UsageError(msg)
-    if checks_owed(rules.part(CampOptions), camp_table(rules)) or command.terrain:
+    if command.terrain:
         _encounter_on(rules, command.terrain)
     ctx.emit(
         ev.CampMade(
@@ -137,12 +136,13 @@ def watches(ctx: StepContext, command: SetWatches) -> None:
     ctx.emit(ev.WatchesSet(watches=found, watch_hours=table.watch_hours))
 
 
-def check(ctx: StepContext, command: CheckNight) -> None:  # noqa: ARG001 - the step signature
+def check(ctx: StepContext, command: CheckNight) -> None:
     """The secret d6 on the terrain's encounter range; on an encounter, the watch die says who is awake."""
     state, rules = under_way(ctx), ctx.rules
     table, made = camp_table(rules), state.made
     assert made is not None  # noqa: S101 - a camp under way was made
-    faces = _encounter_on(rules, made.terrain)
+    terrain = command.terrain or made.terrain
+    faces = _encounter_on(rules, terrain)
     rolled = ctx.roll("1d6", NIGHT_CHECK, visibility=Visibility.REFEREE)
     secret = [rolled.nonce]
     hit = rolled.total in faces
@@ -160,7 +160,7 @@ def check(ctx: StepContext, command: CheckNight) -> None:  # noqa: ARG001 - the 
     ctx.emit(
         ev.NightChecked(
             check=len(state.checks) + 1,
-            terrain=made.terrain,
+            terrain=terrain,
             face=rolled.total,
             encounter_on=faces,
             encounter=hit,
