@@ -3,7 +3,7 @@
 Importing this package registers every event class.
 """
 
-from hexlog.events import camp, campaign, clock, dice, encounter, party, procedure, session
+from hexlog.events import camp, campaign, clock, dice, dungeon, encounter, party, procedure, session
 from hexlog.events.base import Event, event_class, registered
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "campaign",
     "clock",
     "dice",
+    "dungeon",
     "encounter",
     "event_class",
     "party",

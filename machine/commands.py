@@ -2,7 +2,8 @@
 
 A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
 doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
-opposite of the field (``--unintelligent`` sets ``intelligent`` false) and its least value.
+opposite of the field (``--unintelligent`` sets ``intelligent`` false), its least value, and whether
+it is given by position (``light torch``) rather than by a flag.
 """
 
 from __future__ import annotations
@@ -11,19 +12,21 @@ from typing import Any
 
 import attrs
 
-HELP, FLAG, NEGATE, LEAST = "help", "flag", "negate", "least"
+HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
 
 
-def arg(
+def arg(  # noqa: PLR0913 - each keyword is one way a door spells the argument
     default: Any = attrs.NOTHING,
     *,
     help: str,  # noqa: A002 - the sentence that explains the argument
     flag: str | None = None,
     negate: bool = False,
     least: int | None = None,
+    positional: bool = False,
 ) -> Any:
-    """A command argument with the sentence that explains it and how a door spells it."""
-    return attrs.field(default=default, metadata={HELP: help, FLAG: flag, NEGATE: negate, LEAST: least})
+    """A command argument with the sentence that explains it and how a door spells it (``positional``: no flag)."""
+    metadata = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional}
+    return attrs.field(default=default, metadata=metadata)
 
 
 @attrs.frozen(kw_only=True)

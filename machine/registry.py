@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.timekeeping import CLOCK
 
 REGISTRY = Registry(
     (
         CAMPAIGN,
+        CLOCK,
         CAMP,
+        DUNGEON,
         ENCOUNTER,
     )
 )

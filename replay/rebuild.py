@@ -220,3 +220,23 @@ def table_at(store: LiveStore, campaign: str, version: int, registry: Registry =
     """The machine's table of a campaign as of a stream version."""
     records = recorded(store, campaign, version)
     return tables.fold((live.decode_recorded(r) for r in records), registry, version)
+
+
+def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Registry = REGISTRY) -> int:
+    """The last stream version at which game time had not passed ``seconds``: the log as it stood then.
+
+    Every event up to the clock's first advance beyond that moment counts, so the checks that fell
+    due at the moment itself are in it. A moment before the campaign's first event is refused.
+    """
+    records = recorded(store, campaign)
+    table = tables.Table()
+    reached = 0
+    for record in records:
+        table = tables.evolve(table, live.decode_recorded(record), registry)
+        if table.clock.seconds > seconds:
+            break
+        reached = record.version
+    if reached == 0:
+        msg = f"campaign {campaign!r} had not begun by then"
+        raise UsageError(msg)
+    return reached

@@ -17,7 +17,8 @@ from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
-from hexlog.service import cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
+from hexlog.replay.rebuild import table_at
+from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, demo, logs, render
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -199,13 +200,30 @@ def receipt(
 
 
 @app.command()
-def state(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
-    """Show the campaign: rules, session, party, clock and any procedure under way."""
+def state(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            help="the state as it was: at a stream version ('42') or a moment of game time ('day 4 turn 3', "
+            "'day 2 14:30', 'day 3': its end)",
+        ),
+    ] = None,
+) -> None:
+    """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
     door = Door.open(db, campaign)
-    for line in render.state_lines(door.campaign, door.table()):
+    table = door.table()
+    if at is not None:
+        version, latest = door.version_at(at, table), table.version
+        table = table_at(door.store, door.campaign, version, door.handler.registry)
+        out.print(f"as it was at version {version} of {latest}")
+    for line in render.state_lines(door.campaign, table):
         out.print(line)
 
 
+cli_clock.install(app)
 cli_log.install(app)
 cli_schema.install(app)
 demo.install(app)

@@ -21,7 +21,7 @@ from rich.console import Console
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -76,9 +76,12 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     help_text = meta.get(HELP, "")
     default = field.default
     args = typing.get_args(kind)
-    if kind is bool:
+    if meta.get(POSITIONAL):
+        info: Any = typer.Argument(help=help_text)
+        annotation: Any = kind
+    elif kind is bool:
         info = typer.Option(flag, help=help_text)
-        annotation: Any = bool
+        annotation = bool
         default = (not default) if meta.get(NEGATE) else default
     elif kind == bool | None:
         info = typer.Option(flag, help=help_text)
@@ -91,6 +94,8 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         info = (
             typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
         )
+    if default is attrs.NOTHING:
+        default = inspect.Parameter.empty  # an argument the referee must give
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )

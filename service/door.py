@@ -32,8 +32,10 @@ from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
+from hexlog.machine.kit import calendar
+from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.ruleset import display_name
-from hexlog.replay.rebuild import table_at
+from hexlog.replay.rebuild import table_at, version_at_time
 from hexlog.replay.receipts import Receipt
 
 if TYPE_CHECKING:
@@ -173,6 +175,21 @@ class Door:
             seed = repr(session.client_seed) if session.client_seed else "none"
             facts[:0] = [f"session {session.id} commitment {session.commitment}", f"client seed {seed}"]
         return f"receipt {Receipt.of(record.envelope)} ({'; '.join(facts)})"
+
+    def version_at(self, at: str, table: Table) -> int:
+        """The stream version ``--at`` names: a version number, or a moment of game time (its last event then)."""
+        latest = self.store.stream_version(stream_for(self.campaign))
+        if at.strip().isdigit():
+            version = int(at)
+            if not 1 <= version <= latest:
+                msg = f"version {version} is outside campaign {self.campaign!r}, which holds versions 1 to {latest}"
+                raise UsageError(msg)
+            return version
+        if table.rules is None:
+            msg = f"campaign {self.campaign!r} has no rules yet, so no calendar"
+            raise NotFoundError(msg)
+        seconds = calendar.moment(at, table.rules.part(ClockOptions))
+        return version_at_time(self.store, self.campaign, seconds, self.handler.registry)
 
     def close(self) -> None:
         """Release the database."""

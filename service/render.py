@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.kit.runner import Allowed
     from hexlog.machine.table import Table
+    from hexlog.projections.clock import Clock
 
 HIDDEN = "(hidden by the referee until the session closes)"
 
@@ -86,9 +87,9 @@ def procedure_lines(name: str, state: Any, table: Table, registry: Registry = RE
     procedure = registry.procedure(name)
     phase = procedure.phase_of(state)
     lines = [f"{name}: phase {phase.name if phase is not None else '-'}"]
-    own = STATES.get(name)
-    if own is not None:
-        lines.extend(own(state))
+    more = STATES.get(name)
+    if more is not None:
+        lines.extend(f"  {line}" for line in more(state, table))
     if procedure.has_machine:
         allowed = next_steps(registry.runner(name).allowed(state, table))
         lines.append(f"  next: hexlog {name} {' | '.join(allowed) if allowed else '(nothing)'}")
@@ -121,8 +122,12 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY) -> l
         )
     else:
         lines.append("party: nobody yet (hexlog party add NAME)")
-    clock = table.clock
-    lines.append(f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)")
+    lines.append(clock_line(table.clock))
     for name, state in table.procedures.items():
         lines.extend(procedure_lines(name, state, table, registry))
     return [shown(line) for line in lines]
+
+
+def clock_line(clock: Clock) -> str:
+    """The game time: day and time of day, then the turns, rounds and seconds since the campaign began."""
+    return f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)"

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
+    from hexlog.machine.table import Table
 
 
 def _rolls(rolls: tuple[int, ...], secret: tuple[int, ...] = ()) -> str:
@@ -83,26 +84,26 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 }
 
 
-def state_lines(state: Any) -> list[str]:
+def state_lines(state: Any, table: Table) -> list[str]:  # noqa: ARG001 - the STATES signature
     """The camp under way and each member's healing, as the campaign's state shows them."""
     if not isinstance(state, CampState):
         return []
     lines = []
     if state.made is not None:
-        lines.append(f"  {_made(state.made)}")
+        lines.append(_made(state.made))
     if state.firewood is not None:
-        lines.append(f"  fire: {state.firewood.fire_hours} hour(s)" if state.firewood.fire else "  fire: none")
+        lines.append(f"fire: {state.firewood.fire_hours} hour(s)" if state.firewood.fire else "fire: none")
     if state.watches is not None:
-        lines.append(f"  {_watches(state.watches)}")
-    lines.extend(f"  {_checked(c)}" for c in state.checks)
-    lines.extend(f"  {_ended(e)}" for e in state.encounters)
+        lines.append(_watches(state.watches))
+    lines.extend(_checked(c) for c in state.checks)
+    lines.extend(_ended(e) for e in state.encounters)
     last = {r.name: r for r in state.last_night.rests} if state.last_night is not None else {}
     for name, hp in state.healed:
         rest = last.get(name)
         night = f"; last night: {_rest(rest).removeprefix(name + ' ')}" if rest is not None else ""
-        lines.append(f"  {name}: healed {hp} hp in camp so far{night}")
+        lines.append(f"{name}: healed {hp} hp in camp so far{night}")
     return lines
 
 
 #: the lines a procedure adds to the campaign's state, by procedure name
-STATES: dict[str, Callable[[Any], list[str]]] = {"camp": state_lines}
+STATES: dict[str, Callable[[Any, Table], list[str]]] = {"camp": state_lines}

@@ -1,24 +1,27 @@
 """The text of every event type, gathered explicitly: a procedure with events of its own adds one line
-(and one more for lines of its own in the campaign's state)."""
+(and, for more than its phase in ``hexlog state``, one line in ``STATES``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.service import render_camp, render_campaign, render_encounter
+from hexlog.service import render_camp, render_campaign, render_dungeon, render_encounter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
+    from hexlog.machine.table import Table
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_camp.TEXTS,
+    **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
 }
 
-#: the lines a procedure adds to the campaign's state beyond its phase and next steps, by procedure name
-STATES: dict[str, Callable[[Any], list[str]]] = {
+#: what ``hexlog state`` shows of a procedure beyond its phase and next steps, by procedure name
+STATES: dict[str, Callable[[Any, Table], list[str]]] = {
     **render_camp.STATES,
+    **render_dungeon.STATES,
 }

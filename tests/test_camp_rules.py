@@ -415,6 +415,16 @@ class TestSleep:
         assert _rests(one(events, ev.CampBroken))["Brom"] == (9, 1, True)
         assert [e.seconds for e in events if isinstance(e, ClockAdvanced)] == [3 * HOUR] * 4
 
+    def test_the_clocks_watch_is_the_options(self) -> None:
+        """options.watch_seconds = 1 hour: the night passes as four 1-hour watches; the sleep is still counted in
+        the camp table's 2-hour watches."""
+        night = Night({"options": {"watch_seconds": HOUR}})
+        _to_check(night)
+        night.run(do(camp.CheckNight(), 1))
+        events = night.run(do(camp.BreakCamp()))
+        assert [e.seconds for e in events if isinstance(e, ClockAdvanced)] == [HOUR] * 4
+        assert _rests(one(events, ev.CampBroken))["Brom"] == (6, 1, True)
+
     def test_the_clock_passes_the_rest_of_the_night_a_watch_at_a_time(self) -> None:
         """Four 2-hour watches; after a 1-turn encounter the night's last 1 h 50 min pass after three watches."""
         night = Night()

@@ -34,6 +34,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 
 CAMPAIGN = "opt"
 SECRET_HEX = "5a" * 32
@@ -608,6 +609,13 @@ def _rows() -> list[Row]:
         ),
         row_turn_seconds("adnd", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
         row_turn_seconds("explore", {(CONCLUDED, "turns"): (2, 1), (CLOCK, "turns"): (2, 1)}),
+        Row(
+            ruleset="explore",
+            option="watch_seconds",
+            value=14400,
+            script=(do(AdvanceClock(duration="1 watch")),),
+            changes={(CLOCK, "seconds"): (7200, 14400), (CLOCK, "turns"): (12, 24), (CLOCK, "rounds"): (120, 240)},
+        ),
         row_surprise_advantage("ose", "single_action"),
         row_surprise_advantage("adnd", "round"),
         row_surprise_advantage("explore", "round"),
@@ -896,14 +904,6 @@ def _rows() -> list[Row]:
                 do(enc.RollInitiative(), 2, 5),
                 do(enc.ConcludeEncounter()),
             ),
-        ),
-        # explore: the night passes a watch at a time on the clock: four 2-hour watches, or four 1-hour ones
-        Row(
-            ruleset="explore",
-            option="watch_seconds",
-            value=3600,
-            script=night_in_camp(1),
-            changes={(CLOCK, "seconds"): (7200, 3600), (CLOCK, "turns"): (12, 6), (CLOCK, "rounds"): (120, 60)},
         ),
         # explore: the night's wandering check (A19) is rolled; without it the check is refused and the camp
         # breaks straight after the watches are set

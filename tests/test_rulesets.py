@@ -213,10 +213,14 @@ class TestBuiltins:
     def test_every_used_table_structures_into_its_typed_part(self, name: str) -> None:
         """Each table a procedure reads comes out of its part with every row and value of the ruleset kept."""
         rules = rulesets.load(name)
-        used = [(key, raw) for key, raw in rules.content["tables"].items() if reader("tables", key) is not None]
-        assert {"distance", "reaction", "cha_reaction"} <= {key for key, _ in used}
-        for key, raw in used:
-            typed = getattr(rules.part(reader("tables", key) or EncounterTables), key)
+        used = [
+            (key, raw, part)
+            for key, raw in rules.content["tables"].items()
+            if (part := reader("tables", key)) is not None
+        ]
+        assert {"distance", "reaction", "cha_reaction"} <= {key for key, _, _ in used}
+        for key, raw, part in used:
+            typed = getattr(rules.part(part), key)
             assert typed is not None, key
             assert holds(raw, unstructure(typed)), f"{name}: tables.{key}"
 

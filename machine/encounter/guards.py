@@ -1,7 +1,8 @@
 """Invariants the encounter owns over the campaign's commands.
 
 While an encounter is under way its party cannot be emptied (surprise and reaction would be rolled
-for nobody). A member's armour is a fact the rules read (the AD&D noise rule), so an armour name the
+for nobody), and the referee cannot let game time pass by the clock (its time runs in rounds). A
+member's armour is a fact the rules read (the AD&D noise rule), so an armour name the
 rules in force do not know is refused when it is given, and a change to rules that would not know a
 member's armour is refused too.
 """
@@ -16,6 +17,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.encounter.surprise import armor_kind
+from hexlog.machine.timekeeping import AdvanceClock
 
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
@@ -44,14 +46,20 @@ def guard(table: Table, command: c.Command) -> None:
         why = _unknown_armour(rules, command.armor)
         if why is not None:
             raise UsageError(why)
-    if isinstance(command, c.RemoveMember):
-        state = table.procedures.get(PROCEDURE)
-        open_ = isinstance(state, EncounterState) and state.phase not in {Phase.IDLE, Phase.CONCLUDED}
-        if open_ and [m.name for m in table.party.members] == [command.name]:
-            msg = f"{command.name} is the last member of the party while an encounter is under way; conclude it first"
-            raise RuleRefusedError(msg)
+    last = isinstance(command, c.RemoveMember) and [m.name for m in table.party.members] == [command.name]
+    if isinstance(command, c.RemoveMember) and last and _under_way(table):
+        msg = f"{command.name} is the last member of the party while an encounter is under way; conclude it first"
+        raise RuleRefusedError(msg)
     if isinstance(command, c.ChangeRules) and table.party.members:
         _check_members_under(table, command)
+    if isinstance(command, AdvanceClock) and _under_way(table):
+        msg = "an encounter is under way and its time runs in rounds; conclude it before letting time pass"
+        raise RuleRefusedError(msg)
+
+
+def _under_way(table: Table) -> bool:
+    state = table.procedures.get(PROCEDURE)
+    return isinstance(state, EncounterState) and state.phase not in {Phase.IDLE, Phase.CONCLUDED}
 
 
 def _check_members_under(table: Table, command: c.ChangeRules) -> None:

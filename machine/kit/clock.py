@@ -26,7 +26,7 @@ class ClockOptions:
     )
     watch_seconds: int = rule(
         7200,
-        help="Seconds in one watch of the night (A34: seed 004 keeps 2-hour watches, four to an 8-hour night).",
+        help="Seconds in one watch of the night (A34: two hours in seed 004; a night is four watches).",
         validator=in_range(1, DAY_SECONDS),
     )
 

@@ -1,0 +1,163 @@
+"""Doors (§4.2): opening a locked or stuck one, listening at one, spiking one open or shut.
+
+Every door is closed and stuck unless the referee notes otherwise (``--free``); a door spiked shut
+counts as stuck whatever is noted. A locked door opens to its key or to a thievery roll whose chance
+the referee gives (the host game's thief skill, A33), then must still be forced if stuck: the STR
+band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an axe's bonus, which then rolls a
+second die for breaking. A failed attempt to force a door makes noise. Rolls made for a character
+name them (``made_for``), so the state's modifiers apply; a low-is-good die reads a penalty as a
+higher face.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import dungeon as ev
+from hexlog.events.dice import Visibility
+from hexlog.events.errors import UsageError
+from hexlog.machine.dungeon.rules import DungeonTables, in_chance, on_faces, str_chance
+from hexlog.machine.dungeon.state import under_way
+
+if TYPE_CHECKING:
+    from hexlog.events.dice import DiceRolled
+    from hexlog.machine.dungeon.commands import Listen, OpenDoor, SpikeDoor
+    from hexlog.machine.kit.context import StepContext
+
+OPEN, PICK, BREAK, LISTEN, SPIKE = (
+    "dungeon.door",
+    "dungeon.door.pick",
+    "dungeon.door.tool",
+    "dungeon.listen",
+    "dungeon.spike",
+)
+TOOLS = ("crowbar", "axe")
+D6 = 6
+PERCENT = 100
+
+
+def _pick(ctx: StepContext, command: OpenDoor) -> tuple[int, int, DiceRolled | None]:
+    """The thievery chance, out of how much, and its roll (None when the key opens it)."""
+    if command.key:
+        return 0, 0, None
+    given = [(c, out) for c, out in ((command.pick_chance, PERCENT), (command.pick_in_6, D6)) if c is not None]
+    if len(given) != 1:
+        why = "give one thievery chance, not both" if given else "a locked door needs --key or a thievery chance"
+        msg = f"{why} (--pick-chance PCT or --pick-in-6 N)"
+        raise UsageError(msg)
+    chance, out_of = given[0]
+    if chance > out_of:
+        msg = f"a thievery chance is at most {out_of} out of {out_of}, not {chance}"
+        raise UsageError(msg)
+    return chance, out_of, ctx.roll(f"1d{out_of}", PICK, made_for=command.by)
+
+
+def open_door(ctx: StepContext, command: OpenDoor) -> None:
+    """Unlock (key or pick), then force a stuck door (STR chance, a tool's bonus and breakage)."""
+    if command.action != "open":
+        msg = f"a door is opened (door open), not {command.action!r}"
+        raise UsageError(msg)
+    if command.tool not in {"", *TOOLS}:
+        msg = f"the tools that help are {' and '.join(TOOLS)}, not {command.tool!r}"
+        raise UsageError(msg)
+    if not command.locked and (command.key or command.pick_chance is not None or command.pick_in_6 is not None):
+        msg = "a key or a thievery chance is for a locked door (add --locked)"
+        raise UsageError(msg)
+    state, member = under_way(ctx), ctx.table.party.member(command.by)
+    assert member is not None  # noqa: S101 - the machine checked the character
+    table = ctx.part(DungeonTables).open_doors
+    assert table is not None  # noqa: S101 - a delve begins only under rules that have it
+    rolls: list[int] = []
+    unlocked, chance_pick, out_of, pick_face = ev.Unlock.NONE, 0, 0, 0
+    if command.locked:
+        chance_pick, out_of, rolled = _pick(ctx, command)
+        if rolled is None:
+            unlocked = ev.Unlock.KEY
+        else:
+            rolls.append(rolled.nonce)
+            pick_face = rolled.faces[0]
+            unlocked = ev.Unlock.PICK if in_chance(pick_face, rolled.modifier, chance_pick) else ev.Unlock.NONE
+    stuck = not command.free or command.door in state.spiked_shut
+    chance = face = modifier = break_face = 0
+    opened = not command.locked or unlocked is not ev.Unlock.NONE
+    broke = False
+    if opened and stuck:
+        bonus = table.tool_bonus_in_6 if command.tool else 0
+        chance = min(D6, str_chance(table, member.strength) + bonus)
+        forced = ctx.roll("1d6", OPEN, made_for=command.by)
+        rolls.append(forced.nonce)
+        face, modifier = forced.faces[0], forced.modifier
+        opened = in_chance(face, modifier, chance)
+        if command.tool:
+            tool = ctx.roll("1d6", BREAK)
+            rolls.append(tool.nonce)
+            break_face = tool.faces[0]
+            broke = break_face in table.tool_breaks_on
+    ctx.emit(
+        ev.DoorOpened(
+            door=command.door,
+            by=command.by,
+            locked=command.locked,
+            unlocked=unlocked,
+            pick_chance=chance_pick,
+            pick_out_of=out_of,
+            pick_face=pick_face,
+            stuck=stuck,
+            strength=member.strength,
+            chance_in_6=chance,
+            face=face,
+            modifier=modifier,
+            tool=command.tool,
+            break_face=break_face,
+            tool_broke=broke,
+            opened=opened,
+            noisy=stuck and chance > 0 and not opened,
+            rolls=tuple(rolls),
+        )
+    )
+
+
+def listen(ctx: StepContext, command: Listen) -> None:
+    """The referee's secret die: 1-in-6 (the rules' faces), or a thief's skill in 6."""
+    table = ctx.part(DungeonTables).dungeon
+    assert table is not None  # noqa: S101 - a delve begins only under rules that have it
+    if command.skill_in_6 is not None and not 0 <= command.skill_in_6 <= D6:
+        msg = f"a listening skill is 0 to 6 in 6, not {command.skill_in_6}"
+        raise UsageError(msg)
+    hears_on = table.listen_on if command.skill_in_6 is None else tuple(range(1, command.skill_in_6 + 1))
+    rolled = ctx.roll("1d6", LISTEN, made_for=command.by, visibility=Visibility.REFEREE)
+    face = rolled.faces[0]
+    ctx.emit(
+        ev.DoorListened(
+            door=command.door,
+            by=command.by,
+            thief_skill=command.skill_in_6 is not None,
+            hears_on=hears_on,
+            face=face,
+            modifier=rolled.modifier,
+            heard=on_faces(face, rolled.modifier, hears_on),
+            referee_rolls=(rolled.nonce,),
+        )
+    )
+
+
+def spike(ctx: StepContext, command: SpikeDoor) -> None:
+    """Spiked shut, a door counts as stuck; spiked open, the spike slips on the rules' faces (rolled when driven)."""
+    if not command.held_open:
+        ctx.emit(ev.DoorSpiked(door=command.door, how="shut"))
+        return
+    table = ctx.part(DungeonTables).dungeon
+    assert table is not None  # noqa: S101 - a delve begins only under rules that have it
+    rolled = ctx.roll("1d6", SPIKE)
+    face = rolled.faces[0]
+    slipped = on_faces(face, rolled.modifier, table.spike_slips_on)
+    ctx.emit(
+        ev.DoorSpiked(
+            door=command.door,
+            how="open",
+            face=face,
+            slips_on=table.spike_slips_on,
+            slipped=slipped,
+            rolls=(rolled.nonce,),
+        )
+    )

@@ -1,0 +1,92 @@
+"""What falls due as game time passes in a delve: lights burn down, wandering checks come round.
+
+Both are the kit's due checks: after every advance of the clock (a move, a search, a rest, an
+encounter's rounds, any other procedure's time) each runs with the span just passed, and records
+what fell due inside it, boundary by boundary. So advancing N turns at once records exactly what
+advancing one turn N times records.
+
+Wandering checks fall due every ``check_every_turns`` turns counted from the delve's entry, while
+the party explores: none is rolled while a monster already due waits to be met or while an encounter
+runs (its time is the encounter's), and those boundaries pass unrolled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import dungeon as ev
+from hexlog.events.dice import Visibility
+from hexlog.machine.dungeon.rules import on_faces
+from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase
+from hexlog.machine.kit.clock import ClockOptions
+
+if TYPE_CHECKING:
+    from hexlog.machine.dungeon.commands import CheckWandering
+    from hexlog.machine.kit.context import StepContext
+
+WANDERING = "dungeon.wandering"
+
+
+def _delve(ctx: StepContext) -> DelveState | None:
+    state = ctx.state(PROCEDURE)
+    if not isinstance(state, DelveState) or state.phase in {Phase.OUTSIDE, Phase.LEFT}:
+        return None
+    return state
+
+
+def burn(ctx: StepContext, start: int, end: int) -> None:
+    """Each light whose time runs out in ``start < t <= end`` goes out, in the order they go out."""
+    state = _delve(ctx)
+    if state is None:
+        return
+    due = sorted(
+        (light for light in state.lights if start < light.out_at_seconds <= end), key=lambda x: x.out_at_seconds
+    )
+    for light in due:
+        now = _delve(ctx)
+        assert now is not None  # noqa: S101 - a light going out does not end the delve
+        left = [one for one in now.lights if one.lit and one.carrier != light.carrier]
+        ctx.emit(
+            ev.LightBurnedOut(carrier=light.carrier, kind=light.kind, at_seconds=light.out_at_seconds, dark=not left)
+        )
+
+
+def wander(ctx: StepContext, start: int, end: int) -> None:
+    """At each wandering boundary in ``start < t <= end``, the referee's secret die (while exploring)."""
+    state = _delve(ctx)
+    if state is None:
+        return
+    turn_seconds = ctx.part(ClockOptions).turn_seconds
+    boundary = state.next_check(start, turn_seconds)
+    while boundary <= end:
+        now = _delve(ctx)
+        if now is None or now.phase is not Phase.EXPLORING or now.monster_due:
+            return
+        check_at(ctx, boundary)
+        boundary = now.next_check(boundary, turn_seconds)
+
+
+def check_at(ctx: StepContext, at_seconds: int) -> None:
+    """Roll the wandering die of the check due at ``at_seconds`` and record what it found."""
+    state = _delve(ctx)
+    assert state is not None  # noqa: S101 - checks fall due only in a delve
+    turn_seconds = ctx.part(ClockOptions).turn_seconds
+    faces = state.entered.wandering_on
+    rolled = ctx.roll("1d6", WANDERING, visibility=Visibility.REFEREE)
+    face = rolled.faces[0]
+    ctx.emit(
+        ev.WanderingChecked(
+            turn=state.turn_at(at_seconds, turn_seconds),
+            at_seconds=at_seconds,
+            face=face,
+            modifier=rolled.modifier,
+            wandering_on=faces,
+            monster=on_faces(face, rolled.modifier, faces),
+            referee_rolls=(rolled.nonce,),
+        )
+    )
+
+
+def check_wandering(ctx: StepContext, command: CheckWandering) -> None:
+    """The step of the audit's re-run: the check due at the recorded time."""
+    check_at(ctx, command.at_seconds)

@@ -1,0 +1,71 @@
+"""The inverse audit uses: the command that made a recorded delve decision, and the guard that keeps
+the kit's own commands (a wandering check, a search's dice) out of the referee's hands.
+
+Only what the referee typed is taken from the record (who acts, the door, the tool, the chances the
+referee gave, the searchers and whether a door is there); the rest the step decides again from the
+recorded rolls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import dungeon as ev
+from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.dungeon.commands import INTERNAL, CheckWandering, Listen, OpenDoor, SearchRoll, SpikeDoor
+from hexlog.machine.kit.procedure import Inverse
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.commands import Command
+    from hexlog.machine.table import Table
+
+PERCENT = 100
+
+
+def command_for(event: Event) -> Command | None:
+    """The command that made a recorded decision (None: the event is not a dice-driven decision)."""
+    match event:
+        case ev.WanderingChecked():
+            return CheckWandering(at_seconds=event.at_seconds)
+        case ev.SecretDoorSearched():
+            return SearchRoll(searchers=event.searchers, present=event.present)
+        case ev.DoorListened():
+            skill = len(event.hears_on) if event.thief_skill else None
+            return Listen(by=event.by, door=event.door, skill_in_6=skill)
+        case ev.DoorSpiked():
+            return SpikeDoor(held_open=event.how == "open", door=event.door)
+        case ev.DoorOpened():
+            picked = event.locked and event.unlocked is not ev.Unlock.KEY
+            return OpenDoor(
+                by=event.by,
+                door=event.door,
+                tool=event.tool,
+                locked=event.locked,
+                key=event.unlocked is ev.Unlock.KEY,
+                pick_chance=event.pick_chance if picked and event.pick_out_of == PERCENT else None,
+                pick_in_6=event.pick_chance if picked and event.pick_out_of != PERCENT else None,
+                free=not event.stuck,
+            )
+    return None
+
+
+def by_hand(event: Event) -> str | None:
+    """What the referee decided by hand in a delve event, in words (None: nothing)."""
+    match event:
+        case ev.DoorOpened(locked=True, pick_out_of=out_of) if out_of:
+            return f"a thievery chance of {event.pick_chance} in {out_of} given by the referee for {event.by}"
+    return None
+
+
+INVERSE = Inverse(command_for=command_for, by_hand=by_hand)
+
+
+def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
+    """The kit's own commands are never the referee's: a wandering check or a search's dice come with time."""
+    if isinstance(command, INTERNAL):
+        msg = (
+            f"{type(command).__name__} is made by hexlog as time passes or a search goes on; "
+            "use hexlog dungeon move, search or rest"
+        )
+        raise RuleRefusedError(msg)

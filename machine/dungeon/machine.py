@@ -1,0 +1,114 @@
+"""The delve as a state machine declared as data (seed 004 §4.2).
+
+The party explores turn by turn until it leaves; a wandering monster (or any other) is met by
+handing off to the encounter, and the delve resumes when the encounter concludes. The conditions
+are methods of ``DungeonModel``; they only read, and say why they refuse.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.machine.dungeon.rules import DungeonTables
+from hexlog.machine.dungeon.state import DelveState, Phase
+from hexlog.machine.kit.model import Model
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+P = Phase
+TRANSITIONS: list[TransitionConfigDict] = [
+    {"trigger": "enter", "source": [P.OUTSIDE, P.LEFT], "dest": P.EXPLORING, "conditions": ["has_party", "has_tables"]},
+    {"trigger": "light", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "carrier_free"},
+    {"trigger": "refill", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "carries_lantern"},
+    {"trigger": "move", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "may_map"]},
+    {"trigger": "door", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "by_member"]},
+    {"trigger": "listen", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "by_member"]},
+    {"trigger": "search", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "searchers_ok"]},
+    {"trigger": "spike", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
+    {"trigger": "rest", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
+    # the wandering monster due, or any other the referee places: the encounter takes over
+    {"trigger": "meet", "source": P.EXPLORING, "dest": P.ENCOUNTER},
+    # fired by the kit when the encounter concludes
+    {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.EXPLORING},
+    {"trigger": "leave", "source": P.EXPLORING, "dest": P.LEFT, "conditions": "no_monster_due"},
+]
+del P
+
+
+@attrs.define(slots=False)
+class DungeonModel(Model):
+    """What the delve's machine sees while one command runs."""
+
+    @property
+    def d(self) -> DelveState:
+        """The folded delve (conditions past ``enter`` only run when there is one)."""
+        assert isinstance(self.proc, DelveState)  # noqa: S101 - every phase past OUTSIDE has a delve
+        return self.proc
+
+    def _member(self, name: str) -> bool:
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if self.table.party.member(name) is None:
+            known = ", ".join(m.name for m in self.table.party.members) or "nobody"
+            return self.refuse(f"{name!r} is not in the party ({known})")
+        return True
+
+    def has_party(self) -> bool:
+        """A delve needs a party."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def has_tables(self) -> bool:
+        """The rules in force must have the dungeon's tables."""
+        tables = self.rules.part(DungeonTables)
+        missing = [
+            n
+            for n, t in (("light", tables.light), ("dungeon", tables.dungeon), ("open_doors", tables.open_doors))
+            if t is None
+        ]
+        if missing:
+            shown = ", ".join(f"tables.{name}" for name in missing)
+            return self.refuse(
+                f"the rules in force ({self.rules.name}) have no {shown}; use explore or add them as house rules"
+            )
+        return True
+
+    def no_monster_due(self) -> bool:
+        """A wandering monster that has come must be met first."""
+        return not self.d.monster_due or self.refuse("a wandering monster has come: meet it first (meet)")
+
+    def carrier_free(self) -> bool:
+        """A member carries one light at a time."""
+        by = str(self.command.by)  # type: ignore[union-attr]
+        light = self.d.light_of(by)
+        if light is not None and light.lit:
+            return self.refuse(f"{by} already carries a burning {light.kind}")
+        return self._member(by)
+
+    def carries_lantern(self) -> bool:
+        """Only a lantern is refilled."""
+        by = str(self.command.by)  # type: ignore[union-attr]
+        light = self.d.light_of(by)
+        if light is None or light.kind != "lantern":
+            return self.refuse(f"{by} carries no lantern; light one first (light lantern --by {by})")
+        return True
+
+    def by_member(self) -> bool:
+        """The character named is in the party."""
+        return self._member(str(self.command.by))  # type: ignore[union-attr]
+
+    def searchers_ok(self) -> bool:
+        """Every searcher named is in the party."""
+        return all(self._member(name) for name in getattr(self.command, "searchers", ()))
+
+    def may_map(self) -> bool:
+        """No mapping in the dark or while fleeing (§4.2)."""
+        if getattr(self.command, "mapping", None) is not True:
+            return True
+        if getattr(self.command, "fleeing", False):
+            return self.refuse("the dungeon cannot be mapped while fleeing")
+        if not self.d.lit:
+            return self.refuse("the dungeon cannot be mapped in the dark; light a torch or lantern first")
+        return True

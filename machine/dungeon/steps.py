@@ -1,0 +1,221 @@
+"""The delve's steps outside the doors: entering and leaving, light, movement, searching, rest, meeting monsters.
+
+The kit fires each command's trigger before its step runs (a refusal writes nothing) and records the
+phase change after it. A step that takes time advances the clock through ``ctx.advance``, which runs
+the due checks (lights burning down, wandering checks); a step that rolls records its decision first,
+then lets its time pass, so the audit re-runs the decision alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import dungeon as ev
+from hexlog.events.dice import Visibility
+from hexlog.events.errors import UsageError
+from hexlog.events.vocabulary import Setting
+from hexlog.machine.dungeon.commands import SearchRoll
+from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, on_faces
+from hexlog.machine.dungeon.state import PROCEDURE, DelveState, under_way
+from hexlog.machine.encounter import StartEncounter
+from hexlog.machine.encounter.rules import EncounterTables
+from hexlog.machine.kit.clock import ClockOptions, turns
+
+if TYPE_CHECKING:
+    from hexlog.machine.dungeon.commands import (
+        EnterDungeon,
+        LeaveDungeon,
+        LightSource,
+        Meet,
+        Move,
+        RefillLantern,
+        Rest,
+        Search,
+    )
+    from hexlog.machine.kit.context import StepContext
+
+SEARCH = "dungeon.search"
+HOUR_SECONDS = 3600
+
+
+def _table(ctx: StepContext) -> DungeonTable:
+    table = ctx.part(DungeonTables).dungeon
+    assert table is not None  # noqa: S101 - a delve begins only under rules that have it
+    return table
+
+
+def _light_table(ctx: StepContext) -> LightTable:
+    table = ctx.part(DungeonTables).light
+    assert table is not None  # noqa: S101 - a delve begins only under rules that have it
+    return table
+
+
+def _turn_seconds(ctx: StepContext) -> int:
+    return ctx.part(ClockOptions).turn_seconds
+
+
+def _one_turn(ctx: StepContext, reason: str) -> None:
+    ctx.advance(turns(ctx.part(ClockOptions), 1), reason=reason)
+
+
+def enter(ctx: StepContext, command: EnterDungeon) -> None:
+    """Begin a delve: its wandering checks come at the rules' values, or the danger values, or the referee's."""
+    before = ctx.state(PROCEDURE)
+    table = _table(ctx)
+    every = table.danger_every_turns if command.danger else table.wandering_every_turns
+    faces = table.danger_wandering_on if command.danger else table.wandering_on
+    if command.every_turns is not None:
+        every = command.every_turns
+    if command.wandering_on:
+        wrong = [f for f in command.wandering_on if not 1 <= f <= 6]  # noqa: PLR2004 - a d6
+        if wrong:
+            msg = f"a wandering face must be 1 to 6, not {', '.join(map(str, wrong))}"
+            raise UsageError(msg)
+        faces = tuple(sorted(set(command.wandering_on)))
+    if every < 1:
+        msg = f"wandering checks come every 1 or more turns, not {every}"
+        raise UsageError(msg)
+    ctx.emit(
+        ev.DelveEntered(
+            number=before.entered.number + 1 if isinstance(before, DelveState) else 1,
+            name=command.name,
+            ruleset=ctx.rules.name,
+            party=tuple(m.name for m in ctx.table.party.members),
+            at_seconds=ctx.table.clock.seconds,
+            check_every_turns=every,
+            wandering_on=faces,
+            danger=command.danger,
+        )
+    )
+
+
+def leave(ctx: StepContext, command: LeaveDungeon) -> None:
+    """Conclude the delve."""
+    state = under_way(ctx)
+    ctx.emit(ev.DelveLeft(turns=state.turn_at(ctx.table.clock.seconds, _turn_seconds(ctx)), note=command.note))
+
+
+def light(ctx: StepContext, command: LightSource) -> None:
+    """A member lights a torch or a lantern; it burns the rules' turns from now."""
+    try:
+        kind = ev.LightKind(command.kind)
+    except ValueError:
+        msg = f"light a torch or a lantern, not {command.kind!r}"
+        raise UsageError(msg) from None
+    table = _light_table(ctx)
+    count = table.torch_turns if kind is ev.LightKind.TORCH else table.lantern_turns_per_flask
+    now = ctx.table.clock.seconds
+    out = now + count * _turn_seconds(ctx)
+    ctx.emit(
+        ev.LightLit(
+            carrier=command.by, kind=kind, turns=count, radius_ft=table.radius_ft, at_seconds=now, out_at_seconds=out
+        )
+    )
+
+
+def refill(ctx: StepContext, command: RefillLantern) -> None:
+    """A fresh flask: the lantern burns a flask's turns from now."""
+    count = _light_table(ctx).lantern_turns_per_flask
+    now = ctx.table.clock.seconds
+    out = now + count * _turn_seconds(ctx)
+    ctx.emit(ev.LanternRefilled(carrier=command.by, turns=count, at_seconds=now, out_at_seconds=out))
+
+
+def move(ctx: StepContext, command: Move) -> None:
+    """One turn of exploration at the slowest member's rate; mapping unless dark or fleeing (§4.2)."""
+    state = under_way(ctx)
+    slowest = min(ctx.table.party.members, key=lambda m: m.speed)
+    rate = slowest.speed
+    feet = rate if command.feet is None else command.feet
+    if not 0 <= feet <= rate:
+        msg = f"the party moves at most {rate} ft a turn (its slowest member, {slowest.name}), not {feet}"
+        raise UsageError(msg)
+    why = "fleeing" if command.fleeing else ("" if state.lit else "dark")
+    mapping = not why if command.mapping is None else command.mapping
+    ctx.emit(
+        ev.PartyMoved(
+            turn=state.turn_at(ctx.table.clock.seconds, _turn_seconds(ctx)) + 1,
+            feet=feet,
+            rate=rate,
+            slowest_member=slowest.name,
+            mapping=mapping,
+            fleeing=command.fleeing,
+            lit=state.lit,
+            why_not_mapping="" if mapping else (why or "the party chose not to"),
+        )
+    )
+    _one_turn(ctx, "the party explores")
+
+
+def search(ctx: StepContext, command: Search) -> None:
+    """A turn of searching: each searcher's secret die (the decision), then the turn passes."""
+    searchers = command.searchers or tuple(m.name for m in ctx.table.party.members)
+    search_roll(ctx, SearchRoll(searchers=tuple(searchers), present=not command.nothing_there))
+    _one_turn(ctx, "the party searches")
+
+
+def search_roll(ctx: StepContext, command: SearchRoll) -> None:
+    """Each searcher rolls 1d6 in secret; a door is found when one hits and one is there (§4.2)."""
+    finds_on = _table(ctx).secret_door_on
+    for name in command.searchers:
+        if ctx.table.party.member(name) is None:
+            msg = f"{name!r} is not in the party"
+            raise UsageError(msg)
+    rolled = [ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE) for name in command.searchers]
+    hits = tuple(
+        name for name, r in zip(command.searchers, rolled, strict=True) if on_faces(r.faces[0], r.modifier, finds_on)
+    )
+    ctx.emit(
+        ev.SecretDoorSearched(
+            searchers=tuple(command.searchers),
+            faces=tuple(r.faces[0] for r in rolled),
+            modifiers=tuple(r.modifier for r in rolled),
+            finds_on=finds_on,
+            present=command.present,
+            found_by=hits if command.present else (),
+            found=bool(hits) and command.present,
+            referee_rolls=tuple(r.nonce for r in rolled),
+        )
+    )
+
+
+def rest(ctx: StepContext, command: Rest) -> None:  # noqa: ARG001 - the step signature
+    """Rest the rules' turns, one at a time; a wandering monster that comes cuts the rest short."""
+    wanted = _table(ctx).rest_turns_per_hour
+    rested = 0
+    for _ in range(wanted):
+        _one_turn(ctx, "the party rests")
+        rested += 1
+        if under_way(ctx).monster_due:
+            break
+    ctx.emit(ev.PartyRested(turns=rested, at_seconds=ctx.table.clock.seconds))
+
+
+def meet(ctx: StepContext, command: Meet) -> None:
+    """Hand off to a dungeon encounter; the party carries light if any of its lights burns."""
+    state = under_way(ctx)
+    settings = list(ctx.part(EncounterTables).distance)
+    setting = Setting.DUNGEON if Setting.DUNGEON in settings else Setting(settings[0])
+    name = command.name or ("wandering monster" if state.monster_due else "monsters")
+    ctx.hand_off(
+        StartEncounter(
+            setting=str(setting),
+            name=name,
+            party_light=state.lit,
+            monsters_light=command.monsters_light,
+            party_noisy=command.party_noisy,
+            monsters_noisy=command.monsters_noisy,
+            monster_count=command.monster_count,
+            intelligent=command.intelligent,
+            monster_speed=command.monster_speed,
+        )
+    )
+
+
+def resume(ctx: StepContext, command: object) -> None:
+    """The encounter is over: the delve goes on (its phase change is all it records)."""
+
+
+def rest_due(state: DelveState, now: int, turn_seconds: int, rest_turns: int) -> bool:
+    """Whether the party has delved an hour, less its rest, since it last rested (OSE: one turn each hour)."""
+    return rest_turns > 0 and now - state.rested_at >= HOUR_SECONDS - rest_turns * turn_seconds

@@ -1,0 +1,160 @@
+"""Readable text for the delve's events, and the lines ``hexlog state`` shows of a delve."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events import dungeon as ev
+from hexlog.machine.dungeon import DelveState, Phase
+from hexlog.machine.dungeon.rules import DungeonTables
+from hexlog.machine.dungeon.steps import rest_due
+from hexlog.machine.kit.clock import ClockOptions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
+    from hexlog.machine.table import Table
+
+
+def _rolls(rolls: tuple[int, ...], secret: tuple[int, ...] = ()) -> str:
+    named = [f"#{n}" for n in rolls] + [f"secret #{n}" for n in secret]
+    return f" [rolls {', '.join(named)}]" if named else ""
+
+
+def _faces(faces: tuple[int, ...]) -> str:
+    return ",".join(map(str, faces))
+
+
+def _mod(modifier: int) -> str:
+    return f" {modifier:+d}" if modifier else ""
+
+
+def _door(door: str) -> str:
+    return f" '{door}'" if door else ""
+
+
+def _entered(e: ev.DelveEntered) -> str:
+    name = f" '{e.name}'" if e.name else ""
+    danger = ", a dangerous place" if e.danger else ""
+    return (
+        f"delve {e.number}{name} begins ({e.ruleset}){danger}: {', '.join(e.party)}, "
+        "in the dark unless they light a way; "
+        f"wandering check every {e.check_every_turns} turn(s), "
+        f"a monster on {_faces(e.wandering_on)}"
+    )
+
+
+def _lit(e: ev.LightLit) -> str:
+    return f"{e.carrier} lights a {e.kind} ({e.radius_ft} ft): it burns {e.turns} turns"
+
+
+def _moved(e: ev.PartyMoved) -> str:
+    how = "mapping" if e.mapping else f"not mapping ({e.why_not_mapping})"
+    flee = ", fleeing" if e.fleeing else ""
+    dark = "" if e.lit else ", in the dark"
+    moved = f"the party moves {e.feet} ft of its {e.rate} ft (slowest: {e.slowest_member})"
+    return f"turn {e.turn}: {moved}, {how}{flee}{dark}"
+
+
+def _wandering(e: ev.WanderingChecked) -> str:
+    found = "a WANDERING MONSTER comes (meet it)" if e.monster else "nothing comes"
+    die = f"d6={e.face}{_mod(e.modifier)} (on {_faces(e.wandering_on)})"
+    return f"wandering check, turn {e.turn}: {die}: {found}{_rolls(e.rolls, e.referee_rolls)}"
+
+
+def _opened(e: ev.DoorOpened) -> str:
+    parts = []
+    if e.locked:
+        if e.unlocked is ev.Unlock.KEY:
+            parts.append("unlocked with its key")
+        else:
+            won = "picked" if e.unlocked is ev.Unlock.PICK else "the pick fails"
+            parts.append(f"lock: d{e.pick_out_of}={e.pick_face} against {e.pick_chance}: {won}")
+    if e.chance_in_6:
+        tool = f" with a {e.tool}" if e.tool else ""
+        parts.append(f"forcing it{tool} (STR {e.strength}): d6={e.face}{_mod(e.modifier)} against {e.chance_in_6}-in-6")
+        if e.tool:
+            parts.append(f"the {e.tool} {'BREAKS' if e.tool_broke else 'holds'} (d6={e.break_face})")
+    elif not e.stuck and e.opened:
+        parts.append("not stuck")
+    verdict = (
+        "the door opens" if e.opened else "the door stays shut" + (" (noise: surprise is lost)" if e.noisy else "")
+    )
+    return f"{e.by} tries the door{_door(e.door)}: {'; '.join([*parts, verdict])}{_rolls(e.rolls)}"
+
+
+def _listened(e: ev.DoorListened) -> str:
+    how = "by their skill" if e.thief_skill else "by the rules"
+    heard = "hears something" if e.heard else "hears nothing"
+    die = f"({how}, on {_faces(e.hears_on)}): d6={e.face}{_mod(e.modifier)}"
+    return f"{e.by} listens at the door{_door(e.door)} {die}, {heard}{_rolls(e.rolls, e.referee_rolls)}"
+
+
+def _searched(e: ev.SecretDoorSearched) -> str:
+    dice = ", ".join(
+        f"{n} {f}{_mod(m)}" for n, f, m in zip(e.searchers, e.faces, e.modifiers or (0,) * len(e.faces), strict=False)
+    )
+    if e.found:
+        found = f"a secret door is FOUND by {', '.join(e.found_by)}"
+    else:
+        found = "nothing found" + ("" if e.present else " (nothing is there)")
+    return f"search for secret doors (on {_faces(e.finds_on)}): {dice}: {found}{_rolls(e.rolls, e.referee_rolls)}"
+
+
+def _spiked(e: ev.DoorSpiked) -> str:
+    if e.how == "shut":
+        return f"the door{_door(e.door)} is spiked shut: it counts as stuck"
+    held = "the spike SLIPS and the door closes" if e.slipped else "the spike holds it open"
+    return (
+        f"the door{_door(e.door)} is spiked open: d6={e.face} (slips on {_faces(e.slips_on)}): {held}{_rolls(e.rolls)}"
+    )
+
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    ev.DelveEntered: _entered,
+    ev.DelveLeft: lambda e: f"the party leaves the dungeon after {e.turns} turns" + (f": {e.note}" if e.note else ""),
+    ev.LightLit: _lit,
+    ev.LanternRefilled: lambda e: f"{e.carrier} refills the lantern: it burns {e.turns} turns",
+    ev.LightBurnedOut: lambda e: f"{e.carrier}'s {e.kind} goes out" + (": the party is in DARKNESS" if e.dark else ""),
+    ev.PartyMoved: _moved,
+    ev.PartyRested: lambda e: f"the party rests {e.turns} turn(s)",
+    ev.WanderingChecked: _wandering,
+    ev.DoorOpened: _opened,
+    ev.DoorListened: _listened,
+    ev.SecretDoorSearched: _searched,
+    ev.DoorSpiked: _spiked,
+}
+
+
+def state_lines(state: Any, table: Table) -> list[str]:
+    """The delve as ``hexlog state`` shows it: turns, lights left, the next wandering check, rest."""
+    if not isinstance(state, DelveState) or table.rules is None or state.phase is Phase.OUTSIDE:
+        return []
+    turn_seconds = table.rules.part(ClockOptions).turn_seconds
+    now = table.clock.seconds
+    e = state.entered
+    name = f" {e.name!r}" if e.name else ""
+    lines = [f"delve {e.number}{name}: {state.turn_at(now, turn_seconds)} turns, {state.moves} moves"]
+    if state.phase is Phase.LEFT:
+        return lines
+    lights = [
+        f"{light.carrier}'s {light.kind} {(light.out_at_seconds - now) // turn_seconds} turns left"
+        if light.lit
+        else f"{light.carrier}'s {light.kind} out"
+        for light in state.lights
+    ]
+    lines.append("light: " + ("; ".join(lights) if lights else "none") + ("" if state.lit else " (DARK: no mapping)"))
+    if state.monster_due:
+        lines.append("a wandering monster has come: hexlog dungeon meet")
+    else:
+        due = state.next_check(now, turn_seconds)
+        lines.append(f"next wandering check at turn {state.turn_at(due, turn_seconds)} (on {_faces(e.wandering_on)})")
+    tables = table.rules.part(DungeonTables).dungeon
+    rest_turns = tables.rest_turns_per_hour if tables is not None else 0
+    if rest_due(state, now, turn_seconds, rest_turns):
+        lines.append(f"rest due: {rest_turns} turn(s) each hour (hexlog dungeon rest)")
+    return lines
+
+
+STATES: dict[str, Callable[[Any, Table], list[str]]] = {"dungeon": state_lines}

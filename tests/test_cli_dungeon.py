@@ -1,0 +1,103 @@
+"""A short delve through the command line: each step prints what was rolled, what it meant and what may come next."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+SECRET = bytes(range(32)).hex()
+
+
+def _count_events(db) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+@pytest.fixture
+def delve(hexlog, tmp_path):
+    """An explore campaign, an open session, a party of two inside a dungeon; the database path."""
+    for args in (
+        ("init", "--ruleset", "explore"),
+        ("session", "open", "--secret-hex", SECRET),
+        ("party", "add", "Ann", "--str", "16"),
+        ("party", "add", "Bo", "--speed", "90"),
+    ):
+        assert hexlog(*args).returncode == 0
+    entered = hexlog("dungeon", "enter", "--name", "crypt")
+    assert entered.returncode == 0, entered.stderr
+    assert "delve 1 'crypt' begins (explore)" in entered.stdout
+    assert "wandering check every 2 turn(s), a monster on 1" in entered.stdout
+    assert "-> EXPLORING; next: light, refill, move, door, listen, search, spike, rest, meet, leave" in entered.stdout
+    return tmp_path / "hexlog.db"
+
+
+class TestDelve:
+    @pytest.mark.usefixtures("delve")
+    def test_a_short_delve(self, hexlog):
+        """Light, two turns of movement, a door, listening, searching, a spike, rest, the state, then out."""
+        lit = hexlog("dungeon", "light", "torch", "--by", "Ann")
+        assert "Ann lights a torch (30 ft): it burns 6 turns" in lit.stdout
+        moved = hexlog("dungeon", "move")
+        assert "turn 1: the party moves 90 ft of its 90 ft (slowest: Bo), mapping" in moved.stdout
+        assert "clock advances 1 turn" in moved.stdout
+        second = hexlog("dungeon", "move", "--feet", "40", "--no-mapping")
+        assert "turn 2: the party moves 40 ft" in second.stdout
+        assert "wandering check, turn 2: d6=" in second.stdout
+        assert "for dungeon.wandering [secret]" in second.stdout
+        door = hexlog("dungeon", "door", "open", "--by", "Ann", "--tool", "crowbar")
+        assert door.returncode == 0, door.stderr
+        assert "Ann tries the door: forcing it with a crowbar (STR 16):" in door.stdout
+        assert "against 5-in-6" in door.stdout
+        assert "for dungeon.door (for Ann)" in door.stdout
+        assert "receipt " in door.stdout
+        listened = hexlog("dungeon", "listen", "--by", "Bo")
+        assert "Bo listens at the door (by the rules, on 1): d6=" in listened.stdout
+        assert "[secret]" in listened.stdout
+        searched = hexlog("dungeon", "search", "--by", "Bo")
+        assert "search for secret doors (on 1): Bo " in searched.stdout
+        spiked = hexlog("dungeon", "spike", "--shut", "--door", "north")
+        assert "the door 'north' is spiked shut: it counts as stuck" in spiked.stdout
+        state = hexlog("state").stdout
+        assert "dungeon: phase EXPLORING" in state
+        assert "delve 1 'crypt': 3 turns, 2 moves" in state
+        assert "light: Ann's torch 3 turns left" in state
+        left = hexlog("dungeon", "leave")
+        if left.returncode != 0:  # a wandering monster came at the third turn's end: meet it first
+            assert "meet it first" in left.stderr
+            return
+        assert "the party leaves the dungeon after 3 turns" in left.stdout
+        assert "-> LEFT" in left.stdout
+
+    @pytest.mark.usefixtures("delve")
+    def test_the_player_view_hides_the_secret_dice_and_what_they_decided(self, hexlog):
+        hexlog("dungeon", "listen", "--by", "Bo")
+        hexlog("dungeon", "door", "open", "--by", "Ann", "--free")
+        player = hexlog("log", "--view", "player").stdout
+        assert "dungeon.door_listened (hidden by the referee until the session closes)" in player
+        assert "listens at the door" not in player
+        assert "Ann tries the door: not stuck; the door opens" in player
+        hexlog("session", "close")
+        revealed = hexlog("log", "--view", "player").stdout
+        assert "Bo listens at the door" in revealed
+
+    def test_a_refused_step_prints_one_error_and_writes_nothing(self, hexlog, delve):
+        before = _count_events(delve)
+        fled = hexlog("dungeon", "move", "--mapping", "--fleeing")
+        assert fled.returncode != 0
+        assert fled.stderr.strip() == (
+            "hexlog: error: dungeon: 'move' refused in phase EXPLORING: the dungeon cannot be mapped while fleeing"
+        )
+        dark = hexlog("dungeon", "move", "--mapping")
+        assert "cannot be mapped in the dark" in dark.stderr
+        lamp = hexlog("dungeon", "light", "lamp", "--by", "Ann")
+        assert lamp.returncode != 0
+        assert "light a torch or a lantern, not 'lamp'" in lamp.stderr
+        assert _count_events(delve) == before
+
+    @pytest.mark.usefixtures("delve")
+    def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog):
+        hexlog("dungeon", "leave")
+        moved = hexlog("dungeon", "move")
+        assert moved.returncode != 0
+        assert "'move' is not allowed in state LEFT; allowed now: enter" in moved.stderr

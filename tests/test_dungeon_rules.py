@@ -1,0 +1,432 @@
+"""The dungeon follows its tables: known answers on scripted dice, and each table entry changed by a house rule."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from hexlog.events import dungeon as ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.events.codec import to_data
+from hexlog.events.dice import DiceRolled, RollModifier, Visibility
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import commands as c
+from hexlog.machine import dungeon as dg
+from hexlog.machine.campaign import CAMPAIGN as CAMPAIGN_PROCEDURE
+from hexlog.machine.dungeon import DUNGEON
+from hexlog.machine.encounter import ENCOUNTER
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.kit.context import StepContext
+from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.kit.registry import Registry
+from hexlog.machine.kit.rules import RulesError
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.service import render_dungeon
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+
+CAMPAIGN = "t"
+MEMBERS = (c.AddMember(name="Ann", strength=16), c.AddMember(name="Bo", speed=90))
+
+
+class Delve:
+    """A campaign on a scripted roller, inside a delve: ``faces`` are the dice the next command rolls."""
+
+    def __init__(
+        self,
+        tables: dict[str, Any] | None = None,
+        members: tuple[c.AddMember, ...] = MEMBERS,
+        registry: Registry = REGISTRY,
+        enter: dg.EnterDungeon | None = None,
+    ) -> None:
+        self.script: list[int] = []
+        roller = lambda _table: ScriptedRoller(self.script)  # noqa: E731 - the handler's roller
+        self.handler = Handler(MemoryStore(), MemoryKeeper(), registry=registry, roller=roller)
+        self.run(c.StartCampaign(ruleset="explore", overrides={"tables": tables} if tables else {}))
+        self.run(c.OpenSession(secret_hex="cd" * 32))
+        for member in members:
+            self.run(member)
+        self.run(enter or dg.EnterDungeon())
+
+    def run(self, command: c.Command, *faces: int) -> list[Event]:
+        """Execute one command on the given faces; all of them must be used."""
+        self.script.extend(faces)
+        events = list(self.handler.execute(CAMPAIGN, command).events)
+        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
+        return events
+
+    @property
+    def state(self) -> dg.DelveState:
+        return self.handler.load(CAMPAIGN).procedures["dungeon"]
+
+
+def only(events: list[Event], kind: type[Any]) -> Any:
+    found = [e for e in events if isinstance(e, kind)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def rolls(events: list[Event]) -> list[DiceRolled]:
+    return [e for e in events if isinstance(e, DiceRolled)]
+
+
+class TestStuckDoors:
+    @pytest.mark.parametrize(
+        ("strength", "chance"),
+        [(3, 1), (8, 1), (9, 2), (12, 2), (13, 3), (15, 3), (16, 4), (17, 4), (18, 5)],
+    )
+    def test_the_chance_in_6_follows_the_str_band(self, strength: int, chance: int):
+        """A face of the chance forces the door; one more does not (and the failure is noisy)."""
+        d = Delve(members=(c.AddMember(name="Cy", strength=strength),))
+        won = only(d.run(dg.OpenDoor(by="Cy"), chance), ev.DoorOpened)
+        assert (won.chance_in_6, won.opened, won.noisy, won.strength) == (chance, True, False, strength)
+        lost = only(d.run(dg.OpenDoor(by="Cy"), chance + 1), ev.DoorOpened)
+        assert (lost.opened, lost.noisy) == (False, True)
+
+    def test_the_roll_is_made_for_the_character(self):
+        d = Delve()
+        (roll,) = rolls(d.run(dg.OpenDoor(by="Bo"), 2))
+        assert (roll.purpose, roll.made_for, roll.visibility) == ("dungeon.door", "Bo", Visibility.PUBLIC)
+
+    @pytest.mark.parametrize(("tool", "break_face", "broke"), [("crowbar", 1, True), ("axe", 2, False)])
+    def test_a_tool_adds_its_bonus_and_breaks_on_its_second_die(self, tool: str, break_face: int, broke):
+        """STR 10 (2-in-6) with a tool is 3-in-6: a 3 opens; the tool's own d6 breaks it on a 1."""
+        d = Delve(members=(c.AddMember(name="Cy", strength=10),))
+        events = d.run(dg.OpenDoor(by="Cy", tool=tool), 3, break_face)
+        door = only(events, ev.DoorOpened)
+        assert (door.chance_in_6, door.opened, door.break_face, door.tool_broke) == (3, True, break_face, broke)
+        assert [r.purpose for r in rolls(events)] == ["dungeon.door", "dungeon.door.tool"]
+        assert rolls(events)[1].made_for == ""
+
+    def test_a_door_not_stuck_opens_without_a_roll(self):
+        door = only(Delve().run(dg.OpenDoor(by="Ann", free=True)), ev.DoorOpened)
+        assert (door.stuck, door.opened, door.rolls) == (False, True, ())
+
+    def test_a_door_spiked_shut_counts_as_stuck(self):
+        """Even noted as free, a door spiked shut must be forced."""
+        d = Delve()
+        d.run(dg.SpikeDoor(held_open=False, door="north"))
+        door = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 5), ev.DoorOpened)
+        assert (door.stuck, door.chance_in_6, door.opened) == (True, 4, False)
+        assert "north" in d.state.spiked_shut
+        d.run(dg.OpenDoor(by="Ann", door="north", free=True), 1)
+        assert "north" not in d.state.spiked_shut
+
+
+class TestLockedDoors:
+    def test_the_key_opens_the_lock_and_the_door_is_then_forced(self):
+        door = only(Delve().run(dg.OpenDoor(by="Ann", locked=True, key=True), 4), ev.DoorOpened)
+        assert (door.unlocked, door.chance_in_6, door.opened) == (ev.Unlock.KEY, 4, True)
+
+    @pytest.mark.parametrize(("face", "picked"), [(30, True), (31, False)])
+    def test_a_pick_in_percent_is_rolled_for_the_character(self, face: int, picked):
+        d = Delve()
+        events = d.run(dg.OpenDoor(by="Bo", locked=True, pick_chance=30, free=True), face)
+        door = only(events, ev.DoorOpened)
+        assert (door.unlocked is ev.Unlock.PICK, door.opened, door.pick_out_of) == (picked, picked, 100)
+        assert (rolls(events)[0].purpose, rolls(events)[0].made_for) == ("dungeon.door.pick", "Bo")
+
+    @pytest.mark.parametrize(("face", "picked"), [(2, True), (3, False)])
+    def test_a_pick_in_6(self, face: int, picked):
+        door = only(Delve().run(dg.OpenDoor(by="Bo", locked=True, pick_in_6=2, free=True), face), ev.DoorOpened)
+        assert (door.opened, door.pick_out_of, door.pick_face) == (picked, 6, face)
+
+
+class TestListening:
+    @pytest.mark.parametrize(("face", "heard"), [(1, True), (2, False)])
+    def test_listening_is_1_in_6_rolled_in_secret(self, face: int, heard):
+        d = Delve()
+        events = d.run(dg.Listen(by="Bo"), face)
+        listened = only(events, ev.DoorListened)
+        (roll,) = rolls(events)
+        assert (listened.heard, listened.hears_on, listened.rolls) == (heard, (1,), ())
+        assert listened.referee_rolls == (roll.nonce,)
+        assert (roll.visibility, roll.made_for) == (Visibility.REFEREE, "Bo")
+
+    @pytest.mark.parametrize(("face", "heard"), [(3, True), (4, False)])
+    def test_a_thief_listens_by_their_skill(self, face: int, heard):
+        listened = only(Delve().run(dg.Listen(by="Bo", skill_in_6=3), face), ev.DoorListened)
+        assert (listened.heard, listened.hears_on, listened.thief_skill) == (heard, (1, 2, 3), True)
+
+
+class TestSearching:
+    def test_each_searcher_rolls_1_in_6_in_secret_and_the_turn_passes(self):
+        d = Delve()
+        events = d.run(dg.Search(), 3, 1)
+        searched = only(events, ev.SecretDoorSearched)
+        assert (searched.faces, searched.found_by, searched.found) == ((3, 1), ("Bo",), True)
+        assert all(r.visibility is Visibility.REFEREE for r in rolls(events))
+        assert [r.made_for for r in rolls(events)] == ["Ann", "Bo"]
+        assert only(events, ClockAdvanced).turns == 1
+
+    def test_nothing_is_found_where_nothing_is(self):
+        searched = only(Delve().run(dg.Search(searchers=("Ann",), nothing_there=True), 1), ev.SecretDoorSearched)
+        assert (searched.found, searched.found_by, searched.present) == (False, (), False)
+
+
+class TestSpikes:
+    @pytest.mark.parametrize(("face", "slipped"), [(1, True), (2, True), (3, False)])
+    def test_a_spike_holding_a_door_open_slips_on_2_in_6(self, face: int, slipped):
+        d = Delve()
+        spiked = only(d.run(dg.SpikeDoor(held_open=True, door="east"), face), ev.DoorSpiked)
+        assert (spiked.slipped, spiked.slips_on) == (slipped, (1, 2))
+        assert ("east" in d.state.spiked_open) is not slipped
+
+
+class TestLight:
+    def test_a_torch_burns_6_turns(self):
+        """Five moves later the torch still burns; the sixth turn puts it out and the party is in the dark."""
+        d = Delve(enter=dg.EnterDungeon(every_turns=100))
+        d.run(dg.LightSource(kind="torch", by="Ann"))
+        for _ in range(5):
+            d.run(dg.Move())
+        assert d.state.lit
+        out = only(d.run(dg.Move()), ev.LightBurnedOut)
+        assert (out.carrier, out.kind, out.at_seconds, out.dark) == ("Ann", "torch", 3600, True)
+        assert not d.state.lit
+        assert only(d.run(dg.Move()), ev.PartyMoved).why_not_mapping == "dark"
+
+    def test_a_lantern_burns_24_turns_and_a_flask_refills_it(self):
+        d = Delve(enter=dg.EnterDungeon(every_turns=100))
+        lit = only(d.run(dg.LightSource(kind="lantern", by="Bo")), ev.LightLit)
+        assert (lit.turns, lit.out_at_seconds, lit.radius_ft) == (24, 24 * 600, 30)
+        for _ in range(23):
+            d.run(dg.Move())
+        out = only(d.run(dg.Move()), ev.LightBurnedOut)
+        assert (out.kind, out.at_seconds) == ("lantern", 24 * 600)
+        refilled = only(d.run(dg.RefillLantern(by="Bo")), ev.LanternRefilled)
+        assert (refilled.turns, refilled.out_at_seconds) == (24, 48 * 600)
+        assert d.state.lit
+
+    def test_another_light_keeps_the_party_out_of_the_dark(self):
+        d = Delve(enter=dg.EnterDungeon(every_turns=100))
+        d.run(dg.LightSource(kind="torch", by="Ann"))
+        d.run(dg.LightSource(kind="lantern", by="Bo"))
+        events = [e for _ in range(6) for e in d.run(dg.Move())]
+        assert only(events, ev.LightBurnedOut).dark is False
+
+
+def checks(events: list[Event]) -> list[tuple[int, int, bool]]:
+    return [(e.turn, e.face, e.monster) for e in events if isinstance(e, ev.WanderingChecked)]
+
+
+class TestWandering:
+    def test_a_secret_check_every_2_turns_a_monster_on_1(self):
+        d = Delve()
+        events = [e for faces in ((), (2,), (), (1,)) for e in d.run(dg.Move(), *faces)]
+        assert checks(events) == [(2, 2, False), (4, 1, True)]
+        roll = rolls(events)[0]
+        assert (roll.purpose, roll.visibility, roll.made_for) == ("dungeon.wandering", Visibility.REFEREE, "")
+        assert d.state.monster_due
+
+    def test_a_dangerous_place_checks_every_turn_on_1_or_2(self):
+        d = Delve(enter=dg.EnterDungeon(danger=True))
+        events = [e for face in (3, 2) for e in d.run(dg.Move(), face)]
+        assert checks(events) == [(1, 3, False), (2, 2, True)]
+
+    def test_the_referee_may_set_the_frequency_and_faces(self):
+        d = Delve(enter=dg.EnterDungeon(every_turns=3, wandering_on=(5, 6)))
+        events = [e for faces in ((), (), (5,)) for e in d.run(dg.Move(), *faces)]
+        assert checks(events) == [(3, 5, True)]
+
+    def test_no_check_while_a_monster_is_due(self):
+        """A monster has come: the clock may pass (an encounter's own time) without a second check."""
+        d = Delve(enter=dg.EnterDungeon(danger=True))
+        d.run(dg.Move(), 1)
+        events = advance(d, 3, at_once=True, faces=[])
+        assert [e.turns for e in events if isinstance(e, ClockAdvanced)] == [1, 1, 1]
+        assert checks(events) == []
+        d.run(dg.Meet())
+        assert d.state.phase is dg.Phase.ENCOUNTER
+        assert checks(advance(d, 2, at_once=True, faces=[])) == []
+
+    def test_rest_takes_a_turn(self):
+        d = Delve()
+        events = d.run(dg.Rest())
+        assert (only(events, ClockAdvanced).turns, only(events, ev.PartyRested).turns) == (1, 1)
+
+
+def advance(delve: Delve, n: int, *, at_once: bool, faces: list[int]) -> list[Event]:
+    """Advance ``n`` turns through the kit on the delve's table: at once, or one turn at a time."""
+    table = delve.handler.load(CAMPAIGN)
+    ctx = StepContext(table=table, registry=REGISTRY, roller_for=lambda _t: ScriptedRoller(faces))
+    span = turns(table.rules.part(ClockOptions), 1)  # type: ignore[union-attr]
+    if at_once:
+        ctx.advance(span, reason="time passes", times=n)
+    else:
+        for _ in range(n):
+            ctx.advance(span, reason="time passes")
+    return ctx.events
+
+
+class TestTimeInSteps:
+    @pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+    @pytest.mark.parametrize("danger", [False, True])
+    def test_n_turns_at_once_record_what_n_single_turns_record(self, n: int, danger):
+        """Clock events, lights going out and wandering checks (a monster at the third check stops the rest)."""
+        made = []
+        for at_once in (True, False):
+            d = Delve(enter=dg.EnterDungeon(danger=danger))
+            d.run(dg.LightSource(kind="torch", by="Ann"))
+            d.run(dg.Move(), *([4] if danger else []))
+            d.run(dg.Move(), 4)
+            made.append([to_data(e) for e in advance(d, n, at_once=at_once, faces=[5, 6, 1, 2, 3, 4, 5, 6])])
+        assert made[0] == made[1]
+        kinds = {e.type_name for e in advance(Delve(), 8, at_once=True, faces=[5, 6, 1, 6])}
+        assert {"dungeon.wandering_checked", "clock.advanced"} <= kinds
+
+
+def exhaustion(table: Any, made_for: str, purpose: str) -> list[RollModifier]:  # noqa: ARG001 - the source signature
+    return [RollModifier(source="exhaustion (a test)", value=-1)] if made_for == "Ann" else []
+
+
+#: the real procedures and one that tires Ann: -1 on every roll made for her
+TIRED = Registry(
+    (
+        CAMPAIGN_PROCEDURE,
+        DUNGEON,
+        ENCOUNTER,
+        Procedure(name="tired", title="A test.", steps={}, modifiers=(exhaustion,)),
+    )
+)
+
+
+class TestModifiers:
+    def test_a_penalty_on_a_roll_made_for_the_character_lowers_their_chance(self):
+        """Ann (STR 16, 4-in-6) rolls a 4 while exhausted: it counts as 5, so the door holds; Bo is not."""
+        d = Delve(registry=TIRED)
+        events = d.run(dg.OpenDoor(by="Ann"), 4)
+        door = only(events, ev.DoorOpened)
+        assert (door.face, door.modifier, door.opened) == (4, -1, False)
+        assert rolls(events)[0].modifiers == (RollModifier(source="exhaustion (a test)", value=-1),)
+        listened = only(d.run(dg.Listen(by="Ann"), 1), ev.DoorListened)
+        assert (listened.modifier, listened.heard) == (-1, False)
+        assert only(d.run(dg.Listen(by="Bo"), 1), ev.DoorListened).heard
+
+
+def house(**tables: dict[str, Any]) -> dict[str, Any]:
+    return tables
+
+
+class TestHouseRules:
+    """Each entry of the dungeon's tables, changed by a house rule, changes what happens."""
+
+    def test_torch_turns(self):
+        d = Delve(house(light={"torch_turns": 2}), enter=dg.EnterDungeon(every_turns=100))
+        d.run(dg.LightSource(kind="torch", by="Ann"))
+        d.run(dg.Move())
+        assert only(d.run(dg.Move()), ev.LightBurnedOut).at_seconds == 1200
+
+    def test_lantern_turns_per_flask(self):
+        d = Delve(house(light={"lantern_turns_per_flask": 3}))
+        assert only(d.run(dg.LightSource(kind="lantern", by="Ann")), ev.LightLit).turns == 3
+        assert only(d.run(dg.RefillLantern(by="Ann")), ev.LanternRefilled).turns == 3
+
+    def test_radius_ft(self):
+        d = Delve(house(light={"radius_ft": 10}))
+        assert only(d.run(dg.LightSource(kind="torch", by="Ann")), ev.LightLit).radius_ft == 10
+
+    def test_wandering_every_turns(self):
+        d = Delve(house(dungeon={"wandering_every_turns": 1}))
+        assert checks(d.run(dg.Move(), 4)) == [(1, 4, False)]
+
+    def test_wandering_on(self):
+        d = Delve(house(dungeon={"wandering_on": [4]}))
+        d.run(dg.Move())
+        assert checks(d.run(dg.Move(), 4)) == [(2, 4, True)]
+
+    def test_danger_every_turns(self):
+        d = Delve(house(dungeon={"danger_every_turns": 3}), enter=dg.EnterDungeon(danger=True))
+        d.run(dg.Move())
+        d.run(dg.Move())
+        assert checks(d.run(dg.Move(), 4)) == [(3, 4, False)]
+
+    def test_danger_wandering_on(self):
+        d = Delve(house(dungeon={"danger_wandering_on": [6]}), enter=dg.EnterDungeon(danger=True))
+        assert checks(d.run(dg.Move(), 6)) == [(1, 6, True)]
+
+    def test_listen_on(self):
+        assert only(Delve(house(dungeon={"listen_on": [1, 2]})).run(dg.Listen(by="Bo"), 2), ev.DoorListened).heard
+
+    def test_secret_door_on(self):
+        d = Delve(house(dungeon={"secret_door_on": [5]}))
+        assert only(d.run(dg.Search(searchers=("Ann",)), 5), ev.SecretDoorSearched).found
+
+    def test_spike_slips_on(self):
+        d = Delve(house(dungeon={"spike_slips_on": [1]}))
+        assert not only(d.run(dg.SpikeDoor(held_open=True), 2), ev.DoorSpiked).slipped
+
+    def test_rest_turns_per_hour(self):
+        d = Delve(house(dungeon={"rest_turns_per_hour": 2}))
+        events = d.run(dg.Rest(), 6)
+        assert only(events, ev.PartyRested).turns == 2
+        assert len([e for e in events if isinstance(e, ClockAdvanced)]) == 2
+
+    def test_by_str(self):
+        d = Delve(house(open_doors={"by_str": [[3, 1], [16, 6]]}))
+        assert only(d.run(dg.OpenDoor(by="Ann"), 6), ev.DoorOpened).chance_in_6 == 6
+
+    def test_tool_bonus_in_6(self):
+        d = Delve(house(open_doors={"tool_bonus_in_6": 2}))
+        assert only(d.run(dg.OpenDoor(by="Ann", tool="axe"), 6, 6), ev.DoorOpened).chance_in_6 == 6
+
+    def test_tool_breaks_on(self):
+        d = Delve(house(open_doors={"tool_breaks_on": [1, 2, 3]}))
+        assert only(d.run(dg.OpenDoor(by="Ann", tool="crowbar"), 1, 3), ev.DoorOpened).tool_broke
+
+    @pytest.mark.parametrize(
+        ("tables", "why"),
+        [
+            ({"dungeon": {"wandering_on": [7]}}, "wandering_on"),
+            ({"light": {"torch_turns": 0}}, "torch_turns"),
+            ({"open_doors": {"by_str": [[4, 1]]}}, "by_str"),
+            ({"open_doors": {"tool_bonus_in_6": 9}}, "tool_bonus_in_6"),
+        ],
+    )
+    def test_a_value_the_rules_cannot_use_is_refused_naming_its_key(self, tables: dict[str, Any], why: str):
+        with pytest.raises(RulesError, match=why):
+            Delve(tables)
+
+
+def test_phase_changes_name_the_procedure():
+    """Every dungeon step records its phase change under the procedure's name."""
+    events = Delve().run(dg.Move())
+    assert [e.procedure for e in events if isinstance(e, PhaseChanged)] == ["dungeon"]
+
+
+class TestStateLines:
+    def test_the_state_shows_turns_lights_the_next_check_and_rest_due_after_an_hour(self):
+        """Five turns after entering the party owes its rest; resting clears it."""
+        d = Delve()
+        d.run(dg.LightSource(kind="torch", by="Ann"))
+        for faces in ((), (6,), (), (6,)):
+            d.run(dg.Move(), *faces)
+        table = d.handler.load(CAMPAIGN)
+        lines = render_dungeon.state_lines(d.state, table)
+        assert lines == [
+            "delve 1: 4 turns, 4 moves",
+            "light: Ann's torch 2 turns left",
+            "next wandering check at turn 6 (on 1)",
+        ]
+        d.run(dg.Move())
+        assert render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))[-1] == (
+            "rest due: 1 turn(s) each hour (hexlog dungeon rest)"
+        )
+        d.run(dg.Rest(), 6)
+        lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        assert not any("rest due" in line for line in lines)
+        assert "light: Ann's torch out" not in lines  # a torch that burned out is gone
+        assert lines[1] == "light: none (DARK: no mapping)"
+
+    def test_a_wandering_monster_due_is_shown_with_the_step_to_take(self):
+        d = Delve(enter=dg.EnterDungeon(danger=True))
+        d.run(dg.Move(), 1)
+        assert "a wandering monster has come: hexlog dungeon meet" in render_dungeon.state_lines(
+            d.state, d.handler.load(CAMPAIGN)
+        )
