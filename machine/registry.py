@@ -6,6 +6,7 @@ The order is the order of due checks and roll modifiers: a procedure whose check
 
 from __future__ import annotations
 
+from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
@@ -19,6 +20,7 @@ REGISTRY = Registry(
         CAMPAIGN,
         TRAVEL,
         CLOCK,
+        CAMP,
         DUNGEON,
         ENCOUNTER,
         HEXMAP,

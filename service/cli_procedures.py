@@ -3,7 +3,8 @@
 Each command of a procedure becomes a subcommand named after its trigger (``check_surprise`` ->
 ``check-surprise``); its fields become options, spelled and explained as the command declares them
 (``hexlog.machine.commands.arg``). After a step the subcommand prints what was recorded, the phase
-and the steps allowed next (by side); a refusal names the steps allowed now as subcommands.
+and the steps allowed next (by side), and for a procedure waiting on one it handed off to, that
+one's phase and steps; a refusal names the steps allowed now as subcommands.
 """
 
 from __future__ import annotations
@@ -57,6 +58,14 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
         out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+    for parent, child in outcome.table.handoffs:
+        if parent == procedure.name:
+            waited = registry.procedure(child)
+            state = outcome.table.procedures.get(child)
+            steps = render.next_steps(registry.runner(child).allowed(state, outcome.table))
+            phase = waited.phase_of(state)
+            shown = phase.name if phase is not None else "-"
+            out.print(f"   waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
 
 
 def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:

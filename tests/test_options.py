@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 import pytest
 
+from hexlog.events import camp as camp_ev
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
 from hexlog.events import travel as ev_travel
@@ -26,6 +27,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
+from hexlog.machine import camp
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import hexmap
@@ -60,6 +62,8 @@ PURSUIT = ev.PursuitDecided.type_name
 ROUND = ev.RoundPlayed.type_name
 CONCLUDED = ev.EncounterConcluded.type_name
 HANDED = HandedOff.type_name
+NIGHT_CHECKED = camp_ev.NightChecked.type_name
+CAMP_BROKEN = camp_ev.CampBroken.type_name
 REFUSED = "refused"
 #: the field of a difference where an event is present in one run only
 WHOLE = "*"
@@ -221,6 +225,16 @@ def monsters_surprised(ruleset: str, face: int) -> tuple[Step, ...]:
         do(enc.RollInitiative(), 5, 2),
         do(enc.PlayRound()),
         do(enc.ConcludeEncounter()),
+    )
+
+
+def night_in_camp(*check_faces: int) -> tuple[Step, ...]:
+    """explore: a camp in clear terrain (encounter on 6), Ann and Bo taking turns, one night check, morning."""
+    return (
+        do(camp.MakeCamp(terrain="clear")),
+        do(camp.SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo"))),
+        do(camp.CheckNight(), *check_faces),
+        do(camp.BreakCamp()),
     )
 
 
@@ -1011,6 +1025,38 @@ def _rows() -> list[Row]:
                 do(enc.RollInitiative(), 2, 5),
                 do(enc.ConcludeEncounter()),
             ),
+        ),
+        # explore: the night's wandering check (A19) is rolled; without it the check is refused and the camp
+        # breaks straight after the watches are set
+        Row(
+            ruleset="explore",
+            option="night_encounter_check",
+            value=False,
+            script=night_in_camp(1),
+            changes={
+                (PHASE, "source"): ("NIGHT", "WATCHED"),
+                **whole(PRESENT, ABSENT, DICE, NIGHT_CHECKED, PHASE),
+                **whole(ABSENT, PRESENT, REFUSED),
+            },
+        ),
+        # explore: clear terrain meets a night encounter on a 6 (OD&D p.18); under the dolmenwood chances
+        # (given a clear row on 1) the check's 1 is an encounter in watch 2, which must be met before morning
+        Row(
+            ruleset="explore",
+            option="lost_encounter_source",
+            value="dolmenwood",
+            base_tables={"lost_encounter": {"dolmenwood": {"clear": {"lost": [1], "encounter": [1]}}}},
+            script=night_in_camp(1, 2),
+            changes={
+                (NIGHT_CHECKED, "encounter_on"): ([6], [1]),
+                (NIGHT_CHECKED, "encounter"): (False, True),
+                (NIGHT_CHECKED, "watch"): (0, 2),
+                (NIGHT_CHECKED, "awake"): ([], ["Bo"]),
+                (NIGHT_CHECKED, "asleep"): ([], ["Ann"]),
+                (NIGHT_CHECKED, "referee_rolls"): ([0], [0, 1]),
+                **whole(ABSENT, PRESENT, DICE, REFUSED),
+                **whole(PRESENT, ABSENT, CLOCK, CAMP_BROKEN, PHASE),
+            },
         ),
     ]
     rows += travel_rows()

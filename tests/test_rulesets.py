@@ -202,15 +202,7 @@ class TestBuiltins:
             for key, value in rules.content["options"].items()
             if (part := reader("options", key)) is not None
         ]
-        assert (
-            {ClockOptions, EncounterOptions}
-            <= {part for _, _, part in used}
-            <= {
-                ClockOptions,
-                EncounterOptions,
-                TravelOptions,
-            }
-        )
+        assert {ClockOptions, EncounterOptions} <= {part for _, _, part in used} <= set(REGISTRY.rule_parts)
         for key, raw, part in used:
             typed = getattr(rules.part(part), key)
             assert holds(raw, unstructure(typed)), f"{name}: options.{key}"
@@ -535,11 +527,11 @@ class TestOverrides:
             ("ose", '[options]\nevasion_table = "custom"\n', "options.evasion_table"),
             ("adnd", "[options]\nsegment_seconds = 5\n", "options.segment_seconds"),
             ("explore", "[options]\nevasion_floor_pct = 60\nevasion_cap_pct = 50\n", "options.evasion_floor_pct"),
-            ("explore", '[tables.camp]\nfirewood_dice = "2d6"\n', "tables.camp"),
+            ("explore", "[tables.search.default]\nguide_widen = 2\n", "tables.search"),
             ("ose", "[tables.evasion]\ncustom = [{ fleeing_at_least = 1, bands = [[1, 60]] }]\n", "tables.evasion"),
             ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = 2\n", "tables.wilderness_pursuit"),
         ],
-        ids=["evasion-table", "segment-seconds", "evasion-pct", "camp", "evasion-custom", "pursuit"],
+        ids=["evasion-table", "segment-seconds", "evasion-pct", "search", "evasion-custom", "pursuit"],
     )
     def test_an_override_of_an_unused_key_is_refused(self, name: str, text: str, key: str) -> None:
         """A key no procedure reads cannot be changed by a house rule: the change would do nothing."""

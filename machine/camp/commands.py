@@ -1,0 +1,71 @@
+"""The camp's commands (imperative names), the trigger each one fires, and what each argument means."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.machine.commands import Command, arg
+
+
+@attrs.frozen(kw_only=True)
+class MakeCamp(Command):
+    """Set up camp for the night: clear the ground, raise the tents, prepare the fire pit."""
+
+    weather: str = arg("", help="the day's weather (a key of tables.weather_flags); wet weather means less firewood")
+    winter: bool = arg(False, help="it is winter: less firewood")  # noqa: FBT003 - a default
+    terrain: str = arg(
+        "", help="the camp's terrain, whose encounter range the night's wandering check reads (a row of the chances)"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class GatherFirewood(Command):
+    """Each gatherer brings back hours of fuel."""
+
+    gatherers: tuple[str, ...] = arg((), help="a party member who gathers (repeat for each)", flag="--by")
+
+
+@attrs.frozen(kw_only=True)
+class SetWatches(Command):
+    """Assign the night's watches before sleeping: at least one guard each."""
+
+    watches: tuple[str, ...] = arg(
+        (),
+        help="one watch: its number, =, and its guards separated by commas (1=Aldric,Brom); repeat for each",
+        flag="--watch",
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CheckNight(Command):
+    """The referee's secret wandering check of the night; on an encounter, the die picks the watch."""
+
+    terrain: str = arg("", help="the camp's terrain, if not given when the camp was made")
+
+
+@attrs.frozen(kw_only=True)
+class MeetEncounter(Command):
+    """The night's encounter comes: describe the monsters, and the encounter begins in the dark."""
+
+    name: str = arg("", help="a name for the encounter")
+    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
+    intelligent: bool = arg(True, help="the monsters are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
+    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
+    monsters_light: bool = arg(False, help="the monsters carry light")  # noqa: FBT003 - a default
+    monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class BreakCamp(Command):
+    """Morning: the night passes on the clock and each member's sleep is judged."""
+
+
+#: each command's trigger, in the order a referee meets them
+TRIGGERS: dict[type[Command], str] = {
+    MakeCamp: "make",
+    GatherFirewood: "firewood",
+    SetWatches: "watches",
+    CheckNight: "check",
+    MeetEncounter: "meet",
+    BreakCamp: "break",
+}

@@ -1,0 +1,30 @@
+"""The inverse audit uses: the command that made a recorded camp decision.
+
+Only the gatherers and the terrain are taken from the record (the referee named them); the firewood
+and the night's wandering check are decided again from the recorded rolls.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import camp as ev
+from hexlog.machine.camp.commands import CheckNight, GatherFirewood
+from hexlog.machine.kit.procedure import Inverse
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.commands import Command
+
+
+def command_for(event: Event) -> Command | None:
+    """The command that made a recorded decision (None: the event is not a dice-driven decision)."""
+    match event:
+        case ev.FirewoodGathered():
+            return GatherFirewood(gatherers=tuple(g.name for g in event.gathered))
+        case ev.NightChecked():
+            return CheckNight(terrain=event.terrain)
+    return None
+
+
+INVERSE = Inverse(command_for=command_for)

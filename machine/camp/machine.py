@@ -1,0 +1,115 @@
+"""A night in camp as a state machine declared as data (seed 004 §4.16).
+
+``TRANSITIONS`` is the whole night: camp is made, firewood gathered (or not), the watches set, the
+night's wandering checks rolled, an encounter met in the watch the die picks (the camp waits while
+the encounter runs, and resumes with ``encounter_over`` when it concludes), and the camp broken in
+the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events.errors import RuleRefusedError
+from hexlog.machine import commands as c
+from hexlog.machine.camp.rules import CampTable, CampTables
+from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
+from hexlog.machine.kit.model import Model
+from hexlog.machine.travel.rules import TravelOptions
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+    from hexlog.machine.table import Table
+
+P = Phase
+TRANSITIONS: list[TransitionConfigDict] = [
+    {"trigger": "make", "source": [P.IDLE, P.BROKEN], "dest": P.PITCHED, "conditions": ["has_camp_rules", "has_party"]},
+    {"trigger": "firewood", "source": P.PITCHED, "dest": P.FUELLED},
+    {"trigger": "watches", "source": [P.PITCHED, P.FUELLED], "dest": P.WATCHED},
+    {"trigger": "check", "source": [P.WATCHED, P.NIGHT], "dest": P.NIGHT, "conditions": "check_due"},
+    {"trigger": "meet", "source": P.NIGHT, "dest": P.ENCOUNTER, "conditions": "encounter_due"},
+    # the kit fires it when the encounter handed off to concludes: the night goes on
+    {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.NIGHT},
+    {"trigger": "break", "source": [P.WATCHED, P.NIGHT], "dest": P.BROKEN, "conditions": "night_is_over"},
+]
+del P
+#: the phases in which the watches are set and the night is under way
+WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER})
+
+
+def checks_owed(options: TravelOptions, table: CampTable) -> int:
+    """How many wandering checks the night owes under the rules in force (A19)."""
+    return table.night_checks if options.night_encounter_check else 0
+
+
+@attrs.define(slots=False)
+class CampModel(Model):
+    """What the camp's machine sees while one command runs."""
+
+    @property
+    def c(self) -> CampState:
+        """The folded camp (conditions past ``make`` only run when there is one)."""
+        assert isinstance(self.proc, CampState)  # noqa: S101 - every phase past IDLE has a camp
+        return self.proc
+
+    @property
+    def table_rules(self) -> CampTable:
+        """The camp table in force (``make`` refuses rules without one)."""
+        found = self.rules.part(CampTables).camp
+        assert found is not None  # noqa: S101 - a camp is made only under rules with a camp table
+        return found
+
+    def has_camp_rules(self) -> bool:
+        """Only rules with a camp table (§4.16) have nights in camp."""
+        if self.rules.part(CampTables).camp is None:
+            return self.refuse(f"the rules in force ({self.rules.name}) have no camp table (tables.camp)")
+        return True
+
+    def has_party(self) -> bool:
+        """A camp needs a party to sleep in it."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def check_due(self) -> bool:
+        """A wandering check is rolled while the night owes one and no encounter waits to be met."""
+        owed = checks_owed(self.rules.part(TravelOptions), self.table_rules)
+        if not owed:
+            return self.refuse(
+                f"the rules in force ({self.rules.name}) roll no wandering check at night "
+                "(options.night_encounter_check or tables.camp.night_checks); break camp"
+            )
+        if self.c.pending is not None:
+            return self.refuse(f"an encounter comes in watch {self.c.pending.watch}; meet it first")
+        if len(self.c.checks) >= owed:
+            return self.refuse(f"the night's {owed} wandering check(s) are rolled; break camp")
+        return True
+
+    def encounter_due(self) -> bool:
+        """An encounter is met only when a night check found one."""
+        return self.c.pending is not None or self.refuse("no wandering check of this night found an encounter")
+
+    def night_is_over(self) -> bool:
+        """The camp breaks once every check the night owes is rolled and any encounter met."""
+        owed = checks_owed(self.rules.part(TravelOptions), self.table_rules)
+        if self.c.pending is not None:
+            return self.refuse(f"an encounter comes in watch {self.c.pending.watch}; meet it first")
+        if len(self.c.checks) < owed:
+            return self.refuse(f"the night's wandering check is not rolled yet ({len(self.c.checks)} of {owed}); check")
+        return True
+
+
+def guard(table: Table, command: c.Command) -> None:
+    """While the watches stand, a member who alone guards a watch cannot leave the party (it would be unguarded)."""
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(command, c.RemoveMember) or not isinstance(state, CampState) or state.watches is None:
+        return
+    if state.phase not in WATCHED_NIGHT:
+        return
+    alone = [w.number for w in state.watches.watches if w.guards == (command.name,)]
+    if alone:
+        watches = ", ".join(str(n) for n in alone)
+        msg = f"{command.name} alone guards watch {watches} of camp {state.number}; break camp first"
+        raise RuleRefusedError(msg)

@@ -1,0 +1,257 @@
+"""The camp's steps: where the night's rules roll the dice and decide, one per command.
+
+The kit fires each command's trigger before its step runs (a refusal writes nothing) and records the
+phase change after it. The pure rules are in ``night``; here they meet the table, the dice and the
+clock. The night check is the referee's secret roll (its decision names it in ``referee_rolls``);
+an encounter it finds is handed to the encounter procedure when the referee describes it (``meet``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import camp as ev
+from hexlog.events.dice import RollModifier, Visibility
+from hexlog.events.errors import UsageError
+from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine.camp import night
+from hexlog.machine.camp.rules import CampTable, CampTables
+from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, under_way
+from hexlog.machine.encounter import StartEncounter, surprise
+from hexlog.machine.encounter.rules import EncounterOptions
+from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.kit.clock import ClockOptions, Span
+from hexlog.machine.travel.rules import TravelOptions, TravelTables
+
+if TYPE_CHECKING:
+    from hexlog.machine.camp.commands import (
+        BreakCamp,
+        CheckNight,
+        GatherFirewood,
+        MakeCamp,
+        MeetEncounter,
+        SetWatches,
+    )
+    from hexlog.machine.kit.context import ChildConcluded, StepContext
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
+
+FIREWOOD = "camp.firewood"
+NIGHT_CHECK = "camp.night_check"
+WATCH = "camp.watch"
+PURPOSES = (FIREWOOD, NIGHT_CHECK, WATCH)
+#: the roll the sleepers' surprise modifies: the party's side of the encounter's surprise check
+PARTY_SURPRISE = f"{surprise.PURPOSE}.{Side.PARTY}"
+
+
+def camp_table(rules: Ruleset) -> CampTable:
+    """The camp table in force (the machine refuses a camp under rules without one)."""
+    table = rules.part(CampTables).camp
+    assert table is not None  # noqa: S101 - ``make`` needs a camp table
+    return table
+
+
+def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
+    """The faces that mean an encounter in ``terrain``; ``UsageError`` naming the terrains known."""
+    source = rules.part(TravelOptions).lost_encounter_source
+    rows = (rules.part(TravelTables).lost_encounter or {}).get(str(source), {})
+    if terrain not in rows:
+        known = ", ".join(rows) or "(none)"
+        given = f"terrain {terrain!r} is not one" if terrain else "no terrain is given; name one"
+        msg = f"{given} of the {source} terrains the night's wandering check reads: {known} (--terrain)"
+        raise UsageError(msg)
+    return rows[terrain].encounter
+
+
+def make(ctx: StepContext, command: MakeCamp) -> None:
+    """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads."""
+    before = ctx.state(PROCEDURE)
+    rules = ctx.rules
+    flags = rules.part(TravelTables).weather_flags or {}
+    if command.weather and command.weather not in flags:
+        msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
+        raise UsageError(msg)
+    if command.terrain:
+        _encounter_on(rules, command.terrain)
+    ctx.emit(
+        ev.CampMade(
+            number=before.number + 1 if isinstance(before, CampState) else 1,
+            weather=command.weather,
+            wet="wet" in flags.get(command.weather, ()),
+            winter=command.winter,
+            terrain=command.terrain,
+            started_at=ctx.table.clock.seconds,
+        )
+    )
+
+
+def _members(ctx: StepContext) -> list[str]:
+    return [m.name for m in ctx.table.party.members]
+
+
+def firewood(ctx: StepContext, command: GatherFirewood) -> None:
+    """Each gatherer rolls the firewood dice; wet weather and winter divide each one's hours."""
+    state, table, members = under_way(ctx), camp_table(ctx.rules), _members(ctx)
+    if not command.gatherers:
+        msg = f"name who gathers firewood (--by NAME, repeat for each): {', '.join(members)}"
+        raise UsageError(msg)
+    unknown = [n for n in command.gatherers if n not in members]
+    if unknown:
+        msg = f"{', '.join(unknown)} not in the party ({', '.join(members)})"
+        raise UsageError(msg)
+    twice = sorted({n for n in command.gatherers if command.gatherers.count(n) > 1})
+    if twice:
+        msg = f"{', '.join(twice)} named twice: each gatherer brings back one load"
+        raise UsageError(msg)
+    made = state.made
+    assert made is not None  # noqa: S101 - a camp under way was made
+    by = night.divisor(table, wet=made.wet, winter=made.winter)
+    gathered, rolls = [], []
+    for name in command.gatherers:
+        rolled = ctx.roll(table.firewood_dice, FIREWOOD, made_for=name)
+        rolls.append(rolled.nonce)
+        gathered.append(ev.Gathered(name=name, rolled=rolled.total, hours=night.fuel(rolled.total, by)))
+    hours = sum(g.hours for g in gathered)
+    why = []
+    if made.wet:
+        why.append(f"wet weather ({made.weather}): / {table.firewood_wet_divisor}")
+    if made.winter:
+        why.append(f"winter: / {table.firewood_winter_divisor}")
+    ctx.emit(
+        ev.FirewoodGathered(
+            gathered=tuple(gathered),
+            divisor=by,
+            hours=hours,
+            fire=hours > 0,
+            fire_hours=min(hours, table.night_hours),
+            reason="; ".join(why) + (", rounded down" if why else ""),
+            rolls=tuple(rolls),
+        )
+    )
+
+
+def watches(ctx: StepContext, command: SetWatches) -> None:
+    """Record the watches the referee assigned; each needs at least one guard."""
+    table = camp_table(ctx.rules)
+    found = night.parse_watches(command.watches, table, _members(ctx))
+    ctx.emit(ev.WatchesSet(watches=found, watch_hours=table.watch_hours))
+
+
+def check(ctx: StepContext, command: CheckNight) -> None:
+    """The secret d6 on the terrain's encounter range; on an encounter, the watch die says who is awake."""
+    state, rules = under_way(ctx), ctx.rules
+    table, made = camp_table(rules), state.made
+    assert made is not None  # noqa: S101 - a camp under way was made
+    terrain = command.terrain or made.terrain
+    faces = _encounter_on(rules, terrain)
+    rolled = ctx.roll("1d6", NIGHT_CHECK, visibility=Visibility.REFEREE)
+    secret = [rolled.nonce]
+    hit = rolled.total in faces
+    number, fire = 0, False
+    awake: tuple[str, ...] = ()
+    asleep: tuple[str, ...] = ()
+    if hit:
+        watch = ctx.roll(table.watch_dice, WATCH, visibility=Visibility.REFEREE)
+        secret.append(watch.nonce)
+        number = watch.total
+        members = _members(ctx)
+        awake = tuple(n for n in state.guards_of(number) if n in members)
+        asleep = tuple(n for n in members if n not in awake)
+        fire = night.fire_in_watch(state.firewood, number, table.watch_hours)
+    ctx.emit(
+        ev.NightChecked(
+            check=len(state.checks) + 1,
+            terrain=terrain,
+            face=rolled.total,
+            encounter_on=faces,
+            encounter=hit,
+            watch=number,
+            awake=awake,
+            asleep=asleep,
+            fire=fire,
+            referee_rolls=tuple(secret),
+        )
+    )
+
+
+def meet(ctx: StepContext, command: MeetEncounter) -> None:
+    """Hand the night's encounter to the encounter procedure: the wilderness, in the dark, the fire its light."""
+    state = under_way(ctx)
+    found = state.pending
+    assert found is not None  # noqa: S101 - the machine allows ``meet`` only with an encounter pending
+    ctx.hand_off(
+        StartEncounter(
+            setting=Setting.WILDERNESS,
+            name=command.name or f"camp {state.number}, watch {found.watch}",
+            party_light=found.fire,
+            monster_count=command.monster_count,
+            intelligent=command.intelligent,
+            monster_speed=command.monster_speed,
+            monsters_light=command.monsters_light,
+            monsters_noisy=command.monsters_noisy,
+        )
+    )
+
+
+def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG001 - the resume signature
+    """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on."""
+    state = under_way(ctx)
+    found = state.pending
+    encounter = ctx.state("encounter")
+    assert found is not None  # noqa: S101 - the camp handed off for a pending encounter
+    assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
+    caught: tuple[str, ...] = ()
+    sur = encounter.surprise
+    if sur is not None and sur.party_rolled:
+        on = ctx.part(EncounterOptions).surprise_on
+        shift = night.surprise_shift(camp_table(ctx.rules), on) if found.asleep else 0
+        caught = night.surprised(sur.party_face, shift, on, found.awake, found.asleep)
+    concluded = encounter.concluded
+    ctx.emit(
+        ev.NightEncounterEnded(
+            encounter=encounter.started.number,
+            outcome=concluded.outcome if concluded is not None else "",
+            watch=found.watch,
+            surprised=caught,
+            woken=found.asleep,
+            reason=f"the sleepers woken in watch {found.watch} lose its sleep" if found.asleep else "",
+        )
+    )
+
+
+def break_camp(ctx: StepContext, command: BreakCamp) -> None:  # noqa: ARG001 - the step signature
+    """The rest of the night passes on the clock (a watch at a time), then each member's sleep is judged."""
+    state, table = under_way(ctx), camp_table(ctx.rules)
+    made = state.made
+    assert made is not None  # noqa: S101 - a camp under way was made
+    watch = ctx.part(ClockOptions).watch_seconds
+    left = max(0, table.watches * watch - (ctx.table.clock.seconds - made.started_at))
+    if left // watch:
+        ctx.advance(Span(seconds=watch), reason=f"camp {made.number}: a watch of the night", times=left // watch)
+    if left % watch:
+        ctx.advance(Span(seconds=left % watch), reason=f"camp {made.number}: the rest of the night")
+    ctx.emit(
+        ev.CampBroken(
+            number=made.number,
+            rests=night.rests(table, _members(ctx), state.watches, state.encounters),
+            min_sleep_hours=table.min_sleep_hours,
+        )
+    )
+
+
+def sleepers(table: Table, made_for: str, purpose: str) -> list[RollModifier]:
+    """While the camp waits on its night encounter, the party's surprise roll is made on the sleepers' range."""
+    state = table.procedures.get(PROCEDURE)
+    if purpose != PARTY_SURPRISE or made_for != Side.PARTY or not isinstance(state, CampState):
+        return []
+    found = state.pending
+    if state.phase is not Phase.ENCOUNTER or found is None or not found.asleep or table.rules is None:
+        return []
+    camp = table.rules.part(CampTables).camp
+    if camp is None:
+        return []
+    shift = night.surprise_shift(camp, table.rules.part(EncounterOptions).surprise_on)
+    if not shift:
+        return []
+    why = f"asleep in watch {found.watch} ({', '.join(found.asleep)}): surprised on 1-{camp.sleepers_surprised_on}"
+    return [RollModifier(source=why, value=shift)]

@@ -1,0 +1,329 @@
+"""The camp machine: every row of TRANSITIONS through the handler, every other trigger refused, nothing written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from hexlog.events import camp as ev
+from hexlog.events.codec import decode
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import camp
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
+from hexlog.machine.camp import Phase
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.replay.audit import audit_store
+from hexlog.replay.rebuild import replay
+
+CAMPAIGN = "t"
+STREAM = tables.stream_for(CAMPAIGN)
+RUNNER = REGISTRY.runner("camp")
+MEMBERS = ("Aldric", "Brom", "Cara", "Dain")
+WATCHES = camp.SetWatches(watches=("1=Aldric", "2=Brom", "3=Cara", "4=Dain,Aldric"))
+MAKE = camp.MakeCamp(terrain="woods")
+#: the night's check in the woods: 5 is an encounter (on 5-6), the watch die then shows 3 (Cara's watch)
+QUIET, ENCOUNTER = (1,), (5, 3)
+NO_CHECK = {"options": {"night_encounter_check": False}}
+TWO_CHECKS = {"tables": {"camp": {"night_checks": 2}}}
+
+
+@attrs.frozen
+class Recipe:
+    """A way to reach a phase: house rules, the commands and the faces they roll."""
+
+    overrides: dict[str, Any]
+    commands: tuple[c.Command, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+TO_NIGHT = (MAKE, WATCHES, camp.CheckNight())
+RECIPES: dict[str, Recipe] = {
+    "idle": Recipe({}),
+    "pitched": Recipe({}, (MAKE,)),
+    "fuelled": Recipe({}, (MAKE, camp.GatherFirewood(gatherers=("Aldric",))), (4,)),
+    "watched": Recipe({}, (MAKE, WATCHES)),
+    "watched_no_check": Recipe(NO_CHECK, (MAKE, WATCHES)),
+    "watched_no_terrain": Recipe({}, (camp.MakeCamp(), WATCHES)),
+    "night": Recipe({}, TO_NIGHT, QUIET),
+    "night_two_checks": Recipe(TWO_CHECKS, TO_NIGHT, QUIET),
+    "night_encounter": Recipe({}, TO_NIGHT, ENCOUNTER),
+    "encounter": Recipe({}, (*TO_NIGHT, camp.MeetEncounter()), ENCOUNTER),
+    "encounter_actions": Recipe(
+        {},
+        (*TO_NIGHT, camp.MeetEncounter(), enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative()),
+        (*ENCOUNTER, 6, 6, 4, 2),
+    ),
+    "broken": Recipe({}, (*TO_NIGHT, camp.BreakCamp()), QUIET),
+}
+
+#: (trigger, source, dest) -> (recipe, command, faces the command rolls)
+CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
+    ("make", "IDLE", "PITCHED"): ("idle", MAKE, ()),
+    ("make", "BROKEN", "PITCHED"): ("broken", MAKE, ()),
+    ("firewood", "PITCHED", "FUELLED"): ("pitched", camp.GatherFirewood(gatherers=("Brom", "Cara")), (3, 5)),
+    ("watches", "PITCHED", "WATCHED"): ("pitched", WATCHES, ()),
+    ("watches", "FUELLED", "WATCHED"): ("fuelled", WATCHES, ()),
+    ("check", "WATCHED", "NIGHT"): ("watched", camp.CheckNight(), QUIET),
+    ("check", "NIGHT", "NIGHT"): ("night_two_checks", camp.CheckNight(), QUIET),
+    ("meet", "NIGHT", "ENCOUNTER"): ("night_encounter", camp.MeetEncounter(monster_count=2), ()),
+    ("encounter_over", "ENCOUNTER", "NIGHT"): ("encounter_actions", enc.ConcludeEncounter(), ()),
+    ("break", "WATCHED", "BROKEN"): ("watched_no_check", camp.BreakCamp(), ()),
+    ("break", "NIGHT", "BROKEN"): ("night", camp.BreakCamp(), ()),
+}
+
+PHASE_RECIPES = {
+    Phase.IDLE: "idle",
+    Phase.PITCHED: "pitched",
+    Phase.FUELLED: "fuelled",
+    Phase.WATCHED: "watched",
+    Phase.NIGHT: "night",
+    Phase.ENCOUNTER: "encounter",
+    Phase.BROKEN: "broken",
+}
+
+#: a command for every trigger a referee gives
+COMMAND_FOR: dict[str, c.Command] = {
+    "make": MAKE,
+    "firewood": camp.GatherFirewood(gatherers=("Aldric",)),
+    "watches": WATCHES,
+    "check": camp.CheckNight(),
+    "meet": camp.MeetEncounter(),
+    "break": camp.BreakCamp(),
+}
+
+
+def _rows() -> list[tuple[str, str, str]]:
+    out = []
+    for row in camp.TRANSITIONS:
+        sources = row["source"] if isinstance(row["source"], list) else [row["source"]]
+        out.extend((row["trigger"], s.name, row["dest"].name) for s in sources)
+    return out
+
+
+def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:
+    """A handler whose campaign (explore, four members) has run the recipe; the script then holds ``extra_faces``."""
+    recipe = RECIPES[name]
+    script = [*recipe.faces]
+    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+    handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore", overrides=recipe.overrides))
+    handler.execute(CAMPAIGN, c.OpenSession(secret_hex="ab" * 32))
+    for member in MEMBERS:
+        handler.execute(CAMPAIGN, c.AddMember(name=member))
+    for command in recipe.commands:
+        handler.execute(CAMPAIGN, command)
+    assert script == [], f"recipe {name} left faces {script}"
+    script.extend(extra_faces)
+    return handler, script
+
+
+def _camp(handler: Handler) -> Any:
+    return handler.load(CAMPAIGN).procedures.get("camp")
+
+
+def version(handler: Handler) -> int:
+    return handler.store.stream_version(STREAM)
+
+
+ROW_IDS = [f"{t}:{s}->{d}" for t, s, d in _rows()]
+
+
+class TestTransitions:
+    @pytest.mark.parametrize(("trigger", "source", "dest"), _rows(), ids=ROW_IDS)
+    def test_every_row_is_taken_through_the_handler(self, trigger: str, source: str, dest: str) -> None:
+        """Each row of TRANSITIONS is reachable, uses exactly its faces and records its PhaseChanged."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, script = reach(recipe, faces)
+        assert camp.CAMP.phase_of(_camp(handler)).name == source
+        out = handler.execute(CAMPAIGN, command)
+        change = PhaseChanged(procedure="camp", trigger=trigger, source=source, dest=dest)
+        assert change in out.events
+        assert script == []
+        assert out.table.procedures["camp"].phase.name == dest
+
+    @pytest.mark.parametrize(("trigger", "source", "dest"), _rows(), ids=ROW_IDS)
+    def test_replay_folds_to_the_live_state(self, trigger: str, source: str, dest: str) -> None:
+        """Folding the stored events gives the camp state the command returned, and the stored table agrees."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, _ = reach(recipe, faces)
+        live = handler.execute(CAMPAIGN, command).table.procedures["camp"]
+        replayed = None
+        for record in handler.store.read_stream(STREAM):
+            replayed = camp.CAMP.fold(replayed, decode(record.envelope))  # type: ignore[misc]
+        assert replayed == live
+        assert handler.load(CAMPAIGN).procedures["camp"] == live
+
+    def test_every_row_has_a_case(self) -> None:
+        """The cases above cover the table exactly."""
+        assert set(CASES) == set(_rows())
+
+    def test_every_trigger_but_the_resume_has_a_command(self) -> None:
+        """The commands' triggers are the table's triggers, except the one the kit fires on a resume."""
+        assert set(camp.TRIGGERS.values()) == {row["trigger"] for row in camp.TRANSITIONS} - {"encounter_over"}
+        assert camp.CAMP.resume is not None
+        assert camp.CAMP.resume.trigger == "encounter_over"
+
+    def test_recorded_transitions_are_checked_against_the_table(self) -> None:
+        """Audit accepts each row and rejects a pair that is not in the table."""
+        assert all(RUNNER.recorded_ok(*row) for row in _rows())
+        assert not RUNNER.recorded_ok("break", "PITCHED", "BROKEN")
+        assert not RUNNER.recorded_ok("check", "FUELLED", "NIGHT")
+
+    def test_a_night_with_an_encounter_on_committed_dice_replays_and_audits_clean(self) -> None:
+        """Real dice (the check until it finds an encounter), every decision re-derived, the rebuild equal."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="5a" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        met = 0
+        for _ in range(12):
+            handler.execute(CAMPAIGN, camp.MakeCamp(weather="rain", terrain="swamp"))
+            handler.execute(CAMPAIGN, camp.GatherFirewood(gatherers=("Aldric", "Brom")))
+            handler.execute(CAMPAIGN, WATCHES)
+            handler.execute(CAMPAIGN, camp.CheckNight())
+            if _camp(handler).pending is not None:
+                met += 1
+                handler.execute(CAMPAIGN, camp.MeetEncounter(monster_count=2))
+                handler.execute(CAMPAIGN, enc.CheckSurprise())
+                handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
+                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
+                    handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
+                    handler.execute(CAMPAIGN, enc.RollInitiative())
+                handler.execute(CAMPAIGN, enc.ConcludeEncounter())
+            handler.execute(CAMPAIGN, camp.BreakCamp())
+        handler.execute(CAMPAIGN, c.CloseSession())
+        assert met > 0
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        assert report.rolls_verified == report.rolls
+        assert report.decisions >= 24 + met
+
+
+def _refusals() -> list[tuple[Phase, str]]:
+    return [(phase, t) for phase in Phase for t in sorted(COMMAND_FOR) if t not in RUNNER.triggers(phase)]
+
+
+class TestRefusals:
+    @pytest.mark.parametrize(("phase", "trigger"), _refusals(), ids=lambda v: getattr(v, "name", v))
+    def test_a_trigger_the_phase_does_not_allow_is_refused_and_nothing_is_written(self, phase, trigger) -> None:
+        """IllegalTransitionError names the phase; the stream is unchanged."""
+        handler, _ = reach(PHASE_RECIPES[phase])
+        before = version(handler)
+        with pytest.raises(IllegalTransitionError) as caught:
+            handler.execute(CAMPAIGN, COMMAND_FOR[trigger])
+        assert caught.value.trigger == trigger
+        assert phase.name in str(caught.value)
+        assert version(handler) == before
+
+    @pytest.mark.parametrize(
+        ("recipe", "command", "needle"),
+        [
+            ("night", camp.CheckNight(), "wandering check(s) are rolled; break camp"),
+            ("watched_no_check", camp.CheckNight(), "roll no wandering check at night"),
+            ("night", camp.MeetEncounter(), "no wandering check of this night found an encounter"),
+            ("watched", camp.BreakCamp(), "the night's wandering check is not rolled yet (0 of 1)"),
+            ("night_encounter", camp.BreakCamp(), "an encounter comes in watch 3; meet it first"),
+            ("night_encounter", camp.CheckNight(), "an encounter comes in watch 3; meet it first"),
+        ],
+        ids=["checked", "no-check", "nothing-to-meet", "check-owed", "encounter-pending", "check-pending"],
+    )
+    def test_a_condition_that_fails_is_refused_with_its_reason_and_writes_nothing(self, recipe, command, needle):
+        """The machine's conditions say why, and the stream is unchanged."""
+        handler, _ = reach(recipe)
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+            handler.execute(CAMPAIGN, command)
+        assert version(handler) == before
+
+    @pytest.mark.parametrize(
+        ("recipe", "command", "needle"),
+        [
+            ("idle", camp.MakeCamp(terrain="woods", weather="drizzle"), "weather 'drizzle' is not one of"),
+            ("watched_no_terrain", camp.CheckNight(), "no terrain is given; name one of the odd_p18 terrains"),
+            ("watched_no_terrain", camp.CheckNight(terrain="light"), "terrain 'light' is not one of the odd_p18"),
+            ("idle", camp.MakeCamp(terrain="light"), "terrain 'light' is not one of the odd_p18 terrains"),
+            ("pitched", camp.GatherFirewood(), "name who gathers firewood"),
+            ("pitched", camp.GatherFirewood(gatherers=("Zed",)), "Zed not in the party"),
+            ("pitched", camp.GatherFirewood(gatherers=("Brom", "Brom")), "Brom named twice"),
+            ("pitched", camp.SetWatches(watches=("1=Aldric", "2=Brom", "4=Dain")), "watch 3 has no guard"),
+            ("pitched", camp.SetWatches(watches=("1=Aldric", "2=", "3=Cara", "4=Dain")), "watch 2 has no guard"),
+            ("pitched", camp.SetWatches(watches=("1=Aldric",)), "watch 2, 3, 4 have no guard"),
+            ("pitched", camp.SetWatches(watches=("Aldric",)), "a watch is written NUMBER=NAME,NAME"),
+            ("pitched", camp.SetWatches(watches=("5=Aldric",)), "watch 5 is not a watch of the night"),
+            ("pitched", camp.SetWatches(watches=("1=Aldric", "1=Brom")), "watch 1 is given twice"),
+            ("pitched", camp.SetWatches(watches=("1=Aldric,Aldric",)), "watch 1 names Aldric twice"),
+            ("pitched", camp.SetWatches(watches=("1=Zed",)), "watch 1: Zed not in the party"),
+        ],
+        ids=lambda v: v if isinstance(v, str) and " " not in v else None,
+    )
+    def test_a_bad_argument_is_refused_naming_it_and_writes_nothing(self, recipe, command, needle):
+        """The step refuses before anything is recorded (the trigger's phase change included)."""
+        handler, _ = reach(recipe)
+        before = version(handler)
+        with pytest.raises(UsageError, match=needle.replace("(", r"\(")):
+            handler.execute(CAMPAIGN, command)
+        assert version(handler) == before
+
+    def test_rules_without_a_camp_table_have_no_camp(self) -> None:
+        """ose has no tables.camp: making camp is refused naming it."""
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller([]))
+        for command in (c.StartCampaign(ruleset="ose"), c.OpenSession(secret_hex="ab" * 32), c.AddMember(name="A")):
+            handler.execute(CAMPAIGN, command)
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match=r"\(ose\) have no camp table"):
+            handler.execute(CAMPAIGN, camp.MakeCamp())
+        assert version(handler) == before
+
+    def test_a_camp_needs_a_party(self) -> None:
+        """Nobody to sleep in it: refused."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore"))
+        with pytest.raises(RuleRefusedError, match="the party has no members"):
+            handler.execute(CAMPAIGN, MAKE)
+        assert version(handler) == 1
+
+    def test_a_lone_guard_cannot_leave_the_party_while_the_watches_stand(self) -> None:
+        """Cara alone guards watch 3: removing her is refused until the camp breaks (before the watches, she may go)."""
+        handler, _ = reach("night")
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match="Cara alone guards watch 3 of camp 1; break camp first"):
+            handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
+        assert version(handler) == before
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
+        handler, _ = reach("pitched")
+        handler.execute(CAMPAIGN, c.RemoveMember(name="Cara"))
+
+    def test_the_steps_offered_follow_the_conditions(self) -> None:
+        """After a quiet check the camp may break; after an encounter it must meet it; while waiting, nothing."""
+        for recipe, offered in (("night", ["break"]), ("night_encounter", ["meet"]), ("encounter", [])):
+            handler, _ = reach(recipe)
+            table = handler.load(CAMPAIGN)
+            assert [t for t, _ in RUNNER.allowed(table.procedures["camp"], table)] == offered, recipe
+        handler, _ = reach("pitched")
+        table = handler.load(CAMPAIGN)
+        assert [t for t, _ in RUNNER.allowed(table.procedures["camp"], table)] == ["firewood", "watches"]
+
+
+def test_every_camp_event_is_declared_by_the_procedure() -> None:
+    """The event types the camp's steps write are the ones it declares (audit maps decisions by them)."""
+    declared = set(camp.CAMP.events)
+    assert {
+        ev.CampMade,
+        ev.FirewoodGathered,
+        ev.WatchesSet,
+        ev.NightChecked,
+        ev.NightEncounterEnded,
+        ev.CampBroken,
+    } <= declared
