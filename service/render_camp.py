@@ -84,8 +84,15 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 }
 
 
-def state_lines(state: Any, table: Table) -> list[str]:  # noqa: ARG001 - the STATES signature
-    """The camp under way and each member's healing, as the campaign's state shows them."""
+def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - the STATES signature
+    """The camp under way and each member's healing, as the campaign's state shows them.
+
+    A player is not shown the night's checks (the referee's secret rolls) or an encounter they brought.
+    """
+    return [f"  {line}" for line in _camp_lines(state, player=player)]
+
+
+def _camp_lines(state: Any, *, player: bool) -> list[str]:
     if not isinstance(state, CampState):
         return []
     lines = []
@@ -95,8 +102,9 @@ def state_lines(state: Any, table: Table) -> list[str]:  # noqa: ARG001 - the ST
         lines.append(f"fire: {state.firewood.fire_hours} hour(s)" if state.firewood.fire else "fire: none")
     if state.watches is not None:
         lines.append(_watches(state.watches))
-    lines.extend(_checked(c) for c in state.checks)
-    lines.extend(_ended(e) for e in state.encounters)
+    if not player:
+        lines.extend(_checked(c) for c in state.checks)
+        lines.extend(_ended(e) for e in state.encounters)
     last = {r.name: r for r in state.last_night.rests} if state.last_night is not None else {}
     for name, hp in state.healed:
         rest = last.get(name)
@@ -106,4 +114,4 @@ def state_lines(state: Any, table: Table) -> list[str]:  # noqa: ARG001 - the ST
 
 
 #: the lines a procedure adds to the campaign's state, by procedure name
-STATES: dict[str, Callable[[Any, Table], list[str]]] = {"camp": state_lines}
+STATES: dict[str, Callable[..., list[str]]] = {"camp": state_lines}

@@ -27,10 +27,9 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
-from hexlog.machine import camp
+from hexlog.machine import camp, hexmap
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine import hexmap
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
@@ -703,20 +702,6 @@ def travel_rows() -> list[Row]:
             script=travel_map(do(tr.StartJourney(hex="1,2")), do(tr.RollWeather(), 6, 6)),
             changes={(DAY, "weather"): ("clear", "fog"), (DAY, "flags"): ([], ["poor_visibility"])},
         ),
-        # the day's end says whether a night check in camp follows (A19)
-        Row(
-            ruleset="explore",
-            option="night_encounter_check",
-            value=False,
-            script=travel_map(
-                do(tr.StartJourney(hex="1,2")),
-                clear,
-                do(tr.DeclareRoute(), 6),
-                do(tr.CheckWandering(), 1),
-                do(tr.EndDay()),
-            ),
-            changes={(ENDED, "night_check"): (True, False)},
-        ),
     ]
 
 
@@ -1037,25 +1022,6 @@ def _rows() -> list[Row]:
                 (PHASE, "source"): ("NIGHT", "WATCHED"),
                 **whole(PRESENT, ABSENT, DICE, NIGHT_CHECKED, PHASE),
                 **whole(ABSENT, PRESENT, REFUSED),
-            },
-        ),
-        # explore: clear terrain meets a night encounter on a 6 (OD&D p.18); under the dolmenwood chances
-        # (given a clear row on 1) the check's 1 is an encounter in watch 2, which must be met before morning
-        Row(
-            ruleset="explore",
-            option="lost_encounter_source",
-            value="dolmenwood",
-            base_tables={"lost_encounter": {"dolmenwood": {"clear": {"lost": [1], "encounter": [1]}}}},
-            script=night_in_camp(1, 2),
-            changes={
-                (NIGHT_CHECKED, "encounter_on"): ([6], [1]),
-                (NIGHT_CHECKED, "encounter"): (False, True),
-                (NIGHT_CHECKED, "watch"): (0, 2),
-                (NIGHT_CHECKED, "awake"): ([], ["Bo"]),
-                (NIGHT_CHECKED, "asleep"): ([], ["Ann"]),
-                (NIGHT_CHECKED, "referee_rolls"): ([0], [0, 1]),
-                **whole(ABSENT, PRESENT, DICE, REFUSED),
-                **whole(PRESENT, ABSENT, CLOCK, CAMP_BROKEN, PHASE),
             },
         ),
     ]

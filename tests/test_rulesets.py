@@ -202,7 +202,9 @@ class TestBuiltins:
             for key, value in rules.content["options"].items()
             if (part := reader("options", key)) is not None
         ]
-        assert {ClockOptions, EncounterOptions} <= {part for _, _, part in used} <= set(REGISTRY.rule_parts)
+        parts = {part for _, _, part in used}
+        assert {ClockOptions, EncounterOptions} <= parts <= set(REGISTRY.rule_parts)
+        assert (TravelOptions in parts) == (name == "explore")
         for key, raw, part in used:
             typed = getattr(rules.part(part), key)
             assert holds(raw, unstructure(typed)), f"{name}: options.{key}"
@@ -527,11 +529,11 @@ class TestOverrides:
             ("ose", '[options]\nevasion_table = "custom"\n', "options.evasion_table"),
             ("adnd", "[options]\nsegment_seconds = 5\n", "options.segment_seconds"),
             ("explore", "[options]\nevasion_floor_pct = 60\nevasion_cap_pct = 50\n", "options.evasion_floor_pct"),
-            ("explore", "[tables.search.default]\nguide_widen = 2\n", "tables.search"),
+            ("explore", "[tables.dungeon_pursuit]\nexhaustion_rounds = 20\n", "tables.dungeon_pursuit"),
             ("ose", "[tables.evasion]\ncustom = [{ fleeing_at_least = 1, bands = [[1, 60]] }]\n", "tables.evasion"),
             ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = 2\n", "tables.wilderness_pursuit"),
         ],
-        ids=["evasion-table", "segment-seconds", "evasion-pct", "search", "evasion-custom", "pursuit"],
+        ids=["evasion-table", "segment-seconds", "evasion-pct", "dungeon-pursuit", "evasion-custom", "pursuit"],
     )
     def test_an_override_of_an_unused_key_is_refused(self, name: str, text: str, key: str) -> None:
         """A key no procedure reads cannot be changed by a house rule: the change would do nothing."""

@@ -15,7 +15,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.hexmap.state import Hex
 from hexlog.machine.rolls import KeyRoller, Rolls
 from hexlog.machine.travel import terrain
-from hexlog.machine.travel.rules import TravelTables
+from hexlog.machine.travel.rules import TravelTables, WildernessTables
 
 DAYS = 20_000
 P_MIN = 0.001
@@ -49,7 +49,7 @@ def test_the_lost_rate_of_each_terrain(source: str, terrain_name: str, weather: 
     """20,000 lost checks per terrain, read by the step's own rules, lose the party at the table's rate."""
     rules = rules_for(source)
     place = Hex(terrain=terrain_name)
-    flags = tuple((rules.part(TravelTables).weather_flags or {})[weather])
+    flags = tuple((rules.part(WildernessTables).weather_flags or {})[weather])
     _, chances = terrain.row(rules, place, lost=True)
     lost_on = terrain.lost_range(rules, chances.lost, weather, flags, night=night)
     lost = sum(terrain.is_lost(total, lost_on) for total in totals("travel.lost"))

@@ -25,6 +25,7 @@ from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
+from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
 
 CAMP = Procedure(
     name=PROCEDURE,
@@ -45,7 +46,7 @@ CAMP = Procedure(
     model=CampModel,
     fold=evolve,
     state_type=CampState,
-    rules=(CampTables,),
+    rules=(CampTables, WildernessOptions, WildernessTables),
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,

@@ -17,7 +17,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
 from hexlog.machine.kit.model import Model
-from hexlog.machine.travel.rules import TravelOptions
+from hexlog.machine.travel.rules import WildernessOptions
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -40,7 +40,7 @@ del P
 WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER})
 
 
-def checks_owed(options: TravelOptions, table: CampTable) -> int:
+def checks_owed(options: WildernessOptions, table: CampTable) -> int:
     """How many wandering checks the night owes under the rules in force (A19)."""
     return table.night_checks if options.night_encounter_check else 0
 
@@ -75,7 +75,7 @@ class CampModel(Model):
 
     def check_due(self) -> bool:
         """A wandering check is rolled while the night owes one and no encounter waits to be met."""
-        owed = checks_owed(self.rules.part(TravelOptions), self.table_rules)
+        owed = checks_owed(self.rules.part(WildernessOptions), self.table_rules)
         if not owed:
             return self.refuse(
                 f"the rules in force ({self.rules.name}) roll no wandering check at night "
@@ -93,7 +93,7 @@ class CampModel(Model):
 
     def night_is_over(self) -> bool:
         """The camp breaks once every check the night owes is rolled and any encounter met."""
-        owed = checks_owed(self.rules.part(TravelOptions), self.table_rules)
+        owed = checks_owed(self.rules.part(WildernessOptions), self.table_rules)
         if self.c.pending is not None:
             return self.refuse(f"an encounter comes in watch {self.c.pending.watch}; meet it first")
         if len(self.c.checks) < owed:

@@ -21,7 +21,7 @@ from hexlog.machine.encounter import StartEncounter, surprise
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.kit.clock import ClockOptions, Span
-from hexlog.machine.travel.rules import TravelOptions, TravelTables
+from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
 
 if TYPE_CHECKING:
     from hexlog.machine.camp.commands import (
@@ -53,8 +53,8 @@ def camp_table(rules: Ruleset) -> CampTable:
 
 def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     """The faces that mean an encounter in ``terrain``; ``UsageError`` naming the terrains known."""
-    source = rules.part(TravelOptions).lost_encounter_source
-    rows = (rules.part(TravelTables).lost_encounter or {}).get(str(source), {})
+    source = rules.part(WildernessOptions).lost_encounter_source
+    rows = (rules.part(WildernessTables).lost_encounter or {}).get(str(source), {})
     if terrain not in rows:
         known = ", ".join(rows) or "(none)"
         given = f"terrain {terrain!r} is not one" if terrain else "no terrain is given; name one"
@@ -67,7 +67,7 @@ def make(ctx: StepContext, command: MakeCamp) -> None:
     """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads."""
     before = ctx.state(PROCEDURE)
     rules = ctx.rules
-    flags = rules.part(TravelTables).weather_flags or {}
+    flags = rules.part(WildernessTables).weather_flags or {}
     if command.weather and command.weather not in flags:
         msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
         raise UsageError(msg)

@@ -19,7 +19,7 @@ from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
 from hexlog.machine.travel.inverse import INVERSE
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
-from hexlog.machine.travel.rules import TravelOptions, TravelTables
+from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState, evolve
 
 TRAVEL = Procedure(
@@ -46,7 +46,7 @@ TRAVEL = Procedure(
     model=TravelModel,
     fold=evolve,
     state_type=TravelState,
-    rules=(TravelOptions, TravelTables),
+    rules=(TravelOptions, TravelTables, WildernessOptions, WildernessTables),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
     inverse=INVERSE,
     modifiers=(exhaustion.modifiers,),

@@ -13,7 +13,14 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.kit.clock import DAY_SECONDS, Span
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.machine.travel.moves import here, the_map
-from hexlog.machine.travel.rules import AfloatRule, TravelOptions, TravelTables, WeatherTable
+from hexlog.machine.travel.rules import (
+    AfloatRule,
+    TravelOptions,
+    TravelTables,
+    WeatherTable,
+    WildernessOptions,
+    WildernessTables,
+)
 from hexlog.machine.travel.state import journey
 
 if TYPE_CHECKING:
@@ -52,7 +59,7 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
     """Start the day: exhaustion first, then the weather (2d6 on the season's column, or the referee's)."""
     trip = journey(ctx)
     tables = ctx.part(TravelTables)
-    flags_of = tables.weather_flags or {}
+    flags_of = ctx.part(WildernessTables).weather_flags or {}
     travellers = tuple(m.name for m in ctx.table.party.members)
     exhaustion.at_day_start(ctx, trip, travellers)
     rolls: tuple[int, ...] = ()
@@ -179,7 +186,7 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
             hexes=trip.hexes_today,
             unused=trip.tp - carried,
             carried=carried,
-            night_check=options.night_encounter_check,
+            night_check=ctx.part(WildernessOptions).night_encounter_check,
         )
     )
     _to_next_day(ctx, f"travel day {trip.day} ends")

@@ -16,7 +16,7 @@ from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.model import Model
 from hexlog.machine.travel import terrain
-from hexlog.machine.travel.rules import TravelTables
+from hexlog.machine.travel.rules import TravelTables, WildernessTables
 from hexlog.machine.travel.state import Phase, TravelState
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class TravelModel(Model):
 
     def has_tables(self) -> bool:
         """The rules in force must have the travel tables."""
-        missing = self.rules.part(TravelTables).missing()
+        missing = self.rules.part(TravelTables).missing(self.rules.part(WildernessTables))
         return not missing or self.refuse(
             f"the rules in force ({self.rules.name}) have no travel tables ({', '.join(missing)}); use explore"
         )

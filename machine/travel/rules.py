@@ -45,14 +45,26 @@ class WeatherTable(enum.StrEnum):
 
 
 @attrs.frozen(kw_only=True)
-class TravelOptions:
-    """The travel day's options."""
+class WildernessOptions:
+    """The options the travel day and the night in camp both read: whose chances by terrain, and the night's check."""
 
     section: ClassVar[str] = "options"
 
     lost_encounter_source: LostSource = rule(
         LostSource.ODD_P18, help="A21 (§4.8): lost and encounter chances from odd_p18 (OD&D U&WA p.18) or dolmenwood."
     )
+    night_encounter_check: bool = rule(
+        True,  # noqa: FBT003 - a default
+        help="A19: a wandering check at the day's end and once each night in camp (false: the day's end only).",
+    )
+
+
+@attrs.frozen(kw_only=True)
+class TravelOptions:
+    """The travel day's options."""
+
+    section: ClassVar[str] = "options"
+
     afloat_rule: AfloatRule = rule(
         AfloatRule.SEED, help="§4.7 ships afloat: seed (encounter on 1-in-6) or odd_two_dice (U&WA p.18)."
     )
@@ -65,10 +77,6 @@ class TravelOptions:
     )
     weather_table: WeatherTable = rule(
         WeatherTable.FALLBACK, help="§4.10: fallback (the DVDM table) or custom (tables.weather.custom)."
-    )
-    night_encounter_check: bool = rule(
-        True,  # noqa: FBT003 - a default
-        help="A19: a wandering check at the day's end and once each night in camp (false: the day's end only).",
     )
 
 
@@ -216,9 +224,6 @@ class TravelTables:
     section: ClassVar[str] = "tables"
 
     travel_points: TravelPoints | None = rule(None, help="§4.6 travel points per day (C1 [DVDM]).")
-    lost_encounter: dict[str, dict[str, Chances]] | None = rule(
-        None, help="§4.7-4.8 lost and encounter faces per terrain row, by source (option lost_encounter_source)."
-    )
     lost_modifiers: dict[str, int] | None = rule(
         None, help="§4.7 the lost range grows by these in fog, blizzard or darkness (night travel, A20)."
     )
@@ -229,14 +234,26 @@ class TravelTables:
     )
     terrain_access: dict[str, Access] | None = rule(None, help="§4.8 mounts and vehicles by difficulty.")
     weather: Weather | None = rule(None, help="§4.10 the 2d6 seasonal weather tables.")
-    weather_flags: dict[str, tuple[str, ...]] | None = rule(
-        None, help="§4.10 DEFAULT each weather's flags: impeded, poor_visibility, wet."
-    )
     weather_effects: WeatherEffects | None = rule(None, help="§4.10 what the flags do.")
     search: Search | None = rule(None, help="§4.11 the search tables (option search_table).")
     rest: Rest | None = rule(None, help="§4.12 / §4.16 rest and exhaustion.")
 
-    def missing(self) -> list[str]:
+    def missing(self, shared: WildernessTables) -> list[str]:
         """The tables a journey needs that the rules in force leave out."""
-        needed = ("travel_points", "lost_encounter", "lost_direction", "terrain_cost", "weather", "weather_flags")
-        return [name for name in needed if getattr(self, name) is None]
+        needed = ("travel_points", "lost_direction", "terrain_cost", "weather")
+        found = [name for name in needed if getattr(self, name) is None]
+        return found + [name for name in ("lost_encounter", "weather_flags") if getattr(shared, name) is None]
+
+
+@attrs.frozen(kw_only=True)
+class WildernessTables:
+    """The tables both the travel day and the night in camp read: chances by terrain, and the weather's flags."""
+
+    section: ClassVar[str] = "tables"
+
+    lost_encounter: dict[str, dict[str, Chances]] | None = rule(
+        None, help="§4.7-4.8 lost and encounter faces per terrain row, by source (option lost_encounter_source)."
+    )
+    weather_flags: dict[str, tuple[str, ...]] | None = rule(
+        None, help="§4.10 DEFAULT each weather's flags: impeded, poor_visibility, wet."
+    )

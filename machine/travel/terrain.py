@@ -15,7 +15,13 @@ import attrs
 
 from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
-from hexlog.machine.travel.rules import Chances, LostSource, TravelOptions, TravelTables
+from hexlog.machine.travel.rules import (
+    Chances,
+    LostSource,
+    TravelTables,
+    WildernessOptions,
+    WildernessTables,
+)
 
 if TYPE_CHECKING:
     from hexlog.machine.hexmap.state import Hex, MapState
@@ -51,9 +57,8 @@ def _track(start: Hex | None, place: Hex) -> bool:
 
 def row(rules: Ruleset, place: Hex, *, lost: bool) -> tuple[str, Chances]:
     """The row of the lost and encounter table a hex reads (lost check or wandering check), and its faces."""
-    options, tables = rules.part(TravelOptions), rules.part(TravelTables)
-    chances = tables.lost_encounter or {}
-    source = options.lost_encounter_source
+    chances = rules.part(WildernessTables).lost_encounter or {}
+    source = rules.part(WildernessOptions).lost_encounter_source
     dolmenwood = chances.get(LostSource.DOLMENWOOD.value, {})
     if lost and place.road and "road" in dolmenwood:
         return "road", dolmenwood["road"]
