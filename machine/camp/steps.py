@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
 from hexlog.events import camp as ev
 from hexlog.events.dice import RollModifier, Visibility
 from hexlog.events.errors import UsageError
@@ -20,8 +22,13 @@ from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter, surprise
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.state import PROCEDURE as TRAVEL
+from hexlog.machine.travel.state import TravelState
+from hexlog.machine.travel.terrain import row
 
 if TYPE_CHECKING:
     from hexlog.machine.camp.commands import (
@@ -63,10 +70,30 @@ def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     return rows[terrain].encounter
 
 
+def _from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
+    """What the referee left out, taken from a journey under way: its weather, season and hex's terrain row."""
+    trip = ctx.state(TRAVEL)
+    if not isinstance(trip, TravelState) or not trip.hex:
+        return command
+    weather = command.weather or trip.weather
+    winter = command.winter or trip.season == "winter"
+    terrain = command.terrain
+    found = ctx.state(MAP)
+    place = found.hex(trip.hex) if isinstance(found, MapState) else None
+    if not terrain and place is not None:
+        terrain = row(ctx.rules, place, lost=False)[0]
+    return attrs.evolve(command, weather=weather, winter=winter, terrain=terrain)
+
+
 def make(ctx: StepContext, command: MakeCamp) -> None:
-    """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads."""
+    """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads.
+
+    On a journey, what the referee does not give is the journey's: today's weather, the season, and
+    the lost-and-encounter row of the hex the party is truly in.
+    """
     before = ctx.state(PROCEDURE)
     rules = ctx.rules
+    command = _from_the_journey(ctx, command)
     flags = rules.part(WildernessTables).weather_flags or {}
     if command.weather and command.weather not in flags:
         msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
