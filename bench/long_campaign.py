@@ -10,13 +10,14 @@ timed two ways:
 * ``warm``: one long-lived handler (a service), which keeps the projections in memory;
 * ``cold``: a new handler for every command, as each ``hexlog`` invocation is.
 
-Reported per window (microseconds, means): a travel day's steps (``travel_us``: weather, route,
-moves, searches, the check, the end of the day, rest days), a dungeon turn's move (``move_us``), the
-night in camp (``camp_us``) and every command (``all_us``); each ``ratio`` is late / early (1.0: no
-growth with history).
+Reported per window (microseconds, means over the early window's mix of commands, since the dice
+give each window its own): a travel day's steps (``travel_us``: weather, route, moves, searches, the
+check, the end of the day, rest days), a dungeon turn's move (``move_us``), the night in camp
+(``camp_us``) and every command (``all_us``); each ``ratio`` is late / early (1.0: no growth with
+history).
 
     .venv/bin/python bench/long_campaign.py [--days 60] [--turns 200] [--long-days 0] [--long-turns 0]
-        [--window-days 6] [--window-turns 20] [--backends memory,sqlite] [--profile]
+        [--window-days 10] [--window-turns 40] [--backends memory,sqlite] [--profile]
 
 The last line on stdout is one JSON object.
 """
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import json
 import pstats
 import statistics
@@ -48,21 +50,35 @@ if TYPE_CHECKING:
 KINDS = {"travel": ("travel.",), "move": ("dungeon.Move",), "camp": ("camp.",), "all": ("",)}
 
 
-def _means(spent: dict[str, list[float]]) -> dict[str, float]:
-    out = {}
-    for kind, prefixes in KINDS.items():
-        times = [s for key, values in spent.items() if key.startswith(prefixes) for s in values]
-        out[f"{kind}_us"] = round(statistics.fmean(times) * 1e6, 1) if times else 0.0
-    return out
+def _window(run: Campaign, days: int, turns: int, *, cold: bool) -> dict[str, tuple[int, float]]:
+    """Play and time one window of the campaign: each command's count and mean seconds, by procedure.Command.
 
-
-def _window(run: Campaign, days: int, turns: int, *, cold: bool) -> dict[str, float]:
-    """Play and time one window of the campaign; the other stretches run on the long-lived handler."""
+    The stretches between the windows run on the long-lived handler.
+    """
+    gc.collect()
     run.spent.clear()
     run.fresh = (lambda: Handler(run.handler.store, run.handler.keeper)) if cold else None
     run.play(days, turns)
     run.fresh = None
-    return _means(run.spent)
+    return {key: (len(times), statistics.fmean(times)) for key, times in run.spent.items()}
+
+
+def _basket(windows: dict[str, dict[str, tuple[int, float]]]) -> dict[str, float]:
+    """Each window's mean per kind, over the early window's mix of commands (the dice make each window's mix
+    differ: a fixed basket compares like with like), and each later window's ratio to the early one."""
+    early = windows["early"]
+    shared = set.intersection(*(set(window) for window in windows.values()))
+    out: dict[str, float] = {}
+    for kind, prefixes in KINDS.items():
+        keys = [key for key in shared if key.startswith(prefixes)]
+        weight = sum(early[key][0] for key in keys)
+        for label, window in windows.items():
+            mean = sum(early[key][0] * window[key][1] for key in keys) / weight if weight else 0.0
+            out[f"{kind}_{label}_us"] = round(mean * 1e6, 1)
+        for label in list(windows)[1:]:
+            before = out[f"{kind}_early_us"]
+            out[f"{kind}_{label}_ratio"] = round(out[f"{kind}_{label}_us"] / before, 3) if before else 0.0
+    return out
 
 
 def warm_up() -> None:
@@ -81,19 +97,16 @@ def measure(store: LiveStore, args: argparse.Namespace, *, cold: bool) -> dict[s
     points = [("early", 0, 0), ("late", args.days, args.turns)]
     if args.long_days:
         points.append(("long", args.long_days, args.long_turns))
+    windows: dict[str, dict[str, tuple[int, float]]] = {}
     days_done, turns_done = 0, 0
     for label, days, turns in points:
         if days > days_done:
             run.play(days - days_done, max(0, turns - turns_done))
         out[f"events_{label}"] = store.stream_version(stream_for(CAMPAIGN))
-        for key, value in _window(run, args.window_days, args.window_turns, cold=cold).items():
-            out[f"{key.removesuffix('_us')}_{label}_us"] = value
+        windows[label] = _window(run, args.window_days, args.window_turns, cold=cold)
         days_done = max(days_done, days) + args.window_days
         turns_done = max(turns_done, turns) + args.window_turns
-    for label, _, _ in points[1:]:
-        for kind in KINDS:
-            out[f"{kind}_{label}_ratio"] = round(out[f"{kind}_{label}_us"] / out[f"{kind}_early_us"], 3)
-    return out
+    return out | _basket(windows)
 
 
 def main() -> None:
@@ -102,8 +115,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="dungeon turns before the late window")
     parser.add_argument("--long-days", type=int, default=0, help="travel days before a third window (0: none)")
     parser.add_argument("--long-turns", type=int, default=0, help="dungeon turns before the third window")
-    parser.add_argument("--window-days", type=int, default=6)
-    parser.add_argument("--window-turns", type=int, default=20)
+    parser.add_argument("--window-days", type=int, default=10)
+    parser.add_argument("--window-turns", type=int, default=40)
     parser.add_argument("--backends", default="memory,sqlite")
     parser.add_argument("--profile", action="store_true", help="profile the late window (warm, memory) to stderr")
     args = parser.parse_args()
