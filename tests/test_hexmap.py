@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from hexlog.events import hexmap as ev
-from hexlog.events.codec import decode
+from hexlog.events.codec import converter, decode
 from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import HEXMAP, LoadMap, SetHex, grid
+from hexlog.machine.hexmap.state import Feature, Hex, MapState, Phase
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
@@ -248,3 +249,21 @@ class TestHiddenFeaturesStayTheReferees:
         assert full.returncode == 0
         types = [json.loads(line)["type"] for line in full.stdout.splitlines() if line.startswith("{")]
         assert "hexlog.map.hidden_placed" in types
+
+
+def test_a_saved_map_reads_back_as_it_was_and_an_unknown_key_is_refused() -> None:
+    """The map's saved part is read by its own hook (a map holds thousands of hexes): the same state back."""
+    features = (Feature(text="cache", lair=True, found=True), Feature(text="shrine"))
+    state = MapState(
+        phase=Phase.DRAWN,
+        hexes={
+            "1,2": Hex(terrain="bog", track=True, landmarks=("a gibbet",), features=features),
+            "0,0": Hex(terrain="meadow"),
+        },
+    )
+    data = converter.unstructure(state)
+    assert converter.structure(json.loads(json.dumps(data)), MapState) == state
+    data["hexes"]["1,2"]["colour"] = "red"
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - cattrs groups what went wrong
+        converter.structure(data, MapState)
+    assert caught.group_contains(ValueError, match="colour", depth=None)

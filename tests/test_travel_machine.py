@@ -348,6 +348,26 @@ class TestAuditReRunsTheDay:
         assert [i.at for i in issues][:1] == [at]
         assert field in issues[0].reason or kind.type_name in issues[0].reason
 
+    def test_a_search_that_spends_the_last_points_is_re_derived(self) -> None:
+        """The audit re-runs the search's roll alone: the points it spent are not asked for again."""
+        h, script = reach("route", (6,))
+        h.execute(CAMPAIGN, t.DeclareRoute(headings=("S", "S", "S", "S")))
+        h.execute(CAMPAIGN, t.Move())
+        script.append(4)
+        h.execute(CAMPAIGN, t.SearchHex())
+        assert trip(h).tp == 0
+        events = [decode(r.envelope) for r in h.store.read_stream(STREAM)]
+        found = check_decision_events(events)
+        assert found.issues == ()
+        assert found.checked == 2  # the lost check and the search (the weather was set)
+
+    def test_the_search_roll_is_hexlogs_not_the_referees(self) -> None:
+        h, _ = reach("travel")
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="made by hexlog"):
+            h.execute(CAMPAIGN, t.SearchRoll())
+        assert h.store.stream_version(STREAM) == version
+
     def test_the_referees_hand_is_accounted_for(self) -> None:
         """Weather set instead of rolled, and a party told it is lost, are the referee's hand in the audit."""
         h, _ = reach("astray")

@@ -48,6 +48,13 @@ class SearchHex(Command):
 
 
 @attrs.frozen(kw_only=True)
+class SearchRoll(Command):
+    """Issued by ``search`` once the points are spent, never by a user: the referee's secret search roll."""
+
+    guide: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class ForceMarch(Command):
     """Push on: +50 % travel points today; a full rest day is owed, or exhaustion follows."""
 
@@ -93,3 +100,6 @@ TRIGGERS: dict[type[Command], str] = {
     RestDay: "rest",
     EndJourney: "finish",
 }
+
+#: the commands only hexlog gives
+INTERNAL = (SearchRoll,)
