@@ -348,6 +348,26 @@ class TestAuditReRunsTheDay:
         assert [i.at for i in issues][:1] == [at]
         assert field in issues[0].reason or kind.type_name in issues[0].reason
 
+    def test_a_search_that_spends_the_last_points_is_re_derived(self) -> None:
+        """The audit re-runs the secret roll after the search's cost is spent: the last search the points
+        pay for (2 left, 2 to search) is a decision like any other."""
+        h, script = reach("travel", (4, 5, 6))
+        h.execute(CAMPAIGN, t.Move())
+        h.execute(CAMPAIGN, t.SearchHex())
+        h.execute(CAMPAIGN, t.SearchHex())
+        assert trip(h).tp == 0
+        assert script == [6]
+        found = check_decision_events([decode(r.envelope) for r in h.store.read_stream(STREAM)])
+        assert found.issues == ()
+        assert found.checked == 3  # the lost check and both searches (the weather was set)
+
+    def test_the_search_roll_is_not_the_referees_to_give(self) -> None:
+        h, _ = reach("travel")
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="use hexlog travel search"):
+            h.execute(CAMPAIGN, t.SearchRoll())
+        assert h.store.stream_version(STREAM) == version
+
     def test_the_referees_hand_is_accounted_for(self) -> None:
         """Weather set instead of rolled, and a party told it is lost, are the referee's hand in the audit."""
         h, _ = reach("astray")

@@ -17,7 +17,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
-from hexlog.machine.travel.inverse import INVERSE
+from hexlog.machine.travel.inverse import INVERSE, guard
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
 from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState, evolve
@@ -31,6 +31,7 @@ TRAVEL = Procedure(
         c.DeclareRoute: day.route,
         c.Move: moves.move,
         c.SearchHex: moves.search,
+        c.SearchRoll: moves.search_roll,
         c.ForceMarch: moves.forced_march,
         c.RevealLost: day.reveal_lost,
         c.CheckWandering: day.check,
@@ -49,6 +50,7 @@ TRAVEL = Procedure(
     rules=(TravelOptions, TravelTables, WildernessOptions, WildernessTables),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
     inverse=INVERSE,
+    guards=(guard,),
     modifiers=(exhaustion.modifiers,),
     resume=Resume(trigger="resume", step=day.resumed),
     events=(

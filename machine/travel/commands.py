@@ -79,6 +79,13 @@ class EndJourney(Command):
     """The journey is over."""
 
 
+@attrs.frozen(kw_only=True)
+class SearchRoll(Command):
+    """Issued by ``search``, never by a user: the referee's secret search roll, once the cost is spent."""
+
+    guide: bool = False
+
+
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {
     StartJourney: "start",
@@ -93,3 +100,6 @@ TRIGGERS: dict[type[Command], str] = {
     RestDay: "rest",
     EndJourney: "finish",
 }
+
+#: the commands only hexlog gives
+INTERNAL = (SearchRoll,)

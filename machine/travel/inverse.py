@@ -2,7 +2,7 @@
 
 Only what the referee typed is taken from the record (the declared route and night, a guide); the
 step decides the rest again from the recorded rolls: the weather, the lost check and the true
-heading, the search, the wandering check.
+heading, the search (its secret roll, re-run once the cost is spent: ``SearchRoll``), the wandering check.
 """
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import travel as ev
+from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.kit.procedure import Inverse
-from hexlog.machine.travel.commands import CheckWandering, DeclareRoute, RollWeather, SearchHex
+from hexlog.machine.travel.commands import INTERNAL, CheckWandering, DeclareRoute, RollWeather, SearchRoll
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.table import Table
 
 #: the fields of a decision that the referee typed, by decision type
 TYPED: dict[type[Event], frozenset[str]] = {
@@ -32,7 +34,7 @@ def command_for(event: Event) -> Command | None:
         case ev.LostChecked():
             return DeclareRoute(headings=event.declared, night=event.night)
         case ev.SearchRolled():
-            return SearchHex(guide=event.guide)
+            return SearchRoll(guide=event.guide)
         case ev.WanderingChecked():
             return CheckWandering()
     return None
@@ -49,3 +51,10 @@ def by_hand(event: Event) -> str | None:
 
 
 INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)
+
+
+def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
+    """The search's secret roll is never the referee's to give: it comes with ``search``."""
+    if isinstance(command, INTERNAL):
+        msg = f"{type(command).__name__} is made by hexlog when the party searches; use hexlog travel search"
+        raise RuleRefusedError(msg)

@@ -19,13 +19,13 @@ from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
+from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import terrain
 from hexlog.machine.travel.rules import SearchTable, TravelOptions, TravelTables
 from hexlog.machine.travel.state import journey
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
-    from hexlog.machine.travel import commands as c
 
 
 def the_map(ctx: StepContext) -> MapState:
@@ -65,11 +65,17 @@ def move(ctx: StepContext, command: c.Move) -> None:
 
 
 def search(ctx: StepContext, command: c.SearchHex) -> None:
-    """Spend the hex's cost again, then roll the search table in secret; a success reveals a feature."""
+    """Spend the hex's cost again, then roll the search table in secret (the decision audit re-runs)."""
+    trip = journey(ctx)
+    cost = terrain.search_cost(ctx.rules, here(ctx))
+    ctx.emit(ev.Searched(cost=cost, travel_points=trip.tp - cost, guide=command.guide))
+    search_roll(ctx, c.SearchRoll(guide=command.guide))
+
+
+def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
+    """Roll the search table in secret; a success reveals a feature."""
     trip = journey(ctx)
     place = here(ctx)
-    cost = terrain.search_cost(ctx.rules, place)
-    ctx.emit(ev.Searched(cost=cost, travel_points=trip.tp - cost, guide=command.guide))
     tables, options = ctx.part(TravelTables), ctx.part(TravelOptions)
     unfound = place.unfound
     found: list[str] = []
