@@ -140,7 +140,7 @@ class Referee:
             try:
                 self.do(enc.Evade(note=f"the party runs from the {foes}"))
             except RuleRefusedError as refused:
-                self.say(f"the party cannot flee ({refused}); it stands and fights")
+                self.say(f"the party cannot flee ({str(refused).rsplit(': ', 1)[-1]}); it stands and fights")
                 self.do(enc.Fight(note=f"the party fights the {foes}"))
                 self.do(enc.PlayRound())
                 self.conclude(f"{foes} driven off")

@@ -21,6 +21,7 @@ from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.travel import commands as tc
+from hexlog.machine.travel.rules import TravelTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
 
@@ -33,8 +34,8 @@ MAP_FILE = Path(__file__).with_name("demo_map.toml")
 HOME, STONES = "2,6", "3,2"
 BARROW = "the barrow of the Fen King"
 NAMES = ("Aldric", "Brenna", "Corvin", "Delphine")
-#: the journey gives up after this many days
-LAST_DAY = 14
+#: the journey gives up after this many days (the barrow is all but surely found long before)
+LAST_DAY = 30
 #: who wanders the barrow, in the order they come
 WANDERERS = ("ghouls", "giant rats", "grave robbers")
 #: the delve's turns at most before the party turns back
@@ -88,8 +89,9 @@ def journey(ref: Referee) -> bool:
     found = met = False
     while trip(ref).day < LAST_DAY:
         day = trip(ref).day + 1
-        if trip(ref).members[NAMES[0]].owed:
-            ref.header(f"Day {day}: the rest the forced march owes")
+        member = trip(ref).members[NAMES[0]]
+        if member.owed or member.travel_days >= _rest_every(ref):
+            ref.header(f"Day {day}: " + ("the rest the forced march owes" if member.owed else "six days out: a rest"))
             ref.do(tc.RestDay())
             camp(ref, "the party rests by its fire", weather="")
             continue
@@ -103,6 +105,13 @@ def journey(ref: Referee) -> bool:
         ref.say(f"the party does not find the barrow; it goes down the stair it saw at {STONES}")
     ref.do(tc.EndJourney())
     return found
+
+
+def _rest_every(ref: Referee) -> int:
+    """Travel days in a row after which the party rests, before exhaustion sets in (tables.rest)."""
+    rules = ref.door.table().rules
+    rest = rules.part(TravelTables).rest if rules is not None else None
+    return rest.rest_every_travel_days if rest is not None else LAST_DAY
 
 
 def travel_day(ref: Referee, day: int) -> tuple[bool, bool]:
