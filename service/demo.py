@@ -1,14 +1,21 @@
-"""``hexlog demo``: a whole scripted session, printed as a referee reads it."""
+"""``hexlog demo``: a whole session on the exploration rules, printed as a referee reads it.
+
+The dice are committed, so the script cannot know them: at each point it reads the state (the
+steps allowed, the phase, whether the party is lost, whether a monster is due) and chooses the next
+step as a referee would. The story itself is in ``demo_story``; this module holds the referee's hand
+and the command.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from hexlog.events.encounter import ReactionResult
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
@@ -16,10 +23,13 @@ from hexlog.machine import encounter as enc
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
-from hexlog.service import render
+from hexlog.service import demo_story, render
 from hexlog.service.door import DbOption, Door, campaign_ids, open_store
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
     from hexlog.machine.commands import Command
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -50,68 +60,99 @@ def _free_campaign(db: Path) -> str:
 
 
 class Referee:
-    """Drives the scripted session and prints what each command recorded."""
+    """Runs each command, prints what it recorded, and reads the state to choose the next step."""
 
     def __init__(self, door: Door) -> None:
         self.door = door
 
-    def do(self, command: Command) -> None:
-        """Run a command and print its events as the timeline does."""
+    def do(self, command: Command, show: Callable[[Event], bool] | None = None) -> list[Event]:
+        """Run a command and print its events (those ``show`` keeps) as the timeline does; the events."""
         outcome = self.door.run(command)
         for event in outcome.events:
-            if not isinstance(event, PhaseChanged):
+            if not isinstance(event, PhaseChanged) and (show is None or show(event)):
                 out.print(f"  {render.describe(event)}")
+        return list(outcome.events)
+
+    @staticmethod
+    def say(text: str) -> None:
+        """A line of the story."""
+        out.print(f"  ~ {text}")
+
+    @staticmethod
+    def header(text: str) -> None:
+        """A section of the session."""
+        out.print(f"== {text}")
+
+    def state(self, procedure: str) -> Any:
+        """A procedure's folded state (None before it first runs)."""
+        return self.door.table().procedures.get(procedure)
+
+    def allowed(self, procedure: str) -> list[str]:
+        """The triggers a procedure allows now."""
+        table = self.door.table()
+        runner = self.door.handler.registry.runner(procedure)
+        return [trigger for trigger, _ in runner.allowed(table.procedures.get(procedure), table)]
 
     def encounter(self) -> enc.EncounterState:
         """The encounter under way."""
-        state = self.door.table().procedures[enc.PROCEDURE]
+        state = self.state(enc.PROCEDURE)
         assert isinstance(state, enc.EncounterState)  # noqa: S101 - started by the script
         return state
 
-    def allowed(self) -> list[str]:
-        """The triggers the encounter allows now."""
-        table = self.door.table()
-        runner = self.door.handler.registry.runner(enc.PROCEDURE)
-        return [trigger for trigger, _ in runner.allowed(self.encounter(), table)]
-
-    def opening(self, start: enc.StartEncounter) -> None:
-        """Start, surprise, distance, any free action, initiative; then let a surprised side's lost round pass."""
-        self.do(start)
+    def opening(self) -> None:
+        """Surprise, distance, any free action, initiative; then let a surprised side's lost round pass."""
         self.do(enc.CheckSurprise())
         self.do(enc.DetermineDistance())
-        if "take_free_action" in self.allowed():
+        if "take_free_action" in self.allowed(enc.PROCEDURE):
             self.do(enc.TakeFreeAction(action="attack"))
-        if "roll_initiative" in self.allowed():
+        if "roll_initiative" in self.allowed(enc.PROCEDURE):
             self.do(enc.RollInitiative())
         state = self.encounter()
         if state.phase is enc.Phase.ACTIONS and state.initiative is not None and state.initiative.free_round:
             self.do(enc.PlayRound(note="the surprised side cannot act"))
 
-    def talk_or_fight(self) -> None:
-        """The dungeon encounter: the party speaks; hostile monsters are fought, others bargained with."""
-        self.do(enc.RollReaction(speaker=SPEAKER))
+    def talk_or_fight(self, foes: str) -> None:
+        """The party speaks; hostile monsters are fought, others bargained with."""
+        self.opening()
+        if "react" in self.allowed(enc.PROCEDURE):
+            self.do(enc.RollReaction(speaker=SPEAKER))
         reaction = self.encounter().reaction
-        if reaction is not None and reaction.result is ReactionResult.UNCERTAIN and "wait" in self.allowed():
+        if reaction is not None and reaction.result is ReactionResult.UNCERTAIN and "wait" in self.allowed("encounter"):
             self.do(enc.Wait(note="the party keeps its distance"))
             self.do(enc.PlayRound())
-            self.do(enc.RerollReaction())
+            if "reroll_reaction" in self.allowed(enc.PROCEDURE):
+                self.do(enc.RerollReaction())
             reaction = self.encounter().reaction
-        if reaction is not None and reaction.result in HOSTILE:
-            self.do(enc.Fight(note="the goblins charge"))
+        if (reaction is None or reaction.result in HOSTILE) and "fight" in self.allowed(enc.PROCEDURE):
+            self.do(enc.Fight(note=f"the {foes} charge"))
             for _ in range(3):
                 self.do(enc.PlayRound())
-            self.do(enc.ConcludeEncounter(outcome="goblins routed", note="two slain, the rest flee"))
-        else:
-            self.do(enc.Parley(note="the goblins agree to let the party pass for a toll"))
+            self.do(enc.ConcludeEncounter(outcome=f"{foes} routed", note="two slain, the rest flee"))
+        elif "parley" in self.allowed(enc.PROCEDURE):
+            self.do(enc.Parley(note=f"the {foes} let the party pass for a toll"))
             self.do(enc.ConcludeEncounter(outcome="bargain"))
+        self.conclude(f"{foes} gone")
 
-    def flee(self) -> None:
-        """The wilderness encounter: the party flees; the wolves' reaction says whether they give chase."""
-        if "evade" in self.allowed():
-            self.do(enc.Evade(note="the party runs for the river"))
-            self.do(enc.DecidePursuit())
+    def flee(self, foes: str) -> None:
+        """The party flees; the monsters' reaction says whether they give chase."""
+        self.opening()
+        if "evade" in self.allowed(enc.PROCEDURE):
+            try:
+                self.do(enc.Evade(note=f"the party runs from the {foes}"))
+            except RuleRefusedError as refused:
+                self.say(f"the party cannot flee ({str(refused).rsplit(': ', 1)[-1]}); it stands and fights")
+                self.do(enc.Fight(note=f"the party fights the {foes}"))
+                self.do(enc.PlayRound())
+                self.conclude(f"{foes} driven off")
+                return
+            if "decide_pursuit" in self.allowed(enc.PROCEDURE):
+                self.do(enc.DecidePursuit())
+        self.conclude("fought off")
+
+    def conclude(self, outcome: str) -> None:
+        """End the encounter if it has not ended (the procedure that handed it off resumes)."""
         if self.encounter().phase is not enc.Phase.CONCLUDED:
-            self.do(enc.ConcludeEncounter(outcome="fought off"))
+            self.do(enc.ConcludeEncounter(outcome=outcome))
 
 
 def demo(
@@ -121,39 +162,33 @@ def demo(
     ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
-    """Run a complete scripted session: open, a party of four, two encounters, close, audit."""
+    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit."""
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)
-    out.print(f"== hexlog demo: campaign {campaign} in {db} (Old-School Essentials)")
-    ref.do(c.StartCampaign(ruleset="ose"))
-    out.print("== The referee opens the session and the players note the commitment")
+    ref.header(f"hexlog demo: campaign {campaign} in {db} (exploration rules, seed 004)")
+    ref.do(c.StartCampaign(ruleset="explore"))
+    ref.header("The referee opens the session and the players note the commitment")
     ref.do(c.OpenSession(secret_hex=secret_hex))
     ref.do(c.SetClientSeed(client_seed=client_seed))
-    out.print("== The party")
+    ref.header("The party")
     for member in PARTY:
         ref.do(member)
-    out.print("== Encounter 1: goblins behind a door in the dungeon (the party carries torches)")
-    ref.opening(
-        enc.StartEncounter(setting="dungeon", name="goblins behind the door", party_light=True, monster_count=4)
-    )
-    ref.talk_or_fight()
-    out.print("== Encounter 2: wolves on the moor (wilderness)")
-    ref.opening(
-        enc.StartEncounter(
-            setting="wilderness", name="wolves on the moor", monster_count=6, intelligent=False, monster_speed=180
-        )
-    )
-    ref.flee()
-    out.print("== The referee closes the session and reveals the secret")
+    demo_story.play(ref)
+    ref.header("The referee closes the session and reveals the secret")
     ref.do(c.CloseSession())
+    _afterwards(door, db, campaign)
+
+
+def _afterwards(door: Door, db: Path, campaign: str) -> None:
     table = door.table()
     report = audit_store(door.store, campaign)
     replayed = replay(door.store, campaign)
     out.print("== Afterwards")
-    out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns)")
     stream = stream_for(campaign)
-    receipt = Receipt.of(door.store.read_stream(stream, door.store.stream_version(stream))[0].envelope)
+    version = door.store.stream_version(stream)
+    out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns); the log holds {version} events")
+    receipt = Receipt.of(door.store.read_stream(stream, version)[0].envelope)
     out.print(
         f"  audit: {report.verdict}: {report.rolls_verified} of {report.rolls} rolls re-derived from the revealed "
         f"secret, {report.decisions} decisions re-run"

@@ -128,8 +128,12 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
     else:
         lines.append("party: nobody yet (hexlog party add NAME)")
     lines.append(clock_line(table.clock))
-    for name, state in table.procedures.items():
-        lines.extend(procedure_lines(name, state, table, registry, player=player))
+    # in the registry's order, not the order the states were stored in: the same state reads the same
+    for procedure in registry.procedures:
+        if procedure.name in table.procedures:
+            lines.extend(
+                procedure_lines(procedure.name, table.procedures[procedure.name], table, registry, player=player)
+            )
     return [shown(line) for line in lines]
 
 
