@@ -13,7 +13,6 @@ from scipy.stats import chisquare
 
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
@@ -578,24 +577,24 @@ def _band(total: int, bands: list[tuple[int, str]]) -> str:
 
 @pytest.fixture(scope="module")
 def seeded() -> list[list[Event]]:
-    """N OSE dungeon encounters on fixed secrets, each in its own campaign, to the reaction."""
+    """N OSE dungeon encounters in one campaign on one fixed secret, each to the reaction and concluded."""
     handler = Handler(MemoryStore(), MemoryKeeper())
+    secret = hashlib.sha256(b"hexlog-test-distributions").hexdigest()
+    for command in (c.StartCampaign(), c.OpenSession(secret_hex=secret), c.AddMember(name="Ann", cha=13)):
+        handler.execute("sim", command)
     runs = []
-    for i in range(N):
-        campaign = f"sim-{i}"
-        secret = hashlib.sha256(f"hexlog-test-{i}".encode()).hexdigest()
+    for _ in range(N):
+        run: list[Event] = []
         for command in (
-            c.StartCampaign(),
-            c.OpenSession(secret_hex=secret),
-            c.AddMember(name="Ann", cha=13),
             enc.StartEncounter(),
             enc.CheckSurprise(),
             enc.DetermineDistance(),
             enc.RollInitiative(),
             enc.RollReaction(speaker="Ann"),
+            enc.ConcludeEncounter(),
         ):
-            handler.execute(campaign, command)
-        runs.append([decode(r.envelope) for r in handler.store.read_stream(tables.stream_for(campaign))])
+            run.extend(handler.execute("sim", command).events)
+        runs.append(run)
     return runs
 
 
