@@ -102,11 +102,8 @@ COMMAND_FOR: dict[str, c.Command] = {
 
 
 def _rows() -> list[tuple[str, str, str]]:
-    out = []
-    for row in camp.TRANSITIONS:
-        sources = row["source"] if isinstance(row["source"], list) else [row["source"]]
-        out.extend((row["trigger"], s.name, row["dest"].name) for s in sources)
-    return out
+    """Every (trigger, source, dest) the table allows, one per source of a row."""
+    return camp.CAMP.edges()
 
 
 def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:

@@ -131,11 +131,7 @@ COMMAND_FOR: dict[str, c.Command] = {trigger: cls() for cls, trigger in enc.TRIG
 
 def _rows() -> list[tuple[str, str, str]]:
     """Every (trigger, source, dest) the table allows, one per source of a row."""
-    out = []
-    for row in enc.TRANSITIONS:
-        sources = row["source"] if isinstance(row["source"], list) else [row["source"]]
-        out.extend((row["trigger"], s.name, row["dest"].name) for s in sources)
-    return out
+    return enc.ENCOUNTER.edges()
 
 
 def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:

@@ -648,3 +648,16 @@ class TestTypedRulesPart:
         rules = handler().load(CAMPAIGN_ID).rules
         with pytest.raises(UsageError, match=r"options\.round_seconds: expected a string, got an integer"):
             rules.part(self.Odd)
+
+
+def test_a_procedure_lists_each_edge_of_its_table_once_per_source() -> None:
+    """A row with two sources is two edges; the order is the table's."""
+    assert PATROL.edges() == [
+        ("set_out", "IDLE", "WALKING"),
+        ("set_out", "DONE", "WALKING"),
+        ("step", "WALKING", "WALKING"),
+        ("rest", "WALKING", "WALKING"),
+        ("meet", "WALKING", "MEETING"),
+        ("met", "MEETING", "WALKING"),
+        ("halt", "WALKING", "DONE"),
+    ]

@@ -111,6 +111,14 @@ class Procedure:
     #: the event types its steps write
     events: tuple[type[Event], ...] = ()
 
+    def edges(self) -> list[tuple[str, str, str]]:
+        """Every (trigger, source phase, destination phase) its transition table allows, one per source."""
+        out: list[tuple[str, str, str]] = []
+        for row in self.transitions:
+            sources = row["source"] if isinstance(row["source"], list) else [row["source"]]
+            out.extend((row["trigger"], source.name, row["dest"].name) for source in sources)
+        return out
+
     @property
     def has_machine(self) -> bool:
         """Whether the procedure runs a state machine (the campaign's own commands do not)."""
