@@ -55,7 +55,7 @@ AT_THE_TABLE = (
 
 
 # ------------------------------------------------------------------------------------------------
-# The players' side: the published schemes, written from ../shared/DESIGN.md
+# The players' side: the published schemes, written from the README's description of them
 # ------------------------------------------------------------------------------------------------
 
 

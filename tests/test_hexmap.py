@@ -170,7 +170,8 @@ class TestSetHex:
         """river and settlement (mapped rows) and desert (a row itself) may be drawn."""
         h = handler()
         for terrain in ("river", "settlement", "desert"):
-            h.execute(CAMPAIGN, SetHex(hex="1,1", terrain=terrain))
+            out = h.execute(CAMPAIGN, SetHex(hex="1,1", terrain=terrain))
+            assert out.table.procedures["map"].hex("1,1").terrain == terrain
 
 
 def found_campaign(*, search_face: int | None) -> Handler:
