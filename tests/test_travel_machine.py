@@ -372,3 +372,20 @@ class TestAuditReRunsTheDay:
         hand = "\n".join(audit_store(h.store, CAMPAIGN).by_hand)
         assert "the weather of day 1 set by the referee (clear)" in hand
         assert "the party told it is lost (a shepherd says so)" in hand
+
+
+class TestStepsOffered:
+    @pytest.mark.parametrize("name", ["idle", "ended"])
+    def test_a_journey_may_start_before_the_first_and_after_the_last(self, name):
+        """``start`` needs a hex the referee gives, so it is offered and the hex judged when it is given."""
+        handler, _ = reach(name)
+        table = handler.load(CAMPAIGN)
+        offered = [trigger for trigger, _ in RUNNER.allowed(table.procedures.get("travel"), table)]
+        assert "start" in offered
+
+    def test_a_start_from_a_hex_off_the_map_is_refused_naming_it(self):
+        handler, _ = reach("idle")
+        version = handler.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="hex 9,9 is not on the map"):
+            handler.execute(CAMPAIGN, t.StartJourney(hex="9,9"))
+        assert handler.store.stream_version(STREAM) == version

@@ -16,6 +16,7 @@ from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.model import Model
 from hexlog.machine.travel import terrain
+from hexlog.machine.travel.commands import StartJourney
 from hexlog.machine.travel.rules import TravelTables, WildernessTables
 from hexlog.machine.travel.state import Phase, TravelState
 
@@ -81,7 +82,8 @@ class TravelModel(Model):
 
     def on_map(self) -> bool:
         """The party sets out from a hex of the map."""
-        where = grid.normal(str(getattr(self.command, "hex", "")))
+        # read as an attribute: a start the kit sketches without its hex is judged when the hex is given
+        where = grid.normal(self.command.hex if isinstance(self.command, StartJourney) else "")
         return self.the_map.hex(where) is not None or self.refuse(
             f"hex {where} is not on the map; draw it first (hexlog map set {where} --terrain ...)"
         )
