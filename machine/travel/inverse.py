@@ -50,7 +50,13 @@ def by_hand(event: Event) -> str | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)
+def unsure(event: Event) -> bool:
+    """A search: a feature never revealed may have been in its hex (what it found is opened, but under the
+    dvdm table every feature of the hex takes a roll, in order)."""
+    return isinstance(event, ev.SearchRolled)
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure)
 
 
 def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
