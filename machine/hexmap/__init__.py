@@ -137,7 +137,7 @@ def set_hex(ctx: StepContext, command: SetHex) -> None:
 
 HEXMAP = Procedure(
     name=PROCEDURE,
-    title="The hex map: load a map file, set or change a hex (col,row; flat-topped, 6 miles across).",
+    title="The hex map: load a map file, set or change a hex (col,row; flat-topped, 6 miles), reveal what is hidden.",
     steps={LoadMap: load, SetHex: set_hex, RevealHidden: reveal},
     triggers={LoadMap: "load", SetHex: "set", RevealHidden: "reveal"},
     phases=Phase,
