@@ -52,9 +52,10 @@ def handler(script: list[int]) -> Handler:
     return h
 
 
-def found_campaign(*, search_face: int | None) -> Handler:
-    """A journey in a hex with a hidden feature and a lair; optionally a search (a natural 1 finds the first)."""
-    script: list[int] = []
+def found_campaign(*, search_face: int | None, script: list[int] | None = None) -> Handler:
+    """A journey in a hex with a hidden feature and a lair; optionally a search (a natural 1 finds the first).
+    ``script`` is the dice the handler rolls, for more commands."""
+    script = script if script is not None else []
     h = handler(script)
     h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
     h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
@@ -145,14 +146,29 @@ class TestReveal:
 
 class TestAudit:
     def test_a_feature_never_revealed_leaves_a_caveat_not_a_finding(self) -> None:
-        """The chapel found, the lair never revealed: the search is re-run, and the audit says what it cannot check."""
-        found = check_decision_events(events_of(found_campaign(search_face=1)))
+        """The chapel found, then a search that found nothing, the lair never revealed: the audit says what it
+        cannot check; a search that found is checked in full and leaves no caveat."""
+        script: list[int] = []
+        h = found_campaign(search_face=1, script=script)
+        assert check_decision_events(events_of(h)).doubts == ()
+        script.append(6)
+        h.execute(CAMPAIGN, t.SearchHex())
+        found = check_decision_events(events_of(h))
         assert found.issues == ()
         assert found.doubts == (f"1 {CAVEAT.format('')}",)
 
     def test_without_a_search_nothing_is_left_unchecked(self) -> None:
         found = check_decision_events(events_of(found_campaign(search_face=None)))
         assert (found.issues, found.doubts) == ((), ())
+
+    def test_a_search_that_found_is_checked_even_while_a_feature_stays_hidden(self) -> None:
+        """The lair is never revealed, yet the search that found the chapel is re-run in full."""
+        events = events_of(found_campaign(search_face=1))
+        at = next(i for i, e in enumerate(events) if isinstance(e, tev.SearchRolled))
+        events[at] = attrs.evolve(events[at], found_on=(5, 6))
+        issues = check_decision_events(events).issues
+        assert [i.at for i in issues][:1] == [at]
+        assert "found_on" in issues[0].reason
 
     def test_once_revealed_every_search_is_re_run_and_verified(self) -> None:
         """A search that found nothing, in the lair's hex, is checked with the lair the reveal opened."""
@@ -223,7 +239,8 @@ class TestCommandLine:
         assert "VERIFIED" in audit.stdout, audit.stdout
 
     def test_an_unrevealed_map_audits_incomplete_once_searched(self, hexlog) -> None:
-        """The wolf den is found (these dice roll a 3); the cache elsewhere never is: INCOMPLETE, naming it."""
+        """The wolf den is found (these dice roll a 3), a second search finds nothing; the cache elsewhere is
+        never revealed: INCOMPLETE, naming it."""
         for args in (
             ("init", "--ruleset", "explore"),
             ("session", "open", "--secret-hex", "4d" * 32),
@@ -239,6 +256,8 @@ class TestCommandLine:
             assert done.returncode == 0, (args, done.stderr)
         searched = hexlog("travel", "search")
         assert "found in 1,1: wolf den (a lair)" in searched.stdout
+        again = hexlog("travel", "search")
+        assert "nothing found" in again.stdout, again.stdout
         assert hexlog("session", "close").returncode == 0
         audit = hexlog("audit")
         assert "INCOMPLETE" in audit.stdout, audit.stdout

@@ -51,9 +51,10 @@ def by_hand(event: Event) -> str | None:
 
 
 def unsure(event: Event) -> bool:
-    """A search: a feature never revealed may have been in its hex (what it found is opened, but under the
-    dvdm table every feature of the hex takes a roll, in order)."""
-    return isinstance(event, ev.SearchRolled)
+    """A search that a feature never revealed may have decided: one that found nothing (the feature may have
+    been in its hex), or one of several rolls (the dvdm table rolls for every feature of the hex, in order).
+    One roll that found a feature is checked in full: it found the hex's first feature still hidden."""
+    return isinstance(event, ev.SearchRolled) and (not event.found or len(event.rolls) + len(event.referee_rolls) > 1)
 
 
 INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure)
