@@ -23,7 +23,7 @@ from hexlog.machine import camp as cp
 from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
-from hexlog.machine.hexmap import LoadMap, grid
+from hexlog.machine.hexmap import LoadMap, RevealHidden, grid
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.registry import REGISTRY
@@ -180,6 +180,11 @@ class Campaign:
                 self.delve(owed)
                 done += owed
             self.travel_day()
+
+    def reveal_map(self) -> None:
+        """At the campaign's end, reveal every hidden feature no search found (so the audit checks every search)."""
+        if self.state("map").unopened:
+            self.run(RevealHidden())
 
     def finish_encounter(self) -> None:
         """Take allowed steps until the encounter concludes: react once, fight a round or two, conclude."""

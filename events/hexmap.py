@@ -1,12 +1,15 @@
 """Hex map events: the map the referee draws, and what a search finds on it.
 
 A hex is named ``"col,row"`` (flat-topped hexes, odd columns half a hex lower). Hidden features are
-the referee's: ``HiddenFeaturePlaced`` is ``referee_only`` (no player's view shows it), and a feature
-becomes known to the players only through ``FeatureFound``.
+the referee's: the log holds only a commitment to each (``HiddenFeaturePlaced``), its text and hex stay
+in the referee's key keeper, and a feature becomes known only when ``FeatureFound`` (a search) or
+``FeatureRevealed`` (``hexlog map reveal``) opens its commitment.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import ClassVar
 
 import attrs
@@ -38,30 +41,64 @@ class HexSet(Event):
     landmarks: tuple[str, ...] = ()
 
 
+def commitment(hex_name: str, feature: str, *, lair: bool, salt: str) -> str:
+    """The commitment to a hidden feature: sha256 (hex) of its salt's bytes, then the canonical JSON of
+    ``{"feature", "hex", "lair"}`` (keys sorted, no spaces, UTF-8); "" when the salt is not hex (it opens nothing)."""
+    try:
+        salted = bytes.fromhex(salt)
+    except ValueError:
+        return ""
+    body = json.dumps({"feature": feature, "hex": hex_name, "lair": lair}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(salted + body.encode("utf-8")).hexdigest()
+
+
 @attrs.frozen(kw_only=True)
 class HiddenFeaturePlaced(Event):
-    """A feature only a search can find (a lair, a ruin): the referee's secret until it is found."""
+    """A feature only a search can find (a lair, a ruin), committed to: the log holds neither its hex nor its text.
+
+    ``commitment`` is sha256 (hex) of a random 32-byte salt followed by the canonical JSON of
+    ``{"feature", "hex", "lair"}`` (see ``commitment``). The feature and its salt stay with the
+    referee's key keeper; ``FeatureFound`` or ``FeatureRevealed`` open the commitment later, and anyone
+    can check the opening against it.
+    """
 
     type_name: ClassVar[str] = "map.hidden_placed"
-    #: no player's view shows it, ever; ``FeatureFound`` reveals it
-    referee_only: ClassVar[str] = "found"
-    hex: str
-    feature: str
-    #: a lair (the dvdm search table finds lairs on their own faces)
-    lair: bool = False
-
-    def revealed_by(self, event: Event) -> bool:
-        """Whether ``event`` makes this feature known to the players."""
-        return isinstance(event, FeatureFound) and (event.hex, event.feature) == (self.hex, self.feature)
+    commitment: str
 
 
 @attrs.frozen(kw_only=True)
 class FeatureFound(Event):
-    """A search found a hidden feature: from now on the players know it."""
+    """A search found a hidden feature: it opens the feature's commitment (hex, feature, lair, salt)."""
 
     type_name: ClassVar[str] = "map.feature_found"
     hex: str
     feature: str
+    lair: bool = False
+    #: the salt of the commitment (64 hex digits)
+    salt: str
+
+    @property
+    def commitment(self) -> str:
+        """The commitment this opening matches."""
+        return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
+
+
+@attrs.frozen(kw_only=True)
+class FeatureRevealed(Event):
+    """The referee revealed a hidden feature no search found (``hexlog map reveal``, at a campaign's end):
+    it opens the feature's commitment like ``FeatureFound``, but the party has not found it."""
+
+    type_name: ClassVar[str] = "map.feature_revealed"
+    hex: str
+    feature: str
+    lair: bool = False
+    #: the salt of the commitment (64 hex digits)
+    salt: str
+
+    @property
+    def commitment(self) -> str:
+        """The commitment this opening matches."""
+        return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
 
 
 for _cls in list(globals().values()):

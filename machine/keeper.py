@@ -7,6 +7,10 @@ the one whose event is not appended never replaces the secret of the one whose e
 The key file is a JSON object ``{"<campaign>/<commitment>": "<secret hex>", ...}``. Files written
 before this layout hold ``{"<campaign>/<session>": "<secret hex>"}``; those entries are still read
 when no entry is kept under the commitment. The caller checks the secret against the commitment.
+
+A keeper also keeps other facts the log only commits to (a hidden feature of the map, with its salt):
+text under a key, by campaign. The key file keeps them under ``"facts"``: ``{"<campaign>": {"<key>":
+"<text>"}}`` (a key file without it, as every older one, has no facts).
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
+#: the key file's entry that holds the kept facts (a session's entry always holds a "/")
+FACTS = "facts"
+
+
 def _commitment(secret: bytes) -> str:
     return hashlib.sha256(secret).hexdigest()
 
@@ -41,12 +49,21 @@ class SecretKeeper(Protocol):
         """The secret kept for a commitment (``NotFoundError`` when none is kept)."""
         ...
 
+    def put_fact(self, campaign: str, key: str, value: str) -> None:
+        """Keep a fact (text) of a campaign under a key (replacing the one kept there)."""
+        ...
+
+    def get_facts(self, campaign: str) -> dict[str, str]:
+        """Every fact kept for a campaign, by key."""
+        ...
+
 
 class MemoryKeeper:
     """Secrets in a dict, for tests and simulations."""
 
     def __init__(self) -> None:
         self._secrets: dict[tuple[str, str], bytes] = {}
+        self._facts: dict[str, dict[str, str]] = {}
 
     def put(self, campaign: str, secret: bytes) -> None:
         """Remember a secret under its commitment."""
@@ -59,6 +76,14 @@ class MemoryKeeper:
         except KeyError:
             msg = f"no secret is kept for session {session} of campaign {campaign}"
             raise NotFoundError(msg) from None
+
+    def put_fact(self, campaign: str, key: str, value: str) -> None:
+        """Remember a fact under its key."""
+        self._facts.setdefault(campaign, {})[key] = value
+
+    def get_facts(self, campaign: str) -> dict[str, str]:
+        """The facts of a campaign."""
+        return dict(self._facts.get(campaign, {}))
 
 
 class FileKeeper:
@@ -153,6 +178,28 @@ class FileKeeper:
         except (TypeError, ValueError) as err:
             msg = f"key file {self.path} is corrupt: the secret kept under {key!r} is not hex ({err})"
             raise CorruptLogError(msg) from err
+
+    def put_fact(self, campaign: str, key: str, value: str) -> None:
+        """Keep a fact under its key in the file's ``facts``; the file is replaced atomically, mode 0600."""
+        with self._locked():
+            data = self._load()
+            facts = data.get(FACTS)
+            kept = dict(facts) if isinstance(facts, dict) else {}
+            mine = kept.get(campaign)
+            kept[campaign] = {**(mine if isinstance(mine, dict) else {}), key: value}
+            data[FACTS] = kept
+            self._write(data)
+
+    def get_facts(self, campaign: str) -> dict[str, str]:
+        """The facts kept for a campaign (none in a key file written before facts were kept)."""
+        facts = self._load().get(FACTS)
+        mine = facts.get(campaign) if isinstance(facts, dict) else None
+        if mine is None:
+            return {}
+        if not isinstance(mine, dict) or not all(isinstance(v, str) for v in mine.values()):
+            msg = f"key file {self.path} is corrupt: the facts of campaign {campaign} are not text by key"
+            raise CorruptLogError(msg)
+        return {str(k): v for k, v in mine.items()}
 
 
 def key_file_for(db_path: str | os.PathLike[str]) -> Path:

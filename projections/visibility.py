@@ -1,9 +1,9 @@
 """What a player may see: a secret roll stays hidden, with every decision that used it, until its
 session ends (closes with the reveal, or is abandoned). The command line and the service both ask this.
 
-An event class may also declare itself the referee's (``referee_only``): ``"session"`` hides it like a
-secret roll, until the session it happened in ends; ``"found"`` hides it for good (a hidden feature of
-the map), and players learn its content only from a later event that reveals it (``revealed_by``).
+An event class may also declare itself the referee's (``referee_only = "session"``): it is hidden like a
+secret roll, until the session it happened in ends. (A hidden feature of the map is not such an event:
+the log holds only a commitment to it, see ``hexlog.events.hexmap``.)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hexlog.projections import sessions
 
 PUBLIC, REFEREE = Visibility.PUBLIC.value, Visibility.REFEREE.value
 #: how long an event class marked ``referee_only`` stays the referee's
-SESSION, FOUND = "session", "found"
+SESSION = "session"
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -51,10 +51,7 @@ class PlayerView:
     def hides(self, event: Event) -> bool:
         """Whether a player may not see this event (call it for each event, in stream order)."""
         self.lifecycle = sessions.evolve(self.lifecycle, event)
-        kept = referee_only(event)
-        if kept == FOUND:
-            return True
-        if kept == SESSION:
+        if referee_only(event) == SESSION:
             return self.current not in self.ended
         current = self.lifecycle.current
         lanes = current is not None and current.lanes
@@ -89,15 +86,5 @@ def hidden_rolls(events: Iterable[Event], ended: Iterable[str] | None = None) ->
 
 
 def referee_only(event: Event) -> str:
-    """How long an event is the referee's alone: ``session``, ``found``, or "" (an event like any other)."""
+    """How long an event is the referee's alone: ``session``, or "" (an event like any other)."""
     return str(getattr(type(event), "referee_only", ""))
-
-
-def withheld(events: Iterable[Event]) -> list[Event]:
-    """The events that stay the referee's for good (``found``) and that no later event has revealed."""
-    pending: list[Event] = []
-    for event in events:
-        pending = [kept for kept in pending if not kept.revealed_by(event)]  # type: ignore[attr-defined]
-        if referee_only(event) == FOUND:
-            pending.append(event)
-    return pending

@@ -47,6 +47,8 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import shown
 from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue
+from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
+from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
 if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
@@ -116,6 +118,11 @@ class _Walker:
     abandoned: set[str] = attrs.field(factory=set)
     #: decision event type -> the inverse of the procedure that writes it
     inverses: dict[type[Event], Inverse] = attrs.field(factory=dict)
+    #: what the log opens of the facts it commits to (hidden features), and how many it never opens
+    hidden: HiddenCheck | None = None
+    #: the decisions not judged because they may have read a fact never opened, and the latest one
+    unsure: int = 0
+    forgiven: int | None = None
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -123,6 +130,8 @@ class _Walker:
         return f"entry {at + 1}"
 
     def flag(self, at: int, reason: str) -> None:
+        if at == self.forgiven:
+            return  # it may have read a fact the log never opens: the caveat names it
         self.issues.append(Issue(at, CHECK, reason))
 
     def run(self) -> None:
@@ -234,8 +243,15 @@ class _Walker:
         if recorded is None or command is None or inverse is None:
             return event
         self.checked += 1
+        unsure = self.hidden is not None and bool(self.hidden.never_revealed) and bool(inverse.unsure)
+        if unsure and inverse.unsure is not None and inverse.unsure(event):
+            self.unsure += 1
+            self.forgiven = at
         dice = _RecordedDice(list(recorded))
-        ctx = kit.StepContext(table=self._rewound(recorded), registry=self.registry, roller_for=lambda _t: dice)
+        keeper = self.hidden.keeper if self.hidden is not None else None
+        ctx = kit.StepContext(
+            table=self._rewound(recorded), registry=self.registry, roller_for=lambda _t: dice, keeper=keeper
+        )
         try:
             kit.run_step(ctx, command)
         except _RollMismatchError as err:
@@ -257,7 +273,7 @@ class _Walker:
         problems = [*problems_found, *dice_problems, *([tail] if tail else [])]
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
-        return emitted[index] if index is not None and not dice_problems else event
+        return emitted[index] if index is not None and not dice_problems and at != self.forgiven else event
 
     def _schema(self, roll: DiceRolled) -> int:
         lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
@@ -341,10 +357,14 @@ def check_decision_events(
     versions) says which rolls recorded whom they were made for. Each issue's ``at`` is an index into
     ``events``.
     """
-    walker = _Walker(events, versions, schemas, registry)
+    walker = _Walker(events, versions, schemas, registry, hidden=check_hidden(events))
     walker.run()
+    assert walker.hidden is not None  # noqa: S101 - given just above
+    issues = [*walker.hidden.issues, *walker.issues]
+    if walker.unsure:
+        walker.doubts.append(hidden_caveat(walker.hidden.never_revealed))
     return DecisionCheck(
-        tuple(sorted(walker.issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand), tuple(walker.doubts)
+        tuple(sorted(issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand), tuple(walker.doubts)
     )
 
 

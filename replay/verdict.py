@@ -4,8 +4,9 @@
 ``INCOMPLETE`` (exit 3): nothing is wrong, but some rolls cannot be checked yet or ever, or do not
 protect the players: a session still open, one abandoned (a withheld reveal), one whose secret was
 supplied instead of drawn, one without the players' client seed, one using the client seed of an abandoned
-session (opened after it, knowing that seed). Each is named once, with its count of rolls. ``FAILED`` (exit 1):
-something is wrong; the first bad event is named.
+session (opened after it, knowing that seed); or a map whose hidden features are not all revealed, so that
+its searches that found nothing cannot be checked (``hidden_audit``). Each is named once, with its count.
+``FAILED`` (exit 1): something is wrong; the first bad event is named.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.streams import stream_for
-from hexlog.projections import live, visibility
+from hexlog.projections import live
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
 from hexlog.replay import repair as repairs
@@ -181,7 +181,7 @@ def export(
         Path | None, typer.Option("--out", help="write to this file instead of standard output")
     ] = None,
     referee: Annotated[  # noqa: FBT002 - a flag
-        bool, typer.Option("--referee", help="export even while secret rolls or hidden features are unrevealed")
+        bool, typer.Option("--referee", help="export even while secret rolls are unrevealed")
     ] = False,
 ) -> None:
     """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
@@ -190,13 +190,6 @@ def export(
     recorded = door.store.read_stream(stream_for(door.campaign))
     events = [decode(r.envelope) for r in recorded]
     hidden = render.hidden_rolls(events)
-    kept = visibility.withheld(events)
-    if kept and not referee:
-        msg = (
-            f"the log holds {len(kept)} fact(s) only the referee may know (hidden features of the map not found "
-            "yet): an export would show them; pass --referee for the referee's own copy"
-        )
-        raise RuleRefusedError(msg)
     if hidden and not referee:
         sessions = ", ".join(sorted({s for s, _, _ in hidden}))
         msg = (

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from hexlog.events.errors import NotFoundError, UsageError
-from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap import grid, hidden
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
 from hexlog.machine.text import shown
 from hexlog.service import render_travel
@@ -35,7 +35,7 @@ def show(
     campaign: CampaignOption = None,
     view: ViewOption = "referee",
 ) -> None:
-    """Show the map, or one hex; hidden features only in the referee's view, until found."""
+    """Show the map, or one hex; hidden features (read from the key file) only in the referee's view, until found."""
     player = is_player(view)
     door = Door.open(db, campaign)
     state = door.table().procedures.get(PROCEDURE)
@@ -51,9 +51,14 @@ def show(
         chosen = sorted(the_map.hexes.items(), key=lambda item: grid.parse(item[0]))
     if not chosen:
         out.print("the map is empty (hexlog map load FILE, or hexlog map set HEX --terrain ...)")
+    kept = [] if player else hidden.kept(door.handler.keeper, door.campaign, the_map)
     for name, place in chosen:
-        for line in render_travel.hex_lines(name, place, player=player):
+        here = [f for f in kept if f.hex == name]
+        for line in render_travel.hex_lines(name, place, here, player=player):
             out.print(shown(line))
+    missing = 0 if player else len(the_map.unopened) - len(kept)
+    if missing:
+        out.print(f"{missing} hidden feature(s) of the map are not in the key file: only their commitments are known")
 
 
 def install(groups: dict[str, typer.Typer]) -> None:

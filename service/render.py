@@ -51,15 +51,13 @@ class Line:
 
 
 def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
-    """The campaign as lines; the player's view hides secret rolls and what they decided, and leaves out
-    what stays the referee's for good (a hidden feature of the map)."""
+    """The campaign as lines; the player's view hides secret rolls and what they decided (a hidden feature
+    of the map is only a commitment in the log: nothing to hide)."""
     events = [decode(r.envelope) for r in recorded]
     view = PlayerView(ended_sessions(events)) if player else None
     lines = []
     for rec, event in zip(recorded, events, strict=True):
         text = describe(event)
-        if view is not None and view.hides(event) and visibility.referee_only(event) == visibility.FOUND:
-            continue  # not even its line: a player may not learn that the referee keeps something there
         if view is not None and view.hides(event):
             text = f"roll #{event.nonce} {HIDDEN}" if isinstance(event, DiceRolled) else f"{event.type_name} {HIDDEN}"
         lines.append(Line(rec.version, rec.envelope.time, event.type_name, text))

@@ -14,9 +14,10 @@ from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.travel.state import TravelState
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from hexlog.events.base import Event
+    from hexlog.machine.hexmap.hidden import Hidden
     from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.table import Table
 
@@ -81,10 +82,11 @@ def _ended(e: ev.DayEnded) -> str:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     mapev.MapLoaded: lambda e: f"map loaded from {e.source}: {e.hexes} hexes",
     mapev.HexSet: _hex_set,
-    mapev.HiddenFeaturePlaced: lambda e: (
-        f"hex {e.hex}: hidden {'lair' if e.lair else 'feature'} {e.feature} (referee only)"
+    mapev.HiddenFeaturePlaced: lambda e: f"a hidden feature placed (commitment {e.commitment[:16]})",
+    mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}{' (a lair)' if e.lair else ''}",
+    mapev.FeatureRevealed: lambda e: (
+        f"revealed by the referee, never found: {e.feature}{' (a lair)' if e.lair else ''} in {e.hex}"
     ),
-    mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}",
     ev.JourneyStarted: _started,
     ev.DayStarted: _day,
     ev.ExhaustionChanged: lambda e: f"{e.member}: exhaustion {e.level} ({e.reason})",
@@ -105,18 +107,19 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 }
 
 
-def hex_lines(name: str, place: Hex, *, player: bool) -> list[str]:
-    """One hex as lines; a player sees only the features found."""
+def hex_lines(name: str, place: Hex, hidden: Sequence[Hidden] = (), *, player: bool) -> list[str]:
+    """One hex as lines; a player sees only the features opened, the referee also ``hidden`` (from the keeper)."""
     way = ", road" if place.road else ", track" if place.track else ""
     lines = [f"{name}: {place.terrain}{way}"]
     if place.landmarks:
         lines.append(f"  landmarks: {', '.join(place.landmarks)}")
     if place.found:
         lines.append(f"  found: {', '.join(place.found)}")
-    if not player and place.unfound:
-        lines.append(
-            f"  hidden (referee only): {', '.join(f.text + (' (lair)' if f.lair else '') for f in place.unfound)}"
-        )
+    revealed = [f.text for f in place.features if not f.found]
+    if revealed:
+        lines.append(f"  revealed, never found: {', '.join(revealed)}")
+    if not player and hidden:
+        lines.append(f"  hidden (referee only): {', '.join(f.feature + (' (lair)' if f.lair else '') for f in hidden)}")
     return lines
 
 
@@ -125,7 +128,7 @@ def map_lines(state: Any, table: Table, *, player: bool) -> list[str]:  # noqa: 
     if not isinstance(state, MapState):
         return []
     lines = [f"  {len(state.hexes)} hexes"]
-    hidden = sum(len(h.unfound) for h in state.hexes.values())
+    hidden = len(state.unopened)
     if hidden and not player:
         lines.append(f"  {hidden} hidden features not found yet (hexlog map show HEX)")
     return lines

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import attrs
 import pytest
 
+from hexlog.events import hexmap as mapev
 from hexlog.events.streams import stream_for
 from hexlog.machine import table as tables
 from hexlog.machine.registry import REGISTRY
@@ -193,14 +194,20 @@ class TestTheSession:
         assert result.returncode == 0, result.stderr
         events = _events(hexlog)
         assert _of(events, "map.loaded", source="demo_map.toml")
-        assert _of(events, "map.hidden_placed", hex="3,2")
+        placed = _of(events, "map.hidden_placed")
+        assert placed
+        assert all(set(e["data"]) == {"commitment"} for e in placed)  # neither the hex nor the text
         assert _of(events, "travel.day_started", weather="fog", rolls=[])  # the referee's fog
         assert [e for e in _of(events, "travel.day_started") if e["data"]["rolls"]]  # rolled weather
         assert _of(events, "travel.lost_checked", lost=True)
         assert _of(events, "travel.lost_checked", lost=False)
         assert _of(events, "travel.lost_revealed")
         assert _of(events, "travel.search_rolled", found=["the barrow of the Fen King"])
-        assert _of(events, "map.feature_found", hex="3,2")
+        (found,) = _of(events, "map.feature_found", hex="3,2")
+        opened = mapev.commitment(
+            "3,2", found["data"]["feature"], lair=found["data"]["lair"], salt=found["data"]["salt"]
+        )
+        assert opened in [e["data"]["commitment"] for e in placed]
         assert _of(events, "travel.forced_march")
         assert _of(events, "travel.rested")
         assert _of(events, "travel.wandering_checked", encounter=True)

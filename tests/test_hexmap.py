@@ -1,5 +1,6 @@
-"""The hex map: the grid and its headings, the map file, setting hexes, and hidden features that no
-player's view shows before a search finds them (timeline, state, map show, export)."""
+"""The hex map: the grid and its headings, the map file, setting hexes, and hidden features that the
+log holds only as commitments, so no player's view shows them before a search finds them (timeline,
+state, map show, export)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,11 @@ from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import HEXMAP, LoadMap, SetHex, grid
+from hexlog.machine.hexmap import HEXMAP, LoadMap, SetHex, grid, hidden
 from hexlog.machine.hexmap.state import Feature, Hex, MapState, Phase
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
-from hexlog.projections.visibility import PlayerView, ended_sessions, withheld
 from hexlog.service import render
 
 if TYPE_CHECKING:
@@ -111,8 +111,15 @@ class TestMapFile:
         the_map = out.table.procedures["map"]
         assert the_map.hex("2,2").road
         assert the_map.hex("2,2").landmarks == ("the old mill",)
-        assert [f.text for f in the_map.hex("2,1").unfound] == ["ruined chapel", "wolf den"]
-        assert the_map.hex("2,1").features[1].lair
+        kept = hidden.kept(h.keeper, CAMPAIGN, the_map)
+        assert [(f.hex, f.feature, f.lair) for f in kept] == [
+            ("2,1", "ruined chapel", False),
+            ("2,1", "wolf den", True),
+        ]
+        assert the_map.hex("2,1").features == ()  # the state holds only the commitments
+        assert [e.commitment for e in out.events if isinstance(e, ev.HiddenFeaturePlaced)] == [
+            f.commitment for f in kept
+        ]
         assert not HEXMAP.is_open(the_map)  # a drawn map blocks nothing
 
     @pytest.mark.parametrize(
@@ -151,7 +158,7 @@ class TestSetHex:
         out = h.execute(CAMPAIGN, SetHex(hex="1,1", hidden=("barrow",)))
         place = out.table.procedures["map"].hex("1,1")
         assert (place.terrain, place.road, place.landmarks) == ("hills", True, ("a well",))
-        assert [f.text for f in place.unfound] == ["barrow"]
+        assert [f.feature for f in hidden.kept(h.keeper, CAMPAIGN, out.table.procedures["map"])] == ["barrow"]
 
     def test_a_track_replaces_a_road(self) -> None:
         h = handler()
@@ -199,57 +206,55 @@ class TestHiddenFeaturesStayTheReferees:
         return "\n".join([*(line.text for line in lines), *state])
 
     def test_no_player_view_shows_a_hidden_feature_before_it_is_found(self) -> None:
-        """The player's timeline leaves the placements out entirely; the player's state names none."""
+        """The log holds only commitments: no timeline, not even the referee's, names a hidden feature."""
         h = found_campaign(search_face=None)
         player = self.player_texts(h)
         for secret in SECRETS:
             assert secret not in player
-        assert "hidden_placed" not in player
         referee = "\n".join(line.text for line in render.timeline(h.store.read_stream(STREAM)))
-        assert all(secret in referee for secret in SECRETS)
+        assert all(secret not in referee for secret in SECRETS)
+        assert "a hidden feature placed (commitment" in player
 
-    def test_the_player_view_hides_the_placement_event_even_after_the_session_ends(self) -> None:
-        """Closing the session reveals secret rolls, never an unfound feature."""
+    def test_the_log_holds_neither_text_nor_hex_of_a_hidden_feature(self) -> None:
+        """Every envelope of the stream, as exported, lacks the texts; a placement holds its commitment alone."""
         h = found_campaign(search_face=None)
         h.execute(CAMPAIGN, c.CloseSession())
-        events = events_of(h)
-        view = PlayerView(ended_sessions(events))
-        assert all(view.hides(e) for e in events if isinstance(e, ev.HiddenFeaturePlaced))
-        assert all(secret not in self.player_texts(h) for secret in SECRETS)
+        raw = json.dumps([r.envelope.data for r in h.store.read_stream(STREAM)])
+        assert all(secret not in raw for secret in SECRETS)
+        placed = [e for e in events_of(h) if isinstance(e, ev.HiddenFeaturePlaced)]
+        assert [set(converter.unstructure(e)) for e in placed] == [{"commitment"}] * 2
 
     def test_a_found_feature_is_shown_and_the_other_is_not(self) -> None:
-        """A natural 1 finds the first feature: players now see it, and still not the lair."""
+        """A natural 1 finds the first feature: its commitment is opened, players now see it, and not the lair."""
         h = found_campaign(search_face=1)
         player = self.player_texts(h)
         assert "ruined chapel" in player
         assert "wolf den" not in player
+        (found,) = [e for e in events_of(h) if isinstance(e, ev.FeatureFound)]
+        placed = [e.commitment for e in events_of(h) if isinstance(e, ev.HiddenFeaturePlaced)]
+        assert found.commitment == placed[0]
+        assert h.load(CAMPAIGN).procedures["map"].unopened == (placed[1],)
 
-    def test_an_export_is_refused_while_a_feature_is_unfound(self) -> None:
-        """The log's unfound features are withheld facts: only the referee's export may hold them."""
-        h = found_campaign(search_face=1)
-        kept = withheld(events_of(h))
-        assert [e.feature for e in kept] == ["wolf den"]
-
-    def test_the_player_export_is_refused_and_the_referee_export_holds_them(self, hexlog, tmp_path: Path) -> None:
-        """Through the command line: no player export while features are hidden; --referee writes them."""
+    def test_players_export_while_features_are_hidden_and_see_none(self, hexlog, tmp_path: Path) -> None:
+        """Through the command line: a player export needs no --referee and holds no hidden feature."""
         path = tmp_path / "valley.toml"
         path.write_text(MAP, encoding="utf-8")
         for args in (("init", "--ruleset", "explore"), ("session", "open"), ("map", "load", str(path))):
             assert hexlog(*args).returncode == 0
-        refused = hexlog("export")
-        assert refused.returncode != 0
-        assert "only the referee may know" in refused.stderr
-        assert "ruined chapel" not in refused.stdout + refused.stderr
         shown_player = hexlog("map", "show", "2,1", "--view", "player")
         assert "ruined chapel" not in shown_player.stdout
         assert "ruined chapel" in hexlog("map", "show", "2,1").stdout
         assert "ruined chapel" not in hexlog("log", "--view", "player").stdout
         assert "ruined chapel" not in hexlog("state", "--view", "player").stdout
-        hexlog("session", "close")
-        full = hexlog("export", "--referee")
-        assert full.returncode == 0
-        types = [json.loads(line)["type"] for line in full.stdout.splitlines() if line.startswith("{")]
-        assert "hexlog.map.hidden_placed" in types
+        assert "2 hidden features" in hexlog("state").stdout
+        assert hexlog("session", "close").returncode == 0
+        exported = hexlog("export")
+        assert exported.returncode == 0, exported.stderr
+        assert "ruined chapel" not in exported.stdout
+        assert "wolf den" not in exported.stdout
+        assert '"2,1"' not in "".join(line for line in exported.stdout.splitlines() if "hidden_placed" in line)
+        types = [json.loads(line)["type"] for line in exported.stdout.splitlines() if line.startswith("{")]
+        assert types.count("hexlog.map.hidden_placed") == 2
 
 
 def test_a_saved_map_reads_back_as_it_was_and_an_unknown_key_is_refused() -> None:

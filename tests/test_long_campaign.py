@@ -46,6 +46,7 @@ class Played:
             patch.setattr(hexlog_campaign, "secrets", SimpleNamespace(token_bytes=lambda n: bytes.fromhex(SECRET)[:n]))
             self.campaign.set_up(secret_hex=None)
         self.campaign.play(DAYS, TURNS)
+        self.campaign.reveal_map()
         self.handler.execute(CAMPAIGN, c.CloseSession())
         self.events: list[Event] = [decode(r.envelope) for r in self.handler.store.read_stream(stream_for(CAMPAIGN))]
 

@@ -33,6 +33,7 @@ from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import hidden
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
@@ -101,7 +102,9 @@ def play(
 ) -> list[Record]:
     """Run setup and script on a fresh store; each command gets exactly its own faces (leftovers dropped)."""
     faces: list[int] = []
-    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(faces))
+    keeper = MemoryKeeper()
+    keeper.put_fact(CAMPAIGN, hidden.SALT_KEY, "5e" * 32)  # the same salts in both runs: the same commitments
+    handler = Handler(MemoryStore(), keeper, roller=lambda _table: ScriptedRoller(faces))
     stream = tables.stream_for(CAMPAIGN)
     overrides: dict[str, Any] = {"options": options} if options else {}
     if table_overrides:

@@ -15,7 +15,7 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import SetHex
+from hexlog.machine.hexmap import SetHex, hidden
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
@@ -276,7 +276,9 @@ class TestSearch:
         assert only(missed, DiceRolled).modifier == -1
         assert only(missed, ev.SearchRolled).found == ()
         assert only(trip.run(t.SearchHex(), 1), ev.SearchRolled).found == ("cairn",)
-        assert [f.text for f in trip.h.load(CAMPAIGN).procedures["map"].hex("1,1").unfound] == ["barrow"]
+        the_map = trip.h.load(CAMPAIGN).procedures["map"]
+        assert the_map.hex("1,1").found == ("cairn",)
+        assert [f.feature for f in hidden.kept(trip.h.keeper, CAMPAIGN, the_map)] == ["barrow"]
 
     def test_the_dvdm_table_rolls_per_feature(self) -> None:
         """dvdm: a feature on 5-6, a lair on 6 only."""

@@ -2,8 +2,9 @@
 
 A small machine (``EMPTY`` -> ``DRAWN``, where ``DRAWN`` is final, so a map never blocks a change of
 rules): ``load`` records a map file (``mapfile``), ``set`` sets or changes one hex. Hexes are named
-``col,row`` (``grid``). Hidden features are placed by ``HiddenFeaturePlaced``, which no player's view
-shows; a search by the travel procedure records ``FeatureFound``.
+``col,row`` (``grid``). A hidden feature is kept by the referee's key keeper and only committed to in
+the log (``HiddenFeaturePlaced``, see ``hidden``); a search by the travel procedure opens it
+(``FeatureFound``), and ``reveal`` opens every one still hidden (``FeatureRevealed``), at a campaign's end.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events import hexmap as ev
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.machine.commands import Command, arg
-from hexlog.machine.hexmap import grid, mapfile
+from hexlog.machine.hexmap import grid, hidden, mapfile
+from hexlog.machine.hexmap.hidden import Placement
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
 from hexlog.machine.kit.model import Model
@@ -25,11 +27,13 @@ from hexlog.machine.kit.procedure import Procedure
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.events.base import Event
     from hexlog.machine.kit.context import StepContext
 
 TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "load", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
     {"trigger": "set", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
+    {"trigger": "reveal", "source": Phase.DRAWN, "dest": Phase.DRAWN},
 ]
 
 
@@ -58,6 +62,11 @@ class SetHex(Command):
     lairs: tuple[str, ...] = arg((), help="a hidden lair, the referee's secret (repeat)", flag="--lair")
 
 
+@attrs.frozen(kw_only=True)
+class RevealHidden(Command):
+    """Reveal every hidden feature no search has found (at a campaign's end): the audit can then check every search."""
+
+
 def the_map(ctx: StepContext) -> MapState:
     """The map drawn so far (an empty one before any hex)."""
     state = ctx.state(PROCEDURE)
@@ -66,7 +75,32 @@ def the_map(ctx: StepContext) -> MapState:
 
 def load(ctx: StepContext, command: LoadMap) -> None:
     """Read the file and record its hexes."""
-    ctx.emit(*mapfile.read(Path(command.file), ctx.part(MapTables).terrains()))
+    ctx.emit(*_committed(ctx, mapfile.read(Path(command.file), ctx.part(MapTables).terrains())))
+
+
+def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
+    """The events, each hidden feature kept by the keeper and replaced by its commitment."""
+    out: list[Event] = []
+    index = len(the_map(ctx).placed)
+    for item in items:
+        if isinstance(item, Placement):
+            out.append(hidden.place(ctx, item, index))
+            index += 1
+        else:
+            out.append(item)
+    return out
+
+
+def reveal(ctx: StepContext, command: RevealHidden) -> None:  # noqa: ARG001 - the step signature
+    """Open every still-hidden feature's commitment; refused when the keeper lacks one."""
+    missing = hidden.lost(ctx)
+    if missing:
+        msg = f"the key keeper lacks {missing} hidden feature(s) of this map: they cannot be revealed"
+        raise RuleRefusedError(msg)
+    if not hidden.still_hidden(ctx):
+        msg = "no hidden feature of the map is left to reveal"
+        raise RuleRefusedError(msg)
+    ctx.emit(*(hidden.opening(feature, found=False) for feature in hidden.still_hidden(ctx)))
 
 
 def set_hex(ctx: StepContext, command: SetHex) -> None:
@@ -85,24 +119,27 @@ def set_hex(ctx: StepContext, command: SetHex) -> None:
         road = False
     landmarks = command.landmarks or (old.landmarks if old is not None else ())
     ctx.emit(
-        *mapfile.hex_events(
-            name,
-            terrain,
-            ctx.part(MapTables).terrains(),
-            road=road,
-            track=track,
-            landmarks=landmarks,
-            hidden=command.hidden,
-            lairs=command.lairs,
+        *_committed(
+            ctx,
+            mapfile.hex_events(
+                name,
+                terrain,
+                ctx.part(MapTables).terrains(),
+                road=road,
+                track=track,
+                landmarks=landmarks,
+                hidden=command.hidden,
+                lairs=command.lairs,
+            ),
         )
     )
 
 
 HEXMAP = Procedure(
     name=PROCEDURE,
-    title="The hex map: load a map file, set or change a hex (col,row; flat-topped, 6 miles across).",
-    steps={LoadMap: load, SetHex: set_hex},
-    triggers={LoadMap: "load", SetHex: "set"},
+    title="The hex map: load a map file, set or change a hex (col,row; flat-topped, 6 miles), reveal what is hidden.",
+    steps={LoadMap: load, SetHex: set_hex, RevealHidden: reveal},
+    triggers={LoadMap: "load", SetHex: "set", RevealHidden: "reveal"},
     phases=Phase,
     transitions=TRANSITIONS,
     initial=Phase.EMPTY,
@@ -111,7 +148,7 @@ HEXMAP = Procedure(
     fold=evolve,
     state_type=MapState,
     rules=(MapTables,),
-    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound),
+    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureRevealed),
 )
 
-__all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "SetHex"]
+__all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "RevealHidden", "SetHex"]

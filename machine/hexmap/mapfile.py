@@ -9,7 +9,8 @@ The format (one table per hex, named ``col,row``; flat-topped hexes, odd columns
     hidden = ["ruined chapel"]  # the referee's: found only by a search
     lairs = ["wolf den"]        # hidden lairs (the dvdm search table finds them on their own faces)
 
-Every other key is refused, naming it.
+Every other key is refused, naming it. Hidden features and lairs never reach the log in plaintext: the
+step that records the map keeps them in the key keeper and records a commitment to each (``hidden``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hexlog.events import hexmap as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine import text
 from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.hidden import Placement
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,8 +44,9 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
     landmarks: tuple[str, ...] = (),
     hidden: tuple[str, ...] = (),
     lairs: tuple[str, ...] = (),
-) -> list[Event]:
-    """The events that set one hex; ``UsageError`` for a terrain the rules lack or unusable text."""
+) -> list[Event | Placement]:
+    """The events that set one hex, then its hidden features to place; ``UsageError`` for a terrain the
+    rules lack or unusable text."""
     hex_name = grid.normal(name)
     if terrain not in terrains:
         msg = f"hex {hex_name}: terrain {terrain!r} is not one the rules in force know: {', '.join(terrains)}"
@@ -57,14 +60,17 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
             if found:
                 msg = f"hex {hex_name}: {found}"
                 raise UsageError(msg)
-    events: list[Event] = [ev.HexSet(hex=hex_name, terrain=terrain, road=road, track=track, landmarks=tuple(landmarks))]
-    events += [ev.HiddenFeaturePlaced(hex=hex_name, feature=f) for f in hidden]
-    events += [ev.HiddenFeaturePlaced(hex=hex_name, feature=f, lair=True) for f in lairs]
+    events: list[Event | Placement] = [
+        ev.HexSet(hex=hex_name, terrain=terrain, road=road, track=track, landmarks=tuple(landmarks))
+    ]
+    events += [Placement(hex=hex_name, feature=f) for f in hidden]
+    events += [Placement(hex=hex_name, feature=f, lair=True) for f in lairs]
     return events
 
 
-def read(path: Path, terrains: list[str]) -> list[Event]:
-    """The events of a map file: ``MapLoaded``, then each hex's; ``UsageError`` naming what is wrong."""
+def read(path: Path, terrains: list[str]) -> list[Event | Placement]:
+    """The events of a map file: ``MapLoaded``, then each hex's (with its hidden features to place);
+    ``UsageError`` naming what is wrong."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
@@ -83,7 +89,7 @@ def read(path: Path, terrains: list[str]) -> list[Event]:
     if len(hexes) > MAX_HEXES:
         msg = f"the map {path} has {len(hexes)} hexes; at most {MAX_HEXES}"
         raise UsageError(msg)
-    events: list[Event] = [ev.MapLoaded(source=path.name, hexes=len(hexes))]
+    events: list[Event | Placement] = [ev.MapLoaded(source=path.name, hexes=len(hexes))]
     seen: set[str] = set()
     for name, entry in hexes.items():
         hex_name = grid.normal(name)

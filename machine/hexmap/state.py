@@ -1,4 +1,9 @@
-"""The hex map's folded state: each hex's public facts, its hidden features and those found."""
+"""The hex map's folded state: each hex's public facts, the commitments to hidden features, those opened.
+
+The state holds no hidden feature's text or hex: only its commitment (``placed``) until a search finds
+it or the referee reveals it (``opened``); the text and hex of the others are in the referee's keeper
+(``hidden``).
+"""
 
 from __future__ import annotations
 
@@ -26,7 +31,8 @@ class Phase(enum.Enum):
 
 @attrs.frozen(kw_only=True)
 class Feature:
-    """A hidden feature of a hex, and whether a search has found it."""
+    """A hidden feature of a hex whose commitment was opened, and whether a search found it (or the referee
+    revealed it)."""
 
     text: str
     lair: bool = False
@@ -41,13 +47,8 @@ class Hex:
     road: bool = False
     track: bool = False
     landmarks: tuple[str, ...] = ()
-    #: the referee's: no player's view shows a feature before it is found
+    #: the hidden features whose commitment was opened (a hex's others are known only to the keeper)
     features: tuple[Feature, ...] = ()
-
-    @property
-    def unfound(self) -> tuple[Feature, ...]:
-        """The hidden features not found yet."""
-        return tuple(f for f in self.features if not f.found)
 
     @property
     def found(self) -> tuple[str, ...]:
@@ -90,6 +91,16 @@ class MapState:
 
     phase: Phase = Phase.EMPTY
     hexes: dict[str, Hex] = attrs.field(factory=dict)
+    #: the commitment of every hidden feature placed, in order
+    placed: tuple[str, ...] = ()
+    #: the commitments opened so far (found by a search, or revealed)
+    opened: tuple[str, ...] = ()
+
+    @property
+    def unopened(self) -> tuple[str, ...]:
+        """The commitments of the hidden features still hidden, in order."""
+        done = set(self.opened)
+        return tuple(c for c in self.placed if c not in done)
 
     def hex(self, name: str) -> Hex | None:
         """A hex of the map, or None."""
@@ -112,16 +123,23 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
                 features=old.features if old is not None else (),
             )
             return attrs.evolve(before, hexes={**before.hexes, event.hex: new})
-        case ev.HiddenFeaturePlaced() if state is not None and event.hex in state.hexes:
-            old = state.hexes[event.hex]
-            new = attrs.evolve(old, features=(*old.features, Feature(text=event.feature, lair=event.lair)))
-            return attrs.evolve(state, hexes={**state.hexes, event.hex: new})
-        case ev.FeatureFound() if state is not None and event.hex in state.hexes:
-            old = state.hexes[event.hex]
-            features = list(old.features)
-            at = next((i for i, f in enumerate(features) if f.text == event.feature and not f.found), None)
-            if at is None:
-                return state
-            features[at] = attrs.evolve(features[at], found=True)
-            return attrs.evolve(state, hexes={**state.hexes, event.hex: attrs.evolve(old, features=tuple(features))})
+        case ev.HiddenFeaturePlaced():
+            before = state or MapState()
+            return attrs.evolve(before, placed=(*before.placed, event.commitment))
+        case ev.FeatureFound() | ev.FeatureRevealed() if state is not None:
+            return _opened(state, event)
     return state
+
+
+def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureRevealed) -> MapState:
+    """The map once a hidden feature's commitment is opened (unchanged by an opening of no commitment still
+    hidden: the audit names it)."""
+    key = event.commitment
+    if key not in state.unopened:
+        return state
+    state = attrs.evolve(state, opened=(*state.opened, key))
+    old = state.hexes.get(event.hex)
+    if old is None:
+        return state
+    found = Feature(text=event.feature, lair=event.lair, found=isinstance(event, ev.FeatureFound))
+    return attrs.evolve(state, hexes={**state.hexes, event.hex: attrs.evolve(old, features=(*old.features, found))})

@@ -65,6 +65,9 @@ class Inverse:
     compare: Callable[[Event, Event], tuple[list[str], frozenset[str]]] | None = None
     #: what the referee decided by hand in a recorded event (a modifier given, a distance set), in words
     by_hand: Callable[[Event], str | None] | None = None
+    #: whether a decision may have read a fact the log commits to and never opens (a search, while some
+    #: hidden feature is never revealed): such a decision is re-run but not judged, and a caveat names it
+    unsure: Callable[[Event], bool] | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -50,7 +50,14 @@ def by_hand(event: Event) -> str | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)
+def unsure(event: Event) -> bool:
+    """A search that a feature never revealed may have decided: one that found nothing (the feature may have
+    been in its hex), or one of several rolls (the dvdm table rolls for every feature of the hex, in order).
+    One roll that found a feature is checked in full: it found the hex's first feature still hidden."""
+    return isinstance(event, ev.SearchRolled) and (not event.found or len(event.rolls) + len(event.referee_rolls) > 1)
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure)
 
 
 def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature

@@ -4,19 +4,21 @@ A move spends the true next hex's cost (§4.8-4.9) and records two facts: ``Move
 sees: the hex it believes it entered, the points left) and ``TruePosition`` (the referee's). A lost
 party that reaches the hex where it expected a landmark, and is not there, learns it is lost.
 
-The search roll is the referee's secret (a 1 that finds nothing would tell the players the hex is
-empty). On the default table a low face finds, so a penalty on the roll (exhaustion) is read against
-the party: the face minus the roll's modifier must lie in the range; a natural 1 always finds a
-feature that is there. On the dvdm table a high total finds, and the total is read as rolled.
+The hidden features of the hex come from the referee's key keeper (the log holds only their
+commitments; the audit's keeper holds those the log opened). The search roll is the referee's secret
+(a 1 that finds nothing would tell the players the hex is empty). On the default table a low face
+finds, so a penalty on the roll (exhaustion) is read against the party: the face minus the roll's
+modifier must lie in the range; a natural 1 always finds a feature that is there. On the dvdm table a
+high total finds, and the total is read as rolled.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
+from hexlog.machine.hexmap import hidden
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
 from hexlog.machine.travel import commands as c
@@ -78,8 +80,8 @@ def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
     trip = journey(ctx)
     place = here(ctx)
     tables, options = ctx.part(TravelTables), ctx.part(TravelOptions)
-    unfound = place.unfound
-    found: list[str] = []
+    unfound = hidden.in_hex(ctx, trip.hex)
+    found: list[hidden.Hidden] = []
     nonces: list[int] = []
     if options.search_table is SearchTable.DVDM and tables.search is not None and tables.search.dvdm is not None:
         dvdm = tables.search.dvdm
@@ -89,7 +91,7 @@ def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
             nonces.append(rolled.nonce)
             faces = dvdm.lair if feature is not None and feature.lair else dvdm.feature
             if feature is not None and rolled.total in faces:
-                found.append(feature.text)
+                found.append(feature)
     else:
         default = tables.search.default if tables.search is not None else None
         found_on = _default_range(ctx, place, command.guide)
@@ -99,14 +101,17 @@ def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
         read = min(max(face - (rolled.modifier), 1), terrain.FACES)
         always = default.always if default is not None else ()
         if unfound and (face in always or read in found_on):
-            found.append(unfound[0].text)
+            found.append(unfound[0])
     ctx.emit(
         ev.SearchRolled(
-            hex=trip.hex, found_on=found_on, found=tuple(found), guide=command.guide, referee_rolls=tuple(nonces)
+            hex=trip.hex,
+            found_on=found_on,
+            found=tuple(f.feature for f in found),
+            guide=command.guide,
+            referee_rolls=tuple(nonces),
         )
     )
-    for text in found:
-        ctx.emit(mapev.FeatureFound(hex=trip.hex, feature=text))
+    ctx.emit(*(hidden.opening(feature, found=True) for feature in found))
 
 
 def _default_range(ctx: StepContext, place: Hex, guide: bool) -> tuple[int, ...]:  # noqa: FBT001 - a fact

@@ -1,0 +1,270 @@
+"""Hidden features committed to: the keeper keeps them, a search or ``map reveal`` opens them, the audit
+checks every opening and re-runs searches with what the log opens (INCOMPLETE while some never is)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING
+
+import attrs
+import pytest
+
+from hexlog.events import hexmap as ev
+from hexlog.events import travel as tev
+from hexlog.events.codec import decode
+from hexlog.events.errors import RuleRefusedError
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import commands as c
+from hexlog.machine import table as tables
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import RevealHidden, SetHex, hidden
+from hexlog.machine.keeper import FileKeeper, MemoryKeeper
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.travel import commands as t
+from hexlog.replay.decisions import check_decision_events
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CAMPAIGN = "m"
+STREAM = tables.stream_for(CAMPAIGN)
+MAP = """
+[hex."2,2"]
+terrain = "meadow"
+
+[hex."2,1"]
+terrain = "hills"
+hidden = ["ruined chapel"]
+lairs = ["wolf den"]
+"""
+CAVEAT = "hidden map feature{} never revealed: searches that found nothing cannot be checked"
+
+
+def events_of(h: Handler) -> list:
+    return [decode(r.envelope) for r in h.store.read_stream(STREAM)]
+
+
+def handler(script: list[int]) -> Handler:
+    h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+    for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32), c.AddMember(name="Ann")):
+        h.execute(CAMPAIGN, command)
+    return h
+
+
+def found_campaign(*, search_face: int | None, script: list[int] | None = None) -> Handler:
+    """A journey in a hex with a hidden feature and a lair; optionally a search (a natural 1 finds the first).
+    ``script`` is the dice the handler rolls, for more commands."""
+    script = script if script is not None else []
+    h = handler(script)
+    h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
+    h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
+    h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+    script.append(6)
+    h.execute(CAMPAIGN, t.DeclareRoute())
+    if search_face is not None:
+        script.append(search_face)
+        h.execute(CAMPAIGN, t.SearchHex())
+    return h
+
+
+class TestCommitment:
+    def test_the_commitment_is_sha256_of_salt_then_canonical_json(self) -> None:
+        """A known answer, computed by hand from the README's description."""
+        salt = "5a" * 32
+        body = b'{"feature":"wolf den","hex":"3,5","lair":true}'
+        assert (
+            ev.commitment("3,5", "wolf den", lair=True, salt=salt)
+            == hashlib.sha256(bytes.fromhex(salt) + body).hexdigest()
+        )
+        assert ev.commitment("3,5", "wolf den", lair=False, salt=salt) != ev.commitment(
+            "3,5", "wolf den", lair=True, salt=salt
+        )
+
+    def test_a_salt_that_is_not_hex_opens_nothing(self) -> None:
+        assert ev.commitment("3,5", "wolf den", lair=True, salt="zz") == ""
+
+    def test_each_feature_gets_its_own_salt(self) -> None:
+        h = found_campaign(search_face=None)
+        salts = [f.salt for f in hidden.kept(h.keeper, CAMPAIGN, h.load(CAMPAIGN).procedures["map"])]
+        assert len(set(salts)) == 2
+        assert all(len(bytes.fromhex(s)) == hidden.SALT_BYTES for s in salts)
+
+
+class TestKeeperFacts:
+    def test_the_memory_keeper_keeps_facts_by_campaign(self) -> None:
+        keeper = MemoryKeeper()
+        keeper.put_fact("a", "k", "v")
+        assert keeper.get_facts("a") == {"k": "v"}
+        assert keeper.get_facts("b") == {}
+
+    def test_an_old_key_file_still_loads_and_keeps_its_secrets(self, tmp_path: Path) -> None:
+        """A key file of session secrets only has no facts; adding one keeps every secret readable."""
+        path = tmp_path / "db.keys"
+        secret = bytes(range(32))
+        commitment = hashlib.sha256(secret).hexdigest()
+        path.write_text(json.dumps({"c1/s1": secret.hex()}), encoding="utf-8")
+        keeper = FileKeeper(path)
+        assert keeper.get_facts("c1") == {}
+        assert keeper.get("c1", "s1", commitment) == secret
+        keeper.put_fact("c1", "k", "v")
+        assert keeper.get_facts("c1") == {"k": "v"}
+        assert FileKeeper(path).get("c1", "s1", commitment) == secret
+        assert path.stat().st_mode & 0o777 == 0o600
+
+
+class TestReveal:
+    def test_reveal_opens_every_feature_still_hidden(self) -> None:
+        """The chapel found, the lair revealed: no commitment is left hidden, and players see both."""
+        h = found_campaign(search_face=1)
+        out = h.execute(CAMPAIGN, RevealHidden())
+        (opened,) = [e for e in out.events if isinstance(e, ev.FeatureRevealed)]
+        assert (opened.hex, opened.feature, opened.lair) == ("2,1", "wolf den", True)
+        the_map = out.table.procedures["map"]
+        assert the_map.unopened == ()
+        assert [(f.text, f.found) for f in the_map.hex("2,1").features] == [
+            ("ruined chapel", True),
+            ("wolf den", False),
+        ]
+
+    def test_nothing_left_to_reveal_is_refused_and_writes_nothing(self) -> None:
+        h = found_campaign(search_face=1)
+        h.execute(CAMPAIGN, RevealHidden())
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="no hidden feature"):
+            h.execute(CAMPAIGN, RevealHidden())
+        assert h.store.stream_version(STREAM) == version
+
+    def test_a_keeper_without_the_features_refuses_to_reveal(self) -> None:
+        h = found_campaign(search_face=None)
+        lost = Handler(h.store, MemoryKeeper())
+        version = h.store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match="lacks 2 hidden feature"):
+            lost.execute(CAMPAIGN, RevealHidden())
+        assert h.store.stream_version(STREAM) == version
+
+
+class TestAudit:
+    def test_a_feature_never_revealed_leaves_a_caveat_not_a_finding(self) -> None:
+        """The chapel found, then a search that found nothing, the lair never revealed: the audit says what it
+        cannot check; a search that found is checked in full and leaves no caveat."""
+        script: list[int] = []
+        h = found_campaign(search_face=1, script=script)
+        assert check_decision_events(events_of(h)).doubts == ()
+        script.append(6)
+        h.execute(CAMPAIGN, t.SearchHex())
+        found = check_decision_events(events_of(h))
+        assert found.issues == ()
+        assert found.doubts == (f"1 {CAVEAT.format('')}",)
+
+    def test_without_a_search_nothing_is_left_unchecked(self) -> None:
+        found = check_decision_events(events_of(found_campaign(search_face=None)))
+        assert (found.issues, found.doubts) == ((), ())
+
+    def test_a_search_that_found_is_checked_even_while_a_feature_stays_hidden(self) -> None:
+        """The lair is never revealed, yet the search that found the chapel is re-run in full."""
+        events = events_of(found_campaign(search_face=1))
+        at = next(i for i, e in enumerate(events) if isinstance(e, tev.SearchRolled))
+        events[at] = attrs.evolve(events[at], found_on=(5, 6))
+        issues = check_decision_events(events).issues
+        assert [i.at for i in issues][:1] == [at]
+        assert "found_on" in issues[0].reason
+
+    def test_once_revealed_every_search_is_re_run_and_verified(self) -> None:
+        """A search that found nothing, in the lair's hex, is checked with the lair the reveal opened."""
+        script: list[int] = []
+        h = handler(script)
+        h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
+        h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
+        h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        script.extend([6, 6])
+        h.execute(CAMPAIGN, t.DeclareRoute())
+        h.execute(CAMPAIGN, t.SearchHex())
+        assert not [e for e in events_of(h) if isinstance(e, ev.FeatureFound)]
+        h.execute(CAMPAIGN, RevealHidden())
+        found = check_decision_events(events_of(h))
+        assert (found.issues, found.doubts) == ((), ())
+        assert found.checked == 2  # the lost check and the search
+
+    def test_a_search_that_hid_its_find_is_caught_once_the_feature_is_revealed(self) -> None:
+        """A natural 1 found the chapel; the log says nothing was found and reveals it at the end instead."""
+        h = found_campaign(search_face=1)
+        h.execute(CAMPAIGN, RevealHidden())
+        events = events_of(h)
+        at = next(i for i, e in enumerate(events) if isinstance(e, tev.SearchRolled))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        events[at] = attrs.evolve(events[at], found=())
+        events[found] = ev.FeatureRevealed(**attrs.asdict(events[found]))
+        issues = check_decision_events(events).issues
+        assert [i.at for i in issues][:1] == [at]
+
+    def test_a_reveal_that_matches_no_commitment_fails_naming_it(self) -> None:
+        h = found_campaign(search_face=None)
+        h.execute(CAMPAIGN, RevealHidden())
+        events = events_of(h)
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureRevealed))
+        events[at] = attrs.evolve(events[at], feature="a heap of gold")
+        (issue,) = check_decision_events(events).issues
+        assert issue.at == at
+        assert "map.feature_revealed" in issue.reason
+        assert "matches no earlier commitment" in issue.reason
+
+    def test_a_feature_found_without_a_commitment_before_it_fails(self) -> None:
+        h = found_campaign(search_face=1)
+        events = events_of(h)
+        placed = next(i for i, e in enumerate(events) if isinstance(e, ev.HiddenFeaturePlaced))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        events[placed] = ev.HiddenFeaturePlaced(commitment="00" * 32)
+        issues = check_decision_events(events).issues
+        assert any(i.at == found and "map.feature_found" in i.reason for i in issues)
+
+
+class TestCommandLine:
+    def test_map_reveal_then_the_audit_verifies(self, hexlog, tmp_path: Path) -> None:
+        path = tmp_path / "valley.toml"
+        path.write_text(MAP, encoding="utf-8")
+        for args in (("init", "--ruleset", "explore"), ("session", "open"), ("map", "load", str(path))):
+            assert hexlog(*args).returncode == 0
+        assert "hidden (referee only): ruined chapel, wolf den (lair)" in hexlog("map", "show", "2,1").stdout
+        raw = (tmp_path / "hexlog.db.keys").read_text(encoding="utf-8")
+        assert "ruined chapel" in raw  # the key file keeps the plaintext
+        revealed = hexlog("map", "reveal")
+        assert revealed.returncode == 0, revealed.stderr
+        assert "revealed by the referee, never found: ruined chapel in 2,1" in revealed.stdout
+        assert (
+            "revealed, never found: ruined chapel, wolf den" in hexlog("map", "show", "2,1", "--view", "player").stdout
+        )
+        assert hexlog("session", "close").returncode == 0
+        audit = hexlog("audit")
+        assert "VERIFIED" in audit.stdout, audit.stdout
+
+    def test_an_unrevealed_map_audits_incomplete_once_searched(self, hexlog) -> None:
+        """The wolf den is found (these dice roll a 3), a second search finds nothing; the cache elsewhere is
+        never revealed: INCOMPLETE, naming it."""
+        for args in (
+            ("init", "--ruleset", "explore"),
+            ("session", "open", "--secret-hex", "4d" * 32),
+            ("session", "seed", "table words"),
+            ("party", "add", "Ann"),
+            ("map", "set", "1,1", "--terrain", "hills", "--lair", "wolf den"),
+            ("map", "set", "4,4", "--terrain", "bog", "--hidden", "smugglers' cache"),
+            ("travel", "start", "1,1"),
+            ("travel", "weather", "--set", "clear"),
+            ("travel", "route"),
+        ):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stderr)
+        searched = hexlog("travel", "search")
+        assert "found in 1,1: wolf den (a lair)" in searched.stdout
+        again = hexlog("travel", "search")
+        assert "nothing found" in again.stdout, again.stdout
+        assert hexlog("session", "close").returncode == 0
+        audit = hexlog("audit")
+        assert "INCOMPLETE" in audit.stdout, audit.stdout
+        assert f"1 {CAVEAT.format('')}" in audit.stdout
+        exported = hexlog("export")
+        assert exported.returncode == 0, exported.stderr
+        assert "wolf den" in exported.stdout
+        assert "cache" not in exported.stdout
+        placed = [json.loads(line) for line in exported.stdout.splitlines() if "map.hidden_placed" in line]
+        assert [set(p["data"]) for p in placed] == [{"commitment"}] * 2
