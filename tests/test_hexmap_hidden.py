@@ -135,6 +135,19 @@ class TestReveal:
             h.execute(CAMPAIGN, RevealHidden())
         assert h.store.stream_version(STREAM) == version
 
+    def test_reveal_is_offered_only_while_something_is_hidden(self) -> None:
+        h = found_campaign(search_face=1)
+        runner = h.registry.runner("map")
+
+        def offered() -> list[str]:
+            table = h.load(CAMPAIGN)
+            return [trigger for trigger, _ in runner.allowed(table.procedures["map"], table)]
+
+        assert "reveal" in offered()
+        h.execute(CAMPAIGN, RevealHidden())
+        assert "reveal" not in offered()
+        assert "set" in offered()
+
     def test_a_keeper_without_the_features_refuses_to_reveal(self) -> None:
         h = found_campaign(search_face=None)
         lost = Handler(h.store, MemoryKeeper())

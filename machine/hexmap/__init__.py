@@ -33,13 +33,18 @@ if TYPE_CHECKING:
 TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "load", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
     {"trigger": "set", "source": [Phase.EMPTY, Phase.DRAWN], "dest": Phase.DRAWN},
-    {"trigger": "reveal", "source": Phase.DRAWN, "dest": Phase.DRAWN},
+    {"trigger": "reveal", "source": Phase.DRAWN, "dest": Phase.DRAWN, "conditions": "something_hidden"},
 ]
 
 
 @attrs.define(slots=False)
 class MapModel(Model):
-    """The map's machine has no conditions: any hex may be drawn at any time."""
+    """Any hex may be drawn at any time; the hidden features can be revealed while one is left."""
+
+    def something_hidden(self) -> bool:
+        """Some hidden feature's commitment is still unopened."""
+        left = isinstance(self.proc, MapState) and bool(self.proc.unopened)
+        return left or self.refuse("no hidden feature of the map is left to reveal")
 
 
 @attrs.frozen(kw_only=True)
