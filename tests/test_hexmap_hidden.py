@@ -18,7 +18,7 @@ from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import RevealHidden, SetHex, hidden
+from hexlog.machine.hexmap import LoadMap, RevealHidden, SetHex, hidden
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
@@ -111,6 +111,45 @@ class TestKeeperFacts:
         assert keeper.get_facts("c1") == {"k": "v"}
         assert FileKeeper(path).get("c1", "s1", commitment) == secret
         assert path.stat().st_mode & 0o777 == 0o600
+
+
+class _CountingKeeper(FileKeeper):
+    """A key file that counts its writes."""
+
+    writes = 0
+
+    def _write(self, data: dict[str, object]) -> None:
+        self.writes += 1
+        super()._write(data)
+
+
+class TestOneWritePerCommand:
+    def test_a_map_load_writes_the_key_file_once_for_all_its_hidden_features(self, tmp_path: Path) -> None:
+        """Twelve hidden features and the salt key drawn for them: one write of the key file, all kept."""
+        keeper = _CountingKeeper(tmp_path / "db.keys")
+        h = Handler(MemoryStore(), keeper, roller=lambda _table: ScriptedRoller([]))
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32)):
+            h.execute(CAMPAIGN, command)
+        before = keeper.writes
+        path = tmp_path / "many.toml"
+        path.write_text(
+            "".join(f'[hex."{n},0"]\nterrain = "meadow"\nhidden = ["cache {n}a", "cache {n}b"]\n' for n in range(6)),
+            encoding="utf-8",
+        )
+        h.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert keeper.writes - before == 1
+        features = hidden.kept(keeper, CAMPAIGN, h.load(CAMPAIGN).procedures["map"])
+        assert sorted(f.feature for f in features) == sorted(f"cache {n}{x}" for n in range(6) for x in "ab")
+        assert len({f.salt for f in features}) == 12
+
+    def test_the_salts_are_those_one_feature_at_a_time_gives(self) -> None:
+        """A feature's salt depends on its place among the map's commitments, placed in one command or many."""
+        one = found_campaign(search_face=None)
+        other = handler([])
+        other.keeper.put_fact(CAMPAIGN, hidden.SALT_KEY, one.keeper.get_facts(CAMPAIGN)[hidden.SALT_KEY])
+        other.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",)))
+        other.execute(CAMPAIGN, SetHex(hex="2,1", lairs=("wolf den",)))
+        assert one.load(CAMPAIGN).procedures["map"].placed == other.load(CAMPAIGN).procedures["map"].placed
 
 
 class TestReveal:
