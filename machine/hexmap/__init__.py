@@ -147,7 +147,7 @@ HEXMAP = Procedure(
     fold=evolve,
     state_type=MapState,
     rules=(MapTables,),
-    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureRevealed),
+    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureFoundLost, ev.FeatureRevealed),
 )
 
 __all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "RevealHidden", "SetHex"]

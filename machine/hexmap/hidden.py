@@ -143,7 +143,12 @@ def in_hex(ctx: StepContext, hex_name: str) -> list[Hidden]:
     return [f for f in still_hidden(ctx) if f.hex == hex_name]
 
 
-def opening(feature: Hidden, *, found: bool) -> ev.FeatureFound | ev.FeatureRevealed:
-    """The event that opens a feature's commitment: found by a search, or revealed by the referee."""
-    kind = ev.FeatureFound if found else ev.FeatureRevealed
+def opening(
+    feature: Hidden, *, found: bool, lost: bool = False
+) -> ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed:
+    """The event that opens a feature's commitment: found by a search (by a party that is ``lost``, the
+    referee's for the session), or revealed by the referee."""
+    kind: type[ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed] = ev.FeatureRevealed
+    if found:
+        kind = ev.FeatureFoundLost if lost else ev.FeatureFound
     return kind(hex=feature.hex, feature=feature.feature, lair=feature.lair, salt=feature.salt)
