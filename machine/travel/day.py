@@ -163,7 +163,9 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
         )
     )
     if meet:
-        ctx.hand_off(StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters"))
+        ctx.hand_off(
+            StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters", distance_divisor=divisor)
+        )
 
 
 def resumed(ctx: StepContext, command: object) -> None:
