@@ -10,6 +10,7 @@ from hexlog.events import dungeon as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import to_data
 from hexlog.events.dice import DiceRolled, RollModifier, Visibility
+from hexlog.events.errors import NotFoundError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
@@ -423,6 +424,23 @@ class TestStateLines:
         assert not any("rest due" in line for line in lines)
         assert "  light: Ann's torch out" not in lines  # a torch that burned out is gone
         assert lines[1] == "  light: none (DARK: no mapping)"
+
+    def test_an_hour_without_rest_shows_the_penalty_until_the_party_rests(self):
+        """Six turns of moving: the attack and damage penalty is shown, and an attack for Ann carries it; a free
+        roll for someone outside the party is refused; resting removes the penalty."""
+        d = Delve()
+        for turn in range(1, 7):
+            d.run(dg.Move(), *((6,) if turn % 2 == 0 else ()))
+        penalty = "  unrested: -1 to attack and damage rolls made for a member until the party rests"
+        assert penalty in render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        rolled = only(d.run(c.RollDice(expression="1d20", purpose="attack goblin", made_for="Ann"), 12), DiceRolled)
+        assert (rolled.total, rolled.made_for, [m.value for m in rolled.modifiers]) == (11, "Ann", [-1])
+        with pytest.raises(NotFoundError, match="no member called Zed"):
+            d.run(c.RollDice(expression="1d20", purpose="attack", made_for="Zed"))
+        d.run(dg.Rest())
+        assert penalty not in render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        rolled = only(d.run(c.RollDice(expression="1d20", purpose="attack", made_for="Ann"), 12), DiceRolled)
+        assert (rolled.total, rolled.modifiers) == (12, ())
 
     def test_a_wandering_monster_due_is_shown_with_the_step_to_take(self):
         d = Delve(enter=dg.EnterDungeon(danger=True))
