@@ -696,6 +696,19 @@ def travel_rows() -> list[Row]:
             changes={(SEARCHED, "found"): ([], ["ruined chapel"]), (SEARCHED, "found_on"): ([1, 2, 3], [5, 6])},
             also=frozenset({(FOUND, WHOLE)}),
         ),
+        # a journey set out at the campaign's start (00:00) waits for the travel day's hour: 08:00, or 06:00
+        Row(
+            ruleset="explore",
+            option="day_start_hour",
+            value=6,
+            script=travel_map(do(tr.StartJourney(hex="1,2")), clear),
+            changes={
+                (CLOCK, "seconds"): (28800, 21600),
+                (CLOCK, "turns"): (48, 36),
+                (CLOCK, "rounds"): (480, 360),
+                (CLOCK, "reason"): ("the travel day starts at 08:00", "the travel day starts at 06:00"),
+            },
+        ),
         # 2d6 = 12 in summer: clear on the fallback table, fog on the referee's own
         Row(
             ruleset="explore",
