@@ -234,7 +234,8 @@ def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
 
 
 def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
-    """A free roll by the referee (secret when asked); it may not take a procedure's purpose."""
+    """A free roll by the referee (secret when asked, made for a member when named, with the modifiers the state
+    imposes on it); it may not take a procedure's purpose."""
     reserved = ctx.registry.reserved(command.purpose)
     if reserved is not None:
         msg = (
@@ -242,8 +243,14 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
             "name the free roll otherwise"
         )
         raise UsageError(msg)
+    if command.made_for and ctx.table.party.member(command.made_for) is None:
+        msg = f"the party has no member called {command.made_for}"
+        raise NotFoundError(msg)
     ctx.roll(
-        command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC
+        command.expression,
+        command.purpose,
+        made_for=command.made_for,
+        visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
     )
 
 

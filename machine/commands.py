@@ -109,3 +109,5 @@ class RollDice(Command):
     expression: str
     purpose: str = "free roll"
     secret: bool = False
+    #: the party member the roll is made for: the state's modifiers on such rolls apply (exhaustion, no rest)
+    made_for: str = ""

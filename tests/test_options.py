@@ -27,7 +27,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
-from hexlog.machine import camp, hexmap
+from hexlog.machine import camp, dungeon, hexmap
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
@@ -696,6 +696,19 @@ def travel_rows() -> list[Row]:
             changes={(SEARCHED, "found"): ([], ["ruined chapel"]), (SEARCHED, "found_on"): ([1, 2, 3], [5, 6])},
             also=frozenset({(FOUND, WHOLE)}),
         ),
+        # a journey set out at the campaign's start (00:00) waits for the travel day's hour: 08:00, or 06:00
+        Row(
+            ruleset="explore",
+            option="day_start_hour",
+            value=6,
+            script=travel_map(do(tr.StartJourney(hex="1,2")), clear),
+            changes={
+                (CLOCK, "seconds"): (28800, 21600),
+                (CLOCK, "turns"): (48, 36),
+                (CLOCK, "rounds"): (480, 360),
+                (CLOCK, "reason"): ("the travel day starts at 08:00", "the travel day starts at 06:00"),
+            },
+        ),
         # 2d6 = 12 in summer: clear on the fallback table, fog on the referee's own
         Row(
             ruleset="explore",
@@ -1182,6 +1195,44 @@ class TestOnlyDefault:
         for value in others:
             with pytest.raises(rulesets.RulesError, match=rf"options\.{option}\b"):
                 REGISTRY.check_rules(rulesets.load(ruleset, {"options": {option: value}}, used=REGISTRY.used_keys()))
+
+
+def unrested_hour() -> tuple[Step, ...]:
+    """Six turns of moving (a quiet wandering check every second one), an attack, its damage and a morale roll
+    made for Ann, a turn of rest, then another attack."""
+    moves = tuple(do(dungeon.Move(), *((6,) if turn % 2 == 0 else ())) for turn in range(1, 7))
+    rolls = (
+        do(c.RollDice(expression="1d20", purpose="attack", made_for="Ann"), 10),
+        do(c.RollDice(expression="1d6", purpose="damage", made_for="Ann"), 3),
+        do(c.RollDice(expression="2d6", purpose="morale", made_for="Ann"), 3, 3),
+    )
+    after = do(c.RollDice(expression="1d20", purpose="attack", made_for="Ann"), 10)
+    return (do(dungeon.EnterDungeon()), *moves, *rolls, do(dungeon.Rest()), after)
+
+
+class TestDungeonTables:
+    def test_unrested_penalty_falls_on_attack_and_damage_after_an_unrested_hour(self) -> None:
+        """tables.dungeon.unrested_penalty (-1, REFERENCE §1): the attack and damage made for Ann after an hour
+        without rest carry it, recorded with its source; a morale roll does not, nor the attack after the rest.
+        With the penalty 0 (a house rule) nothing differs but those two rolls."""
+        script = unrested_hour()
+        before = play("explore", {}, script, MEMBERS, {"dungeon": {"unrested_penalty": 0}})
+        after = play("explore", {}, script, MEMBERS)
+        found = [d for d in diff(before, after) if d.type != CampaignStarted.type_name]
+        assert {(d.index, d.type, d.field) for d in found} == {
+            (index, DICE, field) for index in (11, 12) for field in ("modifier", "total", "modifiers")
+        }, "\n".join(str(d) for d in found)
+        (attack,) = [e for kind, e in after[11].events if kind == DICE]
+        assert (attack["modifier"], attack["total"], attack["made_for"]) == (-1, 9, "Ann")
+        assert attack["modifiers"] == [
+            {"source": "an hour of delving without a turn of rest (until the party rests)", "value": -1}
+        ]
+
+    def test_the_penalty_is_read_from_the_rules_in_force(self) -> None:
+        """A house rule of -2 imposes -2."""
+        after = play("explore", {}, unrested_hour(), MEMBERS, {"dungeon": {"unrested_penalty": -2}})
+        (damage,) = [e for kind, e in after[12].events if kind == DICE]
+        assert (damage["modifier"], damage["total"]) == (-2, 1)
 
 
 class TestCoverage:

@@ -84,16 +84,10 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 
 def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
-    """The events, each hidden feature kept by the keeper and replaced by its commitment."""
-    out: list[Event] = []
-    index = len(the_map(ctx).placed)
-    for item in items:
-        if isinstance(item, Placement):
-            out.append(hidden.place(ctx, item, index))
-            index += 1
-        else:
-            out.append(item)
-    return out
+    """The events, each hidden feature replaced by its commitment; the keeper keeps them all in one write."""
+    placements = [item for item in items if isinstance(item, Placement)]
+    commitments = iter(hidden.place(ctx, placements, len(the_map(ctx).placed)))
+    return [next(commitments) if isinstance(item, Placement) else item for item in items]
 
 
 def reveal(ctx: StepContext, command: RevealHidden) -> None:  # noqa: ARG001 - the step signature
@@ -153,7 +147,7 @@ HEXMAP = Procedure(
     fold=evolve,
     state_type=MapState,
     rules=(MapTables,),
-    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureRevealed),
+    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureFoundLost, ev.FeatureRevealed),
 )
 
 __all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "RevealHidden", "SetHex"]
