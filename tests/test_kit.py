@@ -585,11 +585,11 @@ class TestHandOffAlwaysResumes:
         [
             (
                 {"transitions": rows({**TRANSITIONS[4], "conditions": "not_too_far"}, drop="met")},
-                "a row of its resume trigger 'met' has conditions",
+                "its resume trigger 'met' has no row without conditions last",
             ),
             (
                 {"transitions": rows({**TRANSITIONS[4], "unless": "not_too_far"}, drop="met")},
-                "a row of its resume trigger 'met' has conditions",
+                "its resume trigger 'met' has no row without conditions last",
             ),
             ({"transitions": rows(drop="met")}, "resumes with 'met', which its transition table does not have"),
             ({"triggers": {**PATROL.triggers, Halt: "met"}}, "no command may fire it"),
@@ -603,6 +603,14 @@ class TestHandOffAlwaysResumes:
         """A resume trigger with conditions, missing, fired by a command, or without a machine: a registry error."""
         with pytest.raises(TypeError, match=why):
             Registry((CAMPAIGN, ENCOUNTER, patrol(**changes)))
+
+    def test_a_resume_row_with_conditions_is_declared_when_one_without_follows_it(self):
+        """A conditioned resume row may choose another way on, if a row without conditions comes last."""
+        conditioned = {**TRANSITIONS[4], "conditions": "not_too_far"}
+        registry = Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=rows(conditioned, TRANSITIONS[4], drop="met"))))
+        assert registry.runner("patrol").resumes_from(TRANSITIONS[4]["source"].name)
+        with pytest.raises(TypeError, match="no row without conditions last"):
+            Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=rows(TRANSITIONS[4], conditioned, drop="met"))))
 
     def test_a_hand_off_from_a_phase_the_parent_cannot_resume_in_is_refused(self):
         """Meeting leads to DONE, which has no 'met': the hand-off is refused and nothing is written."""

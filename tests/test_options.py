@@ -17,6 +17,7 @@ import attrs
 import pytest
 
 from hexlog.events import camp as camp_ev
+from hexlog.events import chase as ev_chase
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
 from hexlog.events import travel as ev_travel
@@ -28,6 +29,7 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import camp, hexmap
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
@@ -708,6 +710,45 @@ def travel_rows() -> list[Row]:
     ]
 
 
+# --- the chase (OSE §2.9, seed 004 §4.4) ------------------------------------------------------------
+
+RUN = ev_chase.RoundRun.type_name
+REPEATED = ev_chase.StepsRepeated.type_name
+CHASE_ENDED = ev_chase.ChaseEnded.type_name
+
+
+def pursued(ruleset: str, *chase: Step) -> tuple[Step, ...]:
+    """The party flees a dungeon encounter 30 ft away, the monsters (120) pursue Bo's 90: a chase follows."""
+    return (
+        *aware(ruleset),
+        do(enc.Evade(side="party")),
+        do(enc.DecidePursuit(pursue=True)),
+        *chase,
+    )
+
+
+def row_repeats_encounter_steps() -> Row:
+    """A18: repeated, nobody is surprised (4, 5) and 2d4 gives 70 ft: one round leaves 40 ft, not a catch at 0."""
+    return Row(
+        ruleset="explore",
+        option="pursuit_repeats_encounter_steps",
+        value=True,
+        script=pursued("explore", do(ch.StartChase(from_encounter=1)), do(ch.RepeatSteps(), 4, 5, 3, 4), do(ch.Run())),
+        changes={(RUN, "gap_before"): (30, 70), (RUN, "gap_after"): (0, 40)},
+        also=frozenset(
+            {
+                (RUN, "reason"),
+                (PHASE, "dest"),
+                (PHASE, WHOLE),
+                (DICE, WHOLE),
+                (REPEATED, WHOLE),
+                (REFUSED, WHOLE),
+                (CHASE_ENDED, WHOLE),
+            }
+        ),
+    )
+
+
 def _rows() -> list[Row]:
     rows: list[Row] = [
         row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
@@ -1029,6 +1070,7 @@ def _rows() -> list[Row]:
         ),
     ]
     rows += travel_rows()
+    rows.append(row_repeats_encounter_steps())
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
             row_initiative_tie(ruleset),
@@ -1052,7 +1094,6 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
     ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
-    ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
     ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
     ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
     ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
