@@ -1274,3 +1274,77 @@ class TestDiffHelper:
             Difference(0, "X", "e", 0, "v", 1, 3),
             Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
         ]
+
+
+# --- the chase's tables: one effect test each ---------------------------------------------------------
+
+ITEM = ev_chase.ItemDropped.type_name
+WATER = ev_chase.WaterEvasionRolled.type_name
+
+
+@attrs.frozen(kw_only=True)
+class TableRow:
+    """One table a procedure reads, changed by a house rule: the script and every (type, field) it changes."""
+
+    ruleset: str
+    table: str
+    value: dict[str, Any]
+    script: tuple[Step, ...]
+    changes: dict[Pair, tuple[Any, Any]]
+    also: frozenset[Pair] = frozenset()
+
+    @property
+    def id(self) -> str:
+        """The pytest id."""
+        return f"{self.ruleset}-{self.table}"
+
+
+TABLE_ROWS = [
+    # treasure stops treasure lovers on 1-3 by default, on 1 under the house rule: a 2 tells them apart
+    TableRow(
+        ruleset="explore",
+        table="dungeon_pursuit",
+        value={"dropped_treasure_stop_in_6": 1},
+        script=pursued(
+            "explore", do(ch.StartChase(from_encounter=1, likes_treasure=True)), do(ch.Drop(item="treasure"), 2)
+        ),
+        changes={(ITEM, "stop_in_6"): (3, 1), (ITEM, "stopped"): (True, False)},
+        also=frozenset({(ITEM, "reason"), (PHASE, WHOLE), (CHASE_ENDED, WHOLE)}),
+    ),
+    # a vessel 60 ft a round slower evades on 40 %, or on 45 %: a 45 tells them apart
+    TableRow(
+        ruleset="ose",
+        table="evasion_waterborne",
+        value={"slower": [[30, 50], [60, 45], [90, 35], [120, 25]]},
+        script=(
+            do(ch.StartChase(setting="waterborne", gap_ft=300, fleeing_ft=90, pursuers_ft=150)),
+            do(ch.Evade(), 45),
+        ),
+        changes={
+            (WATER, "chance"): (40, 45),
+            (WATER, "evaded"): (False, True),
+            (WATER, "retry_next_day"): (False, True),
+            (PHASE, "dest"): ("CLOSING", "ESCAPED"),
+        },
+        also=frozenset({(CHASE_ENDED, WHOLE)}),
+    ),
+]
+
+
+class TestEachChaseTable:
+    @pytest.mark.parametrize("row", TABLE_ROWS, ids=lambda r: r.id)
+    def test_the_table_changes_its_outcome_and_nothing_else(self, row: TableRow) -> None:
+        """The same script under the table as shipped and under a house rule differs exactly where the row says."""
+        before = play(row.ruleset, {}, row.script, MEMBERS)
+        after = play(row.ruleset, {}, row.script, MEMBERS, {row.table: row.value})
+        found = diff(before, after)
+        shown = "\n".join(str(d) for d in found)
+        assert {(d.type, d.field) for d in found} == set(row.changes) | row.also, shown
+        for d in found:
+            if (d.type, d.field) in row.changes:
+                assert (d.before, d.after) == row.changes[d.type, d.field], str(d)
+
+    def test_every_chase_table_has_a_row_and_is_read(self) -> None:
+        """Each table the chase reads has a row here."""
+        read = {key for section, key in REGISTRY.used_keys() if section == "tables"}
+        assert {r.table for r in TABLE_ROWS} == {"dungeon_pursuit", "evasion_waterborne"} <= read

@@ -145,7 +145,7 @@ def next_round(table: Table, state: ChaseState, command: Run) -> Round:
         effect = "stops the pursuit" if stopped else f"costs the pursuers {slowed} ft"
         reasons.append(f"{command.obstacle} {effect}")
     if caught:
-        reasons.append(f"the gap is closed ({after} ft): melee starts next round")
+        reasons.append(f"the gap is closed ({after} ft)")
     elif stopped:
         reasons.append(f"the {s.fleeing} get away")
     elif sight:

@@ -101,5 +101,10 @@ def water_chance(table: WaterborneEvasionTable, fleeing_ft: int, pursuers_ft: in
 
 
 def in_6(face: int, chance: int) -> bool:
-    """An N-in-6 chance: the face is at most N."""
+    """An N-in-6 chance (pursuers stop for what was dropped): the face is at most N."""
     return chance > 0 and face <= chance
+
+
+def evades(roll: int, chance: int) -> bool:
+    """A percentile evasion: the roll (1-100) is at most the chance."""
+    return roll <= chance

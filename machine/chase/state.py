@@ -1,7 +1,8 @@
 """The chase's folded state: its phase, the gap, the rounds run, who is exhausted; built from events only.
 
 Exhaustion outlives the chase that caused it: a new chase keeps it, and it ends once the exhausted
-have rested the rules' turns (the delve's rests, ``dungeon.rested``, are counted).
+have rested the rules' turns: the delve's rests (``dungeon.rested``) count turn by turn, and a full
+day of rest on a journey (``travel.rested``) or a night in camp (``camp.broken``) ends it.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events import camp as camp_ev
 from hexlog.events import chase as ev
 from hexlog.events import dungeon as dungeon_ev
+from hexlog.events import travel as travel_ev
 from hexlog.events.procedure import PhaseChanged
 
 if TYPE_CHECKING:
@@ -114,9 +117,11 @@ def evolve(state: ChaseState | None, event: Event) -> ChaseState | None:  # noqa
             )
         case ev.ChaseEnded():
             changes["ended"] = event
-        case dungeon_ev.PartyRested(turns=turns) if state.exhausted:
-            assert state.exhaustion is not None  # noqa: S101 - exhausted members have an exhaustion
+        case dungeon_ev.PartyRested(turns=turns) if state.exhaustion is not None and state.exhausted:
             changes["exhaustion"] = attrs.evolve(state.exhaustion, rested_turns=state.exhaustion.rested_turns + turns)
+        case travel_ev.Rested() | camp_ev.CampBroken() if state.exhaustion is not None and state.exhausted:
+            e = state.exhaustion
+            changes["exhaustion"] = attrs.evolve(e, rested_turns=max(e.rested_turns, e.recover_after_turns))
     return attrs.evolve(state, **changes) if changes else state
 
 

@@ -15,7 +15,7 @@ from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
 from hexlog.machine.chase import rounds
 from hexlog.machine.chase.commands import SETTLE
-from hexlog.machine.chase.rules import PERCENT, ChaseTables, DungeonPursuitTable, in_6, water_chance
+from hexlog.machine.chase.rules import PERCENT, ChaseTables, DungeonPursuitTable, evades, in_6, water_chance
 from hexlog.machine.chase.state import PROCEDURE, ChaseState, Phase, under_way
 from hexlog.machine.encounter import positions
 from hexlog.machine.encounter.machine import situation_of
@@ -208,7 +208,7 @@ def evade(ctx: StepContext, command: Evade) -> None:  # noqa: ARG001 - the step 
     s = state.started
     slower_by, row, chance = water_chance(table, s.fleeing_ft, s.pursuers_ft)
     rolled = ctx.roll(f"1d{PERCENT}", EVASION, made_for=s.fleeing)
-    evaded = rolled.total <= chance
+    evaded = evades(rolled.total, chance)
     ctx.emit(
         ev.WaterEvasionRolled(
             fleeing_ft=s.fleeing_ft,
