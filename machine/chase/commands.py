@@ -24,10 +24,14 @@ class StartChase(Command):
         None, help="the gap between the sides, in feet (default: the encounter's distance)", least=0
     )
     fleeing_ft: int | None = arg(
-        None, help="the fleeing side's rate, feet per round (default: its base rate, the party's slowest)", least=0
+        None,
+        help="the fleeing side's rate, feet per round (default: the party's slowest, or the encounter's monsters)",
+        least=0,
     )
     pursuers_ft: int | None = arg(
-        None, help="the pursuers' rate, feet per round (default: their base rate, the party's slowest)", least=0
+        None,
+        help="the pursuers' rate, feet per round (default: the encounter's monsters, or the party's slowest)",
+        least=0,
     )
     name: str = arg("", help="a name for the chase")
     likes_treasure: bool = arg(False, help="the pursuers like treasure (dropped treasure may stop them)")  # noqa: FBT003 - a default

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events import chase as ev
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import HexlogError, UsageError
 from hexlog.machine.chase import rounds
 from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
 from hexlog.machine.chase.state import ChaseState, Phase
@@ -92,7 +92,10 @@ class ChaseModel(Model):
         if self.setting is not ev.ChaseSetting.DUNGEON or getattr(self.command, "forced_to_stop", False):
             return False
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        facts = rounds.facts_of(self.table, self.command)  # type: ignore[arg-type]
+        try:
+            facts = rounds.facts_of(self.table, self.command)  # type: ignore[arg-type]
+        except HexlogError:
+            return False  # facts missing or wrong: the step refuses the start, naming them
         return facts.fleeing_ft > facts.pursuers_ft
 
     def repeats(self) -> bool:

@@ -3,7 +3,8 @@
 A step reads the table (folded through every event emitted so far in this command), rolls through
 ``roll`` (made *for* a character or side, with the modifiers the state imposes applied and recorded
 with their sources), advances game time through ``advance`` (the clock event, then every check that
-falls due, in registry order), and may ``hand_off`` to another procedure in the same append. The
+falls due, in registry order), may ``follow`` its roll with another trigger of its own procedure,
+and may ``hand_off`` to another procedure in the same append. The
 kit fires the command's trigger before the step runs (a refusal writes nothing) and records the
 phase change after it; when a procedure that was handed off to concludes, its parent resumes.
 
