@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from hexlog.events import chase as ev
+from hexlog.events import dungeon as dg_ev
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
@@ -15,6 +16,7 @@ from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
+from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.chase import Phase
 from hexlog.machine.handler import Handler
@@ -371,10 +373,38 @@ class TestTheDelveHandsOff:
         assert t.table.procedures["dungeon"].phase is dg.Phase.EXPLORING
         assert t.table.handoffs == ()
 
+    def test_the_rounds_pass_on_the_delves_clock_and_its_torch_burns_out(self):
+        """The encounter took turn 1; 50 rounds of a minute end turn 6, when Ann's torch goes out. (The delve's
+        wandering checks wait while it is not exploring.)"""
+        t = delve_to_pursuit()
+        t.run(enc.DecidePursuit(pursue=True))
+        burned = []
+        for number in range(1, 51):
+            events = t.run(ch.Run(obstacle="burning oil", slows_ft=30))
+            burned += [number for e in events if isinstance(e, dg_ev.LightBurnedOut)]
+            assert not [e for e in events if isinstance(e, dg_ev.WanderingChecked)]
+        assert t.table.clock.seconds == 3600
+        assert burned == [50]
+
     def test_an_encounter_the_monsters_let_go_resumes_exploring(self):
         """No pursuit: the delve resumes exploring, no chase."""
         t = delve_to_pursuit()
         events = t.run(enc.DecidePursuit(pursue=False))
+        assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
+        assert "chase" not in t.table.procedures
+
+    def test_without_a_dungeon_pursuit_table_the_delve_goes_on_exploring(self):
+        """Rules without tables.dungeon_pursuit: the pursuit is the referee's to play; the encounter still ends."""
+        explore = rulesets.load("explore").content["tables"]
+        dungeon = {key: explore[key] for key in ("light", "dungeon", "open_doors")}
+        t = Table("adnd", tables=dungeon).party()
+        t.run(dg.EnterDungeon())
+        t.run(dg.Meet(name="ghouls"))
+        t.run(enc.CheckSurprise(), 6, 6)
+        t.run(enc.DetermineDistance(value=30))
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.Evade(side="party"))
+        events = t.run(enc.DecidePursuit(pursue=True))
         assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
         assert "chase" not in t.table.procedures
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.state import DelveState, Phase
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
@@ -84,7 +85,10 @@ class DungeonModel(Model):
         return True
 
     def ended_in_pursuit(self) -> bool:
-        """The encounter the delve waited for concluded in pursuit (the kit resumes with its conclusion)."""
+        """The encounter the delve waited for concluded in pursuit, under rules with a dungeon pursuit table.
+
+        (The kit resumes with its conclusion; without the table the delve simply goes on exploring.)
+        """
         assert self.table is not None  # noqa: S101 - loaded by the kit
         encounter = self.table.procedures.get(ENCOUNTER)
         child = getattr(self.command, "child", "")
@@ -93,6 +97,7 @@ class DungeonModel(Model):
             and isinstance(encounter, EncounterState)
             and encounter.concluded is not None
             and encounter.concluded.outcome == PURSUIT
+            and self.rules.part(ChaseTables).dungeon_pursuit is not None
         )
 
     def no_monster_due(self) -> bool:
