@@ -392,6 +392,7 @@ class TestAudit:
         assert "hexlog.chase.steps_repeated" in types
         assert "hexlog.chase.water_evasion_rolled" in types
         assert report.decisions >= 3 + types.count("hexlog.chase.item_dropped")
+        assert any("an obstacle declared in round 2: burning oil, costing the pursuers 30 ft" in h for h in report.by_hand)
 
     @pytest.mark.parametrize(
         ("kind", "change"),

@@ -23,11 +23,13 @@ from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.kit.context import StepContext
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.kit.registry import Registry
@@ -267,6 +269,12 @@ class TestFiring:
         assert runner.recorded_ok("met", "MEETING", "WALKING")
         assert not runner.recorded_ok("set_out", "WALKING", "WALKING")
         assert not runner.recorded_ok("fly", "WALKING", "DONE")
+
+    def test_only_a_step_can_follow_its_roll_with_another_trigger(self):
+        """``follow`` fires a trigger of the running procedure: outside a step there is none."""
+        ctx = StepContext(table=tables.Table(), registry=REGISTRY)
+        with pytest.raises(RuleRefusedError, match="only a step of a procedure can follow on"):
+            ctx.follow("met")
 
 
 class TestRollsForSomeone:
