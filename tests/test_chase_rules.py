@@ -14,7 +14,9 @@ from hexlog.events import chase as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
+from hexlog.machine import camp
 from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
@@ -281,6 +283,14 @@ class TestExhaustion:
         assert attack_for(t, "Ann").modifier == 0
         assert not any(line.startswith("  exhausted") for line in render.state_lines(CAMPAIGN, t.table))
 
+    def test_a_roll_is_made_for_a_member_or_a_side_only(self):
+        """``roll --for`` names a party member or a side; anyone else is refused and nothing is written."""
+        t = idle()
+        before = t.version
+        with pytest.raises(UsageError, match="not 'Zed'"):
+            t.run(c.RollDice(expression="1d20", purpose="attack", made_for="Zed"))
+        assert t.version == before
+
     def test_a_night_in_camp_or_a_rest_day_ends_it_and_a_new_chase_keeps_it(self):
         """Exhaustion outlives its chase; a full rest ends it at once."""
         t = Table().party()
@@ -289,6 +299,14 @@ class TestExhaustion:
         t.run(ch.Run(out_of_sight=True))
         chasing(t)
         assert t.state.exhausted == ("Ann", "Bo")
+        t.run(ch.Run(out_of_sight=True))
+        t.run(camp.MakeCamp(weather="clear", terrain="clear"))
+        t.run(camp.SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")))
+        t.run(camp.CheckNight(), 1)
+        assert t.state.exhausted == ("Ann", "Bo")
+        t.run(camp.BreakCamp())
+        assert t.state.exhausted == ()
+        assert attack_for(t, "Ann").modifier == 0
 
     def test_the_rounds_and_the_penalty_are_table_entries(self):
         """A house rule: exhausted after 2 rounds, -1."""
@@ -392,7 +410,9 @@ class TestAudit:
         assert "hexlog.chase.steps_repeated" in types
         assert "hexlog.chase.water_evasion_rolled" in types
         assert report.decisions >= 3 + types.count("hexlog.chase.item_dropped")
-        assert any("an obstacle declared in round 2: burning oil, costing the pursuers 30 ft" in h for h in report.by_hand)
+        assert any(
+            "an obstacle declared in round 2: burning oil, costing the pursuers 30 ft" in h for h in report.by_hand
+        )
 
     @pytest.mark.parametrize(
         ("kind", "change"),
