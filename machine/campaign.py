@@ -15,6 +15,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberRemoved
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.vocabulary import SIDES
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -243,13 +244,15 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
             "name the free roll otherwise"
         )
         raise UsageError(msg)
-    if command.made_for and ctx.table.party.member(command.made_for) is None:
-        msg = f"the party has no member called {command.made_for}"
+    made_for = command.made_for
+    if made_for and made_for not in SIDES and ctx.table.party.member(made_for) is None:
+        known = ", ".join((*SIDES, *(m.name for m in ctx.table.party.members)))
+        msg = f"the party has no member called {made_for}: a roll is made for a member or a side ({known})"
         raise NotFoundError(msg)
     ctx.roll(
         command.expression,
         command.purpose,
-        made_for=command.made_for,
+        made_for=made_for,
         visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
     )
 

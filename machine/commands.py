@@ -109,5 +109,5 @@ class RollDice(Command):
     expression: str
     purpose: str = "free roll"
     secret: bool = False
-    #: the party member the roll is made for: the state's modifiers on such rolls apply (exhaustion, no rest)
+    #: the character (or side) it is made for: the modifiers the state imposes on them apply
     made_for: str = ""

@@ -17,6 +17,7 @@ import attrs
 import pytest
 
 from hexlog.events import camp as camp_ev
+from hexlog.events import chase as ev_chase
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
 from hexlog.events import travel as ev_travel
@@ -28,6 +29,7 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import camp, dungeon, hexmap
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
@@ -721,6 +723,45 @@ def travel_rows() -> list[Row]:
     ]
 
 
+# --- the chase (OSE §2.9, seed 004 §4.4) ------------------------------------------------------------
+
+RUN = ev_chase.RoundRun.type_name
+REPEATED = ev_chase.StepsRepeated.type_name
+CHASE_ENDED = ev_chase.ChaseEnded.type_name
+
+
+def pursued(ruleset: str, *chase: Step) -> tuple[Step, ...]:
+    """The party flees a dungeon encounter 30 ft away, the monsters (120) pursue Bo's 90: a chase follows."""
+    return (
+        *aware(ruleset),
+        do(enc.Evade(side="party")),
+        do(enc.DecidePursuit(pursue=True)),
+        *chase,
+    )
+
+
+def row_repeats_encounter_steps() -> Row:
+    """A18: repeated, nobody is surprised (4, 5) and 2d4 gives 70 ft: one round leaves 40 ft, not a catch at 0."""
+    return Row(
+        ruleset="explore",
+        option="pursuit_repeats_encounter_steps",
+        value=True,
+        script=pursued("explore", do(ch.StartChase(from_encounter=1)), do(ch.RepeatSteps(), 4, 5, 3, 4), do(ch.Run())),
+        changes={(RUN, "gap_before"): (30, 70), (RUN, "gap_after"): (0, 40)},
+        also=frozenset(
+            {
+                (RUN, "reason"),
+                (PHASE, "dest"),
+                (PHASE, WHOLE),
+                (DICE, WHOLE),
+                (REPEATED, WHOLE),
+                (REFUSED, WHOLE),
+                (CHASE_ENDED, WHOLE),
+            }
+        ),
+    )
+
+
 def _rows() -> list[Row]:
     rows: list[Row] = [
         row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
@@ -1042,6 +1083,7 @@ def _rows() -> list[Row]:
         ),
     ]
     rows += travel_rows()
+    rows.append(row_repeats_encounter_steps())
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
             row_initiative_tie(ruleset),
@@ -1065,7 +1107,6 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
     ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
-    ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
     ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
     ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
     ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
@@ -1284,3 +1325,77 @@ class TestDiffHelper:
             Difference(0, "X", "e", 0, "v", 1, 3),
             Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
         ]
+
+
+# --- the chase's tables: one effect test each ---------------------------------------------------------
+
+ITEM = ev_chase.ItemDropped.type_name
+WATER = ev_chase.WaterEvasionRolled.type_name
+
+
+@attrs.frozen(kw_only=True)
+class TableRow:
+    """One table a procedure reads, changed by a house rule: the script and every (type, field) it changes."""
+
+    ruleset: str
+    table: str
+    value: dict[str, Any]
+    script: tuple[Step, ...]
+    changes: dict[Pair, tuple[Any, Any]]
+    also: frozenset[Pair] = frozenset()
+
+    @property
+    def id(self) -> str:
+        """The pytest id."""
+        return f"{self.ruleset}-{self.table}"
+
+
+TABLE_ROWS = [
+    # treasure stops treasure lovers on 1-3 by default, on 1 under the house rule: a 2 tells them apart
+    TableRow(
+        ruleset="explore",
+        table="dungeon_pursuit",
+        value={"dropped_treasure_stop_in_6": 1},
+        script=pursued(
+            "explore", do(ch.StartChase(from_encounter=1, likes_treasure=True)), do(ch.Drop(item="treasure"), 2)
+        ),
+        changes={(ITEM, "stop_in_6"): (3, 1), (ITEM, "stopped"): (True, False)},
+        also=frozenset({(ITEM, "reason"), (PHASE, WHOLE), (CHASE_ENDED, WHOLE)}),
+    ),
+    # a vessel 60 ft a round slower evades on 40 %, or on 45 %: a 45 tells them apart
+    TableRow(
+        ruleset="ose",
+        table="evasion_waterborne",
+        value={"slower": [[30, 50], [60, 45], [90, 35], [120, 25]]},
+        script=(
+            do(ch.StartChase(setting="waterborne", gap_ft=300, fleeing_ft=90, pursuers_ft=150)),
+            do(ch.Evade(), 45),
+        ),
+        changes={
+            (WATER, "chance"): (40, 45),
+            (WATER, "evaded"): (False, True),
+            (WATER, "retry_next_day"): (False, True),
+            (PHASE, "dest"): ("CLOSING", "ESCAPED"),
+        },
+        also=frozenset({(CHASE_ENDED, WHOLE)}),
+    ),
+]
+
+
+class TestEachChaseTable:
+    @pytest.mark.parametrize("row", TABLE_ROWS, ids=lambda r: r.id)
+    def test_the_table_changes_its_outcome_and_nothing_else(self, row: TableRow) -> None:
+        """The same script under the table as shipped and under a house rule differs exactly where the row says."""
+        before = play(row.ruleset, {}, row.script, MEMBERS)
+        after = play(row.ruleset, {}, row.script, MEMBERS, {row.table: row.value})
+        found = diff(before, after)
+        shown = "\n".join(str(d) for d in found)
+        assert {(d.type, d.field) for d in found} == set(row.changes) | row.also, shown
+        for d in found:
+            if (d.type, d.field) in row.changes:
+                assert (d.before, d.after) == row.changes[d.type, d.field], str(d)
+
+    def test_every_chase_table_has_a_row_and_is_read(self) -> None:
+        """Each table the chase reads has a row here."""
+        read = {key for section, key in REGISTRY.used_keys() if section == "tables"}
+        assert {r.table for r in TABLE_ROWS} == {"dungeon_pursuit", "evasion_waterborne"} <= read
