@@ -19,7 +19,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
-from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
+from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, read_secret
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -64,13 +64,18 @@ def init(
 def session_open(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
+    secret_file: SecretFileOption = None,
     secret_hex: Annotated[
-        str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")
+        str | None, typer.Option(hidden=True, help="use this secret (tests only: a command line is public)")
     ] = None,
 ) -> None:
-    """Open a session and print the commitment the players should note."""
+    """Open a session and print the commitment the players should note.
+
+    hexlog draws the secret, unless --secret-file gives one (recorded as supplied, which the audit reports).
+    """
+    secret = read_secret(secret_file, secret_hex)
     door = Door.open(db, campaign)
-    outcome = door.run(c.OpenSession(secret_hex=secret_hex))
+    outcome = door.run(c.OpenSession(secret_hex=secret))
     session = outcome.table.session
     assert session is not None  # noqa: S101 - just opened
     out.print(f"session {session.id} open")
@@ -193,7 +198,7 @@ def receipt(
     ] = None,
 ) -> None:
     """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     door.table()
     out.print(door.receipt(at))
     out.print("check it later: hexlog audit --expect RECEIPT (a cut tail or a rewritten past fails)")
@@ -215,8 +220,9 @@ def state(
 ) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
     player = cli_travel.is_player(view)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
+    door.warn_if_damaged()
     if at is not None:
         version, latest = door.version_at(at, table), table.version
         table = table_at(door.store, door.campaign, version, door.handler.registry)
