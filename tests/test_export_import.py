@@ -32,7 +32,8 @@ def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
         new_id=lambda: f"{campaign.encode().hex()[:8]:0>8}-0000-0000-0000-{next(ids):012d}",  # a UUID per campaign
     )
     handler.execute(campaign, c.StartCampaign())
-    handler.execute(campaign, c.OpenSession(secret_hex=hashlib.sha256(campaign.encode()).hexdigest()))  # one per campaign
+    secret = hashlib.sha256(campaign.encode()).hexdigest()  # one per campaign: a secret is never used twice
+    handler.execute(campaign, c.OpenSession(secret_hex=secret))
     handler.execute(campaign, c.SetClientSeed(client_seed="table 7"))
     handler.execute(campaign, c.AddMember(name=member))
     handler.execute(campaign, c.RollDice(expression="2d6+1", purpose="tåble ✓"))

@@ -119,7 +119,7 @@ class TestStaleReads:
 
         store.append = race_then_append
         version = store.stream_version(STREAM)
-        with pytest.raises(RuleRefusedError, match="another command wrote to campaign 'c1' first.*still open"):
+        with pytest.raises(RuleRefusedError, match=r"another command wrote to campaign 'c1' first.*still open"):
             handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
         assert store.stream_version(STREAM) == version + 1
 
