@@ -34,7 +34,6 @@ import typer
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
 from hexlog.events.sqlite import SQLiteStore, is_busy
-from hexlog.events.sqlite_schema import write_problem
 from hexlog.events.streams import stream_for
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
@@ -106,8 +105,10 @@ def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> SQL
         if is_busy(err):
             msg = f"the database {db} is busy (another hexlog command holds it); try again"
             raise ConcurrencyError(msg) from err
-        if "readonly" in str(err):
-            raise StoreWriteError(write_problem(db, err)) from err
+        folder = db.resolve().parent
+        if "readonly" in str(err) or (not readonly and not (os.access(db, os.W_OK) and os.access(folder, os.W_OK))):
+            msg = f"the database {db} is read-only (or its folder is): nothing was written"
+            raise StoreWriteError(msg) from err
         msg = f"cannot open the database {db}: {err}"
         raise UsageError(msg) from err
     except sqlite3.DatabaseError as err:
