@@ -9,6 +9,9 @@ from typing import Annotated
 import structlog
 import typer
 from rich.console import Console
+from typer import rich_utils
+from typer.exceptions import Abort as TyperAbort
+from typer.exceptions import TyperException
 
 from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
@@ -238,12 +241,27 @@ demo.install(app)
 
 
 def main() -> None:
-    """Run the command line; errors are one line and a non-zero exit, never a traceback."""
+    """Run the command line; errors are one line and a non-zero exit, never a traceback.
+
+    Exit codes: 0 done, 1 refused or failed (nothing written), 2 a malformed request, 3 an INCOMPLETE
+    audit, 130 interrupted; 70 only for a bug in hexlog (an "internal error" line).
+    """
     logs.configure()
     structlog.contextvars.clear_contextvars()
     try:
         with OPENED:
-            app(prog_name="hexlog")
+            code = app(prog_name="hexlog", standalone_mode=False)
+    except TyperException as err:  # a malformed command line: one line, exit 2
+        if type(err).__name__ == "NoArgsIsHelpError":  # a group named alone: its help, as always
+            rich_utils.rich_format_error(err)  # type: ignore[arg-type]
+            sys.exit(err.exit_code)
+        ctx = getattr(err, "ctx", None)
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        sys.stderr.write(f"hexlog: error: {shown(err.format_message())}{where}\n")
+        sys.exit(err.exit_code)
+    except TyperAbort:
+        sys.stderr.write("hexlog: interrupted\n")
+        sys.exit(130)
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
@@ -255,3 +273,4 @@ def main() -> None:
         structlog.get_logger().error("cli.crashed", error=repr(err))
         sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
         sys.exit(70)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -235,11 +236,16 @@ def export(
 
 def _write_export(path: Path, text: str, *, private: bool) -> None:
     """Write an export; a private one (the referee's) readable by its owner only, even over an older file."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+    try:  # without blocking: a FIFO nobody reads is refused, never waited for
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o600 if private else 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                msg = f"cannot write {path}: it is not a regular file"
+                raise UsageError(msg)
+            os.set_blocking(fd, True)
             if private:
-                os.fchmod(handle.fileno(), 0o600)
+                os.fchmod(fd, 0o600)
+            os.ftruncate(fd, 0)
             handle.write(text)
     except OSError as err:
         msg = f"cannot write {path}: {err.strerror}"
