@@ -11,12 +11,14 @@ import contextlib
 import json
 import os
 import random
+import resource
 import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -25,6 +27,9 @@ from hypothesis import strategies as st
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.replay.audit import audit_store
 from hexlog.service import cli
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SECRET = "3a" * 32
 HEXLOG = Path(sys.executable).parent / "hexlog"
@@ -170,7 +175,7 @@ def _mutations(lines: list[str]) -> st.SearchStrategy[bytes]:
 
 
 class TestMutatedExports:
-    @PROBE
+    @settings(PROBE, max_examples=25)
     @given(data=st.data())
     def test_import_and_audit_of_a_mutated_export_never_crash(
         self, hexlog_in, table: Path, tmp_path: Path, data
@@ -192,16 +197,29 @@ class TestMutatedExports:
             assert audited.returncode in {0, 3}
 
 
-def _hexlog(*args: str, cwd: Path, **kwargs: object) -> subprocess.Popen[str]:
-    return subprocess.Popen(  # noqa: S603 - our own console script
-        [str(HEXLOG), *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")},
-        **kwargs,  # type: ignore[call-overload]
-    )
+def _forked(work: Callable[[], object]) -> tuple[int, int]:
+    """Run ``work`` in a forked child, which has every module imported already (a command starts at
+    once); the child's pid and the pipe its JSON result comes back through."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(read)
+            os.write(write, json.dumps(work()).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    return pid, read
+
+
+def _result(pid: int, read: int) -> object:
+    """What a forked child sent back (None when it was killed first)."""
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks)) if chunks else None
 
 
 def _rolls(db: Path) -> list[dict[str, object]]:
@@ -209,91 +227,64 @@ def _rolls(db: Path) -> list[dict[str, object]]:
     return [json.loads(r[8]) for r in rows(db) if r[4] == "hexlog.dice.rolled"]
 
 
+def _audit_clean(db: Path) -> None:
+    store = SQLiteStore(db, create=False)
+    try:
+        report = audit_store(store)
+    finally:
+        store.close()
+    assert report.first_bad is None, report.text()
+
+
 @pytest.mark.slow
 class TestKilled:
-    def test_roll_commands_killed_at_random_lose_nothing_acknowledged(
-        self, tmp_path: Path, play_once, hexlog_in
-    ) -> None:
-        """Roll commands SIGKILLed at random moments: every roll a command printed is in the log, the log
-        audits clean, and the next command works."""
+    def test_roll_commands_killed_at_random_lose_nothing_acknowledged(self, tmp_path, play_once, hexlog_in) -> None:
+        """Roll commands SIGKILLed at random moments: every roll a command acknowledged is in the log, none
+        twice, the log audits clean, and the next command works."""
         play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
         chance = random.Random(11)  # noqa: S311 - when to kill, not a secret
+        started = time.monotonic()
+        assert _result(*_forked(lambda: hexlog_in(tmp_path, "roll", "d6").returncode)) == 0
+        takes = time.monotonic() - started  # how long one command runs here: kills fall within it
         acknowledged: list[str] = []
-        for n in range(16):
-            proc = _hexlog("roll", "d20", "--purpose", f"roll {n}", cwd=tmp_path)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=chance.uniform(0.05, 0.6))
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGKILL)
-            proc.communicate()
-            if proc.returncode == 0:
-                acknowledged.append(f"roll {n}")
+        for n in range(25):
+            purpose = f"roll {n}"
+            pid, read = _forked(
+                lambda purpose=purpose: hexlog_in(tmp_path, "roll", "d20", "--purpose", purpose).returncode
+            )
+            time.sleep(chance.uniform(0, 1.3 * takes))
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            if _result(pid, read) == 0:
+                acknowledged.append(purpose)
         db = tmp_path / "hexlog.db"
         recorded = [r["purpose"] for r in _rolls(db)]
         assert set(acknowledged) <= set(recorded)
         assert len(recorded) == len(set(recorded))
+        assert 0 < len(acknowledged) < 25, "every command finished, or none did: no kill was probed"
         assert hexlog_in(tmp_path, "roll", "d6").returncode == 0
-        store = SQLiteStore(db, create=False)
-        try:
-            report = audit_store(store)
-        finally:
-            store.close()
-        assert report.first_bad is None, report.text()
-
-
-_WRITER = textwrap.dedent(
-    """
-    import sys
-    from hexlog.service import cli
-    name, count = sys.argv[1], int(sys.argv[2])
-    for n in range(count):
-        sys.argv = ["hexlog", "roll", "d6", "--purpose", f"{name} {n}"]
-        try:
-            cli.main()
-        except SystemExit as ended:
-            print("exit", ended.code, file=sys.stderr, flush=True)
-    """
-)
+        _audit_clean(db)
 
 
 @pytest.mark.slow
 class TestTwoWriters:
-    def test_two_processes_rolling_at_once_lose_and_double_nothing(self, tmp_path: Path, play_once) -> None:
+    def test_two_processes_rolling_at_once_lose_and_double_nothing(self, tmp_path, play_once, hexlog_in) -> None:
         """Two processes roll into one campaign at once: every command succeeds, each roll once, nonces in order."""
         play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
-        script = tmp_path / "writer.py"
-        script.write_text(_WRITER, encoding="utf-8")
         count = 25
-        writers = [
-            subprocess.Popen(  # noqa: S603 - our own script
-                [sys.executable, str(script), name, str(count)],
-                cwd=tmp_path,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for name in ("left", "right")
-        ]
-        results = [w.communicate(timeout=300) for w in writers]
-        for _, err in results:
-            assert [line for line in err.splitlines() if line.startswith("exit ")] == ["exit 0"] * count, err
+
+        def writer(name: str) -> list[tuple[int, str]]:
+            done = [hexlog_in(tmp_path, "roll", "d6", "--purpose", f"{name} {n}") for n in range(count)]
+            return [(r.returncode, r.stderr) for r in done]
+
+        children = [_forked(lambda name=name: writer(name)) for name in ("left", "right")]
+        for pid, read in children:
+            assert _result(pid, read) == [[0, ""]] * count
         recorded = _rolls(tmp_path / "hexlog.db")
-        assert sorted(r["purpose"] for r in recorded) == sorted(
-            f"{side} {n}" for side in ("left", "right") for n in range(count)
-        )
+        expected = sorted(f"{side} {n}" for side in ("left", "right") for n in range(count))
+        assert sorted(r["purpose"] for r in recorded) == expected
         assert [r["nonce"] for r in recorded] == list(range(2 * count))
-
-
-_LIMITED = textwrap.dedent(
-    """
-    import resource, sys
-    limit = int(sys.argv[1])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    from hexlog.service import cli
-    sys.argv = ["hexlog", *sys.argv[2:]]
-    cli.main()
-    """
-)
+        _audit_clean(tmp_path / "hexlog.db")
 
 
 class TestFileSizeLimit:
@@ -301,30 +292,27 @@ class TestFileSizeLimit:
         """Commands run with RLIMIT_FSIZE near the database's size: one that fails wrote nothing, one that
         succeeds is in the log; none crashes."""
         play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
-        script = tmp_path / "limited.py"
-        script.write_text(_LIMITED, encoding="utf-8")
         db = tmp_path / "hexlog.db"
         outcomes = set()
-        for n in range(6):
+
+        def limited(limit: int, args: tuple[str, ...]) -> tuple[int, str]:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+            done = hexlog_in(tmp_path, *args)
+            return done.returncode, done.stderr
+
+        for n in range(8):
             size = max(p.stat().st_size for p in tmp_path.glob("hexlog.db*"))
-            limit = size + (n % 4) * 4096 - 4096
+            limit = max(size + (n % 4) * 4096 - 4096, 1)
             args = ("roll", "d8", "--purpose", f"limited {n}") if n % 3 else ("party", "add", f"M{n}")
             before = rows(db)
-            result = subprocess.run(  # noqa: S603 - our own script
-                [sys.executable, str(script), str(max(limit, 1)), *args],
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=120,
-            )
-            check_refusal(result)
+            code, stderr = _result(*_forked(lambda limit=limit, args=args: limited(limit, args)))
+            check_refusal(subprocess.CompletedProcess(args, code, "", stderr))
             after = rows(db)
-            if result.returncode == 0:
-                assert len(after) == len(before) + 1, result.stderr
+            if code == 0:
+                assert len(after) == len(before) + 1, stderr
             else:
-                assert after == before, result.stderr
-            outcomes.add(result.returncode)
+                assert after == before, stderr
+            outcomes.add(code)
         assert 0 in outcomes
         assert outcomes - {0}, "no command hit the limit"
         assert hexlog_in(tmp_path, "roll", "d6").returncode == 0
