@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import structlog
 import typer
@@ -240,6 +241,19 @@ cli_schema.install(app)
 demo.install(app)
 
 
+def _environmental(err: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed because of the file or the disk (not because of hexlog's own SQL)."""
+    text = str(err).lower()
+    return any(word in text for word in ("disk", "full", "malformed", "not a database", "readonly", "unable to open"))
+
+
+def _crashed(err: BaseException) -> NoReturn:
+    """A bug in hexlog: one "internal error" line and exit 70."""
+    structlog.get_logger().error("cli.crashed", error=repr(err))
+    sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
+    sys.exit(70)
+
+
 def main() -> None:
     """Run the command line; errors are one line and a non-zero exit, never a traceback.
 
@@ -266,11 +280,19 @@ def main() -> None:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
         sys.exit(err.exit_code)
+    except sqlite3.DatabaseError as err:  # a damaged database file, a disk that fails: the file, not hexlog
+        if type(err) is not sqlite3.DatabaseError and not (
+            isinstance(err, sqlite3.OperationalError) and _environmental(err)
+        ):
+            _crashed(err)  # misuse of SQLite (hexlog's own SQL, a closed connection) is a bug
+        sys.stderr.write(f"hexlog: error: the database cannot be used: {shown(str(err))}\n")
+        sys.exit(1)
+    except OSError as err:  # the environment refused (a full disk for the output, a closed pipe)
+        sys.stderr.write(f"hexlog: error: {shown(err.strerror or str(err))}\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write("hexlog: interrupted\n")
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
-        structlog.get_logger().error("cli.crashed", error=repr(err))
-        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
-        sys.exit(70)
+        _crashed(err)
     sys.exit(code if isinstance(code, int) else 0)

@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 import stat
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -176,6 +177,35 @@ class TestMalformedArguments:
             assert result.returncode == 1, result.stderr
             assert "key file" in one_line(result.stderr)
         assert events_of(played) == before
+
+
+class TestDamagedFiles:
+    def test_a_database_file_damaged_on_disk_is_named_in_one_line(self, hexlog, played: Path) -> None:
+        """Pages overwritten with junk: every reader says the database cannot be used (exit 1), no crash."""
+        with contextlib.closing(sqlite3.connect(played)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        size = played.stat().st_size
+        with played.open("r+b") as handle:
+            handle.seek(4096)
+            handle.write(b"\xff" * (size - 4096))
+        for args in (("log",), ("state",), ("audit",), ("roll", "d6")):
+            result = hexlog(*args)
+            assert result.returncode == 1, (args, result.stderr)
+            one_line(result.stderr)
+
+    def test_output_to_a_full_device_is_one_line(self, played: Path) -> None:
+        """Standard output on a full disk: one line and exit 1, not a crash."""
+        with Path("/dev/full").open("w") as full:
+            result = subprocess.run(  # noqa: S603 - our own console script
+                [str(Path(sys.executable).parent / "hexlog"), "state"],
+                cwd=played.parent,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        assert result.returncode == 1
+        assert "No space left" in one_line(result.stderr)
 
 
 class TestNewDatabases:
