@@ -96,6 +96,9 @@ def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> SQL
     if db.is_dir():
         msg = f"{db} is a directory, not a database file"
         raise UsageError(msg)
+    if db.exists() and not db.is_file():  # a FIFO would hang the open, a device is no database
+        msg = f"{db} is not a regular file, so not a database file"
+        raise UsageError(msg)
     try:
         return SQLiteStore(db, busy_timeout=timeout, create=create, readonly=readonly)
     except NotFoundError as err:  # the file went away between the check and the open

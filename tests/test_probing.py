@@ -144,6 +144,23 @@ class TestRandomArguments:
             assert rows(db) == before, args
 
 
+class TestEveryCommand:
+    def test_every_command_refuses_a_fifo_database_and_a_campaign_not_utf8(self, hexlog_in, arena: Path) -> None:
+        """Each command, given a FIFO as its database (or as its word) or a campaign that is not UTF-8: a
+        one-line refusal or its usual answer, never a hang, a crash or a change to the database."""
+        db = arena / "hexlog.db"
+        before = rows(db)
+        for path, options in COMMANDS:
+            tries = [[*path, "--db", "fifo"] if "--db" in options else [*path, "fifo"]]
+            if "--campaign" in options:
+                tries.append([*path, "--campaign", "m\udcffain"])
+            for args in tries:
+                result = hexlog_in(arena, *args, env={"HEXLOG_BUSY_TIMEOUT": "0"})
+                check_refusal(result)
+                assert result.returncode in {1, 2}, (args, result.stdout)
+        assert rows(db) == before
+
+
 def _mutations(lines: list[str]) -> st.SearchStrategy[bytes]:
     """An export with one of its lines, bytes or JSON values changed."""
     text = "".join(line + "\n" for line in lines).encode("utf-8")
