@@ -168,15 +168,16 @@ class Handler:
 
     def _commitment_used(self, campaign: str, ledger: live.Live[Any]) -> Callable[[str], bool]:
         """Whether an earlier session of any campaign of the store committed to a commitment: one ledger
-        row of this campaign read by key, then the same row of each other campaign."""
+        row of this campaign read by key, then the same row of each other campaign's ledger (caught up
+        with its log, or folded anew when its rows cannot be trusted)."""
         stream = stream_for(campaign)
 
         def used(commitment: str) -> bool:
             key = commitment_key(commitment)
             if ledger.row(self.store, stream, key) is not None:
                 return True
-            others = (s for s in self.store.streams() if s != stream)
-            return any(self.store.read_rows(other, LEDGER.name, [key]) for other in others)
+            others = (s for s in self.store.streams() if s != stream)  # their ledgers as the log has them
+            return any(live.load(self.store, other, LEDGER).row(self.store, other, key) is not None for other in others)
 
         return used
 

@@ -280,6 +280,8 @@ class TestSecrets:
             ("init", "--campaign", "two"),
         ):
             assert hexlog(*args).returncode == 0
+        with contextlib.closing(sqlite3.connect(tmp_path / "hexlog.db", isolation_level=None)) as raw:
+            raw.execute("DELETE FROM projection_rows WHERE stream_id = 'campaign-one'")  # its ledger is folded anew
         keys = (tmp_path / "hexlog.db.keys").read_bytes()
         before = events_of(tmp_path / "hexlog.db")
         result = hexlog("session", "open", "--campaign", "two", "--secret-file", "secret.hex")
