@@ -435,6 +435,9 @@ def public_folder():
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to act as another user")
+@pytest.mark.skipif(
+    os.environ.get("HEXLOG_TEST_SUBPROCESS") == "1", reason="the other user runs hexlog in the forked test process"
+)
 class TestReadOnlyCopies:
     def test_a_copy_in_a_folder_the_user_may_not_write_can_be_read(self, hexlog_in, played, public_folder) -> None:
         """A player's copy (another user's folder, read-only files): audit, log, export, state and replay
