@@ -37,7 +37,7 @@ def show(
 ) -> None:
     """Show the map, or one hex; hidden features (read from the key file) only in the referee's view, until found."""
     player = is_player(view)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     state = door.table().procedures.get(PROCEDURE)
     the_map = state if isinstance(state, MapState) else MapState()
     if hex_name is not None:

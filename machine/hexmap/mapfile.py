@@ -18,6 +18,7 @@ from __future__ import annotations
 import tomllib
 from typing import TYPE_CHECKING, Any
 
+from hexlog.events import files
 from hexlog.events import hexmap as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine import text
@@ -71,13 +72,11 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
 def read(path: Path, terrains: list[str]) -> list[Event | Placement]:
     """The events of a map file: ``MapLoaded``, then each hex's (with its hidden features to place);
     ``UsageError`` naming what is wrong."""
+    text = files.decode_utf8(files.read_regular(path, limit=files.MAX_SMALL_FILE_BYTES, what="the map"), what=str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        msg = f"cannot read the map {path}: {err.strerror}"
-        raise UsageError(msg) from err
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        msg = f"the map {path} is not TOML: {err}"
+        data = files.loads_toml(text)
+    except (tomllib.TOMLDecodeError, files.FileContentError) as err:
+        msg = f"the map {path} is not TOML hexlog reads: {err}"
         raise UsageError(msg) from err
     extra = sorted(set(data) - {"hex"})
     hexes = data.get("hex")
