@@ -40,6 +40,7 @@ from hexlog.replay import audit as audits
 from hexlog.replay.rebuild import table_at
 from hexlog.replay.receipts import Receipt
 from hexlog.service import render
+from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, campaign_ids, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
 from hexlog.service.http_events import seen
@@ -547,6 +548,17 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
     return JSONResponse(await anyio.to_thread.run_sync(run))
 
 
+async def _map(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    hex_name = request.query_params.get("hex") or None
+
+    def run() -> dict[str, Any]:
+        with service.lock:
+            return {"campaign": campaign, "lines": map_lines(service.door(campaign), hex_name, player=_player(token))}
+
+    return JSONResponse(await anyio.to_thread.run_sync(run))
+
+
 _VERSION = {"type": "integer", "minimum": 1}
 
 
@@ -617,6 +629,14 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             access=READ,
             run=_export,
             answers="application/x-ndjson",
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/map",
+            summary="The map, or one hex (hidden features only in the referee's view, until found)",
+            access=READ,
+            run=_map,
+            params=(("hex", "query", {"type": "string"}, "one hex, col,row (default: every hex)"),),
         ),
         Endpoint(
             method="GET",

@@ -117,6 +117,11 @@ _ANSWERS: dict[str, dict[str, Any]] = {
             "text": {"type": "string"},
         },
     },
+    "/campaigns/{campaign}/map": {
+        "type": "object",
+        "required": ["campaign", "lines"],
+        "properties": {"campaign": {"type": "string"}, "lines": {"type": "array", "items": {"type": "string"}}},
+    },
     "/campaigns/{campaign}/receipt": {
         "type": "object",
         "required": ["campaign", "receipt"],
