@@ -7,6 +7,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from pathlib import Path
+
 import attrs
 import httpx
 import pytest
@@ -21,9 +23,6 @@ from hexlog.service.http_tokens import TokenStore
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
-
-    from starlette.applications import Starlette
 
 
 @attrs.define
@@ -31,7 +30,7 @@ class Served:
     """A served database: its file, the app, the base URL and a token per identity."""
 
     db: Path
-    app: Starlette
+    app: Any
     url: str
     tokens: dict[str, str]
     server: Any = None
@@ -58,7 +57,7 @@ def make_db(db: Path, campaigns: tuple[str, ...]) -> None:
 
 
 def identities(db: Path) -> dict[str, str]:
-    """A token per identity of the matrix: the referee and a player of ``main``, a player of ``other``, a revoked one."""
+    """A token per identity: the referee and a player of ``main``, a player of ``other``, a revoked one."""
     tokens = TokenStore(db)
     made = {
         "referee": tokens.create("main", "referee")[0],
