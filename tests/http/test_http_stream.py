@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import threading
@@ -165,5 +166,5 @@ def test_the_paged_read_gives_the_stream_in_pages(serve):
     from_stream = [json.loads(line[6:]) for line in streamed.splitlines() if line.startswith("data: ")]
     assert from_stream == paged["events"]
     # the chain links hold in what a follower receives
-    for before, after in zip(from_stream, from_stream[1:], strict=False):
+    for before, after in itertools.pairwise(from_stream):
         assert after["prevhash"] == before["hash"]
