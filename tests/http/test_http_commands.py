@@ -1,0 +1,129 @@
+"""Commands over HTTP: applied once however often they are retried, stale versions refused, the command line's words."""
+
+from __future__ import annotations
+
+import socket
+import time
+from urllib.parse import urlparse
+
+from hexlog.service.http_replies import Replies
+
+ADD = "/campaigns/main/campaign/add-member"
+
+
+def _version(served, client) -> int:
+    return client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+
+
+def test_a_retried_command_is_applied_once_and_answered_as_the_first_time(serve):
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        headers = served.headers("referee", **{"Idempotency-Key": "add-ana-1"})
+        first = client.post(ADD, headers=headers, json={"name": "Ana"})
+        again = client.post(ADD, headers=headers, json={"name": "Ana"})
+        assert first.status_code == again.status_code == 200
+        assert again.json() == first.json()
+        assert again.headers["idempotent-replayed"] == "true"
+        assert _version(served, client) == before + 1
+        other = client.post(ADD, headers=headers, json={"name": "Bo"})
+        assert other.status_code == 422
+        assert "already used for another request" in other.json()["detail"]
+
+
+def test_a_command_whose_response_was_lost_is_applied_once(serve):
+    served = serve()
+    address = urlparse(served.url)
+    with served.client() as client:
+        before = _version(served, client)
+    body = b'{"name": "Cato"}'
+    request = (
+        f"POST {ADD} HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: {served.headers('referee')['Authorization']}"
+        f"\r\nIdempotency-Key: lost-1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    with socket.create_connection((address.hostname, address.port)) as sock:
+        sock.sendall(request)  # and the connection drops before any answer is read
+    with served.client() as client:
+        deadline = time.monotonic() + 10
+        while _version(served, client) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        retried = client.post(
+            ADD, headers=served.headers("referee", **{"Idempotency-Key": "lost-1"}), json={"name": "Cato"}
+        )
+        assert retried.status_code == 200
+        assert retried.json()["version"] == before + 1
+        # the service stopped before it stored the answer: the handler's command id still holds
+        replies = Replies(served.db)
+        replies.forget("main", "lost-1")
+        replies.close()
+        again = client.post(
+            ADD, headers=served.headers("referee", **{"Idempotency-Key": "lost-1"}), json={"name": "Cato"}
+        )
+        assert again.status_code == 200
+        assert again.json()["replayed"] is True
+        assert again.json()["version"] == before + 1
+        assert _version(served, client) == before + 1
+        party = client.get("/campaigns/main", headers=served.headers("player")).json()["party"]
+        assert party.count("Cato") == 1
+
+
+def test_a_stale_if_match_gets_409_with_the_current_version(serve):
+    served = serve()
+    with served.client() as client:
+        version = _version(served, client)
+        stale = client.post(
+            ADD, headers=served.headers("referee", **{"If-Match": str(version - 1)}), json={"name": "D"}
+        )
+        assert stale.status_code == 409
+        assert stale.json()["current_version"] == version
+        fresh = client.post(ADD, headers=served.headers("referee", **{"If-Match": f'"{version}"'}), json={"name": "D"})
+        assert fresh.status_code == 200
+        assert fresh.headers["etag"] == f'"{version + 1}"'
+
+
+def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        refused = client.post("/campaigns/main/encounter/check-surprise", headers=served.headers("referee"), json={})
+        cli = hexlog("encounter", "check-surprise", "--campaign", "main")
+        assert refused.status_code == 409
+        assert cli.returncode != 0
+        assert cli.stderr.strip() == f"hexlog: error: {refused.json()['detail']}"
+        assert refused.json()["allowed"] == []  # nobody in the party: no encounter can start
+        dice = client.post(
+            "/campaigns/main/campaign/roll-dice", headers=served.headers("referee"), json={"expression": "9x"}
+        )
+        cli = hexlog("roll", "9x", "--campaign", "main")
+        assert dice.status_code == 422
+        assert cli.stderr.strip() == f"hexlog: error: {dice.json()['detail']}"
+        missing = client.get("/campaigns/main/map?hex=40,40", headers=served.headers("referee"))
+        assert missing.status_code == 404
+        assert missing.json()["detail"] == "hex 40,40 is not on the map"
+
+
+def test_bad_bodies_are_told_apart(serve):
+    served = serve(max_body=1000)
+    headers = served.headers("referee")
+    with served.client() as client:
+        assert client.post(ADD, headers=headers, content=b"{not json", timeout=10).status_code == 400
+        typed = client.post(ADD, headers=headers, json={"name": 3})
+        assert typed.status_code == 422
+        assert typed.json()["detail"] == "body.name must be a string"
+        extra = client.post(ADD, headers=headers, json={"name": "E", "level": 9})
+        assert extra.json()["detail"] == "body.level is not a field of this command"
+        big = client.post(ADD, headers=headers, json={"name": "F" * 2000})
+        assert big.status_code == 413
+        media = client.post(ADD, headers={**headers, "Content-Type": "text/plain"}, content=b"name")
+        assert media.status_code == 415
+        control = client.post(ADD, headers=headers, json={"name": "G\x1b[2J"})
+        assert control.status_code == 422
+
+
+def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
+    served = serve(rate=0.5, burst=3)
+    with served.client() as client:
+        answers = [client.get("/campaigns/main", headers=served.headers("player")) for _ in range(4)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]
+        assert int(answers[-1].headers["retry-after"]) >= 1
+        # another token has its own rate
+        assert client.get("/campaigns/main", headers=served.headers("referee")).status_code == 200
