@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
+import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import httpx
 
@@ -168,3 +173,23 @@ def test_the_paged_read_gives_the_stream_in_pages(serve):
     # the chain links hold in what a follower receives
     for before, after in itertools.pairwise(from_stream):
         assert after["prevhash"] == before["hash"]
+
+
+def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_meaning(serve):
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "2d6", "purpose": "a"})
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d8", "secret": True})
+        head = client.get("/campaigns/main", headers=referee).json()["version"]
+    example = Path(__file__).parents[2] / "examples" / "follow.py"
+    shown = subprocess.run(  # noqa: S603 - the repository's own example
+        [sys.executable, str(example), served.url, "main", "--until", str(head)],
+        env={**os.environ, "HEXLOG_TOKEN": served.tokens["player"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    assert re.fullmatch(r"\s+3  roll #0 2d6 for a: \d\+\d -> \d+", shown[0]), shown
+    assert shown[1].endswith("secret roll #0 (secret roll): hidden until the session closes"), shown
