@@ -10,6 +10,7 @@ and the command routes come from the registry (``hexlog.service.http_commands``)
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -17,6 +18,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +143,8 @@ class Service:
         self.rates = Rates(settings.rate, settings.burst)
         #: commands and live projections are one at a time: the handler keeps them in memory
         self.lock = threading.Lock()
+        #: commands run on one thread of their own, in the order they arrive (a fair queue)
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexlog-commands")
 
     def door(self, campaign: str) -> Door:
         """The command line's door to a campaign, on this service's store and handler."""
@@ -153,6 +157,7 @@ class Service:
 
     def close(self) -> None:
         """Release the database."""
+        self.writer.shutdown(wait=True)
         self.store.close()
         self.tokens.close()
         self.replies.close()
@@ -320,8 +325,8 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
         if key is not None and not 0 < len(key) <= KEY_LIMIT:
             raise Problem(BAD_REQUEST, f"Idempotency-Key must have 1 to {KEY_LIMIT} characters")
         expected = _if_match(request.headers.get("if-match"))
-        status, answer, stored = await anyio.to_thread.run_sync(
-            _execute, service, route, campaign, body, token, key, expected
+        status, answer, stored = await asyncio.wrap_future(
+            service.writer.submit(_execute, service, route, campaign, body, token, key, expected)
         )
         headers = {"ETag": f'"{answer["version"]}"'}
         if stored:
