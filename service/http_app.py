@@ -31,6 +31,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from hexlog.events.base import TYPE_PREFIX
+from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
 from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError
 from hexlog.events.streams import stream_for
@@ -42,6 +44,7 @@ from hexlog.replay import audit as audits
 from hexlog.replay.rebuild import table_at
 from hexlog.replay.receipts import Receipt
 from hexlog.service import render
+from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, campaign_ids, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
@@ -510,14 +513,43 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
     expect = [Receipt.parse(text) for text in request.query_params.getlist("expect")]
-    del token
+    roll = _int(request, "roll", None)
+    session = request.query_params.get("session") or None
+    secret = request.query_params.get("secret", "false").lower() in {"1", "true", "yes"}
 
     def run() -> dict[str, Any]:
         service.table(campaign)
+        if roll is not None:  # one roll's derivation, as 'hexlog audit --roll N' gives it
+            envelopes = [r.envelope for r in service.store.read_stream(stream_for(campaign))]
+            text = explained(envelopes, roll, session, referee=not _player(token), secret=secret)
+            return {"campaign": campaign, "roll": roll, "text": text}
         report = audits.audit_store(service.store, campaign, service.registry, expect=expect)
         return {"campaign": campaign, "verdict": str(report.verdict), "ok": report.ok, "text": report.text()}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))
+
+
+async def _schemas(service: Service, request: Request, token: Token | None) -> Response:
+    del service, request, token
+    found = catalogue()
+    listed = [
+        {
+            "type": f"{TYPE_PREFIX}{name}",
+            "version": body["x-hexlog-schema-version"],
+            "description": body["description"].splitlines()[0],
+        }
+        for name, body in found.items()
+    ]
+    return JSONResponse({"types": listed})
+
+
+async def _schema(service: Service, request: Request, token: Token | None) -> Response:
+    del service, token
+    given = str(request.path_params["type"])
+    found = catalogue().get(given.removeprefix(TYPE_PREFIX))
+    if found is None:
+        raise Problem(NOT_FOUND, f"no event type {given!r}; GET /schemas lists them")
+    return JSONResponse(found)
 
 
 async def _export(service: Service, request: Request, token: Token | None) -> Response:
@@ -577,6 +609,20 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             method="GET", path="/docs", summary="This document, to read", access=PUBLIC, run=_docs, answers="text/html"
         ),
         Endpoint(
+            method="GET",
+            path="/schemas",
+            summary="The event catalogue: every type and version",
+            access=PUBLIC,
+            run=_schemas,
+        ),
+        Endpoint(
+            method="GET",
+            path="/schemas/{type}",
+            summary="One event type's JSON Schema (hexlog.dice.rolled or dice.rolled)",
+            access=PUBLIC,
+            run=_schema,
+        ),
+        Endpoint(
             method="GET", path="/campaigns", summary="The campaigns this token opens", access=ANY_TOKEN, run=_campaigns
         ),
         Endpoint(
@@ -625,7 +671,12 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             summary="Verify the chain, the commitments, every roll and decision",
             access=READ,
             run=_audit,
-            params=(("expect", "query", {"type": "string"}, "a receipt the log must hold"),),
+            params=(
+                ("expect", "query", {"type": "string"}, "a receipt the log must hold"),
+                ("roll", "query", {"type": "integer", "minimum": 0}, "explain the roll with this nonce instead"),
+                ("session", "query", {"type": "string"}, "the session of ?roll= (default: the latest with it)"),
+                ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
+            ),
         ),
         Endpoint(
             method="GET",

@@ -109,14 +109,21 @@ _ANSWERS: dict[str, dict[str, Any]] = {
     },
     "/campaigns/{campaign}/audit": {
         "type": "object",
-        "required": ["campaign", "verdict", "ok", "text"],
+        "required": ["campaign", "text"],
         "properties": {
             "campaign": {"type": "string"},
             "verdict": {"type": "string"},
             "ok": {"type": "boolean"},
+            "roll": {"type": "integer"},
             "text": {"type": "string"},
         },
     },
+    "/schemas": {
+        "type": "object",
+        "required": ["types"],
+        "properties": {"types": {"type": "array", "items": {"type": "object"}}},
+    },
+    "/schemas/{type}": {"type": "object"},
     "/campaigns/{campaign}/map": {
         "type": "object",
         "required": ["campaign", "lines"],
@@ -139,11 +146,11 @@ def _problem(status: int) -> dict[str, Any]:
 
 
 def _operation(endpoint: Endpoint) -> dict[str, Any]:
-    params = []
-    if "{campaign}" in endpoint.path:
-        params.append(
-            {"name": "campaign", "in": "path", "required": True, "schema": {"type": "string"}, "description": "its id"}
-        )
+    params = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "description": text}
+        for name, text in (("campaign", "the campaign's id"), ("type", "an event type"))
+        if f"{{{name}}}" in endpoint.path
+    ]
     params.extend(
         {"name": name, "in": where, "required": False, "schema": schema, "description": text}
         for name, where, schema, text in endpoint.params
@@ -155,7 +162,7 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
     else:
         ok_schema = {"type": "string"}
     responses: dict[str, Any] = {"200": {"description": "done", "content": {endpoint.answers: {"schema": ok_schema}}}}
-    codes = {400, 404, 422}
+    codes = {400, 404, 409, 422}
     if endpoint.access != http_app.PUBLIC:
         codes |= {401, 403, 429, 503}
     if endpoint.body is not None:

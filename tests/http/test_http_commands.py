@@ -127,3 +127,25 @@ def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
         assert int(answers[-1].headers["retry-after"]) >= 1
         # another token has its own rate
         assert client.get("/campaigns/main", headers=served.headers("referee")).status_code == 200
+
+
+def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_the_close(serve):
+    served = serve()
+    with served.client() as client:
+        client.post(
+            "/campaigns/main/campaign/roll-dice",
+            headers=served.headers("referee"),
+            json={"expression": "d20", "purpose": "the ogre's mood", "secret": True},
+        )
+        url = "/campaigns/main/audit?roll=0&secret=true"
+        refused = client.get(url, headers=served.headers("player"))
+        assert refused.status_code == 409
+        assert refused.json()["detail"].startswith("roll 0 of session s1 is secret until the session closes")
+        explained = client.get(url, headers=served.headers("referee"))
+        assert explained.status_code == 200
+        assert "the ogre's mood" in explained.json()["text"]
+        client.post("/campaigns/main/campaign/close-session", headers=served.headers("referee"), json={})
+        assert "the ogre's mood" in client.get(url, headers=served.headers("player")).json()["text"]
+        schema = client.get("/schemas/hexlog.dice.rolled").json()
+        assert schema["x-hexlog-schema-version"] == 2
+        assert client.get("/schemas/dice.nothing").status_code == 404

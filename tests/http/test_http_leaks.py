@@ -49,6 +49,9 @@ def _player_bytes(client, campaign: str, headers: dict[str, str]) -> bytes:
         f"/campaigns/{campaign}/map?hex=99,99",
         f"/campaigns/{campaign}/receipt",
         f"/campaigns/{campaign}/audit?expect=nonsense",
+        f"/campaigns/{campaign}/audit?roll=0",
+        f"/campaigns/{campaign}/audit?roll=0&secret=true",
+        f"/campaigns/{campaign}/audit?roll=1&secret=true",
         "/campaigns",
     ]
     received = b"".join(client.get(url, headers=headers).content for url in reads)
