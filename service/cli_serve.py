@@ -40,7 +40,14 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
         logs.configure("info")  # one line per request
     settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
     out.print(f"serving {db} on http://{host}:{port} (API: /docs, /openapi.json)")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,  # the service logs each request itself, without its token
+        timeout_graceful_shutdown=5,  # followers' streams never end by themselves
+    )
 
 
 @token_app.command("create")

@@ -11,13 +11,14 @@ and the command routes come from the registry (``hexlog.service.http_commands``)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -811,9 +812,16 @@ def create_app(settings: Settings, registry: Registry = REGISTRY) -> Starlette:
     service = Service(settings, registry)
     listed = endpoints(registry)
     routes = [Route(e.path, _handler(service, e), methods=[e.method]) for e in listed]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        service.close()  # the server stops: release the database
+
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: _http_problem, Exception: _crash},
+        lifespan=lifespan,
     )
     app.state.service = service
     app.state.endpoints = listed
