@@ -49,7 +49,7 @@ from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, campaign_ids, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
-from hexlog.service.http_events import seen
+from hexlog.service.http_events import PlayerCache, seen
 from hexlog.service.http_problems import (
     BAD_REQUEST,
     CONFLICT,
@@ -149,6 +149,9 @@ class Service:
         self.lock = threading.Lock()
         #: commands run on one thread of their own, in the order they arrive (a fair queue)
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexlog-commands")
+        #: each campaign's events as a player sees them, kept between requests
+        self.player_views: dict[str, PlayerCache] = {}
+        self.views_lock = threading.Lock()
 
     def door(self, campaign: str) -> Door:
         """The command line's door to a campaign, on this service's store and handler."""
@@ -217,9 +220,19 @@ async def _json_body(request: Request, limit: int) -> Any:
         raise Problem(BAD_REQUEST, f"the body is not JSON: {err}") from None
 
 
+def _shown(service: Service, campaign: str, first: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:
+    """A campaign's events from version ``first`` on as the caller sees them, with their text."""
+    stream = stream_for(campaign)
+    if not player:
+        return seen(service.store.read_stream(stream, first), player=False, first=first)
+    with service.views_lock:
+        cache = service.player_views.setdefault(campaign, PlayerCache(service.registry))
+    items = cache.items(lambda version: service.store.read_stream(stream, version))
+    return [item for item in items if item[0]["streamversion"] >= first]
+
+
 def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:
-    records = service.store.read_stream(stream_for(campaign), 1 if player else first)
-    return [event for event, _ in seen(records, player=player, first=first)]
+    return [event for event, _ in _shown(service, campaign, first, player=player)]
 
 
 # --- the command routes ---------------------------------------------------------------------------------
@@ -251,8 +264,7 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
 def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outcome, *, player: bool) -> dict[str, Any]:
     """What a command's response says: the events as the caller may see them, their text, the steps next."""
     result = outcome.result
-    records = service.store.read_stream(stream_for(campaign), 1 if player else result.first_version)
-    shown = [item for item in seen(records, player=player) if item[0]["streamversion"] >= result.first_version]
+    shown = _shown(service, campaign, result.first_version, player=player)
     shown = [item for item in shown if item[0]["streamversion"] <= result.last_version]
     body: dict[str, Any] = {
         "campaign": campaign,
@@ -262,7 +274,7 @@ def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outco
         "replayed": result.replayed,
         "events": [event for event, _ in shown],
         "text": [text for _, text in shown],
-        "receipt": str(Receipt.of(records[-1].envelope)) if records else None,
+        "receipt": _receipt_at(service, campaign, result.last_version),
     }
     state = outcome.table.procedures.get(route.procedure.name)
     if state is not None and route.procedure.has_machine and not player:
@@ -271,6 +283,11 @@ def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outco
         body["phase"] = phase.name if phase is not None else None
         body["next"] = render.next_steps(allowed)
     return body
+
+
+def _receipt_at(service: Service, campaign: str, version: int) -> str | None:
+    records = service.store.read_stream(stream_for(campaign), version)[:1]
+    return str(Receipt.of(records[0].envelope)) if records else None
 
 
 def _request_digest(route: CommandRoute, body: Any) -> str:

@@ -11,16 +11,19 @@ purpose when a procedure made it), and the extension attribute ``redacted`` is `
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
+from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service import render
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
@@ -88,3 +91,32 @@ def seen(records: Sequence[Recorded], *, player: bool, first: int = 1) -> list[t
     """The records from version ``first`` on as a role sees them (``records`` start at version 1)."""
     viewer = Viewer(player=player)
     return [item for item in viewer.feed(records) if item[0]["streamversion"] >= first]
+
+
+#: the CloudEvents types of the events that end a session (and so reveal what it kept secret)
+ENDINGS = frozenset(f"{TYPE_PREFIX}{cls.type_name}" for cls in (SessionClosed, SessionAbandoned))
+
+
+class PlayerCache:
+    """One campaign's events as a player sees them, kept between requests and caught up with the log.
+
+    Events appended since the last request are judged and added; when one of them ends a session,
+    the events that session hid may now be shown, so the whole view is made anew.
+    """
+
+    def __init__(self, registry: Registry = REGISTRY) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._viewer = Viewer(player=True, registry=registry)
+        self._items: list[tuple[dict[str, Any], str]] = []
+
+    def items(self, read: Callable[[int], Sequence[Recorded]]) -> list[tuple[dict[str, Any], str]]:
+        """Every event of the campaign as a player sees it; ``read(v)`` gives the records from version v on."""
+        with self._lock:
+            fresh = read(self._viewer.version + 1)
+            if any(r.envelope.type in ENDINGS for r in fresh) and self._viewer.version > 0:
+                self._viewer = Viewer(player=True, registry=self.registry)
+                self._items = []
+                fresh = read(1)
+            self._items.extend(self._viewer.feed(fresh))
+            return list(self._items)
