@@ -62,7 +62,7 @@ def _player_bytes(client, campaign: str, headers: dict[str, str]) -> bytes:
 
 
 @seed(12)
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(actions=ACTIONS, salt=st.integers(min_value=0, max_value=2**32))
 def test_no_canary_reaches_a_player_before_its_reveal(serve_once, actions, salt):
     served = serve_once
