@@ -238,16 +238,17 @@ def _received(service: Service, campaign: str, first: int, *, player: bool) -> l
 # --- the command routes ---------------------------------------------------------------------------------
 
 
-def _with_file(command: Command) -> Command:
+def _with_file(command: Command) -> tuple[Command, Path | None]:
     """A command whose file field holds the file's text, given the path of that text in a file of its own."""
     for name in FILE_FIELDS:
         text = getattr(command, name, None)
         if isinstance(text, str):
             digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            # named by its content, so that a retried command is the same command
             path = Path(tempfile.gettempdir()) / f"hexlog-http-{digest[:32]}.toml"
             path.write_text(text, encoding="utf-8", errors="surrogatepass")
-            return attrs.evolve(command, **{name: str(path)})
-    return command
+            return attrs.evolve(command, **{name: str(path)}), path
+    return command, None
 
 
 def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
@@ -322,13 +323,17 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
             raise Problem(CONFLICT, msg, current_version=version)
         command_id = None if key is None else f"http:{campaign}:{key}"
+        sent, path = _with_file(command)
         try:
-            outcome = service.door(campaign).run(_with_file(command), command_id)
+            outcome = service.handler.execute(campaign, sent, command_id)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
             if problem.kind == CONFLICT:
                 problem.extra["current_version"] = service.store.stream_version(stream_for(campaign))
             raise problem from None
+        finally:
+            if path is not None:
+                path.unlink(missing_ok=True)
         answer = _answer(service, route, campaign, outcome, player=player)
         if key is not None:
             service.replies.put(campaign, key, Reply(digest=digest, status=200, body=answer))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import socket
+import tempfile
 import time
+from pathlib import Path
 from urllib.parse import urlparse
 
 from hexlog.service.http_replies import Replies
@@ -149,3 +152,23 @@ def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_th
         schema = client.get("/schemas/hexlog.dice.rolled").json()
         assert schema["x-hexlog-schema-version"] == 2
         assert client.get("/schemas/dice.nothing").status_code == 404
+
+
+def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees(serve):
+    served = serve()
+    text = """[hex]
+"3,1" = { terrain = "clear" }
+"3,2" = { terrain = "woods", landmarks = ["the standing stones"], hidden = ["the barrow of the Fen King"] }
+"""
+    with served.client() as client:
+        loaded = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": text})
+        assert loaded.status_code == 200, loaded.text
+        digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+        assert not (Path(tempfile.gettempdir()) / f"hexlog-http-{digest}.toml").exists()  # the text's file is gone
+        hex_lines = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("referee")).json()["lines"]
+        assert any("the barrow of the Fen King" in line for line in hex_lines)
+        shown = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("player")).text
+        assert "the standing stones" in shown
+        assert "Fen King" not in shown
+        path = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": "/etc/passwd"})
+        assert path.status_code == 422  # the text of a file, never a path the service would read
