@@ -528,6 +528,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         player=_player(token),
         heartbeat=service.settings.heartbeat,
         poll=service.settings.poll,
+        allowed=lambda: token is not None and service.tokens.verify_id(token.id),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(frames, media_type="text/event-stream", headers=headers)

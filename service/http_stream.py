@@ -21,7 +21,7 @@ from hexlog.events.streams import stream_for
 from hexlog.service.http_events import Viewer
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable
 
     from hexlog.events.store import EventStore
 
@@ -84,8 +84,12 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
     player: bool,
     heartbeat: float,
     poll: float,
+    allowed: Callable[[], bool] = lambda: True,
 ) -> AsyncIterator[str]:
-    """The frames of a campaign's stream from version ``first`` on, live, with heartbeats."""
+    """The frames of a campaign's stream from version ``first`` on, live, with heartbeats.
+
+    ``allowed`` is asked whenever the stream is quiet for a poll: a token revoked meanwhile ends it.
+    """
     stream = stream_for(campaign)
     viewer = Viewer(player=player)
     # a player's view of an event depends on the events before it: the viewer walks them all once
@@ -93,11 +97,10 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
     viewer.version = 0 if player else first - 1
     yield "retry: 2000\n\n"
     quiet_since = time.monotonic()
-    while True:
+    while until is None or read_from <= until:
         future = bell.arm(campaign)
         records = await anyio.to_thread.run_sync(store.read_stream, stream, read_from)
-        if until is not None:
-            records = [r for r in records if r.version <= until]
+        records = [r for r in records if until is None or r.version <= until]
         if records:
             bell.disarm(campaign, future)
             read_from = records[-1].version + 1
@@ -105,16 +108,19 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
                 if event["streamversion"] >= first:
                     yield frame(event)
             quiet_since = time.monotonic()
-            if until is not None and read_from > until:
+        elif not await _rung(bell, campaign, future, poll):
+            if not await anyio.to_thread.run_sync(allowed):
                 return
-            continue
-        if until is not None and until < first:
-            bell.disarm(campaign, future)
-            return
-        try:
-            await asyncio.wait_for(future, timeout=poll)
-        except TimeoutError:
-            bell.disarm(campaign, future)
             if time.monotonic() - quiet_since >= heartbeat:
                 quiet_since = time.monotonic()
                 yield ": heartbeat\n\n"
+
+
+async def _rung(bell: Bell, campaign: str, future: asyncio.Future[None], poll: float) -> bool:
+    """Wait for an append to the campaign, at most ``poll`` seconds; whether one came."""
+    try:
+        await asyncio.wait_for(future, timeout=poll)
+    except TimeoutError:
+        bell.disarm(campaign, future)
+        return False
+    return True

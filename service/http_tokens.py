@@ -147,6 +147,12 @@ class TokenStore:
         token = Token(id=row[0], campaign=row[1], role=row[2], label=row[3], created=row[4], revoked=row[5])
         return token if token.active else None
 
+    def verify_id(self, token_id: str) -> bool:
+        """Whether the token of this id (verified when its request came) is still active."""
+        with self._lock:
+            row = self._conn.execute("SELECT revoked FROM http_tokens WHERE id = ?", (token_id,)).fetchone()
+        return row is not None and row[0] is None
+
     def close(self) -> None:
         """Release the connection."""
         self._conn.close()

@@ -12,7 +12,10 @@ import sys
 import threading
 from pathlib import Path
 
+import attrs
 import httpx
+
+from hexlog.service.http_tokens import TokenStore
 
 #: appended by 250 clock advances of 20 turns (one event a turn)
 ADVANCES, TURNS = 250, 20
@@ -193,3 +196,24 @@ def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_mea
     ).stdout.splitlines()
     assert re.fullmatch(r"\s+3  roll #0 2d6 for a: \d\+\d -> \d+", shown[0]), shown
     assert shown[1].endswith("secret roll #0 (secret roll): hidden until the session closes"), shown
+
+
+def test_a_stream_ends_when_its_token_is_revoked(serve):
+    served = serve(heartbeat=0.1, poll=0.05)
+    store = TokenStore(served.db)
+    token, kept = store.create("main", "player")
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        got = []
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers={"Authorization": f"Bearer {token}"}, params={"from": 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is not None:
+                    got.append(frame[0])
+                elif got and kept.active:
+                    store.revoke(kept.id)
+                    kept = attrs.evolve(kept, revoked="now")
+        store.close()
+    assert got == list(range(1, head + 1))  # the stream ended by itself once the token was revoked
+    assert not kept.active
