@@ -1,11 +1,11 @@
 """``hexlog serve``: the HTTP API (Starlette) over one database, with a live event stream per campaign.
 
-Every route but ``/health``, ``/openapi.json`` and ``/docs`` needs ``Authorization: Bearer TOKEN``,
-a token made by ``hexlog token create`` for one campaign and one role. A referee's token does
-everything in its campaign; a player's token reads and follows it (seeing what the player view
-shows) and sends the commands players own. Errors are RFC 9457 problem documents in the words of
-the command line. The routes are listed in ``ENDPOINTS`` (the OpenAPI document is made from them)
-and the command routes come from the registry (``hexlog.service.http_commands``).
+Every route but ``/health``, ``/openapi.json``, ``/docs`` and ``/schemas`` needs ``Authorization:
+Bearer TOKEN``, a token made by ``hexlog token create`` for one campaign and one role. A referee's
+token does everything in its campaign; a player's token reads and follows it (seeing what the player
+view shows) and sends the commands players own. Errors are RFC 9457 problem documents in the words
+of the command line. ``endpoints()`` lists the routes (the OpenAPI document is made from them); the
+command routes come from the registry (``hexlog.service.http_commands``).
 """
 
 from __future__ import annotations
@@ -77,8 +77,9 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.table import Table
 
-#: who may call a route: nobody needs a token, a token of the campaign (either role), or its referee's
-PUBLIC, READ, REFEREE_ONLY, COMMAND, ANY_TOKEN = "public", "read", "referee", "command", "token"
+#: who may call a route: anybody; a token of the campaign (either role); its referee's token, or a player's
+#: for the commands players own; any valid token
+PUBLIC, READ, COMMAND, ANY_TOKEN = "public", "read", "command", "token"
 
 
 @attrs.frozen(kw_only=True)
@@ -756,8 +757,6 @@ def _authorise(service: Service, request: Request, endpoint: Endpoint) -> Token 
         )
     if "campaign" in request.path_params and request.path_params["campaign"] != token.campaign:
         raise Problem(FORBIDDEN, "this token is for another campaign")
-    if endpoint.access == REFEREE_ONLY and token.role != REFEREE:
-        raise Problem(FORBIDDEN, "only the referee's token may do this")
     if endpoint.access == COMMAND and token.role != REFEREE and (endpoint.body is None or not endpoint.body.player):
         raise Problem(FORBIDDEN, "only the referee's token may send this command")
     return token

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import socket
 import tempfile
 import time
@@ -172,3 +173,21 @@ def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees
         assert "Fen King" not in shown
         path = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": "/etc/passwd"})
         assert path.status_code == 422  # the text of a file, never a path the service would read
+
+
+def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6", "secret": True})
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6"})
+        full = client.get("/campaigns/main/export", headers=referee).text
+        seen = client.get("/campaigns/main/export", headers=served.headers("player")).text
+    assert full == hexlog("export", "--campaign", "main", "--referee").stdout
+    full_lines = [json.loads(line) for line in full.splitlines()]
+    seen_lines = [json.loads(line) for line in seen.splitlines()]
+    assert [e["hash"] for e in seen_lines] == [e["hash"] for e in full_lines]
+    hidden = [e for e in seen_lines if e.get("redacted")]
+    assert [e["data"] for e in hidden] == [
+        {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
+    ]
