@@ -35,7 +35,7 @@ from starlette.routing import Route
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
-from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError
+from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler
@@ -187,11 +187,16 @@ def _player(token: Token | None) -> bool:
     return token is not None and token.role == PLAYER
 
 
+def _version_text(text: str) -> bool:
+    """Whether text is a whole number as a stream version is written: ASCII digits, at most 15."""
+    return text.isascii() and text.isdigit() and len(text) <= 15  # noqa: PLR2004 - a version fits in 15 digits
+
+
 def _int(request: Request, name: str, default: int | None, least: int = 0) -> int | None:
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
-    if not text.isdigit() or len(text) > 15:  # noqa: PLR2004 - a version fits in 15 digits
+    if not _version_text(text):
         raise Problem(BAD_REQUEST, f"?{name} must be a whole number, not {text!r}")
     value = int(text)
     if value < least:
@@ -201,7 +206,7 @@ def _int(request: Request, name: str, default: int | None, least: int = 0) -> in
 
 async def _json_body(request: Request, limit: int) -> Any:
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise Problem(TOO_LARGE, f"the body has {declared} bytes; the most is {limit}")
     chunks, size = [], 0
     async for chunk in request.stream():
@@ -244,10 +249,14 @@ def _with_file(command: Command) -> tuple[Command, Path | None]:
     for name in FILE_FIELDS:
         text = getattr(command, name, None)
         if isinstance(text, str):
-            digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            try:
+                raw = text.encode("utf-8")
+            except UnicodeEncodeError:
+                msg = f"the {name} of {type(command).__name__} is not valid Unicode"
+                raise UsageError(msg) from None
             # named by its content, so that a retried command is the same command
-            path = Path(tempfile.gettempdir()) / f"hexlog-http-{digest[:32]}.toml"
-            path.write_text(text, encoding="utf-8", errors="surrogatepass")
+            path = Path(tempfile.gettempdir()) / f"hexlog-http-{hashlib.sha256(raw).hexdigest()[:32]}.toml"
+            path.write_bytes(raw)
             return attrs.evolve(command, **{name: str(path)}), path
     return command, None
 
@@ -385,7 +394,7 @@ def _if_match(text: str | None) -> int | None:
     if text is None:
         return None
     bare = text.strip().removeprefix("W/").strip('"')
-    if not bare.isdigit() or len(bare) > 15:  # noqa: PLR2004 - a version fits in 15 digits
+    if not _version_text(bare):
         raise Problem(BAD_REQUEST, f"If-Match must be a stream version, not {text!r}")
     return int(bare)
 
@@ -514,7 +523,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
     await anyio.to_thread.run_sync(service.table, campaign)
     resume = request.headers.get("last-event-id")
     if resume is not None:
-        if not resume.strip().isdigit() or len(resume.strip()) > 15:  # noqa: PLR2004 - a version fits in 15 digits
+        if not _version_text(resume.strip()):
             raise Problem(BAD_REQUEST, f"Last-Event-ID must be a stream version, not {resume!r}")
         first = int(resume.strip()) + 1
     else:

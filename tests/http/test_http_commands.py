@@ -121,6 +121,11 @@ def test_bad_bodies_are_told_apart(serve):
         assert media.status_code == 415
         control = client.post(ADD, headers=headers, json={"name": "G\x1b[2J"})
         assert control.status_code == 422
+        surrogate = client.post(ADD, headers=headers, content=b'{"name": "\\ud800"}')
+        assert surrogate.status_code == 422
+        # digits that are not ASCII are no version
+        assert client.get("/campaigns/main/events?from=\u00b2", headers=headers).status_code == 400
+        assert client.post(ADD, headers={**headers, "If-Match": b"\xb2"}, json={"name": "H"}).status_code == 400
 
 
 def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
