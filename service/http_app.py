@@ -391,7 +391,8 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
 
 
 def _if_match(text: str | None) -> int | None:
-    if text is None:
+    """The stream version an ``If-Match`` header expects (``"42"``, ``42`` or ``W/"42"``); None for none or ``*``."""
+    if text is None or text.strip() == "*":
         return None
     bare = text.strip().removeprefix("W/").strip('"')
     if not _version_text(bare):

@@ -83,6 +83,8 @@ def test_a_stale_if_match_gets_409_with_the_current_version(serve):
         fresh = client.post(ADD, headers=served.headers("referee", **{"If-Match": f'"{version}"'}), json={"name": "D"})
         assert fresh.status_code == 200
         assert fresh.headers["etag"] == f'"{version + 1}"'
+        anything = client.post(ADD, headers=served.headers("referee", **{"If-Match": "*"}), json={"name": "E"})
+        assert anything.status_code == 200
 
 
 def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
