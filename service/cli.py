@@ -23,6 +23,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
+from hexlog.service.cli_serve import install as install_serve
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, read_secret
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -242,6 +243,7 @@ cli_clock.install(app)
 cli_log.install(app)
 cli_schema.install(app)
 demo.install(app)
+install_serve(app)
 
 
 def _environmental(err: sqlite3.OperationalError) -> bool:

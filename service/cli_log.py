@@ -165,6 +165,11 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
 
 
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
+    out.print(explained(envelopes, nonce, session, referee=referee, secret=secret))
+
+
+def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> str:
+    """One roll's derivation; refused for a secret roll of a session still open unless the referee asks."""
     if not envelopes:
         msg = "no events to explain a roll from"
         raise NotFoundError(msg)
@@ -184,7 +189,7 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
                 "(the referee may pass --referee)"
             )
             raise RuleRefusedError(msg)
-    out.print(text)
+    return text
 
 
 def _read_lines(path: Path) -> list[bytes]:
