@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.castle import CASTLE
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.hexmap import HEXMAP
@@ -24,5 +25,6 @@ REGISTRY = Registry(
         DUNGEON,
         ENCOUNTER,
         HEXMAP,
+        CASTLE,
     )
 )
