@@ -73,6 +73,22 @@ class CastleTable:
         help="Chance in 6 that the castle's forces pursue a party that flees, by disposition (left out: never)."
     )
 
+    def rides_out(self, distance: int, face: int) -> bool:
+        """Whether a garrison rides out on ``face`` of the d6 as the party passes ``distance`` hexes away."""
+        return face <= self.ride_out_in_6.chance(distance)
+
+    def type_of(self, face: int) -> str:
+        """The castle type the type die's ``face`` names."""
+        return self.types[face - 1]
+
+    def disposition_of(self, castle_type: str, face: int) -> Disposition:
+        """The disposition of a castle of ``castle_type`` whose d6 showed ``face`` (0: not rolled, for a type that
+        is always one)."""
+        always = self.always.get(castle_type)
+        if always is not None:
+            return always
+        return Disposition.HOSTILE if face in self.hostile_on else Disposition.NEUTRAL
+
     def pursue_on(self, disposition: str) -> tuple[int, ...]:
         """The faces on which the forces pursue (none: they never do)."""
         return tuple(range(1, self.pursue_in_6.get(Disposition(disposition), 0) + 1))

@@ -109,8 +109,9 @@ def pass_by(ctx: StepContext, command: PassCastles) -> None:  # noqa: ARG001 - t
         rolled = ctx.roll("1d6", RIDE_OUT, visibility=Visibility.REFEREE)
         nonces.append(rolled.nonce)
         on = tuple(range(1, chance + 1))
+        rides_out = table.rides_out(distance, rolled.total)
         passed.append(
-            ev.Passed(hex=hex_name, distance=distance, ride_out_on=on, face=rolled.total, rides_out=rolled.total in on)
+            ev.Passed(hex=hex_name, distance=distance, ride_out_on=on, face=rolled.total, rides_out=rides_out)
         )
     day = trip.day if isinstance(trip, TravelState) else 0
     ctx.emit(ev.CastlesPassed(day=day, passed=tuple(passed), referee_rolls=tuple(nonces)))
@@ -179,16 +180,15 @@ def meet(ctx: StepContext, command: MeetGarrison) -> None:
         rolled = ctx.roll(f"1d{len(table.types)}", TYPE)
         nonces.append(rolled.nonce)
         type_face = rolled.total
-        castle_type = table.types[type_face - 1]
+        castle_type = table.type_of(type_face)
     disposition, disposition_face = castle.disposition, 0
-    always = table.always.get(castle_type)
-    if always is not None:
-        disposition = always.value
+    if castle_type in table.always:
+        disposition = table.disposition_of(castle_type, 0).value
     elif not disposition:
         rolled = ctx.roll("1d6", DISPOSITION)
         nonces.append(rolled.nonce)
         disposition_face = rolled.total
-        disposition = (Disposition.HOSTILE if disposition_face in table.hostile_on else Disposition.NEUTRAL).value
+        disposition = table.disposition_of(castle_type, disposition_face).value
     kind = table.kind[castle_type]
     ctx.emit(
         ev.GarrisonMet(
