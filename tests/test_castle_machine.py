@@ -20,7 +20,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.castle import Phase
 from hexlog.machine.castle.reach import owed
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import SetHex
+from hexlog.machine.hexmap import LoadMap, SetHex
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
@@ -414,3 +414,68 @@ class TestOnAJourney:
         assert report.findings == (), report.text()
         assert report.rolls_verified == report.rolls
         assert report.decisions >= 12 + meetings
+
+
+MAP = """
+[hex."0,0"]
+terrain = "meadow"
+[hex."2,2"]
+terrain = "hills"
+castle = { type = "wizard", disposition = "neutral", name = "Blackspire" }
+[hex."3,3"]
+terrain = "hills"
+castle = {}
+"""
+
+
+class TestTheMapFile:
+    def test_a_map_file_places_its_castles(self, tmp_path: Any) -> None:
+        """``castle = {...}`` on a hex places a castle; what it leaves out is rolled when met; a reload keeps it."""
+        path = tmp_path / "valley.toml"
+        path.write_text(MAP, encoding="utf-8")
+        handler = campaign([])
+        out = handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        placed = [e for e in out.events if isinstance(e, ev.CastlePlaced)]
+        assert placed == [
+            ev.CastlePlaced(hex="2,2", castle_type="wizard", disposition="neutral", name="Blackspire"),
+            ev.CastlePlaced(hex="3,3"),
+        ]
+        handler.execute(CAMPAIGN, HAIL)  # no faces are scripted: the meeting rolls nothing
+        met = next(e for e in handler.execute(CAMPAIGN, MEET).events if isinstance(e, ev.GarrisonMet))
+        assert (met.castle_type, met.disposition, met.rolls) == ("wizard", "neutral", ())
+        again = handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert [e for e in again.events if isinstance(e, ev.CastlePlaced)] == []
+        assert _castle(handler).castle("2,2").disposition == "neutral"
+
+    @pytest.mark.parametrize(
+        ("castle", "needle"),
+        [
+            ('{ type = "baron" }', "castle type 'baron' is not one of"),
+            ('{ type = "patriarch", disposition = "hostile" }', "always friendly"),
+            ('{ colour = "red" }', "unknown castle key colour"),
+            ("true", "castle must be a table"),
+        ],
+        ids=["type", "always", "key", "table"],
+    )
+    def test_a_castle_the_rules_refuse_refuses_the_map_and_writes_nothing(
+        self, tmp_path: Any, castle: str, needle: str
+    ) -> None:
+        """The map is recorded whole or not at all."""
+        path = tmp_path / "bad.toml"
+        path.write_text(f'[hex."2,2"]\nterrain = "hills"\ncastle = {castle}\n', encoding="utf-8")
+        handler = campaign([])
+        before = version(handler)
+        with pytest.raises(HexlogError, match=needle):
+            handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert version(handler) == before
+
+    def test_under_rules_without_castles_a_map_with_one_is_refused(self, tmp_path: Any) -> None:
+        """ose has no castle table: the castle is named and nothing is written."""
+        path = tmp_path / "ose.toml"
+        path.write_text('[hex."2,2"]\nterrain = "mountains"\ncastle = {}\n', encoding="utf-8")
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller([]))
+        handler.execute(CAMPAIGN, c.StartCampaign(ruleset="ose"))
+        before = version(handler)
+        with pytest.raises(HexlogError, match="no castle table"):
+            handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert version(handler) == before

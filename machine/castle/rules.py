@@ -172,3 +172,19 @@ def check(ruleset: Ruleset) -> None:
     if lacking:
         msg = f"tables.castle_demands: the {', '.join(lacking)} demands are missing, and a castle type is one"
         raise RulesError(msg)
+
+
+def placement_problem(table: CastleTable | None, castle_type: str, disposition: str) -> str | None:
+    """What makes a castle of this type and disposition unplaceable under the rules (None: it can be placed)."""
+    if table is None:
+        return "the rules in force have no castle table (tables.castle)"
+    if castle_type and castle_type not in table.types:
+        return f"castle type {castle_type!r} is not one of {', '.join(table.types)}"
+    if disposition:
+        allowed = [d.value for d in Disposition]
+        if disposition not in allowed:
+            return f"disposition {disposition!r} is not one of {', '.join(allowed)}"
+        always = table.always.get(castle_type)
+        if always is not None and disposition != always:
+            return f"a {castle_type} castle is always {always.value}, not {disposition}"
+    return None

@@ -17,7 +17,14 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.castle import reach
-from hexlog.machine.castle.rules import CastleDemands, CastleTable, CastleTables, Disposition, Kind
+from hexlog.machine.castle.rules import (
+    CastleDemands,
+    CastleTable,
+    CastleTables,
+    Disposition,
+    Kind,
+    placement_problem,
+)
 from hexlog.machine.castle.state import CastleState, castles
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.state import EncounterState
@@ -82,18 +89,9 @@ def place(ctx: StepContext, command: PlaceCastle) -> None:
     if castles(ctx).castle(name) is not None:
         msg = f"a castle stands at {name} already"
         raise UsageError(msg)
-    if command.castle_type and command.castle_type not in table.types:
-        msg = f"castle type {command.castle_type!r} is not one of {', '.join(table.types)}"
-        raise UsageError(msg)
-    if command.disposition:
-        allowed = [d.value for d in Disposition]
-        if command.disposition not in allowed:
-            msg = f"disposition {command.disposition!r} is not one of {', '.join(allowed)}"
-            raise UsageError(msg)
-        always = table.always.get(command.castle_type)
-        if always is not None and command.disposition != always:
-            msg = f"a {command.castle_type} castle is always {always.value}, not {command.disposition}"
-            raise UsageError(msg)
+    problem = placement_problem(table, command.castle_type, command.disposition)
+    if problem:
+        raise UsageError(problem)
     ctx.emit(
         ev.CastlePlaced(hex=name, castle_type=command.castle_type, disposition=command.disposition, name=command.name)
     )
