@@ -53,6 +53,10 @@ class SecretKeeper(Protocol):
         """Keep a fact (text) of a campaign under a key (replacing the one kept there)."""
         ...
 
+    def put_facts(self, campaign: str, facts: dict[str, str]) -> None:
+        """Keep several facts of a campaign at once (one write of the key file)."""
+        ...
+
     def get_facts(self, campaign: str) -> dict[str, str]:
         """Every fact kept for a campaign, by key."""
         ...
@@ -79,7 +83,11 @@ class MemoryKeeper:
 
     def put_fact(self, campaign: str, key: str, value: str) -> None:
         """Remember a fact under its key."""
-        self._facts.setdefault(campaign, {})[key] = value
+        self.put_facts(campaign, {key: value})
+
+    def put_facts(self, campaign: str, facts: dict[str, str]) -> None:
+        """Remember several facts under their keys."""
+        self._facts.setdefault(campaign, {}).update(facts)
 
     def get_facts(self, campaign: str) -> dict[str, str]:
         """The facts of a campaign."""
@@ -181,12 +189,18 @@ class FileKeeper:
 
     def put_fact(self, campaign: str, key: str, value: str) -> None:
         """Keep a fact under its key in the file's ``facts``; the file is replaced atomically, mode 0600."""
+        self.put_facts(campaign, {key: value})
+
+    def put_facts(self, campaign: str, facts: dict[str, str]) -> None:
+        """Keep several facts in one read-modify-write of the key file (a map's hidden features at once)."""
+        if not facts:
+            return
         with self._locked():
             data = self._load()
-            facts = data.get(FACTS)
-            kept = dict(facts) if isinstance(facts, dict) else {}
+            found = data.get(FACTS)
+            kept = dict(found) if isinstance(found, dict) else {}
             mine = kept.get(campaign)
-            kept[campaign] = {**(mine if isinstance(mine, dict) else {}), key: value}
+            kept[campaign] = {**(mine if isinstance(mine, dict) else {}), **facts}
             data[FACTS] = kept
             self._write(data)
 

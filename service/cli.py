@@ -169,16 +169,19 @@ def party_remove(
 
 
 @app.command()
-def roll(
+def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
     expression: Annotated[str, typer.Argument(help="NdS, NdS+K, NdS-K or dS")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
     secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
+    made_for: Annotated[
+        str, typer.Option("--for", help="the party member (or side) it is made for: their modifiers apply")
+    ] = "",
 ) -> None:
     """Roll dice from the open session's committed seed."""
     door = Door.open(db, campaign)
-    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret))
+    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret, made_for=made_for))
     out.print(render.describe(outcome.events[0]))
     if not secret:
         out.print(door.receipt())

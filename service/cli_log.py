@@ -13,7 +13,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.streams import stream_for
-from hexlog.projections import live
+from hexlog.projections import live, visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
 from hexlog.replay import repair as repairs
@@ -189,9 +189,9 @@ def export(
     table = door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
     events = [decode(r.envelope) for r in recorded]
-    hidden = render.hidden_rolls(events)
+    hidden = visibility.withheld_sessions(events)
     if hidden and not referee:
-        sessions = ", ".join(sorted({s for s, _, _ in hidden}))
+        sessions = ", ".join(sorted(hidden))
         msg = (
             f"session {sessions} is still open and has secret rolls: an export now would show them; "
             "close the session first (or pass --referee for the referee's own copy)"

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.service import render_camp, render_campaign, render_castle, render_dungeon, render_encounter, render_travel
+from hexlog.service import (
+    render_camp,
+    render_campaign,
+    render_castle,
+    render_chase,
+    render_dungeon,
+    render_encounter,
+    render_travel,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -16,6 +24,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_camp.TEXTS,
     **render_castle.TEXTS,
+    **render_chase.TEXTS,
     **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
     **render_travel.TEXTS,
@@ -25,6 +34,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 STATES: dict[str, Callable[..., list[str]]] = {
     **render_camp.STATES,
     **render_castle.STATES,
+    **render_chase.STATES,
     **render_dungeon.STATES,
     **render_travel.STATES,
 }

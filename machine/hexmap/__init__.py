@@ -88,11 +88,13 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 
 def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
-    """The events, each hidden feature kept by the keeper and replaced by its commitment."""
-    out: list[Event] = []
-    index = len(the_map(ctx).placed)
+    """The events, each hidden feature replaced by its commitment (the keeper keeps them all in one write), and
+    each castle checked against the rules (one already standing is kept, with what is known of it)."""
+    placements = [item for item in items if isinstance(item, Placement)]
+    commitments = iter(hidden.place(ctx, placements, len(the_map(ctx).placed)))
     castles = ctx.state(CASTLES)
     standing = set(castles.castles) if isinstance(castles, CastleState) else set()
+    out: list[Event] = []
     for item in items:
         if isinstance(item, castle_ev.CastlePlaced):
             problem = placement_problem(ctx.part(CastleTables).castle, item.castle_type, item.disposition)
@@ -103,11 +105,8 @@ def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
                 continue
             standing.add(item.hex)
             out.append(item)
-        elif isinstance(item, Placement):
-            out.append(hidden.place(ctx, item, index))
-            index += 1
         else:
-            out.append(item)
+            out.append(next(commitments) if isinstance(item, Placement) else item)
     return out
 
 
@@ -173,6 +172,7 @@ HEXMAP = Procedure(
         ev.HexSet,
         ev.HiddenFeaturePlaced,
         ev.FeatureFound,
+        ev.FeatureFoundLost,
         ev.FeatureRevealed,
         castle_ev.CastlePlaced,
     ),

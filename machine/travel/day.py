@@ -10,7 +10,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.hexmap import grid
-from hexlog.machine.kit.clock import DAY_SECONDS, Span
+from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.machine.travel.moves import here, the_map
 from hexlog.machine.travel.rules import (
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 SEASONS = ("spring", "summer", "autumn", "winter")
 #: Dolmenwood's Speed is the combat rate: a third of the exploration rate in feet per turn (Speed 40 = 120 ft)
 FEET_PER_TURN_PER_SPEED = 3
+HOUR_SECONDS = 3600
 
 
 def start(ctx: StepContext, command: c.StartJourney) -> None:
@@ -56,7 +57,9 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
 
 
 def weather(ctx: StepContext, command: c.RollWeather) -> None:
-    """Start the day: exhaustion first, then the weather (2d6 on the season's column, or the referee's)."""
+    """Start the day at the rules' hour (the clock runs on to it), then exhaustion, then the weather (2d6 on the
+    season's column, or the referee's)."""
+    _to_day_start(ctx)
     trip = journey(ctx)
     tables = ctx.part(TravelTables)
     flags_of = ctx.part(WildernessTables).weather_flags or {}
@@ -163,11 +166,21 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
         )
     )
     if meet:
-        ctx.hand_off(StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters"))
+        ctx.hand_off(
+            StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters", distance_divisor=divisor)
+        )
 
 
 def resumed(ctx: StepContext, command: object) -> None:
     """The encounter concluded: the day takes up where it was, ready to end."""
+
+
+def _to_day_start(ctx: StepContext) -> None:
+    """A travel day starts at the rules' hour (``day_start_hour``): before it, the clock runs on to it."""
+    hour = ctx.part(ClockOptions).day_start_hour
+    into = ctx.table.clock.seconds % DAY_SECONDS
+    if into < hour * HOUR_SECONDS:
+        ctx.advance(Span(seconds=hour * HOUR_SECONDS - into), reason=f"the travel day starts at {hour:02d}:00")
 
 
 def _to_next_day(ctx: StepContext, reason: str) -> None:
