@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.castle import CASTLE
 from hexlog.machine.chase import CHASE
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
@@ -26,5 +27,6 @@ REGISTRY = Registry(
         ENCOUNTER,
         CHASE,
         HEXMAP,
+        CASTLE,
     )
 )
