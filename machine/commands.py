@@ -8,11 +8,19 @@ is given by position instead.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
 
 HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
+_WORD = re.compile(r"[A-Z][a-z0-9]*")
+
+
+def spoken(command: type[Command] | Command) -> str:
+    """A command in the referee's words, never its class name: ``AddMember`` -> ``add member``."""
+    cls = command if isinstance(command, type) else type(command)
+    return " ".join(word.lower() for word in _WORD.findall(cls.__name__))
 
 
 def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument

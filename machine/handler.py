@@ -91,14 +91,14 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
         canonical_json([campaign, command_id]).encode("utf-8")
         digest = command_digest(command)
     except UnicodeEncodeError:
-        name = type(command).__name__
+        name = f"'{c.spoken(command)}'"
         if _not_unicode(campaign, "campaign") is not None:
             where = "the campaign id"
         elif _not_unicode(command_id, "command id") is not None:
             where = "the command id"
         else:
             field = _not_unicode(converter.unstructure(command), "")
-            where = f"the {field} of {name}" if field else f"the text of {name}"
+            where = f"the {field.replace('_', ' ')} of {name}" if field else f"the text of {name}"
         msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
     text.check(converter.unstructure(command))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import structlog
 import typer
+import typer.core
 from rich.console import Console
+from typer._click import exceptions as click_errors  # typer's own click: its argument errors
 
 from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
@@ -30,6 +34,35 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:  # noqa: FBT001 - typer's callback signature
+    if value:
+        out.print(f"hexlog {importlib.metadata.version('hexlog')}")
+        raise typer.Exit
+
+
+@app.callback()
+def _global(
+    db: Annotated[
+        Path | None, typer.Option("--db", help="the SQLite database file, for every command (default: hexlog.db)")
+    ] = None,
+    campaign: Annotated[str | None, typer.Option("--campaign", help="the campaign id, for every command")] = None,
+    version: Annotated[  # noqa: ARG001, FBT002 - a flag, handled by its callback
+        bool, typer.Option("--version", help="show hexlog's version and exit", callback=_version, is_eager=True)
+    ] = False,
+) -> None:
+    """A referee engine for old-school procedures: committed dice, a hash-chained log.
+
+    --db and --campaign given here apply to the command that follows (as HEXLOG_DB and HEXLOG_CAMPAIGN
+    do); the command's own --db or --campaign wins over them.
+    """
+    if db is not None:
+        os.environ["HEXLOG_DB"] = str(db)
+    if campaign is not None:
+        os.environ["HEXLOG_CAMPAIGN"] = campaign
+
+
 session_app = typer.Typer(
     help="Open, seed and close play sessions (commit and reveal), or abandon a lost one.", no_args_is_help=True
 )
@@ -135,7 +168,7 @@ def party_add(  # noqa: PLR0913, PLR0917 - one option per score
     dex: Annotated[int, typer.Option(help="Dexterity 3-18")] = 10,
     strength: Annotated[int, typer.Option("--str", help="Strength 3-18")] = 10,
     speed: Annotated[int, typer.Option(help="base movement rate, feet per turn")] = 120,
-    armor: Annotated[str, typer.Option(help="armour worn: none, leather, chain, plate, ...")] = "none",
+    armor: Annotated[str, typer.Option(help="armor worn: none, leather, chain, plate, ...")] = "none",
     infravision: Annotated[int, typer.Option(help="infravision range in feet")] = 0,
 ) -> None:
     """Add a character to the party."""
@@ -231,13 +264,47 @@ cli_schema.install(app)
 demo.install(app)
 
 
+def _flag_type(self: typer.core.TyperOption, ctx: Any) -> str | None:
+    """A flag takes no value, so its help shows none (typer would show ``<bool>``)."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+_option_type = typer.core.TyperOption.display_type_rich
+setattr(typer.core.TyperOption, "display_type_rich", _flag_type)  # noqa: B010 - the one change to typer's help
+
+
+#: exit codes: 0 ok, 1 refused (or an audit FAILED), 2 bad usage, 3 an audit INCOMPLETE, 70 an internal error
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+
+
+def _usage_error(err: click_errors.ClickException) -> int:
+    """An argument error as one line, like every refusal; its exit code (2: bad usage)."""
+    if isinstance(err, click_errors.NoArgsIsHelpError):  # typer printed the help when it raised this
+        return err.exit_code
+    text = err.format_message().rstrip(".")
+    ctx: Any = getattr(err, "ctx", None)
+    if ctx is not None:
+        text += f"; see '{ctx.command_path} --help'"
+    sys.stderr.write(f"hexlog: error: {shown(text)}\n")
+    return err.exit_code
+
+
 def main() -> None:
     """Run the command line; errors are one line and a non-zero exit, never a traceback."""
     logs.configure()
     structlog.contextvars.clear_contextvars()
+    saved = {name: os.environ.get(name) for name in ("HEXLOG_DB", "HEXLOG_CAMPAIGN")}
     try:
         with OPENED:
-            app(prog_name="hexlog")
+            code = app(prog_name="hexlog", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except click_errors.ClickException as err:
+        sys.exit(_usage_error(err))
+    except typer.Abort:
+        sys.stderr.write("hexlog: interrupted\n")
+        sys.exit(130)
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
@@ -248,4 +315,10 @@ def main() -> None:
     except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
         structlog.get_logger().error("cli.crashed", error=repr(err))
         sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
-        sys.exit(70)
+        sys.exit(EXIT_INTERNAL)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

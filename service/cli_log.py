@@ -13,6 +13,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.streams import stream_for
+from hexlog.machine.text import counted
 from hexlog.projections import live
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
@@ -207,7 +208,7 @@ def export(
         except OSError as err:
             msg = f"cannot write {out_file}: {err.strerror}"
             raise UsageError(msg) from err
-        out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
+        out.print(f"exported {counted(len(lines), 'event')} of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
             f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n"
@@ -232,7 +233,9 @@ def import_(
     store = open_store(db, create=True)
     result = exports.import_envelopes(store, envelopes)
     live.refresh(store, result.stream_id, projections())
-    out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
+    out.print(
+        f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {db}; chain and rolls verified"
+    )
 
 
 def install(app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from rich.console import Console
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.hexmap import grid, hidden
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.service import render_travel
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -58,7 +58,10 @@ def show(
             out.print(shown(line))
     missing = 0 if player else len(the_map.unopened) - len(kept)
     if missing:
-        out.print(f"{missing} hidden feature(s) of the map are not in the key file: only their commitments are known")
+        out.print(
+            f"{counted(missing, 'hidden feature')} of the map {'is' if missing == 1 else 'are'} not in the key file: "
+            "only their commitments are known"
+        )
 
 
 def install(groups: dict[str, typer.Typer]) -> None:

@@ -10,7 +10,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service.renderers import STATES, TEXTS
@@ -120,7 +120,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")
         lines.extend(
-            f"  {m.name}: CHA {m.cha} WIS {m.wis} DEX {m.dex} STR {m.strength}, speed {m.speed}, armour {m.armor}"
+            f"  {m.name}: CHA {m.cha} WIS {m.wis} DEX {m.dex} STR {m.strength}, speed {m.speed}, armor {m.armor}"
             for m in table.party.members
         )
     else:
@@ -137,4 +137,4 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
 
 def clock_line(clock: Clock) -> str:
     """The game time: day and time of day, then the turns, rounds and seconds since the campaign began."""
-    return f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)"
+    return f"clock: {clock.text} ({counted(clock.turns, 'turn')}, {counted(clock.rounds, 'round')}, {clock.seconds} s)"

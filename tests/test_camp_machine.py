@@ -226,7 +226,7 @@ class TestRefusals:
     @pytest.mark.parametrize(
         ("recipe", "command", "needle"),
         [
-            ("night", camp.CheckNight(), "wandering check(s) are rolled; break camp"),
+            ("night", camp.CheckNight(), "wandering check is rolled; break camp"),
             ("watched_no_check", camp.CheckNight(), "roll no wandering check at night"),
             ("night", camp.MeetEncounter(), "no wandering check of this night found an encounter"),
             ("watched", camp.BreakCamp(), "the night's wandering check is not rolled yet (0 of 1)"),

@@ -641,7 +641,7 @@ class TestClosing:
         audit = played.runs["audit"]
         assert (audit.returncode, audit.stderr) == (3, "")
         lines = audit.stdout.splitlines()
-        assert f"1 session(s), {rolls} of {rolls} rolls re-derived" in lines[0]
+        assert f"1 session, {rolls} of {rolls} rolls re-derived" in lines[0]
         expected = [
             "INCOMPLETE: nothing is wrong, but not every roll is verified and protected:",
             (

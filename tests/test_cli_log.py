@@ -220,7 +220,7 @@ class TestExportImport:
         (tmp_path / "odd.jsonl").write_text(odd, encoding="utf-8")
         audited = hexlog("audit", "--file", "odd.jsonl")
         assert audited.returncode == 3, audited.stdout + audited.stderr
-        assert f"{len(lines)} events in 1 stream(s)" in audited.stdout
+        assert f"{len(lines)} events in 1 stream" in audited.stdout
         assert "2 of 2 rolls re-derived" in audited.stdout
         assert hexlog("import", "odd.jsonl", "--db", "odd.db").returncode == 0
         assert hexlog("export", "--db", "odd.db").stdout == odd

@@ -18,6 +18,7 @@ from hexlog.machine.encounter import positions, positions_adnd
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.kit.model import Model
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -181,7 +182,7 @@ class EncounterModel(Model):
         """Encounter movement (before combat) lasts at most the rules' maximum of rounds."""
         limit = self.options.encounter_move_max_rounds
         return self.e.rounds < limit or self.refuse(
-            f"encounter movement lasts at most {limit} rounds; fight, evade or conclude it"
+            f"encounter movement lasts at most {counted(limit, 'round')}; fight, evade or conclude it"
         )
 
 
