@@ -62,7 +62,9 @@ def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rule
 def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     """Record the campaign's start with the whole resolved ruleset."""
     if ctx.table.started:
-        msg = f"campaign {ctx.campaign} already exists"
+        msg = (
+            f"campaign {ctx.campaign} already exists; start another with --campaign ID (an existing one needs no init)"
+        )
         raise RuleRefusedError(msg)
     check_campaign_id(ctx.campaign)
     rules = _rules(ctx, command.ruleset, command.overrides)

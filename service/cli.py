@@ -14,7 +14,7 @@ import typer.core
 from rich.console import Console
 from typer._click import exceptions as click_errors  # typer's own click: its argument errors
 
-from hexlog.events.errors import HexlogError
+from hexlog.events.errors import HexlogError, UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.campaign import check_campaign_id
@@ -23,7 +23,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
-from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
+from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, is_demo
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -85,7 +85,10 @@ def init(
     REGISTRY.check_rules(rulesets.load(ruleset, overrides, used=REGISTRY.used_keys()))  # before creating a file
     if campaign is not None:
         check_campaign_id(campaign)
-    door = Door.open(db, campaign, create=True)
+    door = Door.open(db, campaign, create=True, new=True)
+    if is_demo(door.campaign):
+        msg = f"the campaign id {door.campaign!r} is kept for 'hexlog demo'; choose another with --campaign"
+        raise UsageError(msg)
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules
     assert rules_in_force is not None  # noqa: S101 - the event just recorded them

@@ -88,3 +88,43 @@ class TestWords:
     def test_plurals_follow_the_count(self, turns, rounds, text):
         event = EncounterConcluded(number=1, outcome="fled", rounds=rounds, turns=turns, seconds=600 * turns)
         assert text in render.describe(event)
+
+
+class TestDemoThenWalkThrough:
+    def test_init_after_the_demo_starts_the_users_own_campaign(self, hexlog):
+        """The README's order: the demo, then init and a session, in the same folder."""
+        assert hexlog("demo", "--secret-hex", "11" * 32).returncode == 0
+        started = hexlog("init")
+        assert started.returncode == 0, started.stderr
+        assert "campaign main started" in started.stdout
+        opened = hexlog("session", "open")
+        assert opened.returncode == 0, opened.stderr
+        assert "session s1 open" in opened.stdout
+        assert "session s1" in hexlog("state").stdout
+        demo = hexlog("state", "--campaign", "demo").stdout
+        assert "closed" in demo
+
+    def test_init_never_takes_the_demos_campaign(self, hexlog):
+        assert hexlog("demo", "--secret-hex", "12" * 32).returncode == 0
+        refused = hexlog("init", "--campaign", "demo-2")
+        assert refused.returncode == 2
+        assert "kept for 'hexlog demo'" in refused.stderr
+        again = hexlog("init", "--campaign", "demo")
+        assert again.returncode != 0
+
+    def test_a_second_init_is_refused_and_names_the_way(self, hexlog):
+        assert hexlog("init").returncode == 0
+        again = hexlog("init")
+        assert again.returncode == 1
+        assert "--campaign" in again.stderr
+
+    @pytest.mark.parametrize("campaign", ["", " ", "a b", "x/y", "-a", "é", "a" * 65, "demo:1"])
+    @pytest.mark.parametrize("command", [("init",), ("state",), ("session", "open")])
+    def test_an_empty_or_malformed_campaign_id_is_refused(self, hexlog, tmp_path, campaign, command):
+        if command != ("init",):
+            assert hexlog("init").returncode == 0
+        result = hexlog(*command, "--campaign", campaign)
+        assert result.returncode == 2, result.stderr
+        assert "campaign id" in result.stderr
+        if command == ("init",):
+            assert not (tmp_path / "hexlog.db").exists()
