@@ -102,6 +102,7 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
         msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
     text.check(converter.unstructure(command))
+    c.check_numbers(command)
     return digest
 
 
@@ -193,6 +194,11 @@ class Handler:
         if not ctx.events:
             msg = f"{type(command).__name__} produced no events"
             raise UsageError(msg)
+        for event in ctx.events:
+            huge = c.oversized(to_data(event))
+            if huge is not None:
+                msg = f"the number {huge} is too large to record (an event holds integers up to 2**53 - 1)"
+                raise UsageError(msg)
         version = table.version + len(ctx.events)
         after = attrs.evolve(ctx.table, version=version)
         source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time

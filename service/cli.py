@@ -225,7 +225,10 @@ def receipt(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     at: Annotated[
-        int | None, typer.Option("--at", help="the receipt of this stream version (default: the latest)", min=1)
+        int | None,
+        typer.Option(
+            "--at", help="the receipt of this stream version (default: the latest)", min=1, max=c.SAFE_INTEGER
+        ),
     ] = None,
 ) -> None:
     """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""

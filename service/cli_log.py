@@ -13,6 +13,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.streams import stream_for
+from hexlog.machine.commands import SAFE_INTEGER
 from hexlog.machine.text import counted
 from hexlog.projections import live
 from hexlog.replay import audit as audits
@@ -40,7 +41,7 @@ def log(
     view: Annotated[
         str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")
     ] = "referee",
-    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0)] = 0,
+    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0, max=SAFE_INTEGER)] = 0,
 ) -> None:
     """Show the campaign as a timeline: every roll with what it meant, every decision."""
     if view not in VIEWS:
@@ -91,7 +92,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
-    roll: Annotated[int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0)] = None,
+    roll: Annotated[
+        int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0, max=SAFE_INTEGER)
+    ] = None,
     session: Annotated[
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
     ] = None,
