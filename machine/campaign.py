@@ -244,8 +244,14 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
             "name the free roll otherwise"
         )
         raise UsageError(msg)
+    if command.made_for and ctx.table.party.member(command.made_for) is None:
+        msg = f"the party has no member called {command.made_for}; a roll is made for a member of the party"
+        raise NotFoundError(msg)
     ctx.roll(
-        command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC
+        command.expression,
+        command.purpose,
+        made_for=command.made_for,
+        visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
     )
 
 

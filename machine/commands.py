@@ -165,3 +165,5 @@ class RollDice(Command):
     expression: str
     purpose: str = "free roll"
     secret: bool = False
+    #: the party member the roll is made for: the state's modifiers on that character (exhaustion) apply
+    made_for: str = ""

@@ -205,16 +205,24 @@ def party_remove(
 
 
 @app.command()
-def roll(
-    expression: Annotated[str, typer.Argument(help="NdS, NdS+K, NdS-K or dS")],
+def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help="NdS, NdS+K, NdS-K, dS, d% (a d100), keep or drop (4d6kh3, 2d20kl1, 4d6dl1), several terms (1d8+1d6+2)"
+        ),
+    ],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
     secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
+    made_for: Annotated[
+        str, typer.Option("--for", help="the party member it is made for: the state's modifiers on them apply")
+    ] = "",
 ) -> None:
-    """Roll dice from the open session's committed seed."""
+    """Roll dice from the open session's committed seed (for a character, with the modifiers on them)."""
     door = Door.open(db, campaign)
-    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret))
+    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret, made_for=made_for))
     out.print(render.describe(outcome.events[0]))
     if not secret:
         out.print(door.receipt())

@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 
 
 def roll_text(roll: DiceRolled) -> str:
-    """``2d6+1 -> 3+4+1 = 8``."""
-    faces = "+".join(str(f) for f in roll.faces)
+    """``2d6+1 -> 3+4+1 = 8``; ``4d6kh3 -> 5+5+2 = 12 (dropped 1)``."""
+    faces = "+".join(str(f) for k, f in enumerate(roll.faces) if k not in roll.dropped)
     mod = f"{roll.modifier:+d}" if roll.modifier else ""
-    return f"{roll.expression} -> {faces}{mod} = {roll.total}"
+    dropped = ", ".join(str(roll.faces[k]) for k in roll.dropped)
+    return f"{roll.expression} -> {faces}{mod} = {roll.total}" + (f" (dropped {dropped})" if dropped else "")
 
 
 def _rolled(e: DiceRolled) -> str:
