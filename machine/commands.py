@@ -151,6 +151,22 @@ class AddMember(Command):
 
 
 @attrs.frozen(kw_only=True)
+class EditMember(Command):
+    """Correct a character's recorded name or scores (an edit event says what it was; nothing is deleted)."""
+
+    name: str
+    new_name: str | None = None
+    cha: int | None = None
+    wis: int | None = None
+    dex: int | None = None
+    strength: int | None = None
+    speed: int | None = None
+    armor: str | None = None
+    infravision_ft: int | None = None
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RemoveMember(Command):
     """Remove a character from the party."""
 

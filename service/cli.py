@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
+import attrs
 import structlog
 import typer
 import typer.core
@@ -189,6 +191,61 @@ def party_add(  # noqa: PLR0913, PLR0917 - one option per score
         )
     )
     out.print(render.describe(outcome.events[0]))
+
+
+@party_app.command("edit")
+def party_edit(  # noqa: PLR0913, PLR0917 - one option per score
+    name: Annotated[str, typer.Argument(help="the character's name as recorded")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    new_name: Annotated[str | None, typer.Option("--name", help="the right name (a misspelt one corrected)")] = None,
+    cha: Annotated[int | None, typer.Option(help="Charisma 3-18")] = None,
+    wis: Annotated[int | None, typer.Option(help="Wisdom 3-18")] = None,
+    dex: Annotated[int | None, typer.Option(help="Dexterity 3-18")] = None,
+    strength: Annotated[int | None, typer.Option("--str", help="Strength 3-18")] = None,
+    speed: Annotated[int | None, typer.Option(help="base movement rate, feet per turn")] = None,
+    armor: Annotated[str | None, typer.Option(help="armor worn: none, leather, chain, plate, ...")] = None,
+    infravision: Annotated[int | None, typer.Option(help="infravision range in feet")] = None,
+    reason: Annotated[str, typer.Option(help="what was wrong")] = "",
+) -> None:
+    """Correct a character's recorded name or scores: recorded as an edit naming what it was."""
+    door = Door.open(db, campaign)
+    outcome = door.run(
+        c.EditMember(
+            name=name,
+            new_name=new_name,
+            cha=cha,
+            wis=wis,
+            dex=dex,
+            strength=strength,
+            speed=speed,
+            armor=armor,
+            infravision_ft=infravision,
+            reason=reason,
+        )
+    )
+    out.print(render.describe(outcome.events[0]))
+
+
+@party_app.command("list")
+def party_list(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """List the party's members and their scores."""
+    door = Door.open(db, campaign)
+    members = door.table().party.members
+    if as_json:
+        sys.stdout.write(json.dumps({"members": [attrs.asdict(m) for m in members]}, sort_keys=True) + "\n")
+        return
+    if not members:
+        out.print("the party has no members; add one: hexlog party add NAME")
+    for m in members:
+        out.print(
+            f"{m.name}: CHA {m.cha}, WIS {m.wis}, DEX {m.dex}, STR {m.strength}, speed {m.speed}, "
+            f"armor {m.armor}" + (f", infravision {m.infravision_ft} ft" if m.infravision_ft else "")
+        )
 
 
 @party_app.command("remove")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.party import MemberAdded, MemberRemoved
+from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine.ruleset import display_name, from_recorded
@@ -55,6 +57,12 @@ def _member(e: MemberAdded) -> str:
     )
 
 
+def _edited(e: MemberEdited) -> str:
+    was, now = attrs.asdict(e.was), attrs.asdict(e.now)
+    changed = ", ".join(f"{k} {was[k]} -> {now[k]}" for k in was if was[k] != now[k])
+    return f"{e.was.name} corrected: {changed}" + (f" ({e.reason})" if e.reason else "")
+
+
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     DiceRolled: _rolled,
     SessionOpened: lambda e: f"session {e.session} opened; commitment {e.commitment} ({e.scheme})",
@@ -69,6 +77,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ),
     MemberAdded: _member,
     MemberRemoved: lambda e: f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else ""),
+    MemberEdited: _edited,
     ClockAdvanced: _clock,
     PhaseChanged: lambda e: f"{e.procedure}: {e.trigger.replace('_', '-')} ({e.source} -> {e.dest})",
     HandedOff: lambda e: f"{e.parent} hands off to {e.child}",

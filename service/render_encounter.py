@@ -157,4 +157,11 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.PursuitDecided: _pursuit,
     ev.RoundPlayed: _round,
     ev.EncounterConcluded: _concluded,
+    ev.EncounterCancelled: lambda e: (
+        f"encounter {e.number} cancelled in phase {e.phase}: {e.reason} (no game time passes; its events stay)"
+    ),
+    ev.EncounterCorrected: lambda e: (
+        f"encounter {e.number}: {e.field.replace('_', ' ')} corrected from {e.was} to {e.now}"
+        + (f": {e.reason}" if e.reason else "")
+    ),
 }

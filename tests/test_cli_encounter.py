@@ -52,6 +52,8 @@ STEPS = (
     "decide-pursuit",
     "avoid",
     "conclude",
+    "cancel",
+    "correct",
 )
 PHASE_CHANGED = "hexlog.procedure.phase_changed"
 DICE_ROLLED = "hexlog.dice.rolled"

@@ -42,7 +42,7 @@ def _unknown_armor(rules: Ruleset, armor: str) -> str | None:
 def guard(table: Table, command: c.Command) -> None:
     """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read."""
     rules = table.rules
-    if isinstance(command, c.AddMember) and rules is not None:
+    if isinstance(command, c.AddMember | c.EditMember) and command.armor is not None and rules is not None:
         why = _unknown_armor(rules, command.armor)
         if why is not None:
             raise UsageError(why)
