@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import attrs
 import structlog
@@ -16,16 +16,23 @@ import typer.core
 from rich.console import Console
 from typer._click import exceptions as click_errors  # typer's own click: its argument errors
 
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError, UsageError
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, is_demo
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -115,6 +122,61 @@ def session_open(
     out.print(f"commitment {session.commitment}")
     out.print("players: note the commitment now; the secret is revealed when the session closes")
     out.print(door.receipt())
+
+
+@session_app.command("list")
+def session_list(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """Every session: its commitment, the players' client seed, its rolls, and its reveal or abandonment."""
+    door = Door.open(db, campaign)
+    door.table()
+    rows = sessions_of([decode(r.envelope) for r in door.store.read_stream(stream_for(door.campaign))])
+    if as_json:
+        sys.stdout.write(json.dumps({"sessions": rows}, sort_keys=True, ensure_ascii=False) + "\n")
+        return
+    if not rows:
+        out.print("no session yet: hexlog session open")
+    for row in rows:
+        seed = repr(row["client_seed"]) if row["client_seed"] else "none"
+        ended = {
+            "open": "still open",
+            "closed": f"closed, secret revealed {row['secret']}",
+            "abandoned": f"abandoned without a reveal ({row['reason']})",
+        }[row["status"]]
+        rolls = counted(row["rolls"], "roll")
+        out.print(
+            f"{row['session']}: commitment {row['commitment']} ({row['scheme']}); client seed {seed}; {rolls}; {ended}"
+        )
+
+
+def sessions_of(events: list[Event]) -> list[dict[str, Any]]:
+    """Each session of a log, in order: commitment, scheme, client seed, rolls, and how it ended."""
+    rows: dict[str, dict[str, Any]] = {}
+    for event in events:
+        match event:
+            case SessionOpened():
+                rows[event.session] = {
+                    "session": event.session,
+                    "commitment": event.commitment,
+                    "scheme": event.scheme,
+                    "client_seed": "",
+                    "rolls": 0,
+                    "status": "open",
+                    "secret": None,
+                    "reason": None,
+                }
+            case ClientSeedSet() if event.session in rows:
+                rows[event.session]["client_seed"] = event.client_seed
+            case DiceRolled() if event.session in rows:
+                rows[event.session]["rolls"] += 1
+            case SessionClosed() if event.session in rows:
+                rows[event.session].update(status="closed", secret=event.secret)
+            case SessionAbandoned() if event.session in rows:
+                rows[event.session].update(status="abandoned", reason=event.reason)
+    return list(rows.values())
 
 
 @session_app.command("seed")
@@ -316,6 +378,7 @@ def state(
         ),
     ] = None,
     view: cli_travel.ViewOption = "referee",
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
 ) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
     player = cli_travel.is_player(view)
@@ -324,7 +387,12 @@ def state(
     if at is not None:
         version, latest = door.version_at(at, table), table.version
         table = table_at(door.store, door.campaign, version, door.handler.registry)
-        out.print(f"as it was at version {version} of {latest}")
+        if not as_json:
+            out.print(f"as it was at version {version} of {latest}")
+    if as_json:
+        document = render.state_document(door.campaign, table, player=player)
+        sys.stdout.write(json.dumps(document, sort_keys=True, ensure_ascii=False) + "\n")
+        return
     for line in render.state_lines(door.campaign, table, player=player):
         out.print(line)
 

@@ -28,11 +28,16 @@ def roll_text(roll: DiceRolled) -> str:
     return f"{roll.expression} -> {faces}{mod} = {roll.total}" + (f" (dropped {dropped})" if dropped else "")
 
 
+def roll_name(roll: DiceRolled) -> str:
+    """A roll's name across the campaign: its session and nonce, ``s2#4`` (``hexlog audit --roll s2#4``)."""
+    return f"{roll.session}#{roll.nonce}"
+
+
 def _rolled(e: DiceRolled) -> str:
     secret = " [secret]" if e.visibility is Visibility.REFEREE else ""
     made = f" (for {e.made_for})" if e.made_for else ""
     mods = "".join(f" [{m.value:+d} {m.source}]" for m in e.modifiers)
-    return f"roll #{e.nonce} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
+    return f"roll {roll_name(e)} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
 
 
 def _rules(e: CampaignStarted | RulesChanged) -> str:

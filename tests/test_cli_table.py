@@ -99,9 +99,9 @@ class TestSession:
         """Secret bytes(range(32)) and client seed table-7 give 1, 5 then 19 on a d20 (hexlog-dice-v2, public lane)."""
         assert hexlog("session", "seed", "table-7").returncode == 0
         first = hexlog("roll", "2d6+1", "--purpose", "test")
-        assert "roll #0 2d6+1 -> 1+5+1 = 7" in first.stdout
+        assert "roll s1#0 2d6+1 -> 1+5+1 = 7" in first.stdout
         second = hexlog("roll", "d20+1", "--purpose", "test")
-        assert "roll #1 1d20+1 -> 19+1 = 20" in second.stdout
+        assert "roll s1#1 1d20+1 -> 19+1 = 20" in second.stdout
 
     def test_a_client_seed_after_the_first_roll_is_refused(self, hexlog, table):
         """Players seed before any roll, never after."""
@@ -266,7 +266,7 @@ class TestAbandon:
         assert "session s2 open" in opened.stdout
         rolled = hexlog("roll", "2d6")
         assert rolled.returncode == 0, rolled.stderr
-        assert "roll #0 2d6" in rolled.stdout
+        assert "roll s2#0 2d6" in rolled.stdout
         assert hexlog("session", "close").returncode == 0
         audit = hexlog("audit")
         assert audit.returncode == 3, audit.stdout + audit.stderr

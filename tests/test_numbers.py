@@ -60,6 +60,7 @@ def test_the_bounds_themselves_are_accepted_by_the_check():
 def test_no_event_holds_an_integer_past_2_53(handler, monkeypatch):
     """A roll whose constant would pass 2**53 - 1 is refused before anything is written."""
     monkeypatch.setattr(hexdice, "MAX_MODIFIER", 10**20)
+    monkeypatch.setattr(hexdice, "_MAX_DIGITS", 30)
     before = handler.store.stream_version(stream_for(CAMPAIGN))
     with pytest.raises(UsageError, match=r"too large to record .*2\*\*53"):
         handler.execute(CAMPAIGN, c.RollDice(expression=f"d6+{2**53}"))
