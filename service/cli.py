@@ -69,6 +69,7 @@ def _global(
     if db is not None:
         os.environ["HEXLOG_DB"] = str(db)
     if campaign is not None:
+        check_campaign_id(campaign)  # an empty one would read as none given
         os.environ["HEXLOG_CAMPAIGN"] = campaign
 
 

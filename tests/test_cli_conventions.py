@@ -128,3 +128,6 @@ class TestDemoThenWalkThrough:
         assert "campaign id" in result.stderr
         if command == ("init",):
             assert not (tmp_path / "hexlog.db").exists()
+        before = hexlog("--campaign", campaign, *command)
+        assert before.returncode == 2, before.stderr
+        assert "campaign id" in before.stderr
