@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import attrs
 import pytest
 
@@ -95,3 +98,24 @@ def test_house_rules_with_an_integer_past_2_53_are_refused_by_key():
     with pytest.raises(RulesError, match=r"tables\.terrain_cost\.road: 9007199254740992 is too large"):
         rulesets.load("explore", {"tables": {"terrain_cost": {"road": 2**53}}})
     assert rulesets.load("explore", {"tables": {"terrain_cost": {"road": 2**53 - 1}}})
+
+
+def test_an_export_holding_an_integer_past_2_53_does_not_verify(hexlog, tmp_path):
+    """A log forged (and resealed) to hold a number no JSON reader reads exactly fails the audit and the import."""
+    for args in (("init",), ("session", "open"), ("roll", "d6"), ("session", "close"), ("export", "--out", "a.jsonl")):
+        assert hexlog(*args).returncode == 0
+    events = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text(encoding="utf-8").splitlines()]
+    roll = next(e for e in events if e["type"] == "hexlog.dice.rolled")
+    roll["data"]["modifier"] = 2**60
+    roll["data"]["total"] = roll["data"]["faces"][0] + 2**60
+    prev = "0" * 64
+    for event in events:
+        event["prevhash"] = prev
+        body = {k: v for k, v in event.items() if k != "hash"}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        event["hash"] = prev = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    audited = hexlog("audit", "--file", "b.jsonl")
+    assert audited.returncode == 1
+    assert "past 2**53 - 1" in audited.stdout + audited.stderr
+    assert hexlog("import", "b.jsonl", "--db", "b.db").returncode != 0
