@@ -192,7 +192,7 @@ class Handler:
         )
         kit.run(ctx, command)
         if not ctx.events:
-            msg = f"{type(command).__name__} produced no events"
+            msg = f"'{c.spoken(command)}' produced no events"
             raise UsageError(msg)
         for event in ctx.events:
             huge = c.oversized(to_data(event))
