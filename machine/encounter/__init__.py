@@ -16,8 +16,10 @@ from hexlog.machine.encounter import positions, rules, surprise
 from hexlog.machine.encounter.commands import (
     TRIGGERS,
     Avoid,
+    CancelEncounter,
     CheckSurprise,
     ConcludeEncounter,
+    CorrectEncounter,
     DecidePursuit,
     DetermineDistance,
     Evade,
@@ -33,7 +35,7 @@ from hexlog.machine.encounter.commands import (
 )
 from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
-from hexlog.machine.encounter.machine import TRANSITIONS, EncounterModel, side_of, situation_of
+from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
@@ -66,6 +68,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction"),
     inverse=INVERSE,
     guards=(guard,),
+    corrections=frozenset({"cancel", "correct"}),
     events=(
         ev.EncounterStarted,
         ev.MovementRated,
@@ -79,6 +82,8 @@ ENCOUNTER = Procedure(
         ev.PursuitDecided,
         ev.RoundPlayed,
         ev.EncounterConcluded,
+        ev.EncounterCancelled,
+        ev.EncounterCorrected,
         ClockAdvanced,
     ),
 )
@@ -86,11 +91,14 @@ ENCOUNTER = Procedure(
 __all__ = [
     "ENCOUNTER",
     "PROCEDURE",
+    "RUNNING",
     "TRANSITIONS",
     "TRIGGERS",
     "Avoid",
+    "CancelEncounter",
     "CheckSurprise",
     "ConcludeEncounter",
+    "CorrectEncounter",
     "DecidePursuit",
     "DetermineDistance",
     "EncounterState",
