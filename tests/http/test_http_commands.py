@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+from hexlog.events.dice import DiceRolled
 from hexlog.service.http_replies import Replies
 
 ADD = "/campaigns/main/campaign/add-member"
@@ -158,7 +159,7 @@ def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_th
         client.post("/campaigns/main/campaign/close-session", headers=served.headers("referee"), json={})
         assert "the ogre's mood" in client.get(url, headers=served.headers("player")).json()["text"]
         schema = client.get("/schemas/hexlog.dice.rolled").json()
-        assert schema["x-hexlog-schema-version"] == 2
+        assert schema["x-hexlog-schema-version"] == DiceRolled.schema_version
         assert client.get("/schemas/dice.nothing").status_code == 404
 
 
