@@ -12,6 +12,7 @@ from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.hexmap import HEXMAP
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.timekeeping import CLOCK
 from hexlog.machine.travel import TRAVEL
 
@@ -23,6 +24,7 @@ REGISTRY = Registry(
         CAMP,
         DUNGEON,
         ENCOUNTER,
+        PURSUIT,
         HEXMAP,
     )
 )

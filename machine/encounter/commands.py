@@ -129,6 +129,14 @@ class DecidePursuit(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollEvasion(Command):
+    """Seed 004 in the wilderness: the fleeing party rolls its evasion chance (§4.13); failing, it is pursued."""
+
+    woods: bool = arg(False, help="the party evades in woods")  # noqa: FBT003 - a default
+    magic: bool = arg(False, help="the party uses magic to get away")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
 class Avoid(Command):
     """The surprisers slip away before the surprised side notices them (AD&D)."""
 
@@ -162,6 +170,7 @@ TRIGGERS: dict[type[Command], str] = {
     Fight: "fight",
     Evade: "evade",
     DecidePursuit: "decide_pursuit",
+    RollEvasion: "roll_evasion",
     Avoid: "avoid",
     ConcludeEncounter: "conclude",
 }

@@ -22,6 +22,7 @@ from hexlog.machine.encounter.commands import (
     Parley,
     PlayRound,
     RerollReaction,
+    RollEvasion,
     RollInitiative,
     RollReaction,
     StartEncounter,
@@ -37,6 +38,7 @@ from hexlog.machine.encounter.resolution import (
     play_round,
     react,
     reroll_reaction,
+    roll_evasion,
     roll_initiative,
 )
 
@@ -58,6 +60,7 @@ STEPS: dict[type[Command], Step] = {
     Fight: choose(ev.Action.COMBAT),
     Evade: choose(ev.Action.EVASION),
     DecidePursuit: decide_pursuit,
+    RollEvasion: roll_evasion,
     Avoid: avoid,
     ConcludeEncounter: conclude,
 }
