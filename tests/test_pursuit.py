@@ -35,6 +35,7 @@ from hexlog.machine.pursuit import commands as p
 from hexlog.machine.pursuit.steps import catch_rule, is_caught
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as tr
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
@@ -253,6 +254,25 @@ class TestTheMachine:
         with pytest.raises(HexlogError, match=why):
             t.run(command)
         assert t.version == Table().version
+
+    def test_a_journey_and_the_clock_wait_while_a_pursuit_runs(self) -> None:
+        t = Table()
+        _map(t.handler)
+        t.run(tr.StartJourney(hex="2,2"))
+        t.run(FAST)
+        for command in (tr.RollWeather(weather="clear"), AdvanceClock(duration="1 turn")):
+            before = t.version
+            with pytest.raises(HexlogError, match="pursuit is under way"):
+                t.run(command)
+            assert t.version == before
+
+    def test_no_pursuit_starts_beside_an_encounter(self) -> None:
+        t = Table()
+        t.run(enc.StartEncounter(setting="wilderness"))
+        before = t.version
+        with pytest.raises(HexlogError, match="encounter is under way"):
+            t.run(FAST)
+        assert t.version == before
 
     def test_castle_forces_pursue_only_under_seed_004(self) -> None:
         with pytest.raises(HexlogError, match="seed 004"):

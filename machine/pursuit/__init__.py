@@ -17,6 +17,7 @@ from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.pursuit import commands as c
 from hexlog.machine.pursuit import steps
+from hexlog.machine.pursuit.guard import guard
 from hexlog.machine.pursuit.inverse import INVERSE
 from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, evolve
@@ -45,6 +46,7 @@ PURSUIT = Procedure(
     rules_check=evasion.check,
     purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
     inverse=INVERSE,
+    guards=(guard,),
     resume=Resume(trigger="resume", step=steps.resumed),
     events=(
         ev.PursuitStarted,

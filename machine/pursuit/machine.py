@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events.pursuit import Disposition, Pursuers
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.encounter.state import Phase as EncounterPhase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit.commands import StartPursuit
@@ -36,13 +39,13 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "trigger": "start",
         "source": [P.IDLE, P.CAUGHT, P.ESCAPED],
         "dest": P.EVASION_ROLLED,
-        "conditions": ["has_party", "has_rules", "evasion_already_failed"],
+        "conditions": ["has_party", "has_rules", "no_encounter_under_way", "evasion_already_failed"],
     },
     {
         "trigger": "start",
         "source": [P.IDLE, P.CAUGHT, P.ESCAPED],
         "dest": P.EVASION,
-        "conditions": ["has_party", "has_rules"],
+        "conditions": ["has_party", "has_rules", "no_encounter_under_way"],
     },
     {"trigger": "roll_evasion", "source": P.EVASION, "dest": P.EVASION_ROLLED},
     {"trigger": "rest", "source": P.EVASION_ROLLED, "dest": P.ESCAPED, "conditions": "evaded"},
@@ -105,6 +108,14 @@ class PursuitModel(Model):
             return self.refuse(
                 f"the rules in force ({self.rules.name}) have no wilderness pursuit (options.evasion_rules)"
             )
+        return True
+
+    def no_encounter_under_way(self) -> bool:
+        """A pursuit follows an encounter's end (in pursuit), never runs beside it."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        meeting = self.table.procedures.get(ENCOUNTER)
+        if isinstance(meeting, EncounterState) and meeting.phase not in {EncounterPhase.IDLE, EncounterPhase.CONCLUDED}:
+            return self.refuse("an encounter is under way; it ends in pursuit first (evade, then roll-evasion)")
         return True
 
     def evasion_already_failed(self) -> bool:
