@@ -518,6 +518,22 @@ class TestJourneys:
         found = check_decision_events([decode(r.envelope) for r in t.handler.store.read_stream(STREAM)])
         assert found.issues == (), found.issues
 
+    def test_the_encounters_evasion_reads_the_woods_of_the_true_hex(self) -> None:
+        """In the open forest (OD&D row: woods) the party of 8 flees 1 monster at 35 + 25 %; --open says otherwise."""
+        for woods, chance in ((None, 60), (False, 35)):
+            t = Table(members=tuple(c.AddMember(name=f"M{i}") for i in range(8)))
+            _map(t.handler)
+            t.run(tr.StartJourney(hex="2,2"))
+            t.run(tr.RollWeather(weather="clear"))
+            t.run(tr.DeclareRoute(headings=("N",)), 6)
+            t.run(tr.CheckWandering(), 6)
+            t.run(enc.CheckSurprise(), 4, 4)
+            t.run(enc.DetermineDistance(), 3, 3, 3, 3)
+            t.run(enc.RollInitiative(), 5, 2)
+            t.run(enc.Evade())
+            rolled = only(t.run(enc.RollEvasion(woods=woods), 1), enc_ev().EvasionRolled)
+            assert (rolled.chance, rolled.woods) == (chance, woods is None)
+
     def test_a_full_day_of_pursuit_rest_counts_as_a_rest_day(self) -> None:
         """A28: two hexes fled, a day of rest: the days toward the six-day rule start again."""
         t = Table()

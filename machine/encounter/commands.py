@@ -132,7 +132,11 @@ class DecidePursuit(Command):
 class RollEvasion(Command):
     """Seed 004 in the wilderness: the fleeing party rolls its evasion chance (§4.13); failing, it is pursued."""
 
-    woods: bool = arg(False, help="the party evades in woods")  # noqa: FBT003 - a default
+    woods: bool | None = arg(
+        None,
+        help="the party evades in woods (default: the party's true hex on a journey, else not)",
+        flag="--woods/--open",
+    )
     magic: bool = arg(False, help="the party uses magic to get away")  # noqa: FBT003 - a default
 
 

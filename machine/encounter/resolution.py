@@ -220,12 +220,17 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
     """Seed 004 (§4.5 6a, §4.13): the fleeing party rolls d100 against its evasion chance; failing, it is pursued."""
     state = under_way(ctx)
     started, movement = state.started, state.movement
+    woods = command.woods
+    if woods is None:
+        from hexlog.machine.pursuit.steps import terrain_here  # noqa: PLC0415 - the pursuit reads the journey's hex
+
+        woods = terrain_here(ctx, "") == "woods"
     situation = evasion.Situation(
         fleeing=len(started.party),
         pursuers=started.monster_count,
         fleeing_speed=movement.party_base if movement is not None else 0,
         pursuers_speed=started.monster_speed,
-        woods=command.woods,
+        woods=woods,
         surprised=state.surprised[0],
         surprised_enemy=state.surprised[1] and not state.surprised[0],
         magic=command.magic,
@@ -242,7 +247,7 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
             fleeing=Side.PARTY,
             fleeing_count=situation.fleeing,
             pursuers_count=situation.pursuers,
-            woods=command.woods,
+            woods=woods,
             magic=command.magic,
             chance=found.pct,
             base=found.base,

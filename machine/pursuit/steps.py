@@ -25,6 +25,7 @@ from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import DAY_SECONDS, Span
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, under_way
 from hexlog.machine.travel import exhaustion
+from hexlog.machine.travel import terrain as travel_terrain
 from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import Phase as TravelPhase
@@ -280,8 +281,6 @@ def _rest_chances(ctx: StepContext, terrain: str) -> tuple[int, ...]:
     trip = _journey(ctx)
     place = _map(ctx).hex(trip.hex) if trip is not None else None
     if place is not None:
-        from hexlog.machine.travel import terrain as travel_terrain  # noqa: PLC0415 - one reader of a journey's hex
-
         return travel_terrain.row(ctx.rules, place, lost=False)[1].encounter
     row = chances.get(source.value, {}).get(terrain)
     return row.encounter if row is not None else ()
