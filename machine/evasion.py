@@ -62,7 +62,8 @@ class EvasionOptions:
     )
     evasion_table: str = rule("bx", help="The entry of tables.evasion that gives the base chance (A26, A37).")
     evasion_speed_modifiers: bool = rule(
-        default=False, help="ose: the optional B/X speed modifiers of tables.evasion_speed apply (§2.9)."
+        default=False,
+        help="ose: the optional B/X speed modifiers of tables.evasion_speed apply (§2.9); odd has its own (§4.13).",
     )
     evasion_floor_pct: int = rule(
         0, help="The evasion chance is never below this (A37), unless surprised.", validator=PCT
@@ -306,24 +307,27 @@ def check(rules: Ruleset) -> None:
     options, tables = rules.part(EvasionOptions), rules.part(EvasionTables)
     if options.evasion_rules is None:
         return
-    if tables.evasion is None or options.evasion_table not in tables.evasion:
-        shown = ", ".join(tables.evasion or ()) or "nothing"
-        msg = f"options.evasion_table: '{options.evasion_table}' is not an entry of tables.evasion (it has {shown})"
-        raise RulesError(msg)
     if options.evasion_floor_pct > options.evasion_cap_pct:
         floor, cap = options.evasion_floor_pct, options.evasion_cap_pct
         msg = f"options.evasion_floor_pct: {floor} is above evasion_cap_pct ({cap})"
         raise RulesError(msg)
     needs: tuple[tuple[str, object], ...] = {
         EvasionRules.ODD: (
+            ("evasion", tables.evasion),
             ("evasion_adjust", tables.evasion_adjust),
             ("wilderness_pursuit", tables.wilderness_pursuit),
         ),
-        EvasionRules.OSE: (("wilderness_pursuit", tables.wilderness_pursuit),),
+        EvasionRules.OSE: (("evasion", tables.evasion), ("wilderness_pursuit", tables.wilderness_pursuit)),
     }[options.evasion_rules]
-    if options.evasion_speed_modifiers:
-        needs = (*needs, ("evasion_speed", tables.evasion_speed))
     for name, found in needs:
         if found is None:
             msg = f"options.evasion_rules: {options.evasion_rules} reads tables.{name}, which the rules do not have"
             raise RulesError(msg)
+    speed = options.evasion_rules is EvasionRules.OSE and options.evasion_speed_modifiers
+    if speed and tables.evasion_speed is None:
+        msg = "options.evasion_speed_modifiers: the modifiers read tables.evasion_speed, which the rules do not have"
+        raise RulesError(msg)
+    if options.evasion_table not in (tables.evasion or {}):
+        shown = ", ".join(tables.evasion or ()) or "nothing"
+        msg = f"options.evasion_table: '{options.evasion_table}' is not an entry of tables.evasion (it has {shown})"
+        raise RulesError(msg)

@@ -181,7 +181,7 @@ class EncounterModel(Model):
         return True
 
     def flight_allowed(self) -> bool:
-        """004: a surprised party may flee before combat only when the monsters are close."""
+        """004 underground (§4.3 3a): a surprised party may flee before combat only when the monsters are close."""
         limit = self.options.surprised_party_flees_within_ft
         e = self.e
         underground = e.setting.underground
