@@ -526,14 +526,17 @@ class TestOverrides:
     @pytest.mark.parametrize(
         ("name", "text", "key"),
         [
-            ("ose", '[options]\nevasion_table = "custom"\n', "options.evasion_table"),
+            (
+                "explore",
+                "[options]\npursuit_repeats_encounter_steps = true\n",
+                "options.pursuit_repeats_encounter_steps",
+            ),
             ("adnd", "[options]\nsegment_seconds = 5\n", "options.segment_seconds"),
-            ("explore", "[options]\nevasion_floor_pct = 60\nevasion_cap_pct = 50\n", "options.evasion_floor_pct"),
             ("explore", "[tables.dungeon_pursuit]\nexhaustion_rounds = 20\n", "tables.dungeon_pursuit"),
-            ("ose", "[tables.evasion]\ncustom = [{ fleeing_at_least = 1, bands = [[1, 60]] }]\n", "tables.evasion"),
-            ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = 2\n", "tables.wilderness_pursuit"),
+            ("ose", "[tables.evasion_waterborne]\nfaster_pct = 70\n", "tables.evasion_waterborne"),
+            ("explore", "[tables.castle]\nhostile_on = [1, 2]\n", "tables.castle"),
         ],
-        ids=["evasion-table", "segment-seconds", "evasion-pct", "dungeon-pursuit", "evasion-custom", "pursuit"],
+        ids=["pursuit-repeats", "segment-seconds", "dungeon-pursuit", "waterborne", "castle"],
     )
     def test_an_override_of_an_unused_key_is_refused(self, name: str, text: str, key: str) -> None:
         """A key no procedure reads cannot be changed by a house rule: the change would do nothing."""
@@ -546,10 +549,10 @@ class TestOverrides:
     def test_an_unused_key_stays_in_the_ruleset_and_its_hash(self) -> None:
         """Data waiting for its procedure is kept: it is loaded, recorded and hashed."""
         explore = rulesets.load("explore")
-        assert reader("options", "evasion_table") is None
-        assert explore.content["options"]["evasion_table"] == "bx"
+        assert reader("options", "pursuit_repeats_encounter_steps") is None
+        assert explore.content["options"]["pursuit_repeats_encounter_steps"] is False
         content = copy.deepcopy(explore.content)
-        content["options"]["evasion_table"] = "custom"
+        content["options"]["pursuit_repeats_encounter_steps"] = True
         assert rulesets.from_recorded("explore", content).hash != explore.hash
 
     def test_a_valid_override_changes_the_hash_and_only_the_overridden_value(self) -> None:
@@ -643,9 +646,9 @@ REFUSED: list[tuple[str, str, str]] = [
     ("adnd", '[tables.distance.indoors]\ndice = "zz"\n', "tables.distance.indoors.dice: not a dice expression: 'zz'"),
     ("ose", '[options]\ninitiative_tye = "reroll"\n', "unknown key 'options.initiative_tye'"),
     (
-        "ose",
-        '[options]\nevasion_table = "custom"\n',
-        "options.evasion_table is not used by any procedure yet, so a house rule cannot change it",
+        "adnd",
+        "[options]\nsegment_seconds = 12\n",
+        "options.segment_seconds is not used by any procedure yet, so a house rule cannot change it",
     ),
 ]
 REFUSED_IDS = ["wrong-type", "unknown-choice", "out-of-range", "bad-dice", "unknown-key", "unused-key"]
