@@ -7,7 +7,7 @@ rolls in ``rolls``. A length of ``0`` in ``EncounterStarted`` means the referee 
 from __future__ import annotations
 
 import enum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -112,6 +112,7 @@ class EncounterStarted(Event):
     """The referee opened an encounter and described the situation."""
 
     type_name: ClassVar[str] = "encounter.started"
+    schema_version: ClassVar[int] = 2
     #: 1 for the campaign's first encounter, 2 for the next, ...
     number: int
     name: str = ""
@@ -138,6 +139,13 @@ class EncounterStarted(Event):
     light_radius_ft: int = 0
     vision_ft: int = 0
     hiding: bool = False
+    #: poor visibility (fog, blizzard: REFERENCE §4.10) divides the encounter distance by this (1: not)
+    distance_divisor: int = 1
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 had no poor visibility: its distances were never divided."""
+        return {**data, "distance_divisor": 1}
 
 
 @attrs.frozen(kw_only=True)

@@ -2,7 +2,8 @@
 
 A hex is named ``"col,row"`` (flat-topped hexes, odd columns half a hex lower). Hidden features are
 the referee's: the log holds only a commitment to each (``HiddenFeaturePlaced``), its text and hex stay
-in the referee's key keeper, and a feature becomes known only when ``FeatureFound`` (a search) or
+in the referee's key keeper, and a feature becomes known only when ``FeatureFound`` (a search),
+``FeatureFoundLost`` (a search by a party that is lost, the referee's for its session) or
 ``FeatureRevealed`` (``hexlog map reveal``) opens its commitment.
 """
 
@@ -81,6 +82,31 @@ class FeatureFound(Event):
     def commitment(self) -> str:
         """The commitment this opening matches."""
         return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
+
+
+@attrs.frozen(kw_only=True)
+class FeatureFoundLost(Event):
+    """A search by a party that is lost (and does not know it) found a hidden feature: it opens the feature's
+    commitment like ``FeatureFound``, but its hex is the party's true one, which the players do not know.
+    So it is the referee's until its session ends; until then (or until the party learns it is lost) a
+    player's views show the feature found, not where."""
+
+    type_name: ClassVar[str] = "map.feature_found_lost"
+    referee_only: ClassVar[str] = "session"
+    hex: str
+    feature: str
+    lair: bool = False
+    #: the salt of the commitment (64 hex digits)
+    salt: str
+
+    @property
+    def commitment(self) -> str:
+        """The commitment this opening matches."""
+        return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
+
+
+#: the events that record a find (each opens its feature's commitment)
+FINDS = (FeatureFound, FeatureFoundLost)
 
 
 @attrs.frozen(kw_only=True)

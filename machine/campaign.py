@@ -15,6 +15,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberRemoved
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.vocabulary import SIDES
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -234,7 +235,8 @@ def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
 
 
 def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
-    """A free roll by the referee (secret when asked); it may not take a procedure's purpose."""
+    """A free roll by the referee (secret when asked, made for a member when named, with the modifiers the state
+    imposes on it); it may not take a procedure's purpose."""
     reserved = ctx.registry.reserved(command.purpose)
     if reserved is not None:
         msg = (
@@ -242,8 +244,16 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
             "name the free roll otherwise"
         )
         raise UsageError(msg)
+    made_for = command.made_for
+    if made_for and made_for not in SIDES and ctx.table.party.member(made_for) is None:
+        known = ", ".join((*SIDES, *(m.name for m in ctx.table.party.members)))
+        msg = f"the party has no member called {made_for}: a roll is made for a member or a side ({known})"
+        raise NotFoundError(msg)
     ctx.roll(
-        command.expression, command.purpose, visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC
+        command.expression,
+        command.purpose,
+        made_for=made_for,
+        visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
     )
 
 

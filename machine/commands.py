@@ -109,3 +109,5 @@ class RollDice(Command):
     expression: str
     purpose: str = "free roll"
     secret: bool = False
+    #: the character (or side) it is made for: the modifiers the state imposes on them apply
+    made_for: str = ""

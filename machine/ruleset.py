@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
+from hexlog.events import files
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.machine.kit import recorded
 from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure, unstructure
@@ -139,8 +140,8 @@ def load(
 def load_overrides(text: str, source: str = "rules file") -> dict[str, Any]:
     """Parse a referee's TOML override file."""
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+        return files.loads_toml(text)
+    except (tomllib.TOMLDecodeError, files.FileContentError) as err:
         msg = f"{source} is not valid TOML: {err}"
         raise RulesError(msg) from err
 

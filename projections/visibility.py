@@ -85,6 +85,14 @@ def hidden_rolls(events: Iterable[Event], ended: Iterable[str] | None = None) ->
     return view.hidden_rolls()
 
 
+def withheld_sessions(events: Iterable[Event]) -> set[str]:
+    """The sessions of every event a player may not see yet: a secret roll, a decision naming one, or an
+    event only the referee may know (the true hex of a lost party, a find it made)."""
+    listed = list(events)
+    view = PlayerView(ended_sessions(listed))
+    return {view.current for event in listed if view.hides(event)}
+
+
 def referee_only(event: Event) -> str:
     """How long an event is the referee's alone: ``session``, or "" (an event like any other)."""
     return str(getattr(type(event), "referee_only", ""))

@@ -45,8 +45,8 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
     for at, event in enumerate(events):
         if isinstance(event, ev.HiddenFeaturePlaced):
             unopened.append(event.commitment)
-        elif isinstance(event, ev.FeatureFound | ev.FeatureRevealed):
-            what = "found" if isinstance(event, ev.FeatureFound) else "revealed"
+        elif isinstance(event, ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed):
+            what = "found" if isinstance(event, ev.FINDS) else "revealed"
             key = event.commitment
             if key not in unopened:
                 reason = (

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import structlog
 import typer
 from rich.console import Console
+from typer import rich_utils
+from typer.exceptions import Abort as TyperAbort
+from typer.exceptions import TyperException
 
 from hexlog.events.errors import HexlogError
 from hexlog.machine import commands as c
@@ -19,7 +23,8 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
-from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
+from hexlog.service.cli_serve import install as install_serve
+from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, read_secret
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -64,13 +69,18 @@ def init(
 def session_open(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
+    secret_file: SecretFileOption = None,
     secret_hex: Annotated[
-        str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")
+        str | None, typer.Option(hidden=True, help="use this secret (tests only: a command line is public)")
     ] = None,
 ) -> None:
-    """Open a session and print the commitment the players should note."""
+    """Open a session and print the commitment the players should note.
+
+    hexlog draws the secret, unless --secret-file gives one (recorded as supplied, which the audit reports).
+    """
+    secret = read_secret(secret_file, secret_hex)
     door = Door.open(db, campaign)
-    outcome = door.run(c.OpenSession(secret_hex=secret_hex))
+    outcome = door.run(c.OpenSession(secret_hex=secret))
     session = outcome.table.session
     assert session is not None  # noqa: S101 - just opened
     out.print(f"session {session.id} open")
@@ -169,16 +179,19 @@ def party_remove(
 
 
 @app.command()
-def roll(
+def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
     expression: Annotated[str, typer.Argument(help="NdS, NdS+K, NdS-K or dS")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
     secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
+    made_for: Annotated[
+        str, typer.Option("--for", help="the party member (or side) it is made for: their modifiers apply")
+    ] = "",
 ) -> None:
     """Roll dice from the open session's committed seed."""
     door = Door.open(db, campaign)
-    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret))
+    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret, made_for=made_for))
     out.print(render.describe(outcome.events[0]))
     if not secret:
         out.print(door.receipt())
@@ -193,7 +206,7 @@ def receipt(
     ] = None,
 ) -> None:
     """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     door.table()
     out.print(door.receipt(at))
     out.print("check it later: hexlog audit --expect RECEIPT (a cut tail or a rewritten past fails)")
@@ -215,8 +228,9 @@ def state(
 ) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
     player = cli_travel.is_player(view)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
+    door.warn_if_damaged()
     if at is not None:
         version, latest = door.version_at(at, table), table.version
         table = table_at(door.store, door.campaign, version, door.handler.registry)
@@ -229,23 +243,61 @@ cli_clock.install(app)
 cli_log.install(app)
 cli_schema.install(app)
 demo.install(app)
+install_serve(app)
+
+
+def _environmental(err: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed because of the file or the disk (not because of hexlog's own SQL)."""
+    text = str(err).lower()
+    return any(word in text for word in ("disk", "full", "malformed", "not a database", "readonly", "unable to open"))
+
+
+def _crashed(err: BaseException) -> NoReturn:
+    """A bug in hexlog: one "internal error" line and exit 70."""
+    structlog.get_logger().error("cli.crashed", error=repr(err))
+    sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
+    sys.exit(70)
 
 
 def main() -> None:
-    """Run the command line; errors are one line and a non-zero exit, never a traceback."""
+    """Run the command line; errors are one line and a non-zero exit, never a traceback.
+
+    Exit codes: 0 done, 1 refused or failed (nothing written), 2 a malformed request, 3 an INCOMPLETE
+    audit, 130 interrupted; 70 only for a bug in hexlog (an "internal error" line).
+    """
     logs.configure()
     structlog.contextvars.clear_contextvars()
     try:
         with OPENED:
-            app(prog_name="hexlog")
+            code = app(prog_name="hexlog", standalone_mode=False)
+    except TyperException as err:  # a malformed command line: one line, exit 2
+        if type(err).__name__ == "NoArgsIsHelpError":  # a group named alone: its help, as always
+            rich_utils.rich_format_error(err)  # type: ignore[arg-type]
+            sys.exit(err.exit_code)
+        ctx = getattr(err, "ctx", None)
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        sys.stderr.write(f"hexlog: error: {shown(err.format_message())}{where}\n")
+        sys.exit(err.exit_code)
+    except TyperAbort:
+        sys.stderr.write("hexlog: interrupted\n")
+        sys.exit(130)
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
         sys.exit(err.exit_code)
+    except sqlite3.DatabaseError as err:  # a damaged database file, a disk that fails: the file, not hexlog
+        if type(err) is not sqlite3.DatabaseError and not (
+            isinstance(err, sqlite3.OperationalError) and _environmental(err)
+        ):
+            _crashed(err)  # misuse of SQLite (hexlog's own SQL, a closed connection) is a bug
+        sys.stderr.write(f"hexlog: error: the database cannot be used: {shown(str(err))}\n")
+        sys.exit(1)
+    except OSError as err:  # the environment refused (a full disk for the output, a closed pipe)
+        sys.stderr.write(f"hexlog: error: {shown(err.strerror or str(err))}\n")
+        sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write("hexlog: interrupted\n")
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
-        structlog.get_logger().error("cli.crashed", error=repr(err))
-        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
-        sys.exit(70)
+        _crashed(err)
+    sys.exit(code if isinstance(code, int) else 0)

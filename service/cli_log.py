@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -9,11 +11,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from hexlog.events.chain import verify_stream
 from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.files import MAX_EXPORT_BYTES, read_regular
 from hexlog.events.streams import stream_for
-from hexlog.projections import live
+from hexlog.projections import live, visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
 from hexlog.replay import repair as repairs
@@ -23,7 +27,16 @@ from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.verdict import Verdict
 from hexlog.service import render
-from hexlog.service.door import CampaignOption, DbOption, Door, open_store
+from hexlog.service.door import (
+    OPENED,
+    CampaignOption,
+    DbOption,
+    Door,
+    check_text,
+    close_store,
+    open_store,
+    warn,
+)
 
 if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
@@ -45,10 +58,16 @@ def log(
     if view not in VIEWS:
         msg = f"--view must be referee or player, not {view!r}"
         raise UsageError(msg)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
     lines = render.timeline(recorded, player=view == "player")
+    damaged = verify_stream([r.envelope for r in recorded])
+    if damaged is not None:
+        warn(
+            f"the log of campaign {door.campaign} is damaged at version {damaged.streamversion}: {damaged.reason}; "
+            "run 'hexlog audit'"
+        )
     for line in lines[-last:] if last else lines:
         out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
     if recorded:
@@ -67,7 +86,7 @@ def replay(
     Exit 1 when stored rows differ from the log (commands would decide on them); --repair rewrites
     those rows from the log, says what it fixed and exits 0. Rows not saved yet are no difference.
     """
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=not repair)
     door.table()
     if repair:
         done = repairs.repair(door.store, door.campaign)
@@ -116,9 +135,12 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         envelopes = exports.read_export(_read_lines(file))
         report = audits.audit_envelopes(envelopes, expect=receipts)
     else:
-        store = open_store(db)
+        if campaign is not None:
+            check_text(campaign, "--campaign")
+        store = open_store(db, readonly=True)
+        OPENED.callback(close_store, store)
         if roll is not None:
-            campaign = Door.open(db, campaign).campaign
+            campaign = Door.open(db, campaign, readonly=True).campaign
         report = audits.audit_store(store, campaign, expect=receipts)
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
@@ -143,6 +165,11 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
 
 
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
+    out.print(explained(envelopes, nonce, session, referee=referee, secret=secret))
+
+
+def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> str:
+    """One roll's derivation; refused for a secret roll of a session still open unless the referee asks."""
     if not envelopes:
         msg = "no events to explain a roll from"
         raise NotFoundError(msg)
@@ -162,16 +189,15 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
                 "(the referee may pass --referee)"
             )
             raise RuleRefusedError(msg)
-    out.print(text)
+    return text
 
 
 def _read_lines(path: Path) -> list[bytes]:
-    """The file's lines: only a newline ends one (U+2028 and friends are text inside a string)."""
-    try:
-        return path.read_bytes().split(b"\n")
-    except OSError as err:
-        msg = f"cannot read {path}: {err.strerror}"
-        raise UsageError(msg) from err
+    """The file's lines: only a newline ends one (U+2028 and friends are text inside a string).
+
+    Only a regular file of at most ``MAX_EXPORT_BYTES`` is read (never a FIFO or a device).
+    """
+    return read_regular(path, limit=MAX_EXPORT_BYTES).split(b"\n")
 
 
 def export(
@@ -184,14 +210,17 @@ def export(
         bool, typer.Option("--referee", help="export even while secret rolls are unrevealed")
     ] = False,
 ) -> None:
-    """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
-    door = Door.open(db, campaign)
+    """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification.
+
+    A referee's copy (``--referee``) is written readable by its owner only: it may hold secret rolls.
+    """
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
     events = [decode(r.envelope) for r in recorded]
-    hidden = render.hidden_rolls(events)
+    hidden = visibility.withheld_sessions(events)
     if hidden and not referee:
-        sessions = ", ".join(sorted({s for s, _, _ in hidden}))
+        sessions = ", ".join(sorted(hidden))
         msg = (
             f"session {sessions} is still open and has secret rolls: an export now would show them; "
             "close the session first (or pass --referee for the referee's own copy)"
@@ -202,16 +231,30 @@ def export(
     if out_file is None:
         sys.stdout.write(text)
     else:
-        try:
-            out_file.write_text(text, encoding="utf-8")
-        except OSError as err:
-            msg = f"cannot write {out_file}: {err.strerror}"
-            raise UsageError(msg) from err
+        _write_export(out_file, text, private=referee)
         out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
             f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n"
         )
+
+
+def _write_export(path: Path, text: str, *, private: bool) -> None:
+    """Write an export; a private one (the referee's) readable by its owner only, even over an older file."""
+    try:  # without blocking: a FIFO nobody reads is refused, never waited for
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o600 if private else 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                msg = f"cannot write {path}: it is not a regular file"
+                raise UsageError(msg)
+            os.set_blocking(fd, True)
+            if private:
+                os.fchmod(fd, 0o600)
+            os.ftruncate(fd, 0)
+            handle.write(text)
+    except OSError as err:
+        msg = f"cannot write {path}: {err.strerror}"
+        raise UsageError(msg) from err
 
 
 def import_(
@@ -230,8 +273,9 @@ def import_(
         )
         raise CorruptLogError(msg)
     store = open_store(db, create=True)
+    OPENED.callback(close_store, store)  # a new file left without events (a failed import) is removed
     result = exports.import_envelopes(store, envelopes)
-    live.refresh(store, result.stream_id, projections())
+    live.refresh(store, result.stream_id, projections())  # a cache: a write it cannot make is skipped
     out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
 
 

@@ -20,7 +20,7 @@ from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
@@ -58,14 +58,17 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
         out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+    # the procedure's own waiting, and any hand-off this step led to (a resumed parent handing on)
+    made = {(e.parent, e.child) for e in outcome.events if isinstance(e, HandedOff)}
     for parent, child in outcome.table.handoffs:
-        if parent == procedure.name:
+        if parent == procedure.name or (parent, child) in made:
             waited = registry.procedure(child)
             state = outcome.table.procedures.get(child)
             steps = render.next_steps(registry.runner(child).allowed(state, outcome.table))
             phase = waited.phase_of(state)
             shown = phase.name if phase is not None else "-"
-            out.print(f"   waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
+            who = "" if parent == procedure.name else f"{parent} "
+            out.print(f"   {who}waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
 
 
 def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:

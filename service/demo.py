@@ -28,7 +28,7 @@ from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
 from hexlog.service import demo_story, render
-from hexlog.service.door import DbOption, Door, campaign_ids, open_store
+from hexlog.service.door import DbOption, Door, SecretFileOption, campaign_ids, open_store, read_secret
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -51,7 +51,7 @@ HOSTILE = {ReactionResult.ATTACKS, ReactionResult.HOSTILE}
 def _free_campaign(db: Path) -> str:
     if not db.exists():
         return "demo"
-    store = open_store(db)
+    store = open_store(db, readonly=True)
     try:
         known = set(campaign_ids(store))
     finally:
@@ -205,12 +205,17 @@ class Referee:
 
 def demo(
     db: DbOption = Path("hexlog.db"),
+    secret_file: SecretFileOption = None,
     secret_hex: Annotated[
-        str | None, typer.Option(help="the session secret, 64 hex digits (default: a fresh one)")
+        str | None, typer.Option(hidden=True, help="the session secret, 64 hex digits (tests only)")
     ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
-    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit."""
+    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit.
+
+    A demo given its secret (--secret-file) plays the same every time.
+    """
+    secret_hex = read_secret(secret_file, secret_hex)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import dungeon as ev
-from hexlog.machine.dungeon import DelveState, Phase
+from hexlog.machine.dungeon import DelveState, Phase, rest
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.steps import rest_due
 from hexlog.machine.kit.clock import ClockOptions
@@ -163,6 +163,11 @@ def _delve_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     rest_turns = tables.rest_turns_per_hour if tables is not None else 0
     if rest_due(state, now, turn_seconds, rest_turns):
         lines.append(f"rest due: {rest_turns} turn(s) each hour (hexlog dungeon rest)")
+    if state.doors:
+        lines.append("doors: " + "; ".join(f"{name}: {door.text}" for name, door in sorted(state.doors.items())))
+    penalty = rest.penalty(table)
+    if penalty:
+        lines.append(f"unrested: {penalty:+d} to attack and damage rolls made for a member until the party rests")
     return lines
 
 

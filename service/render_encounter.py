@@ -41,6 +41,8 @@ def _started(e: ev.EncounterStarted) -> str:
     ):
         if value:
             facts.append(f"{text} {value} ft")
+    if e.distance_divisor > 1:
+        facts.append(f"poor visibility (distance / {e.distance_divisor})")
     return f"encounter {e.number}{name} begins ({e.ruleset}): " + ", ".join(facts)
 
 

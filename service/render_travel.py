@@ -84,6 +84,10 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     mapev.HexSet: _hex_set,
     mapev.HiddenFeaturePlaced: lambda e: f"a hidden feature placed (commitment {e.commitment[:16]})",
     mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}{' (a lair)' if e.lair else ''}",
+    mapev.FeatureFoundLost: lambda e: (
+        f"found by the lost party in {e.hex} (referee only: the party does not know where it is): "
+        f"{e.feature}{' (a lair)' if e.lair else ''}"
+    ),
     mapev.FeatureRevealed: lambda e: (
         f"revealed by the referee, never found: {e.feature}{' (a lair)' if e.lair else ''} in {e.hex}"
     ),
@@ -113,8 +117,9 @@ def hex_lines(name: str, place: Hex, hidden: Sequence[Hidden] = (), *, player: b
     lines = [f"{name}: {place.terrain}{way}"]
     if place.landmarks:
         lines.append(f"  landmarks: {', '.join(place.landmarks)}")
-    if place.found:
-        lines.append(f"  found: {', '.join(place.found)}")
+    found = place.known_found if player else place.found
+    if found:
+        lines.append(f"  found: {', '.join(found)}")
     revealed = [f.text for f in place.features if not f.found]
     if revealed:
         lines.append(f"  revealed, never found: {', '.join(revealed)}")

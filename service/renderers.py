@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from hexlog.service import (
     render_camp,
     render_campaign,
+    render_castle,
+    render_chase,
     render_dungeon,
     render_encounter,
     render_pursuit,
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_camp.TEXTS,
+    **render_castle.TEXTS,
+    **render_chase.TEXTS,
     **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
     **render_pursuit.TEXTS,
@@ -31,6 +35,8 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 #: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
 STATES: dict[str, Callable[..., list[str]]] = {
     **render_camp.STATES,
+    **render_castle.STATES,
+    **render_chase.STATES,
     **render_dungeon.STATES,
     **render_pursuit.STATES,
     **render_travel.STATES,

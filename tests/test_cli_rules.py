@@ -43,8 +43,8 @@ class TestRulesCommands:
 
     def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
         """An unused option or table says so on its line, and has no sentence under it."""
-        lines = hexlog("rules", "show", "explore").stdout.splitlines()
-        for key in ("options.pursuit_repeats_encounter_steps = false", "tables.dungeon_pursuit = "):
+        lines = hexlog("rules", "show", "adnd").stdout.splitlines()
+        for key in ("options.segment_seconds = 6",):
             found = [i for i, line in enumerate(lines) if line.startswith(key)]
             assert len(found) == 1, key
             assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]

@@ -8,8 +8,9 @@ import pytest
 
 from hexlog.events import dungeon as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.events.codec import to_data
+from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled, RollModifier, Visibility
+from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
@@ -26,6 +27,8 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.kit.rules import RulesError
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.table import stream_for
+from hexlog.replay.decisions import check_decision_events
 from hexlog.service import render_dungeon
 
 if TYPE_CHECKING:
@@ -117,6 +120,60 @@ class TestStuckDoors:
         assert "north" in d.state.spiked_shut
         d.run(dg.OpenDoor(by="Ann", door="north", free=True), 1)
         assert "north" not in d.state.spiked_shut
+
+
+class TestRememberedDoors:
+    def test_a_door_forced_open_opens_again_without_a_roll(self):
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="north"), 5)  # STR 16: 4-in-6, a 5 fails
+        assert d.state.doors["north"].text == "stuck"
+        forced = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 2), ev.DoorOpened)
+        assert (forced.stuck, forced.opened) == (True, True)  # known stuck: --free does not spare the roll
+        assert d.state.doors["north"].text == "forced open"
+        again = only(d.run(dg.OpenDoor(by="Bo", door="north")), ev.DoorOpened)
+        assert (again.stuck, again.opened, again.rolls) == (False, True, ())
+        assert only(d.run(dg.OpenDoor(by="Bo", door="south"), 6), ev.DoorOpened).stuck  # another door is not known
+
+    def test_a_locked_door_stays_locked_until_a_key_or_pick_opens_it(self):
+        d = Delve()
+        picked = only(d.run(dg.OpenDoor(by="Bo", door="vault", locked=True, pick_in_6=1, free=True), 4), ev.DoorOpened)
+        assert (picked.unlocked, picked.opened) == (ev.Unlock.NONE, False)
+        assert d.state.doors["vault"].text == "locked"
+        with pytest.raises(UsageError, match="door 'vault' is locked: give --key or a thievery chance"):
+            d.run(dg.OpenDoor(by="Bo", door="vault", free=True))
+        again = only(d.run(dg.OpenDoor(by="Bo", door="vault", pick_in_6=2, free=True), 2), ev.DoorOpened)
+        assert (again.locked, again.unlocked, again.opened) == (True, ev.Unlock.PICK, True)
+        assert d.state.doors["vault"].text == "unlocked, forced open"
+        last = only(d.run(dg.OpenDoor(by="Ann", door="vault")), ev.DoorOpened)
+        assert (last.locked, last.stuck, last.opened, last.rolls) == (False, False, True, ())
+
+    def test_a_door_unlocked_but_stuck_needs_no_key_again(self):
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="gate", locked=True, key=True), 6)
+        assert d.state.doors["gate"].text == "unlocked, stuck"
+        opened = only(d.run(dg.OpenDoor(by="Ann", door="gate"), 1), ev.DoorOpened)
+        assert (opened.locked, opened.stuck, opened.opened) == (False, True, True)
+
+    def test_spikes_are_remembered_and_shown_in_the_state(self):
+        d = Delve()
+        d.run(dg.SpikeDoor(held_open=False, door="north"))
+        d.run(dg.SpikeDoor(held_open=True, door="east"), 6)
+        d.run(dg.OpenDoor(by="Bo", door="vault", locked=True, pick_in_6=1, free=True), 4)
+        lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        assert "  doors: east: spiked open; north: spiked shut (counts as stuck); vault: locked" in lines
+        held = only(d.run(dg.OpenDoor(by="Bo", door="east")), ev.DoorOpened)
+        assert (held.stuck, held.opened, held.rolls) == (False, True, ())
+        shut = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 1), ev.DoorOpened)
+        assert (shut.stuck, shut.opened) == (True, True)
+        assert d.state.doors["north"].text == "forced open"
+
+    def test_the_audit_re_runs_a_remembered_door(self):
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="north"), 5)
+        d.run(dg.OpenDoor(by="Ann", door="north", free=True), 2)
+        d.run(dg.OpenDoor(by="Bo", door="north"))
+        events = [decode(r.envelope) for r in d.handler.store.read_stream(stream_for(CAMPAIGN))]
+        assert check_decision_events(events).issues == ()
 
 
 class TestLockedDoors:
@@ -423,6 +480,23 @@ class TestStateLines:
         assert not any("rest due" in line for line in lines)
         assert "  light: Ann's torch out" not in lines  # a torch that burned out is gone
         assert lines[1] == "  light: none (DARK: no mapping)"
+
+    def test_an_hour_without_rest_shows_the_penalty_until_the_party_rests(self):
+        """Six turns of moving: the attack and damage penalty is shown, and an attack for Ann carries it; a free
+        roll for someone outside the party is refused; resting removes the penalty."""
+        d = Delve()
+        for turn in range(1, 7):
+            d.run(dg.Move(), *((6,) if turn % 2 == 0 else ()))
+        penalty = "  unrested: -1 to attack and damage rolls made for a member until the party rests"
+        assert penalty in render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        rolled = only(d.run(c.RollDice(expression="1d20", purpose="attack goblin", made_for="Ann"), 12), DiceRolled)
+        assert (rolled.total, rolled.made_for, [m.value for m in rolled.modifiers]) == (11, "Ann", [-1])
+        with pytest.raises(NotFoundError, match="no member called Zed"):
+            d.run(c.RollDice(expression="1d20", purpose="attack", made_for="Zed"))
+        d.run(dg.Rest())
+        assert penalty not in render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        rolled = only(d.run(c.RollDice(expression="1d20", purpose="attack", made_for="Ann"), 12), DiceRolled)
+        assert (rolled.total, rolled.modifiers) == (12, ())
 
     def test_a_wandering_monster_due_is_shown_with_the_step_to_take(self):
         d = Delve(enter=dg.EnterDungeon(danger=True))

@@ -13,16 +13,20 @@ import pytest
 from hexlog.events import hexmap as ev
 from hexlog.events import travel as tev
 from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import RevealHidden, SetHex, hidden
+from hexlog.machine.hexmap import LoadMap, RevealHidden, SetHex, hidden
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
+from hexlog.projections.visibility import withheld_sessions
 from hexlog.replay.decisions import check_decision_events
+from hexlog.service.render import timeline
+from hexlog.service.render_travel import hex_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -111,6 +115,118 @@ class TestKeeperFacts:
         assert keeper.get_facts("c1") == {"k": "v"}
         assert FileKeeper(path).get("c1", "s1", commitment) == secret
         assert path.stat().st_mode & 0o777 == 0o600
+
+
+class _CountingKeeper(FileKeeper):
+    """A key file that counts its writes."""
+
+    writes = 0
+
+    def _write(self, data: dict[str, object]) -> None:
+        self.writes += 1
+        super()._write(data)
+
+
+class TestOneWritePerCommand:
+    def test_a_map_load_writes_the_key_file_once_for_all_its_hidden_features(self, tmp_path: Path) -> None:
+        """Twelve hidden features and the salt key drawn for them: one write of the key file, all kept."""
+        keeper = _CountingKeeper(tmp_path / "db.keys")
+        h = Handler(MemoryStore(), keeper, roller=lambda _table: ScriptedRoller([]))
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32)):
+            h.execute(CAMPAIGN, command)
+        before = keeper.writes
+        path = tmp_path / "many.toml"
+        path.write_text(
+            "".join(f'[hex."{n},0"]\nterrain = "meadow"\nhidden = ["cache {n}a", "cache {n}b"]\n' for n in range(6)),
+            encoding="utf-8",
+        )
+        h.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert keeper.writes - before == 1
+        features = hidden.kept(keeper, CAMPAIGN, h.load(CAMPAIGN).procedures["map"])
+        assert sorted(f.feature for f in features) == sorted(f"cache {n}{x}" for n in range(6) for x in "ab")
+        assert len({f.salt for f in features}) == 12
+
+    def test_the_salts_are_those_one_feature_at_a_time_gives(self) -> None:
+        """A feature's salt depends on its place among the map's commitments, placed in one command or many."""
+        one = found_campaign(search_face=None)
+        other = handler([])
+        other.keeper.put_fact(CAMPAIGN, hidden.SALT_KEY, one.keeper.get_facts(CAMPAIGN)[hidden.SALT_KEY])
+        other.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",)))
+        other.execute(CAMPAIGN, SetHex(hex="2,1", lairs=("wolf den",)))
+        assert one.load(CAMPAIGN).procedures["map"].placed == other.load(CAMPAIGN).procedures["map"].placed
+
+
+def lost_find() -> Handler:
+    """A party sets out from 2,2 heading N but is lost and truly goes SE (the lost die 1, the heading die 3)
+    into 3,2, where a cairn is hidden; it believes it is at 2,1 and searches there: a natural 1 finds the cairn."""
+    script: list[int] = []
+    h = handler(script)
+    for name in ("2,2", "2,1"):
+        h.execute(CAMPAIGN, SetHex(hex=name, terrain="meadow"))
+    h.execute(CAMPAIGN, SetHex(hex="3,2", terrain="meadow", hidden=("cairn",)))
+    h.execute(CAMPAIGN, t.StartJourney(hex="2,2"))
+    h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+    script.extend([1, 3])
+    h.execute(CAMPAIGN, t.DeclareRoute(headings=("N",)))
+    h.execute(CAMPAIGN, t.Move())
+    trip = h.load(CAMPAIGN).procedures["travel"]
+    assert (trip.hex, trip.believed) == ("3,2", "2,1")
+    script.append(1)
+    h.execute(CAMPAIGN, t.SearchHex())
+    return h
+
+
+def player_map(h: Handler) -> str:
+    the_map = h.load(CAMPAIGN).procedures["map"]
+    return "\n".join(line for name, place in the_map.hexes.items() for line in hex_lines(name, place, player=True))
+
+
+class TestFoundWhileLost:
+    def test_the_find_is_the_referees_until_the_party_learns_it_is_lost(self) -> None:
+        """The players' log and map do not show where the cairn was found; the referee's do."""
+        h = lost_find()
+        events = events_of(h)
+        (find,) = [e for e in events if isinstance(e, ev.FeatureFoundLost)]
+        assert (find.hex, find.feature) == ("3,2", "cairn")
+        assert not [e for e in events if isinstance(e, ev.FeatureFound)]
+        player = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM)), player=True))
+        assert "in 3,2" not in player
+        assert "cairn" not in player
+        assert "map.feature_found_lost (hidden" in player
+        referee = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM))))
+        assert "found by the lost party in 3,2" in referee
+        assert "cairn" not in player_map(h)
+        the_map = h.load(CAMPAIGN).procedures["map"]
+        assert the_map.unopened == ()
+        assert the_map.hex("3,2").found == ("cairn",)
+        h.execute(CAMPAIGN, t.RevealLost())
+        assert "found: cairn" in player_map(h)
+
+    def test_the_session_end_shows_the_find_to_the_players(self) -> None:
+        h = lost_find()
+        h.execute(CAMPAIGN, c.CloseSession())
+        assert "found: cairn" in player_map(h)
+        player = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM)), player=True))
+        assert "found by the lost party in 3,2" in player
+
+    def test_a_players_export_waits_for_the_session_end_even_without_a_secret_roll(self) -> None:
+        """The find is withheld like a secret roll: its session is one an export for players must wait for."""
+        events = events_of(lost_find())
+        assert withheld_sessions(events) == {"s1"}
+        alone = [e for e in events if not isinstance(e, DiceRolled) and not getattr(e, "referee_rolls", ())]
+        assert any(isinstance(e, ev.FeatureFoundLost) for e in alone)
+        assert withheld_sessions(alone) == {"s1"}
+
+    def test_the_audit_checks_the_opening_and_re_runs_the_search(self) -> None:
+        h = lost_find()
+        events = events_of(h)
+        found = check_decision_events(events)
+        assert (found.issues, found.doubts) == ((), ())
+        assert found.checked == 2  # the lost check and the search
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFoundLost))
+        events[at] = attrs.evolve(events[at], feature="a heap of gold")
+        issues = check_decision_events(events).issues
+        assert any(i.at == at and "map.feature_found_lost" in i.reason for i in issues)
 
 
 class TestReveal:

@@ -10,6 +10,7 @@ import pytest
 
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
+from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled, RollModifier
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
@@ -18,6 +19,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex, hidden
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.service import render
@@ -383,3 +385,26 @@ class TestExhaustion:
         day4 = travel_day(trip)
         lost_roll = next(e for e in day4 if isinstance(e, DiceRolled) and e.purpose == "travel.lost")
         assert lost_roll.modifier == -2
+
+
+class TestDayStart:
+    def test_every_travel_day_starts_at_the_rules_hour(self) -> None:
+        """explore: 08:00. The first day waits from the campaign's start (00:00); after end-day (midnight) the
+        next waits again; a day begun after 08:00 starts when it is begun."""
+        trip = Trip(meadows())
+        trip.run(t.StartJourney(hex="2,2"))
+        clock = only(trip.run(CLEAR), ClockAdvanced)
+        assert (clock.seconds, clock.reason) == (8 * 3600, "the travel day starts at 08:00")
+        assert trip.h.load(CAMPAIGN).clock.seconds == 8 * 3600
+        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.CheckWandering(), 1)
+        trip.run(t.EndDay())
+        assert trip.h.load(CAMPAIGN).clock.seconds == 24 * 3600
+        only(trip.run(CLEAR), ClockAdvanced)
+        assert trip.h.load(CAMPAIGN).clock.seconds == 32 * 3600
+        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.CheckWandering(), 1)
+        trip.run(t.EndDay())
+        trip.run(AdvanceClock(duration="10h"))
+        assert not [e for e in trip.run(CLEAR) if isinstance(e, ClockAdvanced)]
+        assert trip.h.load(CAMPAIGN).clock.seconds == 58 * 3600

@@ -25,7 +25,7 @@ from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import ClockOptions, Span
-from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
 from hexlog.machine.travel.terrain import row
@@ -204,7 +204,7 @@ def check(ctx: StepContext, command: CheckNight) -> None:
 def meet(ctx: StepContext, command: MeetEncounter) -> None:
     """Hand the night's encounter to the encounter procedure: the wilderness, in the dark, the fire its light."""
     state = under_way(ctx)
-    found = state.pending
+    found, made = state.pending, state.made
     assert found is not None  # noqa: S101 - the machine allows ``meet`` only with an encounter pending
     ctx.hand_off(
         StartEncounter(
@@ -216,8 +216,17 @@ def meet(ctx: StepContext, command: MeetEncounter) -> None:
             monster_speed=command.monster_speed,
             monsters_light=command.monsters_light,
             monsters_noisy=command.monsters_noisy,
+            distance_divisor=_visibility(ctx, made.weather if made is not None else ""),
         )
     )
+
+
+def _visibility(ctx: StepContext, weather: str) -> int:
+    """What the night's weather divides the encounter distance by: the poor-visibility divisor in fog or a
+    blizzard (REFERENCE §4.10), else 1."""
+    flags = (ctx.part(WildernessTables).weather_flags or {}).get(weather, ())
+    effects = ctx.part(TravelTables).weather_effects
+    return effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in flags else 1
 
 
 def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG001 - the resume signature

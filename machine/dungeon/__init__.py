@@ -3,14 +3,15 @@
 ``DUNGEON`` declares it for the kit; the modules of this package hold its parts: the transition
 table and its conditions (``machine``), the folded state (``state``), the commands, the steps
 (``steps``, ``doors``), what falls due as time passes (``due``: lights burning down, wandering
-checks), the typed rules it reads (``rules``) and the inverse audit uses (``inverse``).
+checks), the penalty of an hour without rest on attack and damage rolls (``rest``, a modifier
+source), the typed rules it reads (``rules``) and the inverse audit uses (``inverse``).
 """
 
 from __future__ import annotations
 
 from hexlog.events import dungeon as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.machine.dungeon import doors, due, steps
+from hexlog.machine.dungeon import doors, due, rest, steps
 from hexlog.machine.dungeon.commands import (
     TRIGGERS,
     CheckWandering,
@@ -64,6 +65,7 @@ DUNGEON = Procedure(
     inverse=INVERSE,
     guards=(guard,),
     due_checks=(DueCheck(name="light", run=due.burn), DueCheck(name="wandering", run=due.wander)),
+    modifiers=(rest.modifiers,),
     resume=Resume(trigger="resume", step=steps.resume),
     events=(
         ev.DelveEntered,

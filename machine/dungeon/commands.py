@@ -12,7 +12,7 @@ import attrs
 from hexlog.machine.commands import Command, arg
 
 BY_HELP = "the party member who does it"
-DOOR_HELP = "which door, in the referee's words (a spiked door is known by it)"
+DOOR_HELP = "which door, in the referee's words (the delve remembers a labelled door: locked, stuck, forced, spiked)"
 
 
 @attrs.frozen(kw_only=True)

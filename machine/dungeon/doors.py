@@ -1,7 +1,9 @@
 """Doors (§4.2): opening a locked or stuck one, listening at one, spiking one open or shut.
 
 Every door is closed and stuck unless the referee notes otherwise (``--free``); a door spiked shut
-counts as stuck whatever is noted. A locked door opens to its key or to a thievery roll whose chance
+counts as stuck whatever is noted. A labelled door is remembered (the delve's ``doors``): one known
+locked stays locked until a key or a pick opens it, one known stuck must be forced, one forced open
+(or held open by a spike) opens without a roll. A locked door opens to its key or to a thievery roll whose chance
 the referee gives (the host game's thief skill, A33), then must still be forced if stuck: the STR
 band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an axe's bonus, which then rolls a
 second die for breaking. A failed attempt to force a door makes noise. Rolls made for a character
@@ -22,6 +24,7 @@ from hexlog.machine.dungeon.state import under_way
 if TYPE_CHECKING:
     from hexlog.events.dice import DiceRolled
     from hexlog.machine.dungeon.commands import Listen, OpenDoor, SpikeDoor
+    from hexlog.machine.dungeon.state import KnownDoor
     from hexlog.machine.kit.context import StepContext
 
 OPEN, PICK, BREAK, LISTEN, SPIKE = (
@@ -52,6 +55,21 @@ def _pick(ctx: StepContext, command: OpenDoor) -> tuple[int, int, DiceRolled | N
     return chance, out_of, ctx.roll(f"1d{out_of}", PICK, made_for=command.by)
 
 
+def _no_way_in(command: OpenDoor) -> bool:
+    return not command.key and command.pick_chance is None and command.pick_in_6 is None
+
+
+def _stuck(command: OpenDoor, known: KnownDoor | None) -> bool:
+    """Whether the door must be forced: spiked shut or known stuck, it must; forced open before or held open by
+    a spike, it need not; else as the referee notes (stuck unless ``--free``)."""
+    if known is not None:
+        if known.spiked == "shut" or known.stuck:
+            return True
+        if known.forced or known.spiked == "open":
+            return False
+    return not command.free
+
+
 def open_door(ctx: StepContext, command: OpenDoor) -> None:
     """Unlock (key or pick), then force a stuck door (STR chance, a tool's bonus and breakage)."""
     if command.action != "open":
@@ -60,16 +78,21 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
     if command.tool not in {"", *TOOLS}:
         msg = f"the tools that help are {' and '.join(TOOLS)}, not {command.tool!r}"
         raise UsageError(msg)
-    if not command.locked and (command.key or command.pick_chance is not None or command.pick_in_6 is not None):
+    state, member = under_way(ctx), ctx.table.party.member(command.by)
+    known = state.doors.get(command.door) if command.door else None
+    locked = command.locked or (known is not None and known.locked)
+    if not locked and (command.key or command.pick_chance is not None or command.pick_in_6 is not None):
         msg = "a key or a thievery chance is for a locked door (add --locked)"
         raise UsageError(msg)
-    state, member = under_way(ctx), ctx.table.party.member(command.by)
     assert member is not None  # noqa: S101 - the machine checked the character
     table = ctx.part(DungeonTables).open_doors
     assert table is not None  # noqa: S101 - a delve begins only under rules that have it
     rolls: list[int] = []
     unlocked, chance_pick, out_of, pick_face = ev.Unlock.NONE, 0, 0, 0
-    if command.locked:
+    if locked:
+        if known is not None and known.locked and not command.locked and _no_way_in(command):
+            msg = f"door {command.door!r} is locked: give --key or a thievery chance (--pick-chance, --pick-in-6)"
+            raise UsageError(msg)
         chance_pick, out_of, rolled = _pick(ctx, command)
         if rolled is None:
             unlocked = ev.Unlock.KEY
@@ -77,9 +100,9 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
             rolls.append(rolled.nonce)
             pick_face = rolled.faces[0]
             unlocked = ev.Unlock.PICK if in_chance(pick_face, rolled.modifier, chance_pick) else ev.Unlock.NONE
-    stuck = not command.free or command.door in state.spiked_shut
+    stuck = _stuck(command, known)
     chance = face = modifier = break_face = 0
-    opened = not command.locked or unlocked is not ev.Unlock.NONE
+    opened = not locked or unlocked is not ev.Unlock.NONE
     broke = False
     if opened and stuck:
         bonus = table.tool_bonus_in_6 if command.tool else 0
@@ -97,7 +120,7 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
         ev.DoorOpened(
             door=command.door,
             by=command.by,
-            locked=command.locked,
+            locked=locked,
             unlocked=unlocked,
             pick_chance=chance_pick,
             pick_out_of=out_of,

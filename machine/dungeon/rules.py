@@ -46,6 +46,9 @@ class DungeonTable:
     #: only says danger "may increase the frequency or likelihood"; every turn on 1-2 does both
     danger_every_turns: int = attrs.field(default=1, validator=in_range(1, MAX_TURNS))
     danger_wandering_on: tuple[int, ...] = attrs.field(default=(1, 2), validator=in_range(*D6))
+    #: an hour of delving without its turns of rest: this on attack and damage rolls made for a member until
+    #: the party rests (REFERENCE §1, OSE; 0: no penalty, as in rules recorded before it was read)
+    unrested_penalty: int = attrs.field(default=0, validator=in_range(-10, 0))
 
 
 @attrs.frozen(kw_only=True)
@@ -67,7 +70,8 @@ class DungeonTables:
     dungeon: DungeonTable | None = rule(
         None,
         help="Dungeon turn: wandering check every N turns on these d6 faces, listening, secret doors, "
-        "spikes, rest turns per hour; the danger values of a dangerous place (§4.2).",
+        "spikes, rest turns per hour and the penalty to attack and damage for an hour without them; "
+        "the danger values of a dangerous place (§4.2, §1).",
     )
     open_doors: OpenDoorsTable | None = rule(
         None, help="Stuck doors: chance in 6 by STR band, a tool's bonus and its breakage faces (§4.2, A33)."

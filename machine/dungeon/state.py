@@ -23,6 +23,8 @@ class Phase(enum.Enum):
     OUTSIDE = "outside"
     EXPLORING = "exploring"
     ENCOUNTER = "encounter"
+    #: an encounter ended in pursuit: the chase runs, and the delve waits for it
+    CHASE = "chase"
     LEFT = "left"
 
 
@@ -41,6 +43,46 @@ class Light:
 
 
 @attrs.frozen(kw_only=True)
+class KnownDoor:
+    """What the party knows of a labelled door from what happened at it."""
+
+    #: locked, and no key or pick has opened it yet
+    locked: bool = False
+    #: its lock was opened (a key, or a pick that succeeded)
+    unlocked: bool = False
+    #: an attempt to force it failed: it sticks
+    stuck: bool = False
+    #: it was opened (forced, or free): it no longer sticks
+    forced: bool = False
+    #: ``open`` (held open by a spike) or ``shut`` (spiked shut: it counts as stuck); "" for neither
+    spiked: str = ""
+
+    @property
+    def text(self) -> str:
+        """How the state shows it."""
+        facts = ["locked" if self.locked else "unlocked" if self.unlocked else ""]
+        if self.spiked:
+            facts.append(f"spiked {self.spiked}" + (" (counts as stuck)" if self.spiked == "shut" else ""))
+        else:
+            facts.append("forced open" if self.forced else "stuck" if self.stuck else "")
+        return ", ".join(f for f in facts if f) or "closed"
+
+
+def _door(door: KnownDoor, event: ev.DoorOpened | ev.DoorSpiked) -> KnownDoor:
+    """A door's condition after an attempt to open it or a spike."""
+    if isinstance(event, ev.DoorSpiked):
+        if event.how == "shut":
+            return attrs.evolve(door, spiked="shut")
+        return attrs.evolve(door, spiked="" if event.slipped else "open")
+    if event.locked and event.unlocked is ev.Unlock.NONE:
+        return attrs.evolve(door, locked=True)
+    door = attrs.evolve(door, locked=False, unlocked=door.unlocked or event.locked)
+    if event.opened:
+        return attrs.evolve(door, forced=True, stuck=False, spiked="" if door.spiked == "shut" else door.spiked)
+    return attrs.evolve(door, stuck=True, forced=False) if event.stuck else door
+
+
+@attrs.frozen(kw_only=True)
 class DelveState:
     """The latest delve of a campaign."""
 
@@ -52,6 +94,8 @@ class DelveState:
     #: doors spiked shut (they count as stuck) and spiked open (held open), by label
     spiked_shut: tuple[str, ...] = ()
     spiked_open: tuple[str, ...] = ()
+    #: what the party knows of each labelled door (locked, unlocked, stuck, forced open, spiked), by label
+    doors: dict[str, KnownDoor] = attrs.field(factory=dict)
     moves: int = 0
     encounters: int = 0
     #: when the party last rested (or entered), seconds since the campaign began
@@ -94,10 +138,12 @@ def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa
     if state is None:
         return None
     changes: dict[str, Any] = {}
+    if isinstance(event, ev.DoorOpened | ev.DoorSpiked) and event.door:
+        changes["doors"] = {**state.doors, event.door: _door(state.doors.get(event.door, KnownDoor()), event)}
     match event:
         case PhaseChanged(procedure="dungeon", dest=dest):
             changes["phase"] = Phase[dest]
-        case HandedOff(parent="dungeon"):
+        case HandedOff(parent="dungeon", child="encounter"):
             changes.update(monster_due=False, encounters=state.encounters + 1)
         case ev.LightLit(carrier=carrier):
             changes["lights"] = _lights(

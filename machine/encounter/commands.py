@@ -38,6 +38,9 @@ class StartEncounter(Command):
     light_radius_ft: int | None = arg(None, help="radius of the light carried, feet", flag="--light-radius", least=1)
     vision_ft: int | None = arg(None, help="infravision or ultravision range, feet", flag="--vision", least=1)
     hiding: bool = arg(False, help="the other side heard noise and hid")  # noqa: FBT003 - a default
+    distance_divisor: int = arg(
+        1, help="poor visibility (fog, blizzard): the encounter distance is divided by this", least=1
+    )
 
 
 @attrs.frozen(kw_only=True)

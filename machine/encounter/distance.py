@@ -78,6 +78,8 @@ class Situation:
     light_radius_ft: int | None = None
     vision_ft: int | None = None
     hiding: bool = False
+    #: poor visibility (fog, blizzard) divides the distance by this (REFERENCE §4.10); 1: clear
+    distance_divisor: int = 1
 
 
 @attrs.define
@@ -118,6 +120,15 @@ def entry(rules: Ruleset, table: str, found: Mapping[K, V] | None, key: K | None
         msg = f"ruleset {rules.name}: tables.{table} has no entry {str(key)!r}"
         raise RulesError(msg)
     return found[key]
+
+
+def visibility(trace: Trace, value: int, situation: Situation, unit: str = "ft") -> int:
+    """``value`` divided (rounded down) by the situation's poor-visibility divisor, noted as a step."""
+    if situation.distance_divisor <= 1:
+        return value
+    result = value // situation.distance_divisor
+    trace.note(f"poor visibility: / {situation.distance_divisor} -> {result} {unit}")
+    return result
 
 
 def cap(trace: Trace, value: int, limit: int, label: str, unit: str = "ft") -> int:

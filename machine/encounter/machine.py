@@ -89,6 +89,7 @@ def situation_of(e: EncounterState) -> positions.Situation:
         light_radius_ft=s.light_radius_ft or None,
         vision_ft=s.vision_ft or None,
         hiding=s.hiding,
+        distance_divisor=s.distance_divisor,
     )
 
 

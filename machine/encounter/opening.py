@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 MAX_SPEED = 480
 MAX_MONSTERS = 10_000
 MAX_LENGTH_FT = 100_000
+MAX_DIVISOR = 10
 #: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
 OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
 
@@ -59,6 +60,7 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
             light_radius_ft=command.light_radius_ft or 0,
             vision_ft=command.vision_ft or 0,
             hiding=command.hiding,
+            distance_divisor=command.distance_divisor,
         ),
         ev.MovementRated(
             slowest_member=slowest.name,
@@ -88,6 +90,9 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
     setting = Setting(name)
     if not 1 <= command.monster_count <= MAX_MONSTERS:
         msg = f"monster count must be 1 to {MAX_MONSTERS}, not {command.monster_count}"
+        raise UsageError(msg)
+    if not 1 <= command.distance_divisor <= MAX_DIVISOR:
+        msg = f"the distance divisor must be 1 to {MAX_DIVISOR}, not {command.distance_divisor}"
         raise UsageError(msg)
     if not 0 < command.monster_speed <= MAX_SPEED:
         msg = f"monster speed must be 1 to {MAX_SPEED} feet per turn, not {command.monster_speed}"

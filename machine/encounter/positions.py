@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
 from hexlog.machine.encounter import positions_adnd
-from hexlog.machine.encounter.distance import PURPOSE, SETTINGS, Distance, Situation, Trace, cap, entry
+from hexlog.machine.encounter.distance import PURPOSE, SETTINGS, Distance, Situation, Trace, cap, entry, visibility
 from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
 from hexlog.machine.kit.rules import RulesError
 
@@ -66,7 +68,11 @@ def determine_distance(
         return _ose(trace, rules, situation, surprised)
     if chosen is DistanceRules.EXPLORE:
         return _explore(trace, rules, situation, surprised)
-    return positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
+    found = positions_adnd.distance(trace, rules, situation, surprised=surprised, segments=segments)
+    if situation.distance_divisor <= 1 or found.melee:
+        return found
+    value = visibility(trace, found.value, situation, str(found.unit))
+    return attrs.evolve(found, value=value, steps=tuple(trace.steps))
 
 
 def _line_of_sight(trace: Trace, value: int, unit: Unit, situation: Situation) -> int:
@@ -98,6 +104,7 @@ def _ose(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bo
         why = "not reduced here" if not row.surprised_dice else f"the trigger is {trigger.value!r}"
         trace.note(f"surprise: distance {why}")
     value = _scaled(trace, dice, row.multiplier, row.unit, purpose)
+    value = visibility(trace, value, situation, row.unit)
     value = _line_of_sight(trace, value, row.unit, situation)
     rule = f"ose.{setting} {dice}x{row.multiplier}{row.unit}{label}"
     return trace.distance(value, row.unit, rule)
@@ -120,6 +127,7 @@ def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
     else:
         dice, multiplier, purpose, label = row.dice, row.multiplier, PURPOSE, ""
     value = _scaled(trace, dice, multiplier, unit, purpose)
+    value = visibility(trace, value, situation, unit)
     value = _line_of_sight(trace, value, unit, situation)
     at_most = row.missiles_at_most
     missiles = at_most is not None and value <= at_most

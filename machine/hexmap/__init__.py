@@ -14,8 +14,12 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events import castle as castle_ev
 from hexlog.events import hexmap as ev
 from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.machine.castle.rules import CastleTables, placement_problem
+from hexlog.machine.castle.state import PROCEDURE as CASTLES
+from hexlog.machine.castle.state import CastleState
 from hexlog.machine.commands import Command, arg
 from hexlog.machine.hexmap import grid, hidden, mapfile
 from hexlog.machine.hexmap.hidden import Placement
@@ -84,15 +88,25 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 
 def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
-    """The events, each hidden feature kept by the keeper and replaced by its commitment."""
+    """The events, each hidden feature replaced by its commitment (the keeper keeps them all in one write), and
+    each castle checked against the rules (one already standing is kept, with what is known of it)."""
+    placements = [item for item in items if isinstance(item, Placement)]
+    commitments = iter(hidden.place(ctx, placements, len(the_map(ctx).placed)))
+    castles = ctx.state(CASTLES)
+    standing = set(castles.castles) if isinstance(castles, CastleState) else set()
     out: list[Event] = []
-    index = len(the_map(ctx).placed)
     for item in items:
-        if isinstance(item, Placement):
-            out.append(hidden.place(ctx, item, index))
-            index += 1
-        else:
+        if isinstance(item, castle_ev.CastlePlaced):
+            problem = placement_problem(ctx.part(CastleTables).castle, item.castle_type, item.disposition)
+            if problem:
+                msg = f"hex {item.hex}: {problem}"
+                raise UsageError(msg)
+            if item.hex in standing:  # a map loaded again keeps the castle and what is known of it
+                continue
+            standing.add(item.hex)
             out.append(item)
+        else:
+            out.append(next(commitments) if isinstance(item, Placement) else item)
     return out
 
 
@@ -152,8 +166,16 @@ HEXMAP = Procedure(
     model=MapModel,
     fold=evolve,
     state_type=MapState,
-    rules=(MapTables,),
-    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureRevealed),
+    rules=(MapTables, CastleTables),
+    events=(
+        ev.MapLoaded,
+        ev.HexSet,
+        ev.HiddenFeaturePlaced,
+        ev.FeatureFound,
+        ev.FeatureFoundLost,
+        ev.FeatureRevealed,
+        castle_ev.CastlePlaced,
+    ),
 )
 
 __all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "RevealHidden", "SetHex"]

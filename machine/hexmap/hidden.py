@@ -25,6 +25,8 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexlog.machine.keeper import SecretKeeper
     from hexlog.machine.kit.context import StepContext
 
@@ -85,17 +87,27 @@ def salt_key(keeper: SecretKeeper, campaign: str) -> bytes:
     return bytes.fromhex(kept)
 
 
-def place(ctx: StepContext, placement: Placement, index: int) -> ev.HiddenFeaturePlaced:
-    """Keep a new feature with its salt (``index``: its place among the map's commitments); the event that
-    commits to it."""
+def place(ctx: StepContext, placements: Sequence[Placement], index: int) -> list[ev.HiddenFeaturePlaced]:
+    """Keep new features with their salts (``index``: the first one's place among the map's commitments), all
+    in one write of the keeper (with the salt key, when it is drawn now); the events that commit to them."""
+    if not placements:
+        return []
     if ctx.keeper is None:
         msg = "no key keeper: a hidden feature cannot be placed here"
         raise RuleRefusedError(msg)
-    key = salt_key(ctx.keeper, ctx.campaign)
-    salt = hmac.new(key, f"hidden feature {index}".encode(), hashlib.sha256).hexdigest()
-    feature = Hidden(hex=placement.hex, feature=placement.feature, lair=placement.lair, salt=salt)
-    keep(ctx.keeper, ctx.campaign, feature)
-    return ev.HiddenFeaturePlaced(commitment=feature.commitment)
+    kept = ctx.keeper.get_facts(ctx.campaign).get(SALT_KEY)
+    facts: dict[str, str] = {}
+    if kept is None:
+        kept = facts[SALT_KEY] = secrets.token_bytes(SALT_BYTES).hex()
+    key = bytes.fromhex(kept)
+    placed = []
+    for offset, placement in enumerate(placements):
+        salt = hmac.new(key, f"hidden feature {index + offset}".encode(), hashlib.sha256).hexdigest()
+        feature = Hidden(hex=placement.hex, feature=placement.feature, lair=placement.lair, salt=salt)
+        facts[feature.commitment] = feature.text()
+        placed.append(ev.HiddenFeaturePlaced(commitment=feature.commitment))
+    ctx.keeper.put_facts(ctx.campaign, facts)
+    return placed
 
 
 def kept(keeper: SecretKeeper, campaign: str, state: MapState) -> list[Hidden]:
@@ -131,7 +143,12 @@ def in_hex(ctx: StepContext, hex_name: str) -> list[Hidden]:
     return [f for f in still_hidden(ctx) if f.hex == hex_name]
 
 
-def opening(feature: Hidden, *, found: bool) -> ev.FeatureFound | ev.FeatureRevealed:
-    """The event that opens a feature's commitment: found by a search, or revealed by the referee."""
-    kind = ev.FeatureFound if found else ev.FeatureRevealed
+def opening(
+    feature: Hidden, *, found: bool, lost: bool = False
+) -> ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed:
+    """The event that opens a feature's commitment: found by a search (by a party that is ``lost``, the
+    referee's for the session), or revealed by the referee."""
+    kind: type[ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed] = ev.FeatureRevealed
+    if found:
+        kind = ev.FeatureFoundLost if lost else ev.FeatureFound
     return kind(hex=feature.hex, feature=feature.feature, lair=feature.lair, salt=feature.salt)

@@ -15,6 +15,8 @@ import attrs
 from hexlog.events import hexmap as ev
 from hexlog.events.codec import converter
 from hexlog.events.procedure import PhaseChanged
+from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.events.travel import LostRevealed
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -37,6 +39,9 @@ class Feature:
     text: str
     lair: bool = False
     found: bool = False
+    #: found by a party that was lost: the players do not know its hex until the party learns it is lost
+    #: or the session ends
+    astray: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -52,8 +57,13 @@ class Hex:
 
     @property
     def found(self) -> tuple[str, ...]:
-        """The features found so far (what players know)."""
+        """The features found so far."""
         return tuple(f.text for f in self.features if f.found)
+
+    @property
+    def known_found(self) -> tuple[str, ...]:
+        """The features found here that the players know are here (not those found while lost, yet)."""
+        return tuple(f.text for f in self.features if f.found and not f.astray)
 
 
 _HEX_KEYS = frozenset(field.name for field in attrs.fields(Hex))
@@ -64,7 +74,12 @@ def _feature(data: dict[str, Any]) -> Feature:
     if not data.keys() <= _FEATURE_KEYS:
         msg = f"a feature has unknown keys {sorted(data.keys() - _FEATURE_KEYS)}"
         raise ValueError(msg)
-    return Feature(text=str(data["text"]), lair=bool(data.get("lair", False)), found=bool(data.get("found", False)))
+    return Feature(
+        text=str(data["text"]),
+        lair=bool(data.get("lair", False)),
+        found=bool(data.get("found", False)),
+        astray=bool(data.get("astray", False)),
+    )
 
 
 def _structure_hex(data: dict[str, Any], _: type) -> Hex:
@@ -126,12 +141,27 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
         case ev.HiddenFeaturePlaced():
             before = state or MapState()
             return attrs.evolve(before, placed=(*before.placed, event.commitment))
-        case ev.FeatureFound() | ev.FeatureRevealed() if state is not None:
+        case ev.FeatureFound() | ev.FeatureFoundLost() | ev.FeatureRevealed() if state is not None:
             return _opened(state, event)
+        case LostRevealed() | SessionClosed() | SessionAbandoned() if state is not None:
+            return _located(state)
     return state
 
 
-def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureRevealed) -> MapState:
+def _located(state: MapState) -> MapState:
+    """The map once the players may know where every feature found while lost lies: the party learned it was
+    lost, or the session ended."""
+    astray = [name for name, place in state.hexes.items() if any(f.astray for f in place.features)]
+    if not astray:
+        return state
+    hexes = dict(state.hexes)
+    for name in astray:
+        place = hexes[name]
+        hexes[name] = attrs.evolve(place, features=tuple(attrs.evolve(f, astray=False) for f in place.features))
+    return attrs.evolve(state, hexes=hexes)
+
+
+def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed) -> MapState:
     """The map once a hidden feature's commitment is opened (unchanged by an opening of no commitment still
     hidden: the audit names it)."""
     key = event.commitment
@@ -141,5 +171,10 @@ def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureRevealed) -> Map
     old = state.hexes.get(event.hex)
     if old is None:
         return state
-    found = Feature(text=event.feature, lair=event.lair, found=isinstance(event, ev.FeatureFound))
+    found = Feature(
+        text=event.feature,
+        lair=event.lair,
+        found=isinstance(event, ev.FINDS),
+        astray=isinstance(event, ev.FeatureFoundLost),
+    )
     return attrs.evolve(state, hexes={**state.hexes, event.hex: attrs.evolve(old, features=(*old.features, found))})

@@ -29,6 +29,12 @@ class ClockOptions:
         help="Seconds in one watch of the night (A34: two hours in seed 004; a night is four watches).",
         validator=in_range(1, DAY_SECONDS),
     )
+    day_start_hour: int = rule(
+        0,
+        help="The hour a travel day starts: one begun earlier waits for it on the clock (seed 004: 8, after "
+        "an 8-hour night in camp from midnight; 0: at midnight, as rules recorded before it was read).",
+        validator=in_range(0, 23),
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -66,6 +66,7 @@ TRAVEL = Procedure(
         ev.Searched,
         ev.SearchRolled,
         mapev.FeatureFound,
+        mapev.FeatureFoundLost,
         ev.WanderingChecked,
         ev.DayEnded,
         ev.Rested,

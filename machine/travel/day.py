@@ -15,7 +15,7 @@ from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.evasion import EvasionOptions
 from hexlog.machine.hexmap import grid
-from hexlog.machine.kit.clock import DAY_SECONDS, Span
+from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.travel import exhaustion, terrain
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 SEASONS = ("spring", "summer", "autumn", "winter")
 #: Dolmenwood's Speed is the combat rate: a third of the exploration rate in feet per turn (Speed 40 = 120 ft)
 FEET_PER_TURN_PER_SPEED = 3
+HOUR_SECONDS = 3600
 
 
 def start(ctx: StepContext, command: c.StartJourney) -> None:
@@ -63,7 +64,9 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
 
 
 def weather(ctx: StepContext, command: c.RollWeather) -> None:
-    """Start the day: exhaustion first, then the weather (2d6 on the season's column, or the referee's)."""
+    """Start the day at the rules' hour (the clock runs on to it), then exhaustion, then the weather (2d6 on the
+    season's column, or the referee's)."""
+    _to_day_start(ctx)
     trip = journey(ctx)
     tables = ctx.part(TravelTables)
     flags_of = ctx.part(WildernessTables).weather_flags or {}
@@ -170,7 +173,9 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
         )
     )
     if meet:
-        ctx.hand_off(StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters"))
+        ctx.hand_off(
+            StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters", distance_divisor=divisor)
+        )
 
 
 def resumed(ctx: StepContext, command: object) -> None:
@@ -215,13 +220,21 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
 
 def _after_pursuit(ctx: StepContext) -> None:
     """An encounter rolled while the party rested after the pursuit is handed off."""
-    chase = ctx.state(PURSUIT)
-    rested = getattr(chase, "rested", None)
-    if not isinstance(rested, PursuitRested) or getattr(chase, "ended", None) is None:
+    chased = ctx.state(PURSUIT)
+    rested = getattr(chased, "rested", None)
+    if not isinstance(rested, PursuitRested) or getattr(chased, "ended", None) is None:
         return
     trip = journey(ctx)
-    if rested.encounters and chase.ended.outcome == "escaped":
+    if rested.encounters and chased.ended.outcome == "escaped":
         ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
+
+
+def _to_day_start(ctx: StepContext) -> None:
+    """A travel day starts at the rules' hour (``day_start_hour``): before it, the clock runs on to it."""
+    hour = ctx.part(ClockOptions).day_start_hour
+    into = ctx.table.clock.seconds % DAY_SECONDS
+    if into < hour * HOUR_SECONDS:
+        ctx.advance(Span(seconds=hour * HOUR_SECONDS - into), reason=f"the travel day starts at {hour:02d}:00")
 
 
 def _to_next_day(ctx: StepContext, reason: str) -> None:

@@ -6,10 +6,11 @@ party that reaches the hex where it expected a landmark, and is not there, learn
 
 The hidden features of the hex come from the referee's key keeper (the log holds only their
 commitments; the audit's keeper holds those the log opened). The search roll is the referee's secret
-(a 1 that finds nothing would tell the players the hex is empty). On the default table a low face
-finds, so a penalty on the roll (exhaustion) is read against the party: the face minus the roll's
-modifier must lie in the range; a natural 1 always finds a feature that is there. On the dvdm table a
-high total finds, and the total is read as rolled.
+(a 1 that finds nothing would tell the players the hex is empty). A party that is lost, and does not
+know it, finds in its true hex: the find (``FeatureFoundLost``) is the referee's until the session ends.
+On the default table a low face finds, so a penalty on the roll (exhaustion) is read against the party:
+the face minus the roll's modifier must lie in the range; a natural 1 always finds a feature that is
+there. On the dvdm table a high total finds, and the total is read as rolled.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
             referee_rolls=tuple(nonces),
         )
     )
-    ctx.emit(*(hidden.opening(feature, found=True) for feature in found))
+    astray = trip.hex != trip.believed  # lost, and not knowing it: the find must not tell the players where
+    ctx.emit(*(hidden.opening(feature, found=True, lost=astray) for feature in found))
 
 
 def _default_range(ctx: StepContext, place: Hex, guide: bool) -> tuple[int, ...]:  # noqa: FBT001 - a fact
