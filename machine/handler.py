@@ -32,7 +32,7 @@ from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER, commitment_key
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from hexlog.events.store import LiveStore
     from hexlog.machine.kit.registry import Registry
@@ -94,17 +94,18 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
         canonical_json([campaign, command_id]).encode("utf-8")
         digest = command_digest(command)
     except UnicodeEncodeError:
-        name = type(command).__name__
+        name = f"'{c.spoken(command)}'"
         if _not_unicode(campaign, "campaign") is not None:
             where = "the campaign id"
         elif _not_unicode(command_id, "command id") is not None:
             where = "the command id"
         else:
             field = _not_unicode(converter.unstructure(command), "")
-            where = f"the {field} of {name}" if field else f"the text of {name}"
+            where = f"the {field.replace('_', ' ')} of {name}" if field else f"the text of {name}"
         msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
     text.check(converter.unstructure(command))
+    c.check_numbers(command)
     return digest
 
 
@@ -230,9 +231,7 @@ class Handler:
             commitment_used=self._commitment_used(campaign, lives[LEDGER.name]),
         )
         kit.run(ctx, command)
-        if not ctx.events:
-            msg = f"{type(command).__name__} produced no events"
-            raise UsageError(msg)
+        _check_recordable(command, ctx.events)
         version = table.version + len(ctx.events)
         after = attrs.evolve(ctx.table, version=version)
         source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time
@@ -275,3 +274,15 @@ class Handler:
             return Outcome(result=result, events=(), table=self.load(campaign))
         self._live[campaign] = moved
         return Outcome(result=result, events=tuple(ctx.events), table=after)
+
+
+def _check_recordable(command: c.Command, events: Sequence[Event]) -> None:
+    """``UsageError`` when a command produced nothing, or an event holds an integer past 2**53 - 1."""
+    if not events:
+        msg = f"'{c.spoken(command)}' produced no events"
+        raise UsageError(msg)
+    for event in events:
+        huge = c.oversized(to_data(event))
+        if huge is not None:
+            msg = f"the number {huge} is too large to record (an event holds integers up to 2**53 - 1)"
+            raise UsageError(msg)

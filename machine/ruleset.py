@@ -197,10 +197,17 @@ def _merged(old: Any, new: Any, where: str) -> Any:
     return copy.deepcopy(new)
 
 
+#: the largest integer a JSON reader holds exactly: a recorded ruleset holds none larger
+SAFE_INTEGER = 2**53 - 1
+
+
 def _check_finite(value: Any, where: str) -> None:
-    """TOML allows nan and inf; no rule can use them."""
+    """TOML allows nan and inf, and integers past 2**53; no rule can use them (a log records them inexactly)."""
     if isinstance(value, float) and not math.isfinite(value):
         msg = f"{where}: {value} is not allowed; use a finite number"
+        raise RulesError(msg)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
+        msg = f"{where}: {value} is too large; a number in the rules is at most 2**53 - 1 either way"
         raise RulesError(msg)
     if isinstance(value, dict):
         for key, item in value.items():

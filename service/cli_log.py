@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -14,9 +15,14 @@ from rich.console import Console
 from hexlog.events.chain import verify_stream
 from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
+from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.files import MAX_EXPORT_BYTES, read_regular
+from hexlog.events.procedure import PhaseChanged
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import stream_for
+from hexlog.machine.commands import SAFE_INTEGER
+from hexlog.machine.text import counted
 from hexlog.projections import live, visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
@@ -39,6 +45,9 @@ from hexlog.service.door import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -46,15 +55,29 @@ out = Console(highlight=False, soft_wrap=True, markup=False)
 VIEWS = ("referee", "player")
 
 
-def log(
+def log(  # noqa: PLR0913, PLR0917 - one option per filter
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     view: Annotated[
         str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")
     ] = "referee",
-    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0)] = 0,
+    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0, max=SAFE_INTEGER)] = 0,
+    session: Annotated[str | None, typer.Option(help="only what was recorded while this session was open")] = None,
+    encounter: Annotated[
+        int | None, typer.Option(help="only encounter N, from its start to its end", min=1, max=SAFE_INTEGER)
+    ] = None,
+    rolls: Annotated[bool, typer.Option("--rolls", help="only the rolls")] = False,  # noqa: FBT002 - a flag
+    everything: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--all", help="show the phase changes too (hidden by default)")
+    ] = False,
+    as_json: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--json", help="one JSON object a line: version, time, type, text, data")
+    ] = False,
 ) -> None:
-    """Show the campaign as a timeline: every roll with what it meant, every decision."""
+    """Show the campaign as a timeline: every roll with what it meant, every decision.
+
+    Phase changes are left out unless --all; --session, --encounter and --rolls narrow it down.
+    """
     if view not in VIEWS:
         msg = f"--view must be referee or player, not {view!r}"
         raise UsageError(msg)
@@ -68,10 +91,57 @@ def log(
             f"the log of campaign {door.campaign} is damaged at version {damaged.streamversion}: {damaged.reason}; "
             "run 'hexlog audit'"
         )
-    for line in lines[-last:] if last else lines:
-        out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
-    if recorded:
+    events = [decode(r.envelope) for r in recorded]
+    keep = _kept(events, session=session, encounter=encounter, rolls=rolls, everything=everything)
+    chosen = [(line, rec) for line, rec, ok in zip(lines, recorded, keep, strict=True) if ok]
+    for line, rec in chosen[-last:] if last else chosen:
+        if as_json:
+            row = {"version": line.version, "time": line.time, "type": rec.envelope.type, "text": line.text}
+            row["data"] = None if line.hidden else rec.envelope.data
+            sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+        else:
+            out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
+    if recorded and not as_json:
         out.print(door.receipt())
+
+
+def _kept(
+    events: list[Event], *, session: str | None, encounter: int | None, rolls: bool, everything: bool
+) -> list[bool]:
+    """Which events the log shows: the session's, the encounter's, the rolls; phase changes only with --all."""
+    keep = [everything or not isinstance(e, PhaseChanged) for e in events]
+    if rolls:
+        keep = [k and isinstance(e, DiceRolled) for k, e in zip(keep, events, strict=True)]
+    if session is not None:
+        span = _span(
+            events,
+            lambda e: isinstance(e, SessionOpened) and e.session == session,
+            lambda e: isinstance(e, SessionClosed | SessionAbandoned) and e.session == session,
+        )
+        if span is None:
+            msg = f"no session {session} in this campaign"
+            raise NotFoundError(msg)
+        keep = [k and span[0] <= i <= span[1] for i, k in enumerate(keep)]
+    if encounter is not None:
+        span = _span(
+            events,
+            lambda e: isinstance(e, EncounterStarted) and e.number == encounter,
+            lambda e: isinstance(e, PhaseChanged) and e.procedure == "encounter" and e.dest == "CONCLUDED",
+        )
+        if span is None:
+            msg = f"no encounter {encounter} in this campaign"
+            raise NotFoundError(msg)
+        keep = [k and span[0] <= i <= span[1] for i, k in enumerate(keep)]
+    return keep
+
+
+def _span(events: list[Event], first: Callable[[Event], bool], last: Callable[[Event], bool]) -> tuple[int, int] | None:
+    """The indices from the first event ``first`` holds for to the next ``last`` holds for (or the end)."""
+    start = next((i for i, e in enumerate(events) if first(e)), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(events)) if last(events[i])), len(events) - 1)
+    return start, end
 
 
 def replay(
@@ -109,7 +179,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
-    roll: Annotated[int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0)] = None,
+    roll: Annotated[
+        str | None, typer.Option("--roll", help="explain this roll: its name as the log shows it (s2#4), or a nonce")
+    ] = None,
     session: Annotated[
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
     ] = None,
@@ -131,6 +203,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     --strict), 1 FAILED (the first bad event is named).
     """
     receipts = [Receipt.parse(text) for text in expect or ()]
+    nonce, session = _roll_named(roll, session) if roll is not None else (None, session)
     if file is not None:
         envelopes = exports.read_export(_read_lines(file))
         report = audits.audit_envelopes(envelopes, expect=receipts)
@@ -145,8 +218,8 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )
-    if roll is not None:
-        _explain(envelopes, roll, session, referee=referee, secret=secret)
+    if nonce is not None:
+        _explain(envelopes, nonce, session, referee=referee, secret=secret)
         return
     out.print(report.text())
     verdict = report.verdict
@@ -162,6 +235,18 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         raise typer.Exit(Verdict.FAILED.exit_code)
     if verdict is not Verdict.VERIFIED:
         raise typer.Exit(verdict.exit_code)
+
+
+def _roll_named(text: str, session: str | None) -> tuple[int, str | None]:
+    """The nonce and session a roll's name gives: ``s2#4`` (session s2, nonce 4) or ``4`` (with --session)."""
+    named, _, digits = text.strip().rpartition("#")
+    if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(SAFE_INTEGER)):
+        msg = f"--roll takes a roll's name as the log shows it (s2#4) or a nonce, not {text!r}"
+        raise UsageError(msg)
+    if named and session is not None and named != session:
+        msg = f"--roll {text} names session {named}, but --session says {session}"
+        raise UsageError(msg)
+    return int(digits), named or session
 
 
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
@@ -232,7 +317,7 @@ def export(
         sys.stdout.write(text)
     else:
         _write_export(out_file, text, private=referee)
-        out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
+        out.print(f"exported {counted(len(lines), 'event')} of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
             f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n"
@@ -276,7 +361,9 @@ def import_(
     OPENED.callback(close_store, store)  # a new file left without events (a failed import) is removed
     result = exports.import_envelopes(store, envelopes)
     live.refresh(store, result.stream_id, projections())  # a cache: a write it cannot make is skipped
-    out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
+    out.print(
+        f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {db}; chain and rolls verified"
+    )
 
 
 def install(app: typer.Typer) -> None:

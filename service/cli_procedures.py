@@ -21,7 +21,7 @@ from rich.console import Console
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, limits_of
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -97,9 +97,8 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation, default = list[args[0]] | None, None  # type: ignore[valid-type]
     else:
         annotation = kind
-        info = (
-            typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
-        )
+        low, high = limits_of(field.name) or (least, None)
+        info = typer.Option(flag, help=help_text, min=low, max=high)
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )

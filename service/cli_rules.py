@@ -13,6 +13,7 @@ from hexlog.events import files
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 UNUSED = "[not used by any procedure yet]"
@@ -94,7 +95,7 @@ def diff(
         out.print(f"{first} and {second} are the same (hash {a.hash[:16]})")
         return
     label = second + (" with house rules" if rules else "")
-    out.print(f"{len(rows)} difference(s): {first} | {label}")
+    out.print(f"{counted(len(rows), 'difference')}: {first} | {label}")
     for key, left, right in rows:
         out.print(f"{key}: {_show(left)} | {_show(right)}")
 

@@ -74,6 +74,8 @@ def token_create(
 @token_app.command("list")
 def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
     """The tokens (of one campaign with --campaign): id, campaign, role, label, made, revoked."""
+    if campaign is not None:
+        check_campaign_id(campaign)
     open_store(db).close()
     tokens = TokenStore(db)
     try:

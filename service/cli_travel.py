@@ -11,7 +11,7 @@ from rich.console import Console
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.hexmap import grid, hidden
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.service import render_travel
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -62,7 +62,8 @@ def map_lines(door: Door, hex_name: str | None, *, player: bool) -> list[str]:
     missing = 0 if player else len(the_map.unopened) - len(kept)
     if missing:
         lines.append(
-            f"{missing} hidden feature(s) of the map are not in the key file: only their commitments are known"
+            f"{counted(missing, 'hidden feature')} of the map {'is' if missing == 1 else 'are'} not in the key file: "
+            "only their commitments are known"
         )
     return lines
 

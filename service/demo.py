@@ -24,6 +24,7 @@ from hexlog.machine import encounter as enc
 from hexlog.machine.hexmap import SetHex, grid, hidden
 from hexlog.machine.pursuit import Phase as PursuitPhase
 from hexlog.machine.pursuit import commands as pursuit
+from hexlog.machine.text import counted
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
@@ -243,7 +244,9 @@ def _afterwards(door: Door, db: Path, campaign: str) -> None:
     out.print("== Afterwards")
     stream = stream_for(campaign)
     version = door.store.stream_version(stream)
-    out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns); the log holds {version} events")
+    out.print(
+        f"  clock: {table.clock.text} ({counted(table.clock.turns, 'turn')}); the log holds {counted(version, 'event')}"
+    )
     receipt = Receipt.of(door.store.read_stream(stream, version)[0].envelope)
     out.print(
         f"  audit: {report.verdict}: {report.rolls_verified} of {report.rolls} rolls re-derived from the revealed "

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -35,6 +36,7 @@ from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundErro
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
 from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
+from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.kit import calendar
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
 OPENED = contextlib.ExitStack()
 
 DEFAULT_CAMPAIGN = "main"
+#: the ids ``hexlog demo`` takes: ``demo``, then ``demo-2``, ``demo-3``, ...
+DEMO_ID = re.compile(r"^demo(-[0-9]+)?$")
 #: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
 DEFAULT_BUSY_TIMEOUT = 10.0
 
@@ -124,15 +128,28 @@ def campaign_ids(store: SQLiteStore) -> list[str]:
     return [s.removeprefix("campaign-") for s in store.streams() if s.startswith("campaign-")]
 
 
+def is_demo(campaign: str) -> bool:
+    """Whether a campaign id is one ``hexlog demo`` takes for itself (``demo``, ``demo-2``, ...)."""
+    return DEMO_ID.match(campaign) is not None
+
+
 def resolve_campaign(store: SQLiteStore, given: str | None) -> str:
-    """The campaign a command is for: the one given, or the only one the database holds."""
-    if given:
+    """The campaign a command is for: the one given, else the only one the database holds.
+
+    The demo's campaigns are its own: a database that holds the user's campaign beside them means
+    the user's, so the README's walk-through after ``hexlog demo`` plays the user's campaign.
+    """
+    if given is not None:
+        check_campaign_id(given)
         return given
     known = campaign_ids(store)
-    if not known:
-        return DEFAULT_CAMPAIGN
-    if len(known) == 1:
+    own = [name for name in known if not is_demo(name)]
+    if not own and len(known) == 1:
         return known[0]
+    if not own:
+        return DEFAULT_CAMPAIGN
+    if len(own) == 1:
+        return own[0]
     msg = f"the database holds several campaigns ({', '.join(known)}); choose one with --campaign"
     raise UsageError(msg)
 
@@ -146,14 +163,22 @@ class Door:
     campaign: str
 
     @classmethod
-    def open(cls, db: Path, campaign: str | None, *, create: bool = False, readonly: bool = False) -> Door:
-        """Open the store and its key file, and settle the campaign (``readonly``: for a command that only reads)."""
+    def open(
+        cls, db: Path, campaign: str | None, *, create: bool = False, readonly: bool = False, new: bool = False
+    ) -> Door:
+        """Open the store and its key file, and settle the campaign (``readonly``: for a command that only reads).
+
+        ``new``: the command starts a campaign, so without an id it is ``main``, never one the database holds.
+        """
         if campaign is not None:
             check_text(campaign, "--campaign")
+            check_campaign_id(campaign)
         store = open_store(db, create=create, readonly=readonly)
-        OPENED.callback(close_store, store)
         handler = Handler(store, FileKeeper(key_file_for(db), lock_timeout=busy_timeout()))
-        return cls(store=store, handler=handler, campaign=resolve_campaign(store, campaign))
+        chosen = (campaign or DEFAULT_CAMPAIGN) if new else resolve_campaign(store, campaign)
+        door = cls(store=store, handler=handler, campaign=chosen)
+        OPENED.callback(door.close)
+        return door
 
     def warn_if_damaged(self) -> None:
         """One line on standard error when the campaign's last event does not match its hash or link."""

@@ -516,32 +516,32 @@ class TestEncounterInvariants:
         handler.execute("c1", c.RemoveMember(name="Ann"))
         assert handler.load("c1").party.members == ()
 
-    def test_an_armour_the_rules_in_force_do_not_know_is_refused_at_once(self, store):
-        """Under adnd, party add with an unknown armour is a usage error naming it; nothing is written."""
+    def test_an_armor_the_rules_in_force_do_not_know_is_refused_at_once(self, store):
+        """Under adnd, party add with an unknown armor is a usage error naming it; nothing is written."""
         handler = _at_table(store, "adnd")
         version = store.stream_version(STREAM)
-        with pytest.raises(UsageError, match=r"armour 'mithril_shirt' is not known to the rules in force \(adnd\)"):
+        with pytest.raises(UsageError, match=r"armor 'mithril_shirt' is not known to the rules in force \(adnd\)"):
             handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
         assert store.stream_version(STREAM) == version
         assert handler.load("c1").party.members == ()
 
     @pytest.mark.parametrize("armor", ["chain_mail", "chain", "metal", "none"])
-    def test_an_armour_adnd_knows_is_accepted(self, store, armor):
-        """A suit, a short name, a kind, or none: the member is added with that armour."""
+    def test_an_armor_adnd_knows_is_accepted(self, store, armor):
+        """A suit, a short name, a kind, or none: the member is added with that armor."""
         handler = _at_table(store, "adnd")
         assert handler.execute("c1", c.AddMember(name="Ann", armor=armor)).events[0].armor == armor
 
-    def test_under_ose_any_armour_name_is_accepted(self, store):
-        """OSE reads no armour, so a name adnd would refuse is recorded as given."""
+    def test_under_ose_any_armor_name_is_accepted(self, store):
+        """OSE reads no armor, so a name adnd would refuse is recorded as given."""
         handler = _at_table(store, "ose")
         assert handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt")).events[0].armor == "mithril_shirt"
 
-    def test_a_change_to_rules_that_do_not_know_a_members_armour_is_refused(self, store):
+    def test_a_change_to_rules_that_do_not_know_a_members_armor_is_refused(self, store):
         """From ose to adnd with a member in mithril: refused naming the member, nothing written; then allowed."""
         handler = _at_table(store, "ose")
         handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
         version = store.stream_version(STREAM)
-        unknown = r"Ann's armour 'mithril_shirt' is not known to the rules in force \(adnd\)"
+        unknown = r"Ann's armor 'mithril_shirt' is not known to the rules in force \(adnd\)"
         with pytest.raises(RuleRefusedError, match=unknown):
             handler.execute("c1", c.ChangeRules(ruleset="adnd"))
         assert store.stream_version(STREAM) == version

@@ -205,7 +205,7 @@ class TestRegistry:
 
         h = handler()
         before = h.store.stream_version(stream_for(CAMPAIGN_ID))
-        with pytest.raises(UsageError, match="unknown command Dance"):
+        with pytest.raises(UsageError, match="unknown command 'dance'"):
             h.execute(CAMPAIGN_ID, Dance())
         assert h.store.stream_version(stream_for(CAMPAIGN_ID)) == before
 

@@ -792,7 +792,7 @@ def _rows() -> list[Row]:
         row_blocked("ose", "noise_blocks_surprise", party_noisy=True),
         row_blocked("adnd", "noise_blocks_surprise", party_noisy=True),
         row_blocked("explore", "noise_blocks_surprise", party_noisy=True),
-        # Ann's chain mail is metal: noisy by default, quiet when only plated armour is noisy
+        # Ann's chain mail is metal: noisy by default, quiet when only plated armor is noisy
         row_blocked(
             "adnd",
             "noisy_armor",

@@ -305,7 +305,7 @@ class TestBuiltins:
         assert options.initiative_tie == adnd.content["options"]["initiative_tie"]
 
     def test_a_rule_a_ruleset_leaves_out_does_not_apply(self) -> None:
-        """OSE has no avoid or armour rule and seed 004 no small room: their typed values are None."""
+        """OSE has no avoid or armor rule and seed 004 no small room: their typed values are None."""
         ose, explore = rulesets.load("ose"), rulesets.load("explore")
         assert ose.part(EncounterOptions).avoid_rule is None
         assert ose.part(EncounterOptions).noisy_armor is None
@@ -503,7 +503,7 @@ class TestOverrides:
             with_overrides(name, text)
 
     def test_a_bad_element_of_a_list_option_is_refused(self) -> None:
-        """``noisy_armor`` holds armour kinds only; the element's index is named."""
+        """``noisy_armor`` holds armor kinds only; the element's index is named."""
         needle = r"options\.noisy_armor\[1\]: 'wood' is not one of cloth, leather, metal, plated"
         with pytest.raises(RulesError, match=needle):
             with_overrides("adnd", '[options]\nnoisy_armor = ["metal", "wood"]\n')

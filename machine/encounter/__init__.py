@@ -16,8 +16,10 @@ from hexlog.machine.encounter import positions, rules, surprise
 from hexlog.machine.encounter.commands import (
     TRIGGERS,
     Avoid,
+    CancelEncounter,
     CheckSurprise,
     ConcludeEncounter,
+    CorrectEncounter,
     DecidePursuit,
     DetermineDistance,
     Evade,
@@ -34,7 +36,7 @@ from hexlog.machine.encounter.commands import (
 )
 from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
-from hexlog.machine.encounter.machine import TRANSITIONS, EncounterModel, side_of, situation_of
+from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
@@ -68,6 +70,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
+    corrections=frozenset({"cancel", "correct"}),
     events=(
         ev.EncounterStarted,
         ev.MovementRated,
@@ -82,6 +85,8 @@ ENCOUNTER = Procedure(
         ev.EvasionRolled,
         ev.RoundPlayed,
         ev.EncounterConcluded,
+        ev.EncounterCancelled,
+        ev.EncounterCorrected,
         ClockAdvanced,
     ),
 )
@@ -89,11 +94,14 @@ ENCOUNTER = Procedure(
 __all__ = [
     "ENCOUNTER",
     "PROCEDURE",
+    "RUNNING",
     "TRANSITIONS",
     "TRIGGERS",
     "Avoid",
+    "CancelEncounter",
     "CheckSurprise",
     "ConcludeEncounter",
+    "CorrectEncounter",
     "DecidePursuit",
     "DetermineDistance",
     "EncounterState",

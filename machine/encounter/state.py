@@ -56,6 +56,8 @@ class EncounterState:
     #: seed 004: the fleeing party's evasion roll in the wilderness
     evasion: ev.EvasionRolled | None = None
     concluded: ev.EncounterConcluded | None = None
+    #: set when the encounter was cancelled (started by mistake)
+    cancelled: ev.EncounterCancelled | None = None
 
     @property
     def setting(self) -> ev.Setting:
@@ -101,6 +103,7 @@ _LATEST: dict[type[Event], str] = {
     ev.PursuitDecided: "pursuit",
     ev.EvasionRolled: "evasion",
     ev.EncounterConcluded: "concluded",
+    ev.EncounterCancelled: "cancelled",
 }
 
 
@@ -124,6 +127,8 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
             changes.update(actions=(*state.actions, event), in_combat=combat)
         case ev.RoundPlayed():
             changes.update(rounds=event.round, in_combat=state.in_combat or event.combat)
+        case ev.EncounterCorrected(field="monster_count", now=now):
+            changes["started"] = attrs.evolve(state.started, monster_count=now)
     return attrs.evolve(state, **changes) if changes else state
 
 

@@ -27,6 +27,7 @@ from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -114,7 +115,7 @@ def reveal(ctx: StepContext, command: RevealHidden) -> None:  # noqa: ARG001 - t
     """Open every still-hidden feature's commitment; refused when the keeper lacks one."""
     missing = hidden.lost(ctx)
     if missing:
-        msg = f"the key keeper lacks {missing} hidden feature(s) of this map: they cannot be revealed"
+        msg = f"the key keeper lacks {counted(missing, 'hidden feature')} of this map: they cannot be revealed"
         raise RuleRefusedError(msg)
     if not hidden.still_hidden(ctx):
         msg = "no hidden feature of the map is left to reveal"

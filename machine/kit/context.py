@@ -131,10 +131,12 @@ class StepContext:
             sides=spec.sides_tuple,
             faces=faces,
             modifier=modifier,
-            total=sum(faces) + modifier,
+            total=spec.total(faces) + modifier - spec.modifier,
             visibility=visibility,
             made_for=made_for,
             modifiers=modifiers,
+            notation=str(spec) if spec.keeps else "",
+            dropped=spec.dropped(faces),
         )
         self.emit(rolled)
         return rolled

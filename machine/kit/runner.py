@@ -131,6 +131,8 @@ class Runner:
     def allowed(self, proc: Any, table: Table) -> list[Allowed]:
         """Each step whose conditions hold now for a command with default arguments, with its sides.
 
+        The procedure's corrections (cancel, correct) are always at hand and never listed.
+
         A parent waiting for the procedure it handed off to allows none. A condition that reads an
         argument the referee must give (a field without a default) cannot be judged without it: that
         step is offered, and the command itself is judged when it is given.
@@ -143,8 +145,8 @@ class Runner:
         with self._lock:
             for trigger in self.triggers(phase):
                 sketches = self._sketches.get(trigger)
-                if sketches is None:
-                    continue  # a trigger the kit fires itself (a parent resuming)
+                if sketches is None or trigger in self.procedure.corrections:
+                    continue  # a trigger the kit fires itself (a parent resuming), or a correction
                 sides = tuple(side for side, sketch in sketches if self._may(phase, proc, table, sketch, trigger))
                 if sides:
                     found.append((trigger, () if sides == ("",) else sides))
