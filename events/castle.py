@@ -101,8 +101,8 @@ class JoustFought(Event):
     #: castle or party
     winner: str
     face: int = 0
-    #: the castle's champion won: the loser's armour is taken
-    armour_lost_by: str = ""
+    #: the castle's champion won: the loser's armor is taken
+    armor_lost_by: str = ""
     #: the party won: days of hospitality, days of rations, warhorses if needed
     hospitality_days: int = 0
     rations_days: int = 0

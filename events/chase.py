@@ -147,7 +147,7 @@ class ChaseExhausted(Event):
     type_name: ClassVar[str] = "chase.exhausted"
     round: int
     members: tuple[str, ...]
-    #: added to their attack and damage rolls and to their armour class
+    #: added to their attack and damage rolls and to their armor class
     penalty: int
     #: turns of rest that end it
     recover_after_turns: int

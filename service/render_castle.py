@@ -63,7 +63,7 @@ def _met(e: ev.GarrisonMet) -> str:
 def _joust(e: ev.JoustFought) -> str:
     face = f" (d6={e.face})" if e.face else " (the referee's)"
     if e.winner == "castle":
-        return f"the castle's champion defeats {e.fighter}{face}, and takes the loser's armour{_rolls(e.rolls)}"
+        return f"the castle's champion defeats {e.fighter}{face}, and takes the loser's armor{_rolls(e.rolls)}"
     horses = ", warhorses" if e.warhorses else ""
     return (
         f"{e.fighter} defeats the castle's champion{face}: hospitality up to {e.hospitality_days} days, "

@@ -191,18 +191,18 @@ class TestDemands:
         ("face", "winner", "lost", "days"), [(3, "castle", "Ann", (0, 0)), (4, "party", "", (30, 14))]
     )
     def test_a_rolled_joust(self, face: int, winner: str, lost: str, days: tuple[int, int]) -> None:
-        """1-3 the champion wins and takes the armour; 4-6 the party's fighter wins a month's hospitality, rations."""
+        """1-3 the champion wins and takes the armor; 4-6 the party's fighter wins a month's hospitality, rations."""
         place = k.PlaceCastle(hex="2,2", castle_type="superhero", disposition="neutral")
         events = meeting(place, (face,), k.Joust(fighter="Ann", warhorses=True))
         joust = one(events, ev.JoustFought)
-        assert (joust.winner, joust.armour_lost_by, joust.hospitality_days, joust.rations_days) == (winner, lost, *days)
+        assert (joust.winner, joust.armor_lost_by, joust.hospitality_days, joust.rations_days) == (winner, lost, *days)
         assert joust.warhorses is (winner == "party")
 
     def test_the_referees_joust_rolls_nothing(self) -> None:
         """A winner given is recorded as given."""
         place = k.PlaceCastle(hex="2,2", castle_type="lord", disposition="neutral")
         joust = one(meeting(place, (), k.Joust(fighter="Bo", winner="castle")), ev.JoustFought)
-        assert (joust.winner, joust.armour_lost_by, joust.rolls) == ("castle", "Bo", ())
+        assert (joust.winner, joust.armor_lost_by, joust.rolls) == ("castle", "Bo", ())
 
 
 class TestFlight:

@@ -218,7 +218,7 @@ def _end(ctx: StepContext, outcome: str, reason: str = "") -> None:
 
 
 def joust(ctx: StepContext, command: Joust) -> None:
-    """A party fighter jousts with the castle's champion: the loser's armour, or the castle's hospitality."""
+    """A party fighter jousts with the castle's champion: the loser's armor, or the castle's hospitality."""
     met = _met(ctx)
     fighter = demands_of(ctx).fighter
     assert fighter is not None  # noqa: S101 - the rules' check: a fighter castle has its demands
@@ -242,7 +242,7 @@ def joust(ctx: StepContext, command: Joust) -> None:
             fighter=command.fighter,
             winner=winner,
             face=face,
-            armour_lost_by="" if won else command.fighter,
+            armor_lost_by="" if won else command.fighter,
             hospitality_days=fighter.hospitality_days if won else 0,
             rations_days=fighter.rations_days if won else 0,
             warhorses=won and command.warhorses,
