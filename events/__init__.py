@@ -3,7 +3,7 @@
 Importing this package registers every event class.
 """
 
-from hexlog.events import camp, campaign, chase, clock, dice, dungeon, encounter, party, procedure, session
+from hexlog.events import camp, campaign, chase, clock, dice, dungeon, encounter, party, procedure, pursuit, session
 from hexlog.events.base import Event, event_class, registered
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "event_class",
     "party",
     "procedure",
+    "pursuit",
     "registered",
     "session",
 ]

@@ -29,6 +29,7 @@ __all__ = [
     "DistanceDetermined",
     "EncounterConcluded",
     "EncounterStarted",
+    "EvasionRolled",
     "First",
     "FreeActionTaken",
     "InitiativeRolled",
@@ -301,6 +302,29 @@ class PursuitDecided(Event):
     #: ``referee``, ``players`` or ``reaction``
     decided_by: DecidedBy
     note: str = ""
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class EvasionRolled(Event):
+    """Seed 004 (§4.5 6a, §4.13): the fleeing party's evasion roll, d100 at most ``chance`` evades.
+
+    ``total`` is 0 when a rule decided without dice (no chance when surprised, say).
+    """
+
+    type_name: ClassVar[str] = "encounter.evasion_rolled"
+    fleeing: Side
+    fleeing_count: int
+    pursuers_count: int
+    #: the flight is in woods; the party uses magic to get away
+    woods: bool = False
+    magic: bool = False
+    chance: int
+    base: int
+    #: how the chance was made, in order
+    steps: tuple[str, ...] = ()
+    total: int = 0
+    evaded: bool
     rolls: tuple[int, ...] = ()
 
 

@@ -14,6 +14,7 @@ from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.hexmap import HEXMAP
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.timekeeping import CLOCK
 from hexlog.machine.travel import TRAVEL
 
@@ -26,6 +27,7 @@ REGISTRY = Registry(
         DUNGEON,
         ENCOUNTER,
         CHASE,
+        PURSUIT,
         HEXMAP,
         CASTLE,
     )

@@ -21,7 +21,9 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine.hexmap import hidden
+from hexlog.machine.hexmap import SetHex, grid, hidden
+from hexlog.machine.pursuit import Phase as PursuitPhase
+from hexlog.machine.pursuit import commands as pursuit
 from hexlog.machine.text import counted
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
@@ -148,8 +150,52 @@ class Referee:
                 self.do(enc.PlayRound())
                 self.conclude(f"{foes} driven off")
                 return
-            if "decide_pursuit" in self.allowed(enc.PROCEDURE):
+            if "roll_evasion" in self.allowed(enc.PROCEDURE):
+                self.do(enc.RollEvasion())
+            elif "decide_pursuit" in self.allowed(enc.PROCEDURE):
                 self.do(enc.DecidePursuit())
+        self.chase()
+        self.conclude("fought off")
+
+    def chase(self) -> None:
+        """A pursuit handed off after the encounter: the referee takes each step it allows until it ends."""
+        steps: dict[str, Command] = {
+            "roll_evasion": pursuit.RollEvasion(),
+            "flee": pursuit.Flee(),
+            "catch": pursuit.Catch(),
+            "continue_check": pursuit.ContinueCheck(),
+            "rest": pursuit.Rest(),
+        }
+        for _ in range(100):
+            chase = self.state("pursuit")
+            if self.encounter().phase not in {enc.Phase.IDLE, enc.Phase.CONCLUDED}:
+                self.fight_out("the pursuers fall on the party")  # caught, or met while resting
+                continue
+            if chase is None or chase.phase in {PursuitPhase.IDLE, PursuitPhase.CAUGHT, PursuitPhase.ESCAPED}:
+                return
+            step = next(step for step in self.allowed("pursuit") if step in steps)
+            if step == "flee":
+                self.draw_around()
+            self.do(steps[step])
+
+    def draw_around(self) -> None:
+        """The referee draws the hexes around the party that the map lacks (like its own), so it can flee there."""
+        trip = self.state("travel")
+        the_map = self.state("map")
+        if trip is None or the_map is None or the_map.hex(trip.hex) is None:
+            return
+        terrain = the_map.hex(trip.hex).terrain
+        for heading in grid.HEADINGS:
+            there = grid.neighbour(trip.hex, heading)
+            if there is not None and the_map.hex(there) is None:
+                self.do(SetHex(hex=there, terrain=terrain))
+
+    def fight_out(self, note: str) -> None:
+        """An encounter handed off on the way: its opening, then a fight to its end."""
+        if self.encounter().phase is enc.Phase.SURPRISE:
+            self.opening()
+        if "fight" in self.allowed(enc.PROCEDURE):
+            self.do(enc.Fight(note=note))
         self.conclude("fought off")
 
     def conclude(self, outcome: str) -> None:

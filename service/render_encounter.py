@@ -121,6 +121,15 @@ def _action(e: ev.ActionChosen) -> str:
     return f"{e.side} choose {e.action}{' - ' + e.note if e.note else ''}"
 
 
+def _evasion(e: ev.EvasionRolled) -> str:
+    where = "".join(f", {w}" for w, on in (("in woods", e.woods), ("with magic", e.magic)) if on)
+    roll = f"d100={e.total}" if e.rolls else "no roll"
+    verdict = "they get away" if e.evaded else "they are pursued"
+    steps = "; ".join(e.steps)
+    who = f"the {e.fleeing} ({e.fleeing_count}) flee {e.pursuers_count}{where}"
+    return f"{who}: evasion {e.chance} % ({steps}): {roll}, {verdict}{_rolls(e.rolls)}"
+
+
 def _pursuit(e: ev.PursuitDecided) -> str:
     verdict = "pursue" if e.pursue else "let them go"
     basis = ""
@@ -157,6 +166,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.ReactionRolled: _reaction,
     ev.ActionChosen: _action,
     ev.PursuitDecided: _pursuit,
+    ev.EvasionRolled: _evasion,
     ev.RoundPlayed: _round,
     ev.EncounterConcluded: _concluded,
     ev.EncounterCancelled: lambda e: (

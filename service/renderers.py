@@ -12,6 +12,7 @@ from hexlog.service import (
     render_chase,
     render_dungeon,
     render_encounter,
+    render_pursuit,
     render_travel,
 )
 
@@ -27,6 +28,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_chase.TEXTS,
     **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
+    **render_pursuit.TEXTS,
     **render_travel.TEXTS,
 }
 
@@ -36,5 +38,6 @@ STATES: dict[str, Callable[..., list[str]]] = {
     **render_castle.STATES,
     **render_chase.STATES,
     **render_dungeon.STATES,
+    **render_pursuit.STATES,
     **render_travel.STATES,
 }

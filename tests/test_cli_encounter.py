@@ -50,6 +50,7 @@ STEPS = (
     "fight",
     "evade",
     "decide-pursuit",
+    "roll-evasion",
     "avoid",
     "conclude",
     "cancel",

@@ -43,8 +43,8 @@ class TestRulesCommands:
 
     def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
         """An unused option or table says so on its line, and has no sentence under it."""
-        lines = hexlog("rules", "show", "explore").stdout.splitlines()
-        for key in ("options.evasion_table = bx", "options.evasion_cap_pct = 100", "tables.evasion_adjust = "):
+        lines = hexlog("rules", "show", "adnd").stdout.splitlines()
+        for key in ("options.segment_seconds = 6",):
             found = [i for i, line in enumerate(lines) if line.startswith(key)]
             assert len(found) == 1, key
             assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]
@@ -167,9 +167,9 @@ BAD_HOUSE_RULES = (
         "options.outdoor_distance_dice: '6d4x20ft' is not an entry of its table",
     ),
     (
-        "explore",
-        '[options]\nevasion_table = "custom"\n',
-        "options.evasion_table is not used by any procedure yet, so a house rule cannot change it",
+        "adnd",
+        "[options]\nsegment_seconds = 12\n",
+        "options.segment_seconds is not used by any procedure yet, so a house rule cannot change it",
     ),
 )
 BAD_IDS = ("divisor-0", "dice-zz", "nan", "unknown-choice", "missing-entry", "unused-key")

@@ -124,7 +124,9 @@ def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> 
         _try(handler, enc.PlayRound())
         _try(handler, enc.RerollReaction())
         if _try(handler, enc.Evade(side="party")):
-            handler.execute(CAMPAIGN, enc.DecidePursuit(note="by the book" if number % 3 else ""))
+            if not _try(handler, enc.RollEvasion()):  # seed 004 in the wilderness rolls the evasion instead
+                pursue = None if start.intelligent else number % 2 == 0  # non-intelligent: the referee says
+                handler.execute(CAMPAIGN, enc.DecidePursuit(pursue=pursue, note="by the book" if number % 3 else ""))
             return
     if _phase(handler) is Phase.COMBAT:
         handler.execute(CAMPAIGN, enc.PlayRound())
@@ -201,6 +203,8 @@ def kinds(envs: list[Envelope]) -> set[str]:  # noqa: C901 - one case per kind o
                 found.add("pursuit_reaction")
             case "encounter.party_surrounded":
                 found.add("surrounded")
+            case "encounter.evasion_rolled" if d["rolls"]:
+                found.add("evasion")
     return found
 
 
@@ -289,6 +293,7 @@ class TestCleanCampaigns:
             "reaction_reroll",
             "pursuit_rolled",
             "pursuit_reaction",
+            "evasion",
         }
 
     @pytest.mark.parametrize("ruleset", RULESETS)
@@ -363,6 +368,14 @@ class TestForgedDecisions:
         flipped = not envs[at].data["monsters_surprised"]
         reason = caught_alone(audit_envelopes(forge(envs, at, monsters_surprised=flipped)), envs[at].id)
         assert reason.startswith(f"monsters_surprised {'true' if flipped else 'false'} recorded, but the rules give")
+
+    def test_a_forged_evasion_is_caught(self) -> None:
+        """Seed 004: a wilderness evasion roll turned into a success (or a failure) is caught."""
+        envs = envelopes("explore")
+        at = find(envs, "encounter.evasion_rolled", lambda d: d["rolls"])
+        flipped = not envs[at].data["evaded"]
+        reason = caught_alone(audit_envelopes(forge(envs, at, evaded=flipped)), envs[at].id)
+        assert reason.startswith(f"evaded {'true' if flipped else 'false'} recorded, but the rules give")
 
     def test_a_forged_surprise_face_is_caught(self) -> None:
         """A face written into the decision that is not the roll's is caught."""

@@ -70,6 +70,20 @@ RECIPES: dict[str, Recipe] = {
         (enc.CheckSurprise(), enc.DetermineDistance(value=60)),
         (1, 6),
     ),
+    # 004 dungeon, non-intelligent monsters surprise the party 20 ft away (1d3: 2) and charge (A38)
+    "explore_charge": Recipe(
+        "explore",
+        enc.StartEncounter(intelligent=False),
+        (enc.CheckSurprise(), enc.DetermineDistance(), enc.TakeFreeAction(action="charge")),
+        (1, 6, 2),
+    ),
+    # 004 wilderness: the aware party flees the aware monsters
+    "explore_wild_evasion": Recipe(
+        "explore",
+        enc.StartEncounter(setting="wilderness", party_aware=True, monsters_aware=True),
+        (enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative(), enc.Evade()),
+        (1, 1, 1, 1, 5, 2),
+    ),
     # AD&D indoors, the party surprises the monsters (they lose 1 segment) 30 ft away
     "adnd_free_segments": Recipe(
         "adnd",
@@ -108,6 +122,8 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("fight", "ACTIONS", "COMBAT"): ("actions", enc.Fight(side="monsters"), ()),
     ("evade", "ACTIONS", "EVASION"): ("actions", enc.Evade(), ()),
     ("decide_pursuit", "EVASION", "CONCLUDED"): ("evasion", enc.DecidePursuit(pursue=False), ()),
+    ("evade", "COMBAT", "EVASION"): ("explore_charge", enc.Evade(), ()),
+    ("roll_evasion", "EVASION", "CONCLUDED"): ("explore_wild_evasion", enc.RollEvasion(), (50,)),
     ("conclude", "ACTIONS", "CONCLUDED"): ("actions", enc.ConcludeEncounter(), ()),
     ("conclude", "COMBAT", "CONCLUDED"): ("combat", enc.ConcludeEncounter(), ()),
 }

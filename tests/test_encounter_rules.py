@@ -14,7 +14,7 @@ from scipy.stats import chisquare
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled
-from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
@@ -423,17 +423,30 @@ class TestExplore:
         assert t.state.phase is enc.Phase.COMBAT
 
     def test_a_party_surprised_within_30_ft_may_flee_after_the_free_action(self) -> None:
-        """A38: the monsters act first; then the party may evade, but no reaction is rolled."""
+        """On a rolled distance (1d3: 3 = 30 ft) non-intelligent monsters move directly to melee (3a);
+        A38: the party surprised within 30 ft may still flee after their free action, before any round."""
         t = Table(ruleset="explore")
         t.run(enc.StartEncounter(intelligent=False))
         t.run(enc.CheckSurprise(), 1, 4)
         t.run(enc.DetermineDistance(), 3)
-        t.run(enc.TakeFreeAction(action="bite"))
-        t.run(enc.RollInitiative(), 2, 5)
-        with pytest.raises(RuleRefusedError, match="non-intelligent"):
+        events = t.run(enc.TakeFreeAction(action="bite"))
+        assert only(events, ev.ActionChosen).note == "non-intelligent monsters move directly to melee"
+        assert t.state.phase is enc.Phase.COMBAT
+        with pytest.raises(IllegalTransitionError):
             t.run(enc.RollReaction())
         t.run(enc.Evade(side="party"))
         assert t.state.phase is enc.Phase.EVASION
+
+    def test_once_a_round_is_fought_the_charged_party_may_not_flee(self) -> None:
+        """A38 allows the flight right after the charge only."""
+        t = Table(ruleset="explore")
+        t.run(enc.StartEncounter(intelligent=False))
+        t.run(enc.CheckSurprise(), 1, 4)
+        t.run(enc.DetermineDistance(), 2)
+        t.run(enc.TakeFreeAction(action="bite"))
+        t.run(enc.PlayRound())
+        with pytest.raises(RuleRefusedError, match="flight limit"):
+            t.run(enc.Evade(side="party"))
 
     def test_a_party_surprised_further_away_may_not_flee(self) -> None:
         """3a limits flight to 30 ft."""

@@ -215,7 +215,7 @@ class TestRegistry:
         assert ("options", "round_seconds") in used
         assert ("options", "initiative_tie") in used
         assert ("tables", "distance") in used
-        assert ("options", "evasion_table") not in used
+        assert ("options", "segment_seconds") not in used
         assert REGISTRY.readers("options", "initiative_tie") == ["encounter"]
 
     def test_a_reserved_purpose_and_its_extensions_are_known(self):

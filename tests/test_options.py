@@ -21,6 +21,7 @@ from hexlog.events import castle as castle_ev
 from hexlog.events import chase as ev_chase
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
+from hexlog.events import pursuit as ev_pursuit
 from hexlog.events import travel as ev_travel
 from hexlog.events.campaign import CampaignStarted
 from hexlog.events.clock import ClockAdvanced
@@ -38,6 +39,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import hidden
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.timekeeping import AdvanceClock
@@ -65,6 +67,8 @@ PURSUIT = ev.PursuitDecided.type_name
 ROUND = ev.RoundPlayed.type_name
 CONCLUDED = ev.EncounterConcluded.type_name
 HANDED = HandedOff.type_name
+CHASE = ev_pursuit.PursuitStarted.type_name
+EVADE = ev_pursuit.PursuitEvasionRolled.type_name
 NIGHT_CHECKED = camp_ev.NightChecked.type_name
 CAMP_BROKEN = camp_ev.CampBroken.type_name
 REFUSED = "refused"
@@ -1084,6 +1088,7 @@ def _rows() -> list[Row]:
         ),
     ]
     rows += travel_rows()
+    rows += evasion_rows()
     rows.append(row_repeats_encounter_steps())
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
@@ -1099,18 +1104,102 @@ def _rows() -> list[Row]:
     return rows
 
 
+def row_evasion(ruleset: str, option: str, value: Any, changes: dict[Pair, tuple[Any, Any]], **more: Any) -> Row:
+    """A pursuit's evasion roll on ``face`` (Ann and Bo, the slower at 90, flee): the chance and its outcome change."""
+    return Row(
+        ruleset=ruleset,
+        option=option,
+        value=value,
+        script=(do(more.pop("start")), do(pu.RollEvasion(), more.pop("face"))),
+        changes=changes,
+        also=frozenset({(EVADE, "steps"), *more.pop("also", ())}),
+        **more,
+    )
+
+
+#: seed 004's adjustments, for the ose ruleset switched to its reading
+ADJUST = {
+    "surprised_enemy_multiplier": 2,
+    "surprised_in_woods_pct": 10,
+    "woods_pct": 25,
+    "speed_ratio": 2,
+    "evaders_faster_pct": 25,
+    "pursuers_faster_pct": -25,
+    "magic_counts_as_unsurprised": True,
+}
+CUSTOM = {"custom": [{"fleeing_at_least": 1, "bands": [[1, 20]]}]}
+
+
+def evasion_rows() -> list[Row]:
+    """The wilderness evasion options of ose and explore, each on one evasion roll of a pursuit (2 flee 1)."""
+    woods = pu.StartPursuit(terrain="woods")
+    plain = pu.StartPursuit()
+    fast = pu.StartPursuit(pursuers_speed=240)
+    rows = [
+        # explore 2 vs 1 in woods: 50 + 25 = 75 (seed 004); OSE ignores the woods: 50
+        row_evasion(
+            "explore",
+            "evasion_rules",
+            "ose",
+            start=woods,
+            face=60,
+            changes={(CHASE, "rules"): ("odd", "ose"), (EVADE, "chance"): (75, 50), (EVADE, "evaded"): (True, False)},
+        ),
+        row_evasion(
+            "ose",
+            "evasion_rules",
+            "odd",
+            start=woods,
+            face=60,
+            changes={(CHASE, "rules"): ("ose", "odd"), (EVADE, "chance"): (50, 75), (EVADE, "evaded"): (False, True)},
+            base_tables={"evasion_adjust": ADJUST},
+        ),
+        # the 1-4 row (and cap and floor) pushed by speed: 240 vs 90 is at least twice
+        row_evasion(
+            "ose",
+            "evasion_speed_modifiers",
+            True,  # noqa: FBT003 - the option's value
+            start=fast,
+            face=40,
+            changes={(EVADE, "chance"): (50, 25), (EVADE, "evaded"): (True, False)},
+        ),
+    ]
+    for ruleset in ("ose", "explore"):
+        rows += [
+            row_evasion(
+                ruleset,
+                "evasion_table",
+                "custom",
+                start=plain,
+                face=40,
+                changes={(EVADE, "chance"): (50, 20), (EVADE, "base"): (50, 20), (EVADE, "evaded"): (True, False)},
+                base_tables={"evasion": CUSTOM},
+            ),
+            row_evasion(
+                ruleset,
+                "evasion_floor_pct",
+                60,
+                start=plain,
+                face=55,
+                changes={(EVADE, "chance"): (50, 60), (EVADE, "evaded"): (False, True)},
+            ),
+            row_evasion(
+                ruleset,
+                "evasion_cap_pct",
+                40,
+                start=plain,
+                face=45,
+                changes={(EVADE, "chance"): (50, 40), (EVADE, "evaded"): (True, False)},
+            ),
+        ]
+    return rows
+
+
 ROWS = _rows()
 
 #: options no procedure reads yet: (ruleset, option) -> (the procedure that will read it, why it waits)
 PENDING: dict[tuple[str, str], tuple[str, str]] = {
-    ("ose", "evasion_table"): ("wilderness evasion", "the percentile evasion roll (§2.9) is not built yet"),
-    ("ose", "evasion_speed_modifiers"): ("wilderness evasion", "the B/X speed modifiers adjust that roll"),
-    ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
-    ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
-    ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
-    ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
-    ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
 }
 
 
@@ -1307,7 +1396,7 @@ class TestCoverage:
     def test_the_registry_guard_sees_a_read_option(self) -> None:
         """The guard can fail: an option the encounter reads counts as used, an unread one does not."""
         assert used("initiative_tie")
-        assert not used("evasion_table")
+        assert not used("segment_seconds")
         read = {key for section, key in REGISTRY.used_keys() if section == "options"}
         assert {"initiative_tie", "round_seconds"} <= read
 

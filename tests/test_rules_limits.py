@@ -26,6 +26,7 @@ from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter import rules as enc_rules
+from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.rules import help_of
@@ -189,7 +190,7 @@ def _situations(table: Table) -> list[enc.StartEncounter]:
 FIGHT = ("check_surprise", "determine_distance", "avoid", "take_free_action", "roll_initiative", "react", "round")
 WALKS = (
     (*FIGHT, "reroll_reaction", "fight", "round", "conclude"),
-    (*FIGHT, "evade", "decide_pursuit", "conclude"),
+    (*FIGHT, "evade", "decide_pursuit", "roll_evasion", "conclude"),
 )
 COMMANDS: dict[str, type[c.Command]] = {trigger: cls for cls, trigger in enc.TRIGGERS.items()}
 
@@ -220,7 +221,12 @@ class Play:
             if "speaker" in fields:
                 args["speaker"] = "Ann"
             if "pursue" in fields:  # the players decide for the party; the monsters follow their reaction
-                args["pursue"] = False if table.procedures["encounter"].fleeing is Side.MONSTERS else None
+                meeting = table.procedures["encounter"]
+                mindless = (
+                    not meeting.started.intelligent and table.rules.part(EncounterOptions).unintelligent_monsters_attack
+                )
+                # non-intelligent monsters roll no reaction: the referee says they pursue
+                args["pursue"] = False if meeting.fleeing is Side.MONSTERS else (True if mindless else None)
             self.run(cls(**args))
         state = self.handler.load(CAMPAIGN).procedures.get("encounter")
         if state is not None and state.phase is not enc.Phase.CONCLUDED:

@@ -27,6 +27,7 @@ from hexlog.machine.encounter.commands import (
     Parley,
     PlayRound,
     RerollReaction,
+    RollEvasion,
     RollInitiative,
     RollReaction,
     StartEncounter,
@@ -39,6 +40,7 @@ from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterMode
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
+from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.procedure import Procedure
 
 if TYPE_CHECKING:
@@ -63,9 +65,9 @@ ENCOUNTER = Procedure(
     model=EncounterModel,
     fold=evolve,
     state_type=EncounterState,
-    rules=(EncounterOptions, EncounterTables),
+    rules=(EncounterOptions, EncounterTables, EvasionOptions, EvasionTables),
     rules_check=check_rules,
-    purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction"),
+    purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
     corrections=frozenset({"cancel", "correct"}),
@@ -80,6 +82,7 @@ ENCOUNTER = Procedure(
         ev.ReactionRolled,
         ev.ActionChosen,
         ev.PursuitDecided,
+        ev.EvasionRolled,
         ev.RoundPlayed,
         ev.EncounterConcluded,
         ev.EncounterCancelled,
@@ -108,6 +111,7 @@ __all__ = [
     "Phase",
     "PlayRound",
     "RerollReaction",
+    "RollEvasion",
     "RollInitiative",
     "RollReaction",
     "StartEncounter",

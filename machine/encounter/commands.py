@@ -132,6 +132,18 @@ class DecidePursuit(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollEvasion(Command):
+    """Seed 004 in the wilderness: the fleeing party rolls its evasion chance (§4.13); failing, it is pursued."""
+
+    woods: bool | None = arg(
+        None,
+        help="the party evades in woods (default: the party's true hex on a journey, else not)",
+        flag="--woods/--open",
+    )
+    magic: bool = arg(False, help="the party uses magic to get away")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
 class Avoid(Command):
     """The surprisers slip away before the surprised side notices them (AD&D)."""
 
@@ -180,6 +192,7 @@ TRIGGERS: dict[type[Command], str] = {
     Fight: "fight",
     Evade: "evade",
     DecidePursuit: "decide_pursuit",
+    RollEvasion: "roll_evasion",
     Avoid: "avoid",
     ConcludeEncounter: "conclude",
     CancelEncounter: "cancel",

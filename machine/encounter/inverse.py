@@ -15,6 +15,7 @@ from hexlog.machine.encounter.commands import (
     DecidePursuit,
     DetermineDistance,
     RerollReaction,
+    RollEvasion,
     RollInitiative,
     RollReaction,
 )
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 TYPED: dict[type[Event], frozenset[str]] = {
     ev.ReactionRolled: frozenset({"speaker", "modifier"}),
     ev.PursuitDecided: frozenset({"note"}),
+    ev.EvasionRolled: frozenset({"woods", "magic"}),
 }
 
 
@@ -48,6 +50,8 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
             return RollReaction(speaker=event.speaker, modifier=event.modifier)
         case ev.PursuitDecided():
             return DecidePursuit(pursue=None if event.decided_by is ev.DecidedBy.REACTION else event.pursue)
+        case ev.EvasionRolled():
+            return RollEvasion(woods=event.woods, magic=event.magic)
     return None
 
 

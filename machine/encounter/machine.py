@@ -17,6 +17,7 @@ from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import positions, positions_adnd
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
+from hexlog.machine.evasion import EvasionOptions, EvasionRules
 from hexlog.machine.kit.model import Model
 from hexlog.machine.text import counted
 
@@ -61,7 +62,11 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT},
     {"trigger": "fight", "source": P.ACTIONS, "dest": P.COMBAT, "conditions": "side_may_act"},
     {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
-    {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED},
+    # A38: a party surprised within the flight limit may still flee once non-intelligent monsters closed to melee
+    {"trigger": "evade", "source": P.COMBAT, "dest": P.EVASION, "conditions": "flees_from_the_charge"},
+    # seed 004 in the wilderness (§4.5 6a): the party rolls its evasion chance instead of a pursuit decision
+    {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "pursuit_is_decided"},
+    {"trigger": "roll_evasion", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "evasion_is_rolled"},
     {"trigger": "conclude", "source": [P.ACTIONS, P.COMBAT], "dest": P.CONCLUDED},
     # an encounter started by mistake is cancelled at any phase; a fact recorded wrong is corrected in place
     {"trigger": "cancel", "source": RUNNING, "dest": P.CONCLUDED},
@@ -133,15 +138,48 @@ class EncounterModel(Model):
         return single and e.setting is Setting.DUNGEON and all(e.surprised)
 
     def closes_to_melee(self) -> bool:
-        """004: non-intelligent monsters that surprised the party move to melee, unless it may flee first."""
+        """004: non-intelligent monsters that surprised the party move directly to melee (§4.3 3a).
+
+        A party surprised within the flight limit may still try to flee after their free action (A38).
+        """
         e = self.e
         attack = self.options.unintelligent_monsters_attack
-        return e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and attack and not self._flees_first()
+        return e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and attack
 
-    def _flees_first(self) -> bool:
-        """§4.3 3a: the rule exists (limit above 0) and the monsters are within it, so the party may flee first."""
+    def _within_flight_limit(self) -> bool:
+        """§4.3 3a (underground only): the rule exists (limit above 0) and the monsters are within it."""
         limit = self.options.surprised_party_flees_within_ft
-        return limit > 0 and self.e.distance_ft <= limit
+        return self.e.setting.underground and limit > 0 and self.e.distance_ft <= limit
+
+    def flees_from_the_charge(self) -> bool:
+        """A38: after the charge of non-intelligent monsters, before any round, a party surprised close by may flee."""
+        e = self.e
+        charged = e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and e.rounds == 0
+        if self.side is not Side.PARTY or not charged or not self._within_flight_limit():
+            return self.refuse("only a party surprised within the flight limit may flee once combat has begun")
+        return True
+
+    def _rolls_evasion(self) -> bool:
+        """Seed 004: a party fleeing monsters in the wilderness rolls its evasion chance (§4.13)."""
+        e = self.e
+        odd = self.rules.part(EvasionOptions).evasion_rules is EvasionRules.ODD
+        return odd and e.setting is Setting.WILDERNESS and e.fleeing is Side.PARTY
+
+    def pursuit_is_decided(self) -> bool:
+        """The side fled from decides whether to pursue, except where seed 004 rolls the party's evasion."""
+        if self._rolls_evasion():
+            return self.refuse("in the wilderness the party's evasion is rolled (seed 004 §4.13): roll-evasion")
+        return True
+
+    def evasion_is_rolled(self) -> bool:
+        """Only a party fleeing in the wilderness under seed 004's evasion rules rolls its evasion here."""
+        if not self._rolls_evasion():
+            rules = self.rules.part(EvasionOptions).evasion_rules
+            return self.refuse(
+                f"the evasion roll is seed 004's for a party fleeing in the wilderness (evasion rules: {rules}, "
+                f"setting: {self.e.setting}); decide-pursuit instead"
+            )
+        return True
 
     def side_may_act(self) -> bool:
         """A side surprised under the one-round advantage cannot act until the first round is over."""
@@ -151,10 +189,17 @@ class EncounterModel(Model):
         return True
 
     def flight_allowed(self) -> bool:
-        """004: a surprised party may flee before combat only when the monsters are close."""
+        """004 underground (§4.3 3a): a surprised party may flee before combat only when the monsters are close."""
         limit = self.options.surprised_party_flees_within_ft
         e = self.e
-        if self.side is Side.PARTY and e.advantage is ev.Advantage.MONSTERS and limit and e.distance_ft > limit:
+        underground = e.setting.underground
+        if (
+            self.side is Side.PARTY
+            and e.advantage is ev.Advantage.MONSTERS
+            and limit
+            and underground
+            and e.distance_ft > limit
+        ):
             away = e.distance_ft
             return self.refuse(f"a surprised party may flee only within {limit} ft; the monsters are {away} ft away")
         return True

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import encounter as ev
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
+from hexlog.machine import evasion
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
 from hexlog.machine.encounter.opening import MAX_MONSTERS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         DecidePursuit,
         PlayRound,
         RerollReaction,
+        RollEvasion,
         RollInitiative,
         RollReaction,
     )
@@ -187,6 +189,10 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
             note=command.note,
         )
     else:
+        options = ctx.part(EncounterOptions)
+        if command.pursue is None and not state.started.intelligent and options.unintelligent_monsters_attack:
+            msg = "non-intelligent monsters roll no reaction: say whether they pursue (--pursue or --let-go)"
+            raise UsageError(msg)
         last = state.reaction
         rolls: tuple[int, ...] = ()
         if last is None and command.pursue is None:
@@ -212,6 +218,52 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
     ctx.emit(decision)
     verb = "pursue" if decision.pursue else f"let the {fleeing} go"
     _conclude(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
+
+
+def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
+    """Seed 004 (§4.5 6a, §4.13): the fleeing party rolls d100 against its evasion chance; failing, it is pursued."""
+    state = under_way(ctx)
+    started, movement = state.started, state.movement
+    woods = command.woods
+    if woods is None:
+        from hexlog.machine.pursuit.steps import terrain_here  # noqa: PLC0415 - the pursuit reads the journey's hex
+
+        woods = terrain_here(ctx, "") == "woods"
+    situation = evasion.Situation(
+        fleeing=len(started.party),
+        pursuers=started.monster_count,
+        fleeing_speed=movement.party_base if movement is not None else 0,
+        pursuers_speed=started.monster_speed,
+        woods=woods,
+        surprised=state.surprised[0],
+        surprised_enemy=state.surprised[1] and not state.surprised[0],
+        magic=command.magic,
+    )
+    found = evasion.chance(ctx.rules, situation)
+    rolls: tuple[int, ...] = ()
+    total = 0
+    evaded = found.pct >= 100  # noqa: PLR2004 - percent
+    if found.roll:
+        rolled = ctx.roll("1d100", "encounter.evasion")
+        total, rolls, evaded = rolled.total, (rolled.nonce,), evasion.evades(found.pct, rolled.total)
+    ctx.emit(
+        ev.EvasionRolled(
+            fleeing=Side.PARTY,
+            fleeing_count=situation.fleeing,
+            pursuers_count=situation.pursuers,
+            woods=woods,
+            magic=command.magic,
+            chance=found.pct,
+            base=found.base,
+            steps=found.steps,
+            total=total,
+            evaded=evaded,
+            rolls=rolls,
+        )
+    )
+    said = f"rolled {total} against {found.pct} %" if rolls else f"{found.pct} %, no roll"
+    reason = f"evasion {said}: " + ("the party gets away" if evaded else "the monsters pursue")
+    _conclude(ctx, state, "evaded" if evaded else "pursuit", reason)
 
 
 def avoid(ctx: StepContext, command: Avoid) -> None:

@@ -53,6 +53,8 @@ class EncounterState:
     rounds: int = 0
     in_combat: bool = False
     pursuit: ev.PursuitDecided | None = None
+    #: seed 004: the fleeing party's evasion roll in the wilderness
+    evasion: ev.EvasionRolled | None = None
     concluded: ev.EncounterConcluded | None = None
     #: set when the encounter was cancelled (started by mistake)
     cancelled: ev.EncounterCancelled | None = None
@@ -99,6 +101,7 @@ _LATEST: dict[type[Event], str] = {
     ev.FreeActionTaken: "free_action",
     ev.InitiativeRolled: "initiative",
     ev.PursuitDecided: "pursuit",
+    ev.EvasionRolled: "evasion",
     ev.EncounterConcluded: "concluded",
     ev.EncounterCancelled: "cancelled",
 }

@@ -24,6 +24,7 @@ from hexlog.machine.encounter.commands import (
     Parley,
     PlayRound,
     RerollReaction,
+    RollEvasion,
     RollInitiative,
     RollReaction,
     StartEncounter,
@@ -41,6 +42,7 @@ from hexlog.machine.encounter.resolution import (
     play_round,
     react,
     reroll_reaction,
+    roll_evasion,
     roll_initiative,
 )
 
@@ -62,6 +64,7 @@ STEPS: dict[type[Command], Step] = {
     Fight: choose(ev.Action.COMBAT),
     Evade: choose(ev.Action.EVASION),
     DecidePursuit: decide_pursuit,
+    RollEvasion: roll_evasion,
     Avoid: avoid,
     ConcludeEncounter: conclude,
     CancelEncounter: cancel,

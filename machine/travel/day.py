@@ -8,9 +8,16 @@ from typing import TYPE_CHECKING
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
+from hexlog.events.pursuit import PursuitRested
+from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.commands import StartEncounter
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.evasion import EvasionOptions
 from hexlog.machine.hexmap import grid
 from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
+from hexlog.machine.pursuit.commands import StartPursuit
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.machine.travel.moves import here, the_map
 from hexlog.machine.travel.rules import (
@@ -172,7 +179,54 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
 
 
 def resumed(ctx: StepContext, command: object) -> None:
-    """The encounter concluded: the day takes up where it was, ready to end."""
+    """A procedure the day handed off to concluded: the day takes up where it was, ready to end.
+
+    An encounter in the wilderness that ends with the party pursued hands off the pursuit with the
+    encounter's facts (§4.14); an encounter rolled while the party rested after it is handed off.
+    """
+    child = getattr(command, "child", "")
+    if child == ENCOUNTER:
+        found = pursuit_after(ctx)
+        if found is not None:
+            ctx.hand_off(found)
+    elif child == PURSUIT:
+        _after_pursuit(ctx)
+
+
+def pursuit_after(ctx: StepContext) -> StartPursuit | None:
+    """The pursuit an encounter that ended in the party's pursuit hands over (None: no such end)."""
+    state = ctx.state(ENCOUNTER)
+    if not isinstance(state, EncounterState) or state.concluded is None or state.concluded.outcome != "pursuit":
+        return None
+    if ctx.part(EvasionOptions).evasion_rules is None or state.setting is not Setting.WILDERNESS:
+        return None
+    if state.fleeing is not Side.PARTY:
+        return None
+    s, movement, rolled = state.started, state.movement, state.evasion
+    return StartPursuit(
+        name=f"after encounter {s.number}" + (f" ({s.name})" if s.name else ""),
+        party_size=len(s.party),
+        pursuers=s.monster_count,
+        party_speed=movement.party_base if movement is not None else None,
+        pursuers_speed=s.monster_speed,
+        party_surprised=state.surprised[0],
+        pursuers_surprised=state.surprised[1] and not state.surprised[0],
+        magic=rolled.magic if rolled is not None else False,
+        intelligent=s.intelligent,
+        evasion_failed=rolled is not None and not rolled.evaded,
+        encounter=s.number,
+    )
+
+
+def _after_pursuit(ctx: StepContext) -> None:
+    """An encounter rolled while the party rested after the pursuit is handed off."""
+    chased = ctx.state(PURSUIT)
+    rested = getattr(chased, "rested", None)
+    if not isinstance(rested, PursuitRested) or getattr(chased, "ended", None) is None:
+        return
+    trip = journey(ctx)
+    if rested.encounters and chased.ended.outcome == "escaped":
+        ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
 
 
 def _to_day_start(ctx: StepContext) -> None:

@@ -71,10 +71,12 @@ def at_day_start(ctx: StepContext, trip: TravelState, travellers: tuple[str, ...
             ctx.emit(ev.ExhaustionChanged(member=name, level=member.exhaustion + 1, reason=why))
 
 
-def rest_day(ctx: StepContext, trip: TravelState) -> None:
-    """A full rest day: every exhausted member recovers."""
+def rest_day(
+    ctx: StepContext, trip: TravelState, *, day: int | None = None, reason: str = "a full day of rest"
+) -> None:
+    """A full rest day: every exhausted member recovers (``day``: the day it is counted on, the next by default)."""
     members = tuple(m.name for m in ctx.table.party.members)
     for name in members:
         if trip.exhaustion(name):
-            ctx.emit(ev.ExhaustionChanged(member=name, level=0, reason="a full day of rest"))
-    ctx.emit(ev.Rested(day=trip.day + 1, members=members))
+            ctx.emit(ev.ExhaustionChanged(member=name, level=0, reason=reason))
+    ctx.emit(ev.Rested(day=trip.day + 1 if day is None else day, members=members))

@@ -10,6 +10,7 @@ import attrs
 
 from hexlog.events import travel as ev
 from hexlog.events.procedure import PhaseChanged
+from hexlog.events.pursuit import PursuitRested
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -69,6 +70,8 @@ class TravelState:
     hexes_today: int = 0
     carried: int = 0
     encounter: bool = False
+    #: days of rest after pursuits not yet counted as a rest day (A28: a full day counts)
+    rest_credit: float = 0.0
     members: dict[str, Member] = attrs.field(factory=dict)
 
     def exhaustion(self, name: str) -> int:
@@ -154,8 +157,14 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
             return attrs.evolve(state, carried=event.carried, tp=0, route=(), true_route=())
         case ev.Rested():
             return attrs.evolve(
-                state, members=_members(state, event.members, lambda _: Member()), day=event.day, carried=0
+                state,
+                members=_members(state, event.members, lambda _: Member()),
+                day=event.day,
+                carried=0,
+                rest_credit=0.0,
             )
+        case PursuitRested():
+            return attrs.evolve(state, rest_credit=state.rest_credit + event.days)
     return state
 
 

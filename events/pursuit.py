@@ -1,0 +1,163 @@
+"""Wilderness pursuit events (seed 004 §4.14 hex by hex; OSE §2.9 day by day).
+
+The party flees; the pursuers are monsters or a castle's force. Every decision that used dice names
+the nonces of its rolls in ``rolls``. The hex a fleeing party enters is written as
+``travel.true_position`` (the referee's), not here: a flight's event names only its heading.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import ClassVar
+
+import attrs
+
+from hexlog.events.base import Event
+
+
+class Pursuers(enum.StrEnum):
+    """Who pursues the party."""
+
+    MONSTERS = "monsters"
+    CASTLE = "castle"
+
+
+class Disposition(enum.StrEnum):
+    """A castle force's disposition (its chance to keep up a pursuit)."""
+
+    NONE = ""
+    HOSTILE = "hostile"
+    NEUTRAL = "neutral"
+
+
+@attrs.frozen(kw_only=True)
+class PursuitStarted(Event):
+    """A pursuit of the party began, and the facts it is decided by."""
+
+    type_name: ClassVar[str] = "pursuit.started"
+    #: 1 for the campaign's first pursuit, 2 for the next, ...
+    number: int
+    name: str = ""
+    #: the ruleset in force, and its evasion rules (``odd`` or ``ose``)
+    ruleset: str
+    rules: str
+    pursuers_kind: Pursuers = Pursuers.MONSTERS
+    #: a castle force's disposition ("" for monsters)
+    disposition: Disposition = Disposition.NONE
+    #: how many flee (the party) and how many pursue
+    party_size: int
+    pursuers: int
+    #: base rates, feet per turn
+    party_speed: int
+    pursuers_speed: int
+    #: the pursuers are intelligent (the encounter that follows a catch says so)
+    intelligent: bool = True
+    #: the terrain row where the pursuit starts (``woods``, ``swamp``, ``clear``, ...)
+    terrain: str = ""
+    party_surprised: bool = False
+    #: the party alone surprised the pursuers
+    pursuers_surprised: bool = False
+    #: seed 004: the party uses magic to get away
+    magic: bool = False
+    #: OSE: the small chance the referee allows a surprised party (0: none)
+    referee_pct: int = 0
+    #: the evasion roll was made (and failed) by the encounter it comes from
+    evasion_failed: bool = False
+    #: the encounter it comes from (0: started by the referee)
+    encounter: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class PursuitEvasionRolled(Event):
+    """The party's evasion roll: d100 at most the chance evades; ``total`` 0 when a rule decided without dice."""
+
+    type_name: ClassVar[str] = "pursuit.evasion_rolled"
+    chance: int
+    base: int
+    #: how the chance was made, in order
+    steps: tuple[str, ...] = ()
+    total: int = 0
+    evaded: bool
+    #: the terrain row it was rolled in
+    terrain: str = ""
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class PursuitFled(Event):
+    """The party fled into the next hex (seed 004: heading by 1d6) or through another day (OSE)."""
+
+    type_name: ClassVar[str] = "pursuit.fled"
+    #: N, NE, SE, S, SW or NW
+    heading: str
+    face: int = 0
+    #: hexes (or days) fled so far, this one included
+    hexes_fled: int
+    #: the pursuers are faster: they may catch the party
+    pursuers_faster: bool
+    #: the grid ends that way: the party runs along its edge and keeps to its hex
+    held: bool = False
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class CatchRolled(Event):
+    """Faster pursuers try to catch the party: ``caught`` on the faces ``catch_on`` of ``dice``."""
+
+    type_name: ClassVar[str] = "pursuit.catch_rolled"
+    dice: str
+    #: seed 004: the faces that catch
+    catch_on: tuple[int, ...] = ()
+    #: OSE: a d100 total at most this catches (0: not used)
+    at_most: int = 0
+    total: int
+    caught: bool
+    terrain: str = ""
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ContinueChecked(Event):
+    """A castle force that did not catch the party keeps up the pursuit on ``continue_on``, or gives up."""
+
+    type_name: ClassVar[str] = "pursuit.continue_checked"
+    disposition: Disposition
+    continue_on: tuple[int, ...]
+    total: int
+    continues: bool
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class PursuitStopped(Event):
+    """OSE: the party stops fleeing and is caught."""
+
+    type_name: ClassVar[str] = "pursuit.stopped"
+    note: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class PursuitRested(Event):
+    """The party escaped and rests ``days`` (half a day per hex fled), with an encounter roll per half day."""
+
+    type_name: ClassVar[str] = "pursuit.rested"
+    hexes_fled: int
+    days: float
+    #: the terrain row whose encounter chances were read, and its faces
+    terrain: str = ""
+    encounter_on: tuple[int, ...] = ()
+    #: each half day's encounter die
+    faces: tuple[int, ...] = ()
+    encounters: int = 0
+    rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class PursuitEnded(Event):
+    """The pursuit is over: ``escaped`` or ``caught``."""
+
+    type_name: ClassVar[str] = "pursuit.ended"
+    number: int
+    outcome: str
+    hexes_fled: int = 0
+    reason: str = ""

@@ -1,0 +1,65 @@
+"""The wilderness pursuit (seed 004 §4.14, hex by hex; OSE §2.9, day by day).
+
+``PURSUIT`` declares it for the kit: the transition table and its conditions (``machine``), the
+folded state (``state``), the commands, the steps, and the inverse audit uses to re-run its
+decisions. The evasion chance is the pure rule of ``machine.evasion``. A travel day hands a pursuit
+off when an encounter it handed off ends in pursuit, and resumes when the pursuit concludes; the
+referee may also start one directly.
+"""
+
+from __future__ import annotations
+
+from hexlog.events import pursuit as ev
+from hexlog.events import travel as travel_ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.machine import evasion
+from hexlog.machine.evasion import EvasionOptions, EvasionTables
+from hexlog.machine.kit.procedure import Procedure, Resume
+from hexlog.machine.pursuit import commands as c
+from hexlog.machine.pursuit import steps
+from hexlog.machine.pursuit.guard import guard
+from hexlog.machine.pursuit.inverse import INVERSE
+from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel
+from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, evolve
+
+PURSUIT = Procedure(
+    name=PROCEDURE,
+    title="Wilderness pursuit: the evasion roll, flight hex by hex (day by day in OSE), catch, escape and rest.",
+    steps={
+        c.StartPursuit: steps.start,
+        c.RollEvasion: steps.roll_evasion,
+        c.Flee: steps.flee,
+        c.Catch: steps.catch,
+        c.ContinueCheck: steps.continue_check,
+        c.Stop: steps.stop,
+        c.Rest: steps.rest,
+    },
+    triggers=c.TRIGGERS,
+    phases=Phase,
+    transitions=TRANSITIONS,
+    initial=Phase.IDLE,
+    final=frozenset({Phase.CAUGHT, Phase.ESCAPED}),
+    model=PursuitModel,
+    fold=evolve,
+    state_type=PursuitState,
+    rules=(EvasionOptions, EvasionTables),
+    rules_check=evasion.check,
+    purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
+    inverse=INVERSE,
+    guards=(guard,),
+    resume=Resume(trigger="resume", step=steps.resumed),
+    events=(
+        ev.PursuitStarted,
+        ev.PursuitEvasionRolled,
+        ev.PursuitFled,
+        travel_ev.TruePosition,
+        ev.CatchRolled,
+        ev.ContinueChecked,
+        ev.PursuitStopped,
+        ev.PursuitRested,
+        ev.PursuitEnded,
+        ClockAdvanced,
+    ),
+)
+
+__all__ = ["PROCEDURE", "PURSUIT", "TRANSITIONS", "Phase", "PursuitState"]

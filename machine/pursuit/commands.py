@@ -1,0 +1,73 @@
+"""The pursuit's commands (imperative names), the trigger each fires, and what each argument means."""
+
+from __future__ import annotations
+
+import attrs
+
+from hexlog.machine.commands import Command, arg
+
+
+@attrs.frozen(kw_only=True)
+class StartPursuit(Command):
+    """Start a pursuit of the fleeing party with the facts it is decided by (an encounter hands them over)."""
+
+    name: str = arg("", help="a name for the pursuit")
+    party_size: int | None = arg(None, help="how many flee (default: the party's members)", least=1)
+    pursuers: int = arg(1, help="how many pursue", least=1)
+    party_speed: int | None = arg(
+        None, help="the party's base rate, feet per turn (default: the slowest member)", least=1
+    )
+    pursuers_speed: int = arg(120, help="the pursuers' base rate, feet per turn", least=1)
+    terrain: str = arg("", help="the terrain row (woods, swamp, clear, ...; default: the party's true hex)")
+    party_surprised: bool = arg(False, help="the party was surprised")  # noqa: FBT003 - a default
+    pursuers_surprised: bool = arg(False, help="the party alone surprised the pursuers")  # noqa: FBT003 - a default
+    magic: bool = arg(False, help="the party uses magic to get away (seed 004)")  # noqa: FBT003 - a default
+    referee_pct: int = arg(0, help="OSE: the small chance the referee allows a surprised party, %", least=0)
+    castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
+    intelligent: bool = arg(True, help="the pursuers are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
+    evasion_failed: bool = arg(False, help="the party's evasion roll was already made and failed")  # noqa: FBT003 - a default
+    encounter: int = arg(0, help="the encounter it comes from (0: none)", least=0)
+
+
+@attrs.frozen(kw_only=True)
+class RollEvasion(Command):
+    """The party rolls its evasion chance: passing ends the pursuit."""
+
+
+@attrs.frozen(kw_only=True)
+class Flee(Command):
+    """The party flees into a random hex (1d6: N, NE, SE, S, SW, NW); under OSE a day of flight."""
+
+
+@attrs.frozen(kw_only=True)
+class Catch(Command):
+    """Faster pursuers try to catch the party (3-in-6, 1-in-4 in woods or swamp; OSE 50 %)."""
+
+
+@attrs.frozen(kw_only=True)
+class ContinueCheck(Command):
+    """A castle force that missed the party keeps up the pursuit by its disposition, or gives up."""
+
+
+@attrs.frozen(kw_only=True)
+class Stop(Command):
+    """OSE: the party stops fleeing and is caught."""
+
+    note: str = arg("", help="what happens, in words")
+
+
+@attrs.frozen(kw_only=True)
+class Rest(Command):
+    """The party escaped: it rests half a day per hex fled, with a wilderness encounter roll per half day."""
+
+
+#: each command's trigger, in the order a referee meets them
+TRIGGERS: dict[type[Command], str] = {
+    StartPursuit: "start",
+    RollEvasion: "roll_evasion",
+    Flee: "flee",
+    Catch: "catch",
+    ContinueCheck: "continue_check",
+    Stop: "stop",
+    Rest: "rest",
+}

@@ -1,0 +1,99 @@
+"""The pursuit's folded state: its phase, the facts it started with, and what its rolls decided."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events import pursuit as ev
+from hexlog.events.procedure import PhaseChanged
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.kit.context import StepContext
+
+PROCEDURE = "pursuit"
+
+
+class Phase(enum.Enum):
+    """Where a pursuit stands; after a roll the next step depends on what it decided."""
+
+    IDLE = "idle"
+    #: the party's evasion roll is due
+    EVASION = "evasion"
+    #: the evasion was rolled: rest (evaded) or flee (failed)
+    EVASION_ROLLED = "evasion_rolled"
+    #: the party fled into a hex (a day): catch (faster pursuers), or rest / roll again
+    FLED = "fled"
+    #: the catch was rolled: caught (an encounter is handed off), or evasion / continue check / stop
+    CATCH_ROLLED = "catch_rolled"
+    #: a castle force's continue check was rolled: flee (it continues) or rest (it gave up)
+    CONTINUE_ROLLED = "continue_rolled"
+    #: OSE: the party stopped (an encounter is handed off)
+    HALTED = "halted"
+    CAUGHT = "caught"
+    ESCAPED = "escaped"
+
+
+@attrs.frozen(kw_only=True)
+class PursuitState:
+    """The latest pursuit of a campaign."""
+
+    started: ev.PursuitStarted
+    phase: Phase = Phase.IDLE
+    evasion: ev.PursuitEvasionRolled | None = None
+    hexes_fled: int = 0
+    fled: ev.PursuitFled | None = None
+    catch: ev.CatchRolled | None = None
+    continued: ev.ContinueChecked | None = None
+    rested: ev.PursuitRested | None = None
+    ended: ev.PursuitEnded | None = None
+
+    @property
+    def evaded(self) -> bool:
+        """The last evasion roll passed (False before one, and when it was made by the encounter and failed)."""
+        return self.evasion is not None and self.evasion.evaded
+
+    @property
+    def pursuers_faster(self) -> bool:
+        """The pursuers' base rate is above the party's."""
+        return self.started.pursuers_speed > self.started.party_speed
+
+    @property
+    def caught(self) -> bool:
+        """The last catch roll caught the party."""
+        return self.catch is not None and self.catch.caught
+
+
+def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:
+    """The pursuit after one event; a new ``PursuitStarted`` replaces the last pursuit."""
+    if isinstance(event, ev.PursuitStarted):
+        return PursuitState(started=event)
+    if state is None:
+        return None
+    changes: dict[str, Any] = {}
+    match event:
+        case PhaseChanged(procedure="pursuit", dest=dest):
+            changes["phase"] = Phase[dest]
+        case ev.PursuitEvasionRolled():
+            changes.update(evasion=event, catch=None, continued=None)
+        case ev.PursuitFled():
+            changes.update(fled=event, hexes_fled=event.hexes_fled, catch=None, continued=None)
+        case ev.CatchRolled():
+            changes["catch"] = event
+        case ev.ContinueChecked():
+            changes["continued"] = event
+        case ev.PursuitRested():
+            changes["rested"] = event
+        case ev.PursuitEnded():
+            changes["ended"] = event
+    return attrs.evolve(state, **changes) if changes else state
+
+
+def under_way(ctx: StepContext) -> PursuitState:
+    """The pursuit a step works on (only ``start`` is allowed without one)."""
+    state = ctx.state(PROCEDURE)
+    assert isinstance(state, PursuitState)  # noqa: S101 - only ``start`` is allowed without a pursuit
+    return state

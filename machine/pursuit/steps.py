@@ -1,0 +1,349 @@
+"""The pursuit's steps: where the rules roll the dice and decide, one per command.
+
+A flight moves the party's true hex (``travel.true_position``) when a journey is under way and lets
+the flight's time pass on the clock. A catch hands an encounter off (the pursuit resumes, caught,
+when it concludes). The rest after an escape is half a day per hex fled on the clock, with a
+wilderness encounter roll per half day (seed 004 §4.14 step 5). Every roll is made for nobody in
+particular: a percentile evasion roll is read low-is-good, so no modifier of the state applies.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from hexlog.events import pursuit as ev
+from hexlog.events import travel as travel_ev
+from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.machine import dice, evasion
+from hexlog.machine.encounter.commands import StartEncounter
+from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables, WildernessPursuit
+from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.rules import MapTables
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.kit.clock import DAY_SECONDS, Span
+from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, under_way
+from hexlog.machine.travel import exhaustion
+from hexlog.machine.travel import terrain as travel_terrain
+from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.state import PROCEDURE as TRAVEL
+from hexlog.machine.travel.state import Phase as TravelPhase
+from hexlog.machine.travel.state import TravelState
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.pursuit import commands as c
+
+MAX_SIZE = 10_000
+MAX_SPEED = 480
+
+
+def _journey(ctx: StepContext) -> TravelState | None:
+    """The journey under way, if any: a flight then moves the party's true hex."""
+    trip = ctx.state(TRAVEL)
+    if isinstance(trip, TravelState) and trip.phase not in {TravelPhase.IDLE, TravelPhase.ENDED}:
+        return trip
+    return None
+
+
+def _map(ctx: StepContext) -> MapState:
+    found = ctx.state(MAP)
+    return found if isinstance(found, MapState) else MapState()
+
+
+def terrain_here(ctx: StepContext, fallback: str) -> str:
+    """The OD&D terrain row of the party's true hex during a journey, else the pursuit's own."""
+    trip = _journey(ctx)
+    place = _map(ctx).hex(trip.hex) if trip is not None else None
+    if place is None:
+        return fallback
+    return ctx.part(MapTables).odd_row(place.terrain)
+
+
+def _table(ctx: StepContext) -> WildernessPursuit:
+    found = ctx.part(EvasionTables).wilderness_pursuit
+    assert found is not None  # noqa: S101 - the start condition checks it
+    return found
+
+
+def start(ctx: StepContext, command: c.StartPursuit) -> None:
+    """Record the facts the pursuit is decided by (the party's size and rate default to its members)."""
+    before = ctx.state(PROCEDURE)
+    members = ctx.table.party.members
+    reading = ctx.part(EvasionOptions).evasion_rules
+    assert reading is not None  # noqa: S101 - the start condition checks it
+    size = command.party_size if command.party_size is not None else len(members)
+    speed = command.party_speed if command.party_speed is not None else min(m.speed for m in members)
+    for what, value, high in (("party size", size, MAX_SIZE), ("pursuers", command.pursuers, MAX_SIZE)):
+        if not 1 <= value <= high:
+            msg = f"{what} must be 1 to {high}, not {value}"
+            raise UsageError(msg)
+    for what, value in (("party speed", speed), ("pursuers' speed", command.pursuers_speed)):
+        if not 1 <= value <= MAX_SPEED:
+            msg = f"{what} must be 1 to {MAX_SPEED} feet per turn, not {value}"
+            raise UsageError(msg)
+    if not 0 <= command.referee_pct <= 100:  # noqa: PLR2004 - percent
+        msg = f"the referee's chance must be 0 to 100 %, not {command.referee_pct}"
+        raise UsageError(msg)
+    disposition = ev.Disposition.NONE
+    if command.castle:
+        if command.castle not in {ev.Disposition.HOSTILE, ev.Disposition.NEUTRAL}:
+            msg = f"a castle force is hostile or neutral, not {command.castle!r}"
+            raise UsageError(msg)
+        if reading is not EvasionRules.ODD:
+            msg = f"castle forces pursue under seed 004's rules, not {reading}"
+            raise UsageError(msg)
+        disposition = ev.Disposition(command.castle)
+    ctx.emit(
+        ev.PursuitStarted(
+            number=before.started.number + 1 if isinstance(before, PursuitState) else 1,
+            name=command.name,
+            ruleset=ctx.rules.name,
+            rules=reading.value,
+            pursuers_kind=ev.Pursuers.CASTLE if command.castle else ev.Pursuers.MONSTERS,
+            disposition=disposition,
+            party_size=size,
+            pursuers=command.pursuers,
+            party_speed=speed,
+            pursuers_speed=command.pursuers_speed,
+            intelligent=command.intelligent,
+            terrain=terrain_here(ctx, command.terrain.strip().lower() or "clear"),
+            party_surprised=command.party_surprised,
+            pursuers_surprised=command.pursuers_surprised and not command.party_surprised,
+            magic=command.magic,
+            referee_pct=command.referee_pct,
+            evasion_failed=command.evasion_failed,
+            encounter=command.encounter,
+        )
+    )
+
+
+def situation(state: PursuitState, terrain: str) -> evasion.Situation:
+    """What the evasion chance reads, from the pursuit's facts and the terrain the party is in.
+
+    Surprise (either way) and magic belong to the meeting: they count for the pursuit's first evasion
+    roll only (DEFAULT); a roll while the party already flees (§4.14 4b) reads the sides, woods and speed.
+    """
+    s = state.started
+    first = state.evasion is None and not s.evasion_failed
+    return evasion.Situation(
+        fleeing=s.party_size,
+        pursuers=s.pursuers,
+        fleeing_speed=s.party_speed,
+        pursuers_speed=s.pursuers_speed,
+        woods=terrain == "woods",
+        surprised=first and s.party_surprised,
+        surprised_enemy=first and s.pursuers_surprised,
+        magic=first and s.magic,
+        referee_pct=s.referee_pct or None,
+    )
+
+
+def roll_evasion(ctx: StepContext, command: c.RollEvasion) -> None:  # noqa: ARG001 - the step signature
+    """d100 against the evasion chance in the terrain the party is in now."""
+    state = under_way(ctx)
+    terrain = terrain_here(ctx, state.started.terrain)
+    found = evasion.chance(ctx.rules, situation(state, terrain))
+    rolls: tuple[int, ...] = ()
+    total = 0
+    evaded = found.pct >= 100  # noqa: PLR2004 - percent
+    if found.roll:
+        rolled = ctx.roll("1d100", "pursuit.evasion")
+        total, rolls, evaded = rolled.total, (rolled.nonce,), evasion.evades(found.pct, rolled.total)
+    ctx.emit(
+        ev.PursuitEvasionRolled(
+            chance=found.pct,
+            base=found.base,
+            steps=found.steps,
+            total=total,
+            evaded=evaded,
+            terrain=terrain,
+            rolls=rolls,
+        )
+    )
+
+
+def flee(ctx: StepContext, command: c.Flee) -> None:  # noqa: ARG001 - the step signature
+    """1d6 for the heading; a journey's true hex moves that way; the flight's time passes.
+
+    A hex on the grid that the map does not have yet is refused (the referee draws it, and the same
+    roll decides again); where the grid itself ends, the party keeps to its hex.
+    """
+    state = under_way(ctx)
+    rolled = ctx.roll("1d6", "pursuit.flight")
+    heading = grid.HEADINGS[rolled.faces[0] - 1]
+    trip = _journey(ctx)
+    target = grid.neighbour(trip.hex, heading) if trip is not None else None
+    place = _map(ctx).hex(target) if target is not None else None
+    if trip is not None and target is not None and place is None:
+        msg = f"the party would flee {heading} from {trip.hex} into {target}, which is not on the map; draw it first"
+        raise RuleRefusedError(msg)
+    ctx.emit(
+        ev.PursuitFled(
+            heading=heading,
+            face=rolled.faces[0],
+            hexes_fled=state.hexes_fled + 1,
+            pursuers_faster=state.pursuers_faster,
+            held=trip is not None and target is None,
+            rolls=(rolled.nonce,),
+        )
+    )
+    if trip is not None and place is not None and target is not None:
+        ctx.emit(travel_ev.TruePosition(hex=target, terrain=place.terrain, lost=target != trip.believed))
+    seconds = _table(ctx).flight_seconds
+    ctx.advance(Span(seconds=seconds), reason=f"pursuit {state.started.number}: the party flees {heading}")
+
+
+def catch_rule(table: WildernessPursuit, reading: str, terrain: str) -> tuple[str, tuple[int, ...], int]:
+    """The catch roll in a terrain: (dice, faces that catch, d100 at most that catches); pure.
+
+    Seed 004: 3-in-6, 1-in-4 in woods or swamp (A25); OSE: faster pursuers catch on 50 %.
+    """
+    if reading == EvasionRules.OSE:
+        return "1d100", (), table.faster_pursuers_catch_pct
+    rough = terrain in table.rough_terrains
+    return (table.rough_catch_dice, table.rough_catch_on, 0) if rough else (table.catch_dice, table.catch_on, 0)
+
+
+def is_caught(rule: tuple[str, tuple[int, ...], int], total: int) -> bool:
+    """Whether a catch roll's total catches the party under ``rule``."""
+    _, on, at_most = rule
+    return total <= at_most if at_most else total in on
+
+
+def catch(ctx: StepContext, command: c.Catch) -> None:  # noqa: ARG001 - the step signature
+    """Faster pursuers try to catch the party; caught, an encounter is handed off."""
+    state = under_way(ctx)
+    terrain = terrain_here(ctx, state.started.terrain)
+    rule = catch_rule(_table(ctx), state.started.rules, terrain)
+    rolled = ctx.roll(dice.parse(rule[0]), "pursuit.catch")
+    caught = is_caught(rule, rolled.total)
+    ctx.emit(
+        ev.CatchRolled(
+            dice=rule[0],
+            catch_on=rule[1],
+            at_most=rule[2],
+            total=rolled.total,
+            caught=caught,
+            terrain=terrain,
+            rolls=(rolled.nonce,),
+        )
+    )
+    if caught:
+        _caught(ctx, state)
+
+
+def _caught(ctx: StepContext, state: PursuitState) -> None:
+    s = state.started
+    ctx.hand_off(
+        StartEncounter(
+            setting="wilderness",
+            name=f"pursuit {s.number}: the party is caught",
+            party_aware=True,
+            monsters_aware=True,
+            monster_count=s.pursuers,
+            intelligent=s.intelligent,
+            monster_speed=s.pursuers_speed,
+        )
+    )
+
+
+def continue_check(ctx: StepContext, command: c.ContinueCheck) -> None:  # noqa: ARG001 - the step signature
+    """A castle force keeps up the pursuit on d6: hostile 1-3, neutral 1."""
+    state = under_way(ctx)
+    table = _table(ctx)
+    disposition = state.started.disposition
+    on = table.castle_continue_hostile if disposition is ev.Disposition.HOSTILE else table.castle_continue_neutral
+    rolled = ctx.roll("1d6", "pursuit.continue")
+    ctx.emit(
+        ev.ContinueChecked(
+            disposition=disposition,
+            continue_on=on,
+            total=rolled.total,
+            continues=rolled.total in on,
+            rolls=(rolled.nonce,),
+        )
+    )
+
+
+def stop(ctx: StepContext, command: c.Stop) -> None:
+    """OSE: the party stops fleeing and is caught; an encounter is handed off."""
+    state = under_way(ctx)
+    ctx.emit(ev.PursuitStopped(note=command.note))
+    _caught(ctx, state)
+
+
+def _rest_chances(ctx: StepContext, terrain: str) -> tuple[int, ...]:
+    """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them."""
+    chances = ctx.part(WildernessTables).lost_encounter or {}
+    source = ctx.part(WildernessOptions).lost_encounter_source
+    trip = _journey(ctx)
+    place = _map(ctx).hex(trip.hex) if trip is not None else None
+    if place is not None:
+        return travel_terrain.row(ctx.rules, place, lost=False)[1].encounter
+    row = chances.get(source.value, {}).get(terrain)
+    return row.encounter if row is not None else ()
+
+
+def rest(ctx: StepContext, command: c.Rest) -> None:  # noqa: ARG001 - the step signature
+    """The party escaped: rest half a day per hex fled (A28), one wilderness encounter roll per half day."""
+    state = under_way(ctx)
+    table = _table(ctx)
+    days = state.hexes_fled * table.rest_days_per_hex
+    checks = math.ceil(round(days / table.rest_encounter_check_every_days, 6)) if days else 0
+    terrain = terrain_here(ctx, state.started.terrain)
+    on = _rest_chances(ctx, terrain) if checks else ()
+    faces: list[int] = []
+    rolls: list[int] = []
+    for _ in range(checks if on else 0):
+        rolled = ctx.roll("1d6", "pursuit.rest")
+        faces.append(rolled.total)
+        rolls.append(rolled.nonce)
+    encounters = sum(1 for f in faces if f in on)
+    ctx.emit(
+        ev.PursuitRested(
+            hexes_fled=state.hexes_fled,
+            days=days,
+            terrain=terrain,
+            encounter_on=on,
+            faces=tuple(faces),
+            encounters=encounters,
+            rolls=tuple(rolls),
+        ),
+        ev.PursuitEnded(
+            number=state.started.number,
+            outcome="escaped",
+            hexes_fled=state.hexes_fled,
+            reason=f"rest {days:g} day(s) after {state.hexes_fled} hex(es) fled; {encounters} encounter(s) then",
+        ),
+    )
+    trip = _journey(ctx)
+    if trip is not None and trip.rest_credit >= 1:
+        exhaustion.rest_day(ctx, trip, day=trip.day, reason="a full day of rest after a pursuit (A28)")
+    if days:
+        ctx.advance(
+            Span(seconds=round(days * DAY_SECONDS)), reason=f"pursuit {state.started.number}: rest after the escape"
+        )
+
+
+def resumed(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the resume signature
+    """The encounter of a caught party concluded: the pursuit is over."""
+    state = under_way(ctx)
+    ctx.emit(
+        ev.PursuitEnded(number=state.started.number, outcome="caught", hexes_fled=state.hexes_fled, reason="caught")
+    )
+
+
+__all__ = [
+    "Phase",
+    "catch",
+    "continue_check",
+    "flee",
+    "rest",
+    "resumed",
+    "roll_evasion",
+    "start",
+    "stop",
+    "terrain_here",
+]

@@ -1,0 +1,98 @@
+"""Readable text for the wilderness pursuit's events and its state line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events import pursuit as ev
+from hexlog.machine.pursuit.state import PursuitState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
+    from hexlog.machine.table import Table
+
+
+def _rolls(rolls: tuple[int, ...]) -> str:
+    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
+
+
+def _started(e: ev.PursuitStarted) -> str:
+    who = f"a {e.disposition} castle force" if e.pursuers_kind is ev.Pursuers.CASTLE else f"{e.pursuers} monster(s)"
+    facts = [
+        f"{e.party_size} flee at {e.party_speed}",
+        f"{who} pursue at {e.pursuers_speed}",
+        f"terrain {e.terrain}",
+        *(["the party surprised"] if e.party_surprised else []),
+        *(["the party surprised them"] if e.pursuers_surprised else []),
+        *(["magic used"] if e.magic else []),
+        *(["the evasion already failed"] if e.evasion_failed else []),
+    ]
+    came = f" after encounter {e.encounter}" if e.encounter else ""
+    return f"pursuit {e.number} begins ({e.rules} rules){came}: {'; '.join(facts)}"
+
+
+def _evasion(e: ev.PursuitEvasionRolled) -> str:
+    roll = f"d100={e.total}" if e.rolls else "no roll"
+    verdict = "the party gets away" if e.evaded else "the pursuit goes on"
+    return f"evasion {e.chance} % ({'; '.join(e.steps)}): {roll}, {verdict}{_rolls(e.rolls)}"
+
+
+def _fled(e: ev.PursuitFled) -> str:
+    where = "along the edge of the map, keeping to its hex" if e.held else f"{e.heading} (d6={e.face})"
+    faster = "faster pursuers follow" if e.pursuers_faster else "the pursuers are not faster"
+    return f"the party flees {where}: {e.hexes_fled} fled so far; {faster}{_rolls(e.rolls)}"
+
+
+def _catch(e: ev.CatchRolled) -> str:
+    rule = f"at most {e.at_most}" if e.at_most else f"on {','.join(map(str, e.catch_on))}"
+    verdict = "CAUGHT" if e.caught else "not caught"
+    return f"catch roll {e.dice}={e.total} ({rule}, {e.terrain}): {verdict}{_rolls(e.rolls)}"
+
+
+def _continue(e: ev.ContinueChecked) -> str:
+    verdict = "keeps up the pursuit" if e.continues else "gives up"
+    on = ",".join(map(str, e.continue_on))
+    return f"the {e.disposition} castle force (on {on}) d6={e.total}: {verdict}{_rolls(e.rolls)}"
+
+
+def _stopped(e: ev.PursuitStopped) -> str:
+    return "the party stops running and is caught" + (f": {e.note}" if e.note else "")
+
+
+def _rested(e: ev.PursuitRested) -> str:
+    checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
+    met = f"; {e.encounters} encounter(s)" if e.encounters else ""
+    rested = f"the party rests {e.days:g} day(s) for {e.hexes_fled} hex(es) fled"
+    return f"{rested}{'; ' + checks if checks else ''}{met}{_rolls(e.rolls)}"
+
+
+def _ended(e: ev.PursuitEnded) -> str:
+    return f"pursuit {e.number} ends: {e.outcome} after {e.hexes_fled} hex(es)"
+
+
+TEXTS: dict[type[Event], Callable[[Any], str]] = {
+    ev.PursuitStarted: _started,
+    ev.PursuitEvasionRolled: _evasion,
+    ev.PursuitFled: _fled,
+    ev.CatchRolled: _catch,
+    ev.ContinueChecked: _continue,
+    ev.PursuitStopped: _stopped,
+    ev.PursuitRested: _rested,
+    ev.PursuitEnded: _ended,
+}
+
+
+def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - the STATES signature
+    """The pursuit under way: who pursues, the hexes fled, the last roll."""
+    if not isinstance(state, PursuitState) or state.ended is not None:
+        return []
+    s = state.started
+    lines = [f"  pursuit {s.number}: {s.pursuers} pursuer(s) at {s.pursuers_speed}, {state.hexes_fled} hex(es) fled"]
+    if state.evasion is not None:
+        lines.append(f"  last evasion: {state.evasion.chance} %, {'evaded' if state.evasion.evaded else 'failed'}")
+    return lines
+
+
+STATES: dict[str, Callable[..., list[str]]] = {"pursuit": state_lines}
