@@ -63,16 +63,17 @@ def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, re
 
 def _surprise(e: ev.SurpriseChecked) -> str:
     party = _side("party", e.party_rolled, e.party_face, e.party_surprised, e.party_segments, e.party_reason)
+    if e.party_rolled and "WIS" in e.party_reason:  # each character's own verdict, never one word for all
+        party = f"party {e.party_reason}"
     monsters = _side(
         "monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason
     )
-    who = f" [{e.party_reason}]" if "WIS" in e.party_reason else ""
     gain = (
         "no advantage"
         if e.advantage is ev.Advantage.NONE
         else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
     )
-    return f"surprise: {party}{who}; {monsters}; {gain}{_rolls(e.rolls)}"
+    return f"surprise: {party}; {monsters}; {gain}{_rolls(e.rolls)}"
 
 
 def _surrounded(e: ev.PartySurrounded) -> str:
