@@ -43,7 +43,26 @@ def _started(e: ev.EncounterStarted) -> str:
             facts.append(f"{text} {value} ft")
     if e.distance_divisor > 1:
         facts.append(f"poor visibility (distance / {e.distance_divisor})")
+    facts.extend(_surprise_facts(e))
     return f"encounter {e.number}{name} begins ({e.ruleset}): " + ", ".join(facts)
+
+
+def _surprise_facts(e: ev.EncounterStarted) -> list[str]:
+    """The start's facts about surprise: each side's chance and adjustment, unsurprisable monsters, infravision."""
+    facts = []
+    for side, on, modifier in (
+        ("party", e.party_surprise_on, e.party_surprise_modifier),
+        ("monsters", e.monsters_surprise_on, e.monsters_surprise_modifier),
+    ):
+        if on >= 0:
+            facts.append(f"{side} surprised on 1-{on}" if on else f"{side} never surprised on the die")
+        if modifier:
+            facts.append(f"{side} surprise die {modifier:+d}")
+    if e.monsters_unsurprisable:
+        facts.append("monsters cannot be surprised")
+    if e.party_vision_ft:
+        facts.append(f"party infravision {e.party_vision_ft} ft")
+    return facts
 
 
 def _movement(e: ev.MovementRated) -> str:
