@@ -7,10 +7,13 @@ the encounter to; the audit re-runs the new decisions from the recorded rolls.
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from hexlog.events import codec
 from hexlog.events import encounter as ev
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
@@ -328,3 +331,21 @@ class TestAudit:
         kinds = [e.type for e in envelopes]
         assert kinds.count("hexlog.encounter.initiative_rolled") >= 8
         assert check_decisions(envelopes) == []
+
+
+class TestTheSchema:
+    def test_a_version_2_start_reads_with_the_rules_surprise_and_no_infravision(self) -> None:
+        """A start recorded before version 3 keeps its meaning: the rules' chance, no adjustment, no infravision."""
+        golden = Path(__file__).resolve().parent / "golden" / "events" / "encounter.started.v2.json"
+        data = json.loads(golden.read_text(encoding="utf-8"))
+        started = codec.from_data(data["type"], 2, data["data"])
+        assert isinstance(started, ev.EncounterStarted)
+        facts = (
+            started.party_surprise_on,
+            started.monsters_surprise_on,
+            started.monsters_unsurprisable,
+            started.party_surprise_modifier,
+            started.monsters_surprise_modifier,
+            started.party_vision_ft,
+        )
+        assert facts == (-1, -1, False, 0, 0, 0)
