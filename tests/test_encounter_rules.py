@@ -16,6 +16,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
@@ -676,6 +677,75 @@ class TestDistributions:
         names = [name for _, name in bands if odds[name]]
         assert seen["attacks"] == 0
         assert chisquare([seen[n] for n in names], [N * odds[n] / 36 for n in names]).pvalue > P_MIN
+
+
+#: explore encounters for the per-character surprise: Ann (WIS 3, -2) and Bo (WIS 10, +0) on one party die
+N_WIS = 720
+
+
+@pytest.fixture(scope="module")
+def seeded_wis() -> list[list[Event]]:
+    """N_WIS explore dungeon encounters on one fixed secret, each to its first actions and concluded."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    secret = hashlib.sha256(b"hexlog-test-wis-surprise").hexdigest()
+    setup = (
+        c.StartCampaign(ruleset="explore"),
+        c.OpenSession(secret_hex=secret),
+        c.AddMember(name="Ann", wis=3),
+        c.AddMember(name="Bo", wis=10),
+    )
+    for command in setup:
+        handler.execute("wis", command)
+    runs = []
+    for _ in range(N_WIS):
+        run: list[Event] = []
+        for command in (enc.StartEncounter(), enc.CheckSurprise(), enc.DetermineDistance()):
+            run.extend(handler.execute("wis", command).events)
+        phase = handler.load("wis").procedures["encounter"].phase
+        if phase is enc.Phase.FREE_ACTION:
+            run.extend(handler.execute("wis", enc.TakeFreeAction(action="move")).events)
+        if handler.load("wis").procedures["encounter"].phase is enc.Phase.INITIATIVE:
+            run.extend(handler.execute("wis", enc.RollInitiative()).events)
+        run.extend(handler.execute("wis", enc.ConcludeEncounter()).events)
+        runs.append(run)
+    return runs
+
+
+class TestPerCharacterSurpriseDistribution:
+    def test_who_is_surprised_the_advantage_and_the_distance_follow_the_two_dice_exactly(
+        self, seeded_wis: list[list[Event]]
+    ) -> None:
+        """Enumerated over the party's and the monsters' d6: Ann on 1-4, Bo on 1-2, the party only when both are.
+
+        The advantage, the shrunken distance (1d3 when a side is surprised) and the way on (the
+        surprisers' free action, straight to combat, or initiative) follow the side's surprise, never
+        one character's.
+        """
+        expected: Counter[tuple[Any, ...]] = Counter()
+        for a, b in product(range(1, 7), repeat=2):
+            hit = tuple(name for name, mod in (("Ann", -2), ("Bo", 0)) if a + mod <= 2)
+            party, monsters = len(hit) == 2, b <= 2
+            advantage = "monsters" if party and not monsters else "party" if monsters and not party else "none"
+            way = "COMBAT" if party and monsters else "FREE_ACTION" if party or monsters else "INITIATIVE"
+            expected[party, hit, monsters, advantage, party or monsters, way] += 1
+        seen: Counter[tuple[Any, ...]] = Counter()
+        for run in seeded_wis:
+            checked = next(e for e in run if isinstance(e, ev.SurpriseChecked))
+            distance = next(e for e in run if isinstance(e, ev.DistanceDetermined))
+            way = next(e.dest for e in run if isinstance(e, PhaseChanged) and e.trigger == "determine_distance")
+            key = (
+                checked.party_surprised,
+                checked.party_characters_surprised,
+                checked.monsters_surprised,
+                str(checked.advantage),
+                "(surprised)" in distance.rule,
+                way,
+            )
+            seen[key] += 1
+        assert set(seen) <= set(expected), set(seen) - set(expected)
+        keys = sorted(expected, key=str)
+        observed = [seen[k] for k in keys]
+        assert chisquare(observed, [N_WIS * expected[k] / 36 for k in keys]).pvalue > P_MIN
 
 
 class TestReactionModifierBound:

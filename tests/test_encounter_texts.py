@@ -285,6 +285,23 @@ class TestSurpriseAndInitiative:
         assert "Delphine surprised; Aldric and Corvin are not and act" in text
 
 
+class TestPerCharacterSurprise:
+    """Seed 004 §4.3: "Apply each character's Wisdom Surprise Modifier"."""
+
+    def test_the_characters_surprised_alone_sit_out_the_first_round(self) -> None:
+        """Dim (WIS 5) is surprised on a 3, Wise (WIS 18) is not: the party acts, Dim only from round 2."""
+        members = (c.AddMember(name="Wise", wis=18), c.AddMember(name="Dim", wis=5))
+        t = Table(ruleset="explore", members=members)
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 3, 5)
+        t.run(enc.DetermineDistance(), 2, 3)
+        t.run(enc.RollInitiative(), 4, 2)
+        first = only(t.run(enc.PlayRound()), ev.RoundPlayed)
+        assert first.acting == ("party", "monsters")
+        assert first.reason == "Dim is surprised and cannot act in the first round"
+        assert only(t.run(enc.PlayRound()), ev.RoundPlayed).reason == ""
+
+
 class TestTwoSides:
     def test_rules_show_says_what_hexlog_does_instead_of_more_sides(self, hexlog: Any) -> None:
         """Seed 000's further sides are stated as not modelled, with what to do instead."""

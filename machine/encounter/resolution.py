@@ -181,6 +181,11 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
         elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
             lost = state.free_segments(leader)
             reason = f"the {leader.other} lose the first {lost} segments of this round"
+    caught = sur.party_characters_surprised if sur is not None and not sur.party_surprised else ()
+    if number == 1 and caught:
+        # seed 004: each character's own surprise; the surprised sit the first round out, the others act
+        who = f"{', '.join(caught)} {'is' if len(caught) == 1 else 'are'} surprised and cannot act in the first round"
+        reason = f"{reason}; {who}" if reason else who
     ctx.emit(
         ev.RoundPlayed(
             round=number,
