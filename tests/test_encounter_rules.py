@@ -465,7 +465,7 @@ class TestExplore:
         assert not checked.party_surprised
         assert checked.advantage == "none"
         assert checked.party_characters_surprised == ("Dim",)
-        assert checked.party_reason.endswith("Dim surprised; Wise is not and act")
+        assert checked.party_reason.endswith("Dim surprised; Wise is not and acts")
         # the party as a side is not surprised: the normal 2d4 distance, no free action for the monsters
         distance = only(t.run(enc.DetermineDistance(), 2, 3), ev.DistanceDetermined)
         assert distance.rule == "explore.dungeon 2d4x10ft"

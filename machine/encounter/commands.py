@@ -53,10 +53,14 @@ class StartEncounter(Command):
         flag="--monsters-cannot-be-surprised",
     )
     party_surprise_modifier: int = arg(
-        0, help="light, noise or other circumstances: added to the party's surprise d6 (+ is harder to surprise)"
+        0,
+        help="light, noise or other circumstances: added to the party's surprise d6 (+ is harder to surprise)",
+        flag="--party-surprise-mod",
     )
     monsters_surprise_modifier: int = arg(
-        0, help="light, noise or other circumstances: added to the monsters' surprise d6 (+ is harder to surprise)"
+        0,
+        help="light, noise or other circumstances: added to the monsters' surprise d6 (+ is harder to surprise)",
+        flag="--monsters-surprise-mod",
     )
 
 

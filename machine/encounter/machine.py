@@ -98,8 +98,8 @@ def situation_of(e: EncounterState) -> positions.Situation:
         line_of_sight_ft=s.line_of_sight_ft or None,
         area_ft=s.area_ft or None,
         light_radius_ft=s.light_radius_ft or None,
-        # the referee's --vision, else the best infravision among the members (seed 001)
-        vision_ft=s.vision_ft or s.party_vision_ft or None,
+        # the referee's --vision, else the best infravision among the members, which light blinds (seed 001)
+        vision_ft=s.vision_ft or (0 if s.party_light else s.party_vision_ft) or None,
         hiding=s.hiding,
         distance_divisor=s.distance_divisor,
     )

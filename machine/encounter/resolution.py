@@ -180,7 +180,7 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
             acting, reason = (leader,), f"the {leader.other} are surprised and cannot act in the first round"
         elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
             lost = state.free_segments(leader)
-            reason = f"the {leader.other} lose the first {lost} segments of this round"
+            reason = f"the {leader.other} lose the first {lost} segment{'s' if lost != 1 else ''} of this round"
     caught = sur.party_characters_surprised if sur is not None and not sur.party_surprised else ()
     if number == 1 and caught:
         # seed 004: each character's own surprise; the surprised sit the first round out, the others act

@@ -222,8 +222,8 @@ def who_is_surprised(labels: tuple[str, ...], hit: list[str], *, whole: bool) ->
         return "surprised: " + ", ".join(hit)
     if not spared:
         return "all surprised: the party is surprised"
-    verb = "is" if len(spared) == 1 else "are"
-    return f"{_names(hit)} surprised; {_names(spared)} {verb} not and act"
+    verb = "is not and acts" if len(spared) == 1 else "are not and act"
+    return f"{_names(hit)} surprised; {_names(spared)} {verb}"
 
 
 def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tuple[SideSurprise, SideSurprise]:
