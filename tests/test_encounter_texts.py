@@ -155,6 +155,14 @@ class TestAdndPositions:
         assert "cap by vision 60 ft -> 60 ft" in distance.steps
 
 
+    def test_infravision_does_not_limit_a_party_that_carries_light(self) -> None:
+        """Infravision is of no use in the party's own light: 100 ft stands (no light radius given, no cap)."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", infravision_ft=60),))
+        t.run(enc.StartEncounter(setting="indoors", party_aware=True, party_light=True))
+        t.run(enc.CheckSurprise(), 5)
+        assert only(t.run(enc.DetermineDistance(), 6), ev.DistanceDetermined).value == 100
+
+
 class TestRoundsAndMovement:
     """Seed 000 §2.7: "at most 60 rounds (one turn)"; OSE rolls initiative every round."""
 
