@@ -35,11 +35,12 @@ class DiceRolled(Event):
     """One roll of one or more dice, derived from the session's committed seed.
 
     ``modifier`` is everything added to the faces: the expression's own constant and every entry of
-    ``modifiers``, so ``total == sum(faces) + modifier`` always holds.
+    ``modifiers``, so ``total == sum(faces) + modifier`` always holds, save for the faces of ``dropped``
+    dice, which a keep or drop (``4d6kh3``, written in ``notation``) leaves out of the total.
     """
 
     type_name: ClassVar[str] = "dice.rolled"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     session: str
     nonce: int
     #: what the rules rolled it for, such as ``encounter.surprise.party``
@@ -55,15 +56,32 @@ class DiceRolled(Event):
     made_for: str = ""
     #: the modifiers the state imposed on this roll, each with its source (included in ``modifier``)
     modifiers: tuple[RollModifier, ...] = ()
+    #: the expression as hexlog read it when it keeps or drops dice (``4d6kh3``, ``2d20kl1``), "" otherwise
+    notation: str = ""
+    #: the indices of the dice whose faces do not count (ascending; ties keep the earlier die)
+    dropped: tuple[int, ...] = ()
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 had no ``made_for`` and no ``modifiers``: it was made for nobody, unmodified."""
         return {**data, "made_for": "", "modifiers": []}
 
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 kept every die: no notation of a keep or drop, nothing dropped."""
+        return {**data, "notation": "", "dropped": []}
+
+    @property
+    def counted(self) -> int:
+        """The sum of the faces that count (every face but the dropped ones)."""
+        return sum(f for k, f in enumerate(self.faces) if k not in self.dropped)
+
     @property
     def expression(self) -> str:
-        """The roll written as dice notation, e.g. ``2d6+1``."""
+        """The roll written as dice notation, e.g. ``2d6+1`` (``4d6kh3`` as written, with the state's modifiers)."""
+        if self.notation:
+            extra = sum(m.value for m in self.modifiers)
+            return self.notation + (f" {extra:+d}" if extra else "")
         groups: list[str] = []
         i = 0
         while i < len(self.sides):

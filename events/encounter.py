@@ -353,3 +353,28 @@ class EncounterConcluded(Event):
     turns: int = 1
     seconds: int
     reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class EncounterCancelled(Event):
+    """An encounter started by mistake ends as cancelled: no game time passes and nothing recorded is removed."""
+
+    type_name: ClassVar[str] = "encounter.cancelled"
+    number: int
+    #: the phase it was in when cancelled (``surprise``, ``actions``, ...)
+    phase: str
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
+class EncounterCorrected(Event):
+    """A fact of the encounter's start was recorded wrong: the new value from now on, naming the earlier one."""
+
+    type_name: ClassVar[str] = "encounter.corrected"
+    number: int
+    #: the fact corrected (``monster_count``)
+    field: str
+    #: the value recorded before, and the value from now on
+    was: int
+    now: int
+    reason: str

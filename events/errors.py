@@ -54,3 +54,11 @@ class CorruptLogError(HexlogError):
 
 class NotFoundError(UsageError):
     """A campaign, session, member or roll that does not exist."""
+
+
+class StaleVersionError(ConcurrencyError):
+    """An append refused because another append moved the stream first: the command may be decided again."""
+
+
+class StoreWriteError(HexlogError):
+    """The database cannot be written (read-only, a full disk, a file-size limit); nothing was recorded."""

@@ -6,7 +6,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.chain import GENESIS, seal_batch
-from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
+from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class MemoryStore:
             stream = self._streams.setdefault(stream_id, [])
             if len(stream) != expected_version:
                 msg = f"stream {stream_id} is at version {len(stream)}, not {expected_version}"
-                raise ConcurrencyError(msg)
+                raise StaleVersionError(msg)
             if any(new.id in self._ids for new in events) or len({n.id for n in events}) != len(events):
                 msg = "an event id in the batch is already in the log"
                 raise ConcurrencyError(msg)

@@ -32,3 +32,28 @@ class MemberRemoved(Event):
     type_name: ClassVar[str] = "party.member_removed"
     name: str
     reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class MemberSheet:
+    """A character's name and scores as the party knows them."""
+
+    name: str
+    cha: int
+    wis: int
+    dex: int
+    strength: int
+    speed: int
+    armor: str
+    infravision_ft: int
+
+
+@attrs.frozen(kw_only=True)
+class MemberEdited(Event):
+    """A character's recorded name or scores corrected: what was recorded, and what holds from now on."""
+
+    type_name: ClassVar[str] = "party.member_edited"
+    #: the character as recorded until now, and as it is from now on (a new name corrects a misspelt one)
+    was: MemberSheet
+    now: MemberSheet
+    reason: str = ""

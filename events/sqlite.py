@@ -1,15 +1,29 @@
 """A SQLite event store: one file, WAL, append-only by trigger, safe across processes.
 
 Opening a file checks its schema first and writes only when something is missing: a complete
-hexlog database in WAL mode is opened without taking the write lock. Without ``create`` a file
-that has no hexlog ``events`` table is refused untouched; a hexlog database that lost a guard
-trigger or a side table gets it back (that needs the write lock).
+hexlog database in WAL mode is opened without taking the write lock. A file with no table at all
+(a database whose creation was cut short) is a new, empty database; a file that has other tables
+but no hexlog ``events`` table is refused untouched; a hexlog database that lost a guard trigger or
+a side table gets it back (that needs the write lock).
+
+A new database file is created readable and writable by its owner only (SQLite gives its WAL and
+shared-memory files the same mode). ``readonly`` opens a database without ever writing to it; where
+SQLite cannot read it in place (a WAL database in a folder the user may not write, with no
+shared-memory file beside it) it reads a private copy.
+
+Before appending, the stream's last event is checked against its hash and its link to the one
+before (two rows, whatever the length of the log); a damaged tail refuses the append. An append
+whose ``COMMIT`` reports an error after the transaction was in fact committed (a checkpoint that
+failed on a full disk) is reported as the success it is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import sqlite3
+import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +34,10 @@ from hexlog.events.errors import (
     CorruptLogError,
     IdempotencyConflictError,
     NotFoundError,
+    StaleVersionError,
+    StoreWriteError,
 )
+from hexlog.events.files import create_private
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     PAGE_SIZE,
@@ -31,6 +48,8 @@ from hexlog.events.sqlite_schema import (
     integrity_check,
     is_busy,
     recorded,
+    tail_problem,
+    write_problem,
 )
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
@@ -51,48 +70,113 @@ class SQLiteStore:
     when the lock is held past ``busy_timeout``) are raised as they are, for the caller to word.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 10.0, create: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 10.0, create: bool = True, readonly: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.readonly = readonly
         self._lock = threading.Lock()
-        if create:
-            self._conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        #: whether this store created its file (a new database)
+        self.created = False
+        #: a private folder holding the copy a read-only store reads, when it reads one
+        self._copy: Path | None = None
+        if create and not readonly:
+            self.created = create_private(self.path)
+            target, uri = str(self.path), False
         else:
             if not self.path.exists():
                 msg = f"no hexlog database at {self.path}"
                 raise NotFoundError(msg)
-            # mode=rw: never create the file, even if it vanishes after the check above
-            self._conn = sqlite3.connect(
-                f"{self.path.resolve().as_uri()}?mode=rw",
-                uri=True,
-                timeout=busy_timeout,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            # mode=rw / ro: never create the file, even if it vanishes after the check above
+            target, uri = f"{self.path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}", True
         try:
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn = self._connect(target, busy_timeout, uri=uri, readonly=readonly)
+            self._prepared(create=create)
+        except sqlite3.OperationalError as err:
+            if not readonly or is_busy(err):
+                raise
+            self._open_copy(busy_timeout)  # it cannot be read in place (a WAL file in a folder it may not write)
+
+    def _prepared(self, *, create: bool) -> None:
+        try:
             self._prepare(create=create)
         except BaseException:
             self._conn.close()
             raise
 
-    def _prepare(self, *, create: bool) -> None:
-        """Check the schema, and write it (and WAL mode) only where it is missing."""
-        names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
+    @staticmethod
+    def _connect(target: str, busy_timeout: float, *, uri: bool, readonly: bool = False) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, uri=uri, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            if not readonly:
+                conn.execute("PRAGMA synchronous = FULL")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _open_copy(self, busy_timeout: float) -> None:
+        """Read a private copy of the database (and its WAL), for a folder SQLite cannot read it in."""
+        folder = Path(tempfile.mkdtemp(prefix="hexlog-read-"))
+        self._copy = folder
+        try:
+            copy = folder / "copy.db"
+            shutil.copyfile(self.path, copy)
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists():
+                shutil.copyfile(wal, folder / "copy.db-wal")
+            self._conn = self._connect(str(copy), busy_timeout, uri=False, readonly=True)
+            self._prepared(create=False)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            self._copy = None
+            raise
+
+    def _check_names(self, names: set[str], *, create: bool) -> None:
+        """Refuse a file whose tables are not hexlog's, or (without ``create``, writable) has none."""
         if "events" in names:
             columns = {row[1] for row in self._conn.execute("PRAGMA table_info(events)")}
             missing = [c for c in COLUMNS.split(", ") if c not in columns]
             if missing:
                 msg = f"{self.path} is not a hexlog database (its events table has no {', '.join(missing)} column)"
                 raise CorruptLogError(msg)
-        elif not create:
+        elif names and not create:
             msg = f"{self.path} is not a hexlog database (no events table)"
             raise CorruptLogError(msg)
+        elif not create and not self.readonly:
+            msg = f"{self.path} is not a hexlog database yet (no events table); 'hexlog init' sets it up"
+            raise CorruptLogError(msg)
+
+    def _prepare(self, *, create: bool) -> None:
+        """Check the schema, and write it (and WAL mode) only where it is missing.
+
+        A file without any table is a new database (its creation was cut short): set up with
+        ``create``, read as an empty one when read-only, refused untouched otherwise.
+        """
+        names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
+        self._check_names(names, create=create)
+        if self.readonly:
+            if not names:  # an empty database: empty tables of this connection's own, nothing written
+                self._conn.executescript(SCHEMA.replace("CREATE TABLE", "CREATE TEMP TABLE").split("CREATE TRIGGER")[0])
+                self._conn.executescript(
+                    SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS commands") :].replace(
+                        "CREATE TABLE", "CREATE TEMP TABLE"
+                    )
+                )
+            return
         (mode,) = self._conn.execute("PRAGMA journal_mode").fetchone()
         if names >= SCHEMA_NAMES and str(mode).lower() == "wal":
             return
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+        try:
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.executescript(f"BEGIN IMMEDIATE;{SCHEMA}COMMIT;")
+        except sqlite3.OperationalError as err:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            if is_busy(err):
+                raise
+            raise StoreWriteError(write_problem(self.path, err)) from err
 
     def append(  # noqa: PLR0913 - the store protocol
         self,
@@ -106,13 +190,17 @@ class SQLiteStore:
     ) -> AppendResult:
         """Append a batch and its projection rows atomically; see ``EventStore``."""
         digest = command_digest or ""
+        if self.readonly:
+            msg = f"the database {self.path} was opened to be read only; nothing was written"
+            raise StoreWriteError(msg)
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
                 if is_busy(err):
                     raise ConcurrencyError(busy_message(f"stream {stream_id}")) from err
-                raise
+                raise StoreWriteError(write_problem(self.path, err)) from err
+            result: AppendResult | None = None
             try:
                 result = self._append_in_transaction(stream_id, events, expected_version, command_id, digest)
                 if not result.replayed:
@@ -120,14 +208,35 @@ class SQLiteStore:
                 self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.IntegrityError):
-                    msg = f"stream {stream_id}: another append recorded these events first ({exc})"
-                    raise ConcurrencyError(msg) from exc
-                if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
-                    raise ConcurrencyError(busy_message(f"stream {stream_id}")) from exc
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                elif result is not None and isinstance(exc, sqlite3.Error) and self._committed(result):
+                    return result  # the COMMIT reported an error after it committed (a failed checkpoint)
+                if isinstance(exc, sqlite3.Error):
+                    raise self._append_error(stream_id, exc) from exc
                 raise
             return result
+
+    def _append_error(self, stream_id: str, exc: sqlite3.Error) -> Exception:
+        """The error an append that wrote nothing raises for SQLite's ``exc``."""
+        if isinstance(exc, sqlite3.IntegrityError):
+            msg = f"stream {stream_id}: another append recorded these events first ({exc})"
+            return StaleVersionError(msg)
+        if isinstance(exc, sqlite3.OperationalError) and is_busy(exc):
+            return ConcurrencyError(busy_message(f"stream {stream_id}"))
+        if isinstance(exc, sqlite3.OperationalError):
+            return StoreWriteError(write_problem(self.path, exc))
+        return exc
+
+    def _committed(self, result: AppendResult) -> bool:
+        """Whether the events of an append whose ``COMMIT`` raised are in the log after all."""
+        if result.replayed or not result.event_ids:
+            return result.replayed
+        try:
+            row = self._conn.execute("SELECT 1 FROM events WHERE id = ?", (result.event_ids[-1],)).fetchone()
+        except sqlite3.Error:
+            return False
+        return row is not None
 
     def _append_in_transaction(
         self,
@@ -141,14 +250,10 @@ class SQLiteStore:
             known = self._known(command_id, digest)
             if known is not None:
                 return known
-        last = self._conn.execute(
-            "SELECT stream_version, hash FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1",
-            (stream_id,),
-        ).fetchone()
-        version, prev = (last[0], last[1]) if last is not None else (0, GENESIS)
+        version, prev = self._checked_tail(stream_id)
         if version != expected_version:
             msg = f"stream {stream_id} is at version {version}, not {expected_version}"
-            raise ConcurrencyError(msg)
+            raise StaleVersionError(msg)
         (position,) = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
         rows = [
             (
@@ -188,6 +293,35 @@ class SQLiteStore:
                 ),
             )
         return result
+
+    def _checked_tail(self, stream_id: str) -> tuple[int, str]:
+        """The stream's version and last hash, once its last event is checked against its hash and its
+        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+        last = self._conn.execute(
+            f"SELECT {COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 2",  # noqa: S608 - constant columns
+            (stream_id,),
+        ).fetchall()
+        if not last:
+            return 0, GENESIS
+        problem = tail_problem(last)
+        if problem is not None:
+            msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
+            raise CorruptLogError(msg)
+        return int(last[0][2]), str(last[0][10])
+
+    def tail_problem(self, stream_id: str) -> str | None:
+        """What is wrong with the stream's last event (its hash or its link), or None."""
+        with self._lock:
+            last = self._conn.execute(
+                f"SELECT {COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 2",  # noqa: S608 - constant columns
+                (stream_id,),
+            ).fetchall()
+        return tail_problem(last) if last else None
+
+    def has_events(self) -> bool:
+        """Whether the store holds any event."""
+        with self._lock:
+            return self._conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:
         row = self._conn.execute(
@@ -304,13 +438,13 @@ class SQLiteStore:
         Rows are a cache of folds of the log: a write that finds the database busy past the busy
         timeout is skipped (False), and the next reader folds the tail again.
         """
+        if self.readonly:
+            return False
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                if is_busy(err):
-                    return False
-                raise
+            except sqlite3.OperationalError:
+                return False  # busy, read-only, or a full disk: the cache waits for a later writer
             try:
                 (version,) = self._conn.execute(
                     "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream_id = ?", (stream_id,)
@@ -319,13 +453,20 @@ class SQLiteStore:
                 if written:
                     self._put_rows(stream_id, rows)
                 self._conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError):
+                    return False  # a cache that could not be saved is folded again by the next reader
                 raise
             return bool(written)
 
     def close(self) -> None:
-        """Close the connection; the store is unusable after."""
+        """Close the connection (and remove a private copy read); the store is unusable after."""
         with self._lock:
-            self._conn.close()
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            if self._copy is not None:
+                shutil.rmtree(self._copy, ignore_errors=True)
+                self._copy = None

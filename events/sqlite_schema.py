@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from hexlog.events.chain import Envelope
+from hexlog.events.chain import GENESIS, Envelope
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.store import Recorded
 
@@ -51,6 +51,14 @@ CREATE TABLE IF NOT EXISTS projection_rows (
 ) WITHOUT ROWID;
 """
 
+#: the empty tables a read-only connection gives itself for a file with no table at all (nothing is written)
+EMPTY_SCHEMA = "".join(
+    part.replace("CREATE TABLE", "CREATE TEMP TABLE")
+    for part in SCHEMA.split(";\n")
+    if part.strip().startswith("CREATE TABLE")
+    for part in [part + ";\n"]
+)
+
 COLUMNS = "position, stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, hash"
 
 #: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
@@ -65,7 +73,36 @@ def is_busy(err: sqlite3.OperationalError) -> bool:
 
 
 def busy_message(what: str) -> str:
-    return f"{what}: the database is busy: it stayed locked by another writer"
+    return f"{what}: the database is busy: it stayed locked by another writer for the whole busy timeout; try again"
+
+
+def write_problem(path: Path, err: sqlite3.Error) -> str:
+    """A one-line reason why the database could not be written, for ``StoreWriteError``."""
+    text = str(err)
+    if "readonly" in text or "read-only" in text:
+        return f"the database {path} is read-only (or its folder is): nothing was written"
+    if "full" in text:
+        return (
+            f"cannot write the database {path}: the disk is full or a file-size limit was reached; nothing was written"
+        )
+    return f"cannot write the database {path}: {text}; nothing was written"
+
+
+def tail_problem(rows: list[tuple[Any, ...]]) -> str | None:
+    """What is wrong with a stream's last event, given its row and the row before it (newest first):
+    its data, its hash, or its link; None when they hold."""
+    try:
+        last = recorded(rows[0]).envelope
+    except CorruptLogError as err:
+        return str(err)
+    if last.computed_hash() != last.hash:
+        return f"the event at version {last.streamversion} does not match its hash"
+    before = str(rows[1][10]) if len(rows) > 1 else GENESIS
+    if (last.streamversion == 1 and len(rows) > 1) or (len(rows) > 1 and int(rows[1][2]) != last.streamversion - 1):
+        return f"the event before version {last.streamversion} is missing"
+    if last.prevhash != before:
+        return f"the event at version {last.streamversion} does not link to the one before it"
+    return None
 
 
 class CorruptRowError(CorruptLogError, ValueError):

@@ -10,11 +10,14 @@ import re
 import secrets
 from typing import TYPE_CHECKING
 
+import attrs
+
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
-from hexlog.events.party import MemberAdded, MemberRemoved
+from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved, MemberSheet
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.vocabulary import SIDES
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -62,7 +65,9 @@ def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rule
 def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     """Record the campaign's start with the whole resolved ruleset."""
     if ctx.table.started:
-        msg = f"campaign {ctx.campaign} already exists"
+        msg = (
+            f"campaign {ctx.campaign} already exists; start another with --campaign ID (an existing one needs no init)"
+        )
         raise RuleRefusedError(msg)
     check_campaign_id(ctx.campaign)
     rules = _rules(ctx, command.ruleset, command.overrides)
@@ -192,37 +197,69 @@ def abandon_session(ctx: StepContext, command: c.AbandonSession) -> None:
     ctx.emit(SessionAbandoned(session=session.id, reason=reason))
 
 
-def add_member(ctx: StepContext, command: c.AddMember) -> None:
-    """Add a character, checking its name and scores."""
-    if not _NAME.match(command.name):
-        msg = f"member name {command.name!r} must be 1-64 letters, digits, spaces or .'-"
+def _check_sheet(sheet: MemberSheet) -> None:
+    """Refuse a name or a score out of its range (``UsageError`` naming it)."""
+    if not _NAME.match(sheet.name):
+        msg = f"member name {sheet.name!r} must be 1-64 letters, digits, spaces or .'-"
         raise UsageError(msg)
-    if ctx.table.party.member(command.name) is not None:
-        msg = f"the party already has a member called {command.name}"
-        raise RuleRefusedError(msg)
     for label in ("cha", "wis", "dex", "strength"):
-        value = getattr(command, label)
+        value = getattr(sheet, label)
         if value not in ABILITY_RANGE:
             msg = f"{label} must be 3 to 18, not {value}"
             raise UsageError(msg)
-    if not 0 < command.speed <= MAX_SPEED:
-        msg = f"speed must be 1 to {MAX_SPEED} feet per turn, not {command.speed}"
+    if not 0 < sheet.speed <= MAX_SPEED:
+        msg = f"speed must be 1 to {MAX_SPEED} feet per turn, not {sheet.speed}"
         raise UsageError(msg)
-    if not 0 <= command.infravision_ft <= MAX_INFRAVISION_FT:
-        msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {command.infravision_ft}"
+    if not 0 <= sheet.infravision_ft <= MAX_INFRAVISION_FT:
+        msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {sheet.infravision_ft}"
         raise UsageError(msg)
-    ctx.emit(
-        MemberAdded(
-            name=command.name,
-            cha=command.cha,
-            wis=command.wis,
-            dex=command.dex,
-            strength=command.strength,
-            speed=command.speed,
-            armor=command.armor,
-            infravision_ft=command.infravision_ft,
-        )
+
+
+def add_member(ctx: StepContext, command: c.AddMember) -> None:
+    """Add a character, checking its name and scores."""
+    sheet = MemberSheet(
+        name=command.name,
+        cha=command.cha,
+        wis=command.wis,
+        dex=command.dex,
+        strength=command.strength,
+        speed=command.speed,
+        armor=command.armor,
+        infravision_ft=command.infravision_ft,
     )
+    _check_sheet(sheet)
+    if ctx.table.party.member(command.name) is not None:
+        msg = f"the party already has a member called {command.name}"
+        raise RuleRefusedError(msg)
+    ctx.emit(MemberAdded(**attrs.asdict(sheet)))
+
+
+def edit_member(ctx: StepContext, command: c.EditMember) -> None:
+    """Correct a member's name or scores: the edit records what was and what is; nothing is deleted."""
+    member = ctx.table.party.member(command.name)
+    if member is None:
+        msg = f"the party has no member called {command.name}"
+        raise NotFoundError(msg)
+    was = MemberSheet(**attrs.asdict(member))
+    given = {f: getattr(command, f) for f in ("cha", "wis", "dex", "strength", "speed", "armor", "infravision_ft")}
+    changes = {k: v for k, v in given.items() if v is not None}
+    if command.new_name is not None:
+        changes["name"] = command.new_name
+    now = attrs.evolve(was, **changes)
+    if now == was:
+        msg = f"nothing to correct: give {command.name}'s new name or scores (e.g. --cha 14)"
+        raise UsageError(msg)
+    _check_sheet(now)
+    if now.name != was.name:
+        if ctx.table.party.member(now.name) is not None:
+            msg = f"the party already has a member called {now.name}"
+            raise RuleRefusedError(msg)
+        under_way = ctx.registry.open_procedures(ctx.table)
+        if under_way:
+            names = ", ".join(p.name for p, _ in under_way)
+            msg = f"a member cannot be renamed while a procedure is under way ({names}); finish it first"
+            raise RuleRefusedError(msg)
+    ctx.emit(MemberEdited(was=was, now=now, reason=command.reason))
 
 
 def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
@@ -243,13 +280,15 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
             "name the free roll otherwise"
         )
         raise UsageError(msg)
-    if command.made_for and ctx.table.party.member(command.made_for) is None:
-        msg = f"the party has no member called {command.made_for}"
+    made_for = command.made_for
+    if made_for and made_for not in SIDES and ctx.table.party.member(made_for) is None:
+        known = ", ".join((*SIDES, *(m.name for m in ctx.table.party.members)))
+        msg = f"the party has no member called {made_for}: a roll is made for a member or a side ({known})"
         raise NotFoundError(msg)
     ctx.roll(
         command.expression,
         command.purpose,
-        made_for=command.made_for,
+        made_for=made_for,
         visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
     )
 
@@ -282,6 +321,7 @@ CAMPAIGN = Procedure(
         c.CloseSession: close_session,
         c.AbandonSession: abandon_session,
         c.AddMember: add_member,
+        c.EditMember: edit_member,
         c.RemoveMember: remove_member,
         c.RollDice: roll_dice,
     },
@@ -295,5 +335,6 @@ CAMPAIGN = Procedure(
         SessionAbandoned,
         MemberAdded,
         MemberRemoved,
+        MemberEdited,
     ),
 )

@@ -8,11 +8,67 @@ is given by position instead.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
 
+from hexlog.events.errors import UsageError
+
 HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
+_WORD = re.compile(r"[A-Z][a-z0-9]*")
+#: the largest integer every JSON reader holds exactly (2**53 - 1): no number in a command or an event
+#: goes past it, so a verifier in JavaScript hashes the same bytes
+SAFE_INTEGER = 2**53 - 1
+#: the sane range of a number a referee gives, by argument name (like the text limits of ``machine.text``);
+#: the others (scores, speeds, monster counts, lengths, reaction modifiers, thievery and listening chances,
+#: a move's feet) are checked by their steps in their own words
+NUMBER_LIMITS: dict[str, tuple[int, int]] = {
+    "value": (0, 100_000),
+    "rate_inches": (1, 96),
+    "detection_range_ft": (1, 100_000),
+    "every_turns": (1, 1000),
+    "hexes": (1, 1000),
+}
+
+
+def oversized(data: Any) -> int | None:
+    """The first integer in unstructured data past 2**53 - 1 either way, or None."""
+    if isinstance(data, bool):
+        return None
+    if isinstance(data, int):
+        return data if abs(data) > SAFE_INTEGER else None
+    items = data.values() if isinstance(data, dict) else data if isinstance(data, list | tuple) else ()
+    return next((found for found in map(oversized, items) if found is not None), None)
+
+
+def limits_of(name: str) -> tuple[int, int] | None:
+    """The sane range of a number argument, or None when it has none of its own."""
+    return NUMBER_LIMITS.get(name)
+
+
+def check_numbers(command: Command) -> None:
+    """Refuse a number argument outside its sane range (``UsageError`` naming the option and the range)."""
+    for field in attrs.fields(type(command)):
+        limits = limits_of(field.name)
+        if limits is None:
+            continue
+        value = getattr(command, field.name)
+        values = value if isinstance(value, tuple) else (value,)
+        for one in values:
+            if isinstance(one, bool) or not isinstance(one, int):
+                continue
+            low, high = limits
+            if not low <= one <= high:
+                flag = (field.metadata.get(FLAG) or "--" + field.name.replace("_", "-")).split("/")[0]
+                msg = f"{flag} must be {low} to {high}, not {one}"
+                raise UsageError(msg)
+
+
+def spoken(command: type[Command] | Command) -> str:
+    """A command in the referee's words, never its class name: ``AddMember`` -> ``add member``."""
+    cls = command if isinstance(command, type) else type(command)
+    return " ".join(word.lower() for word in _WORD.findall(cls.__name__))
 
 
 def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
@@ -95,6 +151,22 @@ class AddMember(Command):
 
 
 @attrs.frozen(kw_only=True)
+class EditMember(Command):
+    """Correct a character's recorded name or scores (an edit event says what it was; nothing is deleted)."""
+
+    name: str
+    new_name: str | None = None
+    cha: int | None = None
+    wis: int | None = None
+    dex: int | None = None
+    strength: int | None = None
+    speed: int | None = None
+    armor: str | None = None
+    infravision_ft: int | None = None
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RemoveMember(Command):
     """Remove a character from the party."""
 
@@ -109,5 +181,5 @@ class RollDice(Command):
     expression: str
     purpose: str = "free roll"
     secret: bool = False
-    #: the party member the roll is made for: the state's modifiers on such rolls apply (exhaustion, no rest)
+    #: the character (or side) it is made for: the modifiers the state imposes on them apply
     made_for: str = ""

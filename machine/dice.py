@@ -39,8 +39,17 @@ MAX_DICE = 1000
 MIN_SIDES = 2
 MAX_SIDES = 1000
 MAX_MODIFIER = 1_000_000
-#: ASCII digits only: ``\d`` (and ``int``) would also take other scripts' digits, such as a full-width 1
-_EXPRESSION = re.compile(r"^\s*([0-9]*)\s*[dD]\s*([0-9]+)\s*(?:([+-])\s*([0-9]+))?\s*$")
+#: the most terms (dice groups and constants) one expression may add
+MAX_TERMS = 20
+#: a constant of more digits is refused before it is read (it could not be within MAX_MODIFIER)
+_MAX_DIGITS = 7
+#: one term: ``NdS``, ``d%`` (a d100), keep or drop (``kh3``, ``kl1``, ``k2``, ``dl1``, ``dh1``, ``d1``), or a
+#: constant. ASCII digits only: ``\d`` (and ``int``) would also take other scripts' digits, such as a full-width 1
+_TERM = re.compile(r"([0-9]*)\s*[dD]\s*([0-9]+|%)(?:\s*([kKdD][hHlL]?)\s*([0-9]+))?|([0-9]+)")
+_SIGN = re.compile(r"\s*([+-])\s*")
+_FORMS = "NdS, NdS+K, d%, 4d6kh3, 2d20kl1, 1d8+1d6+2"
+#: keep or drop as written, read as keep-highest or keep-lowest
+_RULES = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 
 
 def commitment(secret: bytes) -> str:
@@ -124,46 +133,160 @@ def faces_for(key: bytes, nonce: int, sides: tuple[int, ...]) -> tuple[int, ...]
 
 
 @attrs.frozen
-class DiceSpec:
-    """A parsed dice expression: ``count`` dice of ``sides`` faces plus ``modifier``."""
+class DiceGroup:
+    """``count`` dice of ``sides`` faces, of which ``keep`` (``kh`` or ``kl``, with ``keep_n``) keeps some."""
 
     count: int
     sides: int
+    #: "" (every die counts), ``kh`` (the highest ``keep_n``) or ``kl`` (the lowest ``keep_n``)
+    keep: str = ""
+    keep_n: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.count}d{self.sides}" + (f"{self.keep}{self.keep_n}" if self.keep else "")
+
+    def dropped(self, faces: tuple[int, ...]) -> tuple[int, ...]:
+        """The indices (within the group) of the dice that do not count: ties keep the earlier die."""
+        if not self.keep:
+            return ()
+        order = sorted(range(len(faces)), key=lambda k: (-faces[k] if self.keep == "kh" else faces[k], k))
+        return tuple(sorted(order[self.keep_n :]))
+
+
+@attrs.frozen
+class DiceSpec:
+    """A parsed dice expression: groups of dice (each may keep some) plus a constant ``modifier``."""
+
+    groups: tuple[DiceGroup, ...]
     modifier: int = 0
 
     @property
+    def count(self) -> int:
+        """How many dice are rolled."""
+        return sum(g.count for g in self.groups)
+
+    @property
+    def sides(self) -> int:
+        """The sides of the first group's dice (of every die, for one group)."""
+        return self.groups[0].sides
+
+    @property
     def sides_tuple(self) -> tuple[int, ...]:
-        """One entry per die."""
-        return (self.sides,) * self.count
+        """One entry per die, in the order written: die ``k`` takes index ``k`` of the roll's nonce."""
+        return tuple(g.sides for g in self.groups for _ in range(g.count))
+
+    @property
+    def keeps(self) -> bool:
+        """Whether some dice may not count (a keep or drop)."""
+        return any(g.keep for g in self.groups)
+
+    @property
+    def lowest(self) -> int:
+        """The lowest total the expression can show."""
+        return sum(g.keep_n if g.keep else g.count for g in self.groups) + self.modifier
+
+    @property
+    def highest(self) -> int:
+        """The highest total the expression can show."""
+        return sum((g.keep_n if g.keep else g.count) * g.sides for g in self.groups) + self.modifier
+
+    def dropped(self, faces: tuple[int, ...]) -> tuple[int, ...]:
+        """The indices (within the roll) of the dice that do not count."""
+        out: list[int] = []
+        at = 0
+        for g in self.groups:
+            out.extend(at + k for k in g.dropped(faces[at : at + g.count]))
+            at += g.count
+        return tuple(out)
+
+    def total(self, faces: tuple[int, ...]) -> int:
+        """The faces that count plus the modifier."""
+        dropped = set(self.dropped(faces))
+        return sum(f for k, f in enumerate(faces) if k not in dropped) + self.modifier
 
     def __str__(self) -> str:
-        text = f"{self.count}d{self.sides}"
+        text = "+".join(str(g) for g in self.groups)
         return text + (f"{self.modifier:+d}" if self.modifier else "")
 
 
 def parse(expression: str) -> DiceSpec:
-    """Parse ``NdS``, ``NdS+K``, ``NdS-K`` or ``dS``; raise ``DiceExpressionError`` otherwise."""
-    match = _EXPRESSION.match(expression)
-    if match is None:
-        msg = f"not a dice expression: {expression!r} (use NdS, NdS+K, NdS-K or dS)"
+    """Parse a dice expression (``NdS``, ``d%``, keep or drop, several terms); ``DiceExpressionError`` otherwise."""
+    text = expression.strip()
+    groups: list[DiceGroup] = []
+    modifier, at, terms, sign = 0, 0, 0, "+"
+    while True:
+        match = _TERM.match(text, at)
+        if match is None or not text:
+            msg = f"not a dice expression: {expression!r} (use {_FORMS})"
+            raise DiceExpressionError(msg)
+        count_text, sides_text, rule, keep_text, constant = match.groups()
+        terms += 1
+        if terms > MAX_TERMS:
+            msg = f"{expression!r}: an expression adds at most {MAX_TERMS} terms"
+            raise DiceExpressionError(msg)
+        if constant is not None:
+            modifier += _number(constant, expression) * (-1 if sign == "-" else 1)
+        elif sign == "-":
+            msg = f"not a dice expression: {expression!r} (dice are added, never subtracted; use {_FORMS})"
+            raise DiceExpressionError(msg)
+        else:
+            groups.append(_group(count_text, sides_text, rule, keep_text, expression))
+        at = match.end()
+        if at == len(text):
+            break
+        joined = _SIGN.match(text, at)
+        if joined is None or joined.end() == len(text):
+            msg = f"not a dice expression: {expression!r} (use {_FORMS})"
+            raise DiceExpressionError(msg)
+        sign, at = joined.group(1), joined.end()
+    if not groups:
+        msg = f"not a dice expression: {expression!r} (it rolls no dice; use {_FORMS})"
         raise DiceExpressionError(msg)
-    count_text, sides_text, sign, mod_text = match.groups()
-    count = int(count_text) if count_text else 1
-    sides = int(sides_text)
-    modifier = int(mod_text) * (-1 if sign == "-" else 1) if mod_text else 0
-    return spec(count, sides, modifier, expression)
+    return _checked(tuple(groups), modifier, expression)
 
 
-def spec(count: int, sides: int, modifier: int = 0, shown: str | None = None) -> DiceSpec:
-    """A checked ``DiceSpec``; raise ``DiceExpressionError`` when over the limits."""
-    label = shown if shown is not None else f"{count}d{sides}{modifier:+d}"
-    if not 1 <= count <= MAX_DICE:
+def _number(digits: str, expression: str) -> int:
+    if len(digits.lstrip("0")) > _MAX_DIGITS:
+        msg = f"{expression!r}: a number in it is past {MAX_MODIFIER}"
+        raise DiceExpressionError(msg)
+    return int(digits)
+
+
+def _group(count_text: str, sides_text: str, rule: str | None, keep_text: str | None, expression: str) -> DiceGroup:
+    count = _number(count_text, expression) if count_text else 1
+    sides = 100 if sides_text == "%" else _number(sides_text, expression)
+    if rule is None or keep_text is None:
+        return DiceGroup(count, sides)
+    n, how = _number(keep_text, expression), _RULES[rule.lower()]
+    if how.startswith("k") and not 1 <= n <= count:
+        msg = f"{expression!r}: keeps {n} of {count} dice; keep 1 to {count}"
+        raise DiceExpressionError(msg)
+    if how.startswith("d") and not 1 <= n < count:
+        msg = f"{expression!r}: drops {n} of {count} dice; drop 1 to {count - 1}"
+        raise DiceExpressionError(msg)
+    if how == "dl":
+        how, n = "kh", count - n
+    elif how == "dh":
+        how, n = "kl", count - n
+    return DiceGroup(count, sides, how, n)
+
+
+def _checked(groups: tuple[DiceGroup, ...], modifier: int, label: str) -> DiceSpec:
+    count = sum(g.count for g in groups)
+    if not 1 <= count <= MAX_DICE or any(g.count < 1 for g in groups):
         msg = f"{label!r}: the number of dice must be 1 to {MAX_DICE}, not {count}"
         raise DiceExpressionError(msg)
-    if not MIN_SIDES <= sides <= MAX_SIDES:
-        msg = f"{label!r}: a die must have {MIN_SIDES} to {MAX_SIDES} sides, not {sides}"
+    bad = next((g.sides for g in groups if not MIN_SIDES <= g.sides <= MAX_SIDES), None)
+    if bad is not None:
+        msg = f"{label!r}: a die must have {MIN_SIDES} to {MAX_SIDES} sides, not {bad}"
         raise DiceExpressionError(msg)
     if abs(modifier) > MAX_MODIFIER:
         msg = f"{label!r}: the modifier must be within ±{MAX_MODIFIER}"
         raise DiceExpressionError(msg)
-    return DiceSpec(count, sides, modifier)
+    return DiceSpec(groups, modifier)
+
+
+def spec(count: int, sides: int, modifier: int = 0, shown: str | None = None) -> DiceSpec:
+    """A checked ``DiceSpec`` of one group; raise ``DiceExpressionError`` when over the limits."""
+    label = shown if shown is not None else f"{count}d{sides}{modifier:+d}"
+    return _checked((DiceGroup(count, sides),), modifier, label)

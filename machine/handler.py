@@ -8,6 +8,7 @@ few rows however long the campaign is.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,12 +18,12 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.codec import converter, to_data
-from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.errors import HexlogError, NotFoundError, RuleRefusedError, StaleVersionError, UsageError
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import text
-from hexlog.machine.keeper import SecretKeeper, kept_secret
+from hexlog.machine.keeper import SecretKeeper, Staged, kept_secret
 from hexlog.machine.kit import context as kit
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import Roller, SessionDice
@@ -31,12 +32,14 @@ from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER, commitment_key
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from hexlog.events.store import LiveStore
     from hexlog.machine.kit.registry import Registry
 
 TABLE = "table"
+#: how many times a command that lost a race to another writer is decided again on the new state
+RETRIES = 5
 
 
 def utc_now() -> str:
@@ -91,17 +94,18 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
         canonical_json([campaign, command_id]).encode("utf-8")
         digest = command_digest(command)
     except UnicodeEncodeError:
-        name = type(command).__name__
+        name = f"'{c.spoken(command)}'"
         if _not_unicode(campaign, "campaign") is not None:
             where = "the campaign id"
         elif _not_unicode(command_id, "command id") is not None:
             where = "the command id"
         else:
             field = _not_unicode(converter.unstructure(command), "")
-            where = f"the {field} of {name}" if field else f"the text of {name}"
+            where = f"the {field.replace('_', ' ')} of {name}" if field else f"the text of {name}"
         msg = f"{where} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
     text.check(converter.unstructure(command))
+    c.check_numbers(command)
     return digest
 
 
@@ -164,35 +168,70 @@ class Handler:
         return committed
 
     def _commitment_used(self, campaign: str, ledger: live.Live[Any]) -> Callable[[str], bool]:
-        """Whether an earlier session committed to a commitment: one ledger row, read by key."""
+        """Whether an earlier session of any campaign of the store committed to a commitment: one ledger
+        row of this campaign read by key, then the same row of each other campaign's ledger (caught up
+        with its log, or folded anew when its rows cannot be trusted)."""
         stream = stream_for(campaign)
-        return lambda commitment: ledger.row(self.store, stream, commitment_key(commitment)) is not None
+
+        def used(commitment: str) -> bool:
+            key = commitment_key(commitment)
+            if ledger.row(self.store, stream, key) is not None:
+                return True
+            others = (s for s in self.store.streams() if s != stream)  # their ledgers as the log has them
+            return any(live.load(self.store, other, LEDGER).row(self.store, other, key) is not None for other in others)
+
+        return used
 
     def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
-        """Decide and append one command; nothing is written when it is refused."""
+        """Decide and append one command; nothing is written when it is refused.
+
+        A command that loses a race (another writer appended to the campaign between its decision and
+        its append) is decided again on the new state, up to ``RETRIES`` times; refused there, the
+        message says that another command wrote first.
+        """
         digest = _checked_digest(campaign, command, command_id)
+        self.registry.route(type(command))  # an unknown command is refused before anything is read
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._execute_once(campaign, command, command_id, digest)
+            except StaleVersionError:
+                if attempt == RETRIES:
+                    msg = (
+                        f"other commands kept writing to campaign {campaign!r} first ({RETRIES + 1} tries); "
+                        "nothing was written; try again"
+                    )
+                    raise StaleVersionError(msg) from None
+            except UsageError:
+                raise
+            except HexlogError as err:
+                if attempt == 0:
+                    raise
+                msg = f"another command wrote to campaign {campaign!r} first, and now this one is refused: {err}"
+                raise RuleRefusedError(msg) from err
+        raise AssertionError  # pragma: no cover - the loop returns or raises
+
+    def _execute_once(self, campaign: str, command: c.Command, command_id: str | None, digest: str) -> Outcome:
+        """Decide a command on the campaign as it is now and append it (``StaleVersionError`` if it moved)."""
         if command_id is not None:
             earlier = self.store.command_result(command_id, digest)
             if earlier is not None:
                 return Outcome(result=earlier, events=(), table=self.load(campaign))
-        self.registry.route(type(command))  # an unknown command is refused before anything is read
         lives = self._lives(campaign)
         table = _table(lives)
         if not table.started and not isinstance(command, c.StartCampaign):
             msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
             raise NotFoundError(msg)
+        staged = Staged(self.keeper)  # what the steps keep is kept only with the append that records it
         ctx = kit.StepContext(
             table=table,
             registry=self.registry,
             campaign=campaign,
-            keeper=self.keeper,
+            keeper=staged,
             roller_for=self._roller_for(campaign),
             commitment_used=self._commitment_used(campaign, lives[LEDGER.name]),
         )
         kit.run(ctx, command)
-        if not ctx.events:
-            msg = f"{type(command).__name__} produced no events"
-            raise UsageError(msg)
+        _check_recordable(command, ctx.events)
         version = table.version + len(ctx.events)
         after = attrs.evolve(ctx.table, version=version)
         source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time
@@ -215,15 +254,35 @@ class Handler:
             else:
                 moved[name], written = one.fold(ctx.events, version, last)
             rows.extend(written)
-        result = self.store.append(
-            stream,
-            new,
-            expected_version=table.version,
-            command_id=command_id,
-            command_digest=digest,
-            rows=rows,
-        )
+        take_back = staged.commit()
+        try:
+            result = self.store.append(
+                stream,
+                new,
+                expected_version=table.version,
+                command_id=command_id,
+                command_digest=digest,
+                rows=rows,
+            )
+        except BaseException:
+            with contextlib.suppress(HexlogError, OSError):  # an entry left behind is unused, never wrong
+                take_back()
+            raise
         if result.replayed:  # the same command id was recorded meanwhile by another process
+            with contextlib.suppress(HexlogError, OSError):
+                take_back()
             return Outcome(result=result, events=(), table=self.load(campaign))
         self._live[campaign] = moved
         return Outcome(result=result, events=tuple(ctx.events), table=after)
+
+
+def _check_recordable(command: c.Command, events: Sequence[Event]) -> None:
+    """``UsageError`` when a command produced nothing, or an event holds an integer past 2**53 - 1."""
+    if not events:
+        msg = f"'{c.spoken(command)}' produced no events"
+        raise UsageError(msg)
+    for event in events:
+        huge = c.oversized(to_data(event))
+        if huge is not None:
+            msg = f"the number {huge} is too large to record (an event holds integers up to 2**53 - 1)"
+            raise UsageError(msg)

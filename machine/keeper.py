@@ -16,18 +16,29 @@ text under a key, by campaign. The key file keeps them under ``"facts"``: ``{"<c
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import hashlib
 import json
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError
+from hexlog.events import files
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    HexlogError,
+    NotFoundError,
+    RuleRefusedError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 
 #: the key file's entry that holds the kept facts (a session's entry always holds a "/")
@@ -61,6 +72,63 @@ class SecretKeeper(Protocol):
         """Every fact kept for a campaign, by key."""
         ...
 
+    def keep_all(self, secrets: Sequence[tuple[str, bytes]], facts: Sequence[tuple[str, str, str]]) -> Undo:
+        """Keep secrets ``(campaign, secret)`` and facts ``(campaign, key, value)`` at once; the callable
+        returned takes exactly these back (each entry as it was before)."""
+        ...
+
+
+#: takes back what ``keep_all`` kept
+Undo = Callable[[], None]
+
+
+class Staged:
+    """A keeper whose new entries are held back: a command's step keeps its secrets and facts here,
+    and the handler keeps them in the real keeper (``commit``) just before the append that records
+    them, taking them back if the append fails. Reads see the held entries first."""
+
+    def __init__(self, keeper: SecretKeeper) -> None:
+        self.keeper = keeper
+        self.secrets: list[tuple[str, bytes]] = []
+        self.facts: list[tuple[str, str, str]] = []
+
+    def put(self, campaign: str, secret: bytes) -> None:
+        """Hold a secret back until ``commit``."""
+        self.secrets.append((campaign, secret))
+
+    def get(self, campaign: str, session: str, commitment: str) -> bytes:
+        """A held secret of that commitment, else the keeper's."""
+        for held_campaign, secret in reversed(self.secrets):
+            if held_campaign == campaign and _commitment(secret) == commitment:
+                return secret
+        return self.keeper.get(campaign, session, commitment)
+
+    def put_fact(self, campaign: str, key: str, value: str) -> None:
+        """Hold a fact back until ``commit``."""
+        self.facts.append((campaign, key, value))
+
+    def put_facts(self, campaign: str, facts: dict[str, str]) -> None:
+        """Hold several facts back until ``commit`` (which keeps them all in one write)."""
+        self.facts.extend((campaign, key, value) for key, value in facts.items())
+
+    def get_facts(self, campaign: str) -> dict[str, str]:
+        """The keeper's facts with the held ones over them."""
+        facts = self.keeper.get_facts(campaign)
+        facts.update({key: value for held, key, value in self.facts if held == campaign})
+        return facts
+
+    def keep_all(self, secrets: Sequence[tuple[str, bytes]], facts: Sequence[tuple[str, str, str]]) -> Undo:
+        """Hold more entries back."""
+        self.secrets.extend(secrets)
+        self.facts.extend(facts)
+        return lambda: None
+
+    def commit(self) -> Undo:
+        """Keep every held entry in the real keeper; the callable returned takes them back."""
+        if not self.secrets and not self.facts:
+            return lambda: None
+        return self.keeper.keep_all(self.secrets, self.facts)
+
 
 class MemoryKeeper:
     """Secrets in a dict, for tests and simulations."""
@@ -93,6 +161,30 @@ class MemoryKeeper:
         """The facts of a campaign."""
         return dict(self._facts.get(campaign, {}))
 
+    def keep_all(self, secrets: Sequence[tuple[str, bytes]], facts: Sequence[tuple[str, str, str]]) -> Undo:
+        """Keep them all; the callable returned takes them back."""
+        before_secrets = {(c, _commitment(s)): self._secrets.get((c, _commitment(s))) for c, s in secrets}
+        before_facts = {(c, k): self._facts.get(c, {}).get(k) for c, k, _ in facts}
+        for campaign, secret in secrets:
+            self.put(campaign, secret)
+        for campaign, key, value in facts:
+            self.put_fact(campaign, key, value)
+
+        def undo() -> None:
+            for where, old in before_secrets.items():
+                if old is None:
+                    self._secrets.pop(where, None)
+                else:
+                    self._secrets[where] = old
+            for (campaign, key), value in before_facts.items():
+                mine = self._facts.setdefault(campaign, {})
+                if value is None:
+                    mine.pop(key, None)
+                else:
+                    mine[key] = value
+
+        return undo
+
 
 class FileKeeper:
     """Secrets in a JSON key file beside the database, readable and writable by its owner only.
@@ -102,8 +194,10 @@ class FileKeeper:
     key file; readers see either the old file or the new one, never half of one.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 10.0) -> None:
         self.path = Path(path)
+        #: seconds to wait for another command's lock on the key file
+        self.lock_timeout = lock_timeout
 
     @property
     def lock_path(self) -> Path:
@@ -112,24 +206,36 @@ class FileKeeper:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as err:
+            msg = f"cannot lock the key file: {self.lock_path}: {err.strerror}"
+            raise KeyFileError(msg) from err
+        try:
+            deadline = time.monotonic() + self.lock_timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        msg = (
+                            f"waited {self.lock_timeout:g} s for the key file lock {self.lock_path}, "
+                            "which another hexlog command holds; try again"
+                        )
+                        raise ConcurrencyError(msg) from None
+                    time.sleep(0.02)
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the lock
 
     def _load(self) -> dict[str, object]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return {}
-        except (OSError, ValueError) as err:
-            msg = f"key file {self.path} is unreadable: {err}"
-            raise CorruptLogError(msg) from err
         try:
-            data = json.loads(text)
-        except ValueError as err:
+            raw = files.read_regular(self.path, limit=files.MAX_SMALL_FILE_BYTES, what="key file")
+            data = files.loads_json(raw.decode("utf-8"))
+        except (UsageError, ValueError) as err:  # unreadable, not UTF-8, not (strict) JSON
             msg = f"key file {self.path} is unreadable: {err}"
             raise CorruptLogError(msg) from err
         if not isinstance(data, dict):
@@ -138,6 +244,13 @@ class FileKeeper:
         return {str(k): v for k, v in data.items()}
 
     def _write(self, data: dict[str, object]) -> None:
+        try:
+            self._replace(data)
+        except OSError as err:
+            msg = f"cannot write the key file {self.path}: {err.strerror or err}; nothing was recorded"
+            raise KeyFileError(msg) from err
+
+    def _replace(self, data: dict[str, object]) -> None:
         fd, name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
         tmp = Path(name)
         try:
@@ -164,6 +277,32 @@ class FileKeeper:
             data = self._load()
             data[f"{campaign}/{_commitment(secret)}"] = secret.hex()
             self._write(data)
+
+    def keep_all(self, secrets: Sequence[tuple[str, bytes]], facts: Sequence[tuple[str, str, str]]) -> Undo:
+        """Keep them all in one replacement of the file; the callable returned takes them back (the
+        entries as they were before, in another replacement)."""
+        with self._locked():
+            data = self._load()
+            before = copy.deepcopy(data)
+            for campaign, secret in secrets:
+                data[f"{campaign}/{_commitment(secret)}"] = secret.hex()
+            _put_facts(data, facts)
+            self._write(data)
+
+        def undo() -> None:
+            with self._locked():
+                now = self._load()
+                for campaign, secret in secrets:
+                    key = f"{campaign}/{_commitment(secret)}"
+                    if key in before:
+                        now[key] = before[key]
+                    else:
+                        now.pop(key, None)
+                old = before.get(FACTS)
+                _restore_facts(now, facts, old if isinstance(old, dict) else {})
+                self._write(now)
+
+        return undo
 
     def get(self, campaign: str, session: str, commitment: str) -> bytes:
         """The secret kept for a commitment (or, in an older key file, for the session id).
@@ -197,11 +336,7 @@ class FileKeeper:
             return
         with self._locked():
             data = self._load()
-            found = data.get(FACTS)
-            kept = dict(found) if isinstance(found, dict) else {}
-            mine = kept.get(campaign)
-            kept[campaign] = {**(mine if isinstance(mine, dict) else {}), **facts}
-            data[FACTS] = kept
+            _put_facts(data, [(campaign, key, value) for key, value in facts.items()])
             self._write(data)
 
     def get_facts(self, campaign: str) -> dict[str, str]:
@@ -214,6 +349,39 @@ class FileKeeper:
             msg = f"key file {self.path} is corrupt: the facts of campaign {campaign} are not text by key"
             raise CorruptLogError(msg)
         return {str(k): v for k, v in mine.items()}
+
+
+class KeyFileError(HexlogError):
+    """The key file cannot be locked or written (a read-only folder, a full disk)."""
+
+
+def _put_facts(data: dict[str, object], facts: Sequence[tuple[str, str, str]]) -> None:
+    """Put facts ``(campaign, key, value)`` into a key file's data."""
+    if not facts:
+        return
+    kept_facts = data.get(FACTS)
+    kept = dict(kept_facts) if isinstance(kept_facts, dict) else {}
+    for campaign, key, value in facts:
+        mine = kept.get(campaign)
+        kept[campaign] = {**(mine if isinstance(mine, dict) else {}), key: value}
+    data[FACTS] = kept
+
+
+def _restore_facts(data: dict[str, object], facts: Sequence[tuple[str, str, str]], before: dict[str, Any]) -> None:
+    """Put back in a key file's data the facts ``facts`` named as they were in ``before``."""
+    if not facts:
+        return
+    kept_facts = data.get(FACTS)
+    kept = dict(kept_facts) if isinstance(kept_facts, dict) else {}
+    for campaign, key, _ in facts:
+        mine = dict(kept.get(campaign) or {})
+        old = before.get(campaign)
+        if isinstance(old, dict) and key in old:
+            mine[key] = old[key]
+        else:
+            mine.pop(key, None)
+        kept[campaign] = mine
+    data[FACTS] = kept
 
 
 def key_file_for(db_path: str | os.PathLike[str]) -> Path:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from hexlog.machine.camp import CAMP
 from hexlog.machine.campaign import CAMPAIGN
+from hexlog.machine.castle import CASTLE
+from hexlog.machine.chase import CHASE
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.hexmap import HEXMAP
@@ -23,6 +25,8 @@ REGISTRY = Registry(
         CAMP,
         DUNGEON,
         ENCOUNTER,
+        CHASE,
         HEXMAP,
+        CASTLE,
     )
 )

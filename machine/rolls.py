@@ -91,8 +91,10 @@ class Rolls:
             sides=spec.sides_tuple,
             faces=faces,
             modifier=spec.modifier,
-            total=sum(faces) + spec.modifier,
+            total=spec.total(faces),
             made_for=made_for,
+            notation=str(spec) if spec.keeps else "",
+            dropped=spec.dropped(faces),
         )
         self.made.append(rolled)
         return rolled

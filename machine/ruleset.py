@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
+from hexlog.events import files
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.machine.kit import recorded
 from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure, unstructure
@@ -139,8 +140,8 @@ def load(
 def load_overrides(text: str, source: str = "rules file") -> dict[str, Any]:
     """Parse a referee's TOML override file."""
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+        return files.loads_toml(text)
+    except (tomllib.TOMLDecodeError, files.FileContentError) as err:
         msg = f"{source} is not valid TOML: {err}"
         raise RulesError(msg) from err
 
@@ -196,10 +197,17 @@ def _merged(old: Any, new: Any, where: str) -> Any:
     return copy.deepcopy(new)
 
 
+#: the largest integer a JSON reader holds exactly: a recorded ruleset holds none larger
+SAFE_INTEGER = 2**53 - 1
+
+
 def _check_finite(value: Any, where: str) -> None:
-    """TOML allows nan and inf; no rule can use them."""
+    """TOML allows nan and inf, and integers past 2**53; no rule can use them (a log records them inexactly)."""
     if isinstance(value, float) and not math.isfinite(value):
         msg = f"{where}: {value} is not allowed; use a finite number"
+        raise RulesError(msg)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > SAFE_INTEGER:
+        msg = f"{where}: {value} is too large; a number in the rules is at most 2**53 - 1 either way"
         raise RulesError(msg)
     if isinstance(value, dict):
         for key, item in value.items():

@@ -92,3 +92,10 @@ def skeleton(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold().translate(_CONFUSABLE)
     marked = "".join(ch if ch.isalnum() else "." for ch in folded)
     return ".".join(part for part in marked.split(".") if part)
+
+
+def counted(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and the word, singular for one: ``1 turn``, ``2 turns``, ``1 watch``, ``3 watches``."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {many if many is not None else word + ('es' if word.endswith(('s', 'ch', 'sh', 'x')) else 's')}"

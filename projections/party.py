@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.party import MemberAdded, MemberRemoved
+from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -59,4 +59,7 @@ def evolve(party: Party, event: Event) -> Party:
             return attrs.evolve(party, members=(*party.members, member))
         case MemberRemoved(name=name):
             return attrs.evolve(party, members=tuple(m for m in party.members if m.name != name))
+        case MemberEdited(was=was, now=now):
+            edited = Member(**attrs.asdict(now))
+            return attrs.evolve(party, members=tuple(edited if m.name == was.name else m for m in party.members))
     return party

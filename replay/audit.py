@@ -16,6 +16,7 @@ from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, check_positions, malformed
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
@@ -75,14 +76,15 @@ class AuditReport:
     def text(self) -> str:
         """A readable account: counts, the verdict, the findings or caveats, receipts, the referee's hand."""
         head = (
-            f"{self.events} events in {len(self.streams)} stream(s), {self.sessions} session(s), "
+            f"{counted(self.events, 'event')} in {counted(len(self.streams), 'stream')}, "
+            f"{counted(self.sessions, 'session')}, "
             f"{self.rolls_verified} of {self.rolls} rolls re-derived, "
-            f"{self.decisions} decision(s) re-derived"
+            f"{counted(self.decisions, 'decision')} re-derived"
         )
         lines = [head]
         verdict = self.verdict
         if verdict is Verdict.FAILED:
-            lines.append(f"{verdict}: {len(self.findings)} finding(s); first bad event:")
+            lines.append(f"{verdict}: {counted(len(self.findings), 'finding')}; first bad event:")
             lines.extend("  " + f.text() for f in self.findings)
         elif verdict is Verdict.INCOMPLETE:
             lines.append(f"{verdict}: nothing is wrong, but not every roll is verified and protected:")

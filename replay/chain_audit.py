@@ -14,6 +14,7 @@ import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.chain import GENESIS, Envelope, verify_stream
+from hexlog.machine.commands import oversized
 
 
 @attrs.frozen(kw_only=True)
@@ -98,6 +99,9 @@ def malformed(env: Any) -> str | None:
         value = getattr(env, name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             return f"attribute {name!r} is {value!r}, not a {kind.__name__}"
+    huge = oversized([env.data, env.streamversion, env.schemaversion])
+    if huge is not None:
+        return f"it holds the integer {huge}, past 2**53 - 1 (a JSON reader would not read it exactly)"
     return None
 
 

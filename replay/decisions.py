@@ -44,7 +44,7 @@ from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
@@ -75,7 +75,7 @@ class _RecordedDice:
         """The faces of the next named roll, if it has the dice the rules ask for."""
         asked = _expression(sides)
         if self.used >= len(self.rolls):
-            named = f"names only {len(self.rolls)} roll(s)" if self.rolls else "names no roll"
+            named = f"names only {counted(len(self.rolls), 'roll')}" if self.rolls else "names no roll"
             msg = f"the rules roll {asked} here (roll {self.used + 1} of this decision), but the decision {named}"
             raise _RollMismatchError(msg)
         roll = self.rolls[self.used]
@@ -295,7 +295,9 @@ class _Walker:
                 )
         if len(recorded) > len(asked):
             extra = ", ".join(f"#{r.nonce}" for r in recorded[len(asked) :])
-            out.append(f"the decision names {len(recorded)} roll(s), but the rules use {len(asked)} (not {extra})")
+            out.append(
+                f"the decision names {counted(len(recorded), 'roll')}, but the rules use {len(asked)} (not {extra})"
+            )
         return out
 
     def unverified(self, recorded: Sequence[DiceRolled]) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import DiceExpressionError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
@@ -81,7 +82,7 @@ def _printable_ascii(seed: str) -> bool:
     return 0 < len(seed) <= MAX_CLIENT_SEED_V2 and all(" " <= ch <= "~" for ch in seed)
 
 
-def roll_shape(roll: DiceRolled) -> str | None:
+def roll_shape(roll: DiceRolled) -> str | None:  # noqa: PLR0911 - one return per way a roll is impossible
     """What makes a roll impossible by the scheme's limits, if anything."""
     if not 1 <= len(roll.sides) <= hexdice.MAX_DICE:
         return f"a roll must have 1 to {hexdice.MAX_DICE} dice, not {len(roll.sides)}"
@@ -91,8 +92,26 @@ def roll_shape(roll: DiceRolled) -> str | None:
         return f"sides {list(roll.sides)} outside {hexdice.MIN_SIDES} to {hexdice.MAX_SIDES}"
     if any(not 1 <= f <= s for f, s in zip(roll.faces, roll.sides, strict=True)):
         return f"faces {list(roll.faces)} do not fit dice {list(roll.sides)}"
-    if roll.total != sum(roll.faces) + roll.modifier:
-        return f"total {roll.total} is not the sum of faces {list(roll.faces)} plus modifier {roll.modifier}"
+    if roll.notation or roll.dropped:
+        problem = _keep_problem(roll)
+        if problem:
+            return problem
+    if roll.total != roll.counted + roll.modifier:
+        counted = "the faces that count" if roll.dropped else "the sum of faces"
+        return f"total {roll.total} is not {counted} {list(roll.faces)} plus modifier {roll.modifier}"
+    return None
+
+
+def _keep_problem(roll: DiceRolled) -> str | None:
+    """What is wrong with a keep or drop: its notation must name the dice rolled and the dice it leaves out."""
+    try:
+        spec = hexdice.parse(roll.notation)
+    except DiceExpressionError:
+        return f"notation {roll.notation!r} is not a dice expression"
+    if not spec.keeps or spec.sides_tuple != roll.sides:
+        return f"notation {roll.notation!r} does not keep or drop, or names other dice than {list(roll.sides)}"
+    if roll.dropped != spec.dropped(roll.faces):
+        return f"dice {list(roll.dropped)} dropped, but {roll.notation} drops {list(spec.dropped(roll.faces))}"
     return None
 
 

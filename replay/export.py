@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -14,6 +16,7 @@ from hexlog.events.errors import (
     NotFoundError,
     UsageError,
 )
+from hexlog.events.files import MAX_LINE_BYTES, FileContentError, loads_json
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.replay.audit import audit_envelopes
@@ -57,15 +60,69 @@ def _line(envelope: Envelope) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
+#: an event id: a UUID written in its usual 8-4-4-4-12 hex form
+UUID_TEXT = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: an RFC 3339 date-time
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+
+
+def _envelope_problem(obj: Any) -> str | None:
+    """What is wrong with an exported event's id or time, which the chain does not judge."""
+    if not isinstance(obj, dict):
+        return None
+    id_, time = obj.get("id"), obj.get("time")
+    if isinstance(id_, str) and not UUID_TEXT.fullmatch(id_):
+        return f"id {id_[:80]!r} is not a UUID"
+    if isinstance(time, str):
+        valid = RFC3339.fullmatch(time) is not None
+        if valid:
+            try:  # the fields in range: a real day and time, an offset of at most 23:59
+                datetime.strptime(time[:19].upper(), "%Y-%m-%dT%H:%M:%S")  # noqa: DTZ007 - the offset is checked below
+                offset = time[-6:]
+                if offset[0] in "+-" and (int(offset[1:3]) > 23 or int(offset[4:6]) > 59):  # noqa: PLR2004 - clock limits
+                    valid = False
+            except ValueError:
+                valid = False
+        if not valid:
+            return f"time {time[:80]!r} is not an RFC 3339 date-time"
+    return None
+
+
+def _parse_line(number: int, text: str) -> Envelope:
+    """One exported event from its line's text; ``CorruptLogError`` naming the line."""
+    try:
+        obj = loads_json(text)
+    except json.JSONDecodeError as err:
+        msg = f"line {number}: bad JSON ({err.msg} at column {err.colno})"
+        raise CorruptLogError(msg) from err
+    except FileContentError as err:
+        msg = f"line {number}: refused JSON ({err})"
+        raise CorruptLogError(msg) from err
+    problem = _envelope_problem(obj)
+    if problem is not None:
+        msg = f"line {number}: {problem}"
+        raise CorruptLogError(msg)
+    try:
+        return from_cloudevent(obj)
+    except ValueError as err:
+        msg = f"line {number}: {err}"
+        raise CorruptLogError(msg) from err
+
+
 def read_export(lines: Iterable[str | bytes]) -> list[Envelope]:
     """Parse exported lines; ``CorruptLogError`` names the first bad line and what is wrong.
 
     Only ``\\n`` ends a line: give a file's bytes split on ``b"\\n"`` (or its lines as read).
-    A line that is empty (or only a line ending) is an error, except after the last event.
+    A line that is empty (or only a line ending) is an error, except after the last event; a file
+    with no event at all is refused. Each line is strict JSON (``events.files.loads_json``) of at
+    most ``MAX_LINE_BYTES``, and each event's id is a UUID and its time an RFC 3339 date-time.
     """
     envelopes: list[Envelope] = []
     blank: int | None = None
     for number, raw in enumerate(lines, start=1):
+        if len(raw) > MAX_LINE_BYTES:
+            msg = f"line {number}: longer than {MAX_LINE_BYTES} bytes"
+            raise CorruptLogError(msg)
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
         except UnicodeDecodeError as err:
@@ -78,19 +135,10 @@ def read_export(lines: Iterable[str | bytes]) -> list[Envelope]:
         if blank is not None:
             msg = f"line {blank}: an empty line inside the export"
             raise CorruptLogError(msg)
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as err:
-            msg = f"line {number}: bad JSON ({err.msg} at column {err.colno})"
-            raise CorruptLogError(msg) from err
-        except RecursionError as err:
-            msg = f"line {number}: bad JSON (nested too deeply)"
-            raise CorruptLogError(msg) from err
-        try:
-            envelopes.append(from_cloudevent(obj))
-        except ValueError as err:
-            msg = f"line {number}: {err}"
-            raise CorruptLogError(msg) from err
+        envelopes.append(_parse_line(number, text))
+    if not envelopes:
+        msg = "the export holds no events (an empty file)"
+        raise CorruptLogError(msg)
     return envelopes
 
 

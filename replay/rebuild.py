@@ -12,6 +12,7 @@ from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.streams import stream_for
 from hexlog.machine import table as tables
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER
 
@@ -85,7 +86,7 @@ class ReplayReport:
 
     def text(self) -> str:
         """A short readable account of the replay."""
-        lines = [f"replayed {self.stream_id}: {self.version} events"]
+        lines = [f"replayed {self.stream_id}: {counted(self.version, 'event')}"]
         lines.extend(f"  {check.line()}" for check in self.checks)
         return "\n".join(lines)
 

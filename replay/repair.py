@@ -62,7 +62,10 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
         fixed.append(check)
     stream_id = stream_for(campaign)
     if rows and not store.write_rows(stream_id, rows, at_version=before.version):
-        msg = f"{stream_id} moved on (or the database stayed busy) while it was repaired; nothing written, run it again"
+        msg = (
+            f"{stream_id} moved on (or the database stayed busy, or could not be written) while it was repaired; "
+            "nothing written, run it again"
+        )
         raise ConcurrencyError(msg)
     after = replay_records(store, campaign, recorded(store, campaign), registry)[0] if rows else before
     return Repair(before=before, fixed=tuple(fixed), after=after)

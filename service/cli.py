@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import os
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
+import attrs
 import structlog
 import typer
+import typer.core
 from rich.console import Console
+from typer._click import exceptions as click_errors  # typer's own click: its argument errors
 
-from hexlog.events.errors import HexlogError
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import HexlogError, UsageError
+from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.replay.rebuild import table_at
 from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
-from hexlog.service.door import OPENED, CampaignOption, DbOption, Door
+from hexlog.service.cli_serve import install as install_serve
+from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, is_demo, read_secret
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -30,6 +45,36 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _version(value: bool) -> None:  # noqa: FBT001 - typer's callback signature
+    if value:
+        out.print(f"hexlog {importlib.metadata.version('hexlog')}")
+        raise typer.Exit
+
+
+@app.callback()
+def _global(
+    db: Annotated[
+        Path | None, typer.Option("--db", help="the SQLite database file, for every command (default: hexlog.db)")
+    ] = None,
+    campaign: Annotated[str | None, typer.Option("--campaign", help="the campaign id, for every command")] = None,
+    version: Annotated[  # noqa: ARG001, FBT002 - a flag, handled by its callback
+        bool, typer.Option("--version", help="show hexlog's version and exit", callback=_version, is_eager=True)
+    ] = False,
+) -> None:
+    """A referee engine for old-school procedures: committed dice, a hash-chained log.
+
+    --db and --campaign given here apply to the command that follows (as HEXLOG_DB and HEXLOG_CAMPAIGN
+    do); the command's own --db or --campaign wins over them.
+    """
+    if db is not None:
+        os.environ["HEXLOG_DB"] = str(db)
+    if campaign is not None:
+        check_campaign_id(campaign)  # an empty one would read as none given
+        os.environ["HEXLOG_CAMPAIGN"] = campaign
+
+
 session_app = typer.Typer(
     help="Open, seed and close play sessions (commit and reveal), or abandon a lost one.", no_args_is_help=True
 )
@@ -52,7 +97,10 @@ def init(
     REGISTRY.check_rules(rulesets.load(ruleset, overrides, used=REGISTRY.used_keys()))  # before creating a file
     if campaign is not None:
         check_campaign_id(campaign)
-    door = Door.open(db, campaign, create=True)
+    door = Door.open(db, campaign, create=True, new=True)
+    if is_demo(door.campaign):
+        msg = f"the campaign id {door.campaign!r} is kept for 'hexlog demo'; choose another with --campaign"
+        raise UsageError(msg)
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules
     assert rules_in_force is not None  # noqa: S101 - the event just recorded them
@@ -64,19 +112,79 @@ def init(
 def session_open(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
+    secret_file: SecretFileOption = None,
     secret_hex: Annotated[
-        str | None, typer.Option(hidden=True, help="use this secret (for reproducible tests)")
+        str | None, typer.Option(hidden=True, help="use this secret (tests only: a command line is public)")
     ] = None,
 ) -> None:
-    """Open a session and print the commitment the players should note."""
+    """Open a session and print the commitment the players should note.
+
+    hexlog draws the secret, unless --secret-file gives one (recorded as supplied, which the audit reports).
+    """
+    secret = read_secret(secret_file, secret_hex)
     door = Door.open(db, campaign)
-    outcome = door.run(c.OpenSession(secret_hex=secret_hex))
+    outcome = door.run(c.OpenSession(secret_hex=secret))
     session = outcome.table.session
     assert session is not None  # noqa: S101 - just opened
     out.print(f"session {session.id} open")
     out.print(f"commitment {session.commitment}")
     out.print("players: note the commitment now; the secret is revealed when the session closes")
     out.print(door.receipt())
+
+
+@session_app.command("list")
+def session_list(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """Every session: its commitment, the players' client seed, its rolls, and its reveal or abandonment."""
+    door = Door.open(db, campaign)
+    door.table()
+    rows = sessions_of([decode(r.envelope) for r in door.store.read_stream(stream_for(door.campaign))])
+    if as_json:
+        sys.stdout.write(json.dumps({"sessions": rows}, sort_keys=True, ensure_ascii=False) + "\n")
+        return
+    if not rows:
+        out.print("no session yet: hexlog session open")
+    for row in rows:
+        seed = repr(row["client_seed"]) if row["client_seed"] else "none"
+        ended = {
+            "open": "still open",
+            "closed": f"closed, secret revealed {row['secret']}",
+            "abandoned": f"abandoned without a reveal ({row['reason']})",
+        }[row["status"]]
+        rolls = counted(row["rolls"], "roll")
+        out.print(
+            f"{row['session']}: commitment {row['commitment']} ({row['scheme']}); client seed {seed}; {rolls}; {ended}"
+        )
+
+
+def sessions_of(events: list[Event]) -> list[dict[str, Any]]:
+    """Each session of a log, in order: commitment, scheme, client seed, rolls, and how it ended."""
+    rows: dict[str, dict[str, Any]] = {}
+    for event in events:
+        match event:
+            case SessionOpened():
+                rows[event.session] = {
+                    "session": event.session,
+                    "commitment": event.commitment,
+                    "scheme": event.scheme,
+                    "client_seed": "",
+                    "rolls": 0,
+                    "status": "open",
+                    "secret": None,
+                    "reason": None,
+                }
+            case ClientSeedSet() if event.session in rows:
+                rows[event.session]["client_seed"] = event.client_seed
+            case DiceRolled() if event.session in rows:
+                rows[event.session]["rolls"] += 1
+            case SessionClosed() if event.session in rows:
+                rows[event.session].update(status="closed", secret=event.secret)
+            case SessionAbandoned() if event.session in rows:
+                rows[event.session].update(status="abandoned", reason=event.reason)
+    return list(rows.values())
 
 
 @session_app.command("seed")
@@ -135,7 +243,7 @@ def party_add(  # noqa: PLR0913, PLR0917 - one option per score
     dex: Annotated[int, typer.Option(help="Dexterity 3-18")] = 10,
     strength: Annotated[int, typer.Option("--str", help="Strength 3-18")] = 10,
     speed: Annotated[int, typer.Option(help="base movement rate, feet per turn")] = 120,
-    armor: Annotated[str, typer.Option(help="armour worn: none, leather, chain, plate, ...")] = "none",
+    armor: Annotated[str, typer.Option(help="armor worn: none, leather, chain, plate, ...")] = "none",
     infravision: Annotated[int, typer.Option(help="infravision range in feet")] = 0,
 ) -> None:
     """Add a character to the party."""
@@ -155,6 +263,61 @@ def party_add(  # noqa: PLR0913, PLR0917 - one option per score
     out.print(render.describe(outcome.events[0]))
 
 
+@party_app.command("edit")
+def party_edit(  # noqa: PLR0913, PLR0917 - one option per score
+    name: Annotated[str, typer.Argument(help="the character's name as recorded")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    new_name: Annotated[str | None, typer.Option("--name", help="the right name (a misspelt one corrected)")] = None,
+    cha: Annotated[int | None, typer.Option(help="Charisma 3-18")] = None,
+    wis: Annotated[int | None, typer.Option(help="Wisdom 3-18")] = None,
+    dex: Annotated[int | None, typer.Option(help="Dexterity 3-18")] = None,
+    strength: Annotated[int | None, typer.Option("--str", help="Strength 3-18")] = None,
+    speed: Annotated[int | None, typer.Option(help="base movement rate, feet per turn")] = None,
+    armor: Annotated[str | None, typer.Option(help="armor worn: none, leather, chain, plate, ...")] = None,
+    infravision: Annotated[int | None, typer.Option(help="infravision range in feet")] = None,
+    reason: Annotated[str, typer.Option(help="what was wrong")] = "",
+) -> None:
+    """Correct a character's recorded name or scores: recorded as an edit naming what it was."""
+    door = Door.open(db, campaign)
+    outcome = door.run(
+        c.EditMember(
+            name=name,
+            new_name=new_name,
+            cha=cha,
+            wis=wis,
+            dex=dex,
+            strength=strength,
+            speed=speed,
+            armor=armor,
+            infravision_ft=infravision,
+            reason=reason,
+        )
+    )
+    out.print(render.describe(outcome.events[0]))
+
+
+@party_app.command("list")
+def party_list(
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
+) -> None:
+    """List the party's members and their scores."""
+    door = Door.open(db, campaign)
+    members = door.table().party.members
+    if as_json:
+        sys.stdout.write(json.dumps({"members": [attrs.asdict(m) for m in members]}, sort_keys=True) + "\n")
+        return
+    if not members:
+        out.print("the party has no members; add one: hexlog party add NAME")
+    for m in members:
+        out.print(
+            f"{m.name}: CHA {m.cha}, WIS {m.wis}, DEX {m.dex}, STR {m.strength}, speed {m.speed}, "
+            f"armor {m.armor}" + (f", infravision {m.infravision_ft} ft" if m.infravision_ft else "")
+        )
+
+
 @party_app.command("remove")
 def party_remove(
     name: Annotated[str, typer.Argument(help="the character's name")],
@@ -169,17 +332,22 @@ def party_remove(
 
 
 @app.command()
-def roll(  # noqa: PLR0913, PLR0917 - one option per fact of the roll
-    expression: Annotated[str, typer.Argument(help="NdS, NdS+K, NdS-K or dS")],
+def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
+    expression: Annotated[
+        str,
+        typer.Argument(
+            help="NdS, NdS+K, NdS-K, dS, d% (a d100), keep or drop (4d6kh3, 2d20kl1, 4d6dl1), several terms (1d8+1d6+2)"
+        ),
+    ],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
     secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
     made_for: Annotated[
-        str, typer.Option("--for", help="the party member it is made for (the state's modifiers apply)")
+        str, typer.Option("--for", help="the party member (or side) it is made for: their modifiers apply")
     ] = "",
 ) -> None:
-    """Roll dice from the open session's committed seed."""
+    """Roll dice from the open session's committed seed (for a character, with the modifiers on them)."""
     door = Door.open(db, campaign)
     outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret, made_for=made_for))
     out.print(render.describe(outcome.events[0]))
@@ -192,11 +360,14 @@ def receipt(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     at: Annotated[
-        int | None, typer.Option("--at", help="the receipt of this stream version (default: the latest)", min=1)
+        int | None,
+        typer.Option(
+            "--at", help="the receipt of this stream version (default: the latest)", min=1, max=c.SAFE_INTEGER
+        ),
     ] = None,
 ) -> None:
     """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     door.table()
     out.print(door.receipt(at))
     out.print("check it later: hexlog audit --expect RECEIPT (a cut tail or a rewritten past fails)")
@@ -215,15 +386,22 @@ def state(
         ),
     ] = None,
     view: cli_travel.ViewOption = "referee",
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON document")] = False,  # noqa: FBT002 - a flag
 ) -> None:
     """Show the campaign: rules, session, party, clock and any procedure under way (now, or as it was)."""
     player = cli_travel.is_player(view)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
+    door.warn_if_damaged()
     if at is not None:
         version, latest = door.version_at(at, table), table.version
         table = table_at(door.store, door.campaign, version, door.handler.registry)
-        out.print(f"as it was at version {version} of {latest}")
+        if not as_json:
+            out.print(f"as it was at version {version} of {latest}")
+    if as_json:
+        document = render.state_document(door.campaign, table, player=player)
+        sys.stdout.write(json.dumps(document, sort_keys=True, ensure_ascii=False) + "\n")
+        return
     for line in render.state_lines(door.campaign, table, player=player):
         out.print(line)
 
@@ -232,23 +410,95 @@ cli_clock.install(app)
 cli_log.install(app)
 cli_schema.install(app)
 demo.install(app)
+install_serve(app)
+
+
+def _environmental(err: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed because of the file or the disk (not because of hexlog's own SQL)."""
+    text = str(err).lower()
+    return any(word in text for word in ("disk", "full", "malformed", "not a database", "readonly", "unable to open"))
+
+
+def _crashed(err: BaseException) -> NoReturn:
+    """A bug in hexlog: one "internal error" line and exit 70."""
+    structlog.get_logger().error("cli.crashed", error=repr(err))
+    sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
+    sys.exit(EXIT_INTERNAL)
+
+
+def _flag_type(self: typer.core.TyperOption, ctx: Any) -> str | None:
+    """A flag takes no value, so its help shows none (typer would show ``<bool>``)."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+_option_type = typer.core.TyperOption.display_type_rich
+setattr(typer.core.TyperOption, "display_type_rich", _flag_type)  # noqa: B010 - the one change to typer's help
+
+
+#: exit codes: 0 ok, 1 refused (or an audit FAILED), 2 bad usage, 3 an audit INCOMPLETE, 70 an internal error
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+
+
+def _usage_error(err: click_errors.ClickException) -> int:
+    """An argument error as one line, like every refusal; its exit code (2: bad usage)."""
+    if isinstance(err, click_errors.NoArgsIsHelpError):  # typer printed the help when it raised this
+        return err.exit_code
+    text = err.format_message().rstrip(".")
+    ctx: Any = getattr(err, "ctx", None)
+    if ctx is not None:
+        text += f"; see '{ctx.command_path} --help'"
+    sys.stderr.write(f"hexlog: error: {shown(text)}\n")
+    return err.exit_code
+
+
+def _failed_outside(err: sqlite3.DatabaseError | OSError) -> NoReturn:
+    """A database file that is damaged, a disk that fails, an output that refuses: one line and exit 1
+    (the file or the environment, not hexlog); misuse of SQLite (hexlog's own SQL) is a bug."""
+    if isinstance(err, OSError):  # a full disk for the output, a closed pipe
+        sys.stderr.write(f"hexlog: error: {shown(err.strerror or str(err))}\n")
+        sys.exit(1)
+    if type(err) is not sqlite3.DatabaseError and not (
+        isinstance(err, sqlite3.OperationalError) and _environmental(err)
+    ):
+        _crashed(err)
+    sys.stderr.write(f"hexlog: error: the database cannot be used: {shown(str(err))}\n")
+    sys.exit(1)
 
 
 def main() -> None:
-    """Run the command line; errors are one line and a non-zero exit, never a traceback."""
+    """Run the command line; errors are one line and a non-zero exit, never a traceback.
+
+    Exit codes: 0 done, 1 refused or failed (nothing written), 2 a malformed request, 3 an INCOMPLETE
+    audit, 130 interrupted; 70 only for a bug in hexlog (an "internal error" line).
+    """
     logs.configure()
     structlog.contextvars.clear_contextvars()
+    saved = {name: os.environ.get(name) for name in ("HEXLOG_DB", "HEXLOG_CAMPAIGN")}
     try:
         with OPENED:
-            app(prog_name="hexlog")
+            code = app(prog_name="hexlog", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except click_errors.ClickException as err:
+        sys.exit(_usage_error(err))
+    except typer.Abort:
+        sys.stderr.write("hexlog: interrupted\n")
+        sys.exit(130)
     except HexlogError as err:
         structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
         sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
         sys.exit(err.exit_code)
+    except (sqlite3.DatabaseError, OSError) as err:
+        _failed_outside(err)
     except KeyboardInterrupt:
         sys.stderr.write("hexlog: interrupted\n")
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the door turns any crash into one line
-        structlog.get_logger().error("cli.crashed", error=repr(err))
-        sys.stderr.write(f"hexlog: internal error: {type(err).__name__}: {shown(str(err))}\n")
-        sys.exit(70)
+        _crashed(err)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

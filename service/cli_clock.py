@@ -20,7 +20,7 @@ clock_app = typer.Typer(help="Game time: what time it is, and letting time pass.
 @clock_app.command("show")
 def show(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
     """The game time: day, time of day, and the rounds and turns counted so far."""
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
     out.print(render.clock_line(table.clock))
 

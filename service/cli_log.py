@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -9,10 +12,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from hexlog.events.chain import verify_stream
 from hexlog.events.codec import decode
 from hexlog.events.dice import REFEREE, DiceRolled
+from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.files import MAX_EXPORT_BYTES, read_regular
+from hexlog.events.procedure import PhaseChanged
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import stream_for
+from hexlog.machine.commands import SAFE_INTEGER
+from hexlog.machine.text import counted
 from hexlog.projections import live, visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
@@ -23,9 +33,21 @@ from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.verdict import Verdict
 from hexlog.service import render
-from hexlog.service.door import CampaignOption, DbOption, Door, open_store
+from hexlog.service.door import (
+    OPENED,
+    CampaignOption,
+    DbOption,
+    Door,
+    check_text,
+    close_store,
+    open_store,
+    warn,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -33,26 +55,93 @@ out = Console(highlight=False, soft_wrap=True, markup=False)
 VIEWS = ("referee", "player")
 
 
-def log(
+def log(  # noqa: PLR0913, PLR0917 - one option per filter
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     view: Annotated[
         str, typer.Option(help="referee (everything) or player (secret rolls hidden until revealed)")
     ] = "referee",
-    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0)] = 0,
+    last: Annotated[int, typer.Option(help="show only the last N events (0: all)", min=0, max=SAFE_INTEGER)] = 0,
+    session: Annotated[str | None, typer.Option(help="only what was recorded while this session was open")] = None,
+    encounter: Annotated[
+        int | None, typer.Option(help="only encounter N, from its start to its end", min=1, max=SAFE_INTEGER)
+    ] = None,
+    rolls: Annotated[bool, typer.Option("--rolls", help="only the rolls")] = False,  # noqa: FBT002 - a flag
+    everything: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--all", help="show the phase changes too (hidden by default)")
+    ] = False,
+    as_json: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--json", help="one JSON object a line: version, time, type, text, data")
+    ] = False,
 ) -> None:
-    """Show the campaign as a timeline: every roll with what it meant, every decision."""
+    """Show the campaign as a timeline: every roll with what it meant, every decision.
+
+    Phase changes are left out unless --all; --session, --encounter and --rolls narrow it down.
+    """
     if view not in VIEWS:
         msg = f"--view must be referee or player, not {view!r}"
         raise UsageError(msg)
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=True)
     door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
     lines = render.timeline(recorded, player=view == "player")
-    for line in lines[-last:] if last else lines:
-        out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
-    if recorded:
+    damaged = verify_stream([r.envelope for r in recorded])
+    if damaged is not None:
+        warn(
+            f"the log of campaign {door.campaign} is damaged at version {damaged.streamversion}: {damaged.reason}; "
+            "run 'hexlog audit'"
+        )
+    events = [decode(r.envelope) for r in recorded]
+    keep = _kept(events, session=session, encounter=encounter, rolls=rolls, everything=everything)
+    chosen = [(line, rec) for line, rec, ok in zip(lines, recorded, keep, strict=True) if ok]
+    for line, rec in chosen[-last:] if last else chosen:
+        if as_json:
+            row = {"version": line.version, "time": line.time, "type": rec.envelope.type, "text": line.text}
+            row["data"] = None if line.hidden else rec.envelope.data
+            sys.stdout.write(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n")
+        else:
+            out.print(f"{line.version:>4}  {line.time[:19].replace('T', ' ')}  {line.text}")
+    if recorded and not as_json:
         out.print(door.receipt())
+
+
+def _kept(
+    events: list[Event], *, session: str | None, encounter: int | None, rolls: bool, everything: bool
+) -> list[bool]:
+    """Which events the log shows: the session's, the encounter's, the rolls; phase changes only with --all."""
+    keep = [everything or not isinstance(e, PhaseChanged) for e in events]
+    if rolls:
+        keep = [k and isinstance(e, DiceRolled) for k, e in zip(keep, events, strict=True)]
+    if session is not None:
+        span = _span(
+            events,
+            lambda e: isinstance(e, SessionOpened) and e.session == session,
+            lambda e: isinstance(e, SessionClosed | SessionAbandoned) and e.session == session,
+        )
+        if span is None:
+            msg = f"no session {session} in this campaign"
+            raise NotFoundError(msg)
+        keep = [k and span[0] <= i <= span[1] for i, k in enumerate(keep)]
+    if encounter is not None:
+        span = _span(
+            events,
+            lambda e: isinstance(e, EncounterStarted) and e.number == encounter,
+            lambda e: isinstance(e, PhaseChanged) and e.procedure == "encounter" and e.dest == "CONCLUDED",
+        )
+        if span is None:
+            msg = f"no encounter {encounter} in this campaign"
+            raise NotFoundError(msg)
+        keep = [k and span[0] <= i <= span[1] for i, k in enumerate(keep)]
+    return keep
+
+
+def _span(events: list[Event], first: Callable[[Event], bool], last: Callable[[Event], bool]) -> tuple[int, int] | None:
+    """The indices from the first event ``first`` holds for to the next ``last`` holds for (or the end)."""
+    start = next((i for i, e in enumerate(events) if first(e)), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(events)) if last(events[i])), len(events) - 1)
+    return start, end
 
 
 def replay(
@@ -67,7 +156,7 @@ def replay(
     Exit 1 when stored rows differ from the log (commands would decide on them); --repair rewrites
     those rows from the log, says what it fixed and exits 0. Rows not saved yet are no difference.
     """
-    door = Door.open(db, campaign)
+    door = Door.open(db, campaign, readonly=not repair)
     door.table()
     if repair:
         done = repairs.repair(door.store, door.campaign)
@@ -90,7 +179,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
-    roll: Annotated[int | None, typer.Option("--roll", help="explain the roll with this nonce", min=0)] = None,
+    roll: Annotated[
+        str | None, typer.Option("--roll", help="explain this roll: its name as the log shows it (s2#4), or a nonce")
+    ] = None,
     session: Annotated[
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
     ] = None,
@@ -112,19 +203,23 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     --strict), 1 FAILED (the first bad event is named).
     """
     receipts = [Receipt.parse(text) for text in expect or ()]
+    nonce, session = _roll_named(roll, session) if roll is not None else (None, session)
     if file is not None:
         envelopes = exports.read_export(_read_lines(file))
         report = audits.audit_envelopes(envelopes, expect=receipts)
     else:
-        store = open_store(db)
+        if campaign is not None:
+            check_text(campaign, "--campaign")
+        store = open_store(db, readonly=True)
+        OPENED.callback(close_store, store)
         if roll is not None:
-            campaign = Door.open(db, campaign).campaign
+            campaign = Door.open(db, campaign, readonly=True).campaign
         report = audits.audit_store(store, campaign, expect=receipts)
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )
-    if roll is not None:
-        _explain(envelopes, roll, session, referee=referee, secret=secret)
+    if nonce is not None:
+        _explain(envelopes, nonce, session, referee=referee, secret=secret)
         return
     out.print(report.text())
     verdict = report.verdict
@@ -142,7 +237,24 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         raise typer.Exit(verdict.exit_code)
 
 
+def _roll_named(text: str, session: str | None) -> tuple[int, str | None]:
+    """The nonce and session a roll's name gives: ``s2#4`` (session s2, nonce 4) or ``4`` (with --session)."""
+    named, _, digits = text.strip().rpartition("#")
+    if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(SAFE_INTEGER)):
+        msg = f"--roll takes a roll's name as the log shows it (s2#4) or a nonce, not {text!r}"
+        raise UsageError(msg)
+    if named and session is not None and named != session:
+        msg = f"--roll {text} names session {named}, but --session says {session}"
+        raise UsageError(msg)
+    return int(digits), named or session
+
+
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
+    out.print(explained(envelopes, nonce, session, referee=referee, secret=secret))
+
+
+def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> str:
+    """One roll's derivation; refused for a secret roll of a session still open unless the referee asks."""
     if not envelopes:
         msg = "no events to explain a roll from"
         raise NotFoundError(msg)
@@ -162,16 +274,15 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
                 "(the referee may pass --referee)"
             )
             raise RuleRefusedError(msg)
-    out.print(text)
+    return text
 
 
 def _read_lines(path: Path) -> list[bytes]:
-    """The file's lines: only a newline ends one (U+2028 and friends are text inside a string)."""
-    try:
-        return path.read_bytes().split(b"\n")
-    except OSError as err:
-        msg = f"cannot read {path}: {err.strerror}"
-        raise UsageError(msg) from err
+    """The file's lines: only a newline ends one (U+2028 and friends are text inside a string).
+
+    Only a regular file of at most ``MAX_EXPORT_BYTES`` is read (never a FIFO or a device).
+    """
+    return read_regular(path, limit=MAX_EXPORT_BYTES).split(b"\n")
 
 
 def export(
@@ -184,8 +295,11 @@ def export(
         bool, typer.Option("--referee", help="export even while secret rolls are unrevealed")
     ] = False,
 ) -> None:
-    """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification."""
-    door = Door.open(db, campaign)
+    """Write a campaign as CloudEvents JSON lines (hexlog-chain-v1) for offline verification.
+
+    A referee's copy (``--referee``) is written readable by its owner only: it may hold secret rolls.
+    """
+    door = Door.open(db, campaign, readonly=True)
     table = door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
     events = [decode(r.envelope) for r in recorded]
@@ -202,16 +316,30 @@ def export(
     if out_file is None:
         sys.stdout.write(text)
     else:
-        try:
-            out_file.write_text(text, encoding="utf-8")
-        except OSError as err:
-            msg = f"cannot write {out_file}: {err.strerror}"
-            raise UsageError(msg) from err
-        out.print(f"exported {len(lines)} events of campaign {door.campaign} to {out_file}")
+        _write_export(out_file, text, private=referee)
+        out.print(f"exported {counted(len(lines), 'event')} of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
             f"hexlog: note: session {table.session.id} is still open; its rolls can be verified once it closes\n"
         )
+
+
+def _write_export(path: Path, text: str, *, private: bool) -> None:
+    """Write an export; a private one (the referee's) readable by its owner only, even over an older file."""
+    try:  # without blocking: a FIFO nobody reads is refused, never waited for
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o600 if private else 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                msg = f"cannot write {path}: it is not a regular file"
+                raise UsageError(msg)
+            os.set_blocking(fd, True)
+            if private:
+                os.fchmod(fd, 0o600)
+            os.ftruncate(fd, 0)
+            handle.write(text)
+    except OSError as err:
+        msg = f"cannot write {path}: {err.strerror}"
+        raise UsageError(msg) from err
 
 
 def import_(
@@ -230,9 +358,12 @@ def import_(
         )
         raise CorruptLogError(msg)
     store = open_store(db, create=True)
+    OPENED.callback(close_store, store)  # a new file left without events (a failed import) is removed
     result = exports.import_envelopes(store, envelopes)
-    live.refresh(store, result.stream_id, projections())
-    out.print(f"imported {result.events} events of campaign {result.campaign} into {db}; chain and rolls verified")
+    live.refresh(store, result.stream_id, projections())  # a cache: a write it cannot make is skipped
+    out.print(
+        f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {db}; chain and rolls verified"
+    )
 
 
 def install(app: typer.Typer) -> None:

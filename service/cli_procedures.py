@@ -20,8 +20,8 @@ from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
-from hexlog.events.procedure import PhaseChanged
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
+from hexlog.events.procedure import HandedOff, PhaseChanged
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, limits_of
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -58,14 +58,17 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
         out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+    # the procedure's own waiting, and any hand-off this step led to (a resumed parent handing on)
+    made = {(e.parent, e.child) for e in outcome.events if isinstance(e, HandedOff)}
     for parent, child in outcome.table.handoffs:
-        if parent == procedure.name:
+        if parent == procedure.name or (parent, child) in made:
             waited = registry.procedure(child)
             state = outcome.table.procedures.get(child)
             steps = render.next_steps(registry.runner(child).allowed(state, outcome.table))
             phase = waited.phase_of(state)
             shown = phase.name if phase is not None else "-"
-            out.print(f"   waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
+            who = "" if parent == procedure.name else f"{parent} "
+            out.print(f"   {who}waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
 
 
 def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
@@ -94,9 +97,8 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation, default = list[args[0]] | None, None  # type: ignore[valid-type]
     else:
         annotation = kind
-        info = (
-            typer.Option(flag, help=help_text, min=least) if least is not None else typer.Option(flag, help=help_text)
-        )
+        low, high = limits_of(field.name) or (least, None)
+        info = typer.Option(flag, help=help_text, min=low, max=high)
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )

@@ -9,10 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from hexlog.events.errors import UsageError
+from hexlog.events import files
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 UNUSED = "[not used by any procedure yet]"
@@ -27,12 +28,8 @@ def read_overrides(path: Path | None) -> dict[str, Any]:
     """The overrides of a house-rules file, or none."""
     if path is None:
         return {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        msg = f"cannot read rules file {path}: {err.strerror}"
-        raise UsageError(msg) from err
-    return rulesets.load_overrides(text, str(path))
+    data = files.read_regular(path, limit=files.MAX_SMALL_FILE_BYTES, what="rules file")
+    return rulesets.load_overrides(files.decode_utf8(data, what=f"rules file {path}"), str(path))
 
 
 def _load(name: str, overrides: dict[str, Any]) -> rulesets.Ruleset:
@@ -67,7 +64,7 @@ def show(
 ) -> None:
     """Every option and table of a ruleset (with house rules applied), or of the campaign's rules."""
     if name is None:
-        resolved = Door.open(db, campaign).table().rules
+        resolved = Door.open(db, campaign, readonly=True).table().rules
         assert resolved is not None  # noqa: S101 - table() refuses a campaign that has not started
     else:
         resolved = _load(name, read_overrides(rules))
@@ -101,7 +98,7 @@ def diff(
         out.print(f"{first} and {second} are the same (hash {a.hash[:16]})")
         return
     label = second + (" with house rules" if rules else "")
-    out.print(f"{len(rows)} difference(s): {first} | {label}")
+    out.print(f"{counted(len(rows), 'difference')}: {first} | {label}")
     for key, left, right in rows:
         out.print(f"{key}: {_show(left)} | {_show(right)}")
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.hexmap import grid, hidden
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.service import render_travel
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -37,7 +37,12 @@ def show(
 ) -> None:
     """Show the map, or one hex; hidden features (read from the key file) only in the referee's view, until found."""
     player = is_player(view)
-    door = Door.open(db, campaign)
+    for line in map_lines(Door.open(db, campaign, readonly=True), hex_name, player=player):
+        out.print(line)
+
+
+def map_lines(door: Door, hex_name: str | None, *, player: bool) -> list[str]:
+    """The map, or one hex, as ``hexlog map show`` prints it (the HTTP service says the same)."""
     state = door.table().procedures.get(PROCEDURE)
     the_map = state if isinstance(state, MapState) else MapState()
     if hex_name is not None:
@@ -49,16 +54,18 @@ def show(
         chosen = [(name, place)]
     else:
         chosen = sorted(the_map.hexes.items(), key=lambda item: grid.parse(item[0]))
-    if not chosen:
-        out.print("the map is empty (hexlog map load FILE, or hexlog map set HEX --terrain ...)")
+    lines = [] if chosen else ["the map is empty (hexlog map load FILE, or hexlog map set HEX --terrain ...)"]
     kept = [] if player else hidden.kept(door.handler.keeper, door.campaign, the_map)
     for name, place in chosen:
         here = [f for f in kept if f.hex == name]
-        for line in render_travel.hex_lines(name, place, here, player=player):
-            out.print(shown(line))
+        lines.extend(shown(line) for line in render_travel.hex_lines(name, place, here, player=player))
     missing = 0 if player else len(the_map.unopened) - len(kept)
     if missing:
-        out.print(f"{missing} hidden feature(s) of the map are not in the key file: only their commitments are known")
+        lines.append(
+            f"{counted(missing, 'hidden feature')} of the map {'is' if missing == 1 else 'are'} not in the key file: "
+            "only their commitments are known"
+        )
+    return lines
 
 
 def install(groups: dict[str, typer.Typer]) -> None:

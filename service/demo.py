@@ -22,11 +22,12 @@ from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.hexmap import hidden
+from hexlog.machine.text import counted
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
 from hexlog.service import demo_story, render
-from hexlog.service.door import DbOption, Door, campaign_ids, open_store
+from hexlog.service.door import DbOption, Door, SecretFileOption, campaign_ids, open_store, read_secret
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,7 +50,7 @@ HOSTILE = {ReactionResult.ATTACKS, ReactionResult.HOSTILE}
 def _free_campaign(db: Path) -> str:
     if not db.exists():
         return "demo"
-    store = open_store(db)
+    store = open_store(db, readonly=True)
     try:
         known = set(campaign_ids(store))
     finally:
@@ -159,12 +160,17 @@ class Referee:
 
 def demo(
     db: DbOption = Path("hexlog.db"),
+    secret_file: SecretFileOption = None,
     secret_hex: Annotated[
-        str | None, typer.Option(help="the session secret, 64 hex digits (default: a fresh one)")
+        str | None, typer.Option(hidden=True, help="the session secret, 64 hex digits (tests only)")
     ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
-    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit."""
+    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit.
+
+    A demo given its secret (--secret-file) plays the same every time.
+    """
+    secret_hex = read_secret(secret_file, secret_hex)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)
@@ -192,7 +198,9 @@ def _afterwards(door: Door, db: Path, campaign: str) -> None:
     out.print("== Afterwards")
     stream = stream_for(campaign)
     version = door.store.stream_version(stream)
-    out.print(f"  clock: {table.clock.text} ({table.clock.turns} turns); the log holds {version} events")
+    out.print(
+        f"  clock: {table.clock.text} ({counted(table.clock.turns, 'turn')}); the log holds {counted(version, 'event')}"
+    )
     receipt = Receipt.of(door.store.read_stream(stream, version)[0].envelope)
     out.print(
         f"  audit: {report.verdict}: {report.rolls_verified} of {report.rolls} rolls re-derived from the revealed "

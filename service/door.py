@@ -10,8 +10,11 @@ Environment:
     how many seconds to wait for a database another hexlog command holds before giving up with
     "the database ... is busy" (default 10; 0 gives up at once).
 
-Only ``init``, ``import`` and ``demo`` create a database; every other command opens an existing
-hexlog database and refuses any other file (even a valid SQLite one) without changing it.
+Only ``init``, ``import`` and ``demo`` create a database (readable by its owner only); every other
+command opens an existing hexlog database and refuses any other file (even a valid SQLite one)
+without changing it. A new database file that ends its command with no event (an import or an
+``init`` that failed) is removed. Commands that only read open the database read-only, so that a
+copy the user may not write (on a share, received by mail) can be read, audited and exported.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import sqlite3
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,14 +32,17 @@ import attrs
 import structlog
 import typer
 
-from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, UsageError
+from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
+from hexlog.events.files import decode_utf8, read_regular, remove_quietly
 from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
+from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.kit import calendar
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.ruleset import display_name
+from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at, version_at_time
 from hexlog.replay.receipts import Receipt
 
@@ -46,6 +54,8 @@ if TYPE_CHECKING:
 OPENED = contextlib.ExitStack()
 
 DEFAULT_CAMPAIGN = "main"
+#: the ids ``hexlog demo`` takes: ``demo``, then ``demo-2``, ``demo-3``, ...
+DEMO_ID = re.compile(r"^demo(-[0-9]+)?$")
 #: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
 DEFAULT_BUSY_TIMEOUT = 10.0
 
@@ -76,12 +86,12 @@ def busy_timeout() -> float:
     return seconds
 
 
-def open_store(db: Path, *, create: bool = False) -> SQLiteStore:
+def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> SQLiteStore:
     """Open the database; refuse a missing file unless ``create``, and a file that is not hexlog's.
 
     Without ``create`` nothing is created or converted: a valid SQLite file that is not a hexlog
     database is refused as it is. A database another connection holds past the busy timeout is a
-    ``ConcurrencyError`` (busy, try again), not a corrupt file.
+    ``ConcurrencyError`` (busy, try again), not a corrupt file. ``readonly`` never writes.
     """
     timeout = busy_timeout()
     if not create and not db.exists():
@@ -90,8 +100,11 @@ def open_store(db: Path, *, create: bool = False) -> SQLiteStore:
     if db.is_dir():
         msg = f"{db} is a directory, not a database file"
         raise UsageError(msg)
+    if db.exists() and not db.is_file():  # a FIFO would hang the open, a device is no database
+        msg = f"{db} is not a regular file, so not a database file"
+        raise UsageError(msg)
     try:
-        return SQLiteStore(db, busy_timeout=timeout, create=create)
+        return SQLiteStore(db, busy_timeout=timeout, create=create, readonly=readonly)
     except NotFoundError as err:  # the file went away between the check and the open
         msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
         raise NotFoundError(msg) from err
@@ -99,6 +112,10 @@ def open_store(db: Path, *, create: bool = False) -> SQLiteStore:
         if is_busy(err):
             msg = f"the database {db} is busy (another hexlog command holds it); try again"
             raise ConcurrencyError(msg) from err
+        folder = db.resolve().parent
+        if "readonly" in str(err) or (not readonly and not (os.access(db, os.W_OK) and os.access(folder, os.W_OK))):
+            msg = f"the database {db} is read-only (or its folder is): nothing was written"
+            raise StoreWriteError(msg) from err
         msg = f"cannot open the database {db}: {err}"
         raise UsageError(msg) from err
     except sqlite3.DatabaseError as err:
@@ -111,15 +128,28 @@ def campaign_ids(store: SQLiteStore) -> list[str]:
     return [s.removeprefix("campaign-") for s in store.streams() if s.startswith("campaign-")]
 
 
+def is_demo(campaign: str) -> bool:
+    """Whether a campaign id is one ``hexlog demo`` takes for itself (``demo``, ``demo-2``, ...)."""
+    return DEMO_ID.match(campaign) is not None
+
+
 def resolve_campaign(store: SQLiteStore, given: str | None) -> str:
-    """The campaign a command is for: the one given, or the only one the database holds."""
-    if given:
+    """The campaign a command is for: the one given, else the only one the database holds.
+
+    The demo's campaigns are its own: a database that holds the user's campaign beside them means
+    the user's, so the README's walk-through after ``hexlog demo`` plays the user's campaign.
+    """
+    if given is not None:
+        check_campaign_id(given)
         return given
     known = campaign_ids(store)
-    if not known:
-        return DEFAULT_CAMPAIGN
-    if len(known) == 1:
+    own = [name for name in known if not is_demo(name)]
+    if not own and len(known) == 1:
         return known[0]
+    if not own:
+        return DEFAULT_CAMPAIGN
+    if len(own) == 1:
+        return own[0]
     msg = f"the database holds several campaigns ({', '.join(known)}); choose one with --campaign"
     raise UsageError(msg)
 
@@ -133,13 +163,28 @@ class Door:
     campaign: str
 
     @classmethod
-    def open(cls, db: Path, campaign: str | None, *, create: bool = False) -> Door:
-        """Open the store and its key file, and settle the campaign."""
-        store = open_store(db, create=create)
-        handler = Handler(store, FileKeeper(key_file_for(db)))
-        door = cls(store=store, handler=handler, campaign=resolve_campaign(store, campaign))
+    def open(
+        cls, db: Path, campaign: str | None, *, create: bool = False, readonly: bool = False, new: bool = False
+    ) -> Door:
+        """Open the store and its key file, and settle the campaign (``readonly``: for a command that only reads).
+
+        ``new``: the command starts a campaign, so without an id it is ``main``, never one the database holds.
+        """
+        if campaign is not None:
+            check_text(campaign, "--campaign")
+            check_campaign_id(campaign)
+        store = open_store(db, create=create, readonly=readonly)
+        handler = Handler(store, FileKeeper(key_file_for(db), lock_timeout=busy_timeout()))
+        chosen = (campaign or DEFAULT_CAMPAIGN) if new else resolve_campaign(store, campaign)
+        door = cls(store=store, handler=handler, campaign=chosen)
         OPENED.callback(door.close)
         return door
+
+    def warn_if_damaged(self) -> None:
+        """One line on standard error when the campaign's last event does not match its hash or link."""
+        problem = self.store.tail_problem(stream_for(self.campaign))
+        if problem is not None:
+            warn(f"the log of campaign {self.campaign} is damaged: {problem}; run 'hexlog audit'")
 
     def table(self) -> Table:
         """The campaign's folded state; ``NotFoundError`` when it does not exist."""
@@ -193,4 +238,66 @@ class Door:
 
     def close(self) -> None:
         """Release the database."""
-        self.store.close()
+        close_store(self.store)
+
+
+#: the most bytes a secret file may hold (a secret is 64 hex digits; room for a line ending and spaces)
+MAX_SECRET_FILE_BYTES = 4096
+
+SecretFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--secret-file",
+        help="read the session secret (64 hex digits) from this file, or '-' for standard input; "
+        "never give a secret on the command line (other users can read it in the process list)",
+    ),
+]
+
+
+def read_secret(path: Path | None, given_hex: str | None) -> str | None:
+    """The secret a command was given: from ``--secret-file`` (a file or ``-``), or the hidden
+    ``--secret-hex`` kept for tests; both at once is a ``UsageError``."""
+    if path is None:
+        return given_hex
+    if given_hex is not None:
+        msg = "give the secret once: --secret-file or --secret-hex, not both"
+        raise UsageError(msg)
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(MAX_SECRET_FILE_BYTES + 1)
+        if len(data) > MAX_SECRET_FILE_BYTES:
+            msg = f"the secret on standard input is longer than {MAX_SECRET_FILE_BYTES} bytes"
+            raise UsageError(msg)
+    else:
+        data = read_regular(path, limit=MAX_SECRET_FILE_BYTES, what="the secret file")
+    text = decode_utf8(data, what="the secret").strip()
+    if len(text) != 64 or any(ch not in "0123456789abcdefABCDEF" for ch in text):  # noqa: PLR2004 - 32 bytes in hex
+        msg = "the secret file must hold the secret as 64 hex digits (32 bytes)"
+        raise UsageError(msg)
+    return text
+
+
+def check_text(value: str, what: str) -> None:
+    """``UsageError`` in one line when text from the command line is not valid Unicode (bytes that
+    were not UTF-8 arrive as lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        msg = f"{what} is not valid Unicode (it holds bytes that are not UTF-8)"
+        raise UsageError(msg) from None
+
+
+def warn(text: str) -> None:
+    """A one-line warning on standard error."""
+    sys.stderr.write(f"hexlog: warning: {shown(text)}\n")
+
+
+def close_store(store: SQLiteStore) -> None:
+    """Close a store; a database file this command created and left without any event is removed."""
+    empty = False
+    if store.created:
+        with contextlib.suppress(sqlite3.Error):
+            empty = not store.has_events()
+    store.close()
+    if empty:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            remove_quietly(store.path.with_name(store.path.name + suffix))

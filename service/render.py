@@ -10,7 +10,7 @@ from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service.renderers import STATES, TEXTS
@@ -48,6 +48,8 @@ class Line:
     time: str
     kind: str
     text: str
+    #: hidden from the view asked for (a secret roll, or what it decided, before its session ends)
+    hidden: bool = False
 
 
 def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
@@ -58,9 +60,11 @@ def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
     lines = []
     for rec, event in zip(recorded, events, strict=True):
         text = describe(event)
-        if view is not None and view.hides(event):
-            text = f"roll #{event.nonce} {HIDDEN}" if isinstance(event, DiceRolled) else f"{event.type_name} {HIDDEN}"
-        lines.append(Line(rec.version, rec.envelope.time, event.type_name, text))
+        hides = view is not None and view.hides(event)
+        if hides:
+            hidden = f"roll {event.session}#{event.nonce}" if isinstance(event, DiceRolled) else event.type_name
+            text = f"{hidden} {HIDDEN}"
+        lines.append(Line(rec.version, rec.envelope.time, event.type_name, text, hidden=hides))
     return lines
 
 
@@ -120,7 +124,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")
         lines.extend(
-            f"  {m.name}: CHA {m.cha} WIS {m.wis} DEX {m.dex} STR {m.strength}, speed {m.speed}, armour {m.armor}"
+            f"  {m.name}: CHA {m.cha} WIS {m.wis} DEX {m.dex} STR {m.strength}, speed {m.speed}, armor {m.armor}"
             for m in table.party.members
         )
     else:
@@ -137,4 +141,48 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
 
 def clock_line(clock: Clock) -> str:
     """The game time: day and time of day, then the turns, rounds and seconds since the campaign began."""
-    return f"clock: {clock.text} ({clock.turns} turns, {clock.rounds} rounds, {clock.seconds} s)"
+    return f"clock: {clock.text} ({counted(clock.turns, 'turn')}, {counted(clock.rounds, 'round')}, {clock.seconds} s)"
+
+
+def state_document(
+    campaign: str, table: Table, registry: Registry = REGISTRY, *, player: bool = False
+) -> dict[str, Any]:
+    """The campaign's state as one JSON document (what ``state_lines`` shows, as data)."""
+    rules = table.rules
+    session = table.session
+    procedures = {}
+    for procedure in registry.procedures:
+        if procedure.name in table.procedures:
+            state = table.procedures[procedure.name]
+            phase = procedure.phase_of(state)
+            steps = []
+            if procedure.has_machine and not player:
+                steps = [trigger for trigger, _ in registry.runner(procedure.name).allowed(state, table)]
+            procedures[procedure.name] = {
+                "phase": phase.name if phase is not None else None,
+                "next": [subcommand(t) for t in steps],
+                "lines": procedure_lines(procedure.name, state, table, registry, player=player)[1:],
+            }
+    return {
+        "campaign": campaign,
+        "version": table.version,
+        "rules": None if rules is None else {"name": display_name(rules), "title": rules.title, "hash": rules.hash},
+        "session": None
+        if session is None
+        else {
+            "id": session.id,
+            "status": session.status,
+            "commitment": session.commitment,
+            "scheme": session.scheme,
+            "client_seed": session.client_seed,
+            "rolls": session.rolls,
+        },
+        "party": [attrs.asdict(m) for m in table.party.members],
+        "clock": {
+            "text": table.clock.text,
+            "seconds": table.clock.seconds,
+            "turns": table.clock.turns,
+            "rounds": table.clock.rounds,
+        },
+        "procedures": procedures,
+    }

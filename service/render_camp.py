@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import camp as ev
 from hexlog.machine.camp import CampState
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,13 +34,13 @@ def _firewood(e: ev.FirewoodGathered) -> str:
         f"{g.name} {g.rolled}" + (f" -> {g.hours}" if g.hours != g.rolled else "") + " h" for g in e.gathered
     )
     why = f" ({e.reason})" if e.reason else ""
-    fire = f"a fire for {e.fire_hours} hour(s) of the night" if e.fire else "no fire"
-    return f"firewood: {each}{why}; {e.hours} hour(s) of fuel, {fire}{_rolls(e.rolls)}"
+    fire = f"a fire for {counted(e.fire_hours, 'hour')} of the night" if e.fire else "no fire"
+    return f"firewood: {each}{why}; {counted(e.hours, 'hour')} of fuel, {fire}{_rolls(e.rolls)}"
 
 
 def _watches(e: ev.WatchesSet) -> str:
     each = "; ".join(f"{w.number}: {', '.join(w.guards)}" for w in e.watches)
-    return f"watches of {e.watch_hours} hours: {each}"
+    return f"watches of {counted(e.watch_hours, 'hour')}: {each}"
 
 
 def _checked(e: ev.NightChecked) -> str:
@@ -99,7 +100,7 @@ def _camp_lines(state: Any, *, player: bool) -> list[str]:
     if state.made is not None:
         lines.append(_made(state.made))
     if state.firewood is not None:
-        lines.append(f"fire: {state.firewood.fire_hours} hour(s)" if state.firewood.fire else "fire: none")
+        lines.append(f"fire: {counted(state.firewood.fire_hours, 'hour')}" if state.firewood.fire else "fire: none")
     if state.watches is not None:
         lines.append(_watches(state.watches))
     if not player:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.party import MemberAdded, MemberRemoved
+from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine.ruleset import display_name, from_recorded
@@ -19,17 +21,23 @@ if TYPE_CHECKING:
 
 
 def roll_text(roll: DiceRolled) -> str:
-    """``2d6+1 -> 3+4+1 = 8``."""
-    faces = "+".join(str(f) for f in roll.faces)
+    """``2d6+1 -> 3+4+1 = 8``; ``4d6kh3 -> 5+5+2 = 12 (dropped 1)``."""
+    faces = "+".join(str(f) for k, f in enumerate(roll.faces) if k not in roll.dropped)
     mod = f"{roll.modifier:+d}" if roll.modifier else ""
-    return f"{roll.expression} -> {faces}{mod} = {roll.total}"
+    dropped = ", ".join(str(roll.faces[k]) for k in roll.dropped)
+    return f"{roll.expression} -> {faces}{mod} = {roll.total}" + (f" (dropped {dropped})" if dropped else "")
+
+
+def roll_name(roll: DiceRolled) -> str:
+    """A roll's name across the campaign: its session and nonce, ``s2#4`` (``hexlog audit --roll s2#4``)."""
+    return f"{roll.session}#{roll.nonce}"
 
 
 def _rolled(e: DiceRolled) -> str:
     secret = " [secret]" if e.visibility is Visibility.REFEREE else ""
     made = f" (for {e.made_for})" if e.made_for else ""
     mods = "".join(f" [{m.value:+d} {m.source}]" for m in e.modifiers)
-    return f"roll #{e.nonce} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
+    return f"roll {roll_name(e)} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
 
 
 def _rules(e: CampaignStarted | RulesChanged) -> str:
@@ -50,8 +58,14 @@ def _clock(e: ClockAdvanced) -> str:
 def _member(e: MemberAdded) -> str:
     return (
         f"{e.name} joins the party (CHA {e.cha}, WIS {e.wis}, DEX {e.dex}, STR {e.strength}, "
-        f"speed {e.speed}, armour {e.armor})"
+        f"speed {e.speed}, armor {e.armor})"
     )
+
+
+def _edited(e: MemberEdited) -> str:
+    was, now = attrs.asdict(e.was), attrs.asdict(e.now)
+    changed = ", ".join(f"{k} {was[k]} -> {now[k]}" for k in was if was[k] != now[k])
+    return f"{e.was.name} corrected: {changed}" + (f" ({e.reason})" if e.reason else "")
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
@@ -68,6 +82,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ),
     MemberAdded: _member,
     MemberRemoved: lambda e: f"{e.name} leaves the party" + (f": {e.reason}" if e.reason else ""),
+    MemberEdited: _edited,
     ClockAdvanced: _clock,
     PhaseChanged: lambda e: f"{e.procedure}: {e.trigger.replace('_', '-')} ({e.source} -> {e.dest})",
     HandedOff: lambda e: f"{e.parent} hands off to {e.child}",

@@ -9,6 +9,7 @@ from hexlog.machine.dungeon import DelveState, Phase, rest
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.steps import rest_due
 from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -40,13 +41,13 @@ def _entered(e: ev.DelveEntered) -> str:
     return (
         f"delve {e.number}{name} begins ({e.ruleset}){danger}: {', '.join(e.party)}, "
         "in the dark unless they light a way; "
-        f"wandering check every {e.check_every_turns} turn(s), "
+        f"wandering check every {counted(e.check_every_turns, 'turn')}, "
         f"a monster on {_faces(e.wandering_on)}"
     )
 
 
 def _lit(e: ev.LightLit) -> str:
-    return f"{e.carrier} lights a {e.kind} ({e.radius_ft} ft): it burns {e.turns} turns"
+    return f"{e.carrier} lights a {e.kind} ({e.radius_ft} ft): it burns {counted(e.turns, 'turn')}"
 
 
 def _moved(e: ev.PartyMoved) -> str:
@@ -113,12 +114,14 @@ def _spiked(e: ev.DoorSpiked) -> str:
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.DelveEntered: _entered,
-    ev.DelveLeft: lambda e: f"the party leaves the dungeon after {e.turns} turns" + (f": {e.note}" if e.note else ""),
+    ev.DelveLeft: lambda e: (
+        f"the party leaves the dungeon after {counted(e.turns, 'turn')}" + (f": {e.note}" if e.note else "")
+    ),
     ev.LightLit: _lit,
-    ev.LanternRefilled: lambda e: f"{e.carrier} refills the lantern: it burns {e.turns} turns",
+    ev.LanternRefilled: lambda e: f"{e.carrier} refills the lantern: it burns {counted(e.turns, 'turn')}",
     ev.LightBurnedOut: lambda e: f"{e.carrier}'s {e.kind} goes out" + (": the party is in DARKNESS" if e.dark else ""),
     ev.PartyMoved: _moved,
-    ev.PartyRested: lambda e: f"the party rests {e.turns} turn(s)",
+    ev.PartyRested: lambda e: f"the party rests {counted(e.turns, 'turn')}",
     ev.WanderingChecked: _wandering,
     ev.DoorOpened: _opened,
     ev.DoorListened: _listened,
@@ -142,11 +145,13 @@ def _delve_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     now = table.clock.seconds
     e = state.entered
     name = f" {e.name!r}" if e.name else ""
-    lines = [f"delve {e.number}{name}: {state.turn_at(now, turn_seconds)} turns, {state.moves} moves"]
+    lines = [
+        f"delve {e.number}{name}: {counted(state.turn_at(now, turn_seconds), 'turn')}, {counted(state.moves, 'move')}"
+    ]
     if state.phase is Phase.LEFT:
         return lines
     lights = [
-        f"{light.carrier}'s {light.kind} {(light.out_at_seconds - now) // turn_seconds} turns left"
+        f"{light.carrier}'s {light.kind} {counted((light.out_at_seconds - now) // turn_seconds, 'turn')} left"
         if light.lit
         else f"{light.carrier}'s {light.kind} out"
         for light in state.lights
@@ -162,7 +167,7 @@ def _delve_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     tables = table.rules.part(DungeonTables).dungeon
     rest_turns = tables.rest_turns_per_hour if tables is not None else 0
     if rest_due(state, now, turn_seconds, rest_turns):
-        lines.append(f"rest due: {rest_turns} turn(s) each hour (hexlog dungeon rest)")
+        lines.append(f"rest due: {counted(rest_turns, 'turn')} each hour (hexlog dungeon rest)")
     if state.doors:
         lines.append("doors: " + "; ".join(f"{name}: {door.text}" for name, door in sorted(state.doors.items())))
     penalty = rest.penalty(table)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -68,7 +69,7 @@ def _surprise_facts(e: ev.EncounterStarted) -> list[str]:
 def _movement(e: ev.MovementRated) -> str:
     return (
         f"encounter movement: party {e.party_per_round} {e.unit}/round (slowest: {e.slowest_member}, "
-        f"{e.party_base}), monsters {e.monsters_per_round} {e.unit}/round; at most {e.max_rounds} rounds"
+        f"{e.party_base}), monsters {e.monsters_per_round} {e.unit}/round; at most {counted(e.max_rounds, 'round')}"
     )
 
 
@@ -96,9 +97,8 @@ def _surprise(e: ev.SurpriseChecked) -> str:
 
 
 def _surrounded(e: ev.PartySurrounded) -> str:
-    return (
-        f"the party is surrounded: {e.monster_count} monsters surprised it in the open (at least {e.at_least} encircle)"
-    )
+    monsters = counted(e.monster_count, "monster")
+    return f"the party is surrounded: {monsters} surprised it in the open (at least {e.at_least} encircle)"
 
 
 def _distance(e: ev.DistanceDetermined) -> str:
@@ -120,7 +120,9 @@ def _initiative(e: ev.InitiativeRolled) -> str:
         f"{side} d6={face}" for side, face in (("party", e.party_face), ("monsters", e.monsters_face)) if face
     )
     tie = (
-        f", tie -> {e.tie}" + (f" after {e.rerolls} reroll(s)" if e.rerolls else "") if e.tie is not ev.Tie.NONE else ""
+        f", tie -> {e.tie}" + (f" after {counted(e.rerolls, 'reroll')}" if e.rerolls else "")
+        if e.tie is not ev.Tie.NONE
+        else ""
     )
     free = f"; {e.free_round} gain a free round" if e.free_round else ""
     first = "both act at once" if e.first is ev.First.SIMULTANEOUS else f"{e.first} act first"
@@ -160,7 +162,8 @@ def _round(e: ev.RoundPlayed) -> str:
 
 def _concluded(e: ev.EncounterConcluded) -> str:
     reason = f": {e.reason}" if e.reason else ""
-    return f"encounter {e.number} ends: {e.outcome} after {e.rounds} round(s); {e.turns} turn(s) pass{reason}"
+    passes = f"{counted(e.turns, 'turn')} pass{'es' if e.turns == 1 else ''}"
+    return f"encounter {e.number} ends: {e.outcome} after {counted(e.rounds, 'round')}; {passes}{reason}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
@@ -176,4 +179,11 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.PursuitDecided: _pursuit,
     ev.RoundPlayed: _round,
     ev.EncounterConcluded: _concluded,
+    ev.EncounterCancelled: lambda e: (
+        f"encounter {e.number} cancelled in phase {e.phase}: {e.reason} (no game time passes; its events stay)"
+    ),
+    ev.EncounterCorrected: lambda e: (
+        f"encounter {e.number}: {e.field.replace('_', ' ')} corrected from {e.was} to {e.now}"
+        + (f": {e.reason}" if e.reason else "")
+    ),
 }

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.text import counted
 from hexlog.machine.travel.state import TravelState
 
 if TYPE_CHECKING:
@@ -76,11 +77,11 @@ def _wandering(e: ev.WanderingChecked) -> str:
 def _ended(e: ev.DayEnded) -> str:
     carried = f", {e.carried} carried into tomorrow" if e.carried else ""
     night = "; the night's wandering check follows in camp" if e.night_check else ""
-    return f"day {e.day} ends: {e.hexes} hexes, {e.unused} travel points unused{carried}{night}"
+    return f"day {e.day} ends: {counted(e.hexes, 'hex')}, {counted(e.unused, 'travel point')} unused{carried}{night}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
-    mapev.MapLoaded: lambda e: f"map loaded from {e.source}: {e.hexes} hexes",
+    mapev.MapLoaded: lambda e: f"map loaded from {e.source}: {counted(e.hexes, 'hex')}",
     mapev.HexSet: _hex_set,
     mapev.HiddenFeaturePlaced: lambda e: f"a hidden feature placed (commitment {e.commitment[:16]})",
     mapev.FeatureFound: lambda e: f"found in {e.hex}: {e.feature}{' (a lair)' if e.lair else ''}",
@@ -107,7 +108,7 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.WanderingChecked: _wandering,
     ev.DayEnded: _ended,
     ev.Rested: lambda e: f"day {e.day}: a full day of rest ({', '.join(e.members)})",
-    ev.JourneyEnded: lambda e: f"the journey ends in {e.hex} after {e.days} days",
+    ev.JourneyEnded: lambda e: f"the journey ends in {e.hex} after {counted(e.days, 'day')}",
 }
 
 
@@ -132,7 +133,7 @@ def map_lines(state: Any, table: Table, *, player: bool) -> list[str]:  # noqa: 
     """The map in a state view: how many hexes, and how many features are still hidden (referee only)."""
     if not isinstance(state, MapState):
         return []
-    lines = [f"  {len(state.hexes)} hexes"]
+    lines = [f"  {counted(len(state.hexes), 'hex')}"]
     hidden = len(state.unopened)
     if hidden and not player:
         lines.append(f"  {hidden} hidden features not found yet (hexlog map show HEX)")

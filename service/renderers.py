@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.service import render_camp, render_campaign, render_dungeon, render_encounter, render_travel
+from hexlog.service import (
+    render_camp,
+    render_campaign,
+    render_castle,
+    render_chase,
+    render_dungeon,
+    render_encounter,
+    render_travel,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -15,10 +23,18 @@ if TYPE_CHECKING:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
     **render_camp.TEXTS,
+    **render_castle.TEXTS,
+    **render_chase.TEXTS,
     **render_dungeon.TEXTS,
     **render_encounter.TEXTS,
     **render_travel.TEXTS,
 }
 
 #: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
-STATES: dict[str, Callable[..., list[str]]] = {**render_camp.STATES, **render_dungeon.STATES, **render_travel.STATES}
+STATES: dict[str, Callable[..., list[str]]] = {
+    **render_camp.STATES,
+    **render_castle.STATES,
+    **render_chase.STATES,
+    **render_dungeon.STATES,
+    **render_travel.STATES,
+}

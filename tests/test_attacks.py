@@ -32,8 +32,8 @@ SEED = "table-7"
 RECEIPT = re.compile(r"^receipt (\S+@\d+:[0-9a-f]{16}) \(", re.MULTILINE)
 #: the last line of an encounter step: the phase reached and the steps offered next
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$", re.MULTILINE)
-REACTION = re.compile(r"roll #(\d+) 2d6 -> (\d+)\+(\d+) = \d+ for encounter\.reaction \(for monsters\)")
-SECRET_ROLL = re.compile(r"roll #(\d+) 1d6 -> (\d+) = \d+ for wandering check \[secret\]")
+REACTION = re.compile(r"roll s\d+#(\d+) 2d6 -> (\d+)\+(\d+) = \d+ for encounter\.reaction \(for monsters\)")
+SECRET_ROLL = re.compile(r"roll s\d+#(\d+) 1d6 -> (\d+) = \d+ for wandering check \[secret\]")
 #: a line of ``hexlog log``: its stream version, its time, then the event in words
 VIEW_LINE = re.compile(r"^ *\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  (?P<text>\S.*)$")
 #: steps that move an encounter on towards its actions, in the order they are taken when offered
@@ -646,7 +646,7 @@ class TestForgedLine:
         if field == "reason":
             (tmp_path / "hexlog.db.keys").unlink()
         before = count_events(at_the_table)
-        result = hexlog(*args, f"goblins{breaker}roll #9 1d20 -> 20 = 20 for save")
+        result = hexlog(*args, f"goblins{breaker}roll s1#9 1d20 -> 20 = 20 for save")
         assert result.returncode == 2, result.stdout + result.stderr
         assert result.stderr.startswith("hexlog: error: ")
         assert needle in result.stderr
@@ -661,14 +661,14 @@ class TestForgedLine:
     def test_a_log_forged_to_hold_such_text_prints_one_line_per_event(self, hexlog, tmp_path):
         """An export rewritten to carry fake roll lines in a purpose and a fake reveal in a reason, resealed and
         imported: the player's and the referee's views still print one line per event (then the receipt),
-        and a line shows "roll #" only for a roll.
+        and a line shows "roll s1#" only for a roll.
         """
         ok(hexlog("roll", "d20", "--purpose", "save"))
         (tmp_path / "hexlog.db.keys").unlink()
         ok(hexlog("session", "abandon", "--reason", "key file lost"))
         ok(hexlog("export", "--out", "honest.jsonl"))
         events = read_export(tmp_path / "honest.jsonl")
-        fake = "roll #9 1d20 -> 20 = 20 for save"
+        fake = "roll s1#9 1d20 -> 20 = 20 for save"
         for event in events:
             if event["type"] == "hexlog.dice.rolled" and event["data"]["purpose"] == "save":
                 event["data"]["purpose"] = f"save\n{fake}\r{fake}\x1b[1A\x1b[2K{fake}\u2028{fake}"
@@ -679,7 +679,7 @@ class TestForgedLine:
         assert imported.returncode == 0, imported.stderr
         rolls = sum(event["type"] == "hexlog.dice.rolled" for event in events)
         for view in ("player", "referee"):
-            result = hexlog("log", "--view", view, "--db", "forged.db")
+            result = hexlog("log", "--all", "--view", view, "--db", "forged.db")
             assert result.returncode == 0, result.stderr
             lines = result.stdout.splitlines()
             shown, after = lines[: len(events)], lines[len(events) :]
@@ -688,5 +688,5 @@ class TestForgedLine:
             for forbidden in ("\x1b", "\r", "\u2028"):
                 assert forbidden not in result.stdout
             texts = [VIEW_LINE.match(line)["text"] for line in shown]
-            assert sum(text.startswith("roll #") for text in texts) == rolls
+            assert sum(text.startswith("roll s1#") for text in texts) == rolls
             assert not any(text.startswith("session s1 closed") for text in texts)

@@ -226,7 +226,7 @@ class TestRefusals:
     @pytest.mark.parametrize(
         ("recipe", "command", "needle"),
         [
-            ("night", camp.CheckNight(), "wandering check(s) are rolled; break camp"),
+            ("night", camp.CheckNight(), "wandering check is rolled; break camp"),
             ("watched_no_check", camp.CheckNight(), "roll no wandering check at night"),
             ("night", camp.MeetEncounter(), "no wandering check of this night found an encounter"),
             ("watched", camp.BreakCamp(), "the night's wandering check is not rolled yet (0 of 1)"),
@@ -324,3 +324,13 @@ def test_every_camp_event_is_declared_by_the_procedure() -> None:
         ev.NightEncounterEnded,
         ev.CampBroken,
     } <= declared
+
+
+def test_a_night_encounter_cancelled_as_a_mistake_resumes_the_camp() -> None:
+    """The encounter the night's check brought, cancelled: the camp records it as cancelled and goes on."""
+    handler, _ = reach("encounter")
+    events = handler.execute(CAMPAIGN, enc.CancelEncounter(reason="no encounter after all")).events
+    ended = [e for e in events if isinstance(e, ev.NightEncounterEnded)]
+    assert len(ended) == 1
+    assert ended[0].outcome == "cancelled"
+    assert _camp(handler).phase.name == "NIGHT"

@@ -27,7 +27,7 @@ def delve(hexlog, tmp_path):
     entered = hexlog("dungeon", "enter", "--name", "crypt")
     assert entered.returncode == 0, entered.stderr
     assert "delve 1 'crypt' begins (explore)" in entered.stdout
-    assert "wandering check every 2 turn(s), a monster on 1" in entered.stdout
+    assert "wandering check every 2 turns, a monster on 1" in entered.stdout
     assert "-> EXPLORING; next: light, refill, move, door, listen, search, spike, rest, meet, leave" in entered.stdout
     return tmp_path / "hexlog.db"
 

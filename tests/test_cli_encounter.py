@@ -52,12 +52,14 @@ STEPS = (
     "decide-pursuit",
     "avoid",
     "conclude",
+    "cancel",
+    "correct",
 )
 PHASE_CHANGED = "hexlog.procedure.phase_changed"
 DICE_ROLLED = "hexlog.dice.rolled"
 HIDDEN = "(hidden by the referee until the session closes)"
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$")
-ROLL = re.compile(r"roll #(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
+ROLL = re.compile(r"roll s\d+#(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
 ROLLS_NAMED = re.compile(r" \[rolls (#\d+(?:, #\d+)*)\]$")
 RECEIPT = re.compile(
     r"receipt main@(\d+):([0-9a-f]{16}) \(session s1 commitment ([0-9a-f]{64}); client seed (.+); rules (\w+)\)"
@@ -302,7 +304,7 @@ class Script:
         The audit is INCOMPLETE (exit 3), never VERIFIED: the fixed secret was supplied, not drawn.
         """
         self.do("close", "session", "close")
-        self.do("log", "log")
+        self.do("log", "log", "--all")
         self.do("audit", "audit", expect=3)
         self.do("replay", "replay")
         self.rows = read_rows(self.db)
@@ -321,9 +323,9 @@ def play_ose(s: Script) -> None:
     s.tried["state"] = Tried(s.do("state", "state"), s.phase, s.offered)
     s.do("secret", "roll", "d20", "--secret", "--purpose", "wandering check")
     s.advance(("round",), ("evade", "--note", "back to the stairs"), ("decide-pursuit", "--let-go"))
-    s.do("log.player.open", "log", "--view", "player")
+    s.do("log.player.open", "log", "--all", "--view", "player")
     s.close()
-    s.do("log.player.closed", "log", "--view", "player")
+    s.do("log.player.closed", "log", "--all", "--view", "player")
 
 
 def play_adnd(s: Script) -> None:
@@ -615,7 +617,7 @@ class TestPlayerView:
         assert len(roll.written) == 1
         nonce = ROLL.fullmatch(secret_line)[1]
         before = list(log_lines(ose.runs["log.player.open"].stdout).values())
-        assert f"roll #{nonce} {HIDDEN}" in before
+        assert f"roll s1#{nonce} {HIDDEN}" in before
         assert not [t for t in before if "wandering check" in t or "[secret]" in t]
         said = [line for step in ose.steps for line in step.said]
         assert set(said) <= set(before)
@@ -641,7 +643,7 @@ class TestClosing:
         audit = played.runs["audit"]
         assert (audit.returncode, audit.stderr) == (3, "")
         lines = audit.stdout.splitlines()
-        assert f"1 session(s), {rolls} of {rolls} rolls re-derived" in lines[0]
+        assert f"1 session, {rolls} of {rolls} rolls re-derived" in lines[0]
         expected = [
             "INCOMPLETE: nothing is wrong, but not every roll is verified and protected:",
             (

@@ -66,14 +66,14 @@ class TestLogView:
         """The timeline names each roll, its faces and what it was for."""
         result = hexlog("log")
         assert result.returncode == 0
-        assert "roll #0 2d6+1 -> 1+5+1 = 7 for test" in result.stdout
+        assert "roll s1#0 2d6+1 -> 1+5+1 = 7 for test" in result.stdout
         assert "for wandering check [secret]" in result.stdout
 
     @pytest.mark.usefixtures("played")
     def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog):
         """Nothing leaks: the secret roll's faces are hidden, then shown once revealed."""
         hidden = hexlog("log", "--view", "player")
-        assert "roll #0 (hidden by the referee" in hidden.stdout
+        assert "roll s1#0 (hidden by the referee" in hidden.stdout
         assert "wandering check" not in hidden.stdout
         hexlog("session", "close")
         shown = hexlog("log", "--view", "player")
@@ -220,7 +220,7 @@ class TestExportImport:
         (tmp_path / "odd.jsonl").write_text(odd, encoding="utf-8")
         audited = hexlog("audit", "--file", "odd.jsonl")
         assert audited.returncode == 3, audited.stdout + audited.stderr
-        assert f"{len(lines)} events in 1 stream(s)" in audited.stdout
+        assert f"{len(lines)} events in 1 stream" in audited.stdout
         assert "2 of 2 rolls re-derived" in audited.stdout
         assert hexlog("import", "odd.jsonl", "--db", "odd.db").returncode == 0
         assert hexlog("export", "--db", "odd.db").stdout == odd

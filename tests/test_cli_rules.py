@@ -44,7 +44,7 @@ class TestRulesCommands:
     def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
         """An unused option or table says so on its line, and has no sentence under it."""
         lines = hexlog("rules", "show", "explore").stdout.splitlines()
-        for key in ("options.evasion_table = bx", "options.evasion_cap_pct = 100", "tables.dungeon_pursuit = "):
+        for key in ("options.evasion_table = bx", "options.evasion_cap_pct = 100", "tables.evasion_adjust = "):
             found = [i for i, line in enumerate(lines) if line.startswith(key)]
             assert len(found) == 1, key
             assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]

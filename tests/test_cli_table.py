@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import stat
 
@@ -98,9 +99,9 @@ class TestSession:
         """Secret bytes(range(32)) and client seed table-7 give 1, 5 then 19 on a d20 (hexlog-dice-v2, public lane)."""
         assert hexlog("session", "seed", "table-7").returncode == 0
         first = hexlog("roll", "2d6+1", "--purpose", "test")
-        assert "roll #0 2d6+1 -> 1+5+1 = 7" in first.stdout
+        assert "roll s1#0 2d6+1 -> 1+5+1 = 7" in first.stdout
         second = hexlog("roll", "d20+1", "--purpose", "test")
-        assert "roll #1 1d20+1 -> 19+1 = 20" in second.stdout
+        assert "roll s1#1 1d20+1 -> 19+1 = 20" in second.stdout
 
     def test_a_client_seed_after_the_first_roll_is_refused(self, hexlog, table):
         """Players seed before any roll, never after."""
@@ -157,10 +158,10 @@ class TestPartyAndRolls:
             (("party", "add", "Bo", "--dex", "9" * 23), "dex must be 3 to 18"),
             (("party", "add", "Bo", "--str", "9" * 23), "strength must be 3 to 18"),
             (("party", "add", "Bo", "--speed", "9" * 23), "speed must be 1 to 480"),
-            (("session", "seed", "\udcff"), "client_seed of SetClientSeed is not valid Unicode"),
-            (("party", "add", "B\udce9"), "name of AddMember is not valid Unicode"),
-            (("roll", "d6", "--purpose", "caf\udce9"), "purpose of RollDice is not valid Unicode"),
-            (("session", "abandon", "--reason", "\udcff"), "reason of AbandonSession is not valid Unicode"),
+            (("session", "seed", "\udcff"), "client seed of 'set client seed' is not valid Unicode"),
+            (("party", "add", "B\udce9"), "name of 'add member' is not valid Unicode"),
+            (("roll", "d6", "--purpose", "caf\udce9"), "purpose of 'roll dice' is not valid Unicode"),
+            (("session", "abandon", "--reason", "\udcff"), "reason of 'abandon session' is not valid Unicode"),
             (("party", "add", "!!"), "member name"),
             (("party", "remove", "Nobody"), "no member called Nobody"),
             (("roll", "1001d6"), "number of dice must be 1 to 1000"),
@@ -175,6 +176,7 @@ class TestPartyAndRolls:
         assert result.returncode in {1, 2}
         assert needle in result.stderr
         assert "Traceback" not in result.stderr
+        assert not re.search(r"\b[A-Z][a-z]+[A-Z][a-z]+", result.stderr), "a class name in a message"
         assert _count_events(table) == before
 
     def test_unknown_commands_exit_2(self, hexlog):
@@ -264,7 +266,7 @@ class TestAbandon:
         assert "session s2 open" in opened.stdout
         rolled = hexlog("roll", "2d6")
         assert rolled.returncode == 0, rolled.stderr
-        assert "roll #0 2d6" in rolled.stdout
+        assert "roll s2#0 2d6" in rolled.stdout
         assert hexlog("session", "close").returncode == 0
         audit = hexlog("audit")
         assert audit.returncode == 3, audit.stdout + audit.stderr

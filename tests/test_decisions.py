@@ -27,6 +27,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.replay.audit import AuditReport, audit_envelopes
 from hexlog.replay.decisions import check_decisions
 
@@ -261,7 +262,7 @@ class TestCleanCampaigns:
         assert report.ok, report.text()
         named = sum(1 for e in envs if isinstance(e.data.get("rolls"), list))
         assert report.decisions == named > 0
-        assert f"{named} decision(s) re-derived" in report.text()
+        assert f"{counted(named, 'decision')} re-derived" in report.text()
         assert check_decisions(envs) == []
 
     @pytest.mark.parametrize("ruleset", RULESETS)
@@ -352,7 +353,7 @@ class TestForgedDecisions:
         envs = envelopes("ose")
         at = find(envs, "encounter.distance_determined", lambda d: d["rule"] != "referee")
         reason = caught_alone(audit_envelopes(forge(envs, at, rule="referee", value=20)), envs[at].id)
-        assert "names 1 roll(s), but the rules use 0" in reason
+        assert "names 1 roll, but the rules use 0" in reason
 
     @pytest.mark.parametrize("ruleset", RULESETS)
     def test_a_forged_surprise_is_caught(self, ruleset: str) -> None:
@@ -698,7 +699,7 @@ class TestRollsForSomeone:
         at = find(envs, "encounter.reaction_rolled")
         nonce = envs[at].data["rolls"][0]
         roll = find(envs, "dice.rolled", lambda d: d["nonce"] == nonce and d["purpose"] == "encounter.reaction")
-        assert envs[roll].schemaversion == DiceRolled.schema_version == 2  # the version that records made_for
+        assert envs[roll].schemaversion == DiceRolled.schema_version >= 2  # a version that records made_for
         reason = caught_alone(audit_envelopes(forge(envs, roll, made_for="party")), envs[at].id)
         assert reason == (
             f"roll #{nonce} is 2d6 for encounter.reaction (public, made for party), "
@@ -809,7 +810,7 @@ class TestCommandLine:
         assert "INCOMPLETE: nothing is wrong" in clean.stdout
         assert "session s1's secret was supplied to hexlog" in clean.stdout
         assert "FAILED" not in clean.stdout + clean.stderr
-        assert "3 decision(s) re-derived" in clean.stdout
+        assert "3 decisions re-derived" in clean.stdout
         objects = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text("utf-8").splitlines() if line]
         at = next(i for i, o in enumerate(objects) if o["type"] == "hexlog.encounter.distance_determined")
         value = objects[at]["data"]["value"]

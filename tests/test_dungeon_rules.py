@@ -473,7 +473,7 @@ class TestStateLines:
         ]
         d.run(dg.Move())
         assert render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))[-1] == (
-            "  rest due: 1 turn(s) each hour (hexlog dungeon rest)"
+            "  rest due: 1 turn each hour (hexlog dungeon rest)"
         )
         d.run(dg.Rest(), 6)
         lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))

@@ -138,6 +138,17 @@ PHASE_RECIPES = {
     Phase.CONCLUDED: "concluded",
 }
 
+CASES.update(
+    {
+        key: case
+        for phase in enc.RUNNING
+        for key, case in (
+            (("cancel", phase.name, "CONCLUDED"), (PHASE_RECIPES[phase], enc.CancelEncounter(reason="by mistake"), ())),
+            ((("correct", phase.name, phase.name)), (PHASE_RECIPES[phase], enc.CorrectEncounter(monster_count=7), ())),
+        )
+    }
+)
+
 #: a default command for every trigger
 COMMAND_FOR: dict[str, c.Command] = {trigger: cls() for cls, trigger in enc.TRIGGERS.items()}
 
@@ -278,8 +289,13 @@ class TestRefusals:
             "fight",
             "evade",
             "conclude",
+            "cancel",
+            "correct",
         ]
         assert RUNNER.triggers(Phase.CONCLUDED) == ["start"]
+        assert "cancel" not in [
+            t for t, _ in RUNNER.allowed(_encounter(reach("actions")[0]), reach("actions")[0].load(CAMPAIGN))
+        ]
 
     def test_a_failing_condition_is_refused_with_a_reason_and_nothing_is_written(self) -> None:
         """A reroll before any reaction is a RuleRefusedError, not an illegal transition."""

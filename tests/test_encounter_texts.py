@@ -154,7 +154,6 @@ class TestAdndPositions:
         assert distance.value == 60
         assert "cap by vision 60 ft -> 60 ft" in distance.steps
 
-
     def test_infravision_does_not_limit_a_party_that_carries_light(self) -> None:
         """Infravision is of no use in the party's own light: 100 ft stands (no light radius given, no cap)."""
         t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", infravision_ft=60),))

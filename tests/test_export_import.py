@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from typing import TYPE_CHECKING, Any
@@ -28,10 +29,11 @@ def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
         store,
         MemoryKeeper(),
         clock=lambda: "2026-11-29T20:00:00.000000Z",
-        new_id=lambda: f"{campaign}-0000-0000-0000-{next(ids):012d}",
+        new_id=lambda: f"{campaign.encode().hex()[:8]:0>8}-0000-0000-0000-{next(ids):012d}",  # a UUID per campaign
     )
     handler.execute(campaign, c.StartCampaign())
-    handler.execute(campaign, c.OpenSession(secret_hex=bytes(range(32)).hex()))
+    secret = hashlib.sha256(campaign.encode()).hexdigest()  # one per campaign: a secret is never used twice
+    handler.execute(campaign, c.OpenSession(secret_hex=secret))
     handler.execute(campaign, c.SetClientSeed(client_seed="table 7"))
     handler.execute(campaign, c.AddMember(name=member))
     handler.execute(campaign, c.RollDice(expression="2d6+1", purpose="tåble ✓"))

@@ -6,7 +6,7 @@ that stops one of them from importing, auditing clean or exporting the same byte
 
 ``house_rules_*`` were played under house rules 0.1.0 accepted and this release refuses for new play:
 distances in ``m``, ``fathoms`` and ``leagues``, distance multipliers of 0 and 20,000, reaction bands of
-the house's own (``wary``, ``curious``) and armour of its own kinds (``elven``, ``mithral``). Their events
+the house's own (``wary``, ``curious``) and armor of its own kinds (``elven``, ``mithral``). Their events
 hold those values as written (the open fields of ``hexlog.events.vocabulary``), and the audit re-derives
 their decisions by the rules as recorded (``Ruleset.as_recorded``). They were written by the 0.1.0 command
 line (commit 209cf87) in its own virtual environment: ``house_rules_ose`` plays OSE with such tables, then

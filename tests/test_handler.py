@@ -83,8 +83,8 @@ class TestIdempotency:
 
 
 class TestStaleReads:
-    def test_a_write_between_read_and_append_is_a_concurrency_error(self, store):
-        """Two referees at one table: the slower command is refused, not merged."""
+    def test_a_write_between_read_and_append_is_decided_again(self, store):
+        """Two referees at one table: the slower command is decided again on the new state and recorded once."""
         handler = _started(store)
         other = Handler(store, MemoryKeeper())
         append = store.append
@@ -98,10 +98,53 @@ class TestStaleReads:
 
         store.append = race_then_append
         version = store.stream_version(STREAM)
-        with pytest.raises(ConcurrencyError):
-            handler.execute("c1", c.AddMember(name="Slow"))
+        outcome = handler.execute("c1", c.AddMember(name="Slow"))
+        assert outcome.result.first_version == version + 2
+        assert store.stream_version(STREAM) == version + 2
+        assert [m.name for m in Handler(store, MemoryKeeper()).load("c1").party.members] == ["Quick", "Slow"]
+
+    def test_a_command_the_new_state_refuses_says_another_wrote_first(self, store):
+        """Decided again, the slower command is refused there: the message says another command wrote first."""
+        handler = _started(store)
+        handler.execute("c1", c.CloseSession())
+        other = Handler(store, MemoryKeeper())
+        append = store.append
+        raced: list[bool] = []
+
+        def race_then_append(*args, **kwargs):
+            if not raced:
+                raced.append(True)
+                other.execute("c1", c.OpenSession(secret_hex="33" * 32))
+            return append(*args, **kwargs)
+
+        store.append = race_then_append
+        version = store.stream_version(STREAM)
+        with pytest.raises(RuleRefusedError, match=r"another command wrote to campaign 'c1' first.*still open"):
+            handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
         assert store.stream_version(STREAM) == version + 1
-        assert [m.name for m in Handler(store, MemoryKeeper()).load("c1").party.members] == ["Quick"]
+
+    def test_a_race_lost_every_time_ends_in_a_plain_message(self, store):
+        """Retries are bounded: a command that loses every race is refused, saying so, with nothing written."""
+        handler = _started(store)
+        other = Handler(store, MemoryKeeper())
+        append = store.append
+        races: list[int] = []
+        inside: list[bool] = []
+
+        def race_then_append(*args, **kwargs):
+            if not inside:  # every append of the slow handler finds that the quick one appended first
+                inside.append(True)
+                races.append(1)
+                other.execute("c1", c.AddMember(name=f"Quick{len(races)}"))
+                inside.clear()
+            return append(*args, **kwargs)
+
+        store.append = race_then_append
+        with pytest.raises(ConcurrencyError, match="kept writing to campaign 'c1' first"):
+            handler.execute("c1", c.AddMember(name="Slow"))
+        assert len(races) == 6
+        members = [m.name for m in Handler(store, MemoryKeeper()).load("c1").party.members]
+        assert "Slow" not in members
 
 
 class TestRefusals:
@@ -286,8 +329,10 @@ class TestSessionOpenRace:
     def test_two_processes_opening_a_session_at_once_never_break_the_campaign(self, tmp_path):
         """Two processes race OpenSession on one database and key file: one wins, and its secret is the kept one.
 
-        Each round both racers read the same stream version and decide before either appends; the loser's
-        ConcurrencyError must leave the winner's secret in place, so rolls and the reveal verify.
+        Each round both racers read the same stream version and decide before either appends; the loser,
+        decided again on the new state, is refused (a session is open) saying that another command wrote
+        first; it leaves the winner's secret in place, so rolls and the reveal verify, and takes its own
+        secret back out of the key file.
         """
         db, keys = tmp_path / "race.db", tmp_path / "race.db.keys"
         referee_store = SQLiteStore(db)
@@ -318,7 +363,9 @@ class TestSessionOpenRace:
                 results = [json.loads(_line(racer)) for racer in racers]
                 winners = [r["won"] for r in results if "won" in r]
                 assert len(winners) == 1, results
-                assert [r["lost"] for r in results if "lost" in r] == ["ConcurrencyError"], results
+                lost = [r for r in results if "lost" in r]
+                assert [r["lost"] for r in lost] == ["RuleRefusedError"], results
+                assert "another command wrote to campaign 'c1' first" in lost[0]["why"], results
                 assert referee.load("c1").session.commitment == winners[0]
                 referee.execute("c1", c.RollDice(expression="2d6"))
                 referee.execute("c1", c.RollDice(expression="d20", secret=True))
@@ -331,6 +378,7 @@ class TestSessionOpenRace:
         report = audit_store(referee_store)
         assert report.ok, report.text()
         assert (report.sessions, report.rolls_verified) == (rounds, 2 * rounds)
+        assert len([k for k in json.loads(keys.read_text()) if k.startswith("c1/")]) == rounds
         referee_store.close()
 
 
@@ -468,32 +516,32 @@ class TestEncounterInvariants:
         handler.execute("c1", c.RemoveMember(name="Ann"))
         assert handler.load("c1").party.members == ()
 
-    def test_an_armour_the_rules_in_force_do_not_know_is_refused_at_once(self, store):
-        """Under adnd, party add with an unknown armour is a usage error naming it; nothing is written."""
+    def test_an_armor_the_rules_in_force_do_not_know_is_refused_at_once(self, store):
+        """Under adnd, party add with an unknown armor is a usage error naming it; nothing is written."""
         handler = _at_table(store, "adnd")
         version = store.stream_version(STREAM)
-        with pytest.raises(UsageError, match=r"armour 'mithril_shirt' is not known to the rules in force \(adnd\)"):
+        with pytest.raises(UsageError, match=r"armor 'mithril_shirt' is not known to the rules in force \(adnd\)"):
             handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
         assert store.stream_version(STREAM) == version
         assert handler.load("c1").party.members == ()
 
     @pytest.mark.parametrize("armor", ["chain_mail", "chain", "metal", "none"])
-    def test_an_armour_adnd_knows_is_accepted(self, store, armor):
-        """A suit, a short name, a kind, or none: the member is added with that armour."""
+    def test_an_armor_adnd_knows_is_accepted(self, store, armor):
+        """A suit, a short name, a kind, or none: the member is added with that armor."""
         handler = _at_table(store, "adnd")
         assert handler.execute("c1", c.AddMember(name="Ann", armor=armor)).events[0].armor == armor
 
-    def test_under_ose_any_armour_name_is_accepted(self, store):
-        """OSE reads no armour, so a name adnd would refuse is recorded as given."""
+    def test_under_ose_any_armor_name_is_accepted(self, store):
+        """OSE reads no armor, so a name adnd would refuse is recorded as given."""
         handler = _at_table(store, "ose")
         assert handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt")).events[0].armor == "mithril_shirt"
 
-    def test_a_change_to_rules_that_do_not_know_a_members_armour_is_refused(self, store):
+    def test_a_change_to_rules_that_do_not_know_a_members_armor_is_refused(self, store):
         """From ose to adnd with a member in mithril: refused naming the member, nothing written; then allowed."""
         handler = _at_table(store, "ose")
         handler.execute("c1", c.AddMember(name="Ann", armor="mithril_shirt"))
         version = store.stream_version(STREAM)
-        unknown = r"Ann's armour 'mithril_shirt' is not known to the rules in force \(adnd\)"
+        unknown = r"Ann's armor 'mithril_shirt' is not known to the rules in force \(adnd\)"
         with pytest.raises(RuleRefusedError, match=unknown):
             handler.execute("c1", c.ChangeRules(ruleset="adnd"))
         assert store.stream_version(STREAM) == version

@@ -23,11 +23,13 @@ from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
 from hexlog.machine.campaign import CAMPAIGN
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.kit.context import StepContext
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.kit.registry import Registry
@@ -203,7 +205,7 @@ class TestRegistry:
 
         h = handler()
         before = h.store.stream_version(stream_for(CAMPAIGN_ID))
-        with pytest.raises(UsageError, match="unknown command Dance"):
+        with pytest.raises(UsageError, match="unknown command 'dance'"):
             h.execute(CAMPAIGN_ID, Dance())
         assert h.store.stream_version(stream_for(CAMPAIGN_ID)) == before
 
@@ -267,6 +269,12 @@ class TestFiring:
         assert runner.recorded_ok("met", "MEETING", "WALKING")
         assert not runner.recorded_ok("set_out", "WALKING", "WALKING")
         assert not runner.recorded_ok("fly", "WALKING", "DONE")
+
+    def test_only_a_step_can_follow_its_roll_with_another_trigger(self):
+        """``follow`` fires a trigger of the running procedure: outside a step there is none."""
+        ctx = StepContext(table=tables.Table(), registry=REGISTRY)
+        with pytest.raises(RuleRefusedError, match="only a step of a procedure can follow on"):
+            ctx.follow("met")
 
 
 class TestRollsForSomeone:
@@ -585,11 +593,11 @@ class TestHandOffAlwaysResumes:
         [
             (
                 {"transitions": rows({**TRANSITIONS[4], "conditions": "not_too_far"}, drop="met")},
-                "a row of its resume trigger 'met' has conditions",
+                "its resume trigger 'met' has no row without conditions last",
             ),
             (
                 {"transitions": rows({**TRANSITIONS[4], "unless": "not_too_far"}, drop="met")},
-                "a row of its resume trigger 'met' has conditions",
+                "its resume trigger 'met' has no row without conditions last",
             ),
             ({"transitions": rows(drop="met")}, "resumes with 'met', which its transition table does not have"),
             ({"triggers": {**PATROL.triggers, Halt: "met"}}, "no command may fire it"),
@@ -603,6 +611,14 @@ class TestHandOffAlwaysResumes:
         """A resume trigger with conditions, missing, fired by a command, or without a machine: a registry error."""
         with pytest.raises(TypeError, match=why):
             Registry((CAMPAIGN, ENCOUNTER, patrol(**changes)))
+
+    def test_a_resume_row_with_conditions_is_declared_when_one_without_follows_it(self):
+        """A conditioned resume row may choose another way on, if a row without conditions comes last."""
+        conditioned = {**TRANSITIONS[4], "conditions": "not_too_far"}
+        registry = Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=rows(conditioned, TRANSITIONS[4], drop="met"))))
+        assert registry.runner("patrol").resumes_from(TRANSITIONS[4]["source"].name)
+        with pytest.raises(TypeError, match="no row without conditions last"):
+            Registry((CAMPAIGN, ENCOUNTER, patrol(transitions=rows(TRANSITIONS[4], conditioned, drop="met"))))
 
     def test_a_hand_off_from_a_phase_the_parent_cannot_resume_in_is_refused(self):
         """Meeting leads to DONE, which has no 'met': the hand-off is refused and nothing is written."""

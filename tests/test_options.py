@@ -17,6 +17,8 @@ import attrs
 import pytest
 
 from hexlog.events import camp as camp_ev
+from hexlog.events import castle as castle_ev
+from hexlog.events import chase as ev_chase
 from hexlog.events import encounter as ev
 from hexlog.events import hexmap as ev_map
 from hexlog.events import travel as ev_travel
@@ -27,7 +29,8 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
-from hexlog.machine import camp, dungeon, hexmap
+from hexlog.machine import camp, castle, dungeon, hexmap
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
@@ -733,6 +736,45 @@ def travel_rows() -> list[Row]:
     ]
 
 
+# --- the chase (OSE §2.9, seed 004 §4.4) ------------------------------------------------------------
+
+RUN = ev_chase.RoundRun.type_name
+REPEATED = ev_chase.StepsRepeated.type_name
+CHASE_ENDED = ev_chase.ChaseEnded.type_name
+
+
+def pursued(ruleset: str, *chase: Step) -> tuple[Step, ...]:
+    """The party flees a dungeon encounter 30 ft away, the monsters (120) pursue Bo's 90: a chase follows."""
+    return (
+        *aware(ruleset),
+        do(enc.Evade(side="party")),
+        do(enc.DecidePursuit(pursue=True)),
+        *chase,
+    )
+
+
+def row_repeats_encounter_steps() -> Row:
+    """A18: repeated, nobody is surprised (4, 5) and 2d4 gives 70 ft: one round leaves 40 ft, not a catch at 0."""
+    return Row(
+        ruleset="explore",
+        option="pursuit_repeats_encounter_steps",
+        value=True,
+        script=pursued("explore", do(ch.StartChase(from_encounter=1)), do(ch.RepeatSteps(), 4, 5, 3, 4), do(ch.Run())),
+        changes={(RUN, "gap_before"): (30, 70), (RUN, "gap_after"): (0, 40)},
+        also=frozenset(
+            {
+                (RUN, "reason"),
+                (PHASE, "dest"),
+                (PHASE, WHOLE),
+                (DICE, WHOLE),
+                (REPEATED, WHOLE),
+                (REFUSED, WHOLE),
+                (CHASE_ENDED, WHOLE),
+            }
+        ),
+    )
+
+
 def _rows() -> list[Row]:
     rows: list[Row] = [
         row_round_seconds("ose", 60, turns=(1, 2), rounds=(60, 20)),
@@ -758,7 +800,7 @@ def _rows() -> list[Row]:
         row_blocked("ose", "noise_blocks_surprise", party_noisy=True),
         row_blocked("adnd", "noise_blocks_surprise", party_noisy=True),
         row_blocked("explore", "noise_blocks_surprise", party_noisy=True),
-        # Ann's chain mail is metal: noisy by default, quiet when only plated armour is noisy
+        # Ann's chain mail is metal: noisy by default, quiet when only plated armor is noisy
         row_blocked(
             "adnd",
             "noisy_armor",
@@ -1122,6 +1164,7 @@ def _rows() -> list[Row]:
         ),
     ]
     rows += travel_rows()
+    rows.append(row_repeats_encounter_steps())
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
             row_initiative_tie(ruleset),
@@ -1146,7 +1189,6 @@ PENDING: dict[tuple[str, str], tuple[str, str]] = {
     ("ose", "evasion_floor_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("ose", "evasion_cap_pct"): ("wilderness evasion", "clamps the evasion chance, which nothing rolls yet"),
     ("adnd", "segment_seconds"): ("segment clock", "lost segments are counted, but no clock ticks in segments yet"),
-    ("explore", "pursuit_repeats_encounter_steps"): ("underworld pursuit", "pursuit (§4.4, A18) is not built yet"),
     ("explore", "evasion_table"): ("wilderness evasion", "the evasion roll of §4.13 is not built yet"),
     ("explore", "evasion_floor_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
     ("explore", "evasion_cap_pct"): ("wilderness evasion", "clamps the §4.13 chance (A27)"),
@@ -1365,3 +1407,232 @@ class TestDiffHelper:
             Difference(0, "X", "e", 0, "v", 1, 3),
             Difference(1, "Y", "e", 1, WHOLE, PRESENT, ABSENT),
         ]
+
+
+# --- the chase's tables: one effect test each ---------------------------------------------------------
+
+ITEM = ev_chase.ItemDropped.type_name
+WATER = ev_chase.WaterEvasionRolled.type_name
+
+
+@attrs.frozen(kw_only=True)
+class TableRow:
+    """One table a procedure reads, changed by a house rule: the script and every (type, field) it changes."""
+
+    ruleset: str
+    table: str
+    value: dict[str, Any]
+    script: tuple[Step, ...]
+    changes: dict[Pair, tuple[Any, Any]]
+    also: frozenset[Pair] = frozenset()
+
+    @property
+    def id(self) -> str:
+        """The pytest id."""
+        return f"{self.ruleset}-{self.table}"
+
+
+TABLE_ROWS = [
+    # treasure stops treasure lovers on 1-3 by default, on 1 under the house rule: a 2 tells them apart
+    TableRow(
+        ruleset="explore",
+        table="dungeon_pursuit",
+        value={"dropped_treasure_stop_in_6": 1},
+        script=pursued(
+            "explore", do(ch.StartChase(from_encounter=1, likes_treasure=True)), do(ch.Drop(item="treasure"), 2)
+        ),
+        changes={(ITEM, "stop_in_6"): (3, 1), (ITEM, "stopped"): (True, False)},
+        also=frozenset({(ITEM, "reason"), (PHASE, WHOLE), (CHASE_ENDED, WHOLE)}),
+    ),
+    # a vessel 60 ft a round slower evades on 40 %, or on 45 %: a 45 tells them apart
+    TableRow(
+        ruleset="ose",
+        table="evasion_waterborne",
+        value={"slower": [[30, 50], [60, 45], [90, 35], [120, 25]]},
+        script=(
+            do(ch.StartChase(setting="waterborne", gap_ft=300, fleeing_ft=90, pursuers_ft=150)),
+            do(ch.Evade(), 45),
+        ),
+        changes={
+            (WATER, "chance"): (40, 45),
+            (WATER, "evaded"): (False, True),
+            (WATER, "retry_next_day"): (False, True),
+            (PHASE, "dest"): ("CLOSING", "ESCAPED"),
+        },
+        also=frozenset({(CHASE_ENDED, WHOLE)}),
+    ),
+]
+
+
+class TestEachChaseTable:
+    @pytest.mark.parametrize("row", TABLE_ROWS, ids=lambda r: r.id)
+    def test_the_table_changes_its_outcome_and_nothing_else(self, row: TableRow) -> None:
+        """The same script under the table as shipped and under a house rule differs exactly where the row says."""
+        before = play(row.ruleset, {}, row.script, MEMBERS)
+        after = play(row.ruleset, {}, row.script, MEMBERS, {row.table: row.value})
+        found = diff(before, after)
+        shown = "\n".join(str(d) for d in found)
+        assert {(d.type, d.field) for d in found} == set(row.changes) | row.also, shown
+        for d in found:
+            if (d.type, d.field) in row.changes:
+                assert (d.before, d.after) == row.changes[d.type, d.field], str(d)
+
+    def test_every_chase_table_has_a_row_and_is_read(self) -> None:
+        """Each table the chase reads has a row here."""
+        read = {key for section, key in REGISTRY.used_keys() if section == "tables"}
+        assert {r.table for r in TABLE_ROWS} == {"dungeon_pursuit", "evasion_waterborne"} <= read
+
+
+# --- the castle tables: one effect test per key ------------------------------------------------------
+
+PASSED = castle_ev.CastlesPassed.type_name
+MET = castle_ev.GarrisonMet.type_name
+TOLL = castle_ev.TollDemanded.type_name
+JOUST = castle_ev.JoustFought.type_name
+FLED = castle_ev.GarrisonFled.type_name
+ENDED = castle_ev.MeetingEnded.type_name
+QUEST = castle_ev.QuestAccepted.type_name
+
+
+def castle_passed(at: str, face: int) -> tuple[Step, ...]:
+    """explore: meadows along row 0, a castle at ``at``; a day starts at 0,0 and the ride-out check shows ``face``."""
+    return (
+        *(do(hexmap.SetHex(hex=f"{col},0", terrain="meadow")) for col in range(3)),
+        do(castle.PlaceCastle(hex=at)),
+        do(tr.StartJourney(hex="0,0")),
+        do(tr.RollWeather(weather="clear")),
+        do(castle.PassCastles(), face),
+    )
+
+
+def castle_met(place: castle.PlaceCastle, meet: tuple[int, ...], *then: Step) -> tuple[Step, ...]:
+    """explore: a castle at 2,2 hailed and its garrison met on ``meet`` (type, disposition), then ``then``."""
+    return (
+        do(hexmap.SetHex(hex="2,2", terrain="hills")),
+        do(place),
+        do(castle.HailCastle(hex="2,2")),
+        do(castle.MeetGarrison(riders=6), *meet),
+        *then,
+    )
+
+
+def _place(castle_type: str = "", disposition: str = "") -> castle.PlaceCastle:
+    return castle.PlaceCastle(hex="2,2", castle_type=castle_type, disposition=disposition)
+
+
+LORD_MET = castle_met(_place("lord", "neutral"), ())
+CASTLE_TABLE_ROWS: list[tuple[str, dict[str, Any], tuple[Step, ...], set[Pair]]] = [
+    ("ride_out_in_6.same_hex", {"ride_out_in_6": {"same_hex": 4}}, castle_passed("0,0", 4), {(PASSED, "passed")}),
+    ("ride_out_in_6.one_hex", {"ride_out_in_6": {"one_hex": 3}}, castle_passed("1,0", 3), {(PASSED, "passed")}),
+    ("ride_out_in_6.two_hexes", {"ride_out_in_6": {"two_hexes": 2}}, castle_passed("2,0", 2), {(PASSED, "passed")}),
+    ("hostile_on", {"hostile_on": [1, 2, 3, 4]}, castle_met(_place("lord"), (4,)), {(MET, "disposition")}),
+    (
+        "types",
+        {"types": ["superhero", "lord", "wizard", "necromancer", "patriarch", "evil_high_priest"]},
+        castle_met(_place(), (1, 4)),
+        {(MET, "castle_type")},
+    ),
+    (
+        "always",
+        {"always": {"lord": "neutral"}},
+        castle_met(_place("lord"), (1,)),
+        {(MET, "disposition"), (MET, "disposition_face"), (MET, "rolls"), (DICE, WHOLE)},
+    ),
+    ("kind", {"kind": {"lord": "cleric"}}, LORD_MET, {(MET, "kind"), (MET, "demand")}),
+    (
+        "pursue_in_6",
+        {"pursue_in_6": {"neutral": 2}},
+        (*LORD_MET, do(castle.FleeGarrison(), 2)),
+        {(FLED, "pursue_on"), (FLED, "pursued"), (ENDED, "outcome")},
+    ),
+]
+CASTLE_DEMAND_ROWS: list[tuple[str, dict[str, Any], tuple[Step, ...], set[Pair]]] = [
+    (
+        "fighter.toll_dice",
+        {"fighter": {"toll_dice": "2d6"}},
+        (*LORD_MET, do(castle.DemandToll(), 3, 3)),
+        {(MET, "demand"), (TOLL, "gold"), (TOLL, "reason"), (DICE, "sides"), (DICE, "faces"), (DICE, "total")},
+    ),
+    (
+        "fighter.toll_gp_per_point",
+        {"fighter": {"toll_gp_per_point": 200}},
+        (*LORD_MET, do(castle.DemandToll(), 3)),
+        {(MET, "demand"), (TOLL, "gold"), (TOLL, "reason")},
+    ),
+    (
+        "fighter.hospitality_days",
+        {"fighter": {"hospitality_days": 20}},
+        (*LORD_MET, do(castle.Joust(fighter="Ann", winner="party"))),
+        {(MET, "demand"), (JOUST, "hospitality_days")},
+    ),
+    (
+        "fighter.rations_days",
+        {"fighter": {"rations_days": 7}},
+        (*LORD_MET, do(castle.Joust(fighter="Ann", winner="party"))),
+        {(MET, "demand"), (JOUST, "rations_days")},
+    ),
+    (
+        "magic_user.toll_dice",
+        {"magic_user": {"toll_dice": "2d4"}},
+        castle_met(_place("wizard", "neutral"), (), do(castle.DemandToll(), 3, 3)),
+        {(MET, "demand"), (TOLL, "gold"), (TOLL, "reason"), (DICE, "sides"), (DICE, "faces"), (DICE, "total")},
+    ),
+    (
+        "magic_user.toll_gp_per_point",
+        {"magic_user": {"toll_gp_per_point": 500}},
+        castle_met(_place("wizard", "neutral"), (), do(castle.DemandToll(), 3)),
+        {(MET, "demand"), (TOLL, "gold"), (TOLL, "reason")},
+    ),
+    (
+        "magic_user.quest_keeps_fraction",
+        {"magic_user": {"quest_keeps_fraction": 0.75}},
+        castle_met(_place("wizard", "neutral"), (), do(castle.AcceptQuest())),
+        {(MET, "demand"), (QUEST, "keeps_fraction")},
+    ),
+    (
+        "cleric.tithe_pct",
+        {"cleric": {"tithe_pct": 20}},
+        castle_met(_place("patriarch"), (), do(castle.DemandToll(worth=1000))),
+        {(MET, "demand"), (TOLL, "gold"), (TOLL, "tithe_pct"), (TOLL, "reason")},
+    ),
+]
+
+
+def _castle_rows() -> list[tuple[str, dict[str, Any], tuple[Step, ...], set[Pair]]]:
+    rows = [(f"castle.{key}", {"castle": value}, script, pairs) for key, value, script, pairs in CASTLE_TABLE_ROWS]
+    rows += [
+        (f"castle_demands.{key}", {"castle_demands": value}, script, pairs)
+        for key, value, script, pairs in CASTLE_DEMAND_ROWS
+    ]
+    return rows
+
+
+def _leaves(prefix: str, value: Any) -> list[str]:
+    """The dotted keys of a table's entries, down to the entries of a per-kind table (not a dict of values)."""
+    if isinstance(value, dict) and prefix.count(".") < 1 + prefix.startswith("castle_demands"):
+        return [leaf for key, inner in value.items() for leaf in _leaves(f"{prefix}.{key}", inner)]
+    return [prefix]
+
+
+class TestCastleTables:
+    @pytest.mark.parametrize(
+        ("key", "tables", "script", "pairs"), _castle_rows(), ids=lambda v: v if isinstance(v, str) else ""
+    )
+    def test_each_key_changes_its_outcome_and_nothing_else(
+        self, key: str, tables: dict[str, Any], script: tuple[Step, ...], pairs: set[Pair]
+    ) -> None:
+        """The same scripted meeting under the default tables and with one key changed differs exactly there."""
+        before = play("explore", {}, script, MEMBERS)
+        after = play("explore", {}, script, MEMBERS, tables)
+        assert all(r.events[0][0] != REFUSED for r in before), key
+        found = {(d.type, d.field) for d in diff(before, after)}
+        assert found == pairs, "\n".join(str(d) for d in diff(before, after))
+
+    def test_every_castle_table_key_has_a_row(self) -> None:
+        """Every entry of tables.castle and tables.castle_demands in explore is read, and has a row above."""
+        content = rulesets.load("explore").content["tables"]
+        keys = [leaf for name in ("castle", "castle_demands") for leaf in _leaves(name, content[name])]
+        rows = {key for key, *_ in _castle_rows()}
+        ride_out = [f"castle.ride_out_in_6.{k}" for k in content["castle"]["ride_out_in_6"]]
+        assert sorted({k for k in keys if not k.startswith("castle.ride_out_in_6")} | set(ride_out)) == sorted(rows)
+        assert {("tables", "castle"), ("tables", "castle_demands")} <= REGISTRY.used_keys()

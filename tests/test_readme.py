@@ -314,3 +314,40 @@ class TestReadmeVerifierAgreesWithAudit:
                 if event["type"] == "hexlog.session.opened":
                     schemes.add(event["data"]["scheme"])
         assert schemes == {"hexlog-dice-v1", "hexlog-dice-v2"}
+
+
+class TestReadmeVerifierNewDice:
+    def _export(self, hexlog, tmp_path):
+        for args in (
+            ("init",),
+            ("session", "open"),
+            ("session", "seed", "our words"),
+            ("party", "add", "Aldric"),
+            ("roll", "4d6kh3"),
+            ("roll", "2d20kl1", "--for", "Aldric"),
+            ("roll", "1d8+1d6+2"),
+            ("roll", "d%", "--secret"),
+            ("roll", "4d6dl1+1d4-1"),
+            ("session", "close"),
+            ("export", "--out", "new.jsonl"),
+        ):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stderr)
+        return tmp_path / "new.jsonl"
+
+    def test_the_verifier_re_derives_keep_drop_and_several_terms(self, hexlog, tmp_path):
+        """Every die of every new form is re-derived offline, and the dropped dice and totals checked."""
+        export = self._export(hexlog, tmp_path)
+        result = _run(_verifier(tmp_path), export)
+        assert result.stdout.splitlines() == ["VERIFIED"], result.stdout
+
+    def test_the_verifier_catches_a_keep_that_dropped_the_wrong_die(self, hexlog, tmp_path):
+        events = [json.loads(line) for line in self._export(hexlog, tmp_path).read_text(encoding="utf-8").splitlines()]
+        keep = next(e for e in events if e["data"].get("notation") == "4d6kh3")
+        faces = keep["data"]["faces"]
+        best = max(range(4), key=lambda k: faces[k])
+        keep["data"]["dropped"] = [best]
+        keep["data"]["total"] = sum(f for k, f in enumerate(faces) if k != best)
+        result = _run(_verifier(tmp_path), _reseal(events, tmp_path / "forged.jsonl"))
+        assert _verdict(result) == ("FAILED", 1)
+        assert "should be" in result.stdout

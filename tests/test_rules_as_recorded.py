@@ -1,6 +1,6 @@
 """Campaigns hexlog 0.1.0 recorded under house rules this release refuses: old play checks, new play is refused.
 
-0.1.0 accepted a distance unit ``m``, a multiplier of 0 or 20,000, reaction bands and armour kinds of a
+0.1.0 accepted a distance unit ``m``, a multiplier of 0 or 20,000, reaction bands and armor kinds of a
 house's own. The log keeps those rules and what was decided under them: the audit re-derives each
 decision by the rules as recorded (``Ruleset.as_recorded``), while new play under them is refused with
 an error that names the keys and the way on (``hexlog rules change``), and nothing is written.

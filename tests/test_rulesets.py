@@ -305,7 +305,7 @@ class TestBuiltins:
         assert options.initiative_tie == adnd.content["options"]["initiative_tie"]
 
     def test_a_rule_a_ruleset_leaves_out_does_not_apply(self) -> None:
-        """OSE has no avoid or armour rule and seed 004 no small room: their typed values are None."""
+        """OSE has no avoid or armor rule and seed 004 no small room: their typed values are None."""
         ose, explore = rulesets.load("ose"), rulesets.load("explore")
         assert ose.part(EncounterOptions).avoid_rule is None
         assert ose.part(EncounterOptions).noisy_armor is None
@@ -503,7 +503,7 @@ class TestOverrides:
             with_overrides(name, text)
 
     def test_a_bad_element_of_a_list_option_is_refused(self) -> None:
-        """``noisy_armor`` holds armour kinds only; the element's index is named."""
+        """``noisy_armor`` holds armor kinds only; the element's index is named."""
         needle = r"options\.noisy_armor\[1\]: 'wood' is not one of cloth, leather, metal, plated"
         with pytest.raises(RulesError, match=needle):
             with_overrides("adnd", '[options]\nnoisy_armor = ["metal", "wood"]\n')
@@ -529,11 +529,11 @@ class TestOverrides:
             ("ose", '[options]\nevasion_table = "custom"\n', "options.evasion_table"),
             ("adnd", "[options]\nsegment_seconds = 5\n", "options.segment_seconds"),
             ("explore", "[options]\nevasion_floor_pct = 60\nevasion_cap_pct = 50\n", "options.evasion_floor_pct"),
-            ("explore", "[tables.dungeon_pursuit]\nexhaustion_rounds = 20\n", "tables.dungeon_pursuit"),
+            ("explore", "[tables.evasion_adjust]\nwoods_pct = 20\n", "tables.evasion_adjust"),
             ("ose", "[tables.evasion]\ncustom = [{ fleeing_at_least = 1, bands = [[1, 60]] }]\n", "tables.evasion"),
             ("explore", "[tables.wilderness_pursuit]\nrest_days_per_hex = 2\n", "tables.wilderness_pursuit"),
         ],
-        ids=["evasion-table", "segment-seconds", "evasion-pct", "dungeon-pursuit", "evasion-custom", "pursuit"],
+        ids=["evasion-table", "segment-seconds", "evasion-pct", "evasion-adjust", "evasion-custom", "pursuit"],
     )
     def test_an_override_of_an_unused_key_is_refused(self, name: str, text: str, key: str) -> None:
         """A key no procedure reads cannot be changed by a house rule: the change would do nothing."""

@@ -156,30 +156,30 @@ class TestAdndSurprise:
         assert (got.party.segments, got.monsters.segments) == (4, 1)
         assert got.advantage == "monsters"
 
-    def test_noisy_armour_makes_a_side_noisy(self) -> None:
+    def test_noisy_armor_makes_a_side_noisy(self) -> None:
         """A party in chain mail cannot surprise: the monsters do not roll."""
         got = check((5,), "adnd", party=Side(name="party", armor=("leather", "chain_mail")))
         assert not got.monsters.rolled
-        assert "noisy armour (chain_mail)" in got.monsters.reason
+        assert "noisy armour (chain_mail)" in got.monsters.reason  # recorded words, kept
 
     @pytest.mark.parametrize(
         ("worn", "noisy"),
         [("chain", True), ("plate", True), ("leather", False), ("padded", False), ("metal", True), ("cloth", False)],
     )
-    def test_short_armour_names_and_kinds_are_understood(self, worn: str, noisy: bool) -> None:  # noqa: FBT001
-        """Members' armour as the command line writes it: chain and plate are noisy, leather is not."""
+    def test_short_armor_names_and_kinds_are_understood(self, worn: str, noisy: bool) -> None:  # noqa: FBT001
+        """Members' armor as the command line writes it: chain and plate are noisy, leather is not."""
         faces = (5,) if noisy else (5, 6)
         got = check(faces, "adnd", party=Side(name="party", armor=(worn,)))
         assert got.monsters.rolled is not noisy
 
     def test_noisy_armor_option_decides_which_kinds_are_noisy(self) -> None:
-        """With only plated armour noisy, chain mail is quiet and the monsters roll."""
+        """With only plated armor noisy, chain mail is quiet and the monsters roll."""
         got = check((5, 1), "adnd", party=Side(name="party", armor=("chain_mail",)), noisy_armor=["plated"])
         assert got.monsters.surprised
 
-    def test_unknown_armour_is_refused(self) -> None:
-        """The message names the armour."""
-        with pytest.raises(UsageError, match="unknown armour 'mithril_shirt'"):
+    def test_unknown_armor_is_refused(self) -> None:
+        """The message names the armor."""
+        with pytest.raises(UsageError, match="unknown armor 'mithril_shirt'"):
             check((), "adnd", party=Side(name="party", armor=("mithril_shirt",)))
 
     def test_light_does_not_block_surprise_in_this_seed(self) -> None:

@@ -17,6 +17,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
 from hexlog.machine.kit.model import Model
+from hexlog.machine.text import counted
 from hexlog.machine.travel.rules import WildernessOptions
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ class CampModel(Model):
         if self.c.pending is not None:
             return self.refuse(f"an encounter comes in watch {self.c.pending.watch}; meet it first")
         if len(self.c.checks) >= owed:
-            return self.refuse(f"the night's {owed} wandering check(s) are rolled; break camp")
+            return self.refuse(
+                f"the night's {counted(owed, 'wandering check')} {'is' if owed == 1 else 'are'} rolled; break camp"
+            )
         return True
 
     def encounter_due(self) -> bool:

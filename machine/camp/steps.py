@@ -246,7 +246,7 @@ def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: 
     ctx.emit(
         ev.NightEncounterEnded(
             encounter=encounter.started.number,
-            outcome=concluded.outcome if concluded is not None else "",
+            outcome=concluded.outcome if concluded is not None else ("cancelled" if encounter.cancelled else ""),
             watch=found.watch,
             surprised=caught,
             woken=found.asleep,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
 from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.commands import spoken
 from hexlog.machine.dungeon.commands import INTERNAL, CheckWandering, Listen, OpenDoor, SearchRoll, SpikeDoor
 from hexlog.machine.kit.procedure import Inverse
 
@@ -65,7 +66,7 @@ def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard s
     """The kit's own commands are never the referee's: a wandering check or a search's dice come with time."""
     if isinstance(command, INTERNAL):
         msg = (
-            f"{type(command).__name__} is made by hexlog as time passes or a search goes on; "
+            f"'{spoken(command)}' is made by hexlog as time passes or a search goes on; "
             "use hexlog dungeon move, search or rest"
         )
         raise RuleRefusedError(msg)

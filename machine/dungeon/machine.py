@@ -1,7 +1,8 @@
 """The delve as a state machine declared as data (seed 004 §4.2).
 
 The party explores turn by turn until it leaves; a wandering monster (or any other) is met by
-handing off to the encounter, and the delve resumes when the encounter concludes. The conditions
+handing off to the encounter, and the delve resumes when the encounter concludes; an encounter
+that ends in pursuit hands on to the chase, and the delve resumes when the chase ends. The conditions
 are methods of ``DungeonModel``; they only read, and say why they refuse.
 """
 
@@ -11,8 +12,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.state import DelveState, Phase
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.kit.model import Model
 
 if TYPE_CHECKING:
@@ -31,11 +35,16 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "rest", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
     # the wandering monster due, or any other the referee places: the encounter takes over
     {"trigger": "meet", "source": P.EXPLORING, "dest": P.ENCOUNTER},
-    # fired by the kit when the encounter concludes
+    # fired by the kit when the encounter concludes: in pursuit, the chase takes over (the delve waits again)
+    {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.CHASE, "conditions": "ended_in_pursuit"},
     {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.EXPLORING},
+    # fired by the kit when the chase ends
+    {"trigger": "resume", "source": P.CHASE, "dest": P.EXPLORING},
     {"trigger": "leave", "source": P.EXPLORING, "dest": P.LEFT, "conditions": "no_monster_due"},
 ]
 del P
+#: the outcome of an encounter the pursuers chose to pursue (``encounter decide-pursuit``)
+PURSUIT = "pursuit"
 
 
 @attrs.define(slots=False)
@@ -74,6 +83,22 @@ class DungeonModel(Model):
                 f"the rules in force ({self.rules.name}) have no {shown}; use explore or add them as house rules"
             )
         return True
+
+    def ended_in_pursuit(self) -> bool:
+        """The encounter the delve waited for concluded in pursuit, under rules with a dungeon pursuit table.
+
+        (The kit resumes with its conclusion; without the table the delve simply goes on exploring.)
+        """
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        encounter = self.table.procedures.get(ENCOUNTER)
+        child = getattr(self.command, "child", "")
+        return (
+            child == ENCOUNTER
+            and isinstance(encounter, EncounterState)
+            and encounter.concluded is not None
+            and encounter.concluded.outcome == PURSUIT
+            and self.rules.part(ChaseTables).dungeon_pursuit is not None
+        )
 
     def no_monster_due(self) -> bool:
         """A wandering monster that has come must be met first."""

@@ -23,6 +23,8 @@ class Phase(enum.Enum):
     OUTSIDE = "outside"
     EXPLORING = "exploring"
     ENCOUNTER = "encounter"
+    #: an encounter ended in pursuit: the chase runs, and the delve waits for it
+    CHASE = "chase"
     LEFT = "left"
 
 
@@ -141,7 +143,7 @@ def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa
     match event:
         case PhaseChanged(procedure="dungeon", dest=dest):
             changes["phase"] = Phase[dest]
-        case HandedOff(parent="dungeon"):
+        case HandedOff(parent="dungeon", child="encounter"):
             changes.update(monster_due=False, encounters=state.encounters + 1)
         case ev.LightLit(carrier=carrier):
             changes["lights"] = _lights(

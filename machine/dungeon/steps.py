@@ -13,12 +13,15 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
-from hexlog.events.vocabulary import Setting
+from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine.chase import StartChase
 from hexlog.machine.dungeon.commands import SearchRoll
 from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, on_faces
-from hexlog.machine.dungeon.state import PROCEDURE, DelveState, under_way
+from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.rules import EncounterTables
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.kit.clock import ClockOptions, turns
 
 if TYPE_CHECKING:
@@ -212,8 +215,30 @@ def meet(ctx: StepContext, command: Meet) -> None:
     )
 
 
-def resume(ctx: StepContext, command: object) -> None:
-    """The encounter is over: the delve goes on (its phase change is all it records)."""
+def resume(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the resume signature
+    """The encounter (or chase) is over: the delve goes on, or hands on to the chase of a pursuit.
+
+    The chase takes the encounter's facts: its distance, each side's rate, who flees, the monsters.
+    """
+    if not _enters(ctx, Phase.CHASE):
+        return
+    encounter = ctx.state(ENCOUNTER)
+    assert isinstance(encounter, EncounterState)  # noqa: S101 - the condition of the row read it
+    pursuit = encounter.pursuit
+    fleeing = pursuit.fleeing if pursuit is not None else (encounter.fleeing or Side.PARTY)
+    ctx.hand_off(
+        StartChase(
+            setting=str(Setting.DUNGEON),
+            fleeing=str(fleeing),
+            from_encounter=encounter.started.number,
+            name=encounter.started.name,
+        )
+    )
+
+
+def _enters(ctx: StepContext, phase: Phase) -> bool:
+    change = ctx.change
+    return change is not None and change.dest == phase.name
 
 
 def rest_due(state: DelveState, now: int, turn_seconds: int, rest_turns: int) -> bool:

@@ -16,8 +16,10 @@ from hexlog.machine.encounter import positions, rules, surprise
 from hexlog.machine.encounter.commands import (
     TRIGGERS,
     Avoid,
+    CancelEncounter,
     CheckSurprise,
     ConcludeEncounter,
+    CorrectEncounter,
     DecidePursuit,
     DetermineDistance,
     Evade,
@@ -33,7 +35,7 @@ from hexlog.machine.encounter.commands import (
 )
 from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
-from hexlog.machine.encounter.machine import TRANSITIONS, EncounterModel, side_of, situation_of
+from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
@@ -75,6 +77,7 @@ ENCOUNTER = Procedure(
     inverse=INVERSE,
     guards=(guard,),
     limits=(LIMIT_TWO_SIDES,),
+    corrections=frozenset({"cancel", "correct"}),
     events=(
         ev.EncounterStarted,
         ev.MovementRated,
@@ -88,6 +91,8 @@ ENCOUNTER = Procedure(
         ev.PursuitDecided,
         ev.RoundPlayed,
         ev.EncounterConcluded,
+        ev.EncounterCancelled,
+        ev.EncounterCorrected,
         ClockAdvanced,
     ),
 )
@@ -95,11 +100,14 @@ ENCOUNTER = Procedure(
 __all__ = [
     "ENCOUNTER",
     "PROCEDURE",
+    "RUNNING",
     "TRANSITIONS",
     "TRIGGERS",
     "Avoid",
+    "CancelEncounter",
     "CheckSurprise",
     "ConcludeEncounter",
+    "CorrectEncounter",
     "DecidePursuit",
     "DetermineDistance",
     "EncounterState",

@@ -171,6 +171,21 @@ class ConcludeEncounter(Command):
     note: str = arg("", help=NOTE_HELP)
 
 
+@attrs.frozen(kw_only=True)
+class CancelEncounter(Command):
+    """Cancel an encounter started by mistake, at any phase: no game time passes, nothing is deleted."""
+
+    reason: str = arg("", help="why it is cancelled (e.g. started by mistake); required")
+
+
+@attrs.frozen(kw_only=True)
+class CorrectEncounter(Command):
+    """Correct a fact of the encounter's start recorded wrong; the correction names the earlier value."""
+
+    monster_count: int | None = arg(None, help="the right number of monsters", flag="--monsters", least=1)
+    reason: str = arg("", help="what was wrong")
+
+
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {
     StartEncounter: "start",
@@ -188,4 +203,6 @@ TRIGGERS: dict[type[Command], str] = {
     DecidePursuit: "decide_pursuit",
     Avoid: "avoid",
     ConcludeEncounter: "conclude",
+    CancelEncounter: "cancel",
+    CorrectEncounter: "correct",
 }

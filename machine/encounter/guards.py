@@ -2,9 +2,9 @@
 
 While an encounter is under way its party cannot be emptied (surprise and reaction would be rolled
 for nobody), and the referee cannot let game time pass by the clock (its time runs in rounds). A
-member's armour is a fact the rules read (the AD&D noise rule), so an armour name the
+member's armor is a fact the rules read (the AD&D noise rule), so an armor name the
 rules in force do not know is refused when it is given, and a change to rules that would not know a
-member's armour is refused too.
+member's armor is refused too.
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
-NO_ARMOUR = frozenset({"", "none"})
+NO_ARMOR = frozenset({"", "none"})
 
 
-def _unknown_armour(rules: Ruleset, armour: str) -> str | None:
-    """Why the rules cannot use this armour name, or None when they can (or read no armour at all)."""
+def _unknown_armor(rules: Ruleset, armor: str) -> str | None:
+    """Why the rules cannot use this armor name, or None when they can (or read no armor at all)."""
     kinds = rules.part(EncounterTables).armor_kind
-    if kinds is None or armour in NO_ARMOUR or armor_kind(rules, armour) is not None:
+    if kinds is None or armor in NO_ARMOR or armor_kind(rules, armor) is not None:
         return None
     known = ", ".join(kinds)
     kind_names = ", ".join(sorted(set(kinds.values())))
     return (
-        f"armour {armour!r} is not known to the rules in force ({rules.name}): "
+        f"armor {armor!r} is not known to the rules in force ({rules.name}): "
         f"use none, a suit ({known}) or a kind ({kind_names})"
     )
 
@@ -42,8 +42,8 @@ def _unknown_armour(rules: Ruleset, armour: str) -> str | None:
 def guard(table: Table, command: c.Command) -> None:
     """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read."""
     rules = table.rules
-    if isinstance(command, c.AddMember) and rules is not None:
-        why = _unknown_armour(rules, command.armor)
+    if isinstance(command, c.AddMember | c.EditMember) and command.armor is not None and rules is not None:
+        why = _unknown_armor(rules, command.armor)
         if why is not None:
             raise UsageError(why)
     last = isinstance(command, c.RemoveMember) and [m.name for m in table.party.members] == [command.name]
@@ -65,7 +65,7 @@ def _under_way(table: Table) -> bool:
 def _check_members_under(table: Table, command: c.ChangeRules) -> None:
     try:
         new = rulesets.load(command.ruleset, dict(command.overrides))
-        whys = [(member.name, _unknown_armour(new, member.armor)) for member in table.party.members]
+        whys = [(member.name, _unknown_armor(new, member.armor)) for member in table.party.members]
     except UsageError:
         return  # the change itself is refused by its step, naming what is wrong
     for name, why in whys:

@@ -18,6 +18,7 @@ from hexlog.machine.encounter import positions, positions_adnd
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.kit.model import Model
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
 
 P = Phase
+#: the phases of an encounter under way
+RUNNING = [P.SURPRISE, P.DISTANCE, P.FREE_ACTION, P.INITIATIVE, P.ACTIONS, P.COMBAT, P.EVASION]
 TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "start", "source": [P.IDLE, P.CONCLUDED], "dest": P.SURPRISE, "conditions": "has_party"},
     {"trigger": "check_surprise", "source": P.SURPRISE, "dest": P.DISTANCE},
@@ -76,7 +79,11 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
     {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED},
     {"trigger": "conclude", "source": [P.ACTIONS, P.COMBAT], "dest": P.CONCLUDED},
+    # an encounter started by mistake is cancelled at any phase; a fact recorded wrong is corrected in place
+    {"trigger": "cancel", "source": RUNNING, "dest": P.CONCLUDED},
+    # (the rows of ``correct``, one per phase it keeps, follow)
 ]
+TRANSITIONS += [{"trigger": "correct", "source": phase, "dest": phase} for phase in RUNNING]
 del P
 
 
@@ -220,7 +227,7 @@ class EncounterModel(Model):
         """Encounter movement (before combat) lasts at most the rules' maximum of rounds."""
         limit = self.options.encounter_move_max_rounds
         return self.e.rounds < limit or self.refuse(
-            f"encounter movement lasts at most {limit} rounds; fight, evade or conclude it"
+            f"encounter movement lasts at most {counted(limit, 'round')}; fight, evade or conclude it"
         )
 
 

@@ -8,16 +8,20 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
+from hexlog.machine.encounter.opening import MAX_MONSTERS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
 from hexlog.machine.encounter.state import EncounterState, Phase, under_way
 from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.machine.encounter.commands import (
         Avoid,
+        CancelEncounter,
         ConcludeEncounter,
+        CorrectEncounter,
         DecidePursuit,
         PlayRound,
         RerollReaction,
@@ -277,3 +281,37 @@ def _conclude(ctx: StepContext, state: EncounterState, outcome: str, reason: str
         )
     )
     ctx.advance(span, reason=f"{label}: {outcome}")
+
+
+def cancel(ctx: StepContext, command: CancelEncounter) -> None:
+    """End an encounter started by mistake: recorded as cancelled, no game time passes, nothing removed."""
+    state = under_way(ctx)
+    reason = command.reason.strip()
+    if not reason:
+        msg = "say why the encounter is cancelled (--reason)"
+        raise UsageError(msg)
+    ctx.emit(ev.EncounterCancelled(number=state.started.number, phase=state.phase.value, reason=reason))
+
+
+def correct(ctx: StepContext, command: CorrectEncounter) -> None:
+    """Correct the monster count recorded at the start; the event names the earlier value."""
+    state = under_way(ctx)
+    was = state.started.monster_count
+    if command.monster_count is None:
+        msg = "give the right number of monsters (--monsters N)"
+        raise UsageError(msg)
+    if not 1 <= command.monster_count <= MAX_MONSTERS:
+        msg = f"monster count must be 1 to {MAX_MONSTERS}, not {command.monster_count}"
+        raise UsageError(msg)
+    if command.monster_count == was:
+        msg = f"the encounter already has {counted(was, 'monster')}: nothing to correct"
+        raise UsageError(msg)
+    ctx.emit(
+        ev.EncounterCorrected(
+            number=state.started.number,
+            field="monster_count",
+            was=was,
+            now=command.monster_count,
+            reason=command.reason,
+        )
+    )

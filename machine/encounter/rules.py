@@ -2,7 +2,7 @@
 
 Each field's sentence is what ``hexlog rules show`` prints beside it. A field with a default may be
 left out of a ruleset: the rule it names then does not apply (for example, only the AD&D text has a
-rule for noisy armour). The section numbers are those of REFERENCE.md.
+rule for noisy armor). The section numbers are those of REFERENCE.md.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class MutualSurprise(enum.StrEnum):
 
 
 class ArmorKind(enum.StrEnum):
-    """The kinds of armour the AD&D armour list tags (§3.4)."""
+    """The kinds of armor the AD&D armor list tags (§3.4)."""
 
     CLOTH = "cloth"
     LEATHER = "leather"
@@ -137,7 +137,7 @@ class EncounterOptions:
         help="A side making noise gives itself away: the other side does not roll and cannot be surprised.",
     )
     noisy_armor: tuple[ArmorKind, ...] | None = rule(
-        None, help="The kinds of armour that make a side noisy (§3.4); leave out for no armour rule."
+        None, help="The kinds of armor that make a side noisy (§3.4); leave out for no armor rule."
     )
     segments_on_mutual_surprise: MutualSurprise = rule(
         MutualSurprise.DIFFERENCE,
@@ -369,7 +369,7 @@ class EncounterTables:
     outdoor_terrain: dict[str, TerrainChange] | None = rule(None, help="AD&D terrain, applied to each die (§3.3, A12).")
     small_room: SmallRoom | None = rule(None, help="AD&D: the distance in a small room (§3.2).")
     avoid: AvoidTable | None = rule(None, help="AD&D: avoiding the encounter (§3.4).")
-    armor_kind: dict[str, ArmorKind] | None = rule(None, help="AD&D: the kind of each armour suit (§3.4).")
+    armor_kind: dict[str, ArmorKind] | None = rule(None, help="AD&D: the kind of each armor suit (§3.4).")
 
 
 def check(rules: Ruleset) -> None:

@@ -56,6 +56,8 @@ class EncounterState:
     in_combat: bool = False
     pursuit: ev.PursuitDecided | None = None
     concluded: ev.EncounterConcluded | None = None
+    #: set when the encounter was cancelled (started by mistake)
+    cancelled: ev.EncounterCancelled | None = None
 
     @property
     def setting(self) -> ev.Setting:
@@ -114,6 +116,7 @@ _LATEST: dict[type[Event], str] = {
     ev.InitiativeRolled: "initiative",
     ev.PursuitDecided: "pursuit",
     ev.EncounterConcluded: "concluded",
+    ev.EncounterCancelled: "cancelled",
 }
 
 
@@ -139,6 +142,8 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
             changes.update(actions=(*state.actions, event), in_combat=combat)
         case ev.RoundPlayed():
             changes.update(rounds=event.round, in_combat=state.in_combat or event.combat)
+        case ev.EncounterCorrected(field="monster_count", now=now):
+            changes["started"] = attrs.evolve(state.started, monster_count=now)
     return attrs.evolve(state, **changes) if changes else state
 
 

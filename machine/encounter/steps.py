@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from hexlog.events import encounter as ev
 from hexlog.machine.encounter.commands import (
     Avoid,
+    CancelEncounter,
     CheckSurprise,
     ConcludeEncounter,
+    CorrectEncounter,
     DecidePursuit,
     DetermineDistance,
     Evade,
@@ -31,8 +33,10 @@ from hexlog.machine.encounter.commands import (
 from hexlog.machine.encounter.opening import check_surprise, determine_distance, start, take_free_action
 from hexlog.machine.encounter.resolution import (
     avoid,
+    cancel,
     choose,
     conclude,
+    correct,
     decide_pursuit,
     play_round,
     react,
@@ -60,4 +64,6 @@ STEPS: dict[type[Command], Step] = {
     DecidePursuit: decide_pursuit,
     Avoid: avoid,
     ConcludeEncounter: conclude,
+    CancelEncounter: cancel,
+    CorrectEncounter: correct,
 }

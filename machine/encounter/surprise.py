@@ -7,7 +7,7 @@ ruleset lacks simply does not apply:
 * ``light_blocks_surprise`` (OSE, explore): a side carrying light in darkness cannot surprise the
   other, which then does not roll;
 * ``noise_blocks_surprise`` (all): a noisy side cannot surprise the other; with ``noisy_armor``
-  (AD&D) a side wearing armour of a noisy kind is noisy;
+  (AD&D) a side wearing armor of a noisy kind is noisy;
 * ``surprise_advantage = "segments"`` (AD&D §3.1): a surprised side loses as many segments as its
   face; when both are surprised ``segments_on_mutual_surprise`` keeps the ``difference`` (lost by
   the larger face) or each side's own ``face``;
@@ -53,7 +53,7 @@ class Side:
     #: the side cannot be surprised (some creatures): it does not roll
     unsurprisable: bool = False
     wis_scores: tuple[int, ...] = ()
-    #: 001: armour suits (``chain_mail``) or kinds (``metal``) worn; noisy kinds make the side noisy
+    #: 001: armor suits (``chain_mail``) or kinds (``metal``) worn; noisy kinds make the side noisy
     armor: tuple[str, ...] = ()
 
 
@@ -89,7 +89,7 @@ class SurpriseResult:
 
 
 def armor_noise(rules: Ruleset, side: Side) -> str | None:
-    """The first noisy armour a side wears under option ``noisy_armor``, or None."""
+    """The first noisy armor a side wears under option ``noisy_armor``, or None."""
     noisy = rules.part(EncounterOptions).noisy_armor
     if not side.armor or noisy is None:
         return None
@@ -97,7 +97,7 @@ def armor_noise(rules: Ruleset, side: Side) -> str | None:
         kind = armor_kind(rules, worn)
         if kind is None:
             known = ", ".join(rules.part(EncounterTables).armor_kind or {})
-            msg = f"{side.name}: unknown armour {worn!r}; use a suit ({known}) or a kind"
+            msg = f"{side.name}: unknown armor {worn!r}; use a suit ({known}) or a kind"
             raise UsageError(msg)
         if kind in noisy:
             return worn
@@ -105,7 +105,7 @@ def armor_noise(rules: Ruleset, side: Side) -> str | None:
 
 
 def armor_kind(rules: Ruleset, worn: str) -> str | None:
-    """The kind of a suit (or a kind named as such) under the rules' armour table; None when unknown."""
+    """The kind of a suit (or a kind named as such) under the rules' armor table; None when unknown."""
     kinds = rules.part(EncounterTables).armor_kind or {}
     if worn in kinds:
         return kinds[worn]
@@ -122,7 +122,7 @@ def _blocker(rules: Ruleset, other: Side) -> str | None:
             return f"the {other.name} make noise"
         worn = armor_noise(rules, other)
         if worn is not None:
-            return f"the {other.name} wear noisy armour ({worn})"
+            return f"the {other.name} wear noisy armour ({worn})"  # recorded words: audits re-derive them as written
     return None
 
 

@@ -14,8 +14,12 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events import castle as castle_ev
 from hexlog.events import hexmap as ev
 from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.machine.castle.rules import CastleTables, placement_problem
+from hexlog.machine.castle.state import PROCEDURE as CASTLES
+from hexlog.machine.castle.state import CastleState
 from hexlog.machine.commands import Command, arg
 from hexlog.machine.hexmap import grid, hidden, mapfile
 from hexlog.machine.hexmap.hidden import Placement
@@ -23,6 +27,7 @@ from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -84,17 +89,33 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 
 def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
-    """The events, each hidden feature replaced by its commitment; the keeper keeps them all in one write."""
+    """The events, each hidden feature replaced by its commitment (the keeper keeps them all in one write), and
+    each castle checked against the rules (one already standing is kept, with what is known of it)."""
     placements = [item for item in items if isinstance(item, Placement)]
     commitments = iter(hidden.place(ctx, placements, len(the_map(ctx).placed)))
-    return [next(commitments) if isinstance(item, Placement) else item for item in items]
+    castles = ctx.state(CASTLES)
+    standing = set(castles.castles) if isinstance(castles, CastleState) else set()
+    out: list[Event] = []
+    for item in items:
+        if isinstance(item, castle_ev.CastlePlaced):
+            problem = placement_problem(ctx.part(CastleTables).castle, item.castle_type, item.disposition)
+            if problem:
+                msg = f"hex {item.hex}: {problem}"
+                raise UsageError(msg)
+            if item.hex in standing:  # a map loaded again keeps the castle and what is known of it
+                continue
+            standing.add(item.hex)
+            out.append(item)
+        else:
+            out.append(next(commitments) if isinstance(item, Placement) else item)
+    return out
 
 
 def reveal(ctx: StepContext, command: RevealHidden) -> None:  # noqa: ARG001 - the step signature
     """Open every still-hidden feature's commitment; refused when the keeper lacks one."""
     missing = hidden.lost(ctx)
     if missing:
-        msg = f"the key keeper lacks {missing} hidden feature(s) of this map: they cannot be revealed"
+        msg = f"the key keeper lacks {counted(missing, 'hidden feature')} of this map: they cannot be revealed"
         raise RuleRefusedError(msg)
     if not hidden.still_hidden(ctx):
         msg = "no hidden feature of the map is left to reveal"
@@ -146,8 +167,16 @@ HEXMAP = Procedure(
     model=MapModel,
     fold=evolve,
     state_type=MapState,
-    rules=(MapTables,),
-    events=(ev.MapLoaded, ev.HexSet, ev.HiddenFeaturePlaced, ev.FeatureFound, ev.FeatureFoundLost, ev.FeatureRevealed),
+    rules=(MapTables, CastleTables),
+    events=(
+        ev.MapLoaded,
+        ev.HexSet,
+        ev.HiddenFeaturePlaced,
+        ev.FeatureFound,
+        ev.FeatureFoundLost,
+        ev.FeatureRevealed,
+        castle_ev.CastlePlaced,
+    ),
 )
 
 __all__ = ["HEXMAP", "PROCEDURE", "TRANSITIONS", "LoadMap", "MapState", "Phase", "RevealHidden", "SetHex"]

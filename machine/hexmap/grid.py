@@ -68,3 +68,13 @@ def turn(towards: str, by: int) -> str:
 def turn_between(first: str, second: str) -> int:
     """The sixth-turns clockwise from ``first`` to ``second`` (0 to 5)."""
     return (HEADINGS.index(second) - HEADINGS.index(first)) % len(HEADINGS)
+
+
+def distance(first: str, second: str) -> int:
+    """The number of hexes between two hexes (0: the same hex; a neighbour is 1 away)."""
+    (c1, r1), (c2, r2) = parse(first), parse(second)
+    # odd-q offset to cube coordinates: x is the column, z the row shifted up half a hex per column pair
+    x1, z1 = c1, r1 - (c1 - (c1 & 1)) // 2
+    x2, z2 = c2, r2 - (c2 - (c2 & 1)) // 2
+    dx, dz = x1 - x2, z1 - z2
+    return max(abs(dx), abs(dz), abs(dx + dz))

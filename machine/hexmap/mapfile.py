@@ -8,6 +8,9 @@ The format (one table per hex, named ``col,row``; flat-topped hexes, odd columns
     landmarks = ["standing stones"]
     hidden = ["ruined chapel"]  # the referee's: found only by a search
     lairs = ["wolf den"]        # hidden lairs (the dvdm search table finds them on their own faces)
+    castle = { type = "wizard", disposition = "neutral", name = "Blackspire" }
+                                # a castle (rules with tables.castle): type and disposition may be left out
+                                # to be rolled when its garrison is first met; castle = {} leaves both
 
 Every other key is refused, naming it. Hidden features and lairs never reach the log in plaintext: the
 step that records the map keeps them in the key keeper and records a commitment to each (``hidden``).
@@ -18,6 +21,8 @@ from __future__ import annotations
 import tomllib
 from typing import TYPE_CHECKING, Any
 
+from hexlog.events import castle as castle_ev
+from hexlog.events import files
 from hexlog.events import hexmap as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine import text
@@ -31,7 +36,8 @@ if TYPE_CHECKING:
 
 #: the most hexes one file may hold
 MAX_HEXES = 10_000
-_KEYS = frozenset({"terrain", "road", "track", "landmarks", "hidden", "lairs"})
+_KEYS = frozenset({"terrain", "road", "track", "landmarks", "hidden", "lairs", "castle"})
+_CASTLE_KEYS = {"type": "castle_type", "disposition": "disposition", "name": "name"}
 
 
 def hex_events(  # noqa: PLR0913 - the facts of one hex
@@ -44,6 +50,7 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
     landmarks: tuple[str, ...] = (),
     hidden: tuple[str, ...] = (),
     lairs: tuple[str, ...] = (),
+    castle: castle_ev.CastlePlaced | None = None,
 ) -> list[Event | Placement]:
     """The events that set one hex, then its hidden features to place; ``UsageError`` for a terrain the
     rules lack or unusable text."""
@@ -65,19 +72,19 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
     ]
     events += [Placement(hex=hex_name, feature=f) for f in hidden]
     events += [Placement(hex=hex_name, feature=f, lair=True) for f in lairs]
+    if castle is not None:
+        events.append(castle)
     return events
 
 
 def read(path: Path, terrains: list[str]) -> list[Event | Placement]:
     """The events of a map file: ``MapLoaded``, then each hex's (with its hidden features to place);
     ``UsageError`` naming what is wrong."""
+    text = files.decode_utf8(files.read_regular(path, limit=files.MAX_SMALL_FILE_BYTES, what="the map"), what=str(path))
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        msg = f"cannot read the map {path}: {err.strerror}"
-        raise UsageError(msg) from err
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        msg = f"the map {path} is not TOML: {err}"
+        data = files.loads_toml(text)
+    except (tomllib.TOMLDecodeError, files.FileContentError) as err:
+        msg = f"the map {path} is not TOML hexlog reads: {err}"
         raise UsageError(msg) from err
     extra = sorted(set(data) - {"hex"})
     hexes = data.get("hex")
@@ -125,4 +132,26 @@ def _entry(hex_name: str, entry: Any) -> dict[str, Any]:
             msg = f"hex {hex_name}: {key} must be a list of strings"
             raise UsageError(msg)
         out[key] = tuple(values)
+    if "castle" in entry:
+        out["castle"] = _castle(hex_name, entry["castle"])
     return out
+
+
+def _castle(hex_name: str, entry: Any) -> castle_ev.CastlePlaced:
+    """A hex's castle (its type and disposition are checked against the rules when the map is recorded)."""
+    if not isinstance(entry, dict):
+        msg = f"hex {hex_name}: castle must be a table ({{}} for a castle whose type and disposition are rolled)"
+        raise UsageError(msg)
+    unknown = sorted(set(entry) - set(_CASTLE_KEYS))
+    if unknown:
+        msg = f"hex {hex_name}: unknown castle key {', '.join(unknown)}; allowed {', '.join(_CASTLE_KEYS)}"
+        raise UsageError(msg)
+    values = {}
+    for key, field in _CASTLE_KEYS.items():
+        value = entry.get(key, "")
+        found = text.problem(value, f"castle {key}") if isinstance(value, str) else f"castle {key} must be a string"
+        if found:
+            msg = f"hex {hex_name}: {found}"
+            raise UsageError(msg)
+        values[field] = value
+    return castle_ev.CastlePlaced(hex=hex_name, **values)

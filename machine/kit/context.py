@@ -3,7 +3,8 @@
 A step reads the table (folded through every event emitted so far in this command), rolls through
 ``roll`` (made *for* a character or side, with the modifiers the state imposes applied and recorded
 with their sources), advances game time through ``advance`` (the clock event, then every check that
-falls due, in registry order), and may ``hand_off`` to another procedure in the same append. The
+falls due, in registry order), may ``follow`` its roll with another trigger of its own procedure,
+and may ``hand_off`` to another procedure in the same append. The
 kit fires the command's trigger before the step runs (a refusal writes nothing) and records the
 phase change after it; when a procedure that was handed off to concludes, its parent resumes.
 
@@ -50,13 +51,14 @@ class ChildConcluded(Command):
 
 
 class _Frame:
-    """A step under way: its procedure and the phase change still to record."""
+    """A step under way: its procedure, its command and the phase change still to record."""
 
-    __slots__ = ("change", "procedure")
+    __slots__ = ("change", "command", "procedure")
 
-    def __init__(self, procedure: Procedure, change: PhaseChanged | None) -> None:
+    def __init__(self, procedure: Procedure, change: PhaseChanged | None, command: Command) -> None:
         self.procedure = procedure
         self.change = change
+        self.command = command
 
 
 @attrs.define
@@ -129,10 +131,12 @@ class StepContext:
             sides=spec.sides_tuple,
             faces=faces,
             modifier=modifier,
-            total=sum(faces) + modifier,
+            total=spec.total(faces) + modifier - spec.modifier,
             visibility=visibility,
             made_for=made_for,
             modifiers=modifiers,
+            notation=str(spec) if spec.keeps else "",
+            dropped=spec.dropped(faces),
         )
         self.emit(rolled)
         return rolled
@@ -156,6 +160,24 @@ class StepContext:
             self.emit(span.event(options, reason))
             for check in self.registry.due_checks:
                 check.run(self, start, self.table.clock.seconds)
+
+    def follow(self, trigger: str) -> None:
+        """Fire another trigger of the running procedure, after what its step has recorded so far.
+
+        For a step whose roll decides where the procedure goes next: the step's own phase change is
+        recorded first, then ``trigger`` fires on the phase it entered, its conditions reading what
+        the step recorded (and the running command). No command fires ``trigger``; a refusal undoes
+        the whole command, as any refusal does.
+        """
+        if not self._frames:
+            msg = "only a step of a procedure can follow on"
+            raise RuleRefusedError(msg)
+        frame = self._frames[-1]
+        if frame.change is not None:
+            self.emit(frame.change)
+            frame.change = None
+        name = frame.procedure.name
+        self.emit(self.registry.runner(name).fire(trigger, self.state(name), self.table, frame.command))
 
     def hand_off(self, command: Command) -> None:
         """Start another procedure within this append; the running one resumes when it concludes.
@@ -241,7 +263,7 @@ def run_step(ctx: StepContext, command: Command) -> None:
     if route.trigger is not None:
         runner = ctx.registry.runner(procedure.name)
         change = runner.fire(route.trigger, ctx.state(procedure.name), ctx.table, command)
-    frame = _Frame(procedure, change)
+    frame = _Frame(procedure, change, command)
     ctx._frames.append(frame)  # noqa: SLF001 - the kit's own context
     try:
         procedure.steps[type(command)](ctx, command)
@@ -266,7 +288,7 @@ def _resume_parents(ctx: StepContext) -> None:
         change = ctx.registry.runner(parent_name).fire(
             parent.resume.trigger, ctx.state(parent_name), ctx.table, command
         )
-        frame = _Frame(parent, change)
+        frame = _Frame(parent, change, command)
         ctx._frames.append(frame)  # noqa: SLF001 - the kit's own context
         try:
             parent.resume.step(ctx, command)

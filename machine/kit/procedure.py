@@ -111,6 +111,9 @@ class Procedure:
     due_checks: tuple[DueCheck, ...] = ()
     modifiers: tuple[ModifierSource, ...] = ()
     resume: Resume | None = None
+    #: triggers that cancel or correct what was recorded: allowed by the table in every phase under way,
+    #: never offered as a next step (``Runner.allowed`` leaves them out)
+    corrections: frozenset[str] = frozenset()
     #: the event types its steps write
     events: tuple[type[Event], ...] = ()
     #: what the rule texts describe and the procedure does not model, and what it does instead, in words

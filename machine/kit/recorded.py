@@ -2,7 +2,7 @@
 
 A campaign records the whole ruleset it is played under (``campaign.started``,
 ``campaign.rules_changed``). An earlier release accepted values this one refuses: hexlog 0.1.0 took
-any string for a distance unit, a reaction band or an armour kind (``m``, ``wary``, ``elven``) and
+any string for a distance unit, a reaction band or an armor kind (``m``, ``wary``, ``elven``) and
 numbers now out of range (a distance multiplier of 0 or 20,000). New play under such rules is
 refused, naming the key (``kit.rules.structure``); a decision already recorded under them must still
 be re-derived by the audit exactly as it was made. ``structure`` reads a part that way: validators

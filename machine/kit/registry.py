@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.machine.commands import spoken
 from hexlog.machine.kit.rules import keys_of
 from hexlog.machine.kit.runner import Runner
 from hexlog.machine.text import skeleton
@@ -75,7 +76,7 @@ class Registry:
         try:
             return self._routes[command]
         except KeyError:
-            msg = f"unknown command {command.__name__}"
+            msg = f"unknown command '{spoken(command)}'"
             raise UsageError(msg) from None
 
     def runner(self, name: str) -> Runner:

@@ -106,7 +106,7 @@ def totals(expression: str, name: str) -> tuple[int, int]:
     except DiceExpressionError as err:
         msg = f"{name}: {err}"
         raise ValueError(msg) from err
-    return spec.count + spec.modifier, spec.count * spec.sides + spec.modifier
+    return spec.lowest, spec.highest
 
 
 def rollable_by(field: str) -> Validator:

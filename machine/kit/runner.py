@@ -9,8 +9,8 @@ the allowed steps, and the check of a recorded transition all live here, once fo
 The steps allowed now are judged on a sketch of each command (its defaults, and each side in turn),
 never by constructing one, so a command whose arguments the referee must give is judged too. A
 procedure that declares a resume is checked here when it is registered: the resume trigger is in
-its table, no command fires it, and no row of it has conditions, so a child's conclusion can always
-resume the parent.
+its table, no command fires it, and from each phase its last row has no conditions (rows before it
+may choose another way on), so a child's conclusion can always resume the parent.
 """
 
 from __future__ import annotations
@@ -66,7 +66,10 @@ class Runner:
         self._check_resume()
 
     def _check_resume(self) -> None:
-        """A declared resume must always be possible once the parent waits in a phase that has it."""
+        """A declared resume must always be possible once the parent waits in a phase that has it.
+
+        Rows of the resume trigger from one phase are tried in order; the last must have no conditions.
+        """
         resume, name = self.procedure.resume, self.procedure.name
         if resume is None:
             return
@@ -77,12 +80,13 @@ class Runner:
         if resume.trigger in self.commands:
             msg = f"procedure {name}: '{resume.trigger}' is the kit's to fire on a resume; no command may fire it"
             raise TypeError(msg)
-        if any(t.conditions for ts in event.transitions.values() for t in ts):
-            msg = (
-                f"procedure {name}: a row of its resume trigger '{resume.trigger}' has conditions; "
-                "a resume cannot be refused, or the child's conclusion would be"
-            )
-            raise TypeError(msg)
+        for source, rows in event.transitions.items():
+            if not rows or rows[-1].conditions:
+                msg = (
+                    f"procedure {name}: its resume trigger '{resume.trigger}' has no row without conditions "
+                    f"last from {source}; a resume cannot be refused, or the child's conclusion would be"
+                )
+                raise TypeError(msg)
 
     def _load(self, phase: enum.Enum, proc: Any, table: Table, command: Command | None) -> Model:
         model = self._model
@@ -127,6 +131,8 @@ class Runner:
     def allowed(self, proc: Any, table: Table) -> list[Allowed]:
         """Each step whose conditions hold now for a command with default arguments, with its sides.
 
+        The procedure's corrections (cancel, correct) are always at hand and never listed.
+
         A parent waiting for the procedure it handed off to allows none. A condition that reads an
         argument the referee must give (a field without a default) cannot be judged without it: that
         step is offered, and the command itself is judged when it is given.
@@ -139,8 +145,8 @@ class Runner:
         with self._lock:
             for trigger in self.triggers(phase):
                 sketches = self._sketches.get(trigger)
-                if sketches is None:
-                    continue  # a trigger the kit fires itself (a parent resuming)
+                if sketches is None or trigger in self.procedure.corrections:
+                    continue  # a trigger the kit fires itself (a parent resuming), or a correction
                 sides = tuple(side for side, sketch in sketches if self._may(phase, proc, table, sketch, trigger))
                 if sides:
                     found.append((trigger, () if sides == ("",) else sides))

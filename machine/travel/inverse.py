@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import travel as ev
 from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.commands import spoken
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import INTERNAL, CheckWandering, DeclareRoute, RollWeather, SearchRoll
 
@@ -63,5 +64,5 @@ INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=
 def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
     """The kit's own commands are never the referee's: a search's roll comes with the search."""
     if isinstance(command, INTERNAL):
-        msg = f"{type(command).__name__} is made by hexlog when a search goes on; use hexlog travel search"
+        msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
         raise RuleRefusedError(msg)

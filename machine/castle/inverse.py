@@ -1,0 +1,55 @@
+"""The inverse audit uses: the command that made a recorded castle decision.
+
+Only what the referee typed is taken from the record (the riders and their speed, the fighter who
+jousts, the worth a tithe is taken from); the rest is decided again from the recorded rolls: which
+garrisons ride out, the castle's type and disposition, a rolled joust, a toll, the pursuit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events import castle as ev
+from hexlog.machine.castle.commands import DemandToll, FleeGarrison, Joust, MeetGarrison, PassCastles
+from hexlog.machine.kit.procedure import Inverse
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.commands import Command
+
+#: the fields of a decision that the referee typed, by decision type
+TYPED: dict[type[Event], frozenset[str]] = {
+    ev.GarrisonMet: frozenset({"riders", "speed"}),
+    ev.JoustFought: frozenset({"fighter", "warhorses"}),
+    ev.TollDemanded: frozenset({"worth"}),
+}
+
+
+def command_for(event: Event) -> Command | None:
+    """The command that made a recorded decision (None: not a dice-driven decision of a castle)."""
+    match event:
+        case ev.CastlesPassed():
+            return PassCastles()
+        case ev.GarrisonMet(rolls=rolls) if rolls:
+            return MeetGarrison(riders=event.riders, speed=event.speed)
+        case ev.JoustFought(rolls=rolls) if rolls:
+            return Joust(fighter=event.fighter, warhorses=event.warhorses)
+        case ev.TollDemanded(rolls=rolls) if rolls:
+            return DemandToll(worth=event.worth)
+        case ev.GarrisonFled(rolls=rolls) if rolls:
+            return FleeGarrison()
+    return None
+
+
+def by_hand(event: Event) -> str | None:
+    """What the referee decided by hand in a castle event, in words (None: nothing)."""
+    match event:
+        case ev.JoustFought(rolls=()):
+            return f"the joust at the castle at {event.hex} won by the {event.winner} (the referee's)"
+        case ev.CastlePlaced() if event.castle_type or event.disposition:
+            known = " ".join(x for x in (event.disposition, event.castle_type) if x)
+            return f"the castle at {event.hex} placed as {known}"
+    return None
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)

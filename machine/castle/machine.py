@@ -1,0 +1,135 @@
+"""A meeting with a castle's garrison as a state machine declared as data (seed 004, U&WA p.15).
+
+``TRANSITIONS``: the ride-out check of the castles passed today (``pass``) or a hail (``hail``)
+leaves the castle where it was, with a garrison coming when one rides out; ``meet`` starts the
+meeting (``MET``), in which the castle makes its demand by kind: a joust (fighter), a toll (the
+fighter's when the joust is declined, the magic-user's when the quest is, the cleric's tithe), a
+quest (magic-user, cleric). A toll is paid or refused; from a demand or a refusal the party may
+fight (handed to the encounter; the castle resumes with ``fight_over``), flee (the forces pursue on
+their chance) or part in peace. The conditions are methods of ``CastleModel``; they only read.
+
+The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
+ride-out check is not made, a garrison rides out, or a meeting is under way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.castle import reach
+from hexlog.machine.castle.rules import CastleTables, Kind
+from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
+from hexlog.machine.kit.model import Model
+from hexlog.machine.travel import commands as travel
+
+if TYPE_CHECKING:
+    from transitions.core import TransitionConfigDict
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.table import Table
+
+P = Phase
+TRANSITIONS: list[TransitionConfigDict] = [
+    # a castle is placed on the map outside a meeting (its phase is kept)
+    {"trigger": "place", "source": P.IDLE, "dest": P.IDLE, "conditions": "has_castle_rules"},
+    {"trigger": "place", "source": P.DONE, "dest": P.DONE, "conditions": "has_castle_rules"},
+    {"trigger": "pass", "source": P.IDLE, "dest": P.IDLE, "conditions": ["has_castle_rules", "pass_owed"]},
+    {"trigger": "pass", "source": P.DONE, "dest": P.DONE, "conditions": ["has_castle_rules", "pass_owed"]},
+    {"trigger": "hail", "source": P.IDLE, "dest": P.IDLE, "conditions": ["has_castle_rules", "none_coming"]},
+    {"trigger": "hail", "source": P.DONE, "dest": P.DONE, "conditions": ["has_castle_rules", "none_coming"]},
+    {
+        "trigger": "meet",
+        "source": [P.IDLE, P.DONE],
+        "dest": P.MET,
+        "conditions": ["has_castle_rules", "garrison_coming"],
+    },
+    {"trigger": "joust", "source": P.MET, "dest": P.DONE, "conditions": "fighters"},
+    {"trigger": "toll", "source": P.MET, "dest": P.TOLL},
+    {"trigger": "pay", "source": P.TOLL, "dest": P.DONE},
+    {"trigger": "quest", "source": [P.MET, P.TOLL], "dest": P.DONE, "conditions": "gives_quests"},
+    {"trigger": "refuse", "source": [P.MET, P.TOLL], "dest": P.REFUSED},
+    {"trigger": "fight", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.FIGHTING},
+    # the kit fires it when the encounter handed off to concludes: the meeting is over
+    {"trigger": "fight_over", "source": P.FIGHTING, "dest": P.DONE},
+    {"trigger": "flee", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.DONE},
+    {"trigger": "part", "source": [P.MET, P.REFUSED], "dest": P.DONE},
+]
+del P
+
+
+@attrs.define(slots=False)
+class CastleModel(Model):
+    """What the castle's machine sees while one command runs."""
+
+    @property
+    def s(self) -> CastleState:
+        """The castles (an empty state before the first is placed)."""
+        return self.proc if isinstance(self.proc, CastleState) else CastleState()
+
+    def has_castle_rules(self) -> bool:
+        """Only rules with a castle table (§4.15) have castles."""
+        if self.rules.part(CastleTables).castle is None:
+            return self.refuse(f"the rules in force ({self.rules.name}) have no castle table (tables.castle)")
+        return True
+
+    def pass_owed(self) -> bool:
+        """A ride-out check is made while a castle passed today within range is unchecked and none rides out."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if self.s.coming:
+            return self.refuse(f"the garrison of the castle at {self.s.coming[0].hex} rides out; meet it first")
+        if not reach.owed(self.table):
+            return self.refuse("no castle within two hexes of the party's path today is left unchecked")
+        return True
+
+    def none_coming(self) -> bool:
+        """A castle is hailed while no garrison rides out already."""
+        coming = self.s.coming
+        return not coming or self.refuse(f"the garrison of the castle at {coming[0].hex} rides out; meet it first")
+
+    def garrison_coming(self) -> bool:
+        """A garrison is met only when one rides out."""
+        return bool(self.s.coming) or self.refuse("no garrison rides out; hail a castle or pass one first")
+
+    def _kind(self) -> Kind:
+        met = self.s.met
+        assert met is not None  # noqa: S101 - a meeting under way has met a garrison
+        return Kind(met.kind)
+
+    def fighters(self) -> bool:
+        """Only a fighter's castle (Lord, Superhero) challenges to a joust."""
+        kind = self._kind()
+        return kind is Kind.FIGHTER or self.refuse(
+            f"a {kind.value} castle does not joust; its demand is a quest or a toll"
+        )
+
+    def gives_quests(self) -> bool:
+        """A magic-user's or a cleric's castle places a quest; a fighter's does not."""
+        kind = self._kind()
+        return kind is not Kind.FIGHTER or self.refuse("a fighter castle places no quest: joust, or pay its toll")
+
+
+#: the travel commands that go on while a castle waits (learning one is lost never moves the party)
+_WAITS = (travel.RevealLost,)
+
+
+def guard(table: Table, command: Command) -> None:
+    """The travel day does not go on past a castle whose ride-out is unchecked, a garrison coming, or a meeting."""
+    if not isinstance(command, tuple(travel.TRIGGERS)) or isinstance(command, _WAITS):
+        return
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(state, CastleState):
+        return
+    if state.phase in MEETING:
+        msg = f"the party is meeting the garrison of the castle at {state.met.hex if state.met else '?'}; end it first"
+        raise RuleRefusedError(msg)
+    if state.coming:
+        msg = f"the garrison of the castle at {state.coming[0].hex} rides out; meet it first (hexlog castle meet)"
+        raise RuleRefusedError(msg)
+    owed = reach.owed(table)
+    if owed:
+        where = ", ".join(f"{hex_name} ({distance} hex(es) away)" for hex_name, distance in owed)
+        msg = f"the party passed the castle at {where}: check whether its garrison rides out (hexlog castle pass)"
+        raise RuleRefusedError(msg)

@@ -1,0 +1,60 @@
+"""Which castles the party has passed within range of today: the ride-out checks owed (seed: two hexes).
+
+The party's path on the travel day is folded by the castle's state from the travel day's events; the
+hex it is truly in now is taken from the journey as well, so a castle placed during a day is judged
+from where the party stands. Distances are counted on the hex grid (``hexmap.grid.distance``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.machine.castle.rules import CastleTables
+from hexlog.machine.castle.state import PROCEDURE, CastleState
+from hexlog.machine.hexmap import grid
+from hexlog.machine.travel.state import PROCEDURE as TRAVEL
+from hexlog.machine.travel.state import Phase as TravelPhase
+from hexlog.machine.travel.state import TravelState
+
+if TYPE_CHECKING:
+    from hexlog.machine.table import Table
+
+#: the farthest a garrison rides out to a party passing by (seed: two hexes)
+REACH = 2
+#: the phases of a travel day in which the party passes castles (from the weather to the day's end)
+_ON_THE_ROAD = frozenset({TravelPhase.ROUTE, TravelPhase.TRAVEL, TravelPhase.DUSK})
+
+
+def path_today(table: Table) -> tuple[str, ...]:
+    """The hexes the party was truly in on the travel day under way (none between days)."""
+    state = table.procedures.get(PROCEDURE)
+    trip = table.procedures.get(TRAVEL)
+    if not isinstance(trip, TravelState) or trip.phase not in _ON_THE_ROAD or not trip.hex:
+        return ()
+    path = state.path if isinstance(state, CastleState) else ()
+    return path if trip.hex in path else (*path, trip.hex)
+
+
+def nearest(hex_name: str, path: tuple[str, ...]) -> int:
+    """The fewest hexes between a castle and any hex of the path."""
+    return min(grid.distance(hex_name, where) for where in path)
+
+
+def owed(table: Table) -> list[tuple[str, int]]:
+    """(castle hex, distance) of each castle passed today within range whose ride-out is not checked, nearest first."""
+    state = table.procedures.get(PROCEDURE)
+    rules = table.rules
+    if not isinstance(state, CastleState) or not state.castles or rules is None:
+        return []
+    castle = rules.part(CastleTables).castle
+    path = path_today(table)
+    if castle is None or not path:
+        return []
+    found = []
+    for hex_name in state.castles:
+        if hex_name in state.checked:
+            continue
+        distance = nearest(hex_name, path)
+        if distance <= REACH and castle.ride_out_in_6.chance(distance) > 0:
+            found.append((hex_name, distance))
+    return sorted(found, key=lambda item: (item[1], grid.parse(item[0])))

@@ -1,0 +1,140 @@
+"""The castles' folded state: the castles on the map and what is known of each, the party's path on the
+current travel day and the castles already checked on it, the garrisons riding out, and the meeting under way.
+
+The path is folded from the travel day's own events (``travel.true_position``: where the party truly
+is, lost or not), so the ride-out check owed is judged on the party's true hexes.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events import castle as ev
+from hexlog.events import travel as tev
+from hexlog.events.procedure import PhaseChanged
+
+if TYPE_CHECKING:
+    from hexlog.events.base import Event
+    from hexlog.machine.kit.context import StepContext
+
+PROCEDURE = "castle"
+
+
+class Phase(enum.Enum):
+    """Where a meeting with a castle's garrison stands."""
+
+    IDLE = "idle"
+    #: the garrison faces the party and makes its demand
+    MET = "met"
+    #: a toll (or the tithe) is named: pay it, or refuse
+    TOLL = "toll"
+    #: the party refused: fight, flee, or part if the garrison lets it
+    REFUSED = "refused"
+    #: the garrison fights (handed to the encounter); the castle resumes when it concludes
+    FIGHTING = "fighting"
+    DONE = "done"
+
+
+#: the phases of a meeting under way
+MEETING = frozenset({Phase.MET, Phase.TOLL, Phase.REFUSED, Phase.FIGHTING})
+
+
+@attrs.frozen(kw_only=True)
+class Castle:
+    """One castle: its type and disposition once known ("" while still to be rolled)."""
+
+    castle_type: str = ""
+    disposition: str = ""
+    name: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class Coming:
+    """A garrison that rode out and has not met the party yet."""
+
+    hex: str
+    how: str
+
+
+@attrs.frozen(kw_only=True)
+class CastleState:
+    """The castles of the campaign and the meeting under way (or the last one)."""
+
+    phase: Phase = Phase.IDLE
+    castles: dict[str, Castle] = attrs.field(factory=dict)
+    #: the party's true hex on its journey, the travel day, and the hexes it was truly in on that day
+    #: (none between days: a castle is passed on a travel day, from the weather to the day's end)
+    where: str = ""
+    day: int = 0
+    path: tuple[str, ...] = ()
+    #: the castles whose garrison was checked (passed or hailed) on this travel day
+    checked: tuple[str, ...] = ()
+    coming: tuple[Coming, ...] = ()
+    meetings: int = 0
+    met: ev.GarrisonMet | None = None
+    toll: ev.TollDemanded | None = None
+    ended: ev.MeetingEnded | None = None
+
+    def castle(self, hex_name: str) -> Castle | None:
+        """The castle on a hex, or None."""
+        return self.castles.get(hex_name)
+
+
+def _travel(state: CastleState, event: Event) -> CastleState:
+    match event:
+        case tev.JourneyStarted():
+            return attrs.evolve(state, where=event.hex, day=0, path=(), checked=())
+        case tev.DayStarted():
+            return attrs.evolve(state, day=event.day, path=(state.where,) if state.where else (), checked=())
+        case tev.TruePosition():
+            return attrs.evolve(state, where=event.hex, path=(*state.path, event.hex) if state.path else ())
+        case tev.DayEnded() | tev.JourneyEnded():
+            return attrs.evolve(state, path=(), checked=())
+    return state
+
+
+def evolve(state: CastleState | None, event: Event) -> CastleState | None:
+    """The castles after one event (None until the first castle is placed)."""
+    if isinstance(event, ev.CastlePlaced):
+        before = state or CastleState()
+        castle = Castle(castle_type=event.castle_type, disposition=event.disposition, name=event.name)
+        return attrs.evolve(before, castles={**before.castles, event.hex: castle})
+    if state is None:
+        return None
+    changes: dict[str, Any] = {}
+    match event:
+        case PhaseChanged(procedure="castle", dest=dest):
+            changes["phase"] = Phase[dest]
+        case ev.CastlesPassed():
+            coming = tuple(Coming(hex=p.hex, how="passing") for p in event.passed if p.rides_out)
+            changes.update(checked=(*state.checked, *(p.hex for p in event.passed)), coming=(*state.coming, *coming))
+        case ev.CastleHailed():
+            coming = (Coming(hex=event.hex, how="hailed"),) if event.rides_out else ()
+            changes.update(checked=(*state.checked, event.hex), coming=(*state.coming, *coming))
+        case ev.GarrisonMet():
+            old = state.castles.get(event.hex, Castle())
+            known = attrs.evolve(old, castle_type=event.castle_type, disposition=event.disposition)
+            changes.update(
+                castles={**state.castles, event.hex: known},
+                coming=tuple(c for c in state.coming if c.hex != event.hex),
+                checked=(*state.checked, event.hex),
+                meetings=event.number,
+                met=event,
+                toll=None,
+            )
+        case ev.TollDemanded():
+            changes["toll"] = event
+        case ev.MeetingEnded():
+            changes["ended"] = event
+        case _:
+            return _travel(state, event)
+    return attrs.evolve(state, **changes)
+
+
+def castles(ctx: StepContext) -> CastleState:
+    """The castles a step works on (an empty state before the first is placed)."""
+    state = ctx.state(PROCEDURE)
+    return state if isinstance(state, CastleState) else CastleState()

@@ -1,0 +1,381 @@
+"""The castle's steps: where the castle's rules roll the dice and decide, one per command.
+
+The kit fires each command's trigger before its step runs (a refusal writes nothing) and records the
+phase change after it. The ride-out check of a castle passed by is the referee's secret roll; the
+type, disposition, joust, toll and pursuit rolls are public. A fight is handed to the encounter
+procedure (the garrison as its monsters, both sides aware of each other); the castle resumes when it
+concludes. A flight records the pursuit roll and ends the meeting "pursued" or "escaped";
+``pursuit_start`` holds what a pursuit started from it needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events import castle as ev
+from hexlog.events.dice import Visibility
+from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.events.vocabulary import Setting
+from hexlog.machine.castle import reach
+from hexlog.machine.castle.rules import (
+    CastleDemands,
+    CastleTable,
+    CastleTables,
+    Disposition,
+    Kind,
+    placement_problem,
+)
+from hexlog.machine.castle.state import CastleState, castles
+from hexlog.machine.encounter import StartEncounter
+from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.travel.state import PROCEDURE as TRAVEL
+from hexlog.machine.travel.state import TravelState
+
+if TYPE_CHECKING:
+    from hexlog.machine.castle.commands import (
+        AcceptQuest,
+        DemandToll,
+        FightGarrison,
+        FleeGarrison,
+        HailCastle,
+        Joust,
+        MeetGarrison,
+        PartWays,
+        PassCastles,
+        PayToll,
+        PlaceCastle,
+        RefuseDemand,
+    )
+    from hexlog.machine.kit.context import ChildConcluded, StepContext
+
+RIDE_OUT = "castle.ride_out"
+TYPE = "castle.type"
+DISPOSITION = "castle.disposition"
+JOUST = "castle.joust"
+TOLL = "castle.toll"
+PURSUIT = "castle.pursuit"
+PURPOSES = (RIDE_OUT, TYPE, DISPOSITION, JOUST, TOLL, PURSUIT)
+#: the joust rolled at the referee's request: the castle's champion wins on 1-3, the party's fighter on 4-6
+JOUST_DICE = "1d6"
+CHAMPION_WINS_ON = (1, 2, 3)
+WINNERS = ("castle", "party")
+
+
+def table_of(ctx: StepContext) -> CastleTable:
+    """The castle table in force; a refusal under rules without one."""
+    table = ctx.part(CastleTables).castle
+    if table is None:
+        msg = f"the rules in force ({ctx.rules.name}) have no castle table (tables.castle)"
+        raise RuleRefusedError(msg)
+    return table
+
+
+def demands_of(ctx: StepContext) -> CastleDemands:
+    """The demands by kind (the rules' check makes sure every kind a type has is there)."""
+    return ctx.part(CastleTables).castle_demands or CastleDemands()
+
+
+def place(ctx: StepContext, command: PlaceCastle) -> None:
+    """Record a castle on a hex of the map, with its type and disposition if the referee knows them."""
+    table = table_of(ctx)
+    name = grid.normal(command.hex)
+    found = ctx.state(MAP)
+    if not isinstance(found, MapState) or found.hex(name) is None:
+        msg = f"hex {name} is not on the map; draw it first (hexlog map set {name} --terrain ...)"
+        raise UsageError(msg)
+    if castles(ctx).castle(name) is not None:
+        msg = f"a castle stands at {name} already"
+        raise UsageError(msg)
+    problem = placement_problem(table, command.castle_type, command.disposition)
+    if problem:
+        raise UsageError(problem)
+    ctx.emit(
+        ev.CastlePlaced(hex=name, castle_type=command.castle_type, disposition=command.disposition, name=command.name)
+    )
+
+
+def pass_by(ctx: StepContext, command: PassCastles) -> None:  # noqa: ARG001 - the step signature
+    """The secret d6 for each castle passed within range today: the garrison rides out on the distance's chance."""
+    table = table_of(ctx)
+    trip = ctx.state(TRAVEL)
+    passed, nonces = [], []
+    for hex_name, distance in reach.owed(ctx.table):
+        chance = table.ride_out_in_6.chance(distance)
+        rolled = ctx.roll("1d6", RIDE_OUT, visibility=Visibility.REFEREE)
+        nonces.append(rolled.nonce)
+        on = tuple(range(1, chance + 1))
+        rides_out = table.rides_out(distance, rolled.total)
+        passed.append(
+            ev.Passed(hex=hex_name, distance=distance, ride_out_on=on, face=rolled.total, rides_out=rides_out)
+        )
+    day = trip.day if isinstance(trip, TravelState) else 0
+    ctx.emit(ev.CastlesPassed(day=day, passed=tuple(passed), referee_rolls=tuple(nonces)))
+
+
+def _hailed_castle(ctx: StepContext, given: str) -> str:
+    state = castles(ctx)
+    if given:
+        name = grid.normal(given)
+        if state.castle(name) is None:
+            msg = f"no castle stands at {name}; place one first (hexlog castle place {name})"
+            raise UsageError(msg)
+        return name
+    path = reach.path_today(ctx.table)
+    trip = ctx.state(TRAVEL)
+    here = path[-1:] or ((trip.hex,) if isinstance(trip, TravelState) and trip.hex else ())
+    near = sorted(
+        (reach.nearest(h, here), grid.parse(h), h)
+        for h in state.castles
+        if here and reach.nearest(h, here) <= reach.REACH
+    )
+    if not near:
+        msg = "no castle is within two hexes of the party; name the castle's hex (--hex)"
+        raise UsageError(msg)
+    return near[0][2]
+
+
+def hail(ctx: StepContext, command: HailCastle) -> None:
+    """The garrison rides out to meet a party that hails it, unless the party looks quarrelsome or forceful."""
+    name = _hailed_castle(ctx, command.hex)
+    reason = "the party looks quarrelsome or forceful: the garrison stays in" if command.quarrelsome else ""
+    ctx.emit(
+        ev.CastleHailed(hex=name, quarrelsome=command.quarrelsome, rides_out=not command.quarrelsome, reason=reason)
+    )
+
+
+def demand(kind: Kind, demands: CastleDemands, disposition: str) -> str:
+    """The castle's demand by its kind, in words."""
+    if kind is Kind.FIGHTER and demands.fighter is not None:
+        f = demands.fighter
+        return (
+            f"challenges a party fighter to a joust; declined, a toll of {f.toll_dice} x {f.toll_gp_per_point} gp; "
+            f"won, hospitality up to {f.hospitality_days} days, {f.rations_days} days of rations, warhorses"
+        )
+    if kind is Kind.MAGIC_USER and demands.magic_user is not None:
+        m = demands.magic_user
+        return (
+            f"sends the party on a quest by geas, keeping {m.quest_keeps_fraction:.0%} of the treasure; "
+            f"otherwise a toll of {m.toll_dice} x {m.toll_gp_per_point} gp or a magic item"
+        )
+    if kind is Kind.CLERIC and demands.cleric is not None:
+        hostile = "; hostile, it may simply attack" if disposition == Disposition.HOSTILE else ""
+        return f"demands a tithe of {demands.cleric.tithe_pct}% of coin and jewels; otherwise a quest{hostile}"
+    return ""
+
+
+def meet(ctx: StepContext, command: MeetGarrison) -> None:
+    """The garrison meets the party: the castle's type (a die, one face per type) and disposition (d6) if unknown."""
+    table, state = table_of(ctx), castles(ctx)
+    coming = state.coming[0]
+    castle = state.castle(coming.hex)
+    assert castle is not None  # noqa: S101 - only a castle's garrison rides out
+    nonces = []
+    castle_type, type_face = castle.castle_type, 0
+    if not castle_type:
+        rolled = ctx.roll(f"1d{len(table.types)}", TYPE)
+        nonces.append(rolled.nonce)
+        type_face = rolled.total
+        castle_type = table.type_of(type_face)
+    disposition, disposition_face = castle.disposition, 0
+    if castle_type in table.always:
+        disposition = table.disposition_of(castle_type, 0).value
+    elif not disposition:
+        rolled = ctx.roll("1d6", DISPOSITION)
+        nonces.append(rolled.nonce)
+        disposition_face = rolled.total
+        disposition = table.disposition_of(castle_type, disposition_face).value
+    kind = table.kind[castle_type]
+    ctx.emit(
+        ev.GarrisonMet(
+            number=state.meetings + 1,
+            hex=coming.hex,
+            how=coming.how,
+            castle_type=castle_type,
+            kind=kind.value,
+            disposition=disposition,
+            type_face=type_face,
+            disposition_face=disposition_face,
+            riders=command.riders,
+            speed=command.speed,
+            demand=demand(kind, demands_of(ctx), disposition),
+            rolls=tuple(nonces),
+        )
+    )
+
+
+def _met(ctx: StepContext) -> ev.GarrisonMet:
+    met = castles(ctx).met
+    assert met is not None  # noqa: S101 - the machine allows these steps only in a meeting
+    return met
+
+
+def _end(ctx: StepContext, outcome: str, reason: str = "") -> None:
+    met = _met(ctx)
+    ctx.emit(ev.MeetingEnded(number=met.number, hex=met.hex, outcome=outcome, reason=reason))
+
+
+def joust(ctx: StepContext, command: Joust) -> None:
+    """A party fighter jousts with the castle's champion: the loser's armor, or the castle's hospitality."""
+    met = _met(ctx)
+    fighter = demands_of(ctx).fighter
+    assert fighter is not None  # noqa: S101 - the rules' check: a fighter castle has its demands
+    members = [m.name for m in ctx.table.party.members]
+    if command.fighter not in members:
+        msg = f"{command.fighter} is not in the party ({', '.join(members)})"
+        raise UsageError(msg)
+    if command.winner and command.winner not in WINNERS:
+        msg = f"the winner is castle or party, not {command.winner!r} (or leave it out to roll)"
+        raise UsageError(msg)
+    winner, face = command.winner, 0
+    nonces: tuple[int, ...] = ()
+    if not winner:
+        rolled = ctx.roll(JOUST_DICE, JOUST, made_for=command.fighter)
+        face, nonces = rolled.total, (rolled.nonce,)
+        winner = "castle" if face in CHAMPION_WINS_ON else "party"
+    won = winner == "party"
+    ctx.emit(
+        ev.JoustFought(
+            hex=met.hex,
+            fighter=command.fighter,
+            winner=winner,
+            face=face,
+            armor_lost_by="" if won else command.fighter,
+            hospitality_days=fighter.hospitality_days if won else 0,
+            rations_days=fighter.rations_days if won else 0,
+            warhorses=won and command.warhorses,
+            rolls=nonces,
+        )
+    )
+    _end(ctx, "jousted_won" if won else "jousted_lost")
+
+
+def toll(ctx: StepContext, command: DemandToll) -> None:
+    """The toll by kind: the fighter's and the magic-user's rolled in gold, the cleric's tithe of the worth given."""
+    met, demands = _met(ctx), demands_of(ctx)
+    kind = Kind(met.kind)
+    if kind is Kind.CLERIC:
+        assert demands.cleric is not None  # noqa: S101 - the rules' check
+        pct = demands.cleric.tithe_pct
+        gold = command.worth * pct // 100
+        reason = f"a tithe of {pct}% of {command.worth} gp of coin and jewels"
+        ctx.emit(
+            ev.TollDemanded(hex=met.hex, kind=kind.value, gold=gold, tithe_pct=pct, worth=command.worth, reason=reason)
+        )
+        return
+    part: Any = demands.fighter if kind is Kind.FIGHTER else demands.magic_user
+    assert part is not None  # noqa: S101 - the rules' check
+    rolled = ctx.roll(part.toll_dice, TOLL)
+    gold = rolled.total * part.toll_gp_per_point
+    why = "the joust declined" if kind is Kind.FIGHTER else "the quest refused"
+    ctx.emit(
+        ev.TollDemanded(
+            hex=met.hex,
+            kind=kind.value,
+            gold=gold,
+            item_instead=kind is Kind.MAGIC_USER,
+            reason=f"{why}: {part.toll_dice} = {rolled.total} x {part.toll_gp_per_point} gp",
+            rolls=(rolled.nonce,),
+        )
+    )
+
+
+def pay(ctx: StepContext, command: PayToll) -> None:
+    """The party pays the toll named, or gives a magic-user's castle a magic item instead."""
+    state = castles(ctx)
+    named = state.toll
+    assert named is not None  # noqa: S101 - the machine allows ``pay`` only once a toll is named
+    if command.item and not named.item_instead:
+        msg = f"a {named.kind} castle takes no magic item in place of its toll; pay the {named.gold} gp"
+        raise UsageError(msg)
+    gold = 0 if command.item else named.gold
+    ctx.emit(ev.TollPaid(hex=named.hex, gold=gold, item=command.item))
+    _end(ctx, "paid")
+
+
+def quest(ctx: StepContext, command: AcceptQuest) -> None:
+    """The party accepts the quest: a magic-user's by geas, keeping its share of the treasure."""
+    met, demands = _met(ctx), demands_of(ctx)
+    kind = Kind(met.kind)
+    geas = kind is Kind.MAGIC_USER
+    keeps = demands.magic_user.quest_keeps_fraction if geas and demands.magic_user is not None else 0.0
+    ctx.emit(ev.QuestAccepted(hex=met.hex, kind=kind.value, geas=geas, keeps_fraction=keeps, quest=command.quest))
+    _end(ctx, "quest")
+
+
+def refuse(ctx: StepContext, command: RefuseDemand) -> None:
+    """The party refuses the demand: the garrison fights, lets it go, or the party flees."""
+    ctx.emit(ev.DemandRefused(hex=_met(ctx).hex, reason=command.reason))
+
+
+def fight(ctx: StepContext, command: FightGarrison) -> None:  # noqa: ARG001 - the step signature
+    """The encounter takes over: the garrison as monsters, both sides aware of each other (they have met)."""
+    met = _met(ctx)
+    ctx.hand_off(
+        StartEncounter(
+            setting=Setting.WILDERNESS,
+            name=f"the garrison of the castle at {met.hex}",
+            party_aware=True,
+            monsters_aware=True,
+            monster_count=met.riders,
+            monster_speed=met.speed,
+        )
+    )
+
+
+def fight_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG001 - the resume signature
+    """The fight concluded: the meeting ends with its outcome."""
+    encounter = ctx.state("encounter")
+    assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
+    concluded = encounter.concluded
+    outcome = concluded.outcome if concluded is not None else ""
+    _end(ctx, "fought", f"encounter {encounter.started.number}: {outcome}")
+
+
+def flee(ctx: StepContext, command: FleeGarrison) -> None:  # noqa: ARG001 - the step signature
+    """The forces pursue on their disposition's chance in 6 (a friendly castle's never: nothing is rolled)."""
+    met, table = _met(ctx), table_of(ctx)
+    on = table.pursue_on(met.disposition)
+    face, nonces = 0, tuple[int, ...]()
+    if on:
+        rolled = ctx.roll("1d6", PURSUIT)
+        face, nonces = rolled.total, (rolled.nonce,)
+    pursued = face in on
+    ctx.emit(
+        ev.GarrisonFled(
+            hex=met.hex,
+            disposition=met.disposition,
+            pursue_on=on,
+            face=face,
+            pursued=pursued,
+            riders=met.riders,
+            speed=met.speed,
+            rolls=nonces,
+        )
+    )
+    _end(ctx, "pursued" if pursued else "escaped")
+
+
+def part(ctx: StepContext, command: PartWays) -> None:
+    """The garrison and the party part in peace."""
+    _end(ctx, "parted", command.reason)
+
+
+def pursuit_start(fled: ev.GarrisonFled) -> dict[str, Any]:
+    """What the wilderness pursuit needs when the castle's forces pursue: the riders as pursuers, their speed,
+    the castle's disposition (its continue check), and the hex the party flees from.
+
+    The castle records the flight and concludes; once the pursuit procedure is registered, ``flee``
+    hands off to its start command built from these fields (and resumes when it concludes).
+    """
+    return {
+        "pursuers": fled.riders,
+        "pursuer_speed": fled.speed,
+        "castle_disposition": fled.disposition,
+        "hex": fled.hex,
+    }
+
+
+__all__ = ["PURPOSES", "CastleState", "pursuit_start"]

@@ -1,0 +1,69 @@
+"""The chase (OSE §2.9, seed 004 §4.4): a pursuit in rounds in the dungeon, and a vessel's evasion on water.
+
+``CHASE`` declares it for the kit; the modules of this package hold its parts: the transition
+table and its conditions (``machine``), the folded state (``state``), the commands, the steps, the
+arithmetic of a round (``rounds``), the typed rules it reads (``rules``), and the inverse audit uses
+with the exhaustion it imposes on rolls (``inverse``). A delve hands off to it when its encounter
+concludes in pursuit, and resumes when it ends.
+"""
+
+from __future__ import annotations
+
+from hexlog.events import chase as ev
+from hexlog.events.clock import ClockAdvanced
+from hexlog.machine.chase import steps
+from hexlog.machine.chase.commands import TRIGGERS, Drop, Evade, RepeatSteps, Run, StartChase
+from hexlog.machine.chase.inverse import INVERSE, modifiers
+from hexlog.machine.chase.machine import TRANSITIONS, ChaseModel
+from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
+from hexlog.machine.chase.state import PROCEDURE, ChaseState, Phase, evolve
+from hexlog.machine.kit.procedure import Procedure
+
+CHASE = Procedure(
+    name=PROCEDURE,
+    title="Run a pursuit: dungeon rounds of running, dropped treasure or food, obstacles, exhaustion; "
+    "a vessel's evasion on water.",
+    steps={
+        StartChase: steps.start,
+        RepeatSteps: steps.repeat,
+        Run: steps.run,
+        Drop: steps.drop,
+        Evade: steps.evade,
+    },
+    triggers=TRIGGERS,
+    phases=Phase,
+    transitions=TRANSITIONS,
+    initial=Phase.IDLE,
+    final=frozenset({Phase.ESCAPED, Phase.CAUGHT}),
+    model=ChaseModel,
+    fold=evolve,
+    state_type=ChaseState,
+    rules=(ChaseTables, ChaseOptions),
+    purposes=(steps.SURPRISE, steps.DISTANCE, steps.DROP, steps.EVASION),
+    inverse=INVERSE,
+    modifiers=(modifiers,),
+    events=(
+        ev.ChaseStarted,
+        ev.StepsRepeated,
+        ev.RoundRun,
+        ev.ItemDropped,
+        ev.WaterEvasionRolled,
+        ev.ChaseExhausted,
+        ev.ChaseEnded,
+        ClockAdvanced,
+    ),
+)
+
+__all__ = [
+    "CHASE",
+    "PROCEDURE",
+    "TRANSITIONS",
+    "TRIGGERS",
+    "ChaseState",
+    "Drop",
+    "Evade",
+    "Phase",
+    "RepeatSteps",
+    "Run",
+    "StartChase",
+]

@@ -1,0 +1,111 @@
+"""``hexlog serve`` (the HTTP API) and ``hexlog token`` (who may call it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from hexlog.machine.campaign import check_campaign_id
+from hexlog.service import logs
+from hexlog.service.door import CampaignOption, DbOption, Door, open_store
+from hexlog.service.http_tokens import TokenStore, check_role
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+token_app = typer.Typer(
+    help="Bearer tokens for 'hexlog serve': one campaign and one role each (referee or player).",
+    no_args_is_help=True,
+)
+
+
+def serve(  # noqa: PLR0913, PLR0917 - one option per setting
+    db: DbOption = Path("hexlog.db"),
+    host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="the port to listen on", min=0, max=65535)] = 8000,
+    rate: Annotated[float, typer.Option(help="requests a second each token may make, on average", min=0.01)] = 20.0,
+    burst: Annotated[int, typer.Option(help="requests each token may make at once", min=1)] = 60,
+    max_body: Annotated[int, typer.Option("--max-body", help="the largest request body, in bytes", min=1)] = 262144,
+    heartbeat: Annotated[float, typer.Option(help="seconds of quiet before a stream's heartbeat", min=0.1)] = 15.0,
+) -> None:
+    """Serve the HTTP API and the live event streams of the database's campaigns (Ctrl-C stops)."""
+    import uvicorn  # noqa: PLC0415 - only this command needs the server
+
+    from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
+
+    open_store(db).close()  # refuse a missing or foreign file in the command line's words
+    if "HEXLOG_LOG" not in os.environ:
+        logs.configure("info")  # one line per request
+    settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
+    out.print(f"serving {db} on http://{host}:{port} (API: /docs, /openapi.json)")
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,  # the service logs each request itself, without its token
+        timeout_graceful_shutdown=5,  # followers' streams never end by themselves
+    )
+
+
+@token_app.command("create")
+def token_create(
+    role: Annotated[str, typer.Option(help="referee (everything in the campaign) or player (read, follow, seed)")],
+    db: DbOption = Path("hexlog.db"),
+    campaign: CampaignOption = None,
+    label: Annotated[str, typer.Option(help="who the token is for (shown by 'token list')")] = "",
+) -> None:
+    """Make a token for one campaign; it is printed once and only its hash is kept."""
+    check_role(role)
+    door = Door.open(db, campaign)
+    if campaign is not None:
+        check_campaign_id(campaign)
+    tokens = TokenStore(db)
+    try:
+        text, kept = tokens.create(door.campaign, role, label)
+    finally:
+        tokens.close()
+    out.print(text)
+    out.print(f"token {kept.id}: {kept.role} of campaign {kept.campaign} (shown once: only its hash is kept)")
+
+
+@token_app.command("list")
+def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+    """The tokens (of one campaign with --campaign): id, campaign, role, label, made, revoked."""
+    if campaign is not None:
+        check_campaign_id(campaign)
+    open_store(db).close()
+    tokens = TokenStore(db)
+    try:
+        listed = tokens.list(campaign)
+    finally:
+        tokens.close()
+    if not listed:
+        out.print("no tokens (hexlog token create --role referee|player)")
+    for token in listed:
+        state = f"revoked {token.revoked}" if token.revoked else "active"
+        label = f" {token.label!r}" if token.label else ""
+        out.print(f"{token.id}  {token.campaign}  {token.role}{label}  made {token.created}  {state}")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="the token's id (see 'hexlog token list')")],
+    db: DbOption = Path("hexlog.db"),
+) -> None:
+    """Revoke a token: the next request made with it is refused."""
+    open_store(db).close()
+    tokens = TokenStore(db)
+    try:
+        token = tokens.revoke(token_id)
+    finally:
+        tokens.close()
+    out.print(f"token {token.id} ({token.role} of campaign {token.campaign}) revoked {token.revoked}")
+
+
+def install(app: typer.Typer) -> None:
+    """Add ``hexlog serve`` and ``hexlog token``."""
+    app.command()(serve)
+    app.add_typer(token_app, name="token")

@@ -1,0 +1,861 @@
+"""``hexlog serve``: the HTTP API (Starlette) over one database, with a live event stream per campaign.
+
+Every route but ``/health``, ``/openapi.json``, ``/docs`` and ``/schemas`` needs ``Authorization:
+Bearer TOKEN``, a token made by ``hexlog token create`` for one campaign and one role. A referee's
+token does everything in its campaign; a player's token reads and follows it (seeing what the player
+view shows) and sends the commands players own. Errors are RFC 9457 problem documents in the words
+of the command line. ``endpoints()`` lists the routes (the OpenAPI document is made from them); the
+command routes come from the registry (``hexlog.service.http_commands``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import math
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio.to_thread
+import attrs
+import structlog
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from hexlog.events.base import TYPE_PREFIX
+from hexlog.events.catalogue import catalogue
+from hexlog.events.chain import canonical_json
+from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.streams import stream_for
+from hexlog.machine.campaign import check_campaign_id
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import FileKeeper, key_file_for
+from hexlog.machine.registry import REGISTRY
+from hexlog.replay import audit as audits
+from hexlog.replay.rebuild import table_at
+from hexlog.replay.receipts import Receipt
+from hexlog.service import render
+from hexlog.service.cli_log import explained
+from hexlog.service.cli_travel import map_lines
+from hexlog.service.door import Door, campaign_ids, open_store
+from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
+from hexlog.service.http_events import PlayerCache, seen
+from hexlog.service.http_problems import (
+    BAD_REQUEST,
+    CONFLICT,
+    FORBIDDEN,
+    INTERNAL,
+    INVALID,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    TOO_LARGE,
+    TOO_MANY,
+    UNAUTHORIZED,
+    UNSUPPORTED,
+    Problem,
+    problem_of,
+)
+from hexlog.service.http_replies import KEY_LIMIT, Replies, Reply
+from hexlog.service.http_stream import Bell, follow
+from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from hexlog.machine.commands import Command
+    from hexlog.machine.handler import Outcome
+    from hexlog.machine.kit.registry import Registry
+    from hexlog.machine.table import Table
+
+#: who may call a route: anybody; a token of the campaign (either role); its referee's token, or a player's
+#: for the commands players own; any valid token
+PUBLIC, READ, COMMAND, ANY_TOKEN = "public", "read", "command", "token"
+
+
+@attrs.frozen(kw_only=True)
+class Settings:
+    """What ``hexlog serve`` is given."""
+
+    db: Path
+    #: the largest request body, in bytes
+    max_body: int = 256 * 1024
+    #: requests per second each token may make, on average, and how many at once
+    rate: float = 20.0
+    burst: int = 60
+    #: seconds of quiet before a stream sends a heartbeat, and between looks for other processes' appends
+    heartbeat: float = 15.0
+    poll: float = 1.0
+    #: the most events one page of the paged read holds
+    page_limit: int = 1000
+
+
+class Rates:
+    """A token bucket per token: ``rate`` requests a second, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """0 when a request may go now, else the seconds until it may."""
+        now = time.monotonic()
+        with self._lock:
+            level, then = self._buckets.get(key, (float(self.burst), now))
+            level = min(float(self.burst), level + (now - then) * self.rate)
+            if level >= 1:
+                self._buckets[key] = (level - 1, now)
+                return 0.0
+            self._buckets[key] = (level, now)
+            return (1 - level) / self.rate
+
+
+@attrs.frozen(kw_only=True)
+class Endpoint:
+    """One route: how it is called, who may call it, and what the OpenAPI document says of it."""
+
+    method: str
+    path: str
+    summary: str
+    access: str
+    run: Callable[[Service, Request, Token | None], Awaitable[Response]]
+    params: tuple[tuple[str, str, dict[str, Any], str], ...] = ()  # (name, in, schema, description)
+    body: CommandRoute | None = None
+    answers: str = "application/json"
+
+
+class Service:
+    """One database's store, handler, tokens and stored replies, shared by every request."""
+
+    def __init__(self, settings: Settings, registry: Registry = REGISTRY) -> None:
+        self.settings = settings
+        self.store = open_store(settings.db)
+        self.handler = Handler(self.store, FileKeeper(key_file_for(settings.db)), registry=registry)
+        self.tokens = TokenStore(settings.db)
+        self.replies = Replies(settings.db)
+        self.registry = registry
+        self.bell = Bell()
+        self.rates = Rates(settings.rate, settings.burst)
+        #: commands and live projections are one at a time: the handler keeps them in memory
+        self.lock = threading.Lock()
+        #: commands run on one thread of their own, in the order they arrive (a fair queue)
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexlog-commands")
+        #: each campaign's events as a player sees them, kept between requests
+        self.player_views: dict[str, PlayerCache] = {}
+        self.views_lock = threading.Lock()
+
+    def door(self, campaign: str) -> Door:
+        """The command line's door to a campaign, on this service's store and handler."""
+        return Door(store=self.store, handler=self.handler, campaign=campaign)
+
+    def table(self, campaign: str) -> Table:
+        """A campaign's table (``NotFoundError`` when it does not exist)."""
+        with self.lock:
+            return self.door(campaign).table()
+
+    def close(self) -> None:
+        """Release the database."""
+        self.writer.shutdown(wait=True)
+        self.store.close()
+        self.tokens.close()
+        self.replies.close()
+
+
+# --- requests -------------------------------------------------------------------------------------------
+
+
+def _campaign(request: Request) -> str:
+    campaign = str(request.path_params["campaign"])
+    try:
+        check_campaign_id(campaign)
+    except HexlogError as err:
+        raise Problem(NOT_FOUND, f"no campaign {campaign!r}: {err}") from None
+    return campaign
+
+
+def _player(token: Token | None) -> bool:
+    return token is not None and token.role == PLAYER
+
+
+def _version_text(text: str) -> bool:
+    """Whether text is a whole number as a stream version is written: ASCII digits, at most 15."""
+    return text.isascii() and text.isdigit() and len(text) <= 15  # noqa: PLR2004 - a version fits in 15 digits
+
+
+def _int(request: Request, name: str, default: int | None, least: int = 0) -> int | None:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return default
+    if not _version_text(text):
+        raise Problem(BAD_REQUEST, f"?{name} must be a whole number, not {text!r}")
+    value = int(text)
+    if value < least:
+        raise Problem(BAD_REQUEST, f"?{name} must be at least {least}")
+    return value
+
+
+async def _json_body(request: Request, limit: int) -> Any:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise Problem(TOO_LARGE, f"the body has {declared} bytes; the most is {limit}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Problem(TOO_LARGE, f"the body has more than {limit} bytes; the most is {limit}")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if kind != "application/json" and not kind.endswith("+json"):
+        raise Problem(UNSUPPORTED, f"the body is {kind}, not application/json")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as err:
+        raise Problem(BAD_REQUEST, f"the body is not JSON: {err}") from None
+
+
+def _shown(service: Service, campaign: str, first: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:
+    """A campaign's events from version ``first`` on as the caller sees them, with their text."""
+    stream = stream_for(campaign)
+    if not player:
+        return seen(service.store.read_stream(stream, first), player=False, first=first)
+    with service.views_lock:
+        cache = service.player_views.setdefault(campaign, PlayerCache(service.registry))
+    items = cache.items(lambda version: service.store.read_stream(stream, version))
+    return [item for item in items if item[0]["streamversion"] >= first]
+
+
+def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:
+    return [event for event, _ in _shown(service, campaign, first, player=player)]
+
+
+# --- the command routes ---------------------------------------------------------------------------------
+
+
+def _with_file(command: Command) -> tuple[Command, Path | None]:
+    """A command whose file field holds the file's text, given the path of that text in a file of its own."""
+    for name in FILE_FIELDS:
+        text = getattr(command, name, None)
+        if isinstance(text, str):
+            try:
+                raw = text.encode("utf-8")
+            except UnicodeEncodeError:
+                msg = f"the {name} of {type(command).__name__} is not valid Unicode"
+                raise UsageError(msg) from None
+            # named by its content, so that a retried command is the same command
+            path = Path(tempfile.gettempdir()) / f"hexlog-http-{hashlib.sha256(raw).hexdigest()[:32]}.toml"
+            path.write_bytes(raw)
+            return attrs.evolve(command, **{name: str(path)}), path
+    return command, None
+
+
+def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
+    """A refusal named as the route's step (as the command line names its subcommand)."""
+    trigger = route.procedure.triggers.get(route.cls)
+    if isinstance(err, IllegalTransitionError):
+        allowed = [render.subcommand(t) for t in err.allowed]
+        return IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed)
+    if isinstance(err, RuleRefusedError) and trigger is not None:
+        return RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'"))
+    return err
+
+
+def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outcome, *, player: bool) -> dict[str, Any]:
+    """What a command's response says: the events as the caller may see them, their text, the steps next."""
+    result = outcome.result
+    shown = _shown(service, campaign, result.first_version, player=player)
+    shown = [item for item in shown if item[0]["streamversion"] <= result.last_version]
+    body: dict[str, Any] = {
+        "campaign": campaign,
+        "command": route.name,
+        "first_version": result.first_version,
+        "version": result.last_version,
+        "replayed": result.replayed,
+        "events": [event for event, _ in shown],
+        "text": [text for _, text in shown],
+        "receipt": _receipt_at(service, campaign, result.last_version),
+    }
+    state = outcome.table.procedures.get(route.procedure.name)
+    if state is not None and route.procedure.has_machine and not player:
+        phase = route.procedure.phase_of(state)
+        allowed = service.registry.runner(route.procedure.name).allowed(state, outcome.table)
+        body["phase"] = phase.name if phase is not None else None
+        body["next"] = render.next_steps(allowed)
+    return body
+
+
+def _receipt_at(service: Service, campaign: str, version: int) -> str | None:
+    records = service.store.read_stream(stream_for(campaign), version)[:1]
+    return str(Receipt.of(records[0].envelope)) if records else None
+
+
+def _request_digest(route: CommandRoute, body: Any) -> str:
+    return hashlib.sha256(canonical_json([route.name, body]).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker thread, by position)
+    service: Service,
+    route: CommandRoute,
+    campaign: str,
+    body: Any,
+    token: Token,
+    key: str | None,
+    expected: int | None,
+) -> tuple[int, dict[str, Any], bool]:
+    """Run a command once (in a worker thread): the status, the body, and whether it was a stored answer."""
+    command = route.command(body)
+    player = _player(token)
+    if player and not player_may(command):
+        raise Problem(FORBIDDEN, f"a player's token may not send {route.name} with these arguments")
+    digest = _request_digest(route, body)
+    with service.lock:
+        if key is not None:
+            stored = service.replies.get(campaign, key)
+            if stored is not None:
+                if stored.digest != digest:
+                    msg = f"Idempotency-Key {key!r} was already used for another request"
+                    raise Problem(INVALID, msg)
+                return stored.status, stored.body, True
+        version = service.store.stream_version(stream_for(campaign))
+        if expected is not None and expected != version:
+            msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
+            raise Problem(CONFLICT, msg, current_version=version)
+        command_id = None if key is None else f"http:{campaign}:{key}"
+        sent, path = _with_file(command)
+        try:
+            outcome = service.handler.execute(campaign, sent, command_id)
+        except HexlogError as err:
+            problem = problem_of(_worded(err, route))
+            if problem.kind == CONFLICT:
+                problem.extra["current_version"] = service.store.stream_version(stream_for(campaign))
+            raise problem from None
+        finally:
+            if path is not None:
+                path.unlink(missing_ok=True)
+        answer = _answer(service, route, campaign, outcome, player=player)
+        if key is not None:
+            service.replies.put(campaign, key, Reply(digest=digest, status=200, body=answer))
+    service.bell.ring(campaign)
+    return 200, answer, False
+
+
+def _command_endpoint(route: CommandRoute) -> Endpoint:
+    async def run(service: Service, request: Request, token: Token | None) -> Response:
+        assert token is not None  # noqa: S101 - the route needs a token
+        campaign = _campaign(request)
+        request.state.command = route.name
+        body = await _json_body(request, service.settings.max_body)
+        key = request.headers.get("idempotency-key")
+        if key is not None and not 0 < len(key) <= KEY_LIMIT:
+            raise Problem(BAD_REQUEST, f"Idempotency-Key must have 1 to {KEY_LIMIT} characters")
+        expected = _if_match(request.headers.get("if-match"))
+        status, answer, stored = await asyncio.wrap_future(
+            service.writer.submit(_execute, service, route, campaign, body, token, key, expected)
+        )
+        headers = {"ETag": f'"{answer["version"]}"'}
+        if stored:
+            headers["Idempotent-Replayed"] = "true"
+        request.state.outcome = "replayed" if stored else "ok"
+        return JSONResponse(answer, status_code=status, headers=headers)
+
+    doc = (route.cls.__doc__ or route.name).strip().splitlines()[0]
+    return Endpoint(
+        method="POST",
+        path=route.path,
+        summary=doc,
+        access=COMMAND,
+        run=run,
+        body=route,
+        params=(
+            (
+                "Idempotency-Key",
+                "header",
+                {"type": "string", "maxLength": KEY_LIMIT},
+                "a retry returns the first answer",
+            ),
+            ("If-Match", "header", {"type": "string"}, "the stream version expected (409 when the campaign moved on)"),
+        ),
+    )
+
+
+def _if_match(text: str | None) -> int | None:
+    """The stream version an ``If-Match`` header expects (``"42"``, ``42`` or ``W/"42"``); None for none or ``*``."""
+    if text is None or text.strip() == "*":
+        return None
+    bare = text.strip().removeprefix("W/").strip('"')
+    if not _version_text(bare):
+        raise Problem(BAD_REQUEST, f"If-Match must be a stream version, not {text!r}")
+    return int(bare)
+
+
+# --- the read routes ------------------------------------------------------------------------------------
+
+
+async def _health(service: Service, request: Request, token: Token | None) -> Response:
+    del service, request, token
+    return JSONResponse({"status": "ok"})
+
+
+async def _openapi(service: Service, request: Request, token: Token | None) -> Response:
+    del token
+    from hexlog.service.http_openapi import document  # noqa: PLC0415 - made from the endpoints, which need this module
+
+    return JSONResponse(document(request.app.state.endpoints, service.registry))
+
+
+async def _docs(service: Service, request: Request, token: Token | None) -> Response:
+    del token
+    from hexlog.service.http_openapi import document, page  # noqa: PLC0415 - as above
+
+    return HTMLResponse(page(document(request.app.state.endpoints, service.registry)))
+
+
+async def _campaigns(service: Service, request: Request, token: Token | None) -> Response:
+    del request
+    assert token is not None  # noqa: S101 - the route needs a token
+    known = await anyio.to_thread.run_sync(campaign_ids, service.store)
+    mine = [c for c in known if c == token.campaign]
+    versions = [service.store.stream_version(stream_for(c)) for c in mine]
+    return JSONResponse(
+        {
+            "campaigns": [{"id": c, "version": v} for c, v in zip(mine, versions, strict=True)],
+            "token": {"campaign": token.campaign, "role": token.role},
+        }
+    )
+
+
+def _state_body(service: Service, campaign: str, at: str | None, *, player: bool) -> dict[str, Any]:
+    with service.lock:
+        door = service.door(campaign)
+        table = door.table()
+        latest = table.version
+        version = latest
+        if at is not None:
+            version = door.version_at(at, table)
+            table = table_at(door.store, campaign, version, service.registry)
+        session = table.session
+        body: dict[str, Any] = {
+            "campaign": campaign,
+            "view": PLAYER if player else REFEREE,
+            "version": version,
+            "latest": latest,
+            "receipt": door.receipt(None if version == latest else version).removeprefix("receipt "),
+            "lines": render.state_lines(campaign, table, service.registry, player=player),
+            "session": None
+            if session is None
+            else {
+                "id": session.id,
+                "status": session.status,
+                "commitment": session.commitment,
+                "scheme": session.scheme,
+                "client_seed": session.client_seed,
+                "rolls": session.rolls,
+            },
+            "party": [m.name for m in table.party.members],
+            "clock": {"text": table.clock.text, "seconds": table.clock.seconds},
+        }
+        procedures = {}
+        for procedure in service.registry.procedures:
+            if procedure.name in table.procedures:
+                state = table.procedures[procedure.name]
+                phase = procedure.phase_of(state)
+                entry: dict[str, Any] = {"phase": phase.name if phase is not None else None}
+                if procedure.has_machine and not player:
+                    entry["next"] = render.next_steps(service.registry.runner(procedure.name).allowed(state, table))
+                procedures[procedure.name] = entry
+        body["procedures"] = procedures
+        return body
+
+
+async def _state(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    at = request.query_params.get("at")
+    body = await anyio.to_thread.run_sync(lambda: _state_body(service, campaign, at, player=_player(token)))
+    return JSONResponse(body)
+
+
+async def _timeline(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    last = _int(request, "last", 0) or 0
+
+    def read() -> dict[str, Any]:
+        service.table(campaign)
+        records = service.store.read_stream(stream_for(campaign))
+        lines = render.timeline(records, player=_player(token))
+        shown = lines[-last:] if last else lines
+        return {
+            "campaign": campaign,
+            "lines": [{"version": ln.version, "time": ln.time, "kind": ln.kind, "text": ln.text} for ln in shown],
+        }
+
+    return JSONResponse(await anyio.to_thread.run_sync(read))
+
+
+async def _events(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    first = _int(request, "from", 1, least=1) or 1
+    limit = min(_int(request, "limit", 100, least=1) or 100, service.settings.page_limit)
+
+    def read() -> dict[str, Any]:
+        service.table(campaign)
+        head = service.store.stream_version(stream_for(campaign))
+        events = _received(service, campaign, first, player=_player(token))
+        page = [e for e in events if e["streamversion"] <= head][:limit]
+        after = page[-1]["streamversion"] + 1 if page else max(first, head + 1)
+        return {"campaign": campaign, "events": page, "next": after, "head": head}
+
+    return JSONResponse(await anyio.to_thread.run_sync(read))
+
+
+async def _stream(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    await anyio.to_thread.run_sync(service.table, campaign)
+    resume = request.headers.get("last-event-id")
+    if resume is not None:
+        if not _version_text(resume.strip()):
+            raise Problem(BAD_REQUEST, f"Last-Event-ID must be a stream version, not {resume!r}")
+        first = int(resume.strip()) + 1
+    else:
+        first = _int(request, "from", 1, least=1) or 1
+    until = _int(request, "until", None, least=0)
+    frames = follow(
+        service.store,
+        service.bell,
+        campaign,
+        first=first,
+        until=until,
+        player=_player(token),
+        heartbeat=service.settings.heartbeat,
+        poll=service.settings.poll,
+        allowed=lambda: token is not None and service.tokens.verify_id(token.id),
+    )
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
+
+
+async def _audit(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    expect = [Receipt.parse(text) for text in request.query_params.getlist("expect")]
+    roll = _int(request, "roll", None)
+    session = request.query_params.get("session") or None
+    secret = request.query_params.get("secret", "false").lower() in {"1", "true", "yes"}
+
+    def run() -> dict[str, Any]:
+        service.table(campaign)
+        if roll is not None:  # one roll's derivation, as 'hexlog audit --roll N' gives it
+            envelopes = [r.envelope for r in service.store.read_stream(stream_for(campaign))]
+            text = explained(envelopes, roll, session, referee=not _player(token), secret=secret)
+            return {"campaign": campaign, "roll": roll, "text": text}
+        report = audits.audit_store(service.store, campaign, service.registry, expect=expect)
+        return {"campaign": campaign, "verdict": str(report.verdict), "ok": report.ok, "text": report.text()}
+
+    return JSONResponse(await anyio.to_thread.run_sync(run))
+
+
+async def _schemas(service: Service, request: Request, token: Token | None) -> Response:
+    del service, request, token
+    found = catalogue()
+    listed = [
+        {
+            "type": f"{TYPE_PREFIX}{name}",
+            "version": body["x-hexlog-schema-version"],
+            "description": body["description"].splitlines()[0],
+        }
+        for name, body in found.items()
+    ]
+    return JSONResponse({"types": listed})
+
+
+async def _schema(service: Service, request: Request, token: Token | None) -> Response:
+    del service, token
+    given = str(request.path_params["type"])
+    found = catalogue().get(given.removeprefix(TYPE_PREFIX))
+    if found is None:
+        raise Problem(NOT_FOUND, f"no event type {given!r}; GET /schemas lists them")
+    return JSONResponse(found)
+
+
+async def _export(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+
+    def run() -> str:
+        service.table(campaign)
+        events = _received(service, campaign, 1, player=_player(token))
+        if not events:
+            msg = f"campaign {campaign!r} has no events"
+            raise NotFoundError(msg)
+        lines = []
+        for event in events:
+            if "redacted" not in event:
+                event["data"] = json.loads(canonical_json(event["data"]))
+            lines.append(json.dumps(event, ensure_ascii=False) + "\n")
+        return "".join(lines)
+
+    return PlainTextResponse(await anyio.to_thread.run_sync(run), media_type="application/x-ndjson")
+
+
+async def _receipt(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    at = _int(request, "at", None, least=1)
+    del token
+
+    def run() -> dict[str, Any]:
+        with service.lock:
+            door = service.door(campaign)
+            door.table()
+            return {"campaign": campaign, "receipt": door.receipt(at).removeprefix("receipt ")}
+
+    return JSONResponse(await anyio.to_thread.run_sync(run))
+
+
+async def _map(service: Service, request: Request, token: Token | None) -> Response:
+    campaign = _campaign(request)
+    hex_name = request.query_params.get("hex") or None
+
+    def run() -> dict[str, Any]:
+        with service.lock:
+            return {"campaign": campaign, "lines": map_lines(service.door(campaign), hex_name, player=_player(token))}
+
+    return JSONResponse(await anyio.to_thread.run_sync(run))
+
+
+_VERSION = {"type": "integer", "minimum": 1}
+
+
+def endpoints(registry: Registry) -> list[Endpoint]:
+    """Every route of the service, the command routes from the registry."""
+    at = ("at", "query", {"type": "string"}, "a stream version ('42') or a moment of game time ('day 4 turn 3')")
+    fixed = [
+        Endpoint(method="GET", path="/health", summary="Whether the service is up", access=PUBLIC, run=_health),
+        Endpoint(method="GET", path="/openapi.json", summary="This document", access=PUBLIC, run=_openapi),
+        Endpoint(
+            method="GET", path="/docs", summary="This document, to read", access=PUBLIC, run=_docs, answers="text/html"
+        ),
+        Endpoint(
+            method="GET",
+            path="/schemas",
+            summary="The event catalogue: every type and version",
+            access=PUBLIC,
+            run=_schemas,
+        ),
+        Endpoint(
+            method="GET",
+            path="/schemas/{type}",
+            summary="One event type's JSON Schema (hexlog.dice.rolled or dice.rolled)",
+            access=PUBLIC,
+            run=_schema,
+        ),
+        Endpoint(
+            method="GET", path="/campaigns", summary="The campaigns this token opens", access=ANY_TOKEN, run=_campaigns
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}",
+            summary="The campaign's state (now, or as it was with ?at=)",
+            access=READ,
+            run=_state,
+            params=(at,),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/timeline",
+            summary="Every roll with what it meant, every decision, as lines",
+            access=READ,
+            run=_timeline,
+            params=(("last", "query", {"type": "integer", "minimum": 0}, "only the last N lines (0: all)"),),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/events",
+            summary="A page of the campaign's events (CloudEvents, hexlog-chain-v1)",
+            access=READ,
+            run=_events,
+            params=(
+                ("from", "query", _VERSION, "the first stream version wanted"),
+                ("limit", "query", {"type": "integer", "minimum": 1}, "the most events in the page"),
+            ),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/stream",
+            summary="The live stream (Server-Sent Events; id: the stream version)",
+            access=READ,
+            run=_stream,
+            answers="text/event-stream",
+            params=(
+                ("from", "query", _VERSION, "the first stream version wanted"),
+                ("until", "query", {"type": "integer", "minimum": 0}, "end the stream after this version"),
+                ("Last-Event-ID", "header", {"type": "string"}, "resume after this version"),
+            ),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/audit",
+            summary="Verify the chain, the commitments, every roll and decision",
+            access=READ,
+            run=_audit,
+            params=(
+                ("expect", "query", {"type": "string"}, "a receipt the log must hold"),
+                ("roll", "query", {"type": "integer", "minimum": 0}, "explain the roll with this nonce instead"),
+                ("session", "query", {"type": "string"}, "the session of ?roll= (default: the latest with it)"),
+                ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
+            ),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/export",
+            summary="The campaign as CloudEvents JSON lines",
+            access=READ,
+            run=_export,
+            answers="application/x-ndjson",
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/map",
+            summary="The map, or one hex (hidden features only in the referee's view, until found)",
+            access=READ,
+            run=_map,
+            params=(("hex", "query", {"type": "string"}, "one hex, col,row (default: every hex)"),),
+        ),
+        Endpoint(
+            method="GET",
+            path="/campaigns/{campaign}/receipt",
+            summary="A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT",
+            access=READ,
+            run=_receipt,
+            params=(("at", "query", _VERSION, "the receipt of this stream version"),),
+        ),
+    ]
+    return fixed + [_command_endpoint(route) for route in command_routes(registry)]
+
+
+# --- authorisation, problems, logging -------------------------------------------------------------------
+
+
+def _authorise(service: Service, request: Request, endpoint: Endpoint) -> Token | None:
+    if endpoint.access == PUBLIC:
+        return None
+    header = request.headers.get("authorization", "")
+    scheme, _, text = header.partition(" ")
+    token = service.tokens.verify(text.strip()) if scheme.lower() == "bearer" and text.strip() else None
+    if token is None:
+        raise Problem(
+            UNAUTHORIZED,
+            "a valid bearer token is needed (hexlog token create); this one is missing, unknown or revoked",
+            headers={"WWW-Authenticate": 'Bearer realm="hexlog"'},
+        )
+    request.state.token = token.id
+    request.state.role = token.role
+    wait = service.rates.take(token.id)
+    if wait > 0:
+        raise Problem(
+            TOO_MANY,
+            f"this token is over its rate of {service.settings.rate:g} requests a second; retry later",
+            headers={"Retry-After": str(max(1, math.ceil(wait)))},
+        )
+    if "campaign" in request.path_params and request.path_params["campaign"] != token.campaign:
+        raise Problem(FORBIDDEN, "this token is for another campaign")
+    if endpoint.access == COMMAND and token.role != REFEREE and (endpoint.body is None or not endpoint.body.player):
+        raise Problem(FORBIDDEN, "only the referee's token may send this command")
+    return token
+
+
+def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+    async def handle(request: Request) -> Response:
+        if "campaign" in request.path_params:
+            request.state.campaign = request.path_params["campaign"]
+        try:
+            token = _authorise(service, request, endpoint)
+            return await endpoint.run(service, request, token)
+        except Problem as problem:
+            request.state.outcome = problem.kind
+            return problem.response(request.url.path)
+        except HexlogError as err:
+            refusal = problem_of(err)
+            request.state.outcome = refusal.kind
+            return refusal.response(request.url.path)
+
+    return handle
+
+
+async def _http_problem(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    kind = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED}.get(status, BAD_REQUEST if status < 500 else INTERNAL)  # noqa: PLR2004
+    detail = exc.detail if isinstance(exc, HTTPException) else "the service failed"
+    return Problem(kind, str(detail)).response(request.url.path)
+
+
+async def _crash(request: Request, exc: Exception) -> Response:
+    structlog.get_logger().error("http.crashed", path=request.url.path, error=repr(exc))
+    return Problem(INTERNAL, f"the service failed: {type(exc).__name__}").response(request.url.path)
+
+
+class RequestLog:
+    """One structured line per request: method, path, campaign, command, role, token id, status, outcome, time."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            state = scope.get("state", {})
+            structlog.get_logger().info(
+                "http.request",
+                method=scope["method"],
+                path=scope["path"],
+                campaign=state.get("campaign"),
+                command=state.get("command"),
+                role=state.get("role"),
+                token_id=state.get("token"),
+                status=status,
+                outcome=state.get("outcome", "ok" if status < 400 else "refused"),  # noqa: PLR2004
+                duration_ms=round((time.perf_counter() - start) * 1000, 2),
+            )
+
+
+def create_app(settings: Settings, registry: Registry = REGISTRY) -> Starlette:
+    """The service's ASGI application over one database (which must exist)."""
+    service = Service(settings, registry)
+    listed = endpoints(registry)
+    routes = [Route(e.path, _handler(service, e), methods=[e.method]) for e in listed]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        service.close()  # the server stops: release the database
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: _http_problem, Exception: _crash},
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.state.endpoints = listed
+    app.add_middleware(RequestLog)
+    return app

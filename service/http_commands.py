@@ -1,0 +1,200 @@
+"""Every command of every registered procedure as an HTTP route, built from the registry: nothing here names one.
+
+A command of procedure ``P`` is ``POST /campaigns/{campaign}/P/STEP``: ``STEP`` is its trigger as the
+command line spells it (``check-surprise``), or, for a procedure without a machine, its class name
+in the same spelling (``open-session``). The body is a JSON object of the command's fields, with the
+JSON Schema and the sentences of their ``arg(help=...)``. A field that names a file on the command
+line (``file``) takes the file's text over HTTP: the service never reads a path a client gives.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import types
+import typing
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from cattrs.errors import BaseValidationError
+
+from hexlog.events.codec import converter
+from hexlog.events.errors import UsageError
+from hexlog.machine import commands as c
+from hexlog.machine.commands import HELP, LEAST
+from hexlog.machine.kit.procedure import Procedure
+from hexlog.service import render
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.registry import Registry
+
+#: the fields whose command-line value is a file's path; over HTTP they carry the file's text
+FILE_FIELDS = frozenset({"file"})
+#: the widest integer a body may carry (no rule of the game needs more)
+INT_LIMIT = 2**31 - 1
+
+
+def player_may(command: c.Command) -> bool:
+    """Whether a player's token may send this command: the client seed, and a roll everyone sees."""
+    if isinstance(command, c.SetClientSeed):
+        return True
+    return isinstance(command, c.RollDice) and not command.secret
+
+
+def kebab(name: str) -> str:
+    """``OpenSession`` -> ``open-session``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+@attrs.frozen
+class CommandRoute:
+    """One command class and where it is sent."""
+
+    procedure: Procedure
+    cls: type[c.Command]
+    step: str
+
+    @property
+    def path(self) -> str:
+        """The route's path template."""
+        return f"/campaigns/{{campaign}}/{self.procedure.name}/{self.step}"
+
+    @property
+    def name(self) -> str:
+        """``procedure/step``: how logs and responses name the command."""
+        return f"{self.procedure.name}/{self.step}"
+
+    @property
+    def player(self) -> bool:
+        """Whether a player's token may send some command of this route."""
+        return self.cls in {c.SetClientSeed, c.RollDice}
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema of the body."""
+        hints = typing.get_type_hints(self.cls)
+        properties: dict[str, Any] = {}
+        required = []
+        for field in attrs.fields(self.cls):
+            prop = json_schema(hints[field.name], field.metadata.get(LEAST))
+            if field.name in FILE_FIELDS:
+                prop = {"type": "string", "maxLength": 1_000_000}
+                prop["description"] = "the text of the file (over HTTP the service never reads a path)"
+            elif field.metadata.get(HELP):
+                prop["description"] = field.metadata[HELP]
+            if field.default is attrs.NOTHING:
+                required.append(field.name)
+            elif not isinstance(field.default, attrs.Factory):  # type: ignore[arg-type]
+                prop["default"] = _jsonable(field.default)
+            properties[field.name] = prop
+        schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        if required:
+            schema["required"] = required
+        return schema
+
+    def command(self, body: Any) -> c.Command:
+        """The command a body asks for; ``UsageError`` in the command line's words when it is not one."""
+        problems = validate(body, self.schema(), "body")
+        if problems:
+            raise UsageError("; ".join(problems[:3]))
+        try:
+            return converter.structure(body, self.cls)
+        except (BaseValidationError, ValueError, TypeError) as err:
+            msg = f"the body is not a {self.name} command: {err}"
+            raise UsageError(msg) from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def json_schema(kind: Any, least: int | None = None) -> dict[str, Any]:  # noqa: C901, PLR0911 - one branch per kind
+    """The JSON Schema of a command field's type."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind is bool:
+        return {"type": "boolean"}
+    if kind is int:
+        return {"type": "integer", "minimum": -INT_LIMIT if least is None else least, "maximum": INT_LIMIT}
+    if kind is float:
+        return {"type": "number"}
+    if kind is str:
+        return {"type": "string"}
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return {"type": "string", "enum": [m.value for m in kind]}
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    if origin is tuple:
+        return {"type": "array", "items": json_schema(args[0], least), "maxItems": 100}
+    if origin is dict:
+        return {"type": "object"}
+    if origin in {typing.Union, types.UnionType}:
+        others = [a for a in args if a is not type(None)]
+        if str in others:  # an open word: a known value, or any text
+            inner: dict[str, Any] = {"type": "string"}
+        elif len(others) == 1:
+            inner = json_schema(others[0], least)
+        else:
+            inner = {"anyOf": [json_schema(a, least) for a in others]}
+        return {"anyOf": [inner, {"type": "null"}]} if type(None) in args else inner
+    return {}
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def validate(value: Any, schema: dict[str, Any], where: str) -> list[str]:  # noqa: C901, PLR0911, PLR0912 - one check per keyword
+    """What is wrong with a JSON value against the small part of JSON Schema the command bodies use."""
+    if "anyOf" in schema:
+        if any(not validate(value, option, where) for option in schema["anyOf"]):
+            return []
+        return [f"{where} has the wrong type"]
+    kind = schema.get("type")
+    if kind is not None:
+        wanted = _TYPES[kind]
+        if not isinstance(value, wanted) or (kind in {"integer", "number"} and isinstance(value, bool)):
+            return [f"{where} must be {'an' if kind[0] in 'aeiou' else 'a'} {kind}"]
+    if "enum" in schema and value not in schema["enum"]:
+        return [f"{where} must be one of {', '.join(map(str, schema['enum']))}"]
+    if isinstance(value, int) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return [f"{where} must be at least {schema['minimum']}"]
+        if "maximum" in schema and value > schema["maximum"]:
+            return [f"{where} must be at most {schema['maximum']}"]
+    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
+        return [f"{where} is longer than {schema['maxLength']} characters"]
+    if isinstance(value, list):
+        if len(value) > schema.get("maxItems", len(value)):
+            return [f"{where} has more than {schema['maxItems']} items"]
+        items = schema.get("items", {})
+        return [p for i, v in enumerate(value) for p in validate(v, items, f"{where}[{i}]")]
+    if isinstance(value, dict) and "properties" in schema:
+        problems = [f"{where} has no field {k!r}" for k in schema.get("required", []) if k not in value]
+        known = schema["properties"]
+        problems += [f"{where}.{k} is not a field of this command" for k in value if k not in known]
+        for k, v in value.items():
+            if k in known:
+                problems += validate(v, known[k], f"{where}.{k}")
+        return problems
+    return []
+
+
+def command_routes(registry: Registry) -> list[CommandRoute]:
+    """One route per command of every procedure, in the registry's order."""
+    routes = []
+    for procedure in registry:
+        for cls in procedure.steps:
+            trigger = procedure.triggers.get(cls)
+            step = render.subcommand(trigger) if trigger is not None else kebab(cls.__name__)
+            routes.append(CommandRoute(procedure, cls, step))
+    return routes

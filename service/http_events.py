@@ -1,0 +1,122 @@
+"""The events a role may see, as CloudEvents envelopes of hexlog-chain-v1.
+
+A referee sees every envelope as recorded. A player sees the same envelopes, except that an event
+the player view hides (``hexlog.projections.visibility``: a secret roll and every decision that used
+it until its session ends, an event marked ``referee_only``) is a placeholder: the envelope keeps its
+``id``, ``type``, ``time``, ``streamversion``, ``prevhash`` and ``hash`` (so a follower checks the
+links of the chain live, and the event itself once its session has ended and it is shown in full),
+``data`` holds only ``{"hidden": true}`` (for a secret roll, its session, nonce and lane, and its
+purpose when a procedure made it), and the extension attribute ``redacted`` is ``true``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events.base import TYPE_PREFIX
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.machine.registry import REGISTRY
+from hexlog.projections.visibility import PlayerView, ended_sessions
+from hexlog.service import render
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from hexlog.events.base import Event
+    from hexlog.events.chain import Envelope
+    from hexlog.events.store import Recorded
+    from hexlog.machine.kit.registry import Registry
+
+#: the purpose a placeholder gives for a secret roll whose purpose is the referee's own words
+SECRET_PURPOSE = "secret roll"  # noqa: S105 - words, not a password
+
+
+def placeholder(envelope: Envelope, event: Event, registry: Registry = REGISTRY) -> dict[str, Any]:
+    """The envelope of a hidden event as a player receives it: links and hash kept, content withheld."""
+    data: dict[str, Any] = {"hidden": True}
+    if isinstance(event, DiceRolled):
+        # a procedure's purpose is a word of the rules; a free roll's purpose is the referee's text
+        purpose = event.purpose if registry.reserved(event.purpose) is not None else SECRET_PURPOSE
+        data |= {"session": event.session, "nonce": event.nonce, "visibility": Visibility.REFEREE.value}
+        data["purpose"] = purpose
+    return {**envelope.to_cloudevent(), "data": data, "redacted": True}
+
+
+def placeholder_text(event: Event) -> str:
+    """The timeline's line for a hidden event (the command line's player view says the same)."""
+    if isinstance(event, DiceRolled):
+        return f"roll #{event.nonce} {render.HIDDEN}"
+    return f"{event.type_name} {render.HIDDEN}"
+
+
+class Viewer:
+    """Walks one campaign's records in stream order and gives each as a role sees it.
+
+    Feed it every record from version 1 on (a player's view of an event depends on what came
+    before it); each batch is judged with the sessions ended up to the end of that batch, so a
+    secret roll of a session that has closed by then is shown in full.
+    """
+
+    def __init__(self, *, player: bool, registry: Registry = REGISTRY) -> None:
+        self.player = player
+        self.registry = registry
+        self._view = PlayerView(()) if player else None
+        self._ended: set[str] = set()
+        self.version = 0
+
+    def feed(self, records: Sequence[Recorded]) -> list[tuple[dict[str, Any], str]]:
+        """Each record as this role sees it: its CloudEvents object and its line of text."""
+        fresh = [r for r in records if r.version > self.version]
+        if not fresh:
+            return []
+        events = [decode(r.envelope) for r in fresh]
+        self.version = fresh[-1].version
+        view = self._view
+        if view is not None:
+            self._ended |= ended_sessions(events)
+            view.ended = frozenset(self._ended)
+        shown = []
+        for record, event in zip(fresh, events, strict=True):
+            if view is not None and view.hides(event):
+                shown.append((placeholder(record.envelope, event, self.registry), placeholder_text(event)))
+            else:
+                shown.append((record.envelope.to_cloudevent(), render.describe(event)))
+        return shown
+
+
+def seen(records: Sequence[Recorded], *, player: bool, first: int = 1) -> list[tuple[dict[str, Any], str]]:
+    """The records from version ``first`` on as a role sees them (``records`` start at version 1)."""
+    viewer = Viewer(player=player)
+    return [item for item in viewer.feed(records) if item[0]["streamversion"] >= first]
+
+
+#: the CloudEvents types of the events that end a session (and so reveal what it kept secret)
+ENDINGS = frozenset(f"{TYPE_PREFIX}{cls.type_name}" for cls in (SessionClosed, SessionAbandoned))
+
+
+class PlayerCache:
+    """One campaign's events as a player sees them, kept between requests and caught up with the log.
+
+    Events appended since the last request are judged and added; when one of them ends a session,
+    the events that session hid may now be shown, so the whole view is made anew.
+    """
+
+    def __init__(self, registry: Registry = REGISTRY) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self._viewer = Viewer(player=True, registry=registry)
+        self._items: list[tuple[dict[str, Any], str]] = []
+
+    def items(self, read: Callable[[int], Sequence[Recorded]]) -> list[tuple[dict[str, Any], str]]:
+        """Every event of the campaign as a player sees it; ``read(v)`` gives the records from version v on."""
+        with self._lock:
+            fresh = read(self._viewer.version + 1)
+            if any(r.envelope.type in ENDINGS for r in fresh) and self._viewer.version > 0:
+                self._viewer = Viewer(player=True, registry=self.registry)
+                self._items = []
+                fresh = read(1)
+            self._items.extend(self._viewer.feed(fresh))
+            return list(self._items)

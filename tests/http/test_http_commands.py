@@ -1,0 +1,200 @@
+"""Commands over HTTP: applied once however often they are retried, stale versions refused, the command line's words."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+from hexlog.service.http_replies import Replies
+
+ADD = "/campaigns/main/campaign/add-member"
+
+
+def _version(served, client) -> int:
+    return client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+
+
+def test_a_retried_command_is_applied_once_and_answered_as_the_first_time(serve):
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        headers = served.headers("referee", **{"Idempotency-Key": "add-ana-1"})
+        first = client.post(ADD, headers=headers, json={"name": "Ana"})
+        again = client.post(ADD, headers=headers, json={"name": "Ana"})
+        assert first.status_code == again.status_code == 200
+        assert again.json() == first.json()
+        assert again.headers["idempotent-replayed"] == "true"
+        assert _version(served, client) == before + 1
+        other = client.post(ADD, headers=headers, json={"name": "Bo"})
+        assert other.status_code == 422
+        assert "already used for another request" in other.json()["detail"]
+
+
+def test_a_command_whose_response_was_lost_is_applied_once(serve):
+    served = serve()
+    address = urlparse(served.url)
+    with served.client() as client:
+        before = _version(served, client)
+    body = b'{"name": "Cato"}'
+    request = (
+        f"POST {ADD} HTTP/1.1\r\nHost: {address.netloc}\r\nAuthorization: {served.headers('referee')['Authorization']}"
+        f"\r\nIdempotency-Key: lost-1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    with socket.create_connection((address.hostname, address.port)) as sock:
+        sock.sendall(request)  # and the connection drops before any answer is read
+    with served.client() as client:
+        deadline = time.monotonic() + 10
+        while _version(served, client) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        retried = client.post(
+            ADD, headers=served.headers("referee", **{"Idempotency-Key": "lost-1"}), json={"name": "Cato"}
+        )
+        assert retried.status_code == 200
+        assert retried.json()["version"] == before + 1
+        # the service stopped before it stored the answer: the handler's command id still holds
+        replies = Replies(served.db)
+        replies.forget("main", "lost-1")
+        replies.close()
+        again = client.post(
+            ADD, headers=served.headers("referee", **{"Idempotency-Key": "lost-1"}), json={"name": "Cato"}
+        )
+        assert again.status_code == 200
+        assert again.json()["replayed"] is True
+        assert again.json()["version"] == before + 1
+        assert _version(served, client) == before + 1
+        party = client.get("/campaigns/main", headers=served.headers("player")).json()["party"]
+        assert party.count("Cato") == 1
+
+
+def test_a_stale_if_match_gets_409_with_the_current_version(serve):
+    served = serve()
+    with served.client() as client:
+        version = _version(served, client)
+        stale = client.post(
+            ADD, headers=served.headers("referee", **{"If-Match": str(version - 1)}), json={"name": "D"}
+        )
+        assert stale.status_code == 409
+        assert stale.json()["current_version"] == version
+        fresh = client.post(ADD, headers=served.headers("referee", **{"If-Match": f'"{version}"'}), json={"name": "D"})
+        assert fresh.status_code == 200
+        assert fresh.headers["etag"] == f'"{version + 1}"'
+        anything = client.post(ADD, headers=served.headers("referee", **{"If-Match": "*"}), json={"name": "E"})
+        assert anything.status_code == 200
+
+
+def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        refused = client.post("/campaigns/main/encounter/check-surprise", headers=served.headers("referee"), json={})
+        cli = hexlog("encounter", "check-surprise", "--campaign", "main")
+        assert refused.status_code == 409
+        assert cli.returncode != 0
+        assert cli.stderr.strip() == f"hexlog: error: {refused.json()['detail']}"
+        assert refused.json()["allowed"] == []  # nobody in the party: no encounter can start
+        dice = client.post(
+            "/campaigns/main/campaign/roll-dice", headers=served.headers("referee"), json={"expression": "9x"}
+        )
+        cli = hexlog("roll", "9x", "--campaign", "main")
+        assert dice.status_code == 422
+        assert cli.stderr.strip() == f"hexlog: error: {dice.json()['detail']}"
+        missing = client.get("/campaigns/main/map?hex=40,40", headers=served.headers("referee"))
+        assert missing.status_code == 404
+        assert missing.json()["detail"] == "hex 40,40 is not on the map"
+
+
+def test_bad_bodies_are_told_apart(serve):
+    served = serve(max_body=1000)
+    headers = served.headers("referee")
+    with served.client() as client:
+        assert client.post(ADD, headers=headers, content=b"{not json", timeout=10).status_code == 400
+        typed = client.post(ADD, headers=headers, json={"name": 3})
+        assert typed.status_code == 422
+        assert typed.json()["detail"] == "body.name must be a string"
+        extra = client.post(ADD, headers=headers, json={"name": "E", "level": 9})
+        assert extra.json()["detail"] == "body.level is not a field of this command"
+        big = client.post(ADD, headers=headers, json={"name": "F" * 2000})
+        assert big.status_code == 413
+        media = client.post(ADD, headers={**headers, "Content-Type": "text/plain"}, content=b"name")
+        assert media.status_code == 415
+        control = client.post(ADD, headers=headers, json={"name": "G\x1b[2J"})
+        assert control.status_code == 422
+        surrogate = client.post(ADD, headers=headers, content=b'{"name": "\\ud800"}')
+        assert surrogate.status_code == 422
+        # digits that are not ASCII are no version
+        assert client.get("/campaigns/main/events?from=\u00b2", headers=headers).status_code == 400
+        assert client.post(ADD, headers={**headers, "If-Match": b"\xb2"}, json={"name": "H"}).status_code == 400
+
+
+def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
+    served = serve(rate=0.5, burst=3)
+    with served.client() as client:
+        answers = [client.get("/campaigns/main", headers=served.headers("player")) for _ in range(4)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]
+        assert int(answers[-1].headers["retry-after"]) >= 1
+        # another token has its own rate
+        assert client.get("/campaigns/main", headers=served.headers("referee")).status_code == 200
+
+
+def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_the_close(serve):
+    served = serve()
+    with served.client() as client:
+        client.post(
+            "/campaigns/main/campaign/roll-dice",
+            headers=served.headers("referee"),
+            json={"expression": "d20", "purpose": "the ogre's mood", "secret": True},
+        )
+        url = "/campaigns/main/audit?roll=0&secret=true"
+        refused = client.get(url, headers=served.headers("player"))
+        assert refused.status_code == 409
+        assert refused.json()["detail"].startswith("roll 0 of session s1 is secret until the session closes")
+        explained = client.get(url, headers=served.headers("referee"))
+        assert explained.status_code == 200
+        assert "the ogre's mood" in explained.json()["text"]
+        client.post("/campaigns/main/campaign/close-session", headers=served.headers("referee"), json={})
+        assert "the ogre's mood" in client.get(url, headers=served.headers("player")).json()["text"]
+        schema = client.get("/schemas/hexlog.dice.rolled").json()
+        assert schema["x-hexlog-schema-version"] == 2
+        assert client.get("/schemas/dice.nothing").status_code == 404
+
+
+def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees(serve):
+    served = serve()
+    text = """[hex]
+"3,1" = { terrain = "clear" }
+"3,2" = { terrain = "woods", landmarks = ["the standing stones"], hidden = ["the barrow of the Fen King"] }
+"""
+    with served.client() as client:
+        loaded = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": text})
+        assert loaded.status_code == 200, loaded.text
+        digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+        assert not (Path(tempfile.gettempdir()) / f"hexlog-http-{digest}.toml").exists()  # the text's file is gone
+        hex_lines = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("referee")).json()["lines"]
+        assert any("the barrow of the Fen King" in line for line in hex_lines)
+        shown = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("player")).text
+        assert "the standing stones" in shown
+        assert "Fen King" not in shown
+        path = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": "/etc/passwd"})
+        assert path.status_code == 422  # the text of a file, never a path the service would read
+
+
+def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6", "secret": True})
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6"})
+        full = client.get("/campaigns/main/export", headers=referee).text
+        seen = client.get("/campaigns/main/export", headers=served.headers("player")).text
+    assert full == hexlog("export", "--campaign", "main", "--referee").stdout
+    full_lines = [json.loads(line) for line in full.splitlines()]
+    seen_lines = [json.loads(line) for line in seen.splitlines()]
+    assert [e["hash"] for e in seen_lines] == [e["hash"] for e in full_lines]
+    hidden = [e for e in seen_lines if e.get("redacted")]
+    assert [e["data"] for e in hidden] == [
+        {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
+    ]

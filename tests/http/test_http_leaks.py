@@ -1,0 +1,116 @@
+"""Nothing a player receives shows what the referee keeps secret, over any route or the stream.
+
+Seeded runs put unique canary strings in secret rolls' purposes and in hidden features and lairs of
+the map, record every byte a player's token receives after each step (state, timeline, events,
+stream, export, audit, map, receipt, campaigns, and refusals), and check that no canary appears
+before its reveal: a secret roll's when its session closes, a hidden feature's when the map is revealed.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from hexlog.service.http_tokens import TokenStore
+
+NUMBERS = itertools.count()
+
+
+@pytest.fixture
+def serve_once(serve):
+    """One service for every example of a run (each example plays a campaign of its own)."""
+    return serve()
+
+
+ACTIONS = st.lists(
+    st.sampled_from(["secret", "secret", "public", "player-roll", "hide", "lair", "close", "reveal-map"]),
+    min_size=3,
+    max_size=9,
+)
+
+
+def _player_bytes(client, campaign: str, headers: dict[str, str]) -> bytes:
+    """Everything a player's token reads of a campaign, and what it is told when refused."""
+    head = client.get(f"/campaigns/{campaign}", headers=headers).json()["latest"]
+    reads = [
+        f"/campaigns/{campaign}",
+        f"/campaigns/{campaign}?at=2",
+        f"/campaigns/{campaign}/timeline",
+        f"/campaigns/{campaign}/events",
+        f"/campaigns/{campaign}/events?from=2&limit=3",
+        f"/campaigns/{campaign}/stream?until={head}",
+        f"/campaigns/{campaign}/export",
+        f"/campaigns/{campaign}/audit",
+        f"/campaigns/{campaign}/map",
+        f"/campaigns/{campaign}/map?hex=1,1",
+        f"/campaigns/{campaign}/map?hex=99,99",
+        f"/campaigns/{campaign}/receipt",
+        f"/campaigns/{campaign}/audit?expect=nonsense",
+        f"/campaigns/{campaign}/audit?roll=0",
+        f"/campaigns/{campaign}/audit?roll=0&secret=true",
+        f"/campaigns/{campaign}/audit?roll=1&secret=true",
+        "/campaigns",
+    ]
+    received = b"".join(client.get(url, headers=headers).content for url in reads)
+    refused = client.post(
+        f"/campaigns/{campaign}/campaign/roll-dice", headers=headers, json={"expression": "d6", "secret": True}
+    )
+    return received + refused.content
+
+
+@seed(12)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=ACTIONS, salt=st.integers(min_value=0, max_value=2**32))
+def test_no_canary_reaches_a_player_before_its_reveal(serve_once, actions, salt):
+    served = serve_once
+    campaign = f"leak{next(NUMBERS)}"
+    tokens = TokenStore(served.db)
+    referee_token, _ = tokens.create(campaign, "referee")
+    player_token, _ = tokens.create(campaign, "player")
+    tokens.close()
+    referee = {"Authorization": f"Bearer {referee_token}"}
+    player = {"Authorization": f"Bearer {player_token}"}
+    in_session: set[str] = set()  # secret rolls' canaries of the open session
+    on_map: set[str] = set()  # hidden features' canaries not revealed yet
+    revealed: set[str] = set()
+    names = (f"cnry{salt:08x}x{n}" for n in itertools.count())
+
+    def send(path: str, body: dict, headers=referee) -> None:
+        answer = client.post(f"/campaigns/{campaign}/{path}", headers=headers, json=body)
+        assert answer.status_code == 200, answer.text
+
+    with served.client() as client:
+        send("campaign/start-campaign", {"ruleset": "ose"})
+        send("campaign/open-session", {})
+        send("map/set", {"hex": "1,1", "terrain": "clear"})
+        for step, action in enumerate(actions):
+            if action == "secret":
+                canary = next(names)
+                send("campaign/roll-dice", {"expression": "2d6", "purpose": canary, "secret": True})
+                in_session.add(canary)
+            elif action == "public":
+                send("campaign/roll-dice", {"expression": "d20", "purpose": "a public roll"})
+            elif action == "player-roll":
+                send("campaign/roll-dice", {"expression": "d6", "purpose": "the thief climbs"}, player)
+            elif action in {"hide", "lair"}:
+                canary = next(names)
+                field = "hidden" if action == "hide" else "lairs"
+                send("map/set", {"hex": f"{step + 2},1", "terrain": "clear", field: [canary]})
+                on_map.add(canary)
+            elif action == "close":
+                send("campaign/close-session", {})
+                send("campaign/open-session", {})
+                revealed |= in_session
+                in_session.clear()
+            elif action == "reveal-map" and on_map:
+                send("map/reveal", {})
+                revealed |= on_map
+                on_map.clear()
+            seen = _player_bytes(client, campaign, player)
+            leaked = sorted(c for c in in_session | on_map if c.encode() in seen)
+            assert not leaked, f"after {actions[: step + 1]}: a player received {leaked}"
+            # the check can fail: what has been revealed is there to be read
+            assert all(c.encode() in seen for c in revealed), f"after {actions[: step + 1]}"

@@ -1,0 +1,219 @@
+"""The live stream: followers joining at any moment receive every version from their start, once, in order."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import attrs
+import httpx
+
+from hexlog.service.http_tokens import TokenStore
+
+#: appended by 250 clock advances of 20 turns (one event a turn)
+ADVANCES, TURNS = 250, 20
+
+
+def frames(response: httpx.Response):
+    """(id, data) of each event of an SSE response, and None for each comment (a heartbeat)."""
+    event_id, data = None, None
+    for line in response.iter_lines():
+        if line.startswith(":"):
+            yield None
+        elif line.startswith("id: "):
+            event_id = int(line[4:])
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "" and data is not None:
+            yield event_id, data
+            event_id, data = None, None
+
+
+def follow(served, who: str, *, start: int, until: int, resume: bool) -> list[int]:
+    """The versions a follower receives from ``start`` to ``until`` (by ?from= or by Last-Event-ID)."""
+    headers = served.headers(who)
+    params = {"until": str(until)}
+    if resume:
+        headers["Last-Event-ID"] = str(start - 1)
+    else:
+        params["from"] = str(start)
+    got = []
+    with (
+        httpx.Client(base_url=served.url, timeout=60) as client,
+        client.stream("GET", "/campaigns/main/stream", headers=headers, params=params) as response,
+    ):
+        assert response.status_code == 200
+        for frame in frames(response):
+            if frame is not None:
+                event_id, data = frame
+                assert data["streamversion"] == event_id
+                got.append(event_id)
+    return got
+
+
+def test_twenty_followers_joining_while_5000_events_are_appended(serve):
+    served = serve()
+    rng = random.Random(20)  # noqa: S311 - when each follower joins, not a secret
+    with served.client() as client:
+        start = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+    end = start + ADVANCES * TURNS
+    results: dict[int, tuple[int, list[int]]] = {}
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        with served.client() as client:
+            for _ in range(ADVANCES):
+                answer = client.post(
+                    "/campaigns/main/clock/advance-clock",
+                    headers=served.headers("referee"),
+                    json={"duration": f"{TURNS} turns"},
+                )
+                assert answer.status_code == 200, answer.text
+
+    def follower(n: int, first: int) -> None:
+        try:
+            who = "player" if n % 4 == 0 else "referee"
+            results[n] = (first, follow(served, who, start=first, until=end, resume=n % 2 == 1))
+        except BaseException as err:  # noqa: BLE001 - reported by the test
+            errors.append(err)
+
+    write = threading.Thread(target=writer)
+    write.start()
+    followers = []
+    for n in range(20):
+        write.join(timeout=rng.uniform(0.0, 0.6))  # join at a random moment of the appending
+        with served.client() as client:
+            head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        first = rng.randint(1, head)
+        thread = threading.Thread(target=follower, args=(n, first))
+        thread.start()
+        followers.append(thread)
+    write.join()
+    for thread in followers:
+        thread.join(timeout=120)
+    assert not errors, errors
+    assert len(results) == 20
+    for first, got in results.values():
+        assert got == list(range(first, end + 1))
+
+
+def test_last_event_id_resumes_exactly(serve):
+    served = serve()
+    with served.client() as client:
+        for _ in range(3):
+            client.post(
+                "/campaigns/main/clock/advance-clock", headers=served.headers("referee"), json={"duration": "5 turns"}
+            )
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+    received = []
+    with (
+        served.client() as client,
+        client.stream("GET", "/campaigns/main/stream", headers=served.headers("player")) as response,
+    ):
+        for frame in frames(response):
+            if frame is not None:
+                received.append(frame[0])
+            if len(received) == 7:
+                break
+    resumed = follow(served, "player", start=received[-1] + 1, until=head, resume=True)
+    assert received + resumed == list(range(1, head + 1))
+
+
+def test_heartbeats_while_nothing_happens_then_the_next_event(serve):
+    served = serve(heartbeat=0.2, poll=0.05)
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        beats, got = 0, []
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player"), params={"from": head + 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is None:
+                    beats += 1
+                    if beats == 2:
+                        threading.Thread(
+                            target=lambda: served.client().post(
+                                "/campaigns/main/campaign/add-member",
+                                headers=served.headers("referee"),
+                                json={"name": "Ana"},
+                            )
+                        ).start()
+                else:
+                    got.append(frame[1])
+                    break
+    assert beats >= 2
+    assert got[0]["type"] == "hexlog.party.member_added"
+    assert got[0]["streamversion"] == head + 1
+
+
+def test_the_paged_read_gives_the_stream_in_pages(serve):
+    served = serve()
+    with served.client() as client:
+        client.post(
+            "/campaigns/main/clock/advance-clock", headers=served.headers("referee"), json={"duration": "30 turns"}
+        )
+        versions, first = [], 1
+        while True:
+            page = client.get(
+                "/campaigns/main/events", headers=served.headers("player"), params={"from": first, "limit": 7}
+            ).json()
+            versions += [e["streamversion"] for e in page["events"]]
+            if not page["events"]:
+                break
+            first = page["next"]
+        assert versions == list(range(1, page["head"] + 1))
+        streamed = client.get("/campaigns/main/stream", headers=served.headers("player"), params={"until": 12}).text
+        paged = client.get("/campaigns/main/events", headers=served.headers("player"), params={"limit": 12}).json()
+    from_stream = [json.loads(line[6:]) for line in streamed.splitlines() if line.startswith("data: ")]
+    assert from_stream == paged["events"]
+    # the chain links hold in what a follower receives
+    for before, after in itertools.pairwise(from_stream):
+        assert after["prevhash"] == before["hash"]
+
+
+def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_meaning(serve):
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "2d6", "purpose": "a"})
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d8", "secret": True})
+        head = client.get("/campaigns/main", headers=referee).json()["version"]
+    example = Path(__file__).parents[2] / "examples" / "follow.py"
+    shown = subprocess.run(  # noqa: S603 - the repository's own example
+        [sys.executable, str(example), served.url, "main", "--until", str(head)],
+        env={**os.environ, "HEXLOG_TOKEN": served.tokens["player"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
+    assert re.fullmatch(r"\s+3  roll #0 2d6 for a: \d\+\d -> \d+", shown[0]), shown
+    assert shown[1].endswith("secret roll #0 (secret roll): hidden until the session closes"), shown
+
+
+def test_a_stream_ends_when_its_token_is_revoked(serve):
+    served = serve(heartbeat=0.1, poll=0.05)
+    store = TokenStore(served.db)
+    token, kept = store.create("main", "player")
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        got = []
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers={"Authorization": f"Bearer {token}"}, params={"from": 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is not None:
+                    got.append(frame[0])
+                elif got and kept.active:
+                    store.revoke(kept.id)
+                    kept = attrs.evolve(kept, revoked="now")
+        store.close()
+    assert got == list(range(1, head + 1))  # the stream ended by itself once the token was revoked
+    assert not kept.active

@@ -1,0 +1,481 @@
+"""The castle machine: every row of TRANSITIONS through the handler, every other trigger refused, nothing written;
+the travel day waits for an owed ride-out check; a castle met on a journey on committed dice replays and audits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import pytest
+
+from hexlog.events import castle as ev
+from hexlog.events.codec import decode
+from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import castle as k
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine import table as tables
+from hexlog.machine.castle import Phase
+from hexlog.machine.castle.reach import owed
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import LoadMap, SetHex
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.travel import commands as t
+from hexlog.replay.audit import audit_store
+from hexlog.replay.rebuild import replay
+
+CAMPAIGN = "k"
+STREAM = tables.stream_for(CAMPAIGN)
+RUNNER = REGISTRY.runner("castle")
+MEMBERS = ("Ann", "Bo")
+#: castles known in advance, so no type or disposition is rolled at the meeting
+LORD = k.PlaceCastle(hex="2,2", castle_type="lord", disposition="hostile")
+WIZARD = k.PlaceCastle(hex="2,2", castle_type="wizard", disposition="neutral")
+PATRIARCH = k.PlaceCastle(hex="2,2", castle_type="patriarch")
+HAIL = k.HailCastle(hex="2,2")
+MEET = k.MeetGarrison(riders=8)
+
+
+@attrs.frozen
+class Recipe:
+    """A way to reach a phase: the castle placed, the commands after it and the faces they roll."""
+
+    place: c.Command | None = LORD
+    commands: tuple[c.Command, ...] = ()
+    faces: tuple[int, ...] = ()
+
+
+def met(place: c.Command = LORD, *more: c.Command, faces: tuple[int, ...] = ()) -> Recipe:
+    return Recipe(place, (HAIL, MEET, *more), faces)
+
+
+RECIPES: dict[str, Recipe] = {
+    "idle": Recipe(),
+    "empty": Recipe(None),
+    "met": met(),
+    "met_wizard": met(WIZARD),
+    "met_patriarch": met(PATRIARCH),
+    "toll": met(LORD, k.DemandToll(), faces=(3,)),
+    "toll_wizard": met(WIZARD, k.DemandToll(), faces=(2,)),
+    "refused": met(LORD, k.RefuseDemand()),
+    "fighting": met(LORD, k.FightGarrison()),
+    "fighting_actions": met(
+        LORD,
+        k.FightGarrison(),
+        enc.CheckSurprise(),
+        enc.DetermineDistance(value=60),
+        enc.RollInitiative(),
+        faces=(6, 2),
+    ),
+    "done": met(LORD, k.PartWays()),
+}
+
+#: (trigger, source, dest) -> (recipe, command, faces the command rolls)
+CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
+    ("place", "IDLE", "IDLE"): ("empty", LORD, ()),
+    ("place", "DONE", "DONE"): ("done", k.PlaceCastle(hex="3,3"), ()),
+    ("pass", "IDLE", "IDLE"): ("journey", k.PassCastles(), (4,)),
+    ("pass", "DONE", "DONE"): ("journey_done", k.PassCastles(), (4,)),
+    ("hail", "IDLE", "IDLE"): ("idle", HAIL, ()),
+    ("hail", "DONE", "DONE"): ("done", HAIL, ()),
+    ("meet", "IDLE", "MET"): ("hailed", MEET, ()),
+    ("meet", "DONE", "MET"): ("done_hailed", MEET, ()),
+    ("joust", "MET", "DONE"): ("met", k.Joust(fighter="Ann"), (5,)),
+    ("toll", "MET", "TOLL"): ("met", k.DemandToll(), (4,)),
+    ("pay", "TOLL", "DONE"): ("toll", k.PayToll(), ()),
+    ("quest", "MET", "DONE"): ("met_wizard", k.AcceptQuest(), ()),
+    ("quest", "TOLL", "DONE"): ("toll_wizard", k.AcceptQuest(), ()),
+    ("refuse", "MET", "REFUSED"): ("met", k.RefuseDemand(), ()),
+    ("refuse", "TOLL", "REFUSED"): ("toll", k.RefuseDemand(), ()),
+    ("fight", "MET", "FIGHTING"): ("met", k.FightGarrison(), ()),
+    ("fight", "TOLL", "FIGHTING"): ("toll", k.FightGarrison(), ()),
+    ("fight", "REFUSED", "FIGHTING"): ("refused", k.FightGarrison(), ()),
+    ("fight_over", "FIGHTING", "DONE"): ("fighting_actions", enc.ConcludeEncounter(), ()),
+    ("flee", "MET", "DONE"): ("met", k.FleeGarrison(), (2,)),
+    ("flee", "TOLL", "DONE"): ("toll", k.FleeGarrison(), (5,)),
+    ("flee", "REFUSED", "DONE"): ("refused", k.FleeGarrison(), (1,)),
+    ("part", "MET", "DONE"): ("met", k.PartWays(), ()),
+    ("part", "REFUSED", "DONE"): ("refused", k.PartWays(), ()),
+}
+
+RECIPES["hailed"] = Recipe(LORD, (HAIL,))
+RECIPES["done_hailed"] = met(LORD, k.PartWays(), HAIL)
+
+PHASE_RECIPES = {
+    Phase.IDLE: "idle",
+    Phase.MET: "met",
+    Phase.TOLL: "toll",
+    Phase.REFUSED: "refused",
+    Phase.FIGHTING: "fighting",
+    Phase.DONE: "done",
+}
+
+#: a command for every trigger a referee gives
+COMMAND_FOR: dict[str, c.Command] = {
+    "place": k.PlaceCastle(hex="3,3"),
+    "pass": k.PassCastles(),
+    "hail": HAIL,
+    "meet": MEET,
+    "joust": k.Joust(fighter="Ann", winner="party"),
+    "toll": k.DemandToll(),
+    "pay": k.PayToll(),
+    "quest": k.AcceptQuest(),
+    "refuse": k.RefuseDemand(),
+    "fight": k.FightGarrison(),
+    "flee": k.FleeGarrison(),
+    "part": k.PartWays(),
+}
+
+
+def campaign(faces: list[int], overrides: dict[str, Any] | None = None) -> Handler:
+    """Explore rules, Ann and Bo, a road east along row 0 (0,0 to 5,0) and hills at 2,2 and 3,3."""
+    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(faces))
+    handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore", overrides=overrides or {}))
+    handler.execute(CAMPAIGN, c.OpenSession(secret_hex="ab" * 32))
+    for member in MEMBERS:
+        handler.execute(CAMPAIGN, c.AddMember(name=member))
+    for col in range(6):
+        handler.execute(CAMPAIGN, SetHex(hex=f"{col},0", terrain="meadow", road=True))
+    for name in ("2,2", "3,3"):
+        handler.execute(CAMPAIGN, SetHex(hex=name, terrain="hills"))
+    return handler
+
+
+def on_the_road(handler: Handler, hexes: int = 2) -> None:
+    """Set out from 0,0 on a clear day and move east ``hexes`` hexes (SE then NE, along row 0)."""
+    handler.execute(CAMPAIGN, t.StartJourney(hex="0,0"))
+    handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+    handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE", "NE", "SE", "NE", "SE")))
+    handler.execute(CAMPAIGN, t.Move(hexes=hexes))
+
+
+def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:
+    """A handler whose campaign has run the recipe; the script then holds ``extra_faces``."""
+    script: list[int] = []
+    handler = campaign(script)
+    if name.startswith("journey"):
+        handler.execute(CAMPAIGN, LORD)
+        if name == "journey_done":
+            for command in (HAIL, MEET, k.PartWays()):
+                handler.execute(CAMPAIGN, command)
+        script.append(6)  # the lost check (meadow, clear: never lost)
+        on_the_road(handler)
+    else:
+        recipe = RECIPES[name]
+        script.extend(recipe.faces)
+        if recipe.place is not None:
+            handler.execute(CAMPAIGN, recipe.place)
+        for command in recipe.commands:
+            handler.execute(CAMPAIGN, command)
+    assert script == [], f"recipe {name} left faces {script}"
+    script.extend(extra_faces)
+    return handler, script
+
+
+def _castle(handler: Handler) -> Any:
+    return handler.load(CAMPAIGN).procedures.get("castle")
+
+
+def reach_owed(handler: Handler) -> list[tuple[str, int]]:
+    return owed(handler.load(CAMPAIGN))
+
+
+def version(handler: Handler) -> int:
+    return handler.store.stream_version(STREAM)
+
+
+ROW_IDS = [f"{tr}:{s}->{d}" for tr, s, d in k.CASTLE.edges()]
+
+
+class TestTransitions:
+    @pytest.mark.parametrize(("trigger", "source", "dest"), k.CASTLE.edges(), ids=ROW_IDS)
+    def test_every_row_is_taken_through_the_handler(self, trigger: str, source: str, dest: str) -> None:
+        """Each row of TRANSITIONS is reachable, uses exactly its faces and records its PhaseChanged."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, script = reach(recipe, faces)
+        assert k.CASTLE.phase_of(_castle(handler)).name == source
+        out = handler.execute(CAMPAIGN, command)
+        assert PhaseChanged(procedure="castle", trigger=trigger, source=source, dest=dest) in out.events
+        assert script == []
+        assert out.table.procedures["castle"].phase.name == dest
+
+    @pytest.mark.parametrize(("trigger", "source", "dest"), k.CASTLE.edges(), ids=ROW_IDS)
+    def test_replay_folds_to_the_live_state(self, trigger: str, source: str, dest: str) -> None:
+        """Folding the stored events gives the castle state the command returned, and the stored table agrees."""
+        recipe, command, faces = CASES[(trigger, source, dest)]
+        handler, _ = reach(recipe, faces)
+        live = handler.execute(CAMPAIGN, command).table.procedures["castle"]
+        replayed = None
+        for record in handler.store.read_stream(STREAM):
+            replayed = k.CASTLE.fold(replayed, decode(record.envelope))  # type: ignore[misc]
+        assert replayed == live
+        assert handler.load(CAMPAIGN).procedures["castle"] == live
+
+    def test_every_row_has_a_case(self) -> None:
+        """The cases above cover the table exactly."""
+        assert set(CASES) == set(k.CASTLE.edges())
+
+    def test_every_trigger_but_the_resume_has_a_command(self) -> None:
+        """The commands' triggers are the table's triggers, except the one the kit fires on a resume."""
+        assert set(k.TRIGGERS.values()) == {row["trigger"] for row in k.TRANSITIONS} - {"fight_over"}
+        assert set(COMMAND_FOR) == set(k.TRIGGERS.values())
+
+    def test_recorded_transitions_are_checked_against_the_table(self) -> None:
+        """Audit accepts each row and rejects a pair that is not in the table."""
+        assert all(RUNNER.recorded_ok(*row) for row in k.CASTLE.edges())
+        assert not RUNNER.recorded_ok("pay", "MET", "DONE")
+        assert not RUNNER.recorded_ok("meet", "MET", "MET")
+
+
+def _refusals() -> list[tuple[Phase, str]]:
+    return [(phase, tr) for phase in Phase for tr in sorted(COMMAND_FOR) if tr not in RUNNER.triggers(phase)]
+
+
+class TestRefusals:
+    @pytest.mark.parametrize(("phase", "trigger"), _refusals(), ids=lambda v: getattr(v, "name", v))
+    def test_a_trigger_the_phase_does_not_allow_is_refused_and_nothing_is_written(self, phase, trigger) -> None:
+        """IllegalTransitionError names the phase; the stream is unchanged."""
+        handler, _ = reach(PHASE_RECIPES[phase])
+        before = version(handler)
+        with pytest.raises(IllegalTransitionError) as caught:
+            handler.execute(CAMPAIGN, COMMAND_FOR[trigger])
+        assert caught.value.trigger == trigger
+        assert phase.name in str(caught.value)
+        assert version(handler) == before
+
+    @pytest.mark.parametrize(
+        ("recipe", "command", "needle"),
+        [
+            ("idle", k.PassCastles(), "no castle within two hexes of the party's path today is left unchecked"),
+            ("idle", MEET, "no garrison rides out; hail a castle or pass one first"),
+            ("hailed", HAIL, "the garrison of the castle at 2,2 rides out; meet it first"),
+            ("hailed", k.PassCastles(), "the garrison of the castle at 2,2 rides out; meet it first"),
+            ("met_wizard", k.Joust(fighter="Ann"), "a magic_user castle does not joust"),
+            ("met", k.AcceptQuest(), "a fighter castle places no quest"),
+        ],
+        ids=["nothing-passed", "nothing-coming", "hail-coming", "pass-coming", "no-joust", "no-quest"],
+    )
+    def test_a_condition_that_fails_is_refused_with_its_reason_and_writes_nothing(self, recipe, command, needle):
+        """The machine's conditions say why, and the stream is unchanged."""
+        handler, _ = reach(recipe)
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match=needle):
+            handler.execute(CAMPAIGN, command)
+        assert version(handler) == before
+
+    @pytest.mark.parametrize(
+        ("recipe", "command", "needle"),
+        [
+            ("idle", k.PlaceCastle(hex="9,9"), "hex 9,9 is not on the map"),
+            ("idle", k.PlaceCastle(hex="2,2"), "a castle stands at 2,2 already"),
+            ("empty", k.PlaceCastle(hex="2,2", castle_type="baron"), "castle type 'baron' is not one of"),
+            ("empty", k.PlaceCastle(hex="2,2", disposition="grumpy"), "disposition 'grumpy' is not one of"),
+            ("empty", k.PlaceCastle(hex="2,2", castle_type="patriarch", disposition="hostile"), "always friendly"),
+            ("idle", k.HailCastle(hex="3,3"), "no castle stands at 3,3"),
+            ("idle", k.HailCastle(), "no castle is within two hexes of the party"),
+            ("met", k.Joust(fighter="Cy"), "Cy is not in the party"),
+            ("met", k.Joust(fighter="Ann", winner="nobody"), "the winner is castle or party"),
+            ("toll", k.PayToll(item="wand"), "a fighter castle takes no magic item"),
+        ],
+        ids=["off-map", "twice", "type", "disposition", "always", "no-castle", "none-near", "member", "winner", "item"],
+    )
+    def test_a_step_that_refuses_writes_nothing(self, recipe, command, needle):
+        """A step's own refusals name what is wrong, and the stream is unchanged."""
+        handler, _ = reach(recipe)
+        before = version(handler)
+        with pytest.raises(HexlogError, match=needle):
+            handler.execute(CAMPAIGN, command)
+        assert version(handler) == before
+
+    @pytest.mark.parametrize("ruleset", ["ose", "adnd"])
+    def test_rules_without_a_castle_table_have_no_castles(self, ruleset: str) -> None:
+        """Under ose and adnd a castle cannot be placed, and nothing is written."""
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller([]))
+        handler.execute(CAMPAIGN, c.StartCampaign(ruleset=ruleset))
+        handler.execute(CAMPAIGN, SetHex(hex="2,2", terrain="mountains"))
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match="no castle table"):
+            handler.execute(CAMPAIGN, LORD)
+        assert version(handler) == before
+
+
+class TestTheTravelDayWaits:
+    def test_a_castle_passed_within_range_owes_its_check_before_the_day_goes_on(self) -> None:
+        """Two hexes from 2,2 (at 2,0) the next move is refused until ``castle pass``; nothing is written."""
+        handler, script = reach("journey")
+        before = version(handler)
+        with pytest.raises(RuleRefusedError, match=r"passed the castle at 2,2 \(2 hex\(es\) away\).*castle pass"):
+            handler.execute(CAMPAIGN, t.Move(hexes=1))
+        assert version(handler) == before
+        script.append(2)  # at two hexes the garrison rides out on 1 only
+        out = handler.execute(CAMPAIGN, k.PassCastles())
+        passed = next(e for e in out.events if isinstance(e, ev.CastlesPassed))
+        assert passed.passed == (ev.Passed(hex="2,2", distance=2, ride_out_on=(1,), face=2, rides_out=False),)
+        handler.execute(CAMPAIGN, t.Move(hexes=1))  # the day goes on; 2,2 is checked for today
+
+    def test_a_garrison_riding_out_and_a_meeting_hold_the_day(self) -> None:
+        """The day waits while a garrison rides out and while the meeting lasts; it goes on once it ends."""
+        handler, script = reach("journey")
+        script.append(1)
+        handler.execute(CAMPAIGN, k.PassCastles())
+        with pytest.raises(RuleRefusedError, match="rides out; meet it first"):
+            handler.execute(CAMPAIGN, t.CheckWandering())
+        handler.execute(CAMPAIGN, MEET)
+        with pytest.raises(RuleRefusedError, match="meeting the garrison of the castle at 2,2"):
+            handler.execute(CAMPAIGN, t.Move(hexes=1))
+        handler.execute(CAMPAIGN, k.PartWays())
+        handler.execute(CAMPAIGN, t.Move(hexes=1))
+
+    def test_no_check_is_owed_between_days_and_one_is_at_the_next_days_start(self) -> None:
+        """After the day ends the castle owes nothing (a rest day goes on); the next day owes it from its weather."""
+        handler, script = reach("journey")
+        script.append(6)
+        handler.execute(CAMPAIGN, k.PassCastles())
+        script.append(1)  # no wandering monsters
+        handler.execute(CAMPAIGN, t.CheckWandering())
+        handler.execute(CAMPAIGN, t.EndDay())
+        handler.execute(CAMPAIGN, t.RestDay())
+        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        with pytest.raises(RuleRefusedError, match="castle pass"):
+            handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE",)))
+
+
+ENDINGS: dict[str, c.Command] = {"lord": k.DemandToll(), "superhero": k.Joust(fighter="Ann")}
+
+
+def settle(handler: Handler) -> int:
+    """Make every ride-out check owed and play every garrison that rides out; the number of meetings."""
+    meetings = 0
+    while True:
+        state = _castle(handler)
+        if state.coming:
+            met = next(e for e in handler.execute(CAMPAIGN, MEET).events if isinstance(e, ev.GarrisonMet))
+            meetings += 1
+            ending = ENDINGS.get(met.castle_type, k.FleeGarrison())
+            handler.execute(CAMPAIGN, ending)
+            if isinstance(ending, k.DemandToll):
+                handler.execute(CAMPAIGN, k.PayToll())
+        elif reach_owed(handler):
+            handler.execute(CAMPAIGN, k.PassCastles())
+        else:
+            return meetings
+
+
+def conclude_any_encounter(handler: Handler) -> None:
+    """Play a wandering encounter the day's check handed off to its end."""
+    if not enc.ENCOUNTER.is_open(handler.load(CAMPAIGN).procedures.get("encounter")):
+        return
+    handler.execute(CAMPAIGN, enc.CheckSurprise())
+    handler.execute(CAMPAIGN, enc.DetermineDistance(value=60))
+    if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
+        handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+    if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
+        handler.execute(CAMPAIGN, enc.RollInitiative())
+    handler.execute(CAMPAIGN, enc.ConcludeEncounter(outcome="avoided"))
+
+
+class TestOnAJourney:
+    def test_a_castle_met_on_a_journey_on_committed_dice_replays_and_audits_clean(self) -> None:
+        """Real dice: castles along the road, each day's checks, every meeting played; replay and audit are clean."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="5a" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        for col in range(8):
+            handler.execute(CAMPAIGN, SetHex(hex=f"{col},0", terrain="meadow", road=True))
+            handler.execute(CAMPAIGN, SetHex(hex=f"{col},1", terrain="hills"))
+            handler.execute(CAMPAIGN, k.PlaceCastle(hex=f"{col},1"))
+        handler.execute(CAMPAIGN, t.StartJourney(hex="0,0"))
+        meetings = 0
+        for day in range(12):
+            west = day % 2
+            handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+            route = ("NW", "SW") * 4 if west else ("SE", "NE") * 4
+            meetings += settle(handler)
+            handler.execute(CAMPAIGN, t.DeclareRoute(headings=route))
+            while True:
+                try:
+                    handler.execute(CAMPAIGN, t.Move(hexes=1))
+                except RuleRefusedError:
+                    break
+                meetings += settle(handler)
+            handler.execute(CAMPAIGN, t.CheckWandering())
+            conclude_any_encounter(handler)
+            handler.execute(CAMPAIGN, t.EndDay())
+        handler.execute(CAMPAIGN, c.CloseSession())
+        assert meetings > 0
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        assert report.rolls_verified == report.rolls
+        assert report.decisions >= 12 + meetings
+
+
+MAP = """
+[hex."0,0"]
+terrain = "meadow"
+[hex."2,2"]
+terrain = "hills"
+castle = { type = "wizard", disposition = "neutral", name = "Blackspire" }
+[hex."3,3"]
+terrain = "hills"
+castle = {}
+"""
+
+
+class TestTheMapFile:
+    def test_a_map_file_places_its_castles(self, tmp_path: Any) -> None:
+        """``castle = {...}`` on a hex places a castle; what it leaves out is rolled when met; a reload keeps it."""
+        path = tmp_path / "valley.toml"
+        path.write_text(MAP, encoding="utf-8")
+        handler = campaign([])
+        out = handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        placed = [e for e in out.events if isinstance(e, ev.CastlePlaced)]
+        assert placed == [
+            ev.CastlePlaced(hex="2,2", castle_type="wizard", disposition="neutral", name="Blackspire"),
+            ev.CastlePlaced(hex="3,3"),
+        ]
+        handler.execute(CAMPAIGN, HAIL)  # no faces are scripted: the meeting rolls nothing
+        met = next(e for e in handler.execute(CAMPAIGN, MEET).events if isinstance(e, ev.GarrisonMet))
+        assert (met.castle_type, met.disposition, met.rolls) == ("wizard", "neutral", ())
+        again = handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert [e for e in again.events if isinstance(e, ev.CastlePlaced)] == []
+        assert _castle(handler).castle("2,2").disposition == "neutral"
+
+    @pytest.mark.parametrize(
+        ("castle", "needle"),
+        [
+            ('{ type = "baron" }', "castle type 'baron' is not one of"),
+            ('{ type = "patriarch", disposition = "hostile" }', "always friendly"),
+            ('{ colour = "red" }', "unknown castle key colour"),
+            ("true", "castle must be a table"),
+        ],
+        ids=["type", "always", "key", "table"],
+    )
+    def test_a_castle_the_rules_refuse_refuses_the_map_and_writes_nothing(
+        self, tmp_path: Any, castle: str, needle: str
+    ) -> None:
+        """The map is recorded whole or not at all."""
+        path = tmp_path / "bad.toml"
+        path.write_text(f'[hex."2,2"]\nterrain = "hills"\ncastle = {castle}\n', encoding="utf-8")
+        handler = campaign([])
+        before = version(handler)
+        with pytest.raises(HexlogError, match=needle):
+            handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert version(handler) == before
+
+    def test_under_rules_without_castles_a_map_with_one_is_refused(self, tmp_path: Any) -> None:
+        """ose has no castle table: the castle is named and nothing is written."""
+        path = tmp_path / "ose.toml"
+        path.write_text('[hex."2,2"]\nterrain = "mountains"\ncastle = {}\n', encoding="utf-8")
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller([]))
+        handler.execute(CAMPAIGN, c.StartCampaign(ruleset="ose"))
+        before = version(handler)
+        with pytest.raises(HexlogError, match="no castle table"):
+            handler.execute(CAMPAIGN, LoadMap(file=str(path)))
+        assert version(handler) == before

@@ -1,0 +1,133 @@
+"""The command line as Typer users expect it: a version, global options, flags, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+from pathlib import Path
+
+import pytest
+
+from hexlog.events.encounter import EncounterConcluded
+from hexlog.service import render
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+class TestVersionAndGlobalOptions:
+    def test_version_prints_the_installed_version(self, hexlog):
+        result = hexlog("--version")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == f"hexlog {importlib.metadata.version('hexlog')}"
+
+    def test_db_and_campaign_before_the_command_apply_to_it(self, hexlog, tmp_path):
+        """``hexlog --db X --campaign C init`` makes X holding C; later commands find it the same way."""
+        assert hexlog("--db", "table.db", "--campaign", "keep", "init").returncode == 0
+        assert (tmp_path / "table.db").exists()
+        assert not (tmp_path / "hexlog.db").exists()
+        shown = hexlog("--db", "table.db", "--campaign", "keep", "state")
+        assert shown.returncode == 0, shown.stderr
+        assert "keep" in shown.stdout
+        assert hexlog("--db", "table.db", "party", "add", "Ann").returncode == 0
+
+    def test_the_commands_own_option_wins_over_the_global_one(self, hexlog, tmp_path):
+        assert hexlog("--db", "a.db", "init", "--db", "b.db").returncode == 0
+        assert (tmp_path / "b.db").exists()
+        assert not (tmp_path / "a.db").exists()
+
+
+class TestHelpAndErrors:
+    @pytest.mark.parametrize("args", [("roll", "--help"), ("encounter", "start", "--help"), ("--help",)])
+    def test_flags_show_no_value_type(self, hexlog, args):
+        text = hexlog(*args).stdout
+        assert "--help" in text
+        assert "<bool>" not in text
+
+    @pytest.mark.parametrize(
+        ("args", "needle"),
+        [
+            (("roll",), "Missing argument"),
+            (("roll", "d6", "--bogus"), "No such option: --bogus"),
+            (("party", "add", "Bo", "--cha", "many"), "'--cha'"),
+            (("state", "--at"), "'--at' requires an argument"),
+        ],
+    )
+    def test_argument_errors_are_one_line_and_exit_2(self, hexlog, args, needle):
+        result = hexlog(*args)
+        assert result.returncode == 2
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1, result.stderr
+        assert lines[0].startswith("hexlog: error: ")
+        assert needle in lines[0]
+        assert "╭" not in result.stderr
+
+    def test_the_readme_documents_every_exit_code(self):
+        table = README[README.index("| exit | meaning |") :]
+        for code in ("0", "1", "2", "3", "70"):
+            assert re.search(rf"^\| {code} \| \S", table, re.MULTILINE), code
+
+
+class TestWords:
+    def test_one_spelling_of_armor(self):
+        """The option is --armor, so every message and help says armor.
+
+        Only the words of a decision released versions recorded stay as they were ("noisy armour"):
+        the audit re-derives a decision's reason and compares it byte for byte.
+        """
+        for folder in ("service", "machine", "replay", "projections", "events"):
+            for path in (ROOT / folder).rglob("*.py"):
+                lines = path.read_text(encoding="utf-8").lower().splitlines()
+                odd = [line for line in lines if "armour" in line and "recorded words" not in line]
+                assert not odd, (path, odd)
+        assert "armour" not in README.lower()
+
+    @pytest.mark.parametrize(
+        ("turns", "rounds", "text"), [(1, 1, "1 round; 1 turn passes"), (2, 3, "3 rounds; 2 turns pass")]
+    )
+    def test_plurals_follow_the_count(self, turns, rounds, text):
+        event = EncounterConcluded(number=1, outcome="fled", rounds=rounds, turns=turns, seconds=600 * turns)
+        assert text in render.describe(event)
+
+
+class TestDemoThenWalkThrough:
+    def test_init_after_the_demo_starts_the_users_own_campaign(self, hexlog):
+        """The README's order: the demo, then init and a session, in the same folder."""
+        assert hexlog("demo", "--secret-hex", "11" * 32).returncode == 0
+        started = hexlog("init")
+        assert started.returncode == 0, started.stderr
+        assert "campaign main started" in started.stdout
+        opened = hexlog("session", "open")
+        assert opened.returncode == 0, opened.stderr
+        assert "session s1 open" in opened.stdout
+        assert "session s1" in hexlog("state").stdout
+        demo = hexlog("state", "--campaign", "demo").stdout
+        assert "closed" in demo
+
+    def test_init_never_takes_the_demos_campaign(self, hexlog):
+        assert hexlog("demo", "--secret-hex", "12" * 32).returncode == 0
+        refused = hexlog("init", "--campaign", "demo-2")
+        assert refused.returncode == 2
+        assert "kept for 'hexlog demo'" in refused.stderr
+        again = hexlog("init", "--campaign", "demo")
+        assert again.returncode != 0
+
+    def test_a_second_init_is_refused_and_names_the_way(self, hexlog):
+        assert hexlog("init").returncode == 0
+        again = hexlog("init")
+        assert again.returncode == 1
+        assert "--campaign" in again.stderr
+
+    @pytest.mark.parametrize("campaign", ["", " ", "a b", "x/y", "-a", "é", "a" * 65, "demo:1"])
+    @pytest.mark.parametrize("command", [("init",), ("state",), ("session", "open")])
+    def test_an_empty_or_malformed_campaign_id_is_refused(self, hexlog, tmp_path, campaign, command):
+        if command != ("init",):
+            assert hexlog("init").returncode == 0
+        result = hexlog(*command, "--campaign", campaign)
+        assert result.returncode == 2, result.stderr
+        assert "campaign id" in result.stderr
+        if command == ("init",):
+            assert not (tmp_path / "hexlog.db").exists()
+        before = hexlog("--campaign", campaign, *command)
+        assert before.returncode == 2, before.stderr
+        assert "campaign id" in before.stderr
