@@ -147,8 +147,12 @@ class Campaign:
 
     def allowed(self, procedure: str) -> set[str]:
         """The triggers of ``procedure`` allowed now."""
+        return set(self.sides(procedure))
+
+    def sides(self, procedure: str) -> dict[str, tuple[str, ...]]:
+        """Each trigger of ``procedure`` allowed now, with the sides it is allowed for (none: no side)."""
         table = self.table()
-        return {trigger for trigger, _ in REGISTRY.runner(procedure).allowed(table.procedures.get(procedure), table)}
+        return dict(REGISTRY.runner(procedure).allowed(table.procedures.get(procedure), table))
 
     # -- the campaign -----------------------------------------------------------------------------
 
@@ -199,7 +203,8 @@ class Campaign:
             if step is None and "react" in allowed and not reacted:
                 reacted, step = 1, enc.RollReaction(speaker="Cara")
             elif step is None and "fight" in allowed:
-                step = enc.Fight()
+                # a side surprised for a round (OSE, the open country under explore) waits for the other
+                step = enc.Fight(side=self.sides("encounter")["fight"][0])
             elif step is None and "round" in allowed and rounds < 2:  # noqa: PLR2004 - two rounds of combat
                 rounds, step = rounds + 1, enc.PlayRound()
             elif step is None:

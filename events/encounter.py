@@ -112,7 +112,7 @@ class EncounterStarted(Event):
     """The referee opened an encounter and described the situation."""
 
     type_name: ClassVar[str] = "encounter.started"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: 1 for the campaign's first encounter, 2 for the next, ...
     number: int
     name: str = ""
@@ -141,11 +141,36 @@ class EncounterStarted(Event):
     hiding: bool = False
     #: poor visibility (fog, blizzard: REFERENCE §4.10) divides the encounter distance by this (1: not)
     distance_divisor: int = 1
+    #: the side is surprised on a d6 of 1 up to this (creatures surprised more or less often, seed 001);
+    #: -1: the rules' surprise_on
+    party_surprise_on: int = -1
+    monsters_surprise_on: int = -1
+    #: the monsters cannot be surprised: they do not roll
+    monsters_unsurprisable: bool = False
+    #: light, noise or other circumstances adjust the side's surprise d6 by this (seed 004; higher: harder
+    #: to surprise)
+    party_surprise_modifier: int = 0
+    monsters_surprise_modifier: int = 0
+    #: the longest infravision among the party's members when it started (seed 001 limits the distance by it)
+    party_vision_ft: int = 0
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 had no poor visibility: its distances were never divided."""
         return {**data, "distance_divisor": 1}
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 knew no per-side surprise chance, adjustment or unsurprisable monsters, and read no infravision."""
+        return {
+            **data,
+            "party_surprise_on": -1,
+            "monsters_surprise_on": -1,
+            "monsters_unsurprisable": False,
+            "party_surprise_modifier": 0,
+            "monsters_surprise_modifier": 0,
+            "party_vision_ft": 0,
+        }
 
 
 @attrs.frozen(kw_only=True)

@@ -79,6 +79,9 @@ def show(
         if row.help and head not in explained:
             explained.add(head)
             out.print(f"    {row.help} [read by {', '.join(row.readers)}]")
+    for procedure in REGISTRY:
+        for limit in procedure.limits:
+            out.print(f"not modelled ({procedure.name}): {limit}")
 
 
 @app.command()

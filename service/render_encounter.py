@@ -44,7 +44,26 @@ def _started(e: ev.EncounterStarted) -> str:
             facts.append(f"{text} {value} ft")
     if e.distance_divisor > 1:
         facts.append(f"poor visibility (distance / {e.distance_divisor})")
+    facts.extend(_surprise_facts(e))
     return f"encounter {e.number}{name} begins ({e.ruleset}): " + ", ".join(facts)
+
+
+def _surprise_facts(e: ev.EncounterStarted) -> list[str]:
+    """The start's facts about surprise: each side's chance and adjustment, unsurprisable monsters, infravision."""
+    facts = []
+    for side, on, modifier in (
+        ("party", e.party_surprise_on, e.party_surprise_modifier),
+        ("monsters", e.monsters_surprise_on, e.monsters_surprise_modifier),
+    ):
+        if on >= 0:
+            facts.append(f"{side} surprised on 1-{on}" if on else f"{side} never surprised on the die")
+        if modifier:
+            facts.append(f"{side} surprise die {modifier:+d}")
+    if e.monsters_unsurprisable:
+        facts.append("monsters cannot be surprised")
+    if e.party_vision_ft:
+        facts.append(f"party infravision {e.party_vision_ft} ft")
+    return facts
 
 
 def _movement(e: ev.MovementRated) -> str:
@@ -64,16 +83,17 @@ def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, re
 
 def _surprise(e: ev.SurpriseChecked) -> str:
     party = _side("party", e.party_rolled, e.party_face, e.party_surprised, e.party_segments, e.party_reason)
+    if e.party_rolled and "WIS" in e.party_reason:  # each character's own verdict, never one word for all
+        party = f"party {e.party_reason}"
     monsters = _side(
         "monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason
     )
-    who = f" [{e.party_reason}]" if "WIS" in e.party_reason else ""
     gain = (
         "no advantage"
         if e.advantage is ev.Advantage.NONE
         else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
     )
-    return f"surprise: {party}{who}; {monsters}; {gain}{_rolls(e.rolls)}"
+    return f"surprise: {party}; {monsters}; {gain}{_rolls(e.rolls)}"
 
 
 def _surrounded(e: ev.PartySurrounded) -> str:

@@ -326,10 +326,10 @@ class TestSteeringWithSecretRolls:
     ):
         """Same secret, same client seed, two campaigns: with and without three secret d6 before the reaction.
 
-        The reaction's 2d6 come out the same, from public nonce 5 (two surprise d6, the distance, two
-        initiative d6 before it), as hexlog-dice-v2's public lane gives them; the secret rolls take the
-        referee lane's nonces 0 to 2. Under hexlog-dice-v1's single lane the reaction would have taken
-        nonce 8 and other faces: the steering the issue describes.
+        The reaction's 2d6 come out the same, from public nonce 3 (two surprise d6 that surprise both
+        sides, so that neither rolls initiative, and the distance before it), as hexlog-dice-v2's public
+        lane gives them; the secret rolls take the referee lane's nonces 0 to 2. Under hexlog-dice-v1's
+        single lane the reaction would have taken nonce 6 and other faces: the steering the issue describes.
         """
         copy_campaign(at_the_table_once, tmp_path)
         steered = tmp_path / "steered"
@@ -348,11 +348,11 @@ class TestSteeringWithSecretRolls:
         assert after_secrets is not None
         assert after_secrets.groups() == plain.groups()
         public = lane_key(SECRET, SEED, "public")
-        assert plain.groups() == ("5", str(face(public, 5, 0, 6)), str(face(public, 5, 1, 6)))
+        assert plain.groups() == ("3", str(face(public, 3, 0, 6)), str(face(public, 3, 1, 6)))
         referee = lane_key(SECRET, SEED, "referee")
         assert secret_faces == [(n, face(referee, n, 0, 6)) for n in range(3)]
         one_lane = lane_key(SECRET, SEED, None)
-        assert [face(one_lane, 5, k, 6) for k in range(2)] != [face(one_lane, 8, k, 6) for k in range(2)]
+        assert [face(one_lane, 3, k, 6) for k in range(2)] != [face(one_lane, 6, k, 6) for k in range(2)]
 
     @pytest.mark.usefixtures("at_the_table")
     def test_the_audit_re_derives_both_lanes(self, hexlog):
@@ -366,20 +366,20 @@ class TestSteeringWithSecretRolls:
         ok(hexlog("session", "close"))
         result = hexlog("audit")
         assert result.returncode == 3, result.stdout + result.stderr
-        assert "9 of 9 rolls re-derived" in result.stdout
+        assert "7 of 7 rolls re-derived" in result.stdout
         caveats = [line for line in result.stdout.splitlines() if line.startswith("  - ")]
         supplied = (
             "  - session s1's secret was supplied to hexlog, not drawn by it: "
-            "whoever supplied it could have chosen its 9 rolls"
+            "whoever supplied it could have chosen its 7 rolls"
         )
         assert caveats == [supplied]
         secret_roll = ok(hexlog("audit", "--roll", "0", "--secret"))
         assert 'key = HMAC-SHA256(secret, "hexlog-dice-v2|referee|table-7")' in secret_roll
         assert 'HMAC-SHA256(key, "0:0:0")' in secret_roll
-        reaction = ok(hexlog("audit", "--roll", "5"))
+        reaction = ok(hexlog("audit", "--roll", "3"))
         assert "encounter.reaction" in reaction
         assert 'key = HMAC-SHA256(secret, "hexlog-dice-v2|public|table-7")' in reaction
-        assert 'HMAC-SHA256(key, "5:0:0")' in reaction
+        assert 'HMAC-SHA256(key, "3:0:0")' in reaction
 
 
 class TestChosenSecret:

@@ -51,6 +51,14 @@ RECIPES: dict[str, Recipe] = {
     "combat": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Fight()), ACTIONS_FACES),
     "evasion": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Evade()), ACTIONS_FACES),
     "concluded": Recipe("ose", AWARE, (*TO_ACTIONS, enc.ConcludeEncounter()), ACTIONS_FACES),
+    "actions_after_round": Recipe("ose", AWARE, (*TO_ACTIONS, enc.PlayRound()), ACTIONS_FACES),
+    "combat_after_round": Recipe("ose", AWARE, (*TO_ACTIONS, enc.Fight(), enc.PlayRound()), ACTIONS_FACES),
+    "uncertain_in_combat": Recipe(
+        "ose",
+        AWARE,
+        (*TO_ACTIONS, enc.RollReaction(), enc.Fight(), enc.PlayRound()),
+        (*ACTIONS_FACES, 3, 4),
+    ),
     "uncertain_after_round": Recipe(
         "ose",
         AWARE,
@@ -113,8 +121,13 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("avoid", "FREE_ACTION", "CONCLUDED"): ("adnd_free_segments", enc.Avoid(side="party"), ()),
     ("avoid", "ACTIONS", "CONCLUDED"): ("adnd_noisy_actions", enc.Avoid(side="party"), ()),
     ("roll_initiative", "INITIATIVE", "ACTIONS"): ("initiative", enc.RollInitiative(), (5, 2)),
+    # OSE rolls initiative again at the start of every later round
+    ("roll_initiative", "ACTIONS", "ACTIONS"): ("actions_after_round", enc.RollInitiative(), (1, 6)),
+    ("roll_initiative", "COMBAT", "COMBAT"): ("combat_after_round", enc.RollInitiative(), (1, 6)),
     ("react", "ACTIONS", "ACTIONS"): ("actions", enc.RollReaction(), (4, 4)),
+    ("react", "COMBAT", "COMBAT"): ("combat", enc.RollReaction(), (4, 4)),
     ("reroll_reaction", "ACTIONS", "ACTIONS"): ("uncertain_after_round", enc.RerollReaction(), (6, 6)),
+    ("reroll_reaction", "COMBAT", "COMBAT"): ("uncertain_in_combat", enc.RerollReaction(), (6, 6)),
     ("parley", "ACTIONS", "ACTIONS"): ("actions", enc.Parley(), ()),
     ("wait", "ACTIONS", "ACTIONS"): ("actions", enc.Wait(), ()),
     ("round", "ACTIONS", "ACTIONS"): ("actions", enc.PlayRound(), ()),
@@ -283,6 +296,7 @@ class TestRefusals:
         assert RUNNER.triggers(enc.ENCOUNTER.phase_of(None)) == ["start"]
         assert RUNNER.triggers(Phase.ACTIONS) == [
             "avoid",
+            "roll_initiative",
             "react",
             "reroll_reaction",
             "parley",

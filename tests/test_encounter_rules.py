@@ -16,6 +16,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
@@ -124,15 +125,25 @@ class TestSurprise:
         assert checked.monsters_surprised is monsters_roll
         assert checked.advantage == ("party" if monsters_roll else "none")
 
-    def test_both_surprised_gives_nobody_an_advantage(self) -> None:
-        """Two low dice cancel out; initiative is then rolled by both sides."""
+    def test_both_surprised_gives_nobody_an_advantage_and_neither_rolls_initiative(self) -> None:
+        """Two low dice cancel out; only sides that are not surprised roll initiative (seed 000), so nobody does."""
         t = Table()
         t.run(enc.StartEncounter())
         assert only(t.run(enc.CheckSurprise(), 1, 2), ev.SurpriseChecked).advantage == "none"
         t.run(enc.DetermineDistance(), 1, 1)
-        rolled = only(t.run(enc.RollInitiative(), 4, 3), ev.InitiativeRolled)
-        assert rolled.first == "party"
+        rolled = only(t.run(enc.RollInitiative()), ev.InitiativeRolled)
+        assert (rolled.first, rolled.rolls, rolled.party_face, rolled.monsters_face) == ("simultaneous", (), 0, 0)
         assert "both sides surprised" in rolled.reason
+        assert "neither side rolls" in rolled.reason
+
+    def test_with_the_option_surprised_sides_roll_initiative_too(self) -> None:
+        """surprised_sides_roll_initiative = true: both surprised sides roll, 4 against 3."""
+        t = Table(overrides={"options": {"surprised_sides_roll_initiative": True}})
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 2)
+        t.run(enc.DetermineDistance(), 1, 1)
+        rolled = only(t.run(enc.RollInitiative(), 4, 3), ev.InitiativeRolled)
+        assert (rolled.first, len(rolled.rolls)) == ("party", 2)
 
 
 class TestDistance:
@@ -460,12 +471,36 @@ class TestExplore:
             t.run(enc.Evade(side="party"))
 
     def test_wisdom_modifies_each_characters_surprise(self) -> None:
-        """One d6 of 3: WIS 5 (-1) is surprised at 2, WIS 18 (+2) is not."""
+        """One d6 of 3: WIS 5 (-1) is surprised at 2, WIS 18 (+2) is not: Dim alone is surprised, Wise acts."""
         t = Table(ruleset="explore", members=(c.AddMember(name="Wise", wis=18), c.AddMember(name="Dim", wis=5)))
         t.run(enc.StartEncounter())
         checked = only(t.run(enc.CheckSurprise(), 3, 5), ev.SurpriseChecked)
-        assert checked.party_surprised
+        assert not checked.party_surprised
+        assert checked.advantage == "none"
         assert checked.party_characters_surprised == ("Dim",)
+        assert checked.party_reason.endswith("Dim surprised; Wise is not and acts")
+        # the party as a side is not surprised: the normal 2d4 distance, no free action for the monsters
+        distance = only(t.run(enc.DetermineDistance(), 2, 3), ev.DistanceDetermined)
+        assert distance.rule == "explore.dungeon 2d4x10ft"
+        assert t.state.phase.name == "INITIATIVE"
+
+    def test_one_surprised_character_surprises_the_party_under_the_party_scope(self) -> None:
+        """wis_surprise_scope = party: Dim's failed roll makes the whole party surprised (the monsters' free action)."""
+        members = (c.AddMember(name="Wise", wis=18), c.AddMember(name="Dim", wis=5))
+        t = Table(ruleset="explore", members=members, overrides={"options": {"wis_surprise_scope": "party"}})
+        t.run(enc.StartEncounter())
+        checked = only(t.run(enc.CheckSurprise(), 3, 5), ev.SurpriseChecked)
+        assert (checked.party_surprised, checked.advantage) == (True, "monsters")
+        assert checked.party_reason.endswith("; surprised: Dim")
+
+    def test_every_character_surprised_surprises_the_party(self) -> None:
+        """A d6 of 2 surprises Mid (WIS 10, +0) and Dim (-1): all surprised, so the party is, and the monsters act."""
+        t = Table(ruleset="explore", members=(c.AddMember(name="Mid", wis=10), c.AddMember(name="Dim", wis=5)))
+        t.run(enc.StartEncounter())
+        checked = only(t.run(enc.CheckSurprise(), 2, 5), ev.SurpriseChecked)
+        assert (checked.party_surprised, checked.advantage) == (True, "monsters")
+        assert checked.party_characters_surprised == ("Mid", "Dim")
+        assert checked.party_reason.endswith("all surprised: the party is surprised")
 
     @pytest.mark.parametrize(("monsters", "surrounded"), [(3, True), (2, False)])
     def test_a_party_surprised_by_three_or_more_monsters_in_the_wilderness_is_surrounded(self, monsters, surrounded):
@@ -631,8 +666,12 @@ class TestDistributions:
         """Party first, monsters first, simultaneous: 15 : 15 : 6 when nobody alone is surprised."""
         rolled = [next(e for e in run if isinstance(e, ev.InitiativeRolled)) for run in seeded]
         free = [r for r in rolled if r.free_round]
-        fair = [r for r in rolled if not r.free_round]
+        fair = [r for r in rolled if r.rolls]
+        confused = [r for r in rolled if not r.free_round and not r.rolls]
         assert all(r.rolls == () and r.first == r.free_round for r in free)
+        # both surprised: neither side rolls, both act at once
+        assert all(r.first == "simultaneous" and "both sides surprised" in r.reason for r in confused)
+        assert len(free) + len(fair) + len(confused) == N
         seen = Counter(r.first for r in fair)
         total = len(fair)
         expected = [total * 15 / 36, total * 15 / 36, total * 6 / 36]
@@ -651,6 +690,75 @@ class TestDistributions:
         names = [name for _, name in bands if odds[name]]
         assert seen["attacks"] == 0
         assert chisquare([seen[n] for n in names], [N * odds[n] / 36 for n in names]).pvalue > P_MIN
+
+
+#: explore encounters for the per-character surprise: Ann (WIS 3, -2) and Bo (WIS 10, +0) on one party die
+N_WIS = 720
+
+
+@pytest.fixture(scope="module")
+def seeded_wis() -> list[list[Event]]:
+    """N_WIS explore dungeon encounters on one fixed secret, each to its first actions and concluded."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    secret = hashlib.sha256(b"hexlog-test-wis-surprise").hexdigest()
+    setup = (
+        c.StartCampaign(ruleset="explore"),
+        c.OpenSession(secret_hex=secret),
+        c.AddMember(name="Ann", wis=3),
+        c.AddMember(name="Bo", wis=10),
+    )
+    for command in setup:
+        handler.execute("wis", command)
+    runs = []
+    for _ in range(N_WIS):
+        run: list[Event] = []
+        for command in (enc.StartEncounter(), enc.CheckSurprise(), enc.DetermineDistance()):
+            run.extend(handler.execute("wis", command).events)
+        phase = handler.load("wis").procedures["encounter"].phase
+        if phase is enc.Phase.FREE_ACTION:
+            run.extend(handler.execute("wis", enc.TakeFreeAction(action="move")).events)
+        if handler.load("wis").procedures["encounter"].phase is enc.Phase.INITIATIVE:
+            run.extend(handler.execute("wis", enc.RollInitiative()).events)
+        run.extend(handler.execute("wis", enc.ConcludeEncounter()).events)
+        runs.append(run)
+    return runs
+
+
+class TestPerCharacterSurpriseDistribution:
+    def test_who_is_surprised_the_advantage_and_the_distance_follow_the_two_dice_exactly(
+        self, seeded_wis: list[list[Event]]
+    ) -> None:
+        """Enumerated over the party's and the monsters' d6: Ann on 1-4, Bo on 1-2, the party only when both are.
+
+        The advantage, the shrunken distance (1d3 when a side is surprised) and the way on (the
+        surprisers' free action, straight to combat, or initiative) follow the side's surprise, never
+        one character's.
+        """
+        expected: Counter[tuple[Any, ...]] = Counter()
+        for a, b in product(range(1, 7), repeat=2):
+            hit = tuple(name for name, mod in (("Ann", -2), ("Bo", 0)) if a + mod <= 2)
+            party, monsters = len(hit) == 2, b <= 2
+            advantage = "monsters" if party and not monsters else "party" if monsters and not party else "none"
+            way = "COMBAT" if party and monsters else "FREE_ACTION" if party or monsters else "INITIATIVE"
+            expected[party, hit, monsters, advantage, party or monsters, way] += 1
+        seen: Counter[tuple[Any, ...]] = Counter()
+        for run in seeded_wis:
+            checked = next(e for e in run if isinstance(e, ev.SurpriseChecked))
+            distance = next(e for e in run if isinstance(e, ev.DistanceDetermined))
+            way = next(e.dest for e in run if isinstance(e, PhaseChanged) and e.trigger == "determine_distance")
+            key = (
+                checked.party_surprised,
+                checked.party_characters_surprised,
+                checked.monsters_surprised,
+                str(checked.advantage),
+                "(surprised)" in distance.rule,
+                way,
+            )
+            seen[key] += 1
+        assert set(seen) <= set(expected), set(seen) - set(expected)
+        keys = sorted(expected, key=str)
+        observed = [seen[k] for k in keys]
+        assert chisquare(observed, [N_WIS * expected[k] / 36 for k in keys]).pvalue > P_MIN
 
 
 class TestReactionModifierBound:

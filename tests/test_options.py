@@ -510,17 +510,44 @@ def row_cha_scale(ruleset: str) -> Row:
     )
 
 
+#: Ann (WIS 18, +2) and Bo (WIS 5, -1) for the per-character surprise of seed 004
+WIS_MEMBERS = (c.AddMember(name="Ann", cha=18, wis=18), c.AddMember(name="Bo", speed=90, wis=5))
+
+
+def bo_alone_surprised() -> tuple[Step, ...]:
+    """explore dungeon, aware monsters; one d6 of 3 surprises Bo (3 - 1 = 2) and not Ann; the free action is tried."""
+    return (
+        do(enc.StartEncounter(monsters_aware=True)),
+        do(enc.CheckSurprise(), 3),
+        do(enc.DetermineDistance(value=30)),
+        do(enc.TakeFreeAction(action="attack")),
+        do(enc.RollInitiative(), 2, 5),
+    )
+
+
+def row_missiles(ruleset: str) -> Row:
+    """The referee's 30 ft, where the table sets no missile limit: possible, or (false) recorded as not."""
+    return Row(
+        ruleset=ruleset,
+        option="missiles_without_limit",
+        value=False,
+        script=(*aware(ruleset), do(enc.ConcludeEncounter())),
+        changes={(DIST, "missiles_possible"): (True, False)},
+    )
+
+
 def row_move_divisor(ruleset: str) -> Row:
-    """Bo's 90 and the monsters' 120 a turn: a third is 30 and 40 a round, a half 45 and 60."""
+    """Bo's 90 and the monsters' 120 a turn: a third is 30 and 40 a round (AD&D: all, 9" and 12"), a half 45 and 60."""
+    default = rulesets.load(ruleset).content["options"]["encounter_move_divisor"]
     return Row(
         ruleset=ruleset,
         option="encounter_move_divisor",
         value=2,
         script=(*aware(ruleset), do(enc.ConcludeEncounter())),
         changes={
-            (MOVE, "party_per_round"): (30, 45),
-            (MOVE, "monsters_per_round"): (40, 60),
-            (MOVE, "divisor"): (3, 2),
+            (MOVE, "party_per_round"): (90 // default, 45),
+            (MOVE, "monsters_per_round"): (120 // default, 60),
+            (MOVE, "divisor"): (default, 2),
         },
     )
 
@@ -533,7 +560,7 @@ def row_max_rounds(ruleset: str) -> Row:
         value=2,
         script=(*aware(ruleset), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
         changes={
-            (MOVE, "max_rounds"): (60, 2),
+            (MOVE, "max_rounds"): (rulesets.load(ruleset).content["options"]["encounter_move_max_rounds"], 2),
             (CONCLUDED, "rounds"): (3, 2),
             **whole(PRESENT, ABSENT, ROUND, PHASE),
             **whole(ABSENT, PRESENT, REFUSED),
@@ -541,26 +568,11 @@ def row_max_rounds(ruleset: str) -> Row:
     )
 
 
-def row_unintelligent_reaction(ruleset: str) -> Row:
-    """Aware non-intelligent monsters: with the option they roll no reaction (refused), they just attack."""
-    return Row(
-        ruleset=ruleset,
-        option="unintelligent_monsters_attack",
-        value=True,
-        script=(
-            *aware(ruleset, intelligent=False),
-            do(enc.RollReaction(), 3, 4),
-            do(enc.Fight(side="monsters")),
-            do(enc.ConcludeEncounter()),
-        ),
-        changes={**whole(PRESENT, ABSENT, REACT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
-    )
-
-
 def row_unintelligent_melee(ruleset: str, value: bool, script: tuple[Step, ...]) -> Row:  # noqa: FBT001
     """Non-intelligent monsters that surprised the party close to melee after their free action.
 
-    In combat the initiative and the reaction are refused (no dice), and the round is a combat round.
+    In combat the initiative is refused (no dice), and the round is a combat round. Non-intelligent
+    monsters roll no reaction either way.
     """
     melee, other = (ABSENT, PRESENT) if value else (PRESENT, ABSENT)
     return Row(
@@ -571,7 +583,7 @@ def row_unintelligent_melee(ruleset: str, value: bool, script: tuple[Step, ...])
         changes={
             (ROUND, "combat"): (not value, value),
             **whole(melee, other, ACTION, REFUSED),
-            **whole(other, melee, INIT, REACT, DICE, PHASE),
+            **whole(other, melee, INIT, DICE, PHASE),
         },
         also=frozenset({(PHASE, "source"), (PHASE, "dest")}),
     )
@@ -822,28 +834,85 @@ def _rows() -> list[Row]:
             },
             also=frozenset({(DIST, "steps")}),
         ),
-        # explore: one d6 of 3 with WIS 5 (-1) surprises Bo alone; without WIS nobody is surprised
+        # explore: one d6 of 3 with WIS 5 (-1) surprises Bo alone (Ann acts, so the party is not
+        # surprised as a side); without WIS nobody is surprised
         Row(
             ruleset="explore",
             option="wis_surprise_mod",
             value="off",
-            members=(c.AddMember(name="Ann", cha=18, wis=18), c.AddMember(name="Bo", speed=90, wis=5)),
-            script=(
-                do(enc.StartEncounter(monsters_aware=True)),
-                do(enc.CheckSurprise(), 3),
-                do(enc.DetermineDistance(value=30)),
-                do(enc.TakeFreeAction(action="attack")),
-                do(enc.RollInitiative(), 2, 5),
-            ),
+            members=WIS_MEMBERS,
+            script=bo_alone_surprised(),
+            changes={(SURPRISE, "party_characters_surprised"): (["Bo"], [])},
+            also=frozenset({(SURPRISE, "party_reason")}),
+        ),
+        # explore: the same d6 of 3; under the party scope Bo's failed roll surprises the whole party,
+        # and the monsters gain their free action
+        Row(
+            ruleset="explore",
+            option="wis_surprise_scope",
+            value="party",
+            members=WIS_MEMBERS,
+            script=bo_alone_surprised(),
             changes={
-                (SURPRISE, "party_surprised"): (True, False),
-                (SURPRISE, "party_characters_surprised"): (["Bo"], []),
-                (SURPRISE, "advantage"): ("monsters", "none"),
-                (PHASE, "dest"): ("FREE_ACTION", "INITIATIVE"),
-                **whole(PRESENT, ABSENT, FREE, PHASE),
-                **whole(ABSENT, PRESENT, REFUSED),
+                (SURPRISE, "party_surprised"): (False, True),
+                (SURPRISE, "advantage"): ("none", "monsters"),
+                (PHASE, "dest"): ("INITIATIVE", "FREE_ACTION"),
+                **whole(ABSENT, PRESENT, FREE, PHASE),
+                **whole(PRESENT, ABSENT, REFUSED),
             },
             also=frozenset({(SURPRISE, "party_reason")}),
+        ),
+        # explore wilderness, the monsters surprised: OSE's free round (no initiative dice, only the party acts
+        # in round 1), or the single action the wilderness never grants (initiative is rolled, both act)
+        Row(
+            ruleset="explore",
+            option="wilderness_surprise_advantage",
+            value="single_action",
+            script=(
+                do(enc.StartEncounter(setting="wilderness", party_aware=True)),
+                do(enc.CheckSurprise(), 1),
+                do(enc.DetermineDistance(value=10)),
+                do(enc.RollInitiative(), 5, 2),
+                do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (SURPRISE, "advantage_kind"): ("round", "single_action"),
+                (INIT, "free_round"): ("party", ""),
+                (ROUND, "acting"): (["party"], ["party", "monsters"]),
+                **whole(ABSENT, PRESENT, DICE),
+            },
+            also=frozenset({(INIT, "party_face"), (INIT, "monsters_face"), (INIT, "reason"), (INIT, "rolls")})
+            | {(ROUND, "reason")},
+        ),
+        # ose, both sides surprised (1 and 2): neither rolls initiative and both act at once; with the
+        # option both roll, 4 against 3
+        Row(
+            ruleset="ose",
+            option="surprised_sides_roll_initiative",
+            value=True,
+            script=(
+                do(enc.StartEncounter()),
+                do(enc.CheckSurprise(), 1, 2),
+                do(enc.DetermineDistance(), 3, 4),
+                do(enc.RollInitiative(), 4, 3),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (INIT, "party_face"): (0, 4),
+                (INIT, "monsters_face"): (0, 3),
+                (INIT, "first"): ("simultaneous", "party"),
+                **whole(ABSENT, PRESENT, DICE),
+            },
+            also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
+        ),
+        # ose: after the first round initiative is rolled again (1 against 6); once per encounter it is refused
+        Row(
+            ruleset="ose",
+            option="initiative_each_round",
+            value=False,
+            script=(*aware("ose"), do(enc.PlayRound()), do(enc.RollInitiative(), 1, 6), do(enc.ConcludeEncounter())),
+            changes={**whole(PRESENT, ABSENT, INIT, DICE, PHASE), **whole(ABSENT, PRESENT, REFUSED)},
         ),
         # explore: 3 + 4 fits both dice, so only the dice and the rule change (70 ft either way)
         Row(
@@ -899,7 +968,8 @@ def _rows() -> list[Row]:
             changes={(DIST, "value"): (10, 40)},
             also=frozenset({(DIST, "steps")}),
         ),
-        # adnd both surprised, faces 2 and 1: the difference costs the party 1 segment; by face, 2 and 1
+        # adnd both surprised, faces 2 and 1: the difference costs the party 1 segment; by face, 2 and 1;
+        # either way the monsters' free segments are the gap between the losses: 1
         Row(
             ruleset="adnd",
             option="segments_on_mutual_surprise",
@@ -916,9 +986,8 @@ def _rows() -> list[Row]:
             changes={
                 (SURPRISE, "party_segments"): (1, 2),
                 (SURPRISE, "monsters_segments"): (0, 1),
-                (FREE, "segments"): (1, 2),
             },
-            also=frozenset({(SURPRISE, "party_reason"), (SURPRISE, "monsters_reason"), (ROUND, "reason")}),
+            also=frozenset({(SURPRISE, "party_reason"), (SURPRISE, "monsters_reason")}),
         ),
         # adnd: the party surprised the monsters (1 segment) 30 ft away; add20 lets it slip away, movement
         # (Bo's 9" = 9 ft in one segment: 39 ft, detection 60 ft) does not, so the free action follows
@@ -936,7 +1005,7 @@ def _rows() -> list[Row]:
             changes={**whole(PRESENT, ABSENT, ACTION, CONCLUDED, CLOCK), **whole(ABSENT, PRESENT, FREE)},
             also=frozenset({(PHASE, WHOLE), (REFUSED, WHOLE)}),
         ),
-        # explore wilderness, the monsters surprised: 1d3 shows 1, 10 yd; only seed 004 allows missiles there
+        # explore wilderness, the monsters surprised: 1d3 shows 1, 10 yd (missiles possible by the table either way)
         Row(
             ruleset="explore",
             option="distance_rules",
@@ -951,7 +1020,6 @@ def _rows() -> list[Row]:
                 do(enc.ConcludeEncounter()),
             ),
             changes={
-                (DIST, "missiles_possible"): (True, False),
                 (DIST, "rule"): ("explore.wilderness 1d3x10yd (surprised)", "ose.wilderness 1d3x10yd (surprised)"),
             },
             also=frozenset({(DIST, "steps")}),
@@ -983,14 +1051,27 @@ def _rows() -> list[Row]:
             },
             also=frozenset({(DIST, "steps")}),
         ),
-        row_unintelligent_reaction("ose"),
+        # ose with the single free action (surprise_advantage, seed 004's reading): the option closes to melee
+        attrs.evolve(
+            row_unintelligent_melee(
+                "ose",
+                value=True,
+                script=(
+                    *monsters_surprise_the_party(
+                        "ose", distance=do(enc.DetermineDistance(value=50)), intelligent=False
+                    ),
+                    do(enc.PlayRound()),
+                    do(enc.ConcludeEncounter()),
+                ),
+            ),
+            base={"surprise_advantage": "single_action"},
+        ),
         # adnd: the monsters (free segments) charge from 50 ft; with the option they close to melee
         row_unintelligent_melee(
             "adnd",
             value=True,
             script=(
                 *monsters_surprise_the_party("adnd", distance=do(enc.DetermineDistance(value=50)), intelligent=False),
-                do(enc.RollReaction(), 3, 4),
                 do(enc.PlayRound()),
                 do(enc.ConcludeEncounter()),
             ),
@@ -1003,7 +1084,6 @@ def _rows() -> list[Row]:
                 *monsters_surprise_the_party(
                     "explore", distance=do(enc.DetermineDistance(value=40)), intelligent=False
                 ),
-                do(enc.RollReaction(), 3, 4),
                 do(enc.PlayRound()),
                 do(enc.ConcludeEncounter()),
             ),
@@ -1100,6 +1180,7 @@ def _rows() -> list[Row]:
             row_cha_scale(ruleset),
             row_move_divisor(ruleset),
             row_max_rounds(ruleset),
+            row_missiles(ruleset),
         ]
     return rows
 

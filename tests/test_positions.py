@@ -103,8 +103,8 @@ def mixture(*parts: tuple[Fraction, Pmf]) -> Pmf:
 
 
 def plain(pmf: Pmf) -> Pmf:
-    """Values without the melee or missile flags."""
-    return mapped(pmf, lambda v: (v, False, False))
+    """Values out of melee range, where missiles are possible (no limit in the table, missiles_without_limit)."""
+    return mapped(pmf, lambda v: (v, False, True))
 
 
 def check_distribution(observed: list[Any], expected: Pmf) -> float:
@@ -152,12 +152,12 @@ def outdoor(count: int, mult: int, change: Callable[[int], int], segments: int =
 
 def indoor_surprised() -> Pmf:
     """AD&D §3.2: 1d3 x 10 ft, a 1 in melee range."""
-    return mapped(dice(1, 3), lambda f: (f * 10, f == 1, False))
+    return mapped(dice(1, 3), lambda f: (f * 10, f == 1, True))
 
 
 def small_room() -> Pmf:
     """AD&D §3.2: the 20 ft room's d6: 1-2 melee (5 ft), 3-4 10 ft, 5-6 20 ft."""
-    return mapped(dice(1, 6), lambda f: (5, True, False) if f <= 2 else (10 if f <= 4 else 20, False, False))
+    return mapped(dice(1, 6), lambda f: (5, True, True) if f <= 2 else (10 if f <= 4 else 20, False, True))
 
 
 def wild(pmf: Pmf) -> Pmf:
@@ -258,7 +258,7 @@ CASES: list[tuple[str, str, dict[str, Any], Situation, tuple[bool, bool], int, P
         PARTY,
         0,
         mixture(
-            (THIRD, {(10, True, False): Fraction(1)}), (THIRD, {(20, False, False): Fraction(1)}), (THIRD, small_room())
+            (THIRD, {(10, True, True): Fraction(1)}), (THIRD, {(20, False, True): Fraction(1)}), (THIRD, small_room())
         ),
     ),
     (
@@ -295,7 +295,7 @@ CASES: list[tuple[str, str, dict[str, Any], Situation, tuple[bool, bool], int, P
         S(setting=Setting.INDOORS, vision_ft=20),
         MONSTERS,
         0,
-        mapped(indoor_surprised(), lambda t: (min(t[0], 20), t[1], False)),
+        mapped(indoor_surprised(), lambda t: (min(t[0], 20), t[1], True)),
     ),
     # AD&D §3.3 outdoors, per-die terrain (A12 mixed: forest > marsh > scrub), A10, A11
     ("adnd-out", "adnd", {}, S(setting=Setting.OUTDOORS), NONE, 0, outdoor(18, 10, SAME)),
@@ -402,7 +402,7 @@ CASES: list[tuple[str, str, dict[str, Any], Situation, tuple[bool, bool], int, P
         S(setting=Setting.OUTDOORS, line_of_sight_ft=400),
         NONE,
         0,
-        mapped(outdoor(18, 10, SAME), lambda t: (min(t[0], 400), False, False)),
+        mapped(outdoor(18, 10, SAME), lambda t: (min(t[0], 400), False, True)),
     ),
     # seed 004 §4.3 dungeon and §4.5 wilderness
     ("explore-dungeon", "explore", {}, S(setting=Setting.DUNGEON), NONE, 0, plain(tens(dice(2, 4)))),
@@ -481,11 +481,20 @@ class TestOseDistance:
         """Faces 3 and 4 give 70 ft, with the rule, the steps and the nonce recorded."""
         roll = scripted(3, 4)
         got = determine_distance(roll, rules("ose"), S(setting=Setting.DUNGEON), surprised=NONE)
-        assert (got.value, got.unit, got.melee, got.missiles_possible) == (70, "ft", False, False)
+        assert (got.value, got.unit, got.melee, got.missiles_possible) == (70, "ft", False, True)
         assert got.rule == "ose.dungeon 2d6x10ft"
         assert got.steps == ("roll 2d6 = 7", "x10 ft = 70 ft")
         assert got.rolls == (0,)
         assert roll.made[0].purpose == "encounter.distance"
+
+    @pytest.mark.parametrize(("ruleset", "setting"), [("ose", Setting.DUNGEON), ("adnd", Setting.OUTDOORS)])
+    def test_missiles_are_possible_where_the_table_sets_no_limit(self, ruleset: str, setting: Setting) -> None:
+        """No missiles_at_most: possible at any distance; missiles_without_limit = false records them as not."""
+        faces = (3, 4) if ruleset == "ose" else (2,) * 18
+        got = determine_distance(scripted(*faces), rules(ruleset), S(setting=setting), surprised=NONE)
+        assert got.missiles_possible
+        legacy = rules(ruleset, options__missiles_without_limit=False)
+        assert not determine_distance(scripted(*faces), legacy, S(setting=setting), surprised=NONE).missiles_possible
 
     def test_a_surprise_in_the_dungeon_does_not_shorten_the_distance(self) -> None:
         """The dungeon roll stays 2d6 when a side is surprised, and the step says so."""

@@ -6,6 +6,7 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+import attrs
 import pytest
 from scipy.stats import chisquare
 
@@ -194,11 +195,33 @@ class TestExploreSurprise:
     NAMES = ("Ann", "Bo", "Cy")
 
     def test_each_character_adds_its_own_wis_modifier_to_the_sides_d6(self) -> None:
-        """d6 = 3: Ann (WIS 3, -2) is at 1 and surprised; Bo (0) at 3 and Cy (+2) at 5 are not."""
+        """d6 = 3: Ann (WIS 3, -2) is at 1 and surprised alone; Bo (0) at 3 and Cy (+2) at 5 are not and act."""
         got = check((3, 6), "explore", party=self.PARTY3, names=self.NAMES)
-        assert got.party.surprised
+        assert not got.party.surprised
         assert got.party.characters_surprised == ("Ann",)
+        assert got.party.reason.endswith("Ann surprised; Bo and Cy are not and act")
+        assert "SURPRISED" not in got.party.reason
+        assert (got.advantage, got.advantage_kind) == ("none", "single_action")
+
+    def test_under_the_party_scope_one_surprised_character_surprises_the_party(self) -> None:
+        """wis_surprise_scope = party: Ann's failed roll surprises the whole party (hexlog 0.1.0's reading)."""
+        got = check((3, 6), "explore", party=self.PARTY3, names=self.NAMES, wis_surprise_scope="party")
+        assert got.party.surprised
         assert (got.advantage, got.advantage_kind) == ("monsters", "single_action")
+
+    def test_a_side_adjustment_moves_the_die(self) -> None:
+        """Seed 004's "light, noise or other circumstances may adjust the roll": a 3 with -1 surprises Bo too."""
+        party = attrs.evolve(self.PARTY3, modifier=-1)
+        got = check((3, 6), "explore", party=party, names=self.NAMES)
+        assert got.party.characters_surprised == ("Ann", "Bo")
+        assert got.party.reason.startswith("d6 = 3 -1 = 2, surprised at <= 2")
+
+    def test_monsters_that_cannot_be_surprised_do_not_roll(self) -> None:
+        """An unsurprisable side never rolls; the party's die is the only one."""
+        got = check((6,), "ose", monsters=Side(name="monsters", unsurprisable=True))
+        assert (got.monsters.rolled, got.monsters.surprised) == (False, False)
+        assert got.monsters.reason == "the monsters cannot be surprised: no roll"
+        assert got.rolls == (0,)
 
     def test_a_low_face_surprises_more_characters(self) -> None:
         """d6 = 1: Ann at -1 and Bo at 1 are surprised; Cy at 3 is not."""
@@ -284,4 +307,31 @@ class TestSurpriseFrequencies:
             for _ in range(RUNS)
         ]
         expected = {("0", "1"): Fraction(2, 6), ("0",): Fraction(2, 6), (): Fraction(2, 6)}
+        assert p_value(observed, expected) > P_MIN
+
+    @pytest.mark.parametrize("scope", ["character", "party"])
+    def test_explore_side_surprise_and_advantage_follow_the_wis_scope(self, scope: str) -> None:
+        """WIS 3 and WIS 10 on one d6, the monsters on their own: the side's surprise and the advantage, exactly.
+
+        Under ``character`` the party is surprised only when both are (1-2); under ``party`` when either
+        is (1-4). Enumerated over both dice.
+        """
+        roll, explore = seeded(f"explore-wis-{scope}"), rules("explore", wis_surprise_scope=scope)
+        party = Side(name="party", wis_scores=(3, 10))
+        observed = []
+        for _ in range(RUNS):
+            got = check_surprise(roll, explore, party, MONSTERS, setting="dungeon")
+            party_side, monsters_side = got.party, got.monsters
+            observed.append(
+                (party_side.surprised, party_side.characters_surprised, monsters_side.surprised, got.advantage)
+            )
+        expected: dict[Any, Fraction] = {}
+        for a in range(1, 7):
+            for b in range(1, 7):
+                hit = tuple(label for label, mod in (("0", -2), ("1", 0)) if a + mod <= 2)
+                side = len(hit) == 2 if scope == "character" else bool(hit)
+                monsters = b <= 2
+                advantage = "monsters" if side and not monsters else "party" if monsters and not side else "none"
+                key = (side, hit, monsters, advantage)
+                expected[key] = expected.get(key, Fraction(0)) + Fraction(1, 36)
         assert p_value(observed, expected) > P_MIN

@@ -46,6 +46,14 @@ from hexlog.machine.kit.procedure import Procedure
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
 
+#: seed 000 §2.4 allows more than two sides; hexlog runs two
+LIMIT_TWO_SIDES = (
+    "two sides only: the party and one group of monsters. Seed 000's further sides (followed by other "
+    "sides in order from highest to lowest initiative) are not modelled: fold a third group into the "
+    "monsters' side (one surprise roll, one initiative die, one reaction for them all) or run it as an "
+    "encounter of its own after this one concludes."
+)
+
 
 def check_rules(ruleset: Ruleset) -> None:
     """The checks across the encounter's typed rules: named entries exist, the distance rules can run."""
@@ -70,6 +78,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
+    limits=(LIMIT_TWO_SIDES,),
     corrections=frozenset({"cancel", "correct"}),
     events=(
         ev.EncounterStarted,

@@ -41,6 +41,27 @@ class StartEncounter(Command):
     distance_divisor: int = arg(
         1, help="poor visibility (fog, blizzard): the encounter distance is divided by this", least=1
     )
+    party_surprise_on: int | None = arg(
+        None, help="the party is surprised on a d6 of 1 to this (0-6; default: the rules')", least=0
+    )
+    monsters_surprise_on: int | None = arg(
+        None, help="the monsters are surprised on a d6 of 1 to this (0-6; default: the rules')", least=0
+    )
+    monsters_unsurprisable: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help="the monsters cannot be surprised (they do not roll)",
+        flag="--monsters-cannot-be-surprised",
+    )
+    party_surprise_modifier: int = arg(
+        0,
+        help="light, noise or other circumstances: added to the party's surprise d6 (+ is harder to surprise)",
+        flag="--party-surprise-mod",
+    )
+    monsters_surprise_modifier: int = arg(
+        0,
+        help="light, noise or other circumstances: added to the monsters' surprise d6 (+ is harder to surprise)",
+        flag="--monsters-surprise-mod",
+    )
 
 
 @attrs.frozen(kw_only=True)

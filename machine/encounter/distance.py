@@ -12,6 +12,7 @@ import attrs
 
 from hexlog.events import encounter as ev
 from hexlog.events.vocabulary import Setting, Unit
+from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.kit.rules import RulesError
 from hexlog.machine.rolls import Roll
 
@@ -87,6 +88,8 @@ class Trace:
     """The steps and roll nonces of one determination, gathered as it goes."""
 
     roll_fn: Roll
+    #: option ``missiles_without_limit``: what a distance records where the table sets no missile limit
+    unlimited_missiles: bool = False
     steps: list[str] = attrs.field(factory=list)
     rolls: list[int] = attrs.field(factory=list)
 
@@ -101,17 +104,26 @@ class Trace:
         """Add a readable step."""
         self.steps.append(text)
 
-    def distance(self, value: int, unit: Unit, rule: str, *, melee: bool = False, missiles: bool = False) -> Distance:
-        """The finished result."""
+    def distance(
+        self, value: int, unit: Unit, rule: str, *, melee: bool = False, missiles: bool | None = None
+    ) -> Distance:
+        """The finished result; ``missiles`` None: as ``missiles_without_limit`` says (no limit in the table)."""
         return Distance(
             value=value,
             unit=unit,
             melee=melee,
-            missiles_possible=missiles,
+            missiles_possible=self.unlimited_missiles if missiles is None else missiles,
             rule=rule,
             steps=tuple(self.steps),
             rolls=tuple(self.rolls),
         )
+
+
+def missiles_possible(rules: Ruleset, value: int, at_most: int | None) -> bool:
+    """Whether melee or missile attacks are possible at ``value``: within the table's limit, or anywhere without one."""
+    if at_most is None:
+        return rules.part(EncounterOptions).missiles_without_limit
+    return value <= at_most
 
 
 def entry(rules: Ruleset, table: str, found: Mapping[K, V] | None, key: K | None) -> V:

@@ -48,15 +48,31 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "conditions": "slips_away_unnoticed",
     },
     {"trigger": "roll_initiative", "source": P.INITIATIVE, "dest": P.ACTIONS},
-    {"trigger": "react", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "monsters_may_react"},
+    # OSE: initiative again at the start of every later round (option initiative_each_round)
+    {"trigger": "roll_initiative", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "initiative_due"},
+    {"trigger": "roll_initiative", "source": P.COMBAT, "dest": P.COMBAT, "conditions": "initiative_due"},
+    # the monsters' reaction: once; a further roll only for the rules' reason, at any point (combat included)
+    {
+        "trigger": "react",
+        "source": P.ACTIONS,
+        "dest": P.ACTIONS,
+        "conditions": ["monsters_may_react", "no_reaction_yet"],
+    },
+    {"trigger": "react", "source": P.COMBAT, "dest": P.COMBAT, "conditions": ["monsters_may_react", "no_reaction_yet"]},
     {
         "trigger": "reroll_reaction",
         "source": P.ACTIONS,
         "dest": P.ACTIONS,
         "conditions": "uncertain_reaction_a_round_ago",
     },
+    {
+        "trigger": "reroll_reaction",
+        "source": P.COMBAT,
+        "dest": P.COMBAT,
+        "conditions": "uncertain_reaction_a_round_ago",
+    },
     {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
-    {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS},
+    {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
     {"trigger": "round", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "within_round_limit"},
     # combat rounds are not limited: the 60-round limit is on encounter movement (OSE §2.7)
     {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT},
@@ -94,7 +110,8 @@ def situation_of(e: EncounterState) -> positions.Situation:
         line_of_sight_ft=s.line_of_sight_ft or None,
         area_ft=s.area_ft or None,
         light_radius_ft=s.light_radius_ft or None,
-        vision_ft=s.vision_ft or None,
+        # the referee's --vision, else the best infravision among the members, which light blinds (seed 001)
+        vision_ft=s.vision_ft or (0 if s.party_light else s.party_vision_ft) or None,
         hiding=s.hiding,
         distance_divisor=s.distance_divisor,
     )
@@ -210,10 +227,20 @@ class EncounterModel(Model):
         return ok or self.refuse(why)
 
     def monsters_may_react(self) -> bool:
-        """Monsters roll reaction unless the rules make non-intelligent ones simply attack."""
-        if not self.e.started.intelligent and self.options.unintelligent_monsters_attack:
-            return self.refuse("non-intelligent monsters roll no reaction: they move to attack (fight)")
+        """Non-intelligent monsters do not react: they attack (when the rules say so) or do as the referee says."""
+        if not self.e.started.intelligent:
+            if self.options.unintelligent_monsters_attack:
+                return self.refuse("non-intelligent monsters roll no reaction: they move to attack (fight)")
+            return self.refuse("non-intelligent monsters roll no reaction: choose what they do (fight, evade, wait)")
         return True
+
+    def no_reaction_yet(self) -> bool:
+        """The reaction is rolled once; a further roll needs the rules' reason (an uncertain one, reroll-reaction)."""
+        last = self.e.reaction
+        if last is None:
+            return True
+        why = f"the monsters' reaction was already rolled ({last.result}, total {last.total})"
+        return self.refuse(f"{why}; a further roll needs a reason the rules give: reroll-reaction when it is uncertain")
 
     def uncertain_reaction_a_round_ago(self) -> bool:
         """An uncertain reaction may be rolled again once, after a round has passed."""
@@ -228,6 +255,17 @@ class EncounterModel(Model):
         if e.rounds <= last.round:
             when = f"rolled in round {last.round}, now {e.rounds}"
             return self.refuse(f"a round must pass after the uncertain reaction ({when})")
+        return True
+
+    def initiative_due(self) -> bool:
+        """Under per-round initiative a new round's initiative may be rolled once its previous round is over."""
+        e = self.e
+        if not self.options.initiative_each_round:
+            return self.refuse(f"the rules in force ({self.rules.name}) roll initiative once per encounter")
+        if e.rounds < 1:
+            return self.refuse("initiative is rolled again only once a round has been played")
+        if e.initiative_round > e.rounds:
+            return self.refuse(f"initiative for round {e.initiative_round} is already rolled; play the round")
         return True
 
     def within_round_limit(self) -> bool:
@@ -255,14 +293,16 @@ def avoid_verdict(rules: Ruleset, e: EncounterState, side: Side, command: Comman
     found = positions.Distance.of(e.distance)
     speed = s.monster_speed if side is Side.MONSTERS else (e.movement.party_base if e.movement else 0)
     rate = getattr(command, "rate_inches", None)
-    sur = e.surprise
-    segments = 0 if sur is None else (sur.party_segments if side is Side.MONSTERS else sur.monsters_segments)
+    alone = e.surprised
+    if e.advantage_kind is ev.AdvantageKind.SEGMENTS:
+        # after mutual surprise the side with free segments left surprised the other alone
+        alone = (e.free_segments(Side.MONSTERS) > 0, e.free_segments(Side.PARTY) > 0)
     return positions_adnd.avoid(
         rules,
         situation_of(e),
         found,
-        e.surprised,
-        segments,
+        alone,
+        e.free_segments(side),
         rate_inches=rate if rate is not None else (speed // 10 or None),
         detection_range_ft=getattr(command, "detection_range_ft", None),
         surprisers_lit=s.monsters_light if side is Side.MONSTERS else s.party_light,

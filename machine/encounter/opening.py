@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
-from hexlog.events.vocabulary import Setting, Side, Unit
+from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Side, Unit
 from hexlog.machine.encounter import positions, surprise
 from hexlog.machine.encounter.machine import situation_of
 from hexlog.machine.encounter.rules import DistanceRules, EncounterOptions, EncounterTables
@@ -38,6 +38,7 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
     party = ctx.table.party
     slowest = min(party.members, key=lambda m: m.speed)
     divisor = options.encounter_move_divisor
+    unit, times = _movement_unit(ctx, setting)
     ctx.emit(
         ev.EncounterStarted(
             number=before.started.number + 1 if before else 1,
@@ -61,18 +62,37 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
             vision_ft=command.vision_ft or 0,
             hiding=command.hiding,
             distance_divisor=command.distance_divisor,
+            party_surprise_on=-1 if command.party_surprise_on is None else command.party_surprise_on,
+            monsters_surprise_on=-1 if command.monsters_surprise_on is None else command.monsters_surprise_on,
+            monsters_unsurprisable=command.monsters_unsurprisable,
+            party_surprise_modifier=command.party_surprise_modifier,
+            monsters_surprise_modifier=command.monsters_surprise_modifier,
+            party_vision_ft=max((m.infravision_ft for m in party.members), default=0),
         ),
         ev.MovementRated(
             slowest_member=slowest.name,
             party_base=slowest.speed,
-            party_per_round=slowest.speed // divisor,
+            party_per_round=slowest.speed // divisor * times,
             monsters_base=command.monster_speed,
-            monsters_per_round=command.monster_speed // divisor,
-            unit=Unit.FT if setting.underground else Unit.YD,
+            monsters_per_round=command.monster_speed // divisor * times,
+            unit=unit,
             divisor=divisor,
             max_rounds=options.encounter_move_max_rounds,
         ),
     )
+
+
+def _movement_unit(ctx: StepContext, setting: Setting) -> tuple[Unit, int]:
+    """The unit encounter movement is shown in, the distance's own, and what a rate is multiplied by for it.
+
+    A rate is feet underground and yards in the open (OSE §2.7); where the rules measure the open in
+    feet too (AD&D outdoors), the yards are shown as feet (x3), so one encounter never mixes the two.
+    """
+    natural = Unit.FT if setting.underground else Unit.YD
+    row = ctx.part(EncounterTables).distance.get(setting)
+    if row is not None and row.unit is Unit.FT and natural is Unit.YD:
+        return Unit.FT, FEET_PER_YARD
+    return natural, 1
 
 
 def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
@@ -103,6 +123,7 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
         "light radius": command.light_radius_ft,
         "vision": command.vision_ft,
     }
+    _check_surprise_facts(command)
     for field, length in lengths.items():
         if length is not None and not 0 <= length <= MAX_LENGTH_FT:
             msg = f"{field} must be 0 to {MAX_LENGTH_FT} ft, not {length}"
@@ -128,6 +149,25 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
     return setting
 
 
+def _check_surprise_facts(command: StartEncounter) -> None:
+    """A side's surprise chance is 0 to 6 and its adjustment within ±6."""
+    chances = {
+        "party surprise chance": command.party_surprise_on,
+        "monsters' surprise chance": command.monsters_surprise_on,
+    }
+    for field, chance in chances.items():
+        if chance is not None and not 0 <= chance <= surprise.DIE_FACES:
+            msg = f"{field} must be 0 to {surprise.DIE_FACES} (surprised on a d6 of 1 to it), not {chance}"
+            raise UsageError(msg)
+    for field, modifier in (
+        ("party", command.party_surprise_modifier),
+        ("monsters'", command.monsters_surprise_modifier),
+    ):
+        if abs(modifier) > surprise.DIE_FACES:
+            msg = f"the {field} surprise modifier must be within ±{surprise.DIE_FACES}, not {modifier:+d}"
+            raise UsageError(msg)
+
+
 def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: ARG001 - the step signature
     """Roll surprise by the rules in force; a party surprised by many monsters outdoors is surrounded."""
     state = under_way(ctx)
@@ -139,7 +179,8 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
         aware=s.party_aware,
         light_in_darkness=s.party_light,
         noisy=s.party_noisy,
-        surprise_range=reach,
+        surprise_range=reach if s.party_surprise_on < 0 else s.party_surprise_on,
+        modifier=s.party_surprise_modifier,
         wis_scores=tuple(m.wis for m in members),
         armor=tuple(m.armor for m in members if m.armor not in {"", "none"}),
     )
@@ -148,7 +189,9 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
         aware=s.monsters_aware,
         light_in_darkness=s.monsters_light,
         noisy=s.monsters_noisy,
-        surprise_range=reach,
+        surprise_range=reach if s.monsters_surprise_on < 0 else s.monsters_surprise_on,
+        modifier=s.monsters_surprise_modifier,
+        unsurprisable=s.monsters_unsurprisable,
     )
     found = surprise.check_surprise(
         ctx.roll,
@@ -202,7 +245,7 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
                 value=command.value,
                 unit=row.unit,
                 melee=command.value == 0,
-                missiles_possible=at_most is not None and command.value <= at_most,
+                missiles_possible=positions.missiles_possible(ctx.rules, command.value, at_most),
                 rule="referee",
                 steps=(f"the referee set {command.value} {row.unit}",),
             )
@@ -233,11 +276,9 @@ def take_free_action(ctx: StepContext, command: TakeFreeAction) -> None:
     if not command.action.strip():
         msg = "name the free action (move, attack, cast, flee, parley, ...)"
         raise UsageError(msg)
-    side, sur, kind = Side(state.advantage), state.surprise, state.advantage_kind
+    side, kind = Side(state.advantage), state.advantage_kind
     assert kind is not None  # noqa: S101 - the free action follows surprise
-    segments = 0
-    if sur is not None and kind is ev.AdvantageKind.SEGMENTS:
-        segments = sur.monsters_segments if side is Side.PARTY else sur.party_segments
+    segments = state.free_segments(side)
     ctx.emit(ev.FreeActionTaken(side=side, kind=kind, segments=segments, action=command.action, note=command.note))
     if enters(ctx, Phase.COMBAT):
         why = "non-intelligent monsters move directly to melee"

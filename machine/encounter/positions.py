@@ -16,7 +16,17 @@ import attrs
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Unit
 from hexlog.machine.encounter import positions_adnd
-from hexlog.machine.encounter.distance import PURPOSE, SETTINGS, Distance, Situation, Trace, cap, entry, visibility
+from hexlog.machine.encounter.distance import (
+    PURPOSE,
+    SETTINGS,
+    Distance,
+    Situation,
+    Trace,
+    cap,
+    entry,
+    missiles_possible,
+    visibility,
+)
 from hexlog.machine.encounter.rules import DistanceRules, DistanceTrigger, EncounterOptions, EncounterTables
 from hexlog.machine.kit.rules import RulesError
 
@@ -24,7 +34,18 @@ if TYPE_CHECKING:
     from hexlog.machine.rolls import Roll
     from hexlog.machine.ruleset import Ruleset
 
-__all__ = ["PURPOSE", "SETTINGS", "Distance", "Situation", "Trace", "cap", "check", "determine_distance", "entry"]
+__all__ = [
+    "PURPOSE",
+    "SETTINGS",
+    "Distance",
+    "Situation",
+    "Trace",
+    "cap",
+    "check",
+    "determine_distance",
+    "entry",
+    "missiles_possible",
+]
 
 #: OSE names for the AD&D settings
 _OSE_SETTING = {Setting.INDOORS: Setting.DUNGEON, Setting.OUTDOORS: Setting.WILDERNESS}
@@ -62,7 +83,7 @@ def determine_distance(
 ) -> Distance:
     """The encounter distance by the rules in force; ``surprised`` is (party, monsters)."""
     _check_situation(situation, surprised, segments)
-    trace = Trace(roll)
+    trace = Trace(roll, unlimited_missiles=rules.part(EncounterOptions).missiles_without_limit)
     chosen = rules.part(EncounterOptions).distance_rules
     if chosen is DistanceRules.OSE:
         return _ose(trace, rules, situation, surprised)
@@ -107,7 +128,7 @@ def _ose(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bo
     value = visibility(trace, value, situation, row.unit)
     value = _line_of_sight(trace, value, row.unit, situation)
     rule = f"ose.{setting} {dice}x{row.multiplier}{row.unit}{label}"
-    return trace.distance(value, row.unit, rule)
+    return trace.distance(value, row.unit, rule, missiles=missiles_possible(rules, value, row.missiles_at_most))
 
 
 def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tuple[bool, bool]) -> Distance:
@@ -130,8 +151,8 @@ def _explore(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
     value = visibility(trace, value, situation, unit)
     value = _line_of_sight(trace, value, unit, situation)
     at_most = row.missiles_at_most
-    missiles = at_most is not None and value <= at_most
-    if missiles:
+    missiles = missiles_possible(rules, value, at_most)
+    if missiles and at_most is not None:
         trace.note(f"{value} {unit} <= {at_most} {unit}: melee or missile attacks possible")
     rule = f"explore.{setting} {dice}x{multiplier}{unit}{label}"
     return trace.distance(value, unit, rule, missiles=missiles)

@@ -37,9 +37,18 @@ MAX_REACTION_MODIFIER = 10
 
 
 def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa: ARG001 - the step signature
-    """1d6 per side that is not surprised; a lone unsurprised side gains the free round (OSE)."""
+    """1d6 per side that rolls; a lone unsurprised side gains the free round (OSE).
+
+    Where surprise costs a round (OSE), in the first round a surprised side rolls only when option
+    ``surprised_sides_roll_initiative`` says so (seed 000: "any sides that are not surprised roll
+    initiative"): after mutual surprise nobody rolls and both act at once. A later round's initiative (option
+    ``initiative_each_round``) is rolled by both sides: surprise lasts one round.
+    """
     state = under_way(ctx)
-    if state.advantage_kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE:
+    first_round = state.rounds == 0
+    kind = state.advantage_kind
+    round_ahead = kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE
+    if first_round and round_ahead:
         ahead = Side(state.advantage)
         ctx.emit(
             ev.InitiativeRolled(
@@ -50,8 +59,16 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
             )
         )
         return
-    notes = ["both sides surprised: momentary confusion, no advantage"] if all(state.surprised) else []
+    notes = ["both sides surprised: momentary confusion, no advantage"] if first_round and all(state.surprised) else []
     options = ctx.part(EncounterOptions)
+    if not first_round:
+        notes.append(f"initiative for round {state.rounds + 1}")
+    rollers: tuple[Side, ...] = SIDES
+    if first_round and kind is ev.AdvantageKind.ROUND and not options.surprised_sides_roll_initiative:
+        rollers = tuple(side for side, hit in zip(SIDES, state.surprised, strict=True) if not hit)
+    if len(rollers) < len(SIDES):
+        ctx.emit(_unrolled(rollers, notes))
+        return
     rolls: list[int] = []
     rerolls = 0
     while True:
@@ -85,6 +102,16 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
             rolls=tuple(rolls),
         )
     )
+
+
+def _unrolled(rollers: tuple[Side, ...], notes: list[str]) -> ev.InitiativeRolled:
+    """Initiative when a surprised side does not roll: the side that alone may roll acts first, or both at once."""
+    if not rollers:
+        notes.append("neither side rolls: both act at once")
+        return ev.InitiativeRolled(first=ev.First.SIMULTANEOUS, order=SIDES, reason="; ".join(notes))
+    ahead = rollers[0]
+    notes.append(f"the {ahead.other} are surprised and do not roll: the {ahead} act first")
+    return ev.InitiativeRolled(first=ev.First(ahead), order=(ahead, ahead.other), reason="; ".join(notes))
 
 
 def _reaction(
@@ -158,8 +185,13 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
         if state.advantage_kind is ev.AdvantageKind.ROUND:
             acting, reason = (leader,), f"the {leader.other} are surprised and cannot act in the first round"
         elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
-            lost = sur.party_segments if leader is Side.MONSTERS else sur.monsters_segments
-            reason = f"the {leader.other} lose the first {lost} segments of this round"
+            lost = state.free_segments(leader)
+            reason = f"the {leader.other} lose the first {lost} segment{'s' if lost != 1 else ''} of this round"
+    caught = sur.party_characters_surprised if sur is not None and not sur.party_surprised else ()
+    if number == 1 and caught:
+        # seed 004: each character's own surprise; the surprised sit the first round out, the others act
+        who = f"{', '.join(caught)} {'is' if len(caught) == 1 else 'are'} surprised and cannot act in the first round"
+        reason = f"{reason}; {who}" if reason else who
     ctx.emit(
         ev.RoundPlayed(
             round=number,

@@ -95,6 +95,15 @@ class WisSurprise(enum.StrEnum):
     OFF = "off"
 
 
+class WisScope(enum.StrEnum):
+    """What a character's failed WIS surprise roll does to the party (§4.3, A8)."""
+
+    #: only that character is surprised; the party as a side is surprised when all its characters are
+    CHARACTER = "character"
+    #: one surprised character makes the whole party surprised (hexlog 0.1.0)
+    PARTY = "party"
+
+
 class ChaScale(enum.StrEnum):
     """Which CHA reaction scale applies (A31)."""
 
@@ -138,6 +147,29 @@ class EncounterOptions:
     wis_surprise_mod: WisSurprise | None = rule(
         None,
         help="scale: each character adds its WIS modifier to the party's d6 in the dungeon (A8); off: WIS is ignored.",
+    )
+    wis_surprise_scope: WisScope = rule(
+        WisScope.PARTY,
+        help="character: a character surprised by its WIS is surprised alone, the party only when all are (§4.3); "
+        "party: one surprised character surprises the whole party.",
+    )
+    wilderness_surprise_advantage: AdvantageKind | None = rule(
+        None,
+        help="What surprising the other side gives in the open (wilderness, waterborne, outdoors); "
+        "leave out for surprise_advantage everywhere.",
+    )
+    surprised_sides_roll_initiative: bool = rule(
+        default=True,
+        help="A surprised side rolls initiative too (true), or only the sides not surprised roll (false, §2.4).",
+    )
+    initiative_each_round: bool = rule(
+        default=False,
+        help="Initiative is rolled again at the start of every round after the first (OSE), or once per encounter.",
+    )
+    missiles_without_limit: bool = rule(
+        default=False,
+        help="Where tables.distance sets no missiles_at_most, melee or missile attacks are possible at any "
+        "distance (true); false records them as not possible there.",
     )
     surrounded_at_monsters: int = rule(
         0,

@@ -46,6 +46,8 @@ class EncounterState:
     distance: ev.DistanceDetermined | None = None
     free_action: ev.FreeActionTaken | None = None
     initiative: ev.InitiativeRolled | None = None
+    #: the round the latest initiative was rolled for (1: the first; rolled again each round under OSE)
+    initiative_round: int = 0
     #: the latest reaction roll, and how many were rolled
     reaction: ev.ReactionRolled | None = None
     reactions: int = 0
@@ -79,6 +81,20 @@ class EncounterState:
     def advantage_kind(self) -> ev.AdvantageKind | None:
         """``round``, ``segments`` or ``single_action``; None before surprise."""
         return self.surprise.advantage_kind if self.surprise is not None else None
+
+    def free_segments(self, side: Side) -> int:
+        """AD&D: the segments ``side`` may act in before the other: what the other loses beyond its own loss.
+
+        Under ``difference`` only one side loses segments; under ``face`` both lose their own face,
+        so the free segments are the gap between the two losses, never the surprised side's whole loss.
+        """
+        s = self.surprise
+        if s is None or s.advantage_kind is not ev.AdvantageKind.SEGMENTS:
+            return 0
+        own, other = (
+            (s.party_segments, s.monsters_segments) if side is Side.PARTY else (s.monsters_segments, s.party_segments)
+        )
+        return max(0, other - own)
 
     @property
     def distance_ft(self) -> int:
@@ -120,6 +136,8 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
     match event:
         case PhaseChanged(procedure="encounter", dest=dest):
             changes["phase"] = Phase[dest]
+        case ev.InitiativeRolled():
+            changes.update(initiative_round=state.rounds + 1)
         case ev.ReactionRolled():
             changes.update(reaction=event, reactions=state.reactions + 1)
         case ev.ActionChosen():

@@ -13,8 +13,9 @@ ruleset lacks simply does not apply:
   the larger face) or each side's own ``face``;
 * ``wis_surprise_mod`` (explore, dungeon only, §4.3 and A8): the side still rolls once, but each
   character adds its own WIS modifier to that face and is surprised when the sum is at most the
-  range. The side counts as surprised when at least one character is; ``characters_surprised``
-  names them, so the encounter can let the others act.
+  range; ``characters_surprised`` names them. Under ``wis_surprise_scope = "character"`` (the seed's
+  reading) only they are surprised and the others act: the side counts as surprised only when every
+  character is; under ``"party"`` one surprised character makes the whole side surprised.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from hexlog.events.encounter import Advantage, AdvantageKind
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.encounter.distance import SETTINGS
-from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, MutualSurprise, WisSurprise
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, MutualSurprise, WisScope, WisSurprise
 
 if TYPE_CHECKING:
     from hexlog.machine.rolls import Roll
@@ -47,6 +48,10 @@ class Side:
     light_in_darkness: bool = False
     noisy: bool = False
     surprise_range: int = 2
+    #: light, noise or other circumstances: added to the side's d6 (seed 004; + is harder to surprise)
+    modifier: int = 0
+    #: the side cannot be surprised (some creatures): it does not roll
+    unsurprisable: bool = False
     wis_scores: tuple[int, ...] = ()
     #: 001: armor suits (``chain_mail``) or kinds (``metal``) worn; noisy kinds make the side noisy
     armor: tuple[str, ...] = ()
@@ -149,6 +154,16 @@ def _one_side(
         return SideSurprise(
             side=side.name, rolled=False, face=None, surprised=False, segments=0, reason="aware: no roll", nonce=None
         )
+    if side.unsurprisable:
+        return SideSurprise(
+            side=side.name,
+            rolled=False,
+            face=None,
+            surprised=False,
+            segments=0,
+            reason=f"the {side.name} cannot be surprised: no roll",
+            nonce=None,
+        )
     if blocked is not None:
         reason = f"{blocked}, so the {side.name} cannot be surprised by them"
         return SideSurprise(
@@ -156,33 +171,59 @@ def _one_side(
         )
     rolled = roll(DIE, f"{PURPOSE}.{side.name}", made_for=side.name)
     face, top = rolled.total, side.surprise_range
+    adjusted = face + side.modifier
+    shown = f"{face} {side.modifier:+d} = {adjusted}" if side.modifier else f"{face}"
     if labels is not None and side.wis_scores:
         labels = labels or tuple(str(i) for i in range(len(side.wis_scores)))
         hit: list[str] = []
         parts: list[str] = []
         for label, score in zip(labels, side.wis_scores, strict=True):
             mod = _wis_mod(rules, score)
-            caught = face + mod <= top
+            caught = adjusted + mod <= top
             if caught:
                 hit.append(label)
-            parts.append(f"{label} WIS {score} {mod:+d} -> {face + mod}{' surprised' if caught else ''}")
-        verdict = "surprised: " + ", ".join(hit) if hit else "nobody surprised"
-        reason = f"d6 = {face}, surprised at <= {top}: {'; '.join(parts)}; {verdict}"
+            parts.append(f"{label} WIS {score} {mod:+d} -> {adjusted + mod}{' surprised' if caught else ''}")
+        whole = rules.part(EncounterOptions).wis_surprise_scope is WisScope.PARTY
+        surprised = bool(hit) if whole else len(hit) == len(labels)
+        verdict = who_is_surprised(labels, hit, whole=whole)
+        reason = f"d6 = {shown}, surprised at <= {top}: {'; '.join(parts)}; {verdict}"
         return SideSurprise(
             side=side.name,
             rolled=True,
             face=face,
-            surprised=bool(hit),
+            surprised=surprised,
             segments=0,
             characters_surprised=tuple(hit),
             reason=reason,
             nonce=rolled.nonce,
         )
-    surprised = face <= top
-    reason = f"d6 = {face} <= {top}: surprised" if surprised else f"d6 = {face} > {top}: not surprised"
+    surprised = adjusted <= top
+    reason = f"d6 = {shown} <= {top}: surprised" if surprised else f"d6 = {shown} > {top}: not surprised"
     return SideSurprise(
         side=side.name, rolled=True, face=face, surprised=surprised, segments=0, reason=reason, nonce=rolled.nonce
     )
+
+
+def _names(names: list[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def who_is_surprised(labels: tuple[str, ...], hit: list[str], *, whole: bool) -> str:
+    """Who is surprised, plainly: ``Delphine surprised; Aldric and Corvin are not and act``.
+
+    Under the ``party`` scope (``whole``) the words are those hexlog 0.1.0 recorded, so a recorded
+    reason is derived again exactly.
+    """
+    spared = [label for label in labels if label not in hit]
+    if not hit:
+        return "nobody surprised"
+    if whole:  # the words hexlog 0.1.0 recorded for this reading
+        return "surprised: " + ", ".join(hit)
+    if not spared:
+        return "all surprised: the party is surprised"
+    verb = "is not and acts" if len(spared) == 1 else "are not and act"
+    return f"{_names(hit)} surprised; {_names(spared)} {verb}"
 
 
 def _segments(rules: Ruleset, party: SideSurprise, monsters: SideSurprise) -> tuple[SideSurprise, SideSurprise]:
@@ -226,7 +267,10 @@ def check_surprise(  # noqa: PLR0913 - the encounter's call, spelled out
     party_blocked, monsters_blocked = _blocker(rules, monsters), _blocker(rules, party)
     p = _one_side(roll, rules, party, party_blocked, member_names if per_character else None)
     m = _one_side(roll, rules, monsters, monsters_blocked, () if per_character else None)
-    kind = rules.part(EncounterOptions).surprise_advantage
+    options = rules.part(EncounterOptions)
+    kind = options.surprise_advantage
+    if options.wilderness_surprise_advantage is not None and not Setting(setting).underground:
+        kind = options.wilderness_surprise_advantage
     if kind is AdvantageKind.SEGMENTS:
         p, m = _segments(rules, p, m)
         ahead = (m.segments > p.segments) - (p.segments > m.segments)

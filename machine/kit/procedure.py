@@ -116,6 +116,9 @@ class Procedure:
     corrections: frozenset[str] = frozenset()
     #: the event types its steps write
     events: tuple[type[Event], ...] = ()
+    #: what the rule texts describe and the procedure does not model, and what it does instead, in words
+    #: (``hexlog rules show`` prints them)
+    limits: tuple[str, ...] = ()
 
     def edges(self) -> list[tuple[str, str, str]]:
         """Every (trigger, source phase, destination phase) its transition table allows, one per source."""
