@@ -53,7 +53,7 @@ from hexlog.replay.rebuild import replay
 from hexlog.service import simulation
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from hexlog.events.base import Event
 
@@ -126,20 +126,21 @@ def _secret(stream: int) -> bytes:
     return hashlib.sha256(f"hexlog bench stream {stream}".encode()).digest()
 
 
-def stream_events(stream: int, length: int, rng: random.Random) -> list[Event]:
-    """One stream's events: a session opened, ``length - 2`` committed rolls, the session closed."""
+def stream_events(stream: int, length: int, rng: random.Random, session: str = "s1") -> list[Event]:
+    """One stream's events (or one session's): a session opened, ``length - 2`` committed rolls, the session
+    closed."""
     secret = _secret(stream)
     scheme = hexdice.SCHEME
     dice = SessionDice.of(scheme, secret, "")
     lane = hexdice.lane_of(scheme, "public")
-    events: list[Event] = [SessionOpened(session="s1", commitment=hexdice.commitment(secret), scheme=scheme)]
+    events: list[Event] = [SessionOpened(session=session, commitment=hexdice.commitment(secret), scheme=scheme)]
     for nonce in range(max(0, length - 2)):
         count, sides, modifier = NOTATIONS[rng.randrange(len(NOTATIONS))]
         faces = dice.faces(nonce, (sides,) * count, lane)
         purpose = PURPOSES[rng.randrange(len(PURPOSES))]
         events.append(
             DiceRolled(
-                session="s1",
+                session=session,
                 nonce=nonce,
                 purpose=purpose,
                 sides=(sides,) * count,
@@ -149,7 +150,7 @@ def stream_events(stream: int, length: int, rng: random.Random) -> list[Event]:
             )
         )
     if length > 1:
-        events.append(SessionClosed(session="s1", secret=secret.hex()))
+        events.append(SessionClosed(session=session, secret=secret.hex()))
     return events[:length]
 
 
@@ -175,6 +176,28 @@ def workload(events: int, stream_len: int, seed: int = 1) -> Iterator[tuple[str,
     for stream in range((events + stream_len - 1) // stream_len):
         length = min(stream_len, events - stream * stream_len)
         yield f"b{stream}", stream_events(stream, length, rng)
+
+
+def campaign_events(events: int, session_len: int = 100, seed: int = 1) -> Iterator[Event]:
+    """One long campaign's events: sessions of ``session_len`` events one after another (s1, s2, ...)."""
+    rng = random.Random(seed)  # noqa: S311 - the peers' payloads, not a secret
+    for number in range((events + session_len - 1) // session_len):
+        length = min(session_len, events - number * session_len)
+        yield from stream_events(number, length, rng, session=f"s{number + 1}")
+
+
+def write_campaign(store: SQLiteStore, campaign: str, events: Iterable[Event], batch: int = 1000) -> int:
+    """Append a campaign's events ``batch`` at a time; the stream's version after."""
+    stream, version, chunk = stream_for(campaign), store.stream_version(stream_for(campaign)), []
+    for event in events:
+        chunk.append(event)
+        if len(chunk) == batch:
+            store.append(stream, new_events(campaign, chunk, version), expected_version=version)
+            version, chunk = version + len(chunk), []
+    if chunk:
+        store.append(stream, new_events(campaign, chunk, version), expected_version=version)
+        version += len(chunk)
+    return version
 
 
 def write_log(store: SQLiteStore, events: int, stream_len: int, batch: int) -> None:
