@@ -58,7 +58,7 @@ def _common(scenario: Scenario, *, against: bool) -> list[inspect.Parameter]:
             "option",
             Annotated[
                 list[str] | None,
-                typer.Option("--option", help="a house rule NAME=VALUE (an option; tables.NAME=VALUE for a table)"),
+                typer.Option("--option", help="a house rule NAME=VALUE (an option), or tables.TABLE.KEY=VALUE"),
             ],
             None,
         ),
@@ -99,14 +99,20 @@ def overrides_of(rules: Path | None, options: Sequence[str] | None) -> dict[str,
         if not sep or not key.strip():
             msg = f"a house rule is NAME=VALUE, not {given!r}"
             raise UsageError(msg)
-        section, dot, name = key.strip().partition(".")
-        if not dot:
-            section, name = "options", section
+        path = key.strip().split(".")
+        if len(path) == 1:
+            path = ["options", *path]
         try:
             value = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
             value = text
-        found.setdefault(section, {})[name] = value
+        place = found
+        for part in path[:-1]:
+            place = place.setdefault(part, {})
+            if not isinstance(place, dict):
+                msg = f"house rule {given!r}: {part} is a value, not a table"
+                raise UsageError(msg)
+        place[path[-1]] = value
     return found
 
 

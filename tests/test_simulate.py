@@ -133,3 +133,25 @@ def test_compare_refuses_two_equal_sides_and_unknown_rules(tmp_path: Path) -> No
     assert unknown.returncode != 0
     assert "no_such_option" in unknown.stderr
     assert not unknown.stdout
+
+
+def test_a_house_rule_given_as_an_option_reaches_the_procedure(tmp_path: Path) -> None:
+    """``--option tables.TABLE.KEY=VALUE`` is a house rule the procedure reads: a wandering monster on every face
+    meets one at every check."""
+    done = run_hexlog(
+        "simulate",
+        "dungeon",
+        "--n",
+        "5",
+        "--turns",
+        "4",
+        "--option",
+        "tables.dungeon.wandering_on=[1, 2, 3, 4, 5, 6]",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    (side,) = json.loads(done.stdout)["sides"]
+    measures = {m["name"]: m for m in side["measures"]}
+    assert measures["any wandering monster"]["rates"]["yes"]["hits"] == 5
+    assert measures["wandering monsters met"]["mean"] >= 2
