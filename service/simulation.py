@@ -111,16 +111,31 @@ class Play:
         runner = REGISTRY.runner(procedure)
         return {trigger for trigger, _ in runner.allowed(table.procedures.get(procedure), table)}
 
+    def finish(
+        self,
+        procedure: str,
+        steps: Mapping[str, c.Command],
+        last: c.Command,
+        once: Mapping[str, c.Command] | None = None,
+    ) -> None:
+        """Play ``procedure`` to its end: at each turn the first of ``steps`` (by trigger, in order) allowed now,
+        else each of ``once`` allowed now if not taken yet, else ``last`` (the step that concludes it)."""
+        final, once = REGISTRY.procedure(procedure).final, once or {}
+        taken: set[str] = set()
+        while self.state(procedure).phase not in final:
+            allowed = self.allowed(procedure)
+            step = next((steps[s] for s in steps if s in allowed), None)
+            if step is None:
+                trigger = next((t for t in once if t in allowed and t not in taken), None)
+                if trigger is not None:
+                    taken.add(trigger)
+                    step = once[trigger]
+            self.run(step or last)
+
     def finish_encounter(self) -> None:
         """Play the encounter under way to its end: surprise, distance, a free action, initiative, one reaction,
         then conclude."""
-        reacted = False
-        while self.state("encounter").phase is not enc.Phase.CONCLUDED:
-            allowed = self.allowed("encounter")
-            step = next((ENCOUNTER_STEPS[s] for s in ENCOUNTER_STEPS if s in allowed), None)
-            if step is None and "react" in allowed and not reacted:
-                reacted, step = True, enc.RollReaction(speaker="Ann")
-            self.run(step or enc.ConcludeEncounter(outcome="resolved"))
+        self.finish("encounter", ENCOUNTER_STEPS, enc.ConcludeEncounter(outcome="resolved"), ONCE)
 
 
 #: the encounter's steps a trial takes, in order of preference
@@ -130,6 +145,8 @@ ENCOUNTER_STEPS: dict[str, c.Command] = {
     "take_free_action": enc.TakeFreeAction(action="attack"),
     "roll_initiative": enc.RollInitiative(),
 }
+#: the steps taken once each when nothing above is allowed
+ONCE: dict[str, c.Command] = {"react": enc.RollReaction(speaker="Ann")}
 
 
 # -- the scenarios --------------------------------------------------------------------------------
