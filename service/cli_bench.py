@@ -32,8 +32,11 @@ def bench(
         )
         raise UsageError(msg)
     params = benchmark.Params.quick() if quick else benchmark.Params(events=events, repeat=repeat)
-    with err.status("measuring") as status:
-        result = benchmark.run(params, note=lambda what: status.update(f"measuring: {what}"))
+    if err.is_terminal:
+        with err.status("measuring") as status:
+            result = benchmark.run(params, note=lambda what: status.update(f"measuring: {what}"))
+    else:  # a log file: one line per step
+        result = benchmark.run(params, note=lambda what: err.print(f"hexlog bench: {what}"))
     typer.echo(benchmark.line(result))
 
 

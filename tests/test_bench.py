@@ -45,6 +45,7 @@ def test_quick_bench_prints_every_key_as_the_last_line(tmp_path: Path) -> None:
     assert {"journal_mode", "synchronous"} <= set(result["store"])
     assert result["store"]["journal_mode"] == "wal"
     assert "python" in result["versions"]
+    assert "hexlog bench: sample 1/1" in done.stderr  # progress on stderr, never on stdout
 
 
 def test_bench_refuses_a_store_hexlog_does_not_have(tmp_path: Path) -> None:
