@@ -51,14 +51,15 @@ OPERATIONS = {
     ),
 }
 TIMED = """
-import resource, sys, time
+import sys, time
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.service.benchmark import peak_memory_mb
 {setup}
 store = SQLiteStore(sys.argv[1], create=False)
 start = time.perf_counter()
 {body}
 spent = time.perf_counter() - start
-print(spent, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(spent, peak_memory_mb())
 """
 HEADER = (
     "| events | replay s | replay eps | replay MB | audit s | audit eps | audit MB | checkpoint ms | checkpoint MB |\n"

@@ -393,19 +393,34 @@ def machine_layer(count: int) -> dict[str, float]:
 # -- peak memory of a replay ------------------------------------------------------------------------
 
 
+def peak_memory_mb() -> float:
+    """This process's peak resident memory in MB since it started (``VmHWM``: what ``ru_maxrss`` would say too, but
+    ``ru_maxrss`` also counts the memory of the process that started this one, before ``exec``)."""
+    try:
+        with Path("/proc/self/status").open(encoding="ascii") as status:
+            for text in status:
+                if text.startswith("VmHWM:"):
+                    return int(text.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource  # noqa: PLC0415 - where /proc is missing
+
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kb / 1024 / 1024 if platform.system() == "Darwin" else kb / 1024
+
+
 def peak_rss_mb(path: Path) -> float:
     """The peak resident memory (MB) of a process that replays every campaign of the log at ``path``."""
     code = (
-        "import resource, sys\n"
+        "import sys\n"
         "from hexlog.events.sqlite import SQLiteStore\n"
-        "from hexlog.service.benchmark import replay_all\n"
+        "from hexlog.service.benchmark import peak_memory_mb, replay_all\n"
         "store = SQLiteStore(sys.argv[1], create=False)\n"
         "replay_all(store)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(peak_memory_mb())\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)  # noqa: S603 - our own interpreter and code
-    kb = int(done.stdout.strip().splitlines()[-1])
-    return kb / 1024 if platform.system() != "Darwin" else kb / 1024 / 1024
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 # -- the run ----------------------------------------------------------------------------------------
