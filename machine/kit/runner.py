@@ -87,7 +87,8 @@ class Runner:
     def _load(self, phase: enum.Enum, proc: Any, table: Table, command: Command | None) -> Model:
         model = self._model
         model.proc, model.table, model.command, model.refusals = proc, table, command, []
-        self.machine.set_state(phase, model=model)
+        if model.state is not phase:  # the resident model is often in the phase already (the last command left it)
+            self.machine.set_state(phase, model=model)
         return model
 
     def attach(self, proc: Any, table: Table) -> Model:
