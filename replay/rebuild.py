@@ -156,18 +156,23 @@ def _mark_problem(
 
 
 def _check(
-    projection: live.Projection[Any], rebuilt: dict[str, Any], stored: dict[str, tuple[int, Any]], read: _Read
+    projection: live.Projection[Any],
+    rebuilt: dict[str, Any],
+    mark: tuple[int, Any] | None,
+    stored: dict[str, tuple[int, Any]],
+    read: _Read,
 ) -> ProjectionCheck:
-    """Compare a projection's stored rows with the rows a fold of the whole log gives."""
-    mark = stored.pop(live.MARK, None)
+    """Compare a projection's stored rows with the rows a fold of the whole log gives, each pair made JSON as
+    it is compared (not every row at once); ``mark`` is the stored mark the fold noted ids for."""
+    stored.pop(live.MARK, None)
     found = _marked(projection, mark, stored, read)
     if found is not None:
         return found
     name, at = projection.name, mark[0] if mark is not None else 0
-    data = _canonical({key: value for key, (_, value) in stored.items()})
+    data = {key: value for key, (_, value) in stored.items()}
     missing = sorted(rebuilt.keys() - data.keys())
     extra = sorted(data.keys() - rebuilt.keys())
-    changed = sorted(k for k in rebuilt.keys() & data.keys() if rebuilt[k] != data[k])
+    changed = sorted(k for k in rebuilt.keys() & data.keys() if _as_stored(rebuilt[k]) != _as_stored(data[k]))
     if not (missing or extra or changed):
         return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
     parts = [
@@ -205,9 +210,9 @@ def _marked(
     return None
 
 
-def _canonical(data: dict[str, Any]) -> dict[str, Any]:
-    """Row data as the store gives it back (JSON, so tuples are lists)."""
-    return {key: json.loads(canonical_json(value)) for key, value in data.items()}
+def _as_stored(value: Any) -> Any:
+    """Row data as a database gives it back (JSON, so tuples are lists; the memory store keeps it as given)."""
+    return json.loads(canonical_json(value))
 
 
 def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
@@ -222,9 +227,9 @@ def replay_records(
     projection's rebuilt rows by name."""
     stream_id = stream_for(campaign)
     folds = projections(registry)
-    stored = {projection.name: store.read_rows(stream_id, projection.name) for projection in folds}
-    marks = (rows.get(live.MARK) for rows in stored.values())
-    read = _Read(wanted={mark[0] for mark in marks if mark is not None and isinstance(mark[0], int)})
+    # the marks first (the fold notes the log's event at each), every other row only when it is compared
+    marks = {p.name: store.read_rows(stream_id, p.name, [live.MARK]).get(live.MARK) for p in folds}
+    read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
     rebuilt = live.rebuild_all(folds, read.events(records))
     if not read.version:
         msg = f"campaign {campaign!r} has no events"
@@ -234,7 +239,9 @@ def replay_records(
     checks = []
     for projection, (state, data) in zip(folds, rebuilt, strict=True):
         states[projection.name], rows[projection.name] = state, data
-        checks.append(_check(projection, _canonical(data), stored[projection.name], read))
+        stored = store.read_rows(stream_id, projection.name)
+        checks.append(_check(projection, data, marks[projection.name], stored, read))
+        del stored
     table = attrs.evolve(states["table"], version=read.version)
     report = ReplayReport(
         campaign=campaign,
