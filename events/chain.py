@@ -42,9 +42,13 @@ ENVELOPE_KEYS = frozenset(
 )
 
 
+#: the encoder of the canonical form (what ``json.dumps`` would build anew on every call with these options)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(obj: Any) -> str:
     """The canonical JSON text both published schemes hash."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(obj)
 
 
 def sha256_hex(text: str) -> str:

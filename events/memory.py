@@ -100,6 +100,12 @@ class MemoryStore:
         """The stream's events from ``from_version`` on, in order."""
         return self._streams.get(stream_id, [])[max(from_version, 1) - 1 :]
 
+    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
+        """The stream's events from ``from_version`` on, in order."""
+        stream = self._streams.get(stream_id, [])
+        for index in range(max(from_version, 1) - 1, len(stream)):
+            yield stream[index]
+
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""
         start = max(from_position, 1) - 1

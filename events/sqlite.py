@@ -43,6 +43,7 @@ from hexlog.events.sqlite_schema import (
     PAGE_SIZE,
     SCHEMA,
     SCHEMA_NAMES,
+    STREAM_PAGE_SIZE,
     CorruptRowError,
     busy_message,
     integrity_check,
@@ -354,6 +355,22 @@ class SQLiteStore:
                 (stream_id, from_version),
             ).fetchall()
         return [recorded(row) for row in rows]
+
+    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
+        """The stream's events from ``from_version`` on, in order, fetched page by page."""
+        after = max(from_version, 1) - 1
+        while True:
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
+                    "ORDER BY stream_version LIMIT ?",
+                    (stream_id, after, STREAM_PAGE_SIZE),
+                ).fetchall()
+            for row in rows:
+                yield recorded(row)
+            if len(rows) < STREAM_PAGE_SIZE:
+                return
+            after = rows[-1][2]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""

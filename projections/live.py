@@ -170,19 +170,31 @@ class Live(Generic[S]):
 
 def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict[str, Any]]:
     """The projection folded from scratch, and the data of every row it keeps (the mark left out)."""
-    state = projection.initial()
-    extra: dict[str, Any] = {}
+    return rebuild_all([projection], events)[0]
+
+
+def rebuild_all(projections: Sequence[Projection[Any]], events: Iterable[Event]) -> list[tuple[Any, dict[str, Any]]]:
+    """Each projection folded from scratch in one pass over ``events`` (which may be read as they come), and the
+    data of every row it keeps (the mark left out)."""
+    states = [projection.initial() for projection in projections]
+    extras: list[dict[str, Any]] = [{} for _ in projections]
+    pairs = list(zip(projections, extras, strict=True))
     for event in events:
-        after = projection.evolve(state, event)
-        for key, value in projection.event_rows(state, after, event).items():
-            if value is None:
-                extra.pop(key, None)
-            else:
-                extra[key] = value
-        state = after
-    data = {key: projection.encode(key, part) for key, part in projection.parts(state).items()}
-    data.update(extra)
-    return state, data
+        for i, (projection, extra) in enumerate(pairs):
+            state = states[i]
+            after = projection.evolve(state, event)
+            for key, value in projection.event_rows(state, after, event).items():
+                if value is None:
+                    extra.pop(key, None)
+                else:
+                    extra[key] = value
+            states[i] = after
+    out = []
+    for projection, state, extra in zip(projections, states, extras, strict=True):
+        data = {key: projection.encode(key, part) for key, part in projection.parts(state).items()}
+        data.update(extra)
+        out.append((state, data))
+    return out
 
 
 def anew(projection: Projection[S], data: Mapping[str, Any], version: int, event: str) -> tuple[ProjectionRow, ...]:

@@ -8,16 +8,26 @@ is false only shows an earlier fault (a broken link, a gap after a deleted event
 
 from __future__ import annotations
 
+import array
 from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.chain import Envelope
 from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
-from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, check_positions, malformed
+from hexlog.replay.chain_audit import (
+    Finding,
+    Item,
+    Positions,
+    check_chain,
+    check_order,
+    check_positions,
+    malformed,
+)
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.explain import explain_roll
@@ -26,9 +36,8 @@ from hexlog.replay.receipts import Receipt, mismatch
 from hexlog.replay.verdict import Verdict, caveats
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
-    from hexlog.events.chain import Envelope
     from hexlog.events.store import EventStore
     from hexlog.machine.kit.registry import Registry
 
@@ -130,6 +139,12 @@ class _Tally:
     decisions: int = 0
     caveats: list[str] = attrs.field(factory=list)
     hand: list[str] = attrs.field(factory=list)
+    #: what could not be verified (not failures)
+    notes: list[Finding] = attrs.field(factory=list)
+    #: the streams audited, in the order met
+    streams: list[str] = attrs.field(factory=list)
+    #: the envelopes of the streams the receipts name
+    sound: list[Envelope] = attrs.field(factory=list)
 
 
 def _check_events(
@@ -155,6 +170,49 @@ def _check_events(
     tally.hand.extend(prefix + line for line in decided.hand)
 
 
+def _audit_streams(
+    streams: Iterable[tuple[str, list[Item]]], findings: list[Finding], registry: Registry, kept: set[str]
+) -> _Tally:
+    """Audit each stream's items (well-formed envelopes) in turn, keeping the envelopes of the streams in
+    ``kept`` (those the receipts name)."""
+    tally = _Tally()
+    for stream, stream_items in streams:
+        tally.streams.append(stream)
+        ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
+        check_order(ordered, findings, check_chain(ordered, findings))
+        _check_source(stream, ordered, findings)
+        _decode(ordered, findings)
+        _check_events(ordered, findings, tally.notes, registry, tally)
+        if stream in kept:
+            tally.sound.extend(item.env for item in stream_items)
+    return tally
+
+
+def _report(events: int, findings: list[Finding], tally: _Tally, expect: Sequence[Receipt]) -> AuditReport:
+    """The report of an audit: the receipts matched, the findings in log order."""
+    held = []
+    for receipt in expect:
+        problem = mismatch(receipt, tally.sound)
+        if problem is None:
+            held.append(str(receipt))
+        else:
+            findings.append(_receipt_finding(receipt, problem, events))
+    single = len(tally.streams) == 1
+    return AuditReport(
+        events=events,
+        streams=tuple(tally.streams),
+        findings=tuple(sorted(findings, key=lambda f: (f.order, not f.cause))),
+        unverifiable=tuple(sorted(tally.notes, key=lambda f: f.order)),
+        sessions=tally.sessions,
+        rolls=tally.rolls,
+        rolls_verified=tally.verified,
+        decisions=tally.decisions,
+        caveats=tuple(line.split(": ", 1)[1] if single else line for line in tally.caveats),
+        by_hand=tuple(line.split(": ", 1)[1] if single else line for line in tally.hand),
+        receipts=tuple(held),
+    )
+
+
 def audit_envelopes(
     envelopes_in_order: Sequence[Envelope],
     positions: Sequence[int] | None = None,
@@ -176,7 +234,6 @@ def audit_envelopes(
         for i, env in enumerate(envelopes_in_order)
     ]
     findings: list[Finding] = []
-    notes: list[Finding] = []
     if positions is not None and contiguous:
         check_positions(items, findings)
     streams: dict[str, list[Item]] = {}
@@ -186,35 +243,52 @@ def audit_envelopes(
             findings.append(item.finding("envelope", problem))
             continue
         streams.setdefault(item.env.subject, []).append(item)
-    tally = _Tally()
-    for stream, stream_items in streams.items():
-        ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
-        check_order(ordered, findings, check_chain(ordered, findings))
-        _check_source(stream, ordered, findings)
-        _decode(ordered, findings)
-        _check_events(ordered, findings, notes, registry, tally)
-    held = []
-    sound = [item.env for items_ in streams.values() for item in items_]
-    for receipt in expect:
-        problem = mismatch(receipt, sound)
-        if problem is None:
-            held.append(str(receipt))
-        else:
-            findings.append(_receipt_finding(receipt, problem, len(items)))
-    single = len(streams) == 1
-    return AuditReport(
-        events=len(items),
-        streams=tuple(streams),
-        findings=tuple(sorted(findings, key=lambda f: (f.order, not f.cause))),
-        unverifiable=tuple(sorted(notes, key=lambda f: f.order)),
-        sessions=tally.sessions,
-        rolls=tally.rolls,
-        rolls_verified=tally.verified,
-        decisions=tally.decisions,
-        caveats=tuple(line.split(": ", 1)[1] if single else line for line in tally.caveats),
-        by_hand=tuple(line.split(": ", 1)[1] if single else line for line in tally.hand),
-        receipts=tuple(held),
-    )
+    kept = {stream_for(receipt.campaign) for receipt in expect}
+    return _report(len(items), findings, _audit_streams(streams.items(), findings, registry, kept), expect)
+
+
+@attrs.define
+class _Placed:
+    """Where one stream's events sit in the global log: their indices in log order and their positions."""
+
+    indices: array.array[int] = attrs.field(factory=lambda: array.array("q"))
+    positions: array.array[int] = attrs.field(factory=lambda: array.array("q"))
+
+
+def _stream_items(store: EventStore, stream: str, placed: _Placed, findings: list[Finding]) -> list[Item]:
+    """A stream's well-formed items, read again from the store, each at its place in the global log."""
+    index_of = dict(zip(placed.positions, placed.indices, strict=True))
+    items = []
+    for record in store.iter_stream(stream):
+        index = index_of.get(record.position)
+        if index is None:
+            continue  # appended after the pass in log order: not part of this audit
+        item = Item(index=index, env=record.envelope, position=record.position)
+        problem = malformed(item.env)
+        if problem is not None:
+            findings.append(item.finding("envelope", problem))
+            continue
+        items.append(item)
+    return items
+
+
+def _audit_whole_store(store: EventStore, registry: Registry, expect: Sequence[Receipt]) -> AuditReport:
+    """Audit every stream of a store without holding the log whole: one pass in log order checks the global
+    positions and notes where each stream's events sit; each stream is then read and audited in turn."""
+    findings: list[Finding] = []
+    placed: dict[str, _Placed] = {}
+    checker = Positions()
+    count = 0
+    for index, record in enumerate(store.read_all()):
+        checker.check(Item(index=index, env=record.envelope, position=record.position), findings)
+        where = placed.setdefault(record.envelope.subject, _Placed())
+        where.indices.append(index)
+        where.positions.append(record.position)
+        count += 1
+    kept = {stream_for(receipt.campaign) for receipt in expect}
+    streams = ((stream, _stream_items(store, stream, where, findings)) for stream, where in placed.items())
+    tally = _audit_streams(((s, i) for s, i in streams if i), findings, registry, kept)
+    return _report(count, findings, tally, expect)
 
 
 def _receipt_finding(receipt: Receipt, problem: str, after: int) -> Finding:
@@ -236,7 +310,9 @@ def audit_store(
 ) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
-        records = list(store.read_all()) if campaign is None else store.read_stream(stream_for(campaign))
+        if campaign is None:
+            return _audit_whole_store(store, registry, expect)
+        records = store.read_stream(stream_for(campaign))
     except (ValueError, TypeError) as err:
         msg = f"the store could not read its events: {err}"
         raise CorruptLogError(msg) from err

@@ -105,15 +105,26 @@ def malformed(env: Any) -> str | None:
     return None
 
 
-def check_positions(items: list[Item], out: list[Finding]) -> None:
-    """Global positions run 1, 2, 3 … in the order given, without gaps or repeats."""
-    previous = 0
-    seen: set[int] = set()
-    for item in items:
-        p = item.position
+#: positions below this are remembered one bit each; any other (a tampered log's) in a set
+BITMAP_LIMIT = 1 << 27
+
+
+@attrs.define
+class Positions:
+    """Checks that global positions run 1, 2, 3 … in the order the items come, one item at a time."""
+
+    previous: int = 0
+    #: the positions seen below ``BITMAP_LIMIT``, one bit each
+    seen: bytearray = attrs.field(factory=bytearray)
+    #: the positions seen outside it
+    others: set[int] = attrs.field(factory=set)
+
+    def check(self, item: Item, out: list[Finding]) -> None:
+        """Check one item's position against those before it."""
+        p, previous = item.position, self.previous
         if not isinstance(p, int) or isinstance(p, bool):
             out.append(item.finding("positions", f"position {p!r} is not a whole number"))
-        elif p in seen:
+        elif self._seen(p):
             out.append(item.finding("positions", f"position {p} appears more than once"))
         elif p <= previous:
             out.append(item.finding("positions", f"position {p} comes after position {previous}"))
@@ -121,8 +132,30 @@ def check_positions(items: list[Item], out: list[Finding]) -> None:
             gap = f"position {previous + 1}" if p == previous + 2 else f"positions {previous + 1} to {p - 1}"
             out.append(item.finding("positions", f"{gap} missing before this event", cause=False))
         if isinstance(p, int):
-            seen.add(p)
-            previous = max(previous, p)
+            self._add(int(p))
+            self.previous = max(previous, p)
+
+    def _seen(self, p: int) -> bool:
+        if 0 <= p < BITMAP_LIMIT:
+            byte = p >> 3
+            return byte < len(self.seen) and bool(self.seen[byte] & (1 << (p & 7)))
+        return p in self.others
+
+    def _add(self, p: int) -> None:
+        if not 0 <= p < BITMAP_LIMIT:
+            self.others.add(p)
+            return
+        byte = p >> 3
+        if byte >= len(self.seen):
+            self.seen.extend(bytes(max(byte + 1 - len(self.seen), len(self.seen))))
+        self.seen[byte] |= 1 << (p & 7)
+
+
+def check_positions(items: list[Item], out: list[Finding]) -> None:
+    """Global positions run 1, 2, 3 … in the order given, without gaps or repeats."""
+    checker = Positions()
+    for item in items:
+        checker.check(item, out)
 
 
 def check_chain(ordered: list[Item], out: list[Finding]) -> set[int]:

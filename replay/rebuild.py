@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,8 @@ from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, Recorded
     from hexlog.machine.kit.registry import Registry
@@ -78,6 +81,8 @@ class ReplayReport:
     projections: dict[str, Any]
     table: tables.Table
     checks: tuple[ProjectionCheck, ...]
+    #: the id of the log's last event
+    event: str = ""
 
     @property
     def ok(self) -> bool:
@@ -91,30 +96,57 @@ class ReplayReport:
         return "\n".join(lines)
 
 
-def recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
-    """The campaign's records up to ``version`` (all when ``None``); ``NotFoundError`` if none."""
+def records(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Recorded]:
+    """The campaign's records up to ``version`` (all when ``None``), read page by page as they are used.
+
+    ``NotFoundError`` if the campaign has no events, ``UsageError`` for a version outside its stream (both
+    raised here, before the first record is read).
+    """
     stream_id = stream_for(campaign)
-    records = store.read_stream(stream_id)
-    if not records:
+    length = store.stream_version(stream_id)
+    if not length:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
-    if version is None:
-        return records
-    if not 0 <= version <= len(records):
-        msg = f"version {version} is outside {stream_id}, which holds versions 1 to {len(records)}"
+    if version is not None and not 0 <= version <= length:
+        msg = f"version {version} is outside {stream_id}, which holds versions 1 to {length}"
         raise UsageError(msg)
-    return records[:version]
+    end = length if version is None else version
+    return itertools.takewhile(lambda record: record.version <= end, store.iter_stream(stream_id))
+
+
+def recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
+    """The campaign's records up to ``version`` (all when ``None``) as a list; see ``records``."""
+    return list(records(store, campaign, version))
+
+
+@attrs.define
+class _Read:
+    """What a pass over the log noted for the checks: the last version and event, and the event ids at the
+    versions the stored marks name."""
+
+    wanted: set[int]
+    version: int = 0
+    event: str = ""
+    ids: dict[int, str] = attrs.field(factory=dict)
+
+    def events(self, records: Iterable[Recorded]) -> Iterator[Event]:
+        """The decoded events of ``records``, noting what the checks need as they go by."""
+        for record in records:
+            self.version, self.event = record.version, record.envelope.id
+            if record.version in self.wanted:
+                self.ids[record.version] = record.envelope.id
+            yield live.decode_recorded(record)
 
 
 def _mark_problem(
-    projection: live.Projection[Any], mark: tuple[int, Any], stored: dict[str, tuple[int, Any]], records: list[Recorded]
+    projection: live.Projection[Any], mark: tuple[int, Any], stored: dict[str, tuple[int, Any]], read: _Read
 ) -> str | None:
     """Why the mark cannot be trusted: one a command would fold the log again for (see ``live.load``)."""
     at, data = mark
-    problem = live.mark_problem(projection, mark, records[-1].version)
+    problem = live.mark_problem(projection, mark, read.version)
     if problem is not None:
         return problem
-    held = next((r.envelope.id for r in records if r.version == at), "") if at else ""
+    held = read.ids.get(at, "") if at else ""
     if data["event"] != held:
         return f"its mark names event {data['event'] or '(none)'} at version {at}, but the log's event there is {held}"
     newer = live.newer_than_mark(stored, at)
@@ -125,19 +157,23 @@ def _mark_problem(
 
 
 def _check(
-    projection: live.Projection[Any], rebuilt: dict[str, Any], store: LiveStore, stream_id: str, records: list[Recorded]
+    projection: live.Projection[Any],
+    rebuilt: dict[str, Any],
+    mark: tuple[int, Any] | None,
+    stored: dict[str, tuple[int, Any]],
+    read: _Read,
 ) -> ProjectionCheck:
-    """Compare a projection's stored rows with the rows a fold of the whole log gives."""
-    stored = store.read_rows(stream_id, projection.name)
-    mark = stored.pop(live.MARK, None)
-    found = _marked(projection, mark, stored, records)
+    """Compare a projection's stored rows with the rows a fold of the whole log gives, each pair made JSON as
+    it is compared (not every row at once); ``mark`` is the stored mark the fold noted ids for."""
+    stored.pop(live.MARK, None)
+    found = _marked(projection, mark, stored, read)
     if found is not None:
         return found
     name, at = projection.name, mark[0] if mark is not None else 0
-    data = _canonical({key: value for key, (_, value) in stored.items()})
+    data = {key: value for key, (_, value) in stored.items()}
     missing = sorted(rebuilt.keys() - data.keys())
     extra = sorted(data.keys() - rebuilt.keys())
-    changed = sorted(k for k in rebuilt.keys() & data.keys() if rebuilt[k] != data[k])
+    changed = sorted(k for k in rebuilt.keys() & data.keys() if _as_stored(rebuilt[k]) != _as_stored(data[k]))
     if not (missing or extra or changed):
         return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
     parts = [
@@ -153,11 +189,11 @@ def _marked(
     projection: live.Projection[Any],
     mark: tuple[int, Any] | None,
     stored: dict[str, tuple[int, Any]],
-    records: list[Recorded],
+    read: _Read,
 ) -> ProjectionCheck | None:
     """The check when the mark alone decides it (none saved, an older revision, a mark not trusted, rows
     that lag the log); None when the rows are to be compared one by one."""
-    name, version = projection.name, records[-1].version
+    name, version = projection.name, read.version
     if mark is None:
         status, reason = (MISSING, "never saved") if not stored else (DIFFERS, "rows without a mark")
         return ProjectionCheck(name=name, status=status, live_version=0, up_to_date=False, reason=reason)
@@ -166,7 +202,7 @@ def _marked(
     if isinstance(revision, int) and not isinstance(revision, bool) and 0 < revision < projection.revision:
         reason = f"saved in revision {revision}, this hexlog saves revision {projection.revision}"
         return ProjectionCheck(name=name, status=OUTDATED, live_version=at, up_to_date=at == version, reason=reason)
-    problem = _mark_problem(projection, mark, stored, records)
+    problem = _mark_problem(projection, mark, stored, read)
     if problem is not None:
         return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=at == version, reason=problem)
     if at != version:
@@ -175,52 +211,61 @@ def _marked(
     return None
 
 
-def _canonical(data: dict[str, Any]) -> dict[str, Any]:
-    """Row data as the store gives it back (JSON, so tuples are lists)."""
-    return {key: json.loads(canonical_json(value)) for key, value in data.items()}
+def _as_stored(value: Any) -> Any:
+    """Row data as a database gives it back (JSON, so tuples are lists; the memory store keeps it as given)."""
+    return json.loads(canonical_json(value))
 
 
 def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
     """Rebuild every live projection of a campaign from its log and compare it with its stored rows."""
-    return replay_records(store, campaign, recorded(store, campaign), registry)[0]
+    return replay_records(store, campaign, records(store, campaign), registry)[0]
 
 
 def replay_records(
-    store: LiveStore, campaign: str, records: list[Recorded], registry: Registry = REGISTRY
+    store: LiveStore, campaign: str, records: Iterable[Recorded], registry: Registry = REGISTRY
 ) -> tuple[ReplayReport, dict[str, dict[str, Any]]]:
-    """The replay of a campaign's ``records`` (its whole stream), and each projection's rebuilt rows by name."""
-    events: list[Event] = [live.decode_recorded(r) for r in records]
-    version = records[-1].version
+    """The replay of a campaign's ``records`` (its whole stream, read as they come: never held whole), and each
+    projection's rebuilt rows by name."""
     stream_id = stream_for(campaign)
+    folds = projections(registry)
+    # the marks first (the fold notes the log's event at each), every other row only when it is compared
+    marks = {p.name: store.read_rows(stream_id, p.name, [live.MARK]).get(live.MARK) for p in folds}
+    read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
+    rebuilt = live.rebuild_all(folds, read.events(records))
+    if not read.version:
+        msg = f"campaign {campaign!r} has no events"
+        raise NotFoundError(msg)
     states: dict[str, Any] = {}
     rows: dict[str, dict[str, Any]] = {}
     checks = []
-    for projection in projections(registry):
-        state, data = live.rebuild(projection, events)
+    for projection, (state, data) in zip(folds, rebuilt, strict=True):
         states[projection.name], rows[projection.name] = state, data
-        checks.append(_check(projection, _canonical(data), store, stream_id, records))
-    table = attrs.evolve(states["table"], version=version)
+        stored = store.read_rows(stream_id, projection.name)
+        checks.append(_check(projection, data, marks[projection.name], stored, read))
+        del stored
+    table = attrs.evolve(states["table"], version=read.version)
     report = ReplayReport(
         campaign=campaign,
         stream_id=stream_id,
-        version=version,
+        version=read.version,
         projections=states,
         table=table,
         checks=tuple(checks),
+        event=read.event,
     )
     return report, rows
 
 
 def state_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> dict[str, Any]:
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
-    events = [live.decode_recorded(r) for r in recorded(store, campaign, version)]
-    return {p.name: live.rebuild(p, events)[0] for p in projections(registry)}
+    folds = projections(registry)
+    events = (live.decode_recorded(r) for r in records(store, campaign, version))
+    return {p.name: state for p, (state, _) in zip(folds, live.rebuild_all(folds, events), strict=True)}
 
 
 def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:
     """The machine's table of a campaign as of a stream version."""
-    records = recorded(store, campaign, version)
-    return tables.fold((live.decode_recorded(r) for r in records), registry, version)
+    return tables.fold((live.decode_recorded(r) for r in records(store, campaign, version)), registry, version)
 
 
 def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Registry = REGISTRY) -> int:
@@ -229,10 +274,9 @@ def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Reg
     Every event up to the clock's first advance beyond that moment counts, so the checks that fell
     due at the moment itself are in it. A moment before the campaign's first event is refused.
     """
-    records = recorded(store, campaign)
     table = tables.Table()
     reached = 0
-    for record in records:
+    for record in records(store, campaign):
         table = tables.evolve(table, live.decode_recorded(record), registry)
         if table.clock.seconds > seconds:
             break

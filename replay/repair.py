@@ -16,7 +16,7 @@ from hexlog.events.errors import ConcurrencyError
 from hexlog.events.streams import stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections import live
-from hexlog.replay.rebuild import EQUAL, ProjectionCheck, ReplayReport, projections, recorded, replay_records
+from hexlog.replay.rebuild import EQUAL, ProjectionCheck, ReplayReport, projections, records, replay_records
 
 if TYPE_CHECKING:
     from hexlog.events.store import LiveStore, ProjectionRow
@@ -50,9 +50,8 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
     ``ConcurrencyError`` when another writer appended meanwhile (or held the database past its busy
     timeout): nothing is written then, and the repair may simply be run again.
     """
-    records = recorded(store, campaign)
-    before, rebuilt = replay_records(store, campaign, records, registry)
-    event = live.last_event(records)
+    before, rebuilt = replay_records(store, campaign, records(store, campaign), registry)
+    event = before.event
     rows: list[ProjectionRow] = []
     fixed = []
     for projection, check in zip(projections(registry), before.checks, strict=True):
@@ -67,5 +66,5 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
             "nothing written, run it again"
         )
         raise ConcurrencyError(msg)
-    after = replay_records(store, campaign, recorded(store, campaign), registry)[0] if rows else before
+    after = replay_records(store, campaign, records(store, campaign), registry)[0] if rows else before
     return Repair(before=before, fixed=tuple(fixed), after=after)

@@ -29,7 +29,19 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
 from hexlog.replay.rebuild import table_at
-from hexlog.service import cli_clock, cli_log, cli_procedures, cli_rules, cli_schema, cli_travel, demo, logs, render
+from hexlog.service import (
+    cli_bench,
+    cli_clock,
+    cli_log,
+    cli_procedures,
+    cli_rules,
+    cli_schema,
+    cli_simulate,
+    cli_travel,
+    demo,
+    logs,
+    render,
+)
 from hexlog.service.cli_serve import install as install_serve
 from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, is_demo, read_secret
 
@@ -409,6 +421,8 @@ def state(
 cli_clock.install(app)
 cli_log.install(app)
 cli_schema.install(app)
+cli_simulate.install(app)
+cli_bench.install(app)
 demo.install(app)
 install_serve(app)
 

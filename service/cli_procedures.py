@@ -71,7 +71,7 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
             out.print(f"   {who}waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
 
 
-def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
+def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     """The option that sets one field of a command."""
     meta = field.metadata
     flag = meta.get(FLAG) or "--" + field.name.replace("_", "-")
@@ -104,29 +104,39 @@ def _option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     )
 
 
+def options(cls: type) -> list[inspect.Parameter]:
+    """The options that set the fields of an attrs class declared with ``machine.commands.arg``."""
+    hints = typing.get_type_hints(cls)
+    return [option(f, hints[f.name]) for f in attrs.fields(cls)]
+
+
+def values(cls: type, given: dict[str, Any]) -> dict[str, Any]:
+    """The fields of ``cls`` the options ``given`` set (a negated flag turned back, a repeated option a tuple)."""
+    hints = typing.get_type_hints(cls)
+    negated = {f.name for f in attrs.fields(cls) if f.metadata.get(NEGATE)}
+    out = {}
+    for name, value in given.items():
+        if name in negated:
+            value = not value  # noqa: PLW2901 - the flag says the opposite of the field
+        elif isinstance(value, list):
+            value = tuple(value)  # noqa: PLW2901 - a repeated option is a tuple field
+        elif value is None and not _optional(hints[name]):
+            continue  # a repeated option given no times: the field's own default
+        out[name] = value
+    return out
+
+
 def _callback(procedure: Procedure, cls: type[Command]) -> Callable[..., None]:
     """The subcommand of one command class: its options, then the step."""
-    hints = typing.get_type_hints(cls)
-    fields = list(attrs.fields(cls))
-    negated = {f.name for f in fields if f.metadata.get(NEGATE)}
 
     def callback(**given: Any) -> None:
         db, campaign = given.pop("db"), given.pop("campaign")
-        values = {}
-        for name, value in given.items():
-            if name in negated:
-                value = not value  # noqa: PLW2901 - the flag says the opposite of the field
-            elif isinstance(value, list):
-                value = tuple(value)  # noqa: PLW2901 - a repeated option is a tuple field
-            elif value is None and not _optional(hints[name]):
-                continue  # a repeated option given no times: the field's own default
-            values[name] = value
-        run(db, campaign, procedure, cls(**values))
+        run(db, campaign, procedure, cls(**values(cls, given)))
 
     params = [
         inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=Path("hexlog.db"), annotation=DbOption),
         inspect.Parameter("campaign", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=CampaignOption),
-        *(_option(f, hints[f.name]) for f in fields),
+        *options(cls),
     ]
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = cls.__doc__

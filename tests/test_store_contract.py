@@ -131,6 +131,21 @@ class StoreContract:
         assert [r.envelope.data["n"] for r in store.read_all()] == list(range(1200))
         assert [r.position for r in store.read_all(from_position=450, limit=600)] == list(range(450, 1050))
 
+    def test_iter_stream_pages_through_a_stream_and_reads_only_its_events(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A stream longer than a page reads back whole, in order, from any version, without another stream's
+        events; it is the same as ``read_stream``."""
+        monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 7)
+        for k in range(3):
+            store.append("s", batch(*range(k * 10, (k + 1) * 10)), expected_version=k * 10)
+            store.append("t", batch(100 + k), expected_version=k)
+        assert [r.envelope.data["n"] for r in store.iter_stream("s")] == list(range(30))
+        assert [r.version for r in store.iter_stream("s", from_version=14)] == list(range(14, 31))
+        assert [r.envelope for r in store.iter_stream("t")] == [r.envelope for r in store.read_stream("t")]
+        assert list(store.iter_stream("s", from_version=31)) == []
+        assert list(store.iter_stream("nobody")) == []
+
     def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
         """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
         store.append("s", batch(1, 2), expected_version=0)

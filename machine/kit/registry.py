@@ -27,6 +27,10 @@ class Route(NamedTuple):
     trigger: str | None
 
 
+#: the purposes whose answer ``Registry.reserved`` remembers (free text: bounded)
+RESERVED_CACHE = 4096
+
+
 class Registry:
     """The procedures hexlog runs, in order (which is also the order of their due checks and modifiers)."""
 
@@ -54,6 +58,10 @@ class Registry:
         if len(purposes) != len(set(purposes)):
             msg = "two procedures reserve the same roll purpose"
             raise TypeError(msg)
+        #: each reserved purpose with its skeleton, made once
+        self._skeletons = [(p, skeleton(p)) for p in purposes]
+        #: what ``reserved`` answered for each purpose asked (a log asks of the same few purposes again and again)
+        self._reserved: dict[str, str | None] = {}
 
     def __iter__(self) -> Iterator[Procedure]:
         return iter(self.procedures)
@@ -134,8 +142,13 @@ class Registry:
 
     def reserved(self, purpose: str) -> str | None:
         """The reserved purpose that ``purpose`` is, extends, or looks like (case, spaces, look-alike letters)."""
+        if purpose in self._reserved:
+            return self._reserved[purpose]
         seen = skeleton(purpose)
-        return next((p for p in self.purposes if seen == skeleton(p) or seen.startswith(skeleton(p) + ".")), None)
+        found = next((p for p, form in self._skeletons if seen == form or seen.startswith(form + ".")), None)
+        if len(self._reserved) < RESERVED_CACHE:
+            self._reserved[purpose] = found
+        return found
 
     def open_procedures(self, table: Table) -> list[tuple[Procedure, Any]]:
         """The procedures under way at a table, with their states."""

@@ -91,8 +91,23 @@ class Runner:
     def _load(self, phase: enum.Enum, proc: Any, table: Table, command: Command | None) -> Model:
         model = self._model
         model.proc, model.table, model.command, model.refusals = proc, table, command, []
-        self.machine.set_state(phase, model=model)
+        if model.state is not phase:  # the resident model is often in the phase already (the last command left it)
+            self.machine.set_state(phase, model=model)
         return model
+
+    def attach(self, proc: Any, table: Table) -> Model:
+        """Load a folded state and the table into the shared machine's resident model (what a command does
+        before its trigger), in the state's phase."""
+        phase = self.procedure.phase_of(proc)
+        assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
+        with self._lock:
+            return self._load(phase, proc, table, None)
+
+    def detach(self) -> None:
+        """Let go of what the resident model holds (the state, the table, the command)."""
+        with self._lock:
+            model = self._model
+            model.proc, model.table, model.command, model.refusals = None, None, None, []
 
     def triggers(self, phase: enum.Enum) -> list[str]:
         """The triggers the transition table has from ``phase`` (conditions aside), in table order."""

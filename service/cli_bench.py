@@ -1,0 +1,45 @@
+"""``hexlog bench``: what hexlog costs on this machine, as one JSON line (progress on stderr)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from hexlog.events.errors import UsageError
+from hexlog.service import benchmark
+
+err = Console(stderr=True, highlight=False)
+
+
+def bench(
+    events: Annotated[int, typer.Option(min=100, help="events of the store figures' log")] = 100_000,
+    repeat: Annotated[int, typer.Option(min=1, help="samples behind each median")] = 3,
+    quick: Annotated[bool, typer.Option(help="a run of seconds: every key, figures not to be trusted")] = False,  # noqa: FBT002 - a flag
+    db: Annotated[str | None, typer.Option("--db", help="run the store figures on this database (sqlite only)")] = None,
+) -> None:
+    """Measure appends, reads, replay, audit, commands, whole procedures and the machine layer; print one JSON line.
+
+    Each figure is a rate per second, the median of the samples (``spread`` gives their range);
+    ``peak_rss_mb`` is the peak memory of a process that replays a log of a million events.
+    """
+    if db is not None:
+        scheme = db.split(":", 1)[0]
+        msg = (
+            f"hexlog has no {scheme} store: the store figures run on SQLite in a temporary folder; "
+            "run 'hexlog bench' without --db"
+        )
+        raise UsageError(msg)
+    params = benchmark.Params.quick() if quick else benchmark.Params(events=events, repeat=repeat)
+    if err.is_terminal:
+        with err.status("measuring") as status:
+            result = benchmark.run(params, note=lambda what: status.update(f"measuring: {what}"))
+    else:  # a log file: one line per step
+        result = benchmark.run(params, note=lambda what: err.print(f"hexlog bench: {what}"))
+    typer.echo(benchmark.line(result))
+
+
+def install(app: typer.Typer) -> None:
+    """Add ``hexlog bench`` to the command line."""
+    app.command("bench")(bench)

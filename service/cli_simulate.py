@@ -1,0 +1,286 @@
+"""``hexlog simulate``: a designer's question asked of the real procedures many times, and ``compare``.
+
+One subcommand per scenario of ``hexlog.service.simulation.SCENARIOS``; its situation's fields are
+its options (as a procedure's command's fields are). The answer is a table of every measure (rates
+with 95 % confidence intervals, means and percentiles, distributions), ``--json`` for other tools
+and ``--plot FILE.png`` for a picture.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from hexlog.events.codec import converter
+from hexlog.events.errors import UsageError
+from hexlog.machine import ruleset as rulesets
+from hexlog.machine.registry import REGISTRY
+from hexlog.service import cli_procedures, cli_rules
+from hexlog.service.simulation import SCENARIOS, Measure, Outcome, Question, Scenario, simulate, summarise
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+out = Console(highlight=False, soft_wrap=True, markup=False)
+err = Console(stderr=True, highlight=False)
+app = typer.Typer(
+    help="Ask the rules a question many times (the real procedures, committed dice): rates, distributions, a plot.",
+    no_args_is_help=True,
+)
+compare_app = typer.Typer(help="One question under two rulesets or options, side by side.", no_args_is_help=True)
+app.add_typer(compare_app, name="compare")
+
+#: trials from which a progress bar is shown
+LONG_RUN = 500
+MAX_JOBS = 64
+
+
+def _param(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+def _common(scenario: Scenario, *, against: bool) -> list[inspect.Parameter]:
+    """The options every simulation takes (and, for ``compare``, those of the other side)."""
+    params = [
+        _param(
+            "ruleset", Annotated[str, typer.Option(help="built-in ruleset: see 'hexlog rules list'")], scenario.ruleset
+        ),
+        _param("rules", Annotated[Path | None, typer.Option(help="a TOML file of house rules over the ruleset")], None),
+        _param(
+            "option",
+            Annotated[
+                list[str] | None,
+                typer.Option("--option", help="a house rule NAME=VALUE (an option), or tables.TABLE.KEY=VALUE"),
+            ],
+            None,
+        ),
+    ]
+    if against:
+        params += [
+            _param(
+                "against",
+                Annotated[str | None, typer.Option(help="the other side's ruleset (default: the same)")],
+                None,
+            ),
+            _param(
+                "against_rules", Annotated[Path | None, typer.Option(help="the other side's house rules file")], None
+            ),
+            _param(
+                "against_option",
+                Annotated[
+                    list[str] | None, typer.Option("--against-option", help="the other side's house rule NAME=VALUE")
+                ],
+                None,
+            ),
+        ]
+    params += [
+        _param("n", Annotated[int, typer.Option("--n", min=1, help="how many trials")], 1000),
+        _param("seed", Annotated[int, typer.Option(help="the seed every trial's dice derive from")], 1),
+        _param("jobs", Annotated[int, typer.Option(min=1, max=MAX_JOBS, help="processes to run the trials on")], 1),
+        _param("plot", Annotated[Path | None, typer.Option(help="write a chart of the outcomes (PNG)")], None),
+        _param("as_json", Annotated[bool, typer.Option("--json", help="print the result as JSON")], False),  # noqa: FBT003 - a default
+    ]
+    return params
+
+
+def overrides_of(rules: Path | None, options: Sequence[str] | None) -> dict[str, Any]:
+    """The house rules of a rules file and of ``NAME=VALUE`` options (a value read as TOML, else as text)."""
+    found = cli_rules.read_overrides(rules)
+    for given in options or ():
+        key, sep, text = given.partition("=")
+        if not sep or not key.strip():
+            msg = f"a house rule is NAME=VALUE, not {given!r}"
+            raise UsageError(msg)
+        path = key.strip().split(".")
+        if len(path) == 1:
+            path = ["options", *path]
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text
+        place = found
+        for part in path[:-1]:
+            place = place.setdefault(part, {})
+            if not isinstance(place, dict):
+                msg = f"house rule {given!r}: {part} is a value, not a table"
+                raise UsageError(msg)
+        place[path[-1]] = value
+    return found
+
+
+def _rules(name: str, overrides: dict[str, Any]) -> rulesets.Ruleset:
+    rules = rulesets.load(name, overrides, used=REGISTRY.used_keys())
+    REGISTRY.check_rules(rules)
+    return rules
+
+
+def _run(question: Question, n: int, jobs: int, label: str) -> list[Outcome]:
+    if n < LONG_RUN:
+        return simulate(question, n, jobs)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task(label, total=n)
+        return simulate(question, n, jobs, lambda done: progress.advance(task, done))
+
+
+def _cells(measure: Measure) -> list[tuple[str, str, str]]:
+    """The measure's rows: (what, value, spread)."""
+    if measure.kind == "number":
+        ps = "  ".join(f"p{p} {v:g}" for p, v in measure.percentiles.items())
+        rows = [("mean", f"{measure.mean:.3g} (sd {measure.stdev:.3g})", ps)]
+        rows += [(f"= {value}", _pct(count / measure.n), "") for value, count in measure.counts.items()]
+        return rows
+    return [
+        (rate.label, _pct(rate.rate), f"95% CI {_pct(rate.interval[0])}-{_pct(rate.interval[1])}")
+        for rate in measure.rates
+    ]
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def _title(scenario: Scenario, rules: Sequence[rulesets.Ruleset], n: int, seed: int) -> str:
+    if len(rules) == 1:
+        named = f"{rules[0].title} [{rulesets.display_name(rules[0])}]"
+    else:
+        named = "; ".join(
+            f"{side}: {r.title} [{rulesets.display_name(r)}]" for side, r in zip("AB", rules, strict=False)
+        )
+    return f"simulate {scenario.name}: {n} trials, seed {seed}, rules {named}"
+
+
+def _table(title: str, sides: Sequence[tuple[str, list[Measure]]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("measure")
+    table.add_column("outcome")
+    for label, _ in sides:
+        table.add_column(label or "value", justify="right")
+        table.add_column("spread")
+    first = sides[0][1]
+    by_side = [{m.name: m for m in measures} for _, measures in sides]
+    names = list(dict.fromkeys([m.name for m in first] + [m.name for _, ms in sides[1:] for m in ms]))
+    for name in names:
+        rows: dict[str, list[str]] = {}
+        for index, measures in enumerate(by_side):
+            measure = measures.get(name)
+            for what, value, spread in _cells(measure) if measure is not None else []:
+                row = rows.setdefault(what, ["", ""] * len(sides))
+                row[2 * index], row[2 * index + 1] = value, spread
+        for i, (what, cells) in enumerate(rows.items()):
+            table.add_row(name if i == 0 else "", what, *cells, end_section=i == len(rows) - 1)
+    return table
+
+
+def _show(  # noqa: PLR0913 - what one answer is made of
+    scenario: Scenario,
+    *,
+    rules: Sequence[rulesets.Ruleset],
+    labels: Sequence[str],
+    summaries: Sequence[list[Measure]],
+    given: dict[str, Any],
+    situation: Any,
+) -> None:
+    n, seed = given["n"], given["seed"]
+    title = _title(scenario, rules, n, seed)
+    if given["plot"] is not None:
+        from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+        simulation_plot.write(given["plot"], title, list(zip(labels, summaries, strict=True)))
+    if given["as_json"]:
+        result = {
+            "scenario": scenario.name,
+            "situation": converter.unstructure(situation),
+            "n": n,
+            "seed": seed,
+            "sides": [
+                {"label": label, "ruleset": r.name, "rules_hash": r.hash, "measures": [m.as_json() for m in measures]}
+                for label, r, measures in zip(labels, rules, summaries, strict=True)
+            ],
+        }
+        out.print(json.dumps(result), markup=False)
+        return
+    out.print(_table(title, list(zip(labels, summaries, strict=True))))
+    if given["plot"] is not None:
+        out.print(f"plot written to {given['plot']}")
+
+
+def _one(scenario: Scenario) -> Callable[..., None]:
+    def callback(**given: Any) -> None:
+        situation = _situation(scenario, given)
+        overrides = overrides_of(given["rules"], given["option"])
+        rules = _rules(given["ruleset"], overrides)
+        question = Question(
+            scenario=scenario.name,
+            situation=situation,
+            ruleset=given["ruleset"],
+            overrides=overrides,
+            seed=given["seed"],
+        )
+        outcomes = _run(question, given["n"], given["jobs"], f"{scenario.name} ({rules.name})")
+        _show(
+            scenario,
+            rules=[rules],
+            labels=[rules.name],
+            summaries=[summarise(outcomes)],
+            given=given,
+            situation=situation,
+        )
+
+    params = [*_common(scenario, against=False), *cli_procedures.options(scenario.situation)]
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__doc__ = scenario.title
+    return callback
+
+
+def _compare(scenario: Scenario) -> Callable[..., None]:
+    def callback(**given: Any) -> None:
+        situation = _situation(scenario, given)
+        first = overrides_of(given["rules"], given["option"])
+        other_name = given["against"] or given["ruleset"]
+        second = overrides_of(given["against_rules"], given["against_option"])
+        if other_name == given["ruleset"] and first == second:
+            msg = "compare needs two different sides: give --against, --against-rules or --against-option"
+            raise UsageError(msg)
+        rules = [_rules(given["ruleset"], first), _rules(other_name, second)]
+        labels = ["A", "B"]
+        summaries = []
+        for side, (name, overrides) in enumerate(((given["ruleset"], first), (other_name, second))):
+            question = Question(
+                scenario=scenario.name, situation=situation, ruleset=name, overrides=overrides, seed=given["seed"]
+            )
+            outcomes = _run(question, given["n"], given["jobs"], f"{scenario.name} side {'AB'[side]}")
+            summaries.append(summarise(outcomes))
+        _show(scenario, rules=rules, labels=labels, summaries=summaries, given=given, situation=situation)
+
+    params = [*_common(scenario, against=True), *cli_procedures.options(scenario.situation)]
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__doc__ = f"{scenario.title} Under two rulesets or options (A: --ruleset, B: --against)."
+    return callback
+
+
+def _situation(scenario: Scenario, given: dict[str, Any]) -> Any:
+    common = {p.name for p in _common(scenario, against=True)}
+    fields = {k: v for k, v in given.items() if k not in common}
+    try:
+        return scenario.situation(**cli_procedures.values(scenario.situation, fields))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+
+
+for _scenario in SCENARIOS.values():
+    app.command(_scenario.name)(_one(_scenario))
+    compare_app.command(_scenario.name)(_compare(_scenario))
+
+
+def install(root: typer.Typer) -> None:
+    """Add ``hexlog simulate`` to the command line."""
+    root.add_typer(app, name="simulate")

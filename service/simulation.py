@@ -1,0 +1,536 @@
+"""Ask the rules a question many times: ``hexlog simulate``.
+
+A simulation plays the real procedures through the command handler on the in-memory store, on
+committed dice: trial ``i`` of a simulation with seed ``s`` runs in a session of its own whose
+secret is ``sha256("hexlog simulate|s|i")``. So a trial's dice depend on the seed and its index
+only, and any split of the trials over processes gives the same answer. Nothing here rolls a die
+or reads a rule: a trial issues the commands a referee would, and its outcome is read from the
+events the procedures recorded.
+
+A question is one ``Scenario``: the procedure's name, the class whose fields are the situation's
+parameters (each field becomes an option of ``hexlog simulate NAME``), the commands a trial issues,
+and what a trial's events come to (``measure``). Adding a procedure's simulation is one declaration
+in ``SCENARIOS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import multiprocessing
+import statistics
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from hexlog.events import dungeon as dev
+from hexlog.events import encounter as eev
+from hexlog.events import travel as tev
+from hexlog.events.base import Event
+from hexlog.events.memory import MemoryStore
+from hexlog.events.session import SessionOpened
+from hexlog.machine import commands as c
+from hexlog.machine import dungeon as dg
+from hexlog.machine import encounter as enc
+from hexlog.machine.commands import arg
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import LoadMap, grid
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.travel import commands as t
+
+#: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
+#: None when the trial did not reach it (a distance never rolled)
+Value = bool | int | float | str | None
+Outcome = dict[str, Value]
+CAMPAIGN = "sim"
+PARTY = (c.AddMember(name="Ann", cha=13, strength=16), c.AddMember(name="Bo"))
+#: the chance outside a rate's confidence interval
+ALPHA = 0.05
+Z = 1.959963984540054
+PERCENTILES = (5, 25, 50, 75, 95)
+#: a number with more distinct values than this is shown by percentiles only
+MAX_SHOWN_VALUES = 24
+HOUR = 3600
+DAY = 86400
+
+#: the dungeon encounter the benchmark plays (eight commands)
+BENCH_ENCOUNTER: tuple[c.Command, ...] = (
+    enc.StartEncounter(monster_count=3, party_aware=True),
+    enc.CheckSurprise(),
+    enc.DetermineDistance(),
+    enc.RollInitiative(),
+    enc.RollReaction(speaker="Ann"),
+    enc.Fight(),
+    enc.PlayRound(),
+    enc.ConcludeEncounter(outcome="slain"),
+)
+
+
+def secret_for(seed: int, index: int) -> str:
+    """The session secret (hex) of trial ``index`` of a simulation seeded ``seed``."""
+    return hashlib.sha256(f"hexlog simulate|{seed}|{index}".encode()).hexdigest()
+
+
+def handler_for(ruleset: str, campaign: str, overrides: Mapping[str, Any] | None = None) -> Handler:
+    """A handler on the in-memory store with a campaign under ``ruleset``, a session open and a party of two."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    handler.execute(campaign, c.StartCampaign(ruleset=ruleset, overrides=dict(overrides or {})))
+    handler.execute(campaign, c.OpenSession())
+    for member in PARTY:
+        handler.execute(campaign, member)
+    return handler
+
+
+class Play:
+    """Issues a trial's commands on one campaign and keeps every event they recorded."""
+
+    def __init__(self, handler: Handler, campaign: str = CAMPAIGN) -> None:
+        self.handler = handler
+        self.campaign = campaign
+        self.events: list[Event] = []
+
+    def run(self, command: c.Command) -> tuple[Event, ...]:
+        """Execute one command; its events."""
+        events = self.handler.execute(self.campaign, command).events
+        self.events.extend(events)
+        return events
+
+    def state(self, procedure: str) -> Any:
+        """A procedure's folded state."""
+        return self.handler.load(self.campaign).procedures.get(procedure)
+
+    def allowed(self, procedure: str) -> set[str]:
+        """The triggers of ``procedure`` allowed now."""
+        table = self.handler.load(self.campaign)
+        runner = REGISTRY.runner(procedure)
+        return {trigger for trigger, _ in runner.allowed(table.procedures.get(procedure), table)}
+
+    def finish(
+        self,
+        procedure: str,
+        steps: Mapping[str, c.Command],
+        last: c.Command,
+        once: Mapping[str, c.Command] | None = None,
+    ) -> None:
+        """Play ``procedure`` to its end: at each turn the first of ``steps`` (by trigger, in order) allowed now,
+        else each of ``once`` allowed now if not taken yet, else ``last`` (the step that concludes it)."""
+        final, once = REGISTRY.procedure(procedure).final, once or {}
+        taken: set[str] = set()
+        while self.state(procedure).phase not in final:
+            allowed = self.allowed(procedure)
+            step = next((steps[s] for s in steps if s in allowed), None)
+            if step is None:
+                trigger = next((t for t in once if t in allowed and t not in taken), None)
+                if trigger is not None:
+                    taken.add(trigger)
+                    step = once[trigger]
+            self.run(step or last)
+
+    def finish_encounter(self) -> None:
+        """Play the encounter under way to its end: surprise, distance, a free action, initiative, one reaction,
+        then conclude."""
+        self.finish("encounter", ENCOUNTER_STEPS, enc.ConcludeEncounter(outcome="resolved"), ONCE)
+
+
+#: the encounter's steps a trial takes, in order of preference
+ENCOUNTER_STEPS: dict[str, c.Command] = {
+    "check_surprise": enc.CheckSurprise(),
+    "determine_distance": enc.DetermineDistance(),
+    "take_free_action": enc.TakeFreeAction(action="attack"),
+    "roll_initiative": enc.RollInitiative(),
+}
+#: the steps taken once each when nothing above is allowed
+ONCE: dict[str, c.Command] = {"react": enc.RollReaction(speaker="Ann")}
+
+
+# -- the scenarios --------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Scenario:
+    """One question a designer asks of a procedure, declared for ``hexlog simulate``."""
+
+    #: the subcommand (``hexlog simulate NAME``)
+    name: str
+    #: one line of help
+    title: str
+    #: the ruleset asked by default
+    ruleset: str
+    #: the attrs class whose fields are the situation's parameters (declared with ``machine.commands.arg``)
+    situation: type
+    #: play one trial of the situation (the session of its dice is open)
+    trial: Callable[[Play, Any], None]
+    #: what one trial's events come to
+    measure: Callable[[Sequence[Event], Any], Outcome]
+    #: what is set up once on a worker's campaign before its first trial (a map)
+    prepare: Callable[[Play, Any], None] | None = None
+
+
+def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
+    play.run(situation)
+    play.finish_encounter()
+
+
+def _encounter_measure(events: Sequence[Event], _: Any) -> Outcome:
+    out: Outcome = {}
+    for event in events:
+        if isinstance(event, eev.SurpriseChecked):
+            out["party surprised"] = event.party_surprised
+            out["monsters surprised"] = event.monsters_surprised
+        elif isinstance(event, eev.DistanceDetermined):
+            out[f"distance ({event.unit})"] = event.value
+        elif isinstance(event, eev.InitiativeRolled):
+            out["first to act"] = str(event.first)
+        elif isinstance(event, eev.ReactionRolled) and "reaction" not in out:
+            out["reaction"] = str(event.result)
+    return out
+
+
+@attrs.frozen(kw_only=True)
+class Journey:
+    """A journey's situation: the terrain all around, the season and weather, how far and how long."""
+
+    terrain: str = arg("meadow", help="the terrain of every hex (a row of the ruleset's terrain table)")
+    days: int = arg(7, help="travel days per trial", least=1)
+    season: str = arg("summer", help="spring, summer, autumn or winter")
+    weather: str = arg("", help="the weather every day instead of a roll (a key of tables.weather_flags)")
+    mounted: bool = arg(False, help="the party rides")  # noqa: FBT003 - a default
+    road: bool = arg(False, help="a road runs through every hex")  # noqa: FBT003 - a default
+    night: bool = arg(False, help="the party travels in darkness")  # noqa: FBT003 - a default
+
+
+#: the journey's map: SIZE x SIZE hexes of one terrain, the party setting out from the middle
+SIZE = 41
+CENTRE = grid.name(SIZE // 2, SIZE // 2)
+
+
+def _map_text(journey: Journey) -> str:
+    lines = []
+    for col in range(SIZE):
+        for row in range(SIZE):
+            lines += [f'[hex."{col},{row}"]', f'terrain = "{journey.terrain}"']
+            if journey.road:
+                lines.append("road = true")
+    return "\n".join(lines) + "\n"
+
+
+def prepare_journey(play: Play, journey: Journey) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "simulate.toml"
+        path.write_text(_map_text(journey), encoding="utf-8")
+        play.run(LoadMap(file=str(path)))
+
+
+def _towards_centre(here: str, length: int) -> tuple[str, ...]:
+    """``length`` headings, each to the neighbour nearest the map's middle (the party paces around it)."""
+    headings = []
+    for _ in range(length):
+        steps = []
+        for heading in grid.HEADINGS:
+            there = grid.neighbour(here, heading)
+            if there is not None and max(grid.parse(there)) < SIZE:
+                col, row = grid.parse(there)
+                steps.append(((col - SIZE // 2) ** 2 + (row - SIZE // 2) ** 2 + 1, heading, there))
+        _, heading, here = min(steps)
+        headings.append(heading)
+    return tuple(headings)
+
+
+def travel_day(play: Play, journey: Journey) -> None:
+    """One travel day (a rest day first when one is owed): weather, route, moves, the check, the end of the day."""
+    trip = play.state("travel")
+    if any(m.exhaustion or m.owed or m.travel_days >= 6 for m in trip.members.values()):  # noqa: PLR2004 - the rules
+        play.run(t.RestDay())
+    play.run(t.RollWeather(weather=journey.weather))
+    believed = play.state("travel").believed
+    away = _towards_centre(believed, 1)[0] if believed == CENTRE else None
+    headings = (away, *_towards_centre(grid.neighbour(believed, away) or believed, 3)) if away else None
+    play.run(t.DeclareRoute(headings=headings or _towards_centre(believed, 4), night=journey.night))
+    if "move" in play.allowed("travel"):
+        play.run(t.Move())
+    play.run(t.CheckWandering())
+    if play.handler.load(play.campaign).handoffs:
+        play.finish_encounter()
+    if "reveal_lost" in play.allowed("travel"):
+        play.run(t.RevealLost(reason="the landmarks are wrong"))
+    play.run(t.EndDay())
+
+
+def _journey_trial(play: Play, journey: Journey) -> None:
+    play.run(t.StartJourney(hex=CENTRE, season=journey.season, mounted=journey.mounted))
+    for _ in range(journey.days):
+        travel_day(play, journey)
+    play.run(t.EndJourney())
+
+
+def _journey_measure(events: Sequence[Event], _: Any) -> Outcome:
+    days = [e for e in events if isinstance(e, tev.LostChecked)]
+    wandering = [e for e in events if isinstance(e, tev.WanderingChecked)]
+    return {
+        "days lost": sum(e.lost for e in days),
+        "lost on a day": None if not days else days[0].lost,
+        "ever lost": any(e.lost for e in days),
+        "encounters": sum(e.encounter for e in wandering),
+        "hexes travelled": sum(e.hexes for e in events if isinstance(e, tev.DayEnded)),
+        "rest days": sum(isinstance(e, tev.Rested) for e in events),
+    }
+
+
+@attrs.frozen(kw_only=True)
+class Delve:
+    """A delve's situation: how many turns the party explores, and how often wandering monsters are checked."""
+
+    turns: int = arg(36, help="dungeon turns of movement per trial", least=1)
+    danger: bool = arg(False, help="a dangerous place: wandering checks at the rules' danger values")  # noqa: FBT003 - a default
+    every_turns: int | None = arg(None, help="check for wandering monsters every N turns (overrides)", least=1)
+    wandering_on: tuple[int, ...] = arg((), help="a d6 face that brings a wandering monster (repeat; overrides)")
+
+
+def _delve_trial(play: Play, delve: Delve) -> None:
+    play.run(dg.EnterDungeon(danger=delve.danger, every_turns=delve.every_turns, wandering_on=delve.wandering_on))
+    play.run(dg.LightSource(kind="lantern", by="Bo"))
+    moved = 0
+    while moved < delve.turns:
+        state, table = play.state("dungeon"), play.handler.load(play.campaign)
+        if state.monster_due:
+            play.run(dg.Meet(monster_count=2))
+            play.finish_encounter()
+            continue
+        lantern = state.light_of("Bo")
+        if lantern is not None and not lantern.lit:
+            play.run(dg.RefillLantern(by="Bo"))
+        assert table.rules is not None  # noqa: S101 - the campaign has begun
+        turn_seconds = table.rules.part(ClockOptions).turn_seconds
+        if table.clock.seconds - state.rested_at >= HOUR - turn_seconds:
+            play.run(dg.Rest())
+            continue
+        play.run(dg.Move())
+        moved += 1
+    if play.state("dungeon").monster_due:
+        play.run(dg.Meet(monster_count=2))
+        play.finish_encounter()
+    play.run(dg.LeaveDungeon())
+
+
+def _delve_measure(events: Sequence[Event], _: Any) -> Outcome:
+    checks = [e for e in events if isinstance(e, dev.WanderingChecked)]
+    met = sum(isinstance(e, eev.EncounterStarted) for e in events)
+    return {
+        "wandering monsters met": met,
+        "any wandering monster": met > 0,
+        "checks": len(checks),
+        "lantern refills": sum(isinstance(e, dev.LanternRefilled) for e in events),
+    }
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        Scenario(
+            name="encounter",
+            title="Start encounters in a situation and play surprise, distance, initiative and reaction.",
+            ruleset="ose",
+            situation=enc.StartEncounter,
+            trial=_encounter_trial,
+            measure=_encounter_measure,
+        ),
+        Scenario(
+            name="travel",
+            title="Travel for some days through one terrain: days lost, encounters, hexes covered, rest days.",
+            ruleset="explore",
+            situation=Journey,
+            trial=_journey_trial,
+            measure=_journey_measure,
+            prepare=prepare_journey,
+        ),
+        Scenario(
+            name="dungeon",
+            title="Explore a dungeon for some turns: wandering monsters met, checks made, lantern refills.",
+            ruleset="explore",
+            situation=Delve,
+            trial=_delve_trial,
+            measure=_delve_measure,
+        ),
+    )
+}
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+@attrs.frozen(kw_only=True)
+class Question:
+    """What to simulate: a scenario's situation under a ruleset (and house rules)."""
+
+    scenario: str
+    situation: Any
+    ruleset: str
+    overrides: Mapping[str, Any] = attrs.field(factory=dict)
+    seed: int = 1
+
+
+def trials(question: Question, indices: Sequence[int]) -> list[Outcome]:
+    """The outcomes of the trials ``indices`` of ``question``, played on one campaign in turn."""
+    scenario = SCENARIOS[question.scenario]
+    play = Play(handler_for(question.ruleset, CAMPAIGN, question.overrides))
+    if scenario.prepare is not None:
+        scenario.prepare(play, question.situation)
+    out = []
+    for index in indices:
+        play.run(c.CloseSession())
+        play.events = []
+        play.run(c.OpenSession(secret_hex=secret_for(question.seed, index)))
+        scenario.trial(play, question.situation)
+        events = [e for e in play.events if not isinstance(e, SessionOpened)]
+        out.append(scenario.measure(events, question.situation))
+    return out
+
+
+def _chunk(job: tuple[Question, list[int]]) -> list[Outcome]:
+    return trials(*job)
+
+
+def chunks(n: int, size: int) -> Iterator[list[int]]:
+    """The trial indices 0 to n - 1 in runs of ``size``."""
+    for start in range(0, n, size):
+        yield list(range(start, min(n, start + size)))
+
+
+def simulate(
+    question: Question, n: int, jobs: int = 1, progress: Callable[[int], None] = lambda _: None
+) -> list[Outcome]:
+    """The outcomes of ``n`` trials in index order, on ``jobs`` processes; ``progress`` hears each chunk's size."""
+    size = max(1, min(200, n // (jobs * 8) or 1))
+    work = [(question, indices) for indices in chunks(n, size)]
+    out: list[Outcome] = []
+    if jobs <= 1:
+        for job in work:
+            out.extend(_chunk(job))
+            progress(len(job[1]))
+        return out
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for done in pool.imap(_chunk, work):
+            out.extend(done)
+            progress(len(done))
+    return out
+
+
+# -- summaries ------------------------------------------------------------------------------------
+
+
+def wilson(hits: int, n: int, z: float = Z) -> tuple[float, float]:
+    """The Wilson score interval of a rate (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@attrs.frozen(kw_only=True)
+class Rate:
+    """How often a flag held (or a category came up), with its confidence interval."""
+
+    label: str
+    hits: int
+    n: int
+
+    @property
+    def rate(self) -> float:
+        """The observed rate."""
+        return self.hits / self.n if self.n else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % Wilson interval."""
+        return wilson(self.hits, self.n)
+
+
+@attrs.frozen(kw_only=True)
+class Measure:
+    """One measure over every trial that reached it."""
+
+    name: str
+    kind: str  # "rate", "number" or "category"
+    n: int
+    rates: tuple[Rate, ...] = ()
+    mean: float = 0.0
+    stdev: float = 0.0
+    percentiles: dict[int, float] = attrs.field(factory=dict)
+    #: each value (a number's, when few) and how many trials gave it
+    counts: dict[str, int] = attrs.field(factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """The measure for ``--json``."""
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "n": self.n}
+        if self.rates:
+            out["rates"] = {r.label: {"hits": r.hits, "rate": r.rate, "ci95": list(r.interval)} for r in self.rates}
+        if self.kind == "number":
+            out |= {
+                "mean": self.mean,
+                "stdev": self.stdev,
+                "percentiles": {str(k): v for k, v in self.percentiles.items()},
+            }
+        if self.counts:
+            out["counts"] = self.counts
+        return out
+
+
+def _percentile(ordered: Sequence[float], p: int) -> float:
+    """The ``p``th percentile (nearest rank)."""
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return float(ordered[rank - 1])
+
+
+def summarise(outcomes: Sequence[Outcome]) -> list[Measure]:
+    """Every measure of the trials, in the order they first appear."""
+    names: dict[str, None] = {}
+    for outcome in outcomes:
+        names.update(dict.fromkeys(outcome))
+    out = []
+    for name in names:
+        values = [o[name] for o in outcomes if o.get(name) is not None]
+        if not values:
+            continue
+        if all(isinstance(v, bool) for v in values):
+            out.append(
+                Measure(
+                    name=name,
+                    kind="rate",
+                    n=len(values),
+                    rates=(Rate(label="yes", hits=sum(map(bool, values)), n=len(values)),),
+                )
+            )
+        elif all(isinstance(v, int | float) for v in values):
+            numbers = sorted(float(v) for v in values)  # type: ignore[arg-type]
+            counted = Counter(values)
+            counts = {_number(v): counted[v] for v in sorted(counted)} if len(counted) <= MAX_SHOWN_VALUES else {}  # type: ignore[type-var]
+            out.append(
+                Measure(
+                    name=name,
+                    kind="number",
+                    n=len(values),
+                    mean=statistics.fmean(numbers),
+                    stdev=statistics.pstdev(numbers),
+                    percentiles={p: _percentile(numbers, p) for p in PERCENTILES},
+                    counts=counts,
+                )
+            )
+        else:
+            named = Counter(str(v) for v in values)
+            rates = tuple(Rate(label=k, hits=v, n=len(values)) for k, v in named.most_common())
+            out.append(
+                Measure(name=name, kind="category", n=len(values), rates=rates, counts=dict(named.most_common()))
+            )
+    return out
+
+
+def _number(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -1,0 +1,88 @@
+"""The chart of a simulation (``hexlog simulate --plot FILE.png``): one panel per measure, the sides side by side.
+
+A rate is a bar with its 95 % interval, a category a bar per value, a number a bar per value (or its
+percentiles when it takes many values). Needs matplotlib (``pip install 'hexlog[plot]'``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from hexlog.service.simulation import Measure
+
+COLUMNS = 2
+WIDTH = 0.8
+
+
+def _bars(measure: Measure) -> tuple[list[str], list[float], list[tuple[float, float]] | None, str]:
+    """A measure's bars: labels, heights, intervals (rates), and the y axis label."""
+    if measure.kind == "number" and measure.counts:
+        labels = list(measure.counts)
+        return labels, [count / measure.n for count in measure.counts.values()], None, "share of trials"
+    if measure.kind == "number":
+        labels = [f"p{p}" for p in measure.percentiles]
+        return labels, list(measure.percentiles.values()), None, measure.name
+    labels = [rate.label for rate in measure.rates]
+    return labels, [rate.rate for rate in measure.rates], [rate.interval for rate in measure.rates], "rate (95% CI)"
+
+
+def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
+    """One measure's panel: each side's bars beside the other's, on the values either side gave."""
+    width = WIDTH / len(sides)
+    order: list[str] = []
+    for _, measures in sides:
+        for one in measures:
+            if one.name == name:
+                order += [label for label in _bars(one)[0] if label not in order]
+    ylabel = ""
+    for offset, (label, measures) in enumerate(sides):
+        measure = next((m for m in measures if m.name == name), None)
+        if measure is None:
+            continue
+        labels, heights, intervals, ylabel = _bars(measure)
+        at = dict(zip(labels, heights, strict=True))
+        xs = [i + (offset - (len(sides) - 1) / 2) * width for i in range(len(order))]
+        ys = [at.get(lab, 0.0) for lab in order]
+        errors = None
+        if intervals is not None:
+            spans = dict(zip(labels, intervals, strict=True))
+            low = [max(0.0, y - spans[lab][0]) if lab in spans else 0.0 for lab, y in zip(order, ys, strict=True)]
+            high = [max(0.0, spans[lab][1] - y) if lab in spans else 0.0 for lab, y in zip(order, ys, strict=True)]
+            errors = [low, high]
+        ax.bar(xs, ys, width=width, yerr=errors, capsize=3, label=label or None)
+    ax.set_xticks(range(len(order)))
+    ax.set_xticklabels(order, rotation=30 if len(order) > 6 else 0, fontsize=8)  # noqa: PLR2004 - a crowded axis
+    ax.set_xlabel(name)
+    ax.set_ylabel(ylabel)
+    if len(sides) > 1:
+        ax.legend(fontsize=7)
+
+
+def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
+    """Write the chart of every measure of every side to ``path`` (PNG)."""
+    try:
+        import matplotlib as mpl  # noqa: PLC0415 - only when a plot is asked for
+
+        mpl.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        msg = "--plot needs matplotlib: pip install 'hexlog[plot]'"
+        raise UsageError(msg) from None
+    names = list(dict.fromkeys(m.name for _, measures in sides for m in measures))
+    rows = max(1, math.ceil(len(names) / COLUMNS))
+    figure, axes = plt.subplots(rows, COLUMNS, figsize=(6 * COLUMNS, 3.2 * rows), squeeze=False)
+    for index, name in enumerate(names):
+        _panel(axes[index // COLUMNS][index % COLUMNS], name, sides)
+    for index in range(len(names), rows * COLUMNS):
+        axes[index // COLUMNS][index % COLUMNS].axis("off")
+    figure.suptitle(title, fontsize=9)
+    figure.tight_layout()
+    figure.savefig(path, format="png", dpi=100)
+    plt.close(figure)

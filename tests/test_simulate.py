@@ -1,0 +1,157 @@
+"""``hexlog simulate``: the real procedures asked many times agree with the exact chances of their rules; a split
+over processes changes nothing; the plot is a PNG; ``compare`` puts two sides beside each other."""
+
+from __future__ import annotations
+
+import json
+import struct
+from fractions import Fraction
+from itertools import product
+from typing import TYPE_CHECKING
+
+import pytest
+from scipy.stats import binomtest, chisquare
+
+from hexlog.machine import encounter as enc
+from hexlog.service import simulation as sim
+
+from .conftest import run_hexlog
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+P_MIN = 0.001
+TRIALS = 600
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def ose_encounters() -> list[sim.Outcome]:
+    """600 OSE dungeon encounters, neither side aware, seed 7."""
+    question = sim.Question(scenario="encounter", situation=enc.StartEncounter(), ruleset="ose", seed=7)
+    return sim.simulate(question, TRIALS)
+
+
+@pytest.mark.parametrize("side", ["party surprised", "monsters surprised"])
+def test_ose_surprise_rate_is_one_in_three_per_side(ose_encounters: list[sim.Outcome], side: str) -> None:
+    """OSE: each side is surprised on 1-2 on a d6: the rate's 95 % interval holds 1/3, and a binomial test agrees."""
+    (measure,) = [m for m in sim.summarise(ose_encounters) if m.name == side]
+    (rate,) = measure.rates
+    assert rate.n == TRIALS
+    low, high = rate.interval
+    assert low < 1 / 3 < high
+    assert binomtest(rate.hits, rate.n, 1 / 3).pvalue > P_MIN
+
+
+def test_ose_dungeon_distance_is_2d6_times_ten_feet(ose_encounters: list[sim.Outcome]) -> None:
+    """The distance the procedure rolled follows 2d6 x 10 ft exactly (chi-square)."""
+    exact: dict[int, Fraction] = {}
+    for a, b in product(range(1, 7), repeat=2):
+        exact[(a + b) * 10] = exact.get((a + b) * 10, Fraction(0)) + Fraction(1, 36)
+    values = [o["distance (ft)"] for o in ose_encounters]
+    assert set(values) <= set(exact)
+    observed = [values.count(v) for v in sorted(exact)]
+    expected = [float(exact[v]) * len(values) for v in sorted(exact)]
+    assert chisquare(observed, expected).pvalue > P_MIN
+
+
+def test_an_aware_party_is_never_surprised() -> None:
+    """A rule's certainty shows as a rate of 0 with an interval that still admits small rates."""
+    question = sim.Question(scenario="encounter", situation=enc.StartEncounter(party_aware=True), ruleset="ose", seed=3)
+    (measure,) = [m for m in sim.summarise(sim.simulate(question, 40)) if m.name == "party surprised"]
+    assert measure.rates[0].hits == 0
+    assert measure.rates[0].interval[1] > 0
+
+
+def test_two_processes_give_what_one_gives() -> None:
+    """Each trial's dice derive from the seed and its index: any split over processes gives the same outcomes."""
+    question = sim.Question(scenario="encounter", situation=enc.StartEncounter(), ruleset="ose", seed=11)
+    one = sim.simulate(question, 30, jobs=1)
+    assert sim.simulate(question, 30, jobs=2) == one
+    other = sim.Question(scenario="encounter", situation=enc.StartEncounter(), ruleset="ose", seed=12)
+    assert sim.simulate(other, 30, jobs=1) != one
+
+
+def test_jobs_2_prints_what_jobs_1_prints(tmp_path: Path) -> None:
+    args = ("simulate", "dungeon", "--n", "6", "--turns", "6", "--seed", "5", "--json")
+    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
+    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout
+    result = json.loads(one.stdout)
+    assert result["scenario"] == "dungeon"
+    assert result["n"] == 6
+    assert result["sides"][0]["ruleset"] == "explore"
+    names = [m["name"] for m in result["sides"][0]["measures"]]
+    assert "wandering monsters met" in names
+
+
+def test_the_plot_is_a_png(tmp_path: Path) -> None:
+    """``--plot`` writes a PNG (its signature, a header of a sensible size) and says so."""
+    plot = tmp_path / "surprise.png"
+    done = run_hexlog("simulate", "encounter", "--n", "30", "--plot", str(plot), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = plot.read_bytes()
+    assert data[:8] == PNG_SIGNATURE
+    assert data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 600
+    assert height >= 300
+    assert len(data) > 10_000
+    assert f"plot written to {plot}" in done.stdout
+
+
+def test_the_table_names_the_rules_and_each_measure(tmp_path: Path) -> None:
+    done = run_hexlog("simulate", "travel", "--terrain", "swamp", "--days", "2", "--n", "4", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "simulate travel: 4 trials, seed 1" in done.stdout
+    assert "[explore]" in done.stdout
+    for name in ("days lost", "ever lost", "encounters", "hexes travelled"):
+        assert name in done.stdout
+
+
+def test_compare_puts_two_sides_beside_each_other(tmp_path: Path) -> None:
+    done = run_hexlog(
+        "simulate", "compare", "encounter", "--n", "20", "--against-option", "surprise_on=3", "--json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    a, b = json.loads(done.stdout)["sides"]
+    assert a["ruleset"] == b["ruleset"] == "ose"
+    assert a["rules_hash"] != b["rules_hash"]
+    surprised = [
+        next(m for m in side["measures"] if m["name"] == "party surprised")["rates"]["yes"]["hits"] for side in (a, b)
+    ]
+    assert surprised[0] <= surprised[1]  # the same dice: every face that surprised on 1-2 surprises on 1-3
+
+
+def test_compare_refuses_two_equal_sides_and_unknown_rules(tmp_path: Path) -> None:
+    same = run_hexlog("simulate", "compare", "encounter", "--n", "5", cwd=tmp_path)
+    assert same.returncode == 2
+    assert "two different sides" in same.stderr
+    unknown = run_hexlog("simulate", "encounter", "--n", "5", "--option", "no_such_option=1", cwd=tmp_path)
+    assert unknown.returncode != 0
+    assert "no_such_option" in unknown.stderr
+    assert not unknown.stdout
+
+
+def test_a_house_rule_given_as_an_option_reaches_the_procedure(tmp_path: Path) -> None:
+    """``--option tables.TABLE.KEY=VALUE`` is a house rule the procedure reads: a wandering monster on every face
+    meets one at every check."""
+    done = run_hexlog(
+        "simulate",
+        "dungeon",
+        "--n",
+        "5",
+        "--turns",
+        "4",
+        "--option",
+        "tables.dungeon.wandering_on=[1, 2, 3, 4, 5, 6]",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    (side,) = json.loads(done.stdout)["sides"]
+    measures = {m["name"]: m for m in side["measures"]}
+    assert measures["any wandering monster"]["rates"]["yes"]["hits"] == 5
+    assert measures["wandering monsters met"]["mean"] >= 2
