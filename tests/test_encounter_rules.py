@@ -14,7 +14,7 @@ from scipy.stats import chisquare
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled
-from hexlog.events.errors import IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
@@ -443,7 +443,7 @@ class TestExplore:
         events = t.run(enc.TakeFreeAction(action="bite"))
         assert only(events, ev.ActionChosen).note == "non-intelligent monsters move directly to melee"
         assert t.state.phase is enc.Phase.COMBAT
-        with pytest.raises(IllegalTransitionError):
+        with pytest.raises(RuleRefusedError, match="non-intelligent monsters roll no reaction"):
             t.run(enc.RollReaction())
         t.run(enc.Evade(side="party"))
         assert t.state.phase is enc.Phase.EVASION
