@@ -29,8 +29,10 @@ import attrs
 
 from hexlog.events import dungeon as dev
 from hexlog.events import encounter as eev
+from hexlog.events import pursuit as pev
 from hexlog.events import travel as tev
 from hexlog.events.base import Event
+from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.session import SessionOpened
 from hexlog.machine import commands as c
@@ -41,6 +43,8 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.pursuit import PURSUIT
+from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 
@@ -329,6 +333,70 @@ def _delve_measure(events: Sequence[Event], _: Any) -> Outcome:
     }
 
 
+@attrs.frozen(kw_only=True)
+class Chase(pc.StartPursuit):
+    """A pursuit's situation: the facts it starts with (every option of ``hexlog pursuit start``), and how long an
+    OSE party keeps fleeing pursuers that are not faster before it stops."""
+
+    give_up_after: int = arg(
+        30, help="OSE: the party stops (and is caught) after this many days of flight without evading", least=1
+    )
+
+    @property
+    def start(self) -> pc.StartPursuit:
+        """The command that starts the pursuit."""
+        return pc.StartPursuit(**{f.name: getattr(self, f.name) for f in attrs.fields(pc.StartPursuit)})
+
+
+#: a trial whose party has fled this often is refused (house rules under which nothing ends the pursuit)
+MAX_FLIGHTS = 1000
+#: the pursuit's steps a trial takes, in order of preference: the party rolls its evasion again rather than stop
+PURSUIT_STEPS: dict[str, c.Command] = {
+    "roll_evasion": pc.RollEvasion(),
+    "flee": pc.Flee(),
+    "catch": pc.Catch(),
+    "continue_check": pc.ContinueCheck(),
+    "rest": pc.Rest(),
+}
+
+
+def _pursuit_trial(play: Play, chase: Chase) -> None:
+    """Start the pursuit and play it to its end; a caught party's encounter is played through, and an OSE party
+    that has fled ``give_up_after`` days stops."""
+    play.run(chase.start)
+    while play.state(PURSUIT.name).phase not in PURSUIT.final:
+        if play.handler.load(play.campaign).handoffs:
+            play.finish_encounter()
+            continue
+        allowed, fled = play.allowed(PURSUIT.name), play.state(PURSUIT.name).hexes_fled
+        if fled > MAX_FLIGHTS:
+            msg = f"the pursuit has not ended after {MAX_FLIGHTS} flights: the rules in force never end it"
+            raise UsageError(msg)
+        if "stop" in allowed and fled >= chase.give_up_after:
+            play.run(pc.Stop(note="the party gives up the flight"))
+            continue
+        play.run(next(step for trigger, step in PURSUIT_STEPS.items() if trigger in allowed))
+
+
+def _pursuit_measure(events: Sequence[Event], _: Any) -> Outcome:
+    ended = next(e for e in events if isinstance(e, pev.PursuitEnded))
+    rested = next((e for e in events if isinstance(e, pev.PursuitRested)), None)
+    out: Outcome = {
+        "evaded at once": ended.outcome == "escaped" and ended.hexes_fled == 0,
+        "escaped": ended.outcome == "escaped",
+        "caught": ended.outcome == "caught",
+    }
+    started = next(e for e in events if isinstance(e, pev.PursuitStarted))
+    if started.rules == "ose":
+        out["stopped"] = any(isinstance(e, pev.PursuitStopped) for e in events)
+    out |= {
+        "hexes fled": ended.hexes_fled,
+        "rest owed (half-days)": None if rested is None else 2 * rested.days,
+        "encounters while resting": None if rested is None else rested.encounters,
+    }
+    return out
+
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -356,6 +424,14 @@ SCENARIOS: dict[str, Scenario] = {
             situation=Delve,
             trial=_delve_trial,
             measure=_delve_measure,
+        ),
+        Scenario(
+            name="pursuit",
+            title="Flee a wilderness pursuit from its start: evaded at once, escaped or caught, hexes fled, rest owed.",
+            ruleset="explore",
+            situation=Chase,
+            trial=_pursuit_trial,
+            measure=_pursuit_measure,
         ),
     )
 }

@@ -1,0 +1,163 @@
+"""``hexlog simulate pursuit``: the real pursuit, started on committed dice and fled to its end, agrees with the
+exact chances of its rules (the first evasion roll, the hexes fled, the catch), whichever reading is in force;
+a split over processes changes nothing; ``compare`` and ``--plot`` take it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+from scipy.stats import binomtest, chisquare
+
+from hexlog.machine import evasion
+from hexlog.machine import ruleset as rulesets
+from hexlog.machine.evasion import Situation
+from hexlog.service import simulation as sim
+
+from .conftest import run_hexlog
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+P_MIN = 0.001
+TRIALS = 400
+#: the simulation's party: two members at the default rate
+PARTY_SPEED = 120
+
+
+def _rate(outcomes: list[sim.Outcome], name: str) -> sim.Rate:
+    (measure,) = [m for m in sim.summarise(outcomes) if m.name == name]
+    (rate,) = measure.rates
+    return rate
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "chase", "situation"),
+    [
+        pytest.param(
+            "explore",
+            sim.Chase(party_size=8, pursuers=1),
+            Situation(fleeing=8, pursuers=1, fleeing_speed=PARTY_SPEED, pursuers_speed=120),
+            id="explore-8-fleeing-1-in-the-open",
+        ),
+        pytest.param(
+            "explore",
+            sim.Chase(party_size=8, pursuers=1, terrain="woods"),
+            Situation(fleeing=8, pursuers=1, fleeing_speed=PARTY_SPEED, pursuers_speed=120, woods=True),
+            id="explore-8-fleeing-1-in-woods",
+        ),
+        pytest.param(
+            "ose",
+            sim.Chase(party_size=14, pursuers=8),
+            Situation(fleeing=14, pursuers=8, fleeing_speed=PARTY_SPEED, pursuers_speed=120),
+            id="ose-14-fleeing-8",
+        ),
+    ],
+)
+def test_the_first_evasion_roll_passes_at_the_exact_chance(
+    ruleset: str, chase: sim.Chase, situation: Situation
+) -> None:
+    """The rate of pursuits evaded at once: the exact chance of ``machine.evasion`` lies in its 95 % interval, and
+    a binomial test agrees (p > 0.001)."""
+    pct = evasion.chance(rulesets.load(ruleset), situation).pct
+    assert 0 < pct < 100
+    outcomes = sim.simulate(sim.Question(scenario="pursuit", situation=chase, ruleset=ruleset, seed=21), TRIALS)
+    rate = _rate(outcomes, "evaded at once")
+    assert rate.n == TRIALS
+    low, high = rate.interval
+    assert low < pct / 100 < high
+    assert binomtest(rate.hits, rate.n, pct / 100).pvalue > P_MIN
+
+
+def test_the_hexes_fled_and_the_catch_follow_the_rules() -> None:
+    """Seed 004: 8 flee 1 faster monster in the open: evasion p = 35 %, caught q = 3-in-6 after each hex.
+
+    P(0) = p; P(k >= 1) = (1 - p) r^(k-1) (q + (1 - q) p) with r = (1 - q)(1 - p); caught (1 - p) q / (1 - r).
+    An escape owes half a day of rest per hex fled.
+    """
+    chase = sim.Chase(party_size=8, pursuers=1, pursuers_speed=150)
+    outcomes = sim.simulate(sim.Question(scenario="pursuit", situation=chase, ruleset="explore", seed=5), TRIALS)
+    p, q = 0.35, 0.5
+    r = (1 - q) * (1 - p)
+    exact = [p, *((1 - p) * r ** (k - 1) * (q + (1 - q) * p) for k in (1, 2))]
+    exact.append(1 - sum(exact))
+    hexes = [o["hexes fled"] for o in outcomes]
+    assert all(isinstance(h, int) for h in hexes)
+    observed = [hexes.count(0), hexes.count(1), hexes.count(2), sum(h >= 3 for h in hexes)]  # type: ignore[operator]
+    assert chisquare(observed, [TRIALS * e for e in exact]).pvalue > P_MIN
+    caught = _rate(outcomes, "caught")
+    assert binomtest(caught.hits, caught.n, (1 - p) * q / (1 - r)).pvalue > P_MIN
+    for outcome in outcomes:
+        assert outcome["escaped"] is not outcome["caught"]
+        owed = outcome["rest owed (half-days)"]
+        assert owed == (outcome["hexes fled"] if outcome["escaped"] else None)
+
+
+def test_ose_surprisers_evade_and_a_hopeless_party_stops_when_it_gives_up() -> None:
+    """OSE: a party that surprised its pursuers always evades at once; a surprised party without the referee's
+    chance never does, and stops (caught) after the days it was given unless a later roll frees it."""
+    surprisers = sim.Question(scenario="pursuit", situation=sim.Chase(pursuers_surprised=True), ruleset="ose", seed=2)
+    assert _rate(sim.simulate(surprisers, 20), "evaded at once").hits == 20
+    hopeless = sim.Question(
+        scenario="pursuit", situation=sim.Chase(party_surprised=True, give_up_after=2), ruleset="ose", seed=2
+    )
+    outcomes = sim.simulate(hopeless, 40)
+    assert _rate(outcomes, "evaded at once").hits == 0
+    for outcome in outcomes:
+        assert 1 <= outcome["hexes fled"] <= 2  # type: ignore[operator]
+        assert outcome["stopped"] is outcome["caught"]
+    assert 0 < _rate(outcomes, "stopped").hits < 40
+
+
+def test_jobs_2_prints_what_jobs_1_prints(tmp_path: Path) -> None:
+    args = ("simulate", "pursuit", "--n", "12", "--party-size", "8", "--pursuers-speed", "150", "--seed", "3", "--json")
+    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
+    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout
+    result = json.loads(one.stdout)
+    assert result["scenario"] == "pursuit"
+    assert result["situation"]["party_size"] == 8
+    names = [m["name"] for m in result["sides"][0]["measures"]]
+    for name in ("evaded at once", "escaped", "caught", "hexes fled", "rest owed (half-days)"):
+        assert name in names
+
+
+def test_compare_the_two_readings_with_a_plot(tmp_path: Path) -> None:
+    """Seed 004 against OSE for the same situation, side by side, and its chart."""
+    plot = tmp_path / "pursuit.png"
+    done = run_hexlog(
+        "simulate", "compare", "pursuit", "--against", "ose", "--n", "20", "--plot", str(plot), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[explore]" in done.stdout
+    assert "[ose]" in done.stdout
+    assert "hexes fled" in done.stdout
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rules_without_a_pursuit_a_castle_under_ose_and_an_endless_chase_are_one_line(tmp_path: Path) -> None:
+    none = run_hexlog("simulate", "pursuit", "--ruleset", "adnd", "--n", "3", cwd=tmp_path)
+    assert none.returncode == 1
+    assert "no wilderness pursuit" in none.stderr
+    castle = run_hexlog("simulate", "pursuit", "--ruleset", "ose", "--castle", "hostile", "--n", "3", cwd=tmp_path)
+    assert castle.returncode == 2
+    assert "castle forces pursue under seed 004" in castle.stderr
+    assert not castle.stdout
+    endless = run_hexlog(
+        "simulate",
+        "pursuit",
+        "--pursuers-speed",
+        "150",
+        "--option",
+        "tables.wilderness_pursuit.catch_on=[]",
+        "--option",
+        "evasion_cap_pct=0",
+        "--n",
+        "1",
+        cwd=tmp_path,
+    )
+    assert endless.returncode == 2
+    assert "has not ended after 1000 flights" in endless.stderr
