@@ -13,11 +13,16 @@ import pytest
 
 from hexlog.events import hexmap as mapev
 from hexlog.events.streams import stream_for
+from hexlog.machine import chase
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
+from hexlog.machine.dungeon import commands as dc
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections import live
 from hexlog.replay.rebuild import projections, table_at
-from hexlog.service.door import open_store
+from hexlog.service import demo
+from hexlog.service.door import Door, open_store
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -317,3 +322,49 @@ class TestTheSession:
             then = hexlog("state", "--campaign", "demo", "--at", str(version)).stdout.splitlines()
             assert then[0] == f"as it was at version {version} of {len(lines)}"
             assert then[1:] == hexlog("state", "--db", str(cut / "hexlog.db")).stdout.splitlines(), version
+
+
+class TestTheChaseWhenTheFlightIsRefused:
+    @pytest.mark.parametrize("seed", ["table-7", "seed-1", "seed-2"])
+    def test_a_party_already_fighting_breaks_away_and_the_referee_starts_the_chase(self, tmp_path, monkeypatch, seed):
+        """A party that may not flee at once (here: already a round into the fight, past the charge) plays its
+        round, breaks away, and the referee starts the chase from the concluded encounter; it runs to its end."""
+
+        def into_the_fight(self: demo.Referee) -> None:
+            self.do(enc.CheckSurprise())
+            self.do(enc.DetermineDistance())
+            for _ in range(10):
+                if self.encounter().phase is enc.Phase.COMBAT:
+                    break
+                allowed = self.allowed(enc.PROCEDURE)
+                step = next((s for s in ("take_free_action", "roll_initiative", "fight") if s in allowed), "round")
+                commands = {
+                    "take_free_action": enc.TakeFreeAction(action="attack"),
+                    "roll_initiative": enc.RollInitiative(),
+                    "fight": enc.Fight(),
+                    "round": enc.PlayRound(),
+                }
+                self.do(commands[step])
+            self.do(enc.PlayRound())  # a round fought: the charge is past, the party may no longer simply evade
+
+        monkeypatch.setattr(demo.Referee, "opening", into_the_fight)
+        door = Door.open(tmp_path / "hexlog.db", "demo", create=True)
+        try:
+            ref = demo.Referee(door)
+            for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex=SECRET)):
+                ref.do(command)
+            ref.do(c.SetClientSeed(client_seed=seed))
+            for member in demo.PARTY:
+                ref.do(member)
+            ref.do(dc.EnterDungeon(name="the barrow", danger=True))
+            ref.do(dc.LightSource(kind="torch", by="Brenna"))
+            ref.do(dc.Meet(name="barrow giant rats", monster_count=9, intelligent=False, monster_speed=120))
+            ref.flee_underground("giant rats")
+            table = door.table()
+            chase_state = table.procedures["chase"]
+            assert isinstance(chase_state, chase.ChaseState)
+            assert chase_state.started.from_encounter == 1
+            assert chase_state.phase in {chase.Phase.ESCAPED, chase.Phase.CAUGHT}
+            assert table.procedures["dungeon"].phase.name == "EXPLORING"
+        finally:
+            door.close()
