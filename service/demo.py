@@ -278,7 +278,7 @@ def demo(
     ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
-    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit.
+    """Run a whole session under explore: a map, a journey past a castle, camps, a delve and a chase; close; audit.
 
     A demo given its secret (--secret-file) plays the same every time.
     """

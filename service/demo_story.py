@@ -1,4 +1,4 @@
-"""The demo's story: a journey over the Fenmoor with a camp each night, then a delve into the barrow.
+"""The demo's story: a journey over the Fenmoor past Ravensgate, a camp each night, a delve into the barrow.
 
 Each beat reads the state before choosing its step; where a beat rests on luck the referee uses
 what the rules give him (he may set the weather; a route may be travelled by night) or the story
