@@ -19,8 +19,11 @@ from hexlog.events.encounter import ReactionResult
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
+from hexlog.machine import chase
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
+from hexlog.machine.chase.rules import ChaseTables
+from hexlog.machine.dungeon import commands as dc
 from hexlog.machine.hexmap import SetHex, grid, hidden
 from hexlog.machine.pursuit import Phase as PursuitPhase
 from hexlog.machine.pursuit import commands as pursuit
@@ -47,6 +50,10 @@ PARTY = (
 )
 SPEAKER = "Delphine"
 HOSTILE = {ReactionResult.ATTACKS, ReactionResult.HOSTILE}
+#: the ground a flask of burning oil costs pursuers in the round it is thrown (the referee's ruling)
+OIL_SLOWS_FT = 60
+#: the phases of a chase still running
+_CHASING = {chase.Phase.REPEAT, chase.Phase.RUNNING, chase.Phase.EVASION, chase.Phase.CLOSING}
 
 
 def _free_campaign(db: Path) -> str:
@@ -157,6 +164,62 @@ class Referee:
         self.chase()
         self.conclude("fought off")
 
+    def flee_underground(self, foes: str) -> None:
+        """The party runs from monsters in the dungeon; the referee has them give chase, and the chase runs out.
+
+        A party that may flee at once evades and the delve hands the pursuit to the chase; one that may
+        not (surprised too far off, or charged) fights a round, breaks away, and the referee starts the
+        chase from the encounter.
+        """
+        self.opening()
+        try:
+            self.do(enc.Evade(note=f"the party runs from the {foes}"))
+        except RuleRefusedError as refused:
+            self.say(f"the party cannot flee yet ({str(refused).rsplit(': ', 1)[-1]}); it fights a round, then runs")
+            if "fight" in self.allowed(enc.PROCEDURE):
+                self.do(enc.Fight(note=f"the {foes} come on"))
+            self.do(enc.PlayRound())
+            self.conclude("the party breaks away")
+            self.do(chase.StartChase(from_encounter=self.encounter().started.number, note=f"the {foes} give chase"))
+        else:
+            self.do(enc.DecidePursuit(pursue=True, note=f"the {foes} give chase (the referee's call: they are hungry)"))
+        self.run_chase(foes)
+
+    def run_chase(self, foes: str) -> None:
+        """Round by round. When the pursuers would close to melee, the party throws what it has behind it:
+        burning oil first (it costs them ground), then its rations; caught at last, it turns and fights."""
+        oil = dropped = False
+        for _ in range(100):
+            state = self.state(chase.PROCEDURE)
+            if not isinstance(state, chase.ChaseState) or state.phase not in _CHASING:
+                break
+            if state.phase is chase.Phase.REPEAT:
+                self.do(chase.RepeatSteps())
+            elif not oil and self._closing(state):
+                self.say(f"the {foes} are closing: Brenna smashes a flask of oil on the flagstones and lights it")
+                self.do(chase.Run(obstacle="burning oil", slows_ft=OIL_SLOWS_FT))
+                oil = True
+            elif not dropped and self._closing(state):
+                self.say(f"the {foes} are almost upon them: Corvin flings down the party's rations")
+                self.do(chase.Drop(item="food"))
+                dropped = True
+            else:
+                self.do(chase.Run())
+        state = self.state(chase.PROCEDURE)
+        if isinstance(state, chase.ChaseState) and state.phase is chase.Phase.CAUGHT:
+            count = self.encounter().started.monster_count
+            self.say(f"the {foes} catch the party: it turns at bay and fights")
+            self.do(dc.Meet(name=f"the {foes} that caught the party", monster_count=count, intelligent=False))
+            self.fight_out(f"the {foes} leap at the rearmost", rounds=2, outcome=f"the {foes} scattered")
+
+    def _closing(self, state: chase.ChaseState) -> bool:
+        """Whether the pursuers would close to melee in the next round."""
+        rules = self.door.table().rules
+        pursuit = rules.part(ChaseTables).dungeon_pursuit if rules is not None else None
+        s = state.started
+        melee = pursuit.melee_at_gap_ft if pursuit is not None else 0
+        return state.phase is chase.Phase.RUNNING and state.gap_ft + s.fleeing_ft - s.pursuers_ft <= melee
+
     def chase(self) -> None:
         """A pursuit handed off after the encounter: the referee takes each step it allows until it ends."""
         steps: dict[str, Command] = {
@@ -190,13 +253,16 @@ class Referee:
             if there is not None and the_map.hex(there) is None:
                 self.do(SetHex(hex=there, terrain=terrain))
 
-    def fight_out(self, note: str) -> None:
-        """An encounter handed off on the way: its opening, then a fight to its end."""
+    def fight_out(self, note: str, *, rounds: int = 0, outcome: str = "fought off") -> None:
+        """An encounter handed off on the way: its opening, then a fight (of some rounds) to its end."""
         if self.encounter().phase is enc.Phase.SURPRISE:
             self.opening()
         if "fight" in self.allowed(enc.PROCEDURE):
             self.do(enc.Fight(note=note))
-        self.conclude("fought off")
+        for _ in range(rounds):
+            if "round" in self.allowed(enc.PROCEDURE):
+                self.do(enc.PlayRound())
+        self.conclude(outcome)
 
     def conclude(self, outcome: str) -> None:
         """End the encounter if it has not ended (the procedure that handed it off resumes)."""
@@ -212,7 +278,7 @@ def demo(
     ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
-    """Run a whole session on the exploration rules: a map, a journey, camps, a delve; close; audit.
+    """Run a whole session under explore: a map, a journey past a castle, camps, a delve and a chase; close; audit.
 
     A demo given its secret (--secret-file) plays the same every time.
     """

@@ -1,4 +1,4 @@
-"""The demo's story: a journey over the Fenmoor with a camp each night, then a delve into the barrow.
+"""The demo's story: a journey over the Fenmoor past Ravensgate, a camp each night, a delve into the barrow.
 
 Each beat reads the state before choosing its step; where a beat rests on luck the referee uses
 what the rules give him (he may set the weather; a route may be travelled by night) or the story
@@ -24,6 +24,7 @@ from hexlog.machine.travel import commands as tc
 from hexlog.machine.travel.rules import TravelTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
+from hexlog.service import demo_castle
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -37,7 +38,9 @@ NAMES = ("Aldric", "Brenna", "Corvin", "Delphine")
 #: the journey gives up after this many days (the barrow is all but surely found long before)
 LAST_DAY = 30
 #: who wanders the barrow, in the order they come
-WANDERERS = ("ghouls", "giant rats", "grave robbers")
+WANDERERS = ("giant rats", "ghouls", "grave robbers")
+#: the first wanderers, whom the party runs from: unintelligent (dropped food may stop them), quicker than Aldric
+CHASERS, CHASERS_SPEED = 9, 120
 #: the delve's turns at most before the party turns back
 DELVE_TURNS = 40
 
@@ -124,22 +127,23 @@ def travel_day(ref: Referee, day: int) -> tuple[bool, bool]:
     else:
         ref.header(f"Day {day}: " + ("the moor road north" if day == 1 else "across the Fenmoor"))
         ref.do(tc.RollWeather())
+    demo_castle.morning(ref, first=day == 1)
     here = trip(ref).believed
     route = ("N", "N") if day == 1 else path(_map(ref), here, STONES)
     if not route:
         ref.say("the party is where it means to be; it declares no route")
-    ref.do(tc.DeclareRoute(headings=route, night=night))
+    demo_castle.road(ref, tc.DeclareRoute(headings=route, night=night))
     if trip(ref).lost:
         ref.say("(the referee knows the party is lost; the players do not)")
     if night:
         ref.say("behind time, the party forces the march")
-        ref.do(tc.ForceMarch())
+        demo_castle.road(ref, tc.ForceMarch())
     if route and "move" not in ref.allowed(TRAVEL):
         ref.say("the party cannot go on that way: the map ends there")
-    elif route and any(isinstance(e, tev.LostRevealed) for e in ref.do(tc.Move())):
+    elif route and any(isinstance(e, tev.LostRevealed) for e in demo_castle.road(ref, tc.Move())):
         ref.say("the party knows now that it is lost")
     found = search(ref)
-    ref.do(tc.CheckWandering())
+    demo_castle.road(ref, tc.CheckWandering())
     met = trip(ref).encounter
     if met:
         ref.say("the encounter procedure takes over; the day resumes when it ends")
@@ -148,7 +152,7 @@ def travel_day(ref: Referee, day: int) -> tuple[bool, bool]:
         ref.do(tc.RevealLost(reason="at dusk the party sees where it truly is"))
     elif trip(ref).lost:
         ref.do(tc.RevealLost(reason="at dusk the referee tells the party it was lost, though it is where it believes"))
-    ref.do(tc.EndDay())
+    demo_castle.road(ref, tc.EndDay())
     place = _map(ref).hex(trip(ref).hex)
     camp(ref, f"camp in the {place.terrain if place else 'open'}", weather=trip(ref).weather)
     return found, met
@@ -166,7 +170,7 @@ def search(ref: Referee) -> bool:
     if trip(ref).hex != STONES or place is None:
         return False
     while "search" in ref.allowed(TRAVEL):
-        events = ref.do(tc.SearchHex())
+        events = demo_castle.road(ref, tc.SearchHex())
         if any(isinstance(e, mev.FeatureFound) for e in events):
             ref.say("under the tallest stone, a passage leads down")
             return True
@@ -220,7 +224,8 @@ def delve(ref: Referee, *, found: bool) -> None:
         else:
             seen += ref.do(dc.Move())
     if not met:
-        ref.say("no wandering monster came before the party turned back")
+        ref.say("no wandering monster came before the party turned back; on the way out, the referee sends one")
+        run_from(ref, WANDERERS[0])
     met_monster(ref)
     if not ref.state(DUNGEON).lit and torches:
         ref.do(dc.LightSource(kind="torch", by=torches.pop(0)))
@@ -228,15 +233,25 @@ def delve(ref: Referee, *, found: bool) -> None:
 
 
 def met_monster(ref: Referee) -> bool:
-    """Meet the wandering monster if one is due; whether one was."""
+    """Meet the wandering monster if one is due; whether one was. The party runs from the first."""
     delve_state = ref.state(DUNGEON)
     if delve_state is None or not delve_state.monster_due:
         return False
     foes = WANDERERS[delve_state.encounters % len(WANDERERS)]
     ref.say(f"the wandering check says a monster has come: {foes}")
+    if not delve_state.encounters:
+        run_from(ref, foes)
+        return True
     ref.do(dc.Meet(name=f"barrow {foes}", monster_count=3))
     ref.talk_or_fight(foes)
     return True
+
+
+def run_from(ref: Referee, foes: str) -> None:
+    """The first wanderers are too many to fight: the party flees, and the chase runs to its end."""
+    ref.say(f"{CHASERS} {foes}, too many to fight and faster than a man in plate: the party will run")
+    ref.do(dc.Meet(name=f"barrow {foes}", monster_count=CHASERS, intelligent=False, monster_speed=CHASERS_SPEED))
+    ref.flee_underground(foes)
 
 
 def force_door(ref: Referee, seen: list[Event]) -> bool:

@@ -13,11 +13,16 @@ import pytest
 
 from hexlog.events import hexmap as mapev
 from hexlog.events.streams import stream_for
+from hexlog.machine import chase
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
+from hexlog.machine.dungeon import commands as dc
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections import live
 from hexlog.replay.rebuild import projections, table_at
-from hexlog.service.door import open_store
+from hexlog.service import demo
+from hexlog.service.door import Door, open_store
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -95,6 +100,7 @@ class TestDemo:
         result = hexlog("demo")
         assert result.returncode == 0, result.stderr
         assert "audit: VERIFIED:" in result.stdout
+        castle_and_chase(result.stdout, _events(hexlog))
         receipt = re.search(r"receipt for the players: (demo@\d+:[0-9a-f]{16})", result.stdout)
         assert receipt is not None, result.stdout
         checked = hexlog("audit", "--campaign", "demo", "--expect", receipt.group(1))
@@ -155,8 +161,9 @@ class TestDemo:
             assert "audit: INCOMPLETE" in result.stdout
 
 
-#: client seeds for which the whole demo runs (the dice differ for each: lost, found, met or not)
-SEEDS = ("table-7", "other words", "seed-1", "seed-2", "seed-3", "seed-4")
+#: client seeds for which the whole demo runs (the dice differ for each: lost, found, met or not; the
+#: castle a lord, a superhero, a wizard, a patriarch or an evil high priest; the chase caught or escaped)
+SEEDS = ("table-7", "other words", "seed-1", "seed-3", "seed-4", "seed-6", "seed-7", "seed-12")
 
 
 def _events(hexlog) -> list[dict]:
@@ -170,6 +177,57 @@ def _of(events: list[dict], type_name: str, /, **data) -> list[dict]:
     return [
         e for e in events if e["type"] == f"hexlog.{type_name}" and all(e["data"].get(k) == v for k, v in data.items())
     ]
+
+
+def castle_and_chase(stdout: str, events: list[dict]) -> None:
+    """Whatever the dice: Ravensgate is passed (its secret ride-out check), met (by riding out or by a hail),
+    its type, disposition and demand shown and answered as the state says; and the first wanderers of the
+    delve are fled from, the delve handing off to a chase of rounds, burning oil and dropped food, to its end."""
+    assert "a castle (Ravensgate) stands at 3,4: of a type and disposition to be rolled" in stdout
+    assert re.search(r"day 1, castles passed: 3,4 \(2 hex\(es\) away, rides out on 1\): d6=\d", stdout), stdout
+    passed = _of(events, "castle.passed")
+    assert passed
+    assert passed[0]["data"]["passed"][0]["hex"] == "3,4"
+    met = _of(events, "castle.garrison_met", number=1)
+    assert len(met) == 1
+    kind, disposition = met[0]["data"]["kind"], met[0]["data"]["disposition"]
+    assert met[0]["data"]["how"] == ("passing" if passed[0]["data"]["passed"][0]["rides_out"] else "hailed")
+    shown = f"meeting 1: 8 rider(s) (speed 240) of the castle at 3,4 ({met[0]['data']['how']}), {disposition} "
+    assert shown in stdout
+    assert f"{met[0]['data']['castle_type'].replace('_', ' ')}" in stdout.split(shown, 1)[1].split("\n", 1)[0]
+    assert f": it {met[0]['data']['demand']}" in stdout
+    if kind == "fighter":
+        (joust,) = _of(events, "castle.joust_fought", fighter="Aldric")
+        assert joust["data"]["face"] in range(1, 7)  # rolled, not chosen
+        assert re.search(r"(defeats Aldric|Aldric defeats the castle's champion) \(d6=\d\)", stdout)
+        outcome = f"jousted_{'won' if joust['data']['winner'] == 'party' else 'lost'}"
+    elif disposition == "hostile":
+        assert _of(events, "castle.demand_refused")
+        assert _of(events, "procedure.handed_off", parent="castle", child="encounter")
+        assert "the party refuses the castle's demand" in stdout
+        outcome = "fought"
+    else:
+        (toll,) = _of(events, "castle.toll_demanded")
+        assert _of(events, "castle.toll_paid", gold=toll["data"]["gold"])
+        assert f"the party pays {toll['data']['gold']} gp" in stdout
+        outcome = "paid"
+    assert _of(events, "castle.meeting_ended", number=1, outcome=outcome)
+    # the chase: handed off by the delve, rounds run, oil thrown, food dropped, and its end
+    assert _of(events, "procedure.handed_off", parent="dungeon", child="chase")
+    (started,) = _of(events, "chase.started", name="barrow giant rats", fleeing="party", intelligent=False)
+    assert started["data"]["pursuers_ft"] > started["data"]["fleeing_ft"]
+    rounds = _of(events, "chase.round_run")
+    assert rounds
+    assert _of(events, "chase.round_run", obstacle="burning oil")
+    (dropped,) = _of(events, "chase.item_dropped", item="food", tempted=True)
+    (ended,) = _of(events, "chase.ended")
+    assert ended["data"]["outcome"] == ("escaped" if dropped["data"]["stopped"] else "caught")
+    assert "chase 1 'barrow giant rats' (dungeon) from encounter" in stdout
+    assert "round 1: fleeing 90 ft" in stdout
+    assert "food dropped (they are unintelligent: " in stdout
+    assert f"chase 1 over after {len(rounds)} round(s): {ended['data']['outcome']}" in stdout
+    if ended["data"]["outcome"] == "caught":
+        assert "the giant rats catch the party: it turns at bay and fights" in stdout
 
 
 class TestTheSession:
@@ -187,11 +245,12 @@ class TestTheSession:
         assert _of(events, "travel.rested")
         assert _of(events, "dungeon.left")
         assert _of(events, "session.closed")
+        castle_and_chase(result.stdout, events)
 
     def test_the_log_holds_every_beat_of_the_session(self, hexlog):
         """Weather, a lost check, a search that finds, a forced march and its rest, an encounter handed
         off by the travel day, the camp's nights, and the delve's light, door, search and wanderer."""
-        result = hexlog("demo", "--secret-hex", SECRET, "--client-seed", "seed-2")
+        result = hexlog("demo", "--secret-hex", SECRET, "--client-seed", "seed-9")
         assert result.returncode == 0, result.stderr
         events = _events(hexlog)
         assert _of(events, "map.loaded", source="demo_map.toml")
@@ -213,7 +272,10 @@ class TestTheSession:
         assert _of(events, "travel.rested")
         assert _of(events, "travel.wandering_checked", encounter=True)
         assert _of(events, "procedure.handed_off", parent="travel", child="encounter")
-        days = len(_of(events, "travel.day_ended")) + len(_of(events, "travel.rested"))
+        # a night for each travel day and each rest day (a pursuit's rest that adds up to a day of rest
+        # within a travel day is recorded as rested on that day too, and brings no night of its own)
+        ended = {e["data"]["day"] for e in _of(events, "travel.day_ended")}
+        days = len(ended) + len({e["data"]["day"] for e in _of(events, "travel.rested")} - ended)
         for kind in ("camp.made", "camp.firewood_gathered", "camp.watches_set", "camp.night_checked", "camp.broken"):
             assert len(_of(events, kind)) == days, kind
         assert _of(events, "dungeon.entered", danger=True)
@@ -225,7 +287,7 @@ class TestTheSession:
         assert _of(events, "dungeon.secret_door_searched")
         assert _of(events, "dungeon.wandering_checked", monster=True)
         assert _of(events, "procedure.handed_off", parent="dungeon", child="encounter")
-        assert len(_of(events, "encounter.concluded")) == len(_of(events, "procedure.handed_off"))
+        assert len(_of(events, "encounter.concluded")) == len(_of(events, "procedure.handed_off", child="encounter"))
         assert _of(events, "dungeon.left")
         for line in ("== Day 2: fog over the moor", "~ (the referee knows the party is lost", "found in 3,2"):
             assert line in result.stdout
@@ -260,3 +322,49 @@ class TestTheSession:
             then = hexlog("state", "--campaign", "demo", "--at", str(version)).stdout.splitlines()
             assert then[0] == f"as it was at version {version} of {len(lines)}"
             assert then[1:] == hexlog("state", "--db", str(cut / "hexlog.db")).stdout.splitlines(), version
+
+
+class TestTheChaseWhenTheFlightIsRefused:
+    @pytest.mark.parametrize("seed", ["table-7", "seed-1", "seed-2"])
+    def test_a_party_already_fighting_breaks_away_and_the_referee_starts_the_chase(self, tmp_path, monkeypatch, seed):
+        """A party that may not flee at once (here: already a round into the fight, past the charge) plays its
+        round, breaks away, and the referee starts the chase from the concluded encounter; it runs to its end."""
+
+        def into_the_fight(self: demo.Referee) -> None:
+            self.do(enc.CheckSurprise())
+            self.do(enc.DetermineDistance())
+            for _ in range(10):
+                if self.encounter().phase is enc.Phase.COMBAT:
+                    break
+                allowed = self.allowed(enc.PROCEDURE)
+                step = next((s for s in ("take_free_action", "roll_initiative", "fight") if s in allowed), "round")
+                commands = {
+                    "take_free_action": enc.TakeFreeAction(action="attack"),
+                    "roll_initiative": enc.RollInitiative(),
+                    "fight": enc.Fight(),
+                    "round": enc.PlayRound(),
+                }
+                self.do(commands[step])
+            self.do(enc.PlayRound())  # a round fought: the charge is past, the party may no longer simply evade
+
+        monkeypatch.setattr(demo.Referee, "opening", into_the_fight)
+        door = Door.open(tmp_path / "hexlog.db", "demo", create=True)
+        try:
+            ref = demo.Referee(door)
+            for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex=SECRET)):
+                ref.do(command)
+            ref.do(c.SetClientSeed(client_seed=seed))
+            for member in demo.PARTY:
+                ref.do(member)
+            ref.do(dc.EnterDungeon(name="the barrow", danger=True))
+            ref.do(dc.LightSource(kind="torch", by="Brenna"))
+            ref.do(dc.Meet(name="barrow giant rats", monster_count=9, intelligent=False, monster_speed=120))
+            ref.flee_underground("giant rats")
+            table = door.table()
+            chase_state = table.procedures["chase"]
+            assert isinstance(chase_state, chase.ChaseState)
+            assert chase_state.started.from_encounter == 1
+            assert chase_state.phase in {chase.Phase.ESCAPED, chase.Phase.CAUGHT}
+            assert table.procedures["dungeon"].phase.name == "EXPLORING"
+        finally:
+            door.close()
