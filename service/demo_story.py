@@ -192,7 +192,8 @@ def camp(ref: Referee, title: str, *, weather: str) -> None:
     if "meet" in ref.allowed(CAMP):
         ref.say("something comes out of the dark")
         ref.do(cc.MeetEncounter(name="night prowlers", monster_count=3, intelligent=False))
-        ref.flee("prowlers")
+        ref.say("the party stands by its fire rather than flee into the dark")
+        ref.talk_or_fight("prowlers")
     ref.do(cc.BreakCamp())
 
 

@@ -8,19 +8,24 @@ import attrs
 import pytest
 
 from hexlog.events import camp as ev
+from hexlog.events import pursuit as pev
+from hexlog.events import travel as tev
 from hexlog.events.codec import decode
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import camp
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
 from hexlog.machine.camp import Phase
 from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 
@@ -64,6 +69,15 @@ RECIPES: dict[str, Recipe] = {
     ),
     "broken": Recipe({}, (*TO_NIGHT, camp.BreakCamp()), QUIET),
 }
+#: the party of four flees the one monster it met: the encounter's evasion roll (50 %) is due
+FLEEING = (*TO_NIGHT, camp.MeetEncounter(), enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative())
+RECIPES["encounter_fled"] = Recipe({}, (*FLEEING, enc.Evade()), (*ENCOUNTER, 6, 6, 4, 2))
+#: the evasion failed (100): the encounter ends in pursuit and the camp hands the pursuit off
+RECIPES["pursuit"] = Recipe({}, (*FLEEING, enc.Evade(), enc.RollEvasion()), (*ENCOUNTER, 6, 6, 4, 2, 100))
+#: the party fled a hex (4: south); the pursuers are not faster, so it rests next
+RECIPES["pursuit_fled"] = Recipe(
+    {}, (*FLEEING, enc.Evade(), enc.RollEvasion(), pu.Flee()), (*ENCOUNTER, 6, 6, 4, 2, 100, 4)
+)
 
 #: (trigger, source, dest) -> (recipe, command, faces the command rolls)
 CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
@@ -75,7 +89,10 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("check", "WATCHED", "NIGHT"): ("watched", camp.CheckNight(), QUIET),
     ("check", "NIGHT", "NIGHT"): ("night_two_checks", camp.CheckNight(), QUIET),
     ("meet", "NIGHT", "ENCOUNTER"): ("night_encounter", camp.MeetEncounter(monster_count=2), ()),
+    ("encounter_over", "ENCOUNTER", "PURSUIT"): ("encounter_fled", enc.RollEvasion(), (100,)),
     ("encounter_over", "ENCOUNTER", "NIGHT"): ("encounter_actions", enc.ConcludeEncounter(), ()),
+    # the rest after one hex fled: half a day, its wilderness encounter roll (1: none in the woods)
+    ("encounter_over", "PURSUIT", "NIGHT"): ("pursuit_fled", pu.Rest(), (1,)),
     ("break", "WATCHED", "BROKEN"): ("watched_no_check", camp.BreakCamp(), ()),
     ("break", "NIGHT", "BROKEN"): ("night", camp.BreakCamp(), ()),
 }
@@ -87,6 +104,7 @@ PHASE_RECIPES = {
     Phase.WATCHED: "watched",
     Phase.NIGHT: "night",
     Phase.ENCOUNTER: "encounter",
+    Phase.PURSUIT: "pursuit",
     Phase.BROKEN: "broken",
 }
 
@@ -334,3 +352,146 @@ def test_a_night_encounter_cancelled_as_a_mistake_resumes_the_camp() -> None:
     assert len(ended) == 1
     assert ended[0].outcome == "cancelled"
     assert _camp(handler).phase.name == "NIGHT"
+
+
+def _events(handler: Handler, *commands: c.Command) -> list[Any]:
+    found: list[Any] = []
+    for command in commands:
+        found += handler.execute(CAMPAIGN, command).events
+    return found
+
+
+class TestAPursuitFromTheCamp:
+    def test_a_night_encounter_that_ends_in_pursuit_hands_it_off_and_the_night_goes_on(self) -> None:
+        """The evasion fails (100): the camp records the encounter's end and hands the pursuit off with the
+        encounter's facts and the camp's terrain; it waits; the escape's rest ends it and the night goes on."""
+        handler, script = reach("encounter_fled", (100,))
+        out = _events(handler, enc.RollEvasion())
+        assert [e.outcome for e in out if isinstance(e, ev.NightEncounterEnded)] == ["pursuit"]
+        assert HandedOff(parent="camp", child="pursuit") in out
+        started = next(e for e in out if isinstance(e, pev.PursuitStarted))
+        facts = (started.party_size, started.pursuers, started.evasion_failed, started.encounter, started.terrain)
+        assert facts == (4, 1, True, 1, "woods")
+        assert _camp(handler).phase is Phase.PURSUIT
+        before = version(handler)
+        with pytest.raises(IllegalTransitionError, match="'break' is not allowed in state PURSUIT"):
+            handler.execute(CAMPAIGN, camp.BreakCamp())
+        assert version(handler) == before
+        script.extend([4, 1])  # the flight south; the half day's rest rolls no encounter
+        done = _events(handler, pu.Flee(), pu.Rest())
+        assert next(e for e in done if isinstance(e, pev.PursuitEnded)).outcome == "escaped"
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="PURSUIT", dest="NIGHT") in done
+        assert handler.load(CAMPAIGN).handoffs == ()
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        assert script == []
+
+    def test_a_caught_party_fights_and_the_night_goes_on_when_the_pursuit_ends(self) -> None:
+        """Faster monsters (240) catch the party in the woods on 1 (d4): the pursuit hands the fight to an
+        encounter; when it concludes the pursuit ends caught and the camp resumes its night."""
+        script: list[int] = []
+        handler, script = reach("night_encounter")
+        script.extend([6, 6, 4, 2, 100, 1, 1])
+        _events(
+            handler,
+            camp.MeetEncounter(monster_speed=240),
+            enc.CheckSurprise(),
+            enc.DetermineDistance(value=30),
+            enc.RollInitiative(),
+            enc.Evade(),
+            enc.RollEvasion(),
+            pu.Flee(),
+        )
+        caught = _events(handler, pu.Catch())
+        assert next(e for e in caught if isinstance(e, pev.CatchRolled)).caught
+        assert HandedOff(parent="pursuit", child="encounter") in caught
+        script.extend([6, 2])  # both sides aware: no surprise; the initiative
+        last = _events(
+            handler, enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative(), enc.ConcludeEncounter()
+        )
+        assert next(e for e in last if isinstance(e, pev.PursuitEnded)).outcome == "caught"
+        assert _camp(handler).phase is Phase.NIGHT
+        # the fight that ended the pursuit is the pursuit's, not another night encounter of the camp
+        assert [e.outcome for e in _camp(handler).encounters] == ["pursuit"]
+        assert script == []
+
+    def test_on_a_journey_the_flight_moves_the_party_from_the_camps_hex(self) -> None:
+        """A camp made on a journey in the tangled forest at 2,0: the flight south (4) takes the party to 2,1."""
+        script: list[int] = []
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="ab" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        for name, terrain in (("2,0", "tangled_forest"), ("2,1", "meadow")):
+            handler.execute(CAMPAIGN, SetHex(hex=name, terrain=terrain))
+        handler.execute(CAMPAIGN, t.StartJourney(hex="2,0"))
+        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        script.extend([*ENCOUNTER, 6, 6, 4, 2, 100, 4])
+        out = _events(
+            handler, camp.MakeCamp(), WATCHES, camp.CheckNight(), *FLEEING[3:], enc.Evade(), enc.RollEvasion()
+        )
+        assert next(e for e in out if isinstance(e, pev.PursuitStarted)).terrain == "woods"
+        moved = next(e for e in _events(handler, pu.Flee()) if isinstance(e, tev.TruePosition))
+        assert moved.hex == "2,1"
+        assert handler.load(CAMPAIGN).procedures["travel"].hex == "2,1"
+        assert script == []
+
+    def test_night_pursuits_on_committed_dice_replay_and_audit_clean(self) -> None:
+        """Real dice: nights in the swamp; each encounter is fled, each pursuit played to its end."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="7e" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        pursuits = 0
+        for _ in range(16):
+            handler.execute(CAMPAIGN, camp.MakeCamp(terrain="swamp"))
+            handler.execute(CAMPAIGN, WATCHES)
+            handler.execute(CAMPAIGN, camp.CheckNight())
+            if _camp(handler).pending is not None:
+                handler.execute(CAMPAIGN, camp.MeetEncounter(monster_speed=240))
+                handler.execute(CAMPAIGN, enc.CheckSurprise())
+                handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
+                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
+                    handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
+                    handler.execute(CAMPAIGN, enc.RollInitiative())
+                try:
+                    handler.execute(CAMPAIGN, enc.Evade())
+                except RuleRefusedError:  # a surprised party cannot flee in the first round
+                    handler.execute(CAMPAIGN, enc.ConcludeEncounter())
+                else:
+                    handler.execute(CAMPAIGN, enc.RollEvasion())
+                pursuits += _camp(handler).phase is Phase.PURSUIT
+                while _camp(handler).phase is Phase.PURSUIT:
+                    _pursue(handler)
+            handler.execute(CAMPAIGN, camp.BreakCamp())
+        handler.execute(CAMPAIGN, c.CloseSession())
+        assert pursuits > 0
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        assert report.rolls_verified == report.rolls
+
+
+#: the pursuit step for each trigger the pursuit allows
+PURSUIT_STEPS: dict[str, c.Command] = {
+    "roll_evasion": pu.RollEvasion(),
+    "flee": pu.Flee(),
+    "catch": pu.Catch(),
+    "rest": pu.Rest(),
+    "continue_check": pu.ContinueCheck(),
+}
+
+
+def _pursue(handler: Handler) -> None:
+    """One step of a pursuit the camp waits for: a caught party's encounter played to its end, else the
+    first step the pursuit allows."""
+    table = handler.load(CAMPAIGN)
+    if table.handoffs and table.handoffs[-1][1] == "encounter":
+        for command in (enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative()):
+            handler.execute(CAMPAIGN, command)
+        handler.execute(CAMPAIGN, enc.ConcludeEncounter(outcome="fought"))
+        return
+    allowed = [a for a, _ in REGISTRY.runner("pursuit").allowed(table.procedures["pursuit"], table)]
+    handler.execute(CAMPAIGN, PURSUIT_STEPS[allowed[0]])

@@ -17,6 +17,7 @@ from scipy.stats import binomtest, chisquare
 
 from hexlog.events import castle as ev
 from hexlog.events.memory import MemoryStore
+from hexlog.events.pursuit import PursuitStarted
 from hexlog.machine import castle as k
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
@@ -25,6 +26,7 @@ from hexlog.machine.castle.rules import CastleTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 from hexlog.machine.travel import commands as t
 
@@ -211,7 +213,8 @@ class TestFlight:
         [("hostile", 3, "pursued"), ("hostile", 4, "escaped"), ("neutral", 1, "pursued"), ("neutral", 2, "escaped")],
     )
     def test_the_pursuit_chance_by_disposition(self, disposition: str, face: int, outcome: str) -> None:
-        """Hostile forces pursue on 1-3, neutral on 1; the meeting ends pursued or escaped with what a pursuit needs."""
+        """Hostile forces pursue on 1-3, neutral on 1: pursued, the pursuit starts with the riders; else the meeting
+        ends escaped."""
         place = k.PlaceCastle(hex="2,2", castle_type="lord", disposition=disposition)
         events = meeting(place, (face,), k.FleeGarrison())
         fled = one(events, ev.GarrisonFled)
@@ -223,13 +226,20 @@ class TestFlight:
             "2,2",
         )
         assert fled.pursue_on == ((1, 2, 3) if disposition == "hostile" else (1,))
-        assert one(events, ev.MeetingEnded).outcome == outcome
-        assert k.steps.pursuit_start(fled) == {
-            "pursuers": 6,
-            "pursuer_speed": 240,
-            "castle_disposition": disposition,
-            "hex": "2,2",
-        }
+        started = [e for e in events if isinstance(e, PursuitStarted)]
+        ended = [e.outcome for e in events if isinstance(e, ev.MeetingEnded)]
+        if outcome == "pursued":
+            assert [(s.pursuers, s.pursuers_speed, s.disposition) for s in started] == [(6, 240, disposition)]
+            assert ended == []
+        else:
+            assert (started, ended) == ([], ["escaped"])
+        assert k.steps.pursuit_start(fled, "woods") == StartPursuit(
+            name="the garrison of the castle at 2,2",
+            pursuers=6,
+            pursuers_speed=240,
+            castle=disposition,
+            terrain="woods",
+        )
 
     def test_a_friendly_castle_never_pursues(self) -> None:
         """No chance, nothing rolled: the party escapes."""

@@ -1632,7 +1632,17 @@ CASTLE_TABLE_ROWS: list[tuple[str, dict[str, Any], tuple[Step, ...], set[Pair]]]
         "pursue_in_6",
         {"pursue_in_6": {"neutral": 2}},
         (*LORD_MET, do(castle.FleeGarrison(), 2)),
-        {(FLED, "pursue_on"), (FLED, "pursued"), (ENDED, "outcome")},
+        # pursued, the meeting waits for the pursuit it hands off instead of ending escaped
+        {
+            (FLED, "pursue_on"),
+            (FLED, "pursued"),
+            (PHASE, "trigger"),
+            (PHASE, "dest"),
+            (PHASE, WHOLE),
+            (ENDED, WHOLE),
+            (HANDED, WHOLE),
+            (ev_pursuit.PursuitStarted.type_name, WHOLE),
+        },
     ),
 ]
 CASTLE_DEMAND_ROWS: list[tuple[str, dict[str, Any], tuple[Step, ...], set[Pair]]] = [

@@ -3,7 +3,8 @@
 ``CAMP`` declares it for the kit; the modules of this package hold its parts: the transition table
 and its conditions (``machine``), the folded state (``state``), the commands and steps, the typed
 rules it reads, the pure rules of the night (``night``) and the inverse audit uses (``inverse``).
-An encounter in the night is handed to the encounter procedure; the camp resumes when it concludes.
+An encounter in the night is handed to the encounter procedure; the camp resumes when it concludes, and
+when it ended with the party pursued, hands the wilderness pursuit off and resumes when that concludes.
 """
 
 from __future__ import annotations

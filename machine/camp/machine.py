@@ -2,8 +2,9 @@
 
 ``TRANSITIONS`` is the whole night: camp is made, firewood gathered (or not), the watches set, the
 night's wandering checks rolled, an encounter met in the watch the die picks (the camp waits while
-the encounter runs, and resumes with ``encounter_over`` when it concludes), and the camp broken in
-the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
+the encounter runs, and resumes with ``encounter_over`` when it concludes; an encounter that ends with
+the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes), and
+the camp broken in the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.model import Model
+from hexlog.machine.pursuit import handover
 from hexlog.machine.text import counted
 from hexlog.machine.travel.rules import WildernessOptions
 
@@ -32,13 +36,17 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "watches", "source": [P.PITCHED, P.FUELLED], "dest": P.WATCHED},
     {"trigger": "check", "source": [P.WATCHED, P.NIGHT], "dest": P.NIGHT, "conditions": "check_due"},
     {"trigger": "meet", "source": P.NIGHT, "dest": P.ENCOUNTER, "conditions": "encounter_due"},
-    # the kit fires it when the encounter handed off to concludes: the night goes on
+    # the kit fires it when the encounter handed off to concludes: the night goes on, or, when the
+    # encounter ended with the party pursued, the pursuit takes over (the camp waits again)
+    {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.PURSUIT, "conditions": "ended_in_pursuit"},
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.NIGHT},
+    # the kit fires it when the pursuit concludes (caught or escaped): the night goes on
+    {"trigger": "encounter_over", "source": P.PURSUIT, "dest": P.NIGHT},
     {"trigger": "break", "source": [P.WATCHED, P.NIGHT], "dest": P.BROKEN, "conditions": "night_is_over"},
 ]
 del P
 #: the phases in which the watches are set and the night is under way
-WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER})
+WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER, Phase.PURSUIT})
 
 
 def checks_owed(options: WildernessOptions, table: CampTable) -> int:
@@ -93,6 +101,17 @@ class CampModel(Model):
     def encounter_due(self) -> bool:
         """An encounter is met only when a night check found one."""
         return self.c.pending is not None or self.refuse("no wandering check of this night found an encounter")
+
+    def ended_in_pursuit(self) -> bool:
+        """The encounter the camp waited for ended with the party pursued, under rules with a wilderness pursuit.
+
+        (The kit resumes with its conclusion; without a pursuit the night simply goes on.)
+        """
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if getattr(self.command, "child", "") != ENCOUNTER or self.rules.part(EvasionTables).wilderness_pursuit is None:
+            return False
+        found = self.table.procedures.get(ENCOUNTER)
+        return handover.from_encounter(found, self.rules.part(EvasionOptions).evasion_rules) is not None
 
     def night_is_over(self) -> bool:
         """The camp breaks once every check the night owes is rolled and any encounter met."""

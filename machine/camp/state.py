@@ -26,6 +26,8 @@ class Phase(enum.Enum):
     WATCHED = "watched"
     NIGHT = "night"
     ENCOUNTER = "encounter"
+    #: the night's encounter ended with the party pursued: the pursuit runs, the camp waits
+    PURSUIT = "pursuit"
     BROKEN = "broken"
 
 

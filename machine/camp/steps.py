@@ -21,10 +21,13 @@ from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter, surprise
 from hexlog.machine.encounter.rules import EncounterOptions
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.evasion import EvasionOptions
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import ClockOptions, Span
+from hexlog.machine.pursuit import handover
 from hexlog.machine.travel.rules import TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
@@ -229,8 +232,12 @@ def _visibility(ctx: StepContext, weather: str) -> int:
     return effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in flags else 1
 
 
-def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG001 - the resume signature
-    """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on."""
+def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
+    """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on, or
+    the party is pursued (the pursuit is handed off with the camp's terrain; a journey's true hex is its
+    own). A pursuit that concluded (caught or escaped) lets the night go on."""
+    if command.child != ENCOUNTER:
+        return
     state = under_way(ctx)
     found = state.pending
     encounter = ctx.state("encounter")
@@ -253,6 +260,14 @@ def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: 
             reason=f"the sleepers woken in watch {found.watch} lose its sleep" if found.asleep else "",
         )
     )
+    change = ctx.change
+    if change is not None and change.dest == Phase.PURSUIT.name:
+        made = state.made
+        pursuit = handover.from_encounter(
+            encounter, ctx.part(EvasionOptions).evasion_rules, made.terrain if made is not None else ""
+        )
+        assert pursuit is not None  # noqa: S101 - the resume row's condition read it
+        ctx.hand_off(pursuit)
 
 
 def break_camp(ctx: StepContext, command: BreakCamp) -> None:  # noqa: ARG001 - the step signature

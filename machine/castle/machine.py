@@ -6,7 +6,9 @@ meeting (``MET``), in which the castle makes its demand by kind: a joust (fighte
 fighter's when the joust is declined, the magic-user's when the quest is, the cleric's tithe), a
 quest (magic-user, cleric). A toll is paid or refused; from a demand or a refusal the party may
 fight (handed to the encounter; the castle resumes with ``fight_over``), flee (the forces pursue on
-their chance) or part in peace. The conditions are methods of ``CastleModel``; they only read.
+their chance: pursued, the wilderness pursuit takes over with the riders as pursuers and the castle's
+disposition deciding its continue check, and the castle resumes with ``fight_over`` when it concludes)
+or part in peace. The conditions are methods of ``CastleModel``; they only read.
 
 The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
 ride-out check is not made, a garrison rides out, or a meeting is under way.
@@ -22,6 +24,7 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.castle import reach
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
+from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.travel import commands as travel
 
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
     from hexlog.machine.commands import Command
+    from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
 P = Phase
@@ -54,10 +58,22 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "fight", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.FIGHTING},
     # the kit fires it when the encounter handed off to concludes: the meeting is over
     {"trigger": "fight_over", "source": P.FIGHTING, "dest": P.DONE},
-    {"trigger": "flee", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.DONE},
+    # the party flees; the forces' pursue roll decides where the meeting goes (the step follows on):
+    # pursued under seed 004's pursuit, it is handed to the wilderness pursuit; else the meeting ends
+    {"trigger": "flee", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.FLED},
+    {"trigger": "pursue", "source": P.FLED, "dest": P.PURSUED, "conditions": ["forces_pursue", "has_pursuit"]},
+    {"trigger": "settle", "source": P.FLED, "dest": P.DONE},
+    # the kit fires it when the pursuit concludes (escaped, or caught and the fight over): the meeting is over
+    {"trigger": "fight_over", "source": P.PURSUED, "dest": P.DONE},
     {"trigger": "part", "source": [P.MET, P.REFUSED], "dest": P.DONE},
 ]
 del P
+
+
+def hex_by_hex(rules: Ruleset) -> bool:
+    """Whether castle forces that pursue are handed to the wilderness pursuit (seed 004's, with its table)."""
+    reading = rules.part(EvasionOptions).evasion_rules
+    return reading is EvasionRules.ODD and rules.part(EvasionTables).wilderness_pursuit is not None
 
 
 @attrs.define(slots=False)
@@ -97,6 +113,17 @@ class CastleModel(Model):
         met = self.s.met
         assert met is not None  # noqa: S101 - a meeting under way has met a garrison
         return Kind(met.kind)
+
+    def forces_pursue(self) -> bool:
+        """The castle's forces rolled to pursue the fleeing party."""
+        fled = self.s.fled
+        return (fled is not None and fled.pursued) or self.refuse("the castle's forces do not pursue")
+
+    def has_pursuit(self) -> bool:
+        """Castle forces pursue hex by hex under seed 004's wilderness pursuit (else the referee runs the chase)."""
+        return hex_by_hex(self.rules) or self.refuse(
+            f"the rules in force ({self.rules.name}) have no seed 004 wilderness pursuit"
+        )
 
     def fighters(self) -> bool:
         """Only a fighter's castle (Lord, Superhero) challenges to a joust."""

@@ -35,11 +35,15 @@ class Phase(enum.Enum):
     REFUSED = "refused"
     #: the garrison fights (handed to the encounter); the castle resumes when it concludes
     FIGHTING = "fighting"
+    #: the party fled: the forces' pursue roll is recorded, and decides the next phase at once
+    FLED = "fled"
+    #: the forces pursue (handed to the wilderness pursuit); the castle resumes when it concludes
+    PURSUED = "pursued"
     DONE = "done"
 
 
 #: the phases of a meeting under way
-MEETING = frozenset({Phase.MET, Phase.TOLL, Phase.REFUSED, Phase.FIGHTING})
+MEETING = frozenset({Phase.MET, Phase.TOLL, Phase.REFUSED, Phase.FIGHTING, Phase.FLED, Phase.PURSUED})
 
 
 @attrs.frozen(kw_only=True)
@@ -76,6 +80,8 @@ class CastleState:
     meetings: int = 0
     met: ev.GarrisonMet | None = None
     toll: ev.TollDemanded | None = None
+    #: the party's flight from the meeting under way, once it fled
+    fled: ev.GarrisonFled | None = None
     ended: ev.MeetingEnded | None = None
 
     def castle(self, hex_name: str) -> Castle | None:
@@ -124,9 +130,12 @@ def evolve(state: CastleState | None, event: Event) -> CastleState | None:
                 meetings=event.number,
                 met=event,
                 toll=None,
+                fled=None,
             )
         case ev.TollDemanded():
             changes["toll"] = event
+        case ev.GarrisonFled():
+            changes["fled"] = event
         case ev.MeetingEnded():
             changes["ended"] = event
         case _:

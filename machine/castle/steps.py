@@ -4,8 +4,9 @@ The kit fires each command's trigger before its step runs (a refusal writes noth
 phase change after it. The ride-out check of a castle passed by is the referee's secret roll; the
 type, disposition, joust, toll and pursuit rolls are public. A fight is handed to the encounter
 procedure (the garrison as its monsters, both sides aware of each other); the castle resumes when it
-concludes. A flight records the pursuit roll and ends the meeting "pursued" or "escaped";
-``pursuit_start`` holds what a pursuit started from it needs.
+concludes. A flight records the pursuit roll; forces that pursue under seed 004's pursuit are handed to
+the wilderness pursuit (``pursuit_start``) and the meeting ends with its outcome, escaped or caught;
+otherwise it ends "escaped" (or "pursued", for the referee to run, under rules without that pursuit).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.castle import reach
+from hexlog.machine.castle.machine import hex_by_hex
 from hexlog.machine.castle.rules import (
     CastleDemands,
     CastleTable,
@@ -29,8 +31,12 @@ from hexlog.machine.castle.state import CastleState, castles
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.hexmap import grid
+from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.pursuit.commands import StartPursuit
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT_PROCEDURE
+from hexlog.machine.pursuit.state import PursuitState
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
 
@@ -325,8 +331,19 @@ def fight(ctx: StepContext, command: FightGarrison) -> None:  # noqa: ARG001 - t
     )
 
 
-def fight_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG001 - the resume signature
-    """The fight concluded: the meeting ends with its outcome."""
+def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
+    """The fight (or the pursuit) concluded: the meeting ends with its outcome.
+
+    A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off).
+    """
+    if command.child == PURSUIT_PROCEDURE:
+        chased = ctx.state(PURSUIT_PROCEDURE)
+        assert isinstance(chased, PursuitState)  # noqa: S101 - the child that concluded
+        ended = chased.ended
+        outcome = ended.outcome if ended is not None else ""
+        reason = f"pursuit {chased.started.number}: {ended.reason if ended is not None else outcome}"
+        _end(ctx, outcome, reason)
+        return
     encounter = ctx.state("encounter")
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
     concluded = encounter.concluded
@@ -335,7 +352,12 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:  # noqa: ARG0
 
 
 def flee(ctx: StepContext, command: FleeGarrison) -> None:  # noqa: ARG001 - the step signature
-    """The forces pursue on their disposition's chance in 6 (a friendly castle's never: nothing is rolled)."""
+    """The forces pursue on their disposition's chance in 6 (a friendly castle's never: nothing is rolled).
+
+    Pursued under seed 004's pursuit, the wilderness pursuit takes over (``pursuit_start``) and the
+    meeting ends when it concludes; otherwise the meeting ends now, "escaped" or "pursued" (the referee
+    runs the chase under rules without one).
+    """
     met, table = _met(ctx), table_of(ctx)
     on = table.pursue_on(met.disposition)
     face, nonces = 0, tuple[int, ...]()
@@ -343,19 +365,30 @@ def flee(ctx: StepContext, command: FleeGarrison) -> None:  # noqa: ARG001 - the
         rolled = ctx.roll("1d6", PURSUIT)
         face, nonces = rolled.total, (rolled.nonce,)
     pursued = face in on
-    ctx.emit(
-        ev.GarrisonFled(
-            hex=met.hex,
-            disposition=met.disposition,
-            pursue_on=on,
-            face=face,
-            pursued=pursued,
-            riders=met.riders,
-            speed=met.speed,
-            rolls=nonces,
-        )
+    fled = ev.GarrisonFled(
+        hex=met.hex,
+        disposition=met.disposition,
+        pursue_on=on,
+        face=face,
+        pursued=pursued,
+        riders=met.riders,
+        speed=met.speed,
+        rolls=nonces,
     )
+    ctx.emit(fled)
+    if pursued and hex_by_hex(ctx.rules):
+        ctx.follow("pursue")
+        ctx.hand_off(pursuit_start(fled, _terrain(ctx, met.hex)))
+        return
+    ctx.follow("settle")
     _end(ctx, "pursued" if pursued else "escaped")
+
+
+def _terrain(ctx: StepContext, hex_name: str) -> str:
+    """The OD&D terrain row of the castle's hex (the pursuit's terrain outside a journey)."""
+    found = ctx.state(MAP)
+    place = found.hex(hex_name) if isinstance(found, MapState) else None
+    return ctx.part(MapTables).odd_row(place.terrain) if place is not None else ""
 
 
 def part(ctx: StepContext, command: PartWays) -> None:
@@ -363,19 +396,17 @@ def part(ctx: StepContext, command: PartWays) -> None:
     _end(ctx, "parted", command.reason)
 
 
-def pursuit_start(fled: ev.GarrisonFled) -> dict[str, Any]:
-    """What the wilderness pursuit needs when the castle's forces pursue: the riders as pursuers, their speed,
-    the castle's disposition (its continue check), and the hex the party flees from.
-
-    The castle records the flight and concludes; once the pursuit procedure is registered, ``flee``
-    hands off to its start command built from these fields (and resumes when it concludes).
-    """
-    return {
-        "pursuers": fled.riders,
-        "pursuer_speed": fled.speed,
-        "castle_disposition": fled.disposition,
-        "hex": fled.hex,
-    }
+def pursuit_start(fled: ev.GarrisonFled, terrain: str = "") -> StartPursuit:
+    """The wilderness pursuit the castle's forces start when they pursue: the riders as pursuers at their
+    speed, the castle's disposition deciding its continue check (seed 004), ``terrain`` outside a journey
+    (a journey's true hex gives its own). The party rolls its evasion first; pure."""
+    return StartPursuit(
+        name=f"the garrison of the castle at {fled.hex}",
+        pursuers=fled.riders,
+        pursuers_speed=fled.speed,
+        castle=fled.disposition,
+        terrain=terrain,
+    )
 
 
 __all__ = ["PURPOSES", "CastleState", "pursuit_start"]

@@ -9,14 +9,12 @@ from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
 from hexlog.events.pursuit import PursuitRested
-from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
-from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.evasion import EvasionOptions
 from hexlog.machine.hexmap import grid
 from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
-from hexlog.machine.pursuit.commands import StartPursuit
+from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.machine.travel.moves import here, the_map
@@ -32,6 +30,7 @@ from hexlog.machine.travel.state import journey
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.pursuit.commands import StartPursuit
     from hexlog.machine.travel import commands as c
 
 SEASONS = ("spring", "summer", "autumn", "winter")
@@ -195,27 +194,7 @@ def resumed(ctx: StepContext, command: object) -> None:
 
 def pursuit_after(ctx: StepContext) -> StartPursuit | None:
     """The pursuit an encounter that ended in the party's pursuit hands over (None: no such end)."""
-    state = ctx.state(ENCOUNTER)
-    if not isinstance(state, EncounterState) or state.concluded is None or state.concluded.outcome != "pursuit":
-        return None
-    if ctx.part(EvasionOptions).evasion_rules is None or state.setting is not Setting.WILDERNESS:
-        return None
-    if state.fleeing is not Side.PARTY:
-        return None
-    s, movement, rolled = state.started, state.movement, state.evasion
-    return StartPursuit(
-        name=f"after encounter {s.number}" + (f" ({s.name})" if s.name else ""),
-        party_size=len(s.party),
-        pursuers=s.monster_count,
-        party_speed=movement.party_base if movement is not None else None,
-        pursuers_speed=s.monster_speed,
-        party_surprised=state.surprised[0],
-        pursuers_surprised=state.surprised[1] and not state.surprised[0],
-        magic=rolled.magic if rolled is not None else False,
-        intelligent=s.intelligent,
-        evasion_failed=rolled is not None and not rolled.evaded,
-        encounter=s.number,
-    )
+    return handover.from_encounter(ctx.state(ENCOUNTER), ctx.part(EvasionOptions).evasion_rules)
 
 
 def _after_pursuit(ctx: StepContext) -> None:

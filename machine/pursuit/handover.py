@@ -1,0 +1,47 @@
+"""The pursuit an encounter in the wilderness hands over when it ends with the party pursued (§4.14).
+
+A procedure that handed an encounter off (the travel day, the camp) reads this when it resumes: the
+encounter's facts (the sides, their rates, surprise, the evasion roll already made) become the
+pursuit's start. Pure: it reads the folded encounter and the rules' pursuit reading.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.pursuit.commands import StartPursuit
+
+if TYPE_CHECKING:
+    from hexlog.machine.evasion import EvasionRules
+
+#: the outcome of an encounter whose pursuers chose to pursue
+PURSUIT = "pursuit"
+
+
+def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "") -> StartPursuit | None:
+    """The pursuit of the party an encounter that ended in pursuit hands over (None: no such end, or no
+    wilderness pursuit under the rules); ``terrain`` is the pursuit's terrain outside a journey."""
+    if not isinstance(state, EncounterState) or state.concluded is None or state.concluded.outcome != PURSUIT:
+        return None
+    if reading is None or state.setting is not Setting.WILDERNESS or state.fleeing is not Side.PARTY:
+        return None
+    s, movement, rolled = state.started, state.movement, state.evasion
+    return StartPursuit(
+        name=f"after encounter {s.number}" + (f" ({s.name})" if s.name else ""),
+        party_size=len(s.party),
+        pursuers=s.monster_count,
+        party_speed=movement.party_base if movement is not None else None,
+        pursuers_speed=s.monster_speed,
+        terrain=terrain,
+        party_surprised=state.surprised[0],
+        pursuers_surprised=state.surprised[1] and not state.surprised[0],
+        magic=rolled.magic if rolled is not None else False,
+        intelligent=s.intelligent,
+        evasion_failed=rolled is not None and not rolled.evaded,
+        encounter=s.number,
+    )
+
+
+__all__ = ["PURSUIT", "from_encounter"]
