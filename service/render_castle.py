@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import castle as ev
 from hexlog.machine.castle import CastleState
 from hexlog.machine.castle.reach import owed
-from hexlog.machine.text import shown
+from hexlog.machine.text import counted, shown
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,7 +34,7 @@ def _placed(e: ev.CastlePlaced) -> str:
 def _one(p: ev.Passed) -> str:
     on = ", ".join(str(f) for f in p.ride_out_on)
     result = "the garrison RIDES OUT" if p.rides_out else "it stays in"
-    return f"{p.hex} ({p.distance} hex(es) away, rides out on {on}): d6={p.face}, {result}"
+    return f"{p.hex} ({counted(p.distance, 'hex')} away, rides out on {on}): d6={p.face}, {result}"
 
 
 def _passed(e: ev.CastlesPassed) -> str:
@@ -55,7 +55,7 @@ def _met(e: ev.GarrisonMet) -> str:
         rolled.append(f"disposition d6={e.disposition_face}")
     faces = f" ({', '.join(rolled)})" if rolled else ""
     return (
-        f"meeting {e.number}: {e.riders} rider(s) (speed {e.speed}) of the castle at {e.hex} ({e.how}), "
+        f"meeting {e.number}: {counted(e.riders, 'rider')} (speed {e.speed}) of the castle at {e.hex} ({e.how}), "
         f"{_words(e.disposition)} {_words(e.castle_type)}{faces}: it {e.demand}{_rolls(e.rolls)}"
     )
 
@@ -95,7 +95,7 @@ def _fled(e: ev.GarrisonFled) -> str:
     if not e.pursue_on:
         return f"the party flees the {e.disposition} garrison: it never pursues"
     on = ", ".join(str(f) for f in e.pursue_on)
-    result = f"{e.riders} rider(s) (speed {e.speed}) PURSUE" if e.pursued else "they let it go"
+    result = f"{counted(e.riders, 'rider')} (speed {e.speed}) PURSUE" if e.pursued else "they let it go"
     return f"the party flees the {e.disposition} garrison (pursues on {on}): d6={e.face}, {result}{_rolls(e.rolls)}"
 
 
@@ -134,7 +134,7 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
         if state.toll is not None:
             lines.append(_toll(state.toll))
     if not player:
-        lines.extend(f"ride-out check owed: the castle at {h} ({d} hex(es) away)" for h, d in owed(table))
+        lines.extend(f"ride-out check owed: the castle at {h} ({counted(d, 'hex')} away)" for h, d in owed(table))
     return [f"  {line}" for line in lines]
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import chase as ev
 from hexlog.machine.chase import ChaseState, Phase
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,7 +80,7 @@ def _exhausted(e: ev.ChaseExhausted) -> str:
 def _ended(e: ev.ChaseEnded) -> str:
     melee = "; melee starts next round" if e.melee_next_round else ""
     why = f": {e.reason}" if e.reason else ""
-    return f"chase {e.number} over after {e.rounds} round(s): {e.outcome}{melee}{why}"
+    return f"chase {e.number} over after {counted(e.rounds, 'round')}: {e.outcome}{melee}{why}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
@@ -107,7 +108,7 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
     elif state.ended is not None:
         retry = " (the pursuers may try again tomorrow)" if state.ended.retry_next_day else ""
         lines.append(
-            f"chase {s.number} ({s.setting}): {state.ended.outcome} after {state.ended.rounds} round(s){retry}"
+            f"chase {s.number} ({s.setting}): {state.ended.outcome} after {counted(state.ended.rounds, 'round')}{retry}"
         )
     e = state.exhaustion
     if e is not None and state.exhausted:

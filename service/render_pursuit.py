@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import pursuit as ev
 from hexlog.machine.pursuit.state import PursuitState
+from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -19,7 +20,11 @@ def _rolls(rolls: tuple[int, ...]) -> str:
 
 
 def _started(e: ev.PursuitStarted) -> str:
-    who = f"a {e.disposition} castle force" if e.pursuers_kind is ev.Pursuers.CASTLE else f"{e.pursuers} monster(s)"
+    who = (
+        f"a {e.disposition} castle force"
+        if e.pursuers_kind is ev.Pursuers.CASTLE
+        else f"{counted(e.pursuers, 'monster')}"
+    )
     facts = [
         f"{e.party_size} flee at {e.party_speed}",
         f"{who} pursue at {e.pursuers_speed}",
@@ -63,13 +68,13 @@ def _stopped(e: ev.PursuitStopped) -> str:
 
 def _rested(e: ev.PursuitRested) -> str:
     checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
-    met = f"; {e.encounters} encounter(s)" if e.encounters else ""
-    rested = f"the party rests {e.days:g} day(s) for {e.hexes_fled} hex(es) fled"
+    met = f"; {counted(e.encounters, 'encounter')}" if e.encounters else ""
+    rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {counted(e.hexes_fled, 'hex')} fled"
     return f"{rested}{'; ' + checks if checks else ''}{met}{_rolls(e.rolls)}"
 
 
 def _ended(e: ev.PursuitEnded) -> str:
-    return f"pursuit {e.number} ends: {e.outcome} after {e.hexes_fled} hex(es)"
+    return f"pursuit {e.number} ends: {e.outcome} after {counted(e.hexes_fled, 'hex')}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
@@ -89,7 +94,8 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
     if not isinstance(state, PursuitState) or state.ended is not None:
         return []
     s = state.started
-    lines = [f"  pursuit {s.number}: {s.pursuers} pursuer(s) at {s.pursuers_speed}, {state.hexes_fled} hex(es) fled"]
+    fled = counted(state.hexes_fled, "hex")
+    lines = [f"  pursuit {s.number}: {counted(s.pursuers, 'pursuer')} at {s.pursuers_speed}, {fled} fled"]
     if state.evasion is not None:
         lines.append(f"  last evasion: {state.evasion.chance} %, {'evaded' if state.evasion.evaded else 'failed'}")
     return lines

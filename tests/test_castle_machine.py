@@ -331,7 +331,7 @@ class TestTheTravelDayWaits:
         """Two hexes from 2,2 (at 2,0) the next move is refused until ``castle pass``; nothing is written."""
         handler, script = reach("journey")
         before = version(handler)
-        with pytest.raises(RuleRefusedError, match=r"passed the castle at 2,2 \(2 hex\(es\) away\).*castle pass"):
+        with pytest.raises(RuleRefusedError, match=r"passed the castle at 2,2 \(2 hexes away\).*castle pass"):
             handler.execute(CAMPAIGN, t.Move(hexes=1))
         assert version(handler) == before
         script.append(2)  # at two hexes the garrison rides out on 1 only

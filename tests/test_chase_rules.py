@@ -201,7 +201,7 @@ class TestWaterborne:
         assert (rolled.retry_next_day, ended.retry_next_day, ended.outcome) == (True, True, "escaped")
         assert "only tomorrow, if that day's encounter check comes up" in ended.reason
         lines = render.state_lines(CAMPAIGN, t.table)
-        assert "  chase 1 (waterborne): escaped after 0 round(s) (the pursuers may try again tomorrow)" in lines
+        assert "  chase 1 (waterborne): escaped after 0 rounds (the pursuers may try again tomorrow)" in lines
 
     @pytest.mark.parametrize(
         ("fleeing", "pursuers", "close"), [(120, 130, 30), (120, 120, 30), (150, 120, 30), (90, 150, 60)]

@@ -49,7 +49,7 @@ class TestChase:
         for _ in range(2):
             hexlog("chase", "run")
         caught = hexlog("chase", "run")
-        assert "chase 1 over after 4 round(s): caught; melee starts next round" in caught.stdout
+        assert "chase 1 over after 4 rounds: caught; melee starts next round" in caught.stdout
         assert "-> CAUGHT; next: start" in caught.stdout
 
     def test_a_vessels_evasion(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table

@@ -12,7 +12,7 @@ def test_a_pursuit_from_the_command_line(hexlog) -> None:
         assert hexlog(*args).returncode == 0
     started = hexlog("pursuit", "start", "--pursuers", "6", "--pursuers-speed", "240", "--terrain", "woods")
     assert started.returncode == 0, started.stderr
-    assert "pursuit 1 begins (odd rules): 1 flee at 120; 6 monster(s) pursue at 240; terrain woods" in started.stdout
+    assert "pursuit 1 begins (odd rules): 1 flee at 120; 6 monsters pursue at 240; terrain woods" in started.stdout
     assert "next: roll-evasion" in started.stdout
     refused = hexlog("pursuit", "flee")
     assert refused.returncode != 0
