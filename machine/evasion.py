@@ -34,6 +34,7 @@ from hexlog.events.errors import UsageError
 from hexlog.machine.kit.rules import RulesError, in_range, rule
 
 if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
     from hexlog.machine.ruleset import Ruleset
 
 PCT = in_range(0, 100)
@@ -300,6 +301,15 @@ def chance(rules: Ruleset, sit: Situation) -> Chance:
 def evades(pct: int, total: int) -> bool:
     """A d100 total evades when it is at most the chance."""
     return total <= pct
+
+
+def roll_against(ctx: StepContext, found: Chance, purpose: str) -> tuple[int, tuple[int, ...], bool]:
+    """d100 against the chance when a roll decides it: (total, roll nonces, evaded); a chance a rule
+    decides (none, or certain) rolls no die and totals 0."""
+    if not found.roll:
+        return 0, (), found.pct >= 100  # noqa: PLR2004 - percent
+    rolled = ctx.roll("1d100", purpose)
+    return rolled.total, (rolled.nonce,), evades(found.pct, rolled.total)
 
 
 def check(rules: Ruleset) -> None:

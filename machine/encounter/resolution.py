@@ -272,12 +272,7 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
         magic=command.magic,
     )
     found = evasion.chance(ctx.rules, situation)
-    rolls: tuple[int, ...] = ()
-    total = 0
-    evaded = found.pct >= 100  # noqa: PLR2004 - percent
-    if found.roll:
-        rolled = ctx.roll("1d100", "encounter.evasion")
-        total, rolls, evaded = rolled.total, (rolled.nonce,), evasion.evades(found.pct, rolled.total)
+    total, rolls, evaded = evasion.roll_against(ctx, found, "encounter.evasion")
     ctx.emit(
         ev.EvasionRolled(
             fleeing=Side.PARTY,

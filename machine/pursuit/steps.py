@@ -145,12 +145,7 @@ def roll_evasion(ctx: StepContext, command: c.RollEvasion) -> None:  # noqa: ARG
     state = under_way(ctx)
     terrain = terrain_here(ctx, state.started.terrain)
     found = evasion.chance(ctx.rules, situation(state, terrain))
-    rolls: tuple[int, ...] = ()
-    total = 0
-    evaded = found.pct >= 100  # noqa: PLR2004 - percent
-    if found.roll:
-        rolled = ctx.roll("1d100", "pursuit.evasion")
-        total, rolls, evaded = rolled.total, (rolled.nonce,), evasion.evades(found.pct, rolled.total)
+    total, rolls, evaded = evasion.roll_against(ctx, found, "pursuit.evasion")
     ctx.emit(
         ev.PursuitEvasionRolled(
             chance=found.pct,
