@@ -125,15 +125,12 @@ def session_open(
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     secret_file: SecretFileOption = None,
-    secret_hex: Annotated[
-        str | None, typer.Option(hidden=True, help="use this secret (tests only: a command line is public)")
-    ] = None,
 ) -> None:
     """Open a session and print the commitment the players should note.
 
     hexlog draws the secret, unless --secret-file gives one (recorded as supplied, which the audit reports).
     """
-    secret = read_secret(secret_file, secret_hex)
+    secret = read_secret(secret_file)
     door = Door.open(db, campaign)
     outcome = door.run(c.OpenSession(secret_hex=secret))
     session = outcome.table.session

@@ -273,16 +273,13 @@ class Referee:
 def demo(
     db: DbOption = Path("hexlog.db"),
     secret_file: SecretFileOption = None,
-    secret_hex: Annotated[
-        str | None, typer.Option(hidden=True, help="the session secret, 64 hex digits (tests only)")
-    ] = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
 ) -> None:
     """Run a whole session under explore: a map, a journey past a castle, camps, a delve and a chase; close; audit.
 
     A demo given its secret (--secret-file) plays the same every time.
     """
-    secret_hex = read_secret(secret_file, secret_hex)
+    secret_hex = read_secret(secret_file)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)

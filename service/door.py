@@ -254,14 +254,13 @@ SecretFileOption = Annotated[
 ]
 
 
-def read_secret(path: Path | None, given_hex: str | None) -> str | None:
-    """The secret a command was given: from ``--secret-file`` (a file or ``-``), or the hidden
-    ``--secret-hex`` kept for tests; both at once is a ``UsageError``."""
+def read_secret(path: Path | None) -> str | None:
+    """The secret ``--secret-file`` gives (a file, or ``-`` for standard input), or None (hexlog draws one).
+
+    There is no way to give a secret on the command line itself: other users can read it in the process list.
+    """
     if path is None:
-        return given_hex
-    if given_hex is not None:
-        msg = "give the secret once: --secret-file or --secret-hex, not both"
-        raise UsageError(msg)
+        return None
     if str(path) == "-":
         data = sys.stdin.buffer.read(MAX_SECRET_FILE_BYTES + 1)
         if len(data) > MAX_SECRET_FILE_BYTES:

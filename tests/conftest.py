@@ -111,6 +111,16 @@ def hexlog_in():
     return run
 
 
+def secret_file(folder: Path, secret: str) -> str:
+    """Keep ``secret`` in ``folder`` as a referee keeps one (a file its owner alone may read); the file's
+    path, for ``--secret-file`` (a secret never goes on a command line, where other users can read it)."""
+    path = folder / "session.secret"
+    path.unlink(missing_ok=True)
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as kept:
+        kept.write(secret + "\n")
+    return str(path)
+
+
 def _copy_campaign(source: Path, target: Path) -> Path:
     """Copy a folder's ./hexlog.db (with its WAL files, if any) and key file into ``target``; the database path."""
     for name in ("hexlog.db", "hexlog.db-wal", "hexlog.db-shm", "hexlog.db.keys"):

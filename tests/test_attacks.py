@@ -23,6 +23,8 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper, key_file_for
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -45,13 +47,18 @@ TO_ACTIONS = (
     ("encounter", "determine-distance"),
     ("encounter", "roll-initiative"),
 )
-AT_THE_TABLE = (
-    ("init",),
-    ("session", "open", "--secret-hex", SECRET),
-    ("session", "seed", SEED),
-    ("party", "add", "Ayla", "--cha", "9"),
-    *TO_ACTIONS,
-)
+
+
+def at_the_table_in(folder: Path) -> tuple[tuple[str, ...], ...]:
+    """The script that sits the table in ``folder``: the fixed secret (kept in a file there) and client
+    seed, Ayla (CHA 9), an encounter taken to its actions."""
+    return (
+        ("init",),
+        ("session", "open", "--secret-file", secret_file(folder, SECRET)),
+        ("session", "seed", SEED),
+        ("party", "add", "Ayla", "--cha", "9"),
+        *TO_ACTIONS,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -157,7 +164,8 @@ def ok(result) -> str:
 @pytest.fixture(scope="module")
 def at_the_table_once(tmp_path_factory, play_once):
     """A fixed secret and client seed, Ayla (CHA 9), an encounter taken to its actions; the session open."""
-    return play_once(tmp_path_factory.mktemp("table"), AT_THE_TABLE)
+    folder = tmp_path_factory.mktemp("table")
+    return play_once(folder, at_the_table_in(folder))
 
 
 @pytest.fixture
@@ -386,9 +394,10 @@ class TestChosenSecret:
     """A secret the referee could have chosen: supplied, chosen after seeing the seed, or without a seed at all."""
 
     def test_a_supplied_secret_is_reported_incomplete_naming_it(self, hexlog):
-        """--secret-hex is recorded: the audit is INCOMPLETE (exit 3) naming the supplied secret; --strict exit 1."""
+        """A secret from --secret-file is recorded as supplied: the audit is INCOMPLETE (exit 3) naming it;
+        --strict exit 1."""
         ok(hexlog("init"))
-        ok(hexlog("session", "open", "--secret-hex", SECRET))
+        ok(hexlog("session", "open", "--secret-file", "-", input_text=SECRET))
         ok(hexlog("session", "seed", SEED))
         ok(hexlog("roll", "3d20", "--purpose", "three saves"))
         ok(hexlog("session", "close"))
@@ -576,7 +585,7 @@ class TestOverridesAndLookAlikes:
         ok(hexlog("encounter", "react", "--speaker", "Ayla"))
         by_hand = tmp_path / "by-hand"
         by_hand.mkdir()
-        play_once(by_hand, (*AT_THE_TABLE[:5], ("encounter", "check-surprise")))
+        play_once(by_hand, (*at_the_table_in(by_hand)[:5], ("encounter", "check-surprise")))
         assert "by referee: the referee set 30 ft" in ok(
             hexlog_in(by_hand, "encounter", "determine-distance", "--value", "30")
         )

@@ -55,7 +55,7 @@ class TestANightThroughTheCommandLine:
     def test_nights_in_the_swamp_with_their_encounters_heal_and_audit_clean(self, hexlog) -> None:
         """Four nights in the swamp (encounter on 4-6): each camp is made, lit, watched, checked and broken."""
         ok(hexlog("init", "--ruleset", "explore"))
-        ok(hexlog("session", "open", "--secret-hex", "7c" * 32))
+        ok(hexlog("session", "open", "--secret-file", "-", input_text="7c" * 32))
         for member in MEMBERS:
             ok(hexlog("party", "add", member))
         met = 0

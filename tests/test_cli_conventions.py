@@ -93,7 +93,7 @@ class TestWords:
 class TestDemoThenWalkThrough:
     def test_init_after_the_demo_starts_the_users_own_campaign(self, hexlog):
         """The README's order: the demo, then init and a session, in the same folder."""
-        assert hexlog("demo", "--secret-hex", "11" * 32).returncode == 0
+        assert hexlog("demo", "--secret-file", "-", input_text="11" * 32).returncode == 0
         started = hexlog("init")
         assert started.returncode == 0, started.stderr
         assert "campaign main started" in started.stdout
@@ -105,7 +105,7 @@ class TestDemoThenWalkThrough:
         assert "closed" in demo
 
     def test_init_never_takes_the_demos_campaign(self, hexlog):
-        assert hexlog("demo", "--secret-hex", "12" * 32).returncode == 0
+        assert hexlog("demo", "--secret-file", "-", input_text="12" * 32).returncode == 0
         refused = hexlog("init", "--campaign", "demo-2")
         assert refused.returncode == 2
         assert "kept for 'hexlog demo'" in refused.stderr

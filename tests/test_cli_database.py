@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -26,14 +28,15 @@ def one_line(stderr: str) -> str:
 @pytest.fixture(scope="module")
 def played_once(tmp_path_factory: pytest.TempPathFactory, play_once) -> Path:
     """A campaign with a session, a member and a few rolls, played once per module."""
+    folder = tmp_path_factory.mktemp("played")
     script = (
         ("init",),
-        ("session", "open", "--secret-hex", SECRET),
+        ("session", "open", "--secret-file", secret_file(folder, SECRET)),
         ("party", "add", "Ann"),
         ("roll", "2d6"),
         ("roll", "d20"),
     )
-    return play_once(tmp_path_factory.mktemp("played"), script)
+    return play_once(folder, script)
 
 
 @pytest.fixture

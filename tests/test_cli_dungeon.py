@@ -6,6 +6,8 @@ import sqlite3
 
 import pytest
 
+from .conftest import secret_file
+
 SECRET = bytes(range(32)).hex()
 
 
@@ -19,7 +21,7 @@ def delve(hexlog, tmp_path):
     """An explore campaign, an open session, a party of two inside a dungeon; the database path."""
     for args in (
         ("init", "--ruleset", "explore"),
-        ("session", "open", "--secret-hex", SECRET),
+        ("session", "open", "--secret-file", secret_file(tmp_path, SECRET)),
         ("party", "add", "Ann", "--str", "16"),
         ("party", "add", "Bo", "--speed", "90"),
     ):

@@ -32,6 +32,8 @@ from hexlog.machine.commands import FLAG, HELP
 from hexlog.machine.registry import REGISTRY
 from hexlog.service.cli import app
 
+from .conftest import secret_file
+
 HEXLOG = Path(sys.executable).parent / "hexlog"
 #: wide enough that no help row wraps
 WIDE = {"COLUMNS": "250", "TERMINAL_WIDTH": "250"}
@@ -71,7 +73,7 @@ CLIENT_SEEDS = {"ose": "goblin night 7", "adnd": "", "explore": ""}
 
 
 def secret(n: int) -> str:
-    """The 32-byte secret whose big-endian value is ``n``, in hex (for ``session open --secret-hex``)."""
+    """The 32-byte secret whose big-endian value is ``n``, in hex (for ``session open --secret-file``)."""
     return n.to_bytes(32, "big").hex()
 
 
@@ -293,7 +295,7 @@ class Script:
     def setup(self, *members: tuple[str, ...]) -> None:
         """A campaign under the ruleset, an open session on the fixed secret (and seed, if any), and the party."""
         self.do("init", "init", "--ruleset", self.ruleset)
-        self.do("open", "session", "open", "--secret-hex", self.secret)
+        self.do("open", "session", "open", "--secret-file", secret_file(self.folder, self.secret))
         if CLIENT_SEEDS[self.ruleset]:
             self.do("seed", "session", "seed", CLIENT_SEEDS[self.ruleset])
         for member in members:
@@ -632,7 +634,7 @@ class TestClosing:
     def test_closing_reveals_the_secret_and_the_audit_re_derives_every_roll(self, campaigns, campaign):
         """session close reveals the secret it was opened with; audit re-derives all the rolls and finds nothing wrong.
 
-        The verdict is INCOMPLETE (exit 3) for the fixed secret supplied with --secret-hex, and for the
+        The verdict is INCOMPLETE (exit 3) for the fixed secret supplied with --secret-file, and for the
         missing client seed where the session took none: each named once, for all the session's rolls.
         """
         played = campaigns[campaign]

@@ -7,15 +7,17 @@ import re
 
 import pytest
 
+from .conftest import secret_file
+
 SECRET = "7e" * 32
 
 
 @pytest.fixture
-def played(hexlog):
+def played(hexlog, tmp_path):
     """Two sessions: the first closed with rolls and an encounter cancelled, the second abandoned."""
     for args in (
         ("init",),
-        ("session", "open", "--secret-hex", SECRET),
+        ("session", "open", "--secret-file", secret_file(tmp_path, SECRET)),
         ("session", "seed", "our words"),
         ("party", "add", "Ann", "--cha", "13"),
         ("party", "add", "Bo"),

@@ -12,9 +12,11 @@ import pytest
 from hexlog.machine.keeper import key_file_for
 from hexlog.replay.rebuild import projections
 
+from .conftest import secret_file
+
 SECRET = bytes(range(32)).hex()
 SAMPLE_LINES = 7
-#: the one caveat of the played session once closed: it was opened with --secret-hex
+#: the one caveat of the played session once closed: it was opened with a secret from --secret-file
 SUPPLIED = (
     "session s1's secret was supplied to hexlog, not drawn by it: whoever supplied it could have chosen its 2 rolls"
 )
@@ -23,15 +25,16 @@ SUPPLIED = (
 @pytest.fixture(scope="module")
 def played_once(tmp_path_factory, play_once):
     """A short open session (seed, a member, a public and a secret roll), played once per module."""
+    folder = tmp_path_factory.mktemp("played")
     script = (
         ("init",),
-        ("session", "open", "--secret-hex", SECRET),
+        ("session", "open", "--secret-file", secret_file(folder, SECRET)),
         ("session", "seed", "table-7"),
         ("party", "add", "Ayla", "--cha", "16"),
         ("roll", "2d6+1", "--purpose", "test"),
         ("roll", "d20", "--secret", "--purpose", "wandering check"),
     )
-    return play_once(tmp_path_factory.mktemp("played"), script)
+    return play_once(folder, script)
 
 
 @pytest.fixture

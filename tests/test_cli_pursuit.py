@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from .conftest import secret_file
 
-def test_a_pursuit_from_the_command_line(hexlog) -> None:
+
+def test_a_pursuit_from_the_command_line(hexlog, tmp_path) -> None:
     for args in (
         ("init", "--ruleset", "explore"),
-        ("session", "open", "--secret-hex", "2c" * 32),
+        ("session", "open", "--secret-file", secret_file(tmp_path, "2c" * 32)),
         ("party", "add", "Ann"),
     ):
         assert hexlog(*args).returncode == 0
@@ -24,8 +26,9 @@ def test_a_pursuit_from_the_command_line(hexlog) -> None:
     assert "pursuit: phase EVASION_ROLLED" in state.stdout
 
 
-def test_the_ose_rules_pursue_day_by_day(hexlog) -> None:
-    for args in (("init",), ("session", "open", "--secret-hex", "2d" * 32), ("party", "add", "Ann")):
+def test_the_ose_rules_pursue_day_by_day(hexlog, tmp_path) -> None:
+    opened = ("session", "open", "--secret-file", secret_file(tmp_path, "2d" * 32))
+    for args in (("init",), opened, ("party", "add", "Ann")):
         assert hexlog(*args).returncode == 0
     started = hexlog("pursuit", "start", "--pursuers-surprised")
     assert "(ose rules)" in started.stdout

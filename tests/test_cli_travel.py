@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -35,7 +37,7 @@ def journey(hexlog, tmp_path: Path):
     (tmp_path / "valley.toml").write_text(MAP, encoding="utf-8")
     for args in (
         ("init", "--ruleset", "explore"),
-        ("session", "open", "--secret-hex", "1b" * 32),
+        ("session", "open", "--secret-file", secret_file(tmp_path, "1b" * 32)),
         ("party", "add", "Ann"),
         ("party", "add", "Bo", "--speed", "90"),
         ("map", "load", "valley.toml"),

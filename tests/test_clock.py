@@ -216,8 +216,8 @@ def _shown(result: Any) -> list[str]:
 class TestCommandLine:
     @pytest.fixture
     def played(self, hexlog):
-        for args in (("init", "--ruleset", "explore"), ("session", "open", "--secret-hex", "5" * 64)):
-            _shown(hexlog(*args))
+        _shown(hexlog("init", "--ruleset", "explore"))
+        _shown(hexlog("session", "open", "--secret-file", "-", input_text="5" * 64))
         _shown(hexlog("party", "add", "Aldric"))
         return hexlog
 

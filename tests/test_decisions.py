@@ -31,6 +31,8 @@ from hexlog.machine.text import counted
 from hexlog.replay.audit import AuditReport, audit_envelopes
 from hexlog.replay.decisions import check_decisions
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
@@ -804,7 +806,7 @@ class TestCommandLine:
         """Export, forge the distance and reseal the file: audit --file exits 1 naming the event; import refuses."""
         for args in (
             ("init",),
-            ("session", "open", "--secret-hex", bytes(range(32)).hex()),
+            ("session", "open", "--secret-file", secret_file(tmp_path, bytes(range(32)).hex())),
             ("session", "seed", "table-7"),
             ("party", "add", "Ayla", "--cha", "16"),
             ("encounter", "start", "--party-aware", "--monsters-aware"),

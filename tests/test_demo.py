@@ -24,6 +24,8 @@ from hexlog.replay.rebuild import projections, table_at
 from hexlog.service import demo
 from hexlog.service.door import Door, open_store
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -73,7 +75,7 @@ def _export(run, cwd: Path) -> list[dict]:
 
 def _demo(run, cwd: Path, seed: str = "table-7") -> subprocess.CompletedProcess[str]:
     cwd.mkdir(exist_ok=True)
-    return run(cwd, "demo", "--secret-hex", SECRET, "--client-seed", seed)
+    return run(cwd, "demo", "--secret-file", secret_file(cwd, SECRET), "--client-seed", seed)
 
 
 class TestDemo:
@@ -148,7 +150,8 @@ class TestDemo:
         """With random and secrets made to raise, a whole demo still runs (given its secret)."""
         script = tmp_path / "guarded.py"
         script.write_text(NO_RANDOMNESS, encoding="utf-8")
-        args = ["demo", "--client-seed", "table-7"] + (["--secret-hex", secret] if secret else [])
+        given = ["--secret-file", secret_file(tmp_path, secret)] if secret else []
+        args = ["demo", "--client-seed", "table-7", *given]
         result = subprocess.run(  # noqa: S603 - our own script
             [sys.executable, str(script), *args], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120
         )
@@ -235,7 +238,7 @@ class TestTheSession:
     @pytest.mark.parametrize("seed", SEEDS)
     def test_the_demo_completes_whatever_the_dice(self, hexlog, seed):
         """Each seed gives other rolls; the referee's choices follow them and the session ends audited."""
-        result = hexlog("demo", "--secret-hex", SECRET, "--client-seed", seed)
+        result = hexlog("demo", "--secret-file", "-", "--client-seed", seed, input_text=SECRET)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr
         assert "audit: INCOMPLETE:" in result.stdout
         assert "replay: matches" in result.stdout
@@ -251,7 +254,7 @@ class TestTheSession:
     def test_the_log_holds_every_beat_of_the_session(self, hexlog):
         """Weather, a lost check, a search that finds, a forced march and its rest, an encounter handed
         off by the travel day, the camp's nights, and the delve's light, door, search and wanderer."""
-        result = hexlog("demo", "--secret-hex", SECRET, "--client-seed", "seed-9")
+        result = hexlog("demo", "--secret-file", "-", "--client-seed", "seed-9", input_text=SECRET)
         assert result.returncode == 0, result.stderr
         events = _events(hexlog)
         assert _of(events, "map.loaded", source="demo_map.toml")
@@ -296,7 +299,7 @@ class TestTheSession:
     def test_the_state_at_every_version_is_the_state_of_the_log_cut_there(self, hexlog, tmp_path):
         """Every version through Python (the table as of V against a fold of the first V events of a
         fresh import), and a sample through ``hexlog state --at V`` against an import cut at V."""
-        assert hexlog("demo", "--secret-hex", SECRET, "--client-seed", "seed-3").returncode == 0
+        assert hexlog("demo", "--secret-file", "-", "--client-seed", "seed-3", input_text=SECRET).returncode == 0
         lines = hexlog("export", "--campaign", "demo").stdout.splitlines()
         (tmp_path / "all.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
         assert hexlog("import", "all.jsonl", "--db", "copy.db").returncode == 0

@@ -22,6 +22,8 @@ from hexlog.events.errors import StoreWriteError
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import NewEvent
 
+from .conftest import secret_file
+
 SECRET = "5e" * 32
 
 
@@ -48,7 +50,7 @@ def played_once(tmp_path_factory: pytest.TempPathFactory, play_once) -> Path:
         folder,
         (
             ("init",),
-            ("session", "open", "--secret-hex", SECRET),
+            ("session", "open", "--secret-file", secret_file(folder, SECRET)),
             ("party", "add", "Ann"),
             ("roll", "2d6"),
             ("roll", "d20", "--secret"),
@@ -261,6 +263,40 @@ class TestSecrets:
         opened = hexlog("session", "open", "--secret-file", "-", input_text=other)
         assert opened.returncode == 0, opened.stderr
         assert hashlib.sha256(bytes.fromhex(other)).hexdigest() in opened.stdout
+
+    @pytest.mark.parametrize("command", [("session", "open"), ("demo",)], ids=["session open", "demo"])
+    def test_a_secret_on_the_command_line_is_an_unknown_option(self, hexlog, tmp_path: Path, command) -> None:
+        """There is no --secret-hex (other users can read a command line): exit 2, one line, nothing written."""
+        assert hexlog("init").returncode == 0
+        before = events_of(tmp_path / "hexlog.db")
+        result = hexlog(*command, "--secret-hex", SECRET)
+        assert result.returncode == 2
+        assert "No such option: --secret-hex" in one_line(result.stderr)
+        assert SECRET not in result.stdout + result.stderr
+        assert events_of(tmp_path / "hexlog.db") == before
+        assert not (tmp_path / "hexlog.db.keys").exists()
+
+    def test_no_option_of_any_command_takes_a_secret_but_secret_file(self) -> None:
+        """Every option naming a secret is a flag (``roll --secret``) or ``--secret-file``, which takes a path."""
+        import typer.main  # noqa: PLC0415
+
+        from hexlog.service import cli  # noqa: PLC0415
+
+        taking: list[str] = []
+
+        def walk(command: object, path: tuple[str, ...]) -> None:
+            for name, sub in sorted(getattr(command, "commands", {}).items()):
+                walk(sub, (*path, name))
+            for param in getattr(command, "params", []):
+                named = [opt for opt in param.opts if opt.startswith("-") and "secret" in opt]
+                if named and not param.is_flag:
+                    taking.extend(f"{' '.join(path)} {opt}" for opt in named)
+
+        walk(typer.main.get_command(cli.app), ())
+        assert taking
+        assert {entry.rsplit(" ", 1)[1] for entry in taking} == {"--secret-file"}, taking
+        assert "session open --secret-file" in taking
+        assert "demo --secret-file" in taking
 
     @pytest.mark.parametrize("content", ["abc", "zz" * 32, SECRET * 100], ids=["short", "not hex", "long"])
     def test_a_bad_secret_file_is_refused(self, hexlog, tmp_path: Path, content: str) -> None:

@@ -28,6 +28,8 @@ from hexlog.replay.decisions import check_decision_events
 from hexlog.service.render import timeline
 from hexlog.service.render_travel import hex_lines
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -367,12 +369,12 @@ class TestCommandLine:
         audit = hexlog("audit")
         assert "VERIFIED" in audit.stdout, audit.stdout
 
-    def test_an_unrevealed_map_audits_incomplete_once_searched(self, hexlog) -> None:
+    def test_an_unrevealed_map_audits_incomplete_once_searched(self, hexlog, tmp_path) -> None:
         """The wolf den is found (these dice roll a 3), a second search finds nothing; the cache elsewhere is
         never revealed: INCOMPLETE, naming it."""
         for args in (
             ("init", "--ruleset", "explore"),
-            ("session", "open", "--secret-hex", "4d" * 32),
+            ("session", "open", "--secret-file", secret_file(tmp_path, "4d" * 32)),
             ("session", "seed", "table words"),
             ("party", "add", "Ann"),
             ("map", "set", "1,1", "--terrain", "hills", "--lair", "wolf den"),

@@ -28,6 +28,8 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.replay.audit import audit_store
 from hexlog.service import cli
 
+from .conftest import secret_file
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -69,7 +71,7 @@ def table(tmp_path_factory: pytest.TempPathFactory, play_once) -> Path:
         folder,
         (
             ("init", "--ruleset", "explore"),
-            ("session", "open", "--secret-hex", SECRET),
+            ("session", "open", "--secret-file", secret_file(folder, SECRET)),
             ("party", "add", "Ann"),
             ("map", "load", "map.toml"),
             ("roll", "2d6"),
@@ -258,7 +260,7 @@ class TestKilled:
     def test_roll_commands_killed_at_random_lose_nothing_acknowledged(self, tmp_path, play_once, hexlog_in) -> None:
         """Roll commands SIGKILLed at random moments: every roll a command acknowledged is in the log, none
         twice, the log audits clean, and the next command works."""
-        play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
+        play_once(tmp_path, (("init",), ("session", "open", "--secret-file", secret_file(tmp_path, SECRET))))
         chance = random.Random(11)  # noqa: S311 - when to kill, not a secret
         started = time.monotonic()
         assert _result(*_forked(lambda: hexlog_in(tmp_path, "roll", "d6").returncode)) == 0
@@ -287,7 +289,7 @@ class TestKilled:
 class TestTwoWriters:
     def test_two_processes_rolling_at_once_lose_and_double_nothing(self, tmp_path, play_once, hexlog_in) -> None:
         """Two processes roll into one campaign at once: every command succeeds, each roll once, nonces in order."""
-        play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
+        play_once(tmp_path, (("init",), ("session", "open", "--secret-file", secret_file(tmp_path, SECRET))))
         count = 25
 
         def writer(name: str) -> list[tuple[int, str]]:
@@ -308,7 +310,7 @@ class TestFileSizeLimit:
     def test_under_a_file_size_limit_a_command_is_recorded_iff_it_says_so(self, tmp_path, play_once, hexlog_in) -> None:
         """Commands run with RLIMIT_FSIZE near the database's size: one that fails wrote nothing, one that
         succeeds is in the log; none crashes."""
-        play_once(tmp_path, (("init",), ("session", "open", "--secret-hex", SECRET)))
+        play_once(tmp_path, (("init",), ("session", "open", "--secret-file", secret_file(tmp_path, SECRET))))
         db = tmp_path / "hexlog.db"
         outcomes = set()
 

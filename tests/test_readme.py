@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import secret_file
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 SAMPLE = ROOT / "tests" / "golden" / "sample-export.jsonl"
@@ -234,7 +236,8 @@ def _campaigns(run_hexlog, root: Path) -> dict[str, tuple[Path, tuple[str, ...]]
     made["sample v1"], made["sample v2"] = (SAMPLE, ()), (SAMPLE_V2, ())
     demo = _demo(run_hexlog, folder("demo"))
     made["demo"] = (demo, ())
-    made["demo, supplied secret"] = (_demo(run_hexlog, folder("supplied"), "--secret-hex", SECRET), ())
+    supplied = folder("supplied")
+    made["demo, supplied secret"] = (_demo(run_hexlog, supplied, "--secret-file", secret_file(supplied, SECRET)), ())
     made["demo, forged roll"] = (_forged_roll(root / "demo", demo), ())
     first = json.loads(demo.read_text(encoding="utf-8").splitlines()[0])
     fingerprint = first["hash"][:16]
