@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -22,39 +22,15 @@ from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.decisions import check_decisions
 from hexlog.service.render import describe
 
-if TYPE_CHECKING:
-    from hexlog.events.base import Event
-
-CAMPAIGN = "t"
-MEMBERS = (c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo", speed=90))
+from .test_encounter_rules import CAMPAIGN, only
+from .test_encounter_rules import Table as RulesTable
 
 
-class Table:
-    """A campaign on a scripted roller: each command gets exactly the faces it is given."""
-
-    def __init__(
-        self,
-        ruleset: str = "ose",
-        overrides: dict[str, Any] | None = None,
-        members: tuple[c.AddMember, ...] = MEMBERS,
-    ) -> None:
-        self.script: list[int] = []
-        self.handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
-        self.run(c.StartCampaign(ruleset=ruleset, overrides=overrides or {}))
-        self.run(c.OpenSession(secret_hex="cd" * 32))
-        for member in members:
-            self.run(member)
-
-    def run(self, command: c.Command, *faces: int) -> list[Event]:
-        """Execute one command on the given faces; all of them must be used."""
-        self.script.extend(faces)
-        events = list(self.handler.execute(CAMPAIGN, command).events)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return events
+class Table(RulesTable):
+    """The rules tests' scripted campaign, with refusals counted."""
 
     def refused(self, command: c.Command, match: str) -> int:
         """The command is refused with ``match`` in its reason; the events it wrote (none, when right)."""
@@ -62,23 +38,6 @@ class Table:
         with pytest.raises(RuleRefusedError, match=match):
             self.handler.execute(CAMPAIGN, command)
         return self.version - version
-
-    @property
-    def state(self) -> enc.EncounterState:
-        """The folded encounter."""
-        return self.handler.load(CAMPAIGN).procedures["encounter"]
-
-    @property
-    def version(self) -> int:
-        """The stream version."""
-        return self.handler.store.stream_version(tables.stream_for(CAMPAIGN))
-
-
-def only(events: list[Event], kind: type[Any]) -> Any:
-    """The one event of a kind."""
-    found = [e for e in events if isinstance(e, kind)]
-    assert len(found) == 1, found
-    return found[0]
 
 
 def aware(t: Table, setting: str = "dungeon", **start: Any) -> None:
