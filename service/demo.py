@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from hexlog.events.encounter import ReactionResult
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import NotFoundError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
 from hexlog.machine import chase
@@ -32,7 +32,15 @@ from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
 from hexlog.service import demo_story, render
-from hexlog.service.door import DbOption, Door, SecretFileOption, campaign_ids, open_store, read_secret
+from hexlog.service.door import (
+    DbOption,
+    Door,
+    SecretFileOption,
+    campaign_ids,
+    database_url,
+    open_store,
+    read_secret,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,9 +65,12 @@ _CHASING = {chase.Phase.REPEAT, chase.Phase.RUNNING, chase.Phase.EVASION, chase.
 
 
 def _free_campaign(db: Path) -> str:
-    if not db.exists():
+    if database_url(db) is None and not db.exists():
         return "demo"
-    store = open_store(db, readonly=True)
+    try:
+        store = open_store(db, readonly=True)
+    except NotFoundError:  # a PostgreSQL database without hexlog's tables yet
+        return "demo"
     try:
         known = set(campaign_ids(store))
     finally:
