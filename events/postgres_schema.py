@@ -91,7 +91,8 @@ def is_database_url(text: str) -> bool:
 
 
 def shown_url(url: str) -> str:
-    """The URL as messages show it: its password (if any) left out."""
+    """The URL (or ``key=value`` connection string) as messages show it: its password (if any) left out."""
+    url = re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", "password=...", url)
     return re.sub(r"^(postgres(?:ql)?://[^:@/]*):[^@/]*@", r"\1@", url)
 
 

@@ -41,7 +41,7 @@ def test_the_database_refuses_to_change_or_remove_an_event(store: PostgresStore,
     with psycopg.connect(pg_url, autocommit=True) as conn:
         for statement in ("UPDATE events SET data = '{}'", "DELETE FROM events", "TRUNCATE events"):
             with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
-                conn.execute(statement)  # type: ignore[arg-type] - a test's constant statement
+                conn.execute(statement)
     assert [r.envelope.data["n"] for r in store.read_all()] == [1, 2]
 
 
