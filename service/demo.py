@@ -40,6 +40,7 @@ from hexlog.service.door import (
     database_url,
     open_store,
     read_secret,
+    shown_db,
 )
 
 if TYPE_CHECKING:
@@ -294,7 +295,7 @@ def demo(
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)
-    ref.header(f"hexlog demo: campaign {campaign} in {db} (exploration rules, seed 004)")
+    ref.header(f"hexlog demo: campaign {campaign} in {shown_db(db)} (exploration rules, seed 004)")
     ref.do(c.StartCampaign(ruleset="explore"))
     ref.header("The referee opens the session and the players note the commitment")
     ref.do(c.OpenSession(secret_hex=secret_hex))
@@ -331,8 +332,8 @@ def _afterwards(door: Door, db: Path, campaign: str) -> None:
     out.print(f"  replay: {'matches' if replayed.ok else 'DIFFERS from'} the stored projections")
     out.print(f"  receipt for the players: {receipt}")
     out.print(
-        f"  next: hexlog log --db {db} --campaign {campaign}   |   "
-        f"hexlog audit --db {db} --campaign {campaign} --expect {receipt}"
+        f"  next: hexlog log --db {shown_db(db)} --campaign {campaign}   |   "
+        f"hexlog audit --db {shown_db(db)} --campaign {campaign} --expect {receipt}"
     )
     door.close()
     if not report.ok or not replayed.ok:

@@ -31,6 +31,7 @@ import contextlib
 import math
 import os
 import re
+import shlex
 import sqlite3
 import sys
 from pathlib import Path
@@ -44,7 +45,7 @@ from psycopg.conninfo import conninfo_to_dict
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
 from hexlog.events.postgres import PostgresStore
-from hexlog.events.postgres_schema import is_database_url
+from hexlog.events.postgres_schema import is_database_url, shown_url
 from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
@@ -114,6 +115,12 @@ def database_url(db: Path) -> str | None:
         return None
     url = f"{match.group(1)}://{text[match.end() :]}"
     return url if is_database_url(url) else None
+
+
+def shown_db(db: Path) -> str:
+    """``--db`` as messages show it: the path, or the URL (quoted for a shell, without its password)."""
+    url = database_url(db)
+    return str(db) if url is None else shlex.quote(shown_url(url))
 
 
 def key_file(db: Path) -> Path:

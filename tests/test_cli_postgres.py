@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,7 +98,8 @@ def test_the_same_commands_export_the_same_bytes_from_postgresql_and_sqlite(pg_u
 
 def test_the_session_secret_is_kept_in_a_key_file_named_for_the_database(pg_url: str, tmp_path: Path) -> None:
     """A PostgreSQL database's secrets go to DATABASE.SCHEMA.keys in the current folder, or HEXLOG_KEY_FILE."""
-    _play(pg_url, tmp_path)
+    played = _play(pg_url, tmp_path)
+    assert f"campaign main started in {shlex.quote(pg_url)} under" in played[0].stdout  # the URL as given
     schema = pg_url.rsplit("%3D", 1)[1]
     assert [p.name for p in tmp_path.glob("*.keys")] == [f"test.{schema}.keys"]
     done = run_hexlog(
