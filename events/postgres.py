@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresStore"]
 
+#: seconds to wait for the server to answer a new connection
+CONNECT_TIMEOUT = 10
+
 _INSERT = f"INSERT INTO events ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"  # noqa: S608 - constant columns
 _TAIL = f"SELECT {COLUMNS} FROM events WHERE stream_id = %s ORDER BY stream_version DESC LIMIT 2"  # noqa: S608 - constant columns
 
@@ -79,12 +82,14 @@ class PostgresStore:
         self.created = False
         self._lock = threading.Lock()
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(lock_timeout)))
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.Error as err:
             msg = f"cannot connect to the database {self.shown}: {_first_line(err)}"
             raise StoreWriteError(msg) from err
         try:
-            self._conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(lock_timeout * 1000)}ms",))
+            # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
+            waits = f"{max(1, int(lock_timeout * 1000))}ms"
+            self._conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
             if readonly:
                 self._conn.execute("SET default_transaction_read_only = on")
             self.schema = self._prepare(create=create)

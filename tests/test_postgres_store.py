@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 import psycopg
 import pytest
 
-from hexlog.events.errors import CorruptLogError, NotFoundError, StaleVersionError, StoreWriteError
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    NotFoundError,
+    StaleVersionError,
+    StoreWriteError,
+)
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.postgres_schema import append_lock_key
 from hexlog.events.sqlite import SQLiteStore
@@ -73,6 +79,25 @@ def test_two_writers_of_one_stream_end_with_one_stale_version_never_a_fork(store
     assert sorted(type(o).__name__ for o in outcomes) == ["AppendResult", "StaleVersionError"]
     assert [r.version for r in store.read_stream("s")] == [1, 2]
     assert store.tail_problem("s") is None
+
+
+def test_an_append_that_waits_past_the_lock_timeout_is_busy_and_writes_nothing(
+    store: PostgresStore, pg_url: str
+) -> None:
+    """While another transaction holds the append lock, an append gives up after its lock timeout (0: at once)."""
+    for timeout in (0.2, 0):
+        hurried = PostgresStore(pg_url, lock_timeout=timeout)
+        try:
+            with psycopg.connect(pg_url) as holder:
+                holder.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(store.schema),))
+                with pytest.raises(ConcurrencyError, match="busy"):
+                    hurried.append("s", batch(1), expected_version=0)
+                rows = [ProjectionRow(projection="p", key="k", version=0, data=1)]
+                assert hurried.write_rows("s", rows, at_version=0) is False
+        finally:
+            hurried.close()
+    assert store.stream_version("s") == 0
+    assert store.append("s", batch(1), expected_version=0).last_version == 1
 
 
 def test_a_reader_never_sees_a_later_position_before_an_earlier_one(store: PostgresStore, pg_url: str) -> None:
