@@ -28,7 +28,7 @@ import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
     from hexlog.events.base import Event
+    from hexlog.events.store import LiveStore
 
 SCHEMA = 1
 NAME = "project_sqlite"
@@ -186,7 +187,7 @@ def campaign_events(events: int, session_len: int = 100, seed: int = 1) -> Itera
         yield from stream_events(number, length, rng, session=f"s{number + 1}")
 
 
-def write_campaign(store: SQLiteStore, campaign: str, events: Iterable[Event], batch: int = 1000) -> int:
+def write_campaign(store: LiveStore, campaign: str, events: Iterable[Event], batch: int = 1000) -> int:
     """Append a campaign's events ``batch`` at a time; the stream's version after."""
     stream, version, chunk = stream_for(campaign), store.stream_version(stream_for(campaign)), []
     for event in events:
@@ -200,11 +201,55 @@ def write_campaign(store: SQLiteStore, campaign: str, events: Iterable[Event], b
     return version
 
 
-def write_log(store: SQLiteStore, events: int, stream_len: int, batch: int) -> None:
+def write_log(store: LiveStore, events: int, stream_len: int, batch: int) -> None:
     """Write the workload's log, ``batch`` events per append call."""
     for campaign, stream in workload(events, stream_len):
         for at in range(0, len(stream), batch):
             store.append(stream_for(campaign), new_events(campaign, stream[at : at + batch], at), expected_version=at)
+
+
+# -- where the store figures keep their logs --------------------------------------------------------
+
+
+class Stores(Protocol):
+    """The backend the store figures run on: new stores by name, each removed after its sample."""
+
+    @property
+    def name(self) -> str:
+        """The result's ``name``."""
+        ...
+
+    def open(self, name: str, *, new: bool = True) -> LiveStore:
+        """The store ``name``: a new, empty one, or (``new`` False) the one written before."""
+        ...
+
+    def remove(self, name: str) -> None:
+        """Remove the store ``name`` and all it holds."""
+        ...
+
+    def facts(self, name: str, events: int) -> dict[str, Any]:
+        """What the result's ``store`` says of the backend, read off the store ``name`` of ``events`` events."""
+        ...
+
+
+@attrs.frozen
+class SQLiteFiles:
+    """The SQLite backend: each store a file in ``folder``."""
+
+    folder: Path
+    name: str = NAME
+
+    def open(self, name: str, *, new: bool = True) -> LiveStore:
+        """The SQLite file ``name``, created when ``new``."""
+        return SQLiteStore(self.folder / f"{name}.db", create=new)
+
+    def remove(self, name: str) -> None:
+        """Remove the file ``name``."""
+        (self.folder / f"{name}.db").unlink()
+
+    def facts(self, name: str, events: int) -> dict[str, Any]:
+        """SQLite's version and settings, and the file's bytes per event."""
+        return _store_facts(self.folder / f"{name}.db", events)
 
 
 # -- the samples ------------------------------------------------------------------------------------
@@ -217,9 +262,9 @@ def _timed(run: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def append_tx1(folder: Path, count: int) -> float:
+def append_tx1(stores: Stores, count: int) -> float:
     """Seconds for ``count`` rolls, one per durable transaction, to an already-open stream."""
-    store = SQLiteStore(folder / "tx1.db")
+    store = stores.open("tx1")
     rng = random.Random(1)  # noqa: S311 - the peers' payloads, not a secret
     events = stream_events(0, count + 2, rng)
     campaign = "tx1"
@@ -236,10 +281,11 @@ def append_tx1(folder: Path, count: int) -> float:
     return spent
 
 
-def append_batch(folder: Path, params: Params) -> tuple[float, Path]:
-    """Seconds to write the workload's log, 100 events per append call (the events made beforehand)."""
-    path = folder / f"batch-{time.monotonic_ns()}.db"
-    store = SQLiteStore(path)
+def append_batch(stores: Stores, params: Params) -> tuple[float, str]:
+    """Seconds to write the workload's log, 100 events per append call (the events made beforehand); the store's
+    name."""
+    name = f"batch_{time.monotonic_ns()}"
+    store = stores.open(name)
     streams = list(workload(params.events, params.stream_len))
 
     def run() -> None:
@@ -250,10 +296,10 @@ def append_batch(folder: Path, params: Params) -> tuple[float, Path]:
 
     spent = _timed(run)
     store.close()
-    return spent, path
+    return spent, name
 
 
-def read_streams(store: SQLiteStore) -> int:
+def read_streams(store: LiveStore) -> int:
     """Read every stream in full and decode it; the events read."""
     count = 0
     for stream in store.streams():
@@ -261,7 +307,7 @@ def read_streams(store: SQLiteStore) -> int:
     return count
 
 
-def read_log(store: SQLiteStore, *, decoded: bool) -> int:
+def read_log(store: LiveStore, *, decoded: bool) -> int:
     """Read the global log in order (decoding each event, or not); the events read."""
     count = 0
     for record in store.read_all():
@@ -271,7 +317,7 @@ def read_log(store: SQLiteStore, *, decoded: bool) -> int:
     return count
 
 
-def replay_all(store: SQLiteStore) -> int:
+def replay_all(store: LiveStore) -> int:
     """Rebuild every projection of every campaign from its log; the events folded."""
     count = 0
     for stream in store.streams():
@@ -281,10 +327,10 @@ def replay_all(store: SQLiteStore) -> int:
     return count
 
 
-def command_tx1(folder: Path, count: int) -> tuple[float, float]:
-    """Seconds for ``count`` rolls as whole commands on SQLite, round-robin over the campaigns: each by a new
+def command_tx1(stores: Stores, count: int) -> tuple[float, float]:
+    """Seconds for ``count`` rolls as whole commands on the store, round-robin over the campaigns: each by a new
     handler (load, decide, append, commit), then each by one long-lived handler (the projections cached)."""
-    store = SQLiteStore(folder / "commands.db")
+    store = stores.open("commands")
     keeper = MemoryKeeper()
     handler = Handler(store, keeper)
     names = [f"c{i}" for i in range(COMMAND_CAMPAIGNS)]
@@ -459,8 +505,11 @@ def _nproc() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def run(params: Params, note: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Every figure, as the result line's object; ``note`` hears what is being measured."""
+def run(
+    params: Params, note: Callable[[str], None] = lambda _: None, stores: Callable[[Path], Stores] = SQLiteFiles
+) -> dict[str, Any]:
+    """Every figure, as the result line's object; ``note`` hears what is being measured; the store figures run on
+    the backend ``stores`` gives for a temporary folder (SQLite files in it by default)."""
     samples: dict[str, list[float]] = {}
 
     def put(key: str, value: float) -> None:
@@ -469,13 +518,14 @@ def run(params: Params, note: Callable[[str], None] = lambda _: None) -> dict[st
     store_facts: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="hexlog-bench-") as name:
         folder = Path(name)
+        where = stores(folder)
         for sample in range(1, params.repeat + 1):
             note(f"sample {sample}/{params.repeat}: append, one event per transaction")
-            put("append_tx1_eps", params.tx1_events / append_tx1(folder, params.tx1_events))
+            put("append_tx1_eps", params.tx1_events / append_tx1(where, params.tx1_events))
             note(f"sample {sample}/{params.repeat}: append, {params.batch} events per call")
-            spent, path = append_batch(folder, params)
+            spent, logged = append_batch(where, params)
             put("append_batch100_eps", params.events / spent)
-            store = SQLiteStore(path, create=False)
+            store = where.open(logged, new=False)
             note(f"sample {sample}/{params.repeat}: reads")
             put("read_stream_eps", params.events / _timed(lambda: read_streams(store)))  # noqa: B023 - run now
             put("read_log_raw_eps", params.events / _timed(lambda: read_log(store, decoded=False)))  # noqa: B023
@@ -484,14 +534,14 @@ def run(params: Params, note: Callable[[str], None] = lambda _: None) -> dict[st
             put("replay_eps", params.events / _timed(lambda: replay_all(store)))  # noqa: B023
             put("audit_eps", params.events / _timed(lambda: audit_store(store)))  # noqa: B023
             store.close()
-            store_facts = _store_facts(path, params.events)
-            path.unlink()
+            store_facts = where.facts(logged, params.events)
+            where.remove(logged)
             note(f"sample {sample}/{params.repeat}: commands through the handler")
-            cold, warm = command_tx1(folder, params.tx1_events)
+            cold, warm = command_tx1(where, params.tx1_events)
             put("command_tx1_eps", params.tx1_events / cold)
             put("command_tx1_cached_eps", params.tx1_events / warm)
-            (folder / "commands.db").unlink()
-            (folder / "tx1.db").unlink()
+            where.remove("commands")
+            where.remove("tx1")
             note(f"sample {sample}/{params.repeat}: whole procedures in memory")
             put("encounters_per_s", params.encounters / encounters(params.encounters))
             put("travel_days_per_s", params.travel_days / travel_days(params.travel_days))
@@ -508,7 +558,7 @@ def run(params: Params, note: Callable[[str], None] = lambda _: None) -> dict[st
     rates = {key: round(statistics.median(values), 1) for key, values in samples.items()}
     spread = {key: [round(min(values), 1), round(max(values), 1)] for key, values in samples.items()}
     return {
-        "name": NAME,
+        "name": where.name,
         "schema": SCHEMA,
         "events": params.events,
         "repeat": params.repeat,

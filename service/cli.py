@@ -43,7 +43,16 @@ from hexlog.service import (
     render,
 )
 from hexlog.service.cli_serve import install as install_serve
-from hexlog.service.door import OPENED, CampaignOption, DbOption, Door, SecretFileOption, is_demo, read_secret
+from hexlog.service.door import (
+    OPENED,
+    CampaignOption,
+    DbOption,
+    Door,
+    SecretFileOption,
+    is_demo,
+    read_secret,
+    shown_db,
+)
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -116,7 +125,8 @@ def init(
     outcome = door.run(c.StartCampaign(ruleset=ruleset, overrides=overrides))
     rules_in_force = outcome.table.rules
     assert rules_in_force is not None  # noqa: S101 - the event just recorded them
-    out.print(f"campaign {door.campaign} started in {db} under {rules_in_force.title} [{display_name(rules_in_force)}]")
+    where, rules_name = shown_db(db), display_name(rules_in_force)
+    out.print(f"campaign {door.campaign} started in {where} under {rules_in_force.title} [{rules_name}]")
     out.print(f"rules hash {rules_in_force.hash}")
 
 

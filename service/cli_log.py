@@ -41,6 +41,7 @@ from hexlog.service.door import (
     check_text,
     close_store,
     open_store,
+    shown_db,
     warn,
 )
 
@@ -362,7 +363,8 @@ def import_(
     result = exports.import_envelopes(store, envelopes)
     live.refresh(store, result.stream_id, projections())  # a cache: a write it cannot make is skipped
     out.print(
-        f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {db}; chain and rolls verified"
+        f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {shown_db(db)}; "
+        "chain and rolls verified"
     )
 
 

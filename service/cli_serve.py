@@ -11,7 +11,7 @@ from rich.console import Console
 
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import logs
-from hexlog.service.door import CampaignOption, DbOption, Door, open_store
+from hexlog.service.door import CampaignOption, DbOption, Door, open_store, sqlite_only
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -35,6 +35,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
 
     from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
 
+    sqlite_only(db, "hexlog serve")
     open_store(db).close()  # refuse a missing or foreign file in the command line's words
     if "HEXLOG_LOG" not in os.environ:
         logs.configure("info")  # one line per request
@@ -59,6 +60,7 @@ def token_create(
 ) -> None:
     """Make a token for one campaign; it is printed once and only its hash is kept."""
     check_role(role)
+    sqlite_only(db, "hexlog token")
     door = Door.open(db, campaign)
     if campaign is not None:
         check_campaign_id(campaign)
@@ -76,6 +78,7 @@ def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None
     """The tokens (of one campaign with --campaign): id, campaign, role, label, made, revoked."""
     if campaign is not None:
         check_campaign_id(campaign)
+    sqlite_only(db, "hexlog token")
     open_store(db).close()
     tokens = TokenStore(db)
     try:
@@ -96,6 +99,7 @@ def token_revoke(
     db: DbOption = Path("hexlog.db"),
 ) -> None:
     """Revoke a token: the next request made with it is refused."""
+    sqlite_only(db, "hexlog token")
     open_store(db).close()
     tokens = TokenStore(db)
     try:

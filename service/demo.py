@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from hexlog.events.encounter import ReactionResult
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import NotFoundError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
 from hexlog.machine import chase
@@ -32,7 +32,16 @@ from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
 from hexlog.service import demo_story, render
-from hexlog.service.door import DbOption, Door, SecretFileOption, campaign_ids, open_store, read_secret
+from hexlog.service.door import (
+    DbOption,
+    Door,
+    SecretFileOption,
+    campaign_ids,
+    database_url,
+    open_store,
+    read_secret,
+    shown_db,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,9 +66,12 @@ _CHASING = {chase.Phase.REPEAT, chase.Phase.RUNNING, chase.Phase.EVASION, chase.
 
 
 def _free_campaign(db: Path) -> str:
-    if not db.exists():
+    if database_url(db) is None and not db.exists():
         return "demo"
-    store = open_store(db, readonly=True)
+    try:
+        store = open_store(db, readonly=True)
+    except NotFoundError:  # a PostgreSQL database without hexlog's tables yet
+        return "demo"
     try:
         known = set(campaign_ids(store))
     finally:
@@ -283,7 +295,7 @@ def demo(
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
     ref = Referee(door)
-    ref.header(f"hexlog demo: campaign {campaign} in {db} (exploration rules, seed 004)")
+    ref.header(f"hexlog demo: campaign {campaign} in {shown_db(db)} (exploration rules, seed 004)")
     ref.do(c.StartCampaign(ruleset="explore"))
     ref.header("The referee opens the session and the players note the commitment")
     ref.do(c.OpenSession(secret_hex=secret_hex))
@@ -320,8 +332,8 @@ def _afterwards(door: Door, db: Path, campaign: str) -> None:
     out.print(f"  replay: {'matches' if replayed.ok else 'DIFFERS from'} the stored projections")
     out.print(f"  receipt for the players: {receipt}")
     out.print(
-        f"  next: hexlog log --db {db} --campaign {campaign}   |   "
-        f"hexlog audit --db {db} --campaign {campaign} --expect {receipt}"
+        f"  next: hexlog log --db {shown_db(db)} --campaign {campaign}   |   "
+        f"hexlog audit --db {shown_db(db)} --campaign {campaign} --expect {receipt}"
     )
     door.close()
     if not report.ok or not replayed.ok:

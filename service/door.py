@@ -3,7 +3,11 @@
 Environment:
 
 ``HEXLOG_DB``
-    the database file (``--db``), default ``hexlog.db``.
+    the database (``--db``): a SQLite file, default ``hexlog.db``, or a PostgreSQL URL
+    (``postgresql://USER@HOST:PORT/DATABASE``; ``?options=-csearch_path%3DSCHEMA`` keeps it in a schema of its own).
+``HEXLOG_KEY_FILE``
+    for a PostgreSQL database, the key file holding its sessions' secrets (default ``DATABASE.keys``, or
+    ``DATABASE.SCHEMA.keys``, in the current folder); a SQLite file's key file is always the file beside it.
 ``HEXLOG_CAMPAIGN``
     the campaign id (``--campaign``).
 ``HEXLOG_BUSY_TIMEOUT``
@@ -15,6 +19,10 @@ command opens an existing hexlog database and refuses any other file (even a val
 without changing it. A new database file that ends its command with no event (an import or an
 ``init`` that failed) is removed. Commands that only read open the database read-only, so that a
 copy the user may not write (on a share, received by mail) can be read, audited and exported.
+
+A PostgreSQL URL opens the same store on a server (one schema: the first of the connection's
+``search_path``); ``init``, ``import`` and ``demo`` create its tables, and the other commands refuse a
+schema without them.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import contextlib
 import math
 import os
 import re
+import shlex
 import sqlite3
 import sys
 from pathlib import Path
@@ -31,9 +40,12 @@ from typing import TYPE_CHECKING, Annotated
 import attrs
 import structlog
 import typer
+from psycopg.conninfo import conninfo_to_dict
 
 from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
+from hexlog.events.postgres import PostgresStore
+from hexlog.events.postgres_schema import is_database_url, shown_url
 from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
@@ -59,9 +71,14 @@ DEMO_ID = re.compile(r"^demo(-[0-9]+)?$")
 #: seconds to wait for a database another command holds, unless HEXLOG_BUSY_TIMEOUT says otherwise
 DEFAULT_BUSY_TIMEOUT = 10.0
 
+#: a store ``--db`` opens: a SQLite file or a PostgreSQL database
+Store = SQLiteStore | PostgresStore
+
 DbOption = Annotated[
     Path,
-    typer.Option("--db", envvar="HEXLOG_DB", help="the SQLite database file", show_default=True),
+    typer.Option(
+        "--db", envvar="HEXLOG_DB", help="the SQLite database file, or a postgresql:// URL", show_default=True
+    ),
 ]
 CampaignOption = Annotated[
     str | None,
@@ -86,14 +103,61 @@ def busy_timeout() -> float:
     return seconds
 
 
-def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> SQLiteStore:
+def database_url(db: Path) -> str | None:
+    """The PostgreSQL URL ``--db`` gives, or None for a SQLite file.
+
+    The option arrives as a path, which keeps one slash of the URL's two (``postgresql:/HOST/...``):
+    both forms are read as the URL, which must name its host.
+    """
+    text = str(db)
+    match = re.match(r"^(postgres(?:ql)?):/+(?=[^/])", text)
+    if match is None:
+        return None
+    url = f"{match.group(1)}://{text[match.end() :]}"
+    return url if is_database_url(url) else None
+
+
+def shown_db(db: Path) -> str:
+    """``--db`` as messages show it: the path, or the URL (quoted for a shell, without its password)."""
+    url = database_url(db)
+    return str(db) if url is None else shlex.quote(shown_url(url))
+
+
+def key_file(db: Path) -> Path:
+    """The key file of a database: beside a SQLite file; for PostgreSQL, ``HEXLOG_KEY_FILE`` or one named for the
+    database (and its schema) in the current folder."""
+    url = database_url(db)
+    if url is None:
+        return key_file_for(db)
+    given = os.environ.get("HEXLOG_KEY_FILE", "").strip()
+    if given:
+        return Path(given)
+    params = conninfo_to_dict(url)
+    name = str(params.get("dbname") or params.get("user") or "hexlog")
+    schema = re.search(r"search_path=([A-Za-z0-9_]+)", str(params.get("options") or ""))
+    stem = f"{name}.{schema.group(1)}" if schema else name
+    return Path(re.sub(r"[^A-Za-z0-9_.-]", "_", stem) + ".keys")
+
+
+def sqlite_only(db: Path, what: str) -> None:
+    """``UsageError`` when ``--db`` is a PostgreSQL URL for a command that keeps its own tables in a SQLite file."""
+    if database_url(db) is not None:
+        msg = f"{what} keeps its tables in a SQLite database file, not on PostgreSQL; give --db a SQLite file"
+        raise UsageError(msg)
+
+
+def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> Store:
     """Open the database; refuse a missing file unless ``create``, and a file that is not hexlog's.
 
     Without ``create`` nothing is created or converted: a valid SQLite file that is not a hexlog
     database is refused as it is. A database another connection holds past the busy timeout is a
-    ``ConcurrencyError`` (busy, try again), not a corrupt file. ``readonly`` never writes.
+    ``ConcurrencyError`` (busy, try again), not a corrupt file. ``readonly`` never writes. A PostgreSQL
+    URL opens ``PostgresStore`` (a schema without hexlog's tables is ``NotFoundError`` unless ``create``).
     """
     timeout = busy_timeout()
+    url = database_url(db)
+    if url is not None:
+        return PostgresStore(url, lock_timeout=timeout, create=create, readonly=readonly)
     if not create and not db.exists():
         msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
         raise NotFoundError(msg)
@@ -123,7 +187,7 @@ def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> SQL
         raise CorruptLogError(msg) from err
 
 
-def campaign_ids(store: SQLiteStore) -> list[str]:
+def campaign_ids(store: Store) -> list[str]:
     """The campaigns a store holds, from their stream ids."""
     return [s.removeprefix("campaign-") for s in store.streams() if s.startswith("campaign-")]
 
@@ -133,7 +197,7 @@ def is_demo(campaign: str) -> bool:
     return DEMO_ID.match(campaign) is not None
 
 
-def resolve_campaign(store: SQLiteStore, given: str | None) -> str:
+def resolve_campaign(store: Store, given: str | None) -> str:
     """The campaign a command is for: the one given, else the only one the database holds.
 
     The demo's campaigns are its own: a database that holds the user's campaign beside them means
@@ -158,7 +222,7 @@ def resolve_campaign(store: SQLiteStore, given: str | None) -> str:
 class Door:
     """One command line invocation's store, keeper, handler and campaign."""
 
-    store: SQLiteStore
+    store: Store
     handler: Handler
     campaign: str
 
@@ -174,7 +238,7 @@ class Door:
             check_text(campaign, "--campaign")
             check_campaign_id(campaign)
         store = open_store(db, create=create, readonly=readonly)
-        handler = Handler(store, FileKeeper(key_file_for(db), lock_timeout=busy_timeout()))
+        handler = Handler(store, FileKeeper(key_file(db), lock_timeout=busy_timeout()))
         chosen = (campaign or DEFAULT_CAMPAIGN) if new else resolve_campaign(store, campaign)
         door = cls(store=store, handler=handler, campaign=chosen)
         OPENED.callback(door.close)
@@ -290,8 +354,11 @@ def warn(text: str) -> None:
     sys.stderr.write(f"hexlog: warning: {shown(text)}\n")
 
 
-def close_store(store: SQLiteStore) -> None:
+def close_store(store: Store) -> None:
     """Close a store; a database file this command created and left without any event is removed."""
+    if isinstance(store, PostgresStore):
+        store.close()
+        return
     empty = False
     if store.created:
         with contextlib.suppress(sqlite3.Error):

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+import psycopg
+
 from .conftest import run_hexlog
+from .postgres_db import PG_URL, needs_postgres
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,7 +52,25 @@ def test_quick_bench_prints_every_key_as_the_last_line(tmp_path: Path) -> None:
 
 
 def test_bench_refuses_a_store_hexlog_does_not_have(tmp_path: Path) -> None:
-    done = run_hexlog("bench", "--db", "postgresql://localhost/hexlog", cwd=tmp_path)
+    done = run_hexlog("bench", "--db", "mysql://localhost/hexlog", cwd=tmp_path)
     assert done.returncode == 2
-    assert "no postgresql store" in done.stderr
+    assert "no mysql store" in done.stderr
     assert not done.stdout
+
+
+@needs_postgres
+def test_quick_bench_on_postgresql_runs_the_store_figures_there_and_leaves_no_schema(tmp_path: Path) -> None:
+    done = run_hexlog("bench", "--quick", "--db", PG_URL, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["name"] == "project_postgres"
+    assert set(result["rates"]) >= RATES
+    assert all(isinstance(v, float | int) and v > 0 for v in result["rates"].values())
+    store = result["store"]
+    assert store["server"] == "postgresql"
+    assert store["synchronous_commit"] in {"on", "off", "local", "remote_write", "remote_apply"}
+    assert store["server_version"]
+    assert store["payload_bytes_avg"] > 0
+    with psycopg.connect(PG_URL) as conn:
+        left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hexlog_bench_%'").fetchall()
+    assert left == []

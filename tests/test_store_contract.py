@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 from hexlog.events.chain import GENESIS, verify_stream
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
 from hexlog.events.memory import MemoryStore
+from hexlog.events.postgres import PostgresStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import EVERY_ROW, AppendResult, EventStore, NewEvent, ProjectionRow, ProjectionStore
+
+from .postgres_db import drop_schema, needs_postgres, schema_url
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -382,3 +385,27 @@ class TestSQLiteStore(StoreContract):
     def make_store(self, directory: Path) -> Store:
         """A new SQLite store in a file under ``directory``."""
         return SQLiteStore(directory / "events.db")
+
+
+class _OwnSchemaStore(PostgresStore):
+    """A PostgreSQL store in a new schema of its own, which closing drops."""
+
+    def close(self) -> None:
+        super().close()
+        drop_schema(self.schema)
+
+
+@needs_postgres
+class TestPostgresStore(StoreContract):
+    """The contract, held by the PostgreSQL store (each store in a new schema, dropped when it closes)."""
+
+    def make_store(self, directory: Path) -> Store:  # noqa: ARG002 - keeps nothing on disk
+        """A new PostgreSQL store in a schema of its own."""
+        return _OwnSchemaStore(schema_url(f"hexlog_test_{uuid.uuid4().hex[:16]}"))
+
+    def test_iter_stream_pages_through_a_stream_and_reads_only_its_events(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The shared test, with this store's page as small as SQLite's is made there."""
+        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
+        super().test_iter_stream_pages_through_a_stream_and_reads_only_its_events(store, monkeypatch)

@@ -1,0 +1,446 @@
+"""A PostgreSQL event store: one schema, append-only by trigger, the same contract as the SQLite store.
+
+Every append is one transaction that first takes the schema's append lock (a transaction-level
+advisory lock), then checks the stream's last event against its hash and its link to the one before
+(two rows), numbers the batch after the log's last position and inserts it. The lock is held until
+the commit, so appends commit one after another in the order of their positions: a reader never
+sees position N+1 without N, and two writers of one stream end with one ``StaleVersionError``,
+never a fork. Stored rows hold the same text as SQLite's (``data`` is canonical JSON), so hashes and
+exports are byte for byte the same on either backend.
+
+Queries are sent with server-side parameters; an append's inserts go in one pipelined batch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import psycopg
+from psycopg import sql
+
+from hexlog.events.chain import GENESIS, canonical_json, seal_batch
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    IdempotencyConflictError,
+    NotFoundError,
+    StaleVersionError,
+    StoreWriteError,
+)
+from hexlog.events.postgres_schema import (
+    COLUMNS_QUERY,
+    DEADLOCK_DETECTED,
+    DISK_FULL,
+    INSUFFICIENT_PRIVILEGE,
+    LOCK_NOT_AVAILABLE,
+    READ_ONLY_TRANSACTION,
+    SERIALIZATION_FAILURE,
+    STATEMENTS,
+    TABLES,
+    TABLES_QUERY,
+    TRIGGERS,
+    TRIGGERS_QUERY,
+    UNIQUE_VIOLATION,
+    append_lock_key,
+    shown_url,
+)
+from hexlog.events.sqlite_schema import COLUMNS, PAGE_SIZE, STREAM_PAGE_SIZE, recorded, tail_problem
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+__all__ = ["PostgresStore"]
+
+#: seconds to wait for the server to answer a new connection
+CONNECT_TIMEOUT = 10
+
+_INSERT = f"INSERT INTO events ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"  # noqa: S608 - constant columns
+_TAIL = f"SELECT {COLUMNS} FROM events WHERE stream_id = %s ORDER BY stream_version DESC LIMIT 2"  # noqa: S608 - constant columns
+
+
+class PostgresStore:
+    """Keeps every stream in one PostgreSQL schema; same contract as ``SQLiteStore``.
+
+    ``url`` is a libpq connection URL; its schema is the first of the connection's ``search_path``.
+    With ``create`` (the default) a schema without hexlog's tables gets them (and a schema named in
+    ``search_path`` that does not exist is created). Without it the schema must already hold hexlog's
+    ``events`` table (``NotFoundError`` otherwise); an ``events`` table without hexlog's columns is
+    refused either way (``CorruptLogError``). ``readonly`` never writes (the session is read-only).
+    ``lock_timeout`` is how many seconds an append waits for another one before ``ConcurrencyError``.
+    A server that cannot be reached is a ``StoreWriteError``.
+    """
+
+    def __init__(self, url: str, *, lock_timeout: float = 10.0, create: bool = True, readonly: bool = False) -> None:
+        self.url = url
+        self.shown = shown_url(url)
+        self.readonly = readonly
+        #: a PostgreSQL schema is never removed by hexlog, so nothing counts as a new file to clean up
+        self.created = False
+        self._lock = threading.Lock()
+        try:
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        except psycopg.Error as err:
+            msg = f"cannot connect to the database {self.shown}: {_first_line(err)}"
+            raise StoreWriteError(msg) from err
+        try:
+            # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
+            waits = f"{max(1, int(lock_timeout * 1000))}ms"
+            self._conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
+            if readonly:
+                self._conn.execute("SET default_transaction_read_only = on")
+            self.schema = self._prepare(create=create)
+        except BaseException:
+            self._conn.close()
+            raise
+        self._append_lock = append_lock_key(self.schema)
+
+    # -- opening ---------------------------------------------------------------------------------------
+
+    def _prepare(self, *, create: bool) -> str:
+        """Check the schema, and write its missing parts (tables, triggers) only where they are missing."""
+        schema = self._schema(create=create)
+        names = {row[0] for row in self._conn.execute(TABLES_QUERY, (sorted(TABLES),))}
+        if "events" in names:
+            columns = {row[0] for row in self._conn.execute(COLUMNS_QUERY)}
+            missing = [c for c in COLUMNS.split(", ") if c not in columns]
+            if missing:
+                msg = f"{self.shown} is not a hexlog database (its events table has no {', '.join(missing)} column)"
+                raise CorruptLogError(msg)
+        elif not create or self.readonly:
+            msg = f"no hexlog database at {self.shown} (schema {schema} has no events table); run 'hexlog init' first"
+            raise NotFoundError(msg)
+        if self.readonly:
+            return schema
+        triggers = {row[0] for row in self._conn.execute(TRIGGERS_QUERY)}
+        if names >= TABLES and triggers >= TRIGGERS:
+            return schema
+        try:
+            with self._conn.transaction():
+                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(schema),))
+                for statement in STATEMENTS:
+                    self._conn.execute(statement)
+        except psycopg.Error as err:
+            _raise_write_error(self.shown, "cannot set up", err)
+        return schema
+
+    def _schema(self, *, create: bool) -> str:
+        """The schema this store keeps its tables in; created (with ``create``) when ``search_path`` names a
+        schema that does not exist yet."""
+        row = self._conn.execute("SELECT current_schema()").fetchone()
+        if row is not None and row[0] is not None:
+            return str(row[0])
+        found = self._conn.execute("SELECT current_setting('search_path')").fetchone()
+        path = str(found[0]) if found else ""
+        wanted = path.split(",")[0].strip().strip('"')
+        if not wanted or wanted == "$user":
+            msg = f"the database {self.shown} has no schema to keep hexlog's tables in (search_path is {path!r})"
+            raise NotFoundError(msg)
+        if not create or self.readonly:
+            msg = f"no hexlog database at {self.shown} (schema {wanted} does not exist); run 'hexlog init' first"
+            raise NotFoundError(msg)
+        try:
+            self._conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(wanted)))
+        except psycopg.Error as err:
+            _raise_write_error(self.shown, f"cannot create schema {wanted} in", err)
+        return wanted
+
+    # -- appending -------------------------------------------------------------------------------------
+
+    def append(  # noqa: PLR0913 - the store protocol
+        self,
+        stream_id: str,
+        events: Sequence[NewEvent],
+        *,
+        expected_version: int,
+        command_id: str | None = None,
+        command_digest: str | None = None,
+        rows: Sequence[ProjectionRow] = (),
+    ) -> AppendResult:
+        """Append a batch and its projection rows atomically; see ``EventStore``."""
+        if self.readonly:
+            msg = f"the database {self.shown} was opened to be read only; nothing was written"
+            raise StoreWriteError(msg)
+        with self._lock:
+            try:
+                with self._conn.transaction():
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
+                    result = self._append_locked(stream_id, events, expected_version, command_id, command_digest or "")
+                    if not result.replayed:
+                        self._put_rows(stream_id, rows)
+            except psycopg.Error as err:
+                raise self._append_error(stream_id, err) from err
+            return result
+
+    def _append_error(self, stream_id: str, err: psycopg.Error) -> Exception:
+        """The error an append that wrote nothing raises for PostgreSQL's ``err``."""
+        state = err.sqlstate or ""
+        if state == UNIQUE_VIOLATION:
+            msg = f"stream {stream_id}: another append recorded these events first ({_first_line(err)})"
+            return StaleVersionError(msg)
+        if state in {LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE, DEADLOCK_DETECTED}:
+            msg = f"stream {stream_id}: the database is busy: another append held it past the lock timeout; try again"
+            return ConcurrencyError(msg)
+        if isinstance(err, psycopg.OperationalError | psycopg.DataError) or state in {
+            READ_ONLY_TRANSACTION,
+            INSUFFICIENT_PRIVILEGE,
+            DISK_FULL,
+        }:
+            return StoreWriteError(f"cannot write the database {self.shown}: {_first_line(err)}; nothing was written")
+        return err
+
+    def _append_locked(
+        self, stream_id: str, events: Sequence[NewEvent], expected_version: int, command_id: str | None, digest: str
+    ) -> AppendResult:
+        """The append, inside its transaction and holding the append lock."""
+        if command_id is not None:
+            known = self._known(command_id, digest)
+            if known is not None:
+                return known
+        version, prev = self._checked_tail(stream_id)
+        if version != expected_version:
+            msg = f"stream {stream_id} is at version {version}, not {expected_version}"
+            raise StaleVersionError(msg)
+        found = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
+        position = int(found[0]) if found else 0
+        sealed = seal_batch(stream_id, expected_version, prev, events)
+        params = [
+            (
+                position + offset,
+                stream_id,
+                env.streamversion,
+                env.id,
+                env.type,
+                env.schemaversion,
+                env.source,
+                env.time,
+                canonical_json(env.data),
+                env.prevhash,
+                env.hash,
+            )
+            for offset, env in enumerate(sealed, start=1)
+        ]
+        if params:
+            with self._conn.cursor() as cur:
+                cur.executemany(_INSERT, params)
+        result = AppendResult(
+            stream_id=stream_id,
+            first_version=expected_version + 1,
+            last_version=expected_version + len(params),
+            event_ids=tuple(env.id for env in sealed),
+        )
+        if command_id is not None:
+            self._conn.execute(
+                "INSERT INTO commands (command_id, stream_id, digest, first_version, last_version, event_ids) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                (
+                    command_id,
+                    stream_id,
+                    digest,
+                    result.first_version,
+                    result.last_version,
+                    json.dumps(list(result.event_ids)),
+                ),
+            )
+        return result
+
+    def _checked_tail(self, stream_id: str) -> tuple[int, str]:
+        """The stream's version and last hash, once its last event is checked against its hash and its
+        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+        last = self._conn.execute(_TAIL, (stream_id,)).fetchall()
+        if not last:
+            return 0, GENESIS
+        problem = tail_problem(last)
+        if problem is not None:
+            msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
+            raise CorruptLogError(msg)
+        return int(last[0][2]), str(last[0][10])
+
+    def _known(self, command_id: str, digest: str) -> AppendResult | None:
+        row = self._conn.execute(
+            "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands WHERE command_id = %s",
+            (command_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1] != digest:
+            msg = f"command id {command_id} was already used for a different command"
+            raise IdempotencyConflictError(msg)
+        return AppendResult(
+            stream_id=row[0],
+            first_version=row[2],
+            last_version=row[3],
+            event_ids=tuple(json.loads(row[4])),
+            replayed=True,
+        )
+
+    def _put_rows(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
+        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe)."""
+        execute = self._conn.execute
+        for r in rows:
+            if r.data is not None:
+                execute(
+                    "INSERT INTO projection_rows (stream_id, projection, key, version, data) "
+                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (stream_id, projection, key) "
+                    "DO UPDATE SET version = excluded.version, data = excluded.data",
+                    (stream_id, r.projection, r.key, r.version, canonical_json(r.data)),
+                )
+            elif r.key == EVERY_ROW:
+                execute(
+                    "DELETE FROM projection_rows WHERE stream_id = %s AND projection = %s", (stream_id, r.projection)
+                )
+            else:
+                execute(
+                    "DELETE FROM projection_rows WHERE stream_id = %s AND projection = %s AND key = %s",
+                    (stream_id, r.projection, r.key),
+                )
+
+    # -- reading ---------------------------------------------------------------------------------------
+
+    def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows a read gives; a server that went away is a ``StoreWriteError`` naming the database."""
+        with self._lock:
+            try:
+                return self._conn.execute(query, params).fetchall()
+            except psycopg.OperationalError as err:
+                msg = f"cannot read the database {self.shown}: {_first_line(err)}"
+                raise StoreWriteError(msg) from err
+
+    def tail_problem(self, stream_id: str) -> str | None:
+        """What is wrong with the stream's last event (its hash or its link), or None."""
+        last = self._rows(_TAIL, (stream_id,))
+        return tail_problem(last) if last else None
+
+    def has_events(self) -> bool:
+        """Whether the store holds any event."""
+        return bool(self._rows("SELECT 1 FROM events LIMIT 1", ()))
+
+    def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
+        """The result of an earlier command with this id, if any."""
+        with self._lock:
+            return self._known(command_id, command_digest)
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
+        """The stream's events from ``from_version`` on, in order."""
+        rows = self._rows(
+            f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version >= %s ORDER BY stream_version",  # noqa: S608 - constant columns
+            (stream_id, from_version),
+        )
+        return [recorded(row) for row in rows]
+
+    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
+        """The stream's events from ``from_version`` on, in order, fetched page by page."""
+        after = max(from_version, 1) - 1
+        while True:
+            rows = self._rows(
+                f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s "  # noqa: S608 - constant columns
+                "ORDER BY stream_version LIMIT %s",
+                (stream_id, after, STREAM_PAGE_SIZE),
+            )
+            for row in rows:
+                yield recorded(row)
+            if len(rows) < STREAM_PAGE_SIZE:
+                return
+            after = rows[-1][2]
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
+        """Every event from ``from_position`` on, in global order, fetched page by page."""
+        after = max(from_position, 1) - 1
+        left = limit
+        while left is None or left > 0:
+            size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
+            rows = self._rows(
+                f"SELECT {COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",  # noqa: S608 - constant columns
+                (after, size),
+            )
+            for row in rows:
+                yield recorded(row)
+            if len(rows) < size:
+                return
+            after = rows[-1][0]
+            if left is not None:
+                left -= len(rows)
+
+    def stream_version(self, stream_id: str) -> int:
+        """How many events the stream holds."""
+        rows = self._rows("SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream_id = %s", (stream_id,))
+        return int(rows[0][0])
+
+    def streams(self) -> list[str]:
+        """Every stream id, in order of first append."""
+        rows = self._rows("SELECT stream_id FROM events GROUP BY stream_id ORDER BY MIN(position)", ())
+        return [str(row[0]) for row in rows]
+
+    # -- live projections ------------------------------------------------------------------------------
+
+    def read_rows(
+        self, stream_id: str, projection: str, keys: Sequence[str] | None = None
+    ) -> dict[str, tuple[int, Any]]:
+        """The rows of a stream's projection (every row, or those of ``keys``): key -> (version, data).
+
+        A row whose data is not JSON is left out: the projection is then rebuilt from the log.
+        """
+        query = "SELECT key, version, data FROM projection_rows WHERE stream_id = %s AND projection = %s"
+        params: list[Any] = [stream_id, projection]
+        if keys is not None:
+            query += " AND key = ANY(%s)"
+            params.append(list(keys))
+        rows: dict[str, tuple[int, Any]] = {}
+        for key, version, data in self._rows(query, params):
+            try:
+                rows[str(key)] = (int(version), json.loads(data))
+            except (TypeError, ValueError):
+                continue  # a damaged cache row: the projection is rebuilt from the log
+        return rows
+
+    def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
+        """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since.
+
+        Rows are a cache of folds of the log: a write that waits for an append past the lock timeout,
+        or that the database refuses, is skipped (False), and the next reader folds the tail again.
+        """
+        if self.readonly:
+            return False
+        with self._lock:
+            try:
+                with self._conn.transaction():
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
+                    found = self._conn.execute(
+                        "SELECT COALESCE(MAX(stream_version), 0) FROM events WHERE stream_id = %s", (stream_id,)
+                    ).fetchone()
+                    written = found is not None and int(found[0]) == at_version
+                    if written:
+                        self._put_rows(stream_id, rows)
+            except psycopg.Error as err:
+                if isinstance(err, psycopg.OperationalError) or err.sqlstate in {
+                    LOCK_NOT_AVAILABLE,
+                    READ_ONLY_TRANSACTION,
+                    INSUFFICIENT_PRIVILEGE,
+                    DISK_FULL,
+                }:
+                    return False  # a cache that could not be saved is folded again by the next reader
+                raise
+            return written
+
+    def close(self) -> None:
+        """Close the connection; the store is unusable after."""
+        with self._lock, contextlib.suppress(psycopg.Error):
+            self._conn.close()
+
+
+def _first_line(err: psycopg.Error) -> str:
+    """The first line of a PostgreSQL error (its detail lines are for a log, not a one-line refusal)."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def _raise_write_error(shown: str, what: str, err: psycopg.Error) -> NoReturn:
+    """``StoreWriteError`` (or ``ConcurrencyError`` for a lock not had in time) for a schema not written."""
+    if err.sqlstate == LOCK_NOT_AVAILABLE:
+        msg = f"the database {shown} is busy (another hexlog command holds it); try again"
+        raise ConcurrencyError(msg) from err
+    msg = f"{what} the database {shown}: {_first_line(err)}; nothing was written"
+    raise StoreWriteError(msg) from err

@@ -1,0 +1,102 @@
+"""The PostgreSQL schema of a hexlog database, and how a database URL is named and keyed.
+
+A hexlog database on PostgreSQL is one schema: the first schema of the connection's ``search_path``
+(``public`` unless the URL says otherwise, for example ``?options=-csearch_path%3Dhexlog``). Its
+tables are those of the SQLite store, with the same columns and the same text in them: ``data`` is
+the canonical JSON text of the event's data, so a log exports byte for byte the same from either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+#: the tables, guard triggers and function ``PostgresStore`` makes (each statement is idempotent)
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position BIGINT PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    stream_version INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    time TEXT NOT NULL,
+    data TEXT NOT NULL,
+    prevhash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    UNIQUE (stream_id, stream_version)
+);
+CREATE OR REPLACE FUNCTION hexlog_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'hexlog events are append-only'; END $$;
+CREATE OR REPLACE TRIGGER events_no_update BEFORE UPDATE ON events
+FOR EACH ROW EXECUTE FUNCTION hexlog_append_only();
+CREATE OR REPLACE TRIGGER events_no_delete BEFORE DELETE ON events
+FOR EACH ROW EXECUTE FUNCTION hexlog_append_only();
+CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+FOR EACH STATEMENT EXECUTE FUNCTION hexlog_append_only();
+CREATE TABLE IF NOT EXISTS commands (
+    command_id TEXT PRIMARY KEY,
+    stream_id TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    first_version INTEGER NOT NULL,
+    last_version INTEGER NOT NULL,
+    event_ids TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS projection_rows (
+    stream_id TEXT NOT NULL,
+    projection TEXT NOT NULL,
+    key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (stream_id, projection, key)
+);
+"""
+
+#: the statements of ``SCHEMA``, one at a time
+STATEMENTS = tuple(part.strip() for part in re.split(r";\n(?=CREATE)", SCHEMA.strip().removesuffix(";")))
+
+#: the tables of a complete hexlog schema
+TABLES = frozenset({"events", "commands", "projection_rows"})
+#: the guard triggers on ``events`` of a complete hexlog schema
+TRIGGERS = frozenset({"events_no_update", "events_no_delete", "events_no_truncate"})
+
+#: the hexlog tables of the current schema
+TABLES_QUERY = (
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY(%s)"
+)
+#: the columns of the current schema's ``events`` table
+COLUMNS_QUERY = (
+    "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'events'"
+)
+#: the guard triggers of the current schema's ``events`` table
+TRIGGERS_QUERY = (
+    "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+    "WHERE c.relname = 'events' AND c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal"
+)
+
+#: SQLSTATE classes and codes the store words itself
+UNIQUE_VIOLATION = "23505"
+LOCK_NOT_AVAILABLE = "55P03"
+SERIALIZATION_FAILURE = "40001"
+DEADLOCK_DETECTED = "40P01"
+READ_ONLY_TRANSACTION = "25006"
+INSUFFICIENT_PRIVILEGE = "42501"
+DISK_FULL = "53100"
+
+
+def is_database_url(text: str) -> bool:
+    """Whether ``--db`` names a PostgreSQL database (``postgresql://...`` or ``postgres://...``)."""
+    return re.match(r"^postgres(ql)?://", text) is not None
+
+
+def shown_url(url: str) -> str:
+    """The URL (or ``key=value`` connection string) as messages show it: its password (if any) left out."""
+    url = re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", "password=...", url)
+    return re.sub(r"^(postgres(?:ql)?://[^:@/]*):[^@/]*@", r"\1@", url)
+
+
+def append_lock_key(schema: str) -> int:
+    """The advisory lock that serialises the appends of one hexlog schema (a signed 64-bit number)."""
+    digest = hashlib.sha256(f"hexlog.events:{schema}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)

@@ -1,0 +1,146 @@
+"""The command line on a PostgreSQL database (``--db postgresql://...``): the same commands, the same log.
+
+The commands run in this process with the handler's clock and event ids fixed, so that the same script
+writes the same events to PostgreSQL and to SQLite, whose exports must then be the same bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from hexlog.machine import handler as handler_module
+
+from .conftest import IN_PROCESS, run_hexlog, secret_file
+from .postgres_db import needs_postgres, pg_url
+
+if TYPE_CHECKING:
+    import subprocess
+
+pytestmark = needs_postgres
+__all__ = ["pg_url"]  # the fixture, used by name
+
+SECRET = "5e" * 32
+GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
+
+
+@pytest.fixture
+def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every handler made from now on stamps the same times and ids, counted from the start of the test."""
+    if not IN_PROCESS:
+        pytest.skip("the clock and ids are fixed in this process only (HEXLOG_TEST_SUBPROCESS=1 runs others)")
+    ids = itertools.count(1)
+    ticks = itertools.count(1)
+
+    def clock() -> str:
+        return f"2024-05-01T12:00:{next(ticks) % 60:02d}.000000Z"
+
+    def new_id() -> str:
+        return f"00000000-0000-4000-8000-{next(ids):012d}"
+
+    defaults = handler_module.Handler.__init__.__kwdefaults__ or {}
+    monkeypatch.setattr(
+        handler_module.Handler.__init__, "__kwdefaults__", {**defaults, "clock": clock, "new_id": new_id}
+    )
+
+
+def _play(db: str, folder: Path) -> list[subprocess.CompletedProcess[str]]:
+    """A short session on ``db``: a campaign, a seeded session, a member, two rolls, the session closed; audited."""
+    script = (
+        ("init",),
+        ("session", "open", "--secret-file", secret_file(folder, SECRET)),
+        ("session", "seed", "table-7"),
+        ("party", "add", "Ayla", "--cha", "16"),
+        ("roll", "2d6+1", "--purpose", "test"),
+        ("roll", "d20", "--purpose", "wandering check"),
+        ("session", "close"),
+        ("audit",),
+    )
+    done = [run_hexlog("--db", db, *args, cwd=folder) for args in script]
+    for args, result in zip(script[:-1], done, strict=False):
+        assert result.returncode == 0, (args, result.stderr)
+    audited = done[-1]
+    assert audited.returncode == 3, audited.stderr  # INCOMPLETE: the session's secret was supplied, not drawn
+    assert "secret was supplied to hexlog" in audited.stdout
+    return done
+
+
+def _export(db: str, folder: Path) -> str:
+    done = run_hexlog("--db", db, "export", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.usefixtures("fixed_ids")
+def test_the_same_commands_export_the_same_bytes_from_postgresql_and_sqlite(pg_url: str, tmp_path: Path) -> None:
+    """A session played on PostgreSQL and the same session played on SQLite export byte for byte alike."""
+    (tmp_path / "pg").mkdir()
+    (tmp_path / "lite").mkdir()
+    on_postgres = _play(pg_url, tmp_path / "pg")
+    handler_defaults = handler_module.Handler.__init__.__kwdefaults__
+    assert handler_defaults is not None
+    exported = _export(pg_url, tmp_path / "pg")
+    # the SQLite run counts its ids and times from 1 again
+    ids, ticks = itertools.count(1), itertools.count(1)
+    handler_defaults["new_id"] = lambda: f"00000000-0000-4000-8000-{next(ids):012d}"
+    handler_defaults["clock"] = lambda: f"2024-05-01T12:00:{next(ticks) % 60:02d}.000000Z"
+    on_sqlite = _play(str(tmp_path / "lite" / "hexlog.db"), tmp_path / "lite")
+    assert exported == _export(str(tmp_path / "lite" / "hexlog.db"), tmp_path / "lite")
+    assert len(exported.splitlines()) == 7  # started, opened, seeded, a member, two rolls, closed
+    assert '"id": "00000000-0000-4000-8000-000000000007"' in exported  # the ids this test fixed
+    assert on_postgres[-1].stdout == on_sqlite[-1].stdout
+
+
+def test_the_session_secret_is_kept_in_a_key_file_named_for_the_database(pg_url: str, tmp_path: Path) -> None:
+    """A PostgreSQL database's secrets go to DATABASE.SCHEMA.keys in the current folder, or HEXLOG_KEY_FILE."""
+    played = _play(pg_url, tmp_path)
+    assert f"campaign main started in {shlex.quote(pg_url)} under" in played[0].stdout  # the URL as given
+    schema = pg_url.rsplit("%3D", 1)[1]
+    assert [p.name for p in tmp_path.glob("*.keys")] == [f"test.{schema}.keys"]
+    done = run_hexlog(
+        "--db", pg_url, "session", "open", cwd=tmp_path, env={"HEXLOG_KEY_FILE": str(tmp_path / "elsewhere.keys")}
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "elsewhere.keys").is_file()
+
+
+def test_commands_on_a_schema_without_hexlog_tables_are_refused(pg_url: str, tmp_path: Path) -> None:
+    """Only the commands that create a database set one up; the others say to run 'hexlog init'."""
+    for args in (("log",), ("audit",), ("export",), ("roll", "d6")):
+        done = run_hexlog("--db", pg_url, *args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "hexlog init" in done.stderr
+    done = run_hexlog("--db", "postgresql://me:hunter2@127.0.0.1:1/x", "log", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "cannot connect to the database postgresql://me@127.0.0.1:1/x" in done.stderr
+    assert "hunter2" not in done.stderr
+
+
+def test_serve_and_tokens_ask_for_a_sqlite_file(pg_url: str, tmp_path: Path) -> None:
+    """The HTTP service keeps its tokens in a SQLite file: a PostgreSQL URL is refused in one line."""
+    for args in (("serve",), ("token", "list")):
+        done = run_hexlog("--db", pg_url, *args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "SQLite database file" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["mixed", "ose"])
+def test_a_golden_log_imported_into_postgresql_audits_and_exports_the_same_bytes(
+    name: str, pg_url: str, tmp_path: Path
+) -> None:
+    """A log written by a released hexlog imports into PostgreSQL, audits and re-exports byte for byte."""
+    path = GOLDEN / f"{name}.jsonl"
+    done = run_hexlog("import", str(path), "--db", pg_url, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    campaign = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["subject"].removeprefix("campaign-")
+    audited = run_hexlog("--db", pg_url, "audit", "--campaign", campaign, cwd=tmp_path)
+    assert audited.returncode in {0, 3}, audited.stderr
+    assert "FAILED" not in audited.stdout
+    again = run_hexlog("--db", pg_url, "export", "--campaign", campaign, "--referee", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.encode("utf-8") == path.read_bytes()

@@ -1,0 +1,221 @@
+"""What the PostgreSQL store adds to the contract: its guards in the database, concurrent writers and readers,
+read-only use, refusals, and rows that hold the same text as SQLite's."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from typing import TYPE_CHECKING
+
+import psycopg
+import pytest
+
+from hexlog.events.errors import (
+    ConcurrencyError,
+    CorruptLogError,
+    NotFoundError,
+    StaleVersionError,
+    StoreWriteError,
+)
+from hexlog.events.postgres import PostgresStore
+from hexlog.events.postgres_schema import append_lock_key
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.store import ProjectionRow
+
+from .postgres_db import needs_postgres, pg_url
+from .test_store_contract import batch, thing
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+pytestmark = needs_postgres
+__all__ = ["pg_url"]  # the fixture, used by name
+
+
+@pytest.fixture
+def store(pg_url: str) -> Iterator[PostgresStore]:
+    """A new store in a schema of this test's own."""
+    made = PostgresStore(pg_url)
+    yield made
+    made.close()
+
+
+def test_the_database_refuses_to_change_or_remove_an_event(store: PostgresStore, pg_url: str) -> None:
+    """Append-only is the database's own rule: an UPDATE, a DELETE or a TRUNCATE from any client fails."""
+    store.append("s", batch(1, 2), expected_version=0)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for statement in ("UPDATE events SET data = '{}'", "DELETE FROM events", "TRUNCATE events"):
+            with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+                conn.execute(statement)
+    assert [r.envelope.data["n"] for r in store.read_all()] == [1, 2]
+
+
+def test_two_writers_of_one_stream_end_with_one_stale_version_never_a_fork(store: PostgresStore, pg_url: str) -> None:
+    """Two connections appending at the same version while the append lock is held: once it is released one
+    append wins and the other raises ``StaleVersionError``; the stream stays one sound chain."""
+    store.append("s", batch(0), expected_version=0)
+    writers = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    outcomes: list[object] = []
+
+    def write(writer: PostgresStore, n: int) -> None:
+        try:
+            outcomes.append(writer.append("s", batch(n), expected_version=1))
+        except StaleVersionError as err:
+            outcomes.append(err)
+
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(store.schema),))
+        threads = [threading.Thread(target=write, args=(w, n)) for n, w in enumerate(writers, start=1)]
+        for thread in threads:
+            thread.start()
+        threads[0].join(0.5)
+        assert not outcomes  # both wait for the lock
+        holder.rollback()
+    for thread in threads:
+        thread.join(30)
+    for writer in writers:
+        writer.close()
+    assert sorted(type(o).__name__ for o in outcomes) == ["AppendResult", "StaleVersionError"]
+    assert [r.version for r in store.read_stream("s")] == [1, 2]
+    assert store.tail_problem("s") is None
+
+
+def test_an_append_that_waits_past_the_lock_timeout_is_busy_and_writes_nothing(
+    store: PostgresStore, pg_url: str
+) -> None:
+    """While another transaction holds the append lock, an append gives up after its lock timeout (0: at once)."""
+    for timeout in (0.2, 0):
+        hurried = PostgresStore(pg_url, lock_timeout=timeout)
+        try:
+            with psycopg.connect(pg_url) as holder:
+                holder.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(store.schema),))
+                with pytest.raises(ConcurrencyError, match="busy"):
+                    hurried.append("s", batch(1), expected_version=0)
+                rows = [ProjectionRow(projection="p", key="k", version=0, data=1)]
+                assert hurried.write_rows("s", rows, at_version=0) is False
+        finally:
+            hurried.close()
+    assert store.stream_version("s") == 0
+    assert store.append("s", batch(1), expected_version=0).last_version == 1
+
+
+def test_a_reader_never_sees_a_later_position_before_an_earlier_one(store: PostgresStore, pg_url: str) -> None:
+    """While four writers append to streams of their own, every read of the log is positions 1..n without a gap."""
+    done = threading.Event()
+    gaps: list[list[int]] = []
+
+    def write(name: str) -> None:
+        writer = PostgresStore(pg_url)
+        try:
+            for version in range(40):
+                writer.append(name, batch(version, version), expected_version=version * 2)
+        finally:
+            writer.close()
+
+    def read() -> None:
+        reader = PostgresStore(pg_url, readonly=True)
+        try:
+            while not done.is_set():
+                positions = [r.position for r in reader.read_all()]
+                if positions != list(range(1, len(positions) + 1)):
+                    gaps.append(positions)
+        finally:
+            reader.close()
+
+    watcher = threading.Thread(target=read)
+    watcher.start()
+    writers = [threading.Thread(target=write, args=(f"w{i}",)) for i in range(4)]
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join(60)
+    done.set()
+    watcher.join(30)
+    assert gaps == []
+    assert [r.position for r in store.read_all()] == list(range(1, 4 * 80 + 1))
+
+
+def test_a_read_only_store_writes_nothing(store: PostgresStore, pg_url: str) -> None:
+    """A read-only store refuses appends, skips row writes, and its session cannot write either."""
+    store.append("s", batch(1), expected_version=0)
+    reader = PostgresStore(pg_url, readonly=True)
+    try:
+        with pytest.raises(StoreWriteError, match="read only"):
+            reader.append("s", batch(2), expected_version=1)
+        assert (
+            reader.write_rows("s", [ProjectionRow(projection="p", key="k", version=1, data=1)], at_version=1) is False
+        )
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            reader._conn.execute("INSERT INTO commands VALUES ('c', 's', 'd', 1, 1, '[]')")
+        assert [r.envelope.data["n"] for r in reader.read_all()] == [1]
+    finally:
+        reader.close()
+    assert store.read_rows("s", "p") == {}
+
+
+def test_a_schema_without_hexlog_tables_is_refused_unless_created(pg_url: str) -> None:
+    """Opening without ``create`` (or read-only) finds no hexlog database and writes nothing."""
+    with pytest.raises(NotFoundError, match="hexlog init"):
+        PostgresStore(pg_url, create=False)
+    with pytest.raises(NotFoundError, match="hexlog init"):
+        PostgresStore(pg_url, readonly=True)
+    made = PostgresStore(pg_url)
+    made.close()
+    PostgresStore(pg_url, create=False).close()
+
+
+def test_an_events_table_that_is_not_hexlogs_is_refused(pg_url: str) -> None:
+    """A schema whose ``events`` table lacks hexlog's columns is refused untouched."""
+    PostgresStore(pg_url).close()  # makes the schema
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE events")
+        conn.execute("CREATE TABLE events (position BIGINT, note TEXT)")
+    with pytest.raises(CorruptLogError, match="not a hexlog database"):
+        PostgresStore(pg_url)
+
+
+def test_a_lost_guard_trigger_comes_back_on_opening(store: PostgresStore, pg_url: str) -> None:
+    """A hexlog schema whose guard trigger was dropped gets it back when a writer opens it."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER events_no_delete ON events")
+    PostgresStore(pg_url).close()
+    store.append("s", batch(1), expected_version=0)
+    with psycopg.connect(pg_url, autocommit=True) as conn, pytest.raises(psycopg.errors.RaiseException):
+        conn.execute("DELETE FROM events")
+
+
+def test_a_damaged_tail_refuses_the_append(store: PostgresStore, pg_url: str) -> None:
+    """An event changed behind hexlog's back (its guard disabled) is found before the next append."""
+    store.append("s", batch(1, 2), expected_version=0)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("ALTER TABLE events DISABLE TRIGGER events_no_update")
+        conn.execute("""UPDATE events SET data = '{"n":7}' WHERE stream_version = 2""")
+    assert store.tail_problem("s") == "the event at version 2 does not match its hash"
+    with pytest.raises(CorruptLogError, match="hexlog audit"):
+        store.append("s", batch(3), expected_version=2)
+    assert store.stream_version("s") == 2
+
+
+def test_rows_hold_the_same_text_as_sqlites(store: PostgresStore, tmp_path: Path) -> None:
+    """The same appends store the same columns, byte for byte, in PostgreSQL and in SQLite."""
+    lite = SQLiteStore(tmp_path / "events.db")
+    events = [thing(1, text="naïve ✓ \u0000", nested={"z": [1.5, None], "a": True}), thing(2)]
+    for target in (store, lite):
+        target.append("s", events[:1], expected_version=0)
+        target.append("t", events[1:], expected_version=0)
+    query = "SELECT position, stream_id, stream_version, id, data, prevhash, hash FROM events ORDER BY position"
+    with psycopg.connect(store.url) as conn:
+        in_postgres = conn.execute(query).fetchall()
+    in_sqlite = sqlite3.connect(tmp_path / "events.db").execute(query).fetchall()
+    lite.close()
+    assert in_postgres == in_sqlite
+
+
+def test_a_server_that_does_not_answer_is_a_write_error() -> None:
+    """No server at the URL: ``StoreWriteError`` naming the database, without its password."""
+    with pytest.raises(
+        StoreWriteError, match=r"cannot connect to the database postgresql://me@127\.0\.0\.1:1/x"
+    ) as err:
+        PostgresStore("postgresql://me:hunter2@127.0.0.1:1/x", lock_timeout=1)
+    assert "hunter2" not in str(err.value)
