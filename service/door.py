@@ -6,8 +6,9 @@ Environment:
     the database (``--db``): a SQLite file, default ``hexlog.db``, or a PostgreSQL URL
     (``postgresql://USER@HOST:PORT/DATABASE``; ``?options=-csearch_path%3DSCHEMA`` keeps it in a schema of its own).
 ``HEXLOG_KEY_FILE``
-    for a PostgreSQL database, the key file holding its sessions' secrets (default ``DATABASE.keys``, or
-    ``DATABASE.SCHEMA.keys``, in the current folder); a SQLite file's key file is always the file beside it.
+    for a PostgreSQL database, the key file holding its sessions' secrets (default
+    ``HOST_PORT_DATABASE[.SCHEMA].keys`` in ``$XDG_DATA_HOME/hexlog/keys``, by default
+    ``~/.local/share/hexlog/keys``); a SQLite file's key file is always the file beside it.
 ``HEXLOG_CAMPAIGN``
     the campaign id (``--campaign``).
 ``HEXLOG_BUSY_TIMEOUT``
@@ -125,7 +126,8 @@ def shown_db(db: Path) -> str:
 
 def key_file(db: Path) -> Path:
     """The key file of a database: beside a SQLite file; for PostgreSQL, ``HEXLOG_KEY_FILE`` or one named for the
-    database (and its schema) in the current folder."""
+    server, the database and its schema in the user's data folder (``$XDG_DATA_HOME/hexlog/keys``, by default
+    ``~/.local/share/hexlog/keys``), so that every command of the campaign finds it from any folder."""
     url = database_url(db)
     if url is None:
         return key_file_for(db)
@@ -133,10 +135,19 @@ def key_file(db: Path) -> Path:
     if given:
         return Path(given)
     params = conninfo_to_dict(url)
+    host = str(params.get("host") or params.get("hostaddr") or "localhost")
     name = str(params.get("dbname") or params.get("user") or "hexlog")
     schema = re.search(r"search_path=([A-Za-z0-9_]+)", str(params.get("options") or ""))
-    stem = f"{name}.{schema.group(1)}" if schema else name
-    return Path(re.sub(r"[^A-Za-z0-9_.-]", "_", stem) + ".keys")
+    stem = f"{host}_{params.get('port') or 5432}_{name}" + (f".{schema.group(1)}" if schema else "")
+    return keys_folder() / (re.sub(r"[^A-Za-z0-9_.-]", "_", stem) + ".keys")
+
+
+def keys_folder() -> Path:
+    """Where the key files of PostgreSQL databases are kept, made (readable by the user only) if missing."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    folder = (Path(base) if base else Path.home() / ".local" / "share") / "hexlog" / "keys"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
 
 
 def sqlite_only(db: Path, what: str) -> None:

@@ -40,6 +40,7 @@ def run_hexlog(
 ) -> subprocess.CompletedProcess[str]:
     """Run the command line in ``cwd`` and capture what a user would see."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
+    full_env["XDG_DATA_HOME"] = str(cwd / ".data")  # a PostgreSQL database's key file stays in the test's folder
     full_env.update(env or {})
     if IN_PROCESS:
         return _run_in_process(args, cwd=cwd, env=full_env, input_text=input_text)

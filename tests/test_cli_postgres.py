@@ -97,11 +97,15 @@ def test_the_same_commands_export_the_same_bytes_from_postgresql_and_sqlite(pg_u
 
 
 def test_the_session_secret_is_kept_in_a_key_file_named_for_the_database(pg_url: str, tmp_path: Path) -> None:
-    """A PostgreSQL database's secrets go to DATABASE.SCHEMA.keys in the current folder, or HEXLOG_KEY_FILE."""
+    """A PostgreSQL database's secrets go to HOST_PORT_DATABASE.SCHEMA.keys in the user's data folder (whatever
+    folder the command runs in), or to HEXLOG_KEY_FILE."""
     played = _play(pg_url, tmp_path)
     assert f"campaign main started in {shlex.quote(pg_url)} under" in played[0].stdout  # the URL as given
     schema = pg_url.rsplit("%3D", 1)[1]
-    assert [p.name for p in tmp_path.glob("*.keys")] == [f"test.{schema}.keys"]
+    keys = tmp_path / ".data" / "hexlog" / "keys"
+    assert [p.name for p in keys.glob("*.keys")] == [f"127.0.0.1_5432_test.{schema}.keys"]
+    assert keys.stat().st_mode & 0o777 == 0o700
+    assert not list(tmp_path.glob("*.keys"))
     done = run_hexlog(
         "--db", pg_url, "session", "open", cwd=tmp_path, env={"HEXLOG_KEY_FILE": str(tmp_path / "elsewhere.keys")}
     )
