@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from transitions import Machine, MachineError
+from transitions import Machine, MachineError, State
 
 from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
@@ -37,6 +37,37 @@ if TYPE_CHECKING:
 Allowed = tuple[str, tuple[str, ...]]
 
 
+class _Machine(Machine):
+    """A ``transitions.Machine`` that looks up the triggers from a state instead of searching every trigger's rows
+    (``may_trigger`` asks for them each time, and ``Runner.allowed`` asks once per step it judges); a row added
+    or removed forgets what was looked up."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        #: the triggers from each state (by name) looked up so far
+        self._triggers_from: dict[str, list[str]] = {}
+        super().__init__(**kwargs)
+
+    def get_triggers(self, *args: str | enum.Enum | State) -> list[str]:
+        """The triggers that have a row from any of the states, in table order (as ``Machine.get_triggers``)."""
+        if len(args) != 1:
+            return super().get_triggers(*args)
+        name = args[0] if isinstance(args[0], str) else args[0].name
+        found = self._triggers_from.get(name)
+        if found is None:
+            found = self._triggers_from[name] = super().get_triggers(name)
+        return list(found)
+
+    def add_transition(self, *args: Any, **kwargs: Any) -> None:
+        """Add a row (``Machine.add_transition``), forgetting the triggers looked up."""
+        self._triggers_from.clear()
+        super().add_transition(*args, **kwargs)
+
+    def remove_transition(self, *args: Any, **kwargs: Any) -> None:
+        """Remove rows (``Machine.remove_transition``), forgetting the triggers looked up."""
+        self._triggers_from.clear()
+        super().remove_transition(*args, **kwargs)
+
+
 class Runner:
     """Fires one procedure's triggers on folded states."""
 
@@ -47,7 +78,7 @@ class Runner:
         self.procedure = procedure
         #: the machine runs on the phases' names: ``transitions`` reads a state's name several times a
         #: trigger, and an Enum member's name costs it more than a string does
-        self.machine = Machine(
+        self.machine = _Machine(
             model=None,
             states=[phase.name for phase in procedure.phases],
             transitions=list(procedure.transitions),
