@@ -9,7 +9,7 @@ few rows however long the campaign is.
 from __future__ import annotations
 
 import contextlib
-import uuid
+import os
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,17 @@ if TYPE_CHECKING:
 TABLE = "table"
 #: how many times a command that lost a race to another writer is decided again on the new state
 RETRIES = 5
+
+
+#: the variant nibble of an RFC 4122 UUID (``10xx``) for each value of a random hex digit
+_VARIANT = "89ab" * 4
+
+
+def new_event_id() -> str:
+    """A random (version 4) UUID as text, as ``str(uuid.uuid4())`` gives it, at a third of its cost (one per
+    event): 122 random bits, the version and variant bits set in the text."""
+    h = os.urandom(16).hex()
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[int(h[16], 16)]}{h[17:20]}-{h[20:]}"
 
 
 def utc_now() -> str:
@@ -133,7 +144,7 @@ class Handler:
         *,
         registry: Registry = REGISTRY,
         clock: Callable[[], str] = utc_now,
-        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+        new_id: Callable[[], str] = new_event_id,
         roller: Callable[[Table], Roller] | None = None,
     ) -> None:
         self.store = store
