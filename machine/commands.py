@@ -34,12 +34,24 @@ NUMBER_LIMITS: dict[str, tuple[int, int]] = {
 
 def oversized(data: Any) -> int | None:
     """The first integer in unstructured data past 2**53 - 1 either way, or None."""
-    if isinstance(data, bool):
+    kind = type(data)
+    if kind is dict:
+        items = data.values()
+    elif kind is list or kind is tuple:
+        items = data
+    elif kind is int:  # the common cases first, by exact type: every event's data is walked before it is recorded
+        return data if not -SAFE_INTEGER <= data <= SAFE_INTEGER else None
+    elif kind is str or kind is float or data is None or isinstance(data, bool):
         return None
-    if isinstance(data, int):
+    elif isinstance(data, int):
         return data if abs(data) > SAFE_INTEGER else None
-    items = data.values() if isinstance(data, dict) else data if isinstance(data, list | tuple) else ()
-    return next((found for found in map(oversized, items) if found is not None), None)
+    else:
+        items = data.values() if isinstance(data, dict) else data if isinstance(data, list | tuple) else ()
+    for item in items:
+        found = oversized(item)
+        if found is not None:
+            return found
+    return None
 
 
 def limits_of(name: str) -> tuple[int, int] | None:
@@ -49,20 +61,28 @@ def limits_of(name: str) -> tuple[int, int] | None:
 
 def check_numbers(command: Command) -> None:
     """Refuse a number argument outside its sane range (``UsageError`` naming the option and the range)."""
-    for field in attrs.fields(type(command)):
-        limits = limits_of(field.name)
-        if limits is None:
-            continue
+    for field, (low, high) in _limited(type(command)):
         value = getattr(command, field.name)
         values = value if isinstance(value, tuple) else (value,)
         for one in values:
             if isinstance(one, bool) or not isinstance(one, int):
                 continue
-            low, high = limits
             if not low <= one <= high:
                 flag = (field.metadata.get(FLAG) or "--" + field.name.replace("_", "-")).split("/")[0]
                 msg = f"{flag} must be {low} to {high}, not {one}"
                 raise UsageError(msg)
+
+
+#: per command class, its fields that have a sane range of their own, with it (most have none)
+_LIMITED: dict[type, tuple[tuple[attrs.Attribute[Any], tuple[int, int]], ...]] = {}
+
+
+def _limited(cls: type[Command]) -> tuple[tuple[attrs.Attribute[Any], tuple[int, int]], ...]:
+    found = _LIMITED.get(cls)
+    if found is None:
+        found = tuple((field, limits) for field in attrs.fields(cls) if (limits := limits_of(field.name)) is not None)
+        _LIMITED[cls] = found
+    return found
 
 
 def spoken(command: type[Command] | Command) -> str:

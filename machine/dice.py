@@ -14,6 +14,7 @@ The commitment is ``sha256(secret)`` in hex.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import itertools
@@ -209,8 +210,12 @@ class DiceSpec:
         return text + (f"{self.modifier:+d}" if self.modifier else "")
 
 
+@functools.lru_cache(maxsize=1024)
 def parse(expression: str) -> DiceSpec:
-    """Parse a dice expression (``NdS``, ``d%``, keep or drop, several terms); ``DiceExpressionError`` otherwise."""
+    """Parse a dice expression (``NdS``, ``d%``, keep or drop, several terms); ``DiceExpressionError`` otherwise.
+
+    The same few expressions are rolled again and again, and a ``DiceSpec`` is a value: each is parsed once.
+    """
     text = expression.strip()
     groups: list[DiceGroup] = []
     modifier, at, terms, sign = 0, 0, 0, "+"

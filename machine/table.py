@@ -60,19 +60,19 @@ class Table:
 
 
 def _procedures(table: Table, event: Event, registry: Registry) -> Mapping[str, Any]:
+    states = table.procedures
     changed: dict[str, Any] | None = None
-    for procedure in registry.procedures:
-        if procedure.fold is None:
-            continue
-        before = table.procedures.get(procedure.name)
-        after = procedure.fold(before, event)
+    for name, fold in registry.folds:
+        before = states.get(name)
+        after = fold(before, event)
         if after is not before:
-            changed = dict(table.procedures) if changed is None else changed
+            if changed is None:
+                changed = dict(states)
             if after is None:
-                changed.pop(procedure.name, None)
+                changed.pop(name, None)
             else:
-                changed[procedure.name] = after
-    return table.procedures if changed is None else changed
+                changed[name] = after
+    return states if changed is None else changed
 
 
 def evolve(table: Table, event: Event, registry: Registry) -> Table:

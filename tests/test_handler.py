@@ -8,6 +8,7 @@ import select
 import subprocess
 import sys
 import textwrap
+import uuid
 
 import pytest
 
@@ -26,7 +27,7 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine.handler import Handler
+from hexlog.machine.handler import Handler, new_event_id
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
@@ -550,3 +551,13 @@ class TestEncounterInvariants:
         handler.execute("c1", c.AddMember(name="Ann", armor="chain_mail"))
         handler.execute("c1", c.ChangeRules(ruleset="adnd"))
         assert handler.load("c1").rules.name == "adnd"
+
+
+def test_event_ids_are_random_rfc_4122_version_4_uuids_as_uuid_writes_them():
+    """Each id parses as a version 4 UUID of the RFC 4122 variant and reads back as the same text; none repeats."""
+    ids = [new_event_id() for _ in range(2000)]
+    for one in ids:
+        parsed = uuid.UUID(one)
+        assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, one)
+    assert len(set(ids)) == len(ids)
+    assert {one[19] for one in ids} == set("89ab")  # every variant digit turns up

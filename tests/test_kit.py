@@ -33,6 +33,7 @@ from hexlog.machine.kit.context import StepContext
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.kit.registry import Registry
+from hexlog.machine.kit.runner import Runner
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
@@ -261,6 +262,31 @@ class TestFiring:
         """``met`` is the kit's to fire when the encounter concludes, not the referee's."""
         assert REGISTRY.runner("patrol").triggers(Phase.MEETING) == ["met"]
         assert "met" not in REGISTRY.runner("patrol").commands
+
+    def test_the_triggers_from_a_phase_are_those_transitions_finds_even_after_the_table_changes(self):
+        """The runner's machine looks the triggers from a state up; they stay what ``Machine`` would search for."""
+        from transitions import Machine  # noqa: PLC0415 - the library's own answer, for comparison
+
+        for procedure in (PATROL, ENCOUNTER):
+            machine, phases = Runner(procedure).machine, list(procedure.phases or ())
+            for phase in phases:
+                for state in (phase, phase.name, machine.get_state(phase.name)):
+                    assert machine.get_triggers(state) == Machine.get_triggers(machine, state)
+            assert machine.get_triggers(*phases) == Machine.get_triggers(machine, *phases)
+        machine = Runner(PATROL).machine
+        assert machine.get_triggers(Phase.MEETING) == ["met"]
+        machine.add_transition("fly", Phase.MEETING.name, Phase.DONE.name)
+        assert machine.get_triggers(Phase.MEETING) == ["met", "fly"]
+        machine.remove_transition("met", Phase.MEETING.name)
+        assert machine.get_triggers(Phase.MEETING) == ["fly"]
+
+    def test_a_phase_change_is_the_same_value_each_time_it_is_fired(self):
+        """The runner builds one ``PhaseChanged`` per edge; each fire gives an equal one, named by the phases."""
+        runner, table = Runner(PATROL), tables.Table()
+        first = runner.fire("set_out", None, table, SetOut())
+        again = runner.fire("set_out", PatrolState(phase=Phase.DONE), table, SetOut())
+        assert first == PhaseChanged(procedure="patrol", trigger="set_out", source="IDLE", dest="WALKING")
+        assert again == PhaseChanged(procedure="patrol", trigger="set_out", source="DONE", dest="WALKING")
 
     def test_the_recorded_transition_check_follows_the_table(self):
         """Every row of the table is a recorded transition the audit accepts, and nothing else."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 
@@ -74,6 +75,22 @@ def test_no_event_holds_an_integer_past_2_53(handler, monkeypatch):
 def test_oversized_finds_nested_integers():
     assert c.oversized({"a": [1, {"b": -(2**53)}]}) == -(2**53)
     assert c.oversized({"a": [1, {"b": 2**53 - 1}], "c": True}) is None
+
+
+def test_oversized_reads_every_kind_of_unstructured_data():
+    """Tuples, subclasses of int, dict and list, floats, text and None: only an integer past 2**53 - 1 is found."""
+
+    class Big(enum.IntEnum):
+        HUGE = 2**53
+
+    class Mapping(dict[str, object]):
+        pass
+
+    assert c.oversized((1, (2, [3, 2**53 + 1]))) == 2**53 + 1
+    assert c.oversized(Mapping(a=[Big.HUGE])) == Big.HUGE
+    assert c.oversized(Mapping(a=2**53 - 1)) is None
+    assert c.oversized([1.5e300, "9" * 30, None, False, -(2**53 - 1)]) is None
+    assert c.oversized(-(2**53) - 1) == -(2**53) - 1
 
 
 @pytest.mark.parametrize(

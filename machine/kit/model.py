@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -23,7 +22,8 @@ class Model:
     ``may_trigger`` when the model is attached.
     """
 
-    state: enum.Enum
+    #: the phase's name (the kit's machines run on names; the folded state holds the phase)
+    state: str
     proc: Any = None
     table: Table | None = None
     command: Command | None = None

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from hexlog.machine.commands import Command
-    from hexlog.machine.kit.procedure import DueCheck, Guard, ModifierSource, Procedure
+    from hexlog.machine.kit.procedure import DueCheck, Fold, Guard, ModifierSource, Procedure
     from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
@@ -62,6 +62,11 @@ class Registry:
         self._skeletons = [(p, skeleton(p)) for p in purposes]
         #: what ``reserved`` answered for each purpose asked (a log asks of the same few purposes again and again)
         self._reserved: dict[str, str | None] = {}
+        #: what every command, roll, clock advance and event reads, gathered once in registry order
+        self._guards = tuple(g for p in procedures for g in p.guards)
+        self._due_checks = tuple(c for p in procedures for c in p.due_checks)
+        self._modifier_sources = tuple(m for p in procedures for m in p.modifiers)
+        self.folds: tuple[tuple[str, Fold], ...] = tuple((p.name, p.fold) for p in procedures if p.fold is not None)
 
     def __iter__(self) -> Iterator[Procedure]:
         return iter(self.procedures)
@@ -97,19 +102,19 @@ class Registry:
         return [p for p in self.procedures if p.has_machine]
 
     @property
-    def guards(self) -> list[Guard]:
+    def guards(self) -> tuple[Guard, ...]:
         """Every invariant any procedure owns, in order."""
-        return [g for p in self.procedures for g in p.guards]
+        return self._guards
 
     @property
-    def due_checks(self) -> list[DueCheck]:
+    def due_checks(self) -> tuple[DueCheck, ...]:
         """Every check that falls due with game time, in order."""
-        return [c for p in self.procedures for c in p.due_checks]
+        return self._due_checks
 
     @property
-    def modifier_sources(self) -> list[ModifierSource]:
+    def modifier_sources(self) -> tuple[ModifierSource, ...]:
         """Every source of roll modifiers, in order."""
-        return [m for p in self.procedures for m in p.modifiers]
+        return self._modifier_sources
 
     @property
     def rule_parts(self) -> list[type]:

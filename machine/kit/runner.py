@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from transitions import Machine, MachineError
+from transitions import Machine, MachineError, State
 
 from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
@@ -37,6 +37,37 @@ if TYPE_CHECKING:
 Allowed = tuple[str, tuple[str, ...]]
 
 
+class _Machine(Machine):
+    """A ``transitions.Machine`` that looks up the triggers from a state instead of searching every trigger's rows
+    (``may_trigger`` asks for them each time, and ``Runner.allowed`` asks once per step it judges); a row added
+    or removed forgets what was looked up."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        #: the triggers from each state (by name) looked up so far
+        self._triggers_from: dict[str, list[str]] = {}
+        super().__init__(**kwargs)
+
+    def get_triggers(self, *args: str | enum.Enum | State) -> list[str]:
+        """The triggers that have a row from any of the states, in table order (as ``Machine.get_triggers``)."""
+        if len(args) != 1:
+            return super().get_triggers(*args)
+        name = args[0] if isinstance(args[0], str) else args[0].name
+        found = self._triggers_from.get(name)
+        if found is None:
+            found = self._triggers_from[name] = super().get_triggers(name)
+        return list(found)
+
+    def add_transition(self, *args: Any, **kwargs: Any) -> None:
+        """Add a row (``Machine.add_transition``), forgetting the triggers looked up."""
+        self._triggers_from.clear()
+        super().add_transition(*args, **kwargs)
+
+    def remove_transition(self, *args: Any, **kwargs: Any) -> None:
+        """Remove rows (``Machine.remove_transition``), forgetting the triggers looked up."""
+        self._triggers_from.clear()
+        super().remove_transition(*args, **kwargs)
+
+
 class Runner:
     """Fires one procedure's triggers on folded states."""
 
@@ -45,24 +76,29 @@ class Runner:
             msg = f"procedure {procedure.name} declares no machine"
             raise TypeError(msg)
         self.procedure = procedure
-        self.machine = Machine(
+        #: the machine runs on the phases' names: ``transitions`` reads a state's name several times a
+        #: trigger, and an Enum member's name costs it more than a string does
+        self.machine = _Machine(
             model=None,
-            states=procedure.phases,
+            states=[phase.name for phase in procedure.phases],
             transitions=list(procedure.transitions),
-            initial=procedure.initial,
+            initial=procedure.initial.name,
             auto_transitions=False,
             name=procedure.name,
         )
         self.commands = {trigger: cls for cls, trigger in procedure.triggers.items()}
         #: per trigger, the sketches ``allowed`` judges: one per side for a command with a side
         self._sketches = {trigger: _sketches(cls) for trigger, cls in self.commands.items()}
-        self._model: Model = procedure.model(state=procedure.initial)
-        self.machine.add_model(self._model, initial=procedure.initial)
+        self._model: Model = procedure.model(state=procedure.initial.name)
+        self.machine.add_model(self._model, initial=procedure.initial.name)
         self._lock = threading.Lock()
+        self._events = dict(self.machine.events)
         self._by_trigger = {
             name: {(t.source, t.dest) for ts in event.transitions.values() for t in ts}
-            for name, event in self.machine.events.items()
+            for name, event in self._events.items()
         }
+        #: each phase change made so far, by (trigger, source, dest): an event is a value, so one serves every fire
+        self._changes: dict[tuple[str, str, str], PhaseChanged] = {}
         self._check_resume()
 
     def _check_resume(self) -> None:
@@ -88,11 +124,11 @@ class Runner:
                 )
                 raise TypeError(msg)
 
-    def _load(self, phase: enum.Enum, proc: Any, table: Table, command: Command | None) -> Model:
+    def _load(self, phase: str, proc: Any, table: Table, command: Command | None) -> Model:
+        """The resident model holding the state, the table and the command, in phase ``phase`` (named)."""
         model = self._model
         model.proc, model.table, model.command, model.refusals = proc, table, command, []
-        if model.state is not phase:  # the resident model is often in the phase already (the last command left it)
-            self.machine.set_state(phase, model=model)
+        model.state = phase  # what set_state writes, without looking the phase up again
         return model
 
     def attach(self, proc: Any, table: Table) -> Model:
@@ -101,7 +137,7 @@ class Runner:
         phase = self.procedure.phase_of(proc)
         assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
         with self._lock:
-            return self._load(phase, proc, table, None)
+            return self._load(phase.name, proc, table, None)
 
     def detach(self) -> None:
         """Let go of what the resident model holds (the state, the table, the command)."""
@@ -124,24 +160,33 @@ class Runner:
         ``IllegalTransitionError`` when the phase has no such trigger, naming the steps allowed now;
         ``RuleRefusedError`` with the reasons when every row's conditions fail.
         """
-        source = self.procedure.phase_of(proc)
-        assert source is not None  # noqa: S101 - a procedure with a machine has an initial phase
+        phase = self.procedure.phase_of(proc)
+        assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
+        source, event = phase.name, self._events.get(trigger)
         with self._lock:
             model = self._load(source, proc, table, command)
             try:
-                done = model.trigger(trigger)
+                done = model.trigger(trigger) if event is None else event.trigger(model)
             except MachineError:
                 done = None
-            dest, refusals = model.state, list(model.refusals)
+            dest, refusals = model.state, model.refusals  # the next load gives the model a new list
+        if done:
+            return self._change(trigger, source, dest)
         name = self.procedure.name
         if done is None:
             offered = [t for t, _ in self.allowed(proc, table)]
-            raise IllegalTransitionError(name, source.name, trigger, offered)
-        if not done:
-            why = "; ".join(dict.fromkeys(refusals)) or "its conditions do not hold"
-            msg = f"{name}: '{trigger}' refused in phase {source.name}: {why}"
-            raise RuleRefusedError(msg)
-        return PhaseChanged(procedure=name, trigger=trigger, source=source.name, dest=dest.name)
+            raise IllegalTransitionError(name, source, trigger, offered)
+        why = "; ".join(dict.fromkeys(refusals)) or "its conditions do not hold"
+        msg = f"{name}: '{trigger}' refused in phase {source}: {why}"
+        raise RuleRefusedError(msg)
+
+    def _change(self, trigger: str, source: str, dest: str) -> PhaseChanged:
+        key = (trigger, source, dest)
+        change = self._changes.get(key)
+        if change is None:
+            change = PhaseChanged(procedure=self.procedure.name, trigger=trigger, source=source, dest=dest)
+            self._changes[key] = change
+        return change
 
     def allowed(self, proc: Any, table: Table) -> list[Allowed]:
         """Each step whose conditions hold now for a command with default arguments, with its sides.
@@ -168,7 +213,7 @@ class Runner:
         return found
 
     def _may(self, phase: enum.Enum, proc: Any, table: Table, command: Command, trigger: str) -> bool:
-        model = self._load(phase, proc, table, command)
+        model = self._load(phase.name, proc, table, command)
         try:
             return bool(model.may_trigger(trigger))
         except HexlogError:
