@@ -120,8 +120,9 @@ def explain_roll(  # noqa: PLR0913 - the roll's name, the rules, and what may no
     assert isinstance(roll, DiceRolled)  # noqa: S101 - found above
     env = ordered[at]
     record = check_dice(events, registry).sessions.get(roll.session)
+    name = hexdice.roll_name(roll.session, nonce, secret=roll.visibility == hexdice.REFEREE_LANE)
     lines = [
-        f"roll {nonce} of session {roll.session}: {roll.purpose} ({roll.expression}, {roll.visibility})",
+        f"roll {name} (nonce {nonce} of session {roll.session}): {roll.purpose} ({roll.expression}, {roll.visibility})",
         f"  event {env.id}, {env.subject} version {env.streamversion}, {env.time}",
     ]
     if len(found) > 1:

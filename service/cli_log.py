@@ -21,6 +21,7 @@ from hexlog.events.files import MAX_EXPORT_BYTES, read_regular
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import stream_for
+from hexlog.machine import dice as hexdice
 from hexlog.machine.commands import SAFE_INTEGER
 from hexlog.machine.text import counted
 from hexlog.projections import live, visibility
@@ -44,6 +45,7 @@ from hexlog.service.door import (
     open_store,
     warn,
 )
+from hexlog.service.render_campaign import roll_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -182,7 +184,10 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
     roll: Annotated[
-        str | None, typer.Option("--roll", help="explain this roll: its name as the log shows it (s2#4), or a nonce")
+        str | None,
+        typer.Option(
+            "--roll", help="explain this roll: its name as the log shows it (s2#4, a secret roll's s2#r4), or a nonce"
+        ),
     ] = None,
     session: Annotated[
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
@@ -196,7 +201,8 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         ),
     ] = False,
     secret: Annotated[  # noqa: FBT002 - a flag
-        bool, typer.Option("--secret", help="--roll names a secret roll (hexlog-dice-v2 counts them apart)")
+        bool,
+        typer.Option("--secret", help="--roll N names a secret roll (as --roll rN does: the lanes count apart)"),
     ] = False,
     expect: Annotated[
         list[str] | None,
@@ -213,7 +219,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     an event players may not see yet (a secret roll, a referee's fact) is withheld, as in a player's view.
     """
     receipts = [Receipt.parse(text) for text in expect or ()]
-    nonce, session = _roll_named(roll, session) if roll is not None else (None, session)
+    nonce, session, named_secret = _roll_named(roll, session) if roll is not None else (None, session, False)
     if file is not None:
         envelopes = exports.read_export(_read_lines(file))
         report = audits.audit_envelopes(envelopes, expect=receipts)
@@ -231,7 +237,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         )
         audited = _audited(store, campaign)
     if nonce is not None:
-        _explain(envelopes, nonce, session, referee=referee, secret=secret)
+        _explain(envelopes, nonce, session, referee=referee, secret=secret or named_secret)
         return
     if not referee:
         report = player_audit.for_player(report, audited)
@@ -258,16 +264,19 @@ def _audited(store: EventStore, campaign: str | None) -> Callable[[], Iterable[E
     return lambda: (r.envelope for r in store.iter_stream(stream_for(campaign)))
 
 
-def _roll_named(text: str, session: str | None) -> tuple[int, str | None]:
-    """The nonce and session a roll's name gives: ``s2#4`` (session s2, nonce 4) or ``4`` (with --session)."""
+def _roll_named(text: str, session: str | None) -> tuple[int, str | None, bool]:
+    """The nonce, session and lane a roll's name gives: ``s2#4`` (session s2, public nonce 4), ``s2#r4`` (its
+    secret nonce 4), or ``4`` / ``r4`` (with --session, or the latest session with it)."""
     named, _, digits = text.strip().rpartition("#")
+    secret = digits.startswith(hexdice.REFEREE_MARK)
+    digits = digits.removeprefix(hexdice.REFEREE_MARK)
     if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(SAFE_INTEGER)):
-        msg = f"--roll takes a roll's name as the log shows it (s2#4) or a nonce, not {text!r}"
+        msg = f"--roll takes a roll's name as the log shows it (s2#4, a secret roll's s2#r4) or a nonce, not {text!r}"
         raise UsageError(msg)
     if named and session is not None and named != session:
         msg = f"--roll {text} names session {named}, but --session says {session}"
         raise UsageError(msg)
-    return int(digits), named or session
+    return int(digits), named or session, secret
 
 
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
@@ -294,8 +303,8 @@ def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, ref
         and any((s, n) == (roll.session, nonce) for s, _, n in hidden)
     ):
         msg = (
-            f"roll {nonce} of session {roll.session} is secret until the session closes "
-            "(the referee may pass --referee)"
+            f"roll {roll_name(roll)} (nonce {nonce} of session {roll.session}) is secret until the session "
+            "closes (the referee may pass --referee)"
         )
         raise RuleRefusedError(msg)
     return text
