@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
-from hexlog.events.pursuit import PursuitRested
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions
@@ -199,12 +198,8 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
 
 def _after_pursuit(ctx: StepContext) -> None:
     """An encounter rolled while the party rested after the pursuit is handed off."""
-    chased = ctx.state(PURSUIT)
-    rested = getattr(chased, "rested", None)
-    if not isinstance(rested, PursuitRested) or getattr(chased, "ended", None) is None:
-        return
-    trip = journey(ctx)
-    if rested.encounters and chased.ended.outcome == "escaped":
+    if handover.met_while_resting(ctx.state(PURSUIT)):
+        trip = journey(ctx)
         ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
 
 
