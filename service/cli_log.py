@@ -240,7 +240,12 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         _explain(envelopes, nonce, session, referee=referee, secret=secret or named_secret)
         return
     if not referee:
-        report = player_audit.for_player(report, audited)
+        whole, report = report, player_audit.for_player(report, audited)
+        if report.text() != whole.text():
+            sys.stderr.write(
+                "hexlog: note: what this audit says of events players may not see yet is withheld "
+                "(the referee's audit: --referee)\n"
+            )
     out.print(report.text())
     verdict = report.verdict
     if verdict is Verdict.FAILED:

@@ -148,8 +148,10 @@ def test_the_command_line_withholds_unless_the_referee_asks(tmp_path, hexlog_in)
     assert "version 5" in plain.stderr
     for canary in (SECRET_PURPOSE, FORGED_NOTATION, LOST_FEATURE):
         assert canary not in plain.stdout + plain.stderr
+    assert "--referee" in plain.stderr
     assert FORGED_NOTATION in referee.stdout
     assert FORGED_NOTATION in referee.stderr
+    assert "withheld" not in referee.stderr
     assert LOST_FEATURE in referee.stdout
 
 
