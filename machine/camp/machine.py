@@ -3,8 +3,8 @@
 ``TRANSITIONS`` is the whole night: camp is made, firewood gathered (or not), the watches set, the
 night's wandering checks rolled, an encounter met in the watch the die picks (the camp waits while
 the encounter runs, and resumes with ``encounter_over`` when it concludes; an encounter that ends with
-the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes, after
-any encounter the rest after an escape met, which is handed off in turn), and
+the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes (an
+encounter met in the rest after an escape is handed off first, and waited for), and
 the camp broken in the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
 """
 

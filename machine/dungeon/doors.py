@@ -5,11 +5,10 @@ counts as stuck whatever is noted. A labelled door is remembered (the delve's ``
 locked stays locked until a key or a pick opens it, one known stuck must be forced, one opened before
 (forced, or at once) or held open by a spike opens without a roll. A locked door opens to its key or
 to a thievery roll whose chance the referee gives (the host game's thief skill, A33), then must still
-be forced if stuck: the STR
-band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an axe's bonus, which then rolls a
-second die for breaking. A failed attempt to force a door makes noise. Rolls made for a character
-name them (``made_for``), so the state's modifiers apply; a low-is-good die reads a penalty as a
-higher face.
+be forced if stuck: the STR band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an
+axe's bonus, which then rolls a second die for breaking. A failed attempt to force a door makes
+noise. Rolls made for a character name them (``made_for``), so the state's modifiers apply; a
+low-is-good die reads a penalty as a higher face.
 """
 
 from __future__ import annotations
