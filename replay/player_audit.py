@@ -5,21 +5,25 @@ for everybody. Its text, though, can quote what it checked: a secret roll's face
 a lost party found, a decision that used a secret roll. A player's copy keeps the counts, the verdict,
 the caveats and every finding's place and check, but withholds the reason of a finding about an event the
 player view hides (``hexlog.projections.visibility``), and any line of the referee's hand or of a caveat
-that names one. An event that does not decode cannot be judged, so it counts as hidden. The checks of
-the chain itself (links, order, positions, source, receipts) say nothing of an event's contents and are
-always shown.
+that names one. An event that does not decode is judged by what its envelope says: while its session
+is open, one that is (or may be) a secret roll, of a kind only the referee may know, of an unknown
+type, or naming a secret roll counts as hidden. The checks of the chain itself (links, order,
+positions, source, receipts) say nothing of an event's contents and are always shown.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events.base import event_class
 from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
-from hexlog.projections.visibility import PlayerView, ended_sessions
+from hexlog.projections.visibility import PUBLIC, SESSION, PlayerView, ended_sessions
+from hexlog.replay.chain_audit import malformed
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -39,7 +43,8 @@ def hidden_versions(envelopes: Iterable[Envelope]) -> frozenset[tuple[str, int]]
     """(stream, version) of every event a player may not see now: hidden by the player view, or undecodable."""
     streams: dict[str, list[Envelope]] = {}
     for env in envelopes:
-        streams.setdefault(str(env.subject), []).append(env)
+        if malformed(env) is None:  # an envelope of the wrong shape is the audit's finding, of no event
+            streams.setdefault(env.subject, []).append(env)
     hidden: set[tuple[str, int]] = set()
     for stream, listed in streams.items():
         ordered = sorted(listed, key=lambda env: env.streamversion)
@@ -51,9 +56,32 @@ def hidden_versions(envelopes: Iterable[Envelope]) -> frozenset[tuple[str, int]]
                 events.append(None)
         view = PlayerView(ended_sessions(e for e in events if e is not None))
         for env, event in zip(ordered, events, strict=True):
-            if event is None or view.hides(event):
+            if _undecodable_hidden(env, view) if event is None else view.hides(event):
                 hidden.add((stream, env.streamversion))
     return frozenset(hidden)
+
+
+def _undecodable_hidden(env: Envelope, view: PlayerView) -> bool:
+    """Whether an event that does not decode may hold what a player may not see yet, from its envelope."""
+    if not view.current or view.current in view.ended:
+        return False  # no session, or one whose secrets are revealed
+    try:
+        cls = event_class(env.type)
+    except HexlogError:
+        return True  # of no known kind: it could be anything
+    data = env.data if isinstance(env.data, dict) else {}
+    if str(getattr(cls, "referee_only", "")) == SESSION:
+        return True
+    if cls is DiceRolled:
+        return data.get("visibility") != PUBLIC
+    if _nonces(data, "referee_rolls"):
+        return True
+    return any((view.current, lane, n) in view.hidden for lane in ("", PUBLIC) for n in _nonces(data, "rolls"))
+
+
+def _nonces(data: dict[str, Any], field: str) -> list[int]:
+    found = data.get(field)
+    return [n for n in found if isinstance(n, int)] if isinstance(found, list) else []
 
 
 def _finding(finding: Finding, hidden: frozenset[tuple[str, int]]) -> Finding:

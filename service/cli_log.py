@@ -239,14 +239,11 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     if nonce is not None:
         _explain(envelopes, nonce, session, referee=referee, secret=secret or named_secret)
         return
-    if not referee:
-        whole, report = report, player_audit.for_player(report, audited)
-        if report.text() != whole.text():
-            sys.stderr.write(
-                "hexlog: note: what this audit says of events players may not see yet is withheld "
-                "(the referee's audit: --referee)\n"
-            )
-    out.print(report.text())
+    shown = report if referee else player_audit.for_player(report, audited)
+    out.print(shown.text())
+    if shown.text() != report.text():
+        out.print("(what it says of events players may not see yet is withheld; the referee's audit: --referee)")
+    report = shown
     verdict = report.verdict
     if verdict is Verdict.FAILED:
         first = report.first_bad

@@ -148,10 +148,10 @@ def test_the_command_line_withholds_unless_the_referee_asks(tmp_path, hexlog_in)
     assert "version 5" in plain.stderr
     for canary in (SECRET_PURPOSE, FORGED_NOTATION, LOST_FEATURE):
         assert canary not in plain.stdout + plain.stderr
-    assert "--referee" in plain.stderr
+    assert "the referee's audit: --referee" in plain.stdout
     assert FORGED_NOTATION in referee.stdout
     assert FORGED_NOTATION in referee.stderr
-    assert "withheld" not in referee.stderr
+    assert "withheld" not in referee.stdout + referee.stderr
     assert LOST_FEATURE in referee.stdout
 
 
@@ -180,3 +180,25 @@ def test_a_players_account_of_a_public_roll_withholds_a_hidden_decision_that_use
     assert NIGHT_TERRAIN in referee
     assert NIGHT_TERRAIN not in player
     assert f"version 7 hexlog.camp.night_checked: {WITHHELD_DECISION}" in player
+
+
+def _overwrite(db: Path, version: int, data: str) -> None:
+    raw = sqlite3.connect(db, isolation_level=None)
+    try:
+        raw.execute("DROP TRIGGER IF EXISTS events_no_update")
+        raw.execute("UPDATE events SET data = ? WHERE stream_id = ? AND stream_version = ?", (data, STREAM, version))
+    finally:
+        raw.close()
+
+
+def test_an_event_that_does_not_decode_is_judged_by_its_envelope(tmp_path):
+    """A public roll that no longer decodes is named with its reason; a secret one of the open session, or
+    data that is no object where a secret roll was, is withheld."""
+    db = failing_db(tmp_path / "hexlog.db")
+    _overwrite(db, 3, '{"visibility": "referee", "purpose": "cnry-broken-secret"}')
+    _overwrite(db, 4, '{"visibility": "public", "purpose": "cnry-broken-public"}')
+    report, player = _reports(db)
+    told = {f.streamversion: f.reason for f in player.findings if f.check == "decode"}
+    found = {f.streamversion: f.reason for f in report.findings if f.check == "decode"}
+    assert told == {3: WITHHELD, 4: found[4]}
+    assert found[3] != WITHHELD
