@@ -56,12 +56,14 @@ def describe(event: dict[str, Any], rolls: dict[tuple[str, int], str]) -> str | 
     if kind == "session.opened":
         rolls.clear()  # each session counts its nonces from 0
     if kind == "dice.rolled":
+        # a secret roll is named #r0, apart from the public #0 (the referee's lane counts its own nonces)
+        name = f"#{'r' if data.get('visibility') == 'referee' else ''}{data['nonce']}"
         if event.get("redacted"):
-            text = f"secret roll #{data['nonce']} ({data['purpose']}): hidden until the session closes"
+            text = f"secret roll {name} ({data['purpose']}): hidden until the session closes"
         else:
             dice = f"{len(data['sides'])}d{data['sides'][0]}" if data["sides"] else "no dice"
             faces = "+".join(map(str, data["faces"]))
-            text = f"roll #{data['nonce']} {dice} for {data['purpose']}: {faces} -> {data['total']}"
+            text = f"roll {name} {dice} for {data['purpose']}: {faces} -> {data['total']}"
         rolls[data.get("visibility", "public"), data["nonce"]] = text
         return text
     named = [("public", n) for n in data.get("rolls", [])] + [("referee", n) for n in data.get("referee_rolls", [])]

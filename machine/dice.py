@@ -53,6 +53,24 @@ _FORMS = "NdS, NdS+K, d%, 4d6kh3, 2d20kl1, 1d8+1d6+2"
 _RULES = {"k": "kh", "kh": "kh", "kl": "kl", "d": "dl", "dl": "dl", "dh": "dh"}
 
 
+#: what marks a roll of the referee's lane in its name: ``s2#r4`` is secret, ``s2#4`` public
+REFEREE_MARK = "r"
+
+
+def nonce_name(nonce: int, *, secret: bool) -> str:
+    """A roll's name within its session: ``#4``, or ``#r4`` for a secret (referee's) roll."""
+    return f"#{REFEREE_MARK if secret else ''}{nonce}"
+
+
+def roll_name(session: str, nonce: int, *, secret: bool) -> str:
+    """A roll's name across the campaign: its session and nonce, ``s2#4``, or ``s2#r4`` for a secret roll.
+
+    Under hexlog-dice-v2 the public and the referee's lane count their nonces apart, so the mark is what
+    tells ``s2#0`` from ``s2#r0``; under v1 (one count for both) it only says which rolls were secret.
+    """
+    return f"{session}{nonce_name(nonce, secret=secret)}"
+
+
 def commitment(secret: bytes) -> str:
     """The published commitment to a session's secret."""
     return hashlib.sha256(secret).hexdigest()

@@ -80,10 +80,15 @@ class _RecordedDice:
             raise _RollMismatchError(msg)
         roll = self.rolls[self.used]
         if tuple(roll.sides) != tuple(sides):
-            msg = f"roll #{roll.nonce} is {roll.expression} for {roll.purpose}, but the rules roll {asked} here"
+            msg = f"roll {_name(roll)} is {roll.expression} for {roll.purpose}, but the rules roll {asked} here"
             raise _RollMismatchError(msg)
         self.used += 1
         return tuple(roll.faces)
+
+
+def _name(roll: DiceRolled) -> str:
+    """A roll's name within its session: ``#4``, a secret roll's ``#r4``."""
+    return hexdice.nonce_name(roll.nonce, secret=roll.visibility == hexdice.REFEREE_LANE)
 
 
 def _expression(sides: tuple[int, ...]) -> str:
@@ -192,12 +197,14 @@ class _Walker:
         named += [(hexdice.REFEREE_LANE if lanes else "", n) for n in (secret if isinstance(secret, tuple) else ())]
         found: list[DiceRolled] = []
         missing = False
-        for lane, nonce in named:
+        referee = len(names)
+        for k, (lane, nonce) in enumerate(named):
             key = (lane, nonce)
+            name = hexdice.nonce_name(nonce, secret=k >= referee) if isinstance(nonce, int) else f"#{nonce!r}"
             hit = self.rolls.get(current, {}).get(key) if current is not None and isinstance(nonce, int) else None
             if hit is None:
                 where = f"session {current}" if current else "a session (none is open)"
-                self.flag(at, f"{event.type_name} names roll #{nonce}, which is not a roll of {where} before it")
+                self.flag(at, f"{event.type_name} names roll {name}, which is not a roll of {where} before it")
                 missing = True
                 continue
             assert current is not None  # noqa: S101 - a hit needs a current session
@@ -205,9 +212,7 @@ class _Walker:
             if first != at:
                 other = self.events[first]
                 kind = other.type_name if other is not None else "decision"
-                self.flag(
-                    at, f"roll #{nonce} of session {current} is already used by the {kind} at {self.where(first)}"
-                )
+                self.flag(at, f"roll {name} of session {current} is already used by the {kind} at {self.where(first)}")
             found.append(hit[1])
         return None if missing else found
 
@@ -291,10 +296,10 @@ class _Walker:
                 mine, theirs = (*mine, roll.made_for), (*theirs, want.made_for)
             if mine != theirs:
                 out.append(
-                    f"roll #{roll.nonce} is {words.roll_label(roll)}, but the rules roll {words.roll_label(want)} here"
+                    f"roll {_name(roll)} is {words.roll_label(roll)}, but the rules roll {words.roll_label(want)} here"
                 )
         if len(recorded) > len(asked):
-            extra = ", ".join(f"#{r.nonce}" for r in recorded[len(asked) :])
+            extra = ", ".join(_name(r) for r in recorded[len(asked) :])
             out.append(
                 f"the decision names {counted(len(recorded), 'roll')}, but the rules use {len(asked)} (not {extra})"
             )
@@ -324,12 +329,14 @@ class _Walker:
                     continue
                 if self.schemes.get(session) == hexdice.V1:  # 0.1.0 let a free roll take any purpose
                     self.doubts.append(
-                        f"{self.where(at)}: roll #{nonce} of session {session} for {shown(roll.purpose)} is named by "
-                        "no decision; the release that wrote it let a free roll take a procedure's purpose, so it "
-                        "cannot be told from a roll made and then ignored"
+                        f"{self.where(at)}: roll {_name(roll)} of session {session} for {shown(roll.purpose)} is "
+                        "named by no decision; the release that wrote it let a free roll take a procedure's purpose, "
+                        "so it cannot be told from a roll made and then ignored"
                     )
                 else:
-                    self.flag(at, f"roll #{nonce} for {roll.purpose} is named by no decision: rolled and then ignored")
+                    self.flag(
+                        at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored"
+                    )
 
 
 def _value(value: Any) -> str:

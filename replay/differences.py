@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hexlog.events.codec import to_data
+from hexlog.machine import dice as hexdice
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -26,8 +27,12 @@ def show(value: Any) -> str:
     return str(value)
 
 
+def _name(roll: DiceRolled) -> str:
+    return hexdice.nonce_name(roll.nonce, secret=roll.visibility == hexdice.REFEREE_LANE)
+
+
 def rolls_text(rolls: Sequence[DiceRolled]) -> str:
-    shown = ", ".join(f"#{r.nonce} ({r.expression} = {r.total})" for r in rolls)
+    shown = ", ".join(f"{_name(r)} ({r.expression} = {r.total})" for r in rolls)
     if not rolls:
         return " with no roll"
     return f" from roll{'s' if len(rolls) > 1 else ''} {shown}"

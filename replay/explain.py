@@ -13,25 +13,36 @@ from hexlog.machine import dice as hexdice
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.dice_audit import ABANDONED, check_dice
 
+#: what a player reads in place of a decision hidden from the player view
+WITHHELD = "(hidden by the referee until the session closes)"
+
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
     from hexlog.machine.kit.registry import Registry
 
 
-def _decisions(
-    envelopes: Sequence[Envelope], events: Sequence[Event | None], at: int, nonce: int, field: str = "rolls"
+def _decisions(  # noqa: PLR0913 - the roll, where it is, and what may not be shown
+    envelopes: Sequence[Envelope],
+    events: Sequence[Event | None],
+    at: int,
+    nonce: int,
+    *,
+    field: str = "rolls",
+    withheld: Collection[int] = (),
 ) -> list[str]:
-    """The events after roll ``at`` (until the next session opens) whose ``rolls`` (or ``field``) name ``nonce``."""
+    """The events after roll ``at`` (until the next session opens) whose ``rolls`` (or ``field``) name ``nonce``;
+    the contents of those whose version is ``withheld`` are not shown."""
     lines: list[str] = []
     for env, event in zip(envelopes[at + 1 :], events[at + 1 :], strict=True):
         if isinstance(event, SessionOpened):
             break
         rolls = env.data.get(field) if isinstance(env.data, dict) else None
         if isinstance(rolls, list | tuple) and nonce in rolls:
-            lines.append(f"  version {env.streamversion} {env.type}: {canonical_json(env.data)}")
+            shown = WITHHELD if env.streamversion in withheld else canonical_json(env.data)
+            lines.append(f"  version {env.streamversion} {env.type}: {shown}")
     return lines
 
 
@@ -87,15 +98,17 @@ def find_roll(events: Sequence[Event | None], nonce: int, session: str | None, *
     return found
 
 
-def explain_roll(
+def explain_roll(  # noqa: PLR0913 - the roll's name, the rules, and what may not be shown
     envelopes: Sequence[Envelope],
     nonce: int,
     session: str | None = None,
     registry: Registry = REGISTRY,
     *,
     secret: bool = False,
+    withheld: Collection[int] = (),
 ) -> str:
-    """A readable account of one roll: purpose, derivation die by die, result and its use."""
+    """A readable account of one roll: purpose, derivation die by die, result and its use (the contents of
+    the events at the stream versions ``withheld`` left out: a player's account)."""
     ordered, events = decoded(envelopes)
     found = find_roll(events, nonce, session, secret=secret)
     if not found:
@@ -107,8 +120,9 @@ def explain_roll(
     assert isinstance(roll, DiceRolled)  # noqa: S101 - found above
     env = ordered[at]
     record = check_dice(events, registry).sessions.get(roll.session)
+    name = hexdice.roll_name(roll.session, nonce, secret=roll.visibility == hexdice.REFEREE_LANE)
     lines = [
-        f"roll {nonce} of session {roll.session}: {roll.purpose} ({roll.expression}, {roll.visibility})",
+        f"roll {name} (nonce {nonce} of session {roll.session}): {roll.purpose} ({roll.expression}, {roll.visibility})",
         f"  event {env.id}, {env.subject} version {env.streamversion}, {env.time}",
     ]
     if len(found) > 1:
@@ -149,7 +163,8 @@ def explain_roll(
         verdict = "match the record" if derived == roll.faces else f"DO NOT match the recorded faces {list(roll.faces)}"
         lines.append(f"derived faces {list(derived)} {verdict}")
     lines.append(f"faces {list(roll.faces)}, modifier {roll.modifier:+d}, total {roll.total}")
-    decisions = _decisions(ordered, events, at, nonce, "referee_rolls" if lane == hexdice.REFEREE_LANE else "rolls")
+    field = "referee_rolls" if lane == hexdice.REFEREE_LANE else "rolls"
+    decisions = _decisions(ordered, events, at, nonce, field=field, withheld=withheld)
     lines.append("what the rules did with it:" if decisions else "what the rules did with it: no event names this roll")
     lines += decisions
     return "\n".join(lines)

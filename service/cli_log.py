@@ -21,11 +21,13 @@ from hexlog.events.files import MAX_EXPORT_BYTES, read_regular
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import stream_for
+from hexlog.machine import dice as hexdice
 from hexlog.machine.commands import SAFE_INTEGER
 from hexlog.machine.text import counted
 from hexlog.projections import live, visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
+from hexlog.replay import player_audit
 from hexlog.replay import repair as repairs
 from hexlog.replay.explain import decoded, find_roll
 from hexlog.replay.rebuild import EQUAL, projections
@@ -44,12 +46,14 @@ from hexlog.service.door import (
     shown_db,
     warn,
 )
+from hexlog.service.render_campaign import roll_name
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
+    from hexlog.events.store import EventStore
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
 
@@ -181,14 +185,25 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     campaign: CampaignOption = None,
     file: Annotated[Path | None, typer.Option("--file", help="audit an exported file instead of a database")] = None,
     roll: Annotated[
-        str | None, typer.Option("--roll", help="explain this roll: its name as the log shows it (s2#4), or a nonce")
+        str | None,
+        typer.Option(
+            "--roll", help="explain this roll: its name as the log shows it (s2#4, a secret roll's s2#r4), or a nonce"
+        ),
     ] = None,
     session: Annotated[
         str | None, typer.Option(help="the session of --roll (default: the latest with that nonce)")
     ] = None,
-    referee: Annotated[bool, typer.Option("--referee", help="explain a secret roll of a session still open")] = False,  # noqa: FBT002 - a flag
+    referee: Annotated[  # noqa: FBT002 - a flag
+        bool,
+        typer.Option(
+            "--referee",
+            help="the referee's audit: explain a secret roll of a session still open, and give the reasons of "
+            "findings about what players may not see yet",
+        ),
+    ] = False,
     secret: Annotated[  # noqa: FBT002 - a flag
-        bool, typer.Option("--secret", help="--roll names a secret roll (hexlog-dice-v2 counts them apart)")
+        bool,
+        typer.Option("--secret", help="--roll N names a secret roll (as --roll rN does: the lanes count apart)"),
     ] = False,
     expect: Annotated[
         list[str] | None,
@@ -201,13 +216,15 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     """Verify the chain, the commitments, every roll and decision, and any receipts; end with a verdict.
 
     Exit 0 VERIFIED, 3 INCOMPLETE (nothing wrong, but some rolls unverified or unprotected; 1 with
-    --strict), 1 FAILED (the first bad event is named).
+    --strict), 1 FAILED (the first bad event is named). Without --referee, the reason of a finding about
+    an event players may not see yet (a secret roll, a referee's fact) is withheld, as in a player's view.
     """
     receipts = [Receipt.parse(text) for text in expect or ()]
-    nonce, session = _roll_named(roll, session) if roll is not None else (None, session)
+    nonce, session, named_secret = _roll_named(roll, session) if roll is not None else (None, session, False)
     if file is not None:
         envelopes = exports.read_export(_read_lines(file))
         report = audits.audit_envelopes(envelopes, expect=receipts)
+        audited: Callable[[], Iterable[Envelope]] = lambda: envelopes  # noqa: E731 - read once, above
     else:
         if campaign is not None:
             check_text(campaign, "--campaign")
@@ -219,10 +236,15 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )
+        audited = _audited(store, campaign)
     if nonce is not None:
-        _explain(envelopes, nonce, session, referee=referee, secret=secret)
+        _explain(envelopes, nonce, session, referee=referee, secret=secret or named_secret)
         return
-    out.print(report.text())
+    shown = report if referee else player_audit.for_player(report, audited)
+    out.print(shown.text())
+    if shown.text() != report.text():
+        out.print("(what it says of events players may not see yet is withheld; the referee's audit: --referee)")
+    report = shown
     verdict = report.verdict
     if verdict is Verdict.FAILED:
         first = report.first_bad
@@ -238,16 +260,26 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         raise typer.Exit(verdict.exit_code)
 
 
-def _roll_named(text: str, session: str | None) -> tuple[int, str | None]:
-    """The nonce and session a roll's name gives: ``s2#4`` (session s2, nonce 4) or ``4`` (with --session)."""
+def _audited(store: EventStore, campaign: str | None) -> Callable[[], Iterable[Envelope]]:
+    """How to read again what an audit of the store (or one campaign of it) read."""
+    if campaign is None:
+        return lambda: (r.envelope for r in store.read_all())
+    return lambda: (r.envelope for r in store.iter_stream(stream_for(campaign)))
+
+
+def _roll_named(text: str, session: str | None) -> tuple[int, str | None, bool]:
+    """The nonce, session and lane a roll's name gives: ``s2#4`` (session s2, public nonce 4), ``s2#r4`` (its
+    secret nonce 4), or ``4`` / ``r4`` (with --session, or the latest session with it)."""
     named, _, digits = text.strip().rpartition("#")
+    secret = digits.startswith(hexdice.REFEREE_MARK)
+    digits = digits.removeprefix(hexdice.REFEREE_MARK)
     if not digits.isascii() or not digits.isdigit() or len(digits) > len(str(SAFE_INTEGER)):
-        msg = f"--roll takes a roll's name as the log shows it (s2#4) or a nonce, not {text!r}"
+        msg = f"--roll takes a roll's name as the log shows it (s2#4, a secret roll's s2#r4) or a nonce, not {text!r}"
         raise UsageError(msg)
     if named and session is not None and named != session:
         msg = f"--roll {text} names session {named}, but --session says {session}"
         raise UsageError(msg)
-    return int(digits), named or session
+    return int(digits), named or session, secret
 
 
 def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> None:
@@ -255,26 +287,29 @@ def _explain(envelopes: list[Envelope], nonce: int, session: str | None, *, refe
 
 
 def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, referee: bool, secret: bool) -> str:
-    """One roll's derivation; refused for a secret roll of a session still open unless the referee asks."""
+    """One roll's derivation; refused for a secret roll of a session still open unless the referee asks, and
+    without the contents of the decisions a player may not see yet."""
     if not envelopes:
         msg = "no events to explain a roll from"
         raise NotFoundError(msg)
-    text = audits.explain_roll(envelopes, nonce, session, secret=secret)
-    if not referee:
-        _, events = decoded(envelopes)
-        hidden = render.hidden_rolls(e for e in events if e is not None)
-        found = find_roll(events, nonce, session, secret=secret)
-        roll = events[found[-1]] if found else None
-        if (
-            isinstance(roll, DiceRolled)
-            and roll.visibility == REFEREE
-            and any((s, n) == (roll.session, nonce) for s, _, n in hidden)
-        ):
-            msg = (
-                f"roll {nonce} of session {roll.session} is secret until the session closes "
-                "(the referee may pass --referee)"
-            )
-            raise RuleRefusedError(msg)
+    if referee:
+        return audits.explain_roll(envelopes, nonce, session, secret=secret)
+    withheld = {version for _, version in player_audit.hidden_versions(envelopes)}
+    text = audits.explain_roll(envelopes, nonce, session, secret=secret, withheld=withheld)
+    _, events = decoded(envelopes)
+    hidden = render.hidden_rolls(e for e in events if e is not None)
+    found = find_roll(events, nonce, session, secret=secret)
+    roll = events[found[-1]] if found else None
+    if (
+        isinstance(roll, DiceRolled)
+        and roll.visibility == REFEREE
+        and any((s, n) == (roll.session, nonce) for s, _, n in hidden)
+    ):
+        msg = (
+            f"roll {roll_name(roll)} (nonce {nonce} of session {roll.session}) is secret until the session "
+            "closes (the referee may pass --referee)"
+        )
+        raise RuleRefusedError(msg)
     return text
 
 

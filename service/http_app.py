@@ -42,6 +42,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay import audit as audits
+from hexlog.replay import player_audit
 from hexlog.replay.rebuild import table_at
 from hexlog.replay.receipts import Receipt
 from hexlog.service import render
@@ -559,6 +560,9 @@ async def _audit(service: Service, request: Request, token: Token | None) -> Res
             text = explained(envelopes, roll, session, referee=not _player(token), secret=secret)
             return {"campaign": campaign, "roll": roll, "text": text}
         report = audits.audit_store(service.store, campaign, service.registry, expect=expect)
+        if _player(token):  # the verdict is everybody's; what it quotes of the referee's events is not
+            stream = stream_for(campaign)
+            report = player_audit.for_player(report, lambda: (r.envelope for r in service.store.iter_stream(stream)))
         return {"campaign": campaign, "verdict": str(report.verdict), "ok": report.ok, "text": report.text()}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))
@@ -703,7 +707,8 @@ def endpoints(registry: Registry) -> list[Endpoint]:
         Endpoint(
             method="GET",
             path="/campaigns/{campaign}/audit",
-            summary="Verify the chain, the commitments, every roll and decision",
+            summary="Verify the chain, the commitments, every roll and decision (a player's token: the verdict and "
+            "every finding, without what the player view hides)",
             access=READ,
             run=_audit,
             params=(

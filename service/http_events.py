@@ -21,6 +21,7 @@ from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service import render
+from hexlog.service.render_campaign import roll_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -48,7 +49,7 @@ def placeholder(envelope: Envelope, event: Event, registry: Registry = REGISTRY)
 def placeholder_text(event: Event) -> str:
     """The timeline's line for a hidden event (the command line's player view says the same)."""
     if isinstance(event, DiceRolled):
-        return f"roll #{event.nonce} {render.HIDDEN}"
+        return f"roll {roll_name(event)} {render.HIDDEN}"
     return f"{event.type_name} {render.HIDDEN}"
 
 

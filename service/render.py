@@ -13,6 +13,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
+from hexlog.service.render_campaign import roll_name
 from hexlog.service.renderers import STATES, TEXTS
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
         text = describe(event)
         hides = view is not None and view.hides(event)
         if hides:
-            hidden = f"roll {event.session}#{event.nonce}" if isinstance(event, DiceRolled) else event.type_name
+            hidden = f"roll {roll_name(event)}" if isinstance(event, DiceRolled) else event.type_name
             text = f"{hidden} {HIDDEN}"
         lines.append(Line(rec.version, rec.envelope.time, event.type_name, text, hidden=hides))
     return lines

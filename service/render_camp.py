@@ -7,17 +7,13 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import camp as ev
 from hexlog.machine.camp import CampState
 from hexlog.machine.text import counted
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...], secret: tuple[int, ...] = ()) -> str:
-    named = [f"#{n}" for n in rolls] + [f"#{n} secret" for n in secret]
-    return f" [rolls {', '.join(named)}]" if named else ""
 
 
 def _made(e: ev.CampMade) -> str:
@@ -35,7 +31,7 @@ def _firewood(e: ev.FirewoodGathered) -> str:
     )
     why = f" ({e.reason})" if e.reason else ""
     fire = f"a fire for {counted(e.fire_hours, 'hour')} of the night" if e.fire else "no fire"
-    return f"firewood: {each}{why}; {counted(e.hours, 'hour')} of fuel, {fire}{_rolls(e.rolls)}"
+    return f"firewood: {each}{why}; {counted(e.hours, 'hour')} of fuel, {fire}{rolls_named(e.rolls)}"
 
 
 def _watches(e: ev.WatchesSet) -> str:
@@ -47,12 +43,12 @@ def _checked(e: ev.NightChecked) -> str:
     faces = ", ".join(str(f) for f in e.encounter_on)
     head = f"night check {e.check} ({e.terrain}, encounter on {faces}): d6={e.face}"
     if not e.encounter:
-        return f"{head}, a quiet night{_rolls(e.rolls, e.referee_rolls)}"
+        return f"{head}, a quiet night{rolls_named(e.rolls, e.referee_rolls)}"
     fire = "the fire burns" if e.fire else "no fire"
     asleep = ", ".join(e.asleep) or "nobody"
     return (
         f"{head}, an ENCOUNTER in watch {e.watch}: awake {', '.join(e.awake)}, asleep {asleep}; {fire}"
-        f"{_rolls(e.rolls, e.referee_rolls)}"
+        f"{rolls_named(e.rolls, e.referee_rolls)}"
     )
 
 

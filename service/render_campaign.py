@@ -12,6 +12,7 @@ from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.machine import dice as hexdice
 from hexlog.machine.ruleset import display_name, from_recorded
 
 if TYPE_CHECKING:
@@ -29,8 +30,16 @@ def roll_text(roll: DiceRolled) -> str:
 
 
 def roll_name(roll: DiceRolled) -> str:
-    """A roll's name across the campaign: its session and nonce, ``s2#4`` (``hexlog audit --roll s2#4``)."""
-    return f"{roll.session}#{roll.nonce}"
+    """A roll's name across the campaign: its session and nonce, ``s2#4``, a secret roll's ``s2#r4``
+    (``hexlog audit --roll s2#r4``)."""
+    return hexdice.roll_name(roll.session, roll.nonce, secret=roll.visibility is Visibility.REFEREE)
+
+
+def rolls_named(rolls: tuple[int, ...] = (), referee: tuple[int, ...] = ()) -> str:
+    """The rolls a decision names, as its line ends: `` [rolls #3, #r1]`` (the referee's marked), or ""."""
+    named = [hexdice.nonce_name(n, secret=False) for n in rolls]
+    named += [hexdice.nonce_name(n, secret=True) for n in referee]
+    return f" [rolls {', '.join(named)}]" if named else ""
 
 
 def _rolled(e: DiceRolled) -> str:

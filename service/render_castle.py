@@ -8,17 +8,13 @@ from hexlog.events import castle as ev
 from hexlog.machine.castle import CastleState
 from hexlog.machine.castle.reach import owed
 from hexlog.machine.text import counted, shown
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...], secret: tuple[int, ...] = ()) -> str:
-    named = [f"#{n}" for n in rolls] + [f"#{n} secret" for n in secret]
-    return f" [rolls {', '.join(named)}]" if named else ""
 
 
 def _words(name: str) -> str:
@@ -38,7 +34,9 @@ def _one(p: ev.Passed) -> str:
 
 
 def _passed(e: ev.CastlesPassed) -> str:
-    return f"day {e.day}, castles passed: " + "; ".join(_one(p) for p in e.passed) + _rolls(e.rolls, e.referee_rolls)
+    return (
+        f"day {e.day}, castles passed: " + "; ".join(_one(p) for p in e.passed) + rolls_named(e.rolls, e.referee_rolls)
+    )
 
 
 def _hailed(e: ev.CastleHailed) -> str:
@@ -56,24 +54,24 @@ def _met(e: ev.GarrisonMet) -> str:
     faces = f" ({', '.join(rolled)})" if rolled else ""
     return (
         f"meeting {e.number}: {counted(e.riders, 'rider')} (speed {e.speed}) of the castle at {e.hex} ({e.how}), "
-        f"{_words(e.disposition)} {_words(e.castle_type)}{faces}: it {e.demand}{_rolls(e.rolls)}"
+        f"{_words(e.disposition)} {_words(e.castle_type)}{faces}: it {e.demand}{rolls_named(e.rolls)}"
     )
 
 
 def _joust(e: ev.JoustFought) -> str:
     face = f" (d6={e.face})" if e.face else " (the referee's)"
     if e.winner == "castle":
-        return f"the castle's champion defeats {e.fighter}{face}, and takes the loser's armor{_rolls(e.rolls)}"
+        return f"the castle's champion defeats {e.fighter}{face}, and takes the loser's armor{rolls_named(e.rolls)}"
     horses = ", warhorses" if e.warhorses else ""
     return (
         f"{e.fighter} defeats the castle's champion{face}: hospitality up to {e.hospitality_days} days, "
-        f"{e.rations_days} days of rations{horses}{_rolls(e.rolls)}"
+        f"{e.rations_days} days of rations{horses}{rolls_named(e.rolls)}"
     )
 
 
 def _toll(e: ev.TollDemanded) -> str:
     item = " or a magic item" if e.item_instead else ""
-    return f"the castle demands {e.gold} gp{item} ({e.reason}){_rolls(e.rolls)}"
+    return f"the castle demands {e.gold} gp{item} ({e.reason}){rolls_named(e.rolls)}"
 
 
 def _paid(e: ev.TollPaid) -> str:
@@ -96,7 +94,9 @@ def _fled(e: ev.GarrisonFled) -> str:
         return f"the party flees the {e.disposition} garrison: it never pursues"
     on = ", ".join(str(f) for f in e.pursue_on)
     result = f"{counted(e.riders, 'rider')} (speed {e.speed}) PURSUE" if e.pursued else "they let it go"
-    return f"the party flees the {e.disposition} garrison (pursues on {on}): d6={e.face}, {result}{_rolls(e.rolls)}"
+    return (
+        f"the party flees the {e.disposition} garrison (pursues on {on}): d6={e.face}, {result}{rolls_named(e.rolls)}"
+    )
 
 
 def _ended(e: ev.MeetingEnded) -> str:

@@ -7,16 +7,13 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import chase as ev
 from hexlog.machine.chase import ChaseState, Phase
 from hexlog.machine.text import counted
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...]) -> str:
-    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
 
 
 def _started(e: ev.ChaseStarted) -> str:
@@ -46,7 +43,7 @@ def _repeated(e: ev.StepsRepeated) -> str:
     surprised = f"{' and '.join(who)} surprised" if who else "nobody surprised"
     return (
         f"surprise and distance again: party {e.party_face}, monsters {e.monsters_face} "
-        f"(surprised on 1-{e.surprised_on}), {surprised}; {e.gap_ft} ft apart ({e.rule}){_rolls(e.rolls)}"
+        f"(surprised on 1-{e.surprised_on}), {surprised}; {e.gap_ft} ft apart ({e.rule}){rolls_named(e.rolls)}"
     )
 
 
@@ -61,13 +58,13 @@ def _round(e: ev.RoundRun) -> str:
 
 def _dropped(e: ev.ItemDropped) -> str:
     result = "the pursuers stop" if e.stopped else "the pursuers run on"
-    return f"{e.item} dropped ({e.reason}): {result}{_rolls(e.rolls)}"
+    return f"{e.item} dropped ({e.reason}): {result}{rolls_named(e.rolls)}"
 
 
 def _water(e: ev.WaterEvasionRolled) -> str:
     result = "evaded" if e.evaded else "not evaded: the pursuers close in, round by round"
     retry = "; they may try again tomorrow if that day's encounter check comes up" if e.retry_next_day else ""
-    return f"vessel evasion ({e.row}): {e.chance} %, rolled {e.roll}: {result}{retry}{_rolls(e.rolls)}"
+    return f"vessel evasion ({e.row}): {e.chance} %, rolled {e.roll}: {result}{retry}{rolls_named(e.rolls)}"
 
 
 def _exhausted(e: ev.ChaseExhausted) -> str:

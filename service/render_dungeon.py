@@ -10,17 +10,13 @@ from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.steps import rest_due
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.text import counted
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...], secret: tuple[int, ...] = ()) -> str:
-    named = [f"#{n}" for n in rolls] + [f"secret #{n}" for n in secret]
-    return f" [rolls {', '.join(named)}]" if named else ""
 
 
 def _faces(faces: tuple[int, ...]) -> str:
@@ -61,7 +57,7 @@ def _moved(e: ev.PartyMoved) -> str:
 def _wandering(e: ev.WanderingChecked) -> str:
     found = "a WANDERING MONSTER comes (meet it)" if e.monster else "nothing comes"
     die = f"d6={e.face}{_mod(e.modifier)} (on {_faces(e.wandering_on)})"
-    return f"wandering check, turn {e.turn}: {die}: {found}{_rolls(e.rolls, e.referee_rolls)}"
+    return f"wandering check, turn {e.turn}: {die}: {found}{rolls_named(e.rolls, e.referee_rolls)}"
 
 
 def _opened(e: ev.DoorOpened) -> str:
@@ -82,14 +78,14 @@ def _opened(e: ev.DoorOpened) -> str:
     verdict = (
         "the door opens" if e.opened else "the door stays shut" + (" (noise: surprise is lost)" if e.noisy else "")
     )
-    return f"{e.by} tries the door{_door(e.door)}: {'; '.join([*parts, verdict])}{_rolls(e.rolls)}"
+    return f"{e.by} tries the door{_door(e.door)}: {'; '.join([*parts, verdict])}{rolls_named(e.rolls)}"
 
 
 def _listened(e: ev.DoorListened) -> str:
     how = "by their skill" if e.thief_skill else "by the rules"
     heard = "hears something" if e.heard else "hears nothing"
     die = f"({how}, on {_faces(e.hears_on)}): d6={e.face}{_mod(e.modifier)}"
-    return f"{e.by} listens at the door{_door(e.door)} {die}, {heard}{_rolls(e.rolls, e.referee_rolls)}"
+    return f"{e.by} listens at the door{_door(e.door)} {die}, {heard}{rolls_named(e.rolls, e.referee_rolls)}"
 
 
 def _searched(e: ev.SecretDoorSearched) -> str:
@@ -100,16 +96,15 @@ def _searched(e: ev.SecretDoorSearched) -> str:
         found = f"a secret door is FOUND by {', '.join(e.found_by)}"
     else:
         found = "nothing found" + ("" if e.present else " (nothing is there)")
-    return f"search for secret doors (on {_faces(e.finds_on)}): {dice}: {found}{_rolls(e.rolls, e.referee_rolls)}"
+    return f"search for secret doors (on {_faces(e.finds_on)}): {dice}: {found}{rolls_named(e.rolls, e.referee_rolls)}"
 
 
 def _spiked(e: ev.DoorSpiked) -> str:
     if e.how == "shut":
         return f"the door{_door(e.door)} is spiked shut: it counts as stuck"
     held = "the spike SLIPS and the door closes" if e.slipped else "the spike holds it open"
-    return (
-        f"the door{_door(e.door)} is spiked open: d6={e.face} (slips on {_faces(e.slips_on)}): {held}{_rolls(e.rolls)}"
-    )
+    slips = f"slips on {_faces(e.slips_on)}"
+    return f"the door{_door(e.door)} is spiked open: d6={e.face} ({slips}): {held}{rolls_named(e.rolls)}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {

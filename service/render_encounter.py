@@ -6,15 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
 from hexlog.machine.text import counted
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
-
-
-def _rolls(rolls: tuple[int, ...]) -> str:
-    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
 
 
 def _started(e: ev.EncounterStarted) -> str:
@@ -93,7 +90,7 @@ def _surprise(e: ev.SurpriseChecked) -> str:
         if e.advantage is ev.Advantage.NONE
         else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
     )
-    return f"surprise: {party}; {monsters}; {gain}{_rolls(e.rolls)}"
+    return f"surprise: {party}; {monsters}; {gain}{rolls_named(e.rolls)}"
 
 
 def _surrounded(e: ev.PartySurrounded) -> str:
@@ -107,7 +104,7 @@ def _distance(e: ev.DistanceDetermined) -> str:
         flags.append("melee and missiles possible")
     extra = f" ({', '.join(flags)})" if flags else ""
     steps = "; ".join(e.steps)
-    return f"distance {e.value} {e.unit}{extra} by {e.rule}: {steps}{_rolls(e.rolls)}"
+    return f"distance {e.value} {e.unit}{extra} by {e.rule}: {steps}{rolls_named(e.rolls)}"
 
 
 def _free(e: ev.FreeActionTaken) -> str:
@@ -127,14 +124,14 @@ def _initiative(e: ev.InitiativeRolled) -> str:
     free = f"; {e.free_round} gain a free round" if e.free_round else ""
     first = "both act at once" if e.first is ev.First.SIMULTANEOUS else f"{e.first} act first"
     reason = f" ({e.reason})" if e.reason and not faces else ""
-    return f"initiative: {faces or 'no roll'}{tie}: {first}{free}{reason}{_rolls(e.rolls)}"
+    return f"initiative: {faces or 'no roll'}{tie}: {first}{free}{reason}{rolls_named(e.rolls)}"
 
 
 def _reaction(e: ev.ReactionRolled) -> str:
     who = f"{e.speaker} speaks (CHA {e.cha}, {e.cha_modifier:+d})" if e.speaker else "nobody speaks"
     mod = f" {e.modifier:+d} situational" if e.modifier else ""
     again = "re-rolled " if e.reroll else ""
-    return f"reaction {again}2d6={e.dice}, {who}{mod}: total {e.total} -> {e.result} ({e.text}){_rolls(e.rolls)}"
+    return f"reaction {again}2d6={e.dice}, {who}{mod}: total {e.total} -> {e.result} ({e.text}){rolls_named(e.rolls)}"
 
 
 def _action(e: ev.ActionChosen) -> str:
@@ -147,7 +144,7 @@ def _evasion(e: ev.EvasionRolled) -> str:
     verdict = "they get away" if e.evaded else "they are pursued"
     steps = "; ".join(e.steps)
     who = f"the {e.fleeing} ({e.fleeing_count}) flee {e.pursuers_count}{where}"
-    return f"{who}: evasion {e.chance} % ({steps}): {roll}, {verdict}{_rolls(e.rolls)}"
+    return f"{who}: evasion {e.chance} % ({steps}): {roll}, {verdict}{rolls_named(e.rolls)}"
 
 
 def _pursuit(e: ev.PursuitDecided) -> str:
@@ -158,7 +155,7 @@ def _pursuit(e: ev.PursuitDecided) -> str:
         basis = (
             f" (reaction {e.reaction_total} {sign} {e.at_most}: {'pursuit' if e.suggested else 'no pursuit'} suggested)"
         )
-    return f"{e.pursuer} {verdict} as the {e.fleeing} flee, decided by {e.decided_by}{basis}{_rolls(e.rolls)}"
+    return f"{e.pursuer} {verdict} as the {e.fleeing} flee, decided by {e.decided_by}{basis}{rolls_named(e.rolls)}"
 
 
 def _round(e: ev.RoundPlayed) -> str:

@@ -7,16 +7,13 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import pursuit as ev
 from hexlog.machine.pursuit.state import PursuitState
 from hexlog.machine.text import counted
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...]) -> str:
-    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
 
 
 def _started(e: ev.PursuitStarted) -> str:
@@ -41,25 +38,25 @@ def _started(e: ev.PursuitStarted) -> str:
 def _evasion(e: ev.PursuitEvasionRolled) -> str:
     roll = f"d100={e.total}" if e.rolls else "no roll"
     verdict = "the party gets away" if e.evaded else "the pursuit goes on"
-    return f"evasion {e.chance} % ({'; '.join(e.steps)}): {roll}, {verdict}{_rolls(e.rolls)}"
+    return f"evasion {e.chance} % ({'; '.join(e.steps)}): {roll}, {verdict}{rolls_named(e.rolls)}"
 
 
 def _fled(e: ev.PursuitFled) -> str:
     where = "along the edge of the map, keeping to its hex" if e.held else f"{e.heading} (d6={e.face})"
     faster = "faster pursuers follow" if e.pursuers_faster else "the pursuers are not faster"
-    return f"the party flees {where}: {e.hexes_fled} fled so far; {faster}{_rolls(e.rolls)}"
+    return f"the party flees {where}: {e.hexes_fled} fled so far; {faster}{rolls_named(e.rolls)}"
 
 
 def _catch(e: ev.CatchRolled) -> str:
     rule = f"at most {e.at_most}" if e.at_most else f"on {','.join(map(str, e.catch_on))}"
     verdict = "CAUGHT" if e.caught else "not caught"
-    return f"catch roll {e.dice}={e.total} ({rule}, {e.terrain}): {verdict}{_rolls(e.rolls)}"
+    return f"catch roll {e.dice}={e.total} ({rule}, {e.terrain}): {verdict}{rolls_named(e.rolls)}"
 
 
 def _continue(e: ev.ContinueChecked) -> str:
     verdict = "keeps up the pursuit" if e.continues else "gives up"
     on = ",".join(map(str, e.continue_on))
-    return f"the {e.disposition} castle force (on {on}) d6={e.total}: {verdict}{_rolls(e.rolls)}"
+    return f"the {e.disposition} castle force (on {on}) d6={e.total}: {verdict}{rolls_named(e.rolls)}"
 
 
 def _stopped(e: ev.PursuitStopped) -> str:
@@ -70,7 +67,7 @@ def _rested(e: ev.PursuitRested) -> str:
     checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
     met = f"; {counted(e.encounters, 'encounter')}" if e.encounters else ""
     rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {counted(e.hexes_fled, 'hex')} fled"
-    return f"{rested}{'; ' + checks if checks else ''}{met}{_rolls(e.rolls)}"
+    return f"{rested}{'; ' + checks if checks else ''}{met}{rolls_named(e.rolls)}"
 
 
 def _ended(e: ev.PursuitEnded) -> str:

@@ -13,6 +13,7 @@ from hexlog.events import travel as ev
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.text import counted
 from hexlog.machine.travel.state import TravelState
+from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -21,10 +22,6 @@ if TYPE_CHECKING:
     from hexlog.machine.hexmap.hidden import Hidden
     from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.table import Table
-
-
-def _rolls(rolls: tuple[int, ...]) -> str:
-    return f" [rolls {', '.join(f'#{n}' for n in rolls)}]" if rolls else ""
 
 
 def _faces(faces: tuple[int, ...]) -> str:
@@ -50,12 +47,12 @@ def _started(e: ev.JourneyStarted) -> str:
 def _day(e: ev.DayStarted) -> str:
     rolled = f"2d6={e.total}" if e.rolls else "set by the referee"
     flags = f" ({', '.join(e.flags)})" if e.flags else ""
-    return f"day {e.day}: weather {e.weather}{flags} [{rolled}]; {e.travel_points} travel points{_rolls(e.rolls)}"
+    return f"day {e.day}: weather {e.weather}{flags} [{rolled}]; {e.travel_points} travel points{rolls_named(e.rolls)}"
 
 
 def _lost(e: ev.LostChecked) -> str:
     verdict = f"LOST: the party truly heads {e.heading} ({' '.join(e.true_route)})" if e.lost else "not lost"
-    return f"lost check ({e.row}, lost on {_faces(e.lost_on)}): {verdict}{_rolls(e.referee_rolls)}"
+    return f"lost check ({e.row}, lost on {_faces(e.lost_on)}): {verdict}{rolls_named(referee=e.referee_rolls)}"
 
 
 def _moved(e: ev.Moved) -> str:
@@ -65,13 +62,13 @@ def _moved(e: ev.Moved) -> str:
 
 def _search(e: ev.SearchRolled) -> str:
     found = f"found {', '.join(e.found)}" if e.found else "nothing found"
-    return f"search of {e.hex} (finds on {_faces(e.found_on)}): {found}{_rolls(e.referee_rolls)}"
+    return f"search of {e.hex} (finds on {_faces(e.found_on)}): {found}{rolls_named(referee=e.referee_rolls)}"
 
 
 def _wandering(e: ev.WanderingChecked) -> str:
     meet = f"ENCOUNTER ({e.setting})" if e.encounter else "no encounter"
     halve = f"; poor visibility: distance / {e.distance_divisor}" if e.distance_divisor > 1 else ""
-    return f"wandering check ({e.row}, encounter on {_faces(e.encounter_on)}): {meet}{halve}{_rolls(e.rolls)}"
+    return f"wandering check ({e.row}, encounter on {_faces(e.encounter_on)}): {meet}{halve}{rolls_named(e.rolls)}"
 
 
 def _ended(e: ev.DayEnded) -> str:

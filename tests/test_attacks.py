@@ -35,7 +35,7 @@ RECEIPT = re.compile(r"^receipt (\S+@\d+:[0-9a-f]{16}) \(", re.MULTILINE)
 #: the last line of an encounter step: the phase reached and the steps offered next
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$", re.MULTILINE)
 REACTION = re.compile(r"roll s\d+#(\d+) 2d6 -> (\d+)\+(\d+) = \d+ for encounter\.reaction \(for monsters\)")
-SECRET_ROLL = re.compile(r"roll s\d+#(\d+) 1d6 -> (\d+) = \d+ for wandering check \[secret\]")
+SECRET_ROLL = re.compile(r"roll s\d+#r(\d+) 1d6 -> (\d+) = \d+ for wandering check \[secret\]")
 #: a line of ``hexlog log``: its stream version, its time, then the event in words
 VIEW_LINE = re.compile(r"^ *\d+  \d{4}-\d\d-\d\d \d\d:\d\d:\d\d  (?P<text>\S.*)$")
 #: steps that move an encounter on towards its actions, in the order they are taken when offered

@@ -11,6 +11,7 @@ from hexlog.events import camp as ev
 from hexlog.events import pursuit as pev
 from hexlog.events import travel as tev
 from hexlog.events.codec import decode
+from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
@@ -93,6 +94,8 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("encounter_over", "ENCOUNTER", "NIGHT"): ("encounter_actions", enc.ConcludeEncounter(), ()),
     # the rest after one hex fled: half a day, its wilderness encounter roll (1: none in the woods)
     ("encounter_over", "PURSUIT", "NIGHT"): ("pursuit_fled", pu.Rest(), (1,)),
+    # the same rest, whose roll (6) meets wandering monsters: that encounter is handed off
+    ("encounter_over", "PURSUIT", "ENCOUNTER"): ("pursuit_fled", pu.Rest(), (6,)),
     ("break", "WATCHED", "BROKEN"): ("watched_no_check", camp.BreakCamp(), ()),
     ("break", "NIGHT", "BROKEN"): ("night", camp.BreakCamp(), ()),
 }
@@ -385,6 +388,32 @@ class TestAPursuitFromTheCamp:
         handler.execute(CAMPAIGN, camp.BreakCamp())
         assert script == []
 
+    def test_an_encounter_met_in_the_rest_after_the_escape_is_handed_off_then_the_night_goes_on(self) -> None:
+        """The rest after the escape rolls a 6 (an encounter in the woods): the camp hands that encounter to the
+        encounter procedure as a travel day does, and waits for it; it is no night encounter of a watch, so
+        nobody's sleep is broken by it. When it concludes the night goes on; replayed and audited clean."""
+        handler, script = reach("pursuit_fled", (6,))
+        rested = _events(handler, pu.Rest())
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).encounters == 1
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="PURSUIT", dest="ENCOUNTER") in rested
+        assert HandedOff(parent="camp", child="encounter") in rested
+        started = next(e for e in rested if isinstance(e, EncounterStarted))
+        assert started.name == "camp 1: wandering monsters while resting after the pursuit"
+        assert _camp(handler).phase is Phase.ENCOUNTER
+        with pytest.raises(IllegalTransitionError, match="'break' is not allowed in state ENCOUNTER"):
+            handler.execute(CAMPAIGN, camp.BreakCamp())
+        script.extend([6, 6, 3, 2])  # nobody surprised; the initiative
+        done = _events(
+            handler, enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative(), enc.ConcludeEncounter()
+        )
+        assert not [e for e in done if isinstance(e, ev.NightEncounterEnded)]
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="ENCOUNTER", dest="NIGHT") in done
+        assert [e.outcome for e in _camp(handler).encounters] == ["pursuit"]
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
+
     def test_a_caught_party_fights_and_the_night_goes_on_when_the_pursuit_ends(self) -> None:
         """Faster monsters (240) catch the party in the woods on 1 (d4): the pursuit hands the fight to an
         encounter; when it concludes the pursuit ends caught and the camp resumes its night."""
@@ -463,7 +492,7 @@ class TestAPursuitFromTheCamp:
                 else:
                     handler.execute(CAMPAIGN, enc.RollEvasion())
                 pursuits += _camp(handler).phase is Phase.PURSUIT
-                while _camp(handler).phase is Phase.PURSUIT:
+                while _camp(handler).phase in {Phase.PURSUIT, Phase.ENCOUNTER}:  # the rest may meet monsters
                     _pursue(handler)
             handler.execute(CAMPAIGN, camp.BreakCamp())
         handler.execute(CAMPAIGN, c.CloseSession())

@@ -62,7 +62,8 @@ PHASE_CHANGED = "hexlog.procedure.phase_changed"
 DICE_ROLLED = "hexlog.dice.rolled"
 HIDDEN = "(hidden by the referee until the session closes)"
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$")
-ROLL = re.compile(r"roll s\d+#(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
+#: a roll as printed; a secret roll's nonce is marked r (s1#r0), apart from the public s1#0
+ROLL = re.compile(r"roll s\d+#r?(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
 ROLLS_NAMED = re.compile(r" \[rolls (#\d+(?:, #\d+)*)\]$")
 RECEIPT = re.compile(
     r"receipt main@(\d+):([0-9a-f]{16}) \(session s1 commitment ([0-9a-f]{64}); client seed (.+); rules (\w+)\)"
@@ -518,7 +519,9 @@ class TestEveryStep:
         printed: dict[str, list[int]] = {"public": [], "referee": []}
         for ran in played.history:
             for roll in rolls_printed(ran.stdout.splitlines()):
-                printed["referee" if roll[7].endswith(" [secret]") else "public"].append(int(roll[1]))
+                secret = roll[7].endswith(" [secret]")
+                assert ("#r" in roll[0].split()[1]) == secret, roll[0]
+                printed["referee" if secret else "public"].append(int(roll[1]))
         for lane, nonces in printed.items():
             recorded = [r.data["nonce"] for r in played.rows if r.type == DICE_ROLLED and r.data["visibility"] == lane]
             assert nonces == list(range(len(nonces))) == recorded, lane
@@ -620,7 +623,7 @@ class TestPlayerView:
         assert len(roll.written) == 1
         nonce = ROLL.fullmatch(secret_line)[1]
         before = list(log_lines(ose.runs["log.player.open"].stdout).values())
-        assert f"roll s1#{nonce} {HIDDEN}" in before
+        assert f"roll s1#r{nonce} {HIDDEN}" in before
         assert not [t for t in before if "wandering check" in t or "[secret]" in t]
         said = [line for step in ose.steps for line in step.said]
         assert set(said) <= set(before)

@@ -7,6 +7,9 @@ import re
 
 import pytest
 
+from hexlog.events.camp import NightChecked
+from hexlog.service import render
+
 from .conftest import secret_file
 
 SECRET = "7e" * 32
@@ -101,7 +104,8 @@ class TestLog:
     def test_filters(self, played):
         rolls = _json_lines(played("log", "--json", "--rolls").stdout)
         assert {r["type"] for r in rolls} == {"hexlog.dice.rolled"}
-        assert [r["text"].split()[1] for r in rolls][:2] == ["s1#0", "s1#0"]  # public and referee lanes
+        # the public and the referee's lane count their nonces apart; their names tell them apart
+        assert [r["text"].split()[1] for r in rolls][:2] == ["s1#0", "s1#r0"]
         second = _json_lines(played("log", "--json", "--session", "s2").stdout)
         assert second[0]["type"] == "hexlog.session.opened"
         assert all(r["data"].get("session", "s2") == "s2" for r in second)
@@ -131,7 +135,8 @@ class TestRollNames:
     def test_audit_roll_takes_the_name(self, played):
         named = played("audit", "--roll", "s1#0")
         assert named.returncode == 0, named.stderr
-        assert "roll 0 of session s1" in named.stdout
+        assert named.stdout.startswith("roll s1#0 (nonce 0 of session s1): ")
+        assert ", public)" in named.stdout.splitlines()[0]
         assert played("audit", "--roll", "0", "--session", "s1").stdout == named.stdout
         assert "of session s2" in played("audit", "--roll", "s2#0").stdout
         bad = played("audit", "--roll", "s1#x")
@@ -139,3 +144,21 @@ class TestRollNames:
         assert "s2#4" in bad.stderr
         clash = played("audit", "--roll", "s1#0", "--session", "s2")
         assert clash.returncode == 2
+
+    def test_a_secret_roll_has_a_name_of_its_own_and_its_old_one_still_finds_it(self, played):
+        """s1#r0 is the referee's nonce 0, not the public s1#0; --roll s1#0 --secret (the old way) finds it too."""
+        secret = played("audit", "--roll", "s1#r0", "--referee")
+        assert secret.returncode == 0, secret.stderr
+        assert secret.stdout.startswith("roll s1#r0 (nonce 0 of session s1): ")
+        assert ", referee)" in secret.stdout.splitlines()[0]
+        assert played("audit", "--roll", "s1#0", "--secret", "--referee").stdout == secret.stdout
+        assert played("audit", "--roll", "r0", "--session", "s1", "--referee").stdout == secret.stdout
+        assert played("audit", "--roll", "s1#0").stdout != secret.stdout
+
+
+def test_a_decision_names_the_referees_rolls_apart_from_the_public_ones():
+    """A decision's line marks the rolls of the referee's lane (#r0), whose nonces count apart from #0."""
+    night = NightChecked(
+        check=1, terrain="woods", face=6, encounter_on=(5, 6), encounter=False, rolls=(0,), referee_rolls=(0, 1)
+    )
+    assert render.describe(night).endswith("[rolls #0, #r0, #r1]")

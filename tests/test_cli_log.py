@@ -76,7 +76,7 @@ class TestLogView:
     def test_the_player_view_hides_a_secret_roll_until_the_session_closes(self, hexlog):
         """Nothing leaks: the secret roll's faces are hidden, then shown once revealed."""
         hidden = hexlog("log", "--view", "player")
-        assert "roll s1#0 (hidden by the referee" in hidden.stdout
+        assert "roll s1#r0 (hidden by the referee" in hidden.stdout
         assert "wandering check" not in hidden.stdout
         hexlog("session", "close")
         shown = hexlog("log", "--view", "player")

@@ -143,9 +143,28 @@ class TestRememberedDoors:
             d.run(dg.OpenDoor(by="Bo", door="vault", free=True))
         again = only(d.run(dg.OpenDoor(by="Bo", door="vault", pick_in_6=2, free=True), 2), ev.DoorOpened)
         assert (again.locked, again.unlocked, again.opened) == (True, ev.Unlock.PICK, True)
-        assert d.state.doors["vault"].text == "unlocked, forced open"
+        assert d.state.doors["vault"].text == "unlocked, opened"  # picked, and not stuck: not forced
         last = only(d.run(dg.OpenDoor(by="Ann", door="vault")), ev.DoorOpened)
         assert (last.locked, last.stuck, last.opened, last.rolls) == (False, False, True, ())
+
+    def test_a_door_that_opens_at_once_is_shown_opened_not_forced(self):
+        """A door noted free opens without a roll: the state says it was opened, and it opens again at once."""
+        d = Delve()
+        first = only(d.run(dg.OpenDoor(by="Ann", door="west", free=True)), ev.DoorOpened)
+        assert (first.stuck, first.opened, first.rolls) == (False, True, ())
+        assert d.state.doors["west"].text == "opened"
+        again = only(d.run(dg.OpenDoor(by="Bo", door="west")), ev.DoorOpened)
+        assert (again.stuck, again.opened, again.rolls) == (False, True, ())
+        assert d.state.doors["west"].text == "opened"
+
+    def test_a_stuck_door_forced_at_the_first_try_is_shown_forced_open(self):
+        """Forced at the first try (STR 16: 4-in-6, a 2 opens it): forced open, and so it stays."""
+        d = Delve()
+        forced = only(d.run(dg.OpenDoor(by="Ann", door="north"), 2), ev.DoorOpened)
+        assert (forced.stuck, forced.opened) == (True, True)
+        assert d.state.doors["north"].text == "forced open"
+        d.run(dg.OpenDoor(by="Bo", door="north"))
+        assert d.state.doors["north"].text == "forced open"
 
     def test_a_door_unlocked_but_stuck_needs_no_key_again(self):
         d = Delve()

@@ -3,7 +3,8 @@
 ``TRANSITIONS`` is the whole night: camp is made, firewood gathered (or not), the watches set, the
 night's wandering checks rolled, an encounter met in the watch the die picks (the camp waits while
 the encounter runs, and resumes with ``encounter_over`` when it concludes; an encounter that ends with
-the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes), and
+the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes (an
+encounter met in the rest after an escape is handed off first, and waited for), and
 the camp broken in the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
 """
 
@@ -21,6 +22,7 @@ from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.text import counted
 from hexlog.machine.travel.rules import WildernessOptions
 
@@ -40,7 +42,9 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # encounter ended with the party pursued, the pursuit takes over (the camp waits again)
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.PURSUIT, "conditions": "ended_in_pursuit"},
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.NIGHT},
-    # the kit fires it when the pursuit concludes (caught or escaped): the night goes on
+    # the kit fires it when the pursuit concludes (caught or escaped): the night goes on, or, when the
+    # rest after the escape met an encounter, that encounter is handed off (the camp waits again)
+    {"trigger": "encounter_over", "source": P.PURSUIT, "dest": P.ENCOUNTER, "conditions": "met_while_resting"},
     {"trigger": "encounter_over", "source": P.PURSUIT, "dest": P.NIGHT},
     {"trigger": "break", "source": [P.WATCHED, P.NIGHT], "dest": P.BROKEN, "conditions": "night_is_over"},
 ]
@@ -112,6 +116,13 @@ class CampModel(Model):
             return False
         found = self.table.procedures.get(ENCOUNTER)
         return handover.from_encounter(found, self.rules.part(EvasionOptions).evasion_rules) is not None
+
+    def met_while_resting(self) -> bool:
+        """The pursuit the camp waited for ended in the party's escape, and the rest after it met an encounter."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if getattr(self.command, "child", "") != PURSUIT:
+            return False
+        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
 
     def night_is_over(self) -> bool:
         """The camp breaks once every check the night owes is rolled and any encounter met."""

@@ -235,14 +235,42 @@ def _visibility(ctx: StepContext, weather: str) -> int:
 def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on, or
     the party is pursued (the pursuit is handed off with the camp's terrain; a journey's true hex is its
-    own). A pursuit that concluded (caught or escaped) lets the night go on."""
-    if command.child != ENCOUNTER:
-        return
+    own). A pursuit that concluded (caught or escaped) lets the night go on, once any encounter the rest
+    after the escape met is handed off and concluded in turn (it came by day, in no watch of the night)."""
     state = under_way(ctx)
+    change = ctx.change
+    if command.child != ENCOUNTER:
+        if change is not None and change.dest == Phase.ENCOUNTER.name:
+            _met_while_resting(ctx, state)
+        return
     found = state.pending
     encounter = ctx.state("encounter")
-    assert found is not None  # noqa: S101 - the camp handed off for a pending encounter
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
+    if found is not None:
+        _night_encounter_ended(ctx, found, encounter)
+    if change is not None and change.dest == Phase.PURSUIT.name:
+        made = state.made
+        pursuit = handover.from_encounter(
+            encounter, ctx.part(EvasionOptions).evasion_rules, made.terrain if made is not None else ""
+        )
+        assert pursuit is not None  # noqa: S101 - the resume row's condition read it
+        ctx.hand_off(pursuit)
+
+
+def _met_while_resting(ctx: StepContext, state: CampState) -> None:
+    """Hand off the encounter the rest after the escape met: the wilderness, by day, no fire."""
+    made = state.made
+    ctx.hand_off(
+        StartEncounter(
+            setting=Setting.WILDERNESS,
+            name=f"camp {state.number}: wandering monsters while resting after the pursuit",
+            distance_divisor=_visibility(ctx, made.weather if made is not None else ""),
+        )
+    )
+
+
+def _night_encounter_ended(ctx: StepContext, found: ev.NightChecked, encounter: EncounterState) -> None:
+    """Record how the night's encounter ended: whom it surprised, whose sleep it broke."""
     caught: tuple[str, ...] = ()
     sur = encounter.surprise
     if sur is not None and sur.party_rolled:
@@ -260,14 +288,6 @@ def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
             reason=f"the sleepers woken in watch {found.watch} lose its sleep" if found.asleep else "",
         )
     )
-    change = ctx.change
-    if change is not None and change.dest == Phase.PURSUIT.name:
-        made = state.made
-        pursuit = handover.from_encounter(
-            encounter, ctx.part(EvasionOptions).evasion_rules, made.terrain if made is not None else ""
-        )
-        assert pursuit is not None  # noqa: S101 - the resume row's condition read it
-        ctx.hand_off(pursuit)
 
 
 def break_camp(ctx: StepContext, command: BreakCamp) -> None:  # noqa: ARG001 - the step signature

@@ -2,13 +2,13 @@
 
 Every door is closed and stuck unless the referee notes otherwise (``--free``); a door spiked shut
 counts as stuck whatever is noted. A labelled door is remembered (the delve's ``doors``): one known
-locked stays locked until a key or a pick opens it, one known stuck must be forced, one forced open
-(or held open by a spike) opens without a roll. A locked door opens to its key or to a thievery roll whose chance
-the referee gives (the host game's thief skill, A33), then must still be forced if stuck: the STR
-band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an axe's bonus, which then rolls a
-second die for breaking. A failed attempt to force a door makes noise. Rolls made for a character
-name them (``made_for``), so the state's modifiers apply; a low-is-good die reads a penalty as a
-higher face.
+locked stays locked until a key or a pick opens it, one known stuck must be forced, one opened before
+(forced, or at once) or held open by a spike opens without a roll. A locked door opens to its key or
+to a thievery roll whose chance the referee gives (the host game's thief skill, A33), then must still
+be forced if stuck: the STR band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an
+axe's bonus, which then rolls a second die for breaking. A failed attempt to force a door makes
+noise. Rolls made for a character name them (``made_for``), so the state's modifiers apply; a
+low-is-good die reads a penalty as a higher face.
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ def _no_way_in(command: OpenDoor) -> bool:
 
 
 def _stuck(command: OpenDoor, known: KnownDoor | None) -> bool:
-    """Whether the door must be forced: spiked shut or known stuck, it must; forced open before or held open by
+    """Whether the door must be forced: spiked shut or known stuck, it must; opened before or held open by
     a spike, it need not; else as the referee notes (stuck unless ``--free``)."""
     if known is not None:
         if known.spiked == "shut" or known.stuck:
             return True
-        if known.forced or known.spiked == "open":
+        if known.opened or known.spiked == "open":
             return False
     return not command.free
 

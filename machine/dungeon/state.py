@@ -52,8 +52,10 @@ class KnownDoor:
     unlocked: bool = False
     #: an attempt to force it failed: it sticks
     stuck: bool = False
-    #: it was opened (forced, or free): it no longer sticks
+    #: it was forced open (a stuck door, a feat of strength): it no longer sticks
     forced: bool = False
+    #: it was opened (forced, or at once, not stuck): it no longer sticks
+    opened: bool = False
     #: ``open`` (held open by a spike) or ``shut`` (spiked shut: it counts as stuck); "" for neither
     spiked: str = ""
 
@@ -64,7 +66,7 @@ class KnownDoor:
         if self.spiked:
             facts.append(f"spiked {self.spiked}" + (" (counts as stuck)" if self.spiked == "shut" else ""))
         else:
-            facts.append("forced open" if self.forced else "stuck" if self.stuck else "")
+            facts.append("forced open" if self.forced else "opened" if self.opened else "stuck" if self.stuck else "")
         return ", ".join(f for f in facts if f) or "closed"
 
 
@@ -78,8 +80,9 @@ def _door(door: KnownDoor, event: ev.DoorOpened | ev.DoorSpiked) -> KnownDoor:
         return attrs.evolve(door, locked=True)
     door = attrs.evolve(door, locked=False, unlocked=door.unlocked or event.locked)
     if event.opened:
-        return attrs.evolve(door, forced=True, stuck=False, spiked="" if door.spiked == "shut" else door.spiked)
-    return attrs.evolve(door, stuck=True, forced=False) if event.stuck else door
+        spiked = "" if door.spiked == "shut" else door.spiked
+        return attrs.evolve(door, forced=door.forced or event.stuck, opened=True, stuck=False, spiked=spiked)
+    return attrs.evolve(door, stuck=True, forced=False, opened=False) if event.stuck else door
 
 
 @attrs.frozen(kw_only=True)
@@ -94,7 +97,7 @@ class DelveState:
     #: doors spiked shut (they count as stuck) and spiked open (held open), by label
     spiked_shut: tuple[str, ...] = ()
     spiked_open: tuple[str, ...] = ()
-    #: what the party knows of each labelled door (locked, unlocked, stuck, forced open, spiked), by label
+    #: what the party knows of each labelled door (locked, unlocked, stuck, opened, forced open, spiked), by label
     doors: dict[str, KnownDoor] = attrs.field(factory=dict)
     moves: int = 0
     encounters: int = 0

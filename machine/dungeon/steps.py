@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
-from hexlog.events.vocabulary import Setting, Side
-from hexlog.machine.chase import StartChase
+from hexlog.events.vocabulary import Setting
+from hexlog.machine.chase import handover
 from hexlog.machine.dungeon.commands import SearchRoll
 from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
-from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.kit.clock import ClockOptions, turns
 
 if TYPE_CHECKING:
@@ -222,18 +221,9 @@ def resume(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the res
     """
     if not _enters(ctx, Phase.CHASE):
         return
-    encounter = ctx.state(ENCOUNTER)
-    assert isinstance(encounter, EncounterState)  # noqa: S101 - the condition of the row read it
-    pursuit = encounter.pursuit
-    fleeing = pursuit.fleeing if pursuit is not None else (encounter.fleeing or Side.PARTY)
-    ctx.hand_off(
-        StartChase(
-            setting=str(Setting.DUNGEON),
-            fleeing=str(fleeing),
-            from_encounter=encounter.started.number,
-            name=encounter.started.name,
-        )
-    )
+    chase = handover.from_encounter(ctx.state(ENCOUNTER), Setting.DUNGEON)
+    assert chase is not None  # noqa: S101 - the condition of the row read it
+    ctx.hand_off(chase)
 
 
 def _enters(ctx: StepContext, phase: Phase) -> bool:

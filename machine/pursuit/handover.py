@@ -2,13 +2,15 @@
 
 A procedure that handed an encounter off (the travel day, the camp) reads this when it resumes: the
 encounter's facts (the sides, their rates, surprise, the evasion roll already made) become the
-pursuit's start. Pure: it reads the folded encounter and the rules' pursuit reading.
+pursuit's start; when that pursuit concludes, an encounter met in the rest after the escape is handed
+to the encounter procedure. Pure: it reads the folded encounter or pursuit and the rules' pursuit reading.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hexlog.events.pursuit import PursuitEnded, PursuitRested
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.pursuit.commands import StartPursuit
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
 #: the outcome of an encounter whose pursuers chose to pursue
 PURSUIT = "pursuit"
+#: the outcome of a pursuit the party got away from
+ESCAPED = "escaped"
 
 
 def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "") -> StartPursuit | None:
@@ -44,4 +48,13 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
     )
 
 
-__all__ = ["PURSUIT", "from_encounter"]
+def met_while_resting(state: object) -> bool:
+    """Whether a pursuit that concluded with the party's escape met an encounter in the rest after it (§4.14
+    step 5): the procedure that handed the pursuit off then hands that encounter to the encounter procedure."""
+    rested, ended = getattr(state, "rested", None), getattr(state, "ended", None)
+    if not isinstance(rested, PursuitRested) or not isinstance(ended, PursuitEnded):
+        return False
+    return rested.encounters > 0 and ended.outcome == ESCAPED
+
+
+__all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting"]

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
-from hexlog.events.pursuit import PursuitRested
+from hexlog.machine.chase import handover as chase
+from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions
@@ -181,11 +182,13 @@ def resumed(ctx: StepContext, command: object) -> None:
     """A procedure the day handed off to concluded: the day takes up where it was, ready to end.
 
     An encounter in the wilderness that ends with the party pursued hands off the pursuit with the
-    encounter's facts (§4.14); an encounter rolled while the party rested after it is handed off.
+    encounter's facts (§4.14); an encounter rolled while the party rested after it is handed off. A
+    waterborne encounter that ends in pursuit hands off the chase on water (the vessels' evasion, OSE §2.9),
+    as a delve hands off its chase underground.
     """
     child = getattr(command, "child", "")
     if child == ENCOUNTER:
-        found = pursuit_after(ctx)
+        found = pursuit_after(ctx) or chase.afloat(ctx.state(ENCOUNTER), ctx.part(ChaseTables))
         if found is not None:
             ctx.hand_off(found)
     elif child == PURSUIT:
@@ -199,12 +202,8 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
 
 def _after_pursuit(ctx: StepContext) -> None:
     """An encounter rolled while the party rested after the pursuit is handed off."""
-    chased = ctx.state(PURSUIT)
-    rested = getattr(chased, "rested", None)
-    if not isinstance(rested, PursuitRested) or getattr(chased, "ended", None) is None:
-        return
-    trip = journey(ctx)
-    if rested.encounters and chased.ended.outcome == "escaped":
+    if handover.met_while_resting(ctx.state(PURSUIT)):
+        trip = journey(ctx)
         ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
 
 

@@ -152,7 +152,9 @@ def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_th
         url = "/campaigns/main/audit?roll=0&secret=true"
         refused = client.get(url, headers=served.headers("player"))
         assert refused.status_code == 409
-        assert refused.json()["detail"].startswith("roll 0 of session s1 is secret until the session closes")
+        assert refused.json()["detail"].startswith(
+            "roll s1#r0 (nonce 0 of session s1) is secret until the session closes"
+        )
         explained = client.get(url, headers=served.headers("referee"))
         assert explained.status_code == 200
         assert "the ogre's mood" in explained.json()["text"]

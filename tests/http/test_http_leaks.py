@@ -14,7 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from hexlog.replay.player_audit import WITHHELD
 from hexlog.service.http_tokens import TokenStore
+from tests.test_player_audit import FORGED_NOTATION, LOST_FEATURE, SECRET_PURPOSE, failing_db
 
 NUMBERS = itertools.count()
 
@@ -114,3 +116,28 @@ def test_no_canary_reaches_a_player_before_its_reveal(serve_once, actions, salt)
             assert not leaked, f"after {actions[: step + 1]}: a player received {leaked}"
             # the check can fail: what has been revealed is there to be read
             assert all(c.encode() in seen for c in revealed), f"after {actions[: step + 1]}"
+
+
+@pytest.fixture
+def failed_audit(serve, tmp_path):
+    """Campaign main whose audit FAILS at events only the referee may see yet (``tests.test_player_audit``)."""
+    failing_db(tmp_path / "hexlog.db")
+    return serve()
+
+
+def test_a_failed_audit_tells_a_player_the_verdict_but_nothing_hidden(failed_audit):
+    """A player's audit FAILS as the referee's does, at the same events, without their hidden contents; the
+    referee's audit names them; no other read of the player's shows them either."""
+    served = failed_audit
+    with served.client() as client:
+        referee = client.get("/campaigns/main/audit", headers=served.headers("referee")).json()
+        player = client.get("/campaigns/main/audit", headers=served.headers("player")).json()
+        everything = _player_bytes(client, "main", served.headers("player"))
+    assert referee["verdict"] == player["verdict"] == "FAILED"
+    assert FORGED_NOTATION in referee["text"]
+    assert LOST_FEATURE in referee["text"]
+    # the same findings at the same events, reasons withheld
+    assert player["text"].count("version ") == referee["text"].count("version ")
+    assert WITHHELD in player["text"]
+    for canary in (SECRET_PURPOSE, FORGED_NOTATION, LOST_FEATURE):
+        assert canary.encode() not in everything, canary

@@ -195,7 +195,7 @@ def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_mea
         check=True,
     ).stdout.splitlines()
     assert re.fullmatch(r"\s+3  roll #0 2d6 for a: \d\+\d -> \d+", shown[0]), shown
-    assert shown[1].endswith("secret roll #0 (secret roll): hidden until the session closes"), shown
+    assert shown[1].endswith("secret roll #r0 (secret roll): hidden until the session closes"), shown
 
 
 def test_a_stream_ends_when_its_token_is_revoked(serve):
