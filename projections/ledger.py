@@ -57,7 +57,7 @@ class Ledger:
 
     def evolve(self, state: sessions.Session | None, event: Event) -> sessions.Session | None:
         """The latest session after one event (the shared lifecycle fold)."""
-        return sessions.evolve(sessions.SessionLog(current=state), event).current
+        return sessions.latest(state, event)
 
     def parts(self, state: sessions.Session | None) -> Mapping[str, Any]:
         """One part: the latest session."""

@@ -173,14 +173,24 @@ def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict
     return rebuild_all([projection], events)[0]
 
 
-def rebuild_all(projections: Sequence[Projection[Any]], events: Iterable[Event]) -> list[tuple[Any, dict[str, Any]]]:
+def rebuild_all(
+    projections: Sequence[Projection[Any]], events: Iterable[Event], rows: Sequence[bool] | None = None
+) -> list[tuple[Any, dict[str, Any]]]:
     """Each projection folded from scratch in one pass over ``events`` (which may be read as they come), and the
-    data of every row it keeps (the mark left out)."""
+    data of every row it keeps (the mark left out).
+
+    ``rows`` says, projection by projection, whether its rows are wanted (all are by default); a projection whose
+    rows are not wanted is only folded, and its rows are given as ``{}``.
+    """
+    wanted = [True] * len(projections) if rows is None else list(rows)
     states = [projection.initial() for projection in projections]
     extras: list[dict[str, Any]] = [{} for _ in projections]
-    pairs = list(zip(projections, extras, strict=True))
+    folded = [(i, projection.evolve) for i, projection in enumerate(projections) if not wanted[i]]
+    kept = [(i, projection, extras[i]) for i, projection in enumerate(projections) if wanted[i]]
     for event in events:
-        for i, (projection, extra) in enumerate(pairs):
+        for i, evolve in folded:
+            states[i] = evolve(states[i], event)
+        for i, projection, extra in kept:
             state = states[i]
             after = projection.evolve(state, event)
             for key, value in projection.event_rows(state, after, event).items():
@@ -190,7 +200,10 @@ def rebuild_all(projections: Sequence[Projection[Any]], events: Iterable[Event])
                     extra[key] = value
             states[i] = after
     out = []
-    for projection, state, extra in zip(projections, states, extras, strict=True):
+    for projection, state, extra, keep in zip(projections, states, extras, wanted, strict=True):
+        if not keep:
+            out.append((state, extra))
+            continue
         data = {key: projection.encode(key, part) for key, part in projection.parts(state).items()}
         data.update(extra)
         out.append((state, data))

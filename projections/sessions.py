@@ -96,28 +96,22 @@ def evolve(log: SessionLog, event: Event) -> SessionLog:
         session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
         return SessionLog(current=session, count=log.count + 1)
     current = log.current
-    if current is None or getattr(event, "session", None) != current.id:
+    changed = latest(current, event)
+    if changed is current:
         return log
+    return SessionLog(current=changed, count=log.count)
+
+
+def latest(current: Session | None, event: Event) -> Session | None:
+    """The latest session after one event (a session opened replaces it; the same object when the event
+    leaves it as it is): the lifecycle without the count of sessions, which the roll ledger folds."""
+    if isinstance(event, SessionOpened):
+        return Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
+    if current is None or getattr(event, "session", None) != current.id:
+        return current
+    if isinstance(event, DiceRolled):  # the commonest event of all
+        return _rolled(current, event)
     match event:
-        case DiceRolled():  # the commonest event of all: built directly, without attrs.evolve
-            referee = current.lanes and event.visibility == Visibility.REFEREE
-            public_next, referee_next = current.next_nonce, current.next_referee_nonce
-            if referee:
-                referee_next = max(referee_next, event.nonce + 1)
-            else:
-                public_next = max(public_next, event.nonce + 1)
-            changed = Session(
-                id=current.id,
-                commitment=current.commitment,
-                scheme=current.scheme,
-                client_seed=current.client_seed,
-                next_nonce=public_next,
-                next_referee_nonce=referee_next,
-                status=current.status,
-                secret=current.secret,
-                supplied=current.supplied,
-            )
-            return SessionLog(current=changed, count=log.count)
         case ClientSeedSet():
             changed = attrs.evolve(current, client_seed=event.client_seed)
         case SessionClosed():
@@ -125,5 +119,25 @@ def evolve(log: SessionLog, event: Event) -> SessionLog:
         case SessionAbandoned():
             changed = attrs.evolve(current, status=Status.ABANDONED)
         case _:
-            return log
-    return attrs.evolve(log, current=changed)
+            changed = current
+    return changed
+
+
+def _rolled(current: Session, event: DiceRolled) -> Session:
+    """The session after one of its rolls, built directly (``attrs.evolve`` costs more, at every roll)."""
+    public_next, referee_next = current.next_nonce, current.next_referee_nonce
+    if current.scheme != V1 and event.visibility == Visibility.REFEREE:
+        referee_next = max(referee_next, event.nonce + 1)
+    else:
+        public_next = max(public_next, event.nonce + 1)
+    return Session(
+        id=current.id,
+        commitment=current.commitment,
+        scheme=current.scheme,
+        client_seed=current.client_seed,
+        next_nonce=public_next,
+        next_referee_nonce=referee_next,
+        status=current.status,
+        secret=current.secret,
+        supplied=current.supplied,
+    )

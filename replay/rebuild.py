@@ -211,6 +211,12 @@ def _marked(
     return None
 
 
+def _compared(projection: live.Projection[Any], mark: tuple[int, Any] | None, version: int) -> bool:
+    """Whether a projection's stored rows are to be compared one by one with a fold of the log of ``version``
+    events: a sound mark of this revision at that version (the event it names is checked once the log is read)."""
+    return mark is not None and live.mark_problem(projection, mark, version) is None and mark[0] == version
+
+
 def _as_stored(value: Any) -> Any:
     """Row data as a database gives it back (JSON, so tuples are lists; the memory store keeps it as given)."""
     return json.loads(canonical_json(value))
@@ -222,19 +228,33 @@ def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
 
 
 def replay_records(
-    store: LiveStore, campaign: str, records: Iterable[Recorded], registry: Registry = REGISTRY
+    store: LiveStore,
+    campaign: str,
+    stream: Iterable[Recorded],
+    registry: Registry = REGISTRY,
+    *,
+    every_row: bool = False,
 ) -> tuple[ReplayReport, dict[str, dict[str, Any]]]:
-    """The replay of a campaign's ``records`` (its whole stream, read as they come: never held whole), and each
-    projection's rebuilt rows by name."""
+    """The replay of a campaign's records in ``stream`` (its whole stream, read as they come: never held
+    whole), and each projection's rebuilt rows by name: those of every projection with ``every_row`` (what a
+    repair writes), otherwise only those compared with stored rows (``{}`` for the others, which the fold
+    does not build)."""
     stream_id = stream_for(campaign)
     folds = projections(registry)
     # the marks first (the fold notes the log's event at each), every other row only when it is compared
     marks = {p.name: store.read_rows(stream_id, p.name, [live.MARK]).get(live.MARK) for p in folds}
     read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
-    rebuilt = live.rebuild_all(folds, read.events(records))
+    length = store.stream_version(stream_id)
+    wanted = [every_row or _compared(p, marks[p.name], length) for p in folds]
+    rebuilt = live.rebuild_all(folds, read.events(stream), wanted)
     if not read.version:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
+    if read.version != length:  # the log moved on meanwhile: fold again if rows now to be compared were not kept
+        again = [every_row or _compared(p, marks[p.name], read.version) for p in folds]
+        if any(now and not before for now, before in zip(again, wanted, strict=True)):
+            events = (live.decode_recorded(r) for r in records(store, campaign, read.version))
+            rebuilt = live.rebuild_all(folds, events, again)
     states: dict[str, Any] = {}
     rows: dict[str, dict[str, Any]] = {}
     checks = []
@@ -260,7 +280,8 @@ def state_at(store: LiveStore, campaign: str, version: int, registry: Registry =
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
     folds = projections(registry)
     events = (live.decode_recorded(r) for r in records(store, campaign, version))
-    return {p.name: state for p, (state, _) in zip(folds, live.rebuild_all(folds, events), strict=True)}
+    folded = live.rebuild_all(folds, events, [False] * len(folds))
+    return {p.name: state for p, (state, _) in zip(folds, folded, strict=True)}
 
 
 def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:
