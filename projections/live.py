@@ -27,7 +27,7 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, ProjectionStore, Recorded
@@ -168,23 +168,27 @@ class Live(Generic[S]):
         return None if found is None else found[1]
 
 
-def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict[str, Any]]:
+def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, Mapping[str, Any]]:
     """The projection folded from scratch, and the data of every row it keeps (the mark left out)."""
-    return rebuild_all([projection], events)[0]
+    state, data = rebuild_all([projection], events)[0]
+    return state, data
 
 
 def rebuild_all(
-    projections: Sequence[Projection[Any]], events: Iterable[Event], rows: Sequence[bool] | None = None
-) -> list[tuple[Any, dict[str, Any]]]:
+    projections: Sequence[Projection[Any]],
+    events: Iterable[Event],
+    rows: Sequence[bool] | None = None,
+    holder: Callable[[], MutableMapping[str, Any]] = dict,
+) -> list[tuple[Any, MutableMapping[str, Any]]]:
     """Each projection folded from scratch in one pass over ``events`` (which may be read as they come), and the
-    data of every row it keeps (the mark left out).
+    data of every row it keeps (the mark left out), each projection's in a ``holder()`` (a dict by default).
 
     ``rows`` says, projection by projection, whether its rows are wanted (all are by default); a projection whose
-    rows are not wanted is only folded, and its rows are given as ``{}``.
+    rows are not wanted is only folded, and its rows are given as an empty ``holder()``.
     """
     wanted = [True] * len(projections) if rows is None else list(rows)
     states = [projection.initial() for projection in projections]
-    extras: list[dict[str, Any]] = [{} for _ in projections]
+    extras = [holder() for _ in projections]
     folded = [(i, projection.evolve) for i, projection in enumerate(projections) if not wanted[i]]
     kept = [(i, projection, extras[i]) for i, projection in enumerate(projections) if wanted[i]]
     for event in events:
@@ -199,15 +203,11 @@ def rebuild_all(
                 else:
                     extra[key] = value
             states[i] = after
-    out = []
-    for projection, state, extra, keep in zip(projections, states, extras, wanted, strict=True):
-        if not keep:
-            out.append((state, extra))
-            continue
-        data = {key: projection.encode(key, part) for key, part in projection.parts(state).items()}
-        data.update(extra)
-        out.append((state, data))
-    return out
+    for i, projection, extra in kept:
+        for key, part in projection.parts(states[i]).items():
+            if key not in extra:  # an event's own row of the same key is the one kept
+                extra[key] = projection.encode(key, part)
+    return list(zip(states, extras, strict=True))
 
 
 def anew(projection: Projection[S], data: Mapping[str, Any], version: int, event: str) -> tuple[ProjectionRow, ...]:

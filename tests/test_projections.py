@@ -32,6 +32,7 @@ from hexlog.machine.table import Table, TableProjection
 from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER, commitment_key, roll_key, session_key
 from hexlog.projections.sessions import Status
+from hexlog.replay import rebuilt_rows
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import projections, replay, state_at, table_at
 
@@ -612,6 +613,35 @@ class TestReplayNamesRows:
         assert checks[name].reason == reason
         assert all(check.ok for check in report.checks if check.name != name)
         assert f"{name}: differs (up to date): {reason}" in report.text()
+
+    @pytest.mark.parametrize(
+        "sql",
+        [
+            "DELETE FROM projection_rows WHERE projection = 'ledger' AND key LIKE 'roll/%'",
+            "UPDATE projection_rows SET data = replace(data, '\"total\":', '\"total\":1') WHERE key LIKE 'roll/%'",
+            (
+                "INSERT INTO projection_rows SELECT stream_id, projection, key || '/forged', version, data "
+                "FROM projection_rows WHERE key != '@'"
+            ),
+            "UPDATE projection_rows SET version = 1000 WHERE key LIKE 'roll/s1/%'",
+            "UPDATE projection_rows SET key = key || 'z' WHERE projection = 'ledger' AND key LIKE 'session/%'",
+        ],
+        ids=["rolls deleted", "rolls edited", "rows added", "rows newer than the mark", "session renamed"],
+    )
+    def test_rows_rebuilt_past_the_bound_in_memory_are_compared_alike(
+        self, db: tuple[Path, SQLiteStore], sql: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With the rebuilt rows moved to a temporary file every 2 rows (and the stored ones read 3 at a time),
+        a replay finds and names the same rows as one that holds them all in memory."""
+        path, store = db
+        self.edit(path, sql)
+        held = replay(store, "c1")
+        monkeypatch.setattr(rebuilt_rows, "LIMIT", 2)
+        monkeypatch.setattr("hexlog.events.sqlite.ROWS_PAGE_SIZE", 3)
+        spilled = replay(store, "c1")
+        assert not held.ok
+        assert spilled.checks == held.checks
+        assert spilled.text() == held.text()
 
 
 class TestFolds:
