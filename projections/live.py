@@ -18,6 +18,7 @@ compares every row with a fold of the log; ``hexlog replay --repair`` rewrites t
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 S = TypeVar("S")
 MARK = "@"
+#: the events a rebuild folds at a time into a projection whose rows it does not keep
+CHUNK = 500
 
 
 class Projection(Protocol[S]):
@@ -50,6 +53,10 @@ class Projection(Protocol[S]):
 
     def evolve(self, state: S, event: Event) -> S:
         """The state after one event (pure)."""
+        ...
+
+    def evolve_all(self, state: S, events: Sequence[Event]) -> S:
+        """The state after ``events`` in order: what ``evolve`` gives event by event (it may build it once)."""
         ...
 
     def parts(self, state: S) -> Mapping[str, Any]:
@@ -189,20 +196,23 @@ def rebuild_all(
     wanted = [True] * len(projections) if rows is None else list(rows)
     states = [projection.initial() for projection in projections]
     extras = [holder() for _ in projections]
-    folded = [(i, projection.evolve) for i, projection in enumerate(projections) if not wanted[i]]
+    folded = [i for i in range(len(projections)) if not wanted[i]]
     kept = [(i, projection, extras[i]) for i, projection in enumerate(projections) if wanted[i]]
-    for event in events:
-        for i, evolve in folded:
-            states[i] = evolve(states[i], event)
+    stream = iter(events)
+    while chunk := list(itertools.islice(stream, CHUNK)):
+        for i in folded:
+            states[i] = projections[i].evolve_all(states[i], chunk)
         for i, projection, extra in kept:
             state = states[i]
-            after = projection.evolve(state, event)
-            for key, value in projection.event_rows(state, after, event).items():
-                if value is None:
-                    extra.pop(key, None)
-                else:
-                    extra[key] = value
-            states[i] = after
+            for event in chunk:
+                after = projection.evolve(state, event)
+                for key, value in projection.event_rows(state, after, event).items():
+                    if value is None:
+                        extra.pop(key, None)
+                    else:
+                        extra[key] = value
+                state = after
+            states[i] = state
     for i, projection, extra in kept:
         for key, part in projection.parts(states[i]).items():
             if key not in extra:  # an event's own row of the same key is the one kept
