@@ -75,6 +75,27 @@ def _procedures(procedures: Mapping[str, Any], event: Event, registry: Registry)
     return procedures if changed is None else changed
 
 
+def _procedures_all(procedures: Mapping[str, Any], events: Sequence[Event], registry: Registry) -> Mapping[str, Any]:
+    """The procedures' states after ``events`` (``_procedures`` event by event), each procedure's folded over them
+    all at once; event by event when one of them begins or ends among them, as the names then take its order."""
+    finals: dict[str, Any] = {}
+    for procedure in registry.procedures:
+        fold = procedure.fold
+        if fold is None:
+            continue
+        state = before = procedures.get(procedure.name)
+        for event in events:
+            after = fold(state, event)
+            if (after is None) is not (state is None):  # begun or ended: the order of the names changes
+                for one in events:
+                    procedures = _procedures(procedures, one, registry)
+                return procedures
+            state = after
+        if state is not before:
+            finals[procedure.name] = state
+    return {**procedures, **finals} if finals else procedures
+
+
 def _named(
     campaign: str, rules: rulesets.Ruleset | None, handoffs: tuple[tuple[str, str], ...], event: Event
 ) -> tuple[str, rulesets.Ruleset | None, tuple[tuple[str, str], ...]]:
@@ -118,8 +139,8 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
     for event in events:
         party = party_model.evolve(party, event)
         clock = clock_model.evolve(clock, event)
-        procedures = _procedures(procedures, event, registry)
         campaign, rules, handoffs = _named(campaign, rules, handoffs, event)
+    procedures = _procedures_all(procedures, events, registry)
     sessions = session_model.fold(table.sessions, events)
     return _changed(
         table,
