@@ -131,12 +131,18 @@ class _Read:
     ids: dict[int, str] = attrs.field(factory=dict)
 
     def events(self, records: Iterable[Recorded]) -> Iterator[Event]:
-        """The decoded events of ``records``, noting what the checks need as they go by."""
-        for record in records:
-            self.version, self.event = record.version, record.envelope.id
-            if record.version in self.wanted:
-                self.ids[record.version] = record.envelope.id
-            yield live.decode_recorded(record)
+        """The decoded events of ``records``, noting what the checks need as they go by (the last version and
+        event once they are all read)."""
+        wanted, ids, decode = self.wanted, self.ids, live.decode_recorded
+        record = None
+        try:
+            for record in records:
+                if wanted and record.version in wanted:
+                    ids[record.version] = record.envelope.id
+                yield decode(record)
+        finally:
+            if record is not None:
+                self.version, self.event = record.version, record.envelope.id
 
 
 @attrs.define
