@@ -130,6 +130,14 @@ class MemoryStore:
                 return dict(table)
             return {k: table[k] for k in keys if k in table}
 
+    def iter_rows(self, stream_id: str, projection: str) -> Iterator[tuple[str, int, Any]]:
+        """Every row of a stream's projection as (key, version, data), in key order."""
+        with self._lock:
+            table = dict(self._rows.get((stream_id, projection), {}))
+        for key in sorted(table):
+            version, data = table[key]
+            yield key, version, data
+
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since."""
         with self._lock:

@@ -47,7 +47,14 @@ from hexlog.events.postgres_schema import (
     append_lock_key,
     shown_url,
 )
-from hexlog.events.sqlite_schema import COLUMNS, PAGE_SIZE, STREAM_PAGE_SIZE, recorded, tail_problem
+from hexlog.events.sqlite_schema import (
+    COLUMNS,
+    PAGE_SIZE,
+    ROWS_PAGE_SIZE,
+    STREAM_PAGE_SIZE,
+    recorded,
+    tail_problem,
+)
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
@@ -395,6 +402,22 @@ class PostgresStore:
             except (TypeError, ValueError):
                 continue  # a damaged cache row: the projection is rebuilt from the log
         return rows
+
+    def iter_rows(self, stream_id: str, projection: str) -> Iterator[tuple[str, int, Any]]:
+        """Every row of a stream's projection as (key, version, data), in the key order SQLite gives (code points:
+        the "C" collation), fetched page by page; a row whose data is not JSON is left out (as ``read_rows``)."""
+        select = "SELECT key, version, data FROM projection_rows WHERE stream_id = %s AND projection = %s"
+        order = f'ORDER BY key COLLATE "C" LIMIT {ROWS_PAGE_SIZE}'
+        found = self._rows(f"{select} {order}", (stream_id, projection))
+        while found:
+            for key, version, data in found:
+                try:
+                    yield str(key), int(version), json.loads(data)
+                except (TypeError, ValueError):
+                    continue  # a damaged cache row: as read_rows
+            if len(found) < ROWS_PAGE_SIZE:
+                return
+            found = self._rows(f'{select} AND key > %s COLLATE "C" {order}', (stream_id, projection, found[-1][0]))
 
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since.

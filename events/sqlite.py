@@ -41,6 +41,7 @@ from hexlog.events.files import create_private
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     PAGE_SIZE,
+    ROWS_PAGE_SIZE,
     SCHEMA,
     SCHEMA_NAMES,
     STREAM_PAGE_SIZE,
@@ -448,6 +449,27 @@ class SQLiteStore:
             except (TypeError, ValueError):
                 continue  # a damaged cache row: the projection is rebuilt from the log
         return rows
+
+    def iter_rows(self, stream_id: str, projection: str) -> Iterator[tuple[str, int, Any]]:
+        """Every row of a stream's projection as (key, version, data), in key order, fetched page by page; a row
+        whose data is not JSON is left out (as ``read_rows`` leaves it out)."""
+        select = "SELECT key, version, data FROM projection_rows WHERE stream_id = ? AND projection = ?"
+        order = f"ORDER BY key LIMIT {ROWS_PAGE_SIZE}"
+        with self._lock:
+            found = self._conn.execute(f"{select} {order}", (stream_id, projection)).fetchall()
+        while found:
+            for key, version, data in found:
+                try:
+                    yield str(key), int(version), json.loads(data)
+                except (TypeError, ValueError):
+                    continue  # a damaged cache row: as read_rows
+            if len(found) < ROWS_PAGE_SIZE:
+                return
+            with self._lock:
+                found = self._conn.execute(
+                    f"{select} AND key > ? {order}",
+                    (stream_id, projection, found[-1][0]),
+                ).fetchall()
 
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since.

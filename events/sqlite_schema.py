@@ -13,6 +13,8 @@ from hexlog.events.store import Recorded
 
 #: how many rows ``read_all`` fetches at a time
 PAGE_SIZE = 500
+#: the rows of a projection ``iter_rows`` fetches at a time
+ROWS_PAGE_SIZE = 2000
 #: the events a long stream is read by at a time (replay, audit, time travel)
 STREAM_PAGE_SIZE = 5000
 

@@ -117,6 +117,11 @@ class ProjectionStore(Protocol):
         self, stream_id: str, projection: str, keys: Sequence[str] | None = None
     ) -> dict[str, tuple[int, Any]]: ...
 
+    def iter_rows(self, stream_id: str, projection: str) -> Iterator[tuple[str, int, Any]]:
+        """Every row of a stream's projection as (key, version, data), in key order, read page by page (a
+        projection with a row per roll is never held whole); a row whose data is not JSON is left out."""
+        ...
+
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool: ...
 
 

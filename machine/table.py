@@ -7,7 +7,7 @@ kept in the store and only the parts a command changed are written with its even
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -59,29 +59,43 @@ class Table:
         return self.sessions.count
 
 
-def _procedures(table: Table, event: Event, registry: Registry) -> Mapping[str, Any]:
-    states = table.procedures
+def _procedures(procedures: Mapping[str, Any], event: Event, registry: Registry) -> Mapping[str, Any]:
     changed: dict[str, Any] | None = None
     for name, fold in registry.folds:
-        before = states.get(name)
+        before = procedures.get(name)
         after = fold(before, event)
         if after is not before:
             if changed is None:
-                changed = dict(states)
+                changed = dict(procedures)
             if after is None:
                 changed.pop(name, None)
             else:
                 changed[name] = after
-    return states if changed is None else changed
+    return procedures if changed is None else changed
 
 
-def evolve(table: Table, event: Event, registry: Registry) -> Table:
-    """The table after one event (parts an event does not touch stay the same objects)."""
-    party = party_model.evolve(table.party, event)
-    clock = clock_model.evolve(table.clock, event)
-    sessions = session_model.evolve(table.sessions, event)
-    procedures = _procedures(table, event, registry)
-    campaign, rules, handoffs = table.campaign, table.rules, table.handoffs
+def _procedures_all(procedures: Mapping[str, Any], events: Sequence[Event], registry: Registry) -> Mapping[str, Any]:
+    """The procedures' states after ``events`` (``_procedures`` event by event), each procedure's folded over them
+    all at once; event by event when one of them begins or ends among them, as the names then take its order."""
+    finals: dict[str, Any] = {}
+    for name, fold in registry.folds:
+        state = before = procedures.get(name)
+        for event in events:
+            after = fold(state, event)
+            if (after is None) is not (state is None):  # begun or ended: the order of the names changes
+                for one in events:
+                    procedures = _procedures(procedures, one, registry)
+                return procedures
+            state = after
+        if state is not before:
+            finals[name] = state
+    return {**procedures, **finals} if finals else procedures
+
+
+def _named(
+    campaign: str, rules: rulesets.Ruleset | None, handoffs: tuple[tuple[str, str], ...], event: Event
+) -> tuple[str, rulesets.Ruleset | None, tuple[tuple[str, str], ...]]:
+    """The campaign's name, its rules and the hand-offs under way after one event."""
     match event:
         case CampaignStarted():
             campaign, rules = event.campaign, rulesets.from_recorded(event.ruleset, event.rules)
@@ -91,6 +105,63 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
             handoffs = (*handoffs, (event.parent, event.child))
         case Resumed() if handoffs:
             handoffs = handoffs[:-1]
+    return campaign, rules, handoffs
+
+
+def evolve(table: Table, event: Event, registry: Registry) -> Table:
+    """The table after one event (parts an event does not touch stay the same objects)."""
+    party = party_model.evolve(table.party, event)
+    clock = clock_model.evolve(table.clock, event)
+    sessions = session_model.evolve(table.sessions, event)
+    procedures = _procedures(table.procedures, event, registry)
+    campaign, rules, handoffs = _named(table.campaign, table.rules, table.handoffs, event)
+    return _changed(
+        table,
+        campaign=campaign,
+        rules=rules,
+        sessions=sessions,
+        party=party,
+        clock=clock,
+        procedures=procedures,
+        handoffs=handoffs,
+    )
+
+
+def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Table:
+    """The table after ``events`` in order: what ``evolve`` gives event by event, built once. Its parts fold
+    apart (none reads another), the session lifecycle with a run of rolls at once."""
+    party, clock, procedures = table.party, table.clock, table.procedures
+    campaign, rules, handoffs = table.campaign, table.rules, table.handoffs
+    for event in events:
+        party = party_model.evolve(party, event)
+        clock = clock_model.evolve(clock, event)
+        campaign, rules, handoffs = _named(campaign, rules, handoffs, event)
+    procedures = _procedures_all(procedures, events, registry)
+    sessions = session_model.fold(table.sessions, events)
+    return _changed(
+        table,
+        campaign=campaign,
+        rules=rules,
+        sessions=sessions,
+        party=party,
+        clock=clock,
+        procedures=procedures,
+        handoffs=handoffs,
+    )
+
+
+def _changed(  # noqa: PLR0913 - every part of the table
+    table: Table,
+    *,
+    campaign: str,
+    rules: rulesets.Ruleset | None,
+    sessions: session_model.SessionLog,
+    party: party_model.Party,
+    clock: clock_model.Clock,
+    procedures: Mapping[str, Any],
+    handoffs: tuple[tuple[str, str], ...],
+) -> Table:
+    """The table with these parts: the very same table when none is another object."""
     same = (
         party is table.party
         and clock is table.clock
@@ -142,6 +213,10 @@ class TableProjection:
     def evolve(self, state: Table, event: Event) -> Table:
         """The table after one event."""
         return evolve(state, event, self.registry)
+
+    def evolve_all(self, state: Table, events: Sequence[Event]) -> Table:
+        """The table after ``events`` in order, built once."""
+        return evolve_all(state, events, self.registry)
 
     def parts(self, state: Table) -> Mapping[str, Any]:
         """Its parts: identity and party and clock, the rules, the sessions, hand-offs, each procedure."""

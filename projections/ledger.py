@@ -17,7 +17,7 @@ from hexlog.events.session import SessionOpened
 from hexlog.projections import sessions
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from hexlog.events.base import Event
 
@@ -57,7 +57,11 @@ class Ledger:
 
     def evolve(self, state: sessions.Session | None, event: Event) -> sessions.Session | None:
         """The latest session after one event (the shared lifecycle fold)."""
-        return sessions.evolve(sessions.SessionLog(current=state), event).current
+        return sessions.latest(state, event)
+
+    def evolve_all(self, state: sessions.Session | None, events: Sequence[Event]) -> sessions.Session | None:
+        """The latest session after ``events`` in order, a run of its rolls folded at once."""
+        return sessions.latest_of(state, events)
 
     def parts(self, state: sessions.Session | None) -> Mapping[str, Any]:
         """One part: the latest session."""

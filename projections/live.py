@@ -18,6 +18,7 @@ compares every row with a fold of the log; ``hexlog replay --repair`` rewrites t
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -27,13 +28,15 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, ProjectionStore, Recorded
 
 S = TypeVar("S")
 MARK = "@"
+#: the events a rebuild folds at a time into a projection whose rows it does not keep
+CHUNK = 500
 
 
 class Projection(Protocol[S]):
@@ -50,6 +53,10 @@ class Projection(Protocol[S]):
 
     def evolve(self, state: S, event: Event) -> S:
         """The state after one event (pure)."""
+        ...
+
+    def evolve_all(self, state: S, events: Sequence[Event]) -> S:
+        """The state after ``events`` in order: what ``evolve`` gives event by event (it may build it once)."""
         ...
 
     def parts(self, state: S) -> Mapping[str, Any]:
@@ -168,33 +175,49 @@ class Live(Generic[S]):
         return None if found is None else found[1]
 
 
-def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, dict[str, Any]]:
+def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, Mapping[str, Any]]:
     """The projection folded from scratch, and the data of every row it keeps (the mark left out)."""
-    return rebuild_all([projection], events)[0]
+    state, data = rebuild_all([projection], events)[0]
+    return state, data
 
 
-def rebuild_all(projections: Sequence[Projection[Any]], events: Iterable[Event]) -> list[tuple[Any, dict[str, Any]]]:
+def rebuild_all(
+    projections: Sequence[Projection[Any]],
+    events: Iterable[Event],
+    rows: Sequence[bool] | None = None,
+    holder: Callable[[], MutableMapping[str, Any]] = dict,
+) -> list[tuple[Any, MutableMapping[str, Any]]]:
     """Each projection folded from scratch in one pass over ``events`` (which may be read as they come), and the
-    data of every row it keeps (the mark left out)."""
+    data of every row it keeps (the mark left out), each projection's in a ``holder()`` (a dict by default).
+
+    ``rows`` says, projection by projection, whether its rows are wanted (all are by default); a projection whose
+    rows are not wanted is only folded, and its rows are given as an empty ``holder()``.
+    """
+    wanted = [True] * len(projections) if rows is None else list(rows)
     states = [projection.initial() for projection in projections]
-    extras: list[dict[str, Any]] = [{} for _ in projections]
-    pairs = list(zip(projections, extras, strict=True))
-    for event in events:
-        for i, (projection, extra) in enumerate(pairs):
+    extras = [holder() for _ in projections]
+    folded = [i for i in range(len(projections)) if not wanted[i]]
+    kept = [(i, projection, extras[i]) for i, projection in enumerate(projections) if wanted[i]]
+    stream = iter(events)
+    while chunk := list(itertools.islice(stream, CHUNK)):
+        for i in folded:
+            states[i] = projections[i].evolve_all(states[i], chunk)
+        for i, projection, extra in kept:
             state = states[i]
-            after = projection.evolve(state, event)
-            for key, value in projection.event_rows(state, after, event).items():
-                if value is None:
-                    extra.pop(key, None)
-                else:
-                    extra[key] = value
-            states[i] = after
-    out = []
-    for projection, state, extra in zip(projections, states, extras, strict=True):
-        data = {key: projection.encode(key, part) for key, part in projection.parts(state).items()}
-        data.update(extra)
-        out.append((state, data))
-    return out
+            for event in chunk:
+                after = projection.evolve(state, event)
+                for key, value in projection.event_rows(state, after, event).items():
+                    if value is None:
+                        extra.pop(key, None)
+                    else:
+                        extra[key] = value
+                state = after
+            states[i] = state
+    for i, projection, extra in kept:
+        for key, part in projection.parts(states[i]).items():
+            if key not in extra:  # an event's own row of the same key is the one kept
+                extra[key] = projection.encode(key, part)
+    return list(zip(states, extras, strict=True))
 
 
 def anew(projection: Projection[S], data: Mapping[str, Any], version: int, event: str) -> tuple[ProjectionRow, ...]:

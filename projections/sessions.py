@@ -19,6 +19,8 @@ from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed
 V1 = "hexlog-dice-v1"
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from hexlog.events.base import Event
 
 
@@ -96,28 +98,52 @@ def evolve(log: SessionLog, event: Event) -> SessionLog:
         session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
         return SessionLog(current=session, count=log.count + 1)
     current = log.current
-    if current is None or getattr(event, "session", None) != current.id:
+    changed = latest(current, event)
+    if changed is current:
         return log
+    return SessionLog(current=changed, count=log.count)
+
+
+def fold(log: SessionLog, events: Iterable[Event]) -> SessionLog:
+    """The lifecycle after ``events`` in order: what ``evolve`` gives event by event, with a run of the
+    latest session's rolls (the commonest events of all) folded into one new session, not one per roll."""
+    current = log.current
+    public_next = referee_next = 0
+    rolled = False
+    for event in events:
+        if isinstance(event, DiceRolled) and current is not None:
+            if event.session == current.id:  # a roll of another session changes nothing
+                if not rolled:
+                    public_next, referee_next, rolled = current.next_nonce, current.next_referee_nonce, True
+                if current.scheme != V1 and event.visibility == Visibility.REFEREE:
+                    referee_next = max(referee_next, event.nonce + 1)
+                else:
+                    public_next = max(public_next, event.nonce + 1)
+            continue
+        if rolled and current is not None:
+            log, rolled = SessionLog(current=_moved(current, public_next, referee_next), count=log.count), False
+        log = evolve(log, event)
+        current = log.current
+    if rolled and current is not None:
+        log = SessionLog(current=_moved(current, public_next, referee_next), count=log.count)
+    return log
+
+
+def latest_of(current: Session | None, events: Iterable[Event]) -> Session | None:
+    """The latest session after ``events`` in order (``latest`` event by event, a run of rolls folded at once)."""
+    return fold(SessionLog(current=current), events).current
+
+
+def latest(current: Session | None, event: Event) -> Session | None:
+    """The latest session after one event (a session opened replaces it; the same object when the event
+    leaves it as it is): the lifecycle without the count of sessions, which the roll ledger folds."""
+    if isinstance(event, SessionOpened):
+        return Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
+    if current is None or getattr(event, "session", None) != current.id:
+        return current
+    if isinstance(event, DiceRolled):  # the commonest event of all
+        return _rolled(current, event)
     match event:
-        case DiceRolled():  # the commonest event of all: built directly, without attrs.evolve
-            referee = current.lanes and event.visibility == Visibility.REFEREE
-            public_next, referee_next = current.next_nonce, current.next_referee_nonce
-            if referee:
-                referee_next = max(referee_next, event.nonce + 1)
-            else:
-                public_next = max(public_next, event.nonce + 1)
-            changed = Session(
-                id=current.id,
-                commitment=current.commitment,
-                scheme=current.scheme,
-                client_seed=current.client_seed,
-                next_nonce=public_next,
-                next_referee_nonce=referee_next,
-                status=current.status,
-                secret=current.secret,
-                supplied=current.supplied,
-            )
-            return SessionLog(current=changed, count=log.count)
         case ClientSeedSet():
             changed = attrs.evolve(current, client_seed=event.client_seed)
         case SessionClosed():
@@ -125,5 +151,31 @@ def evolve(log: SessionLog, event: Event) -> SessionLog:
         case SessionAbandoned():
             changed = attrs.evolve(current, status=Status.ABANDONED)
         case _:
-            return log
-    return attrs.evolve(log, current=changed)
+            changed = current
+    return changed
+
+
+def _rolled(current: Session, event: DiceRolled) -> Session:
+    """The session after one of its rolls: the next nonce of the roll's lane moves past it."""
+    public_next, referee_next = current.next_nonce, current.next_referee_nonce
+    if current.scheme != V1 and event.visibility == Visibility.REFEREE:
+        referee_next = max(referee_next, event.nonce + 1)
+    else:
+        public_next = max(public_next, event.nonce + 1)
+    return _moved(current, public_next, referee_next)
+
+
+def _moved(current: Session, public_next: int, referee_next: int) -> Session:
+    """The session with the next nonces of its lanes moved, built directly (``attrs.evolve`` costs more, and
+    it is built at every roll)."""
+    return Session(
+        id=current.id,
+        commitment=current.commitment,
+        scheme=current.scheme,
+        client_seed=current.client_seed,
+        next_nonce=public_next,
+        next_referee_nonce=referee_next,
+        status=current.status,
+        secret=current.secret,
+        supplied=current.supplied,
+    )

@@ -16,6 +16,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.projections import live
 from hexlog.projections.ledger import LEDGER
+from hexlog.replay.rebuilt_rows import RebuiltRows
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -130,85 +131,132 @@ class _Read:
     ids: dict[int, str] = attrs.field(factory=dict)
 
     def events(self, records: Iterable[Recorded]) -> Iterator[Event]:
-        """The decoded events of ``records``, noting what the checks need as they go by."""
-        for record in records:
-            self.version, self.event = record.version, record.envelope.id
-            if record.version in self.wanted:
-                self.ids[record.version] = record.envelope.id
-            yield live.decode_recorded(record)
+        """The decoded events of ``records``, noting what the checks need as they go by (the last version and
+        event once they are all read)."""
+        wanted, ids, decode = self.wanted, self.ids, live.decode_recorded
+        record = None
+        try:
+            for record in records:
+                if wanted and record.version in wanted:
+                    ids[record.version] = record.envelope.id
+                yield decode(record)
+        finally:
+            if record is not None:
+                self.version, self.event = record.version, record.envelope.id
 
 
-def _mark_problem(
-    projection: live.Projection[Any], mark: tuple[int, Any], stored: dict[str, tuple[int, Any]], read: _Read
-) -> str | None:
-    """Why the mark cannot be trusted: one a command would fold the log again for (see ``live.load``)."""
+@attrs.define
+class _Scan:
+    """What one pass over a projection's stored rows (in key order) found, each list in key order and cut
+    after ``SHOWN + 1`` keys (enough to name ``SHOWN`` and say there are more)."""
+
+    #: rows written at a later stream version than the mark's
+    newer: list[str] = attrs.field(factory=list)
+    #: rows the fold of the log has and the store has not
+    missing: list[str] = attrs.field(factory=list)
+    #: rows the store has and the fold of the log has not
+    extra: list[str] = attrs.field(factory=list)
+    #: rows both have, with other data
+    changed: list[str] = attrs.field(factory=list)
+
+    @staticmethod
+    def note(keys: list[str], key: str) -> None:
+        if len(keys) <= SHOWN:
+            keys.append(key)
+
+
+def _scan(stored: Iterator[tuple[str, int, Any]], rebuilt: Iterator[tuple[str, Any]] | None, at: int) -> _Scan:
+    """The stored rows (the mark left out) walked once, in key order, beside the rebuilt rows (in key order too)
+    when they are compared (``rebuilt`` None: only the rows newer than the mark ``at`` are looked for). Each
+    pair is made JSON as it is compared; neither side is ever held whole."""
+    found = _Scan()
+    mine = iter(rebuilt if rebuilt is not None else ())
+    next_mine = next(mine, None)
+    for key, version, data in stored:
+        if version > at:
+            found.note(found.newer, key)
+        if rebuilt is None:
+            continue
+        while next_mine is not None and next_mine[0] < key:
+            found.note(found.missing, next_mine[0])
+            next_mine = next(mine, None)
+        if next_mine is not None and next_mine[0] == key:
+            if _as_stored(next_mine[1]) != _as_stored(data):
+                found.note(found.changed, key)
+            next_mine = next(mine, None)
+        else:
+            found.note(found.extra, key)
+    while next_mine is not None:
+        found.note(found.missing, next_mine[0])
+        next_mine = next(mine, None)
+    return found
+
+
+def _listed(keys: list[str]) -> str:
+    return ", ".join(keys[:SHOWN]) + (" ..." if len(keys) > SHOWN else "")
+
+
+def _other_event(mark: tuple[int, Any], read: _Read) -> str | None:
+    """Why a mark names another event than the log's at its version (None when it names the log's)."""
     at, data = mark
-    problem = live.mark_problem(projection, mark, read.version)
-    if problem is not None:
-        return problem
     held = read.ids.get(at, "") if at else ""
     if data["event"] != held:
         return f"its mark names event {data['event'] or '(none)'} at version {at}, but the log's event there is {held}"
-    newer = live.newer_than_mark(stored, at)
-    if newer:
-        shown = ", ".join(newer[:SHOWN]) + (" ..." if len(newer) > SHOWN else "")
-        return f"rows newer than their mark at version {at}: {shown}"
     return None
+
+
+def _stored(store: LiveStore, stream_id: str, name: str) -> Iterator[tuple[str, int, Any]]:
+    """A projection's stored rows but its mark, in key order, read page by page."""
+    return (row for row in store.iter_rows(stream_id, name) if row[0] != live.MARK)
 
 
 def _check(
     projection: live.Projection[Any],
-    rebuilt: dict[str, Any],
+    rebuilt: RebuiltRows,
     mark: tuple[int, Any] | None,
-    stored: dict[str, tuple[int, Any]],
+    stored: Iterator[tuple[str, int, Any]],
     read: _Read,
 ) -> ProjectionCheck:
-    """Compare a projection's stored rows with the rows a fold of the whole log gives, each pair made JSON as
-    it is compared (not every row at once); ``mark`` is the stored mark the fold noted ids for."""
-    stored.pop(live.MARK, None)
-    found = _marked(projection, mark, stored, read)
-    if found is not None:
-        return found
-    name, at = projection.name, mark[0] if mark is not None else 0
-    data = {key: value for key, (_, value) in stored.items()}
-    missing = sorted(rebuilt.keys() - data.keys())
-    extra = sorted(data.keys() - rebuilt.keys())
-    changed = sorted(k for k in rebuilt.keys() & data.keys() if _as_stored(rebuilt[k]) != _as_stored(data[k]))
-    if not (missing or extra or changed):
-        return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
-    parts = [
-        f"{label} {', '.join(keys[:SHOWN])}{' ...' if len(keys) > SHOWN else ''}"
-        for label, keys in (("missing", missing), ("not in the log", extra), ("differ", changed))
-        if keys
-    ]
-    reason = "rows " + "; ".join(parts)
-    return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
+    """Compare a projection's stored rows (the mark left out, in key order) with the rows a fold of the whole
+    log gives, when its mark says they are to be compared; ``mark`` is the stored mark the fold noted ids for.
 
-
-def _marked(
-    projection: live.Projection[Any],
-    mark: tuple[int, Any] | None,
-    stored: dict[str, tuple[int, Any]],
-    read: _Read,
-) -> ProjectionCheck | None:
-    """The check when the mark alone decides it (none saved, an older revision, a mark not trusted, rows
-    that lag the log); None when the rows are to be compared one by one."""
+    A mark that cannot be trusted is one a command would fold the log again for (see ``live.load``).
+    """
     name, version = projection.name, read.version
     if mark is None:
-        status, reason = (MISSING, "never saved") if not stored else (DIFFERS, "rows without a mark")
+        status, reason = (MISSING, "never saved") if next(stored, None) is None else (DIFFERS, "rows without a mark")
         return ProjectionCheck(name=name, status=status, live_version=0, up_to_date=False, reason=reason)
     at, saved = mark
     revision = saved.get("revision") if isinstance(saved, dict) else None
     if isinstance(revision, int) and not isinstance(revision, bool) and 0 < revision < projection.revision:
         reason = f"saved in revision {revision}, this hexlog saves revision {projection.revision}"
         return ProjectionCheck(name=name, status=OUTDATED, live_version=at, up_to_date=at == version, reason=reason)
-    problem = _mark_problem(projection, mark, stored, read)
+    problem = live.mark_problem(projection, mark, version) or _other_event(mark, read)
+    found = _Scan()
+    if problem is None:
+        found = _scan(stored, rebuilt.ordered() if at == version else None, at)
+        if found.newer:
+            problem = f"rows newer than their mark at version {at}: {_listed(found.newer)}"
     if problem is not None:
         return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=at == version, reason=problem)
     if at != version:
         reason = f"its rows were folded to version {at}, not the log's {version}"
         return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=False, reason=reason)
-    return None
+    parts = [
+        f"{label} {_listed(keys)}"
+        for label, keys in (("missing", found.missing), ("not in the log", found.extra), ("differ", found.changed))
+        if keys
+    ]
+    if not parts:
+        return ProjectionCheck(name=name, status=EQUAL, live_version=at, up_to_date=True)
+    reason = "rows " + "; ".join(parts)
+    return ProjectionCheck(name=name, status=DIFFERS, live_version=at, up_to_date=True, reason=reason)
+
+
+def _compared(projection: live.Projection[Any], mark: tuple[int, Any] | None, version: int) -> bool:
+    """Whether a projection's stored rows are to be compared one by one with a fold of the log of ``version``
+    events: a sound mark of this revision at that version (the event it names is checked once the log is read)."""
+    return mark is not None and live.mark_problem(projection, mark, version) is None and mark[0] == version
 
 
 def _as_stored(value: Any) -> Any:
@@ -222,27 +270,41 @@ def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
 
 
 def replay_records(
-    store: LiveStore, campaign: str, records: Iterable[Recorded], registry: Registry = REGISTRY
-) -> tuple[ReplayReport, dict[str, dict[str, Any]]]:
-    """The replay of a campaign's ``records`` (its whole stream, read as they come: never held whole), and each
-    projection's rebuilt rows by name."""
+    store: LiveStore,
+    campaign: str,
+    stream: Iterable[Recorded],
+    registry: Registry = REGISTRY,
+    *,
+    every_row: bool = False,
+) -> tuple[ReplayReport, dict[str, RebuiltRows]]:
+    """The replay of a campaign's records in ``stream`` (its whole stream, read as they come: never held
+    whole), and each projection's rebuilt rows by name: those of every projection with ``every_row`` (what a
+    repair writes), otherwise only those compared with stored rows (``{}`` for the others, which the fold
+    does not build)."""
     stream_id = stream_for(campaign)
     folds = projections(registry)
     # the marks first (the fold notes the log's event at each), every other row only when it is compared
     marks = {p.name: store.read_rows(stream_id, p.name, [live.MARK]).get(live.MARK) for p in folds}
     read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
-    rebuilt = live.rebuild_all(folds, read.events(records))
+    length = store.stream_version(stream_id)
+    wanted = [every_row or _compared(p, marks[p.name], length) for p in folds]
+    rebuilt = live.rebuild_all(folds, read.events(stream), wanted, RebuiltRows)
     if not read.version:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
+    if read.version != length:  # the log moved on meanwhile: fold again if rows now to be compared were not kept
+        again = [every_row or _compared(p, marks[p.name], read.version) for p in folds]
+        if any(now and not before for now, before in zip(again, wanted, strict=True)):
+            events = (live.decode_recorded(r) for r in records(store, campaign, read.version))
+            rebuilt = live.rebuild_all(folds, events, again, RebuiltRows)
     states: dict[str, Any] = {}
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, RebuiltRows] = {}
     checks = []
     for projection, (state, data) in zip(folds, rebuilt, strict=True):
+        assert isinstance(data, RebuiltRows)  # noqa: S101 - the holder given above
         states[projection.name], rows[projection.name] = state, data
-        stored = store.read_rows(stream_id, projection.name)
+        stored = _stored(store, stream_id, projection.name)
         checks.append(_check(projection, data, marks[projection.name], stored, read))
-        del stored
     table = attrs.evolve(states["table"], version=read.version)
     report = ReplayReport(
         campaign=campaign,
@@ -260,7 +322,8 @@ def state_at(store: LiveStore, campaign: str, version: int, registry: Registry =
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
     folds = projections(registry)
     events = (live.decode_recorded(r) for r in records(store, campaign, version))
-    return {p.name: state for p, (state, _) in zip(folds, live.rebuild_all(folds, events), strict=True)}
+    folded = live.rebuild_all(folds, events, [False] * len(folds))
+    return {p.name: state for p, (state, _) in zip(folds, folded, strict=True)}
 
 
 def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:

@@ -50,7 +50,7 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
     ``ConcurrencyError`` when another writer appended meanwhile (or held the database past its busy
     timeout): nothing is written then, and the repair may simply be run again.
     """
-    before, rebuilt = replay_records(store, campaign, records(store, campaign), registry)
+    before, rebuilt = replay_records(store, campaign, records(store, campaign), registry, every_row=True)
     event = before.event
     rows: list[ProjectionRow] = []
     fixed = []

@@ -25,9 +25,10 @@ from hexlog.events import encounter as ev
 from hexlog.events.codec import decode
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.machine.table import Table
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
-from hexlog.replay.rebuild import replay
+from hexlog.replay.rebuild import projections, replay
 
 LOGS = Path(__file__).resolve().parent / "golden" / "logs"
 #: what the audit of each log re-derived: (events, sessions, rolls, rolls verified, decisions)
@@ -82,6 +83,25 @@ class TestGoldenLog:
         assert replay(store, result.campaign).table.version == len(envelopes)
         exported = "".join(line + "\n" for line in export_lines(store, result.campaign))
         assert exported.encode("utf-8") == path.read_bytes()
+
+
+@pytest.mark.parametrize("path", _logs(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("size", [1, 2, 7, 500])
+def test_folding_runs_of_a_log_at_once_gives_the_state_of_folding_it_event_by_event(path: Path, size: int):
+    """Each projection folded ``size`` events at a time (``evolve_all``, as a replay folds) equals the same fold
+    event by event after every run, down to the order of the procedures under way."""
+    events = [decode(e) for e in read_export(path.read_bytes().split(b"\n"))]
+    for projection in projections():
+        one_by_one = projection.initial()
+        at_once = projection.initial()
+        for at in range(0, len(events), size):
+            run = events[at : at + size]
+            for event in run:
+                one_by_one = projection.evolve(one_by_one, event)
+            at_once = projection.evolve_all(at_once, run)
+            assert at_once == one_by_one
+            if isinstance(at_once, Table):
+                assert list(at_once.procedures) == list(one_by_one.procedures)
 
 
 @pytest.mark.parametrize("name", sorted(HOUSE_VALUES))

@@ -117,3 +117,18 @@ def test_the_clock_exhaustion_and_place_equal_a_fresh_fold(played: Played) -> No
     assert _seen(live) == _seen(folded) == _seen(cold)
     assert live == folded == cold
     assert folded.clock.seconds >= (DAYS + played.campaign.rest_days) * 86400
+
+
+@pytest.mark.parametrize("size", [2, 7, 500])
+def test_folding_runs_at_once_gives_the_table_of_folding_event_by_event(played: Played, size: int) -> None:
+    """The table folded ``size`` events at a time (``evolve_all``, as a replay folds it) equals the table folded
+    event by event after every run, down to the order of the procedures under way (begun in runs of their own)."""
+    one_by_one = at_once = tables.Table()
+    for at in range(0, len(played.events), size):
+        run = played.events[at : at + size]
+        for event in run:
+            one_by_one = tables.evolve(one_by_one, event, REGISTRY)
+        at_once = tables.evolve_all(at_once, run, REGISTRY)
+        assert at_once == one_by_one
+        assert list(at_once.procedures) == list(one_by_one.procedures)
+    assert list(at_once.procedures) != sorted(at_once.procedures, key=[p.name for p in REGISTRY.procedures].index)

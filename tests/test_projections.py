@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sqlite3
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hexlog.events.chain import canonical_json
@@ -29,9 +30,10 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.table import Table, TableProjection
-from hexlog.projections import live
+from hexlog.projections import live, sessions
 from hexlog.projections.ledger import LEDGER, commitment_key, roll_key, session_key
 from hexlog.projections.sessions import Status
+from hexlog.replay import rebuilt_rows
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import projections, replay, state_at, table_at
 
@@ -205,6 +207,36 @@ _events = st.one_of(
         total=st.integers(0, 14),
         visibility=st.sampled_from(["public", "referee"]),
         made_for=st.sampled_from(["", "Ann"]),
+    ),
+)
+
+
+def _roll(session: str, nonce: int, visibility: str) -> DiceRolled:
+    return DiceRolled(
+        session=session, nonce=nonce, purpose="p", sides=(6,), faces=(3,), modifier=0, total=3, visibility=visibility
+    )
+
+
+#: a hexlog-dice-v2 session's two lanes, a roll of another session, then a v1 session's single lane
+LANES = [
+    SessionOpened(session="s1", commitment="ab" * 32, scheme="hexlog-dice-v2"),
+    _roll("s1", 0, "referee"),
+    _roll("s1", 0, "public"),
+    _roll("s2", 7, "public"),
+    _roll("s1", 1, "referee"),
+    _roll("s1", 5, "public"),
+    SessionOpened(session="s2", commitment="cd" * 32, scheme="hexlog-dice-v1"),
+    _roll("s2", 0, "referee"),
+    _roll("s2", 1, "public"),
+]
+#: the events above, with sessions of both dice schemes (secret rolls count apart only under hexlog-dice-v2)
+_events_of_both_schemes = st.one_of(
+    _events,
+    st.builds(
+        SessionOpened,
+        session=st.sampled_from(["s1", "s2"]),
+        commitment=st.just("ef" * 32),
+        scheme=st.sampled_from(["hexlog-dice-v1", "hexlog-dice-v2"]),
     ),
 )
 _commands = st.one_of(
@@ -613,6 +645,35 @@ class TestReplayNamesRows:
         assert all(check.ok for check in report.checks if check.name != name)
         assert f"{name}: differs (up to date): {reason}" in report.text()
 
+    @pytest.mark.parametrize(
+        "sql",
+        [
+            "DELETE FROM projection_rows WHERE projection = 'ledger' AND key LIKE 'roll/%'",
+            "UPDATE projection_rows SET data = replace(data, '\"total\":', '\"total\":1') WHERE key LIKE 'roll/%'",
+            (
+                "INSERT INTO projection_rows SELECT stream_id, projection, key || '/forged', version, data "
+                "FROM projection_rows WHERE key != '@'"
+            ),
+            "UPDATE projection_rows SET version = 1000 WHERE key LIKE 'roll/s1/%'",
+            "UPDATE projection_rows SET key = key || 'z' WHERE projection = 'ledger' AND key LIKE 'session/%'",
+        ],
+        ids=["rolls deleted", "rolls edited", "rows added", "rows newer than the mark", "session renamed"],
+    )
+    def test_rows_rebuilt_past_the_bound_in_memory_are_compared_alike(
+        self, db: tuple[Path, SQLiteStore], sql: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With the rebuilt rows moved to a temporary file every 2 rows (and the stored ones read 3 at a time),
+        a replay finds and names the same rows as one that holds them all in memory."""
+        path, store = db
+        self.edit(path, sql)
+        held = replay(store, "c1")
+        monkeypatch.setattr(rebuilt_rows, "LIMIT", 2)
+        monkeypatch.setattr("hexlog.events.sqlite.ROWS_PAGE_SIZE", 3)
+        spilled = replay(store, "c1")
+        assert not held.ok
+        assert spilled.checks == held.checks
+        assert spilled.text() == held.text()
+
 
 class TestFolds:
     """Folding is pure: repeatable, and resumable from the rows of a prefix."""
@@ -643,6 +704,24 @@ class TestFolds:
             assert projection.assemble(parts) == state
         if store.stream_version(STREAM):
             assert replay(store, "c1").ok
+
+    @settings(max_examples=200, deadline=None)
+    @given(events=st.lists(_events_of_both_schemes, max_size=40), size=st.integers(1, 9))
+    @example(events=LANES, size=3)
+    def test_folding_runs_of_events_at_once_equals_folding_them_one_by_one(
+        self, events: list[Event], size: int
+    ) -> None:
+        """``evolve_all`` over the events cut in runs of ``size`` gives the state ``evolve`` gives event by event,
+        for each projection and for the session lifecycle (a run of rolls is folded into one new session)."""
+        for projection in projections():
+            one_by_one = functools.reduce(projection.evolve, events, projection.initial())
+            state = projection.initial()
+            for at in range(0, len(events), size):
+                state = projection.evolve_all(state, events[at : at + size])
+            assert state == one_by_one
+        assert sessions.fold(sessions.SessionLog(), events) == functools.reduce(
+            sessions.evolve, events, sessions.SessionLog()
+        )
 
     def test_an_empty_table_survives_its_rows(self) -> None:
         """The initial table, written as parts and read back, is the initial table."""

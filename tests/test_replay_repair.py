@@ -12,12 +12,12 @@ import pytest
 from hexlog.events.errors import ConcurrencyError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.store import ProjectionRow
+from hexlog.events.store import NewEvent, ProjectionRow
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.replay.export import import_envelopes, read_export
-from hexlog.replay.rebuild import projections, replay
+from hexlog.replay.rebuild import projections, records, replay, replay_records
 from hexlog.replay.repair import repair
 
 if TYPE_CHECKING:
@@ -112,6 +112,32 @@ class TestNeverSaved:
         assert report.ok
         handler.execute("c1", c.AddMember(name="Cy"))
         assert [check.status for check in replay(store, "c1").checks] == ["equal", "equal"]
+
+
+class TestLogMovedOn:
+    """A replay reads the log as it stood when it began, even when another writer appends meanwhile."""
+
+    def test_an_append_without_rows_while_replay_reads_leaves_the_rows_compared_and_equal(self) -> None:
+        """Rows up to date at the version the replay reads to are compared with the fold (folded again to keep
+        them, as the log's length the replay first saw had moved on), not reported missing."""
+        store = MemoryStore()
+        played(store)
+        version = store.stream_version(STREAM)
+        stream = records(store, "c1")  # the log as it stands: ``version`` events
+        events = store.read_stream(STREAM, version)
+        late = NewEvent(
+            id="late",
+            source=events[0].envelope.source,
+            type="hexlog.clock.advanced",
+            time=events[0].envelope.time,
+            schemaversion=1,
+            data={"seconds": 60, "rounds": 0, "turns": 1, "reason": "late"},
+        )
+        store.append(STREAM, [late], expected_version=version)  # another writer, without rows
+        report, rows = replay_records(store, "c1", stream)
+        assert report.version == version
+        assert [(check.name, check.status) for check in report.checks] == [("table", "equal"), ("ledger", "equal")]
+        assert all(rows[name] for name in ("table", "ledger"))
 
 
 class TestRepair:
