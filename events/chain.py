@@ -96,6 +96,52 @@ class Envelope:
         return {**self.unhashed(), "hash": self.hash}
 
 
+_new = object.__new__
+_ENVELOPE_SLOTS = (
+    "id",
+    "source",
+    "type",
+    "subject",
+    "time",
+    "data",
+    "streamversion",
+    "schemaversion",
+    "prevhash",
+    "hash",
+)
+_SET_ID, _SET_SOURCE, _SET_TYPE, _SET_SUBJECT, _SET_TIME, _SET_DATA, _SET_VERSION, _SET_SCHEMA, _SET_PREV, _SET_HASH = (
+    Envelope.__dict__[name].__set__ for name in _ENVELOPE_SLOTS
+)
+
+
+def stored_envelope(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, in their order
+    id: str,  # noqa: A002 - the CloudEvents attribute name
+    source: str,
+    type: str,  # noqa: A002 - the CloudEvents attribute name
+    subject: str,
+    time: str,
+    data: dict[str, Any],
+    streamversion: int,
+    schemaversion: int,
+    prevhash: str,
+    hash: str,  # noqa: A002 - the CloudEvents attribute name
+) -> Envelope:
+    """The envelope ``Envelope(...)`` makes of these attributes, made in half the time (a log is read by the
+    million): ``Envelope`` has no validator, converter or hook, so its slots are set as given."""
+    envelope = _new(Envelope)
+    _SET_ID(envelope, id)
+    _SET_SOURCE(envelope, source)
+    _SET_TYPE(envelope, type)
+    _SET_SUBJECT(envelope, subject)
+    _SET_TIME(envelope, time)
+    _SET_DATA(envelope, data)
+    _SET_VERSION(envelope, streamversion)
+    _SET_SCHEMA(envelope, schemaversion)
+    _SET_PREV(envelope, prevhash)
+    _SET_HASH(envelope, hash)
+    return envelope
+
+
 def seal(  # noqa: PLR0913 - the attributes of an envelope
     *,
     id: str,  # noqa: A002 - the CloudEvents attribute name
