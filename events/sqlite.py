@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, canonical_json, seal_batch
+from hexlog.events.chain import GENESIS, canonical_json, seal_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
@@ -59,6 +59,11 @@ if TYPE_CHECKING:
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
+#: how an append writes its events (``position`` is left to SQLite: the largest one plus one)
+INSERT = f"INSERT INTO events ({COLUMNS.removeprefix('position, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
+#: the most tails a store keeps noted (beyond that it forgets them all and checks each tail again)
+MAX_TAILS = 10_000
+
 
 class SQLiteStore:
     """Keeps every stream in one SQLite file; same contract as ``MemoryStore``.
@@ -77,6 +82,10 @@ class SQLiteStore:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        #: the version and last hash of each stream this connection appended to, as it wrote them, while
+        #: no other connection has written (``PRAGMA data_version`` is ``_tails_seen``): tails known sound
+        self._tails: dict[str, tuple[int, str]] = {}
+        self._tails_seen: int | None = None
         #: whether this store created its file (a new database)
         self.created = False
         #: a private folder holding the copy a read-only store reads, when it reads one
@@ -203,11 +212,13 @@ class SQLiteStore:
                 raise StoreWriteError(write_problem(self.path, err)) from err
             result: AppendResult | None = None
             try:
+                self._trust_tails()
                 result = self._append_in_transaction(stream_id, events, expected_version, command_id, digest)
                 if not result.replayed:
                     self._put_rows(stream_id, rows)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
+                self._forget_tails()
                 if self._conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         self._conn.execute("ROLLBACK")
@@ -217,6 +228,18 @@ class SQLiteStore:
                     raise self._append_error(stream_id, exc) from exc
                 raise
             return result
+
+    def _trust_tails(self) -> None:
+        """Forget the tails known sound unless no other connection has written since they were noted
+        (called in the write transaction, so that no other connection can write until it ends)."""
+        (seen,) = self._conn.execute("PRAGMA data_version").fetchone()
+        if seen != self._tails_seen or len(self._tails) > MAX_TAILS:
+            self._tails.clear()
+            self._tails_seen = seen
+
+    def _forget_tails(self) -> None:
+        self._tails.clear()
+        self._tails_seen = None
 
     def _append_error(self, stream_id: str, exc: sqlite3.Error) -> Exception:
         """The error an append that wrote nothing raises for SQLite's ``exc``."""
@@ -255,10 +278,9 @@ class SQLiteStore:
         if version != expected_version:
             msg = f"stream {stream_id} is at version {version}, not {expected_version}"
             raise StaleVersionError(msg)
-        (position,) = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
+        # position is left out: SQLite gives each row the largest position plus one (it is the rowid)
         rows = [
             (
-                position + offset,
                 stream_id,
                 env.streamversion,
                 env.id,
@@ -266,20 +288,24 @@ class SQLiteStore:
                 env.schemaversion,
                 env.source,
                 env.time,
-                canonical_json(env.data),
+                data,
                 env.prevhash,
                 env.hash,
             )
-            for offset, env in enumerate(seal_batch(stream_id, expected_version, prev, events), start=1)
+            for env, data in seal_rows(stream_id, expected_version, prev, events)
         ]
-        insert = f"INSERT INTO events ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
-        self._conn.executemany(insert, rows)
+        if len(rows) == 1:
+            self._conn.execute(INSERT, rows[0])
+        else:
+            self._conn.executemany(INSERT, rows)
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
             last_version=expected_version + len(rows),
-            event_ids=tuple(row[3] for row in rows),
+            event_ids=tuple(row[2] for row in rows),
         )
+        if rows:
+            self._tails[stream_id] = (result.last_version, rows[-1][9])  # noted, kept only if it commits
         if command_id is not None:
             self._conn.execute(
                 "INSERT INTO commands (command_id, stream_id, digest, first_version, "
@@ -297,7 +323,12 @@ class SQLiteStore:
 
     def _checked_tail(self, stream_id: str) -> tuple[int, str]:
         """The stream's version and last hash, once its last event is checked against its hash and its
-        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold.
+
+        A tail this connection wrote itself, with no other connection writing since, is known sound."""
+        known = self._tails.get(stream_id)
+        if known is not None:
+            return known
         last = self._conn.execute(
             f"SELECT {COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 2",  # noqa: S608 - constant columns
             (stream_id,),
