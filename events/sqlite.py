@@ -48,6 +48,7 @@ from hexlog.events.sqlite_schema import (
     busy_message,
     integrity_check,
     is_busy,
+    loads,
     recorded,
     tail_problem,
     write_problem,
@@ -61,6 +62,11 @@ __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
 #: how an append writes its events (``position`` is left to SQLite: the largest one plus one)
 INSERT = f"INSERT INTO events ({COLUMNS.removeprefix('position, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
+#: how a projection row is written (or written over)
+UPSERT_ROW = (
+    "INSERT INTO projection_rows (stream_id, projection, key, version, data) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (stream_id, projection, key) DO UPDATE SET version = excluded.version, data = excluded.data"
+)
 #: the most tails a store keeps noted (beyond that it forgets them all and checks each tail again)
 MAX_TAILS = 10_000
 
@@ -440,23 +446,26 @@ class SQLiteStore:
         return [row[0] for row in rows]
 
     def _put_rows(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
-        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe)."""
+        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe); the
+        upserts between two deletions go in one ``executemany``."""
         execute = self._conn.execute
+        upserts: list[tuple[Any, ...]] = []
         for r in rows:
             if r.data is not None:
-                execute(
-                    "INSERT INTO projection_rows (stream_id, projection, key, version, data) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (stream_id, projection, key) DO UPDATE SET version = excluded.version, "
-                    "data = excluded.data",
-                    (stream_id, r.projection, r.key, r.version, canonical_json(r.data)),
-                )
-            elif r.key == EVERY_ROW:
+                upserts.append((stream_id, r.projection, r.key, r.version, canonical_json(r.data)))
+                continue
+            if upserts:
+                self._conn.executemany(UPSERT_ROW, upserts)
+                upserts = []
+            if r.key == EVERY_ROW:
                 execute("DELETE FROM projection_rows WHERE stream_id = ? AND projection = ?", (stream_id, r.projection))
             else:
                 execute(
                     "DELETE FROM projection_rows WHERE stream_id = ? AND projection = ? AND key = ?",
                     (stream_id, r.projection, r.key),
                 )
+        if upserts:
+            self._conn.executemany(UPSERT_ROW, upserts)
 
     def read_rows(
         self, stream_id: str, projection: str, keys: Sequence[str] | None = None
@@ -475,7 +484,7 @@ class SQLiteStore:
         rows: dict[str, tuple[int, Any]] = {}
         for key, version, data in found:
             try:
-                rows[str(key)] = (int(version), json.loads(data))
+                rows[str(key)] = (int(version), loads(data))
             except (TypeError, ValueError):
                 continue  # a damaged cache row: the projection is rebuilt from the log
         return rows
