@@ -391,7 +391,7 @@ class SQLiteStore:
                 f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
                 (stream_id, from_version),
             ).fetchall()
-        return [recorded(row) for row in rows]
+        return list(map(recorded, rows))
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
@@ -403,8 +403,7 @@ class SQLiteStore:
                     "ORDER BY stream_version LIMIT ?",
                     (stream_id, after, STREAM_PAGE_SIZE),
                 ).fetchall()
-            for row in rows:
-                yield recorded(row)
+            yield from map(recorded, rows)
             if len(rows) < STREAM_PAGE_SIZE:
                 return
             after = rows[-1][2]
@@ -420,8 +419,7 @@ class SQLiteStore:
                     f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
                     (after, size),
                 ).fetchall()
-            for row in rows:
-                yield recorded(row)
+            yield from map(recorded, rows)
             if len(rows) < size:
                 return
             after = rows[-1][0]

@@ -14,7 +14,7 @@ from hexlog.events.errors import CorruptLogError
 from hexlog.events.store import Recorded
 
 #: how many rows ``read_all`` fetches at a time
-PAGE_SIZE = 500
+PAGE_SIZE = 1000
 #: the events a long stream is read by at a time (replay, audit, time travel)
 STREAM_PAGE_SIZE = 5000
 
