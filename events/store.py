@@ -35,7 +35,7 @@ class Recorded:
     __slots__ = ("_data", "_envelope", "_row", "position")
 
     position: int
-    _envelope: Envelope
+    _envelope: Envelope | None
     _row: tuple[Any, ...]
     _data: Any
 
@@ -49,6 +49,7 @@ class Recorded:
         time, data, prevhash, hash`` (the data column already decoded into ``data``)."""
         record = _new(cls)
         _set_position(record, row[0])
+        _set_envelope(record, None)
         _set_row(record, row)
         _set_data(record, data)
         return record
@@ -56,31 +57,26 @@ class Recorded:
     @property
     def envelope(self) -> Envelope:
         """The event's sealed envelope."""
-        try:
-            return self._envelope
-        except AttributeError:
+        envelope = self._envelope
+        if envelope is None:
             row = self._row
             envelope = stored_envelope(
                 row[3], row[6], row[4], row[1], row[7], self._data, row[2], row[5], row[9], row[10]
             )
             _set_envelope(self, envelope)
-            return envelope
+        return envelope
 
     @property
     def stream_id(self) -> str:
         """The stream the event belongs to (the envelope's subject)."""
-        try:
-            return self._envelope.subject
-        except AttributeError:
-            return str(self._row[1])
+        envelope = self._envelope
+        return str(self._row[1]) if envelope is None else envelope.subject
 
     @property
     def version(self) -> int:
         """The event's version within its stream."""
-        try:
-            return self._envelope.streamversion
-        except AttributeError:
-            return int(self._row[2])
+        envelope = self._envelope
+        return int(self._row[2]) if envelope is None else envelope.streamversion
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise attrs.exceptions.FrozenInstanceError
