@@ -19,7 +19,7 @@ from hexlog.events.codec import _fast, converter, decode, from_data
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import loads, recorded
 from hexlog.events.store import Recorded
-from hexlog.events.structure import SLOW
+from hexlog.events.structure import SLOW, fast_structure
 from hexlog.replay.export import read_export
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -114,6 +114,40 @@ class TestStructuring:
         except KeyError:
             assert change == "missing"
         assert _by_fast("hexlog.dice.rolled", data) == _by_converter("hexlog.dice.rolled", data)
+
+
+@attrs.frozen(kw_only=True)
+class _Checked:
+    """A class whose __init__ does more than set its fields: it validates one."""
+
+    n: int = attrs.field(validator=attrs.validators.ge(0))
+    word: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class _Plain:
+    n: int
+    word: str = ""
+
+
+class TestInit:
+    def test_a_class_whose_init_only_sets_its_fields_is_made_without_calling_it(self):
+        fast = fast_structure(converter, _Plain)
+        assert fast is not None
+        assert "set0" in fast.__globals__  # its fields' slots are set, as its __init__ would set them
+        made = fast({"n": 3, "word": "x"})
+        assert made == _Plain(n=3, word="x")
+        assert type(made) is _Plain
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            made.n = 4  # type: ignore[misc]
+
+    def test_a_class_whose_init_validates_is_made_by_its_init(self):
+        fast = fast_structure(converter, _Checked)
+        assert fast is not None
+        assert "set0" not in fast.__globals__
+        assert fast({"n": 3, "word": "x"}) == _Checked(n=3, word="x")
+        with pytest.raises(ValueError, match="must be >= 0"):
+            fast({"n": -1, "word": "x"})
 
 
 def _dice() -> dict[str, Any]:
