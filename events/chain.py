@@ -96,6 +96,52 @@ class Envelope:
         return {**self.unhashed(), "hash": self.hash}
 
 
+_new = object.__new__
+_ENVELOPE_SLOTS = (
+    "id",
+    "source",
+    "type",
+    "subject",
+    "time",
+    "data",
+    "streamversion",
+    "schemaversion",
+    "prevhash",
+    "hash",
+)
+_SET_ID, _SET_SOURCE, _SET_TYPE, _SET_SUBJECT, _SET_TIME, _SET_DATA, _SET_VERSION, _SET_SCHEMA, _SET_PREV, _SET_HASH = (
+    Envelope.__dict__[name].__set__ for name in _ENVELOPE_SLOTS
+)
+
+
+def stored_envelope(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, in their order
+    id: str,  # noqa: A002 - the CloudEvents attribute name
+    source: str,
+    type: str,  # noqa: A002 - the CloudEvents attribute name
+    subject: str,
+    time: str,
+    data: dict[str, Any],
+    streamversion: int,
+    schemaversion: int,
+    prevhash: str,
+    hash: str,  # noqa: A002 - the CloudEvents attribute name
+) -> Envelope:
+    """The envelope ``Envelope(...)`` makes of these attributes, made in half the time (a log is read by the
+    million): ``Envelope`` has no validator, converter or hook, so its slots are set as given."""
+    envelope = _new(Envelope)
+    _SET_ID(envelope, id)
+    _SET_SOURCE(envelope, source)
+    _SET_TYPE(envelope, type)
+    _SET_SUBJECT(envelope, subject)
+    _SET_TIME(envelope, time)
+    _SET_DATA(envelope, data)
+    _SET_VERSION(envelope, streamversion)
+    _SET_SCHEMA(envelope, schemaversion)
+    _SET_PREV(envelope, prevhash)
+    _SET_HASH(envelope, hash)
+    return envelope
+
+
 def seal(  # noqa: PLR0913 - the attributes of an envelope
     *,
     id: str,  # noqa: A002 - the CloudEvents attribute name
@@ -139,22 +185,68 @@ def seal(  # noqa: PLR0913 - the attributes of an envelope
 def seal_batch(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[Envelope]:
     """Seal a batch appended after stream ``version`` whose last hash is ``prevhash``: the one place
     every store turns new events into chained envelopes (a store only records what this returns)."""
-    sealed: list[Envelope] = []
+    return [envelope for envelope, _ in seal_rows(stream_id, version, prevhash, events)]
+
+
+def seal_rows(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[tuple[Envelope, str]]:
+    """``seal_batch``, each envelope with the canonical JSON of its data (what a store writes of it)."""
+    sealed: list[tuple[Envelope, str]] = []
     for offset, new in enumerate(events, start=1):
-        envelope = seal(
-            id=new.id,
-            source=new.source,
-            type=new.type,
-            subject=stream_id,
-            time=new.time,
-            data=new.data,
-            streamversion=version + offset,
-            schemaversion=new.schemaversion,
-            prevhash=prevhash,
+        data = canonical_json(new.data)
+        streamversion = version + offset
+        hash_ = sha256_hex(
+            _unhashed_json(
+                new.id, new.source, new.type, stream_id, new.time, data, streamversion, new.schemaversion, prevhash
+            )
         )
-        prevhash = envelope.hash
-        sealed.append(envelope)
+        envelope = stored_envelope(
+            new.id,
+            new.source,
+            new.type,
+            stream_id,
+            new.time,
+            new.data,
+            streamversion,
+            new.schemaversion,
+            prevhash,
+            hash_,
+        )
+        prevhash = hash_
+        sealed.append((envelope, data))
     return sealed
+
+
+_encode_str = json.encoder.encode_basestring  # what ``_CANONICAL`` writes a string with (ensure_ascii=False)
+
+
+def _json_value(value: Any) -> str:
+    """``canonical_json(value)`` for one attribute: strings and integers written directly as json would."""
+    if value.__class__ is str:
+        return _encode_str(value)
+    if value.__class__ is int:
+        return int.__repr__(value)
+    return canonical_json(value)
+
+
+def _unhashed_json(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, in their order
+    id: str,  # noqa: A002 - the CloudEvents attribute name
+    source: str,
+    type: str,  # noqa: A002 - the CloudEvents attribute name
+    subject: str,
+    time: str,
+    data: str,
+    streamversion: int,
+    schemaversion: int,
+    prevhash: str,
+) -> str:
+    """``canonical_json`` of the unhashed CloudEvents object, given its data already as canonical JSON: the
+    same text, its keys in sorted order, without writing the data twice."""
+    v = _json_value
+    return (
+        f'{{"data":{data},"datacontenttype":"{CONTENT_TYPE}","id":{v(id)},"prevhash":{v(prevhash)},'
+        f'"schemaversion":{v(schemaversion)},"source":{v(source)},"specversion":"{SPECVERSION}",'
+        f'"streamversion":{v(streamversion)},"subject":{v(subject)},"time":{v(time)},"type":{v(type)}}}'
+    )
 
 
 def from_cloudevent(obj: dict[str, Any]) -> Envelope:

@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, canonical_json, seal_batch
+from hexlog.events.chain import GENESIS, canonical_json, seal_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
@@ -49,6 +49,7 @@ from hexlog.events.sqlite_schema import (
     busy_message,
     integrity_check,
     is_busy,
+    loads,
     recorded,
     tail_problem,
     write_problem,
@@ -59,6 +60,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
+
+#: how an append writes its events (``position`` is left to SQLite: the largest one plus one)
+INSERT = f"INSERT INTO events ({COLUMNS.removeprefix('position, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
+#: how a projection row is written (or written over)
+UPSERT_ROW = (
+    "INSERT INTO projection_rows (stream_id, projection, key, version, data) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (stream_id, projection, key) DO UPDATE SET version = excluded.version, data = excluded.data"
+)
+#: the most tails a store keeps noted (beyond that it forgets them all and checks each tail again)
+MAX_TAILS = 10_000
 
 
 class SQLiteStore:
@@ -78,6 +89,10 @@ class SQLiteStore:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        #: the version and last hash of each stream this connection appended to, as it wrote them, while
+        #: no other connection has written (``PRAGMA data_version`` is ``_tails_seen``): tails known sound
+        self._tails: dict[str, tuple[int, str]] = {}
+        self._tails_seen: int | None = None
         #: whether this store created its file (a new database)
         self.created = False
         #: a private folder holding the copy a read-only store reads, when it reads one
@@ -204,11 +219,13 @@ class SQLiteStore:
                 raise StoreWriteError(write_problem(self.path, err)) from err
             result: AppendResult | None = None
             try:
+                self._trust_tails()
                 result = self._append_in_transaction(stream_id, events, expected_version, command_id, digest)
                 if not result.replayed:
                     self._put_rows(stream_id, rows)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
+                self._forget_tails()
                 if self._conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         self._conn.execute("ROLLBACK")
@@ -218,6 +235,18 @@ class SQLiteStore:
                     raise self._append_error(stream_id, exc) from exc
                 raise
             return result
+
+    def _trust_tails(self) -> None:
+        """Forget the tails known sound unless no other connection has written since they were noted
+        (called in the write transaction, so that no other connection can write until it ends)."""
+        (seen,) = self._conn.execute("PRAGMA data_version").fetchone()
+        if seen != self._tails_seen or len(self._tails) > MAX_TAILS:
+            self._tails.clear()
+            self._tails_seen = seen
+
+    def _forget_tails(self) -> None:
+        self._tails.clear()
+        self._tails_seen = None
 
     def _append_error(self, stream_id: str, exc: sqlite3.Error) -> Exception:
         """The error an append that wrote nothing raises for SQLite's ``exc``."""
@@ -256,10 +285,9 @@ class SQLiteStore:
         if version != expected_version:
             msg = f"stream {stream_id} is at version {version}, not {expected_version}"
             raise StaleVersionError(msg)
-        (position,) = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
+        # position is left out: SQLite gives each row the largest position plus one (it is the rowid)
         rows = [
             (
-                position + offset,
                 stream_id,
                 env.streamversion,
                 env.id,
@@ -267,20 +295,24 @@ class SQLiteStore:
                 env.schemaversion,
                 env.source,
                 env.time,
-                canonical_json(env.data),
+                data,
                 env.prevhash,
                 env.hash,
             )
-            for offset, env in enumerate(seal_batch(stream_id, expected_version, prev, events), start=1)
+            for env, data in seal_rows(stream_id, expected_version, prev, events)
         ]
-        insert = f"INSERT INTO events ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
-        self._conn.executemany(insert, rows)
+        if len(rows) == 1:
+            self._conn.execute(INSERT, rows[0])
+        else:
+            self._conn.executemany(INSERT, rows)
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
             last_version=expected_version + len(rows),
-            event_ids=tuple(row[3] for row in rows),
+            event_ids=tuple(row[2] for row in rows),
         )
+        if rows:
+            self._tails[stream_id] = (result.last_version, rows[-1][9])  # noted, kept only if it commits
         if command_id is not None:
             self._conn.execute(
                 "INSERT INTO commands (command_id, stream_id, digest, first_version, "
@@ -298,7 +330,12 @@ class SQLiteStore:
 
     def _checked_tail(self, stream_id: str) -> tuple[int, str]:
         """The stream's version and last hash, once its last event is checked against its hash and its
-        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold.
+
+        A tail this connection wrote itself, with no other connection writing since, is known sound."""
+        known = self._tails.get(stream_id)
+        if known is not None:
+            return known
         last = self._conn.execute(
             f"SELECT {COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 2",  # noqa: S608 - constant columns
             (stream_id,),
@@ -355,7 +392,7 @@ class SQLiteStore:
                 f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
                 (stream_id, from_version),
             ).fetchall()
-        return [recorded(row) for row in rows]
+        return list(map(recorded, rows))
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
@@ -367,8 +404,7 @@ class SQLiteStore:
                     "ORDER BY stream_version LIMIT ?",
                     (stream_id, after, STREAM_PAGE_SIZE),
                 ).fetchall()
-            for row in rows:
-                yield recorded(row)
+            yield from map(recorded, rows)
             if len(rows) < STREAM_PAGE_SIZE:
                 return
             after = rows[-1][2]
@@ -384,8 +420,7 @@ class SQLiteStore:
                     f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
                     (after, size),
                 ).fetchall()
-            for row in rows:
-                yield recorded(row)
+            yield from map(recorded, rows)
             if len(rows) < size:
                 return
             after = rows[-1][0]
@@ -410,23 +445,26 @@ class SQLiteStore:
         return [row[0] for row in rows]
 
     def _put_rows(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
-        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe)."""
+        """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe); the
+        upserts between two deletions go in one ``executemany``."""
         execute = self._conn.execute
+        upserts: list[tuple[Any, ...]] = []
         for r in rows:
             if r.data is not None:
-                execute(
-                    "INSERT INTO projection_rows (stream_id, projection, key, version, data) VALUES (?, ?, ?, ?, ?) "
-                    "ON CONFLICT (stream_id, projection, key) DO UPDATE SET version = excluded.version, "
-                    "data = excluded.data",
-                    (stream_id, r.projection, r.key, r.version, canonical_json(r.data)),
-                )
-            elif r.key == EVERY_ROW:
+                upserts.append((stream_id, r.projection, r.key, r.version, canonical_json(r.data)))
+                continue
+            if upserts:
+                self._conn.executemany(UPSERT_ROW, upserts)
+                upserts = []
+            if r.key == EVERY_ROW:
                 execute("DELETE FROM projection_rows WHERE stream_id = ? AND projection = ?", (stream_id, r.projection))
             else:
                 execute(
                     "DELETE FROM projection_rows WHERE stream_id = ? AND projection = ? AND key = ?",
                     (stream_id, r.projection, r.key),
                 )
+        if upserts:
+            self._conn.executemany(UPSERT_ROW, upserts)
 
     def read_rows(
         self, stream_id: str, projection: str, keys: Sequence[str] | None = None
@@ -445,7 +483,7 @@ class SQLiteStore:
         rows: dict[str, tuple[int, Any]] = {}
         for key, version, data in found:
             try:
-                rows[str(key)] = (int(version), json.loads(data))
+                rows[str(key)] = (int(version), loads(data))
             except (TypeError, ValueError):
                 continue  # a damaged cache row: the projection is rebuilt from the log
         return rows

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from hexlog.events.chain import Envelope
+from hexlog.events.chain import Envelope, stored_envelope
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -24,22 +24,95 @@ class NewEvent:
     data: dict[str, Any]
 
 
-@attrs.frozen(kw_only=True)
 class Recorded:
-    """An event as stored: its sealed envelope and its global position."""
+    """An event as stored: its sealed envelope and its global position.
+
+    Immutable, and compared and shown as an attrs class would be. A store reading its rows gives it the
+    row's fields and decoded data instead (``Recorded.of_row``): the envelope is then built the first time
+    it is asked for, so a reader that only wants positions, streams or versions never builds one.
+    """
+
+    __slots__ = ("_data", "_envelope", "_row", "position")
 
     position: int
-    envelope: Envelope
+    _envelope: Envelope | None
+    _row: tuple[Any, ...]
+    _data: Any
+
+    def __init__(self, *, position: int, envelope: Envelope) -> None:
+        _set_position(self, position)
+        _set_envelope(self, envelope)
+
+    @classmethod
+    def of_row(cls, row: tuple[Any, ...], data: Any) -> Recorded:
+        """The record of a stored row: ``position, stream_id, stream_version, id, type, schema_version, source,
+        time, data, prevhash, hash`` (the data column already decoded into ``data``)."""
+        record = _new(cls)
+        _set_position(record, row[0])
+        _set_envelope(record, None)
+        _set_row(record, row)
+        _set_data(record, data)
+        return record
+
+    @property
+    def envelope(self) -> Envelope:
+        """The event's sealed envelope."""
+        envelope = self._envelope
+        if envelope is None:
+            row = self._row
+            envelope = stored_envelope(
+                row[3], row[6], row[4], row[1], row[7], self._data, row[2], row[5], row[9], row[10]
+            )
+            _set_envelope(self, envelope)
+        return envelope
 
     @property
     def stream_id(self) -> str:
         """The stream the event belongs to (the envelope's subject)."""
-        return self.envelope.subject
+        envelope = self._envelope
+        return str(self._row[1]) if envelope is None else envelope.subject
 
     @property
     def version(self) -> int:
         """The event's version within its stream."""
-        return self.envelope.streamversion
+        envelope = self._envelope
+        return int(self._row[2]) if envelope is None else envelope.streamversion
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise attrs.exceptions.FrozenInstanceError
+
+    def __delattr__(self, name: str) -> None:
+        raise attrs.exceptions.FrozenInstanceError
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Recorded)  # noqa: S101 - the class was compared just above
+        return self.position == other.position and self.envelope == other.envelope
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((Recorded, self.position, self.envelope))
+
+    def __repr__(self) -> str:
+        return f"Recorded(position={self.position!r}, envelope={self.envelope!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _recorded, (self.position, self.envelope)
+
+
+def _recorded(position: int, envelope: Envelope) -> Recorded:
+    return Recorded(position=position, envelope=envelope)
+
+
+_new = object.__new__
+_set_position = Recorded.__dict__["position"].__set__
+_set_envelope = Recorded.__dict__["_envelope"].__set__
+_set_row = Recorded.__dict__["_row"].__set__
+_set_data = Recorded.__dict__["_data"].__set__
 
 
 @attrs.frozen(kw_only=True)

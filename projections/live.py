@@ -255,12 +255,15 @@ def _assembled(projection: Projection[S], parts: Mapping[str, Any]) -> list[S]:
 
 
 def _saved(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S] | None:
-    """The projection from its saved parts and mark, caught up with the tail; None when they cannot be trusted."""
-    current = store.stream_version(stream_id)
+    """The projection from its saved parts and mark, caught up with the tail; None when they cannot be trusted.
+
+    The mark is checked against the log by the tail read from it: a mark past the end of the log, or one
+    naming another event than the log's at its version, finds no tail to catch up with.
+    """
     keys = [*projection.parts(projection.initial()), MARK]
     rows = store.read_rows(stream_id, projection.name, keys)
     mark = rows.pop(MARK, None)
-    if mark is None or mark_problem(projection, mark, current) or newer_than_mark(rows, mark[0]):
+    if mark is None or mark_problem(projection, mark, max(mark[0], 0)) or newer_than_mark(rows, mark[0]):
         return None
     at, event = mark[0], mark[1]["event"]
     tail = _from_mark(store, stream_id, at, event)

@@ -214,16 +214,18 @@ def written_events(db: Path) -> list[tuple[str, int, dict[str, Any]]]:
 @pytest.fixture(scope="session", autouse=True)
 def _every_event_written_meets_its_schema():
     """Every event any test appends in this process is checked against its published JSON Schema."""
-    sealing = chain.seal_batch
 
-    def checked(stream_id, version, prevhash, events):
-        problems = schema_problems((new.type, new.schemaversion, new.data) for new in events)
-        assert not problems, problems
-        return sealing(stream_id, version, prevhash, events)
+    def checking(sealing):
+        def checked(stream_id, version, prevhash, events):
+            problems = schema_problems((new.type, new.schemaversion, new.data) for new in events)
+            assert not problems, problems
+            return sealing(stream_id, version, prevhash, events)
+
+        return checked
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(memory, "seal_batch", checked)
-        patch.setattr(sqlite, "seal_batch", checked)
+        patch.setattr(memory, "seal_batch", checking(chain.seal_batch))
+        patch.setattr(sqlite, "seal_rows", checking(chain.seal_rows))
         yield
 
 
