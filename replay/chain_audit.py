@@ -119,6 +119,16 @@ class Positions:
     #: the positions seen outside it
     others: set[int] = attrs.field(factory=set)
 
+    @classmethod
+    def after_run(cls, last: int) -> Positions:
+        """A checker that has seen positions 1 to ``last``, in order."""
+        checker = cls(previous=last)
+        below = min(last, BITMAP_LIMIT - 1)
+        if below > 0:
+            checker.seen = bytearray(((1 << (below + 1)) - 2).to_bytes((below >> 3) + 1, "little"))
+        checker.others.update(range(BITMAP_LIMIT, last + 1))
+        return checker
+
     def check(self, item: Item, out: list[Finding]) -> None:
         """Check one item's position against those before it."""
         p, previous = item.position, self.previous
