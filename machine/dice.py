@@ -155,8 +155,8 @@ class KeyedDice:
         inner_key, outer_key = self._inner, self._outer
         out = []
         for index, count in enumerate(sides):
-            bound = rejection_bound(count)
-            for counter in itertools.count():
+            bound, counter = rejection_bound(count), 0
+            while True:
                 inner = inner_key.copy()
                 inner.update(f"{nonce}:{index}:{counter}".encode())
                 outer = outer_key.copy()
@@ -165,6 +165,7 @@ class KeyedDice:
                 if x < bound:
                     out.append(x % count + 1)
                     break
+                counter += 1
         return tuple(out)
 
 

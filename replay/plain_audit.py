@@ -49,6 +49,7 @@ _ROLL = re.compile(
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 ROLLED = DiceRolled.cloud_type()
+ROLL_SCHEMA = DiceRolled.schema_version
 OPENED = SessionOpened.cloud_type()
 SEEDED = ClientSeedSet.cloud_type()
 CLOSED = SessionClosed.cloud_type()
@@ -102,6 +103,7 @@ class PlainStream:
         campaign = campaign_of(stream) if type(stream) is str else None
         #: the source every event must carry (None: any string, the stream not being a campaign's)
         self.source = source_for(campaign) if campaign is not None else None
+        self._source = encode_basestring(self.source) if self.source is not None else ""
         self._subject = encode_basestring(stream) if type(stream) is str else ""
         self.version = 0
         self.head = GENESIS
@@ -135,7 +137,7 @@ class PlainStream:
         ):
             self._give_up(row)
             return
-        if type_ == ROLLED and schema == DiceRolled.schema_version:
+        if type_ == ROLLED and schema == ROLL_SCHEMA:
             found = _ROLL.fullmatch(text)
             if found is None or not self._rolled(found, version - 1):
                 self._give_up(row)
@@ -149,7 +151,7 @@ class PlainStream:
             text = canonical_json(data)
         envelope = (
             f'{{"data":{text},"datacontenttype":"{CONTENT_TYPE}","id":{encode_basestring(id_)},'
-            f'"prevhash":"{prevhash}","schemaversion":{schema},"source":{encode_basestring(source)},'
+            f'"prevhash":"{prevhash}","schemaversion":{schema},"source":{self._source or encode_basestring(source)},'
             f'"specversion":"{SPECVERSION}","streamversion":{version},"subject":{self._subject},'
             f'"time":{encode_basestring(time)},"type":"{type_}"}}'
         )
@@ -172,16 +174,12 @@ class PlainStream:
         record = self.current
         if record is None or session != record.id or not self.rules.free(purpose):
             return False
-        sides = tuple(map(int, sides_text.split(",")))
-        faces = tuple(map(int, faces_text.split(",")))
+        sides, faces = _dice(sides_text), _faces(faces_text)
         lane = visibility if self.lanes else ""
         nonce = int(nonce_text)
-        # the pattern has every face and side at least 1, and a modifier and total well inside 2**53
         if (
-            len(sides) > hexdice.MAX_DICE
+            sides is None
             or len(faces) != len(sides)
-            or min(sides) < hexdice.MIN_SIDES
-            or max(sides) > hexdice.MAX_SIDES
             or any(map(operator.gt, faces, sides))
             or int(total) != sum(faces) + int(modifier)
             or nonce != self.next_nonce.get(lane, 0)
@@ -249,6 +247,35 @@ class PlainStream:
         if self.doubt or self.pending:
             return None
         return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(self.sessions)))
+
+
+#: the dice and faces read so far, by their text (a log holds few kinds of roll); cleared when full
+_READ: dict[str, tuple[int, ...]] = {}
+_SHAPES: dict[str, tuple[int, ...] | None] = {}
+_READ_LIMIT = 4096
+
+
+def _faces(text: str) -> tuple[int, ...]:
+    """The numbers of a list the roll pattern matched (each at least 1)."""
+    found = _READ.get(text)
+    if found is None:
+        if len(_READ) >= _READ_LIMIT:
+            _READ.clear()
+        found = _READ[text] = tuple(map(int, text.split(",")))
+    return found
+
+
+def _dice(text: str) -> tuple[int, ...] | None:
+    """The sides of a roll's dice, or None when a roll cannot have them (too many dice, a die of too few or too
+    many sides)."""
+    if text in _SHAPES:
+        return _SHAPES[text]
+    if len(_SHAPES) >= _READ_LIMIT:
+        _SHAPES.clear()
+    sides = _faces(text)
+    possible = len(sides) <= hexdice.MAX_DICE and min(sides) >= hexdice.MIN_SIDES and max(sides) <= hexdice.MAX_SIDES
+    _SHAPES[text] = sides if possible else None
+    return _SHAPES[text]
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:
