@@ -62,12 +62,19 @@ _SESSION_DATA: dict[tuple[str, int], dict[str, type]] = {
 _PLAIN_CLASSES = (DiceRolled, SessionOpened, ClientSeedSet, SessionClosed)
 
 
+#: how many kinds of roll ``PlainRules`` remembers before it starts again
+_READ_LIMIT = 4096
+
+
 class PlainRules:
-    """What the fast path asks of the procedures, once per audit: which roll purposes they reserve."""
+    """What the fast path asks once per audit and remembers: which roll purposes the procedures reserve, and the
+    numbers of each kind of roll read so far (a log holds few)."""
 
     def __init__(self, registry: Registry) -> None:
         self._registry = registry
         self._free: dict[str, bool] = {}
+        self._numbers: dict[str, tuple[int, ...]] = {}
+        self._dice: dict[str, tuple[int, ...] | None] = {}
         #: no plain event is a procedure's decision (one its inverse re-runs, or notes as decided by hand)
         self.usable = not any(
             kind in _PLAIN_CLASSES
@@ -81,6 +88,29 @@ class PlainRules:
         found = self._free.get(purpose)
         if found is None:
             found = self._free[purpose] = self._registry.reserved(purpose) is None
+        return found
+
+    def numbers(self, text: str) -> tuple[int, ...]:
+        """The numbers of a list the roll pattern matched (faces or sides, each at least 1)."""
+        found = self._numbers.get(text)
+        if found is None:
+            if len(self._numbers) >= _READ_LIMIT:
+                self._numbers.clear()
+            found = self._numbers[text] = tuple(map(int, text.split(",")))
+        return found
+
+    def dice(self, text: str) -> tuple[int, ...] | None:
+        """The sides of a roll's dice, or None when a roll cannot have them (too many dice, a die of too few or
+        too many sides)."""
+        if text in self._dice:
+            return self._dice[text]
+        if len(self._dice) >= _READ_LIMIT:
+            self._dice.clear()
+        sides = self.numbers(text)
+        possible = (
+            len(sides) <= hexdice.MAX_DICE and min(sides) >= hexdice.MIN_SIDES and max(sides) <= hexdice.MAX_SIDES
+        )
+        found = self._dice[text] = sides if possible else None
         return found
 
 
@@ -174,7 +204,7 @@ class PlainStream:
         record = self.current
         if record is None or session != record.id or not self.rules.free(purpose):
             return False
-        sides, faces = _dice(sides_text), _faces(faces_text)
+        sides, faces = self.rules.dice(sides_text), self.rules.numbers(faces_text)
         lane = visibility if self.lanes else ""
         nonce = int(nonce_text)
         if (
@@ -247,35 +277,6 @@ class PlainStream:
         if self.doubt or self.pending:
             return None
         return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(self.sessions)))
-
-
-#: the dice and faces read so far, by their text (a log holds few kinds of roll); cleared when full
-_READ: dict[str, tuple[int, ...]] = {}
-_SHAPES: dict[str, tuple[int, ...] | None] = {}
-_READ_LIMIT = 4096
-
-
-def _faces(text: str) -> tuple[int, ...]:
-    """The numbers of a list the roll pattern matched (each at least 1)."""
-    found = _READ.get(text)
-    if found is None:
-        if len(_READ) >= _READ_LIMIT:
-            _READ.clear()
-        found = _READ[text] = tuple(map(int, text.split(",")))
-    return found
-
-
-def _dice(text: str) -> tuple[int, ...] | None:
-    """The sides of a roll's dice, or None when a roll cannot have them (too many dice, a die of too few or too
-    many sides)."""
-    if text in _SHAPES:
-        return _SHAPES[text]
-    if len(_SHAPES) >= _READ_LIMIT:
-        _SHAPES.clear()
-    sides = _faces(text)
-    possible = len(sides) <= hexdice.MAX_DICE and min(sides) >= hexdice.MIN_SIDES and max(sides) <= hexdice.MAX_SIDES
-    _SHAPES[text] = sides if possible else None
-    return _SHAPES[text]
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:

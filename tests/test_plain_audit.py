@@ -208,6 +208,15 @@ def test_a_golden_log_audits_the_same_both_ways(path: Path, tmp_path: Path) -> N
     assert report.findings == ()
 
 
+def test_an_audit_that_meets_more_kinds_of_roll_than_it_remembers_audits_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plain_audit, "_READ_LIMIT", 2)
+    report = _same(_write(tmp_path / "plain.db", PLAIN["many streams"]()))
+    assert report.findings == ()
+    assert report.rolls_verified == 50
+
+
 def test_receipts_are_matched_the_same_both_ways(tmp_path: Path) -> None:
     path = _write(tmp_path / "plain.db", {"a": _session(1, 5), "b": _session(2, 5)})
     with sqlite3.connect(path) as conn:
@@ -362,6 +371,9 @@ TAMPERS: dict[str, Callable[[sqlite3.Connection], None]] = {
         conn
     ),
     "another face that fits, chain resealed": lambda conn: _change(ROLL, **_other_faces(_data(conn, ROLL)))(conn),
+    "a die of one side, chain resealed": _change(ROLL, sides=[1], faces=[1], total=1, modifier=0),
+    "a die of 1001 sides, chain resealed": _change(ROLL, sides=[1001], faces=[1], total=1, modifier=0),
+    "1001 dice, chain resealed": _change(ROLL, sides=[2] * 1001, faces=[1] * 1001, total=1001, modifier=0),
     "a wrong total, chain resealed": _change(ROLL, total=999),
     "a nonce skipped, chain resealed": _change(ROLL, nonce=7),
     "a huge modifier, chain resealed": _change(ROLL, modifier=2**60, total=2**60),
