@@ -39,7 +39,13 @@ def oversized(data: Any) -> int | None:
     if isinstance(data, int):
         return data if abs(data) > SAFE_INTEGER else None
     items = data.values() if isinstance(data, dict) else data if isinstance(data, list | tuple) else ()
-    return next((found for found in map(oversized, items) if found is not None), None)
+    for item in items:
+        if isinstance(item, str):  # the commonest leaf by far: nothing to look into
+            continue
+        found = oversized(item)
+        if found is not None:
+            return found
+    return None
 
 
 def limits_of(name: str) -> tuple[int, int] | None:

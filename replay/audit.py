@@ -4,6 +4,11 @@ Every finding is collected into an ``AuditReport`` instead of stopping at the fi
 kept in log order; an event found out of order counts at the place its version belongs, so
 ``first_bad`` names the event that was moved rather than the gap it left. A finding whose ``cause``
 is false only shows an earlier fault (a broken link, a gap after a deleted event).
+
+The audit of a whole SQLite store reads its rows once in log order, and proves the streams of plain
+sessions and rolls sound from the rows themselves (``hexlog.replay.plain_audit``); every other stream,
+and every stream in which anything at all is unusual, is read again and audited in full, so the report
+is the one the full audit of every stream gives.
 """
 
 from __future__ import annotations
