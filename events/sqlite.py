@@ -399,11 +399,11 @@ class SQLiteStore:
             with self._lock:
                 rows = self._conn.execute(
                     f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
-                    (after, STREAM_PAGE_SIZE),
+                    (after, PAGE_SIZE),
                 ).fetchall()
             if rows:
                 yield rows
-            if len(rows) < STREAM_PAGE_SIZE:
+            if len(rows) < PAGE_SIZE:
                 return
             after = rows[-1][0]
 

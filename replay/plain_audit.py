@@ -127,6 +127,27 @@ class PlainResult:
 class PlainStream:
     """One stream's rows, fed in log order; ``doubt`` once anything calls for the full audit."""
 
+    # one of these stays for every stream of the log until the pass ends: kept small
+    __slots__ = (
+        "_source",
+        "_subject",
+        "commitments",
+        "current",
+        "doubt",
+        "first_roll",
+        "head",
+        "lanes",
+        "next_nonce",
+        "pending",
+        "rolls",
+        "rules",
+        "runs",
+        "sessions",
+        "source",
+        "verified",
+        "version",
+    )
+
     def __init__(self, stream: Any, rules: PlainRules) -> None:
         self.rules = rules
         self.doubt = not rules.usable or type(stream) is not str
@@ -145,6 +166,9 @@ class PlainStream:
         #: whether the current session's secret rolls have a lane of their own (hexlog-dice-v2)
         self.lanes = False
         self.pending: list[tuple[str, int, tuple[int, ...], tuple[int, ...]]] = []
+        #: where the current session's first roll is; each closed session's rolls (in a plain stream, one run)
+        self.first_roll = 0
+        self.runs: dict[str, range] = {}
         self.rolls = 0
         self.verified = 0
 
@@ -216,8 +240,9 @@ class PlainStream:
         ):
             return False
         self.next_nonce[lane] = nonce + 1
+        if not self.pending:
+            self.first_roll = at
         self.pending.append((lane, nonce, sides, faces))
-        record.rolls.append(at)
         self.rolls += 1
         return True
 
@@ -230,7 +255,7 @@ class PlainStream:
             return False
         if type_ == SEEDED:
             seed = data["client_seed"]
-            if record.client_seed or record.rolls or not seed:
+            if record.client_seed or self.pending or not seed:
                 return False
             if record.scheme == hexdice.V2 and not printable_ascii(seed):
                 return False
@@ -267,6 +292,8 @@ class PlainStream:
         if any(dice[lane].faces(nonce, sides) != faces for lane, nonce, sides, faces in self.pending):
             return False
         self.verified += len(self.pending)
+        if self.pending:
+            self.runs[record.id] = range(self.first_roll, self.first_roll + len(self.pending))
         self.pending = []
         record.closed_at, record.secret = at, secret
         self.current = None
@@ -276,7 +303,10 @@ class PlainStream:
         """What the stream adds up to, or None when the full audit must audit it (a doubt, or rolls left unrevealed)."""
         if self.doubt or self.pending:
             return None
-        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(self.sessions)))
+        records = {
+            key: attrs.evolve(record, rolls=list(self.runs.get(key, ()))) for key, record in self.sessions.items()
+        }
+        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(records)))
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:
