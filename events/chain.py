@@ -294,8 +294,9 @@ class ChainFault:
     reason: str
 
 
-def verify_stream(envelopes: list[Envelope]) -> ChainFault | None:
-    """Check one stream's envelopes in order: versions 1, 2, 3 …, links and hashes."""
+def verify_stream(envelopes: list[Envelope], hashes: Sequence[str] | None = None) -> ChainFault | None:
+    """Check one stream's envelopes in order: versions 1, 2, 3 …, links and hashes (``hashes``: their computed
+    hashes, when the caller has them already)."""
     prev = GENESIS
     for expected, env in enumerate(envelopes, start=1):
         if env.streamversion != expected:
@@ -304,7 +305,7 @@ def verify_stream(envelopes: list[Envelope]) -> ChainFault | None:
             )
         if env.prevhash != prev:
             return ChainFault(env.streamversion, env.id, "prevhash does not match the previous event's hash")
-        if env.computed_hash() != env.hash:
+        if (env.computed_hash() if hashes is None else hashes[expected - 1]) != env.hash:
             return ChainFault(env.streamversion, env.id, "hash does not match the event's contents")
         prev = env.hash
     return None

@@ -427,6 +427,22 @@ class SQLiteStore:
             if left is not None:
                 left -= len(rows)
 
+    def read_event_rows(self) -> Iterator[list[tuple[Any, ...]]]:
+        """Every stored row in global order as SQLite holds it (``COLUMNS``), a page at a time: for a reader that
+        checks the rows itself, as the audit does."""
+        after = 0
+        while True:
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
+                    (after, PAGE_SIZE),
+                ).fetchall()
+            if rows:
+                yield rows
+            if len(rows) < PAGE_SIZE:
+                return
+            after = rows[-1][0]
+
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
         with self._lock:

@@ -48,6 +48,8 @@ def oversized(data: Any) -> int | None:
     else:
         items = data.values() if isinstance(data, dict) else data if isinstance(data, list | tuple) else ()
     for item in items:
+        if type(item) is str:  # the commonest leaf by far: nothing to look into
+            continue
         found = oversized(item)
         if found is not None:
             return found

@@ -78,7 +78,8 @@ class DiceCheck:
     verified: int
 
 
-def _printable_ascii(seed: str) -> bool:
+def printable_ascii(seed: str) -> bool:
+    """Whether a client seed is one hexlog-dice-v2 accepts: 1 to 200 printable ASCII characters."""
     return 0 < len(seed) <= MAX_CLIENT_SEED_V2 and all(" " <= ch <= "~" for ch in seed)
 
 
@@ -166,7 +167,7 @@ class _Checker:
         elif record.client_seed:
             self.flag(at, "session", f"a second client seed for session {record.id}")
         else:
-            if record.scheme == hexdice.V2 and not _printable_ascii(event.client_seed):
+            if record.scheme == hexdice.V2 and not printable_ascii(event.client_seed):
                 self.flag(at, "session", "a hexlog-dice-v2 client seed must be 1 to 200 printable ASCII characters")
             record.client_seed = event.client_seed
 

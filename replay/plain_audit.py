@@ -1,0 +1,316 @@
+"""The audit's fast path: a stream of plain sessions and rolls, proved sound straight from its stored rows.
+
+Most of a log is sessions and their rolls (``session.opened``, ``session.client_seed_set``,
+``dice.rolled``, ``session.closed``). ``PlainStream`` takes one stream's stored rows in log order and
+checks what the full audit checks of such a stream (envelope shapes, links, hashes, the source,
+sessions, nonces, commitments and every roll re-derived) without building envelopes or events: a
+roll's data is read by one pattern that matches only its canonical JSON, so the stored text is the text
+hashed. Anything else (another event, an older schema version, a roll that keeps or drops dice or
+carries modifiers, a session still open with rolls, anything that would be a finding or a note) makes it
+give up, and the full audit then audits that stream from the start as before. So a stream it passes is
+one the full audit finds nothing wrong with, and ``result`` gives what the full audit would add up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import re
+from json.encoder import encode_basestring
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hexlog.events.chain import CONTENT_TYPE, GENESIS, SPECVERSION, canonical_json
+from hexlog.events.dice import DiceRolled
+from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
+from hexlog.events.sqlite_schema import row_data
+from hexlog.events.streams import campaign_of, source_for
+from hexlog.machine import dice as hexdice
+from hexlog.replay.dice_audit import SessionRecord, printable_ascii
+from hexlog.replay.verdict import caveats
+
+if TYPE_CHECKING:
+    from hexlog.machine.kit.registry import Registry
+
+__all__ = ["PlainResult", "PlainRules", "PlainStream"]
+
+#: a JSON string that is its own canonical form: no quote, backslash or control character to escape
+_STRING = r'"([^"\\\x00-\x1f]*)"'
+#: a JSON integer as the canonical form writes it, of at most 15 digits (well inside 2**53)
+_INT = r"(0|-?[1-9][0-9]{0,14})"
+_DICE = r"\[([1-9][0-9]{0,3}(?:,[1-9][0-9]{0,3})*)\]"
+#: the canonical JSON of a plain roll's data (schema version 3, nothing kept or dropped, no state modifiers)
+_ROLL = re.compile(
+    rf'\{{"dropped":\[\],"faces":{_DICE},"made_for":{_STRING},"modifier":{_INT},"modifiers":\[\],'
+    rf'"nonce":{_INT},"notation":"","purpose":{_STRING},"session":{_STRING},"sides":{_DICE},'
+    rf'"total":{_INT},"visibility":"(public|referee)"\}}'
+)
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+ROLLED = DiceRolled.cloud_type()
+ROLL_SCHEMA = DiceRolled.schema_version
+OPENED = SessionOpened.cloud_type()
+SEEDED = ClientSeedSet.cloud_type()
+CLOSED = SessionClosed.cloud_type()
+#: the data keys of each other plain event at its current schema version, with their exact types
+_SESSION_DATA: dict[tuple[str, int], dict[str, type]] = {
+    (OPENED, SessionOpened.schema_version): {"session": str, "commitment": str, "scheme": str, "supplied": bool},
+    (SEEDED, ClientSeedSet.schema_version): {"session": str, "client_seed": str},
+    (CLOSED, SessionClosed.schema_version): {"session": str, "secret": str},
+}
+_PLAIN_CLASSES = (DiceRolled, SessionOpened, ClientSeedSet, SessionClosed)
+
+
+#: how many kinds of roll ``PlainRules`` remembers before it starts again
+_READ_LIMIT = 4096
+
+
+class PlainRules:
+    """What the fast path asks once per audit and remembers: which roll purposes the procedures reserve, and the
+    numbers of each kind of roll read so far (a log holds few)."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+        self._free: dict[str, bool] = {}
+        self._numbers: dict[str, tuple[int, ...]] = {}
+        self._dice: dict[str, tuple[int, ...] | None] = {}
+        #: no plain event is a procedure's decision (one its inverse re-runs, or notes as decided by hand)
+        self.usable = not any(
+            kind in _PLAIN_CLASSES
+            for procedure in registry
+            if procedure.inverse is not None
+            for kind in procedure.events
+        )
+
+    def free(self, purpose: str) -> bool:
+        """Whether a roll of this purpose may stand alone (no procedure reserves it for the rolls its steps name)."""
+        found = self._free.get(purpose)
+        if found is None:
+            found = self._free[purpose] = self._registry.reserved(purpose) is None
+        return found
+
+    def numbers(self, text: str) -> tuple[int, ...]:
+        """The numbers of a list the roll pattern matched (faces or sides, each at least 1)."""
+        found = self._numbers.get(text)
+        if found is None:
+            if len(self._numbers) >= _READ_LIMIT:
+                self._numbers.clear()
+            found = self._numbers[text] = tuple(map(int, text.split(",")))
+        return found
+
+    def dice(self, text: str) -> tuple[int, ...] | None:
+        """The sides of a roll's dice, or None when a roll cannot have them (too many dice, a die of too few or
+        too many sides)."""
+        if text in self._dice:
+            return self._dice[text]
+        if len(self._dice) >= _READ_LIMIT:
+            self._dice.clear()
+        sides = self.numbers(text)
+        possible = (
+            len(sides) <= hexdice.MAX_DICE and min(sides) >= hexdice.MIN_SIDES and max(sides) <= hexdice.MAX_SIDES
+        )
+        found = self._dice[text] = sides if possible else None
+        return found
+
+
+@attrs.frozen
+class PlainResult:
+    """What a sound plain stream adds to the audit's counts."""
+
+    sessions: int
+    rolls: int
+    verified: int
+    caveats: tuple[str, ...]
+
+
+class PlainStream:
+    """One stream's rows, fed in log order; ``doubt`` once anything calls for the full audit."""
+
+    # one of these stays for every stream of the log until the pass ends: kept small
+    __slots__ = (
+        "_source",
+        "_subject",
+        "commitments",
+        "current",
+        "doubt",
+        "first_roll",
+        "head",
+        "lanes",
+        "next_nonce",
+        "pending",
+        "rolls",
+        "rules",
+        "runs",
+        "sessions",
+        "source",
+        "verified",
+        "version",
+    )
+
+    def __init__(self, stream: Any, rules: PlainRules) -> None:
+        self.rules = rules
+        self.doubt = not rules.usable or type(stream) is not str
+        campaign = campaign_of(stream) if type(stream) is str else None
+        #: the source every event must carry (None: any string, the stream not being a campaign's)
+        self.source = source_for(campaign) if campaign is not None else None
+        self._source = encode_basestring(self.source) if self.source is not None else ""
+        self._subject = encode_basestring(stream) if type(stream) is str else ""
+        self.version = 0
+        self.head = GENESIS
+        self.sessions: dict[str, SessionRecord] = {}
+        self.commitments: set[str] = set()
+        #: the latest session while it is open, its next nonce in each lane, and its rolls not yet re-derived
+        self.current: SessionRecord | None = None
+        self.next_nonce: dict[str, int] = {}
+        #: whether the current session's secret rolls have a lane of their own (hexlog-dice-v2)
+        self.lanes = False
+        self.pending: list[tuple[str, int, tuple[int, ...], tuple[int, ...]]] = []
+        #: where the current session's first roll is; each closed session's rolls (in a plain stream, one run)
+        self.first_roll = 0
+        self.runs: dict[str, range] = {}
+        self.rolls = 0
+        self.verified = 0
+
+    def feed(self, row: tuple[Any, ...]) -> None:
+        """Check one stored row (``hexlog.events.sqlite_schema.COLUMNS``); raise as the store would when its data
+        is not JSON."""
+        if self.doubt:
+            row_data(row)
+            return
+        _, _, version, id_, type_, schema, source, time, text, prevhash, hash_ = row
+        if not (
+            type(version) is int
+            and version == self.version + 1
+            and prevhash == self.head
+            and type(id_) is str
+            and type(time) is str
+            and type(text) is str
+            and type(schema) is int
+            and (source == self.source if self.source is not None else type(source) is str)
+        ):
+            self._give_up(row)
+            return
+        if type_ == ROLLED and schema == ROLL_SCHEMA:
+            found = _ROLL.fullmatch(text)
+            if found is None or not self._rolled(found, version - 1):
+                self._give_up(row)
+                return
+        else:
+            data = row_data(row)
+            kinds = _SESSION_DATA.get((type_, schema))
+            if kinds is None or not _typed(data, kinds) or not self._session_event(type_, data, version - 1):
+                self.doubt = True
+                return
+            text = canonical_json(data)
+        envelope = (
+            f'{{"data":{text},"datacontenttype":"{CONTENT_TYPE}","id":{encode_basestring(id_)},'
+            f'"prevhash":"{prevhash}","schemaversion":{schema},"source":{self._source or encode_basestring(source)},'
+            f'"specversion":"{SPECVERSION}","streamversion":{version},"subject":{self._subject},'
+            f'"time":{encode_basestring(time)},"type":"{type_}"}}'
+        )
+        try:
+            sound = hashlib.sha256(envelope.encode()).hexdigest() == hash_
+        except UnicodeError:
+            sound = False
+        if not sound:
+            self.doubt = True
+            return
+        self.version, self.head = version, hash_
+
+    def _give_up(self, row: tuple[Any, ...]) -> None:
+        self.doubt = True
+        row_data(row)
+
+    def _rolled(self, found: re.Match[str], at: int) -> bool:
+        """A plain roll of the open session at its lane's next nonce, of a possible shape, for a free purpose."""
+        faces_text, _, modifier, nonce_text, purpose, session, sides_text, total, visibility = found.groups()
+        record = self.current
+        if record is None or session != record.id or not self.rules.free(purpose):
+            return False
+        sides, faces = self.rules.dice(sides_text), self.rules.numbers(faces_text)
+        lane = visibility if self.lanes else ""
+        nonce = int(nonce_text)
+        if (
+            sides is None
+            or len(faces) != len(sides)
+            or any(map(operator.gt, faces, sides))
+            or int(total) != sum(faces) + int(modifier)
+            or nonce != self.next_nonce.get(lane, 0)
+        ):
+            return False
+        self.next_nonce[lane] = nonce + 1
+        if not self.pending:
+            self.first_roll = at
+        self.pending.append((lane, nonce, sides, faces))
+        self.rolls += 1
+        return True
+
+    def _session_event(self, type_: str, data: dict[str, Any], at: int) -> bool:
+        """A session opened while none is, the open session's one client seed before its rolls, or its close."""
+        record = self.current
+        if type_ == OPENED:
+            return record is None and self._opened(data, at)
+        if record is None or data["session"] != record.id:
+            return False
+        if type_ == SEEDED:
+            seed = data["client_seed"]
+            if record.client_seed or self.pending or not seed:
+                return False
+            if record.scheme == hexdice.V2 and not printable_ascii(seed):
+                return False
+            record.client_seed = seed
+            return True
+        return self._closed(record, data["secret"], at)
+
+    def _opened(self, data: dict[str, Any], at: int) -> bool:
+        session, commitment, scheme = data["session"], data["commitment"], data["scheme"]
+        if (
+            session in self.sessions
+            or scheme not in hexdice.SCHEMES
+            or not _HEX64.fullmatch(commitment)
+            or commitment in self.commitments
+        ):
+            return False
+        record = SessionRecord(session, at, commitment, scheme, supplied=data["supplied"])
+        self.sessions[session] = record
+        self.commitments.add(commitment)
+        self.current = record
+        self.lanes = scheme != hexdice.V1
+        self.next_nonce = {}
+        return True
+
+    def _closed(self, record: SessionRecord, revealed: str, at: int) -> bool:
+        """The secret matches the commitment, and every roll of the session is the one it gives."""
+        if not _HEX64.fullmatch(revealed):
+            return False
+        secret = bytes.fromhex(revealed)
+        if hexdice.commitment(secret) != record.commitment:
+            return False
+        keys = hexdice.keys_for(record.scheme, secret, record.client_seed)
+        dice = {lane: hexdice.KeyedDice(key) for lane, key in keys.items()}
+        if any(dice[lane].faces(nonce, sides) != faces for lane, nonce, sides, faces in self.pending):
+            return False
+        self.verified += len(self.pending)
+        if self.pending:
+            self.runs[record.id] = range(self.first_roll, self.first_roll + len(self.pending))
+        self.pending = []
+        record.closed_at, record.secret = at, secret
+        self.current = None
+        return True
+
+    def result(self) -> PlainResult | None:
+        """What the stream adds up to, or None when the full audit must audit it (a doubt, or rolls left unrevealed)."""
+        if self.doubt or self.pending:
+            return None
+        records = {
+            key: attrs.evolve(record, rolls=list(self.runs.get(key, ()))) for key, record in self.sessions.items()
+        }
+        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(records)))
+
+
+def _typed(data: Any, kinds: dict[str, type]) -> bool:
+    """Whether ``data`` is an object of exactly these keys, each of exactly its type."""
+    return (
+        type(data) is dict and data.keys() == kinds.keys() and all(type(data[k]) is kind for k, kind in kinds.items())
+    )
