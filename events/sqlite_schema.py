@@ -163,13 +163,23 @@ def _where(row: tuple[Any, ...]) -> str:
 
 
 def recorded(row: tuple[Any, ...]) -> Recorded:
-    """The record of a row of ``COLUMNS``; its envelope is built when it is first asked for."""
+    """The record of a row of ``COLUMNS``; its envelope is built when it is first asked for.
+
+    It is ``Recorded.of_row(row, row_data(row))``, made without their calls where the data column is what the
+    store writes (text whose JSON ``orjson`` reads as ``json`` would).
+    """
     text = row[8]
-    if text.__class__ is str:  # what the store writes: read here as ``loads`` would, without its calls
+    if text.__class__ is str:
         try:
             raw = text.encode()
             if raw.translate(_DIGITS).find(_LONG_NUMBER) < 0:
-                return of_row(row, orjson_loads(raw))
+                data = orjson_loads(raw)
+                record = _new(Recorded)
+                _set_position(record, row[0])
+                _set_envelope(record, None)
+                _set_row(record, row)
+                _set_data(record, data)
+                return record
         except ValueError:
             pass
     return of_row(row, row_data(row))
@@ -177,6 +187,11 @@ def recorded(row: tuple[Any, ...]) -> Recorded:
 
 of_row = Recorded.of_row
 orjson_loads = orjson.loads
+_new = object.__new__
+_set_position = Recorded.__dict__["position"].__set__
+_set_envelope = Recorded.__dict__["_envelope"].__set__
+_set_row = Recorded.__dict__["_row"].__set__
+_set_data = Recorded.__dict__["_data"].__set__
 
 
 def integrity_check(path: str | Path) -> str:
