@@ -163,23 +163,13 @@ def _where(row: tuple[Any, ...]) -> str:
 
 
 def recorded(row: tuple[Any, ...]) -> Recorded:
-    """The record of a row of ``COLUMNS``; its envelope is built when it is first asked for.
-
-    It is ``Recorded.of_row(row, row_data(row))``, made without their calls where the data column is what the
-    store writes (text whose JSON ``orjson`` reads as ``json`` would).
-    """
+    """The record of a row of ``COLUMNS``; its envelope is built when it is first asked for."""
     text = row[8]
-    if text.__class__ is str:
+    if text.__class__ is str:  # what the store writes: read here as ``loads`` would, without its calls
         try:
             raw = text.encode()
             if raw.translate(_DIGITS).find(_LONG_NUMBER) < 0:
-                data = orjson_loads(raw)
-                record = _new(Recorded)
-                _set_position(record, row[0])
-                _set_envelope(record, None)
-                _set_row(record, row)
-                _set_data(record, data)
-                return record
+                return of_row(row, orjson_loads(raw))
         except ValueError:
             pass
     return of_row(row, row_data(row))
@@ -187,11 +177,6 @@ def recorded(row: tuple[Any, ...]) -> Recorded:
 
 of_row = Recorded.of_row
 orjson_loads = orjson.loads
-_new = object.__new__
-_set_position = Recorded.__dict__["position"].__set__
-_set_envelope = Recorded.__dict__["_envelope"].__set__
-_set_row = Recorded.__dict__["_row"].__set__
-_set_data = Recorded.__dict__["_data"].__set__
 
 
 def integrity_check(path: str | Path) -> str:
