@@ -6,7 +6,7 @@ import enum
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cattrs
 from cattrs.preconf.json import make_converter
@@ -15,6 +15,9 @@ from hexlog.events.base import Event, event_class
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.structure import SLOW, Structure, fast_structure
 from hexlog.events.vocabulary import open_word
+
+if TYPE_CHECKING:
+    from hexlog.events.store import Recorded
 
 converter = make_converter(forbid_extra_keys=True)
 
@@ -112,6 +115,17 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
     except cattrs.BaseValidationError as err:
         detail = "; ".join(cattrs.transform_error(err))
         msg = f"{cloud_type} does not decode: {detail}"
+        raise CorruptLogError(msg) from err
+
+
+def decode_record(record: Recorded) -> Event:
+    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
+    cloud_type, schema_version, data = record.payload()
+    try:
+        return from_data(cloud_type, schema_version, data)
+    except CorruptLogError as err:
+        envelope = record.envelope
+        msg = f"{envelope.subject} version {envelope.streamversion} (event {envelope.id}): {err}"
         raise CorruptLogError(msg) from err
 
 

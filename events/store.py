@@ -66,6 +66,15 @@ class Recorded:
             _set_envelope(self, envelope)
         return envelope
 
+    def payload(self) -> tuple[str, int, Any]:
+        """The event's type, schema version and data: what decoding it takes, read without building its
+        envelope."""
+        envelope = self._envelope
+        if envelope is None:
+            row = self._row
+            return row[4], row[5], self._data
+        return envelope.type, envelope.schemaversion, envelope.data
+
     @property
     def stream_id(self) -> str:
         """The stream the event belongs to (the envelope's subject)."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from hexlog.events.codec import decode
+from hexlog.events.codec import decode_record
 from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
@@ -79,9 +79,9 @@ class Projection(Protocol[S]):
 def decode_recorded(recorded: Recorded) -> Event:
     """The event of a stored record; ``CorruptLogError`` naming the event if it does not decode."""
     try:
-        return decode(recorded.envelope)
+        return decode_record(recorded)
     except CorruptLogError:
-        raise  # ``decode`` names the event already
+        raise  # ``decode_record`` names the event already
     except HexlogError as err:
         env = recorded.envelope
         msg = f"{env.subject} version {env.streamversion} (event {env.id}) does not decode: {err}"

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
-from hexlog.events.codec import decode, to_data
+from hexlog.events.codec import decode_record, to_data
 from hexlog.events.dice import DiceRolled
 from hexlog.events.session import SessionClosed, SessionOpened
 from hexlog.events.sqlite import SQLiteStore
@@ -303,7 +303,7 @@ def read_streams(store: LiveStore) -> int:
     """Read every stream in full and decode it; the events read."""
     count = 0
     for stream in store.streams():
-        count += len([decode(r.envelope) for r in store.read_stream(stream)])
+        count += len(list(map(decode_record, store.read_stream(stream))))
     return count
 
 
@@ -312,7 +312,7 @@ def read_log(store: LiveStore, *, decoded: bool) -> int:
     count = 0
     for record in store.read_all():
         if decoded:
-            decode(record.envelope)
+            decode_record(record)
         count += 1
     return count
 

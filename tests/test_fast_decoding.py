@@ -15,7 +15,7 @@ import pytest
 
 from hexlog.events.base import event_class
 from hexlog.events.chain import Envelope, stored_envelope
-from hexlog.events.codec import _fast, converter, decode, from_data
+from hexlog.events.codec import _fast, converter, decode, decode_record, from_data
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import loads, recorded
 from hexlog.events.store import Recorded
@@ -231,3 +231,31 @@ class TestRecorded:
     def test_the_envelope_has_nothing_stored_envelope_would_skip(self):
         assert all(f.validator is None and f.converter is None for f in attrs.fields(Envelope))
         assert not hasattr(Envelope, "__attrs_post_init__")
+
+
+class TestDecodeRecord:
+    """``decode_record`` decodes a record from its row, without its envelope, as ``decode`` does from it."""
+
+    def _row(self, cloud_type: str, version: int, data: Any) -> tuple[Any, ...]:
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        return (7, "campaign-x", 3, "id-3", cloud_type, version, "src", "2024", text, "p" * 64, "h" * 64)
+
+    def test_every_golden_payload_decodes_from_its_row_as_from_its_envelope(self):
+        for cloud_type, version, data in PAYLOADS:
+            lazy = recorded(self._row(cloud_type, version, data))
+            assert decode_record(lazy) == decode(recorded(self._row(cloud_type, version, data)).envelope)
+            assert lazy.payload() == (cloud_type, version, lazy.envelope.data)
+            eager = Recorded(position=7, envelope=lazy.envelope)
+            assert eager.payload() == lazy.payload()
+            assert decode_record(eager) == decode_record(lazy)
+
+    def test_a_record_that_does_not_decode_is_named_as_decode_names_it(self):
+        data = dict(_dice())
+        data["nonce"] = "five"
+        record = recorded(self._row("hexlog.dice.rolled", 3, data))
+        with pytest.raises(CorruptLogError) as by_envelope:
+            decode(record.envelope)
+        with pytest.raises(CorruptLogError) as by_record:
+            decode_record(recorded(self._row("hexlog.dice.rolled", 3, data)))
+        assert str(by_record.value) == str(by_envelope.value)
+        assert str(by_record.value).startswith("campaign-x version 3 (event id-3): hexlog.dice.rolled does not decode")
