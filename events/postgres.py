@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import psycopg
 from psycopg import sql
 
-from hexlog.events.chain import GENESIS, canonical_json, seal_batch
+from hexlog.events.chain import canonical_json, seal_batch
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
-    IdempotencyConflictError,
     NotFoundError,
     StaleVersionError,
     StoreWriteError,
@@ -52,6 +51,8 @@ from hexlog.events.sqlite_schema import (
     PAGE_SIZE,
     ROWS_PAGE_SIZE,
     STREAM_PAGE_SIZE,
+    checked_tail,
+    known_command,
     recorded,
     tail_problem,
 )
@@ -257,32 +258,14 @@ class PostgresStore:
     def _checked_tail(self, stream_id: str) -> tuple[int, str]:
         """The stream's version and last hash, once its last event is checked against its hash and its
         link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
-        last = self._conn.execute(_TAIL, (stream_id,)).fetchall()
-        if not last:
-            return 0, GENESIS
-        problem = tail_problem(last)
-        if problem is not None:
-            msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
-            raise CorruptLogError(msg)
-        return int(last[0][2]), str(last[0][10])
+        return checked_tail(stream_id, self._conn.execute(_TAIL, (stream_id,)).fetchall())
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:
         row = self._conn.execute(
             "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands WHERE command_id = %s",
             (command_id,),
         ).fetchone()
-        if row is None:
-            return None
-        if row[1] != digest:
-            msg = f"command id {command_id} was already used for a different command"
-            raise IdempotencyConflictError(msg)
-        return AppendResult(
-            stream_id=row[0],
-            first_version=row[2],
-            last_version=row[3],
-            event_ids=tuple(json.loads(row[4])),
-            replayed=True,
-        )
+        return known_command(row, command_id, digest)
 
     def _put_rows(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
         """Apply projection rows in order inside the caller's transaction (upsert, delete, or wipe)."""

@@ -28,11 +28,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, canonical_json, seal_rows
+from hexlog.events.chain import canonical_json, seal_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
-    IdempotencyConflictError,
     NotFoundError,
     StaleVersionError,
     StoreWriteError,
@@ -47,8 +46,10 @@ from hexlog.events.sqlite_schema import (
     STREAM_PAGE_SIZE,
     CorruptRowError,
     busy_message,
+    checked_tail,
     integrity_check,
     is_busy,
+    known_command,
     loads,
     recorded,
     tail_problem,
@@ -340,13 +341,7 @@ class SQLiteStore:
             f"SELECT {COLUMNS} FROM events WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 2",  # noqa: S608 - constant columns
             (stream_id,),
         ).fetchall()
-        if not last:
-            return 0, GENESIS
-        problem = tail_problem(last)
-        if problem is not None:
-            msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
-            raise CorruptLogError(msg)
-        return int(last[0][2]), str(last[0][10])
+        return checked_tail(stream_id, last)
 
     def tail_problem(self, stream_id: str) -> str | None:
         """What is wrong with the stream's last event (its hash or its link), or None."""
@@ -367,18 +362,7 @@ class SQLiteStore:
             "SELECT stream_id, digest, first_version, last_version, event_ids FROM commands WHERE command_id = ?",
             (command_id,),
         ).fetchone()
-        if row is None:
-            return None
-        if row[1] != digest:
-            msg = f"command id {command_id} was already used for a different command"
-            raise IdempotencyConflictError(msg)
-        return AppendResult(
-            stream_id=row[0],
-            first_version=row[2],
-            last_version=row[3],
-            event_ids=tuple(json.loads(row[4])),
-            replayed=True,
-        )
+        return known_command(row, command_id, digest)
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
         """The result of an earlier command with this id, if any."""

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from hexlog.events.chain import GENESIS
-from hexlog.events.errors import CorruptLogError
-from hexlog.events.store import Recorded
+from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
+from hexlog.events.store import AppendResult, Recorded
 
 #: how many rows ``read_all`` fetches at a time
 PAGE_SIZE = 1000
@@ -109,6 +109,35 @@ def tail_problem(rows: list[tuple[Any, ...]]) -> str | None:
     if last.prevhash != before:
         return f"the event at version {last.streamversion} does not link to the one before it"
     return None
+
+
+def checked_tail(stream_id: str, rows: list[tuple[Any, ...]]) -> tuple[int, str]:
+    """A stream's version and last hash from its last two rows (newest first), once they are checked (see
+    ``tail_problem``); ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+    if not rows:
+        return 0, GENESIS
+    problem = tail_problem(rows)
+    if problem is not None:
+        msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
+        raise CorruptLogError(msg)
+    return int(rows[0][2]), str(rows[0][10])
+
+
+def known_command(row: tuple[Any, ...] | None, command_id: str, digest: str) -> AppendResult | None:
+    """The recorded result of a command id from its row in ``commands`` (stream, digest, first and last
+    version, event ids), or None; ``IdempotencyConflictError`` when the id was used for another command."""
+    if row is None:
+        return None
+    if row[1] != digest:
+        msg = f"command id {command_id} was already used for a different command"
+        raise IdempotencyConflictError(msg)
+    return AppendResult(
+        stream_id=row[0],
+        first_version=row[2],
+        last_version=row[3],
+        event_ids=tuple(json.loads(row[4])),
+        replayed=True,
+    )
 
 
 class CorruptRowError(CorruptLogError, ValueError):
