@@ -46,6 +46,7 @@ from hexlog.events.postgres_schema import (
     UNIQUE_VIOLATION,
     append_lock_key,
     shown_url,
+    without_password,
 )
 from hexlog.events.sqlite_schema import (
     COLUMNS,
@@ -91,7 +92,7 @@ class PostgresStore:
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.Error as err:
-            msg = f"cannot connect to the database {self.shown}: {_first_line(err)}"
+            msg = f"cannot connect to the database {self.shown}: {without_password(_first_line(err), url)}"
             raise StoreWriteError(msg) from err
         try:
             # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"

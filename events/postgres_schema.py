@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from urllib.parse import unquote
 
 #: the tables, guard triggers and function ``PostgresStore`` makes (each statement is idempotent)
 SCHEMA = """
@@ -94,6 +95,18 @@ def shown_url(url: str) -> str:
     """The URL (or ``key=value`` connection string) as messages show it: its password (if any) left out."""
     url = re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", "password=...", url)
     return re.sub(r"^(postgres(?:ql)?://[^:@/]*):[^@/]*@", r"\1@", url)
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` (a driver's message about ``url``) with the URL's password left out, as written in the URL or
+    decoded: the driver quotes a part of the URL it cannot read, and that part may be the password."""
+    written = re.findall(r"^postgres(?:ql)?://[^:@/]*:([^@/]*)@", url)
+    written += re.findall(r"[?&]password=([^&]*)", url)
+    written += [m.strip("'") for m in re.findall(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", url)]
+    forms = {form for raw in written if raw for form in (raw, unquote(raw))}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, "...")
+    return text
 
 
 def append_lock_key(schema: str) -> int:

@@ -219,3 +219,19 @@ def test_a_server_that_does_not_answer_is_a_write_error() -> None:
     ) as err:
         PostgresStore("postgresql://me:hunter2@127.0.0.1:1/x", lock_timeout=1)
     assert "hunter2" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("postgresql://me:pw%ZZhunter2@127.0.0.1:1/x", "pw%ZZhunter2"),  # the driver quotes a bad %-escape
+        ("postgresql://me@127.0.0.1:1/x?password=pw%ZZhunter2", "pw%ZZhunter2"),
+        ("postgresql://me:%E2%82%ACuro%ZZhunter2@127.0.0.1:1/x", "hunter2"),
+    ],
+)
+def test_a_url_the_driver_refuses_is_told_without_its_password(url: str, password: str) -> None:
+    """The driver's own sentence about a URL it cannot read may quote the password: it is left out there too."""
+    with pytest.raises(StoreWriteError, match="cannot connect to the database") as err:
+        PostgresStore(url, lock_timeout=1)
+    assert password not in str(err.value)
+    assert "hunter2" not in str(err.value)
