@@ -309,11 +309,12 @@ class PostgresStore:
     # -- reading ---------------------------------------------------------------------------------------
 
     def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """The rows a read gives; a server that went away is a ``StoreWriteError`` naming the database."""
+        """The rows a read gives; a server that went away, or a table the role may not read, is a
+        ``StoreWriteError`` naming the database."""
         with self._lock:
             try:
                 return self._conn.execute(query, params).fetchall()
-            except psycopg.OperationalError as err:
+            except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
                 msg = f"cannot read the database {self.shown}: {_first_line(err)}"
                 raise StoreWriteError(msg) from err
 
