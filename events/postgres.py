@@ -45,6 +45,7 @@ from hexlog.events.postgres_schema import (
     UNIQUE_VIOLATION,
     append_lock_key,
     shown_url,
+    without_password,
 )
 from hexlog.events.sqlite_schema import (
     COLUMNS,
@@ -92,7 +93,7 @@ class PostgresStore:
         try:
             self._conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
         except psycopg.Error as err:
-            msg = f"cannot connect to the database {self.shown}: {_first_line(err)}"
+            msg = f"cannot connect to the database {self.shown}: {without_password(_first_line(err), url)}"
             raise StoreWriteError(msg) from err
         try:
             # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
@@ -291,11 +292,12 @@ class PostgresStore:
     # -- reading ---------------------------------------------------------------------------------------
 
     def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """The rows a read gives; a server that went away is a ``StoreWriteError`` naming the database."""
+        """The rows a read gives; a server that went away, or a table the role may not read, is a
+        ``StoreWriteError`` naming the database."""
         with self._lock:
             try:
                 return self._conn.execute(query, params).fetchall()
-            except psycopg.OperationalError as err:
+            except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
                 msg = f"cannot read the database {self.shown}: {_first_line(err)}"
                 raise StoreWriteError(msg) from err
 

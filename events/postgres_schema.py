@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from urllib.parse import unquote
 
 #: the tables, guard triggers and function ``PostgresStore`` makes (each statement is idempotent)
 SCHEMA = """
@@ -61,18 +62,25 @@ TABLES = frozenset({"events", "commands", "projection_rows"})
 #: the guard triggers on ``events`` of a complete hexlog schema
 TRIGGERS = frozenset({"events_no_update", "events_no_delete", "events_no_truncate"})
 
+# The queries find the current schema by its name as it is (a cast to ``regnamespace`` would fold "AdvUp"
+# to advup) and read the catalog, not ``information_schema``, which hides what the role may not read: a
+# table the role may not read is there all the same, and says so when read.
 #: the hexlog tables of the current schema
 TABLES_QUERY = (
-    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ANY(%s)"
+    "SELECT relname FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND relkind IN ('r', 'p') AND relname = ANY(%s)"
 )
 #: the columns of the current schema's ``events`` table
 COLUMNS_QUERY = (
-    "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'events'"
+    "SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+    "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND a.attnum > 0 AND NOT a.attisdropped"
 )
 #: the guard triggers of the current schema's ``events`` table
 TRIGGERS_QUERY = (
     "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-    "WHERE c.relname = 'events' AND c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal"
+    "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND NOT t.tgisinternal"
 )
 
 #: SQLSTATE classes and codes the store words itself
@@ -94,6 +102,18 @@ def shown_url(url: str) -> str:
     """The URL (or ``key=value`` connection string) as messages show it: its password (if any) left out."""
     url = re.sub(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", "password=...", url)
     return re.sub(r"^(postgres(?:ql)?://[^:@/]*):[^@/]*@", r"\1@", url)
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` (a driver's message about ``url``) with the URL's password left out, as written in the URL or
+    decoded: the driver quotes a part of the URL it cannot read, and that part may be the password."""
+    written = re.findall(r"^postgres(?:ql)?://[^:@/]*:([^@/]*)@", url)
+    written += re.findall(r"[?&]password=([^&]*)", url)
+    written += [m.strip("'") for m in re.findall(r"\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|\S*)", url)]
+    forms = {form for raw in written if raw for form in (raw, unquote(raw))}
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, "...")
+    return text
 
 
 def append_lock_key(schema: str) -> int:

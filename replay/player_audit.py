@@ -3,12 +3,13 @@
 An audit runs over the whole log (secret rolls and the referee's facts too), so its verdict is the same
 for everybody. Its text, though, can quote what it checked: a secret roll's faces or purpose, the feature
 a lost party found, a decision that used a secret roll. A player's copy keeps the counts, the verdict,
-the caveats and every finding's place and check, but withholds the reason of a finding about an event the
-player view hides (``hexlog.projections.visibility``), and any line of the referee's hand or of a caveat
-that names one. An event that does not decode is judged by what its envelope says: while its session
-is open, one that is (or may be) a secret roll, of a kind only the referee may know, of an unknown
-type, or naming a secret roll counts as hidden. The checks of the chain itself (links, order,
-positions, source, receipts) say nothing of an event's contents and are always shown.
+the caveats and every finding's place and check, but withholds the event's id and the reason of a
+finding about an event the player view hides (``hexlog.projections.visibility``), and any line of the
+referee's hand or of a caveat that names one. An event that does not decode is judged by what its
+envelope says: while its session is open, one that is (or may be) a secret roll, of a kind only the
+referee may know, of an unknown type, or naming a secret roll counts as hidden. The checks of the chain
+itself (links, order, positions, source, receipts) say nothing of an event's contents and are always
+shown, without a hidden event's id.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 CONTENT_FREE = frozenset({"chain", "order", "positions", "source", "receipt"})
 #: what a player reads in place of a withheld reason
 WITHHELD = "(withheld: the event is the referee's until its session ends; the referee's audit shows it)"
+#: what a player reads in place of a hidden event's id
+WITHHELD_ID = "(id withheld)"
 _VERSION = re.compile(r"^(?:(?P<stream>\S+): )?stream version (?P<version>\d+): ")
 
 
@@ -85,9 +88,13 @@ def _nonces(data: dict[str, Any], field: str) -> list[int]:
 
 
 def _finding(finding: Finding, hidden: frozenset[tuple[str, int]]) -> Finding:
-    if finding.check in CONTENT_FREE or (finding.stream, finding.streamversion) not in hidden:
+    """The finding with a hidden event's id withheld (its hash is in the chain: with the id, the few contents
+    the event may hold could each be hashed and tried), and its reason too unless the check is content-free."""
+    if (finding.stream, finding.streamversion) not in hidden:
         return finding
-    return attrs.evolve(finding, reason=WITHHELD)
+    if finding.check in CONTENT_FREE:
+        return attrs.evolve(finding, event_id=WITHHELD_ID)
+    return attrs.evolve(finding, event_id=WITHHELD_ID, reason=WITHHELD)
 
 
 def _line(line: str, hidden: frozenset[tuple[str, int]], streams: Sequence[str]) -> str:

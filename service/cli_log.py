@@ -336,8 +336,9 @@ def export(
     A referee's copy (``--referee``) is written readable by its owner only: it may hold secret rolls.
     """
     door = Door.open(db, campaign, readonly=True)
-    table = door.table()
     recorded = door.store.read_stream(stream_for(door.campaign))
+    # a stream of sessions and rolls that never started a campaign (an early export, imported) is written too
+    table = door.handler.load(door.campaign) if recorded else door.table()
     events = [decode(r.envelope) for r in recorded]
     hidden = visibility.withheld_sessions(events)
     if hidden and not referee:

@@ -3,10 +3,15 @@
 A referee sees every envelope as recorded. A player sees the same envelopes, except that an event
 the player view hides (``hexlog.projections.visibility``: a secret roll and every decision that used
 it until its session ends, an event marked ``referee_only``) is a placeholder: the envelope keeps its
-``id``, ``type``, ``time``, ``streamversion``, ``prevhash`` and ``hash`` (so a follower checks the
-links of the chain live, and the event itself once its session has ended and it is shown in full),
-``data`` holds only ``{"hidden": true}`` (for a secret roll, its session, nonce and lane, and its
-purpose when a procedure made it), and the extension attribute ``redacted`` is ``true``.
+``type``, ``time``, ``streamversion``, ``prevhash`` and ``hash`` (so a follower checks the links of
+the chain live, and the event itself once its session has ended and it is shown in full), ``data``
+holds only ``{"hidden": true}`` (for a secret roll, its session, nonce and lane, and its purpose when
+a procedure made it), and the extension attribute ``redacted`` is ``true``.
+
+The placeholder has no ``id``. The hash covers the event's random id and its data; a hidden event's
+data is often one of a few (a d6's face, a lost party's heading, a hex of the map), so with the id a
+player could hash each candidate and find the one that matches. Without the id's 122 random bits the
+hash says nothing of the data.
 """
 
 from __future__ import annotations
@@ -36,14 +41,15 @@ SECRET_PURPOSE = "secret roll"  # noqa: S105 - words, not a password
 
 
 def placeholder(envelope: Envelope, event: Event, registry: Registry = REGISTRY) -> dict[str, Any]:
-    """The envelope of a hidden event as a player receives it: links and hash kept, content withheld."""
+    """The envelope of a hidden event as a player receives it: links and hash kept, content and id withheld."""
     data: dict[str, Any] = {"hidden": True}
     if isinstance(event, DiceRolled):
         # a procedure's purpose is a word of the rules; a free roll's purpose is the referee's text
         purpose = event.purpose if registry.reserved(event.purpose) is not None else SECRET_PURPOSE
         data |= {"session": event.session, "nonce": event.nonce, "visibility": Visibility.REFEREE.value}
         data["purpose"] = purpose
-    return {**envelope.to_cloudevent(), "data": data, "redacted": True}
+    shown = {key: value for key, value in envelope.to_cloudevent().items() if key != "id"}
+    return {**shown, "data": data, "redacted": True}
 
 
 def placeholder_text(event: Event) -> str:

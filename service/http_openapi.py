@@ -34,8 +34,9 @@ _PROBLEM = {
 }
 _EVENT = {
     "type": "object",
-    "description": "a CloudEvents 1.0 envelope of hexlog-chain-v1; a player's placeholder has redacted: true",
-    "required": ["specversion", "id", "source", "type", "subject", "time", "data", "streamversion", "hash"],
+    "description": "a CloudEvents 1.0 envelope of hexlog-chain-v1; a player's placeholder has redacted: true "
+    "and no id (its hash must not be open to trying the few contents it may hide)",
+    "required": ["specversion", "source", "type", "subject", "time", "data", "streamversion", "hash"],
     "properties": {
         "specversion": {"type": "string"},
         "id": {"type": "string"},

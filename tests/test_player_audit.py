@@ -202,3 +202,19 @@ def test_an_event_that_does_not_decode_is_judged_by_its_envelope(tmp_path):
     found = {f.streamversion: f.reason for f in report.findings if f.check == "decode"}
     assert told == {3: WITHHELD, 4: found[4]}
     assert found[3] != WITHHELD
+
+
+def test_a_player_reads_no_id_of_a_hidden_event(tmp_path, hexlog_in):
+    """A finding about a hidden event gives its place, not the event's id: with the id, its hash (which the
+    chain shows) could be tried against each of the few contents the event may hold."""
+    db = failing_db(tmp_path / "hexlog.db")
+    store = SQLiteStore(db)
+    ids = {r.version: r.envelope.id for r in store.read_stream(STREAM)}
+    store.close()
+    report, player = _reports(db)
+    assert [f.streamversion for f in report.findings] == [5, 6]
+    assert ids[5] in report.text()  # the check can fail: the referee's copy names it
+    plain = hexlog_in(tmp_path, "--campaign", CAMPAIGN, "audit")
+    for version in (3, 5, 6):  # the secret roll, the forged roll, the lost party's find
+        assert ids[version] not in player.text()
+        assert ids[version] not in plain.stdout + plain.stderr

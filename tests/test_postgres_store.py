@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import uuid
 from typing import TYPE_CHECKING
 
 import psycopg
 import pytest
+from psycopg import sql
 
 from hexlog.events.errors import (
     ConcurrencyError,
@@ -22,7 +24,7 @@ from hexlog.events.postgres_schema import append_lock_key
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import ProjectionRow
 
-from .postgres_db import needs_postgres, pg_url
+from .postgres_db import drop_schema, needs_postgres, pg_url, schema_url
 from .test_store_contract import batch, thing
 
 if TYPE_CHECKING:
@@ -219,3 +221,81 @@ def test_a_server_that_does_not_answer_is_a_write_error() -> None:
     ) as err:
         PostgresStore("postgresql://me:hunter2@127.0.0.1:1/x", lock_timeout=1)
     assert "hunter2" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "password"),
+    [
+        ("postgresql://me:pw%ZZhunter2@127.0.0.1:1/x", "pw%ZZhunter2"),  # the driver quotes a bad %-escape
+        ("postgresql://me@127.0.0.1:1/x?password=pw%ZZhunter2", "pw%ZZhunter2"),
+        ("postgresql://me:%E2%82%ACuro%ZZhunter2@127.0.0.1:1/x", "hunter2"),
+    ],
+)
+def test_a_url_the_driver_refuses_is_told_without_its_password(url: str, password: str) -> None:
+    """The driver's own sentence about a URL it cannot read may quote the password: it is left out there too."""
+    with pytest.raises(StoreWriteError, match="cannot connect to the database") as err:
+        PostgresStore(url, lock_timeout=1)
+    assert password not in str(err.value)
+    assert "hunter2" not in str(err.value)
+
+
+@pytest.fixture
+def reader(store: PostgresStore, pg_url: str) -> Iterator[tuple[str, str]]:
+    """A login role of its own that may use the store's schema and nothing in it yet: (its URL, the schema)."""
+    schema = store.schema
+    role = f"hexlog_reader_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(sql.Identifier(schema), sql.Identifier(role)))
+    try:
+        yield pg_url.replace("://postgres@", f"://{role}@", 1), role
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+
+
+def _grant(pg_url: str, what: str, table: str, role: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(sql.SQL(what).format(sql.Identifier(table), sql.Identifier(role)))
+
+
+def test_a_role_that_may_not_read_a_table_is_told_so_not_that_there_is_no_database(
+    store: PostgresStore, pg_url: str, reader: tuple[str, str]
+) -> None:
+    """Tables a role may not read are still there: opening finds them, and a read is refused as a
+    ``StoreWriteError`` naming the table (not ``NotFoundError`` saying to run init, nor the driver's own error)."""
+    store.append("s", batch(1), expected_version=0)
+    url, role = reader
+    opened = PostgresStore(url, create=False, readonly=True)
+    try:
+        with pytest.raises(StoreWriteError, match="permission denied for table events"):
+            opened.read_stream("s")
+    finally:
+        opened.close()
+    _grant(pg_url, "GRANT SELECT ON {} TO {}", "events", role)
+    opened = PostgresStore(url, create=False, readonly=True)
+    try:
+        assert [r.envelope.data["n"] for r in opened.read_stream("s")] == [1]
+        with pytest.raises(StoreWriteError, match="permission denied for table projection_rows"):
+            opened.read_rows("s", "table")
+    finally:
+        opened.close()
+
+
+@needs_postgres
+def test_a_schema_whose_name_has_capitals_is_opened_as_named() -> None:
+    """A quoted ``search_path`` keeps a name's capitals: the store creates that schema, finds its tables and
+    guards in it, and opens it again, without folding the name to lower case."""
+    schema = f"Hexlog_Test_{uuid.uuid4().hex[:12]}"
+    url = schema_url(f"%22{schema}%22")
+    try:
+        made = PostgresStore(url)
+        made.append("s", batch(1), expected_version=0)
+        made.close()
+        again = PostgresStore(url, create=False, readonly=True)
+        assert again.schema == schema
+        assert [r.envelope.data["n"] for r in again.read_stream("s")] == [1]
+        again.close()
+    finally:
+        drop_schema(schema)

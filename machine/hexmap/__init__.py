@@ -89,10 +89,14 @@ def load(ctx: StepContext, command: LoadMap) -> None:
 
 
 def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
-    """The events, each hidden feature replaced by its commitment (the keeper keeps them all in one write), and
-    each castle checked against the rules (one already standing is kept, with what is known of it)."""
+    """The events, each castle checked against the rules (one already standing is kept, with what is known of
+    it), then the hidden features' commitments (the keeper keeps them all in one write).
+
+    The commitments follow the last hex, not each its own hex: where they sit in the log must not say which
+    hexes hide something (they keep the order of the placements, which is the order a search finds them in).
+    """
     placements = [item for item in items if isinstance(item, Placement)]
-    commitments = iter(hidden.place(ctx, placements, len(the_map(ctx).placed)))
+    commitments = hidden.place(ctx, placements, len(the_map(ctx).placed))
     castles = ctx.state(CASTLES)
     standing = set(castles.castles) if isinstance(castles, CastleState) else set()
     out: list[Event] = []
@@ -106,9 +110,9 @@ def _committed(ctx: StepContext, items: list[Event | Placement]) -> list[Event]:
                 continue
             standing.add(item.hex)
             out.append(item)
-        else:
-            out.append(next(commitments) if isinstance(item, Placement) else item)
-    return out
+        elif not isinstance(item, Placement):
+            out.append(item)
+    return [*out, *commitments]
 
 
 def reveal(ctx: StepContext, command: RevealHidden) -> None:  # noqa: ARG001 - the step signature

@@ -9,11 +9,13 @@ before its reveal: a secret roll's when its session closes, a hidden feature's w
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.replay.player_audit import WITHHELD
 from hexlog.service.http_tokens import TokenStore
 from tests.test_player_audit import FORGED_NOTATION, LOST_FEATURE, SECRET_PURPOSE, failing_db
@@ -141,3 +143,38 @@ def test_a_failed_audit_tells_a_player_the_verdict_but_nothing_hidden(failed_aud
     assert WITHHELD in player["text"]
     for canary in (SECRET_PURPOSE, FORGED_NOTATION, LOST_FEATURE):
         assert canary.encode() not in everything, canary
+
+
+def _faces_behind(placeholder: dict, full: dict) -> list[int]:
+    """The faces of a hidden d6 roll whose content, put in the placeholder's envelope, hashes to its hash:
+    what a player learns by trying the six (the rest of a roll's data is the rules' or guessable)."""
+    envelope = {k: v for k, v in placeholder.items() if k not in {"hash", "redacted"}}
+    matches = []
+    for face in range(1, 7):
+        data = {**full["data"], "faces": [face], "total": face}
+        if sha256_hex(canonical_json({**envelope, "data": data})) == placeholder["hash"]:
+            matches.append(face)
+    return matches
+
+
+def test_a_placeholder_gives_no_way_to_try_the_faces_of_a_secret_roll_against_its_hash(serve):
+    """A hidden roll's few possible contents cannot be hashed to find the one that was rolled: the placeholder
+    withholds the event's random id (the hash still links the chain), on every route a player reads."""
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        rolled = {"expression": "d6", "purpose": "wandering check", "secret": True}
+        client.post("/campaigns/main/campaign/roll-dice", headers=referee, json=rolled)
+        full = client.get("/campaigns/main/events", headers=referee).json()["events"][-1]
+        player = served.headers("player")
+        paged = client.get("/campaigns/main/events", headers=player).json()["events"][-1]
+        streamed = client.get(f"/campaigns/main/stream?until={full['streamversion']}", headers=player).text
+        exported = client.get("/campaigns/main/export", headers=player).text.splitlines()[-1]
+    last_data = [line for line in streamed.splitlines() if line.startswith("data:")][-1]
+    # the check can fail: the full event's own envelope gives its face away
+    assert _faces_behind(full, full) == full["data"]["faces"]
+    for seen in (paged, json.loads(last_data.removeprefix("data:")), json.loads(exported)):
+        assert seen["redacted"] is True
+        assert seen["hash"] == full["hash"]
+        assert "id" not in seen
+        assert _faces_behind(seen, full) == []
