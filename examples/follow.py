@@ -1,6 +1,6 @@
 """Follow a campaign's live stream and print each roll with its meaning (the standard library only).
 
-    python examples/follow.py http://127.0.0.1:8000 main --token hxl_...   (or HEXLOG_TOKEN=hxl_...)
+    python3 examples/follow.py http://127.0.0.1:8000 main --token hxl_...   (or HEXLOG_TOKEN=hxl_...)
 
 Each event arrives as a Server-Sent Event whose ``id:`` is its stream version and whose data is its
 CloudEvents envelope (hexlog-chain-v1). The follower checks that each envelope links to the one

@@ -185,6 +185,11 @@ class Handler:
 
         return committed
 
+    def commitment_used(self, commitment: str) -> bool:
+        """Whether a session of any campaign of the store committed to ``commitment`` (before a campaign exists)."""
+        key = commitment_key(commitment)
+        return any(live.load(self.store, s, LEDGER).row(self.store, s, key) is not None for s in self.store.streams())
+
     def _commitment_used(self, campaign: str, ledger: live.Live[Any]) -> Callable[[str], bool]:
         """Whether an earlier session of any campaign of the store committed to a commitment: one ledger
         row of this campaign read by key, then the same row of each other campaign's ledger (caught up

@@ -41,7 +41,9 @@ class Finding:
         where = f"{self.stream} version {self.streamversion}"
         if self.position is not None:
             where += f" (position {self.position})"
-        return f"{where}, event {self.event_id}: {self.check}: {self.reason}"
+        if self.event_id:  # a receipt the log does not hold names no event
+            where += f", event {self.event_id}"
+        return f"{where}: {self.check}: {self.reason}"
 
 
 @attrs.define

@@ -77,9 +77,15 @@ def _version(value: bool) -> None:  # noqa: FBT001 - typer's callback signature
 @app.callback()
 def _global(
     db: Annotated[
-        Path | None, typer.Option("--db", help="the SQLite database file, for every command (default: hexlog.db)")
+        Path | None,
+        typer.Option(
+            "--db", help="the SQLite database file or a postgresql:// URL, for every command (default: hexlog.db)"
+        ),
     ] = None,
-    campaign: Annotated[str | None, typer.Option("--campaign", help="the campaign id, for every command")] = None,
+    campaign: Annotated[
+        str | None,
+        typer.Option("--campaign", help="the campaign id, for every command (needed when there are several)"),
+    ] = None,
     version: Annotated[  # noqa: ARG001, FBT002 - a flag, handled by its callback
         bool, typer.Option("--version", help="show hexlog's version and exit", callback=_version, is_eager=True)
     ] = False,

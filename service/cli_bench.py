@@ -18,7 +18,9 @@ err = Console(stderr=True, highlight=False)
 def bench(
     events: Annotated[int, typer.Option(min=100, help="events of the store figures' log")] = 100_000,
     repeat: Annotated[int, typer.Option(min=1, help="samples behind each median")] = 3,
-    quick: Annotated[bool, typer.Option(help="a run of seconds: every key, figures not to be trusted")] = False,  # noqa: FBT002 - a flag
+    quick: Annotated[  # noqa: FBT002 - a flag
+        bool, typer.Option("--quick", help="a run of seconds: every key, figures not to be trusted")
+    ] = False,
     db: Annotated[
         str | None,
         typer.Option("--db", help="run the store figures on this PostgreSQL database (postgresql://...)"),

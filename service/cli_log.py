@@ -249,9 +249,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     if verdict is Verdict.FAILED:
         first = report.first_bad
         assert first is not None  # noqa: S101 - a failure has a finding
+        event = f" (event {first.event_id})" if first.event_id else ""  # a receipt's finding names no event
         sys.stderr.write(
-            f"hexlog: audit FAILED at {first.stream} version {first.streamversion} "
-            f"(event {first.event_id}): {first.reason}\n"
+            f"hexlog: audit FAILED at {first.stream} version {first.streamversion}{event}: {first.reason}\n"
         )
     if verdict is Verdict.INCOMPLETE and strict:
         sys.stderr.write("hexlog: audit INCOMPLETE, a failure under --strict\n")

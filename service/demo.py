@@ -21,6 +21,7 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
 from hexlog.machine import chase
 from hexlog.machine import commands as c
+from hexlog.machine import dice as hexdice
 from hexlog.machine import encounter as enc
 from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.dungeon import commands as dc
@@ -294,6 +295,13 @@ def demo(
     secret_hex = read_secret(secret_file)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
+    if secret_hex is not None and door.handler.commitment_used(hexdice.commitment(bytes.fromhex(secret_hex))):
+        # refused before the demo's campaign is started, so that no campaign is left without its session
+        msg = (
+            "that secret was already used by an earlier session of this database; a demo given its secret "
+            "plays the same in a new database (another --db)"
+        )
+        raise RuleRefusedError(msg)
     ref = Referee(door)
     ref.header(f"hexlog demo: campaign {campaign} in {shown_db(db)} (exploration rules, seed 004)")
     ref.do(c.StartCampaign(ruleset="explore"))

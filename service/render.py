@@ -100,7 +100,13 @@ def procedure_lines(
         lines.extend(own(state, table, player=player))
     if procedure.has_machine and not player:  # the steps allowed could tell a player what only the referee knows
         allowed = next_steps(registry.runner(name).allowed(state, table))
-        lines.append(f"  next: hexlog {name} {' | '.join(allowed) if allowed else '(nothing)'}")
+        waited = [child for parent, child in table.handoffs if parent == name]
+        if allowed:
+            lines.append(f"  next: hexlog {name} {' | '.join(allowed)}")
+        elif waited:
+            lines.append(f"  next: nothing until its {waited[-1]} concludes")
+        else:
+            lines.append("  next: nothing")
     return lines
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import castle as ev
 from hexlog.machine.castle import CastleState
-from hexlog.machine.castle.reach import owed
+from hexlog.machine.castle.reach import away, owed
 from hexlog.machine.text import counted, shown
 from hexlog.service.render_campaign import rolls_named
 
@@ -30,7 +30,7 @@ def _placed(e: ev.CastlePlaced) -> str:
 def _one(p: ev.Passed) -> str:
     on = ", ".join(str(f) for f in p.ride_out_on)
     result = "the garrison RIDES OUT" if p.rides_out else "it stays in"
-    return f"{p.hex} ({counted(p.distance, 'hex')} away, rides out on {on}): d6={p.face}, {result}"
+    return f"{p.hex} ({away(p.distance)}, rides out on {on}): d6={p.face}, {result}"
 
 
 def _passed(e: ev.CastlesPassed) -> str:
@@ -134,7 +134,7 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
         if state.toll is not None:
             lines.append(_toll(state.toll))
     if not player:
-        lines.extend(f"ride-out check owed: the castle at {h} ({counted(d, 'hex')} away)" for h, d in owed(table))
+        lines.extend(f"ride-out check owed: the castle at {h} ({away(d)})" for h, d in owed(table))
     return [f"  {line}" for line in lines]
 
 

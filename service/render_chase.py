@@ -22,7 +22,7 @@ def _started(e: ev.ChaseStarted) -> str:
     traits = [
         t
         for t, on in (
-            ("like treasure", e.likes_treasure),
+            ("fond of treasure", e.likes_treasure),
             ("hungry", e.hungry),
             ("unintelligent", not e.intelligent),
             ("relentless", not e.gives_up_out_of_sight),

@@ -160,7 +160,7 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
             continue
         owed = ", a rest day owed" if member.owed else ""
         tired = f", exhaustion {member.exhaustion}" if member.exhaustion else ""
-        lines.append(f"  {m.name}: {member.travel_days} travel days since rest{owed}{tired}")
+        lines.append(f"  {m.name}: {counted(member.travel_days, 'travel day')} since rest{owed}{tired}")
     return lines
 
 

@@ -277,8 +277,10 @@ class TestRewrittenHistory:
                 result = hexlog("audit", *where, "--expect", noted)
                 assert result.returncode == 1, result.stdout + result.stderr
                 assert "FAILED" in result.stdout
-                assert f"audit FAILED at campaign-main version {version}" in result.stderr
+                assert f"audit FAILED at campaign-main version {version}: receipt {noted}: " in result.stderr
                 assert f"receipt {noted}: version {version} of main has fingerprint" in result.stderr
+                assert f"campaign-main version {version}: receipt: receipt {noted}: " in result.stdout
+                assert "event :" not in result.stdout
                 assert "the history up to it was rewritten" in result.stderr
                 assert "Traceback" not in result.stderr
 

@@ -29,6 +29,7 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 from hexlog.machine.travel import commands as t
+from hexlog.service import render
 
 CAMPAIGN = "kr"
 RUNS = 20_000
@@ -98,6 +99,16 @@ class TestRideOut:
         found = passed(castle_at, face)
         assert (found.distance, found.face, found.rides_out) == (distance, face, rides_out)
         assert found.ride_out_on == tuple(range(1, 4 - distance))
+
+    @pytest.mark.parametrize(
+        ("castle_at", "words"),
+        [("0,0", "0,0 (in its hex, "), ("1,0", "1,0 (1 hex away, "), ("2,0", "2,0 (2 hexes away, ")],
+    )
+    def test_the_check_says_how_far_the_castle_is_in_words(self, castle_at: str, words: str) -> None:
+        """The castle in the party's own hex is 'in its hex', not '0 hexes away'."""
+        found = passed(castle_at, 6)
+        event = ev.CastlesPassed(day=1, passed=(found,))
+        assert f"castles passed: {words}rides out on " in render.describe(event)
 
     def test_three_hexes_away_nothing_is_owed(self) -> None:
         """A castle at 2,2 is three hexes from 0,0: no check."""

@@ -79,6 +79,9 @@ class TestANightThroughTheCommandLine:
                 assert f"encounter {met} 'night {night}' begins (explore): wilderness, 2 monsters" in out
                 assert offered(out) == ("ENCOUNTER", [])
                 assert "   waits for encounter -> SURPRISE; next: hexlog encounter check-surprise" in out
+                waiting = ok(hexlog("state"))
+                assert "camp: phase ENCOUNTER" in waiting
+                assert "  next: nothing until its encounter concludes" in waiting
                 play_encounter(hexlog)
                 assert "camp: phase NIGHT" in ok(hexlog("state"))
             else:

@@ -37,6 +37,7 @@ class TestChase:
         )
         assert started.returncode == 0, started.stderr
         assert "chase 1 (dungeon): the party flee at 90 ft a round, pursued at 120 ft, 50 ft apart" in started.stdout
+        assert "; the pursuers are fond of treasure" in started.stdout
         assert "-> RUNNING; next: run, drop" in started.stdout
         oil = hexlog("chase", "run", "--obstacle", "burning oil", "--slows-ft", "60")
         assert (

@@ -44,6 +44,17 @@ class TestHelpAndErrors:
         assert "--help" in text
         assert "<bool>" not in text
 
+    @pytest.mark.parametrize("args", [("bench", "--help"), ("roll", "--help"), ("state", "--help")])
+    def test_a_flag_is_one_option_without_a_negative_twin(self, hexlog, args):
+        """``--quick`` as the README writes it; no ``--no-quick`` beside it."""
+        text = hexlog(*args).stdout
+        assert "--help" in text
+        assert "--no-" not in text
+
+    def test_the_global_db_option_says_it_takes_a_postgresql_url(self, hexlog):
+        text = " ".join(hexlog("--help").stdout.split())
+        assert "postgresql:// URL" in text
+
     @pytest.mark.parametrize(
         ("args", "needle"),
         [

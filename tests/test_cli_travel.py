@@ -3,6 +3,7 @@ referee and a player read; refusals that write nothing."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -69,6 +70,7 @@ def test_a_day_of_travel_and_a_rest(journey) -> None:
     state = hexlog("state")
     assert "travel: phase TRAVEL" in state.stdout
     assert "travel points left today" in state.stdout
+    assert re.search(r"^  \w+: 1 travel day since rest", state.stdout, re.MULTILINE), state.stdout
     check = hexlog("travel", "check")
     assert check.returncode == 0, check.stderr
     assert "wandering check" in check.stdout

@@ -109,6 +109,18 @@ class TestDemo:
         assert checked.returncode == 0, checked.stdout
         assert f"receipt {receipt.group(1)}: held" in checked.stdout
 
+    def test_a_secret_used_before_in_the_database_is_refused_before_the_demo_starts(self, hexlog, tmp_path):
+        """The demo checks a given secret first: refused, it leaves no campaign without its session."""
+        secret = secret_file(tmp_path, "5e" * 32)
+        for args in (("init",), ("session", "open", "--secret-file", secret)):
+            assert hexlog(*args).returncode == 0
+        refused = hexlog("demo", "--secret-file", secret)
+        assert refused.returncode == 1
+        assert "that secret was already used by an earlier session of this database" in refused.stderr
+        assert refused.stdout == ""
+        store = open_store(tmp_path / "hexlog.db", readonly=True)
+        assert sorted(store.streams()) == [stream_for("main")]
+
     def test_replay_after_the_demo_equals_the_live_projections(self, hexlog_in, tmp_path):
         """hexlog replay rebuilds every projection and finds it equal."""
         _demo(hexlog_in, tmp_path)

@@ -26,7 +26,6 @@ from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
-from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as travel
 
 if TYPE_CHECKING:
@@ -158,6 +157,6 @@ def guard(table: Table, command: Command) -> None:
         raise RuleRefusedError(msg)
     owed = reach.owed(table)
     if owed:
-        where = ", ".join(f"{hex_name} ({counted(distance, 'hex')} away)" for hex_name, distance in owed)
+        where = ", ".join(f"{hex_name} ({reach.away(distance)})" for hex_name, distance in owed)
         msg = f"the party passed the castle at {where}: check whether its garrison rides out (hexlog castle pass)"
         raise RuleRefusedError(msg)

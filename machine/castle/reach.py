@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from hexlog.machine.castle.rules import CastleTables
 from hexlog.machine.castle.state import PROCEDURE, CastleState
 from hexlog.machine.hexmap import grid
+from hexlog.machine.text import counted
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import Phase as TravelPhase
 from hexlog.machine.travel.state import TravelState
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
 REACH = 2
 #: the phases of a travel day in which the party passes castles (from the weather to the day's end)
 _ON_THE_ROAD = frozenset({TravelPhase.ROUTE, TravelPhase.TRAVEL, TravelPhase.DUSK})
+
+
+def away(distance: int) -> str:
+    """How far a castle is from the party's path, in words: ``in its hex``, ``1 hex away``, ``2 hexes away``."""
+    return "in its hex" if distance == 0 else f"{counted(distance, 'hex')} away"
 
 
 def path_today(table: Table) -> tuple[str, ...]:
