@@ -443,6 +443,14 @@ class SQLiteStore:
                 return
             after = rows[-1][0]
 
+    def unique_positions(self) -> bool:
+        """Whether the events table keeps each position once (its key, as hexlog's schema makes it), so that
+        ``read_event_rows`` gives every row with a position above 0: a table rebuilt without that key may hold
+        two rows at one position, and a reader paging by position then skips one of them."""
+        with self._lock:
+            columns = self._conn.execute("PRAGMA table_info(events)").fetchall()
+        return [column[1] for column in columns if column[5]] == ["position"]
+
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
         with self._lock:

@@ -380,7 +380,7 @@ def audit_store(
 ) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
-        if campaign is None and isinstance(store, SQLiteStore):
+        if campaign is None and isinstance(store, SQLiteStore) and store.unique_positions():
             return _audit_rows(store, registry, expect)
         if campaign is None:
             return _audit_whole_store(store, registry, expect)

@@ -139,6 +139,7 @@ class PlainStream:
         "lanes",
         "next_nonce",
         "pending",
+        "position",
         "rolls",
         "rules",
         "runs",
@@ -157,6 +158,8 @@ class PlainStream:
         self._source = encode_basestring(self.source) if self.source is not None else ""
         self._subject = encode_basestring(stream) if type(stream) is str else ""
         self.version = 0
+        #: the position of the latest row (rows come in log order, so a position not above it is repeated)
+        self.position = 0
         self.head = GENESIS
         self.sessions: dict[str, SessionRecord] = {}
         self.commitments: set[str] = set()
@@ -178,9 +181,11 @@ class PlainStream:
         if self.doubt:
             row_data(row)
             return
-        _, _, version, id_, type_, schema, source, time, text, prevhash, hash_ = row
+        position, _, version, id_, type_, schema, source, time, text, prevhash, hash_ = row
         if not (
-            type(version) is int
+            type(position) is int
+            and position > self.position
+            and type(version) is int
             and version == self.version + 1
             and prevhash == self.head
             and type(id_) is str
@@ -216,7 +221,7 @@ class PlainStream:
         if not sound:
             self.doubt = True
             return
-        self.version, self.head = version, hash_
+        self.position, self.version, self.head = position, version, hash_
 
     def _give_up(self, row: tuple[Any, ...]) -> None:
         self.doubt = True

@@ -27,6 +27,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.sqlite_schema import COLUMNS
 from hexlog.events.streams import stream_for
 from hexlog.machine import dice as hexdice
 from hexlog.machine.registry import REGISTRY
@@ -434,6 +435,52 @@ def _tampered(pristine: Path, tmp_path: Path, edit: Callable[[sqlite3.Connection
     edit(conn)
     conn.close()
     return path
+
+
+def _keyless(conn: sqlite3.Connection, *, then: str) -> None:
+    """Rebuild the events table without its keys (a referee owns the file), then run ``then``."""
+    conn.execute(f"CREATE TABLE keyless ({COLUMNS.replace('position', 'position INTEGER')})")
+    conn.execute("INSERT INTO keyless SELECT * FROM events")
+    conn.execute("DROP TABLE events")
+    conn.execute("ALTER TABLE keyless RENAME TO events")
+    conn.executescript(then)
+
+
+def test_a_position_repeated_within_a_stream_audits_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
+    """Two rows of one stream at one position: the full audit finds one of them out of order as well."""
+    report = _same(_tampered(pristine, tmp_path, lambda conn: _keyless(conn, then=_REPEAT)))
+    assert [f.check for f in report.findings] == ["order", "positions", "positions"]
+
+
+_REPEAT = "UPDATE events SET position = 4 WHERE position = 5"
+
+
+def test_a_stream_whose_positions_do_not_rise_is_left_to_the_full_audit(pristine: Path) -> None:
+    """Fed a row at the position of the row before it, the fast path gives up (the full audit finds it out of
+    order), whatever store the rows came from."""
+    store = SQLiteStore(pristine, create=False)
+    rows = [row for page in store.read_event_rows() for row in page if row[1] == "campaign-a"]
+    store.close()
+    rules = plain_audit.PlainRules(REGISTRY)
+    for repeat in (False, True):
+        checks = plain_audit.PlainStream("campaign-a", rules)
+        for row in rows:
+            checks.feed((row[0] - 1, *row[1:]) if repeat and row[0] == 5 else row)
+        assert (checks.result() is None) == repeat
+
+
+def test_a_version_forked_at_a_page_boundary_audits_the_same_both_ways(
+    pristine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second event at a version, at the position of the last row of a page: a reader that pages by position
+    never sees it, but a stream read by version does, and the full audit finds the fork."""
+    monkeypatch.setattr("hexlog.events.sqlite.PAGE_SIZE", 10)
+    fork = (
+        "INSERT INTO events SELECT position, stream_id, stream_version, id || '-forked', type, schema_version, "
+        "source, time, data, prevhash, hash FROM events WHERE position = 10"
+    )
+    report = _same(_tampered(pristine, tmp_path, lambda conn: _keyless(conn, then=fork)))
+    assert report.verdict is Verdict.FAILED
 
 
 def test_the_pristine_log_is_sound(pristine: Path, tmp_path: Path) -> None:
