@@ -437,9 +437,9 @@ def _tampered(pristine: Path, tmp_path: Path, edit: Callable[[sqlite3.Connection
     return path
 
 
-def _keyless(conn: sqlite3.Connection, *, then: str) -> None:
+def _keyless(conn: sqlite3.Connection, *, then: str = "", columns: str = "") -> None:
     """Rebuild the events table without its keys (a referee owns the file), then run ``then``."""
-    conn.execute(f"CREATE TABLE keyless ({COLUMNS.replace('position', 'position INTEGER')})")
+    conn.execute(f"CREATE TABLE keyless ({columns or COLUMNS.replace('position', 'position INTEGER')})")
     conn.execute("INSERT INTO keyless SELECT * FROM events")
     conn.execute("DROP TABLE events")
     conn.execute("ALTER TABLE keyless RENAME TO events")
@@ -481,6 +481,19 @@ def test_a_version_forked_at_a_page_boundary_audits_the_same_both_ways(
     )
     report = _same(_tampered(pristine, tmp_path, lambda conn: _keyless(conn, then=fork)))
     assert report.verdict is Verdict.FAILED
+
+
+def test_streams_whose_ids_compare_without_case_audit_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table rebuilt to compare stream ids without case reads stream a's rows with A's when it reads either by
+    id, version by version: a reader paging by version then skips rows of the stream it reads."""
+    monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 3)
+    path = _write(tmp_path / "twins.db", {"a": _session(1, 6, seed="s"), "A": _session(2, 6, seed="s")})
+    columns = COLUMNS.replace("position", "position INTEGER PRIMARY KEY").replace(
+        "stream_id", "stream_id TEXT COLLATE NOCASE"
+    )
+    _same(_tampered(path, tmp_path, lambda conn: _keyless(conn, columns=columns)))
 
 
 def test_the_pristine_log_is_sound(pristine: Path, tmp_path: Path) -> None:
