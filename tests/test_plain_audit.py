@@ -527,6 +527,21 @@ def _keyless(conn: sqlite3.Connection, *, then: str = "", columns: str = "") -> 
     conn.executescript(then)
 
 
+@pytest.mark.parametrize("rebuilt", [False, True])
+def test_the_rows_are_read_by_the_fast_path_only_from_the_events_table_hexlog_makes(
+    pristine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, rebuilt: bool
+) -> None:
+    path = _tampered(pristine, tmp_path, _keyless if rebuilt else lambda _conn: None)
+    store = SQLiteStore(path, create=False)
+    assert store.events_as_made() is not rebuilt
+    fed: list[int] = []
+    feed = plain_audit.PlainStream.feed
+    monkeypatch.setattr(plain_audit.PlainStream, "feed", lambda self, row: fed.append(row[0]) or feed(self, row))
+    assert audit_store(store).verdict is Verdict.VERIFIED
+    store.close()
+    assert len(fed) == (0 if rebuilt else 43)
+
+
 def test_a_position_repeated_within_a_stream_audits_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
     """Two rows of one stream at one position: the full audit finds one of them out of order as well."""
     report = _same(_tampered(pristine, tmp_path, lambda conn: _keyless(conn, then=_REPEAT)))
