@@ -73,6 +73,10 @@ UPSERT_ROW = (
 MAX_TAILS = 10_000
 
 
+#: the events table as SQLite records the statement that made it
+_EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
+
+
 class SQLiteStore:
     """Keeps every stream in one SQLite file; same contract as ``MemoryStore``.
 
@@ -426,6 +430,18 @@ class SQLiteStore:
             if len(rows) < PAGE_SIZE:
                 return
             after = rows[-1][0]
+
+    def events_as_made(self) -> bool:
+        """Whether the events table is defined as hexlog's schema defines it: each position its key, kept once,
+        and stream ids compared as written. Only then does ``read_event_rows`` give every row with a position
+        above 0 exactly once, and a stream's rows read by its id the same rows: a table rebuilt without its key
+        may hold two rows at one position, of which a reader paging by position skips one, and a table whose
+        stream ids compare without case reads another stream's rows with a stream's own."""
+        with self._lock:
+            found = self._conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+            ).fetchone()
+        return found is not None and found[0] == _EVENTS_TABLE
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""

@@ -5,10 +5,11 @@ kept in log order; an event found out of order counts at the place its version b
 ``first_bad`` names the event that was moved rather than the gap it left. A finding whose ``cause``
 is false only shows an earlier fault (a broken link, a gap after a deleted event).
 
-The audit of a whole SQLite store reads its rows once in log order, and proves the streams of plain
-sessions and rolls sound from the rows themselves (``hexlog.replay.plain_audit``); every other stream,
-and every stream in which anything at all is unusual, is read again and audited in full, so the report
-is the one the full audit of every stream gives.
+The audit of a whole SQLite store whose events table is as hexlog made it reads its rows once in log
+order, and proves the streams of plain sessions and rolls sound from the rows themselves
+(``hexlog.replay.plain_audit``); every other stream, and every stream in which anything at all is
+unusual, is read again and audited in full, so the report is the one the full audit of every stream
+gives.
 """
 
 from __future__ import annotations
@@ -380,7 +381,7 @@ def audit_store(
 ) -> AuditReport:
     """Audit every stream of a store (with the global positions), or one campaign's stream."""
     try:
-        if campaign is None and isinstance(store, SQLiteStore):
+        if campaign is None and isinstance(store, SQLiteStore) and store.events_as_made():
             return _audit_rows(store, registry, expect)
         if campaign is None:
             return _audit_whole_store(store, registry, expect)

@@ -131,6 +131,7 @@ class PlainStream:
     __slots__ = (
         "_source",
         "_subject",
+        "caveats",
         "commitments",
         "current",
         "doubt",
@@ -139,9 +140,9 @@ class PlainStream:
         "lanes",
         "next_nonce",
         "pending",
+        "position",
         "rolls",
         "rules",
-        "runs",
         "sessions",
         "source",
         "verified",
@@ -157,8 +158,11 @@ class PlainStream:
         self._source = encode_basestring(self.source) if self.source is not None else ""
         self._subject = encode_basestring(stream) if type(stream) is str else ""
         self.version = 0
+        #: the position of the latest row (rows come in log order, so a position not above it is repeated)
+        self.position = 0
         self.head = GENESIS
-        self.sessions: dict[str, SessionRecord] = {}
+        #: the id and the commitment of every session so far (what it keeps of a session once it closes)
+        self.sessions: set[str] = set()
         self.commitments: set[str] = set()
         #: the latest session while it is open, its next nonce in each lane, and its rolls not yet re-derived
         self.current: SessionRecord | None = None
@@ -166,9 +170,10 @@ class PlainStream:
         #: whether the current session's secret rolls have a lane of their own (hexlog-dice-v2)
         self.lanes = False
         self.pending: list[tuple[str, int, tuple[int, ...], tuple[int, ...]]] = []
-        #: where the current session's first roll is; each closed session's rolls (in a plain stream, one run)
+        #: where the current session's first roll is (in a plain stream, its rolls are one run)
         self.first_roll = 0
-        self.runs: dict[str, range] = {}
+        #: what keeps each closed session's rolls from protecting the players (``caveats``), in open order
+        self.caveats: list[str] = []
         self.rolls = 0
         self.verified = 0
 
@@ -178,9 +183,11 @@ class PlainStream:
         if self.doubt:
             row_data(row)
             return
-        _, _, version, id_, type_, schema, source, time, text, prevhash, hash_ = row
+        position, _, version, id_, type_, schema, source, time, text, prevhash, hash_ = row
         if not (
-            type(version) is int
+            type(position) is int
+            and position > self.position
+            and type(version) is int
             and version == self.version + 1
             and prevhash == self.head
             and type(id_) is str
@@ -200,7 +207,7 @@ class PlainStream:
             data = row_data(row)
             kinds = _SESSION_DATA.get((type_, schema))
             if kinds is None or not _typed(data, kinds) or not self._session_event(type_, data, version - 1):
-                self.doubt = True
+                self._doubt()
                 return
             text = canonical_json(data)
         envelope = (
@@ -214,13 +221,18 @@ class PlainStream:
         except UnicodeError:
             sound = False
         if not sound:
-            self.doubt = True
+            self._doubt()
             return
-        self.version, self.head = version, hash_
+        self.position, self.version, self.head = position, version, hash_
 
     def _give_up(self, row: tuple[Any, ...]) -> None:
-        self.doubt = True
+        self._doubt()
         row_data(row)
+
+    def _doubt(self) -> None:
+        """Leave the stream to the full audit, and let go of what it kept."""
+        self.doubt = True
+        self.sessions, self.commitments, self.caveats, self.pending, self.current = set(), set(), [], [], None
 
     def _rolled(self, found: re.Match[str], at: int) -> bool:
         """A plain roll of the open session at its lane's next nonce, of a possible shape, for a free purpose."""
@@ -273,7 +285,7 @@ class PlainStream:
         ):
             return False
         record = SessionRecord(session, at, commitment, scheme, supplied=data["supplied"])
-        self.sessions[session] = record
+        self.sessions.add(session)
         self.commitments.add(commitment)
         self.current = record
         self.lanes = scheme != hexdice.V1
@@ -292,10 +304,11 @@ class PlainStream:
         if any(dice[lane].faces(nonce, sides) != faces for lane, nonce, sides, faces in self.pending):
             return False
         self.verified += len(self.pending)
-        if self.pending:
-            self.runs[record.id] = range(self.first_roll, self.first_roll + len(self.pending))
-        self.pending = []
+        record.rolls = list(range(self.first_roll, self.first_roll + len(self.pending)))
         record.closed_at, record.secret = at, secret
+        # a plain stream abandons no session, so each session's caveats are its own alone
+        self.caveats.extend(caveats({record.id: record}))
+        self.pending = []
         self.current = None
         return True
 
@@ -303,10 +316,8 @@ class PlainStream:
         """What the stream adds up to, or None when the full audit must audit it (a doubt, or rolls left unrevealed)."""
         if self.doubt or self.pending:
             return None
-        records = {
-            key: attrs.evolve(record, rolls=list(self.runs.get(key, ()))) for key, record in self.sessions.items()
-        }
-        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(caveats(records)))
+        # a session still open has no rolls, and so no caveat
+        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(self.caveats))
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:
