@@ -185,6 +185,9 @@ def row_data(row: tuple[Any, ...]) -> Any:
     except ValueError as err:  # JSONDecodeError, or UnicodeDecodeError for a blob
         msg = f"corrupt event at {_where(row)}: its data column is not JSON ({err})"
         raise CorruptRowError(msg) from err
+    except RecursionError:
+        msg = f"corrupt event at {_where(row)}: its data column is not JSON hexlog reads (nested too deeply)"
+        raise CorruptRowError(msg) from None
 
 
 def _where(row: tuple[Any, ...]) -> str:

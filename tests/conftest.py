@@ -204,7 +204,7 @@ def written_events(db: Path) -> list[tuple[str, int, dict[str, Any]]]:
                 schemaversion=schema,
                 prevhash=prevhash,
             )
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             continue
         if envelope.hash == stored and isinstance(payload, dict):
             found.append((kind, schema, payload))

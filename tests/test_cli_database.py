@@ -93,6 +93,16 @@ class TestCorruptData:
         assert f"event {event_id}" in line
         assert "not JSON" in line
 
+    def test_data_nested_too_deeply_is_named_not_an_internal_error(self, hexlog, played: Path) -> None:
+        """JSON nested past any reader's depth is corrupt data (exit 1, one line), never an internal error (70)."""
+        event_id = corrupt(played, 3, "[" * 100_000 + "]" * 100_000)
+        for args in (("audit",), ("replay",), ("export",)):
+            result = hexlog(*args)
+            assert result.returncode == 1, (args, result.stderr)
+            line = one_line(result.stderr)
+            assert f"event {event_id}" in line
+            assert "nested too deeply" in line
+
     @pytest.mark.parametrize("data", ["[1, 2]", '"text"', "null", "7"])
     def test_the_audit_names_data_that_is_json_but_not_an_object(self, hexlog, played: Path, data: str) -> None:
         """Valid JSON that is not an object is a finding on that event, named on one line."""

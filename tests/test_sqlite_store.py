@@ -56,6 +56,10 @@ def raw(db: Path) -> Iterator[sqlite3.Connection]:
     conn.close()
 
 
+#: JSON nested far past what a reader recurses through
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
 class TestAppendOnly:
     """The database itself refuses to change or remove a recorded event."""
 
@@ -205,7 +209,7 @@ class TestCorruptData:
 
         return edit
 
-    @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe"], ids=repr)
+    @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe", DEEP], ids=lambda d: repr(d)[:20])
     def test_reading_the_stream_names_the_bad_row(self, db: Path, corrupt: Callable[[str], None], data: str) -> None:
         """``read_stream`` raises naming the stream, version, position, event id and why."""
         corrupt(data)
