@@ -34,8 +34,10 @@ def unreachable() -> str | None:
     return None
 
 
-#: skips a test only when no PostgreSQL server answers
-needs_postgres = pytest.mark.skipif(unreachable() is not None, reason=unreachable() or "")
+#: why the tests that need PostgreSQL skip (None: a server answers, and they run)
+WHY_NOT = unreachable()
+#: skips a test only when no PostgreSQL server answers, saying why
+needs_postgres = pytest.mark.skipif(WHY_NOT is not None, reason=str(WHY_NOT))
 
 
 def schema_url(schema: str, base: str = PG_URL) -> str:
@@ -62,7 +64,8 @@ def fresh_schema() -> Iterator[str]:
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """The URL of a hexlog database of this test's own (a new schema), dropped after the test."""
-    if unreachable() is not None:
-        pytest.skip(unreachable() or "")
+    reason = unreachable()
+    if reason is not None:
+        pytest.skip(reason)
     with fresh_schema() as url:
         yield url

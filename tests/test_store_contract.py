@@ -140,6 +140,7 @@ class StoreContract:
         """A stream longer than a page reads back whole, in order, from any version, without another stream's
         events; it is the same as ``read_stream``."""
         monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 7)
+        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
         for k in range(3):
             store.append("s", batch(*range(k * 10, (k + 1) * 10)), expected_version=k * 10)
             store.append("t", batch(100 + k), expected_version=k)
@@ -421,10 +422,3 @@ class TestPostgresStore(StoreContract):
     def make_store(self, directory: Path) -> Store:  # noqa: ARG002 - keeps nothing on disk
         """A new PostgreSQL store in a schema of its own."""
         return _OwnSchemaStore(schema_url(f"hexlog_test_{uuid.uuid4().hex[:16]}"))
-
-    def test_iter_stream_pages_through_a_stream_and_reads_only_its_events(
-        self, store: Store, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """The shared test, with this store's page as small as SQLite's is made there."""
-        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
-        super().test_iter_stream_pages_through_a_stream_and_reads_only_its_events(store, monkeypatch)
