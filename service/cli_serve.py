@@ -11,7 +11,7 @@ from rich.console import Console
 
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import logs
-from hexlog.service.door import CampaignOption, DbOption, Door, open_store, sqlite_only
+from hexlog.service.door import CampaignOption, Door, SQLiteDbOption, open_store, sqlite_only
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -22,7 +22,7 @@ token_app = typer.Typer(
 
 
 def serve(  # noqa: PLR0913, PLR0917 - one option per setting
-    db: DbOption = Path("hexlog.db"),
+    db: SQLiteDbOption = Path("hexlog.db"),
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="the port to listen on", min=0, max=65535)] = 8000,
     rate: Annotated[float, typer.Option(help="requests a second each token may make, on average", min=0.01)] = 20.0,
@@ -54,7 +54,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
 @token_app.command("create")
 def token_create(
     role: Annotated[str, typer.Option(help="referee (everything in the campaign) or player (read, follow, seed)")],
-    db: DbOption = Path("hexlog.db"),
+    db: SQLiteDbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     label: Annotated[str, typer.Option(help="who the token is for (shown by 'token list')")] = "",
 ) -> None:
@@ -74,7 +74,7 @@ def token_create(
 
 
 @token_app.command("list")
-def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+def token_list(db: SQLiteDbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
     """The tokens (of one campaign with --campaign): id, campaign, role, label, made, revoked."""
     if campaign is not None:
         check_campaign_id(campaign)
@@ -96,7 +96,7 @@ def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None
 @token_app.command("revoke")
 def token_revoke(
     token_id: Annotated[str, typer.Argument(help="the token's id (see 'hexlog token list')")],
-    db: DbOption = Path("hexlog.db"),
+    db: SQLiteDbOption = Path("hexlog.db"),
 ) -> None:
     """Revoke a token: the next request made with it is refused."""
     sqlite_only(db, "hexlog token")

@@ -81,6 +81,11 @@ DbOption = Annotated[
         "--db", envvar="HEXLOG_DB", help="the SQLite database file, or a postgresql:// URL", show_default=True
     ),
 ]
+#: ``--db`` of the commands that keep tables of their own in a SQLite file (serve, token)
+SQLiteDbOption = Annotated[
+    Path,
+    typer.Option("--db", envvar="HEXLOG_DB", help="the SQLite database file (not a PostgreSQL URL)", show_default=True),
+]
 CampaignOption = Annotated[
     str | None,
     typer.Option(
