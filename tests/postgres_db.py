@@ -66,6 +66,6 @@ def pg_url() -> Iterator[str]:
     """The URL of a hexlog database of this test's own (a new schema), dropped after the test."""
     reason = unreachable()
     if reason is not None:
-        pytest.skip(reason)
+        pytest.skip(reason=reason)
     with fresh_schema() as url:
         yield url

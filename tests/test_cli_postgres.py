@@ -33,7 +33,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every handler made from now on stamps the same times and ids, counted from the start of the test."""
     if not IN_PROCESS:
-        pytest.skip("the clock and ids are fixed in this process only (HEXLOG_TEST_SUBPROCESS=1 runs others)")
+        pytest.skip(reason="the clock and ids are fixed in this process only (HEXLOG_TEST_SUBPROCESS=1 runs others)")
     ids = itertools.count(1)
     ticks = itertools.count(1)
 
