@@ -49,10 +49,12 @@ from hexlog.events.postgres_schema import (
 )
 from hexlog.events.sqlite_schema import (
     COLUMNS,
+    COMMAND_COLUMNS,
     PAGE_SIZE,
     ROWS_PAGE_SIZE,
     STREAM_PAGE_SIZE,
     checked_tail,
+    command_row,
     known_command,
     recorded,
     tail_problem,
@@ -243,16 +245,8 @@ class PostgresStore:
         )
         if command_id is not None:
             self._conn.execute(
-                "INSERT INTO commands (command_id, stream_id, digest, first_version, last_version, event_ids) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (
-                    command_id,
-                    stream_id,
-                    digest,
-                    result.first_version,
-                    result.last_version,
-                    json.dumps(list(result.event_ids)),
-                ),
+                f"INSERT INTO commands ({COMMAND_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",  # noqa: S608 - constant columns
+                command_row(command_id, digest, result),
             )
         return result
 

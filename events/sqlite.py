@@ -39,6 +39,7 @@ from hexlog.events.errors import (
 from hexlog.events.files import create_private
 from hexlog.events.sqlite_schema import (
     COLUMNS,
+    COMMAND_COLUMNS,
     PAGE_SIZE,
     ROWS_PAGE_SIZE,
     SCHEMA,
@@ -47,6 +48,7 @@ from hexlog.events.sqlite_schema import (
     CorruptRowError,
     busy_message,
     checked_tail,
+    command_row,
     integrity_check,
     is_busy,
     known_command,
@@ -320,16 +322,8 @@ class SQLiteStore:
             self._tails[stream_id] = (result.last_version, rows[-1][9])  # noted, kept only if it commits
         if command_id is not None:
             self._conn.execute(
-                "INSERT INTO commands (command_id, stream_id, digest, first_version, "
-                "last_version, event_ids) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    command_id,
-                    stream_id,
-                    digest,
-                    result.first_version,
-                    result.last_version,
-                    json.dumps(list(result.event_ids)),
-                ),
+                f"INSERT INTO commands ({COMMAND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",  # noqa: S608 - constant columns
+                command_row(command_id, digest, result),
             )
         return result
 

@@ -65,6 +65,9 @@ EMPTY_SCHEMA = "".join(
     for part in [part + ";\n"]
 )
 
+#: the columns of ``commands``, in the order ``command_row`` gives them
+COMMAND_COLUMNS = "command_id, stream_id, digest, first_version, last_version, event_ids"
+
 COLUMNS = "position, stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, hash"
 
 #: every table and trigger ``_SCHEMA`` makes: when all exist (and the file is in WAL mode),
@@ -121,6 +124,18 @@ def checked_tail(stream_id: str, rows: list[tuple[Any, ...]]) -> tuple[int, str]
         msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
         raise CorruptLogError(msg)
     return int(rows[0][2]), str(rows[0][10])
+
+
+def command_row(command_id: str, digest: str, result: AppendResult) -> tuple[Any, ...]:
+    """The row of ``commands`` that records a command id's result, in the order of ``COMMAND_COLUMNS``."""
+    return (
+        command_id,
+        result.stream_id,
+        digest,
+        result.first_version,
+        result.last_version,
+        json.dumps(list(result.event_ids)),
+    )
 
 
 def known_command(row: tuple[Any, ...] | None, command_id: str, digest: str) -> AppendResult | None:
