@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,11 +45,37 @@ ENVELOPE_KEYS = frozenset(
 
 #: the encoder of the canonical form (what ``json.dumps`` would build anew on every call with these options)
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+#: what in ``orjson``'s text may stand where ``json`` writes otherwise: a float below 1e-4 (``0.00001``, ``2.5e-8``
+#: for ``1e-05``, ``2.5e-08``) and a NaN or an infinity (``null`` for ``NaN``, ``Infinity``)
+_MAYBE_OTHER = ("e-", "0.0000", "null")
+
+
+def _not_json(value: Any) -> Any:
+    msg = f"Object of type {value.__class__.__name__} is not JSON serializable"
+    raise TypeError(msg)
 
 
 def canonical_json(obj: Any) -> str:
-    """The canonical JSON text both published schemes hash."""
-    return _CANONICAL.encode(obj)
+    """The canonical JSON text both published schemes hash: ``json.dumps(obj, sort_keys=True, separators=(",",
+    ":"), ensure_ascii=False)``.
+
+    ``orjson`` writes that very text, an order of magnitude faster, for every value but a few: what it
+    refuses (an integer beyond 64 bits, a key that is not a string, a lone surrogate, a type ``json`` refuses
+    too), and floats below 1e-4, NaN and the infinities, which it writes otherwise. Its text is kept only when
+    it holds none of the marks such a float leaves; anything else, and any text that merely holds such a mark
+    in a string, is written by ``json`` itself.
+    """
+    try:
+        out = _dumps(obj, default=_not_json, option=_SORTED).decode()
+    except TypeError:
+        return _CANONICAL.encode(obj)
+    if _MAYBE_OTHER[0] in out or _MAYBE_OTHER[1] in out or _MAYBE_OTHER[2] in out:
+        return _CANONICAL.encode(obj)
+    return out
+
+
+_dumps = orjson.dumps
 
 
 def sha256_hex(text: str) -> str:

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hexlog.events.chain import canonical_json, seal
 from hexlog.events.errors import CorruptLogError
@@ -141,3 +143,52 @@ class TestCanonicalJson:
         assert envelopes[0].prevhash == "0" * 64
         for before, after in itertools.pairwise(envelopes):
             assert after.prevhash == before.hash
+
+
+def published_canonical(value: object) -> str:
+    """The canonical form as hexlog-chain-v1 defines it."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text()
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+class TestCanonicalForm:
+    """``canonical_json`` writes what ``json.dumps`` with the published options writes, whichever encoder it uses."""
+
+    @settings(max_examples=2000, derandomize=True, deadline=None)
+    @given(JSON_VALUES)
+    def test_any_json_value_is_written_as_json_dumps_writes_it(self, value: object) -> None:
+        assert canonical_json(value) == published_canonical(value)
+
+    @pytest.mark.parametrize(
+        "value",
+        [
+            {"x": 1e-05, "y": 2.5e-08, "z": 0.00011},
+            {"n": float("nan"), "i": float("inf"), "j": -float("inf")},
+            {"big": 2**64, "neg": -(2**63) - 1, "ok": 2**63 - 1},
+            {"b": 1, "a": {"d": [1, "é", None], "c": "\u2028\x00\x1f\x7f"}},
+            {"e-mail": "one-eyed", "p": "0.0000"},
+            [1e16, 1e22, 123456789.125, -0.0, 0.0001],
+            "a lone string",
+            ("a", 1),
+        ],
+    )
+    def test_the_values_orjson_writes_otherwise_are_written_as_json_writes_them(self, value: object) -> None:
+        assert canonical_json(value) == published_canonical(value)
+
+    def test_keys_that_are_not_strings_are_refused_or_written_as_json_writes_them(self) -> None:
+        assert canonical_json({2: "b", 1: "a"}) == published_canonical({2: "b", 1: "a"})
+        with pytest.raises(TypeError):
+            canonical_json({"a": {1, 2}})
