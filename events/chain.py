@@ -116,7 +116,18 @@ class Envelope:
 
     def computed_hash(self) -> str:
         """The hash this envelope's fields give, which a sound envelope carries."""
-        return sha256_hex(canonical_json(self.unhashed()))
+        text = _unhashed_utf8(
+            self.id,
+            self.source,
+            self.type,
+            self.subject,
+            self.time,
+            canonical_json(self.data),
+            self.streamversion,
+            self.schemaversion,
+            self.prevhash,
+        )
+        return _sha256(text).hexdigest()
 
     def to_cloudevent(self) -> dict[str, Any]:
         """The full CloudEvents object, as exported."""
@@ -217,30 +228,27 @@ def seal_batch(stream_id: str, version: int, prevhash: str, events: Sequence[New
 
 def seal_rows(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[tuple[Envelope, str]]:
     """``seal_batch``, each envelope with the canonical JSON of its data (what a store writes of it)."""
-    sealed: list[tuple[Envelope, str]] = []
-    for offset, new in enumerate(events, start=1):
-        data = canonical_json(new.data)
-        streamversion = version + offset
-        hash_ = sha256_hex(
-            _unhashed_json(
-                new.id, new.source, new.type, stream_id, new.time, data, streamversion, new.schemaversion, prevhash
-            )
+    return [
+        (stored_envelope(id_, source, type_, subject, time, new.data, at, schema, prev, hash_), data)
+        for new, (subject, at, id_, type_, schema, source, time, data, prev, hash_) in zip(
+            events, sealed_rows(stream_id, version, prevhash, events), strict=True
         )
-        envelope = stored_envelope(
-            new.id,
-            new.source,
-            new.type,
-            stream_id,
-            new.time,
-            new.data,
-            streamversion,
-            new.schemaversion,
-            prevhash,
-            hash_,
-        )
+    ]
+
+
+def sealed_rows(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[tuple[Any, ...]]:
+    """The batch sealed as a store writes it, without building envelopes: for each event ``(subject,
+    streamversion, id, type, schemaversion, source, time, data, prevhash, hash)``, its data as canonical JSON
+    (the columns of a stored row, in order, but its position)."""
+    rows: list[tuple[Any, ...]] = []
+    append, unhashed, sha256, canonical = rows.append, _unhashed_utf8, _sha256, canonical_json
+    for streamversion, new in enumerate(events, start=version + 1):
+        data = canonical(new.data)
+        id_, source, type_, time, schema = new.id, new.source, new.type, new.time, new.schemaversion
+        hash_ = sha256(unhashed(id_, source, type_, stream_id, time, data, streamversion, schema, prevhash)).hexdigest()
+        append((stream_id, streamversion, id_, type_, schema, source, time, data, prevhash, hash_))
         prevhash = hash_
-        sealed.append((envelope, data))
-    return sealed
+    return rows
 
 
 _encode_str = json.encoder.encode_basestring  # what ``_CANONICAL`` writes a string with (ensure_ascii=False)
@@ -274,6 +282,57 @@ def _unhashed_json(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, i
         f'"schemaversion":{v(schemaversion)},"source":{v(source)},"specversion":"{SPECVERSION}",'
         f'"streamversion":{v(streamversion)},"subject":{v(subject)},"time":{v(time)},"type":{v(type)}}}'
     )
+
+
+_sha256 = hashlib.sha256
+_Fragment = orjson.Fragment
+
+
+def _unhashed_utf8(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, in their order
+    id: str,  # noqa: A002 - the CloudEvents attribute name
+    source: str,
+    type: str,  # noqa: A002 - the CloudEvents attribute name
+    subject: str,
+    time: str,
+    data: str,
+    streamversion: int,
+    schemaversion: int,
+    prevhash: str,
+) -> bytes:
+    """``_unhashed_json`` as UTF-8, what the hash is taken of: written by ``orjson`` (the data as the fragment it
+    already is, the keys in the sorted order they are given in) when every attribute is exactly a string or an
+    integer, which ``orjson`` writes as ``json`` does; by ``_unhashed_json`` otherwise, or where ``orjson`` refuses a
+    value (a lone surrogate, an integer beyond 64 bits)."""
+    if (
+        id.__class__ is str
+        and source.__class__ is str
+        and type.__class__ is str
+        and subject.__class__ is str
+        and time.__class__ is str
+        and data.__class__ is str
+        and streamversion.__class__ is int
+        and schemaversion.__class__ is int
+        and prevhash.__class__ is str
+    ):
+        try:
+            return _dumps(
+                {
+                    "data": _Fragment(data),
+                    "datacontenttype": CONTENT_TYPE,
+                    "id": id,
+                    "prevhash": prevhash,
+                    "schemaversion": schemaversion,
+                    "source": source,
+                    "specversion": SPECVERSION,
+                    "streamversion": streamversion,
+                    "subject": subject,
+                    "time": time,
+                    "type": type,
+                }
+            )
+        except TypeError:
+            pass
+    return _unhashed_json(id, source, type, subject, time, data, streamversion, schemaversion, prevhash).encode()
 
 
 def from_cloudevent(obj: dict[str, Any]) -> Envelope:

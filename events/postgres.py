@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import psycopg
 from psycopg import sql
 
-from hexlog.events.chain import canonical_json, seal_batch
+from hexlog.events.chain import canonical_json, sealed_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
@@ -217,23 +217,8 @@ class PostgresStore:
             raise StaleVersionError(msg)
         found = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
         position = int(found[0]) if found else 0
-        sealed = seal_batch(stream_id, expected_version, prev, events)
-        params = [
-            (
-                position + offset,
-                stream_id,
-                env.streamversion,
-                env.id,
-                env.type,
-                env.schemaversion,
-                env.source,
-                env.time,
-                canonical_json(env.data),
-                env.prevhash,
-                env.hash,
-            )
-            for offset, env in enumerate(sealed, start=1)
-        ]
+        sealed = sealed_rows(stream_id, expected_version, prev, events)
+        params = [(position + offset, *row) for offset, row in enumerate(sealed, start=1)]
         if params:
             with self._conn.cursor() as cur:
                 cur.executemany(_INSERT, params)
@@ -241,7 +226,7 @@ class PostgresStore:
             stream_id=stream_id,
             first_version=expected_version + 1,
             last_version=expected_version + len(params),
-            event_ids=tuple(env.id for env in sealed),
+            event_ids=tuple(row[2] for row in sealed),
         )
         if command_id is not None:
             self._conn.execute(

@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import canonical_json, seal_rows
+from hexlog.events.chain import canonical_json, sealed_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
@@ -293,21 +293,7 @@ class SQLiteStore:
             msg = f"stream {stream_id} is at version {version}, not {expected_version}"
             raise StaleVersionError(msg)
         # position is left out: SQLite gives each row the largest position plus one (it is the rowid)
-        rows = [
-            (
-                stream_id,
-                env.streamversion,
-                env.id,
-                env.type,
-                env.schemaversion,
-                env.source,
-                env.time,
-                data,
-                env.prevhash,
-                env.hash,
-            )
-            for env, data in seal_rows(stream_id, expected_version, prev, events)
-        ]
+        rows = sealed_rows(stream_id, expected_version, prev, events)
         if len(rows) == 1:
             self._conn.execute(INSERT, rows[0])
         else:

@@ -225,7 +225,7 @@ def _every_event_written_meets_its_schema():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(memory, "seal_batch", checking(chain.seal_batch))
-        patch.setattr(sqlite, "seal_rows", checking(chain.seal_rows))
+        patch.setattr(sqlite, "sealed_rows", checking(chain.sealed_rows))
         yield
 
 

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexlog.events.chain import canonical_json, seal
+from hexlog.events.chain import canonical_json, seal, seal_rows
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.memory import MemoryStore
+from hexlog.events.store import NewEvent
 from hexlog.machine import dice as hexdice
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import import_envelopes, read_export
@@ -192,3 +193,39 @@ class TestCanonicalForm:
         assert canonical_json({2: "b", 1: "a"}) == published_canonical({2: "b", 1: "a"})
         with pytest.raises(TypeError):
             canonical_json({"a": {1, 2}})
+
+    @settings(max_examples=500, derandomize=True, deadline=None)
+    @given(
+        st.text(),
+        st.text(),
+        st.integers(min_value=0, max_value=2**70),
+        st.dictionaries(st.text(), JSON_VALUES, max_size=4),
+    )
+    def test_a_hash_is_sha256_of_the_published_canonical_form_of_the_envelope(
+        self, text: str, other: str, number: int, data: dict[str, object]
+    ) -> None:
+        """Whatever its attributes hold, an envelope's hash is the one the published definition gives."""
+        try:
+            env = seal(
+                id=text,
+                source=other,
+                type="hexlog." + text,
+                subject=other + "-s",
+                time=text[:5],
+                data=data,
+                streamversion=number,
+                schemaversion=number % 7,
+                prevhash=other,
+            )
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8, no hash, as the published definition has it too
+            with pytest.raises(UnicodeEncodeError):
+                published_canonical(data).encode("utf-8") + text.encode("utf-8") + other.encode("utf-8")
+            return
+        published = published_canonical(env.unhashed()).encode("utf-8")
+        assert env.hash == hashlib.sha256(published).hexdigest()
+        assert env.computed_hash() == env.hash
+        sealed = seal_rows(
+            "s", 0, "0" * 64, [NewEvent(id=text, source=other, type="t", time="now", schemaversion=1, data=data)]
+        )
+        assert sealed[0][0].hash == sealed[0][0].computed_hash()
+        assert sealed[0][1] == published_canonical(data)
