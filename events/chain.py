@@ -263,27 +263,6 @@ def _json_value(value: Any) -> str:
     return canonical_json(value)
 
 
-def _unhashed_json(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, in their order
-    id: str,  # noqa: A002 - the CloudEvents attribute name
-    source: str,
-    type: str,  # noqa: A002 - the CloudEvents attribute name
-    subject: str,
-    time: str,
-    data: str,
-    streamversion: int,
-    schemaversion: int,
-    prevhash: str,
-) -> str:
-    """``canonical_json`` of the unhashed CloudEvents object, given its data already as canonical JSON: the
-    same text, its keys in sorted order, without writing the data twice."""
-    v = _json_value
-    return (
-        f'{{"data":{data},"datacontenttype":"{CONTENT_TYPE}","id":{v(id)},"prevhash":{v(prevhash)},'
-        f'"schemaversion":{v(schemaversion)},"source":{v(source)},"specversion":"{SPECVERSION}",'
-        f'"streamversion":{v(streamversion)},"subject":{v(subject)},"time":{v(time)},"type":{v(type)}}}'
-    )
-
-
 _sha256 = hashlib.sha256
 _Fragment = orjson.Fragment
 
@@ -299,10 +278,11 @@ def _unhashed_utf8(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, i
     schemaversion: int,
     prevhash: str,
 ) -> bytes:
-    """``_unhashed_json`` as UTF-8, what the hash is taken of: written by ``orjson`` (the data as the fragment it
-    already is, the keys in the sorted order they are given in) when every attribute is exactly a string or an
-    integer, which ``orjson`` writes as ``json`` does; by ``_unhashed_json`` otherwise, or where ``orjson`` refuses a
-    value (a lone surrogate, an integer beyond 64 bits)."""
+    """The UTF-8 of ``canonical_json`` of the unhashed CloudEvents object, given its data already as canonical JSON:
+    what the hash is taken of. The same text, its keys in sorted order, without writing the data twice: by
+    ``orjson`` (the data as the fragment it is, the keys in the order given) when every attribute is exactly a
+    string or an integer, which ``orjson`` writes as ``json`` does; attribute by attribute as ``json`` writes them
+    otherwise, or where ``orjson`` refuses a value (a lone surrogate, an integer beyond 64 bits)."""
     if (
         id.__class__ is str
         and source.__class__ is str
@@ -332,7 +312,12 @@ def _unhashed_utf8(  # noqa: PLR0913, PLR0917 - the attributes of an envelope, i
             )
         except TypeError:
             pass
-    return _unhashed_json(id, source, type, subject, time, data, streamversion, schemaversion, prevhash).encode()
+    v = _json_value
+    return (
+        f'{{"data":{data},"datacontenttype":"{CONTENT_TYPE}","id":{v(id)},"prevhash":{v(prevhash)},'
+        f'"schemaversion":{v(schemaversion)},"source":{v(source)},"specversion":"{SPECVERSION}",'
+        f'"streamversion":{v(streamversion)},"subject":{v(subject)},"time":{v(time)},"type":{v(type)}}}'
+    ).encode()
 
 
 def from_cloudevent(obj: dict[str, Any]) -> Envelope:
