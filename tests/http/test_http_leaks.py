@@ -236,6 +236,8 @@ def test_a_flight_heading_reaches_a_player_only_when_the_session_ends(serve, tmp
         assert not [e for e in unredacted if heading["hex"] in (e["data"].get("hex"), e["data"].get("believed"))]
         assert f"flees {heading['heading']}".encode() not in seen
         assert b"truly flees" not in seen
+        assert b"last flight" not in seen  # the referee's line of the state
+        assert b"last flight" in client.get("/campaigns/main", headers=served.headers("referee")).content
         # the check can fail: the referee's own reads hold the heading, and so does the player's once revealed
         assert b"truly flees" in client.get("/campaigns/main/timeline", headers=served.headers("referee")).content
         closed = client.post("/campaigns/main/campaign/close-session", headers=served.headers("referee"), json={})
