@@ -1,14 +1,17 @@
 """Wilderness pursuit events (seed 004 §4.14 hex by hex; OSE §2.9 day by day).
 
 The party flees; the pursuers are monsters or a castle's force. Every decision that used dice names
-the nonces of its rolls in ``rolls``. The hex a fleeing party enters is written as
-``travel.true_position`` (the referee's), not here: a flight's event names only its heading.
+the nonces of its rolls in ``rolls`` (and a secret roll in ``referee_rolls``). The hex a fleeing party
+enters is written as ``travel.true_position`` (the referee's), not here. During a journey the party's
+true hex is the referee's, and so is the heading that moves it: it is a secret roll, recorded in
+``pursuit.heading_rolled`` (the referee's until the session ends), and the public ``pursuit.fled`` that
+follows names no heading.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -84,20 +87,52 @@ class PursuitEvasionRolled(Event):
 
 
 @attrs.frozen(kw_only=True)
+class HeadingRolled(Event):
+    """The referee's secret heading of a flight during a journey (1d6), and the hex it leads the party to."""
+
+    type_name: ClassVar[str] = "pursuit.heading_rolled"
+    #: hidden from players like a secret roll, until the session ends: it leads to the party's true hex
+    referee_only: ClassVar[str] = "session"
+    #: N, NE, SE, S, SW or NW, and its face of the d6
+    heading: str
+    face: int
+    #: the party's true hex after the flight (its own when the grid ends that way)
+    hex: str
+    #: the grid ends that way: the party runs along its edge and keeps to its hex
+    held: bool = False
+    #: public rolls (none: the heading is the referee's) and the secret one
+    rolls: tuple[int, ...] = ()
+    referee_rolls: tuple[int, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
 class PursuitFled(Event):
     """The party fled into the next hex (seed 004: heading by 1d6) or through another day (OSE)."""
 
     type_name: ClassVar[str] = "pursuit.fled"
-    #: N, NE, SE, S, SW or NW
-    heading: str
+    schema_version: ClassVar[int] = 2
+    #: N, NE, SE, S, SW or NW; "" during a journey, when the heading is the referee's (``pursuit.heading_rolled``)
+    heading: str = ""
+    #: the heading's d6 (0 when it is the referee's)
     face: int = 0
     #: hexes (or days) fled so far, this one included
     hexes_fled: int
     #: the pursuers are faster: they may catch the party
     pursuers_faster: bool
-    #: the grid ends that way: the party runs along its edge and keeps to its hex
+    #: the grid ends that way: the party runs along its edge and keeps to its hex (false when the heading is
+    #: the referee's: ``pursuit.heading_rolled`` says so)
     held: bool = False
     rolls: tuple[int, ...] = ()
+
+    @property
+    def secret(self) -> bool:
+        """The heading is the referee's: this event names none (the ``pursuit.heading_rolled`` before it does)."""
+        return not self.heading and not self.rolls
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 named every heading, in public, journey or not: its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -14,6 +14,12 @@ compared with the log:
   modifier and visibility (and, for rolls written since it was recorded, whom it was made for and the
   modifiers the state imposed).
 
+A decision recorded at an earlier schema version of its event is re-run by the command its inverse
+names for that version (``Inverse.command_before``), when the release that wrote it ran its rules
+otherwise: a pursuit's flight during a journey, whose heading those releases rolled in public. An event
+the rules record only after a decision (``Inverse.follows_only``: a flight whose heading is the
+referee's) is a finding anywhere but in its place after one.
+
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
 A decision may only name rolls of the session open at it, recorded before it, each used by one
 decision; and a roll with the purpose a procedure reserves for its steps that no decision names is a
@@ -52,6 +58,7 @@ from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
 if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
+    from hexlog.machine.commands import Command
 
 __all__ = ["CHECK", "DecisionCheck", "check_decision_events", "check_decisions"]
 
@@ -128,6 +135,8 @@ class _Walker:
     #: the decisions not judged because they may have read a fact never opened, and the latest one
     unsure: int = 0
     forgiven: int | None = None
+    #: the events a re-run decision's step records after it, found in their places (``Inverse.follows_only``)
+    followed: set[int] = attrs.field(factory=set)
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -159,6 +168,7 @@ class _Walker:
                         at,
                         f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
                     )
+            self.check_followed(at, event)
             names = getattr(event, "rolls", None)
             folded = self.decision(at, event, names) if isinstance(names, tuple) else event
             try:
@@ -166,6 +176,21 @@ class _Walker:
             except Exception:  # noqa: BLE001, S112 - a malformed event: the decode and transition checks name it
                 continue
         self.orphans()
+
+    def check_followed(self, at: int, event: Event) -> None:
+        """An event only a step records after a decision it re-runs, anywhere else, was not written by the kit."""
+        inverse = self.inverses.get(type(event))
+        if inverse is None or inverse.follows_only is None or not inverse.follows_only(event):
+            return
+        if at not in self.followed:
+            self.flag(at, f"{event.type_name} follows no decision here, and the rules record it only after one")
+
+    def command(self, at: int, event: Event, inverse: Inverse) -> Command | None:
+        """The command that made a decision, as the release that recorded it ran its rules (its schema version)."""
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        if inverse.command_before is not None and recorded < type(event).schema_version:
+            return inverse.command_before(event, recorded)
+        return inverse.command_for(event)
 
     def note_hand(self, at: int, event: Event) -> None:
         """Note what the referee decided by hand in this event: house rules, or a procedure's by-hand choices."""
@@ -244,7 +269,7 @@ class _Walker:
         """
         recorded = self.named_rolls(at, event, names)
         inverse = self.inverses.get(type(event))
-        command = inverse.command_for(event) if inverse is not None else None
+        command = self.command(at, event, inverse) if inverse is not None else None
         if recorded is None or command is None or inverse is None:
             return event
         self.checked += 1
@@ -272,6 +297,7 @@ class _Walker:
         else:
             problems_found = words.differences(inverse, event, emitted[index])
             tail = words.tail_difference(emitted[index + 1 :], self.events, at)
+            self.note_followed(at, emitted[index + 1 :])
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
@@ -279,6 +305,14 @@ class _Walker:
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
         return emitted[index] if index is not None and not dice_problems and at != self.forgiven else event
+
+    def note_followed(self, at: int, tail: Sequence[Event]) -> None:
+        """Note the log's events in the places of those the re-run step records after the decision at ``at``."""
+        for offset, want in enumerate(tail, start=1):
+            found = self.events[at + offset] if at + offset < len(self.events) else None
+            if type(found) is not type(want):
+                return
+            self.followed.add(at + offset)
 
     def _schema(self, roll: DiceRolled) -> int:
         lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)

@@ -41,8 +41,19 @@ def _evasion(e: ev.PursuitEvasionRolled) -> str:
     return f"evasion {e.chance} % ({'; '.join(e.steps)}): {roll}, {verdict}{rolls_named(e.rolls)}"
 
 
+def _heading(e: ev.HeadingRolled) -> str:
+    where = f"along the edge of the map, keeping to {e.hex}" if e.held else f"into {e.hex}"
+    named = rolls_named(referee=e.referee_rolls)
+    return f"the party truly flees {e.heading} (d6={e.face}) {where} (referee only: the players do not know){named}"
+
+
 def _fled(e: ev.PursuitFled) -> str:
-    where = "along the edge of the map, keeping to its hex" if e.held else f"{e.heading} (d6={e.face})"
+    if e.secret:
+        where = "(which way is the referee's)"
+    elif e.held:
+        where = "along the edge of the map, keeping to its hex"
+    else:
+        where = f"{e.heading} (d6={e.face})"
     faster = "faster pursuers follow" if e.pursuers_faster else "the pursuers are not faster"
     return f"the party flees {where}: {e.hexes_fled} fled so far; {faster}{rolls_named(e.rolls)}"
 
@@ -77,6 +88,7 @@ def _ended(e: ev.PursuitEnded) -> str:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.PursuitStarted: _started,
     ev.PursuitEvasionRolled: _evasion,
+    ev.HeadingRolled: _heading,
     ev.PursuitFled: _fled,
     ev.CatchRolled: _catch,
     ev.ContinueChecked: _continue,
@@ -87,12 +99,16 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 
 
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - the STATES signature
-    """The pursuit under way: who pursues, the hexes fled, the last roll."""
+    """The pursuit under way: who pursues, the hexes fled, the last flight's heading during a journey (the
+    referee's alone), the last roll."""
     if not isinstance(state, PursuitState) or state.ended is not None:
         return []
     s = state.started
     fled = counted(state.hexes_fled, "hex")
     lines = [f"  pursuit {s.number}: {counted(s.pursuers, 'pursuer')} at {s.pursuers_speed}, {fled} fled"]
+    if state.heading is not None and not player:
+        h = state.heading
+        lines.append(f"  last flight: {h.heading}, {'kept to' if h.held else 'into'} {h.hex} (the players do not know)")
     if state.evasion is not None:
         lines.append(f"  last evasion: {state.evasion.chance} %, {'evaded' if state.evasion.evaded else 'failed'}")
     return lines

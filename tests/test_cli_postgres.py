@@ -133,7 +133,7 @@ def test_serve_and_tokens_ask_for_a_sqlite_file(pg_url: str, tmp_path: Path) -> 
         assert "SQLite database file" in done.stderr
 
 
-@pytest.mark.parametrize("name", ["logs/mixed", "logs/ose", "sample-export", "sample-export-v2"])
+@pytest.mark.parametrize("name", ["logs/mixed", "logs/ose", "sample-export", "sample-export-v2", "pursuit-v1"])
 def test_a_golden_log_imported_into_postgresql_audits_and_exports_the_same_bytes(
     name: str, pg_url: str, tmp_path: Path
 ) -> None:

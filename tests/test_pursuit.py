@@ -584,10 +584,8 @@ class TestJourneys:
             while h.load(CAMPAIGN).procedures["pursuit"].phase not in {Phase.ESCAPED, Phase.CAUGHT}:
                 for there in (grid.neighbour(where, heading) for heading in grid.HEADINGS):
                     _draw(h, there, drawn)  # the referee draws the map ahead of the flight
-                for e in _next_step(h):
-                    if isinstance(e, ev.PursuitFled):
-                        where = where if e.held else grid.neighbour(where, e.heading) or where
-                        fled += 1
+                where, flights = _followed(_next_step(h), where)
+                fled += flights
                 assert h.load(CAMPAIGN).procedures["travel"].hex == where
             if h.load(CAMPAIGN).procedures["pursuit"].phase is Phase.ESCAPED:
                 spent = h.load(CAMPAIGN).clock.seconds - clock
@@ -603,6 +601,19 @@ def _draw(h: Handler, where: str | None, drawn: set[str]) -> None:
     if where is not None and where not in drawn:
         drawn.add(where)
         h.execute(CAMPAIGN, SetHex(hex=where, terrain="meadow"))
+
+
+def _followed(events: list[Any], where: str) -> tuple[str, int]:
+    """Where a step's flight took the party (during a journey by the referee's heading), and the flights made."""
+    fled = 0
+    for e in events:
+        if isinstance(e, ev.HeadingRolled):
+            assert e.hex == (where if e.held else grid.neighbour(where, e.heading))
+            where = e.hex
+        if isinstance(e, ev.PursuitFled):
+            assert (e.heading, e.face, e.rolls) == ("", 0, ())  # the heading is the referee's
+            fled += 1
+    return where, fled
 
 
 def _next_step(h: Handler) -> list[Any]:

@@ -68,6 +68,13 @@ class Inverse:
     #: whether a decision may have read a fact the log commits to and never opens (a search, while some
     #: hidden feature is never revealed): such a decision is re-run but not judged, and a caveat names it
     unsure: Callable[[Event], bool] | None = None
+    #: the command that made a decision recorded at an earlier schema version of its event (the event, that
+    #: version), where the release that wrote it ran its rules otherwise (a pursuit's flight rolled its heading
+    #: in public); None: ``command_for`` at every version
+    command_before: Callable[[Event, int], Command | None] | None = None
+    #: whether an event is recorded only by a step after the decision it re-runs (a flight whose heading is the
+    #: referee's, after that heading): such an event anywhere but there is a finding
+    follows_only: Callable[[Event], bool] | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -29,6 +29,7 @@ PURSUIT = Procedure(
         c.StartPursuit: steps.start,
         c.RollEvasion: steps.roll_evasion,
         c.Flee: steps.flee,
+        c.FleeInPublic: steps.flee_in_public,
         c.Catch: steps.catch,
         c.ContinueCheck: steps.continue_check,
         c.Stop: steps.stop,
@@ -51,6 +52,7 @@ PURSUIT = Procedure(
     events=(
         ev.PursuitStarted,
         ev.PursuitEvasionRolled,
+        ev.HeadingRolled,
         ev.PursuitFled,
         travel_ev.TruePosition,
         ev.CatchRolled,

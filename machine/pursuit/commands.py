@@ -40,6 +40,12 @@ class Flee(Command):
 
 
 @attrs.frozen(kw_only=True)
+class FleeInPublic(Command):
+    """Issued by the audit, never by a user: a flight recorded before ``pursuit.fled`` version 2, whose
+    heading those releases rolled in public even during a journey, is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
 class Catch(Command):
     """Faster pursuers try to catch the party (3-in-6, 1-in-4 in woods or swamp; OSE 50 %)."""
 
@@ -60,6 +66,9 @@ class Stop(Command):
 class Rest(Command):
     """The party escaped: it rests half a day per hex fled, with a wilderness encounter roll per half day."""
 
+
+#: the commands only hexlog gives
+INTERNAL = (FleeInPublic,)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -1,10 +1,13 @@
-"""The invariant the pursuit owns: while it runs, the journey waits and game time is the pursuit's."""
+"""The invariants the pursuit owns: while it runs, the journey waits and game time is the pursuit's; the
+audit's own command (a flight as an earlier release recorded it) is never the referee's."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.commands import spoken
+from hexlog.machine.pursuit.commands import INTERNAL
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel.commands import TRIGGERS as TRAVEL_TRIGGERS
@@ -16,6 +19,9 @@ if TYPE_CHECKING:
 
 def guard(table: Table, command: Command) -> None:
     """While a pursuit runs, the journey waits and the clock is the pursuit's: refuse both."""
+    if isinstance(command, INTERNAL):
+        msg = f"'{spoken(command)}' is made by hexlog's audit alone; use hexlog pursuit flee"
+        raise RuleRefusedError(msg)
     state = table.procedures.get(PROCEDURE)
     running = isinstance(state, PursuitState) and state.phase not in {Phase.IDLE, Phase.CAUGHT, Phase.ESCAPED}
     if not running:

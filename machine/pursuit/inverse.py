@@ -1,4 +1,11 @@
-"""The inverse audit uses: the command that made a recorded pursuit decision (every one re-rolls as recorded)."""
+"""The inverse audit uses: the command that made a recorded pursuit decision (every one re-rolls as recorded).
+
+A flight during a journey is decided by its secret heading (``HeadingRolled``); the public
+``PursuitFled`` after it names no heading and is the re-run step's own record after that decision, so
+one that follows no such decision is a finding (``follows_only``). A flight recorded before
+``pursuit.fled`` version 2 rolled its heading in public even during a journey, and is re-run as it was
+(``FleeInPublic``).
+"""
 
 from __future__ import annotations
 
@@ -6,20 +13,25 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import pursuit as ev
 from hexlog.machine.kit.procedure import Inverse
-from hexlog.machine.pursuit.commands import Catch, ContinueCheck, Flee, Rest, RollEvasion
+from hexlog.machine.pursuit.commands import Catch, ContinueCheck, Flee, FleeInPublic, Rest, RollEvasion
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
 
+#: the first version of ``pursuit.fled`` whose heading is the referee's during a journey
+SECRET_HEADING_SINCE = 2
 
-def command_for(event: Event) -> Command | None:
+
+def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
     """The command that made a recorded decision (None: not a dice-driven decision)."""
     match event:
         case ev.PursuitEvasionRolled():
             return RollEvasion()
-        case ev.PursuitFled():
+        case ev.HeadingRolled():
             return Flee()
+        case ev.PursuitFled():
+            return None if event.secret else Flee()
         case ev.CatchRolled():
             return Catch()
         case ev.ContinueChecked():
@@ -29,4 +41,16 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for)
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event."""
+    if isinstance(event, ev.PursuitFled) and version < SECRET_HEADING_SINCE:
+        return FleeInPublic()
+    return command_for(event)
+
+
+def follows_only(event: Event) -> bool:
+    """A flight whose heading is the referee's is recorded only right after that heading's decision."""
+    return isinstance(event, ev.PursuitFled) and event.secret
+
+
+INVERSE = Inverse(command_for=command_for, command_before=command_before, follows_only=follows_only)

@@ -46,6 +46,8 @@ class PursuitState:
     evasion: ev.PursuitEvasionRolled | None = None
     hexes_fled: int = 0
     fled: ev.PursuitFled | None = None
+    #: the referee's heading of the last flight during a journey (a player's view never shows it)
+    heading: ev.HeadingRolled | None = None
     catch: ev.CatchRolled | None = None
     continued: ev.ContinueChecked | None = None
     rested: ev.PursuitRested | None = None
@@ -67,7 +69,7 @@ class PursuitState:
         return self.catch is not None and self.catch.caught
 
 
-def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:
+def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:  # noqa: C901 - one case per event
     """The pursuit after one event; a new ``PursuitStarted`` replaces the last pursuit."""
     if isinstance(event, ev.PursuitStarted):
         return PursuitState(started=event)
@@ -79,8 +81,12 @@ def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:
             changes["phase"] = Phase[dest]
         case ev.PursuitEvasionRolled():
             changes.update(evasion=event, catch=None, continued=None)
+        case ev.HeadingRolled():
+            changes["heading"] = event
         case ev.PursuitFled():
             changes.update(fled=event, hexes_fled=event.hexes_fled, catch=None, continued=None)
+            if not event.secret:
+                changes["heading"] = None
         case ev.CatchRolled():
             changes["catch"] = event
         case ev.ContinueChecked():

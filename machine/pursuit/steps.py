@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import pursuit as ev
 from hexlog.events import travel as travel_ev
+from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.machine import dice, evasion
 from hexlog.machine.encounter.commands import StartEncounter
@@ -162,32 +163,50 @@ def roll_evasion(ctx: StepContext, command: c.RollEvasion) -> None:  # noqa: ARG
 def flee(ctx: StepContext, command: c.Flee) -> None:  # noqa: ARG001 - the step signature
     """1d6 for the heading; a journey's true hex moves that way; the flight's time passes.
 
-    A hex on the grid that the map does not have yet is refused (the referee draws it, and the same
-    roll decides again); where the grid itself ends, the party keeps to its hex.
+    During a journey the party's true hex is the referee's, and so is the heading that leads it there:
+    the d6 is a secret roll, and ``HeadingRolled`` (the referee's until the session ends) records it
+    with the hex it leads to, before the public ``PursuitFled``, which names no heading. A hex on the
+    grid that the map does not have yet is refused (the referee draws it, and the same roll decides
+    again); where the grid itself ends, the party keeps to its hex.
     """
+    _flee(ctx, secret=_journey(ctx) is not None)
+
+
+def flee_in_public(ctx: StepContext, command: c.FleeInPublic) -> None:  # noqa: ARG001 - the step signature
+    """A flight as releases before ``pursuit.fled`` version 2 recorded it: the heading rolled in public, even
+    during a journey (the audit re-runs such a flight with this)."""
+    _flee(ctx, secret=False)
+
+
+def _flee(ctx: StepContext, *, secret: bool) -> None:
     state = under_way(ctx)
-    rolled = ctx.roll("1d6", "pursuit.flight")
-    heading = grid.HEADINGS[rolled.faces[0] - 1]
+    visibility = Visibility.REFEREE if secret else Visibility.PUBLIC
+    rolled = ctx.roll("1d6", "pursuit.flight", visibility=visibility)
+    face = rolled.faces[0]
+    heading = grid.HEADINGS[face - 1]
     trip = _journey(ctx)
     target = grid.neighbour(trip.hex, heading) if trip is not None else None
     place = _map(ctx).hex(target) if target is not None else None
     if trip is not None and target is not None and place is None:
         msg = f"the party would flee {heading} from {trip.hex} into {target}, which is not on the map; draw it first"
         raise RuleRefusedError(msg)
-    ctx.emit(
-        ev.PursuitFled(
-            heading=heading,
-            face=rolled.faces[0],
-            hexes_fled=state.hexes_fled + 1,
-            pursuers_faster=state.pursuers_faster,
-            held=trip is not None and target is None,
-            rolls=(rolled.nonce,),
+    held = trip is not None and target is None
+    fled, faster = state.hexes_fled + 1, state.pursuers_faster
+    if secret and trip is not None:
+        where = target if target is not None else trip.hex
+        ctx.emit(ev.HeadingRolled(heading=heading, face=face, hex=where, held=held, referee_rolls=(rolled.nonce,)))
+        ctx.emit(ev.PursuitFled(hexes_fled=fled, pursuers_faster=faster))
+    else:
+        ctx.emit(
+            ev.PursuitFled(
+                heading=heading, face=face, hexes_fled=fled, pursuers_faster=faster, held=held, rolls=(rolled.nonce,)
+            )
         )
-    )
     if trip is not None and place is not None and target is not None:
         ctx.emit(travel_ev.TruePosition(hex=target, terrain=place.terrain, lost=target != trip.believed))
     seconds = _table(ctx).flight_seconds
-    ctx.advance(Span(seconds=seconds), reason=f"pursuit {state.started.number}: the party flees {heading}")
+    flees = "the party flees" if secret else f"the party flees {heading}"
+    ctx.advance(Span(seconds=seconds), reason=f"pursuit {state.started.number}: {flees}")
 
 
 def catch_rule(table: WildernessPursuit, reading: str, terrain: str) -> tuple[str, tuple[int, ...], int]:
@@ -335,6 +354,7 @@ __all__ = [
     "catch",
     "continue_check",
     "flee",
+    "flee_in_public",
     "rest",
     "resumed",
     "roll_evasion",

@@ -4,6 +4,7 @@ Seeded runs put unique canary strings in secret rolls' purposes and in hidden fe
 the map, record every byte a player's token receives after each step (state, timeline, events,
 stream, export, audit, map, receipt, campaigns, and refusals), and check that no canary appears
 before its reveal: a secret roll's when its session closes, a hidden feature's when the map is revealed.
+A pursuit's flight during a journey is read the same way: its heading leads to the party's true hex.
 """
 
 from __future__ import annotations
@@ -16,6 +17,13 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from hexlog.events.chain import canonical_json, sha256_hex
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.machine import commands as c
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import SetHex
+from hexlog.machine.keeper import FileKeeper, key_file_for
+from hexlog.machine.pursuit import commands as pu
+from hexlog.machine.travel import commands as tr
 from hexlog.replay.player_audit import WITHHELD
 from hexlog.service.http_tokens import TokenStore
 from tests.test_player_audit import FORGED_NOTATION, LOST_FEATURE, SECRET_PURPOSE, failing_db
@@ -178,3 +186,63 @@ def test_a_placeholder_gives_no_way_to_try_the_faces_of_a_secret_roll_against_it
         assert seen["hash"] == full["hash"]
         assert "id" not in seen
         assert _faces_behind(seen, full) == []
+
+
+def _lost_flight_db(db) -> None:
+    """Campaigns main and other; in main a journey from 2,2 (lost or not: its true hex is the referee's) and a
+    pursuit whose party flees a hex, on the committed dice of a fixed secret."""
+    store = SQLiteStore(db)
+    handler = Handler(store, FileKeeper(key_file_for(db)))
+    for campaign, secret in (("main", "a5"), ("other", "5a")):
+        handler.execute(campaign, c.StartCampaign(ruleset="explore"))
+        handler.execute(campaign, c.OpenSession(secret_hex=secret * 32))
+    for command in (c.AddMember(name="Ann"), c.AddMember(name="Bo")):
+        handler.execute("main", command)
+    for col in range(5):
+        for row in range(5):
+            handler.execute("main", SetHex(hex=f"{col},{row}", terrain="meadow"))
+    for command in (
+        tr.StartJourney(hex="2,2"),
+        tr.RollWeather(weather="clear"),
+        tr.DeclareRoute(headings=("N",)),
+        tr.Move(hexes=1),
+        pu.StartPursuit(pursuers_speed=60, evasion_failed=True),
+        pu.Flee(),
+    ):
+        handler.execute("main", command)
+    store.close()
+
+
+def test_a_flight_heading_reaches_a_player_only_when_the_session_ends(serve, tmp_path):
+    """During a journey the pursuit's heading leads to the party's true hex: a player's token reads nothing
+    of it (no heading, face, roll or true hex, on any route) until the session closes, and then reads it."""
+    _lost_flight_db(tmp_path / "hexlog.db")
+    served = serve()
+    player = served.headers("player")
+    with served.client() as client:
+        events = client.get("/campaigns/main/events", headers=served.headers("referee")).json()["events"]
+        (heading,) = [e["data"] for e in events if e["type"] == "hexlog.pursuit.heading_rolled"]
+        truly = [e["data"]["hex"] for e in events if e["type"] == "hexlog.travel.true_position"]
+        believed = [e["data"]["believed"] for e in events if e["type"] == "hexlog.travel.moved"]
+        assert truly[-1] == heading["hex"] != believed[-1]
+        seen = _player_bytes(client, "main", player)
+        shown = client.get("/campaigns/main/events", headers=player).json()["events"]
+        secret = {"hexlog.pursuit.heading_rolled", "hexlog.travel.true_position", "hexlog.travel.lost_checked"}
+        assert all(e.get("redacted") for e in shown if e["type"] in secret)
+        assert not [e for e in shown if e["data"].get("purpose") == "pursuit.flight" and not e.get("redacted")]
+        (flight,) = [e["data"] for e in shown if e["type"] == "hexlog.pursuit.fled"]
+        assert (flight["heading"], flight["face"], flight["rolls"]) == ("", 0, [])
+        unredacted = [e for e in shown if not e.get("redacted") and e["type"] != "hexlog.map.hex_set"]
+        assert not [e for e in unredacted if heading["hex"] in (e["data"].get("hex"), e["data"].get("believed"))]
+        assert f"flees {heading['heading']}".encode() not in seen
+        assert b"truly flees" not in seen
+        assert b"last flight" not in seen  # the referee's line of the state
+        assert b"last flight" in client.get("/campaigns/main", headers=served.headers("referee")).content
+        # the check can fail: the referee's own reads hold the heading, and so does the player's once revealed
+        assert b"truly flees" in client.get("/campaigns/main/timeline", headers=served.headers("referee")).content
+        closed = client.post("/campaigns/main/campaign/close-session", headers=served.headers("referee"), json={})
+        assert closed.status_code == 200, closed.text
+        shown = client.get("/campaigns/main/events", headers=player).json()["events"]
+        revealed = [e["data"] for e in shown if e["type"] == "hexlog.pursuit.heading_rolled" and not e.get("redacted")]
+        assert revealed == [heading]
+        assert f"truly flees {heading['heading']}".encode() in _player_bytes(client, "main", player)
