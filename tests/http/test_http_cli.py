@@ -144,11 +144,18 @@ def test_serve_on_postgresql_keeps_the_sessions_secrets_in_the_command_lines_key
 def test_a_refused_request_is_logged_with_its_outcome(serve):
     served = serve()
     configure("info")  # as 'hexlog serve' does
+    asked = {"/campaigns/main/encounter/check-surprise", "/campaigns/main"}
+
+    def logged() -> list[dict]:
+        return [log for log in logs if log["event"] == "http.request" and log.get("path") in asked]  # this test's
+
     with capture_logs() as logs, served.client() as client:
         client.post("/campaigns/main/encounter/check-surprise", headers=served.headers("referee"), json={})
         client.get("/campaigns/main", headers=served.headers("revoked"))
-    asked = {"/campaigns/main/encounter/check-surprise", "/campaigns/main"}
-    requests = [log for log in logs if log["event"] == "http.request" and log.get("path") in asked]  # this test's
+        deadline = time.monotonic() + 10
+        while len(logged()) < 2 and time.monotonic() < deadline:  # a request is logged once its answer has gone
+            time.sleep(0.01)
+    requests = logged()
     assert [(r["command"], r["status"], r["outcome"]) for r in requests] == [
         ("encounter/check-surprise", 409, "refused"),
         (None, 401, "unauthorized"),
