@@ -14,6 +14,7 @@ served is left as it was, and an older hexlog reading one that did is not distur
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
@@ -35,7 +36,7 @@ from hexlog.events.postgres_schema import (
 from hexlog.service.door import database_url
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from pathlib import Path
 
 
@@ -142,43 +143,42 @@ class PostgresTables:
     def _pin_schema(self) -> str:
         """The event store's schema (the first of ``search_path`` that exists), which this connection then
         searches alone."""
-        try:
+        with self._worded("read"):
             found = self._conn.execute("SELECT current_schema()").fetchone()
             schema = None if found is None or found[0] is None else str(found[0])
             if schema is not None:
                 self._conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
-        except psycopg.Error as err:
-            raise self._failed(err, "read") from err
         if schema is None:
             msg = f"no hexlog database at {self.shown} (no schema of its search_path exists); run 'hexlog init' first"
             raise NotFoundError(msg)
         return schema
 
-    def _failed(self, err: psycopg.Error, what: str) -> Exception:
-        """The error a statement that failed on the server raises, in hexlog's words; ``err`` itself for a bug."""
-        if err.sqlstate == LOCK_NOT_AVAILABLE:
-            msg = f"the database {self.shown} is busy (another hexlog command holds it); try again"
-            return ConcurrencyError(msg)
-        if isinstance(err, psycopg.OperationalError) or err.sqlstate in {
-            INSUFFICIENT_PRIVILEGE,
-            READ_ONLY_TRANSACTION,
-            DISK_FULL,
-        }:
-            done = "; nothing was written" if what == "write" else ""
-            return StoreWriteError(f"cannot {what} the database {self.shown}: {first_line(err)}{done}")
-        return err
+    @contextlib.contextmanager
+    def _worded(self, what: str) -> Iterator[None]:
+        """Turn what the server refuses into hexlog's words (``what``: read or write); a bug's error passes as it is."""
+        try:
+            yield
+        except psycopg.Error as err:
+            if err.sqlstate == LOCK_NOT_AVAILABLE:
+                msg = f"the database {self.shown} is busy (another hexlog command holds it); try again"
+                raise ConcurrencyError(msg) from err
+            if isinstance(err, psycopg.OperationalError) or err.sqlstate in {
+                INSUFFICIENT_PRIVILEGE,
+                READ_ONLY_TRANSACTION,
+                DISK_FULL,
+            }:
+                done = "; nothing was written" if what == "write" else ""
+                msg = f"cannot {what} the database {self.shown}: {first_line(err)}{done}"
+                raise StoreWriteError(msg) from err
+            raise
 
     def ensure(self, table: str, statement: str) -> None:
         """Make the table unless it is there, holding the schema's append lock while it is made."""
         if self.has(table):
             return
-        with self._lock:
-            try:
-                with self._conn.transaction():
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(self.schema),))
-                    self._conn.execute(statement)
-            except psycopg.Error as err:
-                raise self._failed(err, "write") from err
+        with self._lock, self._worded("write"), self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(self.schema),))
+            self._conn.execute(statement)
         self._known.add(table)
 
     def has(self, table: str) -> bool:
@@ -194,19 +194,13 @@ class PostgresTables:
         return self._read(_marked(query), params)
 
     def _read(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        with self._lock:
-            try:
-                return self._conn.execute(query, params).fetchall()
-            except psycopg.Error as err:
-                raise self._failed(err, "read") from err
+        with self._lock, self._worded("read"):
+            return self._conn.execute(query, params).fetchall()
 
     def write(self, query: str, params: Sequence[Any] = ()) -> None:
         """Run one statement that writes (autocommit: committed when it returns)."""
-        with self._lock:
-            try:
-                self._conn.execute(_marked(query), params)
-            except psycopg.Error as err:
-                raise self._failed(err, "write") from err
+        with self._lock, self._worded("write"):
+            self._conn.execute(_marked(query), params)
 
     def close(self) -> None:
         """Release the connection."""
