@@ -64,7 +64,7 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "connect", "first_line"]
 
 #: seconds to wait for the server to answer a new connection
 CONNECT_TIMEOUT = 10
@@ -92,15 +92,8 @@ class PostgresStore:
         #: a PostgreSQL schema is never removed by hexlog, so nothing counts as a new file to clean up
         self.created = False
         self._lock = threading.Lock()
+        self._conn = connect(url, lock_timeout=lock_timeout)
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
-        except psycopg.Error as err:
-            msg = f"cannot connect to the database {self.shown}: {without_password(_first_line(err), url)}"
-            raise StoreWriteError(msg) from err
-        try:
-            # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
-            waits = f"{max(1, int(lock_timeout * 1000))}ms"
-            self._conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
             if readonly:
                 self._conn.execute("SET default_transaction_read_only = on")
             self.schema = self._prepare(create=create)
@@ -190,7 +183,7 @@ class PostgresStore:
         """The error an append that wrote nothing raises for PostgreSQL's ``err``."""
         state = err.sqlstate or ""
         if state == UNIQUE_VIOLATION:
-            msg = f"stream {stream_id}: another append recorded these events first ({_first_line(err)})"
+            msg = f"stream {stream_id}: another append recorded these events first ({first_line(err)})"
             return StaleVersionError(msg)
         if state in {LOCK_NOT_AVAILABLE, SERIALIZATION_FAILURE, DEADLOCK_DETECTED}:
             msg = f"stream {stream_id}: the database is busy: another append held it past the lock timeout; try again"
@@ -200,7 +193,7 @@ class PostgresStore:
             INSUFFICIENT_PRIVILEGE,
             DISK_FULL,
         }:
-            return StoreWriteError(f"cannot write the database {self.shown}: {_first_line(err)}; nothing was written")
+            return StoreWriteError(f"cannot write the database {self.shown}: {first_line(err)}; nothing was written")
         return err
 
     def _append_locked(
@@ -277,7 +270,7 @@ class PostgresStore:
             try:
                 return self._conn.execute(query, params).fetchall()
             except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
-                msg = f"cannot read the database {self.shown}: {_first_line(err)}"
+                msg = f"cannot read the database {self.shown}: {first_line(err)}"
                 raise StoreWriteError(msg) from err
 
     def tail_problem(self, stream_id: str) -> str | None:
@@ -418,7 +411,28 @@ class PostgresStore:
             self._conn.close()
 
 
-def _first_line(err: psycopg.Error) -> str:
+def connect(url: str, *, lock_timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection to ``url`` whose waits for a lock end after ``lock_timeout`` seconds.
+
+    A server that cannot be reached, or a URL it cannot read, is a ``StoreWriteError`` naming the URL
+    without its password (nor the password quoted in the driver's message).
+    """
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+    except psycopg.Error as err:
+        msg = f"cannot connect to the database {shown_url(url)}: {without_password(first_line(err), url)}"
+        raise StoreWriteError(msg) from err
+    try:
+        # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
+        waits = f"{max(1, int(lock_timeout * 1000))}ms"
+        conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def first_line(err: psycopg.Error) -> str:
     """The first line of a PostgreSQL error (its detail lines are for a log, not a one-line refusal)."""
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
@@ -429,5 +443,5 @@ def _raise_write_error(shown: str, what: str, err: psycopg.Error) -> NoReturn:
     if err.sqlstate == LOCK_NOT_AVAILABLE:
         msg = f"the database {shown} is busy (another hexlog command holds it); try again"
         raise ConcurrencyError(msg) from err
-    msg = f"{what} the database {shown}: {_first_line(err)}; nothing was written"
+    msg = f"{what} the database {shown}: {first_line(err)}; nothing was written"
     raise StoreWriteError(msg) from err

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import logs
-from hexlog.service.door import CampaignOption, Door, SQLiteDbOption, open_store, sqlite_only
+from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -22,7 +22,7 @@ token_app = typer.Typer(
 
 
 def serve(  # noqa: PLR0913, PLR0917 - one option per setting
-    db: SQLiteDbOption = Path("hexlog.db"),
+    db: DbOption = Path("hexlog.db"),
     host: Annotated[str, typer.Option(help="the address to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="the port to listen on", min=0, max=65535)] = 8000,
     rate: Annotated[float, typer.Option(help="requests a second each token may make, on average", min=0.01)] = 20.0,
@@ -35,12 +35,11 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
 
     from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
 
-    sqlite_only(db, "hexlog serve")
     open_store(db).close()  # refuse a missing or foreign file in the command line's words
     if "HEXLOG_LOG" not in os.environ:
         logs.configure("info")  # one line per request
     settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
-    out.print(f"serving {db} on http://{host}:{port} (API: /docs, /openapi.json)")
+    out.print(f"serving {shown_db(db)} on http://{host}:{port} (API: /docs, /openapi.json)")
     uvicorn.run(
         create_app(settings),
         host=host,
@@ -54,17 +53,16 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
 @token_app.command("create")
 def token_create(
     role: Annotated[str, typer.Option(help="referee (everything in the campaign) or player (read, follow, seed)")],
-    db: SQLiteDbOption = Path("hexlog.db"),
+    db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
     label: Annotated[str, typer.Option(help="who the token is for (shown by 'token list')")] = "",
 ) -> None:
     """Make a token for one campaign; it is printed once and only its hash is kept."""
     check_role(role)
-    sqlite_only(db, "hexlog token")
     door = Door.open(db, campaign)
     if campaign is not None:
         check_campaign_id(campaign)
-    tokens = TokenStore(db)
+    tokens = TokenStore(db, busy_timeout=busy_timeout())
     try:
         text, kept = tokens.create(door.campaign, role, label)
     finally:
@@ -74,13 +72,12 @@ def token_create(
 
 
 @token_app.command("list")
-def token_list(db: SQLiteDbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
+def token_list(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
     """The tokens (of one campaign with --campaign): id, campaign, role, label, made, revoked."""
     if campaign is not None:
         check_campaign_id(campaign)
-    sqlite_only(db, "hexlog token")
     open_store(db).close()
-    tokens = TokenStore(db)
+    tokens = TokenStore(db, busy_timeout=busy_timeout())
     try:
         listed = tokens.list(campaign)
     finally:
@@ -96,12 +93,11 @@ def token_list(db: SQLiteDbOption = Path("hexlog.db"), campaign: CampaignOption 
 @token_app.command("revoke")
 def token_revoke(
     token_id: Annotated[str, typer.Argument(help="the token's id (see 'hexlog token list')")],
-    db: SQLiteDbOption = Path("hexlog.db"),
+    db: DbOption = Path("hexlog.db"),
 ) -> None:
     """Revoke a token: the next request made with it is refused."""
-    sqlite_only(db, "hexlog token")
     open_store(db).close()
-    tokens = TokenStore(db)
+    tokens = TokenStore(db, busy_timeout=busy_timeout())
     try:
         token = tokens.revoke(token_id)
     finally:

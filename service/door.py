@@ -81,11 +81,6 @@ DbOption = Annotated[
         "--db", envvar="HEXLOG_DB", help="the SQLite database file, or a postgresql:// URL", show_default=True
     ),
 ]
-#: ``--db`` of the commands that keep tables of their own in a SQLite file (serve, token)
-SQLiteDbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="HEXLOG_DB", help="the SQLite database file (not a PostgreSQL URL)", show_default=True),
-]
 CampaignOption = Annotated[
     str | None,
     typer.Option(
@@ -153,13 +148,6 @@ def keys_folder() -> Path:
     folder = (Path(base) if base else Path.home() / ".local" / "share") / "hexlog" / "keys"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return folder
-
-
-def sqlite_only(db: Path, what: str) -> None:
-    """``UsageError`` when ``--db`` is a PostgreSQL URL for a command that keeps its own tables in a SQLite file."""
-    if database_url(db) is not None:
-        msg = f"{what} keeps its tables in a SQLite database file, not on PostgreSQL; give --db a SQLite file"
-        raise UsageError(msg)
 
 
 def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> Store:

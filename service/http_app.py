@@ -39,7 +39,7 @@ from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundEr
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler
-from hexlog.machine.keeper import FileKeeper, key_file_for
+from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay import audit as audits
 from hexlog.replay import player_audit
@@ -48,7 +48,7 @@ from hexlog.replay.receipts import Receipt
 from hexlog.service import render
 from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
-from hexlog.service.door import Door, campaign_ids, open_store
+from hexlog.service.door import Door, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
 from hexlog.service.http_events import PlayerCache, seen
 from hexlog.service.http_problems import (
@@ -87,6 +87,7 @@ PUBLIC, READ, COMMAND, ANY_TOKEN = "public", "read", "command", "token"
 class Settings:
     """What ``hexlog serve`` is given."""
 
+    #: the database (``--db``): a SQLite file, or a PostgreSQL URL (as a path, as ``--db`` gives it)
     db: Path
     #: the largest request body, in bytes
     max_body: int = 256 * 1024
@@ -140,10 +141,12 @@ class Service:
 
     def __init__(self, settings: Settings, registry: Registry = REGISTRY) -> None:
         self.settings = settings
+        timeout = busy_timeout()
         self.store = open_store(settings.db)
-        self.handler = Handler(self.store, FileKeeper(key_file_for(settings.db)), registry=registry)
-        self.tokens = TokenStore(settings.db)
-        self.replies = Replies(settings.db)
+        # the key file every command of the database uses (for PostgreSQL: HEXLOG_KEY_FILE, else the user's one)
+        self.handler = Handler(self.store, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
+        self.tokens = TokenStore(settings.db, busy_timeout=timeout)
+        self.replies = Replies(settings.db, busy_timeout=timeout)
         self.registry = registry
         self.bell = Bell()
         self.rates = Rates(settings.rate, settings.burst)

@@ -1,7 +1,8 @@
 """The first answer to each command sent with an ``Idempotency-Key``, kept so that a retry gets it again.
 
 Kept per campaign and key in the table ``http_replies`` of the campaign's database (made when first
-needed), with a digest of the request: the same key with another request is refused. The command
+needed; in the SQLite file or the PostgreSQL schema ``--db`` names: ``hexlog.service.http_tables``), with a
+digest of the request: the same key with another request is refused. The command
 itself is also sent to the handler under a command id made of the campaign and the key, so even a
 retry whose first answer was never stored (the service stopped in between) is applied only once.
 """
@@ -9,15 +10,16 @@ retry whose first answer was never stored (the service stopped in between) is ap
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.service.http_tables import open_tables
+
 if TYPE_CHECKING:
-    from pathlib import Path
+    from hexlog.service.http_tables import Tables
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS http_replies (
@@ -44,47 +46,34 @@ class Reply:
 
 
 class Replies:
-    """The stored answers of one database file."""
+    """The stored answers of one database (``db`` as ``--db`` gives it: a SQLite file or a PostgreSQL URL)."""
 
-    def __init__(self, db: Path, *, busy_timeout: float = 10.0) -> None:
-        self._conn = sqlite3.connect(
-            f"{db.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout, check_same_thread=False
-        )
-        self._conn.isolation_level = None
-        self._lock = threading.Lock()
-        self._ready = False
-
-    def _prepare(self) -> None:
-        if not self._ready:
-            self._conn.execute(TABLE)
-            self._ready = True
+    def __init__(self, db: Path | str, *, busy_timeout: float = 10.0) -> None:
+        self._tables: Tables = open_tables(Path(db), busy_timeout=busy_timeout)
 
     def get(self, campaign: str, key: str) -> Reply | None:
         """The answer stored for a key, if any."""
-        with self._lock:
-            self._prepare()
-            row = self._conn.execute(
-                "SELECT digest, status, body FROM http_replies WHERE campaign = ? AND key = ?", (campaign, key)
-            ).fetchone()
-        return None if row is None else Reply(digest=row[0], status=row[1], body=json.loads(row[2]))
+        self._tables.ensure("http_replies", TABLE)
+        rows = self._tables.rows(
+            "SELECT digest, status, body FROM http_replies WHERE campaign = ? AND key = ?", (campaign, key)
+        )
+        return None if not rows else Reply(digest=rows[0][0], status=rows[0][1], body=json.loads(rows[0][2]))
 
     def put(self, campaign: str, key: str, reply: Reply) -> None:
         """Keep the first answer for a key."""
         created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with self._lock:
-            self._prepare()
-            self._conn.execute(
-                "INSERT OR IGNORE INTO http_replies (campaign, key, digest, status, body, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (campaign, key, reply.digest, reply.status, json.dumps(reply.body, ensure_ascii=False), created),
-            )
+        self._tables.ensure("http_replies", TABLE)
+        self._tables.write(
+            "INSERT INTO http_replies (campaign, key, digest, status, body, created) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (campaign, key) DO NOTHING",
+            (campaign, key, reply.digest, reply.status, json.dumps(reply.body, ensure_ascii=False), created),
+        )
 
     def forget(self, campaign: str, key: str) -> None:
         """Drop a stored answer (what a service that stopped before storing it leaves behind)."""
-        with self._lock:
-            self._prepare()
-            self._conn.execute("DELETE FROM http_replies WHERE campaign = ? AND key = ?", (campaign, key))
+        self._tables.ensure("http_replies", TABLE)
+        self._tables.write("DELETE FROM http_replies WHERE campaign = ? AND key = ?", (campaign, key))
 
     def close(self) -> None:
         """Release the connection."""
-        self._conn.close()
+        self._tables.close()

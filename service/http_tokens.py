@@ -4,7 +4,8 @@ A token is ``hxl_<id>_<secret>``. The database keeps only its id, campaign, role
 the whole token; a request's token is looked up by id and its hash compared in constant time
 (``hmac.compare_digest``). The table ``http_tokens`` is made the first time a token is created, so a
 database that never served is left as it was, and an older hexlog reading a database with the table
-is not disturbed by it.
+is not disturbed by it. The table is in the SQLite file or in the PostgreSQL schema ``--db`` names
+(``hexlog.service.http_tables``); what is kept and how it is compared are the same in both.
 """
 
 from __future__ import annotations
@@ -12,17 +13,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import sqlite3
-import threading
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
 from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.service.http_tables import open_tables
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from hexlog.service.http_tables import Tables
 
 REFEREE, PLAYER = "referee", "player"
 ROLES = (REFEREE, PLAYER)
@@ -78,45 +79,38 @@ def check_role(role: str) -> str:
 
 
 class TokenStore:
-    """The tokens of one database file (its own connection: the event store is not touched)."""
+    """The tokens of one database (a connection of its own: the event store is not touched).
 
-    def __init__(self, db: Path, *, busy_timeout: float = 10.0) -> None:
-        self.db = db
-        self._conn = sqlite3.connect(
-            f"{db.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout, check_same_thread=False
-        )
-        self._conn.isolation_level = None
-        self._lock = threading.RLock()
+    ``db`` is what ``--db`` gives: a SQLite file or a PostgreSQL URL (the tokens then go in the store's
+    schema). ``busy_timeout`` is how many seconds a statement waits for another writer's lock.
+    """
 
-    def _has_table(self) -> bool:
-        row = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'http_tokens'").fetchone()
-        return row is not None
+    def __init__(self, db: Path | str, *, busy_timeout: float = 10.0) -> None:
+        self.db = Path(db)
+        self._tables: Tables = open_tables(self.db, busy_timeout=busy_timeout)
 
     def create(self, campaign: str, role: str, label: str = "") -> tuple[str, Token]:
         """Make a token; give its text (shown once, never kept) and what is kept of it."""
         check_role(role)
-        with self._lock:
-            self._conn.execute(TABLE)
+        self._tables.ensure("http_tokens", TABLE)
         token_id = secrets.token_hex(ID_BYTES)
         text = f"{PREFIX}_{token_id}_{secrets.token_urlsafe(SECRET_BYTES)}"
         kept = Token(id=token_id, campaign=campaign, role=role, label=label, created=_now(), revoked=None)
-        with self._lock:
-            self._conn.execute(
-                "INSERT INTO http_tokens (id, campaign, role, hash, label, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (kept.id, kept.campaign, kept.role, digest(text), kept.label, kept.created),
-            )
+        self._tables.write(
+            "INSERT INTO http_tokens (id, campaign, role, hash, label, created) VALUES (?, ?, ?, ?, ?, ?)",
+            (kept.id, kept.campaign, kept.role, digest(text), kept.label, kept.created),
+        )
         return text, kept
 
     def list(self, campaign: str | None = None) -> list[Token]:
         """The tokens (of one campaign, when given), oldest first."""
-        with self._lock:
-            if not self._has_table():
-                return []
-            rows = self._conn.execute(
-                "SELECT id, campaign, role, label, created, revoked FROM http_tokens "
-                "WHERE ? IS NULL OR campaign = ? ORDER BY created, id",
-                (campaign, campaign),
-            ).fetchall()
+        if not self._tables.has("http_tokens"):
+            return []
+        query = "SELECT id, campaign, role, label, created, revoked FROM http_tokens"
+        params: tuple[str, ...] = ()
+        if campaign is not None:
+            query, params = f"{query} WHERE campaign = ?", (campaign,)
+        rows = self._tables.rows(f"{query} ORDER BY created, id", params)
         return [Token(id=r[0], campaign=r[1], role=r[2], label=r[3], created=r[4], revoked=r[5]) for r in rows]
 
     def revoke(self, token_id: str) -> Token:
@@ -127,8 +121,9 @@ class TokenStore:
             msg = f"no token with id {token_id!r} (see 'hexlog token list')"
             raise NotFoundError(msg)
         if found.revoked is None:
-            with self._lock:
-                self._conn.execute("UPDATE http_tokens SET revoked = ? WHERE id = ?", (_now(), found.id))
+            self._tables.write(
+                "UPDATE http_tokens SET revoked = ? WHERE id = ? AND revoked IS NULL", (_now(), found.id)
+            )
         return next(t for t in self.list() if t.id == found.id)
 
     def verify(self, text: str) -> Token | None:
@@ -136,12 +131,12 @@ class TokenStore:
         parts = text.split("_", 2)
         if len(parts) != 3 or parts[0] != PREFIX:  # noqa: PLR2004 - prefix, id, secret
             return None
-        with self._lock:
-            if not self._has_table():
-                return None
-            row = self._conn.execute(
-                "SELECT id, campaign, role, label, created, revoked, hash FROM http_tokens WHERE id = ?", (parts[1],)
-            ).fetchone()
+        if not self._tables.has("http_tokens"):
+            return None
+        rows = self._tables.rows(
+            "SELECT id, campaign, role, label, created, revoked, hash FROM http_tokens WHERE id = ?", (parts[1],)
+        )
+        row = rows[0] if rows else None
         if row is None or not hmac.compare_digest(str(row[6]), digest(text)):
             return None
         token = Token(id=row[0], campaign=row[1], role=row[2], label=row[3], created=row[4], revoked=row[5])
@@ -149,10 +144,11 @@ class TokenStore:
 
     def verify_id(self, token_id: str) -> bool:
         """Whether the token of this id (verified when its request came) is still active."""
-        with self._lock:
-            row = self._conn.execute("SELECT revoked FROM http_tokens WHERE id = ?", (token_id,)).fetchone()
-        return row is not None and row[0] is None
+        if not self._tables.has("http_tokens"):
+            return False
+        rows = self._tables.rows("SELECT revoked FROM http_tokens WHERE id = ?", (token_id,))
+        return bool(rows) and rows[0][0] is None
 
     def close(self) -> None:
         """Release the connection."""
-        self._conn.close()
+        self._tables.close()

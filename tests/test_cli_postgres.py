@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import psycopg
 import pytest
+from psycopg import sql
 
 from hexlog.machine import handler as handler_module
 
 from .conftest import IN_PROCESS, run_hexlog, secret_file
-from .postgres_db import needs_postgres, pg_url
+from .postgres_db import PG_URL, fresh_schema, needs_postgres, pg_url
 
 if TYPE_CHECKING:
     import subprocess
@@ -125,12 +128,77 @@ def test_commands_on_a_schema_without_hexlog_tables_are_refused(pg_url: str, tmp
     assert "hunter2" not in done.stderr
 
 
-def test_serve_and_tokens_ask_for_a_sqlite_file(pg_url: str, tmp_path: Path) -> None:
-    """The HTTP service keeps its tokens in a SQLite file: a PostgreSQL URL is refused in one line."""
-    for args in (("serve",), ("token", "list")):
-        done = run_hexlog("--db", pg_url, *args, cwd=tmp_path)
-        assert done.returncode == 2, done.stderr
-        assert "SQLite database file" in done.stderr
+def test_tokens_are_made_listed_and_revoked_in_the_databases_own_schema(pg_url: str, tmp_path: Path) -> None:
+    """``hexlog token`` on PostgreSQL: the table is made in the store's schema the first time a token is made, it
+    keeps only the token's hash, and another schema of the same database holds none of its tokens."""
+    assert run_hexlog("--db", pg_url, "init", cwd=tmp_path).returncode == 0
+    listed = run_hexlog("--db", pg_url, "token", "list", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.strip() == "no tokens (hexlog token create --role referee|player)"
+    schema = pg_url.rsplit("%3D", 1)[1]
+    assert _tables(schema) == {"commands", "events", "projection_rows"}  # listing made nothing
+    made = run_hexlog("--db", pg_url, "token", "create", "--role", "player", "--label", "Ana", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    token, about = made.stdout.splitlines()
+    token_id = about.split()[1].rstrip(":")
+    assert token.startswith(f"hxl_{token_id}_")
+    assert "player of campaign main" in about
+    assert "http_tokens" in _tables(schema)
+    with psycopg.connect(PG_URL) as conn:
+        kept = conn.execute(sql.SQL("SELECT * FROM {}.http_tokens").format(sql.Identifier(schema))).fetchall()
+    assert len(kept) == 1
+    assert token_id in repr(kept)
+    assert token.removeprefix(f"hxl_{token_id}_") not in repr(kept)  # only the hash of the secret part
+    listed = run_hexlog("--db", pg_url, "token", "list", cwd=tmp_path)
+    assert re.fullmatch(rf"{token_id}  main  player 'Ana'  made \S+Z  active\n", listed.stdout), listed.stdout
+    with fresh_schema() as elsewhere:  # another schema of the same database: another hexlog database
+        assert run_hexlog("--db", elsewhere, "init", cwd=tmp_path).returncode == 0
+        assert "no tokens" in run_hexlog("--db", elsewhere, "token", "list", cwd=tmp_path).stdout
+        refused = run_hexlog("--db", elsewhere, "token", "revoke", token_id, cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr.strip() == f"hexlog: error: no token with id {token_id!r} (see 'hexlog token list')"
+    revoked = run_hexlog("--db", pg_url, "token", "revoke", token_id, cwd=tmp_path)
+    assert revoked.returncode == 0, revoked.stderr
+    assert f"token {token_id} (player of campaign main) revoked" in revoked.stdout
+    assert "revoked 20" in run_hexlog("--db", pg_url, "token", "list", cwd=tmp_path).stdout
+    king = run_hexlog("--db", pg_url, "token", "create", "--role", "king", cwd=tmp_path)
+    assert king.stderr.strip() == "hexlog: error: --role must be referee or player, not 'king'"
+
+
+def _tables(schema: str) -> set[str]:
+    with psycopg.connect(PG_URL) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,)).fetchall()
+    return {str(row[0]) for row in rows}
+
+
+@pytest.mark.parametrize(
+    "args", [("serve",), ("token", "list"), ("token", "create", "--role", "referee"), ("token", "revoke", "abc")]
+)
+def test_serve_and_tokens_on_a_server_that_does_not_answer_or_a_bad_url_say_so_in_one_line(
+    args: tuple[str, ...], pg_url: str, tmp_path: Path
+) -> None:
+    """No traceback and no password: a server that does not answer, a URL libpq cannot read, a schema without
+    hexlog's tables."""
+    done = run_hexlog("--db", "postgresql://me:hunter2@127.0.0.1:1/x", *args, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("hexlog: error: cannot connect to the database postgresql://me@127.0.0.1:1/x: ")
+    assert len(done.stderr.splitlines()) == 1
+    assert "hunter2" not in done.stderr
+    bad = run_hexlog("--db", "postgresql://me:hunter2@127.0.0.1:port/x", *args, cwd=tmp_path)
+    assert bad.returncode == 1, bad.stderr
+    assert bad.stderr.startswith("hexlog: error: cannot connect to the database postgresql://me@127.0.0.1:port/x: ")
+    assert len(bad.stderr.splitlines()) == 1
+    assert "hunter2" not in bad.stderr
+    empty = run_hexlog("--db", pg_url, *args, cwd=tmp_path)
+    assert empty.returncode == 2, empty.stderr
+    assert "hexlog init" in empty.stderr
+    assert len(empty.stderr.splitlines()) == 1
+
+
+def test_serve_and_token_say_their_db_takes_a_file_or_a_url(tmp_path: Path) -> None:
+    for args in (("serve",), ("token", "create"), ("token", "list"), ("token", "revoke")):
+        shown = " ".join(run_hexlog(*args, "--help", cwd=tmp_path, env={"COLUMNS": "200"}).stdout.split())
+        assert "the SQLite database file, or a postgresql:// URL" in shown, args
 
 
 @pytest.mark.parametrize("name", ["logs/mixed", "logs/ose", "sample-export", "sample-export-v2", "pursuit-v1"])

@@ -15,6 +15,8 @@ from hexlog.machine import commands as c
 from hexlog.machine.registry import REGISTRY
 from hexlog.service.http_commands import command_routes
 
+from .conftest import BACKENDS
+
 WHO = ("referee", "player", "other", "revoked", "none")
 OPEN = {"referee": 200, "player": 200, "other": 200, "revoked": 200, "none": 200}
 READ = {"referee": 200, "player": 200, "other": 403, "revoked": 401, "none": 401}
@@ -85,6 +87,7 @@ def test_a_route_missing_from_the_matrix_fails():
         matrix({("POST", "/campaigns/{campaign}/castle/storm")})
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 @pytest.mark.parametrize("who", WHO)
 def test_the_matrix(serve, who):
     served = serve()
@@ -117,6 +120,7 @@ def test_the_matrix(serve, who):
         assert answers["POST", "/campaigns/{campaign}/campaign/roll-dice"] == 200
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_player_may_not_roll_in_secret_and_a_token_does_not_reach_another_campaign(serve):
     served = serve()
     with served.client() as client:

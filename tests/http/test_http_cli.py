@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shlex
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from structlog.testing import capture_logs
 
 from hexlog.service.logs import configure
+from tests.conftest import run_hexlog
+from tests.postgres_db import pg_url
 
 from .conftest import free_port
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["pg_url"]  # the fixture, used by name
 
 HEXLOG = Path(sys.executable).parent / "hexlog"
 
@@ -46,18 +56,19 @@ def test_tokens_are_made_listed_and_revoked_and_only_their_hash_is_kept(hexlog, 
     )
 
 
-def test_serve_answers_on_the_loopback_address_and_logs_each_request_without_its_token(hexlog, tmp_path):
-    assert hexlog("init", "--campaign", "main").returncode == 0
-    token = hexlog("token", "create", "--role", "referee").stdout.splitlines()[0]
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
+@contextlib.contextmanager
+def serving(db: str, port: int, env: dict[str, str], cwd: Path | None = None) -> Iterator[tuple[str, list[str]]]:
+    """``hexlog serve --db DB --port PORT`` as its own process, once it answers: its URL, and (once it has stopped)
+    its standard output and error."""
     server = subprocess.Popen(  # noqa: S603 - our own console script
-        [str(HEXLOG), "serve", "--db", str(tmp_path / "hexlog.db"), "--port", str(port)],
+        [str(HEXLOG), "serve", "--db", db, "--port", str(port)],
         env=env,
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+    said: list[str] = []
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -66,15 +77,26 @@ def test_serve_answers_on_the_loopback_address_and_logs_each_request_without_its
                 httpx.get(f"{url}/health", timeout=1)
                 break
             except httpx.TransportError:
+                assert server.poll() is None, server.communicate()
                 assert time.monotonic() < deadline, "the service did not start"
                 time.sleep(0.1)
+        yield url, said
+    finally:
+        server.terminate()
+        said.extend(server.communicate(timeout=30))
+
+
+def test_serve_answers_on_the_loopback_address_and_logs_each_request_without_its_token(hexlog, tmp_path):
+    assert hexlog("init", "--campaign", "main").returncode == 0
+    token = hexlog("token", "create", "--role", "referee").stdout.splitlines()[0]
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
+    with serving(str(tmp_path / "hexlog.db"), port, env) as (url, said):
         answer = httpx.post(
             f"{url}/campaigns/main/campaign/open-session", headers={"Authorization": f"Bearer {token}"}, json={}
         )
         assert answer.status_code == 200
-    finally:
-        server.terminate()
-        out, err = server.communicate(timeout=30)
+    out, err = said
     assert f"serving {tmp_path / 'hexlog.db'} on http://127.0.0.1:{port}" in out
     assert token not in err
     lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
@@ -86,14 +108,54 @@ def test_serve_answers_on_the_loopback_address_and_logs_each_request_without_its
     assert done["duration_ms"] > 0
 
 
+def test_serve_on_postgresql_keeps_the_sessions_secrets_in_the_command_lines_key_file(pg_url, tmp_path):
+    """``hexlog serve --db postgresql://...``: tokens made by ``hexlog token``, a session opened over HTTP and
+    closed by the command line (which finds its secret in the same key file), a revoked token refused at once."""
+    assert run_hexlog("--db", pg_url, "init", cwd=tmp_path).returncode == 0
+    referee = run_hexlog("--db", pg_url, "token", "create", "--role", "referee", cwd=tmp_path).stdout.split()[0]
+    player = run_hexlog("--db", pg_url, "token", "create", "--role", "player", cwd=tmp_path).stdout.split()[0]
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
+    env["XDG_DATA_HOME"] = str(tmp_path / ".data")  # where run_hexlog's commands keep the key file
+    with serving(pg_url, port, env, cwd=tmp_path) as (url, said), httpx.Client(base_url=url) as client:
+        opened = client.post(
+            "/campaigns/main/campaign/open-session", headers={"Authorization": f"Bearer {referee}"}, json={}
+        )
+        assert opened.status_code == 200, opened.text
+        refused = client.post(
+            "/campaigns/main/campaign/close-session", headers={"Authorization": f"Bearer {player}"}, json={}
+        )
+        assert refused.status_code == 403
+        closed = run_hexlog("--db", pg_url, "session", "close", cwd=tmp_path)
+        assert closed.returncode == 0, closed.stderr
+        state = client.get("/campaigns/main", headers={"Authorization": f"Bearer {player}"}).json()
+        assert state["session"]["status"] == "closed"
+        token_id = player.split("_")[1]
+        assert run_hexlog("--db", pg_url, "token", "revoke", token_id, cwd=tmp_path).returncode == 0
+        assert client.get("/campaigns/main", headers={"Authorization": f"Bearer {player}"}).status_code == 401
+    out, err = said
+    assert f"serving {shlex.quote(pg_url)} on http://127.0.0.1:{port}" in out
+    assert referee not in err
+    assert player not in err
+    keys = tmp_path / ".data" / "hexlog" / "keys"
+    assert len(list(keys.glob("*.keys"))) == 1
+
+
 def test_a_refused_request_is_logged_with_its_outcome(serve):
     served = serve()
     configure("info")  # as 'hexlog serve' does
+    asked = {"/campaigns/main/encounter/check-surprise", "/campaigns/main"}
+
+    def logged() -> list[dict]:
+        return [log for log in logs if log["event"] == "http.request" and log.get("path") in asked]  # this test's
+
     with capture_logs() as logs, served.client() as client:
         client.post("/campaigns/main/encounter/check-surprise", headers=served.headers("referee"), json={})
         client.get("/campaigns/main", headers=served.headers("revoked"))
-    asked = {"/campaigns/main/encounter/check-surprise", "/campaigns/main"}
-    requests = [log for log in logs if log["event"] == "http.request" and log.get("path") in asked]  # this test's
+        deadline = time.monotonic() + 10
+        while len(logged()) < 2 and time.monotonic() < deadline:  # a request is logged once its answer has gone
+            time.sleep(0.01)
+    requests = logged()
     assert [(r["command"], r["status"], r["outcome"]) for r in requests] == [
         ("encounter/check-surprise", 409, "refused"),
         (None, 401, "unauthorized"),

@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
+
 from hexlog.events.dice import DiceRolled
 from hexlog.service.http_replies import Replies
+
+from .conftest import BACKENDS
 
 ADD = "/campaigns/main/campaign/add-member"
 
@@ -20,6 +24,7 @@ def _version(served, client) -> int:
     return client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_retried_command_is_applied_once_and_answered_as_the_first_time(serve):
     served = serve()
     with served.client() as client:
@@ -36,6 +41,7 @@ def test_a_retried_command_is_applied_once_and_answered_as_the_first_time(serve)
         assert "already used for another request" in other.json()["detail"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_command_whose_response_was_lost_is_applied_once(serve):
     served = serve()
     address = urlparse(served.url)
@@ -72,6 +78,7 @@ def test_a_command_whose_response_was_lost_is_applied_once(serve):
         assert party.count("Cato") == 1
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_stale_if_match_gets_409_with_the_current_version(serve):
     served = serve()
     with served.client() as client:
@@ -141,6 +148,7 @@ def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
         assert client.get("/campaigns/main", headers=served.headers("referee")).status_code == 200
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_secret_roll_is_explained_to_the_referee_and_not_to_a_player_before_the_close(serve):
     served = serve()
     with served.client() as client:

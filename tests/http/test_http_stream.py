@@ -14,8 +14,15 @@ from pathlib import Path
 
 import attrs
 import httpx
+import pytest
 
+from hexlog.machine import commands as c
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import FileKeeper
+from hexlog.service.door import key_file, open_store
 from hexlog.service.http_tokens import TokenStore
+
+from .conftest import BACKENDS
 
 #: appended by 250 clock advances of 20 turns (one event a turn)
 ADVANCES, TURNS = 250, 20
@@ -104,6 +111,7 @@ def test_twenty_followers_joining_while_5000_events_are_appended(serve):
         assert got == list(range(first, end + 1))
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_last_event_id_resumes_exactly(serve):
     served = serve()
     with served.client() as client:
@@ -126,6 +134,7 @@ def test_last_event_id_resumes_exactly(serve):
     assert received + resumed == list(range(1, head + 1))
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_heartbeats_while_nothing_happens_then_the_next_event(serve):
     served = serve(heartbeat=0.2, poll=0.05)
     with served.client() as client:
@@ -153,6 +162,45 @@ def test_heartbeats_while_nothing_happens_then_the_next_event(serve):
     assert got[0]["streamversion"] == head + 1
 
 
+def append_elsewhere(db: Path | str, command: c.Command) -> None:
+    """Run a command on the served database through a store connection and a handler of its own, as the command
+    line does from another process: nothing rings the service's bell."""
+    store = open_store(Path(db))
+    try:
+        Handler(store, FileKeeper(key_file(Path(db)))).execute("main", command)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_follower_receives_an_event_appended_through_another_connection(serve):
+    served = serve(heartbeat=0.1, poll=0.05)
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        got, beats = [], 0
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player"), params={"from": head + 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is None:  # a heartbeat: the follower has read everything and waits
+                    beats += 1
+                    if beats == 1:
+                        append_elsewhere(served.db, c.AddMember(name="Ana"))
+                    assert beats < 200, "the event appended elsewhere never came"
+                else:
+                    got.append(frame[1])
+                    break
+        # the service's own handler decides its next command after that append
+        added = client.post(
+            "/campaigns/main/campaign/add-member", headers=served.headers("referee"), json={"name": "Bo"}
+        )
+        assert added.status_code == 200, added.text
+        assert added.json()["version"] == head + 2
+    assert [(e["type"], e["streamversion"]) for e in got] == [("hexlog.party.member_added", head + 1)]
+    assert got[0]["data"]["name"] == "Ana"
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_the_paged_read_gives_the_stream_in_pages(serve):
     served = serve()
     with served.client() as client:
@@ -198,6 +246,7 @@ def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_mea
     assert shown[1].endswith("secret roll #r0 (secret roll): hidden until the session closes"), shown
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_stream_ends_when_its_token_is_revoked(serve):
     served = serve(heartbeat=0.1, poll=0.05)
     store = TokenStore(served.db)
