@@ -19,6 +19,7 @@ compares every row with a fold of the log; ``hexlog replay --repair`` rewrites t
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -28,7 +29,7 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+    from collections.abc import Callable, Iterable, MutableMapping, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, ProjectionStore, Recorded
