@@ -1,4 +1,12 @@
-"""An in-memory event store, for tests and simulations."""
+"""An in-memory event store, for tests and simulations.
+
+Its log is the same hash chain every store writes, sealed by ``chain.seal_batch``, but sealed when it is
+first read rather than in ``append``: an append checks what it must refuse (a stale version, an id already
+in the log) and keeps its batch; every read of the log (``read_stream``, ``iter_stream``, ``read_all``)
+first seals the batches kept so far, in the order they were appended, so every reader sees the very records,
+hashes and links an append that sealed at once would have made. A simulation whose events nobody reads
+back never pays for their hashes.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +27,12 @@ class MemoryStore:
     def __init__(self) -> None:
         self._log: list[Recorded] = []
         self._streams: dict[str, list[Recorded]] = {}
+        #: each stream's version, its batches not yet sealed included
+        self._versions: dict[str, int] = {}
+        #: batches appended and not yet sealed, in append order: (stream, version before it, its events)
+        self._unsealed: list[tuple[str, int, tuple[NewEvent, ...]]] = []
+        #: how many events the log holds, those not yet sealed included
+        self._count = 0
         self._commands: dict[str, tuple[str, AppendResult]] = {}
         self._rows: dict[tuple[str, str], dict[str, tuple[int, Any]]] = {}
         self._ids: set[str] = set()
@@ -40,30 +54,43 @@ class MemoryStore:
                 known = self._known(command_id, command_digest or "")
                 if known is not None:
                     return known
-            stream = self._streams.setdefault(stream_id, [])
-            if len(stream) != expected_version:
-                msg = f"stream {stream_id} is at version {len(stream)}, not {expected_version}"
+            current = self._versions.get(stream_id, 0)
+            if current != expected_version:
+                msg = f"stream {stream_id} is at version {current}, not {expected_version}"
                 raise StaleVersionError(msg)
-            if any(new.id in self._ids for new in events) or len({n.id for n in events}) != len(events):
+            ids = [new.id for new in events]
+            if any(event_id in self._ids for event_id in ids) or len(set(ids)) != len(ids):
                 msg = "an event id in the batch is already in the log"
                 raise ConcurrencyError(msg)
-            prev = stream[-1].envelope.hash if stream else GENESIS
-            sealed = seal_batch(stream_id, expected_version, prev, events)
-            start = len(self._log)
-            added = [Recorded(position=start + i, envelope=env) for i, env in enumerate(sealed, start=1)]
-            stream.extend(added)
-            self._log.extend(added)
-            self._ids.update(env.id for env in sealed)
+            self._streams.setdefault(stream_id, [])  # streams are listed in order of first append
+            if events:
+                self._unsealed.append((stream_id, expected_version, tuple(events)))
+                self._versions[stream_id] = expected_version + len(events)
+                self._count += len(events)
+                self._ids.update(ids)
             self._put(stream_id, rows)
             result = AppendResult(
                 stream_id=stream_id,
                 first_version=expected_version + 1,
-                last_version=expected_version + len(added),
-                event_ids=tuple(env.id for env in sealed),
+                last_version=expected_version + len(events),
+                event_ids=tuple(ids),
             )
             if command_id is not None:
                 self._commands[command_id] = (command_digest or "", result)
             return result
+
+    def _seal(self) -> None:
+        """Seal every batch appended since the last read into the chain, in append order."""
+        with self._lock:
+            for stream_id, version, events in self._unsealed:
+                stream = self._streams[stream_id]
+                prev = stream[-1].envelope.hash if stream else GENESIS
+                start = len(self._log)
+                sealed = seal_batch(stream_id, version, prev, events)
+                added = [Recorded(position=start + i, envelope=env) for i, env in enumerate(sealed, start=1)]
+                stream.extend(added)
+                self._log.extend(added)
+            self._unsealed.clear()
 
     def _put(self, stream_id: str, rows: Sequence[ProjectionRow]) -> None:
         for row in rows:
@@ -98,10 +125,14 @@ class MemoryStore:
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
         """The stream's events from ``from_version`` on, in order."""
+        if self._unsealed and from_version <= self._versions.get(stream_id, 0):
+            self._seal()
         return self._streams.get(stream_id, [])[max(from_version, 1) - 1 :]
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order."""
+        if self._unsealed and from_version <= self._versions.get(stream_id, 0):
+            self._seal()
         stream = self._streams.get(stream_id, [])
         for index in range(max(from_version, 1) - 1, len(stream)):
             yield stream[index]
@@ -109,16 +140,18 @@ class MemoryStore:
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""
         start = max(from_position, 1) - 1
+        if self._unsealed and start < self._count:
+            self._seal()
         end = None if limit is None else start + limit
         yield from self._log[start:end]
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
-        return len(self._streams.get(stream_id, ()))
+        return self._versions.get(stream_id, 0)
 
     def streams(self) -> list[str]:
         """Every stream id, in order of first append."""
-        return [name for name, stream in self._streams.items() if stream]
+        return [name for name in self._streams if self._versions.get(name, 0)]
 
     def read_rows(
         self, stream_id: str, projection: str, keys: Sequence[str] | None = None
@@ -141,7 +174,7 @@ class MemoryStore:
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since."""
         with self._lock:
-            if len(self._streams.get(stream_id, ())) != at_version:
+            if self._versions.get(stream_id, 0) != at_version:
                 return False
             self._put(stream_id, rows)
             return True

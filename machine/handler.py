@@ -99,8 +99,9 @@ def _not_unicode(value: Any, path: str) -> str | None:
     return None
 
 
-def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -> str:
-    """The command digest; a ``UsageError`` when any text of the request is not valid Unicode.
+def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -> str | None:
+    """The command digest when a command id is given (the only use of it: a retry with that id); a
+    ``UsageError`` when any text of the request is not valid Unicode.
 
     Text from argv that was not UTF-8 arrives as lone surrogates, which no log, key file or
     database can hold: the command is refused here, before anything is read or written.
@@ -108,9 +109,12 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
     data = converter.unstructure(command)
     try:
         campaign.encode("utf-8")
-        if command_id is not None:
+        if command_id is None:
+            _check_unicode({k: v for k, v in data.items() if k != "secret_hex"})  # what the digest would hash
+            digest = None
+        else:
             command_id.encode("utf-8")
-        digest = _digest(command, data)
+            digest = _digest(command, data)
     except UnicodeEncodeError:
         name = f"'{c.spoken(command)}'"
         if _not_unicode(campaign, "campaign") is not None:
@@ -125,6 +129,20 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
     text.check(data)
     c.check_numbers(command)
     return digest
+
+
+def _check_unicode(value: Any) -> None:
+    """``UnicodeEncodeError`` when text in unstructured data (keys included) is not valid Unicode: what hashing
+    it for a digest raises, found without writing its JSON."""
+    if isinstance(value, str):
+        value.encode("utf-8")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_unicode(key)
+            _check_unicode(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_unicode(item)
 
 
 def _table(lives: dict[str, live.Live[Any]]) -> Table:
@@ -156,6 +174,8 @@ class Handler:
         self.projections: tuple[live.Projection[Any], ...] = (TableProjection(registry), LEDGER)
         #: each campaign's live projections as last folded, by projection name
         self._live: dict[str, dict[str, live.Live[Any]]] = {}
+        #: each campaign's latest session dice, with the scheme, kept secret and client seed they were made of
+        self._dice: dict[str, tuple[tuple[str, bytes, str], SessionDice]] = {}
 
     def _lives(self, campaign: str) -> dict[str, live.Live[Any]]:
         stream = stream_for(campaign)
@@ -180,8 +200,12 @@ class Handler:
             if session is None:
                 msg = "no session is open"
                 raise NotFoundError(msg)
-            secret = kept_secret(self.keeper, campaign, session.id, session.commitment)
-            return SessionDice.of(session.scheme, secret, session.client_seed)
+            secret = kept_secret(self.keeper, campaign, session.id, session.commitment)  # asked of the keeper each time
+            made_of = (session.scheme, secret, session.client_seed)
+            known = self._dice.get(campaign)
+            if known is None or known[0] != made_of:  # the session's keys are derived once, not per command
+                known = self._dice[campaign] = (made_of, SessionDice.of(*made_of))
+            return known[1]
 
         return committed
 
@@ -233,10 +257,10 @@ class Handler:
                 raise RuleRefusedError(msg) from err
         raise AssertionError  # pragma: no cover - the loop returns or raises
 
-    def _execute_once(self, campaign: str, command: c.Command, command_id: str | None, digest: str) -> Outcome:
+    def _execute_once(self, campaign: str, command: c.Command, command_id: str | None, digest: str | None) -> Outcome:
         """Decide a command on the campaign as it is now and append it (``StaleVersionError`` if it moved)."""
         if command_id is not None:
-            earlier = self.store.command_result(command_id, digest)
+            earlier = self.store.command_result(command_id, digest or "")
             if earlier is not None:
                 return Outcome(result=earlier, events=(), table=self.load(campaign))
         lives = self._lives(campaign)

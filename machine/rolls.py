@@ -38,6 +38,8 @@ class SessionDice:
     """Faces by the session's scheme: one key for v1, one key per lane for hexlog-dice-v2."""
 
     keys: dict[str, bytes]
+    #: each lane's keyed dice, set up on its first roll (``faces_for`` sets them up anew for every roll)
+    _keyed: dict[str, hexdice.KeyedDice] = attrs.field(factory=dict, init=False, eq=False, repr=False)
 
     @classmethod
     def of(cls, scheme: str, secret: bytes, client_seed: str) -> SessionDice:
@@ -45,8 +47,12 @@ class SessionDice:
         return cls(hexdice.keys_for(scheme, secret, client_seed))
 
     def faces(self, nonce: int, sides: tuple[int, ...], lane: str = "") -> tuple[int, ...]:
-        """The committed faces of roll ``nonce`` of ``lane``."""
-        return hexdice.faces_for(self.keys[lane if lane in self.keys else ""], nonce, sides)
+        """The committed faces of roll ``nonce`` of ``lane`` (what ``faces_for`` gives with the lane's key)."""
+        lane = lane if lane in self.keys else ""
+        keyed = self._keyed.get(lane)
+        if keyed is None:
+            keyed = self._keyed[lane] = hexdice.KeyedDice(self.keys[lane])
+        return keyed.faces(nonce, sides)
 
 
 @attrs.define

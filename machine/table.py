@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import converter
 from hexlog.events.procedure import HandedOff, Resumed
@@ -22,10 +23,39 @@ from hexlog.projections import party as party_model
 from hexlog.projections import sessions as session_model
 
 if TYPE_CHECKING:
-    from hexlog.events.base import Event
+    from collections.abc import Callable
+
     from hexlog.machine.kit.registry import Registry
 
 __all__ = ["Table", "TableProjection", "evolve", "fold", "source_for", "stream_for"]
+
+#: how many events of one class ``PARTS`` remembers the data of
+EVENTS_REMEMBERED = 256
+
+
+def _written_once(cls: type[Event]) -> Callable[[Event], Any]:
+    """The codec's unstructuring of events of ``cls``, remembering the data of the latest events it was given."""
+    unstructure = converter.get_unstructure_hook(cls)
+    remembered: dict[int, tuple[Event, Any]] = {}
+
+    def once(event: Event) -> Any:
+        found = remembered.get(id(event))
+        if found is not None:  # the entry holds the event, so no other event has its id meanwhile
+            return found[1]
+        data = unstructure(event)
+        if len(remembered) >= EVENTS_REMEMBERED:
+            remembered.clear()
+        remembered[id(event)] = (event, data)
+        return data
+
+    return once
+
+
+#: what the table's parts are written with: the codec's converter, but an event a part holds is unstructured once,
+#: not at every command (a procedure's state keeps the events it was folded from, and a command that changes it
+#: writes it whole); the data of an event is shared by the rows that hold it, and nothing changes it
+PARTS = converter.copy()
+PARTS.register_unstructure_hook_factory(lambda cls: isinstance(cls, type) and issubclass(cls, Event), _written_once)
 
 
 @attrs.frozen(kw_only=True)
@@ -236,7 +266,7 @@ class TableProjection:
         """A part as JSON-ready data, wrapped so that an absent part (None) is still a row."""
         if key == "rules":
             return {"v": None if part is None else {"name": part.name, "content": part.content}}
-        return {"v": converter.unstructure(part)}
+        return {"v": PARTS.unstructure(part)}
 
     def assemble(self, parts: Mapping[str, Any]) -> Table:
         """The table from its saved parts (a missing part raises: the table is then folded again)."""

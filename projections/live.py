@@ -19,6 +19,7 @@ compares every row with a fold of the log; ``hexlog replay --repair`` rewrites t
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
@@ -28,7 +29,7 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+    from collections.abc import Callable, Iterable, MutableMapping, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, ProjectionStore, Recorded
@@ -135,6 +136,8 @@ class Live(Generic[S]):
     pending: tuple[ProjectionRow, ...] = ()
     #: the id of the event at ``version`` ("" before any event)
     event: str = ""
+    #: the parts of ``state`` (``projection.parts``), when ``settle`` has made them already
+    parts: Mapping[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
 
     def fold(self, events: Iterable[Event], version: int, event: str) -> tuple[Live[S], list[ProjectionRow]]:
         """The projection after ``events`` (reaching stream ``version``, whose event has the id ``event``)
@@ -157,12 +160,13 @@ class Live(Generic[S]):
         rows in ``extra``, and the mark.
         """
         p = self.projection
-        old = p.parts(self.state)
+        old = p.parts(self.state) if self.parts is None else self.parts
+        parts = p.parts(state)
         rows = list(self.pending)
-        rows += [_row(p, k, version, p.encode(k, part)) for k, part in p.parts(state).items() if old[k] is not part]
+        rows += [_row(p, k, version, p.encode(k, part)) for k, part in parts.items() if old[k] is not part]
         rows += [_row(p, k, version, v) for k, v in (extra or {}).items()]
         rows.append(mark_row(p, version, event))
-        return Live(p, state, version, event=event), rows
+        return Live(p, state, version, event=event, parts=parts), rows
 
     def row(self, store: ProjectionStore, stream_id: str, key: str) -> Any | None:
         """The data of one of the projection's rows as it stands once the pending rows are written."""

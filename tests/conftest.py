@@ -223,8 +223,16 @@ def _every_event_written_meets_its_schema():
 
         return checked
 
+    def checking_appends(append):  # the memory store seals a batch when the log is read, not in its append
+        def checked(store, stream_id, events, **kwargs):
+            problems = schema_problems((new.type, new.schemaversion, new.data) for new in events)
+            assert not problems, problems
+            return append(store, stream_id, events, **kwargs)
+
+        return checked
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(memory, "seal_batch", checking(chain.seal_batch))
+        patch.setattr(memory.MemoryStore, "append", checking_appends(memory.MemoryStore.append))
         patch.setattr(sqlite, "sealed_rows", checking(chain.sealed_rows))
         yield
 

@@ -240,6 +240,34 @@ class TestKeyFile:
                 wrong.execute("c1", command)
         assert store.stream_version(STREAM) == version
 
+    def test_one_handler_asks_the_key_file_at_every_roll_though_it_derives_the_keys_once(self, store, tmp_path):
+        """One handler makes a session's dice once, and rolls what a new handler for every roll rolls; yet a secret
+        changed or lost in the key file between two of its rolls is refused at the next, and nothing is written."""
+        keys = tmp_path / "keys"
+        one = Handler(store, FileKeeper(keys))
+        one.execute("c1", c.StartCampaign())
+        one.execute("c1", c.OpenSession(secret_hex="11" * 32))
+        one.execute("c1", c.SetClientSeed(client_seed="table"))
+        rolls = [one.execute("c1", c.RollDice(expression="3d20")).events[0] for _ in range(4)]
+        other, other_keys = MemoryStore(), tmp_path / "other-keys"
+        Handler(other, FileKeeper(other_keys)).execute("c1", c.StartCampaign())
+        Handler(other, FileKeeper(other_keys)).execute("c1", c.OpenSession(secret_hex="11" * 32))
+        Handler(other, FileKeeper(other_keys)).execute("c1", c.SetClientSeed(client_seed="table"))
+        anew = [
+            Handler(other, FileKeeper(other_keys)).execute("c1", c.RollDice(expression="3d20")).events[0]
+            for _ in range(4)
+        ]
+        assert [r.faces for r in rolls] == [r.faces for r in anew]
+        assert len({r.faces for r in rolls}) > 1
+        version = store.stream_version(STREAM)
+        keys.write_text(json.dumps({f"c1/{_sha('11' * 32)}": "22" * 32}), encoding="utf-8")
+        with pytest.raises(RuleRefusedError, match="session s1 does not match its commitment"):
+            one.execute("c1", c.RollDice(expression="d6"))
+        keys.write_text(json.dumps({}), encoding="utf-8")
+        with pytest.raises(NotFoundError):
+            one.execute("c1", c.RollDice(expression="d6"))
+        assert store.stream_version(STREAM) == version
+
     @pytest.mark.parametrize("value", ["zz", 7, None])
     def test_a_corrupt_secret_in_the_key_file_names_the_key_file(self, store, tmp_path, value):
         """A value that is not hex is a CorruptLogError naming the key file, not a ValueError."""
@@ -439,6 +467,27 @@ class TestUnicode:
         with pytest.raises(UsageError, match="is not valid Unicode"):
             handler.execute(campaign, command)
         assert store.stream_version(STREAM) == version
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            c.AddMember(name="A\ud800"),
+            c.RollDice(expression="d6", purpose="\udce9t\udce9"),
+            c.ChangeRules(ruleset="ose", overrides={"k\udcff": 1}),
+            c.ChangeRules(ruleset="ose", overrides={"k": {"deep": ["x", "\udcff"]}}),
+        ],
+    )
+    def test_text_that_is_not_unicode_is_refused_alike_with_and_without_a_command_id(self, store, command):
+        """The digest is made only for a command id, and the refusal of text that is not Unicode is the same
+        sentence either way."""
+        handler = _started(store)
+        messages = []
+        for command_id in (None, "cmd-1"):
+            with pytest.raises(UsageError, match="is not valid Unicode") as refused:
+                handler.execute("c1", command, command_id=command_id)
+            messages.append(str(refused.value))
+        assert messages[0] == messages[1]
+        assert store.stream_version(STREAM) == 2
 
 
 class TestInfravision:
