@@ -15,7 +15,8 @@ gives.
 from __future__ import annotations
 
 import array
-from typing import TYPE_CHECKING
+import bisect
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -42,10 +43,11 @@ from hexlog.replay.explain import explain_roll
 from hexlog.replay.plain_audit import PlainRules, PlainStream
 from hexlog.replay.procedure_audit import check_procedures
 from hexlog.replay.receipts import Receipt, mismatch
+from hexlog.replay.stream_audit import StreamResult, audit_stream
 from hexlog.replay.verdict import Verdict, caveats
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from hexlog.events.store import EventStore
     from hexlog.machine.kit.registry import Registry
@@ -190,6 +192,25 @@ def _audit_stream(
     _check_events(ordered, findings, tally.notes, registry, tally)
 
 
+def _add_streamed(stream: str, result: StreamResult, tally: _Tally, *, kept: bool) -> None:
+    """Add what a stream audited as it came (``hexlog.replay.stream_audit``) adds up to."""
+    tally.streams.append(stream)
+    tally.sessions += result.sessions
+    tally.rolls += result.rolls
+    tally.verified += result.verified
+    tally.decisions += result.decisions
+    tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
+    tally.hand.extend(f"{stream}: {line}" for line in result.hand)
+    tally.notes.extend(result.notes)
+    if kept:
+        tally.sound.extend(result.kept)
+
+
+def _versions(expect: Sequence[Receipt], stream: str) -> frozenset[int]:
+    """The versions of ``stream`` the receipts name."""
+    return frozenset(receipt.version for receipt in expect if stream_for(receipt.campaign) == stream)
+
+
 def _audit_streams(
     streams: Iterable[tuple[str, list[Item]]], findings: list[Finding], registry: Registry, kept: set[str]
 ) -> _Tally:
@@ -269,6 +290,56 @@ class _Placed:
 
     indices: array.array[int] = attrs.field(factory=lambda: array.array("q"))
     positions: array.array[int] = attrs.field(factory=lambda: array.array("q"))
+    #: whether its positions are whole numbers, each above the one before
+    rising: bool = True
+
+    def add(self, index: int, position: Any) -> None:
+        """Note the stream's next event in log order."""
+        if self.rising and (type(position) is not int or (len(self.positions) > 0 and position <= self.positions[-1])):
+            self.rising = False
+        self.indices.append(index)
+        self.positions.append(position)
+
+
+def _placed_items(store: EventStore, stream: str, placed: _Placed) -> Callable[[], Iterator[Item]]:
+    """What reads a stream's items again from the store, page by page, each at its place in the global log
+    (``placed.positions`` rising)."""
+    positions, indices = placed.positions, placed.indices
+
+    def items() -> Iterator[Item]:
+        for record in store.iter_stream(stream):
+            position = record.position
+            at = bisect.bisect_left(positions, position)
+            if at < len(positions) and positions[at] == position:  # else appended after the pass in log order
+                yield Item(index=indices[at], env=record.envelope, position=position)
+
+    return items
+
+
+def _audit_placed(  # noqa: PLR0913, PLR0917 - a stream, where it sits, and what its audit adds to
+    store: EventStore,
+    stream: str,
+    where: _Placed,
+    findings: list[Finding],
+    registry: Registry,
+    tally: _Tally,
+    expect: Sequence[Receipt],
+) -> None:
+    """Audit one stream of a whole store: read as it comes when its positions rise, and held whole when it holds a
+    finding (or they do not rise)."""
+    kept = any(stream_for(receipt.campaign) == stream for receipt in expect)
+    if where.rising:
+        result = audit_stream(stream, _placed_items(store, stream, where), registry, _versions(expect, stream))
+        if result is not None:
+            if result.events:
+                _add_streamed(stream, result, tally, kept=kept)
+            return
+    items = _stream_items(store, stream, where, findings)
+    if items:
+        tally.streams.append(stream)
+        _audit_stream(stream, items, findings, registry, tally)
+        if kept:
+            tally.sound.extend(item.env for item in items)
 
 
 def _stream_items(store: EventStore, stream: str, placed: _Placed, findings: list[Finding]) -> list[Item]:
@@ -297,13 +368,11 @@ def _audit_whole_store(store: EventStore, registry: Registry, expect: Sequence[R
     count = 0
     for index, record in enumerate(store.read_all()):
         checker.check(Item(index=index, env=record.envelope, position=record.position), findings)
-        where = placed.setdefault(record.envelope.subject, _Placed())
-        where.indices.append(index)
-        where.positions.append(record.position)
+        placed.setdefault(record.envelope.subject, _Placed()).add(index, record.position)
         count += 1
-    kept = {stream_for(receipt.campaign) for receipt in expect}
-    streams = ((stream, _stream_items(store, stream, where, findings)) for stream, where in placed.items())
-    tally = _audit_streams(((s, i) for s, i in streams if i), findings, registry, kept)
+    tally = _Tally()
+    for stream, where in placed.items():
+        _audit_placed(store, stream, where, findings, registry, tally, expect)
     return _report(count, findings, tally, expect)
 
 
@@ -330,8 +399,7 @@ def _read_rows(
                 if stream not in placed:
                     placed[stream], plain[stream] = _Placed(), PlainStream(stream, rules)
                 where, checks, last = placed[stream], plain[stream], stream
-            where.indices.append(count)
-            where.positions.append(position)
+            where.add(count, position)
             checks.feed(row)
             count += 1
     return placed, plain, count
@@ -353,12 +421,7 @@ def _audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt
             tally.verified += result.verified
             tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
             continue
-        items = _stream_items(store, stream, where, findings)
-        if items:
-            tally.streams.append(stream)
-            _audit_stream(stream, items, findings, registry, tally)
-            if stream in kept:
-                tally.sound.extend(item.env for item in items)
+        _audit_placed(store, stream, where, findings, registry, tally, expect)
     return _report(count, findings, tally, expect)
 
 
@@ -376,6 +439,24 @@ def _receipt_finding(receipt: Receipt, problem: str, after: int) -> Finding:
     )
 
 
+def _audit_campaign(
+    store: EventStore, stream: str, registry: Registry, expect: Sequence[Receipt]
+) -> AuditReport | None:
+    """A campaign's audit from its stream read page by page (``hexlog.replay.stream_audit``); None when the stream is
+    to be audited whole (it holds a finding, or it has no events)."""
+
+    def items() -> Iterator[Item]:
+        for index, record in enumerate(store.iter_stream(stream)):
+            yield Item(index=index, env=record.envelope, position=record.position)
+
+    result = audit_stream(stream, items, registry, _versions(expect, stream))
+    if result is None or not result.events:
+        return None
+    tally = _Tally()
+    _add_streamed(stream, result, tally, kept=any(stream_for(r.campaign) == stream for r in expect))
+    return _report(result.events, [], tally, expect)
+
+
 def audit_store(
     store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY, expect: Sequence[Receipt] = ()
 ) -> AuditReport:
@@ -385,6 +466,9 @@ def audit_store(
             return _audit_rows(store, registry, expect)
         if campaign is None:
             return _audit_whole_store(store, registry, expect)
+        streamed = _audit_campaign(store, stream_for(campaign), registry, expect)
+        if streamed is not None:
+            return streamed
         records = store.read_stream(stream_for(campaign))
     except (ValueError, TypeError) as err:
         msg = f"the store could not read its events: {err}"
