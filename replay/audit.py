@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import math
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -24,11 +25,12 @@ from hexlog.events.chain import Envelope
 from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.sqlite_schema import recorded
+from hexlog.events.sqlite_schema import recorded, table_differences
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.replay.chain_audit import (
+    TABLE,
     Finding,
     Item,
     Positions,
@@ -457,16 +459,59 @@ def _audit_campaign(
     return _report(result.events, [], tally, expect)
 
 
+def _table_finding(store: SQLiteStore, report: AuditReport) -> Finding | None:
+    """The finding that a store's events table is not as hexlog made it, when that may be why the audit found
+    what it found, or the table holds rows a reader paging through it may skip or mix up; None otherwise (a table
+    rebuilt with other keys that holds nothing of the kind is read as hexlog's is)."""
+    differences = table_differences(store.events_table())
+    if not differences:
+        return None
+    hazards = store.events_hazards()
+    if not hazards and report.ok:
+        return None
+    reason = f"the events table is not as hexlog made it ({'; '.join(differences)})"
+    if hazards:
+        reason += f", and it holds {'; '.join(hazards)}"
+    reason += (
+        ": a reader paging through it may skip rows, or read another stream's rows with a stream's own, so what "
+        "this audit read may not be the log as it is"
+    )
+    return Finding(
+        stream="",
+        streamversion=None,
+        event_id="",
+        position=None,
+        check=TABLE,
+        reason=reason,
+        order=-math.inf,
+        index=-1,
+    )
+
+
 def audit_store(
     store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY, expect: Sequence[Receipt] = ()
 ) -> AuditReport:
-    """Audit every stream of a store (with the global positions), or one campaign's stream."""
+    """Audit every stream of a store (with the global positions), or one campaign's stream.
+
+    A SQLite store whose events table is not as hexlog made it is audited as far as its reads go (a campaign's
+    stream read whole, not page by page), and the report says so first when that may matter (``_table_finding``).
+    """
+    report = _audit_store(store, campaign, registry, expect)
+    if isinstance(store, SQLiteStore) and not store.events_as_made():
+        found = _table_finding(store, report)
+        if found is not None:
+            report = attrs.evolve(report, findings=(found, *report.findings))
+    return report
+
+
+def _audit_store(store: EventStore, campaign: str | None, registry: Registry, expect: Sequence[Receipt]) -> AuditReport:
+    made = not isinstance(store, SQLiteStore) or store.events_as_made()
     try:
-        if campaign is None and isinstance(store, SQLiteStore) and store.events_as_made():
+        if campaign is None and isinstance(store, SQLiteStore) and made:
             return _audit_rows(store, registry, expect)
         if campaign is None:
             return _audit_whole_store(store, registry, expect)
-        streamed = _audit_campaign(store, stream_for(campaign), registry, expect)
+        streamed = _audit_campaign(store, stream_for(campaign), registry, expect) if made else None
         if streamed is not None:
             return streamed
         records = store.read_stream(stream_for(campaign))
