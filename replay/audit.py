@@ -10,6 +10,13 @@ order, and proves the streams of plain sessions and rolls sound from the rows th
 (``hexlog.replay.plain_audit``); every other stream, and every stream in which anything at all is
 unusual, is read again and audited in full, so the report is the one the full audit of every stream
 gives.
+
+The full audit of a stream (of a campaign, or of a whole store) reads it page by page and checks each event
+as it comes (``hexlog.replay.stream_audit``), so that its memory does not grow with the stream's length; a
+stream in which that finds anything is read again and audited held whole, which words every finding as it
+always has. A SQLite events table rebuilt by hand (other keys, another collation) may make paged reads skip
+rows or mix streams: a campaign's stream in one is read whole, and the report says first, in one finding, how
+the table differs from hexlog's (``_table_finding``).
 """
 
 from __future__ import annotations

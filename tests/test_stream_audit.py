@@ -367,3 +367,17 @@ def test_a_rebuilt_table_that_holds_nothing_a_reader_could_skip_audits_as_hexlog
     assert store.events_hazards() == []
     assert (audit_store(store), audit_store(store, campaign)) == made
     assert made[0].ok
+
+
+def test_the_command_line_s_audit_of_a_forked_rebuilt_table_names_the_table_first(tmp_path: Path, hexlog: Any) -> None:
+    store = SQLiteStore(tmp_path / "hexlog.db")
+    campaign = import_envelopes(store, _golden(GOLDEN[0])).campaign
+    store.close()
+    _rebuilt(tmp_path / "hexlog.db", KEYLESS, FORK).close()
+    for args in (("audit",), ("audit", "--campaign", campaign)):
+        result = hexlog(*args)
+        assert result.returncode == 1, result.stdout + result.stderr
+        lines = result.stdout.splitlines()
+        first = next(i for i, line in enumerate(lines) if "first bad event" in line)
+        assert lines[first + 1].startswith("  events table: the events table is not as hexlog made it")
+        assert "2 rows at version 4" in lines[first + 1]
