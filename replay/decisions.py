@@ -397,24 +397,22 @@ class StreamWalker(_Walker):
                 self.failed = True
         versions.kept[at], schemas.kept[at] = version, schema
         self.step(at, event)
-        for session, lane, nonce in self.used:
-            self._forget(self.rolls.get(session, {}).pop((lane, nonce), None))
-        self.used.clear()
-        if isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is None:
-            lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
+        if self.used:
+            for session, lane, nonce in self.used:
+                self._forget(self.rolls.get(session, {}).pop((lane, nonce), None))
+            self.used.clear()
+        if isinstance(event, DiceRolled):
             by_nonce = self.rolls.get(event.session, {})
-            if by_nonce.get((lane, event.nonce), (None,))[0] == at:
-                del by_nonce[(lane, event.nonce)]
-        if not isinstance(event, DiceRolled) or not any(at == hit[0] for hit in self._kept(event)):
-            versions.kept.pop(at, None)
-            schemas.kept.pop(at, None)
+            key = (hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility), event.nonce)
+            hit = by_nonce.get(key)
+            if hit is not None and hit[0] == at:
+                if self.registry.reserved(event.purpose) is not None:
+                    return  # kept, with its versions, until a decision names it or its session ends
+                del by_nonce[key]
+        versions.kept.pop(at, None)
+        schemas.kept.pop(at, None)
         if isinstance(event, SessionOpened | SessionClosed | SessionAbandoned):
             self._ended()
-
-    def _kept(self, roll: DiceRolled) -> list[tuple[int, DiceRolled]]:
-        lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
-        hit = self.rolls.get(roll.session, {}).get((lane, roll.nonce))
-        return [hit] if hit is not None else []
 
     def _forget(self, hit: tuple[int, DiceRolled] | None) -> None:
         if hit is not None:

@@ -203,6 +203,10 @@ class Checker:
             self.flag(at, "nonce", f"nonce {event.nonce}{lane} skips nonce(s) {missing} of session {record.id}")
         if problem is None:
             record.rolls.append(at)
+            self.kept(at, event)
+
+    def kept(self, at: int, roll: DiceRolled) -> None:
+        """A well-formed roll of the open session, at index ``at``, noted among its rolls."""
 
     def closed(self, at: int, event: SessionClosed, events: Looked) -> None:
         record = self.current(event.session)
@@ -317,11 +321,8 @@ class StreamChecker(Checker):
         self.ids.add(event.session)
         self.commitments.setdefault(event.commitment, event.session)
 
-    def rolled(self, at: int, event: DiceRolled) -> None:
-        super().rolled(at, event)
-        record = self.current(event.session)
-        if record is not None and record.rolls and record.rolls[-1] == at:
-            self.open_rolls[at] = event
+    def kept(self, at: int, roll: DiceRolled) -> None:
+        self.open_rolls[at] = roll
 
     def closed(self, at: int, event: SessionClosed, events: Looked) -> None:  # noqa: ARG002 - its own rolls
         record = self.current(event.session)

@@ -19,7 +19,7 @@ alone (``hidden_audit.check_hidden``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -95,8 +95,10 @@ class _Pass:
         self.procedures = Walker(registry, Recent(0))
         self.wanted = wanted
         self.result = StreamResult()
-        #: a finding about each roll of the open session, for its note should the session end unrevealed
-        self.places: dict[int, Finding] = {}
+        self.stream = stream
+        #: where each roll of the open session is (index, position, order, id, version), for its note should the
+        #: session end unrevealed
+        self.places: dict[int, tuple[int, Any, int, str, int]] = {}
 
     def run(self, items: Iterable[Item]) -> StreamResult:  # noqa: C901 - one check after another, on each event
         version, head, key = 0, GENESIS, None
@@ -124,7 +126,7 @@ class _Pass:
             dice.step(at, event, dice.open_rolls)
             self._noted()
             if isinstance(event, DiceRolled) and at in dice.open_rolls:
-                self.places[at] = item.finding("dice", "")
+                self.places[at] = (item.index, item.position, item.key, env.id, env.streamversion)
             decisions.feed(at, event, env.streamversion, env.schemaversion)
             procedures.step(at, event)
             if decisions.issues or decisions.failed or procedures.issues:
@@ -154,7 +156,20 @@ class _Pass:
             place = self.places.get(issue.at)
             if not issue.note or place is None:
                 raise _WholeError
-            self.result.notes.append(attrs.evolve(place, check=issue.check, reason=issue.reason, cause=issue.cause))
+            index, position, order, event_id, version = place
+            self.result.notes.append(  # as ``Item.finding`` words it
+                Finding(
+                    stream=self.stream,
+                    streamversion=version,
+                    event_id=event_id,
+                    position=position if isinstance(position, int) else None,
+                    check=issue.check,
+                    reason=issue.reason,
+                    cause=issue.cause,
+                    order=order,
+                    index=index,
+                )
+            )
         issues.clear()
 
 
