@@ -390,12 +390,12 @@ class StreamWalker(_Walker):
     def feed(self, at: int, event: Event, version: int, schema: int) -> None:
         """Check and fold the event at index ``at`` (its stream version and schema version given)."""
         versions, schemas = self.stream_versions, self.schema_versions
-        versions.seen = schemas.seen = at + 1
+        versions.note(at, version)
+        schemas.note(at, schema)
         while self.expected and self.expected[0][0] == at:
             _, want, forgiven = self.expected.popleft()
             if want != event and not forgiven:
                 self.failed = True
-        versions.kept[at], schemas.kept[at] = version, schema
         self.step(at, event)
         if self.used:
             for session, lane, nonce in self.used:
@@ -407,10 +407,10 @@ class StreamWalker(_Walker):
             hit = by_nonce.get(key)
             if hit is not None and hit[0] == at:
                 if self.registry.reserved(event.purpose) is not None:
-                    return  # kept, with its versions, until a decision names it or its session ends
+                    versions.keep()  # with the roll, until a decision names it or its session ends
+                    schemas.keep()
+                    return
                 del by_nonce[key]
-        versions.kept.pop(at, None)
-        schemas.kept.pop(at, None)
         if isinstance(event, SessionOpened | SessionClosed | SessionAbandoned):
             self._ended()
 

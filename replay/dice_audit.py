@@ -350,19 +350,31 @@ class StreamChecker(Checker):
 
 
 class Recent(Sequence[T]):
-    """What a check of a stream read as it comes looks up by index: the values kept (``keep``) for the indices
-    it still needs, ``default`` for any other; its length is how many events have come so far."""
+    """What a check of a stream read as it comes looks up by index: the value of the event that came last
+    (``note``), the values kept (``keep``) for the earlier indices it still needs, ``default`` for any other; its
+    length is how many events have come so far."""
 
     def __init__(self, default: T) -> None:
         self.kept: dict[int, T] = {}
         self.default = default
+        self.now = default
         self.seen = 0
+
+    def note(self, index: int, value: T) -> None:
+        """The value of the event at ``index``, the one that came last."""
+        self.seen, self.now = index + 1, value
+
+    def keep(self) -> None:
+        """Keep the value of the event that came last for when later ones have come."""
+        self.kept[self.seen - 1] = self.now
 
     @overload
     def __getitem__(self, index: int) -> T: ...
     @overload
     def __getitem__(self, index: slice) -> Sequence[T]: ...
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if index == self.seen - 1:
+            return self.now
         if isinstance(index, slice):
             msg = "a stream read as it comes is not sliced"
             raise TypeError(msg)
