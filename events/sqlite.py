@@ -40,6 +40,7 @@ from hexlog.events.files import create_private
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
+    HAZARDS,
     PAGE_SIZE,
     ROWS_PAGE_SIZE,
     SCHEMA,
@@ -422,6 +423,25 @@ class SQLiteStore:
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
             ).fetchone()
         return found is not None and found[0] == _EVENTS_TABLE
+
+    def events_table(self) -> str:
+        """The statement that made the events table, as SQLite records it (``EVENTS_TABLE`` when hexlog made it)."""
+        with self._lock:
+            found = self._conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+            ).fetchone()
+        return str(found[0]) if found is not None else ""
+
+    def events_hazards(self) -> list[str]:
+        """What the events table holds that a reader paging through it may skip or mix up (``HAZARDS``): nothing,
+        in a table hexlog made, whose keys and collation keep it from holding any."""
+        out = []
+        for query, words in HAZARDS:
+            with self._lock:
+                found = self._conn.execute(query).fetchone()
+            if found is not None:
+                out.append(words.format(*(repr(value) for value in found)))
+        return out
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""

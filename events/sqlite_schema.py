@@ -65,6 +65,73 @@ EMPTY_SCHEMA = "".join(
     for part in [part + ";\n"]
 )
 
+#: the events table as SQLite records the statement that made it
+EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
+
+#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up, each with its words
+#: (the stream ids compared as written, whatever collation the table gives them)
+HAZARDS = (
+    (
+        "SELECT position, COUNT(*) FROM events GROUP BY position HAVING COUNT(*) > 1 LIMIT 1",
+        "{1} rows at position {0}",
+    ),
+    (
+        (
+            "SELECT stream_id COLLATE BINARY, stream_version, COUNT(*) FROM events "
+            "GROUP BY stream_id COLLATE BINARY, stream_version HAVING COUNT(*) > 1 LIMIT 1"
+        ),
+        "{2} rows at version {1} of {0}",
+    ),
+    (
+        (
+            "SELECT MIN(stream_id COLLATE BINARY), MAX(stream_id COLLATE BINARY) FROM events "
+            "GROUP BY stream_id HAVING COUNT(DISTINCT stream_id COLLATE BINARY) > 1 LIMIT 1"
+        ),
+        "the stream ids {0} and {1}, which it compares as one",
+    ),
+)
+
+
+def _parts(sql: str) -> tuple[list[str], str]:
+    """The column and constraint declarations of a CREATE TABLE statement (whitespace made single spaces), and
+    what follows them (``WITHOUT ROWID``)."""
+    start, end = sql.find("("), sql.rfind(")")
+    if start < 0 or end < start:
+        return [], " ".join(sql.split())
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in sql[start + 1 : end]:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            parts.append(" ".join("".join(current).split()))
+            current = []
+        else:
+            current.append(char)
+    parts.append(" ".join("".join(current).split()))
+    return [part for part in parts if part], " ".join(sql[end + 1 :].split())
+
+
+def table_differences(sql: str) -> list[str]:
+    """How an events table's statement (as ``sqlite_master`` records it) differs from hexlog's where readers
+    depend on it (its keys, its collations, what follows its columns), a few words each; empty when it is hexlog's
+    but for spacing."""
+    mine, _ = _parts(EVENTS_TABLE)
+    theirs, after = _parts(sql)
+    out = []
+    if "position INTEGER PRIMARY KEY" not in theirs:
+        out.append("position is not declared INTEGER PRIMARY KEY")
+    out.extend(f"no {part}" for part in mine if part.startswith("UNIQUE") and part not in theirs)
+    if "id TEXT NOT NULL UNIQUE" not in theirs:
+        out.append("id is not declared UNIQUE")
+    out.extend(f"'{part}' compares by its own collation" for part in theirs if "COLLATE" in part.upper())
+    if after:
+        out.append(f"'{after}' follows its columns")
+    if not out and sorted(mine) != sorted(theirs):
+        out.append("its columns are declared otherwise than hexlog declares them")
+    return out
+
+
 #: the columns of ``commands``, in the order ``command_row`` gives them
 COMMAND_COLUMNS = "command_id, stream_id, digest, first_version, last_version, event_ids"
 

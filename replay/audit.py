@@ -10,12 +10,21 @@ order, and proves the streams of plain sessions and rolls sound from the rows th
 (``hexlog.replay.plain_audit``); every other stream, and every stream in which anything at all is
 unusual, is read again and audited in full, so the report is the one the full audit of every stream
 gives.
+
+The full audit of a stream (of a campaign, or of a whole store) reads it page by page and checks each event
+as it comes (``hexlog.replay.stream_audit``), so that its memory does not grow with the stream's length; a
+stream in which that finds anything is read again and audited held whole, which words every finding as it
+always has. A SQLite events table rebuilt by hand (other keys, another collation) may make paged reads skip
+rows or mix streams: a campaign's stream in one is read whole, and the report says first, in one finding, how
+the table differs from hexlog's (``_table_finding``).
 """
 
 from __future__ import annotations
 
 import array
-from typing import TYPE_CHECKING
+import bisect
+import math
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -23,11 +32,12 @@ from hexlog.events.chain import Envelope
 from hexlog.events.codec import decode
 from hexlog.events.errors import CorruptLogError, HexlogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.sqlite_schema import recorded
+from hexlog.events.sqlite_schema import recorded, table_differences
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.replay.chain_audit import (
+    TABLE,
     Finding,
     Item,
     Positions,
@@ -42,10 +52,11 @@ from hexlog.replay.explain import explain_roll
 from hexlog.replay.plain_audit import PlainRules, PlainStream
 from hexlog.replay.procedure_audit import check_procedures
 from hexlog.replay.receipts import Receipt, mismatch
+from hexlog.replay.stream_audit import StreamResult, audit_stream
 from hexlog.replay.verdict import Verdict, caveats
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from hexlog.events.store import EventStore
     from hexlog.machine.kit.registry import Registry
@@ -190,6 +201,25 @@ def _audit_stream(
     _check_events(ordered, findings, tally.notes, registry, tally)
 
 
+def _add_streamed(stream: str, result: StreamResult, tally: _Tally, *, kept: bool) -> None:
+    """Add what a stream audited as it came (``hexlog.replay.stream_audit``) adds up to."""
+    tally.streams.append(stream)
+    tally.sessions += result.sessions
+    tally.rolls += result.rolls
+    tally.verified += result.verified
+    tally.decisions += result.decisions
+    tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
+    tally.hand.extend(f"{stream}: {line}" for line in result.hand)
+    tally.notes.extend(result.notes)
+    if kept:
+        tally.sound.extend(result.kept)
+
+
+def _versions(expect: Sequence[Receipt], stream: str) -> frozenset[int]:
+    """The versions of ``stream`` the receipts name."""
+    return frozenset(receipt.version for receipt in expect if stream_for(receipt.campaign) == stream)
+
+
 def _audit_streams(
     streams: Iterable[tuple[str, list[Item]]], findings: list[Finding], registry: Registry, kept: set[str]
 ) -> _Tally:
@@ -269,6 +299,56 @@ class _Placed:
 
     indices: array.array[int] = attrs.field(factory=lambda: array.array("q"))
     positions: array.array[int] = attrs.field(factory=lambda: array.array("q"))
+    #: whether its positions are whole numbers, each above the one before
+    rising: bool = True
+
+    def add(self, index: int, position: Any) -> None:
+        """Note the stream's next event in log order."""
+        if self.rising and (type(position) is not int or (len(self.positions) > 0 and position <= self.positions[-1])):
+            self.rising = False
+        self.indices.append(index)
+        self.positions.append(position)
+
+
+def _placed_items(store: EventStore, stream: str, placed: _Placed) -> Callable[[], Iterator[Item]]:
+    """What reads a stream's items again from the store, page by page, each at its place in the global log
+    (``placed.positions`` rising)."""
+    positions, indices = placed.positions, placed.indices
+
+    def items() -> Iterator[Item]:
+        for record in store.iter_stream(stream):
+            position = record.position
+            at = bisect.bisect_left(positions, position)
+            if at < len(positions) and positions[at] == position:  # else appended after the pass in log order
+                yield Item(index=indices[at], env=record.envelope, position=position)
+
+    return items
+
+
+def _audit_placed(  # noqa: PLR0913, PLR0917 - a stream, where it sits, and what its audit adds to
+    store: EventStore,
+    stream: str,
+    where: _Placed,
+    findings: list[Finding],
+    registry: Registry,
+    tally: _Tally,
+    expect: Sequence[Receipt],
+) -> None:
+    """Audit one stream of a whole store: read as it comes when its positions rise, and held whole when it holds a
+    finding (or they do not rise)."""
+    kept = any(stream_for(receipt.campaign) == stream for receipt in expect)
+    if where.rising:
+        result = audit_stream(stream, _placed_items(store, stream, where), registry, _versions(expect, stream))
+        if result is not None:
+            if result.events:
+                _add_streamed(stream, result, tally, kept=kept)
+            return
+    items = _stream_items(store, stream, where, findings)
+    if items:
+        tally.streams.append(stream)
+        _audit_stream(stream, items, findings, registry, tally)
+        if kept:
+            tally.sound.extend(item.env for item in items)
 
 
 def _stream_items(store: EventStore, stream: str, placed: _Placed, findings: list[Finding]) -> list[Item]:
@@ -297,13 +377,11 @@ def _audit_whole_store(store: EventStore, registry: Registry, expect: Sequence[R
     count = 0
     for index, record in enumerate(store.read_all()):
         checker.check(Item(index=index, env=record.envelope, position=record.position), findings)
-        where = placed.setdefault(record.envelope.subject, _Placed())
-        where.indices.append(index)
-        where.positions.append(record.position)
+        placed.setdefault(record.envelope.subject, _Placed()).add(index, record.position)
         count += 1
-    kept = {stream_for(receipt.campaign) for receipt in expect}
-    streams = ((stream, _stream_items(store, stream, where, findings)) for stream, where in placed.items())
-    tally = _audit_streams(((s, i) for s, i in streams if i), findings, registry, kept)
+    tally = _Tally()
+    for stream, where in placed.items():
+        _audit_placed(store, stream, where, findings, registry, tally, expect)
     return _report(count, findings, tally, expect)
 
 
@@ -330,8 +408,7 @@ def _read_rows(
                 if stream not in placed:
                     placed[stream], plain[stream] = _Placed(), PlainStream(stream, rules)
                 where, checks, last = placed[stream], plain[stream], stream
-            where.indices.append(count)
-            where.positions.append(position)
+            where.add(count, position)
             checks.feed(row)
             count += 1
     return placed, plain, count
@@ -353,12 +430,7 @@ def _audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt
             tally.verified += result.verified
             tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
             continue
-        items = _stream_items(store, stream, where, findings)
-        if items:
-            tally.streams.append(stream)
-            _audit_stream(stream, items, findings, registry, tally)
-            if stream in kept:
-                tally.sound.extend(item.env for item in items)
+        _audit_placed(store, stream, where, findings, registry, tally, expect)
     return _report(count, findings, tally, expect)
 
 
@@ -376,15 +448,79 @@ def _receipt_finding(receipt: Receipt, problem: str, after: int) -> Finding:
     )
 
 
+def _audit_campaign(
+    store: EventStore, stream: str, registry: Registry, expect: Sequence[Receipt]
+) -> AuditReport | None:
+    """A campaign's audit from its stream read page by page (``hexlog.replay.stream_audit``); None when the stream is
+    to be audited whole (it holds a finding, or it has no events)."""
+
+    def items() -> Iterator[Item]:
+        for index, record in enumerate(store.iter_stream(stream)):
+            yield Item(index=index, env=record.envelope, position=record.position)
+
+    result = audit_stream(stream, items, registry, _versions(expect, stream))
+    if result is None or not result.events:
+        return None
+    tally = _Tally()
+    _add_streamed(stream, result, tally, kept=any(stream_for(r.campaign) == stream for r in expect))
+    return _report(result.events, [], tally, expect)
+
+
+def _table_finding(store: SQLiteStore, report: AuditReport) -> Finding | None:
+    """The finding that a store's events table is not as hexlog made it, when that may be why the audit found
+    what it found, or the table holds rows a reader paging through it may skip or mix up; None otherwise (a table
+    rebuilt with other keys that holds nothing of the kind is read as hexlog's is)."""
+    differences = table_differences(store.events_table())
+    if not differences:
+        return None
+    hazards = store.events_hazards()
+    if not hazards and report.ok:
+        return None
+    reason = f"the events table is not as hexlog made it ({'; '.join(differences)})"
+    if hazards:
+        reason += f", and it holds {'; '.join(hazards)}"
+    reason += (
+        ": a reader paging through it may skip rows, or read another stream's rows with a stream's own, so what "
+        "this audit read may not be the log as it is"
+    )
+    return Finding(
+        stream="",
+        streamversion=None,
+        event_id="",
+        position=None,
+        check=TABLE,
+        reason=reason,
+        order=-math.inf,
+        index=-1,
+    )
+
+
 def audit_store(
     store: EventStore, campaign: str | None = None, registry: Registry = REGISTRY, expect: Sequence[Receipt] = ()
 ) -> AuditReport:
-    """Audit every stream of a store (with the global positions), or one campaign's stream."""
+    """Audit every stream of a store (with the global positions), or one campaign's stream.
+
+    A SQLite store whose events table is not as hexlog made it is audited as far as its reads go (a campaign's
+    stream read whole, not page by page), and the report says so first when that may matter (``_table_finding``).
+    """
+    report = _audit_store(store, campaign, registry, expect)
+    if isinstance(store, SQLiteStore) and not store.events_as_made():
+        found = _table_finding(store, report)
+        if found is not None:
+            report = attrs.evolve(report, findings=(found, *report.findings))
+    return report
+
+
+def _audit_store(store: EventStore, campaign: str | None, registry: Registry, expect: Sequence[Receipt]) -> AuditReport:
+    made = not isinstance(store, SQLiteStore) or store.events_as_made()
     try:
-        if campaign is None and isinstance(store, SQLiteStore) and store.events_as_made():
+        if campaign is None and isinstance(store, SQLiteStore) and made:
             return _audit_rows(store, registry, expect)
         if campaign is None:
             return _audit_whole_store(store, registry, expect)
+        streamed = _audit_campaign(store, stream_for(campaign), registry, expect) if made else None
+        if streamed is not None:
+            return streamed
         records = store.read_stream(stream_for(campaign))
     except (ValueError, TypeError) as err:
         msg = f"the store could not read its events: {err}"

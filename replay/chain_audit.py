@@ -16,6 +16,9 @@ from hexlog.events.base import Event
 from hexlog.events.chain import GENESIS, Envelope, verify_stream
 from hexlog.machine.commands import oversized
 
+#: the check of a store's events table (``hexlog.replay.audit``): a finding about no one event
+TABLE = "events table"
+
 
 @attrs.frozen(kw_only=True)
 class Finding:
@@ -26,7 +29,7 @@ class Finding:
     event_id: str
     position: int | None
     #: which check: envelope, positions, chain, order, source, decode, session, nonce,
-    #: commitment, dice, transition, procedure or decision
+    #: commitment, dice, transition, procedure, decision or (about the store itself) events table
     check: str
     reason: str
     #: true when this event itself is wrong, false when an earlier fault shows here
@@ -38,6 +41,8 @@ class Finding:
 
     def text(self) -> str:
         """The finding as one line."""
+        if self.check == TABLE:  # about the store, not any one event
+            return f"{self.check}: {self.reason}"
         where = f"{self.stream} version {self.streamversion}"
         if self.position is not None:
             where += f" (position {self.position})"

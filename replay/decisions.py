@@ -32,6 +32,7 @@ decision that used them says so.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +53,7 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
-from hexlog.replay.dice_audit import Issue
+from hexlog.replay.dice_audit import Issue, Recent
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
 from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
@@ -149,33 +150,40 @@ class _Walker:
         self.issues.append(Issue(at, CHECK, reason))
 
     def run(self) -> None:
-        self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
+        self.begin()
         self.closed = {e.session for e in self.events if isinstance(e, SessionClosed)}
         self.abandoned = {e.session for e in self.events if isinstance(e, SessionAbandoned)}
         for at, event in enumerate(self.events):
-            if event is None:
-                continue
-            if isinstance(event, SessionOpened):
-                self.schemes.setdefault(event.session, event.scheme)
-            if isinstance(event, DiceRolled):
-                lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
-                self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
-            self.note_hand(at, event)
-            if isinstance(event, CampaignStarted | RulesChanged):
-                content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
-                if content_hash != event.rules_hash:
-                    self.flag(
-                        at,
-                        f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
-                    )
-            self.check_followed(at, event)
-            names = getattr(event, "rolls", None)
-            folded = self.decision(at, event, names) if isinstance(names, tuple) else event
-            try:
-                self.table = tables.evolve(self.table, folded, self.registry)
-            except Exception:  # noqa: BLE001, S112 - a malformed event: the decode and transition checks name it
-                continue
+            if event is not None:
+                self.step(at, event)
         self.orphans()
+
+    def begin(self) -> None:
+        """Ready to walk: each decision's inverse by event type."""
+        self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
+
+    def step(self, at: int, event: Event) -> None:
+        """Check one event (a decision against the table just before it), then fold it."""
+        if isinstance(event, SessionOpened):
+            self.schemes.setdefault(event.session, event.scheme)
+        if isinstance(event, DiceRolled):
+            lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
+            self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
+        self.note_hand(at, event)
+        if isinstance(event, CampaignStarted | RulesChanged):
+            content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
+            if content_hash != event.rules_hash:
+                self.flag(
+                    at,
+                    f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
+                )
+        self.check_followed(at, event)
+        names = getattr(event, "rolls", None)
+        folded = self.decision(at, event, names) if isinstance(names, tuple) else event
+        try:
+            self.table = tables.evolve(self.table, folded, self.registry)
+        except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
+            return
 
     def check_followed(self, at: int, event: Event) -> None:
         """An event only a step records after a decision it re-runs, anywhere else, was not written by the kit."""
@@ -296,8 +304,7 @@ class _Walker:
             problems_found, tail = [f"the rules record no {event.type_name} here"], None
         else:
             problems_found = words.differences(inverse, event, emitted[index])
-            tail = words.tail_difference(emitted[index + 1 :], self.events, at)
-            self.note_followed(at, emitted[index + 1 :])
+            tail = self.tail(emitted[index + 1 :], at)
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
@@ -306,13 +313,15 @@ class _Walker:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
         return emitted[index] if index is not None and not dice_problems and at != self.forgiven else event
 
-    def note_followed(self, at: int, tail: Sequence[Event]) -> None:
-        """Note the log's events in the places of those the re-run step records after the decision at ``at``."""
-        for offset, want in enumerate(tail, start=1):
+    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
+        """How the events after the decision at ``at`` differ from those the step records after it, if they do; the
+        log's events in their places are noted as following it."""
+        for offset, want in enumerate(emitted, start=1):
             found = self.events[at + offset] if at + offset < len(self.events) else None
             if type(found) is not type(want):
-                return
+                break
             self.followed.add(at + offset)
+        return words.tail_difference(emitted, self.events, at)
 
     def _schema(self, roll: DiceRolled) -> int:
         lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
@@ -358,19 +367,114 @@ class _Walker:
         if any(event is None for event in self.events):
             return
         for session, by_nonce in self.rolls.items():
-            for (lane, nonce), (at, roll) in by_nonce.items():
-                if self.registry.reserved(roll.purpose) is None or (session, lane, nonce) in self.named:
-                    continue
-                if self.schemes.get(session) == hexdice.V1:  # 0.1.0 let a free roll take any purpose
-                    self.doubts.append(
-                        f"{self.where(at)}: roll {_name(roll)} of session {session} for {shown(roll.purpose)} is "
-                        "named by no decision; the release that wrote it let a free roll take a procedure's purpose, "
-                        "so it cannot be told from a roll made and then ignored"
-                    )
-                else:
-                    self.flag(
-                        at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored"
-                    )
+            self.session_orphans(session, by_nonce)
+
+    def session_orphans(self, session: str, by_nonce: dict[tuple[str, int], tuple[int, DiceRolled]]) -> None:
+        """``orphans`` of one session's rolls."""
+        for (lane, nonce), (at, roll) in by_nonce.items():
+            if self.registry.reserved(roll.purpose) is None or (session, lane, nonce) in self.named:
+                continue
+            if self.schemes.get(session) == hexdice.V1:  # 0.1.0 let a free roll take any purpose
+                self.doubts.append(
+                    f"{self.where(at)}: roll {_name(roll)} of session {session} for {shown(roll.purpose)} is "
+                    "named by no decision; the release that wrote it let a free roll take a procedure's purpose, "
+                    "so it cannot be told from a roll made and then ignored"
+                )
+            else:
+                self.flag(at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored")
+
+
+class StreamWalker(_Walker):
+    """``_Walker`` for a stream read as it comes (``feed`` each event, then ``finish``): it keeps the table, the
+    reserved rolls of the session open that no decision has named yet, the rolls named in it, and what the steps
+    record after a decision until those events have come.
+
+    What it finds (``failed``, the issues) is what ``check_decision_events`` finds when that finds nothing, and
+    something whenever that finds something (a decision naming a roll it let go of, a session's rolls checked for
+    orphans when it ends): a caller that meets a finding audits the stream whole, for the findings' own words.
+    """
+
+    def __init__(self, registry: Registry, hidden: HiddenCheck) -> None:
+        #: the stream and schema versions of the events it still names (the rolls it keeps, the event being checked)
+        self.stream_versions: Recent[int] = Recent(0)
+        self.schema_versions: Recent[int] = Recent(0)
+        super().__init__(Recent(None), self.stream_versions, self.schema_versions, registry, hidden=hidden)
+        self.begin()
+        #: what the steps recorded after each decision, still to come: (index, event, flagged or forgiven)
+        self.expected: deque[tuple[int, Event, bool]] = deque()
+        #: the rolls the decision being checked named
+        self.used: list[tuple[str, str, int]] = []
+        self.failed = False
+
+    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
+        forgiven = at == self.forgiven
+        self.expected.extend((at + offset, want, forgiven) for offset, want in enumerate(emitted, start=1))
+        return None
+
+    def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
+        found = super().named_rolls(at, event, names)
+        for roll in found or ():
+            lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
+            self.used.append((roll.session, lane, roll.nonce))
+        return found
+
+    def feed(self, at: int, event: Event, version: int, schema: int) -> None:
+        """Check and fold the event at index ``at`` (its stream version and schema version given)."""
+        versions, schemas = self.stream_versions, self.schema_versions
+        versions.note(at, version)
+        schemas.note(at, schema)
+        while self.expected and self.expected[0][0] == at:
+            _, want, forgiven = self.expected.popleft()
+            if type(want) is type(event):
+                self.followed.add(at)
+            if want != event and (not forgiven or type(want) is not type(event)):
+                self.failed = True  # the whole audit words it, and which events follow the decision there
+        self.step(at, event)
+        self.followed.discard(at)
+        if self.used:
+            for session, lane, nonce in self.used:
+                self._forget(self.rolls.get(session, {}).pop((lane, nonce), None))
+            self.used.clear()
+        if isinstance(event, DiceRolled):
+            by_nonce = self.rolls.get(event.session, {})
+            key = (hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility), event.nonce)
+            hit = by_nonce.get(key)
+            if hit is not None and hit[0] == at:
+                if self.registry.reserved(event.purpose) is not None:
+                    versions.keep()  # with the roll, until a decision names it or its session ends
+                    schemas.keep()
+                    return
+                del by_nonce[key]
+        if isinstance(event, SessionOpened | SessionClosed | SessionAbandoned):
+            self._ended()
+
+    def _forget(self, hit: tuple[int, DiceRolled] | None) -> None:
+        if hit is not None:
+            self.stream_versions.kept.pop(hit[0], None)
+            self.schema_versions.kept.pop(hit[0], None)
+
+    def _ended(self, *, every: bool = False) -> None:
+        """Check the rolls of each session that can no longer be named (all with ``every``) for orphans, then
+        let go of them."""
+        session = self.table.session
+        current = session.id if session is not None and session.open and not every else None
+        for ended in [s for s in self.rolls if s != current]:
+            by_nonce = self.rolls.pop(ended)
+            self.session_orphans(ended, by_nonce)
+            for hit in by_nonce.values():
+                self._forget(hit)
+            self.named = {key: at for key, at in self.named.items() if key[0] != ended}
+
+    def finish(self) -> None:
+        """Check the sessions still open, and what is still to come after the last decision."""
+        self._ended(every=True)
+        if any(not forgiven for _, _, forgiven in self.expected):
+            self.failed = True
+        assert self.hidden is not None  # noqa: S101 - given at the start
+        if self.hidden.issues or self.issues:
+            self.failed = True
+        if self.unsure:
+            self.doubts.append(hidden_caveat(self.hidden.never_revealed))
 
 
 def _value(value: Any) -> str:

@@ -9,7 +9,8 @@ It also checks that each phase change names a transition of its procedure's tabl
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, overload
 
 import attrs
 
@@ -19,17 +20,22 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.projections import sessions
+from hexlog.replay.verdict import Caveats
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping
 
     from hexlog.events.base import Event
     from hexlog.machine.kit.registry import Registry
+
+    #: the events a check looks back at by index: the stream's, or (read as it comes) the open session's rolls
+    Looked: TypeAlias = Mapping[int, Event | None] | Sequence[Event | None]
 
 UNVERIFIABLE = "unverifiable until the session closes and reveals its secret"
 ABANDONED = "session {session} was abandoned without revealing its secret"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MAX_CLIENT_SEED_V2 = 200
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -116,7 +122,7 @@ def _keep_problem(roll: DiceRolled) -> str | None:
     return None
 
 
-class _Checker:
+class Checker:
     """Walks one stream's decoded events and collects the dice issues."""
 
     def __init__(self, registry: Registry) -> None:
@@ -141,13 +147,13 @@ class _Checker:
         now = self.log.current
         if now is not None and now.open:
             self.flag(at, "session", f"session {event.session} opened while {now.id} is open")
-        if event.session in self.sessions:
+        if self.known(event.session):
             self.flag(at, "session", f"session id {event.session} is used twice")
         if event.scheme not in hexdice.SCHEMES:
             self.flag(at, "session", f"unknown dice scheme {event.scheme!r}")
         if not _HEX64.match(event.commitment):
             self.flag(at, "commitment", "the commitment is not 64 lowercase hex digits")
-        earlier = next((s.id for s in self.sessions.values() if s.commitment == event.commitment), None)
+        earlier = self.committed(event.commitment)
         if earlier is not None:
             self.flag(
                 at,
@@ -157,6 +163,14 @@ class _Checker:
         self.sessions[event.session] = SessionRecord(
             event.session, at, event.commitment, event.scheme, supplied=event.supplied
         )
+
+    def known(self, session: str) -> bool:
+        """Whether a session of this id was opened before."""
+        return session in self.sessions
+
+    def committed(self, commitment: str) -> str | None:
+        """The first session so far that committed to this commitment, if any."""
+        return next((s.id for s in self.sessions.values() if s.commitment == commitment), None)
 
     def seeded(self, at: int, event: ClientSeedSet) -> None:
         record, now = self.current(event.session), self.log.current
@@ -189,8 +203,12 @@ class _Checker:
             self.flag(at, "nonce", f"nonce {event.nonce}{lane} skips nonce(s) {missing} of session {record.id}")
         if problem is None:
             record.rolls.append(at)
+            self.kept(at, event)
 
-    def closed(self, at: int, event: SessionClosed, events: Sequence[Event | None]) -> None:
+    def kept(self, at: int, roll: DiceRolled) -> None:
+        """A well-formed roll of the open session, at index ``at``, noted among its rolls."""
+
+    def closed(self, at: int, event: SessionClosed, events: Looked) -> None:
         record = self.current(event.session)
         if record is None:
             self.flag(at, "session", f"closing session {event.session}, which is not open")
@@ -235,7 +253,7 @@ class _Checker:
             reason = f"{event.procedure} has no transition '{event.trigger}' from {event.source} to {event.dest}"
             self.flag(at, "transition", reason)
 
-    def step(self, at: int, event: Event | None, events: Sequence[Event | None]) -> None:
+    def step(self, at: int, event: Event | None, events: Looked) -> None:
         """Check one event against the lifecycle before it, then fold it."""
         match event:
             case SessionOpened():
@@ -268,8 +286,99 @@ def check_dice(events: Sequence[Event | None], registry: Registry) -> DiceCheck:
     without a reveal, are notes (unverifiable), not failures; a roll after a session closed or was
     abandoned is a failure.
     """
-    checker = _Checker(registry)
+    checker = Checker(registry)
     for at, event in enumerate(events):
         checker.step(at, event, events)
     checker.finish()
     return DiceCheck(tuple(checker.issues), checker.sessions, checker.rolls, checker.verified)
+
+
+class StreamChecker(Checker):
+    """``Checker`` for a stream read as it comes: it keeps the ids and commitments of the sessions so far, the
+    record and the rolls of the session still open, and lets go of a session once it ends, with its caveats
+    (``verdict.Caveats``) noted in ``caveat_lines``.
+
+    Its findings are those of ``check_dice`` as long as sessions follow one another, as in a log with no finding
+    at all; a caller that meets a finding audits the stream whole instead."""
+
+    def __init__(self, registry: Registry) -> None:
+        super().__init__(registry)
+        self.ids: set[str] = set()
+        self.commitments: dict[str, str] = {}
+        #: the well-formed rolls of the sessions not ended yet, by index
+        self.open_rolls: dict[int, Event | None] = {}
+        self.tally = Caveats()
+        self.caveat_lines: list[str] = []
+
+    def known(self, session: str) -> bool:
+        return session in self.ids
+
+    def committed(self, commitment: str) -> str | None:
+        return self.commitments.get(commitment)
+
+    def opened(self, at: int, event: SessionOpened) -> None:
+        super().opened(at, event)
+        self.ids.add(event.session)
+        self.commitments.setdefault(event.commitment, event.session)
+
+    def kept(self, at: int, roll: DiceRolled) -> None:
+        self.open_rolls[at] = roll
+
+    def closed(self, at: int, event: SessionClosed, events: Looked) -> None:  # noqa: ARG002 - its own rolls
+        record = self.current(event.session)
+        super().closed(at, event, self.open_rolls)
+        if record is not None:
+            self.ended(record)
+
+    def abandoned(self, at: int, event: SessionAbandoned) -> None:
+        record = self.current(event.session)
+        super().abandoned(at, event)
+        if record is not None:
+            self.ended(record)
+
+    def ended(self, record: SessionRecord) -> None:
+        """Note a session's caveats and let go of it and its rolls."""
+        self.caveat_lines.extend(self.tally.add(record))
+        self.sessions.pop(record.id, None)
+        for roll_at in record.rolls:
+            self.open_rolls.pop(roll_at, None)
+
+    def finish(self) -> None:
+        super().finish()
+        for record in self.sessions.values():
+            self.caveat_lines.extend(self.tally.add(record))
+
+
+class Recent(Sequence[T]):
+    """What a check of a stream read as it comes looks up by index: the value of the event that came last
+    (``note``), the values kept (``keep``) for the earlier indices it still needs, ``default`` for any other; its
+    length is how many events have come so far."""
+
+    def __init__(self, default: T) -> None:
+        self.kept: dict[int, T] = {}
+        self.default = default
+        self.now = default
+        self.seen = 0
+
+    def note(self, index: int, value: T) -> None:
+        """The value of the event at ``index``, the one that came last."""
+        self.seen, self.now = index + 1, value
+
+    def keep(self) -> None:
+        """Keep the value of the event that came last for when later ones have come."""
+        self.kept[self.seen - 1] = self.now
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if index == self.seen - 1:
+            return self.now
+        if isinstance(index, slice):
+            msg = "a stream read as it comes is not sliced"
+            raise TypeError(msg)
+        return self.kept.get(index, self.default)
+
+    def __len__(self) -> int:
+        return self.seen

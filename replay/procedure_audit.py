@@ -31,7 +31,7 @@ PROCEDURE = "procedure"
 
 
 @attrs.define
-class _Walker:
+class Walker:
     """Follows each procedure's phase and the hand-offs under way through one stream."""
 
     registry: Registry
@@ -101,6 +101,16 @@ class _Walker:
             self.issues.append(Issue(at, PROCEDURE, f"{pair}, but {child} has not concluded: it is in phase {phase}"))
         self.open.pop()
 
+    def step(self, at: int, event: Event | None) -> None:
+        """Follow one event."""
+        match event:
+            case PhaseChanged():
+                self.changed(at, event)
+            case HandedOff():
+                self.handed_off(at, event)
+            case Resumed():
+                self.resumed(at, event)
+
     def finish(self) -> None:
         """A concluded child still waited on at the end: its parent never resumed."""
         for parent, child, since in reversed(self.open):
@@ -123,14 +133,8 @@ def check_procedures(
     Each issue's ``at`` is an index into ``events``; ``versions`` (their stream versions) only
     improves the wording.
     """
-    walker = _Walker(registry, versions)
+    walker = Walker(registry, versions)
     for at, event in enumerate(events):
-        match event:
-            case PhaseChanged():
-                walker.changed(at, event)
-            case HandedOff():
-                walker.handed_off(at, event)
-            case Resumed():
-                walker.resumed(at, event)
+        walker.step(at, event)
     walker.finish()
     return sorted(walker.issues, key=lambda issue: issue.at)

@@ -37,12 +37,17 @@ def _rolls(count: int) -> str:
     return f"{count} roll{'s' if count != 1 else ''}"
 
 
-def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
-    """Why each session with rolls is not verified, or does not protect the players, in open order."""
-    out: list[str] = []
-    #: the client seed of every abandoned session so far, with the first that used it
-    abandoned_seeds: dict[str, str] = {}
-    for record in sessions.values():
+class Caveats:
+    """The caveats of sessions given one at a time in open order, each once it can change no more (what
+    ``caveats`` gives for them all): it keeps only the client seeds of the abandoned sessions."""
+
+    def __init__(self) -> None:
+        #: the client seed of every abandoned session so far, with the first that used it
+        self.abandoned_seeds: dict[str, str] = {}
+
+    def add(self, record: SessionRecord) -> list[str]:
+        """Why this session (the next in open order) is not verified, or does not protect the players."""
+        out: list[str] = []
         n = len(record.rolls)
         if n:
             if record.abandoned_at is not None:
@@ -61,12 +66,18 @@ def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
                     f"session {record.id} has no client seed from the players: "
                     f"the referee could have chosen its secret, and so its {_rolls(n)}"
                 )
-            earlier = abandoned_seeds.get(record.client_seed) if record.client_seed else None
+            earlier = self.abandoned_seeds.get(record.client_seed) if record.client_seed else None
             if earlier is not None:
                 out.append(
                     f"session {record.id} uses the client seed of the abandoned session {earlier}: "
                     f"its secret could have been chosen knowing that seed"
                 )
         if record.abandoned_at is not None and record.client_seed:
-            abandoned_seeds.setdefault(record.client_seed, record.id)
-    return out
+            self.abandoned_seeds.setdefault(record.client_seed, record.id)
+        return out
+
+
+def caveats(sessions: Mapping[str, SessionRecord]) -> list[str]:
+    """Why each session with rolls is not verified, or does not protect the players, in open order."""
+    tally = Caveats()
+    return [line for record in sessions.values() for line in tally.add(record)]
