@@ -279,7 +279,7 @@ class TableProjection:
                 procedures[procedure.name] = converter.structure(data, procedure.state_type)
         return Table(
             campaign=str(value["campaign"]),
-            rules=None if rules is None else rulesets.from_recorded(rules["name"], rules["content"]),
+            rules=None if rules is None else rulesets.from_stored(rules["name"], rules["content"]),
             sessions=converter.structure(value["sessions"], session_model.SessionLog),
             party=converter.structure(value["party"], party_model.Party),
             clock=converter.structure(value["clock"], clock_model.Clock),

@@ -32,3 +32,26 @@ def test_values_that_are_not_json_are_deep_copied():
     assert recorded.content["pair"][0] is not inner
     inner.append(3)
     assert recorded.content["pair"] == ([1, 2], "x")
+
+
+def test_a_saved_tables_rules_are_the_recorded_ones_each_read_its_own(tmp_path):
+    """A cold command's table takes the rules its saved row holds as the SQL store decoded them: equal to the
+    recorded ones, and no two reads share a container."""
+    from hexlog.events.sqlite import SQLiteStore  # noqa: PLC0415 - this test's alone
+    from hexlog.machine import commands as c  # noqa: PLC0415
+    from hexlog.machine.handler import Handler  # noqa: PLC0415
+    from hexlog.machine.keeper import MemoryKeeper  # noqa: PLC0415
+
+    store = SQLiteStore(tmp_path / "rules.db")
+    try:
+        Handler(store, MemoryKeeper()).execute("main", c.StartCampaign(ruleset="ose"))
+        first, second = (Handler(store, MemoryKeeper()).load("main").rules for _ in range(2))
+    finally:
+        store.close()
+    assert first is not None
+    assert second is not None
+    assert first.content == rulesets.load("ose").content
+    assert first.hash == second.hash == rulesets.load("ose").hash
+    assert first.recorded
+    assert first.content is not second.content
+    assert first.content["tables"] is not second.content["tables"]
