@@ -79,6 +79,22 @@ def _never_whole() -> Iterator[None]:
         yield
 
 
+def _row(e: Envelope) -> tuple[Any, ...]:
+    """An envelope as a row of the events table, its position left out."""
+    return (
+        e.subject,
+        e.streamversion,
+        e.id,
+        e.type,
+        e.schemaversion,
+        e.source,
+        e.time,
+        canonical_json(e.data),
+        e.prevhash,
+        e.hash,
+    )
+
+
 def _write(path: Path, envelopes: list[Envelope]) -> SQLiteStore:
     """A SQLite store holding these envelopes as rows, at positions 1, 2, 3 ..., whatever they hold."""
     SQLiteStore(path).close()
@@ -86,22 +102,7 @@ def _write(path: Path, envelopes: list[Envelope]) -> SQLiteStore:
     with conn:
         conn.executemany(
             "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    i + 1,
-                    e.subject,
-                    e.streamversion,
-                    e.id,
-                    e.type,
-                    e.schemaversion,
-                    e.source,
-                    e.time,
-                    canonical_json(e.data),
-                    e.prevhash,
-                    e.hash,
-                )
-                for i, e in enumerate(envelopes)
-            ],
+            [(i + 1, *_row(e)) for i, e in enumerate(envelopes)],
         )
     conn.close()
     return SQLiteStore(path, create=False)
@@ -332,21 +333,7 @@ def test_streams_mixed_by_a_rebuilt_table_s_collation_are_named_in_its_finding(t
         conn.executemany(
             "INSERT INTO events (stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, "
             "hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    e.subject,
-                    e.streamversion,
-                    e.id,
-                    e.type,
-                    e.schemaversion,
-                    e.source,
-                    e.time,
-                    canonical_json(e.data),
-                    e.prevhash,
-                    e.hash,
-                )
-                for e in twin
-            ],
+            [_row(e) for e in twin],
         )
     conn.close()
     store = _rebuilt(tmp_path / "twins.db", NOCASE)
