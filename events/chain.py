@@ -193,30 +193,11 @@ def seal(  # noqa: PLR0913 - the attributes of an envelope
     prevhash: str,
 ) -> Envelope:
     """Build an envelope and compute its hash."""
-    unhashed = {
-        "specversion": SPECVERSION,
-        "id": id,
-        "source": source,
-        "type": type,
-        "subject": subject,
-        "time": time,
-        "datacontenttype": CONTENT_TYPE,
-        "data": data,
-        "streamversion": streamversion,
-        "schemaversion": schemaversion,
-        "prevhash": prevhash,
-    }
-    return Envelope(
-        id=id,
-        source=source,
-        type=type,
-        subject=subject,
-        time=time,
-        data=data,
-        streamversion=streamversion,
-        schemaversion=schemaversion,
-        prevhash=prevhash,
-        hash=sha256_hex(canonical_json(unhashed)),
+    hashed = _unhashed_utf8(
+        id, source, type, subject, time, canonical_json(data), streamversion, schemaversion, prevhash
+    )
+    return stored_envelope(
+        id, source, type, subject, time, data, streamversion, schemaversion, prevhash, _sha256(hashed).hexdigest()
     )
 
 
