@@ -123,18 +123,13 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
 _FAST_BY_TYPE: dict[tuple[str, int], Structure | None] = {}
 
 
-def _fast_by_type(cloud_type: str, schema_version: int) -> Structure | None:
-    """The fast function ``from_data`` would give a payload of this type and version (None: it gives none)."""
-    key = (cloud_type, schema_version)
+def _fast_by_type(key: tuple[str, int]) -> Structure | None:
+    """The fast function ``from_data`` would give a payload of this (type, version), noted (None: it gives none)."""
     try:
-        return _FAST_BY_TYPE[key]
-    except KeyError:
-        pass
-    try:
-        cls = event_class(cloud_type)
+        cls = event_class(key[0])
     except HexlogError:
         return None  # ``from_data`` says what is wrong; nothing is noted for a type no class has
-    fast = _FAST_BY_TYPE[key] = _fast(cls) if schema_version == cls.schema_version else None
+    fast = _FAST_BY_TYPE[key] = _fast(cls) if key[1] == cls.schema_version else None
     return fast
 
 
@@ -142,7 +137,8 @@ def decode_record(record: Recorded) -> Event:
     """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
     cloud_type, schema_version, data = record.payload()
     if data.__class__ is dict:
-        fast = _FAST_BY_TYPE.get((cloud_type, schema_version)) or _fast_by_type(cloud_type, schema_version)
+        key = (cloud_type, schema_version)
+        fast = _FAST_BY_TYPE[key] if key in _FAST_BY_TYPE else _fast_by_type(key)
         if fast is not None:
             try:
                 event = fast(data)
