@@ -91,7 +91,7 @@ class Table:
 
 def _procedures(procedures: Mapping[str, Any], event: Event, registry: Registry) -> Mapping[str, Any]:
     changed: dict[str, Any] | None = None
-    for name, fold in registry.folds:
+    for name, fold in registry.folds_of(type(event)):
         before = procedures.get(name)
         after = fold(before, event)
         if after is not before:
@@ -105,12 +105,20 @@ def _procedures(procedures: Mapping[str, Any], event: Event, registry: Registry)
 
 
 def _procedures_all(procedures: Mapping[str, Any], events: Sequence[Event], registry: Registry) -> Mapping[str, Any]:
-    """The procedures' states after ``events`` (``_procedures`` event by event), each procedure's folded over them
-    all at once; event by event when one of them begins or ends among them, as the names then take its order."""
+    """The procedures' states after ``events`` (``_procedures`` event by event), each procedure's folded over the
+    events it reads all at once; event by event when one of them begins or ends among them, as the names then take
+    its order."""
+    read: dict[str, list[Event]] = {}
+    for event in events:
+        for name, _ in registry.folds_of(type(event)):
+            read.setdefault(name, []).append(event)
     finals: dict[str, Any] = {}
     for name, fold in registry.folds:
+        mine = read.get(name)
+        if mine is None:
+            continue
         state = before = procedures.get(name)
-        for event in events:
+        for event in mine:
             after = fold(state, event)
             if (after is None) is not (state is None):  # begun or ended: the order of the names changes
                 for one in events:

@@ -24,7 +24,7 @@ from hexlog.machine.camp.commands import (
 from hexlog.machine.camp.inverse import INVERSE
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
 from hexlog.machine.camp.rules import CampTables
-from hexlog.machine.camp.state import PROCEDURE, CampState, Phase, evolve
+from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
 
@@ -46,6 +46,7 @@ CAMP = Procedure(
     final=frozenset({Phase.BROKEN}),
     model=CampModel,
     fold=evolve,
+    reads=READS,
     state_type=CampState,
     rules=(CampTables, WildernessOptions, WildernessTables),
     rules_check=rules.check,

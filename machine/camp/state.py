@@ -76,6 +76,18 @@ def _healed(state: CampState, broken: ev.CampBroken) -> tuple[tuple[str, int], .
     return tuple(totals.items())
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.CampMade,
+    PhaseChanged,
+    ev.FirewoodGathered,
+    ev.WatchesSet,
+    ev.NightChecked,
+    ev.NightEncounterEnded,
+    ev.CampBroken,
+)
+
+
 def evolve(state: CampState | None, event: Event) -> CampState | None:
     """The camp after one event; a new ``CampMade`` starts a night and keeps the running totals."""
     if isinstance(event, ev.CampMade):

@@ -31,7 +31,7 @@ from hexlog.machine.castle.commands import (
 from hexlog.machine.castle.inverse import INVERSE
 from hexlog.machine.castle.machine import TRANSITIONS, CastleModel, guard
 from hexlog.machine.castle.rules import CastleTables
-from hexlog.machine.castle.state import PROCEDURE, CastleState, Phase, evolve
+from hexlog.machine.castle.state import PROCEDURE, READS, CastleState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
 
 CASTLE = Procedure(
@@ -58,6 +58,7 @@ CASTLE = Procedure(
     final=frozenset({Phase.DONE}),
     model=CastleModel,
     fold=evolve,
+    reads=READS,
     state_type=CastleState,
     rules=(CastleTables,),
     rules_check=rules.check,

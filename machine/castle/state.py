@@ -102,6 +102,24 @@ def _travel(state: CastleState, event: Event) -> CastleState:
     return state
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.CastlePlaced,
+    PhaseChanged,
+    ev.CastlesPassed,
+    ev.CastleHailed,
+    ev.GarrisonMet,
+    ev.TollDemanded,
+    ev.GarrisonFled,
+    ev.MeetingEnded,
+    tev.JourneyStarted,
+    tev.DayStarted,
+    tev.TruePosition,
+    tev.DayEnded,
+    tev.JourneyEnded,
+)
+
+
 def evolve(state: CastleState | None, event: Event) -> CastleState | None:
     """The castles after one event (None until the first castle is placed)."""
     if isinstance(event, ev.CastlePlaced):

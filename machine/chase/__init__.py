@@ -16,7 +16,7 @@ from hexlog.machine.chase.commands import TRIGGERS, Drop, Evade, RepeatSteps, Ru
 from hexlog.machine.chase.inverse import INVERSE, modifiers
 from hexlog.machine.chase.machine import TRANSITIONS, ChaseModel
 from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
-from hexlog.machine.chase.state import PROCEDURE, ChaseState, Phase, evolve
+from hexlog.machine.chase.state import PROCEDURE, READS, ChaseState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure
 
 CHASE = Procedure(
@@ -37,6 +37,7 @@ CHASE = Procedure(
     final=frozenset({Phase.ESCAPED, Phase.CAUGHT}),
     model=ChaseModel,
     fold=evolve,
+    reads=READS,
     state_type=ChaseState,
     rules=(ChaseTables, ChaseOptions),
     purposes=(steps.SURPRISE, steps.DISTANCE, steps.DROP, steps.EVASION),

@@ -90,6 +90,22 @@ class ChaseState:
         return (fleeing, pursuers)
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.ChaseStarted,
+    PhaseChanged,
+    ev.StepsRepeated,
+    ev.RoundRun,
+    ev.ItemDropped,
+    ev.WaterEvasionRolled,
+    ev.ChaseExhausted,
+    ev.ChaseEnded,
+    dungeon_ev.PartyRested,
+    travel_ev.Rested,
+    camp_ev.CampBroken,
+)
+
+
 def evolve(state: ChaseState | None, event: Event) -> ChaseState | None:  # noqa: C901 - one case per event
     """The chase after one event; a new ``ChaseStarted`` replaces a concluded one and keeps its exhaustion."""
     if isinstance(event, ev.ChaseStarted):

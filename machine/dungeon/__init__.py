@@ -31,7 +31,7 @@ from hexlog.machine.dungeon.commands import (
 from hexlog.machine.dungeon.inverse import INVERSE, guard
 from hexlog.machine.dungeon.machine import TRANSITIONS, DungeonModel
 from hexlog.machine.dungeon.rules import DungeonTables
-from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Light, Phase, evolve
+from hexlog.machine.dungeon.state import PROCEDURE, READS, DelveState, Light, Phase, evolve
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 
 DUNGEON = Procedure(
@@ -59,6 +59,7 @@ DUNGEON = Procedure(
     final=frozenset({Phase.LEFT}),
     model=DungeonModel,
     fold=evolve,
+    reads=READS,
     state_type=DelveState,
     rules=(DungeonTables,),
     purposes=(due.WANDERING, steps.SEARCH, doors.OPEN, doors.LISTEN, doors.SPIKE),

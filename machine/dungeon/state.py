@@ -134,6 +134,23 @@ def _lights(state: DelveState, carrier: str, light: Light | None) -> tuple[Light
     return kept if light is None else (*kept, light)
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.DelveEntered,
+    ev.DoorOpened,
+    ev.DoorSpiked,
+    PhaseChanged,
+    HandedOff,
+    ev.LightLit,
+    ev.LanternRefilled,
+    ev.LightBurnedOut,
+    ev.WanderingChecked,
+    ev.PartyMoved,
+    ev.PartyRested,
+    ev.DelveLeft,
+)
+
+
 def evolve(state: DelveState | None, event: Event) -> DelveState | None:  # noqa: C901, PLR0912 - one case per event
     """The delve after one event; a new ``DelveEntered`` replaces a concluded one."""
     if isinstance(event, ev.DelveEntered):

@@ -38,7 +38,7 @@ from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
 from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
-from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase, evolve
+from hexlog.machine.encounter.state import PROCEDURE, READS, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.procedure import Procedure
@@ -72,6 +72,7 @@ ENCOUNTER = Procedure(
     final=frozenset({Phase.CONCLUDED}),
     model=EncounterModel,
     fold=evolve,
+    reads=READS,
     state_type=EncounterState,
     rules=(EncounterOptions, EncounterTables, EvasionOptions, EvasionTables),
     rules_check=check_rules,

@@ -123,6 +123,18 @@ _LATEST: dict[type[Event], str] = {
 }
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.EncounterStarted,
+    *_LATEST,
+    PhaseChanged,
+    ev.ReactionRolled,
+    ev.ActionChosen,
+    ev.RoundPlayed,
+    ev.EncounterCorrected,
+)
+
+
 def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
     """The encounter after one event; a new ``EncounterStarted`` replaces a concluded one."""
     if isinstance(event, ev.EncounterStarted):

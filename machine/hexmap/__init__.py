@@ -24,7 +24,7 @@ from hexlog.machine.commands import Command, arg
 from hexlog.machine.hexmap import grid, hidden, mapfile
 from hexlog.machine.hexmap.hidden import Placement
 from hexlog.machine.hexmap.rules import MapTables
-from hexlog.machine.hexmap.state import PROCEDURE, MapState, Phase, evolve
+from hexlog.machine.hexmap.state import PROCEDURE, READS, MapState, Phase, evolve
 from hexlog.machine.kit.model import Model
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.machine.text import counted
@@ -170,6 +170,7 @@ HEXMAP = Procedure(
     final=frozenset({Phase.DRAWN}),
     model=MapModel,
     fold=evolve,
+    reads=READS,
     state_type=MapState,
     rules=(MapTables, CastleTables),
     events=(

@@ -122,6 +122,20 @@ class MapState:
         return self.hexes.get(name)
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    PhaseChanged,
+    ev.HexSet,
+    ev.HiddenFeaturePlaced,
+    ev.FeatureFound,
+    ev.FeatureFoundLost,
+    ev.FeatureRevealed,
+    LostRevealed,
+    SessionClosed,
+    SessionAbandoned,
+)
+
+
 def evolve(state: MapState | None, event: Event) -> MapState | None:
     """The map after one event."""
     match event:

@@ -108,6 +108,9 @@ class Procedure:
     #: the folded state (kept in the table under the procedure's name) and its class
     fold: Fold | None = None
     state_type: type | None = None
+    #: the event types the fold reads (a subclass of one is read too): it leaves its state as it is at any other
+    #: event, so the table does not ask it of them; None: every event
+    reads: tuple[type[Event], ...] | None = None
     #: the typed parts of a ruleset the procedure reads, and a check across them run when rules are loaded
     rules: tuple[type, ...] = ()
     rules_check: Callable[[Ruleset], None] | None = None

@@ -14,6 +14,7 @@ from hexlog.machine.text import skeleton
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from hexlog.events.base import Event
     from hexlog.machine.commands import Command
     from hexlog.machine.kit.procedure import DueCheck, Fold, Guard, ModifierSource, Procedure
     from hexlog.machine.ruleset import Ruleset
@@ -67,6 +68,21 @@ class Registry:
         self._due_checks = tuple(c for p in procedures for c in p.due_checks)
         self._modifier_sources = tuple(m for p in procedures for m in p.modifiers)
         self.folds: tuple[tuple[str, Fold], ...] = tuple((p.name, p.fold) for p in procedures if p.fold is not None)
+        #: the folds that read each event class asked of (a campaign's log holds a few dozen classes)
+        self._readers: dict[type[Event], tuple[tuple[str, Fold], ...]] = {}
+
+    def folds_of(self, cls: type[Event]) -> tuple[tuple[str, Fold], ...]:
+        """The folds (name, fold) that read events of ``cls``, in registry order: every other fold leaves its state
+        as it is at such an event (what its procedure's ``reads`` declares)."""
+        found = self._readers.get(cls)
+        if found is None:
+            found = tuple(
+                (p.name, p.fold)
+                for p in self.procedures
+                if p.fold is not None and (p.reads is None or issubclass(cls, p.reads))
+            )
+            self._readers[cls] = found
+        return found
 
     def __iter__(self) -> Iterator[Procedure]:
         return iter(self.procedures)

@@ -20,7 +20,7 @@ from hexlog.machine.pursuit import steps
 from hexlog.machine.pursuit.guard import guard
 from hexlog.machine.pursuit.inverse import INVERSE
 from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel
-from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, evolve
+from hexlog.machine.pursuit.state import PROCEDURE, READS, Phase, PursuitState, evolve
 
 PURSUIT = Procedure(
     name=PROCEDURE,
@@ -42,6 +42,7 @@ PURSUIT = Procedure(
     final=frozenset({Phase.CAUGHT, Phase.ESCAPED}),
     model=PursuitModel,
     fold=evolve,
+    reads=READS,
     state_type=PursuitState,
     rules=(EvasionOptions, EvasionTables),
     rules_check=evasion.check,

@@ -69,6 +69,20 @@ class PursuitState:
         return self.catch is not None and self.catch.caught
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.PursuitStarted,
+    PhaseChanged,
+    ev.PursuitEvasionRolled,
+    ev.HeadingRolled,
+    ev.PursuitFled,
+    ev.CatchRolled,
+    ev.ContinueChecked,
+    ev.PursuitRested,
+    ev.PursuitEnded,
+)
+
+
 def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:  # noqa: C901 - one case per event
     """The pursuit after one event; a new ``PursuitStarted`` replaces the last pursuit."""
     if isinstance(event, ev.PursuitStarted):

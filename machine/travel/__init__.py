@@ -20,7 +20,7 @@ from hexlog.machine.travel import day, exhaustion, moves
 from hexlog.machine.travel.inverse import INVERSE, guard
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
 from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
-from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState, evolve
+from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, evolve
 
 TRAVEL = Procedure(
     name=PROCEDURE,
@@ -46,6 +46,7 @@ TRAVEL = Procedure(
     final=frozenset({Phase.ENDED}),
     model=TravelModel,
     fold=evolve,
+    reads=READS,
     state_type=TravelState,
     rules=(TravelOptions, TravelTables, WildernessOptions, WildernessTables),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),

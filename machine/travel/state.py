@@ -87,6 +87,26 @@ def _members(state: TravelState, names: tuple[str, ...], change: Any) -> dict[st
     return members
 
 
+#: the events ``evolve`` reads: it leaves the state as it is at any other
+READS: tuple[type[Event], ...] = (
+    ev.JourneyStarted,
+    PhaseChanged,
+    ev.DayStarted,
+    ev.ExhaustionChanged,
+    ev.RouteDeclared,
+    ev.LostChecked,
+    ev.ForcedMarch,
+    ev.Moved,
+    ev.TruePosition,
+    ev.LostRevealed,
+    ev.Searched,
+    ev.WanderingChecked,
+    ev.DayEnded,
+    ev.Rested,
+    PursuitRested,
+)
+
+
 def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # noqa: C901, PLR0911, PLR0912 - one case per event
     """The journey after one event."""
     match event:
