@@ -133,9 +133,9 @@ def _fast_by_type(key: tuple[str, int]) -> Structure | None:
     return fast
 
 
-def decode_record(record: Recorded) -> Event:
-    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
-    cloud_type, schema_version, data = record.payload()
+def decode_payload(cloud_type: str, schema_version: int, data: Any) -> Event:
+    """``from_data(cloud_type, schema_version, data)``, by the fast function of the type and version found in one
+    lookup where there is one."""
     if data.__class__ is dict:
         key = (cloud_type, schema_version)
         fast = _FAST_BY_TYPE[key] if key in _FAST_BY_TYPE else _fast_by_type(key)
@@ -146,8 +146,13 @@ def decode_record(record: Recorded) -> Event:
                 event = SLOW
             if event is not SLOW:
                 return event  # type: ignore[no-any-return]
+    return from_data(cloud_type, schema_version, data)
+
+
+def decode_record(record: Recorded) -> Event:
+    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
     try:
-        return from_data(cloud_type, schema_version, data)
+        return decode_payload(*record.payload())
     except CorruptLogError as err:
         envelope = record.envelope
         msg = f"{envelope.subject} version {envelope.streamversion} (event {envelope.id}): {err}"

@@ -20,6 +20,8 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from hexlog.events.store import Payload
+
 
 class MemoryStore:
     """Keeps every stream in a list; same contract as the SQLite store."""
@@ -136,6 +138,12 @@ class MemoryStore:
         stream = self._streams.get(stream_id, [])
         for index in range(max(from_version, 1) - 1, len(stream)):
             yield stream[index]
+
+    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
+        """The payloads of the stream's events from ``from_version`` on, in order."""
+        for record in self.iter_stream(stream_id, from_version):
+            envelope = record.envelope
+            yield (envelope.streamversion, envelope.id, envelope.type, envelope.schemaversion, envelope.data)
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""

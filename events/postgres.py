@@ -51,11 +51,14 @@ from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
     PAGE_SIZE,
+    PAYLOAD_COLUMNS,
     ROWS_PAGE_SIZE,
     STREAM_PAGE_SIZE,
+    CorruptRowError,
     checked_tail,
     command_row,
     known_command,
+    payload,
     recorded,
     tail_problem,
 )
@@ -63,6 +66,8 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+
+    from hexlog.events.store import Payload
 
 __all__ = ["PostgresStore", "connect", "first_line"]
 
@@ -309,6 +314,34 @@ class PostgresStore:
             if len(rows) < STREAM_PAGE_SIZE:
                 return
             after = rows[-1][2]
+
+    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
+        """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
+        after = max(from_version, 1) - 1
+        while True:
+            rows = self._rows(
+                f"SELECT {PAYLOAD_COLUMNS} FROM events WHERE stream_id = %s AND stream_version > %s "  # noqa: S608 - constant columns
+                "ORDER BY stream_version LIMIT %s",
+                (stream_id, after, STREAM_PAGE_SIZE),
+            )
+            for row in rows:
+                try:
+                    found = payload(stream_id, row)
+                except CorruptRowError:
+                    self._read_row(stream_id, row[0])  # raises naming the row as every read of records does
+                    raise
+                yield found
+            if len(rows) < STREAM_PAGE_SIZE:
+                return
+            after = rows[-1][0]
+
+    def _read_row(self, stream_id: str, version: int) -> Recorded | None:
+        """The record at a version of the stream (None if there is none)."""
+        rows = self._rows(
+            f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version = %s",  # noqa: S608 - constant columns
+            (stream_id, version),
+        )
+        return recorded(rows[0]) if rows else None
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""

@@ -42,6 +42,7 @@ from hexlog.events.sqlite_schema import (
     COMMAND_COLUMNS,
     HAZARDS,
     PAGE_SIZE,
+    PAYLOAD_COLUMNS,
     ROWS_PAGE_SIZE,
     SCHEMA,
     SCHEMA_NAMES,
@@ -54,6 +55,7 @@ from hexlog.events.sqlite_schema import (
     is_busy,
     known_command,
     loads,
+    payload,
     recorded,
     tail_problem,
     write_problem,
@@ -62,6 +64,8 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+
+    from hexlog.events.store import Payload
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
@@ -377,6 +381,36 @@ class SQLiteStore:
             if len(rows) < STREAM_PAGE_SIZE:
                 return
             after = rows[-1][2]
+
+    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
+        """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
+        after = max(from_version, 1) - 1
+        while True:
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT {PAYLOAD_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
+                    "ORDER BY stream_version LIMIT ?",
+                    (stream_id, after, STREAM_PAGE_SIZE),
+                ).fetchall()
+            for row in rows:
+                try:
+                    found = payload(stream_id, row)
+                except CorruptRowError:
+                    self._read_row(stream_id, row[0])  # raises naming the row as every read of records does
+                    raise
+                yield found
+            if len(rows) < STREAM_PAGE_SIZE:
+                return
+            after = rows[-1][0]
+
+    def _read_row(self, stream_id: str, version: int) -> Recorded | None:
+        """The record at a version of the stream (None if there is none)."""
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version = ?",  # noqa: S608 - constant columns
+                (stream_id, version),
+            ).fetchall()
+        return recorded(rows[0]) if rows else None
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""

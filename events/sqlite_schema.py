@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from hexlog.events.chain import GENESIS
 from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
 from hexlog.events.store import AppendResult, Recorded
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hexlog.events.store import Payload
 
 #: how many rows ``read_all`` fetches at a time
 PAGE_SIZE = 1000
@@ -258,17 +263,21 @@ def row_data(row: tuple[Any, ...]) -> Any:
     JSON of the wrong kind (a list, a number) is returned as it is: the envelope then carries it,
     and the audit reports that event's malformed envelope among its other findings.
     """
-    data = row[8]
+    return _decoded(row[8], lambda: _where(row))
+
+
+def _decoded(data: Any, where: Callable[[], str]) -> Any:
+    """A data column decoded from JSON; ``CorruptRowError`` naming the event ``where`` says if it is not JSON."""
     if not isinstance(data, str | bytes):
-        msg = f"corrupt event at {_where(row)}: its data column is {type(data).__name__}, not JSON text"
+        msg = f"corrupt event at {where()}: its data column is {type(data).__name__}, not JSON text"
         raise CorruptRowError(msg)
     try:
         return loads(data)
     except ValueError as err:  # JSONDecodeError, or UnicodeDecodeError for a blob
-        msg = f"corrupt event at {_where(row)}: its data column is not JSON ({err})"
+        msg = f"corrupt event at {where()}: its data column is not JSON ({err})"
         raise CorruptRowError(msg) from err
     except RecursionError:
-        msg = f"corrupt event at {_where(row)}: its data column is not JSON hexlog reads (nested too deeply)"
+        msg = f"corrupt event at {where()}: its data column is not JSON hexlog reads (nested too deeply)"
         raise CorruptRowError(msg) from None
 
 
@@ -291,6 +300,23 @@ def recorded(row: tuple[Any, ...]) -> Recorded:
 
 of_row = Recorded.of_row
 orjson_loads = orjson.loads
+
+#: the columns of a payload (``hexlog.events.store.Payload``), the data column last
+PAYLOAD_COLUMNS = "stream_version, id, type, schema_version, data"
+
+
+def payload(stream_id: str, row: tuple[Any, ...]) -> Payload:
+    """The payload of a row of ``PAYLOAD_COLUMNS`` of the stream, its data decoded as ``recorded`` decodes it."""
+    text = row[4]
+    if text.__class__ is str:
+        try:
+            raw = text.encode()
+            if raw.translate(_DIGITS).find(_LONG_NUMBER) < 0:
+                return (row[0], row[1], row[2], row[3], orjson_loads(raw))
+        except ValueError:
+            pass
+    data = _decoded(text, lambda: f"stream {stream_id} version {row[0]}, event {row[1]}")
+    return (row[0], row[1], row[2], row[3], data)
 
 
 def integrity_check(path: str | Path) -> str:

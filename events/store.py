@@ -11,6 +11,10 @@ from hexlog.events.chain import Envelope, stored_envelope
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+#: what decoding a stored event takes, and where it sits in its stream: ``(stream version, id, type, schema
+#: version, data)``, the data decoded from JSON (a reader that folds events needs neither its time nor its hashes)
+Payload = tuple[int, str, str, int, Any]
+
 
 @attrs.frozen(kw_only=True)
 class NewEvent:
@@ -181,6 +185,11 @@ class EventStore(Protocol):
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, read page by page (a long stream is never
         held whole)."""
+        ...
+
+    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
+        """The payload of each of the stream's events from ``from_version`` on, in order, read page by page: what
+        ``iter_stream`` gives without the envelopes (``CorruptRowError`` naming an event whose data is not JSON)."""
         ...
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]: ...

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from hexlog.events.codec import decode_record
+from hexlog.events.codec import decode_payload, decode_record
 from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, MutableMapping, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, ProjectionStore, Recorded
+    from hexlog.events.store import LiveStore, Payload, ProjectionStore, Recorded
 
 S = TypeVar("S")
 MARK = "@"
@@ -86,6 +86,20 @@ def decode_recorded(recorded: Recorded) -> Event:
     except HexlogError as err:
         env = recorded.envelope
         msg = f"{env.subject} version {env.streamversion} (event {env.id}) does not decode: {err}"
+        raise CorruptLogError(msg) from err
+
+
+def decode_stored(stream_id: str, payload: Payload) -> Event:
+    """The event of a stored payload of the stream (``EventStore.iter_payloads``); ``CorruptLogError`` naming the
+    event, as ``decode_recorded`` names it, if it does not decode."""
+    version, event_id, cloud_type, schema_version, data = payload
+    try:
+        return decode_payload(cloud_type, schema_version, data)
+    except CorruptLogError as err:
+        msg = f"{stream_id} version {version} (event {event_id}): {err}"
+        raise CorruptLogError(msg) from err
+    except HexlogError as err:
+        msg = f"{stream_id} version {version} (event {event_id}) does not decode: {err}"
         raise CorruptLogError(msg) from err
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, Recorded
+    from hexlog.events.store import LiveStore, Payload, Recorded
     from hexlog.machine.kit.registry import Registry
 
 #: how many differing rows a report names
@@ -103,6 +103,13 @@ def records(store: LiveStore, campaign: str, version: int | None = None) -> Iter
     ``NotFoundError`` if the campaign has no events, ``UsageError`` for a version outside its stream (both
     raised here, before the first record is read).
     """
+    end = _end(store, campaign, version)
+    return itertools.takewhile(lambda record: record.version <= end, store.iter_stream(stream_for(campaign)))
+
+
+def _end(store: LiveStore, campaign: str, version: int | None) -> int:
+    """The last version a read of the campaign up to ``version`` gives; ``NotFoundError`` if it has no events,
+    ``UsageError`` for a version outside its stream."""
     stream_id = stream_for(campaign)
     length = store.stream_version(stream_id)
     if not length:
@@ -111,8 +118,21 @@ def records(store: LiveStore, campaign: str, version: int | None = None) -> Iter
     if version is not None and not 0 <= version <= length:
         msg = f"version {version} is outside {stream_id}, which holds versions 1 to {length}"
         raise UsageError(msg)
-    end = length if version is None else version
-    return itertools.takewhile(lambda record: record.version <= end, store.iter_stream(stream_id))
+    return length if version is None else version
+
+
+def payloads(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Payload]:
+    """The payloads of the campaign's events up to ``version`` (all when ``None``), read page by page as they are
+    used: what a fold reads (raised as ``records`` raises)."""
+    stream_id = stream_for(campaign)
+    end = _end(store, campaign, version)
+    return itertools.takewhile(lambda payload: payload[0] <= end, store.iter_payloads(stream_id))
+
+
+def events(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Event]:
+    """The campaign's decoded events up to ``version`` (all when ``None``), read page by page as they are used."""
+    stream_id = stream_for(campaign)
+    return (live.decode_stored(stream_id, payload) for payload in payloads(store, campaign, version))
 
 
 def recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
@@ -130,19 +150,19 @@ class _Read:
     event: str = ""
     ids: dict[int, str] = attrs.field(factory=dict)
 
-    def events(self, records: Iterable[Recorded]) -> Iterator[Event]:
-        """The decoded events of ``records``, noting what the checks need as they go by (the last version and
-        event once they are all read)."""
-        wanted, ids, decode = self.wanted, self.ids, live.decode_recorded
-        record = None
+    def events(self, stream_id: str, payloads: Iterable[Payload]) -> Iterator[Event]:
+        """The decoded events of the stream's ``payloads``, noting what the checks need as they go by (the last
+        version and event once they are all read)."""
+        wanted, ids, decode = self.wanted, self.ids, live.decode_stored
+        payload = None
         try:
-            for record in records:
-                if wanted and record.version in wanted:
-                    ids[record.version] = record.envelope.id
-                yield decode(record)
+            for payload in payloads:
+                if wanted and payload[0] in wanted:
+                    ids[payload[0]] = payload[1]
+                yield decode(stream_id, payload)
         finally:
-            if record is not None:
-                self.version, self.event = record.version, record.envelope.id
+            if payload is not None:
+                self.version, self.event = payload[0], payload[1]
 
 
 @attrs.define
@@ -266,18 +286,18 @@ def _as_stored(value: Any) -> Any:
 
 def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
     """Rebuild every live projection of a campaign from its log and compare it with its stored rows."""
-    return replay_records(store, campaign, records(store, campaign), registry)[0]
+    return replay_records(store, campaign, payloads(store, campaign), registry)[0]
 
 
 def replay_records(
     store: LiveStore,
     campaign: str,
-    stream: Iterable[Recorded],
+    stream: Iterable[Payload],
     registry: Registry = REGISTRY,
     *,
     every_row: bool = False,
 ) -> tuple[ReplayReport, dict[str, RebuiltRows]]:
-    """The replay of a campaign's records in ``stream`` (its whole stream, read as they come: never held
+    """The replay of a campaign's payloads in ``stream`` (its whole stream, read as they come: never held
     whole), and each projection's rebuilt rows by name: those of every projection with ``every_row`` (what a
     repair writes), otherwise only those compared with stored rows (``{}`` for the others, which the fold
     does not build)."""
@@ -288,15 +308,14 @@ def replay_records(
     read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
     length = store.stream_version(stream_id)
     wanted = [every_row or _compared(p, marks[p.name], length) for p in folds]
-    rebuilt = live.rebuild_all(folds, read.events(stream), wanted, RebuiltRows)
+    rebuilt = live.rebuild_all(folds, read.events(stream_id, stream), wanted, RebuiltRows)
     if not read.version:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
     if read.version != length:  # the log moved on meanwhile: fold again if rows now to be compared were not kept
         again = [every_row or _compared(p, marks[p.name], read.version) for p in folds]
         if any(now and not before for now, before in zip(again, wanted, strict=True)):
-            events = (live.decode_recorded(r) for r in records(store, campaign, read.version))
-            rebuilt = live.rebuild_all(folds, events, again, RebuiltRows)
+            rebuilt = live.rebuild_all(folds, events(store, campaign, read.version), again, RebuiltRows)
     states: dict[str, Any] = {}
     rows: dict[str, RebuiltRows] = {}
     checks = []
@@ -321,14 +340,13 @@ def replay_records(
 def state_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> dict[str, Any]:
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
     folds = projections(registry)
-    events = (live.decode_recorded(r) for r in records(store, campaign, version))
-    folded = live.rebuild_all(folds, events, [False] * len(folds))
+    folded = live.rebuild_all(folds, events(store, campaign, version), [False] * len(folds))
     return {p.name: state for p, (state, _) in zip(folds, folded, strict=True)}
 
 
 def table_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> tables.Table:
     """The machine's table of a campaign as of a stream version."""
-    return tables.fold((live.decode_recorded(r) for r in records(store, campaign, version)), registry, version)
+    return tables.fold(events(store, campaign, version), registry, version)
 
 
 def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Registry = REGISTRY) -> int:

@@ -224,6 +224,23 @@ class TestCorruptData:
         assert "stream s version 2 (position 2), event event-2: its data column is not JSON" in text
         assert isinstance(raised.value, ValueError)  # the audit words it as unreadable data
 
+    @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe", DEEP], ids=lambda d: repr(d)[:20])
+    def test_reading_the_payloads_names_the_bad_row(self, db: Path, corrupt: Callable[[str], None], data: str) -> None:
+        """``iter_payloads`` gives the good rows before the bad one, then raises naming the stream, version and
+        event id and why; it reads on past it from a later version."""
+        corrupt(data)
+        store = SQLiteStore(db)
+        seen = []
+        try:
+            with pytest.raises(CorruptLogError) as raised:
+                seen.extend(store.iter_payloads("s"))
+            assert next(store.iter_payloads("s", 3))[4] == {"n": 3}
+        finally:
+            store.close()
+        assert [p[0] for p in seen] == [1]
+        assert "stream s version 2 (position 2), event event-2: its data column is not JSON" in str(raised.value)
+        assert isinstance(raised.value, ValueError)
+
     @pytest.mark.parametrize("data", ["[1, 2]", "null", "7"])
     def test_json_that_is_not_an_object_reads_back_for_the_audit(
         self, db: Path, corrupt: Callable[[str], None], data: str

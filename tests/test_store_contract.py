@@ -150,6 +150,33 @@ class StoreContract:
         assert list(store.iter_stream("s", from_version=31)) == []
         assert list(store.iter_stream("nobody")) == []
 
+    def test_iter_payloads_gives_what_iter_stream_gives_without_the_envelopes(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Each event's version, id, type, schema version and data, page by page, from any version, without
+        another stream's events: the very values of its envelope."""
+        monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 7)
+        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
+        for k in range(3):
+            events = [thing(n, big=2**70, text="é\u2028") for n in range(k * 10, (k + 1) * 10)]
+            store.append("s", events, expected_version=k * 10)
+            store.append("t", batch(100 + k), expected_version=k)
+
+        def expected(stream: str, start: int = 1) -> list[tuple[Any, ...]]:
+            return [
+                (e.streamversion, e.id, e.type, e.schemaversion, e.data)
+                for e in (r.envelope for r in store.iter_stream(stream, start))
+            ]
+
+        assert list(store.iter_payloads("s")) == expected("s")
+        assert [p[4]["n"] for p in store.iter_payloads("s")] == list(range(30))
+        assert all(type(p[4]["big"]) is int for p in store.iter_payloads("s"))
+        assert list(store.iter_payloads("s", from_version=14)) == expected("s", 14)
+        assert [p[0] for p in store.iter_payloads("s", from_version=14)] == list(range(14, 31))
+        assert list(store.iter_payloads("t")) == expected("t")
+        assert list(store.iter_payloads("s", from_version=31)) == []
+        assert list(store.iter_payloads("nobody")) == []
+
     def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
         """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
         store.append("s", batch(1, 2), expected_version=0)
