@@ -29,7 +29,7 @@ from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, MutableMapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LiveStore, Payload, ProjectionStore, Recorded
@@ -101,6 +101,31 @@ def decode_stored(stream_id: str, payload: Payload) -> Event:
     except HexlogError as err:
         msg = f"{stream_id} version {version} (event {event_id}) does not decode: {err}"
         raise CorruptLogError(msg) from err
+
+
+@attrs.define
+class Reading:
+    """What a pass over a stream's payloads noted as they went by: the last version and event, and the event ids at
+    the ``wanted`` versions (those the stored marks of a replay name)."""
+
+    wanted: set[int] = attrs.field(factory=set)
+    version: int = 0
+    event: str = ""
+    ids: dict[int, str] = attrs.field(factory=dict)
+
+    def events(self, stream_id: str, payloads: Iterable[Payload]) -> Iterator[Event]:
+        """The decoded events of the stream's ``payloads``, noting what the checks need as they go by (the last
+        version and event once they are all read)."""
+        wanted, ids, decode = self.wanted, self.ids, decode_stored
+        payload = None
+        try:
+            for payload in payloads:
+                if wanted and payload[0] in wanted:
+                    ids[payload[0]] = payload[1]
+                yield decode(stream_id, payload)
+        finally:
+            if payload is not None:
+                self.version, self.event = payload[0], payload[1]
 
 
 def mark_row(projection: Projection[Any], version: int, event: str) -> ProjectionRow:
@@ -307,11 +332,9 @@ def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]
     saved = _saved(store, stream_id, projection)
     if saved is not None:
         return saved
-    records = store.read_stream(stream_id, 1)
-    version = records[-1].version if records else 0
-    event = last_event(records)
-    state, data = rebuild(projection, [decode_recorded(r) for r in records])
-    return Live(projection, state, version, anew(projection, data, version, event), event=event)
+    read = Reading()
+    state, data = rebuild(projection, read.events(stream_id, store.iter_payloads(stream_id)))
+    return Live(projection, state, read.version, anew(projection, data, read.version, read.event), event=read.event)
 
 
 def catch_up(store: LiveStore, stream_id: str, live: Live[S]) -> Live[S]:

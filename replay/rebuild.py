@@ -141,31 +141,6 @@ def recorded(store: LiveStore, campaign: str, version: int | None = None) -> lis
 
 
 @attrs.define
-class _Read:
-    """What a pass over the log noted for the checks: the last version and event, and the event ids at the
-    versions the stored marks name."""
-
-    wanted: set[int]
-    version: int = 0
-    event: str = ""
-    ids: dict[int, str] = attrs.field(factory=dict)
-
-    def events(self, stream_id: str, payloads: Iterable[Payload]) -> Iterator[Event]:
-        """The decoded events of the stream's ``payloads``, noting what the checks need as they go by (the last
-        version and event once they are all read)."""
-        wanted, ids, decode = self.wanted, self.ids, live.decode_stored
-        payload = None
-        try:
-            for payload in payloads:
-                if wanted and payload[0] in wanted:
-                    ids[payload[0]] = payload[1]
-                yield decode(stream_id, payload)
-        finally:
-            if payload is not None:
-                self.version, self.event = payload[0], payload[1]
-
-
-@attrs.define
 class _Scan:
     """What one pass over a projection's stored rows (in key order) found, each list in key order and cut
     after ``SHOWN + 1`` keys (enough to name ``SHOWN`` and say there are more)."""
@@ -216,7 +191,7 @@ def _listed(keys: list[str]) -> str:
     return ", ".join(keys[:SHOWN]) + (" ..." if len(keys) > SHOWN else "")
 
 
-def _other_event(mark: tuple[int, Any], read: _Read) -> str | None:
+def _other_event(mark: tuple[int, Any], read: live.Reading) -> str | None:
     """Why a mark names another event than the log's at its version (None when it names the log's)."""
     at, data = mark
     held = read.ids.get(at, "") if at else ""
@@ -235,7 +210,7 @@ def _check(
     rebuilt: RebuiltRows,
     mark: tuple[int, Any] | None,
     stored: Iterator[tuple[str, int, Any]],
-    read: _Read,
+    read: live.Reading,
 ) -> ProjectionCheck:
     """Compare a projection's stored rows (the mark left out, in key order) with the rows a fold of the whole
     log gives, when its mark says they are to be compared; ``mark`` is the stored mark the fold noted ids for.
@@ -305,7 +280,7 @@ def replay_records(
     folds = projections(registry)
     # the marks first (the fold notes the log's event at each), every other row only when it is compared
     marks = {p.name: store.read_rows(stream_id, p.name, [live.MARK]).get(live.MARK) for p in folds}
-    read = _Read(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
+    read = live.Reading(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
     length = store.stream_version(stream_id)
     wanted = [every_row or _compared(p, marks[p.name], length) for p in folds]
     rebuilt = live.rebuild_all(folds, read.events(stream_id, stream), wanted, RebuiltRows)
@@ -357,11 +332,12 @@ def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Reg
     """
     table = tables.Table()
     reached = 0
-    for record in records(store, campaign):
-        table = tables.evolve(table, live.decode_recorded(record), registry)
+    stream_id = stream_for(campaign)
+    for payload in payloads(store, campaign):
+        table = tables.evolve(table, live.decode_stored(stream_id, payload), registry)
         if table.clock.seconds > seconds:
             break
-        reached = record.version
+        reached = payload[0]
     if reached == 0:
         msg = f"campaign {campaign!r} had not begun by then"
         raise UsageError(msg)
