@@ -55,7 +55,7 @@ from hexlog.events.sqlite_schema import (
     is_busy,
     known_command,
     loads,
-    payload,
+    payloads,
     recorded,
     tail_problem,
     write_problem,
@@ -369,39 +369,31 @@ class SQLiteStore:
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
-        after = max(from_version, 1) - 1
-        while True:
-            with self._lock:
-                rows = self._conn.execute(
-                    f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
-                    "ORDER BY stream_version LIMIT ?",
-                    (stream_id, after, STREAM_PAGE_SIZE),
-                ).fetchall()
+        for rows in self._stream_pages(COLUMNS, 2, stream_id, from_version):
             yield from map(recorded, rows)
-            if len(rows) < STREAM_PAGE_SIZE:
-                return
-            after = rows[-1][2]
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version):
+            yield from payloads(stream_id, rows, lambda version: self._read_row(stream_id, version))
+
+    def _stream_pages(
+        self, columns: str, version_at: int, stream_id: str, from_version: int
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The stream's rows of ``columns`` (its stream version at index ``version_at``) from ``from_version`` on,
+        in order, a page at a time."""
         after = max(from_version, 1) - 1
         while True:
             with self._lock:
                 rows = self._conn.execute(
-                    f"SELECT {PAYLOAD_COLUMNS} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
+                    f"SELECT {columns} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
                     "ORDER BY stream_version LIMIT ?",
                     (stream_id, after, STREAM_PAGE_SIZE),
                 ).fetchall()
-            for row in rows:
-                try:
-                    found = payload(stream_id, row)
-                except CorruptRowError:
-                    self._read_row(stream_id, row[0])  # raises naming the row as every read of records does
-                    raise
-                yield found
+            yield rows
             if len(rows) < STREAM_PAGE_SIZE:
                 return
-            after = rows[-1][0]
+            after = rows[-1][version_at]
 
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""

@@ -14,7 +14,7 @@ from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
 from hexlog.events.store import AppendResult, Recorded
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable, Iterator
 
     from hexlog.events.store import Payload
 
@@ -303,6 +303,19 @@ orjson_loads = orjson.loads
 
 #: the columns of a payload (``hexlog.events.store.Payload``), the data column last
 PAYLOAD_COLUMNS = "stream_version, id, type, schema_version, data"
+
+
+def payloads(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> Iterator[Payload]:
+    """The payloads of rows of ``PAYLOAD_COLUMNS`` of the stream; at a row whose data is not JSON, ``named(its
+    version)`` is called first (a store reads the whole row there, to raise naming it as every read of records
+    does)."""
+    for row in rows:
+        try:
+            found = payload(stream_id, row)
+        except CorruptRowError:
+            named(row[0])
+            raise
+        yield found
 
 
 def payload(stream_id: str, row: tuple[Any, ...]) -> Payload:
