@@ -9,12 +9,17 @@ never a fork. Stored rows hold the same text as SQLite's (``data`` is canonical 
 exports are byte for byte the same on either backend.
 
 Queries are sent with server-side parameters; an append's inserts go in one pipelined batch.
+
+A connection the server ended (a restart, a terminated backend) is replaced by a new one when it is next
+used; a server that cannot be reached then, or that goes away during a statement, is a
+``DatabaseUnreachableError`` (and the transaction it broke off is rolled back by the server).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import selectors
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,6 +30,7 @@ from hexlog.events.chain import canonical_json, sealed_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
+    DatabaseUnreachableError,
     NotFoundError,
     StaleVersionError,
     StoreWriteError,
@@ -64,7 +70,7 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-__all__ = ["PostgresStore", "connect", "first_line"]
+__all__ = ["PostgresStore", "connect", "first_line", "lost", "usable"]
 
 #: seconds to wait for the server to answer a new connection
 CONNECT_TIMEOUT = 10
@@ -82,7 +88,8 @@ class PostgresStore:
     ``events`` table (``NotFoundError`` otherwise); an ``events`` table without hexlog's columns is
     refused either way (``CorruptLogError``). ``readonly`` never writes (the session is read-only).
     ``lock_timeout`` is how many seconds an append waits for another one before ``ConcurrencyError``.
-    A server that cannot be reached is a ``StoreWriteError``.
+    A server that cannot be reached is a ``DatabaseUnreachableError`` (a ``StoreWriteError``); a connection
+    the server ended is replaced when next used (``_reconnect_if_lost``).
     """
 
     def __init__(self, url: str, *, lock_timeout: float = 10.0, create: bool = True, readonly: bool = False) -> None:
@@ -92,15 +99,27 @@ class PostgresStore:
         #: a PostgreSQL schema is never removed by hexlog, so nothing counts as a new file to clean up
         self.created = False
         self._lock = threading.Lock()
-        self._conn = connect(url, lock_timeout=lock_timeout)
+        self._lock_timeout = lock_timeout
+        #: False once closed: a closed store is not connected again
+        self._open = True
+        self._conn = self._connect()
         try:
-            if readonly:
-                self._conn.execute("SET default_transaction_read_only = on")
             self.schema = self._prepare(create=create)
         except BaseException:
             self._conn.close()
             raise
         self._append_lock = append_lock_key(self.schema)
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        readonly = sql.SQL("SET default_transaction_read_only = on")
+        return connect(self.url, lock_timeout=self._lock_timeout, then=[readonly] if self.readonly else [])
+
+    def _reconnect_if_lost(self) -> None:
+        """Replace a connection the server ended (holding ``_lock``): its schema is found in the same place, the
+        URL's ``search_path``; ``DatabaseUnreachableError`` when the server cannot be reached now."""
+        if self._open and not usable(self._conn):
+            self._conn.close()
+            self._conn = self._connect()
 
     # -- opening ---------------------------------------------------------------------------------------
 
@@ -169,6 +188,7 @@ class PostgresStore:
             msg = f"the database {self.shown} was opened to be read only; nothing was written"
             raise StoreWriteError(msg)
         with self._lock:
+            self._reconnect_if_lost()
             try:
                 with self._conn.transaction():
                     self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
@@ -181,6 +201,10 @@ class PostgresStore:
 
     def _append_error(self, stream_id: str, err: psycopg.Error) -> Exception:
         """The error an append that wrote nothing raises for PostgreSQL's ``err``."""
+        if lost(self._conn, err):
+            reason = first_line(err)
+            msg = f"cannot write the database {self.shown}: {reason}; nothing was written"
+            return DatabaseUnreachableError(msg, reason)
         state = err.sqlstate or ""
         if state == UNIQUE_VIOLATION:
             msg = f"stream {stream_id}: another append recorded these events first ({first_line(err)})"
@@ -265,13 +289,22 @@ class PostgresStore:
 
     def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """The rows a read gives; a server that went away, or a table the role may not read, is a
-        ``StoreWriteError`` naming the database."""
-        with self._lock:
-            try:
-                return self._conn.execute(query, params).fetchall()
-            except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
-                msg = f"cannot read the database {self.shown}: {first_line(err)}"
-                raise StoreWriteError(msg) from err
+        ``StoreWriteError`` naming the database (``DatabaseUnreachableError`` for a server out of reach)."""
+        with self._lock, self._reading():
+            return self._conn.execute(query, params).fetchall()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Read on a live connection (holding ``_lock``); what the server refuses in hexlog's words."""
+        self._reconnect_if_lost()
+        try:
+            yield
+        except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
+            reason = first_line(err)
+            msg = f"cannot read the database {self.shown}: {reason}"
+            if lost(self._conn, err):
+                raise DatabaseUnreachableError(msg, reason) from err
+            raise StoreWriteError(msg) from err
 
     def tail_problem(self, stream_id: str) -> str | None:
         """What is wrong with the stream's last event (its hash or its link), or None."""
@@ -284,7 +317,7 @@ class PostgresStore:
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
         """The result of an earlier command with this id, if any."""
-        with self._lock:
+        with self._lock, self._reading():
             return self._known(command_id, command_digest)
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
@@ -386,6 +419,7 @@ class PostgresStore:
             return False
         with self._lock:
             try:
+                self._reconnect_if_lost()
                 with self._conn.transaction():
                     self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
                     found = self._conn.execute(
@@ -394,6 +428,8 @@ class PostgresStore:
                     written = found is not None and int(found[0]) == at_version
                     if written:
                         self._put_rows(stream_id, rows)
+            except DatabaseUnreachableError:
+                return False  # as below
             except psycopg.Error as err:
                 if isinstance(err, psycopg.OperationalError) or err.sqlstate in {
                     LOCK_NOT_AVAILABLE,
@@ -408,28 +444,56 @@ class PostgresStore:
     def close(self) -> None:
         """Close the connection; the store is unusable after."""
         with self._lock, contextlib.suppress(psycopg.Error):
+            self._open = False
             self._conn.close()
 
 
-def connect(url: str, *, lock_timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
-    """An autocommit connection to ``url`` whose waits for a lock end after ``lock_timeout`` seconds.
+def connect(
+    url: str, *, lock_timeout: float, then: Sequence[sql.Composed | sql.SQL] = ()
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection to ``url`` whose waits for a lock end after ``lock_timeout`` seconds, once the
+    statements ``then`` have run on it (settings of the session).
 
-    A server that cannot be reached, or a URL it cannot read, is a ``StoreWriteError`` naming the URL
-    without its password (nor the password quoted in the driver's message).
+    A server that cannot be reached, or a URL it cannot read, is a ``DatabaseUnreachableError`` naming the
+    URL without its password (nor the password quoted in the driver's message).
     """
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
     except psycopg.Error as err:
-        msg = f"cannot connect to the database {shown_url(url)}: {without_password(first_line(err), url)}"
-        raise StoreWriteError(msg) from err
+        reason = without_password(first_line(err), url)
+        msg = f"cannot connect to the database {shown_url(url)}: {reason}"
+        raise DatabaseUnreachableError(msg, reason) from err
     try:
         # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
         waits = f"{max(1, int(lock_timeout * 1000))}ms"
         conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
+        for statement in then:
+            conn.execute(statement)
+    except psycopg.OperationalError as err:
+        conn.close()
+        reason = first_line(err)
+        msg = f"cannot connect to the database {shown_url(url)}: {reason}"
+        raise DatabaseUnreachableError(msg, reason) from err
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def usable(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection can still be used: it is open, and the server has sent nothing since its
+    last answer. A server sends an idle connection (one that does not LISTEN) something only to end it
+    (shutting down, or its backend terminated), and that end arrives before a next statement would fail."""
+    if conn.closed:
+        return False
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(conn.fileno(), selectors.EVENT_READ)
+        return not waiting.select(timeout=0)
+
+
+def lost(conn: psycopg.Connection[Any], err: psycopg.Error) -> bool:
+    """Whether ``err`` is the server going away: the statement failed and the connection with it."""
+    return isinstance(err, psycopg.OperationalError) and conn.broken
 
 
 def first_line(err: psycopg.Error) -> str:
