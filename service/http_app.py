@@ -62,6 +62,7 @@ from hexlog.service.http_problems import (
     TOO_LARGE,
     TOO_MANY,
     UNAUTHORIZED,
+    UNREACHABLE,
     UNSUPPORTED,
     Problem,
     problem_of,
@@ -793,6 +794,8 @@ def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaita
         except HexlogError as err:
             refusal = problem_of(err)
             request.state.outcome = refusal.kind
+            if refusal.kind == UNREACHABLE:  # the service's own trouble: said once, here, with the database named
+                structlog.get_logger().warning("http.database_unreachable", path=request.url.path, error=str(err))
             return refusal.response(request.url.path)
 
     return handle
