@@ -10,6 +10,10 @@ exports are byte for byte the same on either backend.
 
 Queries are sent with server-side parameters; an append's inserts go in one pipelined batch.
 
+Each append announces itself on commit (``pg_notify`` on the schema's channel, the stream id as
+payload, in the append's transaction): an ``AppendListener`` hears the appends of every connection
+and process at once.
+
 A connection the server ended (a restart, a terminated backend) is replaced by a new one when it is next
 used; a server that cannot be reached then, or that goes away during a statement, is a
 ``DatabaseUnreachableError`` (and the transaction it broke off is rolled back by the server).
@@ -70,7 +74,7 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-__all__ = ["PostgresStore", "connect", "first_line", "lost", "usable"]
+__all__ = ["AppendListener", "PostgresStore", "appends_channel", "connect", "first_line", "lost", "usable"]
 
 #: seconds to wait for the server to answer a new connection
 CONNECT_TIMEOUT = 10
@@ -109,6 +113,8 @@ class PostgresStore:
             self._conn.close()
             raise
         self._append_lock = append_lock_key(self.schema)
+        #: where this schema's appends are announced
+        self.channel = appends_channel(self.schema)
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
         readonly = sql.SQL("SET default_transaction_read_only = on")
@@ -239,6 +245,8 @@ class PostgresStore:
         if params:
             with self._conn.cursor() as cur:
                 cur.executemany(_INSERT, params)
+            # heard by the listeners once the transaction commits, never if it does not
+            self._conn.execute("SELECT pg_notify(%s, %s)", (self.channel, stream_id))
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
@@ -441,10 +449,42 @@ class PostgresStore:
                 raise
             return written
 
+    def listener(self) -> AppendListener:
+        """A connection of its own that hears this schema's appends (``DatabaseUnreachableError`` if it cannot
+        connect)."""
+        return AppendListener(self.url, self.channel)
+
     def close(self) -> None:
         """Close the connection; the store is unusable after."""
         with self._lock, contextlib.suppress(psycopg.Error):
             self._open = False
+            self._conn.close()
+
+
+class AppendListener:
+    """A connection of its own, listening on a schema's channel: ``heard`` gives the streams appended to.
+
+    An append is heard once its transaction has committed, whichever connection or process made it. A
+    lost connection is a ``DatabaseUnreachableError``; a new listener hears what is appended after it starts.
+    """
+
+    def __init__(self, url: str, channel: str) -> None:
+        self.shown = shown_url(url)
+        # the connection waits for no lock: the lock timeout is never used
+        self._conn = connect(url, lock_timeout=1, then=[sql.SQL("LISTEN {}").format(sql.Identifier(channel))])
+
+    def heard(self, timeout: float) -> list[str]:
+        """The streams appended to, as soon as an announcement arrives, or ``[]`` after ``timeout`` seconds."""
+        try:
+            return [notice.payload for notice in self._conn.notifies(timeout=timeout, stop_after=1)]
+        except psycopg.Error as err:
+            reason = first_line(err)
+            msg = f"cannot listen to the database {self.shown}: {reason}"
+            raise DatabaseUnreachableError(msg, reason) from err
+
+    def close(self) -> None:
+        """Stop listening, and close the connection."""
+        with contextlib.suppress(psycopg.Error):
             self._conn.close()
 
 
@@ -478,6 +518,12 @@ def connect(
         conn.close()
         raise
     return conn
+
+
+def appends_channel(schema: str) -> str:
+    """The channel a schema's appends are announced on: named for its append lock, so that it is short enough
+    (63 bytes) and another schema's is another channel."""
+    return f"hexlog_appended_{append_lock_key(schema) % 2**64:016x}"
 
 
 def usable(conn: psycopg.Connection[Any]) -> bool:

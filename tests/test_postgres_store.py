@@ -3,6 +3,7 @@ read-only use, refusals, and rows that hold the same text as SQLite's."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import uuid
@@ -392,3 +393,38 @@ def test_an_append_whose_connection_is_ended_mid_transaction_is_unreachable_and_
     assert store.stream_version("s") == 1
     assert store.command_result("c", "d") is None
     assert store.append("s", batch(2, 3), expected_version=1).last_version == 3
+
+
+def test_an_append_is_heard_by_a_listener_once_committed_and_only_on_its_schemas_channel(pg_url: str) -> None:
+    """A listener hears the stream of each append another connection commits, at once; an append that is rolled
+    back is never heard, nor an append to another schema; a listener whose connection is lost says so."""
+    store, writer = PostgresStore(pg_url), PostgresStore(pg_url)
+    listener = store.listener()
+    try:
+        assert listener.heard(timeout=0.05) == []
+        writer.append("campaign-main", batch(1), expected_version=0)
+        assert listener.heard(timeout=10) == ["campaign-main"]
+        with pytest.raises(StaleVersionError):
+            writer.append("campaign-main", batch(2), expected_version=0)
+        with _other_schema() as other:
+            other.append("campaign-main", batch(1), expected_version=0)
+            assert other.channel != store.channel
+        assert listener.heard(timeout=0.3) == []
+        _end_backend(listener._conn.info.backend_pid)
+        with pytest.raises(DatabaseUnreachableError, match="cannot listen to the database"):
+            listener.heard(timeout=10)
+    finally:
+        listener.close()
+        store.close()
+        writer.close()
+
+
+@contextlib.contextmanager
+def _other_schema() -> Iterator[PostgresStore]:
+    schema = f"hexlog_test_{uuid.uuid4().hex[:16]}"
+    other = PostgresStore(schema_url(schema))
+    try:
+        yield other
+    finally:
+        other.close()
+        drop_schema(schema)
