@@ -18,8 +18,11 @@ import pytest
 from structlog.testing import capture_logs
 
 from hexlog.events.postgres_schema import append_lock_key
+from hexlog.machine import commands as c
 from hexlog.service.logs import configure
 from tests.postgres_db import PG_URL, Relay, fresh_schema, relay
+
+from .test_http_stream import append_elsewhere, frames
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -175,3 +178,91 @@ def test_connections_the_server_ended_between_requests_are_replaced_by_the_next_
     assert version(served) == head
     assert add_member(served, "Bo").status_code == 200
     assert not set(ended) & set(backends(served))
+
+
+def test_a_follower_hears_an_append_of_another_connection_at_once_not_at_the_next_poll(serve):
+    """The poll is 30 s: only the database's announcement of the append brings the event in time."""
+    served = serve(heartbeat=0.1, poll=30.0)
+    head = version(served)
+    with served.client() as client:
+        got, beats, appended = [], 0, 0.0
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player"), params={"from": head + 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is None:  # a heartbeat: the follower has read everything and waits
+                    beats += 1
+                    if beats == 1:
+                        appended = time.monotonic()
+                        append_elsewhere(served.db, c.AddMember(name="Ana"))
+                    assert beats < 100, "the event appended elsewhere did not come within 10 s"
+                else:
+                    got.append((frame[1], time.monotonic() - appended))
+                    break
+    assert [(e["type"], e["streamversion"]) for e, _ in got] == [("hexlog.party.member_added", head + 1)]
+    assert got[0][1] < 5
+
+
+def test_a_follower_waits_through_the_servers_absence_and_goes_on_when_it_is_back(serve, relay):
+    """The relay cut while a follower waits: its stream stays open with its heartbeats (the loss logged once,
+    however often it is read meanwhile); the server back, an append of another process comes."""
+    served = serve(heartbeat=0.1, poll=0.05)
+    head = version(served)
+    configure("info")
+    with capture_logs() as logs, served.client() as client:
+        got, beats = [], 0
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player"), params={"from": head + 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is None:
+                    beats += 1
+                    if beats == 1:
+                        relay.cut()
+                    elif beats == 20:  # two seconds of absence, read every 50 ms
+                        relay.restore()
+                        append_elsewhere(served.db, c.AddMember(name="Ana"))
+                    assert beats < 300, "the event appended once the server was back never came"
+                else:
+                    got.append(frame[1])
+                    break
+    configure()
+    assert [(e["type"], e["streamversion"]) for e in got] == [("hexlog.party.member_added", head + 1)]
+    waiting = logged(logs, "http.stream_waiting")
+    assert len(waiting) == 1, logs
+    assert waiting[0]["campaign"] == "main"
+    assert len(logged(logs, "http.stream_resumed")) == 1
+
+
+def test_a_follower_hears_appends_of_another_connection_after_the_listening_connection_was_lost(serve, relay):
+    served = serve(heartbeat=0.1, poll=30.0)
+    relay.cut()  # every connection of the service is lost, the one that listens too
+    relay.restore()
+    head = version(served)
+    deadline = time.monotonic() + 20
+    while not listening(served) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert listening(served), "the service never listened again"
+    with served.client() as client:
+        got = []
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player"), params={"from": head + 1}
+        ) as response:
+            for number, frame in enumerate(frames(response)):
+                if number == 1:
+                    append_elsewhere(served.db, c.AddMember(name="Ana"))
+                assert number < 100, "the event appended elsewhere did not come within 10 s"
+                if frame is not None:
+                    got.append(frame[1])
+                    break
+    assert [e["streamversion"] for e in got] == [head + 1]
+
+
+def listening(served: Served) -> bool:
+    """Whether one of the service's connections is listening for appends."""
+    name = str(served.db).rsplit("application_name=", 1)[1]
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = %s AND query LIKE 'LISTEN %%'", (name,)
+        )
+        return found.fetchone() is not None
