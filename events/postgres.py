@@ -243,10 +243,10 @@ class PostgresStore:
         sealed = sealed_rows(stream_id, expected_version, prev, events)
         params = [(position + offset, *row) for offset, row in enumerate(sealed, start=1)]
         if params:
-            with self._conn.cursor() as cur:
+            with self._conn.pipeline(), self._conn.cursor() as cur:
                 cur.executemany(_INSERT, params)
-            # heard by the listeners once the transaction commits, never if it does not
-            self._conn.execute("SELECT pg_notify(%s, %s)", (self.channel, stream_id))
+                # heard by the listeners once the transaction commits, never if it does not
+                cur.execute("SELECT pg_notify(%s, %s)", (self.channel, stream_id))
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
