@@ -62,3 +62,16 @@ class StaleVersionError(ConcurrencyError):
 
 class StoreWriteError(HexlogError):
     """The database cannot be written (read-only, a full disk, a file-size limit); nothing was recorded."""
+
+
+class DatabaseUnreachableError(StoreWriteError):
+    """The database server cannot be reached: it refused the connection, closed it, or is shutting down.
+
+    A transaction it broke off is rolled back by the server (nothing of it is recorded); the next use of
+    the store connects again.
+    ``reason`` is the driver's one-line reason (without the URL's password).
+    """
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

@@ -9,12 +9,21 @@ never a fork. Stored rows hold the same text as SQLite's (``data`` is canonical 
 exports are byte for byte the same on either backend.
 
 Queries are sent with server-side parameters; an append's inserts go in one pipelined batch.
+
+Each append announces itself on commit (``pg_notify`` on the schema's channel, the stream id as
+payload, in the append's transaction): an ``AppendListener`` hears the appends of every connection
+and process at once.
+
+A connection the server ended (a restart, a terminated backend) is replaced by a new one when it is next
+used; a server that cannot be reached then, or that goes away during a statement, is a
+``DatabaseUnreachableError`` (and the transaction it broke off is rolled back by the server).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import selectors
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -25,6 +34,7 @@ from hexlog.events.chain import canonical_json, sealed_rows
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
+    DatabaseUnreachableError,
     NotFoundError,
     StaleVersionError,
     StoreWriteError,
@@ -68,7 +78,7 @@ if TYPE_CHECKING:
 
     from hexlog.events.store import Payload
 
-__all__ = ["PostgresStore", "connect", "first_line"]
+__all__ = ["AppendListener", "PostgresStore", "appends_channel", "connect", "first_line", "lost", "usable"]
 
 #: seconds to wait for the server to answer a new connection
 CONNECT_TIMEOUT = 10
@@ -86,7 +96,8 @@ class PostgresStore:
     ``events`` table (``NotFoundError`` otherwise); an ``events`` table without hexlog's columns is
     refused either way (``CorruptLogError``). ``readonly`` never writes (the session is read-only).
     ``lock_timeout`` is how many seconds an append waits for another one before ``ConcurrencyError``.
-    A server that cannot be reached is a ``StoreWriteError``.
+    A server that cannot be reached is a ``DatabaseUnreachableError`` (a ``StoreWriteError``); a connection
+    the server ended is replaced when next used (``_reconnect_if_lost``).
     """
 
     def __init__(self, url: str, *, lock_timeout: float = 10.0, create: bool = True, readonly: bool = False) -> None:
@@ -96,15 +107,29 @@ class PostgresStore:
         #: a PostgreSQL schema is never removed by hexlog, so nothing counts as a new file to clean up
         self.created = False
         self._lock = threading.Lock()
-        self._conn = connect(url, lock_timeout=lock_timeout)
+        self._lock_timeout = lock_timeout
+        #: False once closed: a closed store is not connected again
+        self._open = True
+        self._conn = self._connect()
         try:
-            if readonly:
-                self._conn.execute("SET default_transaction_read_only = on")
             self.schema = self._prepare(create=create)
         except BaseException:
             self._conn.close()
             raise
         self._append_lock = append_lock_key(self.schema)
+        #: where this schema's appends are announced
+        self.channel = appends_channel(self.schema)
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        readonly = sql.SQL("SET default_transaction_read_only = on")
+        return connect(self.url, lock_timeout=self._lock_timeout, then=[readonly] if self.readonly else [])
+
+    def _reconnect_if_lost(self) -> None:
+        """Replace a connection the server ended (holding ``_lock``): its schema is found in the same place, the
+        URL's ``search_path``; ``DatabaseUnreachableError`` when the server cannot be reached now."""
+        if self._open and not usable(self._conn):
+            self._conn.close()
+            self._conn = self._connect()
 
     # -- opening ---------------------------------------------------------------------------------------
 
@@ -173,6 +198,7 @@ class PostgresStore:
             msg = f"the database {self.shown} was opened to be read only; nothing was written"
             raise StoreWriteError(msg)
         with self._lock:
+            self._reconnect_if_lost()
             try:
                 with self._conn.transaction():
                     self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
@@ -185,6 +211,10 @@ class PostgresStore:
 
     def _append_error(self, stream_id: str, err: psycopg.Error) -> Exception:
         """The error an append that wrote nothing raises for PostgreSQL's ``err``."""
+        if lost(self._conn, err):
+            reason = first_line(err)
+            msg = f"cannot write the database {self.shown}: {reason}; nothing was written"
+            return DatabaseUnreachableError(msg, reason)
         state = err.sqlstate or ""
         if state == UNIQUE_VIOLATION:
             msg = f"stream {stream_id}: another append recorded these events first ({first_line(err)})"
@@ -217,8 +247,10 @@ class PostgresStore:
         sealed = sealed_rows(stream_id, expected_version, prev, events)
         params = [(position + offset, *row) for offset, row in enumerate(sealed, start=1)]
         if params:
-            with self._conn.cursor() as cur:
+            with self._conn.pipeline(), self._conn.cursor() as cur:
                 cur.executemany(_INSERT, params)
+                # heard by the listeners once the transaction commits, never if it does not
+                cur.execute("SELECT pg_notify(%s, %s)", (self.channel, stream_id))
         result = AppendResult(
             stream_id=stream_id,
             first_version=expected_version + 1,
@@ -269,13 +301,22 @@ class PostgresStore:
 
     def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """The rows a read gives; a server that went away, or a table the role may not read, is a
-        ``StoreWriteError`` naming the database."""
-        with self._lock:
-            try:
-                return self._conn.execute(query, params).fetchall()
-            except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
-                msg = f"cannot read the database {self.shown}: {first_line(err)}"
-                raise StoreWriteError(msg) from err
+        ``StoreWriteError`` naming the database (``DatabaseUnreachableError`` for a server out of reach)."""
+        with self._lock, self._reading():
+            return self._conn.execute(query, params).fetchall()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Read on a live connection (holding ``_lock``); what the server refuses in hexlog's words."""
+        self._reconnect_if_lost()
+        try:
+            yield
+        except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
+            reason = first_line(err)
+            msg = f"cannot read the database {self.shown}: {reason}"
+            if lost(self._conn, err):
+                raise DatabaseUnreachableError(msg, reason) from err
+            raise StoreWriteError(msg) from err
 
     def tail_problem(self, stream_id: str) -> str | None:
         """What is wrong with the stream's last event (its hash or its link), or None."""
@@ -288,7 +329,7 @@ class PostgresStore:
 
     def command_result(self, command_id: str, command_digest: str) -> AppendResult | None:
         """The result of an earlier command with this id, if any."""
-        with self._lock:
+        with self._lock, self._reading():
             return self._known(command_id, command_digest)
 
     def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
@@ -410,6 +451,7 @@ class PostgresStore:
             return False
         with self._lock:
             try:
+                self._reconnect_if_lost()
                 with self._conn.transaction():
                     self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._append_lock,))
                     found = self._conn.execute(
@@ -418,6 +460,8 @@ class PostgresStore:
                     written = found is not None and int(found[0]) == at_version
                     if written:
                         self._put_rows(stream_id, rows)
+            except DatabaseUnreachableError:
+                return False  # as below
             except psycopg.Error as err:
                 if isinstance(err, psycopg.OperationalError) or err.sqlstate in {
                     LOCK_NOT_AVAILABLE,
@@ -429,31 +473,97 @@ class PostgresStore:
                 raise
             return written
 
+    def listener(self) -> AppendListener:
+        """A connection of its own that hears this schema's appends (``DatabaseUnreachableError`` if it cannot
+        connect)."""
+        return AppendListener(self.url, self.channel)
+
     def close(self) -> None:
         """Close the connection; the store is unusable after."""
         with self._lock, contextlib.suppress(psycopg.Error):
+            self._open = False
             self._conn.close()
 
 
-def connect(url: str, *, lock_timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
-    """An autocommit connection to ``url`` whose waits for a lock end after ``lock_timeout`` seconds.
+class AppendListener:
+    """A connection of its own, listening on a schema's channel: ``heard`` gives the streams appended to.
 
-    A server that cannot be reached, or a URL it cannot read, is a ``StoreWriteError`` naming the URL
-    without its password (nor the password quoted in the driver's message).
+    An append is heard once its transaction has committed, whichever connection or process made it. A
+    lost connection is a ``DatabaseUnreachableError``; a new listener hears what is appended after it starts.
+    """
+
+    def __init__(self, url: str, channel: str) -> None:
+        self.shown = shown_url(url)
+        # the connection waits for no lock: the lock timeout is never used
+        self._conn = connect(url, lock_timeout=1, then=[sql.SQL("LISTEN {}").format(sql.Identifier(channel))])
+
+    def heard(self, timeout: float) -> list[str]:
+        """The streams appended to, as soon as an announcement arrives, or ``[]`` after ``timeout`` seconds."""
+        try:
+            return [notice.payload for notice in self._conn.notifies(timeout=timeout, stop_after=1)]
+        except psycopg.Error as err:
+            reason = first_line(err)
+            msg = f"cannot listen to the database {self.shown}: {reason}"
+            raise DatabaseUnreachableError(msg, reason) from err
+
+    def close(self) -> None:
+        """Stop listening, and close the connection."""
+        with contextlib.suppress(psycopg.Error):
+            self._conn.close()
+
+
+def connect(
+    url: str, *, lock_timeout: float, then: Sequence[sql.Composed | sql.SQL] = ()
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection to ``url`` whose waits for a lock end after ``lock_timeout`` seconds, once the
+    statements ``then`` have run on it (settings of the session).
+
+    A server that cannot be reached, or a URL it cannot read, is a ``DatabaseUnreachableError`` naming the
+    URL without its password (nor the password quoted in the driver's message).
     """
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
     except psycopg.Error as err:
-        msg = f"cannot connect to the database {shown_url(url)}: {without_password(first_line(err), url)}"
-        raise StoreWriteError(msg) from err
+        reason = without_password(first_line(err), url)
+        msg = f"cannot connect to the database {shown_url(url)}: {reason}"
+        raise DatabaseUnreachableError(msg, reason) from err
     try:
         # 0 would be "wait for ever" to PostgreSQL; to hexlog it is "give up at once"
         waits = f"{max(1, int(lock_timeout * 1000))}ms"
         conn.execute("SELECT set_config('lock_timeout', %s, false)", (waits,))
+        for statement in then:
+            conn.execute(statement)
+    except psycopg.OperationalError as err:
+        conn.close()
+        reason = first_line(err)
+        msg = f"cannot connect to the database {shown_url(url)}: {reason}"
+        raise DatabaseUnreachableError(msg, reason) from err
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def appends_channel(schema: str) -> str:
+    """The channel a schema's appends are announced on: named for its append lock, so that it is short enough
+    (63 bytes) and another schema's is another channel."""
+    return f"hexlog_appended_{append_lock_key(schema) % 2**64:016x}"
+
+
+def usable(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection can still be used: it is open, and the server has sent nothing since its
+    last answer. A server sends an idle connection (one that does not LISTEN) something only to end it
+    (shutting down, or its backend terminated), and that end arrives before a next statement would fail."""
+    if conn.closed:
+        return False
+    with selectors.DefaultSelector() as waiting:
+        waiting.register(conn.fileno(), selectors.EVENT_READ)
+        return not waiting.select(timeout=0)
+
+
+def lost(conn: psycopg.Connection[Any], err: psycopg.Error) -> bool:
+    """Whether ``err`` is the server going away: the statement failed and the connection with it."""
+    return isinstance(err, psycopg.OperationalError) and conn.broken
 
 
 def first_line(err: psycopg.Error) -> str:

@@ -45,7 +45,8 @@ def events(base: str, campaign: str, token: str, after: int, until: int | None) 
             if isinstance(err, urllib.error.HTTPError) and err.code < 500:  # noqa: PLR2004 - refused: no retry
                 sys.exit(f"follow: {err.code} {json.loads(err.read() or b'{}').get('detail', err.reason)}")
             print(f"(connection lost after version {after}: {err}; resuming)", file=sys.stderr)
-            time.sleep(1)
+            wait = err.headers.get("Retry-After", "1") if isinstance(err, urllib.error.HTTPError) else "1"
+            time.sleep(int(wait) if wait.isdigit() else 1)  # a 503 says when the database may answer again
         else:
             return  # the stream ended (?until= reached)
 

@@ -36,6 +36,7 @@ from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
 from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler
@@ -62,12 +63,13 @@ from hexlog.service.http_problems import (
     TOO_LARGE,
     TOO_MANY,
     UNAUTHORIZED,
+    UNREACHABLE,
     UNSUPPORTED,
     Problem,
     problem_of,
 )
 from hexlog.service.http_replies import KEY_LIMIT, Replies, Reply
-from hexlog.service.http_stream import Bell, follow
+from hexlog.service.http_stream import NOTIFIED_POLL, POLL, Bell, Listening, follow
 from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
 
 if TYPE_CHECKING:
@@ -94,9 +96,11 @@ class Settings:
     #: requests per second each token may make, on average, and how many at once
     rate: float = 20.0
     burst: int = 60
-    #: seconds of quiet before a stream sends a heartbeat, and between looks for other processes' appends
+    #: seconds of quiet before a stream sends a heartbeat
     heartbeat: float = 15.0
-    poll: float = 1.0
+    #: seconds between a stream's looks for appends nothing announced (default: ``POLL`` on SQLite, where
+    #: other processes' appends are found so, ``NOTIFIED_POLL`` on PostgreSQL, which announces every append)
+    poll: float | None = None
     #: the most events one page of the paged read holds
     page_limit: int = 1000
 
@@ -149,6 +153,10 @@ class Service:
         self.replies = Replies(settings.db, busy_timeout=timeout)
         self.registry = registry
         self.bell = Bell()
+        #: on PostgreSQL, the database's announcements of every append ring the bell
+        self.listening = Listening(self.store, self.bell) if isinstance(self.store, PostgresStore) else None
+        default_poll = NOTIFIED_POLL if self.listening is not None else POLL
+        self.poll = default_poll if settings.poll is None else settings.poll
         self.rates = Rates(settings.rate, settings.burst)
         #: commands and live projections are one at a time: the handler keeps them in memory
         self.lock = threading.Lock()
@@ -169,6 +177,8 @@ class Service:
 
     def close(self) -> None:
         """Release the database."""
+        if self.listening is not None:
+            self.listening.stop()
         self.writer.shutdown(wait=True)
         self.store.close()
         self.tokens.close()
@@ -542,7 +552,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         until=until,
         player=_player(token),
         heartbeat=service.settings.heartbeat,
-        poll=service.settings.poll,
+        poll=service.poll,
         allowed=lambda: token is not None and service.tokens.verify_id(token.id),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -793,6 +803,8 @@ def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaita
         except HexlogError as err:
             refusal = problem_of(err)
             request.state.outcome = refusal.kind
+            if refusal.kind == UNREACHABLE:  # the service's own trouble: said once, here, with the database named
+                structlog.get_logger().warning("http.database_unreachable", path=request.url.path, error=str(err))
             return refusal.response(request.url.path)
 
     return handle

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.responses import JSONResponse
 
 from hexlog.events.errors import (
     ConcurrencyError,
+    DatabaseUnreachableError,
     HexlogError,
     IdempotencyConflictError,
     IllegalTransitionError,
@@ -33,6 +35,14 @@ INVALID = "invalid"
 TOO_MANY = "too-many-requests"
 INTERNAL = "internal"
 BUSY = "busy"
+UNREACHABLE = "unreachable"
+
+#: seconds a client is told to wait (``Retry-After``) before trying a database that could not be reached again
+UNREACHABLE_RETRY = 5
+
+#: where the driver says the server is (``connection to server at "db" (10.0.0.5), port 5432 failed: ``): the
+#: service's own business, told to its log, not to its clients
+_SERVER_AT = re.compile(r'connection to server (?:at|on socket) "[^"]*"[^:]*? failed: ')
 
 #: status and title of every kind of problem, by the slug its ``type`` ends with
 KINDS: dict[str, tuple[int, str]] = {
@@ -49,6 +59,7 @@ KINDS: dict[str, tuple[int, str]] = {
     TOO_MANY: (429, "Too many requests"),
     INTERNAL: (500, "Internal error"),
     BUSY: (503, "The database is busy"),
+    UNREACHABLE: (503, "The database is unreachable"),
 }
 
 
@@ -92,6 +103,9 @@ def problem_of(err: HexlogError) -> Problem:  # noqa: PLR0911 - one answer per k
         return Problem(NOT_FOUND, detail)
     if isinstance(err, UsageError | IdempotencyConflictError):
         return Problem(INVALID, detail)
+    if isinstance(err, DatabaseUnreachableError):
+        detail = f"the database is unreachable: {_SERVER_AT.sub('', err.reason)}; try again later"
+        return Problem(UNREACHABLE, detail, headers={"Retry-After": str(UNREACHABLE_RETRY)})
     if isinstance(err, ConcurrencyError):
         if "busy" in detail:
             return Problem(BUSY, detail, headers={"Retry-After": "1"})

@@ -3,8 +3,14 @@
 A follower starts after ``Last-Event-ID`` (the version it last received) or at ``?from=`` (the first
 version it wants), receives every event from there in order, then each new one as it is appended,
 and a comment line (``: heartbeat``) whenever nothing was sent for the heartbeat interval. Appends
-made by this service wake its followers at once; appends made by another process (the command line
-on the same database) are seen within the poll interval. ``?until=`` ends the stream after that version.
+made by this service wake its followers at once (the ``Bell``). On PostgreSQL so do appends made by
+another process (the command line on the same database): the database announces each append, and
+``Listening`` rings the bell when it hears one; the stream still looks again every poll interval
+(``NOTIFIED_POLL``), in case an announcement was missed. On SQLite, another process's appends are
+seen within the poll interval (``POLL``). ``?until=`` ends the stream after that version.
+
+A stream whose database cannot be reached stays open, sending its heartbeats, and goes on from where
+it was once the database answers again.
 """
 
 from __future__ import annotations
@@ -16,14 +22,24 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
+import structlog
 
-from hexlog.events.streams import stream_for
+from hexlog.events.errors import StoreWriteError
+from hexlog.events.streams import campaign_of, stream_for
 from hexlog.service.http_events import Viewer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
 
-    from hexlog.events.store import EventStore
+    from hexlog.events.postgres import AppendListener, PostgresStore
+    from hexlog.events.store import EventStore, Recorded
+
+#: seconds between a follower's looks for appends that nothing announced: on SQLite (another process's
+#: appends are found so), and on PostgreSQL (where the database announces every append; a safety net)
+POLL = 1.0
+NOTIFIED_POLL = 10.0
+#: seconds between tries to listen again after the listening connection was lost
+RELISTEN = 1.0
 
 
 class Bell:
@@ -49,6 +65,13 @@ class Bell:
             self._waiting.get(campaign, set()).discard(future)
         if not future.done():
             future.cancel()
+
+    def ring_all(self) -> None:
+        """Wake every follower of every campaign (after appends may have gone unheard)."""
+        with self._lock:
+            campaigns = list(self._waiting)
+        for campaign in campaigns:
+            self.ring(campaign)
 
     def ring(self, campaign: str) -> None:
         """Wake every follower of a campaign (safe from a worker thread)."""
@@ -88,18 +111,20 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
 ) -> AsyncIterator[str]:
     """The frames of a campaign's stream from version ``first`` on, live, with heartbeats.
 
-    ``allowed`` is asked whenever the stream is quiet for a poll: a token revoked meanwhile ends it.
+    The stream is read again when the bell rings, and every ``poll`` seconds. ``allowed`` is asked whenever
+    the stream is quiet for a heartbeat or a poll: a token revoked meanwhile ends it.
     """
     stream = stream_for(campaign)
     viewer = Viewer(player=player)
     # a player's view of an event depends on the events before it: the viewer walks them all once
     read_from = 1 if player else first
     viewer.version = 0 if player else first - 1
+    reach = _Reach(campaign)
     yield "retry: 2000\n\n"
     quiet_since = time.monotonic()
     while until is None or read_from <= until:
         future = bell.arm(campaign)
-        records = await anyio.to_thread.run_sync(store.read_stream, stream, read_from)
+        records = await reach.read(store, stream, read_from)
         records = [r for r in records if until is None or r.version <= until]
         if records:
             bell.disarm(campaign, future)
@@ -108,19 +133,108 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
                 if event["streamversion"] >= first:
                     yield frame(event)
             quiet_since = time.monotonic()
-        elif not await _rung(bell, campaign, future, poll):
-            if not await anyio.to_thread.run_sync(allowed):
+            continue
+        poll_at = time.monotonic() + poll
+        while not await _rung(future, min(poll_at, quiet_since + heartbeat) - time.monotonic()):
+            if not await reach.allowed(allowed):
+                bell.disarm(campaign, future)
                 return
-            if time.monotonic() - quiet_since >= heartbeat:
-                quiet_since = time.monotonic()
+            now = time.monotonic()
+            if now >= poll_at:
+                break
+            if now - quiet_since >= heartbeat:
+                quiet_since = now
                 yield ": heartbeat\n\n"
-
-
-async def _rung(bell: Bell, campaign: str, future: asyncio.Future[None], poll: float) -> bool:
-    """Wait for an append to the campaign, at most ``poll`` seconds; whether one came."""
-    try:
-        await asyncio.wait_for(future, timeout=poll)
-    except TimeoutError:
         bell.disarm(campaign, future)
-        return False
-    return True
+
+
+async def _rung(future: asyncio.Future[None], within: float) -> bool:
+    """Wait for the bell at most ``within`` seconds; whether it rang."""
+    await asyncio.wait({future}, timeout=max(0.0, within))
+    return future.done()
+
+
+class _Reach:
+    """A follower's reads of the database, which may be out of reach for a while: said once in the log when it
+    goes and once when it is back; meanwhile nothing is read and the token is taken as still allowed."""
+
+    def __init__(self, campaign: str) -> None:
+        self.campaign = campaign
+        self.lost = False
+
+    async def read(self, store: EventStore, stream: str, version: int) -> list[Recorded]:
+        try:
+            records = await anyio.to_thread.run_sync(store.read_stream, stream, version)
+        except StoreWriteError as err:
+            self._went(err)
+            return []
+        self._back()
+        return records
+
+    async def allowed(self, allowed: Callable[[], bool]) -> bool:
+        try:
+            return await anyio.to_thread.run_sync(allowed)
+        except StoreWriteError as err:
+            self._went(err)
+            return True
+
+    def _went(self, err: StoreWriteError) -> None:
+        if not self.lost:
+            self.lost = True
+            structlog.get_logger().warning("http.stream_waiting", campaign=self.campaign, error=str(err))
+
+    def _back(self) -> None:
+        if self.lost:
+            self.lost = False
+            structlog.get_logger().info("http.stream_resumed", campaign=self.campaign)
+
+
+class Listening:
+    """Rings the bell for every append a PostgreSQL database announces (any process's), on a thread and a
+    connection of its own, until ``stop``.
+
+    A lost connection is said once in the log and listened again every ``RELISTEN`` seconds; each time it
+    listens (again), every follower is woken, for the appends it may not have heard.
+    """
+
+    def __init__(self, store: PostgresStore, bell: Bell) -> None:
+        self._store, self._bell = store, bell
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="hexlog-listening", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop listening (the thread ends, closing its connection, within a second)."""
+        self._stopped.set()
+
+    def _run(self) -> None:
+        lost = False
+        while not self._stopped.is_set():
+            try:
+                listener = self._store.listener()
+            except StoreWriteError as err:
+                lost = self._lost(err, lost=lost)
+                continue
+            try:
+                if lost:
+                    structlog.get_logger().info("http.listening_again", database=listener.shown)
+                    lost = False
+                self._bell.ring_all()
+                self._hear(listener)
+            except StoreWriteError as err:
+                lost = self._lost(err, lost=lost)
+            finally:
+                listener.close()
+
+    def _hear(self, listener: AppendListener) -> None:
+        while not self._stopped.is_set():
+            for stream in listener.heard(timeout=1.0):
+                campaign = campaign_of(stream)
+                if campaign is not None:
+                    self._bell.ring(campaign)
+
+    def _lost(self, err: StoreWriteError, *, lost: bool) -> bool:
+        if not lost and not self._stopped.is_set():
+            structlog.get_logger().warning("http.listening_lost", error=str(err))
+        self._stopped.wait(RELISTEN)
+        return True

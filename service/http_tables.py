@@ -5,7 +5,8 @@ One interface, two backends, chosen by ``--db`` as the event store is (``open_ta
 - a SQLite file: a connection of its own to the file (the event store's is not touched);
 - a PostgreSQL database: a connection of its own to the server, in the event store's schema (the
   first of the connection's ``search_path``), which the connection then searches alone, so that no
-  table of a later schema of the path is ever read for one of this schema.
+  table of a later schema of the path is ever read for one of this schema. A connection the server
+  ended is replaced when next used (in the same schema).
 
 Each query is written once, with SQLite's ``?`` markers; the PostgreSQL backend sends it with
 psycopg's ``%s``. A table is made the first time it is needed (``ensure``): a database that never
@@ -22,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import psycopg
 from psycopg import sql
 
-from hexlog.events.errors import ConcurrencyError, NotFoundError, StoreWriteError
-from hexlog.events.postgres import connect, first_line
+from hexlog.events.errors import ConcurrencyError, DatabaseUnreachableError, NotFoundError, StoreWriteError
+from hexlog.events.postgres import connect, first_line, lost, usable
 from hexlog.events.postgres_schema import (
     DISK_FULL,
     INSUFFICIENT_PRIVILEGE,
@@ -125,14 +126,17 @@ class PostgresTables:
 
     ``lock_timeout`` is how many seconds a statement waits for a lock (making a table waits for the
     schema's append lock, so that two services starting at once make it once). A server that cannot
-    be reached or that refuses is a ``StoreWriteError`` naming the database without its password; a
-    lock not had in time is a ``ConcurrencyError`` (busy, try again).
+    be reached or that refuses is a ``StoreWriteError`` naming the database without its password
+    (``DatabaseUnreachableError`` for a server out of reach); a lock not had in time is a
+    ``ConcurrencyError`` (busy, try again).
     """
 
     def __init__(self, url: str, *, lock_timeout: float = 10.0) -> None:
         self.shown = shown_url(url)
+        self._url, self._lock_timeout = url, lock_timeout
         self._lock = threading.Lock()
         self._known: set[str] = set()
+        self._open = True
         self._conn = connect(url, lock_timeout=lock_timeout)
         try:
             self.schema = self._pin_schema()
@@ -155,8 +159,10 @@ class PostgresTables:
 
     @contextlib.contextmanager
     def _worded(self, what: str) -> Iterator[None]:
-        """Turn what the server refuses into hexlog's words (``what``: read or write); a bug's error passes as it is."""
+        """Run on a live connection (holding ``_lock``, a connection the server ended replaced first), and turn what
+        the server refuses into hexlog's words (``what``: read or write); a bug's error passes as it is."""
         try:
+            self._reconnect_if_lost()
             yield
         except psycopg.Error as err:
             if err.sqlstate == LOCK_NOT_AVAILABLE:
@@ -169,8 +175,18 @@ class PostgresTables:
             }:
                 done = "; nothing was written" if what == "write" else ""
                 msg = f"cannot {what} the database {self.shown}: {first_line(err)}{done}"
+                if lost(self._conn, err):
+                    raise DatabaseUnreachableError(msg, first_line(err)) from err
                 raise StoreWriteError(msg) from err
             raise
+
+    def _reconnect_if_lost(self) -> None:
+        """Replace a connection the server ended by one that searches the same schema alone."""
+        if not self._open or usable(self._conn):
+            return
+        self._conn.close()
+        only_this_schema = sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema))
+        self._conn = connect(self._url, lock_timeout=self._lock_timeout, then=[only_this_schema])
 
     def ensure(self, table: str, statement: str) -> None:
         """Make the table unless it is there, holding the schema's append lock while it is made."""
@@ -205,6 +221,7 @@ class PostgresTables:
     def close(self) -> None:
         """Release the connection."""
         with self._lock:
+            self._open = False
             self._conn.close()
 
 

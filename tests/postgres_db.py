@@ -3,6 +3,9 @@
 ``HEXLOG_TEST_PG_URL`` names the server's database (default: the local ``test`` database as
 ``postgres``). Each test gets a new schema, named in its URL's ``search_path`` and dropped after it,
 so tests can run side by side. The tests skip, saying why, only when no server answers.
+
+``Relay`` stands between a test and the server, so that the server can go away (and come back) for
+that test alone.
 """
 
 from __future__ import annotations
@@ -10,8 +13,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import socket
+import threading
 import uuid
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
@@ -69,3 +75,82 @@ def pg_url() -> Iterator[str]:
         pytest.skip(reason=reason)
     with fresh_schema() as url:
         yield url
+
+
+class Relay:
+    """A TCP relay from a port of the loopback address to the server of ``PG_URL``.
+
+    ``cut()`` is the server going away: every relayed connection is closed and the port refuses new ones.
+    ``restore()`` is the server back, on the same port. ``url(base)`` is ``base`` reached through the relay.
+    """
+
+    def __init__(self) -> None:
+        target = urlsplit(PG_URL)
+        self._target = (target.hostname or "127.0.0.1", target.port or 5432)
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self._accepting: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.port = 0
+        self.restore()
+
+    def url(self, base: str = PG_URL) -> str:
+        """``base`` with its host and port those of the relay."""
+        parts = urlsplit(base)
+        user = parts.netloc.rpartition("@")[0]
+        where = f"127.0.0.1:{self.port}"
+        return urlunsplit(parts._replace(netloc=f"{user}@{where}" if user else where))
+
+    def restore(self) -> None:
+        """Accept connections again (on the port of before, once there is one)."""
+        listening = socket.create_server(("127.0.0.1", self.port))
+        listening.settimeout(0.02)
+        self.port = listening.getsockname()[1]
+        self._stop = threading.Event()
+        self._accepting = threading.Thread(target=self._accept, args=(listening, self._stop), daemon=True)
+        self._accepting.start()
+
+    def cut(self) -> None:
+        """Close every relayed connection, and refuse new ones until ``restore``."""
+        self._stop.set()
+        if self._accepting is not None:
+            self._accepting.join()
+        with self._lock:
+            ended, self._sockets = self._sockets, set()
+        for sock in ended:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self, listening: socket.socket, stop: threading.Event) -> None:
+        with listening:
+            while not stop.is_set():
+                try:
+                    client, _ = listening.accept()
+                except TimeoutError:
+                    continue
+                client.settimeout(None)
+                server = socket.create_connection(self._target)
+                with self._lock:
+                    self._sockets |= {client, server}
+                for source, sink in ((client, server), (server, client)):
+                    threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture
+def relay() -> Iterator[Relay]:
+    """A relay to the PostgreSQL server (the test skips, saying why, when no server answers)."""
+    reason = unreachable()
+    if reason is not None:
+        pytest.skip(reason=reason)
+    made = Relay()
+    yield made
+    made.cut()

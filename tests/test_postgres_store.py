@@ -3,6 +3,7 @@ read-only use, refusals, and rows that hold the same text as SQLite's."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import uuid
@@ -15,6 +16,7 @@ from psycopg import sql
 from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
+    DatabaseUnreachableError,
     NotFoundError,
     StaleVersionError,
     StoreWriteError,
@@ -24,7 +26,7 @@ from hexlog.events.postgres_schema import append_lock_key
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import ProjectionRow
 
-from .postgres_db import drop_schema, needs_postgres, pg_url, schema_url
+from .postgres_db import PG_URL, Relay, drop_schema, needs_postgres, pg_url, relay, schema_url
 from .test_store_contract import batch, thing
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 pytestmark = needs_postgres
-__all__ = ["pg_url"]  # the fixture, used by name
+__all__ = ["pg_url", "relay"]  # the fixtures, used by name
 
 
 @pytest.fixture
@@ -298,4 +300,131 @@ def test_a_schema_whose_name_has_capitals_is_opened_as_named() -> None:
         assert [r.envelope.data["n"] for r in again.read_stream("s")] == [1]
         again.close()
     finally:
+        drop_schema(schema)
+
+
+def _end_backend(pid: int) -> None:
+    """End a connection's backend from another connection, as an administrator or a restarting server does."""
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+
+
+def test_a_connection_the_server_ended_is_replaced_when_next_used(pg_url: str) -> None:
+    """A backend ended while the store is idle: the next read and the next append use a new connection, whose
+    session is as the first one was (read only, for a read-only store)."""
+    store = PostgresStore(pg_url)
+    reader = PostgresStore(pg_url, create=False, readonly=True)
+    try:
+        store.append("s", batch(1), expected_version=0)
+        for opened in (store, reader):
+            _end_backend(opened._conn.info.backend_pid)
+        assert [r.envelope.data["n"] for r in reader.read_stream("s")] == [1]
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            reader._conn.execute("CREATE TABLE hexlog_not_made (n int)")
+        _end_backend(store._conn.info.backend_pid)
+        assert store.append("s", batch(2), expected_version=1).last_version == 2
+        _end_backend(store._conn.info.backend_pid)
+        assert store.command_result("nobody", "") is None
+        assert store.tail_problem("s") is None
+    finally:
+        store.close()
+        reader.close()
+
+
+def test_a_server_out_of_reach_is_unreachable_until_it_is_back_and_nothing_is_half_written(
+    pg_url: str, relay: Relay
+) -> None:
+    """The server gone (the relay cut): every read and append is ``DatabaseUnreachableError`` in one line, a cache
+    write is skipped; the server back, the store connects again and its log is as it was."""
+    url = relay.url(pg_url)
+    store = PostgresStore(url)
+    try:
+        store.append("s", batch(1), expected_version=0)
+        relay.cut()
+        for attempt in (
+            lambda: store.read_stream("s"),
+            lambda: store.append("s", batch(2), expected_version=1),
+            lambda: store.command_result("c", ""),
+        ):
+            with pytest.raises(DatabaseUnreachableError) as caught:
+                attempt()
+            assert str(caught.value).startswith(f"cannot connect to the database {url}: ")
+            assert "Connection refused" in caught.value.reason
+            assert "\n" not in str(caught.value)
+        rows = [ProjectionRow(projection="p", key="k", version=1, data=1)]
+        assert store.write_rows("s", rows, at_version=1) is False
+        relay.restore()
+        assert store.stream_version("s") == 1
+        assert store.append("s", batch(2), expected_version=1).last_version == 2
+        assert [r.envelope.data["n"] for r in store.read_stream("s")] == [1, 2]
+    finally:
+        store.close()
+
+
+def test_an_append_whose_connection_is_ended_mid_transaction_is_unreachable_and_writes_nothing(
+    store: PostgresStore, pg_url: str
+) -> None:
+    """The append waits for the append lock inside its transaction when its backend is ended: nothing of it is
+    recorded, the error says the database went away, and the next append (on a new connection) records."""
+    store.append("s", batch(1), expected_version=0)
+    outcome: list[BaseException] = []
+
+    def append() -> None:
+        try:
+            store.append("s", batch(2, 3), expected_version=1, command_id="c", command_digest="d")
+        except BaseException as err:  # noqa: BLE001 - the outcome is the test's
+            outcome.append(err)
+
+    with psycopg.connect(pg_url) as holder:
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (append_lock_key(store.schema),))
+        writer = threading.Thread(target=append)
+        writer.start()
+        pid = store._conn.info.backend_pid
+        for _ in range(500):  # until the append waits for the lock
+            waiting = holder.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+            if waiting is not None and waiting[0] == "Lock":
+                break
+            threading.Event().wait(0.01)
+        _end_backend(pid)
+        writer.join(timeout=30)
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], DatabaseUnreachableError), outcome
+    assert str(outcome[0]).endswith("; nothing was written")
+    assert store.stream_version("s") == 1
+    assert store.command_result("c", "d") is None
+    assert store.append("s", batch(2, 3), expected_version=1).last_version == 3
+
+
+def test_an_append_is_heard_by_a_listener_once_committed_and_only_on_its_schemas_channel(pg_url: str) -> None:
+    """A listener hears the stream of each append another connection commits, at once; an append that is rolled
+    back is never heard, nor an append to another schema; a listener whose connection is lost says so."""
+    store, writer = PostgresStore(pg_url), PostgresStore(pg_url)
+    listener = store.listener()
+    try:
+        assert listener.heard(timeout=0.05) == []
+        writer.append("campaign-main", batch(1), expected_version=0)
+        assert listener.heard(timeout=10) == ["campaign-main"]
+        with pytest.raises(StaleVersionError):
+            writer.append("campaign-main", batch(2), expected_version=0)
+        with _other_schema() as other:
+            other.append("campaign-main", batch(1), expected_version=0)
+            assert other.channel != store.channel
+        assert listener.heard(timeout=0.3) == []
+        _end_backend(listener._conn.info.backend_pid)
+        with pytest.raises(DatabaseUnreachableError, match="cannot listen to the database"):
+            listener.heard(timeout=10)
+    finally:
+        listener.close()
+        store.close()
+        writer.close()
+
+
+@contextlib.contextmanager
+def _other_schema() -> Iterator[PostgresStore]:
+    schema = f"hexlog_test_{uuid.uuid4().hex[:16]}"
+    other = PostgresStore(schema_url(schema))
+    try:
+        yield other
+    finally:
+        other.close()
         drop_schema(schema)

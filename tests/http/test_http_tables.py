@@ -7,13 +7,14 @@ import uuid
 import psycopg
 import pytest
 
-from hexlog.events.errors import StoreWriteError
+from hexlog.events.errors import DatabaseUnreachableError
 from hexlog.events.postgres import PostgresStore
 from hexlog.service.http_replies import Replies, Reply
 from hexlog.service.http_tokens import TokenStore
-from tests.postgres_db import PG_URL, drop_schema, fresh_schema, needs_postgres, schema_url
+from tests.postgres_db import PG_URL, drop_schema, fresh_schema, needs_postgres, relay, schema_url
 
 pytestmark = needs_postgres
+__all__ = ["relay"]  # the fixture, used by name
 
 
 def test_a_schema_whose_name_has_capitals_keeps_the_tokens_as_named():
@@ -58,17 +59,36 @@ def test_tokens_and_replies_of_a_later_schema_of_the_search_path_are_not_read():
         assert [t.role for t in TokenStore(later_url).list()] == ["referee"]
 
 
-def test_a_server_that_went_away_is_one_line_naming_the_database_without_its_password():
-    with fresh_schema() as url:
+def test_a_connection_the_server_ended_is_replaced_in_the_same_schema():
+    with fresh_schema() as url, fresh_schema() as later_url:
         PostgresStore(url).close()
-        tokens = TokenStore(url)
-        tokens.create("main", "referee")
+        PostgresStore(later_url).close()
+        first, rest = url.rsplit("%3D", 1)[1], later_url.rsplit("%3D", 1)[1]
+        tokens = TokenStore(schema_url(f"{first},{rest}"))
+        _, kept = tokens.create("main", "referee")
         pid = tokens._tables._conn.info.backend_pid
         with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        with pytest.raises(StoreWriteError) as caught:
-            tokens.list()
+            conn.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+        assert [t.id for t in tokens.list()] == [kept.id]
+        assert tokens._tables._conn.info.backend_pid != pid
+        later = TokenStore(later_url)
+        later.create("main", "player")  # a table of a later schema of the path is not read, as before the loss
+        later.close()
+        assert [t.id for t in tokens.list()] == [kept.id]
         tokens.close()
+
+
+def test_a_server_that_went_away_is_one_line_naming_the_database_without_its_password(relay):
+    with fresh_schema() as url:
+        PostgresStore(url).close()
+        tokens = TokenStore(relay.url(url))
+        tokens.create("main", "referee")
+        relay.cut()
+        with pytest.raises(DatabaseUnreachableError) as caught:
+            tokens.list()
         message = str(caught.value)
-        assert message.startswith(f"cannot read the database {url}: ")
+        assert message.startswith(f"cannot connect to the database {relay.url(url)}: ")
         assert "\n" not in message
+        relay.restore()
+        assert [t.role for t in tokens.list()] == ["referee"]
+        tokens.close()
