@@ -35,6 +35,9 @@ class Facts:
     pursuers_ft: int
     intelligent: bool
     encounter: EncounterState | None
+    #: the encounter found the fleeing side, or the pursuers, surprised
+    fleeing_surprised: bool = False
+    pursuers_surprised: bool = False
 
 
 def encounter_of(table: Table, number: int) -> EncounterState | None:
@@ -89,6 +92,7 @@ def facts_of(table: Table, command: StartChase) -> Facts:
     intelligent = command.intelligent
     if intelligent is None:
         intelligent = e.started.intelligent if e is not None else True
+    surprised = dict(zip(SIDES, e.surprised, strict=True)) if e is not None else {}
     return Facts(
         setting=setting,
         fleeing=fleeing,
@@ -97,6 +101,8 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         pursuers_ft=pursuers_ft,
         intelligent=intelligent,
         encounter=e,
+        fleeing_surprised=surprised.get(fleeing, False),
+        pursuers_surprised=surprised.get(fleeing.other, False),
     )
 
 
