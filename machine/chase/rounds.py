@@ -41,7 +41,8 @@ class Facts:
 
 
 def encounter_of(table: Table, number: int) -> EncounterState | None:
-    """The concluded encounter a chase follows (None for none); a refusal when it is not the latest or not over."""
+    """The encounter a chase follows (None for none): concluded, or waiting for the chase it hands off (on
+    water); a refusal when it is not the latest or still under way."""
     if not number:
         return None
     state = table.procedures.get(ENCOUNTER)
@@ -49,7 +50,7 @@ def encounter_of(table: Table, number: int) -> EncounterState | None:
         latest = state.started.number if isinstance(state, EncounterState) else "none"
         msg = f"a chase follows the latest encounter ({latest}), not encounter {number}"
         raise RuleRefusedError(msg)
-    if state.phase is not EncounterPhase.CONCLUDED:
+    if state.phase not in {EncounterPhase.CONCLUDED, EncounterPhase.CHASE}:
         msg = f"encounter {number} is still under way ({state.phase.name}); conclude it first"
         raise RuleRefusedError(msg)
     return state
