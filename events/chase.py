@@ -7,7 +7,7 @@ rate each round. Every decision that used dice names the nonces of its rolls in 
 from __future__ import annotations
 
 import enum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -41,6 +41,7 @@ class ChaseStarted(Event):
     """A pursuit began: who flees, how far apart the sides are, how fast each runs, what the pursuers are."""
 
     type_name: ClassVar[str] = "chase.started"
+    schema_version: ClassVar[int] = 2
     #: 1 for the campaign's first chase, 2 for the next, ...
     number: int
     name: str = ""
@@ -66,6 +67,14 @@ class ChaseStarted(Event):
     #: the fleeing side is forced to stop (a dead end, a shut door): no automatic escape
     forced_to_stop: bool = False
     note: str = ""
+    #: the encounter it began from found the fleeing side, or the pursuers, surprised (false without one)
+    fleeing_surprised: bool = False
+    pursuers_surprised: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded no surprise of the encounter it began from: it reads as neither side surprised."""
+        return {**data, "fleeing_surprised": False, "pursuers_surprised": False}
 
 
 @attrs.frozen(kw_only=True)

@@ -3,8 +3,9 @@
 Each command of a procedure becomes a subcommand named after its trigger (``check_surprise`` ->
 ``check-surprise``); its fields become options, spelled and explained as the command declares them
 (``hexlog.machine.commands.arg``). After a step the subcommand prints what was recorded, the phase
-and the steps allowed next (by side), and for a procedure waiting on one it handed off to, that
-one's phase and steps; a refusal names the steps allowed now as subcommands.
+and the steps allowed next (by side), for a procedure waiting on one it handed off to, that one's
+phase and steps, and for a procedure the step's conclusion resumed, its phase and steps; a refusal
+names the steps allowed now as subcommands.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
-from hexlog.events.procedure import HandedOff, PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, limits_of
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
@@ -58,6 +59,14 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
         out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+    # each parent the step's conclusion resumed (a caught party back in its encounter), where it stands now
+    resumed = dict.fromkeys(e.parent for e in outcome.events if isinstance(e, Resumed) and e.parent != procedure.name)
+    for parent in resumed:
+        state = outcome.table.procedures.get(parent)
+        steps = render.next_steps(registry.runner(parent).allowed(state, outcome.table))
+        phase = registry.procedure(parent).phase_of(state)
+        shown = phase.name if phase is not None else "-"
+        out.print(f"   {parent} resumes -> {shown}; next: hexlog {parent} {' | '.join(steps) or 'nothing'}")
     # the procedure's own waiting, and any hand-off this step led to (a resumed parent handing on)
     made = {(e.parent, e.child) for e in outcome.events if isinstance(e, HandedOff)}
     for parent, child in outcome.table.handoffs:

@@ -32,9 +32,11 @@ def _started(e: ev.ChaseStarted) -> str:
     pursuers = f"; the pursuers are {', '.join(traits)}" if traits else ""
     sight = f"; line of sight {e.line_of_sight_ft} ft" if e.line_of_sight_ft else ""
     forced = "; forced to stop" if e.forced_to_stop else ""
+    who = [side for side, hit in (("fleeing side", e.fleeing_surprised), ("pursuers", e.pursuers_surprised)) if hit]
+    surprised = f"; the encounter surprised the {' and the '.join(who)}" if who else ""
     return (
         f"chase {e.number}{name} ({e.setting}){source}: the {e.fleeing} flee at {e.fleeing_ft} ft a round, "
-        f"pursued at {e.pursuers_ft} ft, {e.gap_ft} ft apart{pursuers}{sight}{forced}"
+        f"pursued at {e.pursuers_ft} ft, {e.gap_ft} ft apart{pursuers}{sight}{forced}{surprised}"
     )
 
 

@@ -1,10 +1,12 @@
-"""Readable text for the encounter's events."""
+"""Readable text for the encounter's events, and the line ``hexlog state`` shows of one waiting for a chase."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
+from hexlog.events.vocabulary import Side
+from hexlog.machine.encounter import EncounterState, Phase
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -12,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
+    from hexlog.machine.table import Table
 
 
 def _started(e: ev.EncounterStarted) -> str:
@@ -194,3 +197,26 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
         + (f": {e.reason}" if e.reason else "")
     ),
 }
+
+
+def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - nothing secret
+    """An encounter on water that handed its pursuit to the chase, as ``hexlog state`` shows it (the chase's own
+    lines follow); once the chase caught the fleeing side, the fight it came back to."""
+    if not isinstance(state, EncounterState) or not (state.phase is Phase.CHASE or state.chased):
+        return []
+    s = state.started
+    name = f" '{s.name}'" if s.name else ""
+    fleeing = state.fleeing or Side.PARTY
+    if state.phase is Phase.CHASE:
+        line = (
+            f"encounter {s.number}{name} ({s.setting}): the {fleeing} flee and the {fleeing.other} give chase: "
+            "it waits for the chase (caught, the sides fight; got away, it ends)"
+        )
+    elif state.phase is Phase.COMBAT:
+        line = f"encounter {s.number}{name} ({s.setting}): the chase caught the {fleeing}: the sides fight"
+    else:
+        return []
+    return [f"  {line}"]
+
+
+STATES: dict[str, Callable[..., list[str]]] = {"encounter": state_lines}

@@ -38,6 +38,7 @@ STATES: dict[str, Callable[..., list[str]]] = {
     **render_castle.STATES,
     **render_chase.STATES,
     **render_dungeon.STATES,
+    **render_encounter.STATES,
     **render_pursuit.STATES,
     **render_travel.STATES,
 }

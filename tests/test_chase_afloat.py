@@ -1,5 +1,9 @@
 """A waterborne encounter met on a ship's travel day that ends in pursuit hands the chase on water off
-(OSE §2.9), as a delve hands off its chase underground: the day waits for it and goes on when it ends."""
+(OSE §2.9), as a delve hands off its chase underground: the day waits for it and goes on when it ends.
+
+This is the route of rules without option ``waterborne_pursuit_hands_off`` (every ruleset recorded before
+it): the encounter concludes in pursuit and the day hands the chase off. Under the option the encounter
+hands it off itself (``tests/test_encounter_afloat.py``)."""
 
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
 
 CAMPAIGN = "afloat"
-#: U&WA's two dice afloat: a first die of 5 is a waterborne encounter
-AFLOAT = {"options": {"afloat_rule": "odd_two_dice"}}
+#: U&WA's two dice afloat: a first die of 5 is a waterborne encounter; the encounter concludes in pursuit
+AFLOAT = {"options": {"afloat_rule": "odd_two_dice", "waterborne_pursuit_hands_off": False}}
 
 
 def _afloat_encounter(script: list[int], overrides: dict) -> Handler:

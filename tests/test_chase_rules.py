@@ -222,8 +222,9 @@ class TestWaterborne:
         assert one_round(t).gap_after == 90
 
     def test_from_a_waterborne_encounter_the_gap_is_its_distance_in_feet(self):
-        """Encounter distance 4d6 x 10 yd given as 40 yd: the chase starts 120 ft apart."""
-        t = idle()
+        """Encounter distance 4d6 x 10 yd given as 40 yd: the chase the referee starts from it (the encounter
+        concluded in pursuit, option waterborne_pursuit_hands_off off) starts 120 ft apart."""
+        t = Table(options={"waterborne_pursuit_hands_off": False}).party()
         t.run(enc.StartEncounter(setting="waterborne", party_aware=True, monsters_aware=True))
         t.run(enc.CheckSurprise())
         t.run(enc.DetermineDistance(value=40))

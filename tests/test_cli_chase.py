@@ -73,3 +73,61 @@ class TestChase:
         assert refused.returncode != 0
         assert "without an encounter to follow, give --gap-ft, --pursuers-ft" in refused.stderr
         assert _count_events(table) == before
+
+
+def _flight(hexlog, *before: tuple[str, ...]) -> None:
+    """A waterborne encounter, both sides aware 10 yd (30 ft) apart; the party's ship flees the pirates (150)."""
+    for args in (
+        ("encounter", "start", "--setting", "waterborne", "--party-aware", "--monsters-aware", "--name", "pirates"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance", "--value", "10"),
+        ("encounter", "roll-initiative"),
+        *before,
+        ("encounter", "evade"),
+    ):
+        assert hexlog(*args).returncode == 0, args
+
+
+class TestTheEncounterHandsOff:
+    def test_a_flight_on_water_is_handed_to_the_chase_and_the_state_shows_it(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """decide-pursuit says the encounter handed off to the chase; ``hexlog state`` shows the chase under way."""
+        _flight(hexlog)
+        decided = hexlog("encounter", "decide-pursuit", "--pursue")
+        assert decided.returncode == 0, decided.stderr
+        assert "encounter hands off to chase" in decided.stdout
+        assert (
+            "chase 1 'pirates' (waterborne) from encounter 1: the party flee at 90 ft a round, pursued at 120 ft, "
+            "30 ft apart" in decided.stdout
+        )
+        assert "-> CHASE; next: nothing" in decided.stdout
+        assert "   waits for chase -> EVASION; next: hexlog chase evade" in decided.stdout
+        state = hexlog("state").stdout
+        assert "encounter: phase CHASE" in state
+        assert "it waits for the chase (caught, the sides fight; got away, it ends)" in state
+        assert "  next: nothing until its chase concludes" in state
+        assert "chase: phase EVASION" in state
+        assert "  chase 1 (waterborne): round 0, gap 30 ft" in state
+        assert "  next: hexlog chase evade" in state
+        player = hexlog("state", "--view", "player").stdout
+        assert "chase: phase EVASION" in player
+        assert "next:" not in player
+        evaded = hexlog("chase", "evade")  # 13 on d100 against 40 %
+        assert "chase has concluded: encounter resumes" in evaded.stdout
+        assert (
+            "encounter 1 ends: evaded after 0 rounds; 1 turn passes: the party got away on the water" in evaded.stdout
+        )
+        assert "   encounter resumes -> CONCLUDED; next: hexlog encounter start" in evaded.stdout
+
+    def test_a_caught_ship_goes_back_to_its_encounter_to_fight(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """A free roll first moves the evasion to 74 on d100: it fails, one round closes the 30 ft, the fight is on."""
+        _flight(hexlog, ("roll", "1d6", "--purpose", "the wind"))
+        assert hexlog("encounter", "decide-pursuit", "--pursue").returncode == 0
+        failed = hexlog("chase", "evade")
+        assert "rolled 74: not evaded" in failed.stdout
+        caught = hexlog("chase", "run")
+        assert "chase 1 over after 1 round: caught; melee starts next round" in caught.stdout
+        assert "chase has concluded: encounter resumes" in caught.stdout
+        assert "   encounter resumes -> COMBAT; next: hexlog encounter " in caught.stdout
+        state = hexlog("state").stdout
+        assert "encounter: phase COMBAT" in state
+        assert "the chase caught the party: the sides fight" in state

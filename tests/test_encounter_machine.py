@@ -11,6 +11,7 @@ from hexlog.events.codec import decode
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
@@ -99,6 +100,40 @@ RECIPES: dict[str, Recipe] = {
         (enc.CheckSurprise(), enc.DetermineDistance(value=30)),
         (6, 1),
     ),
+    # OSE on water, both sides aware 100 yd (300 ft) apart: the party's ship flees
+    "afloat_evasion": Recipe(
+        "ose",
+        enc.StartEncounter(setting="waterborne", party_aware=True, monsters_aware=True, monster_speed=150),
+        (enc.CheckSurprise(), enc.DetermineDistance(value=100), enc.RollInitiative(), enc.Evade()),
+        (5, 2),
+    ),
+    # ... and the pirates give chase: the encounter waits for the chase on water
+    "afloat_chase": Recipe(
+        "ose",
+        enc.StartEncounter(setting="waterborne", party_aware=True, monsters_aware=True, monster_speed=150),
+        (
+            enc.CheckSurprise(),
+            enc.DetermineDistance(value=10),
+            enc.RollInitiative(),
+            enc.Evade(),
+            enc.DecidePursuit(pursue=True),
+        ),
+        (5, 2),
+    ),
+    # ... and the ship's evasion failed (90 on d100): 30 ft apart, the pirates close 60 ft a round
+    "afloat_closing": Recipe(
+        "ose",
+        enc.StartEncounter(setting="waterborne", party_aware=True, monsters_aware=True, monster_speed=150),
+        (
+            enc.CheckSurprise(),
+            enc.DetermineDistance(value=10),
+            enc.RollInitiative(),
+            enc.Evade(),
+            enc.DecidePursuit(pursue=True),
+            ch.Evade(),
+        ),
+        (5, 2, 90),
+    ),
     # AD&D: noisy monsters cannot surprise the party, which may slip away
     "adnd_noisy_actions": Recipe(
         "adnd",
@@ -141,6 +176,31 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("conclude", "COMBAT", "CONCLUDED"): ("combat", enc.ConcludeEncounter(), ()),
 }
 
+#: the rows of the hand-off to the chase on water: the command records the encounter's changes in this order,
+#: among the chase's (trigger, source, dest) -> (recipe, command, faces, the encounter's changes)
+AFLOAT: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...], tuple[tuple[str, str, str], ...]]] = {
+    ("decide_pursuit", "EVASION", "EVASION"): (
+        "afloat_evasion",
+        enc.DecidePursuit(pursue=True),
+        (),
+        (("decide_pursuit", "EVASION", "EVASION"), ("settle", "EVASION", "CHASE")),
+    ),
+    ("settle", "EVASION", "CHASE"): (
+        "afloat_evasion",
+        enc.DecidePursuit(pursue=True),
+        (),
+        (("decide_pursuit", "EVASION", "EVASION"), ("settle", "EVASION", "CHASE")),
+    ),
+    ("settle", "EVASION", "CONCLUDED"): (
+        "afloat_evasion",
+        enc.DecidePursuit(pursue=False),
+        (),
+        (("decide_pursuit", "EVASION", "EVASION"), ("settle", "EVASION", "CONCLUDED")),
+    ),
+    ("resume", "CHASE", "CONCLUDED"): ("afloat_chase", ch.Evade(), (1,), (("resume", "CHASE", "CONCLUDED"),)),
+    ("resume", "CHASE", "COMBAT"): ("afloat_closing", ch.Run(), (), (("resume", "CHASE", "COMBAT"),)),
+}
+
 #: one recipe per phase, for the refusal checks
 PHASE_RECIPES = {
     Phase.IDLE: "idle",
@@ -150,6 +210,7 @@ PHASE_RECIPES = {
     Phase.INITIATIVE: "initiative",
     Phase.ACTIONS: "actions",
     Phase.EVASION: "evasion",
+    Phase.CHASE: "afloat_chase",
     Phase.COMBAT: "combat",
     Phase.CONCLUDED: "concluded",
 }
@@ -170,8 +231,8 @@ COMMAND_FOR: dict[str, c.Command] = {trigger: cls() for cls, trigger in enc.TRIG
 
 
 def _rows() -> list[tuple[str, str, str]]:
-    """Every (trigger, source, dest) the table allows, one per source of a row."""
-    return enc.ENCOUNTER.edges()
+    """Every (trigger, source, dest) the table allows, one per source of a row, but those of the chase on water."""
+    return [row for row in enc.ENCOUNTER.edges() if row not in AFLOAT]
 
 
 def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[int]]:
@@ -222,13 +283,38 @@ class TestTransitions:
         assert replayed == live
         assert handler.load(CAMPAIGN).procedures["encounter"] == live
 
+    @pytest.mark.parametrize(("trigger", "source", "dest"), sorted(AFLOAT), ids=lambda v: v)
+    def test_every_row_of_the_chase_on_water_is_taken_in_its_command(self, trigger: str, source: str, dest: str):
+        """The rows a step or the kit fires on water are taken in the command that leads to them, in order."""
+        recipe, command, faces, expected = AFLOAT[(trigger, source, dest)]
+        handler, script = reach(recipe, faces)
+        assert enc.ENCOUNTER.phase_of(_encounter(handler)).name == source
+        out = handler.execute(CAMPAIGN, command)
+        found = tuple(
+            (e.trigger, e.source, e.dest)
+            for e in out.events
+            if isinstance(e, PhaseChanged) and e.procedure == "encounter"
+        )
+        assert found == expected
+        assert (trigger, source, dest) in found
+        assert script == []
+        assert out.table.procedures["encounter"].phase.name == expected[-1][2]
+        events = [decode(r.envelope) for r in handler.store.read_stream(STREAM)]
+        replayed = None
+        for event in events:
+            replayed = enc.ENCOUNTER.fold(replayed, event)
+        assert replayed == out.table.procedures["encounter"]
+
     def test_every_row_has_a_case(self) -> None:
         """The cases above cover the table exactly."""
-        assert set(CASES) == set(_rows())
+        assert set(CASES) | set(AFLOAT) == set(enc.ENCOUNTER.edges())
+        assert not set(CASES) & set(AFLOAT)
 
     def test_every_trigger_has_a_command(self) -> None:
-        """The commands' triggers are exactly the table's triggers."""
-        assert set(enc.TRIGGERS.values()) == {row["trigger"] for row in enc.TRANSITIONS}
+        """The commands' triggers are the table's triggers but those the kit and a step fire themselves."""
+        kits = {"settle", "resume"}
+        assert set(enc.TRIGGERS.values()) == {row["trigger"] for row in enc.TRANSITIONS} - kits
+        assert not kits & set(enc.TRIGGERS.values())
 
     def test_recorded_transitions_are_checked_against_the_table(self) -> None:
         """Audit accepts each row and rejects a pair that is not in the table."""

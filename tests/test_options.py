@@ -745,6 +745,7 @@ def travel_rows() -> list[Row]:
 RUN = ev_chase.RoundRun.type_name
 REPEATED = ev_chase.StepsRepeated.type_name
 CHASE_ENDED = ev_chase.ChaseEnded.type_name
+CHASE_STARTED = ev_chase.ChaseStarted.type_name
 
 
 def pursued(ruleset: str, *chase: Step) -> tuple[Step, ...]:
@@ -776,6 +777,23 @@ def row_repeats_encounter_steps() -> Row:
                 (CHASE_ENDED, WHOLE),
             }
         ),
+    )
+
+
+def row_waterborne_hands_off(ruleset: str) -> Row:
+    """§2.9 on water, the pirates give chase: the encounter hands the chase on water off and waits for it, or
+    (false, every ruleset recorded before the option) concludes in pursuit."""
+    return Row(
+        ruleset=ruleset,
+        option="waterborne_pursuit_hands_off",
+        value=False,
+        script=(*aware(ruleset, setting="waterborne"), do(enc.Evade(side="party")), do(enc.DecidePursuit(pursue=True))),
+        changes={
+            (PHASE, "dest"): ("EVASION", "CONCLUDED"),
+            **whole(PRESENT, ABSENT, HANDED, CHASE_STARTED),
+            **whole(ABSENT, PRESENT, CONCLUDED, CLOCK),
+        },
+        also=frozenset({(PHASE, WHOLE)}),
     )
 
 
@@ -1170,6 +1188,7 @@ def _rows() -> list[Row]:
     rows += travel_rows()
     rows += evasion_rows()
     rows.append(row_repeats_encounter_steps())
+    rows += [row_waterborne_hands_off("ose"), row_waterborne_hands_off("explore")]
     for ruleset in ("ose", "adnd", "explore"):
         rows += [
             row_initiative_tie(ruleset),

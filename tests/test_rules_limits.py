@@ -21,10 +21,12 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.streams import stream_for
-from hexlog.events.vocabulary import Side
+from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.chase import rules as chase_rules
 from hexlog.machine.encounter import rules as enc_rules
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.handler import Handler
@@ -193,6 +195,8 @@ WALKS = (
     (*FIGHT, "evade", "decide_pursuit", "roll_evasion", "conclude"),
 )
 COMMANDS: dict[str, type[c.Command]] = {trigger: cls for cls, trigger in enc.TRIGGERS.items()}
+#: the most commands a chase on water handed off may take (its evasion, then rounds closing at least 30 ft)
+MAX_CHASE_COMMANDS = 5_000
 
 
 @attrs.define
@@ -227,10 +231,25 @@ class Play:
                 )
                 # non-intelligent monsters roll no reaction: the referee says they pursue
                 args["pursue"] = False if meeting.fleeing is Side.MONSTERS else (True if mindless else None)
+                if meeting.setting is Setting.WATERBORNE and meeting.distance_ft > chase_rules.MAX_FT:
+                    args["pursue"] = False  # a chase on water over a gap no chase reads would never end here
             self.run(cls(**args))
+        self.chase_to_its_end()
         state = self.handler.load(CAMPAIGN).procedures.get("encounter")
         if state is not None and state.phase is not enc.Phase.CONCLUDED:
             self.run(enc.ConcludeEncounter())
+
+    def chase_to_its_end(self) -> None:
+        """A pursuit on water handed to the chase: the vessel's evasion, then rounds until the chase ends and the
+        encounter takes up again (caught: a fight to conclude; escaped: it concluded)."""
+        for _ in range(MAX_CHASE_COMMANDS):
+            table = self.handler.load(CAMPAIGN)
+            if table.procedures["encounter"].phase is not enc.Phase.CHASE:
+                return
+            phase = table.procedures["chase"].phase
+            self.run(ch.Evade() if phase is ch.Phase.EVASION else ch.Run())
+        msg = f"the chase on water did not end in {MAX_CHASE_COMMANDS} commands"
+        raise AssertionError(msg)
 
 
 def _play(name: str, overrides: dict[str, Any]) -> int:

@@ -4,7 +4,8 @@
 table and its conditions (``machine``), the folded state (``state``), the commands, the steps, the
 arithmetic of a round (``rounds``), the typed rules it reads (``rules``), and the inverse audit uses
 with the exhaustion it imposes on rolls (``inverse``). A delve hands off to it when its encounter
-concludes in pursuit, and resumes when it ends.
+concludes in pursuit, and resumes when it ends; a waterborne encounter hands off its chase on water
+itself when its pursuers give chase (``encounter.afloat``), and resumes when it ends.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from hexlog.machine.chase.machine import TRANSITIONS, ChaseModel
 from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
 from hexlog.machine.chase.state import PROCEDURE, READS, ChaseState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure
+
+#: the encounter knows each side's base rate, not a ship's
+LIMIT_VESSEL_RATES = (
+    "vessels' own speeds: a chase on water an encounter hands off starts from the encounter's rates (the party's "
+    "slowest member, the monsters' --monster-speed). Give the pursuers' vessel as the encounter's --monster-speed, "
+    "or conclude the encounter and start the chase by hand with --fleeing-ft and --pursuers-ft."
+)
 
 CHASE = Procedure(
     name=PROCEDURE,
@@ -43,6 +51,7 @@ CHASE = Procedure(
     purposes=(steps.SURPRISE, steps.DISTANCE, steps.DROP, steps.EVASION),
     inverse=INVERSE,
     modifiers=(modifiers,),
+    limits=(LIMIT_VESSEL_RATES,),
     events=(
         ev.ChaseStarted,
         ev.StepsRepeated,

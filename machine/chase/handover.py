@@ -1,9 +1,11 @@
-"""The chase an encounter hands over when it ends with one side pursued (OSE §2.9, seed 004 §4.4).
+"""The chase an encounter hands over when one side is pursued (OSE §2.9, seed 004 §4.4).
 
 A procedure that handed an encounter off (the delve, for a pursuit underground; the travel day, for a
-pursuit on water) reads this when it resumes: the encounter concluded in pursuit becomes the chase's
-start, which takes the encounter's facts (its distance, each side's rate, who flees, the monsters).
-Pure: it reads the folded encounter and the rules' chase tables.
+pursuit on water under rules recorded before option ``waterborne_pursuit_hands_off``) reads this when it
+resumes: the encounter concluded in pursuit becomes the chase's start, which takes the encounter's facts
+(its distance, each side's rate, who flees, the monsters, who was surprised). Under that option an
+encounter on water hands the chase off itself when its pursuers give chase (``encounter.afloat``), and
+waits for it. Pure: it reads the folded encounter and the rules' chase tables.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.chase.commands import StartChase
 from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.encounter.state import Phase as EncounterPhase
 
 if TYPE_CHECKING:
     from hexlog.machine.chase.rules import ChaseTables
@@ -26,9 +29,20 @@ def ended_in_pursuit(state: object) -> bool:
     return isinstance(state, EncounterState) and state.concluded is not None and state.concluded.outcome == PURSUIT
 
 
+def pursued_afloat(state: object) -> bool:
+    """Whether the encounter waits for the chase on water its pursuers gave (it handed the pursuit off)."""
+    return (
+        isinstance(state, EncounterState)
+        and state.phase is EncounterPhase.CHASE
+        and state.pursuit is not None
+        and state.pursuit.pursue
+    )
+
+
 def from_encounter(state: object, setting: Setting) -> StartChase | None:
-    """The chase (``setting``: dungeon or waterborne) that follows an encounter concluded in pursuit, else None."""
-    if not isinstance(state, EncounterState) or not ended_in_pursuit(state):
+    """The chase (``setting``: dungeon or waterborne) that follows an encounter concluded in pursuit, or that an
+    encounter on water hands off when its pursuers give chase; else None."""
+    if not isinstance(state, EncounterState) or not (ended_in_pursuit(state) or pursued_afloat(state)):
         return None
     pursuit = state.pursuit
     fleeing = pursuit.fleeing if pursuit is not None else (state.fleeing or Side.PARTY)
@@ -50,4 +64,4 @@ def afloat(state: object, tables: ChaseTables) -> StartChase | None:
     return from_encounter(state, Setting.WATERBORNE)
 
 
-__all__ = ["PURSUIT", "afloat", "ended_in_pursuit", "from_encounter"]
+__all__ = ["PURSUIT", "afloat", "ended_in_pursuit", "from_encounter", "pursued_afloat"]

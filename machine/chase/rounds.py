@@ -35,10 +35,14 @@ class Facts:
     pursuers_ft: int
     intelligent: bool
     encounter: EncounterState | None
+    #: the encounter found the fleeing side, or the pursuers, surprised
+    fleeing_surprised: bool = False
+    pursuers_surprised: bool = False
 
 
 def encounter_of(table: Table, number: int) -> EncounterState | None:
-    """The concluded encounter a chase follows (None for none); a refusal when it is not the latest or not over."""
+    """The encounter a chase follows (None for none): concluded, or waiting for the chase it hands off (on
+    water); a refusal when it is not the latest or still under way."""
     if not number:
         return None
     state = table.procedures.get(ENCOUNTER)
@@ -46,7 +50,7 @@ def encounter_of(table: Table, number: int) -> EncounterState | None:
         latest = state.started.number if isinstance(state, EncounterState) else "none"
         msg = f"a chase follows the latest encounter ({latest}), not encounter {number}"
         raise RuleRefusedError(msg)
-    if state.phase is not EncounterPhase.CONCLUDED:
+    if state.phase not in {EncounterPhase.CONCLUDED, EncounterPhase.CHASE}:
         msg = f"encounter {number} is still under way ({state.phase.name}); conclude it first"
         raise RuleRefusedError(msg)
     return state
@@ -89,6 +93,7 @@ def facts_of(table: Table, command: StartChase) -> Facts:
     intelligent = command.intelligent
     if intelligent is None:
         intelligent = e.started.intelligent if e is not None else True
+    surprised = dict(zip(SIDES, e.surprised, strict=True)) if e is not None else {}
     return Facts(
         setting=setting,
         fleeing=fleeing,
@@ -97,6 +102,8 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         pursuers_ft=pursuers_ft,
         intelligent=intelligent,
         encounter=e,
+        fleeing_surprised=surprised.get(fleeing, False),
+        pursuers_surprised=surprised.get(fleeing.other, False),
     )
 
 

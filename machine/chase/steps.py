@@ -90,6 +90,8 @@ def start(ctx: StepContext, command: StartChase) -> None:
             line_of_sight_ft=command.line_of_sight_ft,
             forced_to_stop=command.forced_to_stop,
             note=command.note,
+            fleeing_surprised=facts.fleeing_surprised,
+            pursuers_surprised=facts.pursuers_surprised,
         )
     )
     if _enters(ctx, Phase.ESCAPED):

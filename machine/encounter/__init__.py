@@ -3,7 +3,8 @@
 ``ENCOUNTER`` declares it for the kit; the modules of this package hold its parts: the transition
 table and its conditions (``machine``), the folded state (``state``), the commands and steps, the
 typed rules it reads, the pure rules of surprise and distance, the invariants it owns (``guards``)
-and the inverse audit uses to re-run its decisions (``inverse``).
+and the inverse audit uses to re-run its decisions (``inverse``). On water it hands its pursuit to
+the chase and resumes when that ends (``afloat``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.machine.encounter import positions, rules, surprise
+from hexlog.events.procedure import HandedOff
+from hexlog.machine.encounter import afloat, positions, rules, surprise
 from hexlog.machine.encounter.commands import (
     TRIGGERS,
     Avoid,
@@ -38,10 +40,10 @@ from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
 from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
-from hexlog.machine.encounter.state import PROCEDURE, READS, EncounterState, Phase, evolve
+from hexlog.machine.encounter.state import PROCEDURE, READS, RESUME, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
-from hexlog.machine.kit.procedure import Procedure
+from hexlog.machine.kit.procedure import Procedure, Resume
 
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
@@ -79,6 +81,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
+    resume=Resume(trigger=RESUME, step=afloat.resumed),
     limits=(LIMIT_TWO_SIDES,),
     corrections=frozenset({"cancel", "correct"}),
     events=(
@@ -98,6 +101,7 @@ ENCOUNTER = Procedure(
         ev.EncounterCancelled,
         ev.EncounterCorrected,
         ClockAdvanced,
+        HandedOff,
     ),
 )
 

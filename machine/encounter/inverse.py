@@ -2,7 +2,10 @@
 
 Only what the referee typed is taken from the record (the speaker and modifier of a reaction, a
 referee's or players' pursuit choice, a referee's distance); the rest the step decides again from
-the recorded rolls.
+the recorded rolls. The chase on water an encounter hands off is recorded only by its pursuit
+decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
+not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
+a finding.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
+from hexlog.events.procedure import HandedOff
+from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
     CheckSurprise,
     DecidePursuit,
@@ -19,6 +24,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
+from hexlog.machine.encounter.state import PROCEDURE
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
@@ -89,4 +95,9 @@ def by_hand(event: Event) -> str | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare, by_hand=by_hand)
+def follows_only(event: Event) -> bool:
+    """The encounter hands the chase off only in its pursuit decision's step (on water), right after the decision."""
+    return isinstance(event, HandedOff) and (event.parent, event.child) == (PROCEDURE, CHASE)
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare, by_hand=by_hand, follows_only=follows_only)

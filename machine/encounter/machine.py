@@ -14,7 +14,7 @@ import attrs
 from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
-from hexlog.machine.encounter import positions, positions_adnd
+from hexlog.machine.encounter import afloat, positions, positions_adnd
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
@@ -80,8 +80,21 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
     # A38: a party surprised within the flight limit may still flee once non-intelligent monsters closed to melee
     {"trigger": "evade", "source": P.COMBAT, "dest": P.EVASION, "conditions": "flees_from_the_charge"},
-    # seed 004 in the wilderness (§4.5 6a): the party rolls its evasion chance instead of a pursuit decision
+    # §2.9 on water (option waterborne_pursuit_hands_off): the decision is recorded, then its step settles it
+    {
+        "trigger": "decide_pursuit",
+        "source": P.EVASION,
+        "dest": P.EVASION,
+        "conditions": ["pursuit_is_decided", "chased_afloat"],
+    },
     {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "pursuit_is_decided"},
+    # fired by that step: pursued, the chase on water takes over and the encounter waits; let go, it ends
+    {"trigger": "settle", "source": P.EVASION, "dest": P.CHASE, "conditions": "pursued"},
+    {"trigger": "settle", "source": P.EVASION, "dest": P.CONCLUDED},
+    # fired by the kit when that chase ends: a vessel caught is fought, one that got away ends the encounter
+    {"trigger": "resume", "source": P.CHASE, "dest": P.COMBAT, "conditions": "caught_afloat"},
+    {"trigger": "resume", "source": P.CHASE, "dest": P.CONCLUDED},
+    # seed 004 in the wilderness (§4.5 6a): the party rolls its evasion chance instead of a pursuit decision
     {"trigger": "roll_evasion", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "evasion_is_rolled"},
     {"trigger": "conclude", "source": [P.ACTIONS, P.COMBAT], "dest": P.CONCLUDED},
     # an encounter started by mistake is cancelled at any phase; a fact recorded wrong is corrected in place
@@ -188,6 +201,19 @@ class EncounterModel(Model):
             return self.refuse("in the wilderness the party's evasion is rolled (seed 004 §4.13): roll-evasion")
         return True
 
+    def chased_afloat(self) -> bool:
+        """§2.9 on water: the pursuit is the chase's (option waterborne_pursuit_hands_off, the waterborne table)."""
+        return afloat.hands_off(self.rules, self.e)
+
+    def pursued(self) -> bool:
+        """The side fled from gives chase."""
+        return self.e.pursuit is not None and self.e.pursuit.pursue
+
+    def caught_afloat(self) -> bool:
+        """The chase on water the encounter waited for ended with the fleeing side caught."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return afloat.caught(self.table)
+
     def evasion_is_rolled(self) -> bool:
         """Only a party fleeing in the wilderness under seed 004's evasion rules rolls its evasion here."""
         if not self._rolls_evasion():
@@ -201,7 +227,8 @@ class EncounterModel(Model):
     def side_may_act(self) -> bool:
         """A side surprised under the one-round advantage cannot act until the first round is over."""
         e = self.e
-        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value and e.rounds < 1:
+        first = e.rounds < 1 and not e.chased  # after a chase on water the surprise is long past
+        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value and first:
             return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")
         return True
 
@@ -262,7 +289,7 @@ class EncounterModel(Model):
         e = self.e
         if not self.options.initiative_each_round:
             return self.refuse(f"the rules in force ({self.rules.name}) roll initiative once per encounter")
-        if e.rounds < 1:
+        if e.rounds < 1 and not e.chased:
             return self.refuse("initiative is rolled again only once a round has been played")
         if e.initiative_round > e.rounds:
             return self.refuse(f"initiative for round {e.initiative_round} is already rolled; play the round")

@@ -8,11 +8,12 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
+from hexlog.machine.encounter import afloat
+from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
 from hexlog.machine.encounter.opening import MAX_MONSTERS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
-from hexlog.machine.encounter.state import EncounterState, Phase, under_way
-from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.encounter.state import EncounterState, Phase, enters, under_way
 from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
     ``initiative_each_round``) is rolled by both sides: surprise lasts one round.
     """
     state = under_way(ctx)
-    first_round = state.rounds == 0
+    first_round = state.rounds == 0 and not state.chased  # after a chase on water the surprise is long past
     kind = state.advantage_kind
     round_ahead = kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE
     if first_round and round_ahead:
@@ -180,7 +181,8 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
     acting: tuple[Side, ...] = SIDES
     reason = ""
     ahead, sur = state.advantage, state.surprise
-    if number == 1 and ahead is not ev.Advantage.NONE and sur is not None:
+    first = number == 1 and not state.chased  # after a chase on water the surprise is long past
+    if first and ahead is not ev.Advantage.NONE and sur is not None:
         leader = Side(ahead)
         if state.advantage_kind is ev.AdvantageKind.ROUND:
             acting, reason = (leader,), f"the {leader.other} are surprised and cannot act in the first round"
@@ -188,7 +190,7 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
             lost = state.free_segments(leader)
             reason = f"the {leader.other} lose the first {lost} segment{'s' if lost != 1 else ''} of this round"
     caught = sur.party_characters_surprised if sur is not None and not sur.party_surprised else ()
-    if number == 1 and caught:
+    if first and caught:
         # seed 004: each character's own surprise; the surprised sit the first round out, the others act
         who = f"{', '.join(caught)} {'is' if len(caught) == 1 else 'are'} surprised and cannot act in the first round"
         reason = f"{reason}; {who}" if reason else who
@@ -248,8 +250,11 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
             rolls=rolls,
         )
     ctx.emit(decision)
+    if enters(ctx, Phase.EVASION):  # on water the chase on water takes the pursuit over (``afloat``)
+        afloat.settle(ctx, decision)
+        return
     verb = "pursue" if decision.pursue else f"let the {fleeing} go"
-    _conclude(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
+    conclude_encounter(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
 
 
 def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
@@ -290,7 +295,7 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
     )
     said = f"rolled {total} against {found.pct} %" if rolls else f"{found.pct} %, no roll"
     reason = f"evasion {said}: " + ("the party gets away" if evaded else "the monsters pursue")
-    _conclude(ctx, state, "evaded" if evaded else "pursuit", reason)
+    conclude_encounter(ctx, state, "evaded" if evaded else "pursuit", reason)
 
 
 def avoid(ctx: StepContext, command: Avoid) -> None:
@@ -299,7 +304,7 @@ def avoid(ctx: StepContext, command: Avoid) -> None:
     side = side_of(command)
     _, why = avoid_verdict(ctx.rules, state, side, command)
     ctx.emit(ev.ActionChosen(side=side, action=ev.Action.AVOID, note=why))
-    _conclude(ctx, state, "avoided", why)
+    conclude_encounter(ctx, state, "avoided", why)
 
 
 def conclude(ctx: StepContext, command: ConcludeEncounter) -> None:
@@ -308,26 +313,7 @@ def conclude(ctx: StepContext, command: ConcludeEncounter) -> None:
     if not command.outcome.strip():
         msg = "name the outcome (resolved, fled, slain, ...)"
         raise UsageError(msg)
-    _conclude(ctx, state, command.outcome, command.note)
-
-
-def _conclude(ctx: StepContext, state: EncounterState, outcome: str, reason: str) -> None:
-    """The conclusion: at least one full turn passes, or the rounds used rounded up to whole turns."""
-    clock = ctx.part(ClockOptions)
-    spent = max(1, -(-state.rounds * clock.round_seconds // clock.turn_seconds))
-    span = turns(clock, spent)
-    label = f"encounter {state.started.number}" + (f" ({state.started.name})" if state.started.name else "")
-    ctx.emit(
-        ev.EncounterConcluded(
-            number=state.started.number,
-            outcome=outcome,
-            rounds=state.rounds,
-            turns=spent,
-            seconds=span.seconds,
-            reason=reason,
-        )
-    )
-    ctx.advance(span, reason=f"{label}: {outcome}")
+    conclude_encounter(ctx, state, command.outcome, command.note)
 
 
 def cancel(ctx: StepContext, command: CancelEncounter) -> None:

@@ -204,6 +204,12 @@ class EncounterOptions:
         default=False,
         help="Non-intelligent monsters roll no reaction: they move straight to melee (§4.3, §4.5).",
     )
+    waterborne_pursuit_hands_off: bool = rule(
+        default=False,
+        help="§2.9 on water: pursuers who give chase hand the pursuit to the chase (the vessels' evasion, then "
+        "rounds; needs tables.evasion_waterborne) and the encounter waits for it: caught, the sides fight; "
+        "escaped, it ends. false: the encounter concludes in pursuit and the chase is started after it.",
+    )
     surprised_party_flees_within_ft: int = rule(
         0,
         help="A surprised party within this many feet may try to flee before combat (§4.3 3a; 0: no such rule).",

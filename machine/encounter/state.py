@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from hexlog.events.base import Event
 
 PROCEDURE = "encounter"
+#: the trigger the kit fires when the chase the encounter handed off ends
+RESUME = "resume"
 
 
 class Phase(enum.Enum):
@@ -30,6 +32,8 @@ class Phase(enum.Enum):
     INITIATIVE = "initiative"
     ACTIONS = "actions"
     EVASION = "evasion"
+    #: on water: the pursuit was handed to the chase (the vessels' evasion), and the encounter waits for it
+    CHASE = "chase"
     COMBAT = "combat"
     CONCLUDED = "concluded"
 
@@ -58,6 +62,8 @@ class EncounterState:
     #: seed 004: the fleeing party's evasion roll in the wilderness
     evasion: ev.EvasionRolled | None = None
     concluded: ev.EncounterConcluded | None = None
+    #: the chase it handed off has ended and the encounter took up again (the first round is long past)
+    chased: bool = False
     #: set when the encounter was cancelled (started by mistake)
     cancelled: ev.EncounterCancelled | None = None
 
@@ -135,6 +141,14 @@ READS: tuple[type[Event], ...] = (
 )
 
 
+def _entered(state: EncounterState, change: PhaseChanged) -> dict[str, Any]:
+    """What a phase change of the encounter changes: its phase; back from a chase (the kit's resume), a new
+    initiative is due for the fight, whatever was rolled before it."""
+    if change.trigger == RESUME:
+        return {"phase": Phase[change.dest], "chased": True, "initiative_round": state.rounds}
+    return {"phase": Phase[change.dest]}
+
+
 def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
     """The encounter after one event; a new ``EncounterStarted`` replaces a concluded one."""
     if isinstance(event, ev.EncounterStarted):
@@ -146,8 +160,8 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
     if latest is not None:
         changes[latest] = event
     match event:
-        case PhaseChanged(procedure="encounter", dest=dest):
-            changes["phase"] = Phase[dest]
+        case PhaseChanged(procedure="encounter"):
+            changes.update(_entered(state, event))
         case ev.InitiativeRolled():
             changes.update(initiative_round=state.rounds + 1)
         case ev.ReactionRolled():
