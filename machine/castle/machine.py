@@ -11,7 +11,8 @@ disposition deciding its continue check, and the castle resumes with ``fight_ove
 or part in peace. The conditions are methods of ``CastleModel``; they only read.
 
 The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
-ride-out check is not made, a garrison rides out, or a meeting is under way.
+ride-out check is not made, a garrison rides out, or a meeting is under way, and refuses the audit's
+own command to anyone else.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import attrs
 
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.castle import reach
+from hexlog.machine.castle.commands import INTERNAL
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
+from hexlog.machine.commands import spoken
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.travel import commands as travel
@@ -143,7 +146,11 @@ _WAITS = (travel.RevealLost,)
 
 
 def guard(table: Table, command: Command) -> None:
-    """The travel day does not go on past a castle whose ride-out is unchecked, a garrison coming, or a meeting."""
+    """The travel day does not go on past a castle whose ride-out is unchecked, a garrison coming, or a meeting;
+    the audit's own command (a joust as an earlier release recorded it) is never the referee's."""
+    if isinstance(command, INTERNAL):
+        msg = f"'{spoken(command)}' is made by hexlog's audit alone; use hexlog castle joust"
+        raise RuleRefusedError(msg)
     if not isinstance(command, tuple(travel.TRIGGERS)) or isinstance(command, _WAITS):
         return
     state = table.procedures.get(PROCEDURE)
