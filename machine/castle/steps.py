@@ -8,7 +8,8 @@ A fight is handed to the encounter procedure (the garrison as its monsters, both
 other); the castle resumes when it concludes. A flight records the pursuit roll; forces that pursue
 under seed 004's pursuit are handed to the wilderness pursuit (``pursuit_start``) and the meeting ends
 with its outcome, escaped or caught; otherwise it ends "escaped" (or "pursued", for the referee to
-run, under rules without that pursuit).
+run, under rules without that pursuit). An encounter the rest after an escape meets is handed off in
+turn, and the castle waits for it.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from hexlog.machine.castle.rules import (
     Kind,
     placement_problem,
 )
-from hexlog.machine.castle.state import CastleState, castles
+from hexlog.machine.castle.state import CastleState, Phase, castles
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.guards import NO_ARMOR
 from hexlog.machine.encounter.state import EncounterState
@@ -369,8 +370,10 @@ def fight(ctx: StepContext, command: FightGarrison) -> None:  # noqa: ARG001 - t
 def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The fight (or the pursuit) concluded: the meeting ends with its outcome.
 
-    A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off).
+    A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off);
+    an encounter the rest after the escape met is then handed off, and when it concludes the castle is done.
     """
+    change = ctx.change
     if command.child == PURSUIT_PROCEDURE:
         chased = ctx.state(PURSUIT_PROCEDURE)
         assert isinstance(chased, PursuitState)  # noqa: S101 - the child that concluded
@@ -378,12 +381,23 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
         outcome = ended.outcome if ended is not None else ""
         reason = f"pursuit {chased.started.number}: {ended.reason if ended is not None else outcome}"
         _end(ctx, outcome, reason)
+        if change is not None and change.dest == Phase.RESTING.name:
+            _met_while_resting(ctx, chased)
         return
+    if change is not None and change.source == Phase.RESTING.name:
+        return  # the encounter the rest met concluded: the meeting ended with the pursuit
     encounter = ctx.state("encounter")
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
     concluded = encounter.concluded
     outcome = concluded.outcome if concluded is not None else ""
     _end(ctx, "fought", f"encounter {encounter.started.number}: {outcome}")
+
+
+def _met_while_resting(ctx: StepContext, chased: PursuitState) -> None:
+    """Hand off the encounter the rest after the escape met (seed 004 §4.14 step 5): the wilderness, no
+    side aware of the other, as a travel day hands off its own."""
+    name = f"pursuit {chased.started.number}: wandering monsters while resting"
+    ctx.hand_off(StartEncounter(setting=Setting.WILDERNESS, name=name))
 
 
 def flee(ctx: StepContext, command: FleeGarrison) -> None:  # noqa: ARG001 - the step signature
