@@ -8,7 +8,7 @@ by) in ``referee_rolls``. Gold is in gold pieces.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -93,9 +93,11 @@ class GarrisonMet(Event):
 
 @attrs.frozen(kw_only=True)
 class JoustFought(Event):
-    """A castle's champion jousted with a party fighter: the winner is the referee's, or rolled (even chances)."""
+    """A castle's champion jousted with a party fighter: the winner is the referee's, or rolled (even chances); a
+    champion who wins takes the loser's armor (the ``party.member_edited`` after it records the change)."""
 
     type_name: ClassVar[str] = "castle.joust_fought"
+    schema_version: ClassVar[int] = 2
     hex: str
     fighter: str
     #: castle or party
@@ -103,11 +105,19 @@ class JoustFought(Event):
     face: int = 0
     #: the castle's champion won: the loser's armor is taken
     armor_lost_by: str = ""
+    #: the armor the champion took, as the party's record had it (``none``: the loser wore none); "" when the
+    #: party won, or before version 2, whose lost jousts changed no member's armor
+    armor: str = ""
     #: the party won: days of hospitality, days of rations, warhorses if needed
     hospitality_days: int = 0
     rations_days: int = 0
     warhorses: bool = False
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 named who lost their armor, not which, and changed no member's armor: no armor is named."""
+        return {**data, "armor": ""}
 
 
 @attrs.frozen(kw_only=True)

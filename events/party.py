@@ -50,7 +50,8 @@ class MemberSheet:
 
 @attrs.frozen(kw_only=True)
 class MemberEdited(Event):
-    """A character's recorded name or scores corrected: what was recorded, and what holds from now on."""
+    """A character's recorded name or scores corrected, or changed by the rules (the armor a lost joust takes): what
+    was recorded, and what holds from now on."""
 
     type_name: ClassVar[str] = "party.member_edited"
     #: the character as recorded until now, and as it is from now on (a new name corrects a misspelt one)

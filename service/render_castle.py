@@ -61,7 +61,11 @@ def _met(e: ev.GarrisonMet) -> str:
 def _joust(e: ev.JoustFought) -> str:
     face = f" (d6={e.face})" if e.face else " (the referee's)"
     if e.winner == "castle":
-        return f"the castle's champion defeats {e.fighter}{face}, and takes the loser's armor{rolls_named(e.rolls)}"
+        defeats = f"the castle's champion defeats {e.fighter}{face}"
+        if e.armor == "none":
+            return f"{defeats}; {e.fighter} wears no armor to take{rolls_named(e.rolls)}"
+        taken = f" ({e.armor})" if e.armor else ""
+        return f"{defeats}, and takes the loser's armor{taken}{rolls_named(e.rolls)}"
     horses = ", warhorses" if e.warhorses else ""
     return (
         f"{e.fighter} defeats the castle's champion{face}: hospitality up to {e.hospitality_days} days, "

@@ -29,6 +29,7 @@ from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
+from hexlog.service import render
 
 CAMPAIGN = "t"
 STREAM = tables.stream_for(CAMPAIGN)
@@ -464,6 +465,36 @@ class TestAPursuitFromTheCamp:
         assert moved.hex == "2,1"
         assert handler.load(CAMPAIGN).procedures["travel"].hex == "2,1"
         assert script == []
+
+    def test_on_a_journey_the_rests_encounter_is_handed_off_and_the_player_sees_no_true_hex(self) -> None:
+        """A camp made on a journey at 2,0: the flight south (4, the referee's) takes the party to the meadow at
+        2,1; the half day's rest there rolls a 6 (an encounter on the clear row), handed off by the camp. The
+        player's log hides the heading and the hex it led to, and shows the hand-off; the audit finds nothing."""
+        script: list[int] = []
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="ab" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        for name, terrain in (("2,0", "tangled_forest"), ("2,1", "meadow")):
+            handler.execute(CAMPAIGN, SetHex(hex=name, terrain=terrain))
+        handler.execute(CAMPAIGN, t.StartJourney(hex="2,0"))
+        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        script.extend([*ENCOUNTER, 6, 6, 4, 2, 100, 4, 6])
+        _events(handler, camp.MakeCamp(), WATCHES, camp.CheckNight(), *FLEEING[3:], enc.Evade(), enc.RollEvasion())
+        fled_at = version(handler)
+        rested = _events(handler, pu.Flee(), pu.Rest())
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).terrain == "clear"
+        assert HandedOff(parent="camp", child="encounter") in rested
+        assert _camp(handler).phase is Phase.ENCOUNTER
+        assert script == []
+        seen = render.timeline(handler.store.read_stream(tables.stream_for(CAMPAIGN)), player=True)
+        hidden = [line.kind for line in seen if line.hidden]
+        assert {"pursuit.heading_rolled", "travel.true_position"} <= set(hidden)
+        shown = [line.text for line in seen if not line.hidden and line.version > fled_at]
+        assert "camp hands off to encounter" in shown
+        assert not [text for text in shown if "2,1" in text or " S " in text], shown
+        assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
 
     def test_night_pursuits_on_committed_dice_replay_and_audit_clean(self) -> None:
         """Real dice: nights in the swamp; each encounter is fled, each pursuit played to its end."""

@@ -12,9 +12,10 @@ import pytest
 from hexlog.events import castle as ev
 from hexlog.events import pursuit as pev
 from hexlog.events.codec import decode
+from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import castle as k
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
@@ -31,6 +32,7 @@ from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
+from hexlog.service import render
 
 CAMPAIGN = "k"
 STREAM = tables.stream_for(CAMPAIGN)
@@ -42,6 +44,15 @@ WIZARD = k.PlaceCastle(hex="2,2", castle_type="wizard", disposition="neutral")
 PATRIARCH = k.PlaceCastle(hex="2,2", castle_type="patriarch")
 HAIL = k.HailCastle(hex="2,2")
 MEET = k.MeetGarrison(riders=8)
+FAST = k.MeetGarrison(riders=8, speed=240)
+#: fast riders pursue (1); the evasion fails (100), the party flees N (1), the catch misses (3 on the woods
+#: row's d4) and the hostile force gives up (5): the pursuit waits for its rest
+ESCAPING = (HAIL, FAST, k.FleeGarrison(), pu.RollEvasion(), pu.Flee(), pu.Catch(), pu.ContinueCheck())
+ESCAPING_FACES = (1, 100, 1, 3, 5)
+#: the half day of rest after one hex rolls a 6 (an encounter on the woods row): both sides roll no surprise
+#: (6, 6) and the initiative (3, 2) of the encounter handed off
+RESTING_MEETS = (pu.Rest(), enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative())
+RESTING_FACES = (6, 6, 6, 3, 2)
 
 
 @attrs.frozen
@@ -106,6 +117,9 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("pursue", "FLED", "PURSUED"): ("met", k.FleeGarrison(), (2,)),
     ("settle", "FLED", "DONE"): ("met", k.FleeGarrison(), (4,)),
     ("fight_over", "PURSUED", "DONE"): ("pursued_evaded", pu.Rest(), ()),
+    # the rest after the escape meets an encounter: handed off, the castle waits for it, then is done
+    ("fight_over", "PURSUED", "RESTING"): ("escaping", pu.Rest(), (6,)),
+    ("fight_over", "RESTING", "DONE"): ("resting_met", enc.ConcludeEncounter(), ()),
     ("part", "MET", "DONE"): ("met", k.PartWays(), ()),
     ("part", "REFUSED", "DONE"): ("refused", k.PartWays(), ()),
 }
@@ -115,6 +129,9 @@ RECIPES["pursued"] = met(LORD, k.FleeGarrison(), faces=(2,))
 #: two fleeing eight: the party's evasion chance is certain (nothing rolled); resting ends the pursuit, escaped
 RECIPES["pursued_evaded"] = met(LORD, k.FleeGarrison(), pu.RollEvasion(), faces=(2,))
 RECIPES["done_hailed"] = met(LORD, k.PartWays(), HAIL)
+RECIPES["escaping"] = Recipe(LORD, ESCAPING, ESCAPING_FACES)
+RECIPES["resting"] = Recipe(LORD, (*ESCAPING, pu.Rest()), (*ESCAPING_FACES, 6))
+RECIPES["resting_met"] = Recipe(LORD, (*ESCAPING, *RESTING_MEETS), (*ESCAPING_FACES, *RESTING_FACES))
 
 PHASE_RECIPES = {
     Phase.IDLE: "idle",
@@ -123,6 +140,7 @@ PHASE_RECIPES = {
     Phase.REFUSED: "refused",
     Phase.FIGHTING: "fighting",
     Phase.PURSUED: "pursued",
+    Phase.RESTING: "resting",
     Phase.DONE: "done",
 }
 #: the phase a flight passes through within its own command (no command ever finds the castle there)
@@ -395,8 +413,9 @@ def _pursuit(handler: Handler) -> Any:
 
 def chase(handler: Handler) -> None:
     """Play a pursuit the castle handed off to its end, as a referee would: the step the rolls call for,
-    an encounter of a caught party to its end, a hex the flight leaves the map for drawn (clear)."""
-    while _castle(handler).phase is Phase.PURSUED:
+    an encounter of a caught party (or one its rest met) to its end, a hex the flight leaves the map for drawn
+    (clear)."""
+    while _castle(handler).phase in {Phase.PURSUED, Phase.RESTING}:
         state = _pursuit(handler)
         phase = state.phase
         if enc.ENCOUNTER.is_open(handler.load(CAMPAIGN).procedures.get("encounter")):
@@ -474,9 +493,6 @@ class TestOnAJourney:
         assert report.decisions >= 12 + meetings
 
 
-FAST = k.MeetGarrison(riders=8, speed=240)
-
-
 def events_of(handler: Handler, *commands: c.Command) -> list[Any]:
     found: list[Any] = []
     for command in commands:
@@ -531,6 +547,74 @@ class TestThePursuit:
             assert ended.outcome == "escaped"
             return
         assert _castle(handler).phase is Phase.PURSUED
+
+    def test_an_encounter_met_in_the_rest_after_the_escape_is_handed_off_and_the_castle_waits_for_it(self) -> None:
+        """The force gives up and the half day of rest rolls a 6 (an encounter on the woods row): the meeting ends
+        escaped and the castle hands that encounter to the encounter procedure, as a travel day or a camp does,
+        waiting in RESTING (the travel day with it); when the encounter concludes the castle is done."""
+        handler, script = reach("escaping", (6,))
+        rested = events_of(handler, pu.Rest())
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).encounters == 1
+        ended = [e for e in rested if isinstance(e, ev.MeetingEnded)]
+        assert [(e.number, e.outcome) for e in ended] == [(1, "escaped")]
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="PURSUED", dest="RESTING") in rested
+        kinds = [type(e) for e in rested]
+        assert kinds.index(ev.MeetingEnded) < kinds.index(HandedOff) < kinds.index(EncounterStarted)
+        assert HandedOff(parent="castle", child="encounter") in rested
+        started = next(e for e in rested if isinstance(e, EncounterStarted))
+        assert started.name == "pursuit 1: wandering monsters while resting"
+        assert (started.party_aware, started.monsters_aware) == (False, False)
+        assert _castle(handler).phase is Phase.RESTING
+        assert handler.load(CAMPAIGN).handoffs == (("castle", "encounter"),)
+        before = version(handler)
+        with pytest.raises(IllegalTransitionError, match="'hail' is not allowed in state RESTING"):
+            handler.execute(CAMPAIGN, HAIL)
+        with pytest.raises(RuleRefusedError, match="while it rested after the pursuit; conclude that encounter"):
+            handler.execute(CAMPAIGN, t.StartJourney(hex="0,0"))
+        assert version(handler) == before
+        script.extend([6, 6, 3, 2])  # nobody surprised; the initiative
+        done = events_of(
+            handler, enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative(), enc.ConcludeEncounter()
+        )
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="RESTING", dest="DONE") in done
+        assert not [e for e in done if isinstance(e, ev.MeetingEnded)]  # the meeting ended with the pursuit
+        assert _castle(handler).phase is Phase.DONE
+        assert handler.load(CAMPAIGN).handoffs == ()
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        seen = render.timeline(handler.store.read_stream(STREAM), player=True)
+        assert not [line for line in seen if line.hidden]  # no secret roll here: the player sees it all
+        assert "castle hands off to encounter" in [line.text for line in seen]
+
+    def test_an_encounter_met_while_resting_on_committed_dice_audits_verified(self) -> None:
+        """Real dice: a hostile lord's fast riders in a swamp met and fled until a rest after an escape meets an
+        encounter; it is handed off and played; replay is clean and the audit verifies every roll."""
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="77" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        handler.execute(CAMPAIGN, SetHex(hex="2,2", terrain="swamp"))
+        handler.execute(CAMPAIGN, LORD)
+        resting = 0
+        for _ in range(20):
+            out = events_of(handler, HAIL, FAST, k.FleeGarrison())
+            while _castle(handler).phase in {Phase.PURSUED, Phase.RESTING}:
+                before = version(handler)
+                chase(handler)
+                out += [decode(r.envelope) for r in handler.store.read_stream(STREAM, before + 1)]
+            resting += PhaseChanged(procedure="castle", trigger="fight_over", source="PURSUED", dest="RESTING") in out
+            if resting:
+                break
+        assert resting == 1
+        assert _castle(handler).phase is Phase.DONE
+        handler.execute(CAMPAIGN, c.CloseSession())
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        assert report.rolls_verified == report.rolls
 
     def test_a_caught_party_fights_and_the_meeting_ends_caught(self) -> None:
         """Caught (1 on a d4 in the woods row): the pursuit hands the fight to the encounter; when it ends, the

@@ -13,6 +13,7 @@ from hexlog.events.dice import DiceRolled, RollModifier, Visibility
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
+from hexlog.events.store import ProjectionRow
 from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine.campaign import CAMPAIGN as CAMPAIGN_PROCEDURE
@@ -29,6 +30,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.replay.decisions import check_decision_events
+from hexlog.replay.rebuild import replay
 from hexlog.service import render_dungeon
 
 if TYPE_CHECKING:
@@ -157,14 +159,41 @@ class TestRememberedDoors:
         assert (again.stuck, again.opened, again.rolls) == (False, True, ())
         assert d.state.doors["west"].text == "opened"
 
-    def test_a_stuck_door_forced_at_the_first_try_is_shown_forced_open(self):
-        """Forced at the first try (STR 16: 4-in-6, a 2 opens it): forced open, and so it stays."""
+    def test_a_door_that_opens_at_the_first_try_is_shown_opened(self):
+        """Its first try opens it (STR 16: 4-in-6, a 2 opens it): the state says opened, not forced open, and
+        so it stays when it opens again without a roll."""
         d = Delve()
-        forced = only(d.run(dg.OpenDoor(by="Ann", door="north"), 2), ev.DoorOpened)
-        assert (forced.stuck, forced.opened) == (True, True)
-        assert d.state.doors["north"].text == "forced open"
+        first = only(d.run(dg.OpenDoor(by="Ann", door="north"), 2), ev.DoorOpened)
+        assert (first.stuck, first.opened) == (True, True)
+        assert d.state.doors["north"].text == "opened"
         d.run(dg.OpenDoor(by="Bo", door="north"))
-        assert d.state.doors["north"].text == "forced open"
+        assert d.state.doors["north"].text == "opened"
+        lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        assert "  doors: north: opened" in lines
+
+    def test_only_a_door_that_stuck_before_it_opened_is_shown_forced_open(self):
+        """Known stuck (a failed try, or spiked shut) when a try opens it: forced open; a door whose lock held
+        at its first try but which opened at the first try to force it was never known stuck: opened."""
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="north"), 5)  # 4-in-6: stuck
+        d.run(dg.OpenDoor(by="Bo", door="north"), 6)  # Bo, STR 10 (2-in-6): still stuck
+        d.run(dg.OpenDoor(by="Ann", door="north"), 4)
+        d.run(dg.OpenDoor(by="Ann", door="gate", locked=True, key=True), 6)
+        d.run(dg.OpenDoor(by="Ann", door="gate"), 1)
+        d.run(dg.OpenDoor(by="Bo", door="vault", locked=True, pick_in_6=1), 4)  # the pick fails: no force tried
+        d.run(dg.OpenDoor(by="Bo", door="vault", pick_in_6=2), 2, 1)  # picked, then forced at the first try
+        d.run(dg.SpikeDoor(held_open=False, door="west"))
+        d.run(dg.OpenDoor(by="Ann", door="west"), 3)
+        shown = {name: door.text for name, door in d.state.doors.items()}
+        assert shown == {
+            "north": "forced open",
+            "gate": "unlocked, forced open",
+            "vault": "unlocked, opened",
+            "west": "forced open",
+        }
+        lines = render_dungeon.state_lines(d.state, d.handler.load(CAMPAIGN))
+        doors = "  doors: gate: unlocked, forced open; north: forced open; vault: unlocked, opened; west: forced open"
+        assert doors in lines
 
     def test_a_door_unlocked_but_stuck_needs_no_key_again(self):
         d = Delve()
@@ -185,6 +214,27 @@ class TestRememberedDoors:
         shut = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 1), ev.DoorOpened)
         assert (shut.stuck, shut.opened) == (True, True)
         assert d.state.doors["north"].text == "forced open"
+
+    def test_rows_saved_when_a_first_try_read_forced_open_are_outdated_not_differing(self):
+        """A delve saved by a hexlog whose state called a door opened at the first try forced open (the table's
+        rows of revision 4): replayed now, its rows are outdated, not a difference, and the next command saves
+        them anew."""
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="north"), 2)
+        store, stream = d.handler.store, stream_for(CAMPAIGN)
+        rows = store.read_rows(stream, "table", ["procedure/dungeon", "@"])
+        (version, delve), (marked, mark) = rows["procedure/dungeon"], rows["@"]
+        delve["v"]["doors"]["north"]["forced"] = True
+        saved = [
+            ProjectionRow(projection="table", key="procedure/dungeon", version=version, data=delve),
+            ProjectionRow(projection="table", key="@", version=marked, data={**mark, "revision": 4}),
+        ]
+        assert store.write_rows(stream, saved, at_version=store.stream_version(stream))
+        checks = {check.name: check.status for check in replay(store, CAMPAIGN).checks}
+        assert checks == {"table": "outdated", "ledger": "equal"}
+        d.run(dg.OpenDoor(by="Bo", door="north"))
+        assert [check.status for check in replay(store, CAMPAIGN).checks] == ["equal", "equal"]
+        assert d.state.doors["north"].text == "opened"
 
     def test_the_audit_re_runs_a_remembered_door(self):
         d = Delve()

@@ -12,6 +12,7 @@ and the inverse audit uses (``inverse``).
 from __future__ import annotations
 
 from hexlog.events import castle as ev
+from hexlog.events.party import MemberEdited
 from hexlog.machine.castle import rules, steps
 from hexlog.machine.castle.commands import (
     TRIGGERS,
@@ -21,6 +22,7 @@ from hexlog.machine.castle.commands import (
     FleeGarrison,
     HailCastle,
     Joust,
+    JoustKeepingArmor,
     MeetGarrison,
     PartWays,
     PassCastles,
@@ -43,6 +45,7 @@ CASTLE = Procedure(
         HailCastle: steps.hail,
         MeetGarrison: steps.meet,
         Joust: steps.joust,
+        JoustKeepingArmor: steps.joust_keeping_armor,
         DemandToll: steps.toll,
         PayToll: steps.pay,
         AcceptQuest: steps.quest,
@@ -72,6 +75,7 @@ CASTLE = Procedure(
         ev.CastleHailed,
         ev.GarrisonMet,
         ev.JoustFought,
+        MemberEdited,
         ev.TollDemanded,
         ev.TollPaid,
         ev.QuestAccepted,

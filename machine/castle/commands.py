@@ -54,6 +54,15 @@ class Joust(Command):
 
 
 @attrs.frozen(kw_only=True)
+class JoustKeepingArmor(Command):
+    """Issued by the audit, never by a user: a joust recorded before ``castle.joust_fought`` version 2, whose
+    lost jousts changed no member's armor, is re-run as those releases ran it."""
+
+    fighter: str = arg(help="the party member who jousted", positional=True)
+    warhorses: bool = arg(False, help="the party needed warhorses")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
 class DemandToll(Command):
     """The castle names its toll: a fighter's (joust declined), a magic-user's (quest refused), a cleric's tithe."""
 
@@ -97,6 +106,9 @@ class PartWays(Command):
 
     reason: str = arg("", help="why, in words")
 
+
+#: the commands only hexlog gives
+INTERNAL = (JoustKeepingArmor,)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

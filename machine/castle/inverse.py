@@ -2,7 +2,9 @@
 
 Only what the referee typed is taken from the record (the riders and their speed, the fighter who
 jousts, the worth a tithe is taken from); the rest is decided again from the recorded rolls: which
-garrisons ride out, the castle's type and disposition, a rolled joust, a toll, the pursuit.
+garrisons ride out, the castle's type and disposition, a rolled joust (and the loser's armor it takes), a
+toll, the pursuit. A joust recorded before ``castle.joust_fought`` version 2 changed no member's armor, and
+is re-run as it was (``JoustKeepingArmor``).
 """
 
 from __future__ import annotations
@@ -10,13 +12,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import castle as ev
-from hexlog.machine.castle.commands import DemandToll, FleeGarrison, Joust, MeetGarrison, PassCastles
+from hexlog.machine.castle.commands import (
+    DemandToll,
+    FleeGarrison,
+    Joust,
+    JoustKeepingArmor,
+    MeetGarrison,
+    PassCastles,
+)
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
 
+#: the first version of ``castle.joust_fought`` whose lost joust takes the loser's armor in the party's record
+ARMOR_TAKEN_SINCE = 2
 #: the fields of a decision that the referee typed, by decision type
 TYPED: dict[type[Event], frozenset[str]] = {
     ev.GarrisonMet: frozenset({"riders", "speed"}),
@@ -41,6 +52,14 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event: a joust before
+    ``castle.joust_fought`` version 2 took no member's armor."""
+    if isinstance(event, ev.JoustFought) and event.rolls and version < ARMOR_TAKEN_SINCE:
+        return JoustKeepingArmor(fighter=event.fighter, warhorses=event.warhorses)
+    return command_for(event)
+
+
 def by_hand(event: Event) -> str | None:
     """What the referee decided by hand in a castle event, in words (None: nothing)."""
     match event:
@@ -52,4 +71,4 @@ def by_hand(event: Event) -> str | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand)
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, command_before=command_before)

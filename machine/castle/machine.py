@@ -8,10 +8,13 @@ quest (magic-user, cleric). A toll is paid or refused; from a demand or a refusa
 fight (handed to the encounter; the castle resumes with ``fight_over``), flee (the forces pursue on
 their chance: pursued, the wilderness pursuit takes over with the riders as pursuers and the castle's
 disposition deciding its continue check, and the castle resumes with ``fight_over`` when it concludes)
-or part in peace. The conditions are methods of ``CastleModel``; they only read.
+or part in peace. When the pursuit ends in the party's escape and the rest after it meets an encounter,
+the meeting ends and the castle hands that encounter off as a travel day or a camp does, waiting for it
+in ``RESTING``. The conditions are methods of ``CastleModel``; they only read.
 
 The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
-ride-out check is not made, a garrison rides out, or a meeting is under way.
+ride-out check is not made, a garrison rides out, or a meeting is under way, and refuses the audit's
+own command to anyone else.
 """
 
 from __future__ import annotations
@@ -22,10 +25,14 @@ import attrs
 
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.castle import reach
+from hexlog.machine.castle.commands import INTERNAL
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
+from hexlog.machine.commands import spoken
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
+from hexlog.machine.pursuit import handover
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.travel import commands as travel
 
 if TYPE_CHECKING:
@@ -63,8 +70,11 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "flee", "source": [P.MET, P.TOLL, P.REFUSED], "dest": P.FLED},
     {"trigger": "pursue", "source": P.FLED, "dest": P.PURSUED, "conditions": ["forces_pursue", "has_pursuit"]},
     {"trigger": "settle", "source": P.FLED, "dest": P.DONE},
-    # the kit fires it when the pursuit concludes (escaped, or caught and the fight over): the meeting is over
+    # the kit fires it when the pursuit concludes (escaped, or caught and the fight over): the meeting is over;
+    # when the rest after the escape met an encounter, that encounter is handed off and the castle waits for it
+    {"trigger": "fight_over", "source": P.PURSUED, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.DONE},
+    {"trigger": "fight_over", "source": P.RESTING, "dest": P.DONE},
     {"trigger": "part", "source": [P.MET, P.REFUSED], "dest": P.DONE},
 ]
 del P
@@ -125,6 +135,13 @@ class CastleModel(Model):
             f"the rules in force ({self.rules.name}) have no seed 004 wilderness pursuit"
         )
 
+    def met_while_resting(self) -> bool:
+        """The pursuit the castle waited for ended in the party's escape, and the rest after it met an encounter."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if getattr(self.command, "child", "") != PURSUIT:
+            return False
+        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
+
     def fighters(self) -> bool:
         """Only a fighter's castle (Lord, Superhero) challenges to a joust."""
         kind = self._kind()
@@ -143,7 +160,11 @@ _WAITS = (travel.RevealLost,)
 
 
 def guard(table: Table, command: Command) -> None:
-    """The travel day does not go on past a castle whose ride-out is unchecked, a garrison coming, or a meeting."""
+    """The travel day does not go on past a castle whose ride-out is unchecked, a garrison coming, or a meeting;
+    the audit's own command (a joust as an earlier release recorded it) is never the referee's."""
+    if isinstance(command, INTERNAL):
+        msg = f"'{spoken(command)}' is made by hexlog's audit alone; use hexlog castle joust"
+        raise RuleRefusedError(msg)
     if not isinstance(command, tuple(travel.TRIGGERS)) or isinstance(command, _WAITS):
         return
     state = table.procedures.get(PROCEDURE)
@@ -151,6 +172,12 @@ def guard(table: Table, command: Command) -> None:
         return
     if state.phase in MEETING:
         msg = f"the party is meeting the garrison of the castle at {state.met.hex if state.met else '?'}; end it first"
+        raise RuleRefusedError(msg)
+    if state.phase is Phase.RESTING:
+        msg = (
+            f"the party escaped the garrison of the castle at {state.met.hex if state.met else '?'}, and wandering "
+            "monsters met while it rested after the pursuit; conclude that encounter first"
+        )
         raise RuleRefusedError(msg)
     if state.coming:
         msg = f"the garrison of the castle at {state.coming[0].hex} rides out; meet it first (hexlog castle meet)"

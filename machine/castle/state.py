@@ -39,6 +39,9 @@ class Phase(enum.Enum):
     FLED = "fled"
     #: the forces pursue (handed to the wilderness pursuit); the castle resumes when it concludes
     PURSUED = "pursued"
+    #: the party escaped and the meeting is over, but the rest after the escape met an encounter: handed to
+    #: the encounter, and the castle waits for it (the travel day with it)
+    RESTING = "resting"
     DONE = "done"
 
 

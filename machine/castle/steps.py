@@ -2,20 +2,26 @@
 
 The kit fires each command's trigger before its step runs (a refusal writes nothing) and records the
 phase change after it. The ride-out check of a castle passed by is the referee's secret roll; the
-type, disposition, joust, toll and pursuit rolls are public. A fight is handed to the encounter
-procedure (the garrison as its monsters, both sides aware of each other); the castle resumes when it
-concludes. A flight records the pursuit roll; forces that pursue under seed 004's pursuit are handed to
-the wilderness pursuit (``pursuit_start``) and the meeting ends with its outcome, escaped or caught;
-otherwise it ends "escaped" (or "pursued", for the referee to run, under rules without that pursuit).
+type, disposition, joust, toll and pursuit rolls are public. A champion who wins a joust takes the
+loser's armor: the same command records the change to the party's member (``party.member_edited``).
+A fight is handed to the encounter procedure (the garrison as its monsters, both sides aware of each
+other); the castle resumes when it concludes. A flight records the pursuit roll; forces that pursue
+under seed 004's pursuit are handed to the wilderness pursuit (``pursuit_start``) and the meeting ends
+with its outcome, escaped or caught; otherwise it ends "escaped" (or "pursued", for the referee to
+run, under rules without that pursuit). An encounter the rest after an escape meets is handed off in
+turn, and the castle waits for it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hexlog.events import castle as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.castle import reach
 from hexlog.machine.castle.machine import hex_by_hex
@@ -27,8 +33,9 @@ from hexlog.machine.castle.rules import (
     Kind,
     placement_problem,
 )
-from hexlog.machine.castle.state import CastleState, castles
+from hexlog.machine.castle.state import CastleState, Phase, castles
 from hexlog.machine.encounter import StartEncounter
+from hexlog.machine.encounter.guards import NO_ARMOR
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
@@ -48,6 +55,7 @@ if TYPE_CHECKING:
         FleeGarrison,
         HailCastle,
         Joust,
+        JoustKeepingArmor,
         MeetGarrison,
         PartWays,
         PassCastles,
@@ -68,6 +76,8 @@ PURPOSES = (RIDE_OUT, TYPE, DISPOSITION, JOUST, TOLL, PURSUIT)
 JOUST_DICE = "1d6"
 CHAMPION_WINS_ON = (1, 2, 3)
 WINNERS = ("castle", "party")
+#: what a member wears who wears no armor
+NONE = "none"
 
 
 def table_of(ctx: StepContext) -> CastleTable:
@@ -224,37 +234,63 @@ def _end(ctx: StepContext, outcome: str, reason: str = "") -> None:
 
 
 def joust(ctx: StepContext, command: Joust) -> None:
-    """A party fighter jousts with the castle's champion: the loser's armor, or the castle's hospitality."""
+    """A party fighter jousts with the castle's champion: the loser's armor, or the castle's hospitality.
+
+    The champion who wins takes the loser's armor: the party's record of the loser changes from what it
+    was to no armor (``party.member_edited``, in the same append, before the meeting ends).
+    """
+    _joust(ctx, command.fighter, command.winner, warhorses=command.warhorses, takes_armor=True)
+
+
+def joust_keeping_armor(ctx: StepContext, command: JoustKeepingArmor) -> None:
+    """A joust as releases before ``castle.joust_fought`` version 2 recorded it: a lost one changed no member's
+    armor (the audit re-runs such a joust with this)."""
+    _joust(ctx, command.fighter, "", warhorses=command.warhorses, takes_armor=False)
+
+
+def _joust(ctx: StepContext, fighter_name: str, given: str, *, warhorses: bool, takes_armor: bool) -> None:
     met = _met(ctx)
     fighter = demands_of(ctx).fighter
     assert fighter is not None  # noqa: S101 - the rules' check: a fighter castle has its demands
-    members = [m.name for m in ctx.table.party.members]
-    if command.fighter not in members:
-        msg = f"{command.fighter} is not in the party ({', '.join(members)})"
+    party = ctx.table.party
+    member = party.member(fighter_name)
+    if member is None:
+        msg = f"{fighter_name} is not in the party ({', '.join(m.name for m in party.members)})"
         raise UsageError(msg)
-    if command.winner and command.winner not in WINNERS:
-        msg = f"the winner is castle or party, not {command.winner!r} (or leave it out to roll)"
+    if given and given not in WINNERS:
+        msg = f"the winner is castle or party, not {given!r} (or leave it out to roll)"
         raise UsageError(msg)
-    winner, face = command.winner, 0
+    winner, face = given, 0
     nonces: tuple[int, ...] = ()
     if not winner:
-        rolled = ctx.roll(JOUST_DICE, JOUST, made_for=command.fighter)
+        rolled = ctx.roll(JOUST_DICE, JOUST, made_for=fighter_name)
         face, nonces = rolled.total, (rolled.nonce,)
         winner = "castle" if face in CHAMPION_WINS_ON else "party"
     won = winner == "party"
+    worn = member.armor if member.armor not in NO_ARMOR else NONE
     ctx.emit(
         ev.JoustFought(
             hex=met.hex,
-            fighter=command.fighter,
+            fighter=fighter_name,
             winner=winner,
             face=face,
-            armor_lost_by="" if won else command.fighter,
+            armor_lost_by="" if won else fighter_name,
+            armor="" if won or not takes_armor else worn,
             hospitality_days=fighter.hospitality_days if won else 0,
             rations_days=fighter.rations_days if won else 0,
-            warhorses=won and command.warhorses,
+            warhorses=won and warhorses,
             rolls=nonces,
         )
     )
+    if not won and takes_armor and worn != NONE:
+        was = MemberSheet(**attrs.asdict(member))
+        ctx.emit(
+            MemberEdited(
+                was=was,
+                now=attrs.evolve(was, armor=NONE),
+                reason=f"taken by the champion of the castle at {met.hex}, who won the joust",
+            )
+        )
     _end(ctx, "jousted_won" if won else "jousted_lost")
 
 
@@ -334,8 +370,10 @@ def fight(ctx: StepContext, command: FightGarrison) -> None:  # noqa: ARG001 - t
 def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The fight (or the pursuit) concluded: the meeting ends with its outcome.
 
-    A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off).
+    A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off);
+    an encounter the rest after the escape met is then handed off, and when it concludes the castle is done.
     """
+    change = ctx.change
     if command.child == PURSUIT_PROCEDURE:
         chased = ctx.state(PURSUIT_PROCEDURE)
         assert isinstance(chased, PursuitState)  # noqa: S101 - the child that concluded
@@ -343,12 +381,23 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
         outcome = ended.outcome if ended is not None else ""
         reason = f"pursuit {chased.started.number}: {ended.reason if ended is not None else outcome}"
         _end(ctx, outcome, reason)
+        if change is not None and change.dest == Phase.RESTING.name:
+            _met_while_resting(ctx, chased)
         return
+    if change is not None and change.source == Phase.RESTING.name:
+        return  # the encounter the rest met concluded: the meeting ended with the pursuit
     encounter = ctx.state("encounter")
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
     concluded = encounter.concluded
     outcome = concluded.outcome if concluded is not None else ""
     _end(ctx, "fought", f"encounter {encounter.started.number}: {outcome}")
+
+
+def _met_while_resting(ctx: StepContext, chased: PursuitState) -> None:
+    """Hand off the encounter the rest after the escape met (seed 004 §4.14 step 5): the wilderness, no
+    side aware of the other, as a travel day hands off its own."""
+    name = f"pursuit {chased.started.number}: wandering monsters while resting"
+    ctx.hand_off(StartEncounter(setting=Setting.WILDERNESS, name=name))
 
 
 def flee(ctx: StepContext, command: FleeGarrison) -> None:  # noqa: ARG001 - the step signature

@@ -52,9 +52,10 @@ class KnownDoor:
     unlocked: bool = False
     #: an attempt to force it failed: it sticks
     stuck: bool = False
-    #: it was forced open (a stuck door, a feat of strength): it no longer sticks
+    #: it was forced open: known to stick (a try that failed, or a spike shut) when a later try opened it; it
+    #: no longer sticks
     forced: bool = False
-    #: it was opened (forced, or at once, not stuck): it no longer sticks
+    #: it was opened (at its first try, with or without a roll, or forced later): it no longer sticks
     opened: bool = False
     #: ``open`` (held open by a spike) or ``shut`` (spiked shut: it counts as stuck); "" for neither
     spiked: str = ""
@@ -71,7 +72,11 @@ class KnownDoor:
 
 
 def _door(door: KnownDoor, event: ev.DoorOpened | ev.DoorSpiked) -> KnownDoor:
-    """A door's condition after an attempt to open it or a spike."""
+    """A door's condition after an attempt to open it or a spike.
+
+    A door that opens is forced open only when the party knew it to stick before this try (a try that
+    failed, or a spike shut): one that opens at its first try, rolled or not, is opened.
+    """
     if isinstance(event, ev.DoorSpiked):
         if event.how == "shut":
             return attrs.evolve(door, spiked="shut")
@@ -80,8 +85,10 @@ def _door(door: KnownDoor, event: ev.DoorOpened | ev.DoorSpiked) -> KnownDoor:
         return attrs.evolve(door, locked=True)
     door = attrs.evolve(door, locked=False, unlocked=door.unlocked or event.locked)
     if event.opened:
+        known_stuck = door.stuck or door.spiked == "shut"
         spiked = "" if door.spiked == "shut" else door.spiked
-        return attrs.evolve(door, forced=door.forced or event.stuck, opened=True, stuck=False, spiked=spiked)
+        forced = door.forced or (event.stuck and known_stuck)
+        return attrs.evolve(door, forced=forced, opened=True, stuck=False, spiked=spiked)
     return attrs.evolve(door, stuck=True, forced=False, opened=False) if event.stuck else door
 
 

@@ -2,8 +2,9 @@
 
 A procedure that handed an encounter off (the travel day, the camp) reads this when it resumes: the
 encounter's facts (the sides, their rates, surprise, the evasion roll already made) become the
-pursuit's start; when that pursuit concludes, an encounter met in the rest after the escape is handed
-to the encounter procedure. Pure: it reads the folded encounter or pursuit and the rules' pursuit reading.
+pursuit's start. When a pursuit concludes, the procedure that handed it off (the travel day, the camp,
+a castle whose forces pursued) hands an encounter met in the rest after the escape to the encounter
+procedure. Pure: it reads the folded encounter or pursuit and the rules' pursuit reading.
 """
 
 from __future__ import annotations
