@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings
 from jsonschema import Draft202012Validator
 
 import hexlog.machine.handler  # registers every procedure and its events
@@ -27,6 +28,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 HEXLOG = Path(sys.executable).parent / "hexlog"
+
+#: property tests draw the same examples in every run (a fixed seed per test, no example database):
+#: ``HYPOTHESIS_PROFILE=explore`` draws new ones, to search further by hand
+settings.register_profile("fixed", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 
 #: ``HEXLOG_TEST_SUBPROCESS=1`` runs every command of the suite as its own process, as a user's shell does
