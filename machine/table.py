@@ -109,8 +109,13 @@ def _procedures_all(procedures: Mapping[str, Any], events: Sequence[Event], regi
     events it reads all at once; event by event when one of them begins or ends among them, as the names then take
     its order."""
     read: dict[str, list[Event]] = {}
+    readers: dict[type[Event], tuple[tuple[str, Any], ...]] = {}
     for event in events:
-        for name, _ in registry.folds_of(type(event)):
+        cls = event.__class__
+        folds = readers.get(cls)
+        if folds is None:
+            folds = readers[cls] = registry.folds_of(cls)
+        for name, _ in folds:
             read.setdefault(name, []).append(event)
     finals: dict[str, Any] = {}
     for name, fold in registry.folds:
@@ -128,6 +133,26 @@ def _procedures_all(procedures: Mapping[str, Any], events: Sequence[Event], regi
         if state is not before:
             finals[name] = state
     return {**procedures, **finals} if finals else procedures
+
+
+#: the event classes the table's own parts (the party, the clock, its name, rules and hand-offs) read: at any other
+#: event each leaves its part as it is
+OWN_READS: tuple[type[Event], ...] = (
+    *party_model.READS,
+    *clock_model.READS,
+    CampaignStarted,
+    RulesChanged,
+    HandedOff,
+    Resumed,
+)
+#: whether the table's own parts read each event class met so far
+_OWN_READ: dict[type[Event], bool] = {}
+
+
+def _own_read(cls: type[Event]) -> bool:
+    """Whether the table's own parts read events of ``cls`` (a subclass of a class in ``OWN_READS`` too), noted."""
+    found = _OWN_READ[cls] = issubclass(cls, OWN_READS)
+    return found
 
 
 def _named(
@@ -170,7 +195,11 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
     apart (none reads another), the session lifecycle with a run of rolls at once."""
     party, clock, procedures = table.party, table.clock, table.procedures
     campaign, rules, handoffs = table.campaign, table.rules, table.handoffs
+    own = _OWN_READ.get
     for event in events:
+        read = own(event.__class__)
+        if not (_own_read(event.__class__) if read is None else read):
+            continue
         party = party_model.evolve(party, event)
         clock = clock_model.evolve(clock, event)
         campaign, rules, handoffs = _named(campaign, rules, handoffs, event)

@@ -42,6 +42,10 @@ class Party:
         return min((m.speed for m in self.members), default=0)
 
 
+#: the events ``evolve`` reads (a subclass of one too): it leaves the party as it is at any other
+READS = (MemberAdded, MemberRemoved, MemberEdited)
+
+
 def evolve(party: Party, event: Event) -> Party:
     """The party after one event."""
     match event:

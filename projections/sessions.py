@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.dice import DiceRolled, Visibility
+from hexlog.events.dice import REFEREE, DiceRolled, Visibility
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 
 #: the scheme whose rolls, secret or not, share one run of nonces
@@ -110,20 +110,24 @@ def fold(log: SessionLog, events: Iterable[Event]) -> SessionLog:
     current = log.current
     public_next = referee_next = 0
     rolled = False
+    session, lanes = (current.id, current.lanes) if current is not None else ("", False)
     for event in events:
-        if isinstance(event, DiceRolled) and current is not None:
-            if event.session == current.id:  # a roll of another session changes nothing
+        if event.__class__ is DiceRolled and current is not None:  # a subclass of it goes to ``evolve`` below
+            if event.session == session:  # a roll of another session changes nothing
                 if not rolled:
                     public_next, referee_next, rolled = current.next_nonce, current.next_referee_nonce, True
-                if current.scheme != V1 and event.visibility == Visibility.REFEREE:
-                    referee_next = max(referee_next, event.nonce + 1)
-                else:
-                    public_next = max(public_next, event.nonce + 1)
+                nonce = event.nonce
+                if lanes and event.visibility == REFEREE:
+                    if nonce >= referee_next:
+                        referee_next = nonce + 1
+                elif nonce >= public_next:
+                    public_next = nonce + 1
             continue
         if rolled and current is not None:
             log, rolled = SessionLog(current=_moved(current, public_next, referee_next), count=log.count), False
         log = evolve(log, event)
         current = log.current
+        session, lanes = (current.id, current.lanes) if current is not None else ("", False)
     if rolled and current is not None:
         log = SessionLog(current=_moved(current, public_next, referee_next), count=log.count)
     return log

@@ -148,3 +148,57 @@ def test_every_event_class_the_fold_matches_is_one_it_declares_it_reads(procedur
     assert matched, f"no event class found in {module.__name__}: this test would prove nothing"
     unread = sorted(cls.__name__ for cls in matched if not issubclass(cls, procedure.reads))
     assert not unread, f"{procedure.name}'s fold matches {unread} but does not declare it reads them"
+
+
+OWN_PARTS = (
+    ("party", lambda table, event: tables.party_model.evolve(table.party, event)),
+    ("clock", lambda table, event: tables.clock_model.evolve(table.clock, event)),
+    ("names", lambda table, event: tables._named(table.campaign, table.rules, table.handoffs, event)),
+)
+
+
+@pytest.mark.parametrize(("part", "evolve"), OWN_PARTS, ids=[part for part, _ in OWN_PARTS])
+def test_the_tables_own_parts_are_left_as_they_are_at_every_event_they_do_not_read(part, evolve, streams, samples):
+    """The party, the clock and the table's name, rules and hand-offs change only at ``OWN_READS``, so the table's
+    fold of a run of events asks them only of those; every table the corpus reaches is given every other sample."""
+    tables_reached = []
+    for stream in streams:
+        table = tables.Table()
+        for event in stream:
+            after = tables.evolve(table, event, REGISTRY)
+            if not isinstance(event, tables.OWN_READS):
+                assert _same(evolve(table, event), _parts_of(part, table)), f"{part} changed at {event.type_name}"
+            table = after
+            tables_reached.append(table)
+    unread = [sample for sample in samples if not isinstance(sample, tables.OWN_READS)]
+    assert unread
+    read = [sample for sample in samples if isinstance(sample, tables.OWN_READS)]
+    assert read, "no sample is read by the table's own parts: this test would prove nothing"
+    step = max(1, len(tables_reached) // STATES_TRIED)
+    for table in tables_reached[::step]:
+        for sample in unread:
+            assert _same(evolve(table, sample), _parts_of(part, table)), f"{part} changed at {sample.type_name}"
+
+
+def _parts_of(part: str, table: tables.Table) -> object:
+    if part == "party":
+        return table.party
+    if part == "clock":
+        return table.clock
+    return (table.campaign, table.rules, table.handoffs)
+
+
+def _same(after: object, before: object) -> bool:
+    """The very same part (or, for a tuple of parts, the very same parts)."""
+    if isinstance(before, tuple) and isinstance(after, tuple):
+        return len(before) == len(after) and all(a is b for a, b in zip(after, before, strict=True))
+    return after is before
+
+
+@pytest.mark.parametrize("module", [tables.party_model, tables.clock_model, tables], ids=lambda m: m.__name__)
+def test_every_event_class_the_tables_own_parts_match_is_in_their_reads(module):
+    """What the party, the clock and the table's names match an event against is declared in ``OWN_READS``."""
+    matched = {cls for cls in _classes_matched(module) if issubclass(cls, Event)}
+    assert matched, f"no event class found in {module.__name__}: this test would prove nothing"
+    unread = sorted(cls.__name__ for cls in matched if not issubclass(cls, tables.OWN_READS))
+    assert not unread, f"{module.__name__} matches {unread}, which OWN_READS does not list"
