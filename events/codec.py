@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import cattrs
@@ -14,10 +14,11 @@ from cattrs.preconf.json import make_converter
 from hexlog.events.base import Event, event_class
 from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.structure import SLOW, Structure, fast_structure
+from hexlog.events.text_decoder import TextDecoder, text_decoder
 from hexlog.events.vocabulary import open_word
 
 if TYPE_CHECKING:
-    from hexlog.events.store import Recorded
+    from hexlog.events.store import Payload, Recorded
 
 converter = make_converter(forbid_extra_keys=True)
 
@@ -149,10 +150,86 @@ def decode_payload(cloud_type: str, schema_version: int, data: Any) -> Event:
     return from_data(cloud_type, schema_version, data)
 
 
-def decode_record(record: Recorded) -> Event:
-    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
+def decode_payloads(payloads: Iterable[Payload]) -> list[Event]:
+    """The event of each payload (``(stream version, id, type, schema version, data)``), in order: what
+    ``decode_payload`` gives each, made in one loop (a log is decoded by the page); raised as ``decode_payload``
+    raises at the first payload that does not decode."""
+    events: list[Event] = []
+    append, found, slow = events.append, _FAST_BY_TYPE.get, SLOW
+    for payload in payloads:
+        data = payload[4]
+        fast = found((payload[2], payload[3]))
+        if fast is not None and data.__class__ is dict:
+            try:
+                event = fast(data)
+            except Exception:  # noqa: BLE001 - ``decode_payload`` below decodes it, or says what is wrong
+                event = slow
+            if event is not slow:
+                append(event)
+                continue
+        append(decode_payload(payload[2], payload[3], data))
+    return events
+
+
+#: the text decoder of each (CloudEvents type, current schema version) met so far (None where the class has none)
+_TEXT_BY_TYPE: dict[tuple[str, int], TextDecoder | None] = {}
+
+
+def _text_by_type(key: tuple[str, int]) -> TextDecoder | None:
+    """The text decoder of a payload of this (type, version), noted (None: there is none, and the text is read as
+    JSON and given to ``decode_payload``)."""
     try:
-        return decode_payload(*record.payload())
+        cls = event_class(key[0])
+    except HexlogError:
+        return None  # ``from_data`` says what is wrong; nothing is noted for a type no class has
+    found = _TEXT_BY_TYPE[key] = text_decoder(converter, cls) if key[1] == cls.schema_version else None
+    return found
+
+
+def text_decoder_of(cloud_type: str, schema_version: int) -> TextDecoder | None:
+    """The text decoder of payloads of this type and version (``hexlog.events.text_decoder``), or None: what reads
+    the JSON text a store holds straight into the event, or leaves it (``SLOW``) to be read as JSON and given to
+    ``decode_payload``."""
+    key = (cloud_type, schema_version)
+    return _TEXT_BY_TYPE[key] if key in _TEXT_BY_TYPE else _text_by_type(key)
+
+
+def decode_stored(stream_id: str, payload: Payload) -> Event:
+    """The event of a stored payload of the stream (``EventStore.iter_payloads``); ``CorruptLogError`` naming the
+    event if it does not decode."""
+    version, event_id, cloud_type, schema_version, data = payload
+    try:
+        return decode_payload(cloud_type, schema_version, data)
+    except CorruptLogError as err:
+        msg = f"{stream_id} version {version} (event {event_id}): {err}"
+        raise CorruptLogError(msg) from err
+    except HexlogError as err:
+        msg = f"{stream_id} version {version} (event {event_id}) does not decode: {err}"
+        raise CorruptLogError(msg) from err
+
+
+def decode_page(stream_id: str, page: Sequence[Payload]) -> list[Event]:
+    """The events of a page of the stream's payloads, in order (``decode_stored`` of each: raised as it raises, naming
+    the first event that does not decode)."""
+    try:
+        return decode_payloads(page)
+    except HexlogError:
+        return [decode_stored(stream_id, payload) for payload in page]
+
+
+def decode_record(record: Recorded) -> Event:
+    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails (the event
+    read straight from the row's JSON text where its type's text decoder reads it)."""
+    cloud_type, schema_version, data = record.payload()
+    text = record.stored_text()
+    if text.__class__ is str:
+        decoder = text_decoder_of(cloud_type, schema_version)
+        if decoder is not None:
+            event = decoder(text)
+            if event is not SLOW:
+                return event  # type: ignore[no-any-return]
+    try:
+        return decode_payload(cloud_type, schema_version, data)
     except CorruptLogError as err:
         envelope = record.envelope
         msg = f"{envelope.subject} version {envelope.streamversion} (event {envelope.id}): {err}"

@@ -14,13 +14,17 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.chain import GENESIS, seal_batch
+from hexlog.events.codec import decode_page
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import Payload
+    from hexlog.events.store import Payload, StoredEvent
+
+#: the payloads ``payload_pages`` gives at a time
+PAGE_SIZE = 5000
 
 
 class MemoryStore:
@@ -144,6 +148,35 @@ class MemoryStore:
         for record in self.iter_stream(stream_id, from_version):
             envelope = record.envelope
             yield (envelope.streamversion, envelope.id, envelope.type, envelope.schemaversion, envelope.data)
+
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
+        a page (a list) at a time."""
+        start = max(from_version, 1)
+        while True:
+            if self._unsealed and start <= self._versions.get(stream_id, 0):
+                self._seal()
+            stream = self._streams.get(stream_id, [])
+            end = len(stream) if to_version is None else min(len(stream), to_version)
+            stop = min(end, start - 1 + PAGE_SIZE)
+            if stop < start:
+                return
+            yield [
+                (e.streamversion, e.id, e.type, e.schemaversion, e.data)
+                for e in (record.envelope for record in stream[start - 1 : stop])
+            ]
+            start = stop + 1
+
+    def event_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[StoredEvent]]:
+        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
+        at a time."""
+        for page in self.payload_pages(stream_id, from_version, to_version):
+            events = decode_page(stream_id, page)
+            yield [(payload[0], payload[1], event) for payload, event in zip(page, events, strict=True)]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""

@@ -66,7 +66,9 @@ from hexlog.events.sqlite_schema import (
     STREAM_PAGE_SIZE,
     checked_tail,
     command_row,
+    event_page,
     known_command,
+    payload_page,
     payloads,
     recorded,
     tail_problem,
@@ -76,7 +78,7 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import Payload
+    from hexlog.events.store import Payload, StoredEvent
 
 __all__ = ["AppendListener", "PostgresStore", "appends_channel", "connect", "first_line", "lost", "usable"]
 
@@ -350,17 +352,36 @@ class PostgresStore:
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version):
             yield from payloads(stream_id, rows, lambda version: self._read_row(stream_id, version))
 
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
+        a page (a list) at a time."""
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
+            if rows:
+                yield payload_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+
+    def event_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[StoredEvent]]:
+        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
+        at a time."""
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
+            if rows:
+                yield event_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+
     def _stream_pages(
-        self, columns: str, version_at: int, stream_id: str, from_version: int
+        self, columns: str, version_at: int, stream_id: str, from_version: int, to_version: int | None = None
     ) -> Iterator[list[tuple[Any, ...]]]:
-        """The stream's rows of ``columns`` (its stream version at index ``version_at``) from ``from_version`` on,
-        in order, a page at a time."""
+        """The stream's rows of ``columns`` (its stream version at index ``version_at``) from ``from_version`` to
+        ``to_version`` (its end when None), in order, a page at a time."""
         after = max(from_version, 1) - 1
+        bound, last = ("", ()) if to_version is None else ("AND stream_version <= %s ", (to_version,))
         while True:
             rows = self._rows(
                 f"SELECT {columns} FROM events WHERE stream_id = %s AND stream_version > %s "  # noqa: S608 - constant columns
-                "ORDER BY stream_version LIMIT %s",
-                (stream_id, after, STREAM_PAGE_SIZE),
+                f"{bound}ORDER BY stream_version LIMIT %s",
+                (stream_id, after, *last, STREAM_PAGE_SIZE),
             )
             yield rows
             if len(rows) < STREAM_PAGE_SIZE:

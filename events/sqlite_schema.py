@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from hexlog.events.chain import GENESIS
+from hexlog.events.codec import decode_stored, text_decoder_of
 from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
 from hexlog.events.store import AppendResult, Recorded
+from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-    from hexlog.events.store import Payload
+    from hexlog.events.store import Payload, StoredEvent
+    from hexlog.events.text_decoder import TextDecoder
 
 #: how many rows ``read_all`` fetches at a time
 PAGE_SIZE = 1000
@@ -316,6 +319,52 @@ def payloads(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[i
             named(row[0])
             raise
         yield found
+
+
+def payload_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> list[Payload]:
+    """``payloads`` of a page of rows as a list, made in one loop (a log's rows are read by the page): each data
+    column read as ``payload`` reads it, the rows ``payload`` would have to name left to it."""
+    page: list[Payload] = []
+    append, digits, long_number, parse = page.append, _DIGITS, _LONG_NUMBER, orjson_loads
+    for row in rows:
+        text = row[4]
+        if text.__class__ is str:
+            try:
+                raw = text.encode()
+                if raw.translate(digits).find(long_number) < 0:
+                    append((row[0], row[1], row[2], row[3], parse(raw)))
+                    continue
+            except ValueError:
+                pass
+        try:
+            append(payload(stream_id, row))
+        except CorruptRowError:
+            named(row[0])
+            raise
+    return page
+
+
+def event_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> list[StoredEvent]:
+    """The stored events of a page of rows of ``PAYLOAD_COLUMNS`` of the stream: each row's stream version, id and
+    event, the event read straight from its JSON text where its type's text decoder reads it, else as
+    ``decode_stored`` decodes the row's payload (a row whose data is not JSON is named by ``named(its version)``
+    first, as ``payload_page`` names it)."""
+    page: list[StoredEvent] = []
+    append, slow = page.append, SLOW
+    decoders: dict[tuple[str, int], TextDecoder | None] = {}
+    for row in rows:
+        key, text = (row[2], row[3]), row[4]
+        decoder = decoders[key] if key in decoders else decoders.setdefault(key, text_decoder_of(*key))
+        event = decoder(text) if decoder is not None and text.__class__ is str else slow
+        if event is slow:
+            try:
+                found = payload(stream_id, row)
+            except CorruptRowError:
+                named(row[0])
+                raise
+            event = decode_stored(stream_id, found)
+        append((row[0], row[1], event))
+    return page
 
 
 def payload(stream_id: str, row: tuple[Any, ...]) -> Payload:

@@ -11,9 +11,15 @@ from hexlog.events.chain import Envelope, stored_envelope
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from hexlog.events.base import Event
+
 #: what decoding a stored event takes, and where it sits in its stream: ``(stream version, id, type, schema
 #: version, data)``, the data decoded from JSON (a reader that folds events needs neither its time nor its hashes)
 Payload = tuple[int, str, str, int, Any]
+
+
+#: a stored event as a fold reads it: its stream version, its id and the event decoded
+StoredEvent = tuple[int, str, "Event"]
 
 
 @attrs.frozen(kw_only=True)
@@ -78,6 +84,11 @@ class Recorded:
             row = self._row
             return row[4], row[5], self._data
         return envelope.type, envelope.schemaversion, envelope.data
+
+    def stored_text(self) -> Any:
+        """The data column of the row it was read from (the event's data as JSON text, where the store holds text),
+        or None for a record built from its envelope."""
+        return self._row[8] if self._envelope is None else None
 
     @property
     def stream_id(self) -> str:
@@ -190,6 +201,21 @@ class EventStore(Protocol):
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payload of each of the stream's events from ``from_version`` on, in order, read page by page: what
         ``iter_stream`` gives without the envelopes (``CorruptRowError`` naming an event whose data is not JSON)."""
+        ...
+
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """``iter_payloads`` from ``from_version`` to ``to_version`` (the stream's end when None), a page (a list, never
+        empty) at a time: for a reader that folds a long stream page by page."""
+        ...
+
+    def event_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[StoredEvent]]:
+        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a
+        page (a list, never empty) at a time: what ``payload_pages`` gives, each payload decoded (``CorruptLogError``
+        naming an event that does not decode)."""
         ...
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]: ...

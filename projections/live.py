@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
-from hexlog.events.codec import decode_payload, decode_record
+from hexlog.events.codec import decode_record
 from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.store import EVERY_ROW, ProjectionRow
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, Payload, ProjectionStore, Recorded
+    from hexlog.events.store import LiveStore, ProjectionStore, Recorded, StoredEvent
 
 S = TypeVar("S")
 MARK = "@"
@@ -89,18 +89,11 @@ def decode_recorded(recorded: Recorded) -> Event:
         raise CorruptLogError(msg) from err
 
 
-def decode_stored(stream_id: str, payload: Payload) -> Event:
-    """The event of a stored payload of the stream (``EventStore.iter_payloads``); ``CorruptLogError`` naming the
-    event, as ``decode_recorded`` names it, if it does not decode."""
-    version, event_id, cloud_type, schema_version, data = payload
-    try:
-        return decode_payload(cloud_type, schema_version, data)
-    except CorruptLogError as err:
-        msg = f"{stream_id} version {version} (event {event_id}): {err}"
-        raise CorruptLogError(msg) from err
-    except HexlogError as err:
-        msg = f"{stream_id} version {version} (event {event_id}) does not decode: {err}"
-        raise CorruptLogError(msg) from err
+def chunked(events: Iterable[Event]) -> Iterator[list[Event]]:
+    """``events`` (read as they come) in lists of ``CHUNK``: what ``rebuild_all`` folds."""
+    stream = iter(events)
+    while chunk := list(itertools.islice(stream, CHUNK)):
+        yield chunk
 
 
 @attrs.define
@@ -113,19 +106,17 @@ class Reading:
     event: str = ""
     ids: dict[int, str] = attrs.field(factory=dict)
 
-    def events(self, stream_id: str, payloads: Iterable[Payload]) -> Iterator[Event]:
-        """The decoded events of the stream's ``payloads``, noting what the checks need as they go by (the last
-        version and event once they are all read)."""
-        wanted, ids, decode = self.wanted, self.ids, decode_stored
-        payload = None
-        try:
-            for payload in payloads:
-                if wanted and payload[0] in wanted:
-                    ids[payload[0]] = payload[1]
-                yield decode(stream_id, payload)
-        finally:
-            if payload is not None:
-                self.version, self.event = payload[0], payload[1]
+    def pages(self, pages: Iterable[Sequence[StoredEvent]]) -> Iterator[list[Event]]:
+        """The events of ``pages`` of a stream's stored events (``EventStore.event_pages``), a page at a time, noting
+        what the checks need as they go by (the last version and event once they are all read)."""
+        wanted, ids = self.wanted, self.ids
+        for page in pages:
+            if not page:
+                continue
+            if wanted:
+                ids.update((version, event_id) for version, event_id, _ in page if version in wanted)
+            self.version, self.event = page[-1][0], page[-1][1]
+            yield [stored[2] for stored in page]
 
 
 def mark_row(projection: Projection[Any], version: int, event: str) -> ProjectionRow:
@@ -219,19 +210,21 @@ class Live(Generic[S]):
 
 
 def rebuild(projection: Projection[S], events: Iterable[Event]) -> tuple[S, Mapping[str, Any]]:
-    """The projection folded from scratch, and the data of every row it keeps (the mark left out)."""
-    state, data = rebuild_all([projection], events)[0]
+    """The projection folded from scratch over ``events`` (read as they come), and the data of every row it keeps
+    (the mark left out)."""
+    state, data = rebuild_all([projection], chunked(events))[0]
     return state, data
 
 
 def rebuild_all(
     projections: Sequence[Projection[Any]],
-    events: Iterable[Event],
+    chunks: Iterable[Sequence[Event]],
     rows: Sequence[bool] | None = None,
     holder: Callable[[], MutableMapping[str, Any]] = dict,
 ) -> list[tuple[Any, MutableMapping[str, Any]]]:
-    """Each projection folded from scratch in one pass over ``events`` (which may be read as they come), and the
-    data of every row it keeps (the mark left out), each projection's in a ``holder()`` (a dict by default).
+    """Each projection folded from scratch in one pass over the events of ``chunks`` (lists of events, in order,
+    which may be read as they come: ``chunked`` makes them of any iterable of events), and the data of every row it
+    keeps (the mark left out), each projection's in a ``holder()`` (a dict by default).
 
     ``rows`` says, projection by projection, whether its rows are wanted (all are by default); a projection whose
     rows are not wanted is only folded, and its rows are given as an empty ``holder()``.
@@ -241,8 +234,7 @@ def rebuild_all(
     extras = [holder() for _ in projections]
     folded = [i for i in range(len(projections)) if not wanted[i]]
     kept = [(i, projection, extras[i]) for i, projection in enumerate(projections) if wanted[i]]
-    stream = iter(events)
-    while chunk := list(itertools.islice(stream, CHUNK)):
+    for chunk in chunks:
         for i in folded:
             states[i] = projections[i].evolve_all(states[i], chunk)
         for i, projection, extra in kept:
@@ -333,7 +325,7 @@ def load(store: LiveStore, stream_id: str, projection: Projection[S]) -> Live[S]
     if saved is not None:
         return saved
     read = Reading()
-    state, data = rebuild(projection, read.events(stream_id, store.iter_payloads(stream_id)))
+    state, data = rebuild_all([projection], read.pages(store.event_pages(stream_id)))[0]
     return Live(projection, state, read.version, anew(projection, data, read.version, read.event), event=read.event)
 
 

@@ -19,10 +19,10 @@ from hexlog.projections.ledger import LEDGER
 from hexlog.replay.rebuilt_rows import RebuiltRows
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, Payload, Recorded
+    from hexlog.events.store import LiveStore, Payload, Recorded, StoredEvent
     from hexlog.machine.kit.registry import Registry
 
 #: how many differing rows a report names
@@ -121,18 +121,28 @@ def _end(store: LiveStore, campaign: str, version: int | None) -> int:
     return length if version is None else version
 
 
+def stored_pages(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[list[StoredEvent]]:
+    """The campaign's stored events (version, id, event) up to ``version`` (all when ``None``, as many as the stream
+    holds when asked), a page at a time as they are read: what a fold reads (raised as ``records`` raises)."""
+    end = _end(store, campaign, version)
+    return store.event_pages(stream_for(campaign), 1, end)
+
+
 def payloads(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Payload]:
     """The payloads of the campaign's events up to ``version`` (all when ``None``), read page by page as they are
-    used: what a fold reads (raised as ``records`` raises)."""
-    stream_id = stream_for(campaign)
+    used (raised as ``records`` raises)."""
     end = _end(store, campaign, version)
-    return itertools.takewhile(lambda payload: payload[0] <= end, store.iter_payloads(stream_id))
+    return itertools.chain.from_iterable(store.payload_pages(stream_for(campaign), 1, end))
+
+
+def event_pages(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[list[Event]]:
+    """The campaign's decoded events up to ``version`` (all when ``None``), a page at a time as they are read."""
+    return ([stored[2] for stored in page] for page in stored_pages(store, campaign, version))
 
 
 def events(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Event]:
-    """The campaign's decoded events up to ``version`` (all when ``None``), read page by page as they are used."""
-    stream_id = stream_for(campaign)
-    return (live.decode_stored(stream_id, payload) for payload in payloads(store, campaign, version))
+    """The events of ``event_pages`` one by one."""
+    return itertools.chain.from_iterable(event_pages(store, campaign, version))
 
 
 def recorded(store: LiveStore, campaign: str, version: int | None = None) -> list[Recorded]:
@@ -261,18 +271,18 @@ def _as_stored(value: Any) -> Any:
 
 def replay(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> ReplayReport:
     """Rebuild every live projection of a campaign from its log and compare it with its stored rows."""
-    return replay_records(store, campaign, payloads(store, campaign), registry)[0]
+    return replay_records(store, campaign, stored_pages(store, campaign), registry)[0]
 
 
 def replay_records(
     store: LiveStore,
     campaign: str,
-    stream: Iterable[Payload],
+    stream: Iterable[Sequence[StoredEvent]],
     registry: Registry = REGISTRY,
     *,
     every_row: bool = False,
 ) -> tuple[ReplayReport, dict[str, RebuiltRows]]:
-    """The replay of a campaign's payloads in ``stream`` (its whole stream, read as they come: never held
+    """The replay of a campaign's pages of stored events in ``stream`` (its whole stream, read as they come: never held
     whole), and each projection's rebuilt rows by name: those of every projection with ``every_row`` (what a
     repair writes), otherwise only those compared with stored rows (``{}`` for the others, which the fold
     does not build)."""
@@ -283,14 +293,14 @@ def replay_records(
     read = live.Reading(wanted={mark[0] for mark in marks.values() if mark is not None and isinstance(mark[0], int)})
     length = store.stream_version(stream_id)
     wanted = [every_row or _compared(p, marks[p.name], length) for p in folds]
-    rebuilt = live.rebuild_all(folds, read.events(stream_id, stream), wanted, RebuiltRows)
+    rebuilt = live.rebuild_all(folds, read.pages(stream), wanted, RebuiltRows)
     if not read.version:
         msg = f"campaign {campaign!r} has no events"
         raise NotFoundError(msg)
     if read.version != length:  # the log moved on meanwhile: fold again if rows now to be compared were not kept
         again = [every_row or _compared(p, marks[p.name], read.version) for p in folds]
         if any(now and not before for now, before in zip(again, wanted, strict=True)):
-            rebuilt = live.rebuild_all(folds, events(store, campaign, read.version), again, RebuiltRows)
+            rebuilt = live.rebuild_all(folds, event_pages(store, campaign, read.version), again, RebuiltRows)
     states: dict[str, Any] = {}
     rows: dict[str, RebuiltRows] = {}
     checks = []
@@ -315,7 +325,7 @@ def replay_records(
 def state_at(store: LiveStore, campaign: str, version: int, registry: Registry = REGISTRY) -> dict[str, Any]:
     """The live projections of a campaign as of a stream version (0 gives the initial states)."""
     folds = projections(registry)
-    folded = live.rebuild_all(folds, events(store, campaign, version), [False] * len(folds))
+    folded = live.rebuild_all(folds, event_pages(store, campaign, version), [False] * len(folds))
     return {p.name: state for p, (state, _) in zip(folds, folded, strict=True)}
 
 
@@ -332,12 +342,11 @@ def version_at_time(store: LiveStore, campaign: str, seconds: int, registry: Reg
     """
     table = tables.Table()
     reached = 0
-    stream_id = stream_for(campaign)
-    for payload in payloads(store, campaign):
-        table = tables.evolve(table, live.decode_stored(stream_id, payload), registry)
+    for version, _, event in itertools.chain.from_iterable(stored_pages(store, campaign)):
+        table = tables.evolve(table, event, registry)
         if table.clock.seconds > seconds:
             break
-        reached = payload[0]
+        reached = version
     if reached == 0:
         msg = f"campaign {campaign!r} had not begun by then"
         raise UsageError(msg)

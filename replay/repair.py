@@ -16,7 +16,7 @@ from hexlog.events.errors import ConcurrencyError
 from hexlog.events.streams import stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections import live
-from hexlog.replay.rebuild import EQUAL, ProjectionCheck, ReplayReport, payloads, projections, replay_records
+from hexlog.replay.rebuild import EQUAL, ProjectionCheck, ReplayReport, projections, replay_records, stored_pages
 
 if TYPE_CHECKING:
     from hexlog.events.store import LiveStore, ProjectionRow
@@ -50,7 +50,7 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
     ``ConcurrencyError`` when another writer appended meanwhile (or held the database past its busy
     timeout): nothing is written then, and the repair may simply be run again.
     """
-    before, rebuilt = replay_records(store, campaign, payloads(store, campaign), registry, every_row=True)
+    before, rebuilt = replay_records(store, campaign, stored_pages(store, campaign), registry, every_row=True)
     event = before.event
     rows: list[ProjectionRow] = []
     fixed = []
@@ -66,5 +66,5 @@ def repair(store: LiveStore, campaign: str, registry: Registry = REGISTRY) -> Re
             "nothing written, run it again"
         )
         raise ConcurrencyError(msg)
-    after = replay_records(store, campaign, payloads(store, campaign), registry)[0] if rows else before
+    after = replay_records(store, campaign, stored_pages(store, campaign), registry)[0] if rows else before
     return Repair(before=before, fixed=tuple(fixed), after=after)

@@ -17,7 +17,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.replay.export import import_envelopes, read_export
-from hexlog.replay.rebuild import payloads, projections, replay, replay_records
+from hexlog.replay.rebuild import projections, replay, replay_records, stored_pages
 from hexlog.replay.repair import repair
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class TestLogMovedOn:
         store = MemoryStore()
         played(store)
         version = store.stream_version(STREAM)
-        stream = payloads(store, "c1")  # the log as it stands: ``version`` events
+        stream = stored_pages(store, "c1")  # the log as it stands: ``version`` events
         events = store.read_stream(STREAM, version)
         late = NewEvent(
             id="late",

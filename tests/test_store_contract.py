@@ -12,9 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hexlog.events.chain import GENESIS, verify_stream
+from hexlog.events.clock import ClockAdvanced
+from hexlog.events.codec import decode_stored, to_data
+from hexlog.events.dice import DiceRolled, RollModifier, Visibility
+from hexlog.events.encounter import DistanceDetermined
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.postgres import PostgresStore
+from hexlog.events.session import SessionOpened
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import EVERY_ROW, AppendResult, EventStore, NewEvent, ProjectionRow, ProjectionStore
 
@@ -22,6 +27,8 @@ from .postgres_db import drop_schema, needs_postgres, schema_url
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from hexlog.events.base import Event
 
 
 class Store(EventStore, ProjectionStore, Protocol):
@@ -48,6 +55,39 @@ def row(projection: str, key: str, version: int, data: Any) -> ProjectionRow:
 def batch(*ns: int) -> list[NewEvent]:
     """Test events carrying each of ``ns``."""
     return [thing(n) for n in ns]
+
+
+#: events of every kind a fold reads from a store: a text decoder's classes (with a nested class, an enum and big
+#: numbers) and a class read only from its data (an open word)
+SAMPLE_EVENTS = (
+    SessionOpened(session="s1", commitment="c" * 64, scheme="hexlog-dice-v2"),
+    DiceRolled(
+        session="s1",
+        nonce=2**52,
+        purpose='é \u2028 "quoted"',
+        sides=(6, 6),
+        faces=(1, 6),
+        modifier=-2,
+        total=5,
+        visibility=Visibility.REFEREE,
+        made_for="Ann",
+        modifiers=(RollModifier(source="exhaustion", value=-2),),
+    ),
+    ClockAdvanced(seconds=600, rounds=0, turns=1, reason="a turn"),
+    DistanceDetermined(value=60, unit="ft", rule="ose.dungeon 2d6x10ft", steps=("rolled 6",), rolls=(0,)),
+)
+
+
+def as_new(event: Event) -> NewEvent:
+    """An event as a store takes it."""
+    return NewEvent(
+        id=str(uuid.uuid4()),
+        source="hexlog:test",
+        type=event.cloud_type(),
+        time="2024-05-01T12:00:00Z",
+        schemaversion=event.schema_version,
+        data=to_data(event),
+    )
 
 
 class StoreContract:
@@ -176,6 +216,50 @@ class StoreContract:
         assert list(store.iter_payloads("t")) == expected("t")
         assert list(store.iter_payloads("s", from_version=31)) == []
         assert list(store.iter_payloads("nobody")) == []
+
+    def test_payload_pages_are_the_payloads_between_two_versions_a_page_at_a_time(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """``payload_pages`` gives what ``iter_payloads`` gives, from ``from_version`` to ``to_version``, in lists of
+        at most a page, none empty, without another stream's events."""
+        for module in ("sqlite", "postgres", "memory"):
+            monkeypatch.setattr(
+                f"hexlog.events.{module}.{'PAGE_SIZE' if module == 'memory' else 'STREAM_PAGE_SIZE'}", 7
+            )
+        for k in range(3):
+            events = [thing(n, big=2**70) for n in range(k * 10, (k + 1) * 10)]
+            store.append("s", events, expected_version=k * 10)
+            store.append("t", batch(100 + k), expected_version=k)
+        whole = list(store.iter_payloads("s"))
+        for start, end in [(1, None), (1, 30), (4, 17), (14, None), (30, 30), (7, 7), (31, None), (5, 4)]:
+            pages = list(store.payload_pages("s", start, end))
+            assert all(0 < len(page) <= 7 for page in pages)
+            last = 30 if end is None else end
+            assert [p for page in pages for p in page] == [p for p in whole if start <= p[0] <= last]
+        assert [p[4]["n"] for page in store.payload_pages("t") for p in page] == [100, 101, 102]
+        assert list(store.payload_pages("nobody")) == []
+
+    def test_event_pages_are_the_payload_pages_decoded(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``event_pages`` gives each event's version, id and the event ``decode_stored`` makes of its payload, page
+        by page between two versions: events read from their text and events of classes read only from their data
+        alike."""
+        for module in ("sqlite", "postgres", "memory"):
+            monkeypatch.setattr(
+                f"hexlog.events.{module}.{'PAGE_SIZE' if module == 'memory' else 'STREAM_PAGE_SIZE'}", 7
+            )
+        store.append("s", [as_new(event) for event in SAMPLE_EVENTS], expected_version=0)
+        store.append("s", [as_new(event) for event in SAMPLE_EVENTS], expected_version=len(SAMPLE_EVENTS))
+        total = 2 * len(SAMPLE_EVENTS)
+        for start, end in [(1, None), (3, total - 2), (total, None), (total + 1, None)]:
+            pages = list(store.event_pages("s", start, end))
+            assert all(0 < len(page) <= 7 for page in pages)
+            expected = [
+                (p[0], p[1], decode_stored("s", p)) for page in store.payload_pages("s", start, end) for p in page
+            ]
+            assert [stored for page in pages for stored in page] == expected
+        decoded = [stored[2] for page in store.event_pages("s") for stored in page]
+        assert decoded == [*SAMPLE_EVENTS, *SAMPLE_EVENTS]
+        assert list(store.event_pages("nobody")) == []
 
     def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
         """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
