@@ -218,18 +218,9 @@ def decode_page(stream_id: str, page: Sequence[Payload]) -> list[Event]:
 
 
 def decode_record(record: Recorded) -> Event:
-    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails (the event
-    read straight from the row's JSON text where its type's text decoder reads it)."""
-    cloud_type, schema_version, data = record.payload()
-    text = record.stored_text()
-    if text.__class__ is str:
-        decoder = text_decoder_of(cloud_type, schema_version)
-        if decoder is not None:
-            event = decoder(text)
-            if event is not SLOW:
-                return event  # type: ignore[no-any-return]
+    """Decode a stored record: ``decode(record.envelope)``, without building the envelope unless it fails."""
     try:
-        return decode_payload(cloud_type, schema_version, data)
+        return decode_payload(*record.payload())
     except CorruptLogError as err:
         envelope = record.envelope
         msg = f"{envelope.subject} version {envelope.streamversion} (event {envelope.id}): {err}"

@@ -85,11 +85,6 @@ class Recorded:
             return row[4], row[5], self._data
         return envelope.type, envelope.schemaversion, envelope.data
 
-    def stored_text(self) -> Any:
-        """The data column of the row it was read from (the event's data as JSON text, where the store holds text),
-        or None for a record built from its envelope."""
-        return self._row[8] if self._envelope is None else None
-
     @property
     def stream_id(self) -> str:
         """The stream the event belongs to (the envelope's subject)."""
