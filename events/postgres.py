@@ -71,6 +71,7 @@ from hexlog.events.sqlite_schema import (
     payload_page,
     payloads,
     recorded,
+    records,
     tail_problem,
 )
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
@@ -340,17 +341,17 @@ class PostgresStore:
             f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version >= %s ORDER BY stream_version",  # noqa: S608 - constant columns
             (stream_id, from_version),
         )
-        return [recorded(row) for row in rows]
+        return records(rows)
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
         for rows in self._stream_pages(COLUMNS, 2, stream_id, from_version):
-            yield from map(recorded, rows)
+            yield from records(rows)
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version):
-            yield from payloads(stream_id, rows, lambda version: self._read_row(stream_id, version))
+            yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def payload_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
@@ -359,7 +360,7 @@ class PostgresStore:
         a page (a list) at a time."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
             if rows:
-                yield payload_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+                yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def event_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
@@ -368,7 +369,7 @@ class PostgresStore:
         at a time."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
             if rows:
-                yield event_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+                yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def _stream_pages(
         self, columns: str, version_at: int, stream_id: str, from_version: int, to_version: int | None = None
@@ -388,6 +389,13 @@ class PostgresStore:
                 return
             after = rows[-1][version_at]
 
+    def _read_data(self, stream_id: str, version: int) -> None:
+        """Read the data of the event at a version of the stream as every read of records reads it: a data column
+        that is not JSON raises ``CorruptRowError`` naming the row whole (its position too)."""
+        record = self._read_row(stream_id, version)
+        if record is not None:
+            record.payload()
+
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""
         rows = self._rows(
@@ -406,8 +414,7 @@ class PostgresStore:
                 f"SELECT {COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",  # noqa: S608 - constant columns
                 (after, size),
             )
-            for row in rows:
-                yield recorded(row)
+            yield from records(rows)
             if len(rows) < size:
                 return
             after = rows[-1][0]

@@ -59,6 +59,7 @@ from hexlog.events.sqlite_schema import (
     payload_page,
     payloads,
     recorded,
+    records,
     tail_problem,
     write_problem,
 )
@@ -367,17 +368,17 @@ class SQLiteStore:
                 f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
                 (stream_id, from_version),
             ).fetchall()
-        return list(map(recorded, rows))
+        return records(rows)
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
         for rows in self._stream_pages(COLUMNS, 2, stream_id, from_version):
-            yield from map(recorded, rows)
+            yield from records(rows)
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version):
-            yield from payloads(stream_id, rows, lambda version: self._read_row(stream_id, version))
+            yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def payload_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
@@ -386,7 +387,7 @@ class SQLiteStore:
         a page (a list) at a time."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
             if rows:
-                yield payload_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+                yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def event_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
@@ -395,7 +396,7 @@ class SQLiteStore:
         at a time."""
         for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
             if rows:
-                yield event_page(stream_id, rows, lambda version: self._read_row(stream_id, version))
+                yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def _stream_pages(
         self, columns: str, version_at: int, stream_id: str, from_version: int, to_version: int | None = None
@@ -417,6 +418,13 @@ class SQLiteStore:
                 return
             after = rows[-1][version_at]
 
+    def _read_data(self, stream_id: str, version: int) -> None:
+        """Read the data of the event at a version of the stream as every read of records reads it: a data column
+        that is not JSON raises ``CorruptRowError`` naming the row whole (its position too)."""
+        record = self._read_row(stream_id, version)
+        if record is not None:
+            record.payload()
+
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""
         with self._lock:
@@ -437,7 +445,7 @@ class SQLiteStore:
                     f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
                     (after, size),
                 ).fetchall()
-            yield from map(recorded, rows)
+            yield from records(rows)
             if len(rows) < size:
                 return
             after = rows[-1][0]

@@ -12,7 +12,7 @@ import orjson
 from hexlog.events.chain import GENESIS
 from hexlog.events.codec import decode_stored, text_decoder_of
 from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
-from hexlog.events.store import AppendResult, Recorded
+from hexlog.events.store import AppendResult, Recorded, records_of
 from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
@@ -289,16 +289,28 @@ def _where(row: tuple[Any, ...]) -> str:
 
 
 def recorded(row: tuple[Any, ...]) -> Recorded:
-    """The record of a row of ``COLUMNS``; its envelope is built when it is first asked for."""
+    """The record of a row of ``COLUMNS``; its data is read (``stored_data``) and its envelope built when they are
+    first asked for."""
+    return of_row(row, stored_data)
+
+
+def records(rows: Iterable[tuple[Any, ...]]) -> list[Recorded]:
+    """``recorded`` of each of a page of rows of ``COLUMNS``."""
+    return records_of(rows, stored_data)
+
+
+def stored_data(row: tuple[Any, ...]) -> Any:
+    """The data column of a row of ``COLUMNS`` decoded from JSON (``row_data``, without its calls where the column
+    holds what the store writes); ``CorruptRowError`` naming the row if it is not JSON."""
     text = row[8]
-    if text.__class__ is str:  # what the store writes: read here as ``loads`` would, without its calls
+    if text.__class__ is str:
         try:
             raw = text.encode()
             if raw.translate(_DIGITS).find(_LONG_NUMBER) < 0:
-                return of_row(row, orjson_loads(raw))
+                return orjson_loads(raw)
         except ValueError:
             pass
-    return of_row(row, row_data(row))
+    return row_data(row)
 
 
 of_row = Recorded.of_row

@@ -9,7 +9,7 @@ import attrs
 from hexlog.events.chain import Envelope, stored_envelope
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
 
@@ -34,35 +34,45 @@ class NewEvent:
     data: dict[str, Any]
 
 
+#: what a record read from a row holds for its data until the data is first asked for
+_UNREAD: Any = object()
+
+
 class Recorded:
     """An event as stored: its sealed envelope and its global position.
 
     Immutable, and compared and shown as an attrs class would be. A store reading its rows gives it the
-    row's fields and decoded data instead (``Recorded.of_row``): the envelope is then built the first time
-    it is asked for, so a reader that only wants positions, streams or versions never builds one.
+    row's fields instead (``Recorded.of_row``), with the function that reads the row's data column: the data
+    is read the first time it is asked for (by the envelope or the payload), and the envelope is built then, so
+    a reader that only wants positions, streams or versions reads neither, and one that decodes the event may
+    read it straight from the stored text (``raw_payload``).
     """
 
-    __slots__ = ("_data", "_envelope", "_row", "position")
+    __slots__ = ("_data", "_envelope", "_read", "_row", "position")
 
     position: int
     _envelope: Envelope | None
     _row: tuple[Any, ...]
     _data: Any
+    _read: Callable[[tuple[Any, ...]], Any]
 
     def __init__(self, *, position: int, envelope: Envelope) -> None:
         _set_position(self, position)
         _set_envelope(self, envelope)
 
     @classmethod
-    def of_row(cls, row: tuple[Any, ...], data: Any) -> Recorded:
+    def of_row(cls, row: tuple[Any, ...], read: Callable[[tuple[Any, ...]], Any]) -> Recorded:
         """The record of a stored row: ``position, stream_id, stream_version, id, type, schema_version, source,
-        time, data, prevhash, hash`` (the data column already decoded into ``data``)."""
-        record = _new(cls)
-        _set_position(record, row[0])
-        _set_envelope(record, None)
-        _set_row(record, row)
-        _set_data(record, data)
-        return record
+        time, data, prevhash, hash``, whose data column ``read(row)`` decodes when it is first asked for (raising,
+        say, ``CorruptLogError`` naming the row where it is not JSON)."""
+        return records_of([row], read)[0]
+
+    def _decoded_data(self) -> Any:
+        data = self._data
+        if data is _UNREAD:
+            data = self._read(self._row)
+            _set_data(self, data)
+        return data
 
     @property
     def envelope(self) -> Envelope:
@@ -71,7 +81,7 @@ class Recorded:
         if envelope is None:
             row = self._row
             envelope = stored_envelope(
-                row[3], row[6], row[4], row[1], row[7], self._data, row[2], row[5], row[9], row[10]
+                row[3], row[6], row[4], row[1], row[7], self._decoded_data(), row[2], row[5], row[9], row[10]
             )
             _set_envelope(self, envelope)
         return envelope
@@ -82,8 +92,16 @@ class Recorded:
         envelope = self._envelope
         if envelope is None:
             row = self._row
-            return row[4], row[5], self._data
+            return row[4], row[5], self._decoded_data()
         return envelope.type, envelope.schemaversion, envelope.data
+
+    def raw_payload(self) -> tuple[str, int, Any]:
+        """The event's type, schema version and stored data column as the row holds it (its JSON text) while the data
+        has not been read; its data (``payload``) once it has, or for a record built from its envelope."""
+        if self._envelope is None and self._data is _UNREAD:
+            row = self._row
+            return row[4], row[5], row[8]
+        return self.payload()
 
     @property
     def stream_id(self) -> str:
@@ -123,6 +141,28 @@ class Recorded:
         return _recorded, (self.position, self.envelope)
 
 
+def records_of(rows: Iterable[tuple[Any, ...]], read: Callable[[tuple[Any, ...]], Any]) -> list[Recorded]:
+    """``Recorded.of_row`` of each of a page of rows, made in one loop (a log is read by the page)."""
+    records: list[Recorded] = []
+    append, new, unread = records.append, _new, _UNREAD
+    set_position, set_envelope, set_row, set_data, set_read = (
+        _set_position,
+        _set_envelope,
+        _set_row,
+        _set_data,
+        _set_read,
+    )
+    for row in rows:
+        record = new(Recorded)
+        set_position(record, row[0])
+        set_envelope(record, None)
+        set_row(record, row)
+        set_data(record, unread)
+        set_read(record, read)
+        append(record)
+    return records
+
+
 def _recorded(position: int, envelope: Envelope) -> Recorded:
     return Recorded(position=position, envelope=envelope)
 
@@ -132,6 +172,7 @@ _set_position = Recorded.__dict__["position"].__set__
 _set_envelope = Recorded.__dict__["_envelope"].__set__
 _set_row = Recorded.__dict__["_row"].__set__
 _set_data = Recorded.__dict__["_data"].__set__
+_set_read = Recorded.__dict__["_read"].__set__
 
 
 @attrs.frozen(kw_only=True)

@@ -14,8 +14,9 @@ import cattrs
 import pytest
 
 from hexlog.events.base import event_class
-from hexlog.events.chain import Envelope, stored_envelope
-from hexlog.events.codec import _fast, converter, decode, decode_record, from_data
+from hexlog.events.chain import Envelope, canonical_json, stored_envelope
+from hexlog.events.codec import _fast, converter, decode, decode_record, from_data, to_data
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import loads, recorded
 from hexlog.events.store import Recorded
@@ -154,6 +155,10 @@ def _dice() -> dict[str, Any]:
     return next(d for t, v, d in PAYLOADS if t == "hexlog.dice.rolled" and v == 3)
 
 
+def _roll() -> DiceRolled:
+    return DiceRolled(session="s1", nonce=4, purpose="attack", sides=(20,), faces=(17,), modifier=2, total=19)
+
+
 class TestLoads:
     @pytest.mark.parametrize(
         "text",
@@ -224,9 +229,23 @@ class TestRecorded:
         with pytest.raises(TypeError):
             hash(record)  # its data is a dict, as an attrs record's hash found too
 
-    def test_a_row_whose_data_is_not_json_is_refused_at_once_naming_it(self):
-        with pytest.raises(CorruptLogError, match=r"position 7.*not JSON"):
-            recorded((*self.ROW[:8], "{nope", *self.ROW[9:]))
+    def test_a_row_whose_data_is_not_json_is_refused_naming_it_when_its_data_is_first_asked_for(self):
+        """Its position, stream and version read without its data; its envelope, payload and event are refused."""
+        record = recorded((*self.ROW[:8], "{nope", *self.ROW[9:]))
+        assert (record.position, record.stream_id, record.version) == (7, "campaign-x", 3)
+        for ask in (lambda: record.envelope, record.payload, lambda: decode_record(record)):
+            with pytest.raises(CorruptLogError, match=r"position 7.*not JSON"):
+                ask()
+
+    def test_a_record_read_straight_from_its_text_reads_its_data_only_when_asked(self):
+        """``decode_record`` reads the event from the stored text; the envelope still holds the data read from it."""
+        text = canonical_json(to_data(_roll()))
+        record = recorded((*self.ROW[:8], text, *self.ROW[9:]))
+        assert record.raw_payload() == ("hexlog.dice.rolled", 3, text)
+        assert decode_record(record) == _roll()
+        assert record.raw_payload() == ("hexlog.dice.rolled", 3, text)  # the data is still unread
+        assert record.envelope.data == json.loads(text)
+        assert record.raw_payload() == record.payload() == ("hexlog.dice.rolled", 3, json.loads(text))
 
     def test_the_envelope_has_nothing_stored_envelope_would_skip(self):
         assert all(f.validator is None and f.converter is None for f in attrs.fields(Envelope))

@@ -211,12 +211,16 @@ class TestCorruptData:
 
     @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe", DEEP], ids=lambda d: repr(d)[:20])
     def test_reading_the_stream_names_the_bad_row(self, db: Path, corrupt: Callable[[str], None], data: str) -> None:
-        """``read_stream`` raises naming the stream, version, position, event id and why."""
+        """The bad record of ``read_stream`` raises naming the stream, version, position, event id and why when its
+        envelope is read; the others read as they are."""
         corrupt(data)
         store = SQLiteStore(db)
         try:
+            records = store.read_stream("s")
+            assert [r.version for r in records] == [1, 2, 3]
+            assert [r.envelope.data for r in (records[0], records[2])] == [{"n": 1}, {"n": 3}]
             with pytest.raises(CorruptLogError) as raised:
-                store.read_stream("s")
+                _ = records[1].envelope
             assert store.read_stream("s", 3)[0].envelope.data == {"n": 3}
         finally:
             store.close()
@@ -286,14 +290,14 @@ class TestCorruptData:
             store.close()
 
     def test_reading_everything_stops_at_the_bad_row(self, db: Path, corrupt: Callable[[str], None]) -> None:
-        """``read_all`` yields the good rows before the bad one, then raises naming it."""
+        """A reader of ``read_all``'s envelopes has the good rows before the bad one, then an error naming it."""
         corrupt("{bad")
         store = SQLiteStore(db)
         try:
             seen = []
             with pytest.raises(CorruptLogError, match=r"s version 2 \(position 2\), event event-2"):
-                seen.extend(store.read_all())
-            assert [r.position for r in seen] == [1]
+                seen.extend(record.envelope for record in store.read_all())
+            assert [envelope.streamversion for envelope in seen] == [1]
         finally:
             store.close()
 
