@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events.chain import GENESIS, seal_batch
 from hexlog.events.codec import decode_page
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
-from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
+from hexlog.events.store import EVERY_ROW, AppendResult, Later, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -200,17 +200,25 @@ class MemoryStore:
         """The rows of a stream's projection (every row, or those of ``keys``): key -> (version, data)."""
         with self._lock:
             table = self._rows.get((stream_id, projection), {})
-            if keys is None:
-                return dict(table)
-            return {k: table[k] for k in keys if k in table}
+            return {k: self._made(table, k) for k in (table if keys is None else keys) if k in table}
 
     def iter_rows(self, stream_id: str, projection: str) -> Iterator[tuple[str, int, Any]]:
         """Every row of a stream's projection as (key, version, data), in key order."""
         with self._lock:
-            table = dict(self._rows.get((stream_id, projection), {}))
-        for key in sorted(table):
-            version, data = table[key]
+            table = self._rows.get((stream_id, projection), {})
+            rows = {k: self._made(table, k) for k in table}
+        for key in sorted(rows):
+            version, data = rows[key]
             yield key, version, data
+
+    @staticmethod
+    def _made(table: dict[str, tuple[int, Any]], key: str) -> tuple[int, Any]:
+        """A row as JSON-ready values, its data made (and kept made) if it was kept ``Later``."""
+        version, data = table[key]
+        if data.__class__ is Later:
+            data = row_value(data)
+            table[key] = (version, data)
+        return version, data
 
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since."""

@@ -74,7 +74,7 @@ from hexlog.events.sqlite_schema import (
     records,
     tail_problem,
 )
-from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -288,7 +288,7 @@ class PostgresStore:
                     "INSERT INTO projection_rows (stream_id, projection, key, version, data) "
                     "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (stream_id, projection, key) "
                     "DO UPDATE SET version = excluded.version, data = excluded.data",
-                    (stream_id, r.projection, r.key, r.version, canonical_json(r.data)),
+                    (stream_id, r.projection, r.key, r.version, canonical_json(row_value(r.data))),
                 )
             elif r.key == EVERY_ROW:
                 execute(

@@ -63,7 +63,7 @@ from hexlog.events.sqlite_schema import (
     tail_problem,
     write_problem,
 )
-from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -523,7 +523,7 @@ class SQLiteStore:
         upserts: list[tuple[Any, ...]] = []
         for r in rows:
             if r.data is not None:
-                upserts.append((stream_id, r.projection, r.key, r.version, canonical_json(r.data)))
+                upserts.append((stream_id, r.projection, r.key, r.version, canonical_json(row_value(r.data))))
                 continue
             if upserts:
                 self._conn.executemany(UPSERT_ROW, upserts)

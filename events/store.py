@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -9,7 +10,7 @@ import attrs
 from hexlog.events.chain import Envelope, stored_envelope
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
 
@@ -190,6 +191,20 @@ class AppendResult:
 EVERY_ROW = "*"
 
 
+@attrs.frozen
+class Later:
+    """A row's data made when it is first needed (``make()``): a live projection's part is encoded when a store
+    writes it, or when a store that keeps rows in memory (a simulation's) gives it back, and never when nobody
+    reads it."""
+
+    make: Callable[[], Any]
+
+
+def row_value(data: Any) -> Any:
+    """A row's data as JSON-ready values: ``data`` itself, or made if it is ``Later``."""
+    return data.make() if data.__class__ is Later else data
+
+
 @attrs.frozen(kw_only=True)
 class ProjectionRow:
     """One row of a live projection of a stream, as of stream ``version``; ``data`` None deletes it.
@@ -201,7 +216,7 @@ class ProjectionRow:
     projection: str
     key: str
     version: int
-    #: a JSON-ready value (dicts, lists, strings, numbers, booleans), or None to delete the row
+    #: a JSON-ready value (dicts, lists, strings, numbers, booleans), or ``Later`` one, or None to delete the row
     data: Any
 
 

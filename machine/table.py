@@ -149,6 +149,16 @@ OWN_READS: tuple[type[Event], ...] = (
 _OWN_READ: dict[type[Event], bool] = {}
 
 
+#: whether the session lifecycle reads each event class met so far
+_SESSION_READ: dict[type[Event], bool] = {}
+
+
+def _session_read(cls: type[Event]) -> bool:
+    """Whether the session lifecycle reads events of ``cls`` (``sessions.READS``), noted."""
+    found = _SESSION_READ[cls] = issubclass(cls, session_model.READS)
+    return found
+
+
 def _own_read(cls: type[Event]) -> bool:
     """Whether the table's own parts read events of ``cls`` (a subclass of a class in ``OWN_READS`` too), noted."""
     found = _OWN_READ[cls] = issubclass(cls, OWN_READS)
@@ -172,11 +182,29 @@ def _named(
 
 
 def evolve(table: Table, event: Event, registry: Registry) -> Table:
-    """The table after one event (parts an event does not touch stay the same objects)."""
+    """The table after one event (parts an event does not touch stay the same objects; each part is asked only of
+    the events it reads)."""
+    cls = event.__class__
+    own = _OWN_READ.get(cls)
+    sessions = table.sessions
+    if _SESSION_READ.get(cls) or (cls not in _SESSION_READ and _session_read(cls)):
+        sessions = session_model.evolve(sessions, event)
+    procedures = _procedures(table.procedures, event, registry)
+    if not (_own_read(cls) if own is None else own):
+        if sessions is table.sessions and procedures is table.procedures:
+            return table
+        return _changed(
+            table,
+            campaign=table.campaign,
+            rules=table.rules,
+            sessions=sessions,
+            party=table.party,
+            clock=table.clock,
+            procedures=procedures,
+            handoffs=table.handoffs,
+        )
     party = party_model.evolve(table.party, event)
     clock = clock_model.evolve(table.clock, event)
-    sessions = session_model.evolve(table.sessions, event)
-    procedures = _procedures(table.procedures, event, registry)
     campaign, rules, handoffs = _named(table.campaign, table.rules, table.handoffs, event)
     return _changed(
         table,

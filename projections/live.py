@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
 from hexlog.events.codec import decode_record
 from hexlog.events.errors import CorruptLogError, HexlogError
-from hexlog.events.store import EVERY_ROW, ProjectionRow
+from hexlog.events.store import EVERY_ROW, Later, ProjectionRow, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
@@ -193,7 +194,9 @@ class Live(Generic[S]):
         old = p.parts(self.state) if self.parts is None else self.parts
         parts = p.parts(state)
         rows = list(self.pending)
-        rows += [_row(p, k, version, p.encode(k, part)) for k, part in parts.items() if old[k] is not part]
+        rows += [
+            _row(p, k, version, Later(partial(p.encode, k, part))) for k, part in parts.items() if old[k] is not part
+        ]
         rows += [_row(p, k, version, v) for k, v in (extra or {}).items()]
         rows.append(mark_row(p, version, event))
         return Live(p, state, version, event=event, parts=parts), rows
@@ -202,7 +205,7 @@ class Live(Generic[S]):
         """The data of one of the projection's rows as it stands once the pending rows are written."""
         for pending in reversed(self.pending):
             if pending.key == key:
-                return pending.data
+                return row_value(pending.data)
             if pending.key == EVERY_ROW and pending.data is None:
                 return None
         found = store.read_rows(stream_id, self.projection.name, [key]).get(key)

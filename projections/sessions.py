@@ -92,6 +92,10 @@ class SessionLog:
     count: int = 0
 
 
+#: the events the lifecycle reads (a subclass of one too): it is left as it is at any other
+READS = (SessionOpened, ClientSeedSet, SessionClosed, SessionAbandoned, DiceRolled)
+
+
 def evolve(log: SessionLog, event: Event) -> SessionLog:
     """The lifecycle after one event; events about another session than the latest leave it as it is."""
     if isinstance(event, SessionOpened):

@@ -151,6 +151,7 @@ def test_every_event_class_the_fold_matches_is_one_it_declares_it_reads(procedur
 
 
 OWN_PARTS = (
+    ("sessions", lambda table, event: tables.session_model.evolve(table.sessions, event)),
     ("party", lambda table, event: tables.party_model.evolve(table.party, event)),
     ("clock", lambda table, event: tables.clock_model.evolve(table.clock, event)),
     ("names", lambda table, event: tables._named(table.campaign, table.rules, table.handoffs, event)),
@@ -166,13 +167,13 @@ def test_the_tables_own_parts_are_left_as_they_are_at_every_event_they_do_not_re
         table = tables.Table()
         for event in stream:
             after = tables.evolve(table, event, REGISTRY)
-            if not isinstance(event, tables.OWN_READS):
+            if not isinstance(event, _reads(part)):
                 assert _same(evolve(table, event), _parts_of(part, table)), f"{part} changed at {event.type_name}"
             table = after
             tables_reached.append(table)
-    unread = [sample for sample in samples if not isinstance(sample, tables.OWN_READS)]
+    unread = [sample for sample in samples if not isinstance(sample, _reads(part))]
     assert unread
-    read = [sample for sample in samples if isinstance(sample, tables.OWN_READS)]
+    read = [sample for sample in samples if isinstance(sample, _reads(part))]
     assert read, "no sample is read by the table's own parts: this test would prove nothing"
     step = max(1, len(tables_reached) // STATES_TRIED)
     for table in tables_reached[::step]:
@@ -180,7 +181,13 @@ def test_the_tables_own_parts_are_left_as_they_are_at_every_event_they_do_not_re
             assert _same(evolve(table, sample), _parts_of(part, table)), f"{part} changed at {sample.type_name}"
 
 
+def _reads(part: str) -> tuple[type, ...]:
+    return tables.session_model.READS if part == "sessions" else tables.OWN_READS
+
+
 def _parts_of(part: str, table: tables.Table) -> object:
+    if part == "sessions":
+        return table.sessions
     if part == "party":
         return table.party
     if part == "clock":
@@ -195,10 +202,20 @@ def _same(after: object, before: object) -> bool:
     return after is before
 
 
-@pytest.mark.parametrize("module", [tables.party_model, tables.clock_model, tables], ids=lambda m: m.__name__)
-def test_every_event_class_the_tables_own_parts_match_is_in_their_reads(module):
-    """What the party, the clock and the table's names match an event against is declared in ``OWN_READS``."""
+@pytest.mark.parametrize(
+    ("module", "reads"),
+    [
+        (tables.party_model, tables.OWN_READS),
+        (tables.clock_model, tables.OWN_READS),
+        (tables, tables.OWN_READS),
+        (tables.session_model, tables.session_model.READS),
+    ],
+    ids=["party", "clock", "names", "sessions"],
+)
+def test_every_event_class_the_tables_own_parts_match_is_in_their_reads(module, reads):
+    """What the party, the clock, the table's names and the session lifecycle match an event against is declared in
+    ``OWN_READS`` (the session lifecycle's in ``sessions.READS``)."""
     matched = {cls for cls in _classes_matched(module) if issubclass(cls, Event)}
     assert matched, f"no event class found in {module.__name__}: this test would prove nothing"
-    unread = sorted(cls.__name__ for cls in matched if not issubclass(cls, tables.OWN_READS))
-    assert not unread, f"{module.__name__} matches {unread}, which OWN_READS does not list"
+    unread = sorted(cls.__name__ for cls in matched if not issubclass(cls, reads))
+    assert not unread, f"{module.__name__} matches {unread}, which its reads do not list"

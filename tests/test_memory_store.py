@@ -13,7 +13,7 @@ from hexlog.events.chain import GENESIS, seal_batch
 from hexlog.events.errors import StaleVersionError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.store import NewEvent, Recorded
+from hexlog.events.store import Later, NewEvent, ProjectionRow, Recorded
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
@@ -156,3 +156,25 @@ def test_a_whole_campaign_through_the_handler_records_what_the_sqlite_store_reco
     assert [r.envelope for r in memory] == [r.envelope for r in on_disk]
     assert [r.position for r in memory] == [r.position for r in on_disk]
     assert len(memory) == 8  # the campaign, the session, the member and five rolls
+
+
+def test_a_row_made_later_is_made_only_when_it_is_read() -> None:
+    """The in-memory store keeps a ``Later`` row as it is until a reader asks for it: a simulation whose rows nobody
+    reads never encodes them."""
+    made: list[int] = []
+
+    def value() -> dict[str, int]:
+        made.append(1)
+        return {"n": 1}
+
+    store = MemoryStore()
+    store.append(
+        "s",
+        [NewEvent(id="e1", source="hexlog:t", type="hexlog.test.thing", time="t", schemaversion=1, data={})],
+        expected_version=0,
+        rows=[ProjectionRow(projection="p", key="k", version=1, data=Later(value))],
+    )
+    assert made == []
+    assert store.read_rows("s", "p", ["k"]) == {"k": (1, {"n": 1})}
+    assert store.read_rows("s", "p") == {"k": (1, {"n": 1})}
+    assert made == [1]

@@ -21,7 +21,7 @@ from hexlog.events.memory import MemoryStore
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.session import SessionOpened
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.store import EVERY_ROW, AppendResult, EventStore, NewEvent, ProjectionRow, ProjectionStore
+from hexlog.events.store import EVERY_ROW, AppendResult, EventStore, Later, NewEvent, ProjectionRow, ProjectionStore
 
 from .postgres_db import drop_schema, needs_postgres, schema_url
 
@@ -396,6 +396,30 @@ class StoreContract:
         assert store.read_rows("s", "p") == {"a": (2, {"x": 2})}
         store.append("s", batch(3), expected_version=2, rows=[row("p", "c", 3, None)])
         assert store.read_rows("s", "p") == {"a": (2, {"x": 2})}
+
+    def test_a_row_made_later_is_kept_as_what_it_makes(self, store: Store) -> None:
+        """A row whose data is ``Later`` reads back as what its ``make`` gives, at most once, whoever writes it."""
+        made: list[str] = []
+
+        def make(key: str) -> Later:
+            def value() -> Any:
+                made.append(key)
+                return {"key": key, "parts": [1, 2]}
+
+            return Later(value)
+
+        store.append("s", batch(1), expected_version=0, rows=[row("p", "a", 1, make("a"))])
+        assert store.write_rows("s", [row("p", "b", 1, make("b"))], at_version=1)
+        for _ in range(2):
+            assert store.read_rows("s", "p") == {
+                "a": (1, {"key": "a", "parts": [1, 2]}),
+                "b": (1, {"key": "b", "parts": [1, 2]}),
+            }
+            assert [data for _, _, data in store.iter_rows("s", "p")] == [
+                {"key": "a", "parts": [1, 2]},
+                {"key": "b", "parts": [1, 2]},
+            ]
+        assert sorted(made) == ["a", "b"]
 
     def test_deleting_every_row_wipes_the_projection_before_the_rows_after_it(self, store: Store) -> None:
         """A deleted EVERY_ROW row removes all rows of its projection of that stream, and only those."""
