@@ -89,6 +89,7 @@ class Runner:
         self.commands = {trigger: cls for cls, trigger in procedure.triggers.items()}
         #: per trigger, the sketches ``allowed`` judges: one per side for a command with a side
         self._sketches = {trigger: _sketches(cls) for trigger, cls in self.commands.items()}
+        self._initial = procedure.initial
         self._model: Model = procedure.model(state=procedure.initial.name)
         self.machine.add_model(self._model, initial=procedure.initial.name)
         self._lock = threading.Lock()
@@ -125,9 +126,12 @@ class Runner:
                 raise TypeError(msg)
 
     def _load(self, phase: str, proc: Any, table: Table, command: Command | None) -> Model:
-        """The resident model holding the state, the table and the command, in phase ``phase`` (named)."""
+        """The resident model holding the state, the table and the command, in phase ``phase`` (named), with an
+        empty list of refusals (a list a condition wrote to is replaced: whoever read it keeps it)."""
         model = self._model
-        model.proc, model.table, model.command, model.refusals = proc, table, command, []
+        model.proc, model.table, model.command = proc, table, command
+        if model.refusals:
+            model.refusals = []
         model.state = phase  # what set_state writes, without looking the phase up again
         return model
 
@@ -160,18 +164,21 @@ class Runner:
         ``IllegalTransitionError`` when the phase has no such trigger, naming the steps allowed now;
         ``RuleRefusedError`` with the reasons when every row's conditions fail.
         """
-        phase = self.procedure.phase_of(proc)
-        assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
-        source, event = phase.name, self._events.get(trigger)
+        source = (self._initial if proc is None else proc.phase).name  # the procedure's phase_of, without a call
+        event = self._events.get(trigger)
         with self._lock:
-            model = self._load(source, proc, table, command)
+            model = self._model  # loaded as ``_load`` loads it, keeping a list no condition has written to
+            model.proc, model.table, model.command, model.state = proc, table, command, source
+            if model.refusals:
+                model.refusals = []
             try:
                 done = model.trigger(trigger) if event is None else event.trigger(model)
             except MachineError:
                 done = None
-            dest, refusals = model.state, model.refusals  # the next load gives the model a new list
+            dest, refusals = model.state, model.refusals  # a list written to is replaced at the next load
         if done:
-            return self._change(trigger, source, dest)
+            change = self._changes.get((trigger, source, dest))
+            return self._change(trigger, source, dest) if change is None else change
         name = self.procedure.name
         if done is None:
             offered = [t for t, _ in self.allowed(proc, table)]
