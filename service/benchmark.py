@@ -548,6 +548,7 @@ def run(
             store = where.open(logged, new=False)
             note(f"sample {sample}/{params.repeat}: reads")
             put("read_stream_eps", params.events / _timed(lambda: read_streams(store)))  # noqa: B023 - run now
+            put("read_stream_records_eps", params.events / _timed(lambda: read_stream_records(store)))  # noqa: B023
             put("read_log_raw_eps", params.events / _timed(lambda: read_log_raw(store)))  # noqa: B023
             put("read_log_eps", params.events / _timed(lambda: read_log(store, decoded=True)))  # noqa: B023
             note(f"sample {sample}/{params.repeat}: replay and audit")

@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING
 
 import psycopg
 
+from hexlog.events.codec import decode_record
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.service import benchmark
+
 from .conftest import run_hexlog
 from .postgres_db import PG_URL, needs_postgres
 
@@ -18,6 +22,7 @@ RATES = {
     "append_tx1_eps",
     "append_batch100_eps",
     "read_stream_eps",
+    "read_stream_records_eps",
     "read_log_eps",
     "read_log_raw_eps",
     "replay_eps",
@@ -74,3 +79,18 @@ def test_quick_bench_on_postgresql_runs_the_store_figures_there_and_leaves_no_sc
     with psycopg.connect(PG_URL) as conn:
         left = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hexlog_bench_%'").fetchall()
     assert left == []
+
+
+def test_the_stream_reads_decode_every_event_of_the_log(tmp_path: Path) -> None:
+    """``read_stream`` (each stream's decoded events, a page at a time) and ``read_stream_records`` (each stream's
+    records, each record's event decoded) read every event of the workload's log, and decode the same events."""
+    store = SQLiteStore(tmp_path / "bench.db")
+    try:
+        benchmark.write_log(store, 1000, 100, 100)
+        assert benchmark.read_streams(store) == benchmark.read_stream_records(store) == 1000
+        for stream in store.streams():
+            paged = [stored[2] for page in store.event_pages(stream) for stored in page]
+            assert paged == [decode_record(record) for record in store.read_stream(stream)]
+            assert {type(event).__name__ for event in paged} == {"SessionOpened", "DiceRolled", "SessionClosed"}
+    finally:
+        store.close()
