@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from hexlog.events.store import Payload, StoredEvent
 
-#: the payloads ``payload_pages`` gives at a time
-PAGE_SIZE = 5000
+#: the payloads ``payload_pages`` gives at a time (as the SQL stores give them)
+PAGE_SIZE = 250
 
 
 class MemoryStore:

@@ -60,6 +60,7 @@ from hexlog.events.postgres_schema import (
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
+    EVENT_PAGE_SIZE,
     PAGE_SIZE,
     PAYLOAD_COLUMNS,
     ROWS_PAGE_SIZE,
@@ -358,7 +359,7 @@ class PostgresStore:
     ) -> Iterator[list[Payload]]:
         """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
         a page (a list) at a time."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version, EVENT_PAGE_SIZE):
             if rows:
                 yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
@@ -367,25 +368,33 @@ class PostgresStore:
     ) -> Iterator[list[StoredEvent]]:
         """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
         at a time."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version):
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version, EVENT_PAGE_SIZE):
             if rows:
                 yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def _stream_pages(
-        self, columns: str, version_at: int, stream_id: str, from_version: int, to_version: int | None = None
+        self,
+        columns: str,
+        version_at: int,
+        stream_id: str,
+        from_version: int,
+        to_version: int | None = None,
+        page: int | None = None,
     ) -> Iterator[list[tuple[Any, ...]]]:
         """The stream's rows of ``columns`` (its stream version at index ``version_at``) from ``from_version`` to
-        ``to_version`` (its end when None), in order, a page at a time."""
+        ``to_version`` (its end when None), in order, a page (of ``page`` rows, ``STREAM_PAGE_SIZE`` by default) at
+        a time."""
+        size = STREAM_PAGE_SIZE if page is None else page
         after = max(from_version, 1) - 1
         bound, last = ("", ()) if to_version is None else ("AND stream_version <= %s ", (to_version,))
         while True:
             rows = self._rows(
                 f"SELECT {columns} FROM events WHERE stream_id = %s AND stream_version > %s "  # noqa: S608 - constant columns
                 f"{bound}ORDER BY stream_version LIMIT %s",
-                (stream_id, after, *last, STREAM_PAGE_SIZE),
+                (stream_id, after, *last, size),
             )
             yield rows
-            if len(rows) < STREAM_PAGE_SIZE:
+            if len(rows) < size:
                 return
             after = rows[-1][version_at]
 

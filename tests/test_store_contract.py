@@ -78,6 +78,13 @@ SAMPLE_EVENTS = (
 )
 
 
+def _pages_of_seven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every store reads a stream's payloads and events seven at a time."""
+    monkeypatch.setattr("hexlog.events.memory.PAGE_SIZE", 7)
+    for module in ("sqlite", "postgres"):
+        monkeypatch.setattr(f"hexlog.events.{module}.EVENT_PAGE_SIZE", 7)
+
+
 def as_new(event: Event) -> NewEvent:
     """An event as a store takes it."""
     return NewEvent(
@@ -222,10 +229,7 @@ class StoreContract:
     ) -> None:
         """``payload_pages`` gives what ``iter_payloads`` gives, from ``from_version`` to ``to_version``, in lists of
         at most a page, none empty, without another stream's events."""
-        for module in ("sqlite", "postgres", "memory"):
-            monkeypatch.setattr(
-                f"hexlog.events.{module}.{'PAGE_SIZE' if module == 'memory' else 'STREAM_PAGE_SIZE'}", 7
-            )
+        _pages_of_seven(monkeypatch)
         for k in range(3):
             events = [thing(n, big=2**70) for n in range(k * 10, (k + 1) * 10)]
             store.append("s", events, expected_version=k * 10)
@@ -243,10 +247,7 @@ class StoreContract:
         """``event_pages`` gives each event's version, id and the event ``decode_stored`` makes of its payload, page
         by page between two versions: events read from their text and events of classes read only from their data
         alike."""
-        for module in ("sqlite", "postgres", "memory"):
-            monkeypatch.setattr(
-                f"hexlog.events.{module}.{'PAGE_SIZE' if module == 'memory' else 'STREAM_PAGE_SIZE'}", 7
-            )
+        _pages_of_seven(monkeypatch)
         store.append("s", [as_new(event) for event in SAMPLE_EVENTS], expected_version=0)
         store.append("s", [as_new(event) for event in SAMPLE_EVENTS], expected_version=len(SAMPLE_EVENTS))
         total = 2 * len(SAMPLE_EVENTS)
