@@ -346,12 +346,12 @@ class PostgresStore:
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(COLUMNS, 2, stream_id, from_version):
+        for rows in self._stream_pages(COLUMNS, stream_id, from_version):
             yield from records(rows)
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version):
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, stream_id, from_version):
             yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def payload_pages(
@@ -359,7 +359,9 @@ class PostgresStore:
     ) -> Iterator[list[Payload]]:
         """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
         a page (a list) at a time."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version, EVENT_PAGE_SIZE):
+        for rows in self._stream_pages(
+            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
+        ):
             if rows:
                 yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
@@ -368,23 +370,26 @@ class PostgresStore:
     ) -> Iterator[list[StoredEvent]]:
         """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
         at a time."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, 0, stream_id, from_version, to_version, EVENT_PAGE_SIZE):
+        for rows in self._stream_pages(
+            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
+        ):
             if rows:
                 yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
 
     def _stream_pages(
         self,
         columns: str,
-        version_at: int,
         stream_id: str,
         from_version: int,
+        *,
         to_version: int | None = None,
         page: int | None = None,
     ) -> Iterator[list[tuple[Any, ...]]]:
-        """The stream's rows of ``columns`` (its stream version at index ``version_at``) from ``from_version`` to
+        """The stream's rows of ``columns`` (one of them ``stream_version``) from ``from_version`` to
         ``to_version`` (its end when None), in order, a page (of ``page`` rows, ``STREAM_PAGE_SIZE`` by default) at
         a time."""
         size = STREAM_PAGE_SIZE if page is None else page
+        version_at = columns.split(", ").index("stream_version")
         after = max(from_version, 1) - 1
         bound, last = ("", ()) if to_version is None else ("AND stream_version <= %s ", (to_version,))
         while True:
