@@ -173,6 +173,8 @@ def decode_payloads(payloads: Iterable[Payload]) -> list[Event]:
 
 #: the text decoder of each (CloudEvents type, current schema version) met so far (None where the class has none)
 _TEXT_BY_TYPE: dict[tuple[str, int], TextDecoder | None] = {}
+#: what ``_TEXT_BY_TYPE`` gives for a type and version not met yet
+_UNKNOWN: Any = object()
 
 
 def _text_by_type(key: tuple[str, int]) -> TextDecoder | None:
@@ -223,7 +225,9 @@ def decode_record(record: Recorded) -> Event:
     cloud_type, schema_version, raw = record.raw_payload()
     if raw.__class__ is str:
         key = (cloud_type, schema_version)
-        decoder = _TEXT_BY_TYPE[key] if key in _TEXT_BY_TYPE else _text_by_type(key)
+        decoder = _TEXT_BY_TYPE.get(key, _UNKNOWN)
+        if decoder is _UNKNOWN:
+            decoder = _text_by_type(key)
         if decoder is not None:
             event = decoder(raw)
             if event is not SLOW:

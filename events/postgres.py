@@ -57,20 +57,16 @@ from hexlog.events.postgres_schema import (
     shown_url,
     without_password,
 )
+from hexlog.events.sql_pages import PagedReads
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
-    EVENT_PAGE_SIZE,
     PAGE_SIZE,
-    PAYLOAD_COLUMNS,
     ROWS_PAGE_SIZE,
     STREAM_PAGE_SIZE,
     checked_tail,
     command_row,
-    event_page,
     known_command,
-    payload_page,
-    payloads,
     recorded,
     records,
     tail_problem,
@@ -80,7 +76,6 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import Payload, StoredEvent
 
 __all__ = ["AppendListener", "PostgresStore", "appends_channel", "connect", "first_line", "lost", "usable"]
 
@@ -91,7 +86,7 @@ _INSERT = f"INSERT INTO events ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %
 _TAIL = f"SELECT {COLUMNS} FROM events WHERE stream_id = %s ORDER BY stream_version DESC LIMIT 2"  # noqa: S608 - constant columns
 
 
-class PostgresStore:
+class PostgresStore(PagedReads):
     """Keeps every stream in one PostgreSQL schema; same contract as ``SQLiteStore``.
 
     ``url`` is a libpq connection URL; its schema is the first of the connection's ``search_path``.
@@ -349,33 +344,6 @@ class PostgresStore:
         for rows in self._stream_pages(COLUMNS, stream_id, from_version):
             yield from records(rows)
 
-    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
-        """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, stream_id, from_version):
-            yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
-    def payload_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[Payload]]:
-        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
-        a page (a list) at a time."""
-        for rows in self._stream_pages(
-            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
-        ):
-            if rows:
-                yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
-    def event_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[StoredEvent]]:
-        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
-        at a time."""
-        for rows in self._stream_pages(
-            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
-        ):
-            if rows:
-                yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
     def _stream_pages(
         self,
         columns: str,
@@ -402,13 +370,6 @@ class PostgresStore:
             if len(rows) < size:
                 return
             after = rows[-1][version_at]
-
-    def _read_data(self, stream_id: str, version: int) -> None:
-        """Read the data of the event at a version of the stream as every read of records reads it: a data column
-        that is not JSON raises ``CorruptRowError`` naming the row whole (its position too)."""
-        record = self._read_row(stream_id, version)
-        if record is not None:
-            record.payload()
 
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""

@@ -37,13 +37,12 @@ from hexlog.events.errors import (
     StoreWriteError,
 )
 from hexlog.events.files import create_private
+from hexlog.events.sql_pages import PagedReads
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
-    EVENT_PAGE_SIZE,
     HAZARDS,
     PAGE_SIZE,
-    PAYLOAD_COLUMNS,
     ROWS_PAGE_SIZE,
     SCHEMA,
     SCHEMA_NAMES,
@@ -52,13 +51,10 @@ from hexlog.events.sqlite_schema import (
     busy_message,
     checked_tail,
     command_row,
-    event_page,
     integrity_check,
     is_busy,
     known_command,
     loads,
-    payload_page,
-    payloads,
     recorded,
     records,
     tail_problem,
@@ -69,7 +65,6 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import Payload, StoredEvent
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
@@ -88,7 +83,7 @@ MAX_TAILS = 10_000
 _EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
 
 
-class SQLiteStore:
+class SQLiteStore(PagedReads):
     """Keeps every stream in one SQLite file; same contract as ``MemoryStore``.
 
     With ``create`` (the default) a missing or empty file becomes a new store. Without it the file
@@ -376,33 +371,6 @@ class SQLiteStore:
         for rows in self._stream_pages(COLUMNS, stream_id, from_version):
             yield from records(rows)
 
-    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
-        """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(PAYLOAD_COLUMNS, stream_id, from_version):
-            yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
-    def payload_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[Payload]]:
-        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
-        a page (a list) at a time."""
-        for rows in self._stream_pages(
-            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
-        ):
-            if rows:
-                yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
-    def event_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[StoredEvent]]:
-        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
-        at a time."""
-        for rows in self._stream_pages(
-            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
-        ):
-            if rows:
-                yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
-
     def _stream_pages(
         self,
         columns: str,
@@ -431,13 +399,6 @@ class SQLiteStore:
             if len(rows) < size:
                 return
             after = rows[-1][version_at]
-
-    def _read_data(self, stream_id: str, version: int) -> None:
-        """Read the data of the event at a version of the stream as every read of records reads it: a data column
-        that is not JSON raises ``CorruptRowError`` naming the row whole (its position too)."""
-        record = self._read_row(stream_id, version)
-        if record is not None:
-            record.payload()
 
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""

@@ -329,12 +329,16 @@ def payloads(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[i
     version)`` is called first (a store reads the whole row there, to raise naming it as every read of records
     does)."""
     for row in rows:
-        try:
-            found = payload(stream_id, row)
-        except CorruptRowError:
-            named(row[0])
-            raise
-        yield found
+        yield named_payload(stream_id, row, named)
+
+
+def named_payload(stream_id: str, row: tuple[Any, ...], named: Callable[[int], object]) -> Payload:
+    """``payload`` of a row, ``named(its version)`` called first where its data is not JSON."""
+    try:
+        return payload(stream_id, row)
+    except CorruptRowError:
+        named(row[0])
+        raise
 
 
 def payload_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> list[Payload]:
@@ -352,11 +356,7 @@ def payload_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callabl
                     continue
             except ValueError:
                 pass
-        try:
-            append(payload(stream_id, row))
-        except CorruptRowError:
-            named(row[0])
-            raise
+        append(named_payload(stream_id, row, named))
     return page
 
 
@@ -373,12 +373,7 @@ def event_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[
         decoder = decoders[key] if key in decoders else decoders.setdefault(key, text_decoder_of(*key))
         event = decoder(text) if decoder is not None and text.__class__ is str else slow
         if event is slow:
-            try:
-                found = payload(stream_id, row)
-            except CorruptRowError:
-                named(row[0])
-                raise
-            event = decode_stored(stream_id, found)
+            event = decode_stored(stream_id, named_payload(stream_id, row, named))
         append((row[0], row[1], event))
     return page
 

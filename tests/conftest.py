@@ -22,6 +22,7 @@ import hexlog.machine.handler  # registers every procedure and its events
 from hexlog.events import chain, codec, memory, sqlite
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import COLUMNS
+from hexlog.replay.export import read_export
 from hexlog.service import cli
 
 if TYPE_CHECKING:
@@ -117,6 +118,21 @@ def hexlog_in():
         return run_hexlog(*args, cwd=cwd, env=env)
 
     return run
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@functools.cache
+def golden_payloads() -> tuple[tuple[str, int, dict[str, Any]], ...]:
+    """(type, schema version, data) of every event of every golden log and every published event sample."""
+    out = []
+    for path in sorted((GOLDEN / "logs").glob("*.jsonl")):
+        out += [(e.type, e.schemaversion, e.data) for e in read_export(path.read_bytes().split(b"\n"))]
+    for path in sorted((GOLDEN / "events").glob("*.json")):
+        sample = json.loads(path.read_text())
+        out.append((sample["type"], sample["schemaversion"], sample["data"]))
+    return tuple(out)
 
 
 def secret_file(folder: Path, secret: str) -> str:

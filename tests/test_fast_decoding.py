@@ -21,23 +21,13 @@ from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import loads, recorded
 from hexlog.events.store import Recorded
 from hexlog.events.structure import SLOW, fast_structure
-from hexlog.replay.export import read_export
+
+from .conftest import golden_payloads
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
-def _golden_payloads() -> list[tuple[str, int, dict[str, Any]]]:
-    """(type, schema version, data) of every event of every golden log and every published event sample."""
-    out = []
-    for path in sorted((GOLDEN / "logs").glob("*.jsonl")):
-        out += [(e.type, e.schemaversion, e.data) for e in read_export(path.read_bytes().split(b"\n"))]
-    for path in sorted((GOLDEN / "events").glob("*.json")):
-        sample = json.loads(path.read_text())
-        out.append((sample["type"], sample["schemaversion"], sample["data"]))
-    return out
-
-
-PAYLOADS = _golden_payloads()
+PAYLOADS = golden_payloads()
 
 
 def _by_converter(cloud_type: str, data: Any) -> Any:

@@ -81,8 +81,7 @@ SAMPLE_EVENTS = (
 def _pages_of_seven(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every store reads a stream's payloads and events seven at a time."""
     monkeypatch.setattr("hexlog.events.memory.PAGE_SIZE", 7)
-    for module in ("sqlite", "postgres"):
-        monkeypatch.setattr(f"hexlog.events.{module}.EVENT_PAGE_SIZE", 7)
+    monkeypatch.setattr("hexlog.events.sql_pages.EVENT_PAGE_SIZE", 7)
 
 
 def as_new(event: Event) -> NewEvent:

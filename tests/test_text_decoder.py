@@ -22,7 +22,8 @@ from hexlog.events.errors import CorruptLogError
 from hexlog.events.structure import SLOW
 from hexlog.events.text_decoder import plain, text_decoder
 from hexlog.machine import registry  # noqa: F401 - every procedure's events registered
-from hexlog.replay.export import read_export
+
+from .conftest import golden_payloads
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 #: the classes with a field of a kind only the codec reads: an open word (``Unit | str``), kept as written, which
@@ -30,18 +31,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 WITHOUT_TEXT_DECODER = {"encounter.distance_determined", "encounter.reaction_rolled"}
 
 
-def _golden_payloads() -> list[tuple[str, int, dict[str, Any]]]:
-    """(type, schema version, data) of every event of every golden log and every published event sample."""
-    out = []
-    for path in sorted((GOLDEN / "logs").glob("*.jsonl")):
-        out += [(e.type, e.schemaversion, e.data) for e in read_export(path.read_bytes().split(b"\n"))]
-    for path in sorted((GOLDEN / "events").glob("*.json")):
-        sample = json.loads(path.read_text())
-        out.append((sample["type"], sample["schemaversion"], sample["data"]))
-    return out
-
-
-PAYLOADS = _golden_payloads()
+PAYLOADS = golden_payloads()
 CURRENT = [(t, d) for t, v, d in PAYLOADS if v == event_class(t).schema_version]
 ROLL = DiceRolled(
     session="s1",

@@ -1,0 +1,73 @@
+"""The reads of a stream's payloads and decoded events that the SQL stores share, page by page.
+
+A SQL store gives its rows of a stream a page at a time (``_stream_pages``) and one row by its version
+(``_read_row``); on those, ``PagedReads`` gives the payloads one by one or a page at a time and the decoded
+events a page at a time, naming a row whose data is not JSON as every read of records names it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hexlog.events.sqlite_schema import EVENT_PAGE_SIZE, PAYLOAD_COLUMNS, event_page, payload_page, payloads
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from hexlog.events.store import Payload, Recorded, StoredEvent
+
+
+class PagedReads:
+    """``iter_payloads``, ``payload_pages`` and ``event_pages`` of a SQL store, on its ``_stream_pages`` and
+    ``_read_row``."""
+
+    def _stream_pages(
+        self,
+        columns: str,
+        stream_id: str,
+        from_version: int,
+        *,
+        to_version: int | None = None,
+        page: int | None = None,
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The stream's rows of ``columns`` from ``from_version`` to ``to_version`` (its end when None), in order, a
+        page (of ``page`` rows, the store's own size by default) at a time."""
+        raise NotImplementedError
+
+    def _read_row(self, stream_id: str, version: int) -> Recorded | None:
+        """The record at a version of the stream (None if there is none)."""
+        raise NotImplementedError
+
+    def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
+        """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
+        for rows in self._stream_pages(PAYLOAD_COLUMNS, stream_id, from_version):
+            yield from payloads(stream_id, rows, lambda version: self._read_data(stream_id, version))
+
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
+        a page (a list) at a time."""
+        for rows in self._stream_pages(
+            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
+        ):
+            if rows:
+                yield payload_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
+
+    def event_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[StoredEvent]]:
+        """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
+        at a time."""
+        for rows in self._stream_pages(
+            PAYLOAD_COLUMNS, stream_id, from_version, to_version=to_version, page=EVENT_PAGE_SIZE
+        ):
+            if rows:
+                yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
+
+    def _read_data(self, stream_id: str, version: int) -> None:
+        """Read the data of the event at a version of the stream as every read of records reads it: a data column
+        that is not JSON raises ``CorruptRowError`` naming the row whole (its position too)."""
+        record = self._read_row(stream_id, version)
+        if record is not None:
+            record.payload()
