@@ -27,8 +27,14 @@ from .conftest import golden_payloads
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 #: the classes with a field of a kind only the codec reads: an open word (``Unit | str``), kept as written, which
-#: msgspec cannot read (a union of two kinds of string)
-WITHOUT_TEXT_DECODER = {"encounter.distance_determined", "encounter.reaction_rolled"}
+#: msgspec cannot read (a union of two kinds of string), and the rules' free-form JSON, which may be nested past what
+#: ``json`` reads
+WITHOUT_TEXT_DECODER = {
+    "encounter.distance_determined",
+    "encounter.reaction_rolled",
+    "campaign.started",
+    "campaign.rules_changed",
+}
 
 
 PAYLOADS = golden_payloads()
@@ -43,6 +49,22 @@ ROLL = DiceRolled(
     total=14,
     modifiers=(RollModifier(source="bless", value=1),),
 )
+
+
+@attrs.frozen
+class Node:
+    """A class within itself: its JSON may be nested as deep as a writer likes."""
+
+    name: str
+    children: tuple[Node, ...] = ()
+
+
+@attrs.frozen
+class Leaf:
+    """A class that holds another, nested one level."""
+
+    name: str
+    modifiers: tuple[RollModifier, ...] = ()
 
 
 def _by_codec(cloud_type: str, text: str) -> Any:
@@ -88,6 +110,14 @@ class TestWhichClasses:
         assert plain(converter, dict[str, int | None])
         assert not plain(converter, dict[int, str])
         assert not plain(converter, bytes)
+
+    def test_free_form_json_and_a_class_within_itself_are_not_plain(self):
+        """JSON whose depth no type bounds is left to the codec, which reads it (or names it) as it always did."""
+        assert not plain(converter, Any)
+        assert not plain(converter, dict[str, Any])
+        assert not plain(converter, tuple[Any, ...])
+        assert text_decoder(converter, Node) is None
+        assert text_decoder(converter, Leaf) is not None
 
     def test_a_class_with_a_converter_or_a_validator_has_none(self):
         """msgspec sets the fields as read, without an attrs converter or validator: such a class is the codec's."""
@@ -155,6 +185,13 @@ class TestTextsLeftToTheCodec:
 
     def test_a_lone_surrogate_is_left_to_the_codec(self):
         assert _decode_roll("\ud800") is SLOW
+
+    @pytest.mark.parametrize("depth", [10, 990, 5000, 100_000])
+    def test_a_key_the_class_does_not_have_is_left_to_the_codec_however_deep_it_is_nested(self, depth):
+        """msgspec skips an unknown key's value by recursing into it: nested past the interpreter's depth, that is
+        still a text left to the codec, never an error of its own."""
+        text = _roll_text()[:-1] + ',"zz":' + "[" * depth + "]" * depth + "}"
+        assert _decode_roll(text) is SLOW
 
     def test_numbers_past_64_bits_are_read_exactly(self):
         """What ``orjson`` would read as a float is read as the integer written."""
