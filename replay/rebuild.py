@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LiveStore, Payload, Recorded, StoredEvent
+    from hexlog.events.store import LiveStore, Recorded, StoredEvent
     from hexlog.machine.kit.registry import Registry
 
 #: how many differing rows a report names
@@ -126,13 +126,6 @@ def stored_pages(store: LiveStore, campaign: str, version: int | None = None) ->
     holds when asked), a page at a time as they are read: what a fold reads (raised as ``records`` raises)."""
     end = _end(store, campaign, version)
     return store.event_pages(stream_for(campaign), 1, end)
-
-
-def payloads(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[Payload]:
-    """The payloads of the campaign's events up to ``version`` (all when ``None``), read page by page as they are
-    used (raised as ``records`` raises)."""
-    end = _end(store, campaign, version)
-    return itertools.chain.from_iterable(store.payload_pages(stream_for(campaign), 1, end))
 
 
 def event_pages(store: LiveStore, campaign: str, version: int | None = None) -> Iterator[list[Event]]:
