@@ -71,7 +71,7 @@ def _hexlog(key: str, folder: Path) -> float:
         store = SQLiteStore(path, create=False)
         read = {
             "read_stream": lambda: benchmark.read_streams(store),
-            "read_log": lambda: benchmark.read_log(store, decoded=True),
+            "read_log": lambda: benchmark.read_log(store),
             "replay": lambda: benchmark.replay_all(store),
         }[key]
         read()

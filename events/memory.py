@@ -14,14 +14,14 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.chain import GENESIS, seal_batch
-from hexlog.events.codec import decode_page
+from hexlog.events.codec import decode_page, decode_record
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
 from hexlog.events.store import EVERY_ROW, AppendResult, Later, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import Payload, StoredEvent
+    from hexlog.events.store import LoggedEvent, Payload, StoredEvent
 
 #: the payloads ``payload_pages`` gives at a time (as the SQL stores give them)
 PAGE_SIZE = 250
@@ -185,6 +185,18 @@ class MemoryStore:
             self._seal()
         end = None if limit is None else start + limit
         yield from self._log[start:end]
+
+    def log_pages(self, from_position: int = 1) -> Iterator[list[LoggedEvent]]:
+        """The events of every stream from ``from_position`` on, in global order, decoded, a page at a time."""
+        start = max(from_position, 1) - 1
+        while True:
+            if self._unsealed and start < self._count:
+                self._seal()
+            page = self._log[start : start + PAGE_SIZE]
+            if not page:
+                return
+            yield [(r.position, r.stream_id, r.version, r.envelope.id, decode_record(r)) for r in page]
+            start += len(page)
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""

@@ -61,7 +61,6 @@ from hexlog.events.sql_pages import PagedReads
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
-    PAGE_SIZE,
     ROWS_PAGE_SIZE,
     STREAM_PAGE_SIZE,
     checked_tail,
@@ -379,22 +378,13 @@ class PostgresStore(PagedReads):
         )
         return recorded(rows[0]) if rows else None
 
-    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
-        """Every event from ``from_position`` on, in global order, fetched page by page."""
-        after = max(from_position, 1) - 1
-        left = limit
-        while left is None or left > 0:
-            size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
-            rows = self._rows(
-                f"SELECT {COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",  # noqa: S608 - constant columns
-                (after, size),
-            )
-            yield from records(rows)
-            if len(rows) < size:
-                return
-            after = rows[-1][0]
-            if left is not None:
-                left -= len(rows)
+    def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
+        """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
+        at most."""
+        return self._rows(
+            f"SELECT {columns} FROM events WHERE position > %s ORDER BY position LIMIT %s",  # noqa: S608 - constant columns
+            (after, size),
+        )
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""

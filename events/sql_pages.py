@@ -1,20 +1,32 @@
-"""The reads of a stream's payloads and decoded events that the SQL stores share, page by page.
+"""The reads of the log and of a stream's payloads and decoded events that the SQL stores share, page by page.
 
-A SQL store gives its rows of a stream a page at a time (``_stream_pages``) and one row by its version
-(``_read_row``); on those, ``PagedReads`` gives the payloads one by one or a page at a time and the decoded
-events a page at a time, naming a row whose data is not JSON as every read of records names it.
+A SQL store gives its rows of a stream a page at a time (``_stream_pages``), one row by its version (``_read_row``)
+and a page of the log's rows after a position (``_log_rows``); on those, ``PagedReads`` gives the records of the log,
+its decoded events a page at a time, and a stream's payloads one by one or a page at a time and its decoded events a
+page at a time, naming a row whose data is not JSON as every read of records names it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.sqlite_schema import EVENT_PAGE_SIZE, PAYLOAD_COLUMNS, event_page, payload_page, payloads
+from hexlog.events.sqlite_schema import (
+    COLUMNS,
+    EVENT_PAGE_SIZE,
+    LOG_COLUMNS,
+    PAGE_SIZE,
+    PAYLOAD_COLUMNS,
+    event_page,
+    log_page,
+    payload_page,
+    payloads,
+    records,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from hexlog.events.store import Payload, Recorded, StoredEvent
+    from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
 
 
 class PagedReads:
@@ -37,6 +49,36 @@ class PagedReads:
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""
         raise NotImplementedError
+
+    def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
+        """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
+        at most."""
+        raise NotImplementedError
+
+    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
+        """Every event from ``from_position`` on, in global order, fetched page by page."""
+        after = max(from_position, 1) - 1
+        left = limit
+        while left is None or left > 0:
+            size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
+            rows = self._log_rows(COLUMNS, after, size)
+            yield from records(rows)
+            if len(rows) < size:
+                return
+            after = rows[-1][0]
+            if left is not None:
+                left -= len(rows)
+
+    def log_pages(self, from_position: int = 1) -> Iterator[list[LoggedEvent]]:
+        """The events of every stream from ``from_position`` on, in global order, decoded, a page at a time."""
+        after = max(from_position, 1) - 1
+        while True:
+            rows = self._log_rows(LOG_COLUMNS, after, EVENT_PAGE_SIZE)
+            if rows:
+                yield log_page(rows, self._read_data_at)
+            if len(rows) < EVENT_PAGE_SIZE:
+                return
+            after = rows[-1][0]
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order, fetched page by page."""
@@ -64,6 +106,11 @@ class PagedReads:
         ):
             if rows:
                 yield event_page(stream_id, rows, lambda version: self._read_data(stream_id, version))
+
+    def _read_data_at(self, position: int) -> None:
+        """Read the data of the event at a position of the log as every read of records reads it (``_read_data``)."""
+        for record in self.read_all(position, 1):
+            record.payload()
 
     def _read_data(self, stream_id: str, version: int) -> None:
         """Read the data of the event at a version of the stream as every read of records reads it: a data column

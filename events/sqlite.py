@@ -409,34 +409,21 @@ class SQLiteStore(PagedReads):
             ).fetchall()
         return recorded(rows[0]) if rows else None
 
-    def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
-        """Every event from ``from_position`` on, in global order, fetched page by page."""
-        after = max(from_position, 1) - 1
-        left = limit
-        while left is None or left > 0:
-            size = PAGE_SIZE if left is None else min(PAGE_SIZE, left)
-            with self._lock:
-                rows = self._conn.execute(
-                    f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
-                    (after, size),
-                ).fetchall()
-            yield from records(rows)
-            if len(rows) < size:
-                return
-            after = rows[-1][0]
-            if left is not None:
-                left -= len(rows)
+    def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
+        """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
+        at most."""
+        with self._lock:
+            return self._conn.execute(
+                f"SELECT {columns} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
+                (after, size),
+            ).fetchall()
 
     def read_event_rows(self) -> Iterator[list[tuple[Any, ...]]]:
         """Every stored row in global order as SQLite holds it (``COLUMNS``), a page at a time: for a reader that
         checks the rows itself, as the audit does."""
         after = 0
         while True:
-            with self._lock:
-                rows = self._conn.execute(
-                    f"SELECT {COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
-                    (after, PAGE_SIZE),
-                ).fetchall()
+            rows = self._log_rows(COLUMNS, after, PAGE_SIZE)
             if rows:
                 yield rows
             if len(rows) < PAGE_SIZE:

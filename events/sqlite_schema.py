@@ -16,9 +16,10 @@ from hexlog.events.store import AppendResult, Recorded, records_of
 from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
-    from hexlog.events.store import Payload, StoredEvent
+    from hexlog.events.base import Event
+    from hexlog.events.store import LoggedEvent, Payload, StoredEvent
     from hexlog.events.text_decoder import TextDecoder
 
 #: how many rows ``read_all`` fetches at a time
@@ -322,6 +323,8 @@ orjson_loads = orjson.loads
 
 #: the columns of a payload (``hexlog.events.store.Payload``), the data column last
 PAYLOAD_COLUMNS = "stream_version, id, type, schema_version, data"
+#: the columns of a row of the log as ``log_page`` reads it: its position and stream, then ``PAYLOAD_COLUMNS``
+LOG_COLUMNS = f"position, stream_id, {PAYLOAD_COLUMNS}"
 
 
 def payloads(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> Iterator[Payload]:
@@ -360,22 +363,49 @@ def payload_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callabl
     return page
 
 
-def event_page(stream_id: str, rows: Iterable[tuple[Any, ...]], named: Callable[[int], object]) -> list[StoredEvent]:
+def event_page(stream_id: str, rows: Sequence[tuple[Any, ...]], named: Callable[[int], object]) -> list[StoredEvent]:
     """The stored events of a page of rows of ``PAYLOAD_COLUMNS`` of the stream: each row's stream version, id and
     event, the event read straight from its JSON text where its type's text decoder reads it, else as
     ``decode_stored`` decodes the row's payload (a row whose data is not JSON is named by ``named(its version)``
     first, as ``payload_page`` names it)."""
-    page: list[StoredEvent] = []
-    append, slow = page.append, SLOW
+    events = _events_of(rows, 0, lambda _: stream_id, lambda row: named(row[0]))
+    return [(row[0], row[1], event) for row, event in zip(rows, events, strict=True)]
+
+
+def log_page(rows: Sequence[tuple[Any, ...]], named: Callable[[int], object]) -> list[LoggedEvent]:
+    """The logged events of a page of rows of ``LOG_COLUMNS``: each row's position, stream, stream version, id and
+    event, the event read as ``event_page`` reads it (a row whose data is not JSON is named by ``named(its
+    position)`` first)."""
+    events = _events_of(rows, 2, lambda row: row[1], lambda row: named(row[0]))
+    return [(row[0], row[1], row[2], row[3], event) for row, event in zip(rows, events, strict=True)]
+
+
+def _events_of(
+    rows: Iterable[tuple[Any, ...]],
+    at: int,
+    stream_of: Callable[[tuple[Any, ...]], str],
+    named: Callable[[tuple[Any, ...]], object],
+) -> list[Event]:
+    """The event of each row whose ``PAYLOAD_COLUMNS`` begin at column ``at``: read straight from its JSON text where
+    its type's text decoder reads it, else as ``decode_stored`` decodes the row's payload, ``named(the row)`` called
+    first where its data is not JSON."""
+    events: list[Event] = []
+    append, slow = events.append, SLOW
     decoders: dict[tuple[str, int], TextDecoder | None] = {}
     for row in rows:
-        key, text = (row[2], row[3]), row[4]
+        key, text = (row[at + 2], row[at + 3]), row[at + 4]
         decoder = decoders[key] if key in decoders else decoders.setdefault(key, text_decoder_of(*key))
         event = decoder(text) if decoder is not None and text.__class__ is str else slow
         if event is slow:
-            event = decode_stored(stream_id, named_payload(stream_id, row, named))
-        append((row[0], row[1], event))
-    return page
+            stream_id = stream_of(row)
+            try:
+                stored = payload(stream_id, row[at:])
+            except CorruptRowError:
+                named(row)
+                raise
+            event = decode_stored(stream_id, stored)
+        append(event)
+    return events
 
 
 def payload(stream_id: str, row: tuple[Any, ...]) -> Payload:

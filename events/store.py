@@ -22,6 +22,10 @@ Payload = tuple[int, str, str, int, Any]
 #: a stored event as a fold reads it: its stream version, its id and the event decoded
 StoredEvent = tuple[int, str, "Event"]
 
+#: an event of the log as a reader of every stream reads it: its position, its stream, its stream version, its id and
+#: the event decoded
+LoggedEvent = tuple[int, str, int, str, "Event"]
+
 
 @attrs.frozen(kw_only=True)
 class NewEvent:
@@ -270,6 +274,13 @@ class EventStore(Protocol):
         ...
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]: ...
+
+    def log_pages(self, from_position: int = 1) -> Iterator[list[LoggedEvent]]:
+        """The events of every stream from ``from_position`` on, in global order, decoded, a page (a list, never
+        empty) at a time: what ``read_all`` gives, each record as its position, stream, version, id and event
+        (``CorruptLogError`` naming an event that does not decode), for a reader that folds the whole log and needs
+        no envelope."""
+        ...
 
     def stream_version(self, stream_id: str) -> int: ...
 

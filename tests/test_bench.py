@@ -24,6 +24,7 @@ RATES = {
     "read_stream_eps",
     "read_stream_records_eps",
     "read_log_eps",
+    "read_log_records_eps",
     "read_log_raw_eps",
     "replay_eps",
     "audit_eps",
@@ -81,13 +82,17 @@ def test_quick_bench_on_postgresql_runs_the_store_figures_there_and_leaves_no_sc
     assert left == []
 
 
-def test_the_stream_reads_decode_every_event_of_the_log(tmp_path: Path) -> None:
+def test_the_stream_and_log_reads_decode_every_event_of_the_log(tmp_path: Path) -> None:
     """``read_stream`` (each stream's decoded events, a page at a time) and ``read_stream_records`` (each stream's
-    records, each record's event decoded) read every event of the workload's log, and decode the same events."""
+    records, each record's event decoded) read every event of the workload's log, and decode the same events; so do
+    ``read_log`` (the log's decoded events, a page at a time) and ``read_log_records`` (the log's records)."""
     store = SQLiteStore(tmp_path / "bench.db")
     try:
         benchmark.write_log(store, 1000, 100, 100)
         assert benchmark.read_streams(store) == benchmark.read_stream_records(store) == 1000
+        assert benchmark.read_log(store) == benchmark.read_log_records(store) == benchmark.read_log_raw(store) == 1000
+        logged = [logged[4] for page in store.log_pages() for logged in page]
+        assert logged == [decode_record(record) for record in store.read_all()]
         for stream in store.streams():
             paged = [stored[2] for page in store.event_pages(stream) for stored in page]
             assert paged == [decode_record(record) for record in store.read_stream(stream)]

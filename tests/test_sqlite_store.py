@@ -277,6 +277,38 @@ class TestCorruptData:
             store.close()
         assert "stream s version 2 (position 2), event tick-2: its data column is not JSON" in str(raised.value)
 
+    @pytest.mark.parametrize("data", ["{bad", "", "not json", b"\xff\xfe", DEEP], ids=lambda d: repr(d)[:20])
+    def test_reading_the_log_decoded_names_the_bad_row(self, tmp_path: Path, data: str | bytes) -> None:
+        """``log_pages`` raises naming the stream, version, position, event id and why at the page holding the bad
+        row, and reads on past it from a later position."""
+        db = tmp_path / "clock.db"
+        store = SQLiteStore(db)
+        ticks = [
+            NewEvent(
+                id=f"tick-{n}",
+                source="hexlog:test",
+                type="hexlog.clock.advanced",
+                time="2024-05-01T12:00:00Z",
+                schemaversion=1,
+                data={"seconds": n, "rounds": 0, "turns": 0, "reason": ""},
+            )
+            for n in range(1, 4)
+        ]
+        store.append("s", ticks, expected_version=0)
+        store.close()
+        raw = sqlite3.connect(db, isolation_level=None)
+        raw.execute("DROP TRIGGER events_no_update")
+        raw.execute("UPDATE events SET data = ? WHERE stream_version = 2", (data,))
+        raw.close()
+        store = SQLiteStore(db)
+        try:
+            with pytest.raises(CorruptLogError) as raised:
+                list(store.log_pages())
+            assert [logged[4].seconds for page in store.log_pages(3) for logged in page] == [3]
+        finally:
+            store.close()
+        assert "stream s version 2 (position 2), event tick-2: its data column is not JSON" in str(raised.value)
+
     @pytest.mark.parametrize("data", ["[1, 2]", "null", "7"])
     def test_json_that_is_not_an_object_reads_back_for_the_audit(
         self, db: Path, corrupt: Callable[[str], None], data: str

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hexlog.events.chain import GENESIS, verify_stream
 from hexlog.events.clock import ClockAdvanced
-from hexlog.events.codec import decode_stored, to_data
+from hexlog.events.codec import decode_record, decode_stored, to_data
 from hexlog.events.dice import DiceRolled, RollModifier, Visibility
 from hexlog.events.encounter import DistanceDetermined
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError
@@ -260,6 +260,36 @@ class StoreContract:
         decoded = [stored[2] for page in store.event_pages("s") for stored in page]
         assert decoded == [*SAMPLE_EVENTS, *SAMPLE_EVENTS]
         assert list(store.event_pages("nobody")) == []
+
+    def test_log_pages_are_the_log_decoded(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``log_pages`` gives each event of every stream, in global order from a position on, as its position,
+        stream, version, id and the event ``decode_record`` makes of its record, page by page: events read from their
+        text and events of classes read only from their data alike."""
+        _pages_of_seven(monkeypatch)
+        for stream in ("a", "b", "a", "c", "b"):
+            version = store.stream_version(stream)
+            store.append(stream, [as_new(event) for event in SAMPLE_EVENTS], expected_version=version)
+        total = 5 * len(SAMPLE_EVENTS)
+        for start in (1, 0, 3, 8, total, total + 1):
+            pages = list(store.log_pages(start))
+            assert all(0 < len(page) <= 7 for page in pages)
+            expected = [
+                (r.position, r.stream_id, r.version, r.envelope.id, decode_record(r)) for r in store.read_all(start)
+            ]
+            assert [logged for page in pages for logged in page] == expected
+            assert len(expected) == max(0, total - max(start, 1) + 1)
+        decoded = [logged[4] for page in store.log_pages() for logged in page]
+        assert decoded == list(SAMPLE_EVENTS) * 5
+        streams = [stream for stream in ("a", "b", "a", "c", "b") for _ in SAMPLE_EVENTS]
+        assert [logged[1] for logged in next(store.log_pages(len(SAMPLE_EVENTS) + 1))] == streams[len(SAMPLE_EVENTS) :][
+            :7
+        ]
+
+    def test_a_store_with_no_events_has_no_log_pages(self, store: Store) -> None:
+        """An empty log gives no page at all (never an empty one)."""
+        assert list(store.log_pages()) == []
+        store.append("s", batch(1), expected_version=0)
+        assert list(store.log_pages(2)) == []
 
     def test_a_stale_expected_version_raises_and_writes_nothing(self, store: Store) -> None:
         """An append at the wrong version raises ``ConcurrencyError`` and leaves the log alone."""
