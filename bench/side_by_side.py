@@ -12,12 +12,16 @@ the repository, ``.venv`` made there from its ``requirements.txt``):
 
 The workload is ``hexlog bench``'s and the peers' (streams of 100: a start and dice rolls): reads and replay of a
 100,000-event log written once in a temporary folder per side, appends of 20,000 events 100 a call, and 1,000 events
-one per durable transaction. Progress goes to stderr; the last line on stdout is one JSON object.
+one per durable transaction. The machine layer's keys (``trigger``, ``create_shared``, ``attach_detach``) are
+``peer_machines.py``'s: its path of ten triggers fired on one model, and 10,000 new models attached to one shared
+machine (and detached again), hexlog's kit against bare ``transitions`` (the peer) and a plain dict table (the
+limit). Progress goes to stderr; the last line on stdout is one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import shutil
@@ -31,7 +35,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-KEYS = ("append_tx1", "append_batch100", "read_stream", "read_log", "replay")
+#: the keys of the machine layer: hexlog's kit against bare ``transitions`` (the peer) and a plain dict table (the
+#: limit)
+MACHINE_KEYS = ("trigger", "create_shared", "attach_detach")
+KEYS = ("append_tx1", "append_batch100", "read_stream", "read_log", "replay", *MACHINE_KEYS)
+MACHINE_COUNT = 10_000  # the peers cap the models one shared machine holds at 10,000
 READ_EVENTS = 100_000
 BATCH_EVENTS = 20_000
 TX1_EVENTS = 1_000
@@ -62,6 +70,8 @@ def _hexlog(key: str, folder: Path) -> float:
     from hexlog.events.streams import stream_for  # noqa: PLC0415
     from hexlog.service import benchmark  # noqa: PLC0415
 
+    if key in MACHINE_KEYS:
+        return max(benchmark.machine_layer(MACHINE_COUNT)[f"project_{key}_per_s"] for _ in range(3))
     if key in {"read_stream", "read_log", "replay"}:
         path = folder / "hexlog.db"
         if not path.exists():
@@ -103,6 +113,8 @@ def _limit(key: str, folder: Path, peers: Path) -> float:
     sys.path.insert(0, str(peers))
     import limit_sqlite as limit  # type: ignore[import-not-found]  # noqa: PLC0415 - the peers' own code
 
+    if key in MACHINE_KEYS:
+        return _machines("limit", key)
     if key in {"read_stream", "read_log", "replay"}:
         return _limit_read(key, folder, limit)
     count = BATCH_EVENTS if key == "append_batch100" else TX1_EVENTS
@@ -204,6 +216,8 @@ def _peer(key: str, folder: Path, peers: Path) -> float:
     import peer_eventsourcing as peer  # type: ignore[import-not-found]  # noqa: PLC0415 - the peers' own code
     from _common import dice_rolls  # type: ignore[import-not-found]  # noqa: PLC0415
 
+    if key in MACHINE_KEYS:
+        return _machines("peer", key)
     if key in {"read_stream", "read_log", "replay"}:
         where = folder / "peer"
         ids_file = where / "ids"
@@ -234,6 +248,48 @@ def _peer(key: str, folder: Path, peers: Path) -> float:
         app.close()
         shutil.rmtree(where)
     return max(rates)
+
+
+def _machines(side: str, key: str) -> float:
+    """The peers' machine-layer figure for ``key``, as ``peer_machines.py`` measures it (the best of three): bare
+    ``transitions`` for the peer, its plain dict table for the limit (whose attach and detach is a state set on a new
+    model, as its ``plain_create_shared``)."""
+    import peer_machines as machines  # type: ignore[import-not-found]  # noqa: PLC0415 - the peers' own code
+
+    if key == "trigger":
+        cycles = max(1, MACHINE_COUNT // len(machines.PATH))
+        return _best(lambda: _fire_path(machines, side, cycles), cycles * len(machines.PATH))
+    initial, detach = ("awaiting", False) if key == "create_shared" else ("combat", True)
+    return _best(lambda: _attach(machines, side, initial, detach=detach), MACHINE_COUNT)
+
+
+def _fire_path(machines: Any, side: str, cycles: int) -> None:
+    """The peers' path of triggers fired ``cycles`` times on one model."""
+    if side == "peer":
+        model = machines.Encounter()
+        machines.transitions_machine(model)
+        fires = [getattr(model, t) for t in machines.PATH]
+    else:
+        fire = machines.PlainMachine(machines.Encounter()).fire
+        fires = [functools.partial(fire, t) for t in machines.PATH]
+    for _ in range(cycles):
+        for one in fires:
+            one()
+
+
+def _attach(machines: Any, side: str, initial: str, *, detach: bool) -> None:
+    """``MACHINE_COUNT`` new models put in ``initial`` (attached to one shared ``transitions`` machine for the peer,
+    and detached again if ``detach``)."""
+    if side != "peer":
+        for i in range(MACHINE_COUNT):
+            machines.Encounter(i).state = initial
+        return
+    machine = machines.transitions_machine(None)
+    for i in range(MACHINE_COUNT):
+        model = machines.Encounter(i)
+        machine.add_model(model, initial=initial)
+        if detach:
+            machine.remove_model(model)
 
 
 # -- the run ----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import attrs
 
@@ -27,9 +27,11 @@ StoredEvent = tuple[int, str, "Event"]
 LoggedEvent = tuple[int, str, int, str, "Event"]
 
 
-@attrs.frozen(kw_only=True)
-class NewEvent:
-    """An event about to be appended: the store adds stream version, prevhash and hash."""
+class NewEvent(NamedTuple):
+    """An event about to be appended: the store adds stream version, prevhash and hash.
+
+    Immutable; a named tuple, which is made in half the time of a frozen attrs class (a log is written by the
+    hundred thousand)."""
 
     id: str
     source: str
