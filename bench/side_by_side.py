@@ -330,7 +330,8 @@ def main() -> None:
         for key in args.keys.split(","):
             figures: dict[str, list[float]] = {"limit": [], "peer": [], "hexlog": []}
             for turn in range(1, args.rounds + 1):
-                for side, python in (("limit", sys.executable), ("peer", str(peer_python)), ("hexlog", sys.executable)):
+                limit_python = str(peer_python) if key in MACHINE_KEYS else sys.executable  # the peers' machine module
+                for side, python in (("limit", limit_python), ("peer", str(peer_python)), ("hexlog", sys.executable)):
                     done = subprocess.run(  # noqa: S603 - our own script, by our own interpreters
                         [python, me, "--peers", str(args.peers), "--one", side, key, str(folder)],
                         capture_output=True,
