@@ -8,6 +8,8 @@ import json
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
@@ -91,6 +93,36 @@ def test_oversized_reads_every_kind_of_unstructured_data():
     assert c.oversized(Mapping(a=2**53 - 1)) is None
     assert c.oversized([1.5e300, "9" * 30, None, False, -(2**53 - 1)]) is None
     assert c.oversized(-(2**53) - 1) == -(2**53) - 1
+
+
+def _first_past_safe(data: object) -> int | None:
+    """The first integer past 2**53 - 1 either way, depth first: ``oversized`` as plainly as it can be written."""
+    if isinstance(data, int) and not isinstance(data, bool):
+        return data if abs(data) > c.SAFE_INTEGER else None
+    if isinstance(data, dict):
+        data = list(data.values())
+    if isinstance(data, list | tuple):
+        for item in data:
+            found = _first_past_safe(item)
+            if found is not None:
+                return found
+    return None
+
+
+_LEAVES = st.none() | st.booleans() | st.text(max_size=3) | st.floats(allow_nan=False) | st.integers()
+_DATA = st.recursive(
+    _LEAVES | st.integers(min_value=2**53 - 2, max_value=2**53 + 2) | st.integers(max_value=-(2**53) + 2),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=2), inner),
+    max_leaves=12,
+)
+
+
+@given(_DATA)
+def test_oversized_finds_what_a_plain_walk_finds(data: object) -> None:
+    """Over any unstructured data, ``oversized`` finds the integer a plain depth-first walk finds first, or none."""
+    found = c.oversized(data)
+    assert found == _first_past_safe(data)
+    assert found is None or type(found) is type(_first_past_safe(data))
 
 
 @pytest.mark.parametrize(
