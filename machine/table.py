@@ -295,8 +295,9 @@ class TableProjection:
     #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied;
     #: 3: the sessions part no longer lists every commitment (the ledger keeps a row per commitment);
     #: 4: a delve's known door says whether it was forced open or opened at once;
-    #: 5: a door that opened at its first try is opened, not forced open
-    revision = 5
+    #: 5: a door that opened at its first try is opened, not forced open;
+    #: 6: a pursuit counts the encounters the rest after the escape met that have begun
+    revision = 6
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry

@@ -81,6 +81,34 @@ RECIPES["pursuit_fled"] = Recipe(
     {}, (*FLEEING, enc.Evade(), enc.RollEvasion(), pu.Flee()), (*ENCOUNTER, 6, 6, 4, 2, 100, 4)
 )
 
+#: faster monsters (240): the party flees a hex (4), is not caught (3), fails its evasion again (100), flees a
+#: second hex and gets away (4, 3, 1): a day of rest is due next, two half days, each with its encounter roll
+FLEEING_FAST = (
+    *TO_NIGHT,
+    camp.MeetEncounter(monster_speed=240),
+    enc.CheckSurprise(),
+    enc.DetermineDistance(value=30),
+    enc.RollInitiative(),
+)
+PURSUED_TWO_HEXES = (enc.Evade(), enc.RollEvasion(), pu.Flee(), pu.Catch(), pu.RollEvasion())
+RECIPES["pursuit_fled_two"] = Recipe(
+    {},
+    (*FLEEING_FAST, *PURSUED_TWO_HEXES, pu.Flee(), pu.Catch(), pu.RollEvasion()),
+    (*ENCOUNTER, 6, 6, 4, 2, 100, 4, 3, 100, 4, 3, 1),
+)
+#: both half days met an encounter (6, 6); the first is under way, nobody surprised (6, 6), the initiative (3, 2)
+RECIPES["resting_met_two"] = Recipe(
+    {},
+    (
+        *RECIPES["pursuit_fled_two"].commands,
+        pu.Rest(),
+        enc.CheckSurprise(),
+        enc.DetermineDistance(value=30),
+        enc.RollInitiative(),
+    ),
+    (*RECIPES["pursuit_fled_two"].faces, 6, 6, 6, 6, 3, 2),
+)
+
 #: (trigger, source, dest) -> (recipe, command, faces the command rolls)
 CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("make", "IDLE", "PITCHED"): ("idle", MAKE, ()),
@@ -97,6 +125,8 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("encounter_over", "PURSUIT", "NIGHT"): ("pursuit_fled", pu.Rest(), (1,)),
     # the same rest, whose roll (6) meets wandering monsters: that encounter is handed off
     ("encounter_over", "PURSUIT", "ENCOUNTER"): ("pursuit_fled", pu.Rest(), (6,)),
+    # the rest met two encounters: when the first concludes, the second is handed off
+    ("encounter_over", "ENCOUNTER", "ENCOUNTER"): ("resting_met_two", enc.ConcludeEncounter(), ()),
     ("break", "WATCHED", "BROKEN"): ("watched_no_check", camp.BreakCamp(), ()),
     ("break", "NIGHT", "BROKEN"): ("night", camp.BreakCamp(), ()),
 }
@@ -409,6 +439,35 @@ class TestAPursuitFromTheCamp:
         )
         assert not [e for e in done if isinstance(e, ev.NightEncounterEnded)]
         assert PhaseChanged(procedure="camp", trigger="encounter_over", source="ENCOUNTER", dest="NIGHT") in done
+        assert [e.outcome for e in _camp(handler).encounters] == ["pursuit"]
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
+
+    def test_each_encounter_met_in_the_rest_after_the_escape_is_handed_off_in_turn(self) -> None:
+        """Two hexes fled, a day of rest, both half days meet an encounter: the camp hands off the first and waits;
+        when it concludes it hands off the second (a new encounter) and waits again; when that one concludes the
+        night goes on. Neither is a night encounter of a watch; replayed and audited clean."""
+        handler, script = reach("pursuit_fled_two", (6, 6))
+        rested = _events(handler, pu.Rest())
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).encounters == 2
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="PURSUIT", dest="ENCOUNTER") in rested
+        assert len([e for e in rested if isinstance(e, EncounterStarted)]) == 1
+        meeting = (enc.CheckSurprise(), enc.DetermineDistance(value=30), enc.RollInitiative(), enc.ConcludeEncounter())
+        script.extend([6, 6, 3, 2])  # nobody surprised; the initiative
+        first = _events(handler, *meeting)
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="ENCOUNTER", dest="ENCOUNTER") in first
+        second = [e for e in first if isinstance(e, EncounterStarted)]
+        assert [e.name for e in second] == ["camp 1: wandering monsters while resting after the pursuit"]
+        assert HandedOff(parent="camp", child="encounter") in first
+        assert _camp(handler).phase is Phase.ENCOUNTER
+        with pytest.raises(IllegalTransitionError, match="'break' is not allowed in state ENCOUNTER"):
+            handler.execute(CAMPAIGN, camp.BreakCamp())
+        script.extend([6, 6, 3, 2])
+        done = _events(handler, *meeting)
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="ENCOUNTER", dest="NIGHT") in done
+        assert not [e for e in done if isinstance(e, EncounterStarted | ev.NightEncounterEnded)]
         assert [e.outcome for e in _camp(handler).encounters] == ["pursuit"]
         handler.execute(CAMPAIGN, camp.BreakCamp())
         assert script == []

@@ -53,6 +53,11 @@ ESCAPING_FACES = (1, 100, 1, 3, 5)
 #: (6, 6) and the initiative (3, 2) of the encounter handed off
 RESTING_MEETS = (pu.Rest(), enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative())
 RESTING_FACES = (6, 6, 6, 3, 2)
+#: the forces go on after the first hex (2) and give up after the second (5): a day of rest, two encounter rolls
+#: (6, 6), and the first encounter handed off rolls no surprise (6, 6) and the initiative (3, 2)
+ESCAPING_TWO_HEXES = (*ESCAPING, pu.Flee(), pu.Catch(), pu.ContinueCheck())
+ESCAPING_TWO_HEXES_FACES = (1, 100, 1, 3, 2, 1, 3, 5)
+RESTING_MEETS_TWO_FACES = (6, 6, 6, 6, 3, 2)
 
 
 @attrs.frozen
@@ -120,6 +125,8 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     # the rest after the escape meets an encounter: handed off, the castle waits for it, then is done
     ("fight_over", "PURSUED", "RESTING"): ("escaping", pu.Rest(), (6,)),
     ("fight_over", "RESTING", "DONE"): ("resting_met", enc.ConcludeEncounter(), ()),
+    # the day of rest after two hexes met two encounters: when the first concludes the second is handed off
+    ("fight_over", "RESTING", "RESTING"): ("resting_met_two", enc.ConcludeEncounter(), ()),
     ("part", "MET", "DONE"): ("met", k.PartWays(), ()),
     ("part", "REFUSED", "DONE"): ("refused", k.PartWays(), ()),
 }
@@ -132,6 +139,10 @@ RECIPES["done_hailed"] = met(LORD, k.PartWays(), HAIL)
 RECIPES["escaping"] = Recipe(LORD, ESCAPING, ESCAPING_FACES)
 RECIPES["resting"] = Recipe(LORD, (*ESCAPING, pu.Rest()), (*ESCAPING_FACES, 6))
 RECIPES["resting_met"] = Recipe(LORD, (*ESCAPING, *RESTING_MEETS), (*ESCAPING_FACES, *RESTING_FACES))
+RECIPES["escaping_two"] = Recipe(LORD, ESCAPING_TWO_HEXES, ESCAPING_TWO_HEXES_FACES)
+RECIPES["resting_met_two"] = Recipe(
+    LORD, (*ESCAPING_TWO_HEXES, *RESTING_MEETS), (*ESCAPING_TWO_HEXES_FACES, *RESTING_MEETS_TWO_FACES)
+)
 
 PHASE_RECIPES = {
     Phase.IDLE: "idle",
@@ -587,6 +598,37 @@ class TestThePursuit:
         seen = render.timeline(handler.store.read_stream(STREAM), player=True)
         assert not [line for line in seen if line.hidden]  # no secret roll here: the player sees it all
         assert "castle hands off to encounter" in [line.text for line in seen]
+
+    def test_each_encounter_the_rest_met_is_handed_off_in_turn(self) -> None:
+        """The forces go on after one hex and give up after the second: a day of rest, two encounter rolls, both
+        met. The castle hands off the first and waits in RESTING; when it concludes it hands off the second, and
+        is done when that one concludes; replayed and audited clean."""
+        handler, script = reach("escaping_two", (6, 6))  # both half days of rest meet an encounter
+        rested = events_of(handler, pu.Rest())
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).encounters == 2
+        assert [e.name for e in rested if isinstance(e, EncounterStarted)] == [
+            "pursuit 1: wandering monsters while resting"
+        ]
+        assert handler.load(CAMPAIGN).procedures["pursuit"].resting_met == 1
+        meeting = (enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative(), enc.ConcludeEncounter())
+        script.extend([6, 6, 3, 2])  # nobody surprised; the initiative
+        first = events_of(handler, *meeting)
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="RESTING", dest="RESTING") in first
+        assert [e.number for e in first if isinstance(e, EncounterStarted)] == [2]
+        assert HandedOff(parent="castle", child="encounter") in first
+        assert _castle(handler).phase is Phase.RESTING
+        assert handler.load(CAMPAIGN).handoffs == (("castle", "encounter"),)
+        script.extend([6, 6, 3, 2])
+        second = events_of(handler, *meeting)
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="RESTING", dest="DONE") in second
+        assert not [e for e in second if isinstance(e, EncounterStarted)]
+        assert _castle(handler).phase is Phase.DONE
+        assert handler.load(CAMPAIGN).handoffs == ()
+        assert handler.load(CAMPAIGN).procedures["pursuit"].resting_met == 2
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
 
     def test_an_encounter_met_while_resting_on_committed_dice_audits_verified(self) -> None:
         """Real dice: a hostile lord's fast riders in a swamp met and fled until a rest after an escape meets an

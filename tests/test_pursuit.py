@@ -32,6 +32,7 @@ from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.clock import DAY_SECONDS
 from hexlog.machine.pursuit import PURSUIT, Phase
 from hexlog.machine.pursuit import commands as p
+from hexlog.machine.pursuit import state as pursuit_state
 from hexlog.machine.pursuit.steps import catch_rule, is_caught
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
@@ -517,6 +518,54 @@ class TestJourneys:
         t.run(tr.EndDay())
         found = check_decision_events([decode(r.envelope) for r in t.handler.store.read_stream(STREAM)])
         assert found.issues == (), found.issues
+
+    def test_each_encounter_met_in_the_rest_after_the_escape_is_handed_off_in_turn(self) -> None:
+        """A slow party (60) flees faster monsters two hexes and gets away: a day of rest, whose two half days both
+        meet an encounter. The travel day hands off the first; when it concludes, the second; when that one
+        concludes the day goes on. The pursuit counts the encounters begun; replayed and audited clean."""
+        t = Table(members=tuple(c.AddMember(name=f"M{i}", speed=60) for i in range(8)))
+        _map(t.handler)
+        t.run(tr.StartJourney(hex="2,2"))
+        t.run(tr.RollWeather(weather="clear"))
+        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.CheckWandering(), 6)
+        meeting = [
+            (enc.CheckSurprise(), (4, 4)),
+            (enc.DetermineDistance(), (3, 3, 3, 3)),
+            (enc.RollInitiative(), (5, 2)),
+        ]
+        for command, faces in meeting:
+            t.run(command, *faces)
+        t.run(enc.Evade())
+        assert only(t.run(enc.RollEvasion(), 100), ev.PursuitStarted).pursuers_speed > 60
+        t.run(p.Flee(), 4)
+        t.run(p.Catch(), 4)
+        t.run(p.RollEvasion(), 99)
+        t.run(p.Flee(), 4)
+        t.run(p.Catch(), 4)
+        t.run(p.RollEvasion(), 1)
+        events = t.run(p.Rest(), 6, 6)
+        assert only(events, ev.PursuitRested).encounters == 2
+        first = only(events, enc_ev().EncounterStarted)
+        assert first.name.endswith("wandering monsters while resting")
+        assert t.state.resting_met == 1
+        for command, faces in meeting:
+            t.run(command, *faces)
+        events = t.run(enc.ConcludeEncounter(outcome="fought"))
+        second = only(events, enc_ev().EncounterStarted)
+        assert (second.name, second.number) == (first.name, first.number + 1)
+        assert only(events, HandedOff) == HandedOff(parent="travel", child="encounter")
+        assert t.handler.load(CAMPAIGN).handoffs == (("travel", "encounter"),)
+        assert t.state.resting_met == 2
+        for command, faces in meeting:
+            t.run(command, *faces)
+        events = t.run(enc.ConcludeEncounter(outcome="fought"))
+        assert not [e for e in events if isinstance(e, HandedOff | enc_ev().EncounterStarted)]
+        assert t.handler.load(CAMPAIGN).handoffs == ()
+        assert pursuit_state.evolve(t.state, second) is t.state  # a later encounter is none the rest met
+        t.run(tr.EndDay())
+        assert replay(t.handler.store, CAMPAIGN, REGISTRY).ok
+        assert audit_store(t.handler.store, CAMPAIGN, REGISTRY).findings == ()
 
     def test_the_encounters_evasion_reads_the_woods_of_the_true_hex(self) -> None:
         """In the open forest (OD&D row: woods) the party of 8 flees 1 monster at 35 + 25 %; --open says otherwise."""

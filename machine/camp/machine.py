@@ -3,8 +3,8 @@
 ``TRANSITIONS`` is the whole night: camp is made, firewood gathered (or not), the watches set, the
 night's wandering checks rolled, an encounter met in the watch the die picks (the camp waits while
 the encounter runs, and resumes with ``encounter_over`` when it concludes; an encounter that ends with
-the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes (an
-encounter met in the rest after an escape is handed off first, and waited for), and
+the party pursued hands on to the wilderness pursuit, and the night goes on when that concludes (each
+encounter met in the rest after an escape is handed off first, one after another, and waited for), and
 the camp broken in the morning. The conditions are methods of ``CampModel``; they only read, and say why they refuse.
 """
 
@@ -41,6 +41,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # the kit fires it when the encounter handed off to concludes: the night goes on, or, when the
     # encounter ended with the party pursued, the pursuit takes over (the camp waits again)
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.PURSUIT, "conditions": "ended_in_pursuit"},
+    # an encounter the rest after an escape met concluded, and that rest met another: it is handed off in turn
+    {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.ENCOUNTER, "conditions": "met_more_while_resting"},
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.NIGHT},
     # the kit fires it when the pursuit concludes (caught or escaped): the night goes on, or, when the
     # rest after the escape met an encounter, that encounter is handed off (the camp waits again)
@@ -121,6 +123,13 @@ class CampModel(Model):
         """The pursuit the camp waited for ended in the party's escape, and the rest after it met an encounter."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         if getattr(self.command, "child", "") != PURSUIT:
+            return False
+        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
+
+    def met_more_while_resting(self) -> bool:
+        """An encounter the rest after the escape met concluded, and that rest met another that has not begun."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if getattr(self.command, "child", "") != ENCOUNTER:
             return False
         return handover.met_while_resting(self.table.procedures.get(PURSUIT))
 

@@ -235,8 +235,8 @@ def _visibility(ctx: StepContext, weather: str) -> int:
 def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on, or
     the party is pursued (the pursuit is handed off with the camp's terrain; a journey's true hex is its
-    own). A pursuit that concluded (caught or escaped) lets the night go on, once any encounter the rest
-    after the escape met is handed off and concluded in turn (it came by day, in no watch of the night)."""
+    own). A pursuit that concluded (caught or escaped) lets the night go on, once each encounter the rest
+    after the escape met is handed off and concluded in turn (they came by day, in no watch of the night)."""
     state = under_way(ctx)
     change = ctx.change
     if command.child != ENCOUNTER:
@@ -248,6 +248,9 @@ def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded
     if found is not None:
         _night_encounter_ended(ctx, found, encounter)
+    if change is not None and change.dest == Phase.ENCOUNTER.name:
+        _met_while_resting(ctx, state)  # the next encounter the rest after the escape met
+        return
     if change is not None and change.dest == Phase.PURSUIT.name:
         made = state.made
         pursuit = handover.from_encounter(

@@ -29,6 +29,7 @@ from hexlog.machine.castle.commands import INTERNAL
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
 from hexlog.machine.commands import spoken
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
@@ -74,6 +75,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # when the rest after the escape met an encounter, that encounter is handed off and the castle waits for it
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.DONE},
+    # an encounter the rest met concluded, and the rest met another: it is handed off in turn
+    {"trigger": "fight_over", "source": P.RESTING, "dest": P.RESTING, "conditions": "met_more_while_resting"},
     {"trigger": "fight_over", "source": P.RESTING, "dest": P.DONE},
     {"trigger": "part", "source": [P.MET, P.REFUSED], "dest": P.DONE},
 ]
@@ -139,6 +142,13 @@ class CastleModel(Model):
         """The pursuit the castle waited for ended in the party's escape, and the rest after it met an encounter."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         if getattr(self.command, "child", "") != PURSUIT:
+            return False
+        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
+
+    def met_more_while_resting(self) -> bool:
+        """An encounter the rest after the escape met concluded, and that rest met another that has not begun."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if getattr(self.command, "child", "") != ENCOUNTER:
             return False
         return handover.met_while_resting(self.table.procedures.get(PURSUIT))
 

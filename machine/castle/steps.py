@@ -371,7 +371,8 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The fight (or the pursuit) concluded: the meeting ends with its outcome.
 
     A pursuit ends it escaped or caught (a caught party has fought the encounter the pursuit handed off);
-    an encounter the rest after the escape met is then handed off, and when it concludes the castle is done.
+    each encounter the rest after the escape met is then handed off in turn, and when the last concludes the castle
+    is done.
     """
     change = ctx.change
     if command.child == PURSUIT_PROCEDURE:
@@ -385,6 +386,10 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
             _met_while_resting(ctx, chased)
         return
     if change is not None and change.source == Phase.RESTING.name:
+        if change.dest == Phase.RESTING.name:  # the rest met another encounter: it is handed off in turn
+            chased = ctx.state(PURSUIT_PROCEDURE)
+            assert isinstance(chased, PursuitState)  # noqa: S101 - the condition read it
+            _met_while_resting(ctx, chased)
         return  # the encounter the rest met concluded: the meeting ended with the pursuit
     encounter = ctx.state("encounter")
     assert isinstance(encounter, EncounterState)  # noqa: S101 - the child that concluded

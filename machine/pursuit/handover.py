@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hexlog.events.pursuit import PursuitEnded, PursuitRested
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.pursuit.commands import StartPursuit
+from hexlog.machine.pursuit.state import ESCAPED, PursuitState
 
 if TYPE_CHECKING:
     from hexlog.machine.evasion import EvasionRules
 
 #: the outcome of an encounter whose pursuers chose to pursue
 PURSUIT = "pursuit"
-#: the outcome of a pursuit the party got away from
-ESCAPED = "escaped"
 
 
 def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "") -> StartPursuit | None:
@@ -50,12 +48,10 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
 
 
 def met_while_resting(state: object) -> bool:
-    """Whether a pursuit that concluded with the party's escape met an encounter in the rest after it (§4.14
-    step 5): the procedure that handed the pursuit off then hands that encounter to the encounter procedure."""
-    rested, ended = getattr(state, "rested", None), getattr(state, "ended", None)
-    if not isinstance(rested, PursuitRested) or not isinstance(ended, PursuitEnded):
-        return False
-    return rested.encounters > 0 and ended.outcome == ESCAPED
+    """Whether a pursuit that concluded with the party's escape met an encounter in the rest after it that has not
+    begun yet (§4.14 step 5: an encounter roll per half day rested): the procedure that handed the pursuit off then
+    hands that encounter to the encounter procedure, and each next one when the one before concludes."""
+    return isinstance(state, PursuitState) and state.resting_owed > 0
 
 
 __all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting"]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hexlog.events import pursuit as ev
+from hexlog.events.encounter import EncounterStarted
 from hexlog.events.procedure import PhaseChanged
 
 if TYPE_CHECKING:
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
 
 PROCEDURE = "pursuit"
+#: the outcome of a pursuit the party got away from
+ESCAPED = "escaped"
 
 
 class Phase(enum.Enum):
@@ -52,6 +55,17 @@ class PursuitState:
     continued: ev.ContinueChecked | None = None
     rested: ev.PursuitRested | None = None
     ended: ev.PursuitEnded | None = None
+    #: how many of the encounters the rest after the escape met have begun: the procedure that handed the pursuit
+    #: off hands them to the encounter procedure one after another (seed 004 §4.14: an encounter roll per half day)
+    resting_met: int = 0
+
+    @property
+    def resting_owed(self) -> int:
+        """How many encounters the rest after the escape met have not begun yet (0 for a pursuit not escaped)."""
+        rested, ended = self.rested, self.ended
+        if rested is None or ended is None or ended.outcome != ESCAPED:
+            return 0
+        return max(0, rested.encounters - self.resting_met)
 
     @property
     def evaded(self) -> bool:
@@ -80,6 +94,7 @@ READS: tuple[type[Event], ...] = (
     ev.ContinueChecked,
     ev.PursuitRested,
     ev.PursuitEnded,
+    EncounterStarted,
 )
 
 
@@ -109,6 +124,8 @@ def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:  # 
             changes["rested"] = event
         case ev.PursuitEnded():
             changes["ended"] = event
+        case EncounterStarted() if state.resting_owed:  # one the rest after the escape met
+            changes["resting_met"] = state.resting_met + 1
     return attrs.evolve(state, **changes) if changes else state
 
 

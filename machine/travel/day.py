@@ -182,7 +182,7 @@ def resumed(ctx: StepContext, command: object) -> None:
     """A procedure the day handed off to concluded: the day takes up where it was, ready to end.
 
     An encounter in the wilderness that ends with the party pursued hands off the pursuit with the
-    encounter's facts (§4.14); an encounter rolled while the party rested after it is handed off. A
+    encounter's facts (§4.14); each encounter rolled while the party rested after it is handed off in turn. A
     waterborne encounter that ends in pursuit hands off the chase on water (the vessels' evasion, OSE §2.9),
     as a delve hands off its chase underground.
     """
@@ -191,6 +191,8 @@ def resumed(ctx: StepContext, command: object) -> None:
         found = pursuit_after(ctx) or chase.afloat(ctx.state(ENCOUNTER), ctx.part(ChaseTables))
         if found is not None:
             ctx.hand_off(found)
+        else:
+            _after_pursuit(ctx)  # an encounter the rest after an escape met concluded: the next one it met, if any
     elif child == PURSUIT:
         _after_pursuit(ctx)
 
@@ -201,7 +203,8 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
 
 
 def _after_pursuit(ctx: StepContext) -> None:
-    """An encounter rolled while the party rested after the pursuit is handed off."""
+    """An encounter rolled while the party rested after the pursuit, and not yet begun, is handed off (each in turn,
+    as the one before concludes)."""
     if handover.met_while_resting(ctx.state(PURSUIT)):
         trip = journey(ctx)
         ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
