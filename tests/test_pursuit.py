@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -40,10 +41,15 @@ from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as tr
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
+from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
 
 CAMPAIGN = "pu"
+#: a wilderness encounter's steps on scripted faces: nobody surprised, the distance, the initiative
+REST_MEETING = ((enc.CheckSurprise(), (4, 4)), (enc.DetermineDistance(), (3, 3, 3, 3)), (enc.RollInitiative(), (5, 2)))
+#: written by the hexlog that handed off one encounter of a rest after an escape, however many the rest met
+RESTING_ONE_V1 = Path(__file__).resolve().parent / "golden" / "resting-one-v1.jsonl"
 STREAM = tables.stream_for(CAMPAIGN)
 TWO = (c.AddMember(name="Ann"), c.AddMember(name="Bo"))
 
@@ -566,6 +572,55 @@ class TestJourneys:
         t.run(tr.EndDay())
         assert replay(t.handler.store, CAMPAIGN, REGISTRY).ok
         assert audit_store(t.handler.store, CAMPAIGN, REGISTRY).findings == ()
+
+    def test_a_pursuit_started_on_its_own_hands_off_none_of_its_rest_encounters(self) -> None:
+        """A pursuit the referee started by hand escapes, and its rest meets two encounters: no procedure handed it
+        off, so none hands them off (the referee plays them); a later journey's own encounter concludes as ever."""
+        t = Table(members=tuple(c.AddMember(name=f"M{i}", speed=60) for i in range(8)))
+        _map(t.handler)
+        t.run(p.StartPursuit(pursuers_speed=240, evasion_failed=True))
+        for face in (99, 1):
+            t.run(p.Flee(), 4)
+            t.run(p.Catch(), 4)
+            t.run(p.RollEvasion(), face)
+        assert only(t.run(p.Rest(), 6, 6), ev.PursuitRested).encounters == 2
+        assert (t.state.resting_owed, t.state.resting_parent) == (2, "")
+        t.run(tr.StartJourney(hex="2,2"))
+        t.run(tr.RollWeather(weather="clear"))
+        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.CheckWandering(), 6)
+        for command, faces in REST_MEETING:
+            t.run(command, *faces)
+        events = t.run(enc.ConcludeEncounter(outcome="fought"))
+        assert not [e for e in events if isinstance(e, HandedOff | enc_ev().EncounterStarted)]
+        assert t.handler.load(CAMPAIGN).handoffs == ()
+        assert t.state.resting_met == 0
+
+    def test_a_log_whose_rest_handed_off_one_of_three_encounters_plays_on_without_the_others(self) -> None:
+        """``tests/golden/resting-one-v1.jsonl`` was written by the hexlog before each encounter the rest met was
+        handed off in turn: its rest met three, the travel day handed off one, and the day ended. It imports,
+        replays and audits clean; the next day's own encounter concludes without handing off a rest's encounter."""
+        store = MemoryStore()
+        imported = import_envelopes(store, read_export(RESTING_ONE_V1.read_bytes().split(b"\n")))
+        assert imported.campaign == CAMPAIGN
+        assert replay(store, CAMPAIGN, REGISTRY).ok
+        assert audit_store(store, CAMPAIGN, REGISTRY).findings == ()
+        script: list[int] = []
+        handler = Handler(store, MemoryKeeper(), roller=lambda _t: ScriptedRoller(script))
+        pursuit = handler.load(CAMPAIGN).procedures["pursuit"]
+        assert (pursuit.rested.encounters, pursuit.resting_met, pursuit.resting_owed) == (3, 1, 2)
+        for command, faces in (
+            (tr.RollWeather(weather="clear"), ()),
+            (tr.DeclareRoute(headings=("N",)), (6,)),
+            (tr.CheckWandering(), (6,)),
+            *REST_MEETING,
+        ):
+            script[:] = faces
+            handler.execute(CAMPAIGN, command)
+        events = handler.execute(CAMPAIGN, enc.ConcludeEncounter(outcome="fought")).events
+        assert not [e for e in events if isinstance(e, HandedOff | enc_ev().EncounterStarted)]
+        assert handler.load(CAMPAIGN).handoffs == ()
+        assert replay(store, CAMPAIGN, REGISTRY).ok
 
     def test_the_encounters_evasion_reads_the_woods_of_the_true_hex(self) -> None:
         """In the open forest (OD&D row: woods) the party of 8 flees 1 monster at 35 + 25 %; --open says otherwise."""

@@ -143,14 +143,15 @@ class CastleModel(Model):
         assert self.table is not None  # noqa: S101 - loaded by the kit
         if getattr(self.command, "child", "") != PURSUIT:
             return False
-        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
+        pursuit = self.table.procedures.get(PURSUIT)
+        return handover.met_while_resting(pursuit, pursuit)  # as the castle resumes after the pursuit itself
 
     def met_more_while_resting(self) -> bool:
         """An encounter the rest after the escape met concluded, and that rest met another that has not begun."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         if getattr(self.command, "child", "") != ENCOUNTER:
             return False
-        return handover.met_while_resting(self.table.procedures.get(PURSUIT))
+        return handover.met_while_resting(self.table.procedures.get(PURSUIT), self.table.procedures.get(ENCOUNTER))
 
     def fighters(self) -> bool:
         """Only a fighter's castle (Lord, Superhero) challenges to a joust."""

@@ -47,11 +47,12 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
     )
 
 
-def met_while_resting(state: object) -> bool:
-    """Whether a pursuit that concluded with the party's escape met an encounter in the rest after it that has not
-    begun yet (§4.14 step 5: an encounter roll per half day rested): the procedure that handed the pursuit off then
-    hands that encounter to the encounter procedure, and each next one when the one before concludes."""
-    return isinstance(state, PursuitState) and state.resting_owed > 0
+def met_while_resting(state: object, concluded: object) -> bool:
+    """Whether the pursuit ``state`` concluded with the party's escape, the rest after it met an encounter that has
+    not begun yet, and it is due now (§4.14 step 5: an encounter roll per half day rested): as the procedure that
+    handed the pursuit off resumes after ``concluded``, the pursuit itself or the latest encounter the rest met. That
+    procedure then hands the encounter to the encounter procedure, and so each in turn."""
+    return isinstance(state, PursuitState) and state.resting_due(concluded)
 
 
 __all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting"]

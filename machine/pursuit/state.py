@@ -9,7 +9,7 @@ import attrs
 
 from hexlog.events import pursuit as ev
 from hexlog.events.encounter import EncounterStarted
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -18,6 +18,17 @@ if TYPE_CHECKING:
 PROCEDURE = "pursuit"
 #: the outcome of a pursuit the party got away from
 ESCAPED = "escaped"
+
+
+class RestingStep(enum.IntEnum):
+    """How far the hand-off of the next encounter the rest after an escape met has come within one command: the
+    procedure that handed the pursuit off resumes (after the pursuit, or after an encounter), moves, hands an
+    encounter off, and that encounter begins. Any other event the pursuit reads in between ends the run."""
+
+    NONE = 0
+    RESUMED = 1
+    MOVED = 2
+    HANDED_OFF = 3
 
 
 class Phase(enum.Enum):
@@ -58,6 +69,14 @@ class PursuitState:
     #: how many of the encounters the rest after the escape met have begun: the procedure that handed the pursuit
     #: off hands them to the encounter procedure one after another (seed 004 §4.14: an encounter roll per half day)
     resting_met: int = 0
+    #: the number of the latest of them to begin (0 before one)
+    resting_last: int = 0
+    #: the procedure that handed the pursuit off, once it has resumed after the escape ("" until then, and for a
+    #: pursuit started on its own, whose rest nobody hands off)
+    resting_parent: str = ""
+    #: where the hand-off of the next of them stands (``RestingStep``): only an encounter that procedure hands off
+    #: as it resumes, after the pursuit or after the latest of them, is one the rest met
+    resting_step: int = 0
 
     @property
     def resting_owed(self) -> int:
@@ -66,6 +85,17 @@ class PursuitState:
         if rested is None or ended is None or ended.outcome != ESCAPED:
             return 0
         return max(0, rested.encounters - self.resting_met)
+
+    def resting_due(self, concluded: object) -> bool:
+        """Whether the next encounter the rest after the escape met is due now, as the procedure that handed the
+        pursuit off resumes: after the pursuit itself (``concluded`` is then the pursuit), or after the latest of them
+        (``concluded``, the encounter that concluded, is it)."""
+        if not self.resting_owed or self.resting_step != RestingStep.RESUMED:
+            return False
+        if concluded is self:
+            return self.resting_met == 0
+        number = getattr(getattr(concluded, "started", None), "number", None)
+        return self.resting_met > 0 and number == self.resting_last
 
     @property
     def evaded(self) -> bool:
@@ -94,6 +124,8 @@ READS: tuple[type[Event], ...] = (
     ev.ContinueChecked,
     ev.PursuitRested,
     ev.PursuitEnded,
+    Resumed,
+    HandedOff,
     EncounterStarted,
 )
 
@@ -105,6 +137,8 @@ def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:  # 
     if state is None:
         return None
     changes: dict[str, Any] = {}
+    if state.resting_owed and isinstance(event, Resumed | PhaseChanged | HandedOff | EncounterStarted):
+        changes.update(_resting(state, event))
     match event:
         case PhaseChanged(procedure="pursuit", dest=dest):
             changes["phase"] = Phase[dest]
@@ -124,9 +158,27 @@ def evolve(state: PursuitState | None, event: Event) -> PursuitState | None:  # 
             changes["rested"] = event
         case ev.PursuitEnded():
             changes["ended"] = event
-        case EncounterStarted() if state.resting_owed:  # one the rest after the escape met
-            changes["resting_met"] = state.resting_met + 1
     return attrs.evolve(state, **changes) if changes else state
+
+
+def _resting(state: PursuitState, event: Event) -> dict[str, Any]:
+    """What an event changes of the hand-off of the encounters the rest after the escape met:
+    the procedure that handed the pursuit off resumes, after the pursuit (it is noted then) or after an encounter;
+    it moves; it hands an encounter off; that encounter begins, and is counted. Any other event read in between
+    ends the run, so that an encounter handed off otherwise, or a pursuit started on its own, counts for nothing."""
+    step, parent = state.resting_step, state.resting_parent
+    match event:
+        case Resumed(child="pursuit"):
+            return {"resting_parent": event.parent, "resting_step": int(RestingStep.RESUMED)}
+        case Resumed() if parent and event.parent == parent:
+            return {"resting_step": int(RestingStep.RESUMED)}
+        case PhaseChanged() if step == RestingStep.RESUMED and event.procedure == parent:
+            return {"resting_step": int(RestingStep.MOVED)}
+        case HandedOff(child="encounter") if step == RestingStep.MOVED and event.parent == parent:
+            return {"resting_step": int(RestingStep.HANDED_OFF)}
+        case EncounterStarted() if step == RestingStep.HANDED_OFF:
+            return {"resting_met": state.resting_met + 1, "resting_last": event.number, "resting_step": 0}
+    return {"resting_step": int(RestingStep.NONE)} if step else {}
 
 
 def under_way(ctx: StepContext) -> PursuitState:
