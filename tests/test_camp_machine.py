@@ -15,7 +15,7 @@ from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
-from hexlog.machine import camp
+from hexlog.machine import camp, text
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
@@ -473,6 +473,31 @@ class TestAPursuitFromTheCamp:
         assert script == []
         assert replay(handler.store, CAMPAIGN, REGISTRY).ok
         assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
+
+    def test_an_encounter_the_rest_met_that_ends_in_pursuit_hands_that_pursuit_off(self) -> None:
+        """The first of the two encounters the rest met ends with the party pursued again (evade, the roll fails): the
+        camp hands off the new pursuit, named after that encounter within the longest name a command takes, and the
+        rest's second encounter is not met (the rest was cut short)."""
+        handler, script = reach("pursuit_fled_two", (6, 6))
+        _events(handler, pu.Rest())
+        script.extend([6, 6, 3, 2, 100])  # nobody surprised; the initiative; the evasion fails
+        out = _events(
+            handler,
+            enc.CheckSurprise(),
+            enc.DetermineDistance(value=30),
+            enc.RollInitiative(),
+            enc.Evade(),
+            enc.RollEvasion(),
+        )
+        assert PhaseChanged(procedure="camp", trigger="encounter_over", source="ENCOUNTER", dest="PURSUIT") in out
+        started = next(e for e in out if isinstance(e, pev.PursuitStarted))
+        assert started.name == "after encounter 2 (camp 1: wandering monsters while resting af\u2026)"
+        assert len(started.name) == text.LIMITS["name"]
+        assert not [e for e in out if isinstance(e, EncounterStarted)]
+        pursuit = handler.load(CAMPAIGN).procedures["pursuit"]
+        assert (pursuit.started.number, pursuit.resting_met, pursuit.resting_owed) == (2, 0, 0)
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
 
     def test_a_caught_party_fights_and_the_night_goes_on_when_the_pursuit_ends(self) -> None:
         """Faster monsters (240) catch the party in the woods on 1 (d4): the pursuit hands the fight to an

@@ -22,7 +22,7 @@ from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine import evasion
+from hexlog.machine import evasion, text
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.evasion import EvasionTables, Situation
@@ -31,7 +31,7 @@ from hexlog.machine.hexmap import SetHex, grid
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.clock import DAY_SECONDS
-from hexlog.machine.pursuit import PURSUIT, Phase
+from hexlog.machine.pursuit import PURSUIT, Phase, handover
 from hexlog.machine.pursuit import commands as p
 from hexlog.machine.pursuit import state as pursuit_state
 from hexlog.machine.pursuit.steps import catch_rule, is_caught
@@ -486,6 +486,22 @@ def _map(h: Handler) -> None:
     for col in range(5):
         for row in range(5):
             h.execute(CAMPAIGN, SetHex(hex=f"{col},{row}", terrain="meadow" if (col + row) % 2 else "open_forest"))
+
+
+@pytest.mark.parametrize(
+    "name", ["", "goblins", "x" * 30, "a wandering band of orcs and their wolves, hungry, far from home"]
+)
+def test_a_pursuit_after_an_encounter_of_any_name_takes_a_name_a_command_takes(name: str) -> None:
+    """The pursuit an encounter hands off is named after it, the encounter's name shortened where the two would pass
+    the longest name a command takes (an encounter named at that length could not end in pursuit before)."""
+    made = handover.pursuit_name(12, name)
+    assert len(made) <= text.LIMITS["name"]
+    assert text.problem(made, "name") is None
+    if len(f"after encounter 12 ({name})") <= text.LIMITS["name"]:
+        assert made == (f"after encounter 12 ({name})" if name else "after encounter 12")
+    else:
+        assert made.startswith("after encounter 12 (a wandering band")
+        assert made.endswith("\u2026)")
 
 
 class TestJourneys:

@@ -15,6 +15,7 @@ from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import ESCAPED, PursuitState
+from hexlog.machine.text import LIMITS
 
 if TYPE_CHECKING:
     from hexlog.machine.evasion import EvasionRules
@@ -32,7 +33,7 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
         return None
     s, movement, rolled = state.started, state.movement, state.evasion
     return StartPursuit(
-        name=f"after encounter {s.number}" + (f" ({s.name})" if s.name else ""),
+        name=pursuit_name(s.number, s.name),
         party_size=len(s.party),
         pursuers=s.monster_count,
         party_speed=movement.party_base if movement is not None else None,
@@ -45,6 +46,17 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
         evasion_failed=rolled is not None and not rolled.evaded,
         encounter=s.number,
     )
+
+
+def pursuit_name(number: int, encounter: str) -> str:
+    """The name of the pursuit after encounter ``number`` named ``encounter``, within the longest name a command takes
+    (the encounter's name shortened, marked with an ellipsis, where the two would not fit)."""
+    name = f"after encounter {number}"
+    if not encounter:
+        return name
+    room = LIMITS["name"] - len(name) - len(" ()")
+    shown = encounter if len(encounter) <= room else encounter[: max(0, room - 1)] + "\u2026"
+    return f"{name} ({shown})"
 
 
 def met_while_resting(state: object, concluded: object) -> bool:
