@@ -196,6 +196,30 @@ class TestWriteConflicts:
             store.close()
 
 
+def _ticks_with_a_bad_second(db: Path, data: str | bytes) -> SQLiteStore:
+    """A store of stream ``s``: three clock ticks (``tick-1`` to ``tick-3``), the second's data column set to
+    ``data``."""
+    store = SQLiteStore(db)
+    ticks = [
+        NewEvent(
+            id=f"tick-{n}",
+            source="hexlog:test",
+            type="hexlog.clock.advanced",
+            time="2024-05-01T12:00:00Z",
+            schemaversion=1,
+            data={"seconds": n, "rounds": 0, "turns": 0, "reason": ""},
+        )
+        for n in range(1, 4)
+    ]
+    store.append("s", ticks, expected_version=0)
+    store.close()
+    raw = sqlite3.connect(db, isolation_level=None)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute("UPDATE events SET data = ? WHERE stream_version = 2", (data,))
+    raw.close()
+    return SQLiteStore(db)
+
+
 class TestCorruptData:
     """A row whose data column is not a JSON object is a ``CorruptLogError`` naming the row."""
 
@@ -249,26 +273,7 @@ class TestCorruptData:
     def test_reading_decoded_events_names_the_bad_row(self, tmp_path: Path, data: str | bytes) -> None:
         """``event_pages`` raises naming the stream, version, position, event id and why at the page holding the bad
         row, and reads on past it from a later version."""
-        db = tmp_path / "clock.db"
-        store = SQLiteStore(db)
-        ticks = [
-            NewEvent(
-                id=f"tick-{n}",
-                source="hexlog:test",
-                type="hexlog.clock.advanced",
-                time="2024-05-01T12:00:00Z",
-                schemaversion=1,
-                data={"seconds": n, "rounds": 0, "turns": 0, "reason": ""},
-            )
-            for n in range(1, 4)
-        ]
-        store.append("s", ticks, expected_version=0)
-        store.close()
-        raw = sqlite3.connect(db, isolation_level=None)
-        raw.execute("DROP TRIGGER events_no_update")
-        raw.execute("UPDATE events SET data = ? WHERE stream_version = 2", (data,))
-        raw.close()
-        store = SQLiteStore(db)
+        store = _ticks_with_a_bad_second(tmp_path / "clock.db", data)
         try:
             with pytest.raises(CorruptLogError) as raised:
                 list(store.event_pages("s"))
@@ -281,26 +286,7 @@ class TestCorruptData:
     def test_reading_the_log_decoded_names_the_bad_row(self, tmp_path: Path, data: str | bytes) -> None:
         """``log_pages`` raises naming the stream, version, position, event id and why at the page holding the bad
         row, and reads on past it from a later position."""
-        db = tmp_path / "clock.db"
-        store = SQLiteStore(db)
-        ticks = [
-            NewEvent(
-                id=f"tick-{n}",
-                source="hexlog:test",
-                type="hexlog.clock.advanced",
-                time="2024-05-01T12:00:00Z",
-                schemaversion=1,
-                data={"seconds": n, "rounds": 0, "turns": 0, "reason": ""},
-            )
-            for n in range(1, 4)
-        ]
-        store.append("s", ticks, expected_version=0)
-        store.close()
-        raw = sqlite3.connect(db, isolation_level=None)
-        raw.execute("DROP TRIGGER events_no_update")
-        raw.execute("UPDATE events SET data = ? WHERE stream_version = 2", (data,))
-        raw.close()
-        store = SQLiteStore(db)
+        store = _ticks_with_a_bad_second(tmp_path / "clock.db", data)
         try:
             with pytest.raises(CorruptLogError) as raised:
                 list(store.log_pages())

@@ -22,7 +22,6 @@ from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
-from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.text import counted
 from hexlog.machine.travel.rules import WildernessOptions
 
@@ -42,7 +41,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # encounter ended with the party pursued, the pursuit takes over (the camp waits again)
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.PURSUIT, "conditions": "ended_in_pursuit"},
     # an encounter the rest after an escape met concluded, and that rest met another: it is handed off in turn
-    {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.ENCOUNTER, "conditions": "met_more_while_resting"},
+    {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.ENCOUNTER, "conditions": "met_while_resting"},
     {"trigger": "encounter_over", "source": P.ENCOUNTER, "dest": P.NIGHT},
     # the kit fires it when the pursuit concludes (caught or escaped): the night goes on, or, when the
     # rest after the escape met an encounter, that encounter is handed off (the camp waits again)
@@ -120,19 +119,10 @@ class CampModel(Model):
         return handover.from_encounter(found, self.rules.part(EvasionOptions).evasion_rules) is not None
 
     def met_while_resting(self) -> bool:
-        """The pursuit the camp waited for ended in the party's escape, and the rest after it met an encounter."""
+        """The pursuit the camp waited for ended in the party's escape and the rest after it met an encounter not begun
+        yet: as the camp resumes after the pursuit, or after the latest encounter that rest met."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        if getattr(self.command, "child", "") != PURSUIT:
-            return False
-        pursuit = self.table.procedures.get(PURSUIT)
-        return handover.met_while_resting(pursuit, pursuit)  # as the camp resumes after the pursuit itself
-
-    def met_more_while_resting(self) -> bool:
-        """An encounter the rest after the escape met concluded, and that rest met another that has not begun."""
-        assert self.table is not None  # noqa: S101 - loaded by the kit
-        if getattr(self.command, "child", "") != ENCOUNTER:
-            return False
-        return handover.met_while_resting(self.table.procedures.get(PURSUIT), self.table.procedures.get(ENCOUNTER))
+        return handover.rest_encounter_due(self.table.procedures, getattr(self.command, "child", ""))
 
     def night_is_over(self) -> bool:
         """The camp breaks once every check the night owes is rolled and any encounter met."""

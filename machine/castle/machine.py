@@ -29,11 +29,9 @@ from hexlog.machine.castle.commands import INTERNAL
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
 from hexlog.machine.commands import spoken
-from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
-from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.machine.travel import commands as travel
 
 if TYPE_CHECKING:
@@ -76,7 +74,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.DONE},
     # an encounter the rest met concluded, and the rest met another: it is handed off in turn
-    {"trigger": "fight_over", "source": P.RESTING, "dest": P.RESTING, "conditions": "met_more_while_resting"},
+    {"trigger": "fight_over", "source": P.RESTING, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.RESTING, "dest": P.DONE},
     {"trigger": "part", "source": [P.MET, P.REFUSED], "dest": P.DONE},
 ]
@@ -139,19 +137,10 @@ class CastleModel(Model):
         )
 
     def met_while_resting(self) -> bool:
-        """The pursuit the castle waited for ended in the party's escape, and the rest after it met an encounter."""
+        """The pursuit the castle waited for ended in the party's escape and the rest after it met an encounter not
+        begun yet: as the castle resumes after the pursuit, or after the latest encounter that rest met."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        if getattr(self.command, "child", "") != PURSUIT:
-            return False
-        pursuit = self.table.procedures.get(PURSUIT)
-        return handover.met_while_resting(pursuit, pursuit)  # as the castle resumes after the pursuit itself
-
-    def met_more_while_resting(self) -> bool:
-        """An encounter the rest after the escape met concluded, and that rest met another that has not begun."""
-        assert self.table is not None  # noqa: S101 - loaded by the kit
-        if getattr(self.command, "child", "") != ENCOUNTER:
-            return False
-        return handover.met_while_resting(self.table.procedures.get(PURSUIT), self.table.procedures.get(ENCOUNTER))
+        return handover.rest_encounter_due(self.table.procedures, getattr(self.command, "child", ""))
 
     def fighters(self) -> bool:
         """Only a fighter's castle (Lord, Superhero) challenges to a joust."""

@@ -9,15 +9,19 @@ procedure. Pure: it reads the folded encounter or pursuit and the rules' pursuit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER_PROCEDURE
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import ESCAPED, PursuitState
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT_PROCEDURE
 from hexlog.machine.text import LIMITS
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hexlog.machine.evasion import EvasionRules
 
 #: the outcome of an encounter whose pursuers chose to pursue
@@ -67,4 +71,12 @@ def met_while_resting(state: object, concluded: object) -> bool:
     return isinstance(state, PursuitState) and state.resting_due(concluded)
 
 
-__all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting"]
+def rest_encounter_due(procedures: Mapping[str, Any], child: str) -> bool:
+    """``met_while_resting`` as a procedure resumes after its child ``child`` concluded (the pursuit, or an encounter),
+    read from the procedures' folded states."""
+    pursuit = procedures.get(PURSUIT_PROCEDURE)
+    concluded = {PURSUIT_PROCEDURE: pursuit, ENCOUNTER_PROCEDURE: procedures.get(ENCOUNTER_PROCEDURE)}.get(child)
+    return concluded is not None and met_while_resting(pursuit, concluded)
+
+
+__all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting", "rest_encounter_due"]

@@ -192,9 +192,9 @@ def resumed(ctx: StepContext, command: object) -> None:
         if found is not None:
             ctx.hand_off(found)
         else:  # an encounter the rest after an escape met concluded: the next one it met, if any
-            _after_pursuit(ctx, ctx.state(ENCOUNTER))
+            _after_pursuit(ctx, child)
     elif child == PURSUIT:
-        _after_pursuit(ctx, ctx.state(PURSUIT))
+        _after_pursuit(ctx, child)
 
 
 def pursuit_after(ctx: StepContext) -> StartPursuit | None:
@@ -202,10 +202,10 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
     return handover.from_encounter(ctx.state(ENCOUNTER), ctx.part(EvasionOptions).evasion_rules)
 
 
-def _after_pursuit(ctx: StepContext, concluded: object) -> None:
+def _after_pursuit(ctx: StepContext, child: str) -> None:
     """An encounter rolled while the party rested after the pursuit, and not yet begun, is handed off (each in turn,
     as the one before concludes)."""
-    if handover.met_while_resting(ctx.state(PURSUIT), concluded):
+    if handover.rest_encounter_due(ctx.table.procedures, child):
         trip = journey(ctx)
         ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
 
