@@ -418,17 +418,28 @@ class SQLiteStore(PagedReads):
                 (after, size),
             ).fetchall()
 
-    def read_event_rows(self) -> Iterator[list[tuple[Any, ...]]]:
+    def read_event_rows(self, upto: int | None = None) -> Iterator[list[tuple[Any, ...]]]:
         """Every stored row in global order as SQLite holds it (``COLUMNS``), a page at a time: for a reader that
-        checks the rows itself, as the audit does."""
+        checks the rows itself, as the audit does; with ``upto``, only the rows at positions up to it (those a
+        reader that began earlier saw, whatever has been appended since)."""
         after = 0
         while True:
             rows = self._log_rows(COLUMNS, after, PAGE_SIZE)
+            full = len(rows) == PAGE_SIZE
+            if upto is not None and rows and rows[-1][0] > upto:
+                rows = [row for row in rows if row[0] <= upto]
+                full = False
             if rows:
                 yield rows
-            if len(rows) < PAGE_SIZE:
+            if not full:
                 return
             after = rows[-1][0]
+
+    def last_position(self) -> int:
+        """The highest position of the log (0 when it holds no event)."""
+        with self._lock:
+            found = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
+        return int(found[0])
 
     def events_as_made(self) -> bool:
         """Whether the events table is defined as hexlog's schema defines it: each position its key, kept once,

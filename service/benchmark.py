@@ -561,7 +561,8 @@ def run(
             put("read_log_records_eps", params.events / _timed(lambda: read_log_records(store)))  # noqa: B023
             note(f"sample {sample}/{params.repeat}: replay and audit")
             put("replay_eps", params.events / _timed(lambda: replay_all(store)))  # noqa: B023
-            put("audit_eps", params.events / _timed(lambda: audit_store(store)))  # noqa: B023
+            put("audit_eps", params.events / _timed(lambda: audit_store(store, jobs=_nproc())))  # noqa: B023
+            put("audit_one_process_eps", params.events / _timed(lambda: audit_store(store)))  # noqa: B023
             store.close()
             store_facts = where.facts(logged, params.events)
             where.remove(logged)
@@ -605,6 +606,9 @@ def run(
             "travel_days": params.travel_days,
             "triggers": params.triggers,
             "rss_events": params.rss_events,
+            "audit_jobs": _nproc(),
+            "audit_eps": "a whole-store audit on audit_jobs processes (hexlog audit --jobs, a SQLite file's) and "
+            "audit_one_process_eps on one",
             "peak_rss_mb": "MB, not a rate: the peak resident memory of a process replaying rss_events events",
             "python_optimize": sys.flags.optimize,
         },

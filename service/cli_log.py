@@ -33,6 +33,7 @@ from hexlog.replay.explain import decoded, find_roll
 from hexlog.replay.rebuild import EQUAL, projections
 from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.replay.receipts import Receipt
+from hexlog.replay.row_audit import MAX_JOBS
 from hexlog.replay.verdict import Verdict
 from hexlog.service import render
 from hexlog.service.door import (
@@ -212,6 +213,15 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     strict: Annotated[  # noqa: FBT002 - a flag
         bool, typer.Option("--strict", help="an INCOMPLETE verdict fails too (exit 1)")
     ] = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=MAX_JOBS,
+            help="processes to audit a whole database on, each its share of the campaigns (one campaign or a file: "
+            "one process)",
+        ),
+    ] = 1,
 ) -> None:
     """Verify the chain, the commitments, every roll and decision, and any receipts; end with a verdict.
 
@@ -232,7 +242,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         OPENED.callback(close_store, store)
         if roll is not None:
             campaign = Door.open(db, campaign, readonly=True).campaign
-        report = audits.audit_store(store, campaign, expect=receipts)
+        report = audits.audit_store(store, campaign, expect=receipts, jobs=jobs)
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )

@@ -28,6 +28,7 @@ RATES = {
     "read_log_raw_eps",
     "replay_eps",
     "audit_eps",
+    "audit_one_process_eps",
     "command_tx1_eps",
     "encounters_per_s",
     "travel_days_per_s",

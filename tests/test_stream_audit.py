@@ -21,7 +21,7 @@ from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import COLUMNS, EVENTS_TABLE, STREAM_PAGE_SIZE, table_differences
 from hexlog.machine.hexmap import RevealHidden
-from hexlog.replay import audit, stream_audit
+from hexlog.replay import audit, row_audit, stream_audit
 from hexlog.replay.audit import AuditReport, audit_store
 from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.receipts import Receipt
@@ -73,7 +73,7 @@ def _never_whole() -> Iterator[None]:
     with (
         mock.patch.object(SQLiteStore, "read_stream", refuse),
         mock.patch.object(MemoryStore, "read_stream", refuse),
-        mock.patch.object(audit, "_stream_items", refuse),
+        mock.patch.object(row_audit, "_stream_items", refuse),
         mock.patch.object(audit, "audit_envelopes", refuse),
     ):
         yield
