@@ -63,11 +63,13 @@ from hexlog.events.sqlite_schema import (
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Collection, Iterator, Sequence
 
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
+#: the name of the function that tells ``read_event_rows`` a stream it is to read
+_OWN = "hexlog_read_stream"
 #: how an append writes its events (``position`` is left to SQLite: the largest one plus one)
 INSERT = f"INSERT INTO events ({COLUMNS.removeprefix('position, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
 #: how a projection row is written (or written over)
@@ -418,10 +420,15 @@ class SQLiteStore(PagedReads):
                 (after, size),
             ).fetchall()
 
-    def read_event_rows(self, upto: int | None = None) -> Iterator[list[tuple[Any, ...]]]:
+    def read_event_rows(
+        self, upto: int | None = None, streams: Collection[Any] | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
         """Every stored row in global order as SQLite holds it (``COLUMNS``), a page at a time: for a reader that
         checks the rows itself, as the audit does; with ``upto``, only the rows at positions up to it (those a
-        reader that began earlier saw, whatever has been appended since)."""
+        reader that began earlier saw, whatever has been appended since); with ``streams``, only their rows."""
+        if streams is not None:
+            yield from self._rows_of(upto, streams)
+            return
         after = 0
         while True:
             rows = self._log_rows(COLUMNS, after, PAGE_SIZE)
@@ -435,11 +442,53 @@ class SQLiteStore(PagedReads):
                 return
             after = rows[-1][0]
 
+    def _rows_of(self, upto: int | None, streams: Collection[Any]) -> Iterator[list[tuple[Any, ...]]]:
+        """``read_event_rows`` of some streams: SQLite asks the collection of each row's stream whether it holds it
+        (a function of this connection while the rows are read)."""
+        query = (
+            f"SELECT {COLUMNS} FROM events WHERE position > ? AND position <= ? AND {_OWN}(stream_id) "  # noqa: S608 - constant columns
+            "ORDER BY position LIMIT ?"
+        )
+        last = upto if upto is not None else self.last_position()
+        after = 0
+        with self._lock:
+            self._conn.create_function(_OWN, 1, streams.__contains__, deterministic=True)
+        try:
+            while True:
+                with self._lock:
+                    rows = self._conn.execute(query, (after, last, PAGE_SIZE)).fetchall()
+                if rows:
+                    yield rows
+                if len(rows) < PAGE_SIZE:
+                    return
+                after = rows[-1][0]
+        finally:
+            with self._lock:
+                self._conn.create_function(_OWN, 1, None)
+
     def last_position(self) -> int:
         """The highest position of the log (0 when it holds no event)."""
         with self._lock:
             found = self._conn.execute("SELECT COALESCE(MAX(position), 0) FROM events").fetchone()
         return int(found[0])
+
+    def runs_to(self, last: int) -> bool:
+        """Whether the rows up to position ``last`` are at positions 1, 2, 3 ... ``last``, one at each."""
+        with self._lock:
+            (count,) = self._conn.execute(
+                "SELECT count(*) FROM events WHERE position > 0 AND position <= ?", (last,)
+            ).fetchone()
+        return bool(count == last)
+
+    def streams_met(self, upto: int) -> list[Any]:
+        """The streams of the rows up to position ``upto``, in the order the log first meets them."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT stream_id FROM events WHERE position > 0 AND position <= ? GROUP BY stream_id "
+                "ORDER BY min(position)",
+                (upto,),
+            ).fetchall()
+        return [row[0] for row in rows]
 
     def events_as_made(self) -> bool:
         """Whether the events table is defined as hexlog's schema defines it: each position its key, kept once,

@@ -1,11 +1,12 @@
 """The audit of a whole store in log order: where each stream's events sit, the full audit of one stream read again
 at its place, and the pass over a SQLite store's rows, which several processes may share.
 
-The pass reads every row once in log order. The first process checks the global positions and notes the order in
-which the log meets its streams; each stream belongs to one process (the n-th stream met to process n modulo their
-number), which hands its rows to a ``PlainStream`` and audits in full, read again, each of its streams that proves
-not plain. Each process reads the rows up to the last position the audit began with, so all read the same log. The
-report adds each stream's share up in the order the log met them: one process or several, it is the same report.
+The pass reads every row once in log order, checks the global positions, and hands each row to its stream's
+``PlainStream``; each stream that proves not plain is read again and audited in full. Shared by several
+processes, a log whose positions run 1, 2, 3 ... (so that none of them is a finding) has its streams dealt out in
+the order the log first meets them (the n-th to process n modulo their number); each process reads its own
+streams' rows alone, up to the last position the audit began with, so that all read the same log. The report adds
+each stream's share up in the order the log met them: one process or several, it is the same report.
 """
 
 from __future__ import annotations
@@ -117,19 +118,6 @@ def _stream_items(store: EventStore, stream: str, placed: Placed, findings: list
 
 
 @attrs.frozen
-class _Part:
-    """One process's part of the audit of a whole SQLite store."""
-
-    #: the rows read, and the findings of the global positions (the first process's part only)
-    count: int
-    findings: list[Finding]
-    #: every stream in the order the log first met it (the first process's part only)
-    order: list[str]
-    #: what each of this part's streams adds to the audit: its tally and its findings
-    shares: dict[str, tuple[Tally, list[Finding]]]
-
-
-@attrs.frozen
 class _Job:
     """What every process of one audit reads: the store's file, the procedures, the receipts, the last position."""
 
@@ -137,51 +125,64 @@ class _Job:
     registry: Registry
     expect: Sequence[Receipt]
     last: int
+    #: the process each stream belongs to (the n-th stream the log meets to process n modulo their number)
+    owner: dict[Any, int] = attrs.field(factory=dict)
 
 
-def _pass(store: SQLiteStore, job: _Job, part: int, parts: int) -> _Part:
-    """One process's pass over the rows up to ``job.last``: the positions and the streams' order when it is the
-    first, and the streams that are its own handed each its rows; then the share of each of its streams."""
+#: what one stream adds to the audit: its tally and its findings
+Share = tuple[Tally, list[Finding]]
+
+
+def _pass(store: SQLiteStore, job: _Job, findings: list[Finding]) -> tuple[int, dict[str, Share]]:
+    """The pass in log order over every row up to ``job.last``: the global positions checked, each row handed to
+    its stream's ``PlainStream``; the rows read, and each stream's share in the order the log meets them."""
     rules = PlainRules(job.registry)
-    findings: list[Finding] = []
     placed: dict[str, Placed] = {}
     plain: dict[str, PlainStream] = {}
-    owner: dict[Any, bool] = {}
-    order: list[str] = []
-    first = part == 0
     #: made at the first position out of the run 1, 2, 3 ... (in a sound log, never)
     checker: Positions | None = None
     count = 0
     last: object = None
-    own, where, checks = False, Placed(), PlainStream(None, rules)
+    where, checks = Placed(), PlainStream(None, rules)
     for page in store.read_event_rows(job.last):
         for row in page:
             position, stream = row[0], row[1]
-            if first and (checker is not None or type(position) is not int or position != count + 1):
-                checker = checker or Positions.after_run(count)
+            if checker is None and (type(position) is not int or position != count + 1):
+                checker = Positions.after_run(count)
+            if checker is not None:
                 checker.check(Item(index=count, env=recorded(row).envelope, position=position), findings)
             if stream != last:  # a stream's rows mostly come together: look it up once for them
-                found = owner.get(stream)
-                if found is None:
-                    found = owner[stream] = len(owner) % parts == part
-                    order.append(stream)
-                    if found:
-                        placed[stream], plain[stream] = Placed(), PlainStream(stream, rules)
-                own = found
-                if own:
-                    where, checks = placed[stream], plain[stream]
-                last = stream
-            if own:
-                where.add(count, position)
-                checks.feed(row)
+                if stream not in placed:
+                    placed[stream], plain[stream] = Placed(), PlainStream(stream, rules)
+                where, checks, last = placed[stream], plain[stream], stream
+            where.add(count, position)
+            checks.feed(row)
             count += 1
-    shares = {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
-    return _Part(count=count, findings=findings, order=order if first else [], shares=shares)
+    return count, {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
 
 
-def _share(
-    store: SQLiteStore, job: _Job, stream: str, where: Placed, plain: PlainStream
-) -> tuple[Tally, list[Finding]]:
+def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
+    """``_pass`` of one process's streams, in a log whose positions run 1 to ``job.last``: only their rows read,
+    each at its place (position 1 the first)."""
+    rules = PlainRules(job.registry)
+    own = {stream for stream, owner in job.owner.items() if owner == part}
+    placed: dict[str, Placed] = {}
+    plain: dict[str, PlainStream] = {}
+    last: object = None
+    where, checks = Placed(), PlainStream(None, rules)
+    for page in store.read_event_rows(job.last, own):
+        for row in page:
+            position, stream = row[0], row[1]
+            if stream != last:
+                if stream not in placed:
+                    placed[stream], plain[stream] = Placed(), PlainStream(stream, rules)
+                where, checks, last = placed[stream], plain[stream], stream
+            where.add(position - 1, position)
+            checks.feed(row)
+    return {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
+
+
+def _share(store: SQLiteStore, job: _Job, stream: str, where: Placed, plain: PlainStream) -> Share:
     """What one stream adds to the audit: its counts when it proved plain and sound (and no receipt names it),
     else what its full audit, read again, adds and finds."""
     tally, findings = Tally(), list[Finding]()
@@ -201,54 +202,57 @@ _JOBS: dict[int, _Job] = {}
 _NUMBERS = itertools.count()
 
 
-def _other_part(number: int, part: int, parts: int) -> _Part | str:
-    """A part of audit ``number`` run in a process of its own, on a connection of its own: the part, or why the
-    store could not be read."""
+def _part(number: int, part: int) -> dict[str, Share] | str:
+    """Part ``part`` of audit ``number``, in a process of its own, on a connection of its own: its streams'
+    shares, or why the store could not be read."""
     job = _JOBS[number]
     store = SQLiteStore(job.path, readonly=True)
     try:
-        return _pass(store, job, part, parts)
+        return _own_pass(store, job, part)
     except (ValueError, TypeError) as err:
         return str(err)
     finally:
         store.close()
 
 
-def _parts(store: SQLiteStore, job: _Job, jobs: int) -> list[_Part]:
-    """Every part of the audit: the first in this process, the others each in a process of its own (forked, so
-    that each finds the job it is given the number of)."""
+def _shares(job: _Job, jobs: int) -> dict[str, Share]:
+    """Every stream's share, each process's streams audited in a process of its own (forked, so that each finds
+    the job it is given the number of)."""
     number = next(_NUMBERS)
     _JOBS[number] = job
     try:
-        with multiprocessing.get_context("fork").Pool(jobs - 1) as pool:
-            others = pool.starmap_async(_other_part, [(number, part, jobs) for part in range(1, jobs)])
-            first = _pass(store, job, 0, jobs)
-            done = others.get()
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = pool.starmap(_part, [(number, part) for part in range(jobs)])
     finally:
         del _JOBS[number]
-    parts = [first]
+    shares: dict[str, Share] = {}
     for part in done:
-        if isinstance(part, str):  # the store could not be read: as the first part says it when it cannot
+        if isinstance(part, str):  # the store could not be read: as the pass in one process says it
             raise ValueError(part)  # noqa: TRY004 - a damaged store, not a wrong type
-        parts.append(part)
-    return parts
+        shares.update(part)
+    return shares
 
 
 def audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt], jobs: int = 1) -> AuditReport:
-    """The audit of every stream of a SQLite store whose events table is as hexlog made it, from its rows, on
-    ``jobs`` processes (one when the store is not a file another connection can open): a stream its
-    ``PlainStream`` proved sound adds its counts without being read again; every other stream is read again and
-    audited in full."""
+    """The audit of every stream of a SQLite store whose events table is as hexlog made it, from its rows: a stream
+    its ``PlainStream`` proved sound adds its counts without being read again; every other stream is read again
+    and audited in full.
+
+    With ``jobs`` above one, a store that is a file and whose positions run 1, 2, 3 ... (so that none is a finding)
+    is audited on that many processes, each reading its own streams' rows alone; any other in this one.
+    """
     job = _Job(path=store.path, registry=registry, expect=tuple(expect), last=store.last_position())
-    parts = min(jobs, MAX_JOBS) if store.path.is_file() else 1
-    done = _parts(store, job, parts) if parts > 1 else [_pass(store, job, 0, 1)]
-    shares: dict[str, tuple[Tally, list[Finding]]] = {}
-    for part in done:
-        shares.update(part.shares)
-    head = done[0]
-    tally, findings = Tally(), list(head.findings)
-    for stream in head.order:
-        share, found = shares[stream]
+    findings: list[Finding] = []
+    if min(jobs, MAX_JOBS) > 1 and store.path.is_file() and store.runs_to(job.last):
+        parts = min(jobs, MAX_JOBS)
+        order = store.streams_met(job.last)
+        job = attrs.evolve(job, owner={stream: n % parts for n, stream in enumerate(order)})
+        dealt = _shares(job, parts)
+        count, shares = job.last, {stream: dealt[stream] for stream in order}
+    else:
+        count, shares = _pass(store, job, findings)
+    tally = Tally()
+    for share, found in shares.values():
         tally.add(share)
         findings.extend(found)
-    return report(head.count, findings, tally, expect)
+    return report(count, findings, tally, expect)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from hexlog.events import sqlite as sqlite_store
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import PAGE_SIZE
@@ -198,3 +199,38 @@ def test_the_audit_command_refuses_a_number_of_processes_it_cannot_run(mixed: Pa
     code, output = _cli(mixed, "--jobs", jobs)
     assert code == 2
     assert "--jobs" in output
+
+
+def test_the_rows_of_some_streams_are_read_alone_in_log_order(mixed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_store, "PAGE_SIZE", 100)
+    store = SQLiteStore(mixed, create=False)
+    every = [row for page in store.read_event_rows() for row in page]
+    streams = store.streams_met(store.last_position())
+    assert streams == list(dict.fromkeys(row[1] for row in every))  # the order the log first meets them
+    for chosen in ({"campaign-b1", "campaign-demo"}, {"campaign-c1"}, set(streams), set()):
+        rows = [row for page in store.read_event_rows(None, chosen) for row in page]
+        assert rows == [row for row in every if row[1] in chosen]
+    upto = every[len(every) // 2][0]
+    rows = [row for page in store.read_event_rows(upto, {"campaign-b0", "campaign-main"}) for row in page]
+    assert rows == [row for row in every if row[1] in {"campaign-b0", "campaign-main"} and row[0] <= upto]
+    assert len(every) > 8 * sqlite_store.PAGE_SIZE  # pages after the first are read too
+    assert [row for page in store.read_event_rows() for row in page] == every  # the connection reads all again
+    store.close()
+
+
+def test_a_log_whose_positions_do_not_run_from_one_is_audited_in_one_pass(mixed: Path, tmp_path: Path) -> None:
+    """Only a log whose positions run 1, 2, 3 ... is shared out (its positions hold no finding); any other is read
+    whole by one process, which words each finding of the positions as it always has."""
+    store = SQLiteStore(mixed, create=False)
+    assert store.runs_to(store.last_position())
+    store.close()
+    for statement in (TAMPERED["a played event deleted"], TAMPERED["the first row's position"]):
+        path = _tampered(mixed, tmp_path, statement)
+        store = SQLiteStore(path, create=False)
+        assert not store.runs_to(store.last_position())
+        store.close()
+        one, two = _audits(path, (1, 2))
+        assert isinstance(one, AuditReport)
+        assert any(finding.check == "positions" for finding in one.findings)
+        assert two == one
+        path.unlink()
