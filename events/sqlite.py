@@ -473,22 +473,21 @@ class SQLiteStore(PagedReads):
         return int(found[0])
 
     def runs_to(self, last: int) -> bool:
-        """Whether the rows up to position ``last`` are at positions 1, 2, 3 ... ``last``, one at each."""
+        """Whether the rows up to position ``last`` are at positions 1, 2, 3 ... ``last``, one at each, and no row
+        is at a position below 1 (counted from the smallest index, as positions are whole numbers, each kept once)."""
         with self._lock:
-            (count,) = self._conn.execute(
-                "SELECT count(*) FROM events WHERE position > 0 AND position <= ?", (last,)
-            ).fetchone()
-        return bool(count == last)
+            (first,) = self._conn.execute("SELECT min(position) FROM events").fetchone()
+            (rows,) = self._conn.execute("SELECT count(*) FROM events").fetchone()
+            (later,) = self._conn.execute("SELECT count(*) FROM events WHERE position > ?", (last,)).fetchone()
+        if first is None:
+            return last == 0
+        return bool(first >= 1 and rows - later == last)
 
     def streams_met(self, upto: int) -> list[Any]:
-        """The streams of the rows up to position ``upto``, in the order the log first meets them."""
+        """The streams of the rows at positions 1 to ``upto``, in the order the log first meets them."""
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT stream_id FROM events WHERE position > 0 AND position <= ? GROUP BY stream_id "
-                "ORDER BY min(position)",
-                (upto,),
-            ).fetchall()
-        return [row[0] for row in rows]
+            rows = self._conn.execute("SELECT stream_id, min(position) FROM events GROUP BY stream_id").fetchall()
+        return [stream for stream, first in sorted(rows, key=lambda row: row[1]) if 0 < first <= upto]
 
     def events_as_made(self) -> bool:
         """Whether the events table is defined as hexlog's schema defines it: each position its key, kept once,
