@@ -12,7 +12,7 @@ import pytest
 from hexlog.events import castle as ev
 from hexlog.events import pursuit as pev
 from hexlog.events.codec import decode
-from hexlog.events.encounter import EncounterStarted
+from hexlog.events.encounter import EncounterConcluded, EncounterStarted
 from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
@@ -127,6 +127,8 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("fight_over", "RESTING", "DONE"): ("resting_met", enc.ConcludeEncounter(), ()),
     # the day of rest after two hexes met two encounters: when the first concludes the second is handed off
     ("fight_over", "RESTING", "RESTING"): ("resting_met_two", enc.ConcludeEncounter(), ()),
+    # the party flees the encounter the rest met and its evasion fails (100): that pursuit is handed off
+    ("fight_over", "RESTING", "PURSUED"): ("resting_met_fleeing", enc.RollEvasion(), (100,)),
     ("part", "MET", "DONE"): ("met", k.PartWays(), ()),
     ("part", "REFUSED", "DONE"): ("refused", k.PartWays(), ()),
 }
@@ -139,6 +141,9 @@ RECIPES["done_hailed"] = met(LORD, k.PartWays(), HAIL)
 RECIPES["escaping"] = Recipe(LORD, ESCAPING, ESCAPING_FACES)
 RECIPES["resting"] = Recipe(LORD, (*ESCAPING, pu.Rest()), (*ESCAPING_FACES, 6))
 RECIPES["resting_met"] = Recipe(LORD, (*ESCAPING, *RESTING_MEETS), (*ESCAPING_FACES, *RESTING_FACES))
+RECIPES["resting_met_fleeing"] = Recipe(
+    LORD, (*ESCAPING, *RESTING_MEETS, enc.Evade()), (*ESCAPING_FACES, *RESTING_FACES)
+)
 RECIPES["escaping_two"] = Recipe(LORD, ESCAPING_TWO_HEXES, ESCAPING_TWO_HEXES_FACES)
 RECIPES["resting_met_two"] = Recipe(
     LORD, (*ESCAPING_TWO_HEXES, *RESTING_MEETS), (*ESCAPING_TWO_HEXES_FACES, *RESTING_MEETS_TWO_FACES)
@@ -625,6 +630,65 @@ class TestThePursuit:
         assert _castle(handler).phase is Phase.DONE
         assert handler.load(CAMPAIGN).handoffs == ()
         assert handler.load(CAMPAIGN).procedures["pursuit"].resting_met == 2
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_an_encounter_the_rest_met_that_ends_in_pursuit_hands_that_pursuit_off(self) -> None:
+        """A day of rest met two encounters; the party flees the first and its evasion fails (100): the castle hands
+        off the pursuit with that encounter's facts, as a travel day or a camp does, and waits in PURSUED. The
+        meeting ended with the garrison's pursuit and is not ended again; the rest that pursuit cut short meets
+        nothing more (its second encounter is not handed off); when the new pursuit ends escaped, with nothing met
+        in its own rest, the castle is done; replayed and audited clean."""
+        handler, script = reach("resting_met_two")
+        events_of(handler, enc.Evade())
+        script.append(100)  # 100 against 50 %: the monster pursues
+        fled = events_of(handler, enc.RollEvasion())
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="RESTING", dest="PURSUED") in fled
+        assert HandedOff(parent="castle", child="pursuit") in fled
+        started = next(e for e in fled if isinstance(e, pev.PursuitStarted))
+        encounter = next(e for e in fled if isinstance(e, EncounterConcluded))
+        assert (started.number, started.encounter, started.evasion_failed) == (2, encounter.number, True)
+        assert (started.party_size, started.pursuers, started.pursuers_speed) == (2, 1, 120)
+        assert started.name == "after encounter 1 (pursuit 1: wandering monsters while resting)"
+        assert started.disposition is pev.Disposition.NONE  # the monsters pursue, not the castle's forces
+        assert not [e for e in fled if isinstance(e, (ev.MeetingEnded, EncounterStarted))]
+        assert _castle(handler).phase is Phase.PURSUED
+        assert handler.load(CAMPAIGN).handoffs == (("castle", "pursuit"),)
+        script.extend([1, 1])  # the party flees N; the half day of rest after it meets nothing
+        done = events_of(handler, pu.Flee(), pu.Rest())
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="PURSUED", dest="DONE") in done
+        assert not [e for e in done if isinstance(e, (ev.MeetingEnded, EncounterStarted))]
+        ended = [e for e in handler.store.read_stream(STREAM) if e.envelope.type == ev.MeetingEnded.cloud_type()]
+        assert len(ended) == 1  # the meeting ended once, with the garrison's pursuit
+        assert _castle(handler).phase is Phase.DONE
+        assert handler.load(CAMPAIGN).handoffs == ()
+        assert script == []
+        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_the_rest_after_a_pursuit_an_encounter_of_the_rest_began_hands_off_what_it_meets(self) -> None:
+        """The pursuit of an encounter the rest met ends escaped too, and its own rest meets an encounter: the castle
+        hands that one off, waits in RESTING, and is done when it concludes."""
+        handler, script = reach("resting_met_fleeing", (100,))
+        events_of(handler, enc.RollEvasion())
+        script.extend([1, 6])  # the party flees N; the half day of rest after it meets an encounter
+        rested = events_of(handler, pu.Flee(), pu.Rest())
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="PURSUED", dest="RESTING") in rested
+        assert [e.name for e in rested if isinstance(e, EncounterStarted)] == [
+            "pursuit 2: wandering monsters while resting"
+        ]
+        assert not [e for e in rested if isinstance(e, ev.MeetingEnded)]
+        assert _castle(handler).phase is Phase.RESTING
+        script.extend([6, 6, 3, 2])  # nobody surprised; the initiative
+        done = events_of(
+            handler, enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative(), enc.ConcludeEncounter()
+        )
+        assert PhaseChanged(procedure="castle", trigger="fight_over", source="RESTING", dest="DONE") in done
+        assert _castle(handler).phase is Phase.DONE
+        assert handler.load(CAMPAIGN).handoffs == ()
         assert script == []
         assert replay(handler.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(handler.store, CAMPAIGN, REGISTRY)

@@ -18,8 +18,6 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
-from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
-from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
 from hexlog.machine.text import counted
@@ -113,10 +111,7 @@ class CampModel(Model):
         (The kit resumes with its conclusion; without a pursuit the night simply goes on.)
         """
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        if getattr(self.command, "child", "") != ENCOUNTER or self.rules.part(EvasionTables).wilderness_pursuit is None:
-            return False
-        found = self.table.procedures.get(ENCOUNTER)
-        return handover.from_encounter(found, self.rules.part(EvasionOptions).evasion_rules) is not None
+        return handover.ended_in_pursuit(self.table.procedures, getattr(self.command, "child", ""), self.rules)
 
     def met_while_resting(self) -> bool:
         """The pursuit the camp waited for ended in the party's escape and the rest after it met an encounter not begun

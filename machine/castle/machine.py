@@ -10,7 +10,9 @@ their chance: pursued, the wilderness pursuit takes over with the riders as purs
 disposition deciding its continue check, and the castle resumes with ``fight_over`` when it concludes)
 or part in peace. When the pursuit ends in the party's escape and the rest after it meets an encounter,
 the meeting ends and the castle hands that encounter off as a travel day or a camp does, waiting for it
-in ``RESTING``. The conditions are methods of ``CastleModel``; they only read.
+in ``RESTING``; when that encounter ends with the party pursued again, the castle hands that pursuit off and
+waits for it in ``PURSUED`` (the meeting having ended, its end is not recorded again). The conditions are
+methods of ``CastleModel``; they only read.
 
 The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
 ride-out check is not made, a garrison rides out, or a meeting is under way, and refuses the audit's
@@ -73,6 +75,9 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # when the rest after the escape met an encounter, that encounter is handed off and the castle waits for it
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.PURSUED, "dest": P.DONE},
+    # an encounter the rest met ended with the party pursued again: that pursuit is handed off and the castle waits
+    # for it (the rest's later encounters are not met: it was cut short)
+    {"trigger": "fight_over", "source": P.RESTING, "dest": P.PURSUED, "conditions": "ended_in_pursuit"},
     # an encounter the rest met concluded, and the rest met another: it is handed off in turn
     {"trigger": "fight_over", "source": P.RESTING, "dest": P.RESTING, "conditions": "met_while_resting"},
     {"trigger": "fight_over", "source": P.RESTING, "dest": P.DONE},
@@ -141,6 +146,12 @@ class CastleModel(Model):
         begun yet: as the castle resumes after the pursuit, or after the latest encounter that rest met."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         return handover.rest_encounter_due(self.table.procedures, getattr(self.command, "child", ""))
+
+    def ended_in_pursuit(self) -> bool:
+        """An encounter the rest after the escape met ended with the party pursued again (§4.14): the castle hands
+        that pursuit off as a travel day or a camp does."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return handover.ended_in_pursuit(self.table.procedures, getattr(self.command, "child", ""), self.rules)
 
     def fighters(self) -> bool:
         """Only a fighter's castle (Lord, Superhero) challenges to a joust."""

@@ -37,7 +37,8 @@ class Phase(enum.Enum):
     FIGHTING = "fighting"
     #: the party fled: the forces' pursue roll is recorded, and decides the next phase at once
     FLED = "fled"
-    #: the forces pursue (handed to the wilderness pursuit); the castle resumes when it concludes
+    #: the forces pursue (handed to the wilderness pursuit), or, the meeting over, an encounter the rest after the
+    #: escape met ended with the party pursued again (handed off likewise); the castle resumes when it concludes
     PURSUED = "pursued"
     #: the party escaped and the meeting is over, but the rest after the escape met an encounter: handed to
     #: the encounter, and the castle waits for it (the travel day with it)

@@ -41,6 +41,7 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT_PROCEDURE
 from hexlog.machine.pursuit.state import PursuitState
@@ -381,12 +382,15 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
         ended = chased.ended
         outcome = ended.outcome if ended is not None else ""
         reason = f"pursuit {chased.started.number}: {ended.reason if ended is not None else outcome}"
-        _end(ctx, outcome, reason)
+        if not _ended(ctx):  # else the pursuit came of an encounter the rest met: the meeting ended before it
+            _end(ctx, outcome, reason)
         if change is not None and change.dest == Phase.RESTING.name:
             _met_while_resting(ctx, chased)
         return
     if change is not None and change.source == Phase.RESTING.name:
-        if change.dest == Phase.RESTING.name:  # the rest met another encounter: it is handed off in turn
+        if change.dest == Phase.PURSUED.name:  # the encounter the rest met ended with the party pursued again
+            _pursued_again(ctx)
+        elif change.dest == Phase.RESTING.name:  # the rest met another encounter: it is handed off in turn
             chased = ctx.state(PURSUIT_PROCEDURE)
             assert isinstance(chased, PursuitState)  # noqa: S101 - the condition read it
             _met_while_resting(ctx, chased)
@@ -396,6 +400,23 @@ def fight_over(ctx: StepContext, command: ChildConcluded) -> None:
     concluded = encounter.concluded
     outcome = concluded.outcome if concluded is not None else ""
     _end(ctx, "fought", f"encounter {encounter.started.number}: {outcome}")
+
+
+def _ended(ctx: StepContext) -> bool:
+    """Whether the meeting under way has ended (a pursuit of an encounter the rest after its escape met comes
+    after)."""
+    state, met = castles(ctx), _met(ctx)
+    return state.ended is not None and state.ended.number == met.number
+
+
+def _pursued_again(ctx: StepContext) -> None:
+    """Hand off the pursuit of the party an encounter the rest after the escape met ended in, with that encounter's
+    facts, on the castle's hex's terrain outside a journey (as the garrison's pursuit)."""
+    pursuit = handover.from_encounter(
+        ctx.state("encounter"), handover.pursuit_reading(ctx.rules), _terrain(ctx, _met(ctx).hex)
+    )
+    assert pursuit is not None  # noqa: S101 - the row's condition read it
+    ctx.hand_off(pursuit)
 
 
 def _met_while_resting(ctx: StepContext, chased: PursuitState) -> None:

@@ -1,6 +1,6 @@
 """The pursuit an encounter in the wilderness hands over when it ends with the party pursued (§4.14).
 
-A procedure that handed an encounter off (the travel day, the camp) reads this when it resumes: the
+A procedure that handed an encounter off (the travel day, the camp, a castle) reads this when it resumes: the
 encounter's facts (the sides, their rates, surprise, the evasion roll already made) become the
 pursuit's start. When a pursuit concludes, the procedure that handed it off (the travel day, the camp,
 a castle whose forces pursued) hands an encounter met in the rest after the escape to the encounter
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER_PROCEDURE
 from hexlog.machine.encounter.state import EncounterState
+from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import ESCAPED, PursuitState
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT_PROCEDURE
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from hexlog.machine.evasion import EvasionRules
+    from hexlog.machine.ruleset import Ruleset
 
 #: the outcome of an encounter whose pursuers chose to pursue
 PURSUIT = "pursuit"
@@ -63,6 +65,21 @@ def pursuit_name(number: int, encounter: str) -> str:
     return f"{name} ({shown})"
 
 
+def pursuit_reading(rules: Ruleset) -> EvasionRules | None:
+    """The pursuit reading an encounter that ends with the party pursued hands its pursuit over under (None: the
+    rules have no wilderness pursuit, and such an encounter hands none over)."""
+    if rules.part(EvasionTables).wilderness_pursuit is None:
+        return None
+    return rules.part(EvasionOptions).evasion_rules
+
+
+def ended_in_pursuit(procedures: Mapping[str, Any], child: str, rules: Ruleset) -> bool:
+    """Whether the child a procedure resumes after (``child``) is an encounter that ended with the party pursued, under
+    rules with a wilderness pursuit: the procedure then hands that pursuit off (``from_encounter``)."""
+    found = procedures.get(ENCOUNTER_PROCEDURE)
+    return child == ENCOUNTER_PROCEDURE and from_encounter(found, pursuit_reading(rules)) is not None
+
+
 def met_while_resting(state: object, concluded: object) -> bool:
     """Whether the pursuit ``state`` concluded with the party's escape, the rest after it met an encounter that has
     not begun yet, and it is due now (§4.14 step 5: an encounter roll per half day rested): as the procedure that
@@ -79,4 +96,12 @@ def rest_encounter_due(procedures: Mapping[str, Any], child: str) -> bool:
     return concluded is not None and met_while_resting(pursuit, concluded)
 
 
-__all__ = ["ESCAPED", "PURSUIT", "from_encounter", "met_while_resting", "rest_encounter_due"]
+__all__ = [
+    "ESCAPED",
+    "PURSUIT",
+    "ended_in_pursuit",
+    "from_encounter",
+    "met_while_resting",
+    "pursuit_reading",
+    "rest_encounter_due",
+]
