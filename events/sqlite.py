@@ -20,6 +20,7 @@ failed on a full disk) is reported as the success it is.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import shutil
 import sqlite3
@@ -57,6 +58,7 @@ from hexlog.events.sqlite_schema import (
     loads,
     recorded,
     records,
+    table_differences,
     tail_problem,
     write_problem,
 )
@@ -68,8 +70,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CorruptRowError", "SQLiteStore", "integrity_check", "is_busy"]
 
-#: the name of the function that tells ``read_event_rows`` a stream it is to read
+#: the name of the function that tells ``read_event_rows`` a stream it is to read (a number after it, each read's own)
 _OWN = "hexlog_read_stream"
+_READS = itertools.count()
 #: how an append writes its events (``position`` is left to SQLite: the largest one plus one)
 INSERT = f"INSERT INTO events ({COLUMNS.removeprefix('position, ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"  # noqa: S608 - constant columns
 #: how a projection row is written (or written over)
@@ -83,6 +86,15 @@ MAX_TAILS = 10_000
 
 #: the events table as SQLite records the statement that made it
 _EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path`` (None: no file there)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 class SQLiteStore(PagedReads):
@@ -126,6 +138,8 @@ class SQLiteStore(PagedReads):
             if not readonly or is_busy(err):
                 raise
             self._open_copy(busy_timeout)  # it cannot be read in place (a WAL file in a folder it may not write)
+        #: the file this store opened (device and inode), when it reads it in place
+        self._opened = _identity(self.path) if self._copy is None else None
 
     def _prepared(self, *, create: bool) -> None:
         try:
@@ -444,15 +458,16 @@ class SQLiteStore(PagedReads):
 
     def _rows_of(self, upto: int | None, streams: Collection[Any]) -> Iterator[list[tuple[Any, ...]]]:
         """``read_event_rows`` of some streams: SQLite asks the collection of each row's stream whether it holds it
-        (a function of this connection while the rows are read)."""
+        (a function of this connection, of a name of this read's own, while the rows are read)."""
+        name = f"{_OWN}_{next(_READS)}"
         query = (
-            f"SELECT {COLUMNS} FROM events WHERE position > ? AND position <= ? AND {_OWN}(stream_id) "  # noqa: S608 - constant columns
+            f"SELECT {COLUMNS} FROM events WHERE position > ? AND position <= ? AND {name}(stream_id) "  # noqa: S608 - constant columns, a name of ours
             "ORDER BY position LIMIT ?"
         )
         last = upto if upto is not None else self.last_position()
         after = 0
         with self._lock:
-            self._conn.create_function(_OWN, 1, streams.__contains__, deterministic=True)
+            self._conn.create_function(name, 1, streams.__contains__, deterministic=True)
         try:
             while True:
                 with self._lock:
@@ -464,7 +479,15 @@ class SQLiteStore(PagedReads):
                 after = rows[-1][0]
         finally:
             with self._lock:
-                self._conn.create_function(_OWN, 1, None)
+                self._conn.create_function(name, 1, None)
+
+    def file_id(self) -> tuple[int, int] | None:
+        """The file this store reads in place (its device and inode), while its path still names that file: what
+        another connection opening the path reads too; None when it reads a private copy, or the path now names
+        another file (or none)."""
+        if self._opened is None or _identity(self.path) != self._opened:
+            return None
+        return self._opened
 
     def last_position(self) -> int:
         """The highest position of the log (0 when it holds no event)."""
@@ -508,6 +531,11 @@ class SQLiteStore(PagedReads):
                 "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
             ).fetchone()
         return str(found[0]) if found is not None else ""
+
+    def events_differences(self) -> list[str]:
+        """How the events table differs from the one hexlog makes where readers depend on it (``table_differences``
+        of its statement), a few words each; empty for hexlog's."""
+        return table_differences(self.events_table())
 
     def events_hazards(self) -> list[str]:
         """What the events table holds that a reader paging through it may skip or mix up (``HAZARDS``): nothing,

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import array
 import bisect
-import itertools
-import multiprocessing
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from hexlog.events.streams import stream_for
 from hexlog.machine.kit.registry import Registry
 from hexlog.replay.audit_report import AuditReport, Tally, add_streamed, audit_items, report, versions_named
 from hexlog.replay.chain_audit import Finding, Item, Positions, malformed
+from hexlog.replay.forked import run_parts
 from hexlog.replay.plain_audit import PlainRules, PlainStream
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.stream_audit import audit_stream
@@ -117,6 +117,10 @@ def _stream_items(store: EventStore, stream: str, placed: Placed, findings: list
     return items
 
 
+#: a stream no row is of (the stream of the row before the first)
+_NONE = object()
+
+
 @attrs.frozen
 class _Job:
     """What every process of one audit reads: the store's file, the procedures, the receipts, the last position."""
@@ -125,6 +129,8 @@ class _Job:
     registry: Registry
     expect: Sequence[Receipt]
     last: int
+    #: the file the audit began on (``SQLiteStore.file_id``; None: no file another connection can open)
+    file: tuple[int, int] | None = None
     #: the process each stream belongs to (the n-th stream the log meets to process n modulo their number)
     owner: dict[Any, int] = attrs.field(factory=dict)
 
@@ -142,7 +148,7 @@ def _pass(store: SQLiteStore, job: _Job, findings: list[Finding]) -> tuple[int, 
     #: made at the first position out of the run 1, 2, 3 ... (in a sound log, never)
     checker: Positions | None = None
     count = 0
-    last: object = None
+    last: object = _NONE
     where, checks = Placed(), PlainStream(None, rules)
     for page in store.read_event_rows(job.last):
         for row in page:
@@ -168,7 +174,7 @@ def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
     own = {stream for stream, owner in job.owner.items() if owner == part}
     placed: dict[str, Placed] = {}
     plain: dict[str, PlainStream] = {}
-    last: object = None
+    last: object = _NONE
     where, checks = Placed(), PlainStream(None, rules)
     for page in store.read_event_rows(job.last, own):
         for row in page:
@@ -182,10 +188,13 @@ def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
     return {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
 
 
-def _share(store: SQLiteStore, job: _Job, stream: str, where: Placed, plain: PlainStream) -> Share:
+def _share(store: SQLiteStore, job: _Job, stream: Any, where: Placed, plain: PlainStream) -> Share:
     """What one stream adds to the audit: its counts when it proved plain and sound (and no receipt names it),
     else what its full audit, read again, adds and finds."""
     tally, findings = Tally(), list[Finding]()
+    if type(stream) is not str:  # no stream can be read by such an id: each of its rows is a finding
+        findings.extend(_unread(stream, where))
+        return tally, findings
     named = any(stream_for(receipt.campaign) == stream for receipt in job.expect)
     result = None if named else plain.result()
     if result is None:
@@ -197,40 +206,62 @@ def _share(store: SQLiteStore, job: _Job, stream: str, where: Placed, plain: Pla
     return tally, findings
 
 
-#: each audit that runs on several processes, by number, while it runs: a process it starts finds its job here
-_JOBS: dict[int, _Job] = {}
-_NUMBERS = itertools.count()
+def _unread(stream: object, where: Placed) -> list[Finding]:
+    """A finding for each row of a stream whose id is not text (stored as a number, bytes or NULL)."""
+    reason = f"the stream id {stream!r} is not text: the row cannot be read as any stream's"
+    return [
+        Finding(
+            stream=str(stream),
+            streamversion=None,
+            event_id="",
+            position=position,
+            check="envelope",
+            reason=reason,
+            order=position,
+            index=index,
+        )
+        for index, position in zip(where.indices, where.positions, strict=True)
+    ]
 
 
-def _part(number: int, part: int) -> dict[str, Share] | str:
-    """Part ``part`` of audit ``number``, in a process of its own, on a connection of its own: its streams'
-    shares, or why the store could not be read."""
-    job = _JOBS[number]
+def _part(job: _Job, part: int) -> dict[str, Share]:
+    """Part ``part`` of the audit, in a process of its own, on a connection of its own to the same file: its
+    streams' shares (a file not the one the audit began on raises: the audit is then made in one process)."""
     store = SQLiteStore(job.path, readonly=True)
     try:
+        if store.file_id() != job.file:
+            msg = f"{job.path} is not the file the audit began on"
+            raise ValueError(msg)
         return _own_pass(store, job, part)
-    except (ValueError, TypeError) as err:
-        return str(err)
     finally:
         store.close()
 
 
-def _shares(job: _Job, jobs: int) -> dict[str, Share]:
-    """Every stream's share, each process's streams audited in a process of its own (forked, so that each finds
-    the job it is given the number of)."""
-    number = next(_NUMBERS)
-    _JOBS[number] = job
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            done = pool.starmap(_part, [(number, part) for part in range(jobs)])
-    finally:
-        del _JOBS[number]
+def _shares(job: _Job, parts: int) -> dict[str, Share] | None:
+    """Every stream's share, each process's streams audited in a process of its own; None when any part failed
+    (a damaged row, a process that died), for the pass in one process to audit the log and word what it finds."""
     shares: dict[str, Share] = {}
-    for part in done:
-        if isinstance(part, str):  # the store could not be read: as the pass in one process says it
-            raise ValueError(part)  # noqa: TRY004 - a damaged store, not a wrong type
-        shares.update(part)
+    for done in run_parts(functools.partial(_part, job), parts):
+        if done is None:
+            return None
+        shares.update(done)
     return shares
+
+
+def _shared(store: SQLiteStore, job: _Job, jobs: int) -> dict[str, Share] | None:
+    """Each stream's share in the order the log met them, from ``jobs`` processes; None when the audit is to be
+    made in one (one job, a store that is no file of its own, positions that do not run 1, 2, 3 ..., fewer than
+    two streams, or a part that failed)."""
+    if jobs <= 1 or job.file is None or not store.runs_to(job.last):
+        return None
+    order = store.streams_met(job.last)
+    parts = min(jobs, len(order))
+    if parts <= 1:
+        return None
+    dealt = _shares(attrs.evolve(job, owner={stream: n % parts for n, stream in enumerate(order)}), parts)
+    if dealt is None or dealt.keys() != set(order):
+        return None
+    return {stream: dealt[stream] for stream in order}
 
 
 def audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt], jobs: int = 1) -> AuditReport:
@@ -239,16 +270,17 @@ def audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt]
     and audited in full.
 
     With ``jobs`` above one, a store that is a file and whose positions run 1, 2, 3 ... (so that none is a finding)
-    is audited on that many processes, each reading its own streams' rows alone; any other in this one.
+    is audited on that many processes, each reading its own streams' rows alone; any other in this one, and so is
+    one whose shared audit any part failed (a damaged row, a process that died): the report, or the error, is
+    always the one a single process gives.
     """
-    job = _Job(path=store.path, registry=registry, expect=tuple(expect), last=store.last_position())
+    job = _Job(
+        path=store.path, registry=registry, expect=tuple(expect), last=store.last_position(), file=store.file_id()
+    )
     findings: list[Finding] = []
-    if min(jobs, MAX_JOBS) > 1 and store.path.is_file() and store.runs_to(job.last):
-        parts = min(jobs, MAX_JOBS)
-        order = store.streams_met(job.last)
-        job = attrs.evolve(job, owner={stream: n % parts for n, stream in enumerate(order)})
-        dealt = _shares(job, parts)
-        count, shares = job.last, {stream: dealt[stream] for stream in order}
+    shares = _shared(store, job, min(jobs, MAX_JOBS))
+    if shares is not None:
+        count = job.last
     else:
         count, shares = _pass(store, job, findings)
     tally = Tally()

@@ -8,6 +8,7 @@ tampered; ``tests/test_plain_audit.py`` holds every tampered log it tries to the
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import sqlite3
@@ -20,9 +21,11 @@ from hexlog.events import sqlite as sqlite_store
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import PAGE_SIZE
+from hexlog.replay import row_audit
 from hexlog.replay.audit import AuditReport, audit_store
 from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.receipts import Receipt
+from hexlog.replay.verdict import Verdict
 from hexlog.service.benchmark import stream_events, write_campaign, write_log
 from hexlog.service.cli import app
 
@@ -234,3 +237,110 @@ def test_a_log_whose_positions_do_not_run_from_one_is_audited_in_one_pass(mixed:
         assert any(finding.check == "positions" for finding in one.findings)
         assert two == one
         path.unlink()
+
+
+def test_two_unreadable_rows_in_two_shares_are_refused_as_one_process_refuses_them(mixed: Path, tmp_path: Path) -> None:
+    """The first process to fail is not the first row in log order: any part that fails leaves the audit to one
+    process, which names the row it always names."""
+    path = _tampered(
+        mixed,
+        tmp_path,
+        "UPDATE events SET data = '{' WHERE (stream_id = 'campaign-c1' AND stream_version = 4) "
+        "OR (stream_id = 'campaign-b0' AND stream_version = 101)",
+    )
+    one, two, three = _audits(path)
+    assert isinstance(one, str)
+    assert two == one
+    assert three == one
+
+
+def test_rows_of_a_stream_id_that_is_not_text_are_findings_on_any_number_of_processes(
+    mixed: Path, tmp_path: Path
+) -> None:
+    """A referee who owns the file gives a campaign's rows a NULL stream id (the table's statement restored, so it
+    reads as hexlog's): no stream can be read by it, and each of its rows is a finding."""
+    path = tmp_path / "null.db"
+    shutil.copy(mixed, path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("PRAGMA writable_schema = ON")
+    (made,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()
+    loose = made.replace("stream_id TEXT NOT NULL", "stream_id TEXT")
+    conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'events'", (loose,))
+    conn.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute("UPDATE events SET stream_id = NULL WHERE stream_id = 'campaign-c0'")
+    conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'events'", (made,))
+    conn.close()
+    one, two = _audits(path, (1, 2))
+    assert isinstance(one, AuditReport)
+    assert one.verdict is Verdict.FAILED
+    assert len(one.findings) == 40  # each of c0's rows
+    assert {f.reason for f in one.findings} == {
+        "the stream id None is not text: the row cannot be read as any stream's"
+    }
+    assert two == one
+
+
+def test_a_share_whose_process_dies_is_audited_in_one_process(mixed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process killed (out of memory, by hand) sends nothing: the audit is made again in one process, never
+    waiting for it."""
+    own_pass = row_audit._own_pass
+
+    def dying(store: SQLiteStore, job: object, part: int) -> object:
+        if part == 1:
+            os._exit(9)
+        return own_pass(store, job, part)  # type: ignore[arg-type]
+
+    (one,) = _audits(mixed, (1,))
+    monkeypatch.setattr(row_audit, "_own_pass", dying)
+    passes: list[int] = []
+    one_pass = row_audit._pass
+    monkeypatch.setattr(row_audit, "_pass", lambda *args: passes.append(1) or one_pass(*args))
+    (two,) = _audits(mixed, (2,))
+    assert two == one
+    assert passes == [1]  # made again in one process
+
+
+def test_a_file_replaced_after_the_store_opened_is_audited_as_the_store_reads_it(tmp_path: Path) -> None:
+    """The workers open the store's path: when it names another file than the one the store opened (a backup
+    restored over it), the audit is made in one process, on the file the store reads."""
+    first, second = tmp_path / "log.db", tmp_path / "other.db"
+    for path, events in ((first, 300), (second, 200)):
+        made = SQLiteStore(path)
+        write_log(made, events, 100, 100)
+        made.close()
+    store = SQLiteStore(first, create=False, readonly=True)
+    assert store.file_id() is not None
+    second.replace(first)
+    assert store.file_id() is None
+    reports = [audit_store(store, jobs=jobs) for jobs in (1, 2)]
+    store.close()
+    assert reports[0].events == 300
+    assert reports[1] == reports[0]
+
+
+def test_two_reads_of_some_streams_on_one_connection_read_each_its_own(
+    mixed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two reads of some streams, their pages read in turn on one connection: each reads its own streams' rows."""
+    monkeypatch.setattr(sqlite_store, "PAGE_SIZE", 20)
+    store = SQLiteStore(mixed, create=False)
+    every = [row for page in store.read_event_rows() for row in page]
+    reads = {
+        "campaign-b0": store.read_event_rows(None, {"campaign-b0"}),
+        "c": store.read_event_rows(None, {"campaign-c1"}),
+    }
+    got: dict[str, list[tuple[object, ...]]] = {name: [] for name in reads}
+    while reads:
+        for name, pages in list(reads.items()):
+            page = next(pages, None)
+            if page is None:
+                del reads[name]
+            else:
+                got[name].extend(page)
+    store.close()
+    assert got["campaign-b0"] == [row for row in every if row[1] == "campaign-b0"]
+    assert got["c"] == [row for row in every if row[1] == "campaign-c1"]
+    assert len(got["campaign-b0"]) > 3 * 20  # read in pages, in turn with the other read's
