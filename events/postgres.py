@@ -43,8 +43,11 @@ from hexlog.events.postgres_schema import (
     COLUMNS_QUERY,
     DEADLOCK_DETECTED,
     DISK_FULL,
+    HAZARDS,
     INSUFFICIENT_PRIVILEGE,
+    KEYS_QUERY,
     LOCK_NOT_AVAILABLE,
+    LOOSE_QUERY,
     READ_ONLY_TRANSACTION,
     SERIALIZATION_FAILURE,
     STATEMENTS,
@@ -55,6 +58,7 @@ from hexlog.events.postgres_schema import (
     UNIQUE_VIOLATION,
     append_lock_key,
     shown_url,
+    table_differences,
     without_password,
 )
 from hexlog.events.sql_pages import PagedReads
@@ -315,6 +319,27 @@ class PostgresStore(PagedReads):
             if lost(self._conn, err):
                 raise DatabaseUnreachableError(msg, reason) from err
             raise StoreWriteError(msg) from err
+
+    def events_differences(self) -> list[str]:
+        """How the events table differs from the one hexlog makes where readers depend on it (its keys, and a
+        collation that compares two stream ids as one), a few words each; empty for hexlog's."""
+        keys = {(str(kind), tuple(columns)) for kind, columns in self._rows(KEYS_QUERY, ())}
+        return table_differences(keys, [str(row[0]) for row in self._rows(LOOSE_QUERY, ())])
+
+    def events_as_made(self) -> bool:
+        """Whether the events table has hexlog's keys and compares stream ids as written: only then does a reader
+        paging through it by position, or a stream by its version, read each row exactly once."""
+        return not self.events_differences()
+
+    def events_hazards(self) -> list[str]:
+        """What the events table holds that a reader paging through it may skip or mix up (``HAZARDS``): nothing,
+        in a table hexlog made, whose keys and collation keep it from holding any."""
+        out = []
+        for query, words in HAZARDS:
+            found = self._rows(query, ())
+            if found:
+                out.append(words.format(*(repr(value) for value in found[0])))
+        return out
 
     def tail_problem(self, stream_id: str) -> str | None:
         """What is wrong with the stream's last event (its hash or its link), or None."""

@@ -83,6 +83,63 @@ TRIGGERS_QUERY = (
     "AND NOT t.tgisinternal"
 )
 
+#: the keys of the current schema's events table: each primary key and unique constraint, by its kind and its
+#: columns in order of name
+KEYS_QUERY = (
+    "SELECT con.contype, ARRAY(SELECT a.attname FROM unnest(con.conkey) AS k(n) JOIN pg_attribute a "
+    "ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY a.attname) "
+    "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
+    "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND con.contype IN ('p', 'u')"
+)
+#: the columns of the current schema's events table that compare by a collation that is not deterministic (two
+#: texts as one)
+LOOSE_QUERY = (
+    "SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+    "JOIN pg_collation co ON co.oid = a.attcollation "
+    "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND a.attnum > 0 AND NOT a.attisdropped AND NOT co.collisdeterministic ORDER BY a.attnum"
+)
+#: the keys of the events table hexlog makes: the position, the event id, and the version within its stream
+KEYS = frozenset({("p", ("position",)), ("u", ("id",)), ("u", ("stream_id", "stream_version"))})
+#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up, each with its words
+#: (the stream ids compared byte by byte, whatever collation the table gives them)
+HAZARDS = (
+    (
+        "SELECT position, COUNT(*) FROM events GROUP BY position HAVING COUNT(*) > 1 LIMIT 1",
+        "{1} rows at position {0}",
+    ),
+    (
+        (
+            'SELECT stream_id COLLATE "C", stream_version, COUNT(*) FROM events '
+            'GROUP BY stream_id COLLATE "C", stream_version HAVING COUNT(*) > 1 LIMIT 1'
+        ),
+        "{2} rows at version {1} of {0}",
+    ),
+    (
+        (
+            'SELECT MIN(stream_id COLLATE "C"), MAX(stream_id COLLATE "C") FROM events '
+            'GROUP BY stream_id HAVING COUNT(DISTINCT stream_id COLLATE "C") > 1 LIMIT 1'
+        ),
+        "the stream ids {0} and {1}, which it compares as one",
+    ),
+)
+
+
+def table_differences(keys: set[tuple[str, tuple[str, ...]]], loose: list[str]) -> list[str]:
+    """How an events table differs from hexlog's where readers depend on it (its keys, as ``KEYS_QUERY`` reads them,
+    and the columns ``LOOSE_QUERY`` finds comparing two texts as one), a few words each; empty when it has them all."""
+    out = []
+    if ("p", ("position",)) not in keys:
+        out.append("position is not its primary key")
+    if ("u", ("stream_id", "stream_version")) not in keys:
+        out.append("no UNIQUE (stream_id, stream_version)")
+    if ("u", ("id",)) not in keys:
+        out.append("id is not declared UNIQUE")
+    out.extend(f"'{name}' compares by a collation that is not deterministic" for name in loose)
+    return out
+
+
 #: SQLSTATE classes and codes the store words itself
 UNIQUE_VIOLATION = "23505"
 LOCK_NOT_AVAILABLE = "55P03"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 import attrs
 
@@ -308,3 +308,22 @@ class ProjectionStore(Protocol):
 
 class LiveStore(EventStore, ProjectionStore, Protocol):
     """A store that keeps both the log and the rows of its live projections."""
+
+
+@runtime_checkable
+class CheckedTable(Protocol):
+    """A store whose events table a referee who owns the database could rebuild by hand (SQLite, PostgreSQL): it
+    says how the table differs from hexlog's, and what it holds that a reader paging through it may skip or mix
+    up, so that an audit can say when what it read may not be the log as it is."""
+
+    def events_as_made(self) -> bool:
+        """Whether the events table has hexlog's keys and compares stream ids as written."""
+        ...
+
+    def events_differences(self) -> list[str]:
+        """How the events table differs from hexlog's where readers depend on it, a few words each."""
+        ...
+
+    def events_hazards(self) -> list[str]:
+        """What the events table holds that a reader paging through it may skip or mix up, a few words each."""
+        ...

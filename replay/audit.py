@@ -14,9 +14,9 @@ gives.
 The full audit of a stream (of a campaign, or of a whole store) reads it page by page and checks each event
 as it comes (``hexlog.replay.stream_audit``), so that its memory does not grow with the stream's length; a
 stream in which that finds anything is read again and audited held whole, which words every finding as it
-always has. A SQLite events table rebuilt by hand (other keys, another collation) may make paged reads skip
-rows or mix streams: a campaign's stream in one is read whole, and the report says first, in one finding, how
-the table differs from hexlog's (``_table_finding``).
+always has. A SQLite or PostgreSQL events table rebuilt by hand (other keys, another collation) may make paged
+reads skip rows or mix streams: a campaign's stream in one is read whole, and the report says first, in one
+finding, how the table differs from hexlog's (``_table_finding``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import attrs
 
 from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
 from hexlog.events.sqlite import SQLiteStore
-from hexlog.events.sqlite_schema import table_differences
+from hexlog.events.store import CheckedTable
 from hexlog.events.streams import stream_for
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit_report import AuditReport, Tally, add_streamed, audit_streams, report, versions_named
@@ -117,11 +117,11 @@ def _audit_campaign(
     return report(result.events, [], tally, expect)
 
 
-def _table_finding(store: SQLiteStore, audited: AuditReport) -> Finding | None:
+def _table_finding(store: CheckedTable, audited: AuditReport) -> Finding | None:
     """The finding that a store's events table is not as hexlog made it, when that may be why the audit found
     what it found, or the table holds rows a reader paging through it may skip or mix up; None otherwise (a table
     rebuilt with other keys that holds nothing of the kind is read as hexlog's is)."""
-    differences = table_differences(store.events_table())
+    differences = store.events_differences()
     if not differences:
         return None
     hazards = store.events_hazards()
@@ -159,11 +159,12 @@ def audit_store(
     ``jobs`` processes share the audit of a whole SQLite database as hexlog made it, each auditing its share of the
     streams (``hexlog.replay.row_audit``); the report is the one a single process gives.
 
-    A SQLite store whose events table is not as hexlog made it is audited as far as its reads go (a campaign's
-    stream read whole, not page by page), and the report says so first when that may matter (``_table_finding``).
+    A SQLite or PostgreSQL store whose events table is not as hexlog made it is audited as far as its reads go (a
+    campaign's stream read whole, not page by page), and the report says so first when that may matter
+    (``_table_finding``).
     """
     audited = _audit_store(store, campaign, registry, expect, jobs)
-    if isinstance(store, SQLiteStore) and not store.events_as_made():
+    if isinstance(store, CheckedTable) and not store.events_as_made():
         found = _table_finding(store, audited)
         if found is not None:
             audited = attrs.evolve(audited, findings=(found, *audited.findings))
@@ -173,7 +174,7 @@ def audit_store(
 def _audit_store(
     store: EventStore, campaign: str | None, registry: Registry, expect: Sequence[Receipt], jobs: int
 ) -> AuditReport:
-    made = not isinstance(store, SQLiteStore) or store.events_as_made()
+    made = not isinstance(store, CheckedTable) or store.events_as_made()
     try:
         if campaign is None and isinstance(store, SQLiteStore) and made:
             return audit_rows(store, registry, expect, jobs)

@@ -1,0 +1,117 @@
+"""A PostgreSQL events table rebuilt by hand: the audit says first how it differs from hexlog's and what it holds.
+
+A referee who owns the database may drop the table's keys, or give its stream ids a collation that compares two
+of them as one; a reader paging through such a table by position (or a stream by its version) may skip a row or
+read another stream's rows with a stream's own, so what an audit read may not be the log as it is. As on SQLite,
+the report's first finding then says so, naming the difference and what the table holds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import psycopg
+import pytest
+
+from hexlog.events.postgres import PostgresStore
+from hexlog.events.streams import stream_for
+from hexlog.replay.audit import audit_store
+from hexlog.replay.chain_audit import TABLE
+from hexlog.replay.verdict import Verdict
+from hexlog.service.benchmark import write_log
+
+from .postgres_db import needs_postgres, pg_url
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+pytestmark = needs_postgres
+__all__ = ["pg_url"]  # the fixture, used by name
+
+#: the keys a referee drops to rebuild the table (the names PostgreSQL gives hexlog's constraints)
+KEYS = ("events_pkey", "events_id_key", "events_stream_id_stream_version_key")
+
+
+@pytest.fixture
+def logged(pg_url: str) -> Iterator[PostgresStore]:
+    """Three campaigns of plain sessions and rolls (b0, b1, b2), each sound."""
+    store = PostgresStore(pg_url)
+    write_log(store, 120, 40, 40)
+    yield store
+    store.close()
+
+
+def _sql(url: str, *statements: str) -> None:
+    """Statements run as the owner of the database runs them, the table's guards dropped first."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER events_no_update ON events")
+        conn.execute("DROP TRIGGER events_no_delete ON events")
+        for statement in statements:
+            conn.execute(statement)
+
+
+#: a second row at position 50 (version 10 of b1): the row there, its id and its faces changed
+FORGED_COPY = (
+    "INSERT INTO events SELECT position, stream_id, stream_version, id || '-forged', type, schema_version, "
+    "source, time, replace(data, '\"faces\":[', '\"faces\":[1,'), prevhash, hash FROM events WHERE position = 50"
+)
+
+
+def test_a_table_hexlog_made_differs_in_nothing_and_audits_as_ever(logged: PostgresStore) -> None:
+    assert logged.events_differences() == []
+    assert logged.events_as_made()
+    assert logged.events_hazards() == []
+    report = audit_store(logged)
+    assert report.findings == ()
+    assert report.verdict is Verdict.INCOMPLETE  # the sessions have no client seed
+
+
+def test_a_table_without_its_keys_is_named_first_with_the_rows_it_holds_twice(
+    logged: PostgresStore, pg_url: str
+) -> None:
+    _sql(pg_url, *(f"ALTER TABLE events DROP CONSTRAINT {key}" for key in KEYS), FORGED_COPY)
+    assert logged.events_differences() == [
+        "position is not its primary key",
+        "no UNIQUE (stream_id, stream_version)",
+        "id is not declared UNIQUE",
+    ]
+    assert not logged.events_as_made()
+    assert logged.events_hazards() == ["2 rows at position 50", "2 rows at version 10 of 'campaign-b1'"]
+    for campaign in (None, "b1"):
+        report = audit_store(logged, campaign)
+        first = report.findings[0]
+        assert first.check == TABLE
+        assert "the events table is not as hexlog made it (position is not its primary key;" in first.reason
+        assert "and it holds 2 rows at position 50; 2 rows at version 10 of 'campaign-b1'" in first.reason
+        assert report.verdict is Verdict.FAILED
+
+
+def test_a_table_without_its_keys_that_holds_nothing_twice_audits_as_ever(logged: PostgresStore, pg_url: str) -> None:
+    """Keys dropped but nothing added: nothing a reader could skip, and nothing wrong found, so nothing to say."""
+    _sql(pg_url, *(f"ALTER TABLE events DROP CONSTRAINT {key}" for key in KEYS))
+    assert not logged.events_as_made()
+    assert logged.events_hazards() == []
+    assert audit_store(logged).findings == ()
+
+
+def test_stream_ids_compared_without_case_are_named(logged: PostgresStore, pg_url: str) -> None:
+    """The stream id given a collation that compares 'campaign-B1' as 'campaign-b1': a stream read by its id would
+    read both; the audit names the collation and the two ids."""
+    _sql(
+        pg_url,
+        "CREATE COLLATION hexlog_test_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+        f"ALTER TABLE events DROP CONSTRAINT {KEYS[2]}",
+        "ALTER TABLE events ALTER COLUMN stream_id TYPE TEXT COLLATE hexlog_test_nocase",
+        "INSERT INTO events SELECT 1000 + position, 'campaign-B1', stream_version, id || '-B', type, schema_version, "
+        "source, time, data, prevhash, hash FROM events WHERE stream_id = 'campaign-b1' AND stream_version = 1",
+    )
+    assert logged.events_differences() == [
+        "no UNIQUE (stream_id, stream_version)",
+        "'stream_id' compares by a collation that is not deterministic",
+    ]
+    hazards = logged.events_hazards()
+    assert "the stream ids 'campaign-B1' and 'campaign-b1', which it compares as one" in hazards
+    report = audit_store(logged)
+    assert report.findings[0].check == TABLE
+    assert "compares by a collation that is not deterministic" in report.findings[0].reason
+    assert len(logged.read_stream(stream_for("b1"))) == 41  # its 40 events, and the other stream's one
