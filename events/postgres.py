@@ -55,6 +55,7 @@ from hexlog.events.postgres_schema import (
     TABLES_QUERY,
     TRIGGERS,
     TRIGGERS_QUERY,
+    TYPES_QUERY,
     UNIQUE_VIOLATION,
     append_lock_key,
     shown_url,
@@ -313,6 +314,10 @@ class PostgresStore(PagedReads):
         self._reconnect_if_lost()
         try:
             yield
+        except (psycopg.errors.UndefinedFunction, psycopg.errors.DatatypeMismatch, psycopg.DataError) as err:
+            # a column of another type than hexlog's (an events table rebuilt by hand): the log cannot be read
+            msg = f"cannot read the events of {self.shown}: {first_line(err)}"
+            raise CorruptLogError(msg) from err
         except (psycopg.OperationalError, psycopg.errors.InsufficientPrivilege) as err:
             reason = first_line(err)
             msg = f"cannot read the database {self.shown}: {reason}"
@@ -321,10 +326,11 @@ class PostgresStore(PagedReads):
             raise StoreWriteError(msg) from err
 
     def events_differences(self) -> list[str]:
-        """How the events table differs from the one hexlog makes where readers depend on it (its keys, and a
-        collation that compares two stream ids as one), a few words each; empty for hexlog's."""
+        """How the events table differs from the one hexlog makes where readers depend on it (its keys, its columns'
+        types, and a collation that compares two stream ids as one), a few words each; empty for hexlog's."""
         keys = {(str(kind), tuple(columns)) for kind, columns in self._rows(KEYS_QUERY, ())}
-        return table_differences(keys, [str(row[0]) for row in self._rows(LOOSE_QUERY, ())])
+        types = {str(name): str(kind) for name, kind in self._rows(TYPES_QUERY, ())}
+        return table_differences(keys, [str(row[0]) for row in self._rows(LOOSE_QUERY, ())], types)
 
     def events_as_made(self) -> bool:
         """Whether the events table has hexlog's keys and compares stream ids as written: only then does a reader

@@ -100,6 +100,26 @@ LOOSE_QUERY = (
     "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
     "AND a.attnum > 0 AND NOT a.attisdropped AND NOT co.collisdeterministic ORDER BY a.attnum"
 )
+#: the type of each column of the current schema's events table, as PostgreSQL writes it
+TYPES_QUERY = (
+    "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+    "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
+    "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
+)
+#: the type of each column of the events table hexlog makes, as ``TYPES_QUERY`` reads it
+TYPES = {
+    "position": "bigint",
+    "stream_id": "text",
+    "stream_version": "integer",
+    "id": "text",
+    "type": "text",
+    "schema_version": "integer",
+    "source": "text",
+    "time": "text",
+    "data": "text",
+    "prevhash": "text",
+    "hash": "text",
+}
 #: the keys of the events table hexlog makes: the position, the event id, and the version within its stream
 KEYS = frozenset({("p", ("position",)), ("u", ("id",)), ("u", ("stream_id", "stream_version"))})
 #: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up, each with its words
@@ -111,25 +131,32 @@ HAZARDS = (
     ),
     (
         (
-            'SELECT stream_id COLLATE "C", stream_version, COUNT(*) FROM events '
-            'GROUP BY stream_id COLLATE "C", stream_version HAVING COUNT(*) > 1 LIMIT 1'
+            'SELECT stream_id::text COLLATE "C", stream_version, COUNT(*) FROM events '
+            'GROUP BY stream_id::text COLLATE "C", stream_version HAVING COUNT(*) > 1 LIMIT 1'
         ),
         "{2} rows at version {1} of {0}",
     ),
     (
         (
-            'SELECT MIN(stream_id COLLATE "C"), MAX(stream_id COLLATE "C") FROM events '
-            'GROUP BY stream_id HAVING COUNT(DISTINCT stream_id COLLATE "C") > 1 LIMIT 1'
+            'SELECT MIN(stream_id::text COLLATE "C"), MAX(stream_id::text COLLATE "C") FROM events '
+            'GROUP BY stream_id HAVING COUNT(DISTINCT stream_id::text COLLATE "C") > 1 LIMIT 1'
         ),
         "the stream ids {0} and {1}, which it compares as one",
     ),
 )
 
 
-def table_differences(keys: set[tuple[str, tuple[str, ...]]], loose: list[str]) -> list[str]:
+def table_differences(
+    keys: set[tuple[str, tuple[str, ...]]], loose: list[str], types: dict[str, str] | None = None
+) -> list[str]:
     """How an events table differs from hexlog's where readers depend on it (its keys, as ``KEYS_QUERY`` reads them,
-    and the columns ``LOOSE_QUERY`` finds comparing two texts as one), a few words each; empty when it has them all."""
-    out = []
+    the columns ``LOOSE_QUERY`` finds comparing two texts as one, and each column's type as ``TYPES_QUERY`` reads it:
+    a citext stream id compares without case), a few words each; empty when it is hexlog's in all these."""
+    out = [
+        f"'{name}' is {found}, not {TYPES[name]}"
+        for name, found in (types or {}).items()
+        if name in TYPES and found != TYPES[name]
+    ]
     if ("p", ("position",)) not in keys:
         out.append("position is not its primary key")
     if ("u", ("stream_id", "stream_version")) not in keys:

@@ -163,7 +163,14 @@ def audit_store(
     campaign's stream read whole, not page by page), and the report says so first when that may matter
     (``_table_finding``).
     """
-    audited = _audit_store(store, campaign, registry, expect, jobs)
+    try:
+        audited = _audit_store(store, campaign, registry, expect, jobs)
+    except CorruptLogError as err:
+        differences = store.events_differences() if isinstance(store, CheckedTable) else []
+        if not differences:
+            raise
+        msg = f"{err}; the events table is not as hexlog made it ({'; '.join(differences)})"
+        raise CorruptLogError(msg) from err
     if isinstance(store, CheckedTable) and not store.events_as_made():
         found = _table_finding(store, audited)
         if found is not None:

@@ -25,8 +25,10 @@ T = TypeVar("T")
 
 
 def _child(work: Callable[[int], T], part: int, sent: Connection) -> None:
-    """One part in its own process: its result sent, or None when the work raised or the result cannot be sent."""
+    """One part in its own process: its result sent, or None when the work raised or the result cannot be sent
+    (Ctrl-C, blocked while it was forked, is ignored before it is let through)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     try:
         try:
             result: T | None = work(part)
@@ -46,12 +48,18 @@ def run_parts(work: Callable[[int], T], parts: int) -> list[T | None]:
     forks = multiprocessing.get_context("fork")
     started: list[tuple[Connection, BaseProcess]] = []
     try:
-        for part in range(parts):
-            heard, sent = forks.Pipe(duplex=False)
-            child = forks.Process(target=_child, args=(work, part, sent), daemon=True)
-            child.start()
-            sent.close()  # this process's copy: the pipe ends when the part's process does
-            started.append((heard, child))
+        # Ctrl-C waits until every part is forked and known here (one heard within a fork would be lost, and a
+        # part forked but not yet known would be left running): then it is heard, and every part is ended
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for part in range(parts):
+                heard, sent = forks.Pipe(duplex=False)
+                child = forks.Process(target=_child, args=(work, part, sent), daemon=True)
+                started.append((heard, child))
+                child.start()
+                sent.close()  # this process's copy: the pipe ends when the part's process does
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         results: list[T | None] = []
         for heard, _process in started:
             try:
@@ -61,6 +69,8 @@ def run_parts(work: Callable[[int], T], parts: int) -> list[T | None]:
         return results
     finally:
         for heard, process in started:
+            if process.pid is None:  # never started
+                continue
             if process.is_alive():
                 process.terminate()
             process.join()
