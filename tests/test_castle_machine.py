@@ -30,7 +30,7 @@ from hexlog.machine.pursuit.state import Phase as PursuitPhase
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
-from hexlog.replay.audit import audit_store
+from hexlog.replay.audit import AuditReport, audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
@@ -502,11 +502,17 @@ class TestOnAJourney:
         recorded = [decode(record.envelope) for record in handler.store.read_stream(STREAM)]
         ends = [e.outcome for e in recorded if isinstance(e, ev.MeetingEnded) and e.reason.startswith("pursuit")]
         assert ends, "no garrison pursued the party on these dice"
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        report = replayed_and_audited(handler)
         assert report.rolls_verified == report.rolls
         assert report.decisions >= 12 + meetings
+
+
+def replayed_and_audited(handler: Handler) -> AuditReport:
+    """The campaign's audit, once its replay matches the stored state and the audit finds nothing wrong."""
+    assert replay(handler.store, CAMPAIGN, REGISTRY).ok
+    report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+    assert report.findings == (), report.text()
+    return report
 
 
 def events_of(handler: Handler, *commands: c.Command) -> list[Any]:
@@ -597,9 +603,7 @@ class TestThePursuit:
         assert _castle(handler).phase is Phase.DONE
         assert handler.load(CAMPAIGN).handoffs == ()
         assert script == []
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        replayed_and_audited(handler)
         seen = render.timeline(handler.store.read_stream(STREAM), player=True)
         assert not [line for line in seen if line.hidden]  # no secret roll here: the player sees it all
         assert "castle hands off to encounter" in [line.text for line in seen]
@@ -631,9 +635,7 @@ class TestThePursuit:
         assert handler.load(CAMPAIGN).handoffs == ()
         assert handler.load(CAMPAIGN).procedures["pursuit"].resting_met == 2
         assert script == []
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        replayed_and_audited(handler)
 
     def test_an_encounter_the_rest_met_that_ends_in_pursuit_hands_that_pursuit_off(self) -> None:
         """A day of rest met two encounters; the party flees the first and its evasion fails (100): the castle hands
@@ -665,9 +667,7 @@ class TestThePursuit:
         assert _castle(handler).phase is Phase.DONE
         assert handler.load(CAMPAIGN).handoffs == ()
         assert script == []
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        replayed_and_audited(handler)
 
     def test_the_rest_after_a_pursuit_an_encounter_of_the_rest_began_hands_off_what_it_meets(self) -> None:
         """The pursuit of an encounter the rest met ends escaped too, and its own rest meets an encounter: the castle
@@ -690,9 +690,7 @@ class TestThePursuit:
         assert _castle(handler).phase is Phase.DONE
         assert handler.load(CAMPAIGN).handoffs == ()
         assert script == []
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        replayed_and_audited(handler)
 
     def test_an_encounter_met_while_resting_on_committed_dice_audits_verified(self) -> None:
         """Real dice: a hostile lord's fast riders in a swamp met and fled until a rest after an escape meets an
@@ -717,9 +715,7 @@ class TestThePursuit:
         assert resting == 1
         assert _castle(handler).phase is Phase.DONE
         handler.execute(CAMPAIGN, c.CloseSession())
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        report = replayed_and_audited(handler)
         assert report.rolls_verified == report.rolls
 
     def test_a_caught_party_fights_and_the_meeting_ends_caught(self) -> None:
@@ -761,9 +757,7 @@ class TestThePursuit:
         outcomes = {e.outcome for e in recorded if isinstance(e, ev.MeetingEnded)}
         assert sum(isinstance(e, pev.PursuitStarted) for e in recorded) > 0
         assert outcomes <= {"escaped", "caught"}
-        assert replay(handler.store, CAMPAIGN, REGISTRY).ok
-        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
+        report = replayed_and_audited(handler)
         assert report.rolls_verified == report.rolls
 
 
