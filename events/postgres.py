@@ -58,6 +58,7 @@ from hexlog.events.postgres_schema import (
     TYPES_QUERY,
     UNIQUE_VIOLATION,
     append_lock_key,
+    first_schema,
     shown_url,
     table_differences,
     without_password,
@@ -171,8 +172,8 @@ class PostgresStore(PagedReads):
             return str(row[0])
         found = self._conn.execute("SELECT current_setting('search_path')").fetchone()
         path = str(found[0]) if found else ""
-        wanted = path.split(",")[0].strip().strip('"')
-        if not wanted or wanted == "$user":
+        wanted = first_schema(path)
+        if wanted is None or wanted == "$user":
             msg = f"the database {self.shown} has no schema to keep hexlog's tables in (search_path is {path!r})"
             raise NotFoundError(msg)
         if not create or self.readonly:

@@ -204,3 +204,37 @@ def append_lock_key(schema: str) -> int:
     """The advisory lock that serialises the appends of one hexlog schema (a signed 64-bit number)."""
     digest = hashlib.sha256(f"hexlog.events:{schema}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
+
+
+#: the longest identifier PostgreSQL keeps, in bytes (``NAMEDATALEN - 1``): a longer one is cut to it
+MAX_IDENTIFIER_BYTES = 63
+
+
+def first_schema(search_path: str) -> str | None:
+    """The name of the first schema ``search_path`` names, as PostgreSQL reads it: a quoted name as written
+    (``""`` standing for one double quote), any other folded to lower case, both cut to 63 bytes; None when the
+    text names none or cannot be read (an unclosed quote, a space within an unquoted name)."""
+    text = search_path.lstrip()
+    if text.startswith('"'):
+        name, at = [], 1
+        while True:
+            end = text.find('"', at)
+            if end < 0:
+                return None
+            name.append(text[at:end])
+            if text[end + 1 : end + 2] != '"':
+                break
+            name.append('"')
+            at = end + 2
+        rest = text[end + 1 :].lstrip()
+        if rest and not rest.startswith(","):
+            return None
+        found = "".join(name)
+    else:
+        found = text.split(",", 1)[0].strip()
+        if any(c.isspace() for c in found) or '"' in found:
+            return None
+        found = "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in found)
+    if not found:
+        return None
+    return found.encode()[:MAX_IDENTIFIER_BYTES].decode(errors="ignore")
