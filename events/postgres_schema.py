@@ -83,14 +83,16 @@ TRIGGERS_QUERY = (
     "AND NOT t.tgisinternal"
 )
 
-#: the keys of the current schema's events table: each primary key and unique constraint, by its kind and its
-#: columns in order of name
+#: the keys of the current schema's events table: its primary key and each unique index over plain columns that
+#: covers every row (a UNIQUE constraint's, or one made with CREATE UNIQUE INDEX), by its kind and its key columns
+#: in order of name
 KEYS_QUERY = (
-    "SELECT con.contype, ARRAY(SELECT a.attname FROM unnest(con.conkey) AS k(n) JOIN pg_attribute a "
-    "ON a.attrelid = con.conrelid AND a.attnum = k.n ORDER BY a.attname) "
-    "FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid "
+    "SELECT CASE WHEN i.indisprimary THEN 'p' ELSE 'u' END, ARRAY(SELECT a.attname "
+    "FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(n, o) JOIN pg_attribute a "
+    "ON a.attrelid = i.indrelid AND a.attnum = k.n WHERE k.o <= i.indnkeyatts ORDER BY a.attname) "
+    "FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
     "WHERE c.relname = 'events' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) "
-    "AND con.contype IN ('p', 'u')"
+    "AND i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL"
 )
 #: the columns of the current schema's events table that compare by a collation that is not deterministic (two
 #: texts as one)

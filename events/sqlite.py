@@ -60,6 +60,7 @@ from hexlog.events.sqlite_schema import (
     records,
     table_differences,
     tail_problem,
+    unique_indexes,
     write_problem,
 )
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
@@ -535,7 +536,10 @@ class SQLiteStore(PagedReads):
     def events_differences(self) -> list[str]:
         """How the events table differs from the one hexlog makes where readers depend on it (``table_differences``
         of its statement), a few words each; empty for hexlog's."""
-        return table_differences(self.events_table())
+        statement = self.events_table()
+        with self._lock:
+            unique = unique_indexes(self._conn)
+        return table_differences(statement, unique)
 
     def events_hazards(self) -> list[str]:
         """What the events table holds that a reader paging through it may skip or mix up (``HAZARDS``): nothing,

@@ -16,7 +16,7 @@ from hexlog.events.store import AppendResult, Recorded, records_of
 from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.store import LoggedEvent, Payload, StoredEvent
@@ -125,21 +125,48 @@ def _parts(sql: str) -> tuple[list[str], str]:
     return [part for part in parts if part], " ".join(sql[end + 1 :].split())
 
 
-def table_differences(sql: str) -> list[str]:
+def unique_indexes(conn: sqlite3.Connection) -> set[tuple[str, ...]]:
+    """The columns, in order of name, of each unique index on the events table that covers every row and keys
+    plain columns (a constraint's, or one made with CREATE UNIQUE INDEX)."""
+    found = set()
+    for _, name, unique, _, partial in conn.execute("PRAGMA index_list(events)").fetchall():
+        if not unique or partial:
+            continue
+        keyed = [row for row in conn.execute("SELECT * FROM pragma_index_xinfo(?)", (name,)) if row[5]]
+        if all(row[1] >= 0 for row in keyed):
+            found.add(tuple(sorted(str(row[2]) for row in keyed)))
+    return found
+
+
+#: the unique keys of hexlog's events table besides its position, each with the words for a table without it
+UNIQUE_KEYS = {
+    ("stream_id", "stream_version"): "no UNIQUE (stream_id, stream_version)",
+    ("id",): "id is not declared UNIQUE",
+}
+
+
+def table_differences(sql: str, unique: Collection[tuple[str, ...]] = ()) -> list[str]:
     """How an events table's statement (as ``sqlite_master`` records it) differs from hexlog's where readers
     depend on it (its keys, its collations, what follows its columns), a few words each; empty when it is hexlog's
-    but for spacing."""
+    but for spacing. ``unique`` is the columns (in order of name) of each unique index on the table that covers every
+    row (``UNIQUE_INDEXES``): one of them stands for a key the statement does not declare."""
     mine, _ = _parts(EVENTS_TABLE)
     theirs, after = _parts(sql)
     out = []
     if "position INTEGER PRIMARY KEY" not in theirs:
         out.append("position is not declared INTEGER PRIMARY KEY")
-    out.extend(f"no {part}" for part in mine if part.startswith("UNIQUE") and part not in theirs)
-    if "id TEXT NOT NULL UNIQUE" not in theirs:
-        out.append("id is not declared UNIQUE")
+    declared = {
+        ("stream_id", "stream_version"): "UNIQUE (stream_id, stream_version)" in theirs,
+        ("id",): "id TEXT NOT NULL UNIQUE" in theirs,
+    }
+    out.extend(words for key, words in UNIQUE_KEYS.items() if not declared[key] and key not in unique)
     out.extend(f"'{part}' compares by its own collation" for part in theirs if "COLLATE" in part.upper())
     if after:
         out.append(f"'{after}' follows its columns")
+    if ("stream_id", "stream_version") in unique and not declared[("stream_id", "stream_version")]:
+        mine = [part for part in mine if part != "UNIQUE (stream_id, stream_version)"]
+    if ("id",) in unique and not declared[("id",)]:
+        mine = ["id TEXT NOT NULL" if part == "id TEXT NOT NULL UNIQUE" else part for part in mine]
     if not out and sorted(mine) != sorted(theirs):
         out.append("its columns are declared otherwise than hexlog declares them")
     return out

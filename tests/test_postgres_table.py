@@ -96,6 +96,26 @@ def test_a_table_without_its_keys_that_holds_nothing_twice_audits_as_ever(logged
     assert audit_store(logged).findings == ()
 
 
+def test_unique_indexes_where_the_constraints_were_are_keys_as_they_were(logged: PostgresStore, pg_url: str) -> None:
+    """The UNIQUE constraints rebuilt as unique indexes keep the same rows out: nothing is named of them. A partial
+    index, which lets a row outside it through, is not such a key."""
+    _sql(
+        pg_url,
+        "ALTER TABLE events DROP CONSTRAINT events_stream_id_stream_version_key",
+        "ALTER TABLE events DROP CONSTRAINT events_id_key",
+        "CREATE UNIQUE INDEX by_version ON events (stream_version, stream_id)",
+        "CREATE UNIQUE INDEX by_id ON events (id) INCLUDE (type)",
+    )
+    assert logged.events_differences() == []
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP INDEX by_id")
+        conn.execute("CREATE UNIQUE INDEX by_id ON events (id) WHERE position > 5")
+        assert logged.events_differences() == ["id is not declared UNIQUE"]
+        conn.execute("DROP INDEX by_version")
+        conn.execute("CREATE UNIQUE INDEX by_version ON events (stream_id, stream_version, type)")
+    assert logged.events_differences() == ["no UNIQUE (stream_id, stream_version)", "id is not declared UNIQUE"]
+
+
 def test_stream_ids_compared_without_case_are_named(logged: PostgresStore, pg_url: str) -> None:
     """The stream id given a collation that compares 'campaign-B1' as 'campaign-b1': a stream read by its id would
     read both; the audit names the collation and the two ids."""

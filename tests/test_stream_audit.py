@@ -292,6 +292,37 @@ def test_a_rebuilt_events_table_s_differences_name_what_readers_depend_on(column
     assert "'WITHOUT ROWID' follows its columns" in table_differences(EVENTS_TABLE + " WITHOUT ROWID")
 
 
+def test_unique_indexes_where_the_constraints_were_stand_for_them(tmp_path: Path) -> None:
+    """A table rebuilt without its UNIQUE declarations but with unique indexes keyed on the same columns keeps the same
+    rows out: nothing is named of it. An index over part of the rows, or keyed on more columns, is not such a key."""
+    store = SQLiteStore(tmp_path / "indexed.db")
+    import_envelopes(store, _golden(GOLDEN[0]))
+    store.close()
+    body = EVENTS_TABLE[EVENTS_TABLE.index("(") + 1 : EVENTS_TABLE.rindex(")")]
+    plain = body.replace("id TEXT NOT NULL UNIQUE", "id TEXT NOT NULL").replace(
+        ",\n    UNIQUE (stream_id, stream_version)", ""
+    )
+    assert "UNIQUE" not in plain
+    store = _rebuilt(
+        tmp_path / "indexed.db",
+        plain,
+        "CREATE UNIQUE INDEX by_version ON events (stream_version, stream_id);"
+        "CREATE UNIQUE INDEX by_id ON events (id COLLATE NOCASE);",
+    )
+    assert store.events_differences() == []
+    assert not store.events_as_made()
+    store.close()
+    conn = sqlite3.connect(tmp_path / "indexed.db", isolation_level=None)
+    conn.executescript(
+        "DROP INDEX by_id; CREATE UNIQUE INDEX by_id ON events (id) WHERE position > 5;"
+        "DROP INDEX by_version; CREATE UNIQUE INDEX by_version ON events (stream_id, stream_version, type);"
+    )
+    conn.close()
+    store = SQLiteStore(tmp_path / "indexed.db", create=False)
+    assert store.events_differences() == ["no UNIQUE (stream_id, stream_version)", "id is not declared UNIQUE"]
+    store.close()
+
+
 def _one_table_finding(report: AuditReport, *hazard: str) -> str:
     """The report's first finding is about the events table, and no other is; its reason."""
     assert [f.check for f in report.findings].count("events table") == 1
