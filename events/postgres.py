@@ -68,15 +68,12 @@ from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
     ROWS_PAGE_SIZE,
-    STREAM_PAGE_SIZE,
     checked_tail,
     command_row,
     known_command,
-    recorded,
-    records,
     tail_problem,
 )
-from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -103,6 +100,8 @@ class PostgresStore(PagedReads):
     A server that cannot be reached is a ``DatabaseUnreachableError`` (a ``StoreWriteError``); a connection
     the server ended is replaced when next used (``_reconnect_if_lost``).
     """
+
+    MARK = "%s"
 
     def __init__(self, url: str, *, lock_timeout: float = 10.0, create: bool = True, readonly: bool = False) -> None:
         self.url = url
@@ -361,62 +360,6 @@ class PostgresStore(PagedReads):
         """The result of an earlier command with this id, if any."""
         with self._lock, self._reading():
             return self._known(command_id, command_digest)
-
-    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
-        """The stream's events from ``from_version`` on, in order."""
-        rows = self._rows(
-            f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version >= %s ORDER BY stream_version",  # noqa: S608 - constant columns
-            (stream_id, from_version),
-        )
-        return records(rows)
-
-    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
-        """The stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(COLUMNS, stream_id, from_version):
-            yield from records(rows)
-
-    def _stream_pages(
-        self,
-        columns: str,
-        stream_id: str,
-        from_version: int,
-        *,
-        to_version: int | None = None,
-        page: int | None = None,
-    ) -> Iterator[list[tuple[Any, ...]]]:
-        """The stream's rows of ``columns`` (one of them ``stream_version``) from ``from_version`` to
-        ``to_version`` (its end when None), in order, a page (of ``page`` rows, ``STREAM_PAGE_SIZE`` by default) at
-        a time."""
-        size = STREAM_PAGE_SIZE if page is None else page
-        version_at = columns.split(", ").index("stream_version")
-        after = max(from_version, 1) - 1
-        bound, last = ("", ()) if to_version is None else ("AND stream_version <= %s ", (to_version,))
-        while True:
-            rows = self._rows(
-                f"SELECT {columns} FROM events WHERE stream_id = %s AND stream_version > %s "  # noqa: S608 - constant columns
-                f"{bound}ORDER BY stream_version LIMIT %s",
-                (stream_id, after, *last, size),
-            )
-            yield rows
-            if len(rows) < size:
-                return
-            after = rows[-1][version_at]
-
-    def _read_row(self, stream_id: str, version: int) -> Recorded | None:
-        """The record at a version of the stream (None if there is none)."""
-        rows = self._rows(
-            f"SELECT {COLUMNS} FROM events WHERE stream_id = %s AND stream_version = %s",  # noqa: S608 - constant columns
-            (stream_id, version),
-        )
-        return recorded(rows[0]) if rows else None
-
-    def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
-        """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
-        at most."""
-        return self._rows(
-            f"SELECT {columns} FROM events WHERE position > %s ORDER BY position LIMIT %s",  # noqa: S608 - constant columns
-            (after, size),
-        )
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""

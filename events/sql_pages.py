@@ -16,22 +16,44 @@ from hexlog.events.sqlite_schema import (
     LOG_COLUMNS,
     PAGE_SIZE,
     PAYLOAD_COLUMNS,
+    STREAM_PAGE_SIZE,
     event_page,
     log_page,
     payload_page,
     payloads,
+    recorded,
     records,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
     from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
 
 
 class PagedReads:
-    """``iter_payloads``, ``payload_pages`` and ``event_pages`` of a SQL store, on its ``_stream_pages`` and
-    ``_read_row``."""
+    """The reads of a SQL store's events, on its ``_rows`` (a query's rows) and ``MARK`` (its parameter mark)."""
+
+    #: how the store's driver marks a query's parameters
+    MARK = "?"
+
+    def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows a read gives (the store's lock held, its driver's errors in its own words)."""
+        raise NotImplementedError
+
+    def _query(self, query: str) -> str:
+        """``query`` with each ``?`` the store's parameter mark."""
+        return query if self.MARK == "?" else query.replace("?", self.MARK)
+
+    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
+        """The stream's events from ``from_version`` on, in order."""
+        query = f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version"  # noqa: S608 - constant columns
+        return records(self._rows(self._query(query), (stream_id, from_version)))
+
+    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
+        """The stream's events from ``from_version`` on, in order, fetched page by page."""
+        for rows in self._stream_pages(COLUMNS, stream_id, from_version):
+            yield from records(rows)
 
     def _stream_pages(
         self,
@@ -42,18 +64,35 @@ class PagedReads:
         to_version: int | None = None,
         page: int | None = None,
     ) -> Iterator[list[tuple[Any, ...]]]:
-        """The stream's rows of ``columns`` from ``from_version`` to ``to_version`` (its end when None), in order, a
-        page (of ``page`` rows, the store's own size by default) at a time."""
-        raise NotImplementedError
+        """The stream's rows of ``columns`` (one of them ``stream_version``) from ``from_version`` to ``to_version``
+        (its end when None), in order, a page (of ``page`` rows, ``STREAM_PAGE_SIZE`` by default) at a time."""
+        size = STREAM_PAGE_SIZE if page is None else page
+        version_at = columns.split(", ").index("stream_version")
+        after = max(from_version, 1) - 1
+        # a bound only when asked: a row whose version is not a number (a table edited by hand) is read, and named
+        bound, last = ("", ()) if to_version is None else ("AND stream_version <= ? ", (to_version,))
+        query = self._query(
+            f"SELECT {columns} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
+            f"{bound}ORDER BY stream_version LIMIT ?"
+        )
+        while True:
+            rows = self._rows(query, (stream_id, after, *last, size))
+            yield rows
+            if len(rows) < size:
+                return
+            after = rows[-1][version_at]
 
     def _read_row(self, stream_id: str, version: int) -> Recorded | None:
         """The record at a version of the stream (None if there is none)."""
-        raise NotImplementedError
+        query = f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version = ?"  # noqa: S608 - constant columns
+        rows = self._rows(self._query(query), (stream_id, version))
+        return recorded(rows[0]) if rows else None
 
     def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
         """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
         at most."""
-        raise NotImplementedError
+        query = f"SELECT {columns} FROM events WHERE position > ? ORDER BY position LIMIT ?"  # noqa: S608 - constant columns
+        return self._rows(self._query(query), (after, size))
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""

@@ -47,7 +47,6 @@ from hexlog.events.sqlite_schema import (
     ROWS_PAGE_SIZE,
     SCHEMA,
     SCHEMA_NAMES,
-    STREAM_PAGE_SIZE,
     CorruptRowError,
     busy_message,
     checked_tail,
@@ -56,14 +55,12 @@ from hexlog.events.sqlite_schema import (
     is_busy,
     known_command,
     loads,
-    recorded,
-    records,
     table_differences,
     tail_problem,
     unique_indexes,
     write_problem,
 )
-from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, Recorded, row_value
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, row_value
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterator, Sequence
@@ -374,66 +371,10 @@ class SQLiteStore(PagedReads):
         with self._lock:
             return self._known(command_id, command_digest)
 
-    def read_stream(self, stream_id: str, from_version: int = 1) -> list[Recorded]:
-        """The stream's events from ``from_version`` on, in order."""
+    def _rows(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """The rows a read gives."""
         with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version >= ? ORDER BY stream_version",  # noqa: S608 - constant columns
-                (stream_id, from_version),
-            ).fetchall()
-        return records(rows)
-
-    def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
-        """The stream's events from ``from_version`` on, in order, fetched page by page."""
-        for rows in self._stream_pages(COLUMNS, stream_id, from_version):
-            yield from records(rows)
-
-    def _stream_pages(
-        self,
-        columns: str,
-        stream_id: str,
-        from_version: int,
-        *,
-        to_version: int | None = None,
-        page: int | None = None,
-    ) -> Iterator[list[tuple[Any, ...]]]:
-        """The stream's rows of ``columns`` (one of them ``stream_version``) from ``from_version`` to
-        ``to_version`` (its end when None), in order, a page (of ``page`` rows, ``STREAM_PAGE_SIZE`` by default) at
-        a time."""
-        size = STREAM_PAGE_SIZE if page is None else page
-        version_at = columns.split(", ").index("stream_version")
-        after = max(from_version, 1) - 1
-        # a bound only when asked: a row whose version is not a number (a table edited by hand) is read, and named
-        bound, last = ("", ()) if to_version is None else ("AND stream_version <= ? ", (to_version,))
-        while True:
-            with self._lock:
-                rows = self._conn.execute(
-                    f"SELECT {columns} FROM events WHERE stream_id = ? AND stream_version > ? "  # noqa: S608 - constant columns
-                    f"{bound}ORDER BY stream_version LIMIT ?",
-                    (stream_id, after, *last, size),
-                ).fetchall()
-            yield rows
-            if len(rows) < size:
-                return
-            after = rows[-1][version_at]
-
-    def _read_row(self, stream_id: str, version: int) -> Recorded | None:
-        """The record at a version of the stream (None if there is none)."""
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {COLUMNS} FROM events WHERE stream_id = ? AND stream_version = ?",  # noqa: S608 - constant columns
-                (stream_id, version),
-            ).fetchall()
-        return recorded(rows[0]) if rows else None
-
-    def _log_rows(self, columns: str, after: int, size: int) -> list[tuple[Any, ...]]:
-        """The log's rows of ``columns`` (the first of them ``position``) after position ``after``, in order, ``size``
-        at most."""
-        with self._lock:
-            return self._conn.execute(
-                f"SELECT {columns} FROM events WHERE position > ? ORDER BY position LIMIT ?",  # noqa: S608 - constant columns
-                (after, size),
-            ).fetchall()
+            return self._conn.execute(query, params).fetchall()
 
     def read_event_rows(
         self, upto: int | None = None, streams: Collection[Any] | None = None

@@ -598,7 +598,7 @@ def test_streams_whose_ids_compare_without_case_audit_the_same_both_ways(
 ) -> None:
     """A table rebuilt to compare stream ids without case reads stream a's rows with A's when it reads either by
     id, version by version: a reader paging by version then skips rows of the stream it reads."""
-    monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 3)
+    monkeypatch.setattr("hexlog.events.sql_pages.STREAM_PAGE_SIZE", 3)
     path = _write(tmp_path / "twins.db", {"a": _session(1, 6, seed="s"), "A": _session(2, 6, seed="s")})
     columns = COLUMNS.replace("position", "position INTEGER PRIMARY KEY").replace(
         "stream_id", "stream_id TEXT COLLATE NOCASE"

@@ -185,8 +185,7 @@ class StoreContract:
     ) -> None:
         """A stream longer than a page reads back whole, in order, from any version, without another stream's
         events; it is the same as ``read_stream``."""
-        monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 7)
-        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
+        monkeypatch.setattr("hexlog.events.sql_pages.STREAM_PAGE_SIZE", 7)
         for k in range(3):
             store.append("s", batch(*range(k * 10, (k + 1) * 10)), expected_version=k * 10)
             store.append("t", batch(100 + k), expected_version=k)
@@ -201,8 +200,7 @@ class StoreContract:
     ) -> None:
         """Each event's version, id, type, schema version and data, page by page, from any version, without
         another stream's events: the very values of its envelope."""
-        monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 7)
-        monkeypatch.setattr("hexlog.events.postgres.STREAM_PAGE_SIZE", 7)
+        monkeypatch.setattr("hexlog.events.sql_pages.STREAM_PAGE_SIZE", 7)
         for k in range(3):
             events = [thing(n, big=2**70, text="é\u2028") for n in range(k * 10, (k + 1) * 10)]
             store.append("s", events, expected_version=k * 10)

@@ -339,7 +339,7 @@ def test_a_campaign_forked_in_a_rebuilt_table_is_read_whole_and_the_report_says_
 ) -> None:
     """A stream read page by page by version would skip the fork at a page boundary: the campaign's audit reads a
     rebuilt table's stream whole, finds the fork, and says first that the table is not as hexlog made it."""
-    monkeypatch.setattr("hexlog.events.sqlite.STREAM_PAGE_SIZE", 4)
+    monkeypatch.setattr("hexlog.events.sql_pages.STREAM_PAGE_SIZE", 4)
     store = SQLiteStore(tmp_path / "forked.db")
     campaign = import_envelopes(store, _golden(GOLDEN[0])).campaign
     store.close()
