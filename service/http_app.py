@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import json
 import math
+import shutil
 import tempfile
 import threading
 import time
@@ -165,6 +166,8 @@ class Service:
         #: each campaign's events as a player sees them, kept between requests
         self.player_views: dict[str, PlayerCache] = {}
         self.views_lock = threading.Lock()
+        #: where a command's file text (a map) is put for its step to read: made for this service, its alone
+        self.files = Path(tempfile.mkdtemp(prefix="hexlog-http-"))
 
     def door(self, campaign: str) -> Door:
         """The command line's door to a campaign, on this service's store and handler."""
@@ -183,6 +186,7 @@ class Service:
         self.store.close()
         self.tokens.close()
         self.replies.close()
+        shutil.rmtree(self.files, ignore_errors=True)
 
 
 # --- requests -------------------------------------------------------------------------------------------
@@ -258,8 +262,10 @@ def _received(service: Service, campaign: str, first: int, *, player: bool) -> l
 # --- the command routes ---------------------------------------------------------------------------------
 
 
-def _with_file(command: Command) -> tuple[Command, Path | None]:
-    """A command whose file field holds the file's text, given the path of that text in a file of its own."""
+def _with_file(command: Command, folder: Path) -> tuple[Command, Path | None]:
+    """A command whose file field holds the file's text, given the path of that text in a file of its own: in a
+    folder of the service's own that no one else may enter (``Service.files``), in a folder named by the text's hash,
+    so that a retried command is the same command, under a name that says nothing of the text (``map.toml``)."""
     for name in FILE_FIELDS:
         text = getattr(command, name, None)
         if isinstance(text, str):
@@ -268,8 +274,8 @@ def _with_file(command: Command) -> tuple[Command, Path | None]:
             except UnicodeEncodeError:
                 msg = f"the {name} of {type(command).__name__} is not valid Unicode"
                 raise UsageError(msg) from None
-            # named by its content, so that a retried command is the same command
-            path = Path(tempfile.gettempdir()) / f"hexlog-http-{hashlib.sha256(raw).hexdigest()[:32]}.toml"
+            path = folder / hashlib.sha256(raw).hexdigest()[:32] / "map.toml"
+            path.parent.mkdir(mode=0o700, exist_ok=True)
             path.write_bytes(raw)
             return attrs.evolve(command, **{name: str(path)}), path
     return command, None
@@ -334,20 +340,22 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
     if player and not player_may(command):
         raise Problem(FORBIDDEN, f"a player's token may not send {route.name} with these arguments")
     digest = _request_digest(route, body)
+    # a key names a request of its token alone: two clients that count their keys alike do not meet
+    scoped = None if key is None else f"{token.id}:{key}"
     with service.lock:
-        if key is not None:
-            stored = service.replies.get(campaign, key)
+        if scoped is not None:
+            stored = service.replies.get(campaign, scoped)
             if stored is not None:
                 if stored.digest != digest:
                     msg = f"Idempotency-Key {key!r} was already used for another request"
                     raise Problem(INVALID, msg)
-                return stored.status, stored.body, True
+                return stored.status, {**stored.body, "replayed": True}, True
         version = service.store.stream_version(stream_for(campaign))
         if expected is not None and expected != version:
             msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
             raise Problem(CONFLICT, msg, current_version=version)
-        command_id = None if key is None else f"http:{campaign}:{key}"
-        sent, path = _with_file(command)
+        command_id = None if scoped is None else f"http:{campaign}:{scoped}"
+        sent, path = _with_file(command, service.files)
         try:
             outcome = service.handler.execute(campaign, sent, command_id)
         except HexlogError as err:
@@ -358,9 +366,10 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
         finally:
             if path is not None:
                 path.unlink(missing_ok=True)
+                path.parent.rmdir()
         answer = _answer(service, route, campaign, outcome, player=player)
-        if key is not None:
-            service.replies.put(campaign, key, Reply(digest=digest, status=200, body=answer))
+        if scoped is not None:
+            service.replies.put(campaign, scoped, Reply(digest=digest, status=200, body=answer))
     service.bell.ring(campaign)
     return 200, answer, False
 

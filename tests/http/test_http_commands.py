@@ -14,6 +14,7 @@ import pytest
 
 from hexlog.events.dice import DiceRolled
 from hexlog.service.http_replies import Replies
+from hexlog.service.http_tokens import TokenStore
 
 from .conftest import BACKENDS
 
@@ -33,12 +34,37 @@ def test_a_retried_command_is_applied_once_and_answered_as_the_first_time(serve)
         first = client.post(ADD, headers=headers, json={"name": "Ana"})
         again = client.post(ADD, headers=headers, json={"name": "Ana"})
         assert first.status_code == again.status_code == 200
-        assert again.json() == first.json()
+        assert again.json() == {**first.json(), "replayed": True}
+        assert first.json()["replayed"] is False
         assert again.headers["idempotent-replayed"] == "true"
         assert _version(served, client) == before + 1
         other = client.post(ADD, headers=headers, json={"name": "Bo"})
         assert other.status_code == 422
         assert "already used for another request" in other.json()["detail"]
+
+
+def test_an_idempotency_key_names_a_request_of_its_own_token_alone(serve):
+    """Two clients that count their keys alike each have their command applied, and a replay says it is one."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        referee = client.post(ADD, headers=served.headers("referee", **{"Idempotency-Key": "1"}), json={"name": "Ana"})
+        player = client.post(
+            "/campaigns/main/campaign/roll-dice",
+            headers=served.headers("player", **{"Idempotency-Key": "1"}),
+            json={"expression": "1d20"},
+        )
+        same_body = client.post(ADD, headers=served.headers("player", **{"Idempotency-Key": "1"}), json={"name": "Ana"})
+        assert referee.status_code == player.status_code == 200
+        assert player.json()["command"] == "campaign/roll-dice"
+        assert same_body.status_code == 403  # the player's own key, not the referee's stored answer
+        assert _version(served, client) == before + 2
+        again = client.post(ADD, headers=served.headers("referee", **{"Idempotency-Key": "1"}), json={"name": "Ana"})
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json()["replayed"] is True
+        assert {k: v for k, v in again.json().items() if k != "replayed"} == {
+            k: v for k, v in referee.json().items() if k != "replayed"
+        }
 
 
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
@@ -65,7 +91,8 @@ def test_a_command_whose_response_was_lost_is_applied_once(serve):
         assert retried.json()["version"] == before + 1
         # the service stopped before it stored the answer: the handler's command id still holds
         replies = Replies(served.db)
-        replies.forget("main", "lost-1")
+        (token,) = [t for t in TokenStore(served.db).list("main") if t.role == "referee" and t.active]
+        replies.forget("main", f"{token.id}:lost-1")
         replies.close()
         again = client.post(
             ADD, headers=served.headers("referee", **{"Idempotency-Key": "lost-1"}), json={"name": "Cato"}
@@ -183,7 +210,11 @@ def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees
         loaded = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": text})
         assert loaded.status_code == 200, loaded.text
         digest = hashlib.sha256(text.encode()).hexdigest()[:32]
-        assert not (Path(tempfile.gettempdir()) / f"hexlog-http-{digest}.toml").exists()  # the text's file is gone
+        assert not (Path(tempfile.gettempdir()) / f"hexlog-http-{digest}.toml").exists()  # no file named by the text
+        events = client.get("/campaigns/main/events", headers=served.headers("player")).json()["events"]
+        (map_loaded,) = [e for e in events if e["type"].endswith("map.loaded")]
+        assert map_loaded["data"]["source"] == "map.toml"  # nothing of the text (its hash) in the public event
+        assert digest not in json.dumps(events)
         hex_lines = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("referee")).json()["lines"]
         assert any("the barrow of the Fen King" in line for line in hex_lines)
         shown = client.get("/campaigns/main/map?hex=3,2", headers=served.headers("player")).text
@@ -191,6 +222,26 @@ def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees
         assert "Fen King" not in shown
         path = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": "/etc/passwd"})
         assert path.status_code == 422  # the text of a file, never a path the service would read
+
+
+def test_a_maps_text_is_not_written_where_another_user_could_point_it(serve, tmp_path):
+    """A link made beforehand where a name could be guessed from the text (the temporary folder, the text's hash)
+    is never followed: the file it points at keeps what it held, and the map loads from the service's own folder."""
+    served = serve()
+    text = '[hex]\n"1,1" = { terrain = "clear" }\n'
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    link = Path(tempfile.gettempdir()) / f"hexlog-http-{digest}.toml"
+    link.unlink(missing_ok=True)
+    link.symlink_to(victim)
+    try:
+        with served.client() as client:
+            loaded = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": text})
+        assert loaded.status_code == 200, loaded.text
+        assert victim.read_text() == "kept"
+    finally:
+        link.unlink()
 
 
 def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash(serve, hexlog):
