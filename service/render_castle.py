@@ -132,7 +132,12 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
         what = " ".join(_words(x) for x in (castle.disposition, castle.castle_type) if x) or "not met yet"
         named = f" ({shown(castle.name)})" if castle.name else ""
         lines.append(f"castle at {hex_name}{named}: {what}")
-    lines.extend(f"the garrison of the castle at {c.hex} rides out ({c.how}): meet it" for c in state.coming)
+    # a garrison riding out as the party passed is the referee's secret check's outcome, until it meets the party
+    lines.extend(
+        f"the garrison of the castle at {c.hex} rides out ({c.how}): meet it"
+        for c in state.coming
+        if not player or c.how != "passing"
+    )
     if state.met is not None and (state.ended is None or state.ended.number != state.met.number):
         lines.append(_met(state.met))
         if state.toll is not None:

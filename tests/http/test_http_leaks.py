@@ -20,11 +20,13 @@ from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
-from hexlog.machine.hexmap import SetHex
+from hexlog.machine.castle import commands as ca
+from hexlog.machine.hexmap import LoadMap, SetHex
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.travel import commands as tr
 from hexlog.replay.player_audit import WITHHELD
+from hexlog.service.demo_story import MAP_FILE
 from hexlog.service.http_tokens import TokenStore
 from tests.test_player_audit import FORGED_NOTATION, LOST_FEATURE, SECRET_PURPOSE, failing_db
 
@@ -246,3 +248,45 @@ def test_a_flight_heading_reaches_a_player_only_when_the_session_ends(serve, tmp
         revealed = [e["data"] for e in shown if e["type"] == "hexlog.pursuit.heading_rolled" and not e.get("redacted")]
         assert revealed == [heading]
         assert f"truly flees {heading['heading']}".encode() in _player_bytes(client, "main", player)
+
+
+def _passing_db(db) -> str:
+    """Campaigns main and other; in main a journey past the castle at 3,4 of the demo's map whose referee's check
+    finds its garrison riding out (the first of a few fixed secrets whose dice say so); the secret."""
+    for n in range(1, 64):
+        secret = f"{n:02x}" * 32
+        db.unlink(missing_ok=True)
+        key_file_for(db).unlink(missing_ok=True)
+        store = SQLiteStore(db)
+        handler = Handler(store, FileKeeper(key_file_for(db)))
+        for campaign, opened in (("main", secret), ("other", "ff" * 32)):
+            handler.execute(campaign, c.StartCampaign(ruleset="explore"))
+            handler.execute(campaign, c.OpenSession(secret_hex=opened))
+        for command in (
+            c.AddMember(name="Ann"),
+            LoadMap(file=str(MAP_FILE)),
+            tr.StartJourney(hex="2,6", season="summer"),
+            tr.RollWeather(weather="clear"),
+            ca.PassCastles(),  # the castle two hexes off is checked before the day's route is taken
+        ):
+            handler.execute("main", command)
+        passed = [r.envelope.data for r in store.read_stream("campaign-main") if r.envelope.type.endswith("castle.passed")]
+        store.close()
+        if any(p["rides_out"] for p in passed[-1]["passed"]):
+            return secret
+    raise AssertionError("no secret of the few tried sends the garrison out")  # pragma: no cover
+
+
+def test_a_garrison_riding_out_as_the_party_passed_reaches_a_player_when_it_meets_the_party(serve, tmp_path):
+    """The ride-out check is the referee's secret: a player's state (and every other read) says nothing of a
+    garrison riding out until it meets the party; the referee's state says it."""
+    _passing_db(tmp_path / "hexlog.db")
+    served = serve()
+    with served.client() as client:
+        referee = client.get("/campaigns/main", headers=served.headers("referee")).content
+        assert b"rides out (passing)" in referee  # the check can fail: the referee reads it
+        seen = _player_bytes(client, "main", served.headers("player"))
+        assert b"rides out" not in seen
+        met = client.post("/campaigns/main/castle/meet", headers=served.headers("referee"), json={})
+        assert met.status_code == 200, met.text
+        assert b"castle at 3,4" in _player_bytes(client, "main", served.headers("player"))
