@@ -796,6 +796,8 @@ def _authorise(service: Service, request: Request, endpoint: Endpoint) -> Token 
         raise Problem(FORBIDDEN, "this token is for another campaign")
     if endpoint.access == COMMAND and token.role != REFEREE and (endpoint.body is None or not endpoint.body.player):
         raise Problem(FORBIDDEN, "only the referee's token may send this command")
+    if endpoint.access == COMMAND and token.role == REFEREE and endpoint.body is not None and not endpoint.body.referee:
+        raise Problem(FORBIDDEN, "the client seed is the players' own: a player's token sends it, never the referee's")
     return token
 
 

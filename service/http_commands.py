@@ -69,6 +69,12 @@ class CommandRoute:
         """Whether a player's token may send some command of this route."""
         return self.cls in {c.SetClientSeed, c.RollDice}
 
+    @property
+    def referee(self) -> bool:
+        """Whether the referee's token may send this route's command: all but the players' client seed, whose worth is
+        that the referee, who knows the session's secret, did not choose it."""
+        return self.cls is not c.SetClientSeed
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema of the body."""
         hints = typing.get_type_hints(self.cls)

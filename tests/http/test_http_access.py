@@ -63,7 +63,8 @@ def matrix(routes: set[tuple[str, str]]) -> dict[tuple[str, str], dict[str, int 
         cls = commands[method, path]
         # None: the identity passes the door (the command itself may still refuse, 4xx, never 401/403/5xx)
         player: int | None = None if cls in PLAYERS else 403
-        expected[method, path] = {"referee": None, "player": player, "other": 403, "revoked": 401, "none": 401}
+        referee: int | None = 403 if cls is c.SetClientSeed else None  # the players' own seed
+        expected[method, path] = {"referee": referee, "player": player, "other": 403, "revoked": 401, "none": 401}
     return expected
 
 

@@ -59,7 +59,7 @@ class Tally:
         first = client.post(url, headers={**auth, "Idempotency-Key": key}, json=body)
         again = client.post(url, headers={**auth, "Idempotency-Key": key}, json=body)
         assert first.status_code == again.status_code == 200, first.text
-        assert first.json() == again.json()
+        assert again.json() == {**first.json(), "replayed": True}
         with self.lock:
             self.statuses[first.status_code] += 1
             self.rolled[campaign] += 1
@@ -70,12 +70,13 @@ def test_fifty_clients_ten_campaigns(serve, tmp_path):
     served = serve()
     store = TokenStore(served.db)
     tokens = {c: store.create(c, "referee")[0] for c in CAMPAIGNS}
+    players = {c: store.create(c, "player")[0] for c in CAMPAIGNS}
     store.close()
     with served.client() as client:  # the players' seed, so that the audit can say the rolls protect them
         for campaign in CAMPAIGNS:
             seeded = client.post(
                 f"/campaigns/{campaign}/campaign/set-client-seed",
-                headers={"Authorization": f"Bearer {tokens[campaign]}"},
+                headers={"Authorization": f"Bearer {players[campaign]}"},
                 json={"client_seed": f"table-{campaign}"},
             )
             assert seeded.status_code == 200
