@@ -111,8 +111,9 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
 ) -> AsyncIterator[str]:
     """The frames of a campaign's stream from version ``first`` on, live, with heartbeats.
 
-    The stream is read again when the bell rings, and every ``poll`` seconds. ``allowed`` is asked whenever
-    the stream is quiet for a heartbeat or a poll: a token revoked meanwhile ends it.
+    The stream is read again when the bell rings, and every ``poll`` seconds. ``allowed`` is asked before each
+    batch of events is sent and whenever the stream is quiet for a heartbeat or a poll: a token revoked meanwhile
+    ends it.
     """
     stream = stream_for(campaign)
     viewer = Viewer(player=player)
@@ -128,6 +129,8 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
         records = [r for r in records if until is None or r.version <= until]
         if records:
             bell.disarm(campaign, future)
+            if not await reach.allowed(allowed):  # revoked while events kept coming: nothing more is sent
+                return
             read_from = records[-1].version + 1
             for event, _ in viewer.feed(records):
                 if event["streamversion"] >= first:

@@ -246,6 +246,37 @@ def test_the_example_client_follows_a_campaign_and_prints_each_roll_with_its_mea
     assert shown[1].endswith("secret roll #r0 (secret roll): hidden until the session closes"), shown
 
 
+def test_a_stream_sends_nothing_once_its_token_is_revoked_though_events_keep_coming(serve):
+    """Revoked while the referee keeps appending (the stream never quiet long enough for a heartbeat): the events
+    appended after the revocation never reach the revoked token."""
+    served = serve(heartbeat=60, poll=60)
+    store = TokenStore(served.db)
+    token, kept = store.create("main", "player")
+    referee = served.headers("referee")
+    with served.client() as client:
+        roll = "/campaigns/main/campaign/roll-dice"
+        got = []
+        revoked_at = None
+        with client.stream(
+            "GET", "/campaigns/main/stream", headers={"Authorization": f"Bearer {token}"}, params={"from": 1}
+        ) as response:
+            for frame in frames(response):
+                if frame is None:
+                    continue
+                got.append(frame[0])
+                if revoked_at is not None and frame[0] > revoked_at:
+                    break  # sent after the revocation: the assertion below fails
+                head = client.get("/campaigns/main", headers=referee).json()["version"]
+                if frame[0] == head and revoked_at is None:
+                    store.revoke(kept.id)
+                    revoked_at = head
+                if frame[0] == head:
+                    assert client.post(roll, headers=referee, json={"expression": "d6"}).status_code == 200
+        store.close()
+    assert revoked_at is not None
+    assert got == list(range(1, revoked_at + 1))  # nothing appended after the revocation was sent
+
+
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_a_stream_ends_when_its_token_is_revoked(serve):
     served = serve(heartbeat=0.1, poll=0.05)
