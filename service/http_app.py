@@ -239,9 +239,35 @@ async def _json_body(request: Request, limit: int) -> Any:
     if kind != "application/json" and not kind.endswith("+json"):
         raise Problem(UNSUPPORTED, f"the body is {kind}, not application/json")
     try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as err:
+        body = json.loads(raw)
+    except RecursionError:
+        raise Problem(BAD_REQUEST, f"the body nests deeper than {MAX_DEPTH} levels") from None
+    except ValueError as err:
+        if "int_max_str_digits" in str(err):  # Python's own words name a setting of its own
+            raise Problem(BAD_REQUEST, "the body holds a number of more than 4300 digits") from None
         raise Problem(BAD_REQUEST, f"the body is not JSON: {err}") from None
+    if _depth(body) > MAX_DEPTH:
+        raise Problem(BAD_REQUEST, f"the body nests deeper than {MAX_DEPTH} levels")
+    return body
+
+
+#: how deep a body's arrays and objects may nest (no command's fields need more than a few levels)
+MAX_DEPTH = 32
+
+
+def _depth(value: Any) -> int:
+    """How deep a JSON value's arrays and objects nest (a number or a string: 0), without recursion."""
+    deepest, level = 0, [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            return depth
+        level.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _shown(service: Service, campaign: str, first: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:

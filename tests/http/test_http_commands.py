@@ -165,6 +165,31 @@ def test_bad_bodies_are_told_apart(serve):
         assert client.post(ADD, headers={**headers, "If-Match": b"\xb2"}, json={"name": "H"}).status_code == 400
 
 
+def test_a_body_nested_too_deep_or_with_a_number_too_long_is_a_bad_request_and_nothing_is_written(serve):
+    """Rules overrides nested hundreds deep broke the command's digest (a 500); now the body is refused first."""
+    served = serve()
+    headers = served.headers("referee")
+    rules = "/campaigns/main/campaign/change-rules"
+    with served.client() as client:
+        before = _version(served, client)
+        for depth in (40, 400, 5000):
+            nested = "{" + '"a":{' * depth + '"b":1' + "}" * (depth + 1)
+            body = f'{{"ruleset":"ose","overrides":{nested},"reason":"x"}}'.encode()
+            deep = client.post(rules, headers={**headers, "Content-Type": "application/json"}, content=body)
+            assert deep.status_code == 400, deep.text
+            assert deep.json()["detail"] == "the body nests deeper than 32 levels"
+        long = client.post(
+            ADD, headers={**headers, "Content-Type": "application/json"}, content=b'{"n": ' + b"9" * 5000 + b"}"
+        )
+        assert long.status_code == 400
+        assert long.json()["detail"] == "the body holds a number of more than 4300 digits"
+        shallow = client.post(
+            rules, headers=headers, json={"ruleset": "ose", "overrides": {"a": {"b": 1}}, "reason": "x"}
+        )
+        assert shallow.status_code == 422  # read, and refused by the rules (no such option), not by its depth
+        assert _version(served, client) == before
+
+
 def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
     served = serve(rate=0.5, burst=3)
     with served.client() as client:
