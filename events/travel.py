@@ -7,7 +7,7 @@ see (the true hex while the party may be lost) are ``referee_only``; secret roll
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -67,9 +67,11 @@ class RouteDeclared(Event):
 
 @attrs.frozen(kw_only=True)
 class LostChecked(Event):
-    """The referee's secret lost check at the day's start, and the true heading when lost."""
+    """The referee's secret lost check at the day's start, and the true heading when lost (its die rolled every day,
+    lost or not, since version 2: a heading rolled only when lost told the players so)."""
 
     type_name: ClassVar[str] = "travel.lost_checked"
+    schema_version: ClassVar[int] = 2
     #: the row of the lost table read (an OD&D row, a Dolmenwood difficulty, road or track)
     row: str
     #: the totals that mean lost, after weather and darkness
@@ -85,6 +87,11 @@ class LostChecked(Event):
     #: public rolls (none: the check is the referee's) and the secret ones
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 rolled the heading's die only when the party was lost: its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -210,7 +210,7 @@ def reach(name: str, extra_faces: tuple[int, ...] = ()) -> tuple[Handler, list[i
         if name == "journey_done":
             for command in (HAIL, MEET, k.PartWays()):
                 handler.execute(CAMPAIGN, command)
-        script.append(6)  # the lost check (meadow, clear: never lost)
+        script.extend([6, 1])  # the lost check (meadow, clear: never lost) and the heading die, read by none
         on_the_road(handler)
     else:
         recipe = RECIPES[name]

@@ -66,7 +66,7 @@ def found_campaign(*, search_face: int | None, script: list[int] | None = None) 
     h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
     h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
     h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
-    script.append(6)
+    script.extend([6, 1])  # not lost; the heading die read by none
     h.execute(CAMPAIGN, t.DeclareRoute())
     if search_face is not None:
         script.append(search_face)
@@ -308,7 +308,7 @@ class TestAudit:
         h.execute(CAMPAIGN, SetHex(hex="2,1", terrain="hills", hidden=("ruined chapel",), lairs=("wolf den",)))
         h.execute(CAMPAIGN, t.StartJourney(hex="2,1"))
         h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
-        script.extend([6, 6])
+        script.extend([6, 1, 6])
         h.execute(CAMPAIGN, t.DeclareRoute())
         h.execute(CAMPAIGN, t.SearchHex())
         assert not [e for e in events_of(h) if isinstance(e, ev.FeatureFound)]

@@ -124,7 +124,7 @@ class TestTheHandOffs:
             table.run(SetHex(hex="1,1", terrain="meadow"))
             table.run(t.StartJourney(hex="1,1"))
             table.run(t.RollWeather(weather=weather))
-            table.run(t.DeclareRoute(), 6)
+            table.run(t.DeclareRoute(), 6, 1)
             found[weather] = one(table.run(t.CheckWandering(), 6), ev.EncounterStarted)
         assert (found["clear"].distance_divisor, found["fog"].distance_divisor) == (1, 2)
 

@@ -511,7 +511,7 @@ class TestJourneys:
         _map(t.handler)
         t.run(tr.StartJourney(hex="2,2"))
         t.run(tr.RollWeather(weather="clear"))
-        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.DeclareRoute(headings=("N",)), 6, 1)
         t.run(
             tr.Move(),
         )
@@ -549,7 +549,7 @@ class TestJourneys:
         _map(t.handler)
         t.run(tr.StartJourney(hex="2,2"))
         t.run(tr.RollWeather(weather="clear"))
-        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.DeclareRoute(headings=("N",)), 6, 1)
         t.run(tr.CheckWandering(), 6)
         meeting = [
             (enc.CheckSurprise(), (4, 4)),
@@ -603,7 +603,7 @@ class TestJourneys:
         assert (t.state.resting_owed, t.state.resting_parent) == (2, "")
         t.run(tr.StartJourney(hex="2,2"))
         t.run(tr.RollWeather(weather="clear"))
-        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.DeclareRoute(headings=("N",)), 6, 1)
         t.run(tr.CheckWandering(), 6)
         for command, faces in REST_MEETING:
             t.run(command, *faces)
@@ -627,7 +627,7 @@ class TestJourneys:
         assert (pursuit.rested.encounters, pursuit.resting_met, pursuit.resting_owed) == (3, 1, 2)
         for command, faces in (
             (tr.RollWeather(weather="clear"), ()),
-            (tr.DeclareRoute(headings=("N",)), (6,)),
+            (tr.DeclareRoute(headings=("N",)), (6, 1)),
             (tr.CheckWandering(), (6,)),
             *REST_MEETING,
         ):
@@ -645,7 +645,7 @@ class TestJourneys:
             _map(t.handler)
             t.run(tr.StartJourney(hex="2,2"))
             t.run(tr.RollWeather(weather="clear"))
-            t.run(tr.DeclareRoute(headings=("N",)), 6)
+            t.run(tr.DeclareRoute(headings=("N",)), 6, 1)
             t.run(tr.CheckWandering(), 6)
             t.run(enc.CheckSurprise(), 4, 4)
             t.run(enc.DetermineDistance(), 3, 3, 3, 3)
@@ -660,7 +660,7 @@ class TestJourneys:
         _map(t.handler)
         t.run(tr.StartJourney(hex="2,2"))
         t.run(tr.RollWeather(weather="clear"))
-        t.run(tr.DeclareRoute(headings=("N",)), 6)
+        t.run(tr.DeclareRoute(headings=("N",)), 6, 1)
         assert t.handler.load(CAMPAIGN).procedures["travel"].members["Ann"].travel_days == 1
         t.run(p.StartPursuit(pursuers_speed=240, evasion_failed=True))
         t.run(p.Flee(), 1)

@@ -11,6 +11,7 @@ import pytest
 
 from hexlog.events import travel as ev
 from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged, Resumed
@@ -57,11 +58,11 @@ RECIPES: dict[str, tuple[tuple[c.Command, tuple[int, ...]], ...]] = {
     "dawn": ((t.StartJourney(hex="2,3"), ()),),
     "ended": ((t.StartJourney(hex="2,3"), ()), (t.EndJourney(), ())),
     "route": ((t.StartJourney(hex="2,3"), ()), (CLEAR, ())),
-    "travel": ((t.StartJourney(hex="2,3"), ()), (CLEAR, ()), (t.DeclareRoute(headings=("S",)), (6,))),
+    "travel": ((t.StartJourney(hex="2,3"), ()), (CLEAR, ()), (t.DeclareRoute(headings=("S",)), (6, 1))),
     "dusk": (
         (t.StartJourney(hex="2,3"), ()),
         (CLEAR, ()),
-        (t.DeclareRoute(headings=("S",)), (6,)),
+        (t.DeclareRoute(headings=("S",)), (6, 1)),
         (t.CheckWandering(), (1,)),
     ),
     # lost on a 1, truly heading SE (face 3) while the party believes it goes S
@@ -100,7 +101,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("weather", "DAWN", "ROUTE"): ("dawn", t.RollWeather(), (3, 4)),
     ("rest", "DAWN", "DAWN"): ("dawn", t.RestDay(), ()),
     ("finish", "DAWN", "ENDED"): ("dawn", t.EndJourney(), ()),
-    ("route", "ROUTE", "TRAVEL"): ("route", t.DeclareRoute(headings=("N", "N")), (6,)),
+    ("route", "ROUTE", "TRAVEL"): ("route", t.DeclareRoute(headings=("N", "N")), (6, 1)),
     ("move", "TRAVEL", "TRAVEL"): ("travel", t.Move(), ()),
     ("search", "TRAVEL", "TRAVEL"): ("travel", t.SearchHex(), (4,)),
     ("forced_march", "TRAVEL", "TRAVEL"): ("travel", t.ForceMarch(), ()),
@@ -259,7 +260,7 @@ class TestRefusals:
 
     def test_moves_and_searches_stop_when_the_points_run_out(self) -> None:
         """6 points: two meadows to the map's edge (a third is refused there), one search, then no more."""
-        h, script = reach("route", (6,))
+        h, script = reach("route", (6, 1))
         h.execute(CAMPAIGN, t.DeclareRoute(headings=("S", "S", "S", "S")))
         out = h.execute(CAMPAIGN, t.Move())
         assert [e.believed for e in out.events if isinstance(e, ev.Moved)] == ["2,4", "2,5"]
@@ -345,9 +346,25 @@ class TestAuditReRunsTheDay:
         assert [i.at for i in issues][:1] == [at]
         assert field in issues[0].reason or kind.type_name in issues[0].reason
 
+    def test_a_day_not_lost_rolls_the_secret_heading_die_as_a_lost_day_does(self) -> None:
+        """The rolls a player sees hidden (their purposes, their number) are the same lost or not; the heading's die
+        decides only when lost, and the audit re-derives both days."""
+        seen = {}
+        for lost, faces in ((True, (1, 3)), (False, (6, 3))):
+            h, script = reach("route", faces)
+            h.execute(CAMPAIGN, t.DeclareRoute(headings=("S",)))
+            assert script == []
+            events = [decode(r.envelope) for r in h.store.read_stream(STREAM)]
+            (checked,) = [e for e in events if isinstance(e, ev.LostChecked)]
+            assert checked.lost is lost
+            assert checked.heading == ("SE" if lost else "S")
+            seen[lost] = [(e.purpose, e.visibility) for e in events if isinstance(e, DiceRolled)]
+            assert check_decision_events(events).issues == ()
+        assert seen[True] == seen[False] == [("travel.lost", "referee"), ("travel.lost.heading", "referee")]
+
     def test_a_search_that_spends_the_last_points_is_re_derived(self) -> None:
         """The audit re-runs the search's roll alone: the points it spent are not asked for again."""
-        h, script = reach("route", (6,))
+        h, script = reach("route", (6, 1))
         h.execute(CAMPAIGN, t.DeclareRoute(headings=("S", "S", "S", "S")))
         h.execute(CAMPAIGN, t.Move())
         script.append(4)

@@ -106,22 +106,23 @@ class TestLostRanges:
             trip2 = Trip({"1,1": {"terrain": terrain_name}}, options={"lost_encounter_source": source})
             trip2.run(t.StartJourney(hex="1,1"))
             trip2.run(t.RollWeather(weather=weather))
-            assert not only(trip2.run(t.DeclareRoute(night=night), top + 1), ev.LostChecked).lost
+            assert not only(trip2.run(t.DeclareRoute(night=night), top + 1, 1), ev.LostChecked).lost
 
     @pytest.mark.parametrize("source", ["odd_p18", "dolmenwood"])
     def test_a_road_is_never_lost_even_in_fog_by_night(self, source: str) -> None:
         trip = Trip({"1,1": {"terrain": "swamp", "road": True}}, options={"lost_encounter_source": source})
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(t.RollWeather(weather="fog"))
-        checked = only(trip.run(t.DeclareRoute(night=True), 1), ev.LostChecked)
+        checked = only(trip.run(t.DeclareRoute(night=True), 1, 1), ev.LostChecked)
         assert (checked.row, checked.lost_on, checked.lost) == ("road", (), False)
 
     def test_the_lost_roll_is_secret_and_made_for_the_party(self) -> None:
         trip = Trip(meadows())
         trip.run(t.StartJourney(hex="2,2"))
         trip.run(CLEAR)
-        rolled = only(trip.run(t.DeclareRoute(headings=("N",)), 6), DiceRolled)
-        assert (rolled.purpose, rolled.visibility, rolled.made_for) == ("travel.lost", "referee", "party")
+        lost, heading = [e for e in trip.run(t.DeclareRoute(headings=("N",)), 6, 1) if isinstance(e, DiceRolled)]
+        assert (lost.purpose, lost.visibility, lost.made_for) == ("travel.lost", "referee", "party")
+        assert (heading.purpose, heading.visibility) == ("travel.lost.heading", "referee")  # rolled though not lost
 
 
 class TestLostHeading:
@@ -170,7 +171,7 @@ class TestTravelPoints:
         started = only(trip.run(t.StartJourney(hex="2,2")), ev.JourneyStarted)
         assert (started.speed, started.travel_points) == (speed // 3, points)
         assert only(trip.run(CLEAR), ev.DayStarted).travel_points == points
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         marched = only(trip.run(t.ForceMarch()), ev.ForcedMarch)
         assert (marched.added, marched.travel_points) == (forced - points, forced)
 
@@ -203,7 +204,7 @@ class TestCosts:
         )
         trip.run(t.StartJourney(hex="2,5"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(headings=("N",) * 4), 6)
+        trip.run(t.DeclareRoute(headings=("N",) * 4), 6, 1)
         moved = [e for e in trip.run(t.Move()) if isinstance(e, ev.Moved)]
         assert [(m.believed, m.cost, m.travel_points) for m in moved] == [("2,4", 2, 6), ("2,3", 2, 4), ("2,2", 3, 1)]
 
@@ -211,7 +212,7 @@ class TestCosts:
         trip = Trip({"1,1": {"terrain": "hills"}, "1,0": {"terrain": "swamp"}})
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(headings=("N",)), 6)
+        trip.run(t.DeclareRoute(headings=("N",)), 6, 1)
         trip.run(t.Move())
         trip.run(t.CheckWandering(), 1)
         ended = only(trip.run(t.EndDay()), ev.DayEnded)
@@ -221,7 +222,7 @@ class TestCosts:
         trip = Trip({"1,2": {"terrain": "meadow"}, "1,1": {"terrain": "bog"}, "1,0": {"terrain": "swamp"}})
         trip.run(t.StartJourney(hex="1,2", mounted=True))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(headings=("N", "N")), 6)
+        trip.run(t.DeclareRoute(headings=("N", "N")), 6, 1)
         moved = [e for e in trip.run(t.Move()) if isinstance(e, ev.Moved)]
         assert [m.led for m in moved] == [True]
         with pytest.raises(RuleRefusedError, match="mounts cannot enter swamp"):
@@ -245,7 +246,7 @@ class TestSearch:
         trip = Trip({"1,1": {"terrain": terrain_name, "hidden": ("cairn",)}})
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         events = trip.run(t.SearchHex(), face)
         searched = only(events, ev.Searched)
         assert searched.cost == {"hills": 2, "bog": 3, "swamp": 4}[terrain_name]
@@ -255,7 +256,7 @@ class TestSearch:
         trip = Trip({"1,1": {"terrain": "swamp", "hidden": ("cairn",)}})
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         rolled = only(trip.run(t.SearchHex(guide=True), 2), ev.SearchRolled)
         assert (rolled.found_on, rolled.found) == ((1, 2), ("cairn",))
 
@@ -263,7 +264,7 @@ class TestSearch:
         trip = Trip({"1,1": {"terrain": "hills"}})
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         assert only(trip.run(t.SearchHex(), 1), ev.SearchRolled).found == ()
 
     def test_exhaustion_reads_against_the_search_but_a_natural_1_still_finds(self) -> None:
@@ -273,7 +274,7 @@ class TestSearch:
         for _ in range(6):
             travel_day(trip)
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         missed = trip.run(t.SearchHex(), 3)
         assert only(missed, DiceRolled).modifier == -1
         assert only(missed, ev.SearchRolled).found == ()
@@ -290,14 +291,14 @@ class TestSearch:
         )
         trip.run(t.StartJourney(hex="1,1"))
         trip.run(CLEAR)
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         assert only(trip.run(t.SearchHex(), 5, 5), ev.SearchRolled).found == ("cairn",)
 
 
 def travel_day(trip: Trip, *, forced: bool = False) -> list[Any]:
     """One uneventful day in place: weather, route, (forced march), check, end."""
     events = trip.run(CLEAR)
-    events += trip.run(t.DeclareRoute(), 6)
+    events += trip.run(t.DeclareRoute(), 6, 1)
     if forced:
         events += trip.run(t.ForceMarch())
     events += trip.run(t.CheckWandering(), 1)
@@ -396,13 +397,13 @@ class TestDayStart:
         clock = only(trip.run(CLEAR), ClockAdvanced)
         assert (clock.seconds, clock.reason) == (8 * 3600, "the travel day starts at 08:00")
         assert trip.h.load(CAMPAIGN).clock.seconds == 8 * 3600
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         trip.run(t.CheckWandering(), 1)
         trip.run(t.EndDay())
         assert trip.h.load(CAMPAIGN).clock.seconds == 24 * 3600
         only(trip.run(CLEAR), ClockAdvanced)
         assert trip.h.load(CAMPAIGN).clock.seconds == 32 * 3600
-        trip.run(t.DeclareRoute(), 6)
+        trip.run(t.DeclareRoute(), 6, 1)
         trip.run(t.CheckWandering(), 1)
         trip.run(t.EndDay())
         trip.run(AdvanceClock(duration="10h"))

@@ -29,6 +29,7 @@ TRAVEL = Procedure(
         c.StartJourney: day.start,
         c.RollWeather: day.weather,
         c.DeclareRoute: day.route,
+        c.DeclareRouteHeadingWhenLost: day.route_heading_when_lost,
         c.Move: moves.move,
         c.SearchHex: moves.search,
         c.SearchRoll: moves.search_roll,

@@ -34,6 +34,15 @@ class DeclareRoute(Command):
 
 
 @attrs.frozen(kw_only=True)
+class DeclareRouteHeadingWhenLost(Command):
+    """Issued by the audit, never by a user: a route declared before ``travel.lost_checked`` version 2, whose
+    releases rolled the true heading's die only when the party was lost, is re-run as they ran it."""
+
+    headings: tuple[str, ...] = arg((), help="the headings, in order", positional=True)
+    night: bool = arg(False, help="travelling in darkness")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
 class Move(Command):
     """Move along the route hex by hex while the travel points last."""
 
@@ -102,4 +111,4 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives
-INTERNAL = (SearchRoll,)
+INTERNAL = (SearchRoll, DeclareRouteHeadingWhenLost)

@@ -107,23 +107,37 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
 
 
 def route(ctx: StepContext, command: c.DeclareRoute) -> None:
-    """Record the route, then the referee's secret lost check and, when lost, the true heading (§4.12)."""
+    """Record the route, then the referee's secret lost check and the die of the true heading, which decides it when
+    the party is lost (§4.12): rolled every day, so that its secret roll does not tell the players they are lost."""
+    _route(ctx, command.headings, night=command.night, heading_always=True)
+
+
+def route_heading_when_lost(ctx: StepContext, command: c.DeclareRouteHeadingWhenLost) -> None:
+    """A route as releases before ``travel.lost_checked`` version 2 recorded it: the heading's die rolled only when
+    the party was lost (the audit re-runs such a route with this)."""
+    _route(ctx, command.headings, night=command.night, heading_always=False)
+
+
+def _route(ctx: StepContext, declared: tuple[str, ...], *, night: bool, heading_always: bool) -> None:
     trip = journey(ctx)
-    headings = tuple(grid.heading(h) for h in command.headings)
-    ctx.emit(ev.RouteDeclared(headings=headings, night=command.night))
+    headings = tuple(grid.heading(h) for h in declared)
+    ctx.emit(ev.RouteDeclared(headings=headings, night=night))
     place = here(ctx)
     name, chances = terrain.row(ctx.rules, place, lost=True)
-    lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=command.night)
+    lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=night)
     rolled = ctx.roll("1d6", "travel.lost", made_for="party", visibility=Visibility.REFEREE)
     lost = terrain.is_lost(rolled.total, lost_on)
     nonces: tuple[int, ...] = (rolled.nonce,)
     heading = headings[0] if headings else ""
     true = headings
-    if lost:
-        faces = ctx.part(TravelTables).lost_direction.faces  # type: ignore[union-attr]
+    table = ctx.part(TravelTables).lost_direction
+    if lost or (heading_always and table is not None):
+        faces = table.faces  # type: ignore[union-attr]
         direction = ctx.roll(f"1d{len(faces)}", "travel.lost.heading", visibility=Visibility.REFEREE)
-        heading, nonces = grid.heading(faces[direction.faces[0] - 1]), (*nonces, direction.nonce)
-        true = terrain.true_route(headings, heading)
+        nonces = (*nonces, direction.nonce)
+        if lost:
+            heading = grid.heading(faces[direction.faces[0] - 1])
+            true = terrain.true_route(headings, heading)
     ctx.emit(
         ev.LostChecked(
             row=name,
@@ -132,7 +146,7 @@ def route(ctx: StepContext, command: c.DeclareRoute) -> None:
             heading=heading,
             true_route=true,
             declared=headings,
-            night=command.night,
+            night=night,
             referee_rolls=nonces,
         )
     )

@@ -13,7 +13,14 @@ from hexlog.events import travel as ev
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.commands import spoken
 from hexlog.machine.kit.procedure import Inverse
-from hexlog.machine.travel.commands import INTERNAL, CheckWandering, DeclareRoute, RollWeather, SearchRoll
+from hexlog.machine.travel.commands import (
+    INTERNAL,
+    CheckWandering,
+    DeclareRoute,
+    DeclareRouteHeadingWhenLost,
+    RollWeather,
+    SearchRoll,
+)
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -58,11 +65,28 @@ def unsure(event: Event) -> bool:
     return isinstance(event, ev.SearchRolled) and (not event.found or len(event.rolls) + len(event.referee_rolls) > 1)
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure)
+#: the schema version of ``travel.lost_checked`` since which the true heading's die is rolled every day
+HEADING_EVERY_DAY_SINCE = 2
+
+
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event: a lost check before
+    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost."""
+    if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
+        return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
+    return command_for(event)
+
+
+INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure, command_before=command_before)
 
 
 def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
     """The kit's own commands are never the referee's: a search's roll comes with the search."""
-    if isinstance(command, INTERNAL):
+    if isinstance(command, SearchRoll):
         msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
+        raise RuleRefusedError(msg)
+    if isinstance(command, INTERNAL):
+        msg = (
+            f"'{spoken(command)}' is the audit's, re-running a route an older release recorded; use hexlog travel route"
+        )
         raise RuleRefusedError(msg)
