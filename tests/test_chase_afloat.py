@@ -43,9 +43,8 @@ def _afloat_encounter(script: list[int], overrides: dict) -> Handler:
     handler.execute(CAMPAIGN, hexmap.SetHex(hex="1,2", terrain="hills"))
     handler.execute(CAMPAIGN, tr.StartJourney(hex="1,2", afloat=True))
     handler.execute(CAMPAIGN, tr.RollWeather(weather="clear"))
-    script.extend(
-        [6, 1, 5, 1]
-    )  # no lost ship (the heading die read by none); the wandering dice: a waterborne encounter
+    # no lost ship (its heading's die read by none); the wandering dice: a waterborne encounter
+    script.extend([6, 1, 5, 1])
     handler.execute(CAMPAIGN, tr.DeclareRoute())
     out = handler.execute(CAMPAIGN, tr.CheckWandering()).events
     assert next(e for e in out if isinstance(e, EncounterStarted)).setting == "waterborne"
