@@ -47,6 +47,7 @@ from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
+from hexlog.machine.travel.state import Member
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
 #: None when the trial did not reach it (a distance never rolled)
@@ -174,6 +175,9 @@ class Scenario:
     measure: Callable[[Sequence[Event], Any], Outcome]
     #: what is set up once on a worker's campaign before its first trial (a map)
     prepare: Callable[[Play, Any], None] | None = None
+    #: what brings the campaign back, between two trials, to where the first trial began (a party's rest), so that a
+    #: trial's outcome is its seed's and index's alone, whatever trials ran before it on the campaign
+    reset: Callable[[Play, Any], None] | None = None
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -270,6 +274,17 @@ def _journey_trial(play: Play, journey: Journey) -> None:
     play.run(t.StartJourney(hex=CENTRE, season=journey.season, mounted=journey.mounted))
     for _ in range(journey.days):
         travel_day(play, journey)
+    play.run(t.EndJourney())
+
+
+def _journey_reset(play: Play, journey: Journey) -> None:
+    """A rest day where the last journey left the party owing one (days travelled, exhaustion, a forced march):
+    every journey sets out as rested as the first, so the rest days one owes are its own."""
+    trip = play.state("travel")
+    if trip is None or all(member == Member() for member in trip.members.values()):
+        return
+    play.run(t.StartJourney(hex=CENTRE, season=journey.season, mounted=journey.mounted))
+    play.run(t.RestDay())
     play.run(t.EndJourney())
 
 
@@ -416,6 +431,7 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_journey_trial,
             measure=_journey_measure,
             prepare=prepare_journey,
+            reset=_journey_reset,
         ),
         Scenario(
             name="dungeon",
@@ -459,6 +475,8 @@ def trials(question: Question, indices: Sequence[int]) -> list[Outcome]:
         scenario.prepare(play, question.situation)
     out = []
     for index in indices:
+        if scenario.reset is not None:
+            scenario.reset(play, question.situation)
         play.run(c.CloseSession())
         play.events = []
         play.run(c.OpenSession(secret_hex=secret_for(question.seed, index)))

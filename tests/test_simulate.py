@@ -72,6 +72,29 @@ def test_two_processes_give_what_one_gives() -> None:
     assert sim.simulate(other, 30, jobs=1) != one
 
 
+@pytest.mark.parametrize("scenario", sorted(sim.SCENARIOS))
+def test_a_trial_is_the_same_first_on_its_campaign_or_after_others(scenario: str) -> None:
+    """A trial's outcome is its seed's and index's alone: each trial played alone is the trial played after those before
+    it on one campaign (a journey's rest days once carried over, so the split over processes changed the answer)."""
+    situations = {
+        "encounter": enc.StartEncounter(),
+        "travel": sim.Journey(days=3),
+        "dungeon": sim.Delve(turns=6),
+        "pursuit": sim.Chase(pursuers_speed=150),
+    }
+    question = sim.Question(
+        scenario=scenario, situation=situations[scenario], ruleset=sim.SCENARIOS[scenario].ruleset, seed=4
+    )
+    together = sim.trials(question, range(6))
+    assert [sim.trials(question, [i])[0] for i in range(6)] == together
+
+
+def test_a_short_journey_never_owes_a_rest_day() -> None:
+    """A rest is owed after 6 travel days (seed 004): journeys of 3 days, one after another, never rest."""
+    question = sim.Question(scenario="travel", situation=sim.Journey(days=3), ruleset="explore", seed=2)
+    assert {o["rest days"] for o in sim.trials(question, range(6))} == {0}
+
+
 def test_jobs_2_prints_what_jobs_1_prints(tmp_path: Path) -> None:
     args = ("simulate", "dungeon", "--n", "6", "--turns", "6", "--seed", "5", "--json")
     one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)

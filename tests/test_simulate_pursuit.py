@@ -161,3 +161,22 @@ def test_rules_without_a_pursuit_a_castle_under_ose_and_an_endless_chase_are_one
     )
     assert endless.returncode == 2
     assert "has not ended after 1000 flights" in endless.stderr
+
+
+def test_a_terrain_a_hex_may_have_is_read_as_a_hex_of_it_and_any_other_is_refused(tmp_path: Path) -> None:
+    """Tangled forest is woods to a pursuit as it is to a hex of the map (it was open ground); a word the rules do not
+    know is refused, naming it, where it was read as open ground too."""
+    question = sim.Question(
+        scenario="pursuit", situation=sim.Chase(pursuers_speed=150, terrain="woods"), ruleset="explore", seed=9
+    )
+    forest = sim.Question(
+        scenario="pursuit", situation=sim.Chase(pursuers_speed=150, terrain="tangled_forest"), ruleset="explore", seed=9
+    )
+    clear = sim.Question(scenario="pursuit", situation=sim.Chase(pursuers_speed=150), ruleset="explore", seed=9)
+    woods = sim.simulate(question, 40)
+    assert sim.simulate(forest, 40) == woods != sim.simulate(clear, 40)
+    refused = run_hexlog("simulate", "pursuit", "--n", "5", "--terrain", "bogus", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "unknown terrain 'bogus'" in refused.stderr
+    assert "tangled_forest" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -68,6 +68,17 @@ def _table(ctx: StepContext) -> WildernessPursuit:
     return found
 
 
+def _terrain(ctx: StepContext, given: str) -> str:
+    """The OD&D row of the terrain a pursuit is given (clear when none): a terrain a hex may have under the rules in
+    force, read as a hex of it is (tangled forest as woods); ``UsageError`` naming them for any other."""
+    tables = ctx.part(MapTables)
+    name = given.strip().lower() or "clear"
+    if name not in tables.terrains():
+        msg = f"unknown terrain {given!r}; the rules know {', '.join(sorted(tables.terrains()))}"
+        raise UsageError(msg)
+    return tables.odd_row(name)
+
+
 def start(ctx: StepContext, command: c.StartPursuit) -> None:
     """Record the facts the pursuit is decided by (the party's size and rate default to its members)."""
     before = ctx.state(PROCEDURE)
@@ -109,7 +120,7 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
             party_speed=speed,
             pursuers_speed=command.pursuers_speed,
             intelligent=command.intelligent,
-            terrain=terrain_here(ctx, command.terrain.strip().lower() or "clear"),
+            terrain=terrain_here(ctx, _terrain(ctx, command.terrain)),
             party_surprised=command.party_surprised,
             pursuers_surprised=command.pursuers_surprised and not command.party_surprised,
             magic=command.magic,
