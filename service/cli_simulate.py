@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hexlog.events.codec import converter
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
 from hexlog.service import cli_procedures, cli_rules
@@ -41,6 +42,8 @@ app.add_typer(compare_app, name="compare")
 #: trials from which a progress bar is shown
 LONG_RUN = 500
 MAX_JOBS = 64
+#: the most trials one run takes (ten million: hours of work on every core, and the outcomes held in memory)
+MAX_TRIALS = 10_000_000
 
 
 def _param(name: str, annotation: Any, default: Any) -> inspect.Parameter:
@@ -82,7 +85,7 @@ def _common(scenario: Scenario, *, against: bool) -> list[inspect.Parameter]:
             ),
         ]
     params += [
-        _param("n", Annotated[int, typer.Option("--n", min=1, help="how many trials")], 1000),
+        _param("n", Annotated[int, typer.Option("--n", min=1, max=MAX_TRIALS, help="how many trials")], 1000),
         _param("seed", Annotated[int, typer.Option(help="the seed every trial's dice derive from")], 1),
         _param("jobs", Annotated[int, typer.Option(min=1, max=MAX_JOBS, help="processes to run the trials on")], 1),
         _param("plot", Annotated[Path | None, typer.Option(help="write a chart of the outcomes (PNG)")], None),
@@ -191,10 +194,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
 ) -> None:
     n, seed = given["n"], given["seed"]
     title = _title(scenario, rules, n, seed)
-    if given["plot"] is not None:
-        from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
-
-        simulation_plot.write(given["plot"], title, list(zip(labels, summaries, strict=True)))
+    sides = list(zip(labels, summaries, strict=True))
     if given["as_json"]:
         result = {
             "scenario": scenario.name,
@@ -206,15 +206,42 @@ def _show(  # noqa: PLR0913 - what one answer is made of
                 for label, r, measures in zip(labels, rules, summaries, strict=True)
             ],
         }
-        out.print(json.dumps(result), markup=False)
-        return
-    out.print(_table(title, list(zip(labels, summaries, strict=True))))
+        sys.stdout.write(json.dumps(result) + "\n")  # as it is: no console markup or emoji codes read in it
+    else:
+        out.print(_table(title, sides))
     if given["plot"] is not None:
-        out.print(f"plot written to {given['plot']}")
+        _write_plot(given["plot"], title, sides, say=not given["as_json"])
+
+
+def _plot_target(plot: Path | None) -> None:
+    """Refuse, before any trial is run, a plot that cannot be written: a name not ending .png, a folder that is not
+    there."""
+    if plot is None:
+        return
+    if plot.suffix.lower() != ".png":
+        msg = f"--plot writes a PNG: give a name ending .png, not {plot}"
+        raise UsageError(msg)
+    if not plot.parent.is_dir():
+        msg = f"cannot write the plot to {plot}: there is no folder {plot.parent}"
+        raise UsageError(msg)
+
+
+def _write_plot(plot: Path, title: str, sides: list[tuple[str, list[Measure]]], *, say: bool) -> None:
+    """Write the chart (after the answer is printed, so a failed write loses nothing of it)."""
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    try:
+        simulation_plot.write(plot, title, sides)
+    except OSError as err:
+        msg = f"cannot write the plot to {plot}: {err.strerror or err}"
+        raise StoreWriteError(msg) from err
+    if say:
+        out.print(f"plot written to {plot}")
 
 
 def _one(scenario: Scenario) -> Callable[..., None]:
     def callback(**given: Any) -> None:
+        _plot_target(given["plot"])
         situation = _situation(scenario, given)
         overrides = overrides_of(given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
@@ -243,6 +270,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
 
 def _compare(scenario: Scenario) -> Callable[..., None]:
     def callback(**given: Any) -> None:
+        _plot_target(given["plot"])
         situation = _situation(scenario, given)
         first = overrides_of(given["rules"], given["option"])
         other_name = given["against"] or given["ruleset"]

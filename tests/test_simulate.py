@@ -125,6 +125,38 @@ def test_the_plot_is_a_png(tmp_path: Path) -> None:
     assert f"plot written to {plot}" in done.stdout
 
 
+def test_a_plot_that_cannot_be_written_is_refused_before_the_trials_or_loses_no_answer(tmp_path: Path) -> None:
+    """A name not ending .png, or in a folder that is not there, is refused at once (exit 2, nothing run); a write
+    that fails after the trials says where, and the answer was printed first."""
+    for plot, words in (("chart.svg", "give a name ending .png"), ("missing/chart.png", "there is no folder")):
+        refused = run_hexlog("simulate", "encounter", "--n", "5", "--plot", str(tmp_path / plot), cwd=tmp_path)
+        assert refused.returncode == 2
+        assert words in refused.stderr
+        assert refused.stdout == ""
+        assert not (tmp_path / plot).exists()
+    taken = tmp_path / "taken.png"
+    taken.mkdir()
+    failed = run_hexlog("simulate", "encounter", "--n", "5", "--json", "--plot", str(taken), cwd=tmp_path)
+    assert failed.returncode == 1
+    assert f"cannot write the plot to {taken}" in failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert json.loads(failed.stdout)["n"] == 5
+
+
+def test_json_is_printed_as_it_is(tmp_path: Path) -> None:
+    """Text in the situation reaches the JSON as given: no console markup or emoji code is read in it."""
+    done = run_hexlog("simulate", "encounter", "--n", "3", "--json", "--name", ":thumbs_up: [b]x[/b]", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["situation"]["name"] == ":thumbs_up: [b]x[/b]"
+
+
+def test_a_run_over_the_most_trials_is_refused(tmp_path: Path) -> None:
+    refused = run_hexlog("simulate", "encounter", "--n", "100000000000", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--n" in refused.stderr
+    assert "10000000" in refused.stderr
+
+
 def test_the_table_names_the_rules_and_each_measure(tmp_path: Path) -> None:
     done = run_hexlog("simulate", "travel", "--terrain", "swamp", "--days", "2", "--n", "4", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
