@@ -417,7 +417,10 @@ SCENARIOS: dict[str, Scenario] = {
     for s in (
         Scenario(
             name="encounter",
-            title="Start encounters in a situation and play surprise, distance, initiative and reaction.",
+            title=(
+                "Start encounters in a situation and play surprise, distance, initiative and reaction (spoken by Ann, "
+                "CHA 13)."
+            ),
             ruleset="ose",
             situation=enc.StartEncounter,
             trial=_encounter_trial,
@@ -425,7 +428,10 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="travel",
-            title="Travel for some days through one terrain: days lost, encounters, hexes covered, rest days.",
+            title=(
+                "Travel for some days through one terrain: days lost, encounters at the day's check (not the "
+                "night's), hexes covered, rest days."
+            ),
             ruleset="explore",
             situation=Journey,
             trial=_journey_trial,
