@@ -6,7 +6,7 @@ rolls (the referee's night check) in ``referee_rolls``. Hours are whole hours of
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -76,9 +76,11 @@ class WatchesSet(Event):
 
 @attrs.frozen(kw_only=True)
 class NightChecked(Event):
-    """The referee's secret wandering check of the night; on an encounter, the watch it comes in."""
+    """The referee's secret wandering check of the night; on an encounter, the watch it comes in (its die rolled every
+    check, encounter or not, since version 2: a watch rolled only on an encounter told the players one comes)."""
 
     type_name: ClassVar[str] = "camp.night_checked"
+    schema_version: ClassVar[int] = 2
     #: 1 for the night's first check
     check: int
     terrain: str
@@ -94,6 +96,11 @@ class NightChecked(Event):
     fire: bool = False
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 rolled the watch's die only on an encounter: its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -38,7 +38,7 @@ MEMBERS = ("Aldric", "Brom", "Cara", "Dain")
 WATCHES = camp.SetWatches(watches=("1=Aldric", "2=Brom", "3=Cara", "4=Dain,Aldric"))
 MAKE = camp.MakeCamp(terrain="woods")
 #: the night's check in the woods: 5 is an encounter (on 5-6), the watch die then shows 3 (Cara's watch)
-QUIET, ENCOUNTER = (1,), (5, 3)
+QUIET, ENCOUNTER = (1, 2), (5, 3)  # the watch die is rolled either way; only an encounter reads it
 NO_CHECK = {"options": {"night_encounter_check": False}}
 TWO_CHECKS = {"tables": {"camp": {"night_checks": 2}}}
 
@@ -257,6 +257,70 @@ class TestTransitions:
         assert report.findings == (), report.text()
         assert report.rolls_verified == report.rolls
         assert report.decisions >= 24 + met
+
+
+def _nights(handler: Handler, count: int) -> int:
+    """``count`` nights in a swamp camp on the session's committed dice, each encounter met and concluded; how many
+    checks found one."""
+    met = 0
+    for _ in range(count):
+        handler.execute(CAMPAIGN, camp.MakeCamp(weather="rain", terrain="swamp"))
+        handler.execute(CAMPAIGN, WATCHES)
+        handler.execute(CAMPAIGN, camp.CheckNight())
+        if _camp(handler).pending is not None:
+            met += 1
+            handler.execute(CAMPAIGN, camp.MeetEncounter(monster_count=2))
+            handler.execute(CAMPAIGN, enc.CheckSurprise())
+            handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
+            if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
+                handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+            if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
+                handler.execute(CAMPAIGN, enc.RollInitiative())
+            handler.execute(CAMPAIGN, enc.ConcludeEncounter())
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+    return met
+
+
+class TestTheWatchDie:
+    def campaign(self) -> Handler:
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32)):
+            handler.execute(CAMPAIGN, command)
+        for member in MEMBERS:
+            handler.execute(CAMPAIGN, c.AddMember(name=member))
+        return handler
+
+    def test_every_check_rolls_the_watch_die_so_its_hidden_rolls_say_nothing(self) -> None:
+        """Quiet nights and nights with an encounter show a player the same two hidden rolls."""
+        handler = self.campaign()
+        met = _nights(handler, 10)
+        events = [decode(r.envelope) for r in handler.store.read_stream(tables.stream_for(CAMPAIGN))]
+        checks = [e for e in events if isinstance(e, ev.NightChecked)]
+        assert 0 < met < len(checks) == 10
+        assert all(len(e.referee_rolls) == 2 for e in checks)
+        version = handler.store.stream_version(tables.stream_for(CAMPAIGN))
+        with pytest.raises(RuleRefusedError, match="is the audit's"):
+            handler.execute(CAMPAIGN, camp.CheckNightWatchOnEncounter())
+        assert handler.store.stream_version(tables.stream_for(CAMPAIGN)) == version
+        handler.execute(CAMPAIGN, c.CloseSession())
+        assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
+
+    def test_a_check_an_older_release_recorded_is_re_run_as_it_ran(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Checks recorded as version 1 (the watch die rolled on an encounter alone) audit clean: the audit re-runs
+        them with the command that rolls as that release did, and would find a roll missing with today's."""
+        handler = self.campaign()
+        with monkeypatch.context() as old:
+            old.setattr(ev.NightChecked, "schema_version", 1)
+            old.setitem(camp.CAMP.steps, camp.CheckNight, camp.steps.check_watch_on_encounter)
+            met = _nights(handler, 10)
+        handler.execute(CAMPAIGN, c.CloseSession())
+        records = handler.store.read_stream(tables.stream_for(CAMPAIGN))
+        checks = [r for r in records if r.envelope.type.endswith("camp.night_checked")]
+        assert {r.envelope.schemaversion for r in checks} == {1}
+        assert sorted(len(r.envelope.data["referee_rolls"]) for r in checks) == [1] * (10 - met) + [2] * met
+        assert 0 < met < 10
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
 
 
 def _refusals() -> list[tuple[Phase, str]]:

@@ -201,15 +201,17 @@ class TestNightCheck:
         [("woods", 4, False), ("woods", 5, True), ("clear", 5, False), ("clear", 6, True), ("swamp", 4, True)],
     )
     def test_the_check_is_a_secret_d6_on_the_terrains_encounter_range(self, terrain, face, hit) -> None:
-        """OD&D p.18: woods 5-6, clear 6, swamp 4-6; an encounter rolls the watch die too."""
+        """OD&D p.18: woods 5-6, clear 6, swamp 4-6; the watch die is rolled too, encounter or not (a player sees the
+        same two hidden rolls either way), and read only on an encounter."""
         night = Night()
         _to_check(night, camp.MakeCamp(terrain=terrain))
-        events = night.run(do(camp.CheckNight(), face, *((2,) if hit else ())))
+        events = night.run(do(camp.CheckNight(), face, 2))
         found = one(events, ev.NightChecked)
         assert (found.face, found.encounter) == (face, hit)
         rolls = [e for e in events if isinstance(e, DiceRolled)]
         assert all(r.visibility is Visibility.REFEREE for r in rolls)
-        assert [r.purpose for r in rolls] == ["camp.night_check", *(["camp.watch"] if hit else [])]
+        assert [r.purpose for r in rolls] == ["camp.night_check", "camp.watch"]
+        assert found.watch == (2 if hit else 0)
         assert found.referee_rolls == tuple(r.nonce for r in rolls)
         assert found.rolls == ()
 
@@ -217,7 +219,7 @@ class TestNightCheck:
         """A camp made without a terrain is checked on the one the check names; a terrain given there wins."""
         night = Night()
         night.run(do(camp.MakeCamp(weather="rain")), do(WATCHES))
-        found = one(night.run(do(camp.CheckNight(terrain="clear"), 5)), ev.NightChecked)
+        found = one(night.run(do(camp.CheckNight(terrain="clear"), 5, 1)), ev.NightChecked)
         assert (found.terrain, found.encounter_on, found.encounter) == ("clear", (6,), False)
         other = Night()
         _to_check(other, camp.MakeCamp(terrain="clear"))
@@ -230,7 +232,7 @@ class TestNightCheck:
         for overrides, face, hit in ((None, 5, True), (rules, 5, False), (rules, 1, True)):
             night = Night(overrides)
             _to_check(night)
-            found = one(night.run(do(camp.CheckNight(), face, *((2,) if hit else ()))), ev.NightChecked)
+            found = one(night.run(do(camp.CheckNight(), face, 2)), ev.NightChecked)
             assert found.encounter is hit
 
     @pytest.mark.parametrize(
@@ -262,7 +264,7 @@ class TestNightCheck:
         night.run(do(camp.MakeCamp()))
         night.run(do(WATCHES))
         with pytest.raises(RuleRefusedError, match="roll no wandering check at night"):
-            night.run(do(camp.CheckNight(), 6))
+            night.run(do(camp.CheckNight(), 6, 1))
         broken = one(night.run(do(camp.BreakCamp())), ev.CampBroken)
         assert broken.number == 1
 
@@ -270,16 +272,16 @@ class TestNightCheck:
         """House rule night_checks = 2: a second check before morning; 0: none at all."""
         night = Night(tables(night_checks=2))
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         with pytest.raises(RuleRefusedError, match=r"check is not rolled yet \(1 of 2\)"):
             night.run(do(camp.BreakCamp()))
-        assert one(night.run(do(camp.CheckNight(), 1)), ev.NightChecked).check == 2
+        assert one(night.run(do(camp.CheckNight(), 1, 1)), ev.NightChecked).check == 2
         with pytest.raises(RuleRefusedError, match="2 wandering check"):
-            night.run(do(camp.CheckNight(), 1))
+            night.run(do(camp.CheckNight(), 1, 1))
         none = Night(tables(night_checks=0))
         _to_check(none)
         with pytest.raises(RuleRefusedError, match="roll no wandering check at night"):
-            none.run(do(camp.CheckNight(), 1))
+            none.run(do(camp.CheckNight(), 1, 1))
 
     def test_the_watch_die_is_the_tables(self) -> None:
         """House rule: two 4-hour watches picked by 1d2."""
@@ -365,7 +367,7 @@ class TestSleep:
         """One watch stood: 6 h, heals 1 and memorises; two watches (Aldric): 4 h, no benefit."""
         night = Night()
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         assert _rests(_break(night)) == {
             "Aldric": (4, 0, False),
             "Brom": (6, 1, True),
@@ -377,7 +379,7 @@ class TestSleep:
         """Eryn joins after the watches: 8 h of sleep."""
         night = Night(members=(*MEMBERS, "Eryn"))
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         assert _rests(_break(night))["Eryn"] == (8, 1, True)
 
     def test_an_encounter_breaks_the_sleep_of_the_sleepers_in_its_watch(self) -> None:
@@ -401,7 +403,7 @@ class TestSleep:
         """House rules heal_hp = 2 and min_sleep_hours = 7: the one-watch guards no longer rest."""
         night = Night(tables(heal_hp=2, min_sleep_hours=7), members=(*MEMBERS, "Eryn"))
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         rests = _rests(_break(night))
         assert rests["Brom"] == (6, 0, False)
         assert rests["Eryn"] == (8, 2, True)
@@ -411,7 +413,7 @@ class TestSleep:
         rules = {"options": {"watch_seconds": 3 * HOUR}, **tables(night_hours=12, watch_hours=3)}
         night = Night(rules)
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         events = night.run(do(camp.BreakCamp()))
         assert _rests(one(events, ev.CampBroken))["Brom"] == (9, 1, True)
         assert [e.seconds for e in events if isinstance(e, ClockAdvanced)] == [3 * HOUR] * 4
@@ -421,7 +423,7 @@ class TestSleep:
         the camp table's 2-hour watches."""
         night = Night({"options": {"watch_seconds": HOUR}})
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         events = night.run(do(camp.BreakCamp()))
         assert [e.seconds for e in events if isinstance(e, ClockAdvanced)] == [HOUR] * 4
         assert _rests(one(events, ev.CampBroken))["Brom"] == (6, 1, True)
@@ -430,7 +432,7 @@ class TestSleep:
         """Four 2-hour watches; after a 1-turn encounter the night's last 1 h 50 min pass after three watches."""
         night = Night()
         _to_check(night)
-        night.run(do(camp.CheckNight(), 1))
+        night.run(do(camp.CheckNight(), 1, 1))
         events = night.run(do(camp.BreakCamp()))
         assert [e.seconds for e in events if isinstance(e, ClockAdvanced)] == [2 * HOUR] * 4
         assert night.handler.load(CAMPAIGN).clock.seconds == 8 * HOUR
@@ -448,7 +450,7 @@ class TestSleep:
         night = Night()
         for number in (1, 2):
             _to_check(night)
-            night.run(do(camp.CheckNight(), 1))
+            night.run(do(camp.CheckNight(), 1, 1))
             assert _break(night).number == number
         state = night.state
         assert [(name, state.healed_hp(name)) for name in MEMBERS] == [

@@ -303,7 +303,7 @@ class TestExhaustion:
         t.run(ch.Run(out_of_sight=True))
         t.run(camp.MakeCamp(weather="clear", terrain="clear"))
         t.run(camp.SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")))
-        t.run(camp.CheckNight(), 1)
+        t.run(camp.CheckNight(), 1, 1)
         assert t.state.exhausted == ("Ann", "Bo")
         t.run(camp.BreakCamp())
         assert t.state.exhausted == ()

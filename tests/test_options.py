@@ -1179,7 +1179,7 @@ def _rows() -> list[Row]:
             ruleset="explore",
             option="night_encounter_check",
             value=False,
-            script=night_in_camp(1),
+            script=night_in_camp(1, 1),
             changes={
                 (PHASE, "source"): ("NIGHT", "WATCHED"),
                 **whole(PRESENT, ABSENT, DICE, NIGHT_CHECKED, PHASE),

@@ -16,12 +16,13 @@ from hexlog.machine.camp.commands import (
     TRIGGERS,
     BreakCamp,
     CheckNight,
+    CheckNightWatchOnEncounter,
     GatherFirewood,
     MakeCamp,
     MeetEncounter,
     SetWatches,
 )
-from hexlog.machine.camp.inverse import INVERSE
+from hexlog.machine.camp.inverse import INVERSE, internal_guard
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
@@ -36,6 +37,7 @@ CAMP = Procedure(
         GatherFirewood: steps.firewood,
         SetWatches: steps.watches,
         CheckNight: steps.check,
+        CheckNightWatchOnEncounter: steps.check_watch_on_encounter,
         MeetEncounter: steps.meet,
         BreakCamp: steps.break_camp,
     },
@@ -52,7 +54,7 @@ CAMP = Procedure(
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,
-    guards=(guard,),
+    guards=(guard, internal_guard),
     modifiers=(steps.sleepers,),
     resume=Resume(trigger="encounter_over", step=steps.encounter_over),
     events=(

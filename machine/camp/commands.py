@@ -44,6 +44,14 @@ class CheckNight(Command):
 
 
 @attrs.frozen(kw_only=True)
+class CheckNightWatchOnEncounter(Command):
+    """Issued by the audit, never by a user: a night's check recorded before ``camp.night_checked`` version 2, whose
+    releases rolled the watch's die only on an encounter, is re-run as they ran it."""
+
+    terrain: str = arg("", help="the camp's terrain, if not given when the camp was made")
+
+
+@attrs.frozen(kw_only=True)
 class MeetEncounter(Command):
     """The night's encounter comes: describe the monsters, and the encounter begins in the dark."""
 
@@ -59,6 +67,9 @@ class MeetEncounter(Command):
 class BreakCamp(Command):
     """Morning: the night passes on the clock and each member's sleep is judged."""
 
+
+#: the commands only hexlog gives
+INTERNAL = (CheckNightWatchOnEncounter,)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -9,12 +9,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import camp as ev
-from hexlog.machine.camp.commands import CheckNight, GatherFirewood
+from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.camp.commands import INTERNAL, CheckNight, CheckNightWatchOnEncounter, GatherFirewood
+from hexlog.machine.commands import spoken
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.table import Table
 
 
 def command_for(event: Event) -> Command | None:
@@ -27,4 +30,23 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-INVERSE = Inverse(command_for=command_for)
+#: the schema version of ``camp.night_checked`` since which the watch's die is rolled at every check
+WATCH_EVERY_CHECK_SINCE = 2
+
+
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event: a night's check before
+    ``camp.night_checked`` version 2 rolled the watch's die only on an encounter."""
+    if isinstance(event, ev.NightChecked) and version < WATCH_EVERY_CHECK_SINCE:
+        return CheckNightWatchOnEncounter(terrain=event.terrain)
+    return command_for(event)
+
+
+INVERSE = Inverse(command_for=command_for, command_before=command_before)
+
+
+def internal_guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
+    """The audit's own commands are never the referee's."""
+    if isinstance(command, INTERNAL):
+        msg = f"'{spoken(command)}' is the audit's, re-running an older release's night check; use hexlog camp check"
+        raise RuleRefusedError(msg)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from hexlog.machine.camp.commands import (
         BreakCamp,
         CheckNight,
+        CheckNightWatchOnEncounter,
         GatherFirewood,
         MakeCamp,
         MeetEncounter,
@@ -168,11 +169,22 @@ def watches(ctx: StepContext, command: SetWatches) -> None:
 
 
 def check(ctx: StepContext, command: CheckNight) -> None:
-    """The secret d6 on the terrain's encounter range; on an encounter, the watch die says who is awake."""
+    """The secret d6 on the terrain's encounter range, then the watch die, which says who is awake on an encounter:
+    rolled every check, so that its secret roll does not tell the players an encounter comes."""
+    _check(ctx, command.terrain, watch_always=True)
+
+
+def check_watch_on_encounter(ctx: StepContext, command: CheckNightWatchOnEncounter) -> None:
+    """A night's check as releases before ``camp.night_checked`` version 2 recorded it: the watch die rolled only on
+    an encounter (the audit re-runs such a check with this)."""
+    _check(ctx, command.terrain, watch_always=False)
+
+
+def _check(ctx: StepContext, given: str, *, watch_always: bool) -> None:
     state, rules = under_way(ctx), ctx.rules
     table, made = camp_table(rules), state.made
     assert made is not None  # noqa: S101 - a camp under way was made
-    terrain = command.terrain or made.terrain
+    terrain = given or made.terrain
     faces = _encounter_on(rules, terrain)
     rolled = ctx.roll("1d6", NIGHT_CHECK, visibility=Visibility.REFEREE)
     secret = [rolled.nonce]
@@ -180,9 +192,10 @@ def check(ctx: StepContext, command: CheckNight) -> None:
     number, fire = 0, False
     awake: tuple[str, ...] = ()
     asleep: tuple[str, ...] = ()
-    if hit:
-        watch = ctx.roll(table.watch_dice, WATCH, visibility=Visibility.REFEREE)
+    watch = ctx.roll(table.watch_dice, WATCH, visibility=Visibility.REFEREE) if hit or watch_always else None
+    if watch is not None:
         secret.append(watch.nonce)
+    if hit and watch is not None:
         number = watch.total
         members = _members(ctx)
         awake = tuple(n for n in state.guards_of(number) if n in members)
