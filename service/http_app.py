@@ -851,7 +851,8 @@ async def _http_problem(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     kind = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED}.get(status, BAD_REQUEST if status < 500 else INTERNAL)  # noqa: PLR2004
     detail = exc.detail if isinstance(exc, HTTPException) else "the service failed"
-    return Problem(kind, str(detail)).response(request.url.path)
+    headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}  # a 405's Allow, among others
+    return Problem(kind, str(detail), headers=headers).response(request.url.path)
 
 
 async def _crash(request: Request, exc: Exception) -> Response:

@@ -228,28 +228,8 @@ class TestTransitions:
 
     def test_a_night_with_an_encounter_on_committed_dice_replays_and_audits_clean(self) -> None:
         """Real dice (the check until it finds an encounter), every decision re-derived, the rebuild equal."""
-        handler = Handler(MemoryStore(), MemoryKeeper())
-        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="5a" * 32)):
-            handler.execute(CAMPAIGN, command)
-        for member in MEMBERS:
-            handler.execute(CAMPAIGN, c.AddMember(name=member))
-        met = 0
-        for _ in range(12):
-            handler.execute(CAMPAIGN, camp.MakeCamp(weather="rain", terrain="swamp"))
-            handler.execute(CAMPAIGN, camp.GatherFirewood(gatherers=("Aldric", "Brom")))
-            handler.execute(CAMPAIGN, WATCHES)
-            handler.execute(CAMPAIGN, camp.CheckNight())
-            if _camp(handler).pending is not None:
-                met += 1
-                handler.execute(CAMPAIGN, camp.MeetEncounter(monster_count=2))
-                handler.execute(CAMPAIGN, enc.CheckSurprise())
-                handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
-                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
-                    handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
-                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
-                    handler.execute(CAMPAIGN, enc.RollInitiative())
-                handler.execute(CAMPAIGN, enc.ConcludeEncounter())
-            handler.execute(CAMPAIGN, camp.BreakCamp())
+        handler = _campaign_of("5a")
+        met = _nights(handler, 12, firewood=True)
         handler.execute(CAMPAIGN, c.CloseSession())
         assert met > 0
         assert replay(handler.store, CAMPAIGN, REGISTRY).ok
@@ -259,12 +239,24 @@ class TestTransitions:
         assert report.decisions >= 24 + met
 
 
-def _nights(handler: Handler, count: int) -> int:
-    """``count`` nights in a swamp camp on the session's committed dice, each encounter met and concluded; how many
-    checks found one."""
+def _campaign_of(secret: str) -> Handler:
+    """An exploration campaign with the four members, a session open on the committed dice of ``secret`` * 32."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex=secret * 32)):
+        handler.execute(CAMPAIGN, command)
+    for member in MEMBERS:
+        handler.execute(CAMPAIGN, c.AddMember(name=member))
+    return handler
+
+
+def _nights(handler: Handler, count: int, *, firewood: bool = False) -> int:
+    """``count`` nights in a swamp camp in the rain on the session's committed dice (firewood gathered, or not), each
+    encounter met and concluded; how many checks found one."""
     met = 0
     for _ in range(count):
         handler.execute(CAMPAIGN, camp.MakeCamp(weather="rain", terrain="swamp"))
+        if firewood:
+            handler.execute(CAMPAIGN, camp.GatherFirewood(gatherers=("Aldric", "Brom")))
         handler.execute(CAMPAIGN, WATCHES)
         handler.execute(CAMPAIGN, camp.CheckNight())
         if _camp(handler).pending is not None:
@@ -283,12 +275,7 @@ def _nights(handler: Handler, count: int) -> int:
 
 class TestTheWatchDie:
     def campaign(self) -> Handler:
-        handler = Handler(MemoryStore(), MemoryKeeper())
-        for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="3c" * 32)):
-            handler.execute(CAMPAIGN, command)
-        for member in MEMBERS:
-            handler.execute(CAMPAIGN, c.AddMember(name=member))
-        return handler
+        return _campaign_of("3c")
 
     def test_every_check_rolls_the_watch_die_so_its_hidden_rolls_say_nothing(self) -> None:
         """Quiet nights and nights with an encounter show a player the same two hidden rolls."""

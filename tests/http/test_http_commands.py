@@ -142,6 +142,15 @@ def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
         assert missing.json()["detail"] == "hex 40,40 is not on the map"
 
 
+def test_a_method_a_route_does_not_take_is_405_naming_those_it_does(serve):
+    served = serve()
+    with served.client() as client:
+        wrong = client.delete("/campaigns/main", headers=served.headers("referee"))
+        assert wrong.status_code == 405
+        assert wrong.headers["content-type"].startswith("application/problem+json")
+        assert "GET" in wrong.headers["allow"]
+
+
 def test_bad_bodies_are_told_apart(serve):
     served = serve(max_body=1000)
     headers = served.headers("referee")
