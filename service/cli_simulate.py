@@ -138,7 +138,7 @@ def _cells(measure: Measure) -> list[tuple[str, str, str]]:
     """The measure's rows: (what, value, spread)."""
     if measure.kind == "number":
         ps = "  ".join(f"p{p} {v:g}" for p, v in measure.percentiles.items())
-        rows = [("mean", f"{measure.mean:.3g} (sd {measure.stdev:.3g})", ps)]
+        rows = [("mean", f"{_num(measure.mean)} (sd {_num(measure.stdev)})", ps)]
         rows += [(f"= {value}", _pct(count / measure.n), "") for value, count in measure.counts.items()]
         return rows
     return [
@@ -148,7 +148,14 @@ def _cells(measure: Measure) -> list[tuple[str, str, str]]:
 
 
 def _pct(value: float) -> str:
+    if 0 < value < 0.0005:  # noqa: PLR2004 - what .1f would print as 0.0
+        return "<0.1%"
     return f"{100 * value:.1f}%"
+
+
+def _num(value: float) -> str:
+    """A mean or a deviation: three significant digits, a large one whole (1190.3, not 1.19e+03)."""
+    return f"{value:.1f}" if abs(value) >= 1000 else f"{value:.3g}"  # noqa: PLR2004 - where .3g turns to e+03
 
 
 def _title(scenario: Scenario, rules: Sequence[rulesets.Ruleset], n: int, seed: int) -> str:
@@ -161,7 +168,7 @@ def _title(scenario: Scenario, rules: Sequence[rulesets.Ruleset], n: int, seed: 
     return f"simulate {scenario.name}: {n} trials, seed {seed}, rules {named}"
 
 
-def _table(title: str, sides: Sequence[tuple[str, list[Measure]]]) -> Table:
+def _table(title: str, sides: Sequence[tuple[str, list[Measure]]], trials: int) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("measure")
     table.add_column("outcome")
@@ -178,8 +185,10 @@ def _table(title: str, sides: Sequence[tuple[str, list[Measure]]]) -> Table:
             for what, value, spread in _cells(measure) if measure is not None else []:
                 row = rows.setdefault(what, ["", ""] * len(sides))
                 row[2 * index], row[2 * index + 1] = value, spread
+        counted = sorted({m[name].n for m in by_side if name in m and m[name].n != trials})
+        label = f"{name} (of {' / '.join(map(str, counted))} trials)" if counted else name  # the trials that reached it
         for i, (what, cells) in enumerate(rows.items()):
-            table.add_row(name if i == 0 else "", what, *cells, end_section=i == len(rows) - 1)
+            table.add_row(label if i == 0 else "", what, *cells, end_section=i == len(rows) - 1)
     return table
 
 
@@ -208,7 +217,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
         }
         sys.stdout.write(json.dumps(result) + "\n")  # as it is: no console markup or emoji codes read in it
     else:
-        out.print(_table(title, sides))
+        out.print(_table(title, sides, n))
     if given["plot"] is not None:
         _write_plot(given["plot"], title, sides, say=not given["as_json"])
 

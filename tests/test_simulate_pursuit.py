@@ -4,15 +4,18 @@ a split over processes changes nothing; ``compare`` and ``--plot`` take it."""
 
 from __future__ import annotations
 
+import io
 import json
 from typing import TYPE_CHECKING
 
 import pytest
+from rich.console import Console
 from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import evasion
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.evasion import Situation
+from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
 from .conftest import run_hexlog
@@ -180,3 +183,18 @@ def test_a_terrain_a_hex_may_have_is_read_as_a_hex_of_it_and_any_other_is_refuse
     assert "unknown terrain 'bogus'" in refused.stderr
     assert "tangled_forest" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_measure_only_some_trials_reach_says_how_many() -> None:
+    """Rest is owed only after an escape: its row names the trials it counts, which are fewer than all."""
+    question = sim.Question(
+        scenario="pursuit", situation=sim.Chase(party_size=8, pursuers_speed=150), ruleset="explore", seed=1
+    )
+    measures = sim.summarise(sim.simulate(question, 60))
+    (rest,) = [m for m in measures if m.name == "rest owed (half-days)"]
+    assert 0 < rest.n < 60
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(cli_simulate._table("title", [("explore", measures)], 60))
+    text = console.export_text()
+    assert f"rest owed (half-days) (of {rest.n} trials)" in text
+    assert "hexes fled (of" not in text  # every trial counts it
