@@ -249,6 +249,17 @@ def _campaign_of(secret: str) -> Handler:
     return handler
 
 
+def _to_the_fight(handler: Handler) -> None:
+    """The night's encounter from its surprise to the first round: surprise, a distance of 30, a free action where
+    the surprise gives one, initiative where it is owed."""
+    handler.execute(CAMPAIGN, enc.CheckSurprise())
+    handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
+    if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
+        handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
+    if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
+        handler.execute(CAMPAIGN, enc.RollInitiative())
+
+
 def _nights(handler: Handler, count: int, *, firewood: bool = False) -> int:
     """``count`` nights in a swamp camp in the rain on the session's committed dice (firewood gathered, or not), each
     encounter met and concluded; how many checks found one."""
@@ -262,12 +273,7 @@ def _nights(handler: Handler, count: int, *, firewood: bool = False) -> int:
         if _camp(handler).pending is not None:
             met += 1
             handler.execute(CAMPAIGN, camp.MeetEncounter(monster_count=2))
-            handler.execute(CAMPAIGN, enc.CheckSurprise())
-            handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
-            if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
-                handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
-            if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
-                handler.execute(CAMPAIGN, enc.RollInitiative())
+            _to_the_fight(handler)
             handler.execute(CAMPAIGN, enc.ConcludeEncounter())
         handler.execute(CAMPAIGN, camp.BreakCamp())
     return met
@@ -645,12 +651,7 @@ class TestAPursuitFromTheCamp:
             handler.execute(CAMPAIGN, camp.CheckNight())
             if _camp(handler).pending is not None:
                 handler.execute(CAMPAIGN, camp.MeetEncounter(monster_speed=240))
-                handler.execute(CAMPAIGN, enc.CheckSurprise())
-                handler.execute(CAMPAIGN, enc.DetermineDistance(value=30))
-                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.FREE_ACTION:
-                    handler.execute(CAMPAIGN, enc.TakeFreeAction(action="move"))
-                if enc.ENCOUNTER.phase_of(handler.load(CAMPAIGN).procedures["encounter"]) is enc.Phase.INITIATIVE:
-                    handler.execute(CAMPAIGN, enc.RollInitiative())
+                _to_the_fight(handler)
                 try:
                     handler.execute(CAMPAIGN, enc.Evade())
                 except RuleRefusedError:  # a surprised party cannot flee in the first round
