@@ -149,9 +149,15 @@ class Searched(Event):
 
 @attrs.frozen(kw_only=True)
 class SearchRolled(Event):
-    """The referee's search roll(s) for the hex the party truly searched, and what they found."""
+    """The referee's search roll for the hex the party truly searched, and what it found.
+
+    On the dvdm table (``per_feature``, since version 2) one secret roll holds a die for every still-hidden
+    feature of the whole map, in the order they were placed, and each feature of the searched hex is found on
+    its own die: before version 2 a die was rolled for each feature of the hex, so the count of hidden rolls
+    told the players how many features the hex still hid."""
 
     type_name: ClassVar[str] = "travel.search_rolled"
+    schema_version: ClassVar[int] = 2
     hex: str
     found_on: tuple[int, ...]
     found: tuple[str, ...] = ()
@@ -160,6 +166,14 @@ class SearchRolled(Event):
     #: public rolls (none: the search roll is the referee's) and the secret ones
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
+    #: the dvdm table's search: a die for each still-hidden feature of the map (version 2)
+    per_feature: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 rolled the dvdm table's dice for the hex's features alone: it reads as version 2 without
+        ``per_feature`` (the audit re-runs it as its release ran it)."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -714,7 +714,11 @@ def travel_rows() -> list[Row]:
             script=travel_map(
                 do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(), 6, 1), do(tr.SearchHex(), 5)
             ),
-            changes={(SEARCHED, "found"): ([], ["ruined chapel"]), (SEARCHED, "found_on"): ([1, 2, 3], [5, 6])},
+            changes={
+                (SEARCHED, "found"): ([], ["ruined chapel"]),
+                (SEARCHED, "found_on"): ([1, 2, 3], [5, 6]),
+                (SEARCHED, "per_feature"): (False, True),
+            },
             also=frozenset({(FOUND, WHOLE)}),
         ),
         # a journey set out at the campaign's start (00:00) waits for the travel day's hour: 08:00, or 06:00

@@ -138,6 +138,17 @@ def lost(ctx: StepContext) -> int:
     return len(state.unopened) - len(still_hidden(ctx))
 
 
+def unopened(ctx: StepContext) -> tuple[int, dict[int, Hidden]]:
+    """How many features of the map are still hidden, and those the keeper holds by their place among them (the
+    players know the count, never which hex holds which)."""
+    state = ctx.state(PROCEDURE)
+    if not isinstance(state, MapState):
+        return 0, {}
+    held = {f.commitment: f for f in still_hidden(ctx)}
+    order = state.unopened
+    return len(order), {at: held[key] for at, key in enumerate(order) if key in held}
+
+
 def in_hex(ctx: StepContext, hex_name: str) -> list[Hidden]:
     """The still-hidden features of one hex."""
     return [f for f in still_hidden(ctx) if f.hex == hex_name]

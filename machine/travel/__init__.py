@@ -33,6 +33,7 @@ TRAVEL = Procedure(
         c.Move: moves.move,
         c.SearchHex: moves.search,
         c.SearchRoll: moves.search_roll,
+        c.SearchRollHexDice: moves.search_roll,
         c.ForceMarch: moves.forced_march,
         c.RevealLost: day.reveal_lost,
         c.CheckWandering: day.check,

@@ -64,6 +64,14 @@ class SearchRoll(Command):
 
 
 @attrs.frozen(kw_only=True)
+class SearchRollHexDice(Command):
+    """Issued by the audit, never by a user: a search recorded before ``travel.search_rolled`` version 2, whose
+    releases rolled the dvdm table's dice for the searched hex's features alone, is re-run as they ran it."""
+
+    guide: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class ForceMarch(Command):
     """Push on: +50 % travel points today; a full rest day is owed, or exhaustion follows."""
 
@@ -111,4 +119,4 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives
-INTERNAL = (SearchRoll, DeclareRouteHeadingWhenLost)
+INTERNAL = (SearchRoll, SearchRollHexDice, DeclareRouteHeadingWhenLost)

@@ -20,6 +20,7 @@ from hexlog.machine.travel.commands import (
     DeclareRouteHeadingWhenLost,
     RollWeather,
     SearchRoll,
+    SearchRollHexDice,
 )
 
 if TYPE_CHECKING:
@@ -61,19 +62,28 @@ def by_hand(event: Event) -> str | None:
 def unsure(event: Event) -> bool:
     """A search that a feature never revealed may have decided: one that found nothing (the feature may have
     been in its hex), or one of several rolls (the dvdm table rolls for every feature of the hex, in order).
-    One roll that found a feature is checked in full: it found the hex's first feature still hidden."""
-    return isinstance(event, ev.SearchRolled) and (not event.found or len(event.rolls) + len(event.referee_rolls) > 1)
+    One roll that found a feature is checked in full: it found the hex's first feature still hidden. Since
+    version 2 the dvdm table's one roll holds a die for every hidden feature of the map, and one the log never opens
+    may have been the searched hex's and hit."""
+    if not isinstance(event, ev.SearchRolled):
+        return False
+    return not event.found or event.per_feature or len(event.rolls) + len(event.referee_rolls) > 1
 
 
 #: the schema version of ``travel.lost_checked`` since which the true heading's die is rolled every day
 HEADING_EVERY_DAY_SINCE = 2
+#: the schema version of ``travel.search_rolled`` since which the dvdm table rolls a die for every hidden feature
+MAP_DICE_SINCE = 2
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a lost check before
-    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost."""
+    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, and a search before
+    ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
+    if isinstance(event, ev.SearchRolled) and version < MAP_DICE_SINCE:
+        return SearchRollHexDice(guide=event.guide)
     return command_for(event)
 
 
@@ -86,7 +96,7 @@ def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard s
         msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
         raise RuleRefusedError(msg)
     if isinstance(command, INTERNAL):
-        msg = (
-            f"'{spoken(command)}' is the audit's, re-running a route an older release recorded; use hexlog travel route"
-        )
+        what = "search" if isinstance(command, SearchRollHexDice) else "route"
+        msg = f"'{spoken(command)}' is the audit's, re-running a {what} an older release recorded"
+        msg += f"; use hexlog travel {what}"
         raise RuleRefusedError(msg)

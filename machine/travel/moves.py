@@ -10,7 +10,9 @@ commitments; the audit's keeper holds those the log opened). The search roll is 
 know it, finds in its true hex: the find (``FeatureFoundLost``) is the referee's until the session ends.
 On the default table a low face finds, so a penalty on the roll (exhaustion) is read against the party:
 the face minus the roll's modifier must lie in the range; a natural 1 always finds a feature that is
-there. On the dvdm table a high total finds, and the total is read as rolled.
+there. On the dvdm table a high total finds, each feature on its own die read with the roll's modifier: one
+secret roll holds a die for every still-hidden feature of the map, in the order they were placed (the players
+know how many there are, not where), so the roll tells nothing of how many the searched hex hides.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
+from hexlog.machine.dice import MAX_DICE
 from hexlog.machine.hexmap import hidden
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
@@ -76,32 +79,46 @@ def search(ctx: StepContext, command: c.SearchHex) -> None:
     search_roll(ctx, c.SearchRoll(guide=command.guide))
 
 
-def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
+def search_roll(ctx: StepContext, command: c.SearchRoll | c.SearchRollHexDice) -> None:
     """The secret search roll of a search whose points are spent (the audit re-runs this alone)."""
     trip = journey(ctx)
     place = here(ctx)
     tables, options = ctx.part(TravelTables), ctx.part(TravelOptions)
-    unfound = hidden.in_hex(ctx, trip.hex)
     found: list[hidden.Hidden] = []
     nonces: list[int] = []
+    per_feature = False
     if options.search_table is SearchTable.DVDM and tables.search is not None and tables.search.dvdm is not None:
         dvdm = tables.search.dvdm
         found_on = dvdm.feature
-        for feature in unfound or (None,):
-            rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
-            nonces.append(rolled.nonce)
-            faces = dvdm.lair if feature is not None and feature.lair else dvdm.feature
-            if feature is not None and rolled.total in faces:
-                found.append(feature)
+        if isinstance(command, c.SearchRollHexDice):
+            for feature in hidden.in_hex(ctx, trip.hex) or (None,):
+                rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
+                nonces.append(rolled.nonce)
+                faces = dvdm.lair if feature is not None and feature.lair else dvdm.feature
+                if feature is not None and rolled.total in faces:
+                    found.append(feature)
+        else:
+            per_feature = True
+            count, held = hidden.unopened(ctx)
+            read: list[int] = []
+            for start in range(0, max(count, 1), MAX_DICE):
+                dice = min(MAX_DICE, max(count, 1) - start)
+                rolled = ctx.roll(f"{dice}d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
+                nonces.append(rolled.nonce)
+                read += [face + rolled.modifier for face in rolled.faces]
+            for at, feature in sorted(held.items()):
+                if feature.hex == trip.hex and read[at] in (dvdm.lair if feature.lair else dvdm.feature):
+                    found.append(feature)
     else:
+        unfound = hidden.in_hex(ctx, trip.hex)
         default = tables.search.default if tables.search is not None else None
         found_on = _default_range(ctx, place, command.guide)
         rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
         nonces.append(rolled.nonce)
         face = rolled.faces[0]
-        read = min(max(face - (rolled.modifier), 1), terrain.FACES)
+        read_as = min(max(face - (rolled.modifier), 1), terrain.FACES)
         always = default.always if default is not None else ()
-        if unfound and (face in always or read in found_on):
+        if unfound and (face in always or read_as in found_on):
             found.append(unfound[0])
     ctx.emit(
         ev.SearchRolled(
@@ -110,6 +127,7 @@ def search_roll(ctx: StepContext, command: c.SearchRoll) -> None:
             found=tuple(f.feature for f in found),
             guide=command.guide,
             referee_rolls=tuple(nonces),
+            per_feature=per_feature,
         )
     )
     astray = trip.hex != trip.believed  # lost, and not knowing it: the find must not tell the players where
