@@ -217,14 +217,17 @@ def seal_rows(stream_id: str, version: int, prevhash: str, events: Sequence[NewE
     ]
 
 
-def sealed_rows(stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent]) -> list[tuple[Any, ...]]:
+def sealed_rows(
+    stream_id: str, version: int, prevhash: str, events: Sequence[NewEvent], texts: Sequence[str] | None = None
+) -> list[tuple[Any, ...]]:
     """The batch sealed as a store writes it, without building envelopes: for each event ``(subject,
     streamversion, id, type, schemaversion, source, time, data, prevhash, hash)``, its data as canonical JSON
-    (the columns of a stored row, in order, but its position)."""
+    (the columns of a stored row, in order, but its position). ``texts``: each event's canonical JSON, written
+    beforehand (``canonical_json`` of its data)."""
     rows: list[tuple[Any, ...]] = []
     append, unhashed, sha256, canonical = rows.append, _unhashed_utf8, _sha256, canonical_json
-    for streamversion, new in enumerate(events, start=version + 1):
-        data = canonical(new.data)
+    for at, (streamversion, new) in enumerate(enumerate(events, start=version + 1)):
+        data = canonical(new.data) if texts is None else texts[at]
         id_, source, type_, time, schema = new.id, new.source, new.type, new.time, new.schemaversion
         hash_ = sha256(unhashed(id_, source, type_, stream_id, time, data, streamversion, schema, prevhash)).hexdigest()
         append((stream_id, streamversion, id_, type_, schema, source, time, data, prevhash, hash_))

@@ -1,11 +1,13 @@
 """An in-memory event store, for tests and simulations.
 
-Its log is the same hash chain every store writes, sealed by ``chain.seal_batch``, but sealed when it is
+Its log is the same hash chain every store writes, sealed by ``chain.sealed_rows``, but sealed when it is
 first read rather than in ``append``: an append checks what it must refuse (a stale version, an id already
-in the log) and keeps its batch; every read of the log (``read_stream``, ``iter_stream``, ``read_all``)
-first seals the batches kept so far, in the order they were appended, so every reader sees the very records,
-hashes and links an append that sealed at once would have made. A simulation whose events nobody reads
-back never pays for their hashes.
+in the log) and keeps its batch, each event's data written then as the canonical JSON the chain hashes; every
+read of the log (``read_stream``, ``iter_stream``, ``read_all``) first seals the batches kept so far, in the
+order they were appended, so every reader sees the very records, hashes and links an append that sealed at
+once would have made. A simulation whose events nobody reads back never pays for their hashes. The log holds
+what was appended, as a SQL store's rows do: an event's data changed by its caller after the append is not the
+log's (the envelope's data is read back from the text written at the append).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, seal_batch
+from hexlog.events.chain import GENESIS, canonical_json, sealed_rows, stored_envelope
 from hexlog.events.codec import decode_page, decode_record
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
+from hexlog.events.sqlite_schema import loads
 from hexlog.events.store import EVERY_ROW, AppendResult, Later, NewEvent, ProjectionRow, Recorded, row_value
 
 if TYPE_CHECKING:
@@ -35,8 +38,9 @@ class MemoryStore:
         self._streams: dict[str, list[Recorded]] = {}
         #: each stream's version, its batches not yet sealed included
         self._versions: dict[str, int] = {}
-        #: batches appended and not yet sealed, in append order: (stream, version before it, its events)
-        self._unsealed: list[tuple[str, int, tuple[NewEvent, ...]]] = []
+        #: batches appended and not yet sealed, in append order: (stream, version before it, its events, their data
+        #: as canonical JSON)
+        self._unsealed: list[tuple[str, int, tuple[NewEvent, ...], tuple[str, ...]]] = []
         #: how many events the log holds, those not yet sealed included
         self._count = 0
         self._commands: dict[str, tuple[str, AppendResult]] = {}
@@ -68,9 +72,10 @@ class MemoryStore:
             if any(event_id in self._ids for event_id in ids) or len(set(ids)) != len(ids):
                 msg = "an event id in the batch is already in the log"
                 raise ConcurrencyError(msg)
+            texts = tuple(canonical_json(new.data) for new in events)  # what is appended, whatever the caller does next
             self._streams.setdefault(stream_id, [])  # streams are listed in order of first append
             if events:
-                self._unsealed.append((stream_id, expected_version, tuple(events)))
+                self._unsealed.append((stream_id, expected_version, tuple(events), texts))
                 self._versions[stream_id] = expected_version + len(events)
                 self._count += len(events)
                 self._ids.update(ids)
@@ -88,11 +93,16 @@ class MemoryStore:
     def _seal(self) -> None:
         """Seal every batch appended since the last read into the chain, in append order."""
         with self._lock:
-            for stream_id, version, events in self._unsealed:
+            for stream_id, version, events, texts in self._unsealed:
                 stream = self._streams[stream_id]
                 prev = stream[-1].envelope.hash if stream else GENESIS
                 start = len(self._log)
-                sealed = seal_batch(stream_id, version, prev, events)
+                sealed = [
+                    stored_envelope(id_, source, type_, subject, time, loads(data), at, schema, link, hash_)
+                    for subject, at, id_, type_, schema, source, time, data, link, hash_ in sealed_rows(
+                        stream_id, version, prev, events, texts
+                    )
+                ]
                 added = [Recorded(position=start + i, envelope=env) for i, env in enumerate(sealed, start=1)]
                 stream.extend(added)
                 self._log.extend(added)

@@ -376,6 +376,24 @@ class StoreContract:
         assert last.data == {"n": 4, "text": "naïve ✓", "nested": {"z": [1, 2], "a": None}}
         assert last.prevhash == store.read_stream("a")[1].envelope.hash
 
+    def test_the_log_holds_what_was_appended_whatever_the_caller_changes_after(self, store: Store) -> None:
+        """The data a caller changes after its append (before anything is read, and after) is not the log's: the
+        stream reads back what was appended, and its chain verifies."""
+        first = thing(1, faces=[1, 2], name="Ann")
+        store.append("a", [first], expected_version=0)
+        first.data["faces"].append(6)
+        first.data["name"] = "changed before a read"
+        second = thing(2, faces=[3])
+        store.append("a", [second], expected_version=1)
+        assert [r.envelope.data for r in store.read_stream("a")] == [
+            {"n": 1, "faces": [1, 2], "name": "Ann"},
+            {"n": 2, "faces": [3]},
+        ]
+        second.data["faces"].append(4)
+        envelopes = [r.envelope for r in store.read_stream("a")]
+        assert envelopes[1].data == {"n": 2, "faces": [3]}
+        assert verify_stream(envelopes) is None
+
     def test_envelope_fields_come_back_as_given(self, store: Store) -> None:
         """Id, source, type, time and schema version survive the round trip."""
         new = NewEvent(
