@@ -207,7 +207,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
     if given["as_json"]:
         result = {
             "scenario": scenario.name,
-            "situation": converter.unstructure(situation),
+            "situation": {k: v for k, v in converter.unstructure(situation).items() if k not in scenario.unread},
             "n": n,
             "seed": seed,
             "sides": [
@@ -271,7 +271,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
             situation=situation,
         )
 
-    params = [*_common(scenario, against=False), *cli_procedures.options(scenario.situation)]
+    params = [*_common(scenario, against=False), *_situation_options(scenario)]
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = scenario.title
     return callback
@@ -298,10 +298,15 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
             summaries.append(summarise(outcomes))
         _show(scenario, rules=rules, labels=labels, summaries=summaries, given=given, situation=situation)
 
-    params = [*_common(scenario, against=True), *cli_procedures.options(scenario.situation)]
+    params = [*_common(scenario, against=True), *_situation_options(scenario)]
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = f"{scenario.title} Under two rulesets or options (A: --ruleset, B: --against)."
     return callback
+
+
+def _situation_options(scenario: Scenario) -> list[inspect.Parameter]:
+    """The options of the situation's fields, but those no trial's outcome depends on (never offered)."""
+    return [p for p in cli_procedures.options(scenario.situation) if p.name not in scenario.unread]
 
 
 def _situation(scenario: Scenario, given: dict[str, Any]) -> Any:

@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -39,6 +39,7 @@ from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
+from hexlog.machine.encounter.opening import OPEN_COUNTRY
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.keeper import MemoryKeeper
@@ -48,6 +49,9 @@ from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.state import Member
+
+if TYPE_CHECKING:
+    from hexlog.events.vocabulary import Setting
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
 #: None when the trial did not reach it (a distance never rolled)
@@ -178,6 +182,9 @@ class Scenario:
     #: what brings the campaign back, between two trials, to where the first trial began (a party's rest), so that a
     #: trial's outcome is its seed's and index's alone, whatever trials ran before it on the campaign
     reset: Callable[[Play, Any], None] | None = None
+    #: the situation's fields no trial's outcome depends on (an encounter's monster speed: a trial never evades);
+    #: they are not offered as options, and keep their defaults
+    unread: tuple[str, ...] = ()
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -185,12 +192,24 @@ def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
     play.finish_encounter()
 
 
+#: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how many
+#: monsters there are decides it
+ENCIRCLED = "surprised in the open: encircled"
+
+
 def _encounter_measure(events: Sequence[Event], _: Any) -> Outcome:
     out: Outcome = {}
+    setting: Setting | None = None
     for event in events:
-        if isinstance(event, eev.SurpriseChecked):
+        if isinstance(event, eev.EncounterStarted):
+            setting = event.setting
+        elif isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
+            if event.party_surprised and setting in OPEN_COUNTRY:
+                out[ENCIRCLED] = False
+        elif isinstance(event, eev.PartySurrounded):
+            out[ENCIRCLED] = True
         elif isinstance(event, eev.DistanceDetermined):
             out[f"distance ({event.unit})"] = event.value
         elif isinstance(event, eev.InitiativeRolled):
@@ -418,13 +437,14 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             name="encounter",
             title=(
-                "Start encounters in a situation and play surprise, distance, initiative and reaction (spoken by Ann, "
-                "CHA 13)."
+                "Start encounters in a situation and play surprise (and, surprised in the open, encirclement by "
+                "enough monsters), distance, initiative and reaction (spoken by Ann, CHA 13)."
             ),
             ruleset="ose",
             situation=enc.StartEncounter,
             trial=_encounter_trial,
             measure=_encounter_measure,
+            unread=("monster_speed",),
         ),
         Scenario(
             name="travel",

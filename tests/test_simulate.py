@@ -210,3 +210,41 @@ def test_a_house_rule_given_as_an_option_reaches_the_procedure(tmp_path: Path) -
     measures = {m["name"]: m for m in side["measures"]}
     assert measures["any wandering monster"]["rates"]["yes"]["hits"] == 5
     assert measures["wandering monsters met"]["mean"] >= 2
+
+
+def test_the_encounter_offers_no_monster_speed_which_no_trial_reads(tmp_path: Path) -> None:
+    """A trial never evades, so the monsters' speed decides nothing: the option is not offered (it was, and did
+    nothing), nor shown in the situation; the pursuit keeps the pursuers' speed, which it reads."""
+    refused = run_hexlog("simulate", "encounter", "--n", "3", "--monster-speed", "30", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--monster-speed" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    compared = run_hexlog(
+        "simulate", "compare", "encounter", "--against", "explore", "--n", "3", "--monster-speed", "30", cwd=tmp_path
+    )
+    assert compared.returncode == 2
+    done = run_hexlog("simulate", "encounter", "--n", "3", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "monster_speed" not in json.loads(done.stdout)["situation"]
+    pursuit = run_hexlog("simulate", "pursuit", "--n", "3", "--pursuers-speed", "150", "--json", cwd=tmp_path)
+    assert pursuit.returncode == 0, pursuit.stderr
+    assert json.loads(pursuit.stdout)["situation"]["pursuers_speed"] == 150
+
+
+def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is_encircled() -> None:
+    """OSE §2.2: a party surprised in the wilderness by 3 or more monsters is encircled. ``--monsters`` acts in the
+    encounter through that rule: of the trials whose party was surprised there, none is encircled by 2 monsters and
+    every one by 3, on the same dice."""
+    encircled, surprised = [], []
+    for count in (2, 3):
+        situation = enc.StartEncounter(setting="wilderness", monster_count=count)
+        outcomes = sim.simulate(sim.Question(scenario="encounter", situation=situation, ruleset="ose", seed=5), 60)
+        (measure,) = [m for m in sim.summarise(outcomes) if m.name == sim.ENCIRCLED]
+        surprised.append(sum(bool(o["party surprised"]) for o in outcomes))
+        assert measure.n == surprised[-1] > 0
+        encircled.append(measure.rates[0].hits)
+    assert encircled == [0, surprised[1]]
+    dungeon = sim.simulate(
+        sim.Question(scenario="encounter", situation=enc.StartEncounter(monster_count=3), ruleset="ose", seed=5), 30
+    )
+    assert all(sim.ENCIRCLED not in o for o in dungeon)  # not in the open: the rule is not reached
