@@ -386,6 +386,33 @@ class TestKnownAnswers:
         assert (rolled.chance, rolled.total, rolled.evaded) == (100, 0, True)
         assert only(t.run(p.Rest()), ev.PursuitRested).days == 0
 
+    @pytest.mark.parametrize(
+        ("ruleset", "alone"),
+        [
+            # seed 004: the party alone surprised has no chance in the open
+            ("explore", "surprised, not in woods and no magic: no chance"),
+            # OSE: the party alone surprised has the referee's chance (none)
+            ("ose", "surprised: no chance (the referee allows none)"),
+        ],
+    )
+    def test_both_sides_surprised_gives_neither_the_advantage(self, ruleset: str, alone: str) -> None:
+        """OSE §2.2 (both surprised: no advantage to anyone), seed 004 1a (unless both sides are surprised): the
+        evasion is the table's, with no penalty for the party's surprise and no gain for the pursuers'. Both flags
+        were read as the party alone surprised."""
+        t = Table(ruleset=ruleset)
+        t.run(p.StartPursuit(party_size=8, party_surprised=True))
+        rolled = only(t.run(p.RollEvasion()), ev.PursuitEvasionRolled)
+        assert (rolled.chance, rolled.steps[-1], rolled.rolls) == (0, alone, ())
+        t = Table(ruleset=ruleset)
+        started = only(
+            t.run(p.StartPursuit(party_size=8, party_surprised=True, pursuers_surprised=True)), ev.PursuitStarted
+        )
+        assert (started.party_surprised, started.pursuers_surprised) == (False, False)
+        rolled = only(t.run(p.RollEvasion(), 35), ev.PursuitEvasionRolled)
+        # both surprised: the table's 35 % for 8 fleeing 1, nothing added or taken for surprise
+        assert rolled.steps == ("base 35 % (8 fleeing, 1 pursuing)",)
+        assert (rolled.chance, rolled.total, rolled.evaded) == (35, 35, True)
+
 
 def enc_ev() -> Any:
     from hexlog.events import encounter  # noqa: PLC0415 - the encounter's events, named once

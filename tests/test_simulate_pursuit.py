@@ -198,3 +198,20 @@ def test_a_measure_only_some_trials_reach_says_how_many() -> None:
     text = console.export_text()
     assert f"rest owed (half-days) (of {rest.n} trials)" in text
     assert "hexes fled (of" not in text  # every trial counts it
+
+
+def test_both_sides_surprised_flee_as_if_neither_was(tmp_path: Path) -> None:
+    """``--party-surprised --pursuers-surprised``: both sides were surprised, so neither has the advantage (OSE §2.2,
+    seed 004 1a) and the same dice give the answer of a meeting where neither was; the party alone surprised (what
+    both flags were read as) has no chance in the open under seed 004."""
+    args = ("simulate", "pursuit", "--n", "40", "--party-size", "8", "--pursuers-speed", "150", "--seed", "4", "--json")
+    both = run_hexlog(*args, "--party-surprised", "--pursuers-surprised", cwd=tmp_path)
+    neither = run_hexlog(*args, cwd=tmp_path)
+    alone = run_hexlog(*args, "--party-surprised", cwd=tmp_path)
+    for done in (both, neither, alone):
+        assert done.returncode == 0, done.stderr
+    measures = [json.loads(done.stdout)["sides"][0]["measures"] for done in (both, neither, alone)]
+    assert measures[0] == measures[1]
+    evaded = [next(m for m in found if m["name"] == "evaded at once")["rates"]["yes"]["hits"] for found in measures]
+    assert evaded[0] > 0
+    assert evaded[2] == 0
