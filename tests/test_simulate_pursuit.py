@@ -108,7 +108,7 @@ def test_ose_surprisers_evade_and_a_hopeless_party_stops_when_it_gives_up() -> N
     outcomes = sim.simulate(hopeless, 40)
     assert _rate(outcomes, "evaded at once").hits == 0
     for outcome in outcomes:
-        assert 1 <= outcome["hexes fled"] <= 2  # type: ignore[operator]
+        assert 1 <= outcome["days of flight"] <= 2  # type: ignore[operator]
         assert outcome["stopped"] is outcome["caught"]
     assert 0 < _rate(outcomes, "stopped").hits < 40
 
@@ -215,3 +215,17 @@ def test_both_sides_surprised_flee_as_if_neither_was(tmp_path: Path) -> None:
     evaded = [next(m for m in found if m["name"] == "evaded at once")["rates"]["yes"]["hits"] for found in measures]
     assert evaded[0] > 0
     assert evaded[2] == 0
+
+
+def test_ose_measures_days_of_flight_and_no_rest_it_does_not_have() -> None:
+    """OSE flees day by day and owes no rest after an escape: its answer names days of flight, and has no rows of a
+    rest (they showed as 0 half-days, and its days were called hexes); seed 004 keeps its hexes and its rest."""
+    names = {}
+    for ruleset in ("ose", "explore"):
+        question = sim.Question(scenario="pursuit", situation=sim.Chase(pursuers_speed=240), ruleset=ruleset, seed=2)
+        names[ruleset] = {m.name for m in sim.summarise(sim.simulate(question, 30))}
+    rest = {"rest owed (half-days)", "encounters while resting"}
+    assert "days of flight" in names["ose"]
+    assert not ({"hexes fled"} | rest) & names["ose"]
+    assert {"hexes fled"} | rest <= names["explore"]
+    assert "days of flight" not in names["explore"]
