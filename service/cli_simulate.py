@@ -15,6 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import attrs
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -25,7 +26,7 @@ from hexlog.events.errors import StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
 from hexlog.service import cli_procedures, cli_rules
-from hexlog.service.simulation import SCENARIOS, Measure, Outcome, Question, Scenario, simulate, summarise
+from hexlog.service.simulation import SCENARIOS, Measure, Outcome, Question, Scenario, simulate, summarise, trials
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -66,6 +67,20 @@ def _common(scenario: Scenario, *, against: bool) -> list[inspect.Parameter]:
             None,
         ),
     ]
+    if against and "setting" in attrs.fields_dict(scenario.situation):
+        params.append(
+            _param(
+                "against_setting",
+                Annotated[
+                    str | None,
+                    typer.Option(
+                        help="the other side's --setting, where its rules name it otherwise (ose's wilderness is "
+                        "adnd's outdoors; default: the same)"
+                    ),
+                ],
+                None,
+            )
+        )
     if against:
         params += [
             _param(
@@ -200,14 +215,22 @@ def _show(  # noqa: PLR0913 - what one answer is made of
     summaries: Sequence[list[Measure]],
     given: dict[str, Any],
     situation: Any,
+    other: Any = None,
 ) -> None:
+    """Print the answer; ``other`` is side B's situation where it differs from A's (its setting)."""
     n, seed = given["n"], given["seed"]
     title = _title(scenario, rules, n, seed)
+    if other is not None:
+        title += f"; A in {situation.setting or 'its first setting'}, B in {other.setting}"
     sides = list(zip(labels, summaries, strict=True))
     if given["as_json"]:
+
+        def shown(asked: Any) -> dict[str, Any]:
+            return {k: v for k, v in converter.unstructure(asked).items() if k not in scenario.unread}
+
         result = {
             "scenario": scenario.name,
-            "situation": converter.unstructure(situation),
+            "situation": shown(situation),
             "n": n,
             "seed": seed,
             "sides": [
@@ -215,6 +238,8 @@ def _show(  # noqa: PLR0913 - what one answer is made of
                 for label, r, measures in zip(labels, rules, summaries, strict=True)
             ],
         }
+        if other is not None:
+            result["sides"][1]["situation"] = shown(other)
         sys.stdout.write(json.dumps(result) + "\n")  # as it is: no console markup or emoji codes read in it
     else:
         out.print(_table(title, sides, n))
@@ -271,7 +296,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
             situation=situation,
         )
 
-    params = [*_common(scenario, against=False), *cli_procedures.options(scenario.situation)]
+    params = [*_common(scenario, against=False), *_situation_options(scenario)]
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = scenario.title
     return callback
@@ -281,27 +306,61 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
     def callback(**given: Any) -> None:
         _plot_target(given["plot"])
         situation = _situation(scenario, given)
+        other_situation = situation
+        if given.get("against_setting") is not None:
+            other_situation = attrs.evolve(situation, setting=given["against_setting"])
         first = overrides_of(given["rules"], given["option"])
         other_name = given["against"] or given["ruleset"]
         second = overrides_of(given["against_rules"], given["against_option"])
-        if other_name == given["ruleset"] and first == second:
-            msg = "compare needs two different sides: give --against, --against-rules or --against-option"
+        if other_name == given["ruleset"] and first == second and other_situation == situation:
+            msg = "compare needs two different sides: give --against, --against-rules, --against-option" + (
+                " or --against-setting" if "against_setting" in given else ""
+            )
             raise UsageError(msg)
         rules = [_rules(given["ruleset"], first), _rules(other_name, second)]
-        labels = ["A", "B"]
-        summaries = []
-        for side, (name, overrides) in enumerate(((given["ruleset"], first), (other_name, second))):
-            question = Question(
-                scenario=scenario.name, situation=situation, ruleset=name, overrides=overrides, seed=given["seed"]
-            )
-            outcomes = _run(question, given["n"], given["jobs"], f"{scenario.name} side {'AB'[side]}")
-            summaries.append(summarise(outcomes))
-        _show(scenario, rules=rules, labels=labels, summaries=summaries, given=given, situation=situation)
+        questions = [
+            Question(scenario=scenario.name, situation=asked, ruleset=name, overrides=overrides, seed=given["seed"])
+            for asked, name, overrides in ((situation, given["ruleset"], first), (other_situation, other_name, second))
+        ]
+        hint = "give side B's setting with --against-setting" if given.get("against_setting", "") is None else ""
+        _refused_by("A", questions[0])
+        _refused_by("B", questions[1], hint)
+        summaries = [
+            summarise(_run(question, given["n"], given["jobs"], f"{scenario.name} side {side}"))
+            for side, question in zip("AB", questions, strict=True)
+        ]
+        _show(
+            scenario,
+            rules=rules,
+            labels=["A", "B"],
+            summaries=summaries,
+            given=given,
+            situation=situation,
+            other=other_situation if other_situation != situation else None,
+        )
 
-    params = [*_common(scenario, against=True), *cli_procedures.options(scenario.situation)]
+    params = [*_common(scenario, against=True), *_situation_options(scenario)]
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = f"{scenario.title} Under two rulesets or options (A: --ruleset, B: --against)."
+    if "setting" in attrs.fields_dict(scenario.situation):
+        callback.__doc__ += " Where B's rules name the setting otherwise, give it with --against-setting."
     return callback
+
+
+def _refused_by(side: str, question: Question, hint: str = "") -> None:
+    """Play the side's first trial (as its run will) to refuse, before any run, a situation its rules do not know
+    (a setting another ruleset names), naming the side and its rules, with ``hint`` when the error is the setting's."""
+    try:
+        trials(question, [0])
+    except UsageError as err:
+        said = f"; {hint}" if hint and "setting" in str(err) else ""
+        msg = f"side {side} ({question.ruleset}): {err}{said}"
+        raise UsageError(msg) from err
+
+
+def _situation_options(scenario: Scenario) -> list[inspect.Parameter]:
+    """The options of the situation's fields, but those no trial's outcome depends on (never offered)."""
+    return [p for p in cli_procedures.options(scenario.situation) if p.name not in scenario.unread]
 
 
 def _situation(scenario: Scenario, given: dict[str, Any]) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import pursuit as ev
+from hexlog.machine.evasion import EvasionRules
 from hexlog.machine.pursuit.state import PursuitState
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
@@ -75,6 +76,9 @@ def _stopped(e: ev.PursuitStopped) -> str:
 
 
 def _rested(e: ev.PursuitRested) -> str:
+    if not e.days and not e.faces:
+        # no rest is owed (OSE's day-by-day pursuit owes none, nor an escape before any hex fled): no rest to tell
+        return "the party got away: no rest is owed"
     checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
     met = f"; {counted(e.encounters, 'encounter')}" if e.encounters else ""
     rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {counted(e.hexes_fled, 'hex')} fled"
@@ -99,13 +103,17 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 
 
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - the STATES signature
-    """The pursuit under way: who pursues, the hexes fled, the last flight's heading during a journey (the
-    referee's alone), the last roll."""
+    """The pursuit under way: who pursues, the hexes fled (OSE: the days of flight), the last flight's heading during
+    a journey (the referee's alone), the last roll."""
     if not isinstance(state, PursuitState) or state.ended is not None:
         return []
     s = state.started
-    fled = counted(state.hexes_fled, "hex")
-    lines = [f"  pursuit {s.number}: {counted(s.pursuers, 'pursuer')} at {s.pursuers_speed}, {fled} fled"]
+    fled = (
+        f"{counted(state.hexes_fled, 'day')} of flight"
+        if s.rules == EvasionRules.OSE
+        else f"{counted(state.hexes_fled, 'hex')} fled"
+    )
+    lines = [f"  pursuit {s.number}: {counted(s.pursuers, 'pursuer')} at {s.pursuers_speed}, {fled}"]
     if state.heading is not None and not player:
         h = state.heading
         lines.append(f"  last flight: {h.heading}, {'kept to' if h.held else 'into'} {h.hex} (the players do not know)")

@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -39,6 +39,8 @@ from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
+from hexlog.machine.encounter.opening import OPEN_COUNTRY
+from hexlog.machine.evasion import EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.keeper import MemoryKeeper
@@ -46,8 +48,12 @@ from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.ruleset import Ruleset
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.state import Member
+
+if TYPE_CHECKING:
+    from hexlog.events.vocabulary import Setting
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
 #: None when the trial did not reach it (a distance never rolled)
@@ -171,13 +177,16 @@ class Scenario:
     situation: type
     #: play one trial of the situation (the session of its dice is open)
     trial: Callable[[Play, Any], None]
-    #: what one trial's events come to
-    measure: Callable[[Sequence[Event], Any], Outcome]
+    #: what one trial's events come to, under the rules in force (which name what they measure)
+    measure: Callable[[Sequence[Event], Any, Ruleset], Outcome]
     #: what is set up once on a worker's campaign before its first trial (a map)
     prepare: Callable[[Play, Any], None] | None = None
     #: what brings the campaign back, between two trials, to where the first trial began (a party's rest), so that a
     #: trial's outcome is its seed's and index's alone, whatever trials ran before it on the campaign
     reset: Callable[[Play, Any], None] | None = None
+    #: the situation's fields no trial's outcome depends on (an encounter's monster speed: a trial never evades);
+    #: they are not offered as options, and keep their defaults
+    unread: tuple[str, ...] = ()
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -185,12 +194,24 @@ def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
     play.finish_encounter()
 
 
-def _encounter_measure(events: Sequence[Event], _: Any) -> Outcome:
+#: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how many
+#: monsters there are decides it
+ENCIRCLED = "surprised in the open: encircled"
+
+
+def _encounter_measure(events: Sequence[Event], *_: Any) -> Outcome:
     out: Outcome = {}
+    setting: Setting | None = None
     for event in events:
-        if isinstance(event, eev.SurpriseChecked):
+        if isinstance(event, eev.EncounterStarted):
+            setting = event.setting
+        elif isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
+            if event.party_surprised and setting in OPEN_COUNTRY:
+                out[ENCIRCLED] = False
+        elif isinstance(event, eev.PartySurrounded):
+            out[ENCIRCLED] = True
         elif isinstance(event, eev.DistanceDetermined):
             out[f"distance ({event.unit})"] = event.value
         elif isinstance(event, eev.InitiativeRolled):
@@ -288,7 +309,7 @@ def _journey_reset(play: Play, journey: Journey) -> None:
     play.run(t.EndJourney())
 
 
-def _journey_measure(events: Sequence[Event], _: Any) -> Outcome:
+def _journey_measure(events: Sequence[Event], *_: Any) -> Outcome:
     days = [e for e in events if isinstance(e, tev.LostChecked)]
     wandering = [e for e in events if isinstance(e, tev.WanderingChecked)]
     return {
@@ -337,7 +358,7 @@ def _delve_trial(play: Play, delve: Delve) -> None:
     play.run(dg.LeaveDungeon())
 
 
-def _delve_measure(events: Sequence[Event], _: Any) -> Outcome:
+def _delve_measure(events: Sequence[Event], *_: Any) -> Outcome:
     checks = [e for e in events if isinstance(e, dev.WanderingChecked)]
     met = sum(isinstance(e, eev.EncounterStarted) for e in events)
     return {
@@ -393,7 +414,13 @@ def _pursuit_trial(play: Play, chase: Chase) -> None:
         play.run(next(step for trigger, step in PURSUIT_STEPS.items() if trigger in allowed))
 
 
-def _pursuit_measure(events: Sequence[Event], _: Any) -> Outcome:
+#: what one flight is under each reading: seed 004 flees hex by hex (§4.14), OSE day by day (§2.9)
+FLIGHTS = {EvasionRules.ODD: "hexes fled", EvasionRules.OSE: "days of flight"}
+
+
+def _pursuit_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome:
+    """The pursuit's end, named in the words of the rules in force: the flights are hexes under seed 004 and days
+    under OSE, and the rest after an escape (and its encounters) is measured only where the rules owe one."""
     ended = next(e for e in events if isinstance(e, pev.PursuitEnded))
     rested = next((e for e in events if isinstance(e, pev.PursuitRested)), None)
     out: Outcome = {
@@ -401,14 +428,16 @@ def _pursuit_measure(events: Sequence[Event], _: Any) -> Outcome:
         "escaped": ended.outcome == "escaped",
         "caught": ended.outcome == "caught",
     }
-    started = next(e for e in events if isinstance(e, pev.PursuitStarted))
-    if started.rules == "ose":
+    reading = EvasionRules(next(e for e in events if isinstance(e, pev.PursuitStarted)).rules)
+    if reading is EvasionRules.OSE:
         out["stopped"] = any(isinstance(e, pev.PursuitStopped) for e in events)
-    out |= {
-        "hexes fled": ended.hexes_fled,
-        "rest owed (half-days)": None if rested is None else 2 * rested.days,
-        "encounters while resting": None if rested is None else rested.encounters,
-    }
+    out[FLIGHTS[reading]] = ended.hexes_fled
+    pursuit = rules.part(EvasionTables).wilderness_pursuit
+    if pursuit is not None and pursuit.rest_days_per_hex > 0:
+        out |= {
+            "rest owed (half-days)": None if rested is None else 2 * rested.days,
+            "encounters while resting": None if rested is None else rested.encounters,
+        }
     return out
 
 
@@ -418,13 +447,14 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario(
             name="encounter",
             title=(
-                "Start encounters in a situation and play surprise, distance, initiative and reaction (spoken by Ann, "
-                "CHA 13)."
+                "Start encounters in a situation and play surprise (and, surprised in the open, encirclement by "
+                "enough monsters), distance, initiative and reaction (spoken by Ann, CHA 13)."
             ),
             ruleset="ose",
             situation=enc.StartEncounter,
             trial=_encounter_trial,
             measure=_encounter_measure,
+            unread=("monster_speed",),
         ),
         Scenario(
             name="travel",
@@ -449,7 +479,10 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="pursuit",
-            title="Flee a wilderness pursuit from its start: evaded at once, escaped or caught, hexes fled, rest owed.",
+            title=(
+                "Flee a wilderness pursuit from its start: evaded at once, escaped or caught, hexes fled (OSE: days of "
+                "flight), the rest owed where the rules owe one."
+            ),
             ruleset="explore",
             situation=Chase,
             trial=_pursuit_trial,
@@ -477,6 +510,8 @@ def trials(question: Question, indices: Sequence[int]) -> list[Outcome]:
     """The outcomes of the trials ``indices`` of ``question``, played on one campaign in turn."""
     scenario = SCENARIOS[question.scenario]
     play = Play(handler_for(question.ruleset, CAMPAIGN, question.overrides))
+    rules = play.handler.load(play.campaign).rules
+    assert rules is not None  # noqa: S101 - the campaign has begun
     if scenario.prepare is not None:
         scenario.prepare(play, question.situation)
     out = []
@@ -488,7 +523,7 @@ def trials(question: Question, indices: Sequence[int]) -> list[Outcome]:
         play.run(c.OpenSession(secret_hex=secret_for(question.seed, index)))
         scenario.trial(play, question.situation)
         events = [e for e in play.events if not isinstance(e, SessionOpened)]
-        out.append(scenario.measure(events, question.situation))
+        out.append(scenario.measure(events, question.situation, rules))
     return out
 
 

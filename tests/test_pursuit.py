@@ -44,6 +44,7 @@ from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
+from hexlog.service import render, render_pursuit
 
 CAMPAIGN = "pu"
 #: a wilderness encounter's steps on scripted faces: nobody surprised, the distance, the initiative
@@ -385,6 +386,53 @@ class TestKnownAnswers:
         rolled = only(t.run(p.RollEvasion()), ev.PursuitEvasionRolled)
         assert (rolled.chance, rolled.total, rolled.evaded) == (100, 0, True)
         assert only(t.run(p.Rest()), ev.PursuitRested).days == 0
+
+    def test_ose_is_told_in_days_of_flight_and_owes_no_rest(self) -> None:
+        """OSE's pursuit runs day by day and owes no rest: the state counts days of flight (it counted hexes), and the
+        escape says no rest is owed (it said the party rests 0 days)."""
+        t = Table(ruleset="ose")
+        t.run(p.StartPursuit(evasion_failed=True))
+        t.run(p.Flee(), 1)
+        loaded = t.handler.load(CAMPAIGN)
+        (line,) = render_pursuit.state_lines(loaded.procedures[PURSUIT.name], loaded)
+        assert line == "  pursuit 1: 1 pursuer at 120, 1 day of flight"
+        t.run(p.RollEvasion(), 1)
+        assert [render.describe(e) for e in t.run(p.Rest()) if isinstance(e, ev.PursuitRested)] == [
+            "the party got away: no rest is owed"
+        ]
+        t = Table()
+        t.run(p.StartPursuit(evasion_failed=True))
+        t.run(p.Flee(), 1)
+        loaded = t.handler.load(CAMPAIGN)
+        (line,) = render_pursuit.state_lines(loaded.procedures[PURSUIT.name], loaded)
+        assert line == "  pursuit 1: 1 pursuer at 120, 1 hex fled"
+
+    @pytest.mark.parametrize(
+        ("ruleset", "alone"),
+        [
+            # seed 004: the party alone surprised has no chance in the open
+            ("explore", "surprised, not in woods and no magic: no chance"),
+            # OSE: the party alone surprised has the referee's chance (none)
+            ("ose", "surprised: no chance (the referee allows none)"),
+        ],
+    )
+    def test_both_sides_surprised_gives_neither_the_advantage(self, ruleset: str, alone: str) -> None:
+        """OSE §2.2 (both surprised: no advantage to anyone), seed 004 1a (unless both sides are surprised): the
+        evasion is the table's, with no penalty for the party's surprise and no gain for the pursuers'. Both flags
+        were read as the party alone surprised."""
+        t = Table(ruleset=ruleset)
+        t.run(p.StartPursuit(party_size=8, party_surprised=True))
+        rolled = only(t.run(p.RollEvasion()), ev.PursuitEvasionRolled)
+        assert (rolled.chance, rolled.steps[-1], rolled.rolls) == (0, alone, ())
+        t = Table(ruleset=ruleset)
+        started = only(
+            t.run(p.StartPursuit(party_size=8, party_surprised=True, pursuers_surprised=True)), ev.PursuitStarted
+        )
+        assert (started.party_surprised, started.pursuers_surprised) == (False, False)
+        rolled = only(t.run(p.RollEvasion(), 35), ev.PursuitEvasionRolled)
+        # both surprised: the table's 35 % for 8 fleeing 1, nothing added or taken for surprise
+        assert rolled.steps == ("base 35 % (8 fleeing, 1 pursuing)",)
+        assert (rolled.chance, rolled.total, rolled.evaded) == (35, 35, True)
 
 
 def enc_ev() -> Any:

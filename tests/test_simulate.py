@@ -210,3 +210,97 @@ def test_a_house_rule_given_as_an_option_reaches_the_procedure(tmp_path: Path) -
     measures = {m["name"]: m for m in side["measures"]}
     assert measures["any wandering monster"]["rates"]["yes"]["hits"] == 5
     assert measures["wandering monsters met"]["mean"] >= 2
+
+
+def test_the_encounter_offers_no_monster_speed_which_no_trial_reads(tmp_path: Path) -> None:
+    """A trial never evades, so the monsters' speed decides nothing: the option is not offered (it was, and did
+    nothing), nor shown in the situation; the pursuit keeps the pursuers' speed, which it reads."""
+    refused = run_hexlog("simulate", "encounter", "--n", "3", "--monster-speed", "30", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--monster-speed" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    compared = run_hexlog(
+        "simulate", "compare", "encounter", "--against", "explore", "--n", "3", "--monster-speed", "30", cwd=tmp_path
+    )
+    assert compared.returncode == 2
+    done = run_hexlog("simulate", "encounter", "--n", "3", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "monster_speed" not in json.loads(done.stdout)["situation"]
+    pursuit = run_hexlog("simulate", "pursuit", "--n", "3", "--pursuers-speed", "150", "--json", cwd=tmp_path)
+    assert pursuit.returncode == 0, pursuit.stderr
+    assert json.loads(pursuit.stdout)["situation"]["pursuers_speed"] == 150
+
+
+def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is_encircled() -> None:
+    """OSE §2.2: a party surprised in the wilderness by 3 or more monsters is encircled. ``--monsters`` acts in the
+    encounter through that rule: of the trials whose party was surprised there, none is encircled by 2 monsters and
+    every one by 3, on the same dice."""
+    encircled, surprised = [], []
+    for count in (2, 3):
+        situation = enc.StartEncounter(setting="wilderness", monster_count=count)
+        outcomes = sim.simulate(sim.Question(scenario="encounter", situation=situation, ruleset="ose", seed=5), 60)
+        (measure,) = [m for m in sim.summarise(outcomes) if m.name == sim.ENCIRCLED]
+        surprised.append(sum(bool(o["party surprised"]) for o in outcomes))
+        assert measure.n == surprised[-1] > 0
+        encircled.append(measure.rates[0].hits)
+    assert encircled == [0, surprised[1]]
+    dungeon = sim.simulate(
+        sim.Question(scenario="encounter", situation=enc.StartEncounter(monster_count=3), ruleset="ose", seed=5), 30
+    )
+    assert all(sim.ENCIRCLED not in o for o in dungeon)  # not in the open: the rule is not reached
+
+
+def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> None:
+    """OSE's wilderness is AD&D's outdoors: ``--against-setting`` gives side B's setting, so the two can be set side by
+    side (compare took one situation for both, and AD&D refused OSE's word); two processes print what one prints."""
+    args = ("simulate", "compare", "encounter", "--against", "adnd", "--setting", "wilderness")
+    args += ("--against-setting", "outdoors", "--n", "8", "--seed", "3", "--json")
+    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
+    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout
+    result = json.loads(one.stdout)
+    assert result["situation"]["setting"] == "wilderness"
+    a, b = result["sides"]
+    assert (a["ruleset"], b["ruleset"], b["situation"]["setting"]) == ("ose", "adnd", "outdoors")
+    assert "situation" not in a  # A's is the question's own
+    assert {m["name"] for m in a["measures"]} >= {"distance (yd)"}
+    table = run_hexlog(*args[:-1], cwd=tmp_path)
+    assert table.returncode == 0, table.stderr
+    assert "A in wilderness, B in outdoors" in table.stdout
+    same_rules = run_hexlog(
+        "simulate", "compare", "encounter", "--against-setting", "wilderness", "--n", "4", cwd=tmp_path
+    )
+    assert same_rules.returncode == 0, same_rules.stderr  # one ruleset in two settings is two sides
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ((), "give side B's setting with --against-setting"),
+        (("--against-setting", "moon"), "setting 'moon' is not one of the adnd settings: indoors, outdoors"),
+    ],
+)
+def test_compare_refuses_a_setting_side_b_does_not_know_before_any_trial(
+    tmp_path: Path, extra: tuple[str, ...], words: str
+) -> None:
+    """A setting B's rules do not know is refused at once, naming the side, its rules and the settings they know."""
+    refused = run_hexlog(
+        "simulate",
+        "compare",
+        "encounter",
+        "--against",
+        "adnd",
+        "--setting",
+        "wilderness",
+        *extra,
+        "--n",
+        "5",
+        cwd=tmp_path,
+    )
+    assert refused.returncode == 2
+    assert "side B (adnd): setting" in refused.stderr
+    assert words in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert refused.stdout == ""

@@ -108,7 +108,7 @@ def test_ose_surprisers_evade_and_a_hopeless_party_stops_when_it_gives_up() -> N
     outcomes = sim.simulate(hopeless, 40)
     assert _rate(outcomes, "evaded at once").hits == 0
     for outcome in outcomes:
-        assert 1 <= outcome["hexes fled"] <= 2  # type: ignore[operator]
+        assert 1 <= outcome["days of flight"] <= 2  # type: ignore[operator]
         assert outcome["stopped"] is outcome["caught"]
     assert 0 < _rate(outcomes, "stopped").hits < 40
 
@@ -198,3 +198,34 @@ def test_a_measure_only_some_trials_reach_says_how_many() -> None:
     text = console.export_text()
     assert f"rest owed (half-days) (of {rest.n} trials)" in text
     assert "hexes fled (of" not in text  # every trial counts it
+
+
+def test_both_sides_surprised_flee_as_if_neither_was(tmp_path: Path) -> None:
+    """``--party-surprised --pursuers-surprised``: both sides were surprised, so neither has the advantage (OSE §2.2,
+    seed 004 1a) and the same dice give the answer of a meeting where neither was; the party alone surprised (what
+    both flags were read as) has no chance in the open under seed 004."""
+    args = ("simulate", "pursuit", "--n", "40", "--party-size", "8", "--pursuers-speed", "150", "--seed", "4", "--json")
+    both = run_hexlog(*args, "--party-surprised", "--pursuers-surprised", cwd=tmp_path)
+    neither = run_hexlog(*args, cwd=tmp_path)
+    alone = run_hexlog(*args, "--party-surprised", cwd=tmp_path)
+    for done in (both, neither, alone):
+        assert done.returncode == 0, done.stderr
+    measures = [json.loads(done.stdout)["sides"][0]["measures"] for done in (both, neither, alone)]
+    assert measures[0] == measures[1]
+    evaded = [next(m for m in found if m["name"] == "evaded at once")["rates"]["yes"]["hits"] for found in measures]
+    assert evaded[0] > 0
+    assert evaded[2] == 0
+
+
+def test_ose_measures_days_of_flight_and_no_rest_it_does_not_have() -> None:
+    """OSE flees day by day and owes no rest after an escape: its answer names days of flight, and has no rows of a
+    rest (they showed as 0 half-days, and its days were called hexes); seed 004 keeps its hexes and its rest."""
+    names = {}
+    for ruleset in ("ose", "explore"):
+        question = sim.Question(scenario="pursuit", situation=sim.Chase(pursuers_speed=240), ruleset=ruleset, seed=2)
+        names[ruleset] = {m.name for m in sim.summarise(sim.simulate(question, 30))}
+    rest = {"rest owed (half-days)", "encounters while resting"}
+    assert "days of flight" in names["ose"]
+    assert not ({"hexes fled"} | rest) & names["ose"]
+    assert {"hexes fled"} | rest <= names["explore"]
+    assert "days of flight" not in names["explore"]

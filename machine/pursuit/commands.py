@@ -19,8 +19,14 @@ class StartPursuit(Command):
     )
     pursuers_speed: int = arg(120, help="the pursuers' base rate, feet per turn", least=1)
     terrain: str = arg("", help="the terrain row (woods, swamp, clear, ...; default: the party's true hex)")
-    party_surprised: bool = arg(False, help="the party was surprised")  # noqa: FBT003 - a default
-    pursuers_surprised: bool = arg(False, help="the party alone surprised the pursuers")  # noqa: FBT003 - a default
+    party_surprised: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help="the pursuers surprised the party (with --pursuers-surprised: both sides were surprised, no advantage)",
+    )
+    pursuers_surprised: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help="the party surprised the pursuers (with --party-surprised: both sides were surprised, no advantage)",
+    )
     magic: bool = arg(False, help="the party uses magic to get away (seed 004)")  # noqa: FBT003 - a default
     referee_pct: int = arg(0, help="OSE: the small chance the referee allows a surprised party, %", least=0)
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")

@@ -80,7 +80,12 @@ def _terrain(ctx: StepContext, given: str) -> str:
 
 
 def start(ctx: StepContext, command: c.StartPursuit) -> None:
-    """Record the facts the pursuit is decided by (the party's size and rate default to its members)."""
+    """Record the facts the pursuit is decided by (the party's size and rate default to its members).
+
+    Surprise is recorded as the advantage it gives: the party surprised by the pursuers alone, or the pursuers by
+    the party alone. When both sides were surprised, neither has the advantage (OSE §2.2 "no advantage to anyone",
+    seed 004 1a "unless both sides are surprised"), and the evasion reads the table as if neither was.
+    """
     before = ctx.state(PROCEDURE)
     members = ctx.table.party.members
     reading = ctx.part(EvasionOptions).evasion_rules
@@ -121,7 +126,8 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
             pursuers_speed=command.pursuers_speed,
             intelligent=command.intelligent,
             terrain=terrain_here(ctx, _terrain(ctx, command.terrain)),
-            party_surprised=command.party_surprised,
+            # both sides surprised: neither has the advantage (OSE §2.2, seed 004 1a), so neither surprised the other
+            party_surprised=command.party_surprised and not command.pursuers_surprised,
             pursuers_surprised=command.pursuers_surprised and not command.party_surprised,
             magic=command.magic,
             referee_pct=command.referee_pct,
