@@ -109,7 +109,9 @@ class EvasionSurprise:
 
     surprisers_evade: bool = rule(help="The side that surprised the other evades automatically.")
     surprised_example_pct: int = rule(
-        help="The referee's example of a small chance for a surprised side (dense woods).", validator=PCT
+        help="The text's example of a small chance a referee may allow a surprised side (dense woods); not applied: "
+        "the referee gives a chance with 'pursuit start --referee-pct'.",
+        validator=PCT,
     )
 
 
@@ -151,7 +153,12 @@ class EvasionTables:
     )
     evasion_adjust: EvasionAdjust | None = rule(None, help="Seed 004's adjustments (§4.13, A27).")
     evasion_speed: EvasionSpeed | None = rule(None, help="OSE's optional B/X speed modifiers (§2.9).")
-    evasion_surprise: EvasionSurprise | None = rule(None, help="OSE: surprise and evasion (§2.9).")
+    evasion_surprise: EvasionSurprise | None = rule(
+        None,
+        help="OSE: surprise and evasion (§2.9). surprised_example_pct is the text's example of the small chance a "
+        "referee may allow a surprised side (dense woods), not applied: the referee gives one with "
+        "'pursuit start --referee-pct'.",
+    )
     wilderness_pursuit: WildernessPursuit | None = rule(None, help="The wilderness pursuit (§2.9, §4.14, A24-A28).")
 
 

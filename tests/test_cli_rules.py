@@ -50,6 +50,16 @@ class TestRulesCommands:
             assert lines[found[0]].endswith(f"  {UNUSED}"), lines[found[0]]
             assert not any(line.startswith("    ") for line in lines[found[0] + 1 : found[0] + 2]), key
 
+    def test_show_says_the_ose_example_chance_for_a_surprised_side_is_not_applied(self, hexlog):
+        """OSE's 10 % in dense woods is the text's example of what a referee may allow, which no step reads: its
+        table's sentence says so and names the option that gives a chance."""
+        lines = hexlog("rules", "show", "ose").stdout.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("tables.evasion_surprise = "))
+        assert "surprised_example_pct=10" in lines[at]
+        assert "surprised_example_pct is the text's example" in lines[at + 1]
+        assert "not applied" in lines[at + 1]
+        assert "--referee-pct" in lines[at + 1]
+
     def test_show_prints_the_sentence_of_each_used_key_on_the_next_line(self, hexlog):
         """A used option or table is not marked, and its part's sentence follows with who reads it."""
         lines = hexlog("rules", "show", "adnd").stdout.splitlines()

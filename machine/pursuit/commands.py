@@ -28,7 +28,11 @@ class StartPursuit(Command):
         help="the party surprised the pursuers (with --party-surprised: both sides were surprised, no advantage)",
     )
     magic: bool = arg(False, help="the party uses magic to get away (seed 004)")  # noqa: FBT003 - a default
-    referee_pct: int = arg(0, help="OSE: the small chance the referee allows a surprised party, %", least=0)
+    referee_pct: int = arg(
+        0,
+        help="OSE: the small chance the referee allows a surprised party, % (the text's example: 10, dense woods)",
+        least=0,
+    )
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
     intelligent: bool = arg(True, help="the pursuers are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
     evasion_failed: bool = arg(False, help="the party's evasion roll was already made and failed")  # noqa: FBT003 - a default
