@@ -41,6 +41,7 @@ from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import grid
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay import audit as audits
@@ -214,12 +215,35 @@ def _int(request: Request, name: str, default: int | None, least: int = 0) -> in
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
+    return _whole(name, text, least)
+
+
+def _whole(name: str, text: str, least: int) -> int:
+    """The whole number a query parameter holds; a 400 naming the parameter when it holds none, or one too small."""
     if not _version_text(text):
         raise Problem(BAD_REQUEST, f"?{name} must be a whole number, not {text!r}")
     value = int(text)
     if value < least:
         raise Problem(BAD_REQUEST, f"?{name} must be at least {least}")
     return value
+
+
+def _flag(request: Request, name: str) -> bool:
+    """A yes-or-no query parameter (absent or empty: no); a 400 naming it when it is neither."""
+    text = request.query_params.get(name, "").strip().lower()
+    if text in {"1", "true", "yes"}:
+        return True
+    if text in {"", "0", "false", "no"}:
+        return False
+    raise Problem(BAD_REQUEST, f"?{name} must be true or false, not {request.query_params[name]!r}")
+
+
+def _parsed(name: str, parse: Callable[[str], Any], text: str) -> Any:
+    """A query parameter read by the core's own parser; its refusal is a 400 naming the parameter."""
+    try:
+        return parse(text)
+    except UsageError as err:
+        raise Problem(BAD_REQUEST, f"?{name}: {err}") from None
 
 
 async def _json_body(request: Request, limit: int) -> Any:
@@ -492,7 +516,7 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
         latest = table.version
         version = latest
         if at is not None:
-            version = door.version_at(at, table)
+            version = _version_at(door, at, table)
             table = table_at(door.store, campaign, version, service.registry)
         session = table.session
         body: dict[str, Any] = {
@@ -528,9 +552,22 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
         return body
 
 
+def _version_at(door: Door, at: str, table: Table) -> int:
+    """The stream version the state route's ``?at=`` names: a version (a 404 when the campaign holds none there,
+    as the receipt's ``?at=`` says) or a moment of game time; a 400 naming the parameter when it is neither."""
+    text = at.strip()
+    if text.isdigit():  # digits of any script: only ASCII ones are a version
+        version = _whole("at", text, least=1)
+        try:
+            return door.version_at(str(version), table)
+        except UsageError as err:
+            raise Problem(NOT_FOUND, str(err)) from None
+    return int(_parsed("at", lambda moment: door.version_at(moment, table), text))
+
+
 async def _state(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    at = request.query_params.get("at")
+    at = request.query_params.get("at") or None
     body = await anyio.to_thread.run_sync(lambda: _state_body(service, campaign, at, player=_player(token)))
     return JSONResponse(body)
 
@@ -596,10 +633,10 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
 
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    expect = [Receipt.parse(text) for text in request.query_params.getlist("expect")]
+    expect = [_parsed("expect", Receipt.parse, text) for text in request.query_params.getlist("expect")]
     roll = _int(request, "roll", None)
     session = request.query_params.get("session") or None
-    secret = request.query_params.get("secret", "false").lower() in {"1", "true", "yes"}
+    secret = _flag(request, "secret")
 
     def run() -> dict[str, Any]:
         service.table(campaign)
@@ -674,7 +711,8 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
 
 async def _map(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    hex_name = request.query_params.get("hex") or None
+    given = request.query_params.get("hex") or None
+    hex_name = None if given is None else str(_parsed("hex", grid.normal, given))
 
     def run() -> dict[str, Any]:
         with service.lock:

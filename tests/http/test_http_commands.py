@@ -294,3 +294,47 @@ def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash
     assert [e["data"] for e in hidden] == [
         {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
     ]
+
+
+#: a bad query parameter of every read route, and the words its problem must hold
+BAD_PARAMETERS = (
+    ("/campaigns/main?at=abc", "?at: moment 'abc' is not 'day N'"),
+    ("/campaigns/main?at=-1", "?at: moment '-1' is not 'day N'"),
+    ("/campaigns/main?at=day%200", "?at: moment 'day 0': days count from day 1"),
+    ("/campaigns/main?at=0", "?at must be at least 1"),
+    ("/campaigns/main?at=%C2%B2", "?at must be a whole number, not '²'"),
+    ("/campaigns/main?at=" + "9" * 4400, "?at must be a whole number, not '9999"),
+    ("/campaigns/main/audit?expect=zz", "?expect: not a receipt: 'zz'"),
+    ("/campaigns/main/audit?secret=maybe", "?secret must be true or false, not 'maybe'"),
+    ("/campaigns/main/map?hex=abc", "?hex: a hex is written col,row"),
+    ("/campaigns/main/receipt?at=x", "?at must be a whole number, not 'x'"),
+    ("/campaigns/main/timeline?last=x", "?last must be a whole number, not 'x'"),
+    ("/campaigns/main/events?limit=0", "?limit must be at least 1"),
+    ("/campaigns/main/stream?until=x", "?until must be a whole number, not 'x'"),
+)
+
+
+@pytest.mark.parametrize(("url", "words"), BAD_PARAMETERS)
+def test_a_bad_query_parameter_is_a_400_naming_it_and_what_is_wrong(serve, url, words):
+    """?at=abc on the state route was a 422 (and ?at=² a 500), ?expect= and ?hex= were 422s, ?secret=maybe was no."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        answer = client.get(url, headers=served.headers("referee"))
+        assert answer.status_code == 400, answer.text
+        assert answer.headers["content-type"].startswith("application/problem+json")
+        assert answer.json()["detail"].startswith(words)
+        assert _version(served, client) == before
+
+
+def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_receipt_says(serve):
+    served = serve()
+    with served.client() as client:
+        head = _version(served, client)
+        for route in ("/campaigns/main", "/campaigns/main/receipt"):
+            beyond = client.get(f"{route}?at={head + 1}", headers=served.headers("player"))
+            assert beyond.status_code == 404, beyond.text
+        assert client.get("/campaigns/main?at=", headers=served.headers("player")).json()["version"] == head
+        assert client.get("/campaigns/main?at=day 1", headers=served.headers("player")).status_code == 200
+        assert client.get("/campaigns/main?at=1", headers=served.headers("player")).json()["version"] == 1
+        assert client.get("/campaigns/main/audit?secret=no", headers=served.headers("player")).status_code == 200
