@@ -36,11 +36,18 @@ from starlette.routing import Route
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
-from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import (
+    HexlogError,
+    IdempotencyConflictError,
+    IllegalTransitionError,
+    NotFoundError,
+    RuleRefusedError,
+    UsageError,
+)
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
-from hexlog.machine.handler import Handler
+from hexlog.machine.handler import Handler, Outcome, command_digest
 from hexlog.machine.hexmap import grid
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
@@ -78,7 +85,6 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from hexlog.machine.commands import Command
-    from hexlog.machine.handler import Outcome
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.table import Table
 
@@ -407,7 +413,8 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
         command_id = None if scoped is None else f"http:{campaign}:{scoped}"
         sent, path = _with_file(command, service.files)
         try:
-            outcome = service.handler.execute(campaign, sent, command_id)
+            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, sent, command)
+            outcome = earlier or service.handler.execute(campaign, sent, command_id)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
             if problem.kind == CONFLICT:
@@ -422,6 +429,46 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             service.replies.put(campaign, scoped, Reply(digest=digest, status=200, body=answer))
     service.bell.ring(campaign)
     return 200, answer, False
+
+
+def _legacy_file(command: Command) -> Command:
+    """The command as a release that took the bare key sent it: its file text in ``hexlog-http-<hash>.toml`` of the
+    shared temporary folder (the path is an argument, so it is part of the command's digest)."""
+    for name in FILE_FIELDS:
+        text = getattr(command, name, None)
+        if isinstance(text, str):
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            return attrs.evolve(command, **{name: str(Path(tempfile.gettempdir()) / f"hexlog-http-{digest[:32]}.toml")})
+    return command
+
+
+def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _execute has them
+    service: Service, campaign: str, token: Token, key: str, sent: Command, command: Command
+) -> Outcome | None:
+    """What a retry of a command first sent to a release that took the bare ``Idempotency-Key`` (its command id
+    ``http:CAMPAIGN:KEY``, no token in it) recorded, or None when the retry is to be run as a command of its own.
+
+    Only when this token's own command id is unknown, and the bare key's command is this very one: of this
+    campaign's stream and of the same command digest (a player's key naming the referee's command of another kind
+    or other arguments is the player's own), recorded after this token was made (a token made later never sent it).
+    The answer is then made anew in the caller's own view, never taken from the stored reply of the bare key.
+    """
+    store, stream = service.store, stream_for(campaign)
+    try:
+        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(sent)) is not None:
+            return None  # this token's own: the handler answers it
+        earlier = store.command_result(f"http:{campaign}:{key}", command_digest(_legacy_file(command)))
+    except (IdempotencyConflictError, UnicodeEncodeError):
+        # this token's key used for another command, or text that is not Unicode: the handler refuses it in its own
+        # words; the bare key used for another command: this one is new
+        return None
+    if earlier is None or earlier.stream_id != stream:
+        return None
+    first = next(iter(store.iter_stream(stream, earlier.first_version)), None)
+    # both in UTC; a token's time is to the second, so only a token made in a later second is known to be later
+    if first is None or token.created[:19] > first.envelope.time[:19]:
+        return None
+    return Outcome(result=earlier, events=(), table=service.handler.load(campaign))
 
 
 def _command_endpoint(route: CommandRoute) -> Endpoint:
