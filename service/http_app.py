@@ -84,6 +84,7 @@ from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from hexlog.events.store import EventStore
     from hexlog.machine.commands import Command
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.table import Table
@@ -157,6 +158,12 @@ class Service:
         self.store = open_store(settings.db)
         # the key file every command of the database uses (for PostgreSQL: HEXLOG_KEY_FILE, else the user's one)
         self.handler = Handler(self.store, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
+        #: reads are made on a connection of their own, by a handler of their own (its live projections one read at
+        #: a time): a read never waits for a command, nor for the commands' connection, which a command waiting
+        #: for a busy database holds
+        self.reads = open_store(settings.db)
+        self.reader = Handler(self.reads, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
+        self.read_lock = threading.Lock()
         self.tokens = TokenStore(settings.db, busy_timeout=timeout)
         self.replies = Replies(settings.db, busy_timeout=timeout)
         self.registry = registry
@@ -166,7 +173,7 @@ class Service:
         default_poll = NOTIFIED_POLL if self.listening is not None else POLL
         self.poll = default_poll if settings.poll is None else settings.poll
         self.rates = Rates(settings.rate, settings.burst)
-        #: commands and live projections are one at a time: the handler keeps them in memory
+        #: commands are one at a time: the handler keeps its live projections in memory
         self.lock = threading.Lock()
         #: commands run on one thread of their own, in the order they arrive (a fair queue)
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexlog-commands")
@@ -177,12 +184,13 @@ class Service:
         self.files = Path(tempfile.mkdtemp(prefix="hexlog-http-"))
 
     def door(self, campaign: str) -> Door:
-        """The command line's door to a campaign, on this service's store and handler."""
-        return Door(store=self.store, handler=self.handler, campaign=campaign)
+        """The command line's door to a campaign for reads, on this service's reading store and handler (used
+        holding ``read_lock``)."""
+        return Door(store=self.reads, handler=self.reader, campaign=campaign)
 
     def table(self, campaign: str) -> Table:
-        """A campaign's table (``NotFoundError`` when it does not exist)."""
-        with self.lock:
+        """A campaign's table as the reads see it (``NotFoundError`` when it does not exist)."""
+        with self.read_lock:
             return self.door(campaign).table()
 
     def close(self) -> None:
@@ -191,6 +199,7 @@ class Service:
             self.listening.stop()
         self.writer.shutdown(wait=True)
         self.store.close()
+        self.reads.close()
         self.tokens.close()
         self.replies.close()
         shutil.rmtree(self.files, ignore_errors=True)
@@ -300,15 +309,21 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _shown(service: Service, campaign: str, first: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:
-    """A campaign's events from version ``first`` on as the caller sees them, with their text."""
-    stream = stream_for(campaign)
+def _shown(
+    service: Service, campaign: str, first: int, *, player: bool, store: EventStore | None = None
+) -> list[tuple[dict[str, Any], str]]:
+    """A campaign's events from version ``first`` on as the caller sees them, with their text (read on ``store``,
+    by default the reads' own)."""
+    stream, read = stream_for(campaign), service.reads if store is None else store
     if not player:
-        return seen(service.store.read_stream(stream, first), player=False, first=first)
+        return seen(read.read_stream(stream, first), player=False, first=first)
+    return _player_view(service, campaign).items(lambda version: read.read_stream(stream, version), first)
+
+
+def _player_view(service: Service, campaign: str) -> PlayerCache:
+    """The campaign's events as a player sees them, kept by the service."""
     with service.views_lock:
-        cache = service.player_views.setdefault(campaign, PlayerCache(service.registry))
-    items = cache.items(lambda version: service.store.read_stream(stream, version))
-    return [item for item in items if item[0]["streamversion"] >= first]
+        return service.player_views.setdefault(campaign, PlayerCache(service.registry))
 
 
 def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:
@@ -351,7 +366,7 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
 def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outcome, *, player: bool) -> dict[str, Any]:
     """What a command's response says: the events as the caller may see them, their text, the steps next."""
     result = outcome.result
-    shown = _shown(service, campaign, result.first_version, player=player)
+    shown = _shown(service, campaign, result.first_version, player=player, store=service.store)
     shown = [item for item in shown if item[0]["streamversion"] <= result.last_version]
     body: dict[str, Any] = {
         "campaign": campaign,
@@ -545,9 +560,9 @@ async def _docs(service: Service, request: Request, token: Token | None) -> Resp
 async def _campaigns(service: Service, request: Request, token: Token | None) -> Response:
     del request
     assert token is not None  # noqa: S101 - the route needs a token
-    known = await anyio.to_thread.run_sync(campaign_ids, service.store)
+    known = await anyio.to_thread.run_sync(campaign_ids, service.reads)
     mine = [c for c in known if c == token.campaign]
-    versions = [service.store.stream_version(stream_for(c)) for c in mine]
+    versions = [service.reads.stream_version(stream_for(c)) for c in mine]
     return JSONResponse(
         {
             "campaigns": [{"id": c, "version": v} for c, v in zip(mine, versions, strict=True)],
@@ -557,7 +572,7 @@ async def _campaigns(service: Service, request: Request, token: Token | None) ->
 
 
 def _state_body(service: Service, campaign: str, at: str | None, *, player: bool) -> dict[str, Any]:
-    with service.lock:
+    with service.read_lock:
         door = service.door(campaign)
         table = door.table()
         latest = table.version
@@ -625,7 +640,7 @@ async def _timeline(service: Service, request: Request, token: Token | None) -> 
 
     def read() -> dict[str, Any]:
         service.table(campaign)
-        records = service.store.read_stream(stream_for(campaign))
+        records = service.reads.read_stream(stream_for(campaign))
         lines = render.timeline(records, player=_player(token))
         shown = lines[-last:] if last else lines
         return {
@@ -643,7 +658,7 @@ async def _events(service: Service, request: Request, token: Token | None) -> Re
 
     def read() -> dict[str, Any]:
         service.table(campaign)
-        head = service.store.stream_version(stream_for(campaign))
+        head = service.reads.stream_version(stream_for(campaign))
         events = _received(service, campaign, first, player=_player(token))
         page = [e for e in events if e["streamversion"] <= head][:limit]
         after = page[-1]["streamversion"] + 1 if page else max(first, head + 1)
@@ -664,7 +679,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         first = _int(request, "from", 1, least=1) or 1
     until = _int(request, "until", None, least=0)
     frames = follow(
-        service.store,
+        service.reads,
         service.bell,
         campaign,
         first=first,
@@ -673,6 +688,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         heartbeat=service.settings.heartbeat,
         poll=service.poll,
         allowed=lambda: token is not None and service.tokens.verify_id(token.id),
+        views=_player_view(service, campaign),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
@@ -688,13 +704,13 @@ async def _audit(service: Service, request: Request, token: Token | None) -> Res
     def run() -> dict[str, Any]:
         service.table(campaign)
         if roll is not None:  # one roll's derivation, as 'hexlog audit --roll N' gives it
-            envelopes = [r.envelope for r in service.store.read_stream(stream_for(campaign))]
+            envelopes = [r.envelope for r in service.reads.read_stream(stream_for(campaign))]
             text = explained(envelopes, roll, session, referee=not _player(token), secret=secret)
             return {"campaign": campaign, "roll": roll, "text": text}
-        report = audits.audit_store(service.store, campaign, service.registry, expect=expect)
+        report = audits.audit_store(service.reads, campaign, service.registry, expect=expect)
         if _player(token):  # the verdict is everybody's; what it quotes of the referee's events is not
             stream = stream_for(campaign)
-            report = player_audit.for_player(report, lambda: (r.envelope for r in service.store.iter_stream(stream)))
+            report = player_audit.for_player(report, lambda: (r.envelope for r in service.reads.iter_stream(stream)))
         return {"campaign": campaign, "verdict": str(report.verdict), "ok": report.ok, "text": report.text()}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))
@@ -748,7 +764,7 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
     del token
 
     def run() -> dict[str, Any]:
-        with service.lock:
+        with service.read_lock:
             door = service.door(campaign)
             door.table()
             return {"campaign": campaign, "receipt": door.receipt(at).removeprefix("receipt ")}
@@ -762,7 +778,7 @@ async def _map(service: Service, request: Request, token: Token | None) -> Respo
     hex_name = None if given is None else str(_parsed("hex", grid.normal, given))
 
     def run() -> dict[str, Any]:
-        with service.lock:
+        with service.read_lock:
             return {"campaign": campaign, "lines": map_lines(service.door(campaign), hex_name, player=_player(token))}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))
