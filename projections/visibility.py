@@ -66,6 +66,13 @@ class PlayerView:
         named += [(REFEREE if lanes else "", n) for n in _names(event, "referee_rolls")]
         return any((self.current, lane, n) in self.hidden for lane, n in named)
 
+    def copy(self) -> PlayerView:
+        """A view that walks on from where this one is, on its own (its lifecycle is immutable, its sets copied)."""
+        other = PlayerView(self.ended)
+        other.lifecycle = self.lifecycle
+        other.hidden = set(self.hidden)
+        return other
+
     def hidden_rolls(self) -> set[tuple[str, str, int]]:
         """(session, lane, nonce) of every secret roll hidden so far (the lane is "" in a v1 session)."""
         return set(self.hidden)

@@ -36,11 +36,19 @@ from starlette.routing import Route
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
-from hexlog.events.errors import HexlogError, IllegalTransitionError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import (
+    HexlogError,
+    IdempotencyConflictError,
+    IllegalTransitionError,
+    NotFoundError,
+    RuleRefusedError,
+    UsageError,
+)
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
-from hexlog.machine.handler import Handler
+from hexlog.machine.handler import Handler, Outcome, command_digest
+from hexlog.machine.hexmap import grid
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay import audit as audits
@@ -76,8 +84,8 @@ from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from hexlog.events.store import EventStore
     from hexlog.machine.commands import Command
-    from hexlog.machine.handler import Outcome
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.table import Table
 
@@ -150,6 +158,12 @@ class Service:
         self.store = open_store(settings.db)
         # the key file every command of the database uses (for PostgreSQL: HEXLOG_KEY_FILE, else the user's one)
         self.handler = Handler(self.store, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
+        #: reads are made on a connection of their own, by a handler of their own (its live projections one read at
+        #: a time): a read never waits for a command, nor for the commands' connection, which a command waiting
+        #: for a busy database holds
+        self.reads = open_store(settings.db)
+        self.reader = Handler(self.reads, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
+        self.read_lock = threading.Lock()
         self.tokens = TokenStore(settings.db, busy_timeout=timeout)
         self.replies = Replies(settings.db, busy_timeout=timeout)
         self.registry = registry
@@ -159,7 +173,7 @@ class Service:
         default_poll = NOTIFIED_POLL if self.listening is not None else POLL
         self.poll = default_poll if settings.poll is None else settings.poll
         self.rates = Rates(settings.rate, settings.burst)
-        #: commands and live projections are one at a time: the handler keeps them in memory
+        #: commands are one at a time: the handler keeps its live projections in memory
         self.lock = threading.Lock()
         #: commands run on one thread of their own, in the order they arrive (a fair queue)
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexlog-commands")
@@ -170,12 +184,13 @@ class Service:
         self.files = Path(tempfile.mkdtemp(prefix="hexlog-http-"))
 
     def door(self, campaign: str) -> Door:
-        """The command line's door to a campaign, on this service's store and handler."""
-        return Door(store=self.store, handler=self.handler, campaign=campaign)
+        """The command line's door to a campaign for reads, on this service's reading store and handler (used
+        holding ``read_lock``)."""
+        return Door(store=self.reads, handler=self.reader, campaign=campaign)
 
     def table(self, campaign: str) -> Table:
-        """A campaign's table (``NotFoundError`` when it does not exist)."""
-        with self.lock:
+        """A campaign's table as the reads see it (``NotFoundError`` when it does not exist)."""
+        with self.read_lock:
             return self.door(campaign).table()
 
     def close(self) -> None:
@@ -184,6 +199,7 @@ class Service:
             self.listening.stop()
         self.writer.shutdown(wait=True)
         self.store.close()
+        self.reads.close()
         self.tokens.close()
         self.replies.close()
         shutil.rmtree(self.files, ignore_errors=True)
@@ -214,12 +230,35 @@ def _int(request: Request, name: str, default: int | None, least: int = 0) -> in
     text = request.query_params.get(name)
     if text is None or text == "":
         return default
+    return _whole(name, text, least)
+
+
+def _whole(name: str, text: str, least: int) -> int:
+    """The whole number a query parameter holds; a 400 naming the parameter when it holds none, or one too small."""
     if not _version_text(text):
         raise Problem(BAD_REQUEST, f"?{name} must be a whole number, not {text!r}")
     value = int(text)
     if value < least:
         raise Problem(BAD_REQUEST, f"?{name} must be at least {least}")
     return value
+
+
+def _flag(request: Request, name: str) -> bool:
+    """A yes-or-no query parameter (absent or empty: no); a 400 naming it when it is neither."""
+    text = request.query_params.get(name, "").strip().lower()
+    if text in {"1", "true", "yes"}:
+        return True
+    if text in {"", "0", "false", "no"}:
+        return False
+    raise Problem(BAD_REQUEST, f"?{name} must be true or false, not {request.query_params[name]!r}")
+
+
+def _parsed(name: str, parse: Callable[[str], Any], text: str) -> Any:
+    """A query parameter read by the core's own parser; its refusal is a 400 naming the parameter."""
+    try:
+        return parse(text)
+    except UsageError as err:
+        raise Problem(BAD_REQUEST, f"?{name}: {err}") from None
 
 
 async def _json_body(request: Request, limit: int) -> Any:
@@ -270,15 +309,21 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _shown(service: Service, campaign: str, first: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:
-    """A campaign's events from version ``first`` on as the caller sees them, with their text."""
-    stream = stream_for(campaign)
+def _shown(
+    service: Service, campaign: str, first: int, *, player: bool, store: EventStore | None = None
+) -> list[tuple[dict[str, Any], str]]:
+    """A campaign's events from version ``first`` on as the caller sees them, with their text (read on ``store``,
+    by default the reads' own)."""
+    stream, read = stream_for(campaign), service.reads if store is None else store
     if not player:
-        return seen(service.store.read_stream(stream, first), player=False, first=first)
+        return seen(read.read_stream(stream, first), player=False, first=first)
+    return _player_view(service, campaign).items(lambda version: read.read_stream(stream, version), first)
+
+
+def _player_view(service: Service, campaign: str) -> PlayerCache:
+    """The campaign's events as a player sees them, kept by the service."""
     with service.views_lock:
-        cache = service.player_views.setdefault(campaign, PlayerCache(service.registry))
-    items = cache.items(lambda version: service.store.read_stream(stream, version))
-    return [item for item in items if item[0]["streamversion"] >= first]
+        return service.player_views.setdefault(campaign, PlayerCache(service.registry))
 
 
 def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:
@@ -321,7 +366,7 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
 def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outcome, *, player: bool) -> dict[str, Any]:
     """What a command's response says: the events as the caller may see them, their text, the steps next."""
     result = outcome.result
-    shown = _shown(service, campaign, result.first_version, player=player)
+    shown = _shown(service, campaign, result.first_version, player=player, store=service.store)
     shown = [item for item in shown if item[0]["streamversion"] <= result.last_version]
     body: dict[str, Any] = {
         "campaign": campaign,
@@ -383,7 +428,8 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
         command_id = None if scoped is None else f"http:{campaign}:{scoped}"
         sent, path = _with_file(command, service.files)
         try:
-            outcome = service.handler.execute(campaign, sent, command_id)
+            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, sent, command)
+            outcome = earlier or service.handler.execute(campaign, sent, command_id)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
             if problem.kind == CONFLICT:
@@ -398,6 +444,46 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             service.replies.put(campaign, scoped, Reply(digest=digest, status=200, body=answer))
     service.bell.ring(campaign)
     return 200, answer, False
+
+
+def _legacy_file(command: Command) -> Command:
+    """The command as a release that took the bare key sent it: its file text in ``hexlog-http-<hash>.toml`` of the
+    shared temporary folder (the path is an argument, so it is part of the command's digest)."""
+    for name in FILE_FIELDS:
+        text = getattr(command, name, None)
+        if isinstance(text, str):
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            return attrs.evolve(command, **{name: str(Path(tempfile.gettempdir()) / f"hexlog-http-{digest[:32]}.toml")})
+    return command
+
+
+def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _execute has them
+    service: Service, campaign: str, token: Token, key: str, sent: Command, command: Command
+) -> Outcome | None:
+    """What a retry of a command first sent to a release that took the bare ``Idempotency-Key`` (its command id
+    ``http:CAMPAIGN:KEY``, no token in it) recorded, or None when the retry is to be run as a command of its own.
+
+    Only when this token's own command id is unknown, and the bare key's command is this very one: of this
+    campaign's stream and of the same command digest (a player's key naming the referee's command of another kind
+    or other arguments is the player's own), recorded after this token was made (a token made later never sent it).
+    The answer is then made anew in the caller's own view, never taken from the stored reply of the bare key.
+    """
+    store, stream = service.store, stream_for(campaign)
+    try:
+        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(sent)) is not None:
+            return None  # this token's own: the handler answers it
+        earlier = store.command_result(f"http:{campaign}:{key}", command_digest(_legacy_file(command)))
+    except (IdempotencyConflictError, UnicodeEncodeError):
+        # this token's key used for another command, or text that is not Unicode: the handler refuses it in its own
+        # words; the bare key used for another command: this one is new
+        return None
+    if earlier is None or earlier.stream_id != stream:
+        return None
+    first = next(iter(store.iter_stream(stream, earlier.first_version)), None)
+    # both in UTC; a token's time is to the second, so only a token made in a later second is known to be later
+    if first is None or token.created[:19] > first.envelope.time[:19]:
+        return None
+    return Outcome(result=earlier, events=(), table=service.handler.load(campaign))
 
 
 def _command_endpoint(route: CommandRoute) -> Endpoint:
@@ -474,9 +560,9 @@ async def _docs(service: Service, request: Request, token: Token | None) -> Resp
 async def _campaigns(service: Service, request: Request, token: Token | None) -> Response:
     del request
     assert token is not None  # noqa: S101 - the route needs a token
-    known = await anyio.to_thread.run_sync(campaign_ids, service.store)
+    known = await anyio.to_thread.run_sync(campaign_ids, service.reads)
     mine = [c for c in known if c == token.campaign]
-    versions = [service.store.stream_version(stream_for(c)) for c in mine]
+    versions = [service.reads.stream_version(stream_for(c)) for c in mine]
     return JSONResponse(
         {
             "campaigns": [{"id": c, "version": v} for c, v in zip(mine, versions, strict=True)],
@@ -486,13 +572,13 @@ async def _campaigns(service: Service, request: Request, token: Token | None) ->
 
 
 def _state_body(service: Service, campaign: str, at: str | None, *, player: bool) -> dict[str, Any]:
-    with service.lock:
+    with service.read_lock:
         door = service.door(campaign)
         table = door.table()
         latest = table.version
         version = latest
         if at is not None:
-            version = door.version_at(at, table)
+            version = _version_at(door, at, table)
             table = table_at(door.store, campaign, version, service.registry)
         session = table.session
         body: dict[str, Any] = {
@@ -528,9 +614,22 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
         return body
 
 
+def _version_at(door: Door, at: str, table: Table) -> int:
+    """The stream version the state route's ``?at=`` names: a version (a 404 when the campaign holds none there,
+    as the receipt's ``?at=`` says) or a moment of game time; a 400 naming the parameter when it is neither."""
+    text = at.strip()
+    if text.isdigit():  # digits of any script: only ASCII ones are a version
+        version = _whole("at", text, least=1)
+        try:
+            return door.version_at(str(version), table)
+        except UsageError as err:
+            raise Problem(NOT_FOUND, str(err)) from None
+    return int(_parsed("at", lambda moment: door.version_at(moment, table), text))
+
+
 async def _state(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    at = request.query_params.get("at")
+    at = request.query_params.get("at") or None
     body = await anyio.to_thread.run_sync(lambda: _state_body(service, campaign, at, player=_player(token)))
     return JSONResponse(body)
 
@@ -541,7 +640,7 @@ async def _timeline(service: Service, request: Request, token: Token | None) -> 
 
     def read() -> dict[str, Any]:
         service.table(campaign)
-        records = service.store.read_stream(stream_for(campaign))
+        records = service.reads.read_stream(stream_for(campaign))
         lines = render.timeline(records, player=_player(token))
         shown = lines[-last:] if last else lines
         return {
@@ -559,7 +658,7 @@ async def _events(service: Service, request: Request, token: Token | None) -> Re
 
     def read() -> dict[str, Any]:
         service.table(campaign)
-        head = service.store.stream_version(stream_for(campaign))
+        head = service.reads.stream_version(stream_for(campaign))
         events = _received(service, campaign, first, player=_player(token))
         page = [e for e in events if e["streamversion"] <= head][:limit]
         after = page[-1]["streamversion"] + 1 if page else max(first, head + 1)
@@ -580,7 +679,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         first = _int(request, "from", 1, least=1) or 1
     until = _int(request, "until", None, least=0)
     frames = follow(
-        service.store,
+        service.reads,
         service.bell,
         campaign,
         first=first,
@@ -589,6 +688,7 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         heartbeat=service.settings.heartbeat,
         poll=service.poll,
         allowed=lambda: token is not None and service.tokens.verify_id(token.id),
+        views=_player_view(service, campaign),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
@@ -596,21 +696,21 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
 
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    expect = [Receipt.parse(text) for text in request.query_params.getlist("expect")]
+    expect = [_parsed("expect", Receipt.parse, text) for text in request.query_params.getlist("expect")]
     roll = _int(request, "roll", None)
     session = request.query_params.get("session") or None
-    secret = request.query_params.get("secret", "false").lower() in {"1", "true", "yes"}
+    secret = _flag(request, "secret")
 
     def run() -> dict[str, Any]:
         service.table(campaign)
         if roll is not None:  # one roll's derivation, as 'hexlog audit --roll N' gives it
-            envelopes = [r.envelope for r in service.store.read_stream(stream_for(campaign))]
+            envelopes = [r.envelope for r in service.reads.read_stream(stream_for(campaign))]
             text = explained(envelopes, roll, session, referee=not _player(token), secret=secret)
             return {"campaign": campaign, "roll": roll, "text": text}
-        report = audits.audit_store(service.store, campaign, service.registry, expect=expect)
+        report = audits.audit_store(service.reads, campaign, service.registry, expect=expect)
         if _player(token):  # the verdict is everybody's; what it quotes of the referee's events is not
             stream = stream_for(campaign)
-            report = player_audit.for_player(report, lambda: (r.envelope for r in service.store.iter_stream(stream)))
+            report = player_audit.for_player(report, lambda: (r.envelope for r in service.reads.iter_stream(stream)))
         return {"campaign": campaign, "verdict": str(report.verdict), "ok": report.ok, "text": report.text()}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))
@@ -664,7 +764,7 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
     del token
 
     def run() -> dict[str, Any]:
-        with service.lock:
+        with service.read_lock:
             door = service.door(campaign)
             door.table()
             return {"campaign": campaign, "receipt": door.receipt(at).removeprefix("receipt ")}
@@ -674,10 +774,11 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
 
 async def _map(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    hex_name = request.query_params.get("hex") or None
+    given = request.query_params.get("hex") or None
+    hex_name = None if given is None else str(_parsed("hex", grid.normal, given))
 
     def run() -> dict[str, Any]:
-        with service.lock:
+        with service.read_lock:
             return {"campaign": campaign, "lines": map_lines(service.door(campaign), hex_name, player=_player(token))}
 
     return JSONResponse(await anyio.to_thread.run_sync(run))

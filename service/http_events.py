@@ -74,6 +74,14 @@ class Viewer:
         self._ended: set[str] = set()
         self.version = 0
 
+    def copy(self) -> Viewer:
+        """A viewer that walks on from the version this one reached, on its own."""
+        other = Viewer(player=self.player, registry=self.registry)
+        other._view = None if self._view is None else self._view.copy()
+        other._ended = set(self._ended)
+        other.version = self.version
+        return other
+
     def feed(self, records: Sequence[Recorded]) -> list[tuple[dict[str, Any], str]]:
         """Each record as this role sees it: its CloudEvents object and its line of text."""
         fresh = [r for r in records if r.version > self.version]
@@ -108,22 +116,43 @@ class PlayerCache:
     """One campaign's events as a player sees them, kept between requests and caught up with the log.
 
     Events appended since the last request are judged and added; when one of them ends a session,
-    the events that session hid may now be shown, so the whole view is made anew.
+    the events that session hid may now be shown, so the whole view is made anew. A follower starts from
+    a copy of its viewer (``since``), so that no follower walks the campaign from version 1 again.
     """
 
     def __init__(self, registry: Registry = REGISTRY) -> None:
         self.registry = registry
         self._lock = threading.Lock()
         self._viewer = Viewer(player=True, registry=registry)
+        #: the view of version v is ``_items[v - 1]``: the viewer is fed every version from 1 on, in order
         self._items: list[tuple[dict[str, Any], str]] = []
 
-    def items(self, read: Callable[[int], Sequence[Recorded]]) -> list[tuple[dict[str, Any], str]]:
-        """Every event of the campaign as a player sees it; ``read(v)`` gives the records from version v on."""
+    def items(self, read: Callable[[int], Sequence[Recorded]], first: int = 1) -> list[tuple[dict[str, Any], str]]:
+        """The campaign's events from version ``first`` on as a player sees them; ``read(v)`` gives the records
+        from version v on."""
         with self._lock:
-            fresh = read(self._viewer.version + 1)
-            if any(r.envelope.type in ENDINGS for r in fresh) and self._viewer.version > 0:
-                self._viewer = Viewer(player=True, registry=self.registry)
-                self._items = []
-                fresh = read(1)
-            self._items.extend(self._viewer.feed(fresh))
-            return list(self._items)
+            self._catch_up(read)
+            return self._from(first)
+
+    def since(
+        self, read: Callable[[int], Sequence[Recorded]], first: int
+    ) -> tuple[list[tuple[dict[str, Any], str]], Viewer]:
+        """The events from version ``first`` on as a player sees them, and a viewer of its own that goes on after
+        the last of them (each later batch judged as a viewer fed from version 1 would judge it)."""
+        with self._lock:
+            self._catch_up(read)
+            return self._from(first), self._viewer.copy()
+
+    def _from(self, first: int) -> list[tuple[dict[str, Any], str]]:
+        start = max(first, 1) - 1
+        if start < len(self._items) and self._items[start][0]["streamversion"] != first:  # pragma: no cover - a gap
+            return [item for item in self._items if item[0]["streamversion"] >= first]
+        return self._items[start:]
+
+    def _catch_up(self, read: Callable[[int], Sequence[Recorded]]) -> None:
+        fresh = read(self._viewer.version + 1)
+        if any(r.envelope.type in ENDINGS for r in fresh) and self._viewer.version > 0:
+            self._viewer = Viewer(player=True, registry=self.registry)
+            self._items = []
+            fresh = read(1)
+        self._items.extend(self._viewer.feed(fresh))

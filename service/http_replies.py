@@ -3,8 +3,9 @@
 Kept per campaign and key in the table ``http_replies`` of the campaign's database (made when first
 needed; in the SQLite file or the PostgreSQL schema ``--db`` names: ``hexlog.service.http_tables``), with a
 digest of the request: the same key with another request is refused. The command
-itself is also sent to the handler under a command id made of the campaign and the key, so even a
-retry whose first answer was never stored (the service stopped in between) is applied only once.
+itself is also sent to the handler under a command id made of the campaign, the token and the key, so even a
+retry whose first answer was never stored (the service stopped in between) is applied only once. (Releases
+before keys were the token's own used the campaign and the key; ``http_app`` still knows a retry of theirs.)
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import structlog
 
 from hexlog.events.errors import StoreWriteError
 from hexlog.events.streams import campaign_of, stream_for
-from hexlog.service.http_events import Viewer
+from hexlog.service.http_events import PlayerCache, Viewer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -108,33 +108,28 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
     heartbeat: float,
     poll: float,
     allowed: Callable[[], bool] = lambda: True,
+    views: PlayerCache | None = None,
 ) -> AsyncIterator[str]:
     """The frames of a campaign's stream from version ``first`` on, live, with heartbeats.
 
     The stream is read again when the bell rings, and every ``poll`` seconds. ``allowed`` is asked before each
     batch of events is sent and whenever the stream is quiet for a heartbeat or a poll: a token revoked meanwhile
-    ends it.
+    ends it. A player's stream starts from ``views``, the campaign's player view kept by the service (without
+    it, from a view of its own, walked from version 1).
     """
-    stream = stream_for(campaign)
-    viewer = Viewer(player=player)
-    # a player's view of an event depends on the events before it: the viewer walks them all once
-    read_from = 1 if player else first
-    viewer.version = 0 if player else first - 1
     reach = _Reach(campaign)
+    reader = _Reader(store, campaign, reach, first=first, until=until, player=player, views=views)
     yield "retry: 2000\n\n"
     quiet_since = time.monotonic()
-    while until is None or read_from <= until:
+    while until is None or reader.position <= until:
         future = bell.arm(campaign)
-        records = await reach.read(store, stream, read_from)
-        records = [r for r in records if until is None or r.version <= until]
-        if records:
+        shown = await reader.batch()
+        if shown:
             bell.disarm(campaign, future)
             if not await reach.allowed(allowed):  # revoked while events kept coming: nothing more is sent
                 return
-            read_from = records[-1].version + 1
-            for event, _ in viewer.feed(records):
-                if event["streamversion"] >= first:
-                    yield frame(event)
+            for event, _ in shown:
+                yield frame(event)
             quiet_since = time.monotonic()
             continue
         poll_at = time.monotonic() + poll
@@ -157,6 +152,58 @@ async def _rung(future: asyncio.Future[None], within: float) -> bool:
     return future.done()
 
 
+class _Reader:
+    """A follower's next events as its role sees them.
+
+    A player's view of an event depends on the events before it: those are walked once for the campaign by the
+    service's cache of its player view (``views``), and the follower goes on from a copy of the cache's viewer,
+    reading only what comes after it.
+    """
+
+    def __init__(  # noqa: PLR0913 - where to read, from where, until when, as whom
+        self,
+        store: EventStore,
+        campaign: str,
+        reach: _Reach,
+        *,
+        first: int,
+        until: int | None,
+        player: bool,
+        views: PlayerCache | None,
+    ) -> None:
+        self.store, self.stream, self.reach = store, stream_for(campaign), reach
+        self.first, self.until = first, until
+        self.views = PlayerCache() if views is None else views
+        self.viewer: Viewer | None = None
+        if not player:
+            self.viewer = Viewer(player=False)
+            self.viewer.version = first - 1
+
+    @property
+    def position(self) -> int:
+        """The first version not sent yet."""
+        return self.first if self.viewer is None else max(self.first, self.viewer.version + 1)
+
+    async def batch(self) -> list[tuple[dict[str, Any], str]]:
+        """The events appended since the last batch (a player's first: from ``first`` on), up to ``until``."""
+        if self.viewer is None:
+            begun = await self.reach.begin(self.views, self._read, self.first)
+            if begun is None:
+                return []
+            shown, self.viewer = begun
+        else:
+            records = await self.reach.read(self.store, self.stream, self.viewer.version + 1)
+            shown = self.viewer.feed([r for r in records if self.until is None or r.version <= self.until])
+        return [
+            item
+            for item in shown
+            if item[0]["streamversion"] >= self.first and (self.until is None or item[0]["streamversion"] <= self.until)
+        ]
+
+    def _read(self, version: int) -> list[Recorded]:
+        return self.store.read_stream(self.stream, version)
+
+
 class _Reach:
     """A follower's reads of the database, which may be out of reach for a while: said once in the log when it
     goes and once when it is back; meanwhile nothing is read and the token is taken as still allowed."""
@@ -173,6 +220,18 @@ class _Reach:
             return []
         self._back()
         return records
+
+    async def begin(
+        self, views: PlayerCache, read: Callable[[int], list[Recorded]], first: int
+    ) -> tuple[list[tuple[dict[str, Any], str]], Viewer] | None:
+        """A player's events from ``first`` on and the viewer that goes on after them; None while out of reach."""
+        try:
+            begun = await anyio.to_thread.run_sync(views.since, read, first)
+        except StoreWriteError as err:
+            self._went(err)
+            return None
+        self._back()
+        return begun
 
     async def allowed(self, allowed: Callable[[], bool]) -> bool:
         try:

@@ -13,6 +13,12 @@ from urllib.parse import urlparse
 import pytest
 
 from hexlog.events.dice import DiceRolled
+from hexlog.machine import commands as c
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import LoadMap
+from hexlog.machine.keeper import FileKeeper
+from hexlog.service import http_tokens
+from hexlog.service.door import key_file, open_store
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
 
@@ -294,3 +300,131 @@ def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash
     assert [e["data"] for e in hidden] == [
         {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
     ]
+
+
+#: a bad query parameter of every read route, and the words its problem must hold
+BAD_PARAMETERS = (
+    ("/campaigns/main?at=abc", "?at: moment 'abc' is not 'day N'"),
+    ("/campaigns/main?at=-1", "?at: moment '-1' is not 'day N'"),
+    ("/campaigns/main?at=day%200", "?at: moment 'day 0': days count from day 1"),
+    ("/campaigns/main?at=0", "?at must be at least 1"),
+    ("/campaigns/main?at=%C2%B2", "?at must be a whole number, not '²'"),
+    ("/campaigns/main?at=" + "9" * 4400, "?at must be a whole number, not '9999"),
+    ("/campaigns/main/audit?expect=zz", "?expect: not a receipt: 'zz'"),
+    ("/campaigns/main/audit?secret=maybe", "?secret must be true or false, not 'maybe'"),
+    ("/campaigns/main/map?hex=abc", "?hex: a hex is written col,row"),
+    ("/campaigns/main/receipt?at=x", "?at must be a whole number, not 'x'"),
+    ("/campaigns/main/timeline?last=x", "?last must be a whole number, not 'x'"),
+    ("/campaigns/main/events?limit=0", "?limit must be at least 1"),
+    ("/campaigns/main/stream?until=x", "?until must be a whole number, not 'x'"),
+)
+
+
+@pytest.mark.parametrize(("url", "words"), BAD_PARAMETERS)
+def test_a_bad_query_parameter_is_a_400_naming_it_and_what_is_wrong(serve, url, words):
+    """?at=abc on the state route was a 422 (and ?at=² a 500), ?expect= and ?hex= were 422s, ?secret=maybe was no."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        answer = client.get(url, headers=served.headers("referee"))
+        assert answer.status_code == 400, answer.text
+        assert answer.headers["content-type"].startswith("application/problem+json")
+        assert answer.json()["detail"].startswith(words)
+        assert _version(served, client) == before
+
+
+def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_receipt_says(serve):
+    served = serve()
+    with served.client() as client:
+        head = _version(served, client)
+        for route in ("/campaigns/main", "/campaigns/main/receipt"):
+            beyond = client.get(f"{route}?at={head + 1}", headers=served.headers("player"))
+            assert beyond.status_code == 404, beyond.text
+        assert client.get("/campaigns/main?at=", headers=served.headers("player")).json()["version"] == head
+        assert client.get("/campaigns/main?at=day 1", headers=served.headers("player")).status_code == 200
+        assert client.get("/campaigns/main?at=1", headers=served.headers("player")).json()["version"] == 1
+        assert client.get("/campaigns/main/audit?secret=no", headers=served.headers("player")).status_code == 200
+
+
+def _sent_with_a_bare_key(db, key: str, command: c.Command) -> int:
+    """A command recorded as a release that took the bare Idempotency-Key recorded it (command id
+    ``http:main:KEY``, no token in it); the version it reached."""
+    store = open_store(Path(db))
+    try:
+        outcome = Handler(store, FileKeeper(key_file(Path(db)))).execute("main", command, f"http:main:{key}")
+    finally:
+        store.close()
+    return outcome.result.last_version
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_retry_of_a_command_first_sent_before_keys_were_scoped_by_token_is_applied_once(serve):
+    """The first request was handled by a release whose command id was the bare key; its retry reaches this one."""
+    served = serve()
+    headers = served.headers("referee", **{"Idempotency-Key": "add-ana"})
+    with served.client() as client:
+        version = _sent_with_a_bare_key(served.db, "add-ana", c.AddMember(name="Ana"))
+        retried = client.post(ADD, headers=headers, json={"name": "Ana"})
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["replayed"] is True
+        assert retried.json()["version"] == version
+        assert _version(served, client) == version
+        again = client.post(ADD, headers=headers, json={"name": "Ana"})  # now kept under the token's own key
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json()["version"] == version
+        assert client.get("/campaigns/main", headers=served.headers("player")).json()["party"].count("Ana") == 1
+        other = client.post(ADD, headers=headers, json={"name": "Bo"})
+        assert other.status_code == 422  # the token's own key now names the first command
+
+
+def test_a_map_loaded_before_keys_were_scoped_by_token_is_loaded_once(serve, tmp_path, monkeypatch):
+    """That release put the map's text in the shared temporary folder, a path of the command's digest."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    text = '[hex]\n"3,1" = { terrain = "clear" }\n'
+    legacy = tmp_path / f"hexlog-http-{hashlib.sha256(text.encode()).hexdigest()[:32]}.toml"
+    legacy.write_text(text, encoding="utf-8")
+    served = serve()
+    with served.client() as client:
+        version = _sent_with_a_bare_key(served.db, "map-1", LoadMap(file=str(legacy)))
+        retried = client.post(
+            "/campaigns/main/map/load",
+            headers=served.headers("referee", **{"Idempotency-Key": "map-1"}),
+            json={"file": text},
+        )
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["replayed"] is True
+        assert _version(served, client) == version
+
+
+def test_a_player_reusing_the_referees_bare_key_gets_a_command_of_their_own(serve, monkeypatch):
+    """The bare key's command is taken for a retry only when it is this very command and this token may have sent
+    it: never another command (a secret roll), nor one recorded before the token was made."""
+    served = serve()
+    player = served.headers("player", **{"Idempotency-Key": "1"})
+    roll = "/campaigns/main/campaign/roll-dice"
+    with served.client() as client:
+        secret = _sent_with_a_bare_key(
+            served.db, "1", c.RollDice(expression="1d20", purpose="the ogre's mood", secret=True)
+        )
+        mine = client.post(roll, headers=player, json={"expression": "1d20"})
+        assert mine.status_code == 200, mine.text
+        assert mine.json()["replayed"] is False
+        assert mine.json()["first_version"] == secret + 1
+        assert "ogre" not in mine.text
+        public = _sent_with_a_bare_key(served.db, "2", c.RollDice(expression="1d6"))
+        monkeypatch.setattr(http_tokens, "_now", lambda: "2999-01-01T00:00:00Z")
+        tokens = TokenStore(served.db)
+        later, _ = tokens.create("main", "player")
+        tokens.close()
+        again = client.post(
+            roll, headers={"Authorization": f"Bearer {later}", "Idempotency-Key": "2"}, json={"expression": "1d6"}
+        )
+        assert again.status_code == 200, again.text
+        assert again.json()["replayed"] is False  # made after the roll was recorded: not its sender
+        assert again.json()["first_version"] == public + 1
+        retried = client.post(
+            roll, headers=served.headers("referee", **{"Idempotency-Key": "2"}), json={"expression": "1d6"}
+        )
+        assert retried.json()["replayed"] is True  # a token of before it: its retry
+        assert retried.json()["version"] == public
+        assert _version(served, client) == public + 1

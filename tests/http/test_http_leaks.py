@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
@@ -291,3 +293,76 @@ def test_a_garrison_riding_out_as_the_party_passed_reaches_a_player_when_it_meet
         met = client.post("/campaigns/main/castle/meet", headers=served.headers("referee"), json={})
         assert met.status_code == 200, met.text
         assert b"castle at 3,4" in _player_bytes(client, "main", served.headers("player"))
+
+
+def _stream_of(served, who: str, after: int, until: int) -> dict[int, dict]:
+    """The events a follower receives after version ``after`` up to ``until``, by version."""
+    got = {}
+    headers = served.headers(who, **{"Last-Event-ID": str(after)})
+    with (
+        served.client() as client,
+        client.stream("GET", f"/campaigns/main/stream?until={until}", headers=headers) as response,
+    ):
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                event = json.loads(line[6:])
+                got[event["streamversion"]] = event
+    return got
+
+
+def test_a_player_joining_the_stream_late_reads_what_one_from_the_start_reads_and_nothing_hidden(serve):
+    """A follower starts from the service's kept player view, not from version 1: what it is sent is what a
+    follower from version 1 is sent, a secret roll stays a placeholder until its session closes, and a follower
+    that joined before the close is sent the roll made while it followed as a placeholder."""
+    served = serve()
+    referee = served.headers("referee")
+    roll = "/campaigns/main/campaign/roll-dice"
+    with served.client() as client:
+
+        def secret(canary: str) -> int:
+            answer = client.post(roll, headers=referee, json={"expression": "1d20", "purpose": canary, "secret": True})
+            assert answer.status_code == 200, answer.text
+            return int(answer.json()["version"])
+
+        first = secret("canary-first")
+        public = client.post(roll, headers=referee, json={"expression": "1d6"}).json()["version"]
+        assert "canary" not in json.dumps(_stream_of(served, "player", 0, public))  # the view is kept from here on
+        second = secret("canary-second")
+        late = _stream_of(served, "player", public, second)
+        assert list(late) == [second]
+        assert late[second]["redacted"] is True
+        assert "canary" not in json.dumps(late)
+        assert late == {v: e for v, e in _stream_of(served, "player", 0, second).items() if v > public}
+        received: list[dict] = []
+        joined = threading.Event()
+
+        def follower() -> None:
+            headers = served.headers("player", **{"Last-Event-ID": str(second)})
+            with (
+                served.client() as follow,
+                follow.stream("GET", f"/campaigns/main/stream?until={second + 2}", headers=headers) as response,
+            ):
+                joined.set()
+                received.extend(json.loads(ln[6:]) for ln in response.iter_lines() if ln.startswith("data: "))
+
+        thread = threading.Thread(target=follower)
+        thread.start()
+        joined.wait(10)
+        time.sleep(0.3)  # the follower has its viewer before the roll is made
+        third = secret("canary-third")
+        deadline = time.monotonic() + 10
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.02)
+        closed = client.post("/campaigns/main/campaign/close-session", headers=referee, json={})
+        assert closed.json()["version"] == third + 1
+        thread.join(30)
+        assert [e["streamversion"] for e in received] == [third, third + 1]
+        assert received[0]["redacted"] is True
+        assert "canary" not in json.dumps(received)
+        revealed = _stream_of(served, "player", first - 1, third + 1)
+        assert [revealed[v]["data"]["purpose"] for v in (first, second, third)] == [
+            "canary-first",
+            "canary-second",
+            "canary-third",
+        ]
+        assert _stream_of(served, "player", second - 1, second)[second]["data"]["purpose"] == "canary-second"

@@ -7,9 +7,11 @@ import json
 import os
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -297,3 +299,77 @@ def test_a_stream_ends_when_its_token_is_revoked(serve):
         store.close()
     assert got == list(range(1, head + 1))  # the stream ended by itself once the token was revoked
     assert not kept.active
+
+
+def test_a_player_joining_at_the_end_is_not_read_the_campaign_from_version_1_again(serve):
+    """The player view of the events before a follower's start is kept by the service: a follower reads only
+    what comes after it (each one used to read and decode the whole campaign again)."""
+    served = serve()
+    with served.client() as client:
+        for _ in range(5):
+            client.post(
+                "/campaigns/main/clock/advance-clock", headers=served.headers("referee"), json={"duration": "5 turns"}
+            )
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+    assert follow(served, "player", start=1, until=head, resume=False) == list(range(1, head + 1))
+    reads = served.app.state.service.reads
+    asked: list[int] = []
+    read_stream = reads.read_stream
+
+    def counted(stream: str, from_version: int = 1):
+        asked.append(from_version)
+        return read_stream(stream, from_version)
+
+    reads.read_stream = counted
+    try:
+        assert follow(served, "player", start=head, until=head, resume=True) == [head]
+        assert follow(served, "player", start=head - 3, until=head, resume=False) == list(range(head - 3, head + 1))
+    finally:
+        del reads.read_stream
+    assert asked
+    assert min(asked) > head
+
+
+def test_reads_are_answered_while_a_command_waits_for_a_busy_database(serve):
+    """A command waiting for a lock another connection holds (another process's long append) used to hold the
+    service's one lock, and every read waited behind it."""
+    served = serve()
+    service = served.app.state.service
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+    locker = sqlite3.connect(served.db, isolation_level=None, check_same_thread=False)
+    locker.execute("BEGIN IMMEDIATE")
+    answers: list[httpx.Response] = []
+    command = threading.Thread(
+        target=lambda: answers.append(
+            httpx.post(
+                f"{served.url}/campaigns/main/campaign/roll-dice",
+                headers=served.headers("referee"),
+                json={"expression": "1d6"},
+                timeout=60,
+            )
+        )
+    )
+    try:
+        command.start()
+        deadline = time.monotonic() + 10
+        while not service.lock.locked() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert service.lock.locked()  # the command is under way, waiting for the database
+        with httpx.Client(base_url=served.url, timeout=5) as client:
+            for who in ("referee", "player"):
+                for url in (
+                    "/campaigns/main",
+                    "/campaigns/main/events",
+                    "/campaigns/main/map",
+                    "/campaigns/main/receipt",
+                ):
+                    assert client.get(url, headers=served.headers(who)).status_code == 200, url
+        assert follow(served, "player", start=head, until=head, resume=False) == [head]
+        assert command.is_alive()
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+        command.join(60)
+    assert answers[0].status_code == 200, answers[0].text
+    assert answers[0].json()["version"] == head + 1
