@@ -259,6 +259,8 @@ def _parsed(name: str, parse: Callable[[str], Any], text: str) -> Any:
         return parse(text)
     except UsageError as err:
         raise Problem(BAD_REQUEST, f"?{name}: {err}") from None
+    except ValueError:  # a number past the interpreter's digits
+        raise Problem(BAD_REQUEST, f"?{name}: {text[:40]!r}... is too long a number") from None
 
 
 async def _json_body(request: Request, limit: int) -> Any:
@@ -422,13 +424,15 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
                     raise Problem(INVALID, msg)
                 return stored.status, {**stored.body, "replayed": True}, True
         version = service.store.stream_version(stream_for(campaign))
-        if expected is not None and expected != version:
-            msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
-            raise Problem(CONFLICT, msg, current_version=version)
         command_id = None if scoped is None else f"http:{campaign}:{scoped}"
         sent, path = _with_file(command, service.files)
         try:
             earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, sent, command)
+            # a retry is answered as recorded, whatever version its If-Match names (the one it was first sent at)
+            retry = earlier is not None or (command_id is not None and _recorded(service, command_id, sent))
+            if expected is not None and expected != version and not retry:
+                msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
+                raise Problem(CONFLICT, msg, current_version=version)
             outcome = earlier or service.handler.execute(campaign, sent, command_id)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
@@ -444,6 +448,14 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             service.replies.put(campaign, scoped, Reply(digest=digest, status=200, body=answer))
     service.bell.ring(campaign)
     return 200, answer, False
+
+
+def _recorded(service: Service, command_id: str, sent: Command) -> bool:
+    """Whether this very command was recorded under this command id (a retry whose answer was never stored)."""
+    try:
+        return service.store.command_result(command_id, command_digest(sent)) is not None
+    except (IdempotencyConflictError, UnicodeEncodeError):
+        return False  # the id used for another command: the handler refuses it in its own words
 
 
 def _legacy_file(command: Command) -> Command:
@@ -469,6 +481,8 @@ def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _e
     The answer is then made anew in the caller's own view, never taken from the stored reply of the bare key.
     """
     store, stream = service.store, stream_for(campaign)
+    if ":" in key:
+        return None  # ``TOKEN:KEY`` would name another token's own command
     try:
         if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(sent)) is not None:
             return None  # this token's own: the handler answers it

@@ -126,6 +126,8 @@ class PlayerCache:
         self._viewer = Viewer(player=True, registry=registry)
         #: the view of version v is ``_items[v - 1]``: the viewer is fed every version from 1 on, in order
         self._items: list[tuple[dict[str, Any], str]] = []
+        #: the hash of the last event judged
+        self._last = ""
 
     def items(self, read: Callable[[int], Sequence[Recorded]], first: int = 1) -> list[tuple[dict[str, Any], str]]:
         """The campaign's events from version ``first`` on as a player sees them; ``read(v)`` gives the records
@@ -150,9 +152,17 @@ class PlayerCache:
         return self._items[start:]
 
     def _catch_up(self, read: Callable[[int], Sequence[Recorded]]) -> None:
-        fresh = read(self._viewer.version + 1)
-        if any(r.envelope.type in ENDINGS for r in fresh) and self._viewer.version > 0:
-            self._viewer = Viewer(player=True, registry=self.registry)
-            self._items = []
-            fresh = read(1)
+        """Judge the events appended since; made anew from version 1 when one of them ends a session, or when the
+        last event judged is no longer in the log as it was (the campaign made anew: dropped and imported)."""
+        version = self._viewer.version
+        fresh: Sequence[Recorded] = read(max(version, 1))
+        if version:
+            same = bool(fresh) and fresh[0].version == version and fresh[0].envelope.hash == self._last
+            fresh = fresh[1:] if same else ()
+            if not same or any(r.envelope.type in ENDINGS for r in fresh):
+                self._viewer = Viewer(player=True, registry=self.registry)
+                self._items = []
+                fresh = read(1)
         self._items.extend(self._viewer.feed(fresh))
+        if fresh:
+            self._last = fresh[-1].envelope.hash

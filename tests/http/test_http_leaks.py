@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine.castle import commands as ca
 from hexlog.machine.handler import Handler
@@ -28,6 +29,7 @@ from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.travel import commands as tr
 from hexlog.replay.player_audit import WITHHELD
+from hexlog.service import http_events
 from hexlog.service.demo_story import MAP_FILE
 from hexlog.service.http_tokens import TokenStore
 from tests.test_player_audit import FORGED_NOTATION, LOST_FEATURE, SECRET_PURPOSE, failing_db
@@ -366,3 +368,31 @@ def test_a_player_joining_the_stream_late_reads_what_one_from_the_start_reads_an
             "canary-third",
         ]
         assert _stream_of(served, "player", second - 1, second)[second]["data"]["purpose"] == "canary-second"
+
+
+def test_the_kept_player_view_is_made_anew_when_the_campaign_is_replaced_by_another_history(tmp_path):
+    """The view kept for players walked a history whose session s1 ended; the campaign is then another history (its
+    tables dropped and an export imported), where s1 is open with secret rolls: none is shown, as a fresh walk of the
+    new history shows none (the kept view read on from its old head, judging s1 ended)."""
+
+    def history(name, commands):
+        db = tmp_path / name / "h.db"
+        db.parent.mkdir()
+        store = SQLiteStore(db)
+        handler = Handler(store, FileKeeper(key_file_for(db)))
+        for command in commands:
+            handler.execute("main", command)
+        return store
+
+    old = history("old", [c.StartCampaign(ruleset="ose"), c.OpenSession(), c.RollDice(expression="d6")])
+    old_handler = Handler(old, FileKeeper(key_file_for(tmp_path / "old" / "h.db")))
+    for command in (c.CloseSession(), c.OpenSession()):
+        old_handler.execute("main", command)
+    rolls = [c.RollDice(expression="d20", purpose=f"canary-{i}", secret=True) for i in range(6)]
+    new = history("new", [c.StartCampaign(ruleset="ose"), c.OpenSession(), *rolls])
+    stream = stream_for("main")
+    cache = http_events.PlayerCache()
+    assert len(cache.items(lambda v: old.read_stream(stream, v))) == 5
+    items, _viewer = cache.since(lambda v: new.read_stream(stream, v), 1)
+    assert items == http_events.seen(new.read_stream(stream), player=True)
+    assert not [e for e, _ in items if "canary" in str(e["data"].get("purpose", ""))]
