@@ -430,3 +430,38 @@ def test_a_player_reusing_the_referees_bare_key_gets_a_command_of_their_own(serv
         assert retried.json()["replayed"] is True  # a token of before it: its retry
         assert retried.json()["version"] == public
         assert _version(served, client) == public + 1
+
+
+def test_a_retry_sent_with_its_if_match_is_answered_as_recorded(serve):
+    """The retry names the version its first request was sent at, which the command has moved the campaign past:
+    it is the same command, not a conflict (it was a 409, and a client that then chose a new key applied it twice)."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        version = _sent_with_a_bare_key(served.db, "7", c.AddMember(name="Ana"))
+        headers = served.headers("referee", **{"Idempotency-Key": "7", "If-Match": f'"{before}"'})
+        retried = client.post(ADD, headers=headers, json={"name": "Ana"})
+        assert retried.status_code == 200, retried.text
+        assert (retried.json()["replayed"], retried.json()["version"]) == (True, version)
+        stale = client.post(ADD, headers={**headers, "Idempotency-Key": "8"}, json={"name": "Bo"})
+        assert stale.status_code == 409  # a new command at a stale version is still refused
+
+
+def test_a_key_naming_another_tokens_key_is_a_players_own(serve):
+    """A player's key ``REFEREE_TOKEN_ID:K`` is not looked up as an older release's bare key, where it would name the
+    referee's own command under K: the player's roll is made, and nothing of the referee's is answered."""
+    served = serve()
+    roll = "/campaigns/main/campaign/roll-dice"
+    referee_id = served.tokens["referee"].split("_")[1]
+    with served.client() as client:
+        first = client.post(
+            roll, headers=served.headers("referee", **{"Idempotency-Key": "K"}), json={"expression": "1d8"}
+        )
+        assert first.status_code == 200, first.text
+        key = f"{referee_id}:K"
+        mine = client.post(
+            roll, headers=served.headers("player", **{"Idempotency-Key": key}), json={"expression": "1d8"}
+        )
+        assert mine.status_code == 200, mine.text
+        assert mine.json()["replayed"] is False
+        assert mine.json()["version"] > first.json()["version"]
