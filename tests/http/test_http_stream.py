@@ -327,7 +327,7 @@ def test_a_player_joining_at_the_end_is_not_read_the_campaign_from_version_1_aga
     finally:
         del reads.read_stream
     assert asked
-    assert min(asked) > head
+    assert min(asked) >= head  # the last event judged is read again, to check that it is still the log's
 
 
 def test_reads_are_answered_while_a_command_waits_for_a_busy_database(serve):
