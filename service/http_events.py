@@ -19,17 +19,19 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine.registry import REGISTRY
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service import render
 from hexlog.service.render_campaign import roll_name
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
@@ -110,14 +112,32 @@ def seen(records: Sequence[Recorded], *, player: bool, first: int = 1) -> list[t
 
 #: the CloudEvents types of the events that end a session (and so reveal what it kept secret)
 ENDINGS = frozenset(f"{TYPE_PREFIX}{cls.type_name}" for cls in (SessionClosed, SessionAbandoned))
+OPENINGS = frozenset({f"{TYPE_PREFIX}{SessionOpened.type_name}"})
+
+
+def _sessions(records: Iterable[Recorded], types: frozenset[str]) -> set[str]:
+    """The sessions named by the records of ``types`` (a session's opening or ending)."""
+    return {str(r.envelope.data.get("session", "")) for r in records if r.envelope.type in types}
+
+
+@attrs.frozen
+class _Mark:
+    """Where the last session opened: the viewer as it stood just before its opening, at ``version``."""
+
+    session: str
+    version: int
+    viewer: Viewer
 
 
 class PlayerCache:
     """One campaign's events as a player sees them, kept between requests and caught up with the log.
 
     Events appended since the last request are judged and added; when one of them ends a session,
-    the events that session hid may now be shown, so the whole view is made anew. A follower starts from
-    a copy of its viewer (``since``), so that no follower walks the campaign from version 1 again.
+    the events that session hid may now be shown, so the view is made anew from that session's opening,
+    with the viewer kept as it stood just before it (nothing before that opening is judged otherwise; an
+    older session ending, or the log no longer holding the last event judged as it was, makes it anew from
+    version 1). A follower starts from a copy of its viewer (``since``), so that no follower walks the
+    campaign from version 1 again.
     """
 
     def __init__(self, registry: Registry = REGISTRY) -> None:
@@ -128,6 +148,8 @@ class PlayerCache:
         self._items: list[tuple[dict[str, Any], str]] = []
         #: the hash of the last event judged
         self._last = ""
+        #: where the last session opened, to judge its events again when it ends
+        self._mark: _Mark | None = None
 
     def items(self, read: Callable[[int], Sequence[Recorded]], first: int = 1) -> list[tuple[dict[str, Any], str]]:
         """The campaign's events from version ``first`` on as a player sees them; ``read(v)`` gives the records
@@ -152,17 +174,35 @@ class PlayerCache:
         return self._items[start:]
 
     def _catch_up(self, read: Callable[[int], Sequence[Recorded]]) -> None:
-        """Judge the events appended since; made anew from version 1 when one of them ends a session, or when the
-        last event judged is no longer in the log as it was (the campaign made anew: dropped and imported)."""
+        """Judge the events appended since; judged again from a session's opening when one of them ends it, or
+        made anew from version 1 when the last event judged is no longer in the log as it was (the campaign made
+        anew: dropped and imported)."""
         version = self._viewer.version
         fresh: Sequence[Recorded] = read(max(version, 1))
         if version:
             same = bool(fresh) and fresh[0].version == version and fresh[0].envelope.hash == self._last
             fresh = fresh[1:] if same else ()
-            if not same or any(r.envelope.type in ENDINGS for r in fresh):
-                self._viewer = Viewer(player=True, registry=self.registry)
-                self._items = []
+            earlier = _sessions(fresh, ENDINGS) - _sessions(fresh, OPENINGS)
+            mark = self._mark
+            if same and earlier and mark is not None and earlier == {mark.session}:
+                self._viewer, self._items = mark.viewer.copy(), self._items[: mark.version]
+                fresh = read(mark.version + 1)
+            elif not same or earlier:
+                self._viewer, self._items, self._mark = Viewer(player=True, registry=self.registry), [], None
                 fresh = read(1)
-        self._items.extend(self._viewer.feed(fresh))
-        if fresh:
-            self._last = fresh[-1].envelope.hash
+        self._judge(fresh)
+
+    def _judge(self, fresh: Sequence[Recorded]) -> None:
+        """Add ``fresh`` to the view, marking the viewer before each session's opening (fed in pieces that end
+        there: a session ends before the next opens, so each piece holds the ending of the session it holds)."""
+        if not fresh:
+            return
+        start = 0
+        for at, record in enumerate(fresh):
+            if record.envelope.type in OPENINGS:
+                self._items.extend(self._viewer.feed(fresh[start:at]))
+                session = str(record.envelope.data.get("session", ""))
+                self._mark = _Mark(session, self._viewer.version, self._viewer.copy())
+                start = at
+        self._items.extend(self._viewer.feed(fresh[start:]))
+        self._last = fresh[-1].envelope.hash
