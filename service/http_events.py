@@ -75,14 +75,21 @@ class Viewer:
         self._view = PlayerView(()) if player else None
         self._ended: set[str] = set()
         self.version = 0
+        #: the hash of the last record fed ("" before the first): a reader checks the log still holds it as it was
+        self.last = ""
 
     def copy(self) -> Viewer:
         """A viewer that walks on from the version this one reached, on its own."""
         other = Viewer(player=self.player, registry=self.registry)
         other._view = None if self._view is None else self._view.copy()
         other._ended = set(self._ended)
-        other.version = self.version
+        other.version, other.last = self.version, self.last
         return other
+
+    def holds(self, records: Sequence[Recorded]) -> bool:
+        """Whether ``records``, read from this viewer's version on, begin with the last record it was fed, as it was
+        (not so when the campaign was made anew under it: dropped and imported)."""
+        return bool(records) and records[0].version == self.version and records[0].envelope.hash == self.last
 
     def feed(self, records: Sequence[Recorded]) -> list[tuple[dict[str, Any], str]]:
         """Each record as this role sees it: its CloudEvents object and its line of text."""
@@ -90,7 +97,7 @@ class Viewer:
         if not fresh:
             return []
         events = [decode(r.envelope) for r in fresh]
-        self.version = fresh[-1].version
+        self.version, self.last = fresh[-1].version, fresh[-1].envelope.hash
         view = self._view
         if view is not None:
             self._ended |= ended_sessions(events)
@@ -146,8 +153,6 @@ class PlayerCache:
         self._viewer = Viewer(player=True, registry=registry)
         #: the view of version v is ``_items[v - 1]``: the viewer is fed every version from 1 on, in order
         self._items: list[tuple[dict[str, Any], str]] = []
-        #: the hash of the last event judged
-        self._last = ""
         #: where the last session opened, to judge its events again when it ends
         self._mark: _Mark | None = None
 
@@ -180,7 +185,7 @@ class PlayerCache:
         version = self._viewer.version
         fresh: Sequence[Recorded] = read(max(version, 1))
         if version:
-            same = bool(fresh) and fresh[0].version == version and fresh[0].envelope.hash == self._last
+            same = self._viewer.holds(fresh)
             fresh = fresh[1:] if same else ()
             earlier = _sessions(fresh, ENDINGS) - _sessions(fresh, OPENINGS)
             mark = self._mark
@@ -205,4 +210,3 @@ class PlayerCache:
                 self._mark = _Mark(session, self._viewer.version, self._viewer.copy())
                 start = at
         self._items.extend(self._viewer.feed(fresh[start:]))
-        self._last = fresh[-1].envelope.hash

@@ -123,7 +123,12 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
     quiet_since = time.monotonic()
     while until is None or reader.position <= until:
         future = bell.arm(campaign)
-        shown = await reader.batch()
+        try:
+            shown = await reader.batch()
+        except ReplacedError as replaced:  # nothing more of another history is sent after what this one sent
+            bell.disarm(campaign, future)
+            structlog.get_logger().warning("http.stream_replaced", campaign=campaign, version=replaced.version)
+            return
         if shown:
             bell.disarm(campaign, future)
             if not await reach.allowed(allowed):  # revoked while events kept coming: nothing more is sent
@@ -150,6 +155,14 @@ async def _rung(future: asyncio.Future[None], within: float) -> bool:
     """Wait for the bell at most ``within`` seconds; whether it rang."""
     await asyncio.wait({future}, timeout=max(0.0, within))
     return future.done()
+
+
+class ReplacedError(Exception):
+    """The log no longer holds the last event a follower received as it was: the campaign was made anew under it."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the campaign's event {version} is no longer the one this stream sent")
+        self.version = version
 
 
 class _Reader:
@@ -192,8 +205,16 @@ class _Reader:
                 return []
             shown, self.viewer = begun
         else:
-            records = await self.reach.read(self.store, self.stream, self.viewer.version + 1)
-            shown = self.viewer.feed([r for r in records if self.until is None or r.version <= self.until])
+            viewer = self.viewer
+            known = bool(viewer.last)  # a referee's follower knows no record before its first
+            records = await self.reach.read(self.store, self.stream, viewer.version + (0 if known else 1))
+            if records is None:
+                return []
+            if known:
+                if not viewer.holds(records):
+                    raise ReplacedError(viewer.version)
+                records = records[1:]
+            shown = viewer.feed([r for r in records if self.until is None or r.version <= self.until])
         return [
             item
             for item in shown
@@ -212,12 +233,13 @@ class _Reach:
         self.campaign = campaign
         self.lost = False
 
-    async def read(self, store: EventStore, stream: str, version: int) -> list[Recorded]:
+    async def read(self, store: EventStore, stream: str, version: int) -> list[Recorded] | None:
+        """The records from ``version`` on; None while the database is out of reach."""
         try:
             records = await anyio.to_thread.run_sync(store.read_stream, stream, version)
         except StoreWriteError as err:
             self._went(err)
-            return []
+            return None
         self._back()
         return records
 
