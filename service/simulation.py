@@ -21,7 +21,7 @@ import multiprocessing
 import statistics
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +122,12 @@ class Play:
         runner = REGISTRY.runner(procedure)
         return {trigger for trigger, _ in runner.allowed(table.procedures.get(procedure), table)}
 
+    def first_allowed(self, procedure: str, triggers: Iterable[str]) -> str | None:
+        """The first of ``triggers`` allowed now, judged one by one."""
+        table = self.handler.load(self.campaign)
+        runner, proc = REGISTRY.runner(procedure), table.procedures.get(procedure)
+        return next((trigger for trigger in triggers if runner.allows(trigger, proc, table)), None)
+
     def finish(
         self,
         procedure: str,
@@ -134,10 +140,10 @@ class Play:
         final, once = REGISTRY.procedure(procedure).final, once or {}
         taken: set[str] = set()
         while self.state(procedure).phase not in final:
-            allowed = self.allowed(procedure)
-            step = next((steps[s] for s in steps if s in allowed), None)
+            trigger = self.first_allowed(procedure, steps)
+            step = None if trigger is None else steps[trigger]
             if step is None:
-                trigger = next((t for t in once if t in allowed and t not in taken), None)
+                trigger = self.first_allowed(procedure, [t for t in once if t not in taken])
                 if trigger is not None:
                     taken.add(trigger)
                     step = once[trigger]

@@ -258,6 +258,19 @@ class TestFiring:
         table = h.load(CAMPAIGN_ID)
         assert "step" not in dict(REGISTRY.runner("patrol").allowed(table.procedures["patrol"], table))
 
+    def test_allows_judges_one_step_as_allowed_lists_it(self):
+        """``allows`` says of each trigger (and of one the machine lacks) what ``allowed`` says, step by step."""
+        h = handler()
+        runner = REGISTRY.runner("patrol")
+        every = ["set_out", "step", "rest", "meet", "halt", "met", "no_such_step"]
+        for command in (SetOut(), Step(), Step(), Rest()):
+            h.execute(CAMPAIGN_ID, command)
+            table = h.load(CAMPAIGN_ID)
+            proc = table.procedures["patrol"]
+            listed = {trigger for trigger, _ in runner.allowed(proc, table)}
+            assert listed, "a step is offered at each point"
+            assert {t for t in every if runner.allows(t, proc, table)} == listed
+
     def test_the_resume_trigger_is_never_offered_as_a_step(self):
         """``met`` is the kit's to fire when the encounter concludes, not the referee's."""
         assert REGISTRY.runner("patrol").triggers(Phase.MEETING) == ["met"]
@@ -669,6 +682,7 @@ class TestHandOffAlwaysResumes:
         assert version(h) == before
         waiting = h.load(CAMPAIGN_ID)
         assert registry.runner("patrol").allowed(waiting.procedures["patrol"], waiting) == []
+        assert not registry.runner("patrol").allows("halt", waiting.procedures["patrol"], waiting)
         with pytest.raises(IllegalTransitionError, match="allowed now: none"):
             h.execute(CAMPAIGN_ID, Rest())
         for command in (enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative()):

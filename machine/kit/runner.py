@@ -211,13 +211,28 @@ class Runner:
         found: list[Allowed] = []
         with self._lock:
             for trigger in self.triggers(phase):
-                sketches = self._sketches.get(trigger)
-                if sketches is None or trigger in self.procedure.corrections:
-                    continue  # a trigger the kit fires itself (a parent resuming), or a correction
-                sides = tuple(side for side, sketch in sketches if self._may(phase, proc, table, sketch, trigger))
+                sides = self._sides(phase, proc, table, trigger)
                 if sides:
                     found.append((trigger, () if sides == ("",) else sides))
         return found
+
+    def allows(self, trigger: str, proc: Any, table: Table) -> bool:
+        """Whether ``allowed`` lists ``trigger`` now (judging that step alone)."""
+        if any(parent == self.procedure.name for parent, _ in table.handoffs):
+            return False
+        phase = self.procedure.phase_of(proc)
+        assert phase is not None  # noqa: S101 - a procedure with a machine has an initial phase
+        if trigger not in self.machine.get_triggers(phase):
+            return False
+        with self._lock:
+            return bool(self._sides(phase, proc, table, trigger))
+
+    def _sides(self, phase: enum.Enum, proc: Any, table: Table, trigger: str) -> tuple[str, ...]:
+        """The sides for which ``trigger``'s conditions hold now (``("",)`` for a step without sides)."""
+        sketches = self._sketches.get(trigger)
+        if sketches is None or trigger in self.procedure.corrections:
+            return ()  # a trigger the kit fires itself (a parent resuming), or a correction
+        return tuple(side for side, sketch in sketches if self._may(phase, proc, table, sketch, trigger))
 
     def _may(self, phase: enum.Enum, proc: Any, table: Table, command: Command, trigger: str) -> bool:
         model = self._load(phase.name, proc, table, command)
