@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -16,6 +17,7 @@ from hexlog.events.procedure import PhaseChanged
 from hexlog.events.store import ProjectionRow
 from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
+from hexlog.machine import ruleset as rulesets
 from hexlog.machine.campaign import CAMPAIGN as CAMPAIGN_PROCEDURE
 from hexlog.machine.dungeon import DUNGEON
 from hexlog.machine.encounter import ENCOUNTER
@@ -124,9 +126,13 @@ class TestStuckDoors:
         assert "north" not in d.state.spiked_shut
 
 
+#: the rule of rules recorded before doors stuck again: a door once forced no longer sticks
+FORCED_ONCE = {"dungeon": {"doors_stick_again": False}}
+
+
 class TestRememberedDoors:
-    def test_a_door_forced_open_opens_again_without_a_roll(self):
-        d = Delve()
+    def test_a_door_forced_open_opens_again_without_a_roll_where_doors_do_not_stick_again(self):
+        d = Delve(FORCED_ONCE)
         d.run(dg.OpenDoor(by="Ann", door="north"), 5)  # STR 16: 4-in-6, a 5 fails
         assert d.state.doors["north"].text == "stuck"
         forced = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 2), ev.DoorOpened)
@@ -161,8 +167,8 @@ class TestRememberedDoors:
 
     def test_a_door_that_opens_at_the_first_try_is_shown_opened(self):
         """Its first try opens it (STR 16: 4-in-6, a 2 opens it): the state says opened, not forced open, and
-        so it stays when it opens again without a roll."""
-        d = Delve()
+        so it stays when it opens again without a roll (where doors do not stick again)."""
+        d = Delve(FORCED_ONCE)
         first = only(d.run(dg.OpenDoor(by="Ann", door="north"), 2), ev.DoorOpened)
         assert (first.stuck, first.opened) == (True, True)
         assert d.state.doors["north"].text == "opened"
@@ -219,7 +225,7 @@ class TestRememberedDoors:
         """A delve saved by a hexlog whose state called a door opened at the first try forced open (the table's
         rows of revision 4): replayed now, its rows are outdated, not a difference, and the next command saves
         them anew."""
-        d = Delve()
+        d = Delve(FORCED_ONCE)
         d.run(dg.OpenDoor(by="Ann", door="north"), 2)
         store, stream = d.handler.store, stream_for(CAMPAIGN)
         rows = store.read_rows(stream, "table", ["procedure/dungeon", "@"])
@@ -236,13 +242,58 @@ class TestRememberedDoors:
         assert [check.status for check in replay(store, CAMPAIGN).checks] == ["equal", "equal"]
         assert d.state.doors["north"].text == "opened"
 
-    def test_the_audit_re_runs_a_remembered_door(self):
-        d = Delve()
+    @pytest.mark.parametrize("again", [True, False], ids=["sticking-again", "forced-once"])
+    def test_the_audit_re_runs_a_remembered_door(self, again):
+        d = Delve(None if again else FORCED_ONCE)
         d.run(dg.OpenDoor(by="Ann", door="north"), 5)
         d.run(dg.OpenDoor(by="Ann", door="north", free=True), 2)
-        d.run(dg.OpenDoor(by="Bo", door="north"))
+        d.run(dg.OpenDoor(by="Bo", door="north"), *((1,) if again else ()))
         events = [decode(r.envelope) for r in d.handler.store.read_stream(stream_for(CAMPAIGN))]
         assert check_decision_events(events).issues == ()
+
+
+class TestDoorsStickAgain:
+    """Seed 004 §4.2: doors return to the closed position after being opened, and players must open them again
+    each time; a door that had to be forced sticks again (tables.dungeon.doors_stick_again, explore's rule)."""
+
+    def test_a_door_forced_open_is_forced_again_each_time(self):
+        d = Delve()
+        first = only(d.run(dg.OpenDoor(by="Ann", door="north"), 2), ev.DoorOpened)  # STR 16: 4-in-6, a 2 opens
+        assert (first.stuck, first.opened) == (True, True)
+        again = only(d.run(dg.OpenDoor(by="Bo", door="north"), 3), ev.DoorOpened)  # Bo, STR 10: 2-in-6, a 3 fails
+        assert (again.stuck, again.chance_in_6, again.opened, again.noisy) == (True, 2, False, True)
+        assert d.state.doors["north"].text == "stuck"
+        third = only(d.run(dg.OpenDoor(by="Ann", door="north", free=True), 4), ev.DoorOpened)
+        assert (third.stuck, third.opened) == (True, True)  # known to stick: --free does not spare the roll
+
+    def test_a_door_that_opened_without_forcing_opens_again_without_a_roll(self):
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="west", free=True))
+        again = only(d.run(dg.OpenDoor(by="Bo", door="west")), ev.DoorOpened)
+        assert (again.stuck, again.opened, again.rolls) == (False, True, ())
+
+    def test_a_door_spiked_open_needs_no_forcing_until_the_spike_slips(self):
+        d = Delve()
+        d.run(dg.OpenDoor(by="Ann", door="east"), 1)
+        d.run(dg.SpikeDoor(held_open=True, door="east"), 6)  # slips on 1-2: holds
+        held = only(d.run(dg.OpenDoor(by="Bo", door="east")), ev.DoorOpened)
+        assert (held.stuck, held.rolls) == (False, ())
+        d.run(dg.SpikeDoor(held_open=True, door="east"), 2)  # slips: the door swings shut
+        shut = only(d.run(dg.OpenDoor(by="Bo", door="east"), 2), ev.DoorOpened)
+        assert (shut.stuck, shut.opened) == (True, True)
+
+    def test_rules_recorded_before_the_rule_keep_a_forced_door_open(self):
+        """A campaign whose recorded rules lack the key (an older release's) plays on as it was recorded."""
+        rules = Delve().handler.load(CAMPAIGN).rules
+        assert rules is not None
+        dungeon = rules.part(dg.DungeonTables).dungeon
+        assert dungeon is not None
+        assert dungeon.doors_stick_again
+        content = copy.deepcopy(rules.content)
+        del content["tables"]["dungeon"]["doors_stick_again"]
+        older = rulesets.from_recorded(rules.name, content).part(dg.DungeonTables).dungeon
+        assert older is not None
+        assert not older.doors_stick_again
 
 
 class TestLockedDoors:

@@ -2,8 +2,9 @@
 
 Every door is closed and stuck unless the referee notes otherwise (``--free``); a door spiked shut
 counts as stuck whatever is noted. A labelled door is remembered (the delve's ``doors``): one known
-locked stays locked until a key or a pick opens it, one known stuck must be forced, one opened before
-(forced, or at once) or held open by a spike opens without a roll. A locked door opens to its key or
+locked stays locked until a key or a pick opens it, one known stuck must be forced, one held open by a
+spike opens without a roll, and one opened before opens without a roll unless it had to be forced and
+doors stick again (``tables.dungeon.doors_stick_again``: it swung shut, §4.2). A locked door opens to its key or
 to a thievery roll whose chance the referee gives (the host game's thief skill, A33), then must still
 be forced if stuck: the STR band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an
 axe's bonus, which then rolls a second die for breaking. A failed attempt to force a door makes
@@ -59,14 +60,17 @@ def _no_way_in(command: OpenDoor) -> bool:
     return not command.key and command.pick_chance is None and command.pick_in_6 is None
 
 
-def _stuck(command: OpenDoor, known: KnownDoor | None) -> bool:
-    """Whether the door must be forced: spiked shut or known stuck, it must; opened before or held open by
-    a spike, it need not; else as the referee notes (stuck unless ``--free``)."""
+def _stuck(command: OpenDoor, known: KnownDoor | None, *, stick_again: bool) -> bool:
+    """Whether the door must be forced: spiked shut or known stuck, it must; held open by a spike, it need not;
+    opened before, it must where doors stick again and it had to be forced then, else not; else as the referee
+    notes (stuck unless ``--free``)."""
     if known is not None:
         if known.spiked == "shut" or known.stuck:
             return True
-        if known.opened or known.spiked == "open":
+        if known.spiked == "open":
             return False
+        if known.opened:
+            return stick_again and known.sticks
     return not command.free
 
 
@@ -100,7 +104,8 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
             rolls.append(rolled.nonce)
             pick_face = rolled.faces[0]
             unlocked = ev.Unlock.PICK if in_chance(pick_face, rolled.modifier, chance_pick) else ev.Unlock.NONE
-    stuck = _stuck(command, known)
+    turn = ctx.part(DungeonTables).dungeon
+    stuck = _stuck(command, known, stick_again=turn is not None and turn.doors_stick_again)
     chance = face = modifier = break_face = 0
     opened = not locked or unlocked is not ev.Unlock.NONE
     broke = False

@@ -49,6 +49,10 @@ class DungeonTable:
     #: an hour of delving without its turns of rest: this on attack and damage rolls made for a member until
     #: the party rests (REFERENCE §1, OSE; 0: no penalty, as in rules recorded before it was read)
     unrested_penalty: int = attrs.field(default=0, validator=in_range(-10, 0))
+    #: a door swings shut after it is opened (§4.2: "players must open them again each time"): one that had to be
+    #: forced sticks again, and is forced again each time, unless spiked open; false: once forced it no longer
+    #: sticks (as in rules recorded before it was read)
+    doors_stick_again: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -55,8 +55,10 @@ class KnownDoor:
     #: it was forced open: known to stick (a try that failed, or a spike shut) when a later try opened it; it
     #: no longer sticks
     forced: bool = False
-    #: it was opened (at its first try, with or without a roll, or forced later): it no longer sticks
+    #: it was opened (at its first try, with or without a roll, or forced later)
     opened: bool = False
+    #: it had to be forced to open (a roll): where doors stick again, it sticks once it swings shut
+    sticks: bool = False
     #: ``open`` (held open by a spike) or ``shut`` (spiked shut: it counts as stuck); "" for neither
     spiked: str = ""
 
@@ -88,7 +90,8 @@ def _door(door: KnownDoor, event: ev.DoorOpened | ev.DoorSpiked) -> KnownDoor:
         known_stuck = door.stuck or door.spiked == "shut"
         spiked = "" if door.spiked == "shut" else door.spiked
         forced = door.forced or (event.stuck and known_stuck)
-        return attrs.evolve(door, forced=forced, opened=True, stuck=False, spiked=spiked)
+        sticks = door.sticks or event.stuck
+        return attrs.evolve(door, forced=forced, opened=True, stuck=False, spiked=spiked, sticks=sticks)
     return attrs.evolve(door, stuck=True, forced=False, opened=False) if event.stuck else door
 
 
