@@ -334,16 +334,23 @@ class PursuitDecided(Event):
 class EvasionRolled(Event):
     """Seed 004 (§4.5 6a, §4.13): the fleeing party's evasion roll, d100 at most ``chance`` evades.
 
-    ``total`` is 0 when a rule decided without dice (no chance when surprised, say).
+    ``total`` is 0 when a rule decided without dice (no chance when surprised, say). ``advantage`` (since
+    version 2) is the advantage of surprise the chance read: when both sides were surprised neither has it (seed
+    004 1a, OSE §2.2), where before version 2 the party was read as surprised whenever it was.
     """
 
     type_name: ClassVar[str] = "encounter.evasion_rolled"
+    schema_version: ClassVar[int] = 2
     fleeing: Side
     fleeing_count: int
     pursuers_count: int
     #: the flight is in woods; the party uses magic to get away
     woods: bool = False
     magic: bool = False
+    #: who had the advantage of surprise as the chance read it: ``monsters`` (they alone surprised the party: no
+    #: chance but in woods or by magic), ``party`` (it alone surprised them: the chance doubled) or ``none``
+    #: (neither side surprised, or both)
+    advantage: Advantage
     chance: int
     base: int
     #: how the chance was made, in order
@@ -351,6 +358,20 @@ class EvasionRolled(Event):
     total: int = 0
     evaded: bool
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the party as surprised whenever it was, both sides surprised too, and recorded how it read
+        surprise only in its steps: a step from ``surprised`` on (no chance, the flat chance in woods, or magic that
+        lifts it) is the monsters' advantage, ``the party surprised the enemy`` the party's, neither none."""
+        steps = data.get("steps")
+        said = [step for step in steps if isinstance(step, str)] if isinstance(steps, list | tuple) else []
+        advantage = Advantage.NONE
+        if any(step.startswith("surprised") for step in said):
+            advantage = Advantage.MONSTERS
+        elif any(step.startswith("the party surprised the enemy") for step in said):
+            advantage = Advantage.PARTY
+        return {**data, "advantage": advantage.value}
 
 
 @attrs.frozen(kw_only=True)

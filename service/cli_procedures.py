@@ -48,9 +48,11 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         raise IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed) from None
     except RuleRefusedError as err:
         raise RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
+    told = render.context(outcome.table)
     for event in outcome.events:
+        told.note(event)
         if not isinstance(event, PhaseChanged):
-            out.print(render.describe(event))
+            out.print(render.describe(event, told))
     if any(isinstance(e, DiceRolled) and e.visibility is Visibility.PUBLIC for e in outcome.events):
         out.print(door.receipt())
     state = outcome.table.procedures.get(procedure.name)

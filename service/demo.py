@@ -93,9 +93,11 @@ class Referee:
     def do(self, command: Command, show: Callable[[Event], bool] | None = None) -> list[Event]:
         """Run a command and print its events (those ``show`` keeps) as the timeline does; the events."""
         outcome = self.door.run(command)
+        told = render.context(outcome.table)
         for event in outcome.events:
+            told.note(event)
             if not isinstance(event, PhaseChanged) and (show is None or show(event)):
-                out.print(f"  {render.describe(event)}")
+                out.print(f"  {render.describe(event, told)}")
         return list(outcome.events)
 
     @staticmethod

@@ -368,7 +368,12 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
 def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outcome, *, player: bool) -> dict[str, Any]:
     """What a command's response says: the events as the caller may see them, their text, the steps next."""
     result = outcome.result
-    shown = _shown(service, campaign, result.first_version, player=player, store=service.store)
+    first = result.first_version
+    if player:
+        shown = _shown(service, campaign, first, player=True, store=service.store)
+    else:  # the referee's from the command's first event on, their lines reading back to the table it left
+        records = service.store.read_stream(stream_for(campaign), first)
+        shown = seen(records, player=False, first=first, told=render.context(outcome.table))
     shown = [item for item in shown if item[0]["streamversion"] <= result.last_version]
     body: dict[str, Any] = {
         "campaign": campaign,

@@ -29,6 +29,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service import render
 from hexlog.service.render_campaign import roll_name
+from hexlog.service.render_context import Context
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -69,7 +70,7 @@ class Viewer:
     secret roll of a session that has closed by then is shown in full.
     """
 
-    def __init__(self, *, player: bool, registry: Registry = REGISTRY) -> None:
+    def __init__(self, *, player: bool, registry: Registry = REGISTRY, told: Context | None = None) -> None:
         self.player = player
         self.registry = registry
         self._view = PlayerView(()) if player else None
@@ -77,6 +78,9 @@ class Viewer:
         self.version = 0
         #: the hash of the last record fed ("" before the first): a reader checks the log still holds it as it was
         self.last = ""
+        #: the events fed so far that a later line reads back to (``told``: what a reader that starts past version 1
+        #: knows of those before)
+        self._told = Context() if told is None else told
 
     def copy(self) -> Viewer:
         """A viewer that walks on from the version this one reached, on its own."""
@@ -84,6 +88,7 @@ class Viewer:
         other._view = None if self._view is None else self._view.copy()
         other._ended = set(self._ended)
         other.version, other.last = self.version, self.last
+        other._told = self._told.copy()
         return other
 
     def holds(self, records: Sequence[Recorded]) -> bool:
@@ -104,16 +109,20 @@ class Viewer:
             view.ended = frozenset(self._ended)
         shown = []
         for record, event in zip(fresh, events, strict=True):
+            self._told.note(event)
             if view is not None and view.hides(event):
                 shown.append((placeholder(record.envelope, event, self.registry), placeholder_text(event)))
             else:
-                shown.append((record.envelope.to_cloudevent(), render.describe(event)))
+                shown.append((record.envelope.to_cloudevent(), render.describe(event, self._told)))
         return shown
 
 
-def seen(records: Sequence[Recorded], *, player: bool, first: int = 1) -> list[tuple[dict[str, Any], str]]:
-    """The records from version ``first`` on as a role sees them (``records`` start at version 1)."""
-    viewer = Viewer(player=player)
+def seen(
+    records: Sequence[Recorded], *, player: bool, first: int = 1, told: Context | None = None
+) -> list[tuple[dict[str, Any], str]]:
+    """The records from version ``first`` on as a role sees them (``records`` start at version 1, or for the
+    referee at ``first``, with ``told`` what their lines read back to before it: ``render.context``)."""
+    viewer = Viewer(player=player, told=told)
     return [item for item in viewer.feed(records) if item[0]["streamversion"] >= first]
 
 

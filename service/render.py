@@ -14,7 +14,8 @@ from hexlog.machine.text import counted, shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service.render_campaign import roll_name
-from hexlog.service.renderers import STATES, TEXTS
+from hexlog.service.render_context import Context
+from hexlog.service.renderers import READ_BACK, STATES, TEXTS, TOLD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -35,10 +36,25 @@ def _generic(event: Event) -> str:
     return f"{event.type_name}: {shown}"
 
 
-def describe(event: Event) -> str:
-    """One readable line for an event (text that could forge a line or steer a terminal is escaped)."""
+def describe(event: Event, context: Context | None = None) -> str:
+    """One readable line for an event (text that could forge a line or steer a terminal is escaped); ``context`` holds
+    the events before it that its words may depend on (a pursuit's start names the rules its flights are told by)."""
+    told = TOLD.get(type(event))
+    if told is not None:
+        return shown(told(event, context if context is not None else Context()))
     text = TEXTS.get(type(event))
     return shown(text(event) if text is not None else _generic(event))
+
+
+def context(table: Table | None = None) -> Context:
+    """A context to tell a stream's events in order from its start (``note`` each before its line), or the events of
+    one command from what the table it left holds that their lines read back to."""
+    found = Context()
+    if table is not None:
+        for read_back in READ_BACK:
+            for event in read_back(table):
+                found.note(event)
+    return found
 
 
 @attrs.frozen
@@ -58,9 +74,11 @@ def timeline(recorded: list[Recorded], *, player: bool = False) -> list[Line]:
     of the map is only a commitment in the log: nothing to hide)."""
     events = [decode(r.envelope) for r in recorded]
     view = PlayerView(ended_sessions(events)) if player else None
+    told = Context()
     lines = []
     for rec, event in zip(recorded, events, strict=True):
-        text = describe(event)
+        told.note(event)
+        text = describe(event, told)
         hides = view is not None and view.hides(event)
         if hides:
             hidden = f"roll {roll_name(event)}" if isinstance(event, DiceRolled) else event.type_name

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import pursuit as ev
 from hexlog.machine.evasion import EvasionRules
-from hexlog.machine.pursuit.state import PursuitState
+from hexlog.machine.pursuit.state import PROCEDURE, PursuitState
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
+    from hexlog.service.render_context import Context
 
 
 def _started(e: ev.PursuitStarted) -> str:
@@ -48,7 +49,19 @@ def _heading(e: ev.HeadingRolled) -> str:
     return f"the party truly flees {e.heading} (d6={e.face}) {where} (referee only: the players do not know){named}"
 
 
-def _fled(e: ev.PursuitFled) -> str:
+def flights(rules: str, count: int) -> str:
+    """How much a pursuit under ``rules`` has fled: hexes (seed 004), or days of flight (OSE §2.9, one day at a
+    time)."""
+    return f"{counted(count, 'day')} of flight" if rules == EvasionRules.OSE else f"{counted(count, 'hex')} fled"
+
+
+def _rules(context: Context) -> str:
+    """The rules of the pursuit an event belongs to, as its start named them ("" when no start was noted)."""
+    started = context.last(ev.PursuitStarted)
+    return started.rules if started is not None else ""
+
+
+def _fled(e: ev.PursuitFled, context: Context) -> str:
     if e.secret:
         where = "(which way is the referee's)"
     elif e.held:
@@ -56,7 +69,9 @@ def _fled(e: ev.PursuitFled) -> str:
     else:
         where = f"{e.heading} (d6={e.face})"
     faster = "faster pursuers follow" if e.pursuers_faster else "the pursuers are not faster"
-    return f"the party flees {where}: {e.hexes_fled} fled so far; {faster}{rolls_named(e.rolls)}"
+    ose = _rules(context) == EvasionRules.OSE
+    so_far = flights(EvasionRules.OSE, e.hexes_fled) if ose else f"{e.hexes_fled} fled"
+    return f"the party flees {where}: {so_far} so far; {faster}{rolls_named(e.rolls)}"
 
 
 def _catch(e: ev.CatchRolled) -> str:
@@ -75,31 +90,45 @@ def _stopped(e: ev.PursuitStopped) -> str:
     return "the party stops running and is caught" + (f": {e.note}" if e.note else "")
 
 
-def _rested(e: ev.PursuitRested) -> str:
+def _rested(e: ev.PursuitRested, context: Context) -> str:
     if not e.days and not e.faces:
         # no rest is owed (OSE's day-by-day pursuit owes none, nor an escape before any hex fled): no rest to tell
         return "the party got away: no rest is owed"
     checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
     met = f"; {counted(e.encounters, 'encounter')}" if e.encounters else ""
-    rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {counted(e.hexes_fled, 'hex')} fled"
+    fled = flights(_rules(context), e.hexes_fled)
+    rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {fled}"
     return f"{rested}{'; ' + checks if checks else ''}{met}{rolls_named(e.rolls)}"
 
 
-def _ended(e: ev.PursuitEnded) -> str:
-    return f"pursuit {e.number} ends: {e.outcome} after {counted(e.hexes_fled, 'hex')}"
+def _ended(e: ev.PursuitEnded, context: Context) -> str:
+    ose = _rules(context) == EvasionRules.OSE
+    after = flights(EvasionRules.OSE, e.hexes_fled) if ose else counted(e.hexes_fled, "hex")
+    return f"pursuit {e.number} ends: {e.outcome} after {after}"
 
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.PursuitStarted: _started,
     ev.PursuitEvasionRolled: _evasion,
     ev.HeadingRolled: _heading,
-    ev.PursuitFled: _fled,
     ev.CatchRolled: _catch,
     ev.ContinueChecked: _continue,
     ev.PursuitStopped: _stopped,
+}
+
+#: the lines that read back to the pursuit's start, which names its rules: a flight, the rest and the end are
+#: counted in hexes fled, or under OSE in days of flight
+TOLD: dict[type[Event], Callable[[Any, Context], str]] = {
+    ev.PursuitFled: _fled,
     ev.PursuitRested: _rested,
     ev.PursuitEnded: _ended,
 }
+
+
+def read_back(table: Table) -> tuple[Event, ...]:
+    """What the lines of the events of a command read back to in the table it left: the latest pursuit's start."""
+    state = table.procedures.get(PROCEDURE)
+    return (state.started,) if isinstance(state, PursuitState) else ()
 
 
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - the STATES signature
@@ -108,11 +137,7 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
     if not isinstance(state, PursuitState) or state.ended is not None:
         return []
     s = state.started
-    fled = (
-        f"{counted(state.hexes_fled, 'day')} of flight"
-        if s.rules == EvasionRules.OSE
-        else f"{counted(state.hexes_fled, 'hex')} fled"
-    )
+    fled = flights(s.rules, state.hexes_fled)
     lines = [f"  pursuit {s.number}: {counted(s.pursuers, 'pursuer')} at {s.pursuers_speed}, {fled}"]
     if state.heading is not None and not player:
         h = state.heading

@@ -1,5 +1,6 @@
 """The text of every event type, gathered explicitly: a procedure with events of its own adds one line
-(and, for more than its phase in ``hexlog state``, one line in ``STATES``)."""
+(and, for more than its phase in ``hexlog state``, one line in ``STATES``; for texts that read back to an earlier
+event, one in ``TOLD`` and ``READ_BACK``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events.base import Event
+    from hexlog.machine.table import Table
+    from hexlog.service.render_context import Context
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_campaign.TEXTS,
@@ -31,6 +34,12 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
     **render_pursuit.TEXTS,
     **render_travel.TEXTS,
 }
+
+#: the texts that read back to an earlier event of the stream (``render_context``): (event, context) -> text
+TOLD: dict[type[Event], Callable[[Any, Context], str]] = {**render_pursuit.TOLD}
+
+#: what those texts read back to, in the table a command left: table -> events
+READ_BACK: tuple[Callable[[Table], tuple[Event, ...]], ...] = (render_pursuit.read_back,)
 
 #: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
 STATES: dict[str, Callable[..., list[str]]] = {

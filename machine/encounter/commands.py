@@ -165,6 +165,15 @@ class RollEvasion(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollEvasionBothAsPartySurprised(Command):
+    """Issued by the audit, never by a user: an evasion recorded before ``encounter.evasion_rolled`` version 2,
+    whose releases read both sides surprised as the party surprised, is re-run as they ran it."""
+
+    woods: bool | None = None
+    magic: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class Avoid(Command):
     """The surprisers slip away before the surprised side notices them (AD&D)."""
 
@@ -219,3 +228,6 @@ TRIGGERS: dict[type[Command], str] = {
     CancelEncounter: "cancel",
     CorrectEncounter: "correct",
 }
+
+#: the commands only hexlog gives
+INTERNAL = (RollEvasionBothAsPartySurprised,)

@@ -4,7 +4,7 @@ While an encounter is under way its party cannot be emptied (surprise and reacti
 for nobody), and the referee cannot let game time pass by the clock (its time runs in rounds). A
 member's armor is a fact the rules read (the AD&D noise rule), so an armor name the
 rules in force do not know is refused when it is given, and a change to rules that would not know a
-member's armor is refused too.
+member's armor is refused too. The audit's own command is nobody's to give.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.encounter.commands import INTERNAL
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.encounter.surprise import armor_kind
@@ -40,7 +41,11 @@ def _unknown_armor(rules: Ruleset, armor: str) -> str | None:
 
 
 def guard(table: Table, command: c.Command) -> None:
-    """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read."""
+    """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read, and the
+    audit's own command (an evasion as an earlier release rolled it) from anyone."""
+    if isinstance(command, INTERNAL):
+        msg = f"'{c.spoken(command)}' is the audit's, re-running an evasion an older release recorded; use roll-evasion"
+        raise RuleRefusedError(msg)
     rules = table.rules
     if isinstance(command, c.AddMember | c.EditMember) and command.armor is not None and rules is not None:
         why = _unknown_armor(rules, command.armor)

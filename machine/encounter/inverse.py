@@ -5,7 +5,8 @@ referee's or players' pursuit choice, a referee's distance); the rest the step d
 the recorded rolls. The chase on water an encounter hands off is recorded only by its pursuit
 decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
 not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
-a finding.
+a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 is re-run as its release rolled it
+(``command_before``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hexlog.machine.encounter.commands import (
     DetermineDistance,
     RerollReaction,
     RollEvasion,
+    RollEvasionBothAsPartySurprised,
     RollInitiative,
     RollReaction,
 )
@@ -59,6 +61,18 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
         case ev.EvasionRolled():
             return RollEvasion(woods=event.woods, magic=event.magic)
     return None
+
+
+#: the first version of ``encounter.evasion_rolled`` that reads both sides surprised as neither
+NEITHER_WHEN_BOTH_SINCE = 2
+
+
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event: an evasion before
+    ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised."""
+    if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
+        return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
+    return command_for(event)
 
 
 def _note_ok(recorded: str, basis: str) -> bool:
@@ -100,4 +114,11 @@ def follows_only(event: Event) -> bool:
     return isinstance(event, HandedOff) and (event.parent, event.child) == (PROCEDURE, CHASE)
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, compare=compare, by_hand=by_hand, follows_only=follows_only)
+INVERSE = Inverse(
+    command_for=command_for,
+    command_before=command_before,
+    typed=TYPED,
+    compare=compare,
+    by_hand=by_hand,
+    follows_only=follows_only,
+)

@@ -9,6 +9,7 @@ from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat
+from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
 from hexlog.machine.encounter.opening import MAX_MONSTERS
@@ -257,8 +258,23 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
     conclude_encounter(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
 
 
-def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
-    """Seed 004 (§4.5 6a, §4.13): the fleeing party rolls d100 against its evasion chance; failing, it is pursued."""
+def advantage_before_v2(state: EncounterState) -> ev.Advantage:
+    """The advantage releases before ``encounter.evasion_rolled`` version 2 read: the party surprised whenever it was,
+    both sides surprised too; the party's alone when only the monsters were."""
+    party, monsters = state.surprised
+    if party:
+        return ev.Advantage.MONSTERS
+    return ev.Advantage.PARTY if monsters else ev.Advantage.NONE
+
+
+def roll_evasion(ctx: StepContext, command: RollEvasion | RollEvasionBothAsPartySurprised) -> None:
+    """Seed 004 (§4.5 6a, §4.13): the fleeing party rolls d100 against its evasion chance; failing, it is pursued.
+
+    The chance reads the advantage of surprise the encounter recorded: the side's that alone surprised the other.
+    When both sides were surprised neither has it (seed 004 1a "unless both sides are surprised", OSE §2.2 "no
+    advantage to anyone"), and the chance is the table's as if neither was. The audit re-runs an evasion recorded
+    before version 2 (``RollEvasionBothAsPartySurprised``) with the advantage its release read
+    (``advantage_before_v2``)."""
     state = under_way(ctx)
     started, movement = state.started, state.movement
     woods = command.woods
@@ -266,14 +282,16 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
         from hexlog.machine.pursuit.steps import terrain_here  # noqa: PLC0415 - the pursuit reads the journey's hex
 
         woods = terrain_here(ctx, "") == "woods"
+    before = isinstance(command, RollEvasionBothAsPartySurprised)
+    advantage = advantage_before_v2(state) if before else state.advantage
     situation = evasion.Situation(
         fleeing=len(started.party),
         pursuers=started.monster_count,
         fleeing_speed=movement.party_base if movement is not None else 0,
         pursuers_speed=started.monster_speed,
         woods=woods,
-        surprised=state.surprised[0],
-        surprised_enemy=state.surprised[1] and not state.surprised[0],
+        surprised=advantage is ev.Advantage.MONSTERS,
+        surprised_enemy=advantage is ev.Advantage.PARTY,
         magic=command.magic,
     )
     found = evasion.chance(ctx.rules, situation)
@@ -285,6 +303,7 @@ def roll_evasion(ctx: StepContext, command: RollEvasion) -> None:
             pursuers_count=situation.pursuers,
             woods=woods,
             magic=command.magic,
+            advantage=advantage,
             chance=found.pct,
             base=found.base,
             steps=found.steps,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hexlog.events.encounter import Advantage
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER_PROCEDURE
 from hexlog.machine.encounter.state import EncounterState
@@ -32,7 +33,11 @@ PURSUIT = "pursuit"
 
 def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "") -> StartPursuit | None:
     """The pursuit of the party an encounter that ended in pursuit hands over (None: no such end, or no
-    wilderness pursuit under the rules); ``terrain`` is the pursuit's terrain outside a journey."""
+    wilderness pursuit under the rules); ``terrain`` is the pursuit's terrain outside a journey.
+
+    Surprise is handed over as the advantage the encounter recorded: the party surprised by the monsters alone, or
+    the monsters by the party alone. When both sides were surprised neither has it (OSE §2.2, seed 004 1a), and the
+    pursuit's first evasion reads the table as if neither was (releases before read the party as surprised)."""
     if not isinstance(state, EncounterState) or state.concluded is None or state.concluded.outcome != PURSUIT:
         return None
     if reading is None or state.setting is not Setting.WILDERNESS or state.fleeing is not Side.PARTY:
@@ -45,8 +50,9 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
         party_speed=movement.party_base if movement is not None else None,
         pursuers_speed=s.monster_speed,
         terrain=terrain,
-        party_surprised=state.surprised[0],
-        pursuers_surprised=state.surprised[1] and not state.surprised[0],
+        # the advantage of surprise the encounter recorded: both sides surprised is neither (OSE §2.2, seed 004 1a)
+        party_surprised=state.advantage is Advantage.MONSTERS,
+        pursuers_surprised=state.advantage is Advantage.PARTY,
         magic=rolled.magic if rolled is not None else False,
         intelligent=s.intelligent,
         evasion_failed=rolled is not None and not rolled.evaded,

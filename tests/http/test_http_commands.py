@@ -465,3 +465,19 @@ def test_a_key_naming_another_tokens_key_is_a_players_own(serve):
         assert mine.status_code == 200, mine.text
         assert mine.json()["replayed"] is False
         assert mine.json()["version"] > first.json()["version"]
+
+
+def test_an_ose_pursuits_flight_is_told_in_days_to_the_referee_and_a_player(serve):
+    """The flight's event names no rules; its line reads them from the pursuit's start: OSE counts days of flight."""
+    served = serve()
+    with served.client() as client:
+        referee = served.headers("referee")
+        assert client.post(ADD, headers=referee, json={"name": "Ana"}).status_code == 200
+        for step, body in (("start", {"party_surprised": True}), ("roll-evasion", {})):
+            assert client.post(f"/campaigns/main/pursuit/{step}", headers=referee, json=body).status_code == 200
+        fled = client.post("/campaigns/main/pursuit/flee", headers=referee, json={})
+        assert fled.status_code == 200, fled.text
+        assert any(": 1 day of flight so far;" in line for line in fled.json()["text"]), fled.json()["text"]
+        for who in ("referee", "player"):
+            lines = client.get("/campaigns/main/timeline", headers=served.headers(who)).json()["lines"]
+            assert any(": 1 day of flight so far;" in line["text"] for line in lines), who
