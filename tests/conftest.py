@@ -64,6 +64,16 @@ def run_hexlog(
     )
 
 
+def simulated_json(*args: str, cwd: Path) -> Any:
+    """``hexlog simulate ARGS --json`` on one process and on two: the same output, parsed."""
+    one = run_hexlog(*args, "--json", "--jobs", "1", cwd=cwd)
+    two = run_hexlog(*args, "--json", "--jobs", "2", cwd=cwd)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout
+    return json.loads(one.stdout)
+
+
 def _run_in_process(
     args: tuple[str, ...], *, cwd: Path, env: dict[str, str], input_text: str | None
 ) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,7 @@ from scipy.stats import binomtest, chisquare
 from hexlog.machine import encounter as enc
 from hexlog.service import simulation as sim
 
-from .conftest import run_hexlog
+from .conftest import run_hexlog, simulated_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -96,13 +96,7 @@ def test_a_short_journey_never_owes_a_rest_day() -> None:
 
 
 def test_jobs_2_prints_what_jobs_1_prints(tmp_path: Path) -> None:
-    args = ("simulate", "dungeon", "--n", "6", "--turns", "6", "--seed", "5", "--json")
-    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
-    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
-    assert one.returncode == 0, one.stderr
-    assert two.returncode == 0, two.stderr
-    assert one.stdout == two.stdout
-    result = json.loads(one.stdout)
+    result = simulated_json("simulate", "dungeon", "--n", "6", "--turns", "6", "--seed", "5", cwd=tmp_path)
     assert result["scenario"] == "dungeon"
     assert result["n"] == 6
     assert result["sides"][0]["ruleset"] == "explore"
@@ -254,19 +248,14 @@ def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> No
     """OSE's wilderness is AD&D's outdoors: ``--against-setting`` gives side B's setting, so the two can be set side by
     side (compare took one situation for both, and AD&D refused OSE's word); two processes print what one prints."""
     args = ("simulate", "compare", "encounter", "--against", "adnd", "--setting", "wilderness")
-    args += ("--against-setting", "outdoors", "--n", "8", "--seed", "3", "--json")
-    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
-    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
-    assert one.returncode == 0, one.stderr
-    assert two.returncode == 0, two.stderr
-    assert one.stdout == two.stdout
-    result = json.loads(one.stdout)
+    args += ("--against-setting", "outdoors", "--n", "8", "--seed", "3")
+    result = simulated_json(*args, cwd=tmp_path)
     assert result["situation"]["setting"] == "wilderness"
     a, b = result["sides"]
     assert (a["ruleset"], b["ruleset"], b["situation"]["setting"]) == ("ose", "adnd", "outdoors")
     assert "situation" not in a  # A's is the question's own
     assert {m["name"] for m in a["measures"]} >= {"distance (yd)"}
-    table = run_hexlog(*args[:-1], cwd=tmp_path)
+    table = run_hexlog(*args, cwd=tmp_path)
     assert table.returncode == 0, table.stderr
     assert "A in wilderness, B in outdoors" in table.stdout
     same_rules = run_hexlog(

@@ -18,7 +18,7 @@ from hexlog.machine.evasion import Situation
 from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
-from .conftest import run_hexlog
+from .conftest import run_hexlog, simulated_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,13 +114,8 @@ def test_ose_surprisers_evade_and_a_hopeless_party_stops_when_it_gives_up() -> N
 
 
 def test_jobs_2_prints_what_jobs_1_prints(tmp_path: Path) -> None:
-    args = ("simulate", "pursuit", "--n", "12", "--party-size", "8", "--pursuers-speed", "150", "--seed", "3", "--json")
-    one = run_hexlog(*args, "--jobs", "1", cwd=tmp_path)
-    two = run_hexlog(*args, "--jobs", "2", cwd=tmp_path)
-    assert one.returncode == 0, one.stderr
-    assert two.returncode == 0, two.stderr
-    assert one.stdout == two.stdout
-    result = json.loads(one.stdout)
+    args = ("simulate", "pursuit", "--n", "12", "--party-size", "8", "--pursuers-speed", "150", "--seed", "3")
+    result = simulated_json(*args, cwd=tmp_path)
     assert result["scenario"] == "pursuit"
     assert result["situation"]["party_size"] == 8
     names = [m["name"] for m in result["sides"][0]["measures"]]
