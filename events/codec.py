@@ -96,12 +96,7 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
                 event = SLOW
             if event is not SLOW:
                 return event  # type: ignore[no-any-return]
-    if schema_version > cls.schema_version:
-        msg = f"{cloud_type} schema version {schema_version} is newer than this hexlog knows ({cls.schema_version})"
-        raise CorruptLogError(msg)
-    if not isinstance(data, dict):
-        msg = f"{cloud_type} data must be a JSON object, not {type(data).__name__}"
-        raise CorruptLogError(msg)
+    _check_decodable(cls, cloud_type, schema_version, data)
     version = schema_version
     payload = dict(data)
     while version < cls.schema_version:
@@ -117,6 +112,20 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
         detail = "; ".join(cattrs.transform_error(err))
         msg = f"{cloud_type} does not decode: {detail}"
         raise CorruptLogError(msg) from err
+
+
+def _check_decodable(cls: type[Event], cloud_type: str, schema_version: int, data: Any) -> None:
+    """``CorruptLogError`` for a payload no version of the class reads: its version not a whole number (a damaged
+    row: a database column holds any value), newer than the class, or its data no JSON object."""
+    if schema_version.__class__ is not int:
+        msg = f"{cloud_type} schema version must be a whole number, not {schema_version!r}"
+        raise CorruptLogError(msg)
+    if schema_version > cls.schema_version:
+        msg = f"{cloud_type} schema version {schema_version} is newer than this hexlog knows ({cls.schema_version})"
+        raise CorruptLogError(msg)
+    if not isinstance(data, dict):
+        msg = f"{cloud_type} data must be a JSON object, not {type(data).__name__}"
+        raise CorruptLogError(msg)
 
 
 #: the fast structuring function of each (CloudEvents type, current schema version) decoded so far (None where the

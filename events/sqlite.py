@@ -42,6 +42,7 @@ from hexlog.events.sql_pages import PagedReads
 from hexlog.events.sqlite_schema import (
     COLUMNS,
     COMMAND_COLUMNS,
+    EMPTY_TABLES,
     HAZARDS,
     PAGE_SIZE,
     ROWS_PAGE_SIZE,
@@ -199,13 +200,9 @@ class SQLiteStore(PagedReads):
         names = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master")}
         self._check_names(names, create=create)
         if self.readonly:
-            if not names:  # an empty database: empty tables of this connection's own, nothing written
-                self._conn.executescript(SCHEMA.replace("CREATE TABLE", "CREATE TEMP TABLE").split("CREATE TRIGGER")[0])
-                self._conn.executescript(
-                    SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS commands") :].replace(
-                        "CREATE TABLE", "CREATE TEMP TABLE"
-                    )
-                )
+            # an empty database, or one that lost its saved rows or commands: empty tables of this connection's own
+            # stand for those it lacks (nothing is written; saved rows missing are rebuilt from the events)
+            self._conn.executescript("".join(text for name, text in EMPTY_TABLES.items() if name not in names))
             return
         (mode,) = self._conn.execute("PRAGMA journal_mode").fetchone()
         if names >= SCHEMA_NAMES and str(mode).lower() == "wal":

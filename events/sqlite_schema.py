@@ -70,13 +70,13 @@ CREATE TABLE IF NOT EXISTS projection_rows (
 ) WITHOUT ROWID;
 """
 
-#: the empty tables a read-only connection gives itself for a file with no table at all (nothing is written)
-EMPTY_SCHEMA = "".join(
-    part.replace("CREATE TABLE", "CREATE TEMP TABLE")
+#: the empty tables a read-only connection gives itself for those a file lacks (nothing is written): each table's
+#: statement by its name
+EMPTY_TABLES = {
+    part.split()[5]: part.replace("CREATE TABLE", "CREATE TEMP TABLE") + ";\n"
     for part in SCHEMA.split(";\n")
     if part.strip().startswith("CREATE TABLE")
-    for part in [part + ";\n"]
-)
+}
 
 #: the events table as SQLite records the statement that made it
 EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")

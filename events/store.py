@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 import attrs
 
 from hexlog.events.chain import Envelope, stored_envelope
+from hexlog.events.errors import CorruptLogError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -120,7 +121,13 @@ class Recorded:
     def version(self) -> int:
         """The event's version within its stream."""
         envelope = self._envelope
-        return int(self._row[2]) if envelope is None else envelope.streamversion
+        if envelope is not None:
+            return envelope.streamversion
+        try:
+            return int(self._row[2])
+        except (TypeError, ValueError):  # a damaged row: a database column holds any value
+            msg = f"the event at position {self.position} has a stream version that is no number: {self._row[2]!r}"
+            raise CorruptLogError(msg) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise attrs.exceptions.FrozenInstanceError

@@ -19,6 +19,7 @@ from hexlog.events.errors import (
 from hexlog.events.files import MAX_LINE_BYTES, FileContentError, loads_json
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import campaign_of, source_for, stream_for
+from hexlog.machine.campaign import check_campaign_id
 from hexlog.replay.audit import audit_envelopes
 
 if TYPE_CHECKING:
@@ -153,6 +154,11 @@ def _campaign_of(envelopes: Sequence[Envelope]) -> str:
     if campaign is None:
         msg = f"subject {stream_id!r} is not a campaign stream (campaign-<id>)"
         raise CorruptLogError(msg)
+    try:
+        check_campaign_id(campaign)  # no command could name it once imported
+    except UsageError as err:
+        msg = f"subject {stream_id!r}: {err}"
+        raise CorruptLogError(msg) from None
     for line, env in enumerate(envelopes, start=1):
         if env.source != source_for(campaign):
             msg = f"line {line}: source {env.source!r} does not match subject {stream_id!r}"
