@@ -105,15 +105,27 @@ class ForcedMarch(Event):
 
 @attrs.frozen(kw_only=True)
 class Moved(Event):
-    """The party entered a hex, as it believes: the hex it thinks it is in, and the points left."""
+    """The party entered a hex, as it believes: the hex it thinks it is in, and the points left.
+
+    Since version 2 a lost party that does not know it spends the cost of the hex it believes it enters, and leads
+    its mounts as that hex asks: before, the cost and ``led`` were the true hex's, which told the players its terrain.
+    """
 
     type_name: ClassVar[str] = "travel.moved"
+    schema_version: ClassVar[int] = 2
     believed: str
     heading: str
+    #: the points the move spent: the cost of entering the hex the party believes it enters (version 2)
     cost: int
     travel_points: int
-    #: mounts are led on foot through this hex (§4.8)
+    #: mounts are led on foot through this hex (§4.8): the hex the party believes it enters (version 2)
     led: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded the true hex's cost and ``led`` (the same hex unless the party was lost): its data reads
+        as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)
@@ -139,12 +151,23 @@ class LostRevealed(Event):
 
 @attrs.frozen(kw_only=True)
 class Searched(Event):
-    """The party spent the hex's cost again to search it; the secret roll decides what it finds."""
+    """The party spent the hex's cost again to search it; the secret roll decides what it finds.
+
+    Since version 2 the cost is that of the hex the party believes it is in: before, a lost party's was its true
+    hex's, which told the players its terrain."""
 
     type_name: ClassVar[str] = "travel.searched"
+    schema_version: ClassVar[int] = 2
+    #: the points the search spent: the search cost of the hex the party believes it is in (version 2)
     cost: int
     travel_points: int
     guide: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded the true hex's cost (the same hex unless the party was lost): its data reads as version
+        2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)
@@ -178,9 +201,14 @@ class SearchRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class WanderingChecked(Event):
-    """The wandering check at the day's end, on the terrain's encounter range (or afloat)."""
+    """The wandering check at the day's end, on the terrain's encounter range (or afloat).
+
+    Since version 2 the check reads the row of the hex the party believes it is in: before, a lost party's was its
+    true hex's, which told the players its terrain (the audit re-runs a version 1 check as its release made it)."""
 
     type_name: ClassVar[str] = "travel.wandering_checked"
+    schema_version: ClassVar[int] = 2
+    #: the row of the lost and encounter table read: the hex the party believes it is in (version 2), or afloat
     row: str
     encounter_on: tuple[int, ...]
     encounter: bool
@@ -189,6 +217,12 @@ class WanderingChecked(Event):
     #: poor visibility divides the encounter distance by this (1: no change)
     distance_divisor: int = 1
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the row of the party's true hex (the same hex unless the party was lost): its data reads as
+        version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -146,3 +146,49 @@ def test_map_show_lists_the_hexes_and_set_changes_one(journey) -> None:
     assert "3,2: swamp" in hexlog("map", "show", "3,2").stdout
     assert "a drowned oak" in hexlog("map", "show", "3,2").stdout
     assert hexlog("map", "show", "7,7").returncode != 0
+
+
+#: house rules under which a party in the open is always lost, and truly heads NE
+ALWAYS_LOST = """
+[tables.lost_encounter.odd_p18.clear]
+lost = [1, 2, 3, 4, 5, 6]
+encounter = [6]
+
+[tables.lost_direction]
+faces = ["NE", "NE", "NE", "NE", "NE", "NE"]
+"""
+
+#: meadows around 2,3 but for the bog north of it, 2,2
+BOG_NORTH = "\n".join(
+    f'[hex."{col},{row}"]\nterrain = "{"bog" if (col, row) == (2, 2) else "meadow"}"\n'
+    for col in range(5)
+    for row in range(5)
+)
+
+
+def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the_true_ones(hexlog, tmp_path) -> None:
+    """Believed in the bog 2,2 (3 points to enter, 3 to search), truly in the meadow 3,2 (2 and 2): a player's
+    timeline and state give the bog's costs and the points they leave; the referee's say where the party truly is."""
+    (tmp_path / "lost.toml").write_text(ALWAYS_LOST, encoding="utf-8")
+    (tmp_path / "bog.toml").write_text(BOG_NORTH, encoding="utf-8")
+    for args in (
+        ("init", "--ruleset", "explore", "--rules", "lost.toml"),
+        ("session", "open"),
+        ("party", "add", "Ann"),
+        ("map", "load", "bog.toml"),
+        ("travel", "start", "2,3"),
+        ("travel", "weather", "--set", "overcast"),
+        ("travel", "route", "N"),
+        ("travel", "move"),
+        ("travel", "search"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    referee = hexlog("log").stdout
+    assert "truly in 3,2 (meadow) - lost" in referee  # the check can fail: the referee reads the truth
+    player = hexlog("log", "--view", "player").stdout + hexlog("state", "--view", "player").stdout
+    assert "the party moves N into 2,2 (3 TP, 5 left)" in player
+    assert "the party searches (3 TP, 2 left)" in player
+    assert "travel points left today 2 " in player
+    for leak in ("(2 TP", "6 left", "4 left", "left today 4", "truly", "3,2 (meadow)"):
+        assert leak not in player, leak

@@ -31,7 +31,7 @@ from hexlog.machine.pursuit import handover
 from hexlog.machine.travel.rules import TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
-from hexlog.machine.travel.terrain import row
+from hexlog.machine.travel.terrain import row, seen
 
 if TYPE_CHECKING:
     from hexlog.machine.camp.commands import (
@@ -75,7 +75,9 @@ def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
 
 
 def _from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
-    """What the referee left out, taken from a journey under way: its weather, season and hex's terrain row."""
+    """What the referee left out, taken from a journey under way: its weather, season and the terrain row of the hex
+    the party believes it is in (the camp is made in public: a lost party's true hex would tell the players its
+    terrain)."""
     trip = ctx.state(TRAVEL)
     if not isinstance(trip, TravelState) or not trip.hex:
         return command
@@ -83,7 +85,7 @@ def _from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
     winter = command.winter or trip.season == "winter"
     terrain = command.terrain
     found = ctx.state(MAP)
-    place = found.hex(trip.hex) if isinstance(found, MapState) else None
+    place = seen(found, trip) if isinstance(found, MapState) else None
     if not terrain and place is not None:
         terrain = row(ctx.rules, place, lost=False)[0]
     return attrs.evolve(command, weather=weather, winter=winter, terrain=terrain)
@@ -93,7 +95,7 @@ def make(ctx: StepContext, command: MakeCamp) -> None:
     """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads.
 
     On a journey, what the referee does not give is the journey's: today's weather, the season, and
-    the lost-and-encounter row of the hex the party is truly in.
+    the lost-and-encounter row of the hex the party believes it is in (its true hex unless it is lost).
     """
     before = ctx.state(PROCEDURE)
     rules = ctx.rules

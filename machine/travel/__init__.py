@@ -37,6 +37,7 @@ TRAVEL = Procedure(
         c.ForceMarch: moves.forced_march,
         c.RevealLost: day.reveal_lost,
         c.CheckWandering: day.check,
+        c.CheckWanderingTrueHex: day.check_true_hex,
         c.EndDay: day.end_day,
         c.RestDay: day.rest,
         c.EndJourney: day.finish,

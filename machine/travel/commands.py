@@ -89,6 +89,12 @@ class CheckWandering(Command):
 
 
 @attrs.frozen(kw_only=True)
+class CheckWanderingTrueHex(Command):
+    """Issued by the audit, never by a user: a wandering check recorded before ``travel.wandering_checked`` version 2,
+    whose releases read the row of the party's true hex, is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
 class EndDay(Command):
     """End the travel day: the clock runs on to the next day."""
 
@@ -119,4 +125,4 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives
-INTERNAL = (SearchRoll, SearchRollHexDice, DeclareRouteHeadingWhenLost)
+INTERNAL = (SearchRoll, SearchRollHexDice, DeclareRouteHeadingWhenLost, CheckWanderingTrueHex)

@@ -17,7 +17,7 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
 from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
-from hexlog.machine.travel import exhaustion, terrain
+from hexlog.machine.travel import exhaustion, moves, terrain
 from hexlog.machine.travel.moves import here, the_map
 from hexlog.machine.travel.rules import (
     AfloatRule,
@@ -30,6 +30,7 @@ from hexlog.machine.travel.rules import (
 from hexlog.machine.travel.state import journey
 
 if TYPE_CHECKING:
+    from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.kit.context import StepContext
     from hexlog.machine.pursuit.commands import StartPursuit
     from hexlog.machine.travel import commands as c
@@ -153,7 +154,19 @@ def _route(ctx: StepContext, declared: tuple[str, ...], *, night: bool, heading_
 
 
 def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 - the step signature
-    """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off."""
+    """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off. The check is rolled in
+    public, so it reads the row of the hex the party believes it is in: a lost party's true hex would tell the
+    players its terrain."""
+    _check(ctx, moves.seen(ctx))
+
+
+def check_true_hex(ctx: StepContext, command: c.CheckWanderingTrueHex) -> None:  # noqa: ARG001 - the step signature
+    """A wandering check as releases before ``travel.wandering_checked`` version 2 made it: on the row of the party's
+    true hex (the audit re-runs such a check with this; it takes the day on to dusk as ``check`` does)."""
+    _check(ctx, here(ctx), follow=True)
+
+
+def _check(ctx: StepContext, place: Hex, *, follow: bool = False) -> None:
     trip = journey(ctx)
     options, tables = ctx.part(TravelOptions), ctx.part(TravelTables)
     setting = "wilderness"
@@ -170,7 +183,7 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
             meet = waterborne or rolled[1].total in on
             setting = "waterborne" if waterborne else setting
     else:
-        name, chances = terrain.row(ctx.rules, here(ctx), lost=False)
+        name, chances = terrain.row(ctx.rules, place, lost=False)
         on = chances.encounter
         rolled = [ctx.roll("1d6", "travel.wandering")]
         meet = rolled[0].total in on
@@ -186,6 +199,8 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
             rolls=tuple(r.nonce for r in rolled),
         )
     )
+    if follow:
+        ctx.follow("check")
     if meet:
         ctx.hand_off(
             StartEncounter(setting=setting, name=f"day {trip.day}: wandering monsters", distance_divisor=divisor)
@@ -272,4 +287,16 @@ def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - t
     ctx.emit(ev.JourneyEnded(hex=trip.hex, days=trip.day))
 
 
-__all__ = ["check", "end_day", "finish", "rest", "resumed", "reveal_lost", "route", "start", "the_map", "weather"]
+__all__ = [
+    "check",
+    "check_true_hex",
+    "end_day",
+    "finish",
+    "rest",
+    "resumed",
+    "reveal_lost",
+    "route",
+    "start",
+    "the_map",
+    "weather",
+]

@@ -16,6 +16,7 @@ from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import (
     INTERNAL,
     CheckWandering,
+    CheckWanderingTrueHex,
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
     RollWeather,
@@ -74,16 +75,21 @@ def unsure(event: Event) -> bool:
 HEADING_EVERY_DAY_SINCE = 2
 #: the schema version of ``travel.search_rolled`` since which the dvdm table rolls a die for every hidden feature
 MAP_DICE_SINCE = 2
+#: the schema version of ``travel.wandering_checked`` since which the check reads the hex the party believes it is in
+BELIEVED_HEX_SINCE = 2
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a lost check before
-    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, and a search before
-    ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone."""
+    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, a search before
+    ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, and a
+    wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.SearchRolled) and version < MAP_DICE_SINCE:
         return SearchRollHexDice(guide=event.guide)
+    if isinstance(event, ev.WanderingChecked) and version < BELIEVED_HEX_SINCE:
+        return CheckWanderingTrueHex()
     return command_for(event)
 
 
@@ -96,7 +102,7 @@ def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard s
         msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
         raise RuleRefusedError(msg)
     if isinstance(command, INTERNAL):
-        what = "search" if isinstance(command, SearchRollHexDice) else "route"
+        what = {SearchRollHexDice: "search", CheckWanderingTrueHex: "check"}.get(type(command), "route")
         msg = f"'{spoken(command)}' is the audit's, re-running a {what} an older release recorded"
         msg += f"; use hexlog travel {what}"
         raise RuleRefusedError(msg)

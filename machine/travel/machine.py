@@ -94,8 +94,8 @@ class TravelModel(Model):
         return not isinstance(step, str) or self.refuse(step)
 
     def can_search(self) -> bool:
-        """The points left pay for the search."""
-        place = self.the_map.hex(self.trip.hex)
+        """The points left pay for the search (of the hex the party believes it is in)."""
+        place = terrain.seen(self.the_map, self.trip)
         cost = terrain.search_cost(self.rules, place) if place is not None else 0
         return cost <= self.trip.tp or self.refuse(f"searching here costs {cost} travel points; {self.trip.tp} left")
 

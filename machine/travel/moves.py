@@ -1,8 +1,11 @@
 """The steps of the day's travel: moving hex by hex, searching a hex, and the forced march.
 
-A move spends the true next hex's cost (§4.8-4.9) and records two facts: ``Moved`` (what the party
+A move spends the next hex's cost (§4.8-4.9) and records two facts: ``Moved`` (what the party
 sees: the hex it believes it entered, the points left) and ``TruePosition`` (the referee's). A lost
-party that reaches the hex where it expected a landmark, and is not there, learns it is lost.
+party that reaches the hex where it expected a landmark, and is not there, learns it is lost. Until
+it learns it, it spends its points as it believes it travels: a move costs the hex it believes it
+enters, a search the hex it believes it searches (``terrain.seen``), so that nothing the players see
+tells them the terrain of the hex they are truly in (§4.12: they do not know they are lost).
 
 The hidden features of the hex come from the referee's key keeper (the log holds only their
 commitments; the audit's keeper holds those the log opened). The search roll is the referee's secret
@@ -47,6 +50,13 @@ def here(ctx: StepContext) -> Hex:
     return place
 
 
+def seen(ctx: StepContext) -> Hex:
+    """The hex the party believes it is in, whose terrain decides what the players see (``terrain.seen``)."""
+    place = terrain.seen(the_map(ctx), journey(ctx))
+    assert place is not None  # noqa: S101 - the party only enters hexes of the map
+    return place
+
+
 def move(ctx: StepContext, command: c.Move) -> None:
     """Enter hexes along the route while the points pay for the next one (at most ``hexes``)."""
     moved = 0
@@ -71,10 +81,10 @@ def move(ctx: StepContext, command: c.Move) -> None:
 
 
 def search(ctx: StepContext, command: c.SearchHex) -> None:
-    """Spend the hex's cost again, then roll the search table in secret; a success reveals a feature."""
+    """Spend the cost of the hex the party believes it is in again, then roll the search table in secret for the hex
+    it truly is in; a success reveals a feature."""
     trip = journey(ctx)
-    place = here(ctx)
-    cost = terrain.search_cost(ctx.rules, place)
+    cost = terrain.search_cost(ctx.rules, seen(ctx))
     ctx.emit(ev.Searched(cost=cost, travel_points=trip.tp - cost, guide=command.guide))
     search_roll(ctx, c.SearchRoll(guide=command.guide))
 

@@ -4,6 +4,12 @@ Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9
 Roads and tracks: entering a hex along a road (both hexes have one) costs the road's points, and a
 track likewise. The OD&D p.18 table has no road: a party on a road hex is never lost under either
 source (the Dolmenwood road row, §4.8); its encounter chance is the terrain's under odd_p18.
+
+A party that is lost and does not know it believes it is in another hex than its true one: everything
+the players see of its day is decided by the hex it believes it is in (``seen``): the cost of a move and
+of a search, mounts led on foot, where the map ends, the wandering check's row. Its true hex's terrain
+decides only what the referee keeps (the true position, what a search finds there); a true hex off the
+map or barred to its mounts or vehicles stops the move, and the referee decides what the party sees.
 """
 
 from __future__ import annotations
@@ -106,9 +112,16 @@ def true_route(declared: tuple[str, ...], heading: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def seen(the_map: MapState, trip: TravelState) -> Hex | None:
+    """The hex whose terrain decides what the players see of the day: the one the party believes it is in (its true
+    hex, unless it is lost and does not know it); the true hex where the believed one is not on the map."""
+    return the_map.hex(trip.believed) or the_map.hex(trip.hex)
+
+
 @attrs.frozen(kw_only=True)
 class Step:
-    """The next hex of the route: where the party truly goes, where it believes it goes, at what cost."""
+    """The next hex of the route: where the party truly goes, where it believes it goes, at what cost (the believed
+    hex's: the party spends its points as it believes it travels), its mounts led on foot there."""
 
     heading: str
     true_hex: str
@@ -117,25 +130,55 @@ class Step:
     led: bool = False
 
 
-def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
-    """The next hex, or why the party cannot move into it now."""
+def _barred(rules: Ruleset, trip: TravelState, place: Hex, name: str) -> str | None:
+    """Why the party's mounts or vehicles cannot enter a hex (None: they can)."""
+    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
+    if access is None or place.road or place.track:
+        return None
+    if trip.vehicles and access.vehicles == "no":
+        return f"vehicles cannot enter {place.terrain} ({name})"
+    if trip.mounted and access.mounts == "no":
+        return f"mounts cannot enter {place.terrain} ({name})"
+    return None
+
+
+def ahead(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
+    """The next hex of the route as the party sees it, whatever the points left (or why it cannot go there): the
+    believed hex must be on the map and open to the party, and its cost is what the move spends."""
     if not trip.route:
         return "the declared route is travelled; search, force the march, or check for wanderers"
-    heading = trip.true_route[0] if trip.true_route else trip.route[0]
-    target = grid.neighbour(trip.hex, heading)
-    place = the_map.hex(target) if target is not None else None
-    if target is None or place is None:
-        return f"the map ends there ({heading} of {trip.hex}); the day's travel stops"
-    cost = entry_cost(rules, the_map.hex(trip.hex), place)
+    heading = trip.route[0]
+    believed = grid.neighbour(trip.believed, heading)
+    place = the_map.hex(believed) if believed is not None else None
+    if believed is None or place is None:
+        return f"the map ends there ({heading} of {trip.believed}); the day's travel stops"
+    barred = _barred(rules, trip, place, believed)
+    if barred is not None:
+        return barred
     access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
-    led = False
-    if access is not None and not (place.road or place.track):
-        if trip.vehicles and access.vehicles == "no":
-            return f"vehicles cannot enter {place.terrain} ({target})"
-        if trip.mounted and access.mounts == "no":
-            return f"mounts cannot enter {place.terrain} ({target})"
-        led = trip.mounted and access.mounts == "led"
-    if cost > trip.tp:
-        return f"entering {target} costs {cost} travel points; {trip.tp} left"
-    believed = grid.neighbour(trip.believed, trip.route[0]) or trip.believed
-    return Step(heading=trip.route[0], true_hex=target, believed=believed, cost=cost, led=led)
+    led = access is not None and not (place.road or place.track) and trip.mounted and access.mounts == "led"
+    true_heading = trip.true_route[0] if trip.true_route else heading
+    target = grid.neighbour(trip.hex, true_heading) or ""
+    cost = entry_cost(rules, the_map.hex(trip.believed), place)
+    return Step(heading=heading, true_hex=target, believed=believed, cost=cost, led=led)
+
+
+def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
+    """The next hex, or why the party cannot move into it now."""
+    step = ahead(rules, the_map, trip)
+    if isinstance(step, str):
+        return step
+    if step.cost > trip.tp:
+        return f"entering {step.believed} costs {step.cost} travel points; {trip.tp} left"
+    truly = the_map.hex(step.true_hex) if step.true_hex else None
+    if truly is None:
+        heading = trip.true_route[0] if trip.true_route else step.heading
+        where = f"{step.true_hex}, which is not on the map" if step.true_hex else "the edge of the grid"
+        return (
+            f"the party is lost: it would truly go {heading} of {trip.hex} into {where}; draw it, or tell the party "
+            "it is lost (hexlog travel reveal-lost)"
+        )
+    barred = _barred(rules, trip, truly, step.true_hex)
+    if barred is not None:
+        return f"the party is lost, and truly {barred}; tell it it is lost (hexlog travel reveal-lost), or stop here"
+    return step

@@ -4,13 +4,15 @@ Seeded runs put unique canary strings in secret rolls' purposes and in hidden fe
 the map, record every byte a player's token receives after each step (state, timeline, events,
 stream, export, audit, map, receipt, campaigns, and refusals), and check that no canary appears
 before its reveal: a secret roll's when its session closes, a hidden feature's when the map is revealed.
-A pursuit's flight during a journey is read the same way: its heading leads to the party's true hex.
+A pursuit's flight during a journey is read the same way: its heading leads to the party's true hex; and so is a
+lost party's day, whose costs and rows are those of the hex it believes it is in, never of its true hex's terrain.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 
@@ -23,6 +25,7 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine.castle import commands as ca
+from hexlog.machine.encounter import commands as en
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, SetHex
 from hexlog.machine.keeper import FileKeeper, key_file_for
@@ -252,6 +255,89 @@ def test_a_flight_heading_reaches_a_player_only_when_the_session_ends(serve, tmp
         revealed = [e["data"] for e in shown if e["type"] == "hexlog.pursuit.heading_rolled" and not e.get("redacted")]
         assert revealed == [heading]
         assert f"truly flees {heading['heading']}".encode() in _player_bytes(client, "main", player)
+
+
+#: house rules under which a party in the open (a meadow) is always lost, and truly heads NE
+ALWAYS_LOST_NORTH_EAST = {
+    "tables": {
+        "lost_encounter": {"odd_p18": {"clear": {"lost": [1, 2, 3, 4, 5, 6], "encounter": [6]}}},
+        "lost_direction": {"faces": ["NE"] * 6},
+    }
+}
+
+
+def _lost_in_a_meadow_db(db) -> None:
+    """Campaigns main and other; in main a party sets out from the meadow 2,3, is lost, and moves N into the bog it
+    believes is 2,2 (3 points to enter and to search, the OD&D swamp row), truly into the meadow 3,2 (2 points, the
+    clear row); it searches there and checks for wanderers (an encounter met is cancelled)."""
+    store = SQLiteStore(db)
+    handler = Handler(store, FileKeeper(key_file_for(db)))
+    for campaign, rules in (("main", ALWAYS_LOST_NORTH_EAST), ("other", {})):
+        handler.execute(campaign, c.StartCampaign(ruleset="explore", overrides=rules))
+        handler.execute(campaign, c.OpenSession())
+    handler.execute("main", c.AddMember(name="Ann"))
+    for col in range(5):
+        for row in range(5):
+            handler.execute("main", SetHex(hex=f"{col},{row}", terrain="bog" if (col, row) == (2, 2) else "meadow"))
+    for command in (
+        tr.StartJourney(hex="2,3"),
+        tr.RollWeather(weather="overcast"),
+        tr.DeclareRoute(headings=("N",)),
+        tr.Move(),
+        tr.SearchHex(),
+        tr.CheckWandering(),
+    ):
+        handler.execute("main", command)
+    if "encounter" in handler.load("main").procedures:
+        handler.execute("main", en.CancelEncounter(reason="not met"))
+    store.close()
+
+
+#: what a player's bytes would hold of the meadow the lost party is truly in: its cost (2, in the event and the
+#: timeline), the points it leaves (6 after the move, 4 after the search), its row (clear), the true hex's lines
+TRUE_MEADOW = (
+    rb'"cost": ?2\b',
+    rb'"travel_points": ?[64]\b',
+    rb"\(2 TP",
+    rb"\b[64] left\b",
+    rb"left today 4\b",
+    rb'"row": ?"clear"',
+    rb"wandering check \(clear",
+    rb"truly in",
+    rb"it is in 3,2",
+)
+
+
+def test_a_lost_party_s_costs_and_rows_reach_a_player_as_the_believed_hex_s_until_it_learns_it_is_lost(serve, tmp_path):
+    """The party believes it is in the bog 2,2 and is truly in the meadow 3,2, whose terrain costs less: no read of a
+    player's tells the meadow's cost, the points it would leave or its row (every one tells the bog's); the referee
+    reads the truth, and a player reads where the party is once it learns it is lost."""
+    _lost_in_a_meadow_db(tmp_path / "hexlog.db")
+    served = serve()
+    player, referee = served.headers("player"), served.headers("referee")
+    with served.client() as client:
+        truly = [
+            e["data"]
+            for e in client.get("/campaigns/main/events", headers=referee).json()["events"]
+            if e["type"] == "hexlog.travel.true_position"
+        ]
+        assert truly == [{"hex": "3,2", "lost": True, "terrain": "meadow"}]
+        # the check can fail: the referee's own reads hold the true hex
+        assert b"truly in 3,2 (meadow) - lost" in client.get("/campaigns/main/timeline", headers=referee).content
+        seen = _player_bytes(client, "main", player)
+        shown = client.get("/campaigns/main/events", headers=player).json()["events"]
+        moved = [e["data"] for e in shown if e["type"] == "hexlog.travel.moved"]
+        searched = [e["data"] for e in shown if e["type"] == "hexlog.travel.searched"]
+        assert [(m["believed"], m["cost"], m["travel_points"]) for m in moved] == [("2,2", 3, 5)]
+        assert [(s["cost"], s["travel_points"]) for s in searched] == [(3, 2)]
+        (checked,) = [e["data"] for e in shown if e["type"] == "hexlog.travel.wandering_checked"]
+        assert (checked["row"], checked["encounter_on"]) == ("swamp", [4, 5, 6])
+        assert b"travel points left today 2" in seen
+        leaked = [pattern for pattern in TRUE_MEADOW if re.search(pattern, seen)]
+        assert not leaked, leaked
+        told = client.post("/campaigns/main/travel/reveal-lost", headers=referee, json={"reason": "no bog here"})
+        assert told.status_code == 200, told.text
+        assert b"the party knows it is lost: no bog here; it is in 3,2" in _player_bytes(client, "main", player)
 
 
 def _passing_db(db) -> str:
