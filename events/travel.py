@@ -68,13 +68,17 @@ class RouteDeclared(Event):
 @attrs.frozen(kw_only=True)
 class LostChecked(Event):
     """The referee's secret lost check at the day's start, and the true heading when lost (its die rolled every day,
-    lost or not, since version 2: a heading rolled only when lost told the players so)."""
+    lost or not, since version 2: a heading rolled only when lost told the players so).
+
+    Since version 3 each source reads a road its own way (the OD&D table, which has no road row, the terrain's row;
+    Dolmenwood's its road row) and fog, a blizzard and darkness raise a road's chance too: before, a road hex read
+    Dolmenwood's road row under either source and was never lost, whatever the weather or the darkness."""
 
     type_name: ClassVar[str] = "travel.lost_checked"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: the row of the lost table read (an OD&D row, a Dolmenwood difficulty, road or track)
     row: str
-    #: the totals that mean lost, after weather and darkness
+    #: the totals that mean lost, after weather and darkness (a road's too, since version 3)
     lost_on: tuple[int, ...]
     lost: bool
     #: the true heading (lost) or the declared one
@@ -91,6 +95,11 @@ class LostChecked(Event):
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 rolled the heading's die only when the party was lost: its data reads as version 2 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 read a road hex as Dolmenwood's road, never lost: its data reads as version 3 unchanged."""
         return dict(data)
 
 

@@ -7,10 +7,12 @@ the true hex's would tell the players where they are (``travel.moved``, ``travel
 ``travel.wandering_checked`` version 2). Two journeys whose true hexes differ in terrain, and nothing else, show a
 player the same thing. The referee sees the truth; so do the players once the party learns it is lost.
 
-``tests/golden/lost-day-v1.jsonl`` was written by hexlog at commit 22fbbf3: on its second day a party lost in fog
-moves into meadows it believes are bogs, paying the meadows' 2 points, searches at the meadow's cost, and its
-wandering check reads the meadow's row (clear, on 6) and meets an encounter. It still audits VERIFIED, its
-wandering check re-run on the true hex's row as its release made it, and exports byte for byte.
+``tests/golden/lost-day-v1.jsonl`` was written by hexlog at commit 22fbbf3: on its first day the party sets out
+from a road through a swamp, in fog by night, and its lost check reads the Dolmenwood road row (never lost) though
+the OD&D source is in force (``travel.lost_checked`` version 2); on its second day, lost in fog, it moves into
+meadows it believes are bogs, paying the meadows' 2 points, searches at the meadow's cost, and its wandering check
+reads the meadow's row (clear, on 6) and meets an encounter. It still audits VERIFIED, each check re-run as its
+release made it, and exports byte for byte.
 """
 
 from __future__ import annotations
@@ -267,3 +269,22 @@ class TestALogOfVersion1:
         trip.lost("N")
         with pytest.raises(RuleRefusedError, match="re-running a check an older release recorded; use hexlog travel"):
             trip.run(t.CheckWanderingTrueHex())
+
+    def test_its_road_check_is_re_run_as_its_release_made_it(self) -> None:
+        """Day 1 read the road as never lost (version 2); today's rules read the swamp, lost on 1-6 in fog by night:
+        the audit re-runs the check as recorded, and a check that says the party was lost is a finding."""
+        events = self.events()
+        schemas = [json.loads(line)["schemaversion"] for line in self.lines()]
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.LostChecked))
+        assert (events[at].row, events[at].lost_on, events[at].lost, schemas[at]) == ("road", (), False, 2)
+        assert check_decision_events(events, schemas=schemas).issues == ()
+        as_today = [*schemas[:at], ev.LostChecked.schema_version, *schemas[at + 1 :]]
+        assert [i.at for i in check_decision_events(events, schemas=as_today).issues][:1] == [at]
+        forged = attrs.evolve(events[at], lost=True)
+        issues = check_decision_events([*events[:at], forged, *events[at + 1 :]], schemas=schemas).issues
+        assert [i.at for i in issues][:1] == [at]
+
+    def test_the_audits_command_for_an_old_road_check_is_refused_to_the_referee(self) -> None:
+        trip = Journey("meadow")
+        with pytest.raises(RuleRefusedError, match="re-running a route an older release recorded; use hexlog travel"):
+            trip.run(t.DeclareRouteRoadNeverLost(headings=("N",)))

@@ -108,13 +108,30 @@ class TestLostRanges:
             trip2.run(t.RollWeather(weather=weather))
             assert not only(trip2.run(t.DeclareRoute(night=night), top + 1, 1), ev.LostChecked).lost
 
-    @pytest.mark.parametrize("source", ["odd_p18", "dolmenwood"])
-    def test_a_road_is_never_lost_even_in_fog_by_night(self, source: str) -> None:
-        trip = Trip({"1,1": {"terrain": "swamp", "road": True}}, options={"lost_encounter_source": source})
+    @pytest.mark.parametrize(
+        ("source", "way", "sky", "read"),
+        [
+            ("odd_p18", "road", ("clear", False), ("swamp", (1, 2, 3))),
+            ("odd_p18", "road", ("fog", True), ("swamp", (1, 2, 3, 4, 5, 6))),
+            ("odd_p18", "track", ("clear", False), ("swamp", (1, 2, 3))),
+            ("dolmenwood", "road", ("clear", False), ("road", ())),
+            ("dolmenwood", "road", ("fog", False), ("road", (1,))),
+            ("dolmenwood", "road", ("clear", True), ("road", (1, 2))),
+            ("dolmenwood", "road", ("blizzard", True), ("road", (1, 2, 3))),
+            ("dolmenwood", "track", ("clear", False), ("track", (1,))),
+            ("dolmenwood", "track", ("fog", True), ("track", (1, 2, 3, 4))),
+        ],
+    )
+    def test_each_source_reads_a_road_its_own_way_and_fog_and_darkness_raise_it(self, source, way, sky, read) -> None:
+        """OD&D p.18 has no road or track row: a road through a swamp reads the swamp (lost on 1-3). Dolmenwood's road
+        is never lost in clear weather by day; fog (+1) and darkness (+2) raise its none as any chance (§4.7, A20)."""
+        weather, night = sky
+        trip = Trip({"1,1": {"terrain": "swamp", way: True}}, options={"lost_encounter_source": source})
         trip.run(t.StartJourney(hex="1,1"))
-        trip.run(t.RollWeather(weather="fog"))
-        checked = only(trip.run(t.DeclareRoute(night=True), 1, 1), ev.LostChecked)
-        assert (checked.row, checked.lost_on, checked.lost) == ("road", (), False)
+        trip.run(t.RollWeather(weather=weather))
+        face = max(read[1], default=1)
+        checked = only(trip.run(t.DeclareRoute(night=night), face, 1), ev.LostChecked)
+        assert (checked.row, checked.lost_on, checked.lost) == (*read, bool(read[1]))
 
     def test_the_lost_roll_is_secret_and_made_for_the_party(self) -> None:
         trip = Trip(meadows())

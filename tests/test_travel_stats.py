@@ -50,7 +50,7 @@ def test_the_lost_rate_of_each_terrain(source: str, terrain_name: str, weather: 
     rules = rules_for(source)
     place = Hex(terrain=terrain_name)
     flags = tuple((rules.part(WildernessTables).weather_flags or {})[weather])
-    _, chances = terrain.row(rules, place, lost=True)
+    _, chances = terrain.row(rules, place)
     lost_on = terrain.lost_range(rules, chances.lost, weather, flags, night=night)
     lost = sum(terrain.is_lost(total, lost_on) for total in totals("travel.lost"))
     rate_check(lost, len(lost_on) / 6)
@@ -61,16 +61,16 @@ def test_the_lost_rate_of_each_terrain(source: str, terrain_name: str, weather: 
 def test_the_encounter_rate_of_each_terrain(source: str, terrain_name: str) -> None:
     """20,000 wandering checks per terrain meet monsters at the row's rate."""
     rules = rules_for(source)
-    _, chances = terrain.row(rules, Hex(terrain=terrain_name), lost=False)
+    _, chances = terrain.row(rules, Hex(terrain=terrain_name))
     met = sum(total in chances.encounter for total in totals("travel.wandering"))
     rate_check(met, len(chances.encounter) / 6)
 
 
 def test_the_known_rates_of_a_few_rows() -> None:
     """The rows read are those of §4.7-4.8: swamp 3-in-6 lost and 3-in-6 encounter (OD&D), hills 1-in-6 (Dolmenwood)."""
-    assert terrain.row(rules_for("odd_p18"), Hex(terrain="swamp"), lost=True)[1].lost == (1, 2, 3)
-    assert terrain.row(rules_for("odd_p18"), Hex(terrain="swamp"), lost=False)[1].encounter == (4, 5, 6)
-    assert terrain.row(rules_for("dolmenwood"), Hex(terrain="hills"), lost=False)[1].encounter == (1,)
+    assert terrain.row(rules_for("odd_p18"), Hex(terrain="swamp"))[1].lost == (1, 2, 3)
+    assert terrain.row(rules_for("odd_p18"), Hex(terrain="swamp"))[1].encounter == (4, 5, 6)
+    assert terrain.row(rules_for("dolmenwood"), Hex(terrain="hills"))[1].encounter == (1,)
 
 
 def test_the_lost_heading_is_uniform() -> None:

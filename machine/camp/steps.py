@@ -87,7 +87,7 @@ def _from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
     found = ctx.state(MAP)
     place = seen(found, trip) if isinstance(found, MapState) else None
     if not terrain and place is not None:
-        terrain = row(ctx.rules, place, lost=False)[0]
+        terrain = row(ctx.rules, place)[0]
     return attrs.evolve(command, weather=weather, winter=winter, terrain=terrain)
 
 

@@ -312,7 +312,7 @@ def _rest_chances(ctx: StepContext, terrain: str) -> tuple[int, ...]:
     trip = _journey(ctx)
     place = _map(ctx).hex(trip.hex) if trip is not None else None
     if place is not None:
-        return travel_terrain.row(ctx.rules, place, lost=False)[1].encounter
+        return travel_terrain.row(ctx.rules, place)[1].encounter
     row = chances.get(source.value, {}).get(terrain)
     return row.encounter if row is not None else ()
 

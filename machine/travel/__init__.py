@@ -30,6 +30,7 @@ TRAVEL = Procedure(
         c.RollWeather: day.weather,
         c.DeclareRoute: day.route,
         c.DeclareRouteHeadingWhenLost: day.route_heading_when_lost,
+        c.DeclareRouteRoadNeverLost: day.route_road_never_lost,
         c.Move: moves.move,
         c.SearchHex: moves.search,
         c.SearchRoll: moves.search_roll,

@@ -36,7 +36,18 @@ class DeclareRoute(Command):
 @attrs.frozen(kw_only=True)
 class DeclareRouteHeadingWhenLost(Command):
     """Issued by the audit, never by a user: a route declared before ``travel.lost_checked`` version 2, whose
-    releases rolled the true heading's die only when the party was lost, is re-run as they ran it."""
+    releases rolled the true heading's die only when the party was lost (and read a road as never lost), is re-run
+    as they ran it."""
+
+    headings: tuple[str, ...] = arg((), help="the headings, in order", positional=True)
+    night: bool = arg(False, help="travelling in darkness")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
+class DeclareRouteRoadNeverLost(Command):
+    """Issued by the audit, never by a user: a route declared before ``travel.lost_checked`` version 3, whose releases
+    read a road hex as Dolmenwood's road (never lost, whatever the source, the weather or the darkness), is re-run
+    as they ran it."""
 
     headings: tuple[str, ...] = arg((), help="the headings, in order", positional=True)
     night: bool = arg(False, help="travelling in darkness")  # noqa: FBT003 - a default
@@ -125,4 +136,10 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives
-INTERNAL = (SearchRoll, SearchRollHexDice, DeclareRouteHeadingWhenLost, CheckWanderingTrueHex)
+INTERNAL = (
+    SearchRoll,
+    SearchRollHexDice,
+    DeclareRouteHeadingWhenLost,
+    DeclareRouteRoadNeverLost,
+    CheckWanderingTrueHex,
+)

@@ -109,23 +109,36 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
 
 def route(ctx: StepContext, command: c.DeclareRoute) -> None:
     """Record the route, then the referee's secret lost check and the die of the true heading, which decides it when
-    the party is lost (§4.12): rolled every day, so that its secret roll does not tell the players they are lost."""
+    the party is lost (§4.12): rolled every day, so that its secret roll does not tell the players they are lost.
+    The check reads the row of the hex the party is in under the source in force, widened by fog or a blizzard and
+    by darkness (§4.7, A20), a road's included."""
     _route(ctx, command.headings, night=command.night, heading_always=True)
 
 
 def route_heading_when_lost(ctx: StepContext, command: c.DeclareRouteHeadingWhenLost) -> None:
     """A route as releases before ``travel.lost_checked`` version 2 recorded it: the heading's die rolled only when
-    the party was lost (the audit re-runs such a route with this)."""
-    _route(ctx, command.headings, night=command.night, heading_always=False)
+    the party was lost, and a road never lost (the audit re-runs such a route with this)."""
+    _route(ctx, command.headings, night=command.night, heading_always=False, road_never_lost=True)
 
 
-def _route(ctx: StepContext, declared: tuple[str, ...], *, night: bool, heading_always: bool) -> None:
+def route_road_never_lost(ctx: StepContext, command: c.DeclareRouteRoadNeverLost) -> None:
+    """A route as releases before ``travel.lost_checked`` version 3 recorded it: a party on a road hex read Dolmenwood's
+    road row under either source, and its empty range stayed empty in fog and darkness (the audit re-runs such a
+    route with this)."""
+    _route(ctx, command.headings, night=command.night, heading_always=True, road_never_lost=True)
+
+
+def _route(
+    ctx: StepContext, declared: tuple[str, ...], *, night: bool, heading_always: bool, road_never_lost: bool = False
+) -> None:
     trip = journey(ctx)
     headings = tuple(grid.heading(h) for h in declared)
     ctx.emit(ev.RouteDeclared(headings=headings, night=night))
     place = here(ctx)
-    name, chances = terrain.row(ctx.rules, place, lost=True)
+    name, chances = (terrain.road_row if road_never_lost else terrain.row)(ctx.rules, place)
     lost_on = terrain.lost_range(ctx.rules, chances.lost, trip.weather, trip.flags, night=night)
+    if road_never_lost and not chances.lost:
+        lost_on = ()  # before version 3 an empty range stayed empty whatever the weather or the darkness
     rolled = ctx.roll("1d6", "travel.lost", made_for="party", visibility=Visibility.REFEREE)
     lost = terrain.is_lost(rolled.total, lost_on)
     nonces: tuple[int, ...] = (rolled.nonce,)
@@ -183,7 +196,7 @@ def _check(ctx: StepContext, place: Hex, *, follow: bool = False) -> None:
             meet = waterborne or rolled[1].total in on
             setting = "waterborne" if waterborne else setting
     else:
-        name, chances = terrain.row(ctx.rules, place, lost=False)
+        name, chances = terrain.row(ctx.rules, place)
         on = chances.encounter
         rolled = [ctx.roll("1d6", "travel.wandering")]
         meet = rolled[0].total in on
@@ -296,6 +309,8 @@ __all__ = [
     "resumed",
     "reveal_lost",
     "route",
+    "route_heading_when_lost",
+    "route_road_never_lost",
     "start",
     "the_map",
     "weather",

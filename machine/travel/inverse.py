@@ -19,6 +19,7 @@ from hexlog.machine.travel.commands import (
     CheckWanderingTrueHex,
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
+    DeclareRouteRoadNeverLost,
     RollWeather,
     SearchRoll,
     SearchRollHexDice,
@@ -73,6 +74,9 @@ def unsure(event: Event) -> bool:
 
 #: the schema version of ``travel.lost_checked`` since which the true heading's die is rolled every day
 HEADING_EVERY_DAY_SINCE = 2
+#: the schema version of ``travel.lost_checked`` since which each source reads a road its own way (and fog and
+#: darkness raise a road's lost chance)
+ROAD_BY_SOURCE_SINCE = 3
 #: the schema version of ``travel.search_rolled`` since which the dvdm table rolls a die for every hidden feature
 MAP_DICE_SINCE = 2
 #: the schema version of ``travel.wandering_checked`` since which the check reads the hex the party believes it is in
@@ -81,11 +85,14 @@ BELIEVED_HEX_SINCE = 2
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a lost check before
-    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, a search before
+    ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, and one before version
+    3 read a road hex as Dolmenwood's road whatever the source, never lost in fog or darkness; a search before
     ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, and a
     wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
+    if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
+        return DeclareRouteRoadNeverLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.SearchRolled) and version < MAP_DICE_SINCE:
         return SearchRollHexDice(guide=event.guide)
     if isinstance(event, ev.WanderingChecked) and version < BELIEVED_HEX_SINCE:

@@ -51,7 +51,12 @@ class WildernessOptions:
     section: ClassVar[str] = "options"
 
     lost_encounter_source: LostSource = rule(
-        LostSource.ODD_P18, help="A21 (§4.8): lost and encounter chances from odd_p18 (OD&D U&WA p.18) or dolmenwood."
+        LostSource.ODD_P18,
+        help=(
+            "A21 (§4.8): lost and encounter chances from odd_p18 (OD&D U&WA p.18) or dolmenwood. Each reads a road "
+            "its own way: odd_p18 has no road or track row, so such a hex reads its terrain's row (a road through a "
+            "swamp is lost on 1-3); dolmenwood reads its road row (never lost in clear weather by day) and track row."
+        ),
     )
     night_encounter_check: bool = rule(
         True,  # noqa: FBT003 - a default
@@ -225,7 +230,12 @@ class TravelTables:
 
     travel_points: TravelPoints | None = rule(None, help="§4.6 travel points per day (C1 [DVDM]).")
     lost_modifiers: dict[str, int] | None = rule(
-        None, help="§4.7 the lost range grows by these in fog, blizzard or darkness (night travel, A20)."
+        None,
+        help=(
+            "§4.7 the lost range grows by these in fog, blizzard or darkness (night travel, A20). They raise every "
+            "row's range, a Dolmenwood road's none included (the seed and REFERENCE name no exception: a road in fog "
+            "is lost on 1, by night on 1-2, both on 1-3)."
+        ),
     )
     afloat: Afloat | None = rule(None, help="§4.7 ships continuously afloat.")
     lost_direction: LostDirection | None = rule(None, help="§4.12 the true heading of a lost party, by d6 face.")

@@ -1,9 +1,11 @@
 """What the map's terrain means for the travel day: costs, lost and encounter rows, the next hex.
 
-Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9, A21, A23).
+Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9, A20, A21, A23).
 Roads and tracks: entering a hex along a road (both hexes have one) costs the road's points, and a
-track likewise. The OD&D p.18 table has no road: a party on a road hex is never lost under either
-source (the Dolmenwood road row, §4.8); its encounter chance is the terrain's under odd_p18.
+track likewise. Each source of lost and encounter chances reads its own table (option
+``lost_encounter_source``): Dolmenwood's has a road row (never lost, in clear weather by day) and a
+track row; the OD&D p.18 table has neither, so under ``odd_p18`` a road or track hex reads its
+terrain's row. Fog or a blizzard, and darkness, raise every lost chance (§4.7), a road's included.
 
 A party that is lost and does not know it believes it is in another hex than its true one: everything
 the players see of its day is decided by the hex it believes it is in (``seen``): the cost of a move and
@@ -61,13 +63,11 @@ def _track(start: Hex | None, place: Hex) -> bool:
     return start is not None and (start.road or start.track) and (place.road or place.track)
 
 
-def row(rules: Ruleset, place: Hex, *, lost: bool) -> tuple[str, Chances]:
-    """The row of the lost and encounter table a hex reads (lost check or wandering check), and its faces."""
+def row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
+    """The row of the lost and encounter table a hex reads, and its faces, under the source in force: Dolmenwood's
+    road, track or difficulty; the OD&D row of the hex's terrain under odd_p18, which has no road or track row."""
     chances = rules.part(WildernessTables).lost_encounter or {}
     source = rules.part(WildernessOptions).lost_encounter_source
-    dolmenwood = chances.get(LostSource.DOLMENWOOD.value, {})
-    if lost and place.road and "road" in dolmenwood:
-        return "road", dolmenwood["road"]
     if source is LostSource.DOLMENWOOD:
         name = "road" if place.road else "track" if place.track else difficulty(rules, place)
     else:
@@ -76,13 +76,21 @@ def row(rules: Ruleset, place: Hex, *, lost: bool) -> tuple[str, Chances]:
     return name, found if found is not None else Chances(lost=(), encounter=())
 
 
+def road_row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
+    """The row a lost check read before ``travel.lost_checked`` version 3: a road hex read Dolmenwood's road row
+    (never lost) whatever the source in force; any other hex its source's row (the audit re-runs such checks)."""
+    dolmenwood = (rules.part(WildernessTables).lost_encounter or {}).get(LostSource.DOLMENWOOD.value, {})
+    if place.road and "road" in dolmenwood:
+        return "road", dolmenwood["road"]
+    return row(rules, place)
+
+
 def lost_range(
     rules: Ruleset, faces: tuple[int, ...], weather: str, flags: tuple[str, ...], *, night: bool
 ) -> tuple[int, ...]:
     """The lost faces after weather and darkness (§4.7, A20): the seed's fog/blizzard modifier, else the
-    poor-visibility flag, never both; an empty range (a road) stays empty."""
-    if not faces:
-        return ()
+    poor-visibility flag, never both, then darkness. They raise every row's chance, a road's none included (none
+    in fog is 1-in-6): the seed names no exception."""
     tables = rules.part(TravelTables)
     mods = tables.lost_modifiers or {}
     effects = tables.weather_effects
@@ -91,7 +99,7 @@ def lost_range(
         widen = effects.poor_visibility_lost
     if night:
         widen += mods.get("darkness", 0)
-    top = max(faces)
+    top = max(faces, default=0)
     return tuple(sorted(set(faces) | set(range(top + 1, min(FACES, top + widen) + 1))))
 
 
