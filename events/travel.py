@@ -242,6 +242,7 @@ class DayEnded(Event):
     day: int
     hexes: int
     unused: int
+    #: with ``carry_partial_hex``, the points spent on an unfinished hex, which count next day (A22)
     carried: int = 0
     #: a wandering check in camp follows tonight (A19)
     night_check: bool = True

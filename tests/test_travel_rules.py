@@ -246,6 +246,67 @@ class TestCosts:
             trip.run(t.Move())
 
 
+CARRY = {"carry_partial_hex": True}
+#: a meadow at 1,3, then north a bog (3), a thorny forest (4) and a swamp (4)
+NORTH = meadows(("1,2", {"terrain": "bog"}), ("1,1", {"terrain": "thorny_forest"}), ("1,0", {"terrain": "swamp"}))
+
+
+class TestCarryPartialHex:
+    """A22 with ``carry_partial_hex``: the points spent on an unfinished hex count next day, and no others."""
+
+    def day(self, trip: Trip, route: tuple[str, ...], move: t.Move | None) -> ev.DayEnded:
+        trip.run(t.DeclareRoute(headings=route), 6, 1)
+        if move is not None:
+            trip.run(move)
+        trip.run(t.CheckWandering(), 1)
+        return only(trip.run(t.EndDay()), ev.DayEnded)
+
+    def test_a_route_declared_and_never_walked_carries_nothing_day_after_day(self) -> None:
+        """8 points, the next hex a bog (3): the party does not move; no point was spent on any hex, so the 8 are
+        lost, and each next day has 8 again, never 16."""
+        trip = Trip(NORTH, speeds=(120,), options=CARRY)
+        trip.run(t.StartJourney(hex="1,3"))
+        for _ in range(3):
+            assert only(trip.run(CLEAR), ev.DayStarted).travel_points == 8
+            ended = self.day(trip, ("N",), None)
+            assert (ended.hexes, ended.unused, ended.carried) == (0, 8, 0)
+
+    def test_the_points_left_short_of_the_next_hex_count_next_day(self) -> None:
+        """Bog 3 and thorny forest 4 leave 1; the swamp next costs 4: the 1 is spent on it and counts next day."""
+        trip = Trip(NORTH, speeds=(120,), options=CARRY)
+        trip.run(t.StartJourney(hex="1,3"))
+        trip.run(CLEAR)
+        ended = self.day(trip, ("N", "N", "N"), t.Move())
+        assert (ended.hexes, ended.unused, ended.carried) == (2, 0, 1)
+        assert only(trip.run(CLEAR), ev.DayStarted).travel_points == 9
+
+    def test_points_that_would_pay_for_the_next_hex_or_a_route_travelled_carry_nothing(self) -> None:
+        """5 left after the bog: the thorny forest (4) was not entered though they paid for it; then a route of one
+        hex travelled: nothing left to walk into."""
+        trip = Trip(NORTH, speeds=(120,), options=CARRY)
+        trip.run(t.StartJourney(hex="1,3"))
+        trip.run(CLEAR)
+        ended = self.day(trip, ("N", "N"), t.Move(hexes=1))
+        assert (ended.hexes, ended.unused, ended.carried) == (1, 5, 0)
+        trip.run(CLEAR)
+        ended = self.day(trip, ("N",), t.Move())
+        assert (ended.hexes, ended.unused, ended.carried) == (1, 4, 0)
+
+    def test_a_lost_party_carries_by_the_hex_it_believes_it_walks_into(self) -> None:
+        """Lost NE through meadows it believes are bogs: 2 left, the next bog (3) is unfinished, so the 2 count next
+        day (the meadow truly next would cost 2, and take them: a carry by it would tell the players)."""
+        bogs = meadows(*((f"2,{row}", {"terrain": "bog"}) for row in range(3)))
+        trip = Trip(bogs, speeds=(120,), options=CARRY)
+        trip.run(t.StartJourney(hex="2,3"))
+        trip.run(CLEAR)
+        trip.run(t.DeclareRoute(headings=("N", "N", "N")), 1, 2)
+        trip.run(t.Move())
+        assert (trip.state.believed, trip.state.hex, trip.state.tp) == ("2,1", "4,2", 2)
+        trip.run(t.CheckWandering(), 1)
+        ended = only(trip.run(t.EndDay()), ev.DayEnded)
+        assert (ended.unused, ended.carried) == (0, 2)
+
+
 class TestSearch:
     @pytest.mark.parametrize(
         ("terrain_name", "face", "found"),

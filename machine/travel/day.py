@@ -266,10 +266,11 @@ def _to_next_day(ctx: StepContext, reason: str) -> None:
 
 
 def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the step signature
-    """The day ends: unused points are lost or carried (A22); the clock runs on to the next day."""
+    """The day ends: unused points are lost, or with ``carry_partial_hex`` those spent on an unfinished hex count next
+    day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day."""
     trip = journey(ctx)
     options = ctx.part(TravelOptions)
-    carried = trip.tp if options.carry_partial_hex and trip.route else 0
+    carried = terrain.unfinished(ctx.rules, the_map(ctx), trip) if options.carry_partial_hex else 0
     ctx.emit(
         ev.DayEnded(
             day=trip.day,

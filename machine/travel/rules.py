@@ -75,7 +75,11 @@ class TravelOptions:
     )
     carry_partial_hex: bool = rule(
         False,  # noqa: FBT003 - a default
-        help="A22: unused travel points are lost at the day's end (false) or carried into an unfinished hex (true).",
+        help=(
+            "A22: unused travel points are lost at the day's end (false), or those spent on an unfinished hex count "
+            "next day (true: the points left when the next hex of the route costs more than them; none when they "
+            "would pay for it or no route is left, so a day's points never carry whole)."
+        ),
     )
     search_table: SearchTable = rule(
         SearchTable.DEFAULT, help="A32 (§4.11): default (1-3 / 1-2 / 1 by difficulty) or dvdm (5-6 per feature)."

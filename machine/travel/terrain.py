@@ -1,6 +1,6 @@
 """What the map's terrain means for the travel day: costs, lost and encounter rows, the next hex.
 
-Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9, A20, A21, A23).
+Pure rules over the map, the journey and the rules in force (REFERENCE §4.7-4.9, A20, A21, A22, A23).
 Roads and tracks: entering a hex along a road (both hexes have one) costs the road's points, and a
 track likewise. Each source of lost and encounter chances reads its own table (option
 ``lost_encounter_source``): Dolmenwood's has a road row (never lost, in clear weather by day) and a
@@ -190,3 +190,10 @@ def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | st
     if barred is not None:
         return f"the party is lost, and truly {barred}; tell it it is lost (hexlog travel reveal-lost), or stop here"
     return step
+
+
+def unfinished(rules: Ruleset, the_map: MapState, trip: TravelState) -> int:
+    """A22: the points spent on an unfinished hex at the day's end: those left when the next hex of the route costs
+    more (the party walks on into it); none when they would pay for it, or no route is left to travel."""
+    step = ahead(rules, the_map, trip)
+    return trip.tp if isinstance(step, Step) and step.cost > trip.tp else 0
