@@ -336,15 +336,19 @@ class EvasionRolled(Event):
 
     ``total`` is 0 when a rule decided without dice (no chance when surprised, say). ``advantage`` (since
     version 2) is the advantage of surprise the chance read: when both sides were surprised neither has it (seed
-    004 1a, OSE §2.2), where before version 2 the party was read as surprised whenever it was.
+    004 1a, OSE §2.2), where before version 2 the party was read as surprised whenever it was. Since version 3 the
+    woods the referee leaves out are, on a journey, those of the hex the party believes it is in: before, a lost
+    party's were its true hex's, which told the players its terrain (the woods are the referee's to give: the audit
+    re-runs every version with those recorded).
     """
 
     type_name: ClassVar[str] = "encounter.evasion_rolled"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     fleeing: Side
     fleeing_count: int
     pursuers_count: int
-    #: the flight is in woods; the party uses magic to get away
+    #: the flight is in woods (on a journey, unless the referee says: the hex the party believes it is in, version
+    #: 3); the party uses magic to get away
     woods: bool = False
     magic: bool = False
     #: who had the advantage of surprise as the chance read it: ``monsters`` (they alone surprised the party: no
@@ -372,6 +376,12 @@ class EvasionRolled(Event):
         elif any(step.startswith("the party surprised the enemy") for step in said):
             advantage = Advantage.PARTY
         return {**data, "advantage": advantage.value}
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 read the woods of the party's true hex on a journey (the same hex unless the party was lost): its
+        data reads as version 3 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

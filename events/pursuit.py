@@ -35,9 +35,13 @@ class Disposition(enum.StrEnum):
 
 @attrs.frozen(kw_only=True)
 class PursuitStarted(Event):
-    """A pursuit of the party began, and the facts it is decided by."""
+    """A pursuit of the party began, and the facts it is decided by.
+
+    Since version 2 the terrain of a pursuit during a journey is that of the hex the party believes it is in: before,
+    a lost party's was its true hex's, which told the players its terrain."""
 
     type_name: ClassVar[str] = "pursuit.started"
+    schema_version: ClassVar[int] = 2
     #: 1 for the campaign's first pursuit, 2 for the next, ...
     number: int
     name: str = ""
@@ -55,7 +59,8 @@ class PursuitStarted(Event):
     pursuers_speed: int
     #: the pursuers are intelligent (the encounter that follows a catch says so)
     intelligent: bool = True
-    #: the terrain row where the pursuit starts (``woods``, ``swamp``, ``clear``, ...)
+    #: the terrain row where the pursuit starts (``woods``, ``swamp``, ``clear``, ...): during a journey, the row of
+    #: the hex the party believes it is in (version 2)
     terrain: str = ""
     party_surprised: bool = False
     #: the party alone surprised the pursuers
@@ -69,21 +74,38 @@ class PursuitStarted(Event):
     #: the encounter it comes from (0: started by the referee)
     encounter: int = 0
 
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the terrain of the party's true hex during a journey (the same hex unless
+        the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
+
 
 @attrs.frozen(kw_only=True)
 class PursuitEvasionRolled(Event):
-    """The party's evasion roll: d100 at most the chance evades; ``total`` 0 when a rule decided without dice."""
+    """The party's evasion roll: d100 at most the chance evades; ``total`` 0 when a rule decided without dice.
+
+    Since version 2 the woods of a pursuit during a journey are those of the hex the party believes it is in: before,
+    a lost party's were its true hex's, which told the players its terrain (the audit re-runs a version 1 roll as its
+    release made it)."""
 
     type_name: ClassVar[str] = "pursuit.evasion_rolled"
+    schema_version: ClassVar[int] = 2
     chance: int
     base: int
     #: how the chance was made, in order
     steps: tuple[str, ...] = ()
     total: int = 0
     evaded: bool
-    #: the terrain row it was rolled in
+    #: the terrain row it was rolled in: during a journey, the row of the hex the party believes it is in (version 2)
     terrain: str = ""
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the terrain of the party's true hex during a journey (the same hex unless
+        the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)
@@ -137,9 +159,14 @@ class PursuitFled(Event):
 
 @attrs.frozen(kw_only=True)
 class CatchRolled(Event):
-    """Faster pursuers try to catch the party: ``caught`` on the faces ``catch_on`` of ``dice``."""
+    """Faster pursuers try to catch the party: ``caught`` on the faces ``catch_on`` of ``dice``.
+
+    Since version 2 the terrain of a pursuit during a journey is that of the hex the party believes it is in: before,
+    a lost party's was its true hex's, which told the players its terrain (the audit re-runs a version 1 roll as its
+    release made it)."""
 
     type_name: ClassVar[str] = "pursuit.catch_rolled"
+    schema_version: ClassVar[int] = 2
     dice: str
     #: seed 004: the faces that catch
     catch_on: tuple[int, ...] = ()
@@ -147,8 +174,15 @@ class CatchRolled(Event):
     at_most: int = 0
     total: int
     caught: bool
+    #: the terrain row it was rolled in: during a journey, the row of the hex the party believes it is in (version 2)
     terrain: str = ""
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the terrain of the party's true hex during a journey (the same hex unless
+        the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)
@@ -173,18 +207,30 @@ class PursuitStopped(Event):
 
 @attrs.frozen(kw_only=True)
 class PursuitRested(Event):
-    """The party escaped and rests ``days`` (half a day per hex fled), with an encounter roll per half day."""
+    """The party escaped and rests ``days`` (half a day per hex fled), with an encounter roll per half day.
+
+    Since version 2 a rest during a journey reads the row of the hex the party believes it is in: before, a lost
+    party's was its true hex's, which told the players its terrain (the audit re-runs a version 1 rest as its release
+    made it)."""
 
     type_name: ClassVar[str] = "pursuit.rested"
+    schema_version: ClassVar[int] = 2
     hexes_fled: int
     days: float
-    #: the terrain row whose encounter chances were read, and its faces
+    #: the terrain row whose encounter chances were read, and its faces: during a journey, the row of the hex the
+    #: party believes it is in (version 2)
     terrain: str = ""
     encounter_on: tuple[int, ...] = ()
     #: each half day's encounter die
     faces: tuple[int, ...] = ()
     encounters: int = 0
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 read the encounter chances of the party's true hex during a journey (the same hex unless
+        the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -609,8 +609,9 @@ class TestAPursuitFromTheCamp:
 
     def test_on_a_journey_the_rests_encounter_is_handed_off_and_the_player_sees_no_true_hex(self) -> None:
         """A camp made on a journey at 2,0: the flight south (4, the referee's) takes the party to the meadow at
-        2,1; the half day's rest there rolls a 6 (an encounter on the clear row), handed off by the camp. The
-        player's log hides the heading and the hex it led to, and shows the hand-off; the audit finds nothing."""
+        2,1; the half day's rest there reads the forest it believes it is in (the woods row: the meadow's would tell
+        the players where it is) and rolls a 6 (an encounter), handed off by the camp. The player's log hides the
+        heading and the hex it led to, and shows the hand-off; the audit finds nothing."""
         script: list[int] = []
         handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
         for command in (c.StartCampaign(ruleset="explore"), c.OpenSession(secret_hex="ab" * 32)):
@@ -625,7 +626,7 @@ class TestAPursuitFromTheCamp:
         _events(handler, camp.MakeCamp(), WATCHES, camp.CheckNight(), *FLEEING[3:], enc.Evade(), enc.RollEvasion())
         fled_at = version(handler)
         rested = _events(handler, pu.Flee(), pu.Rest())
-        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).terrain == "clear"
+        assert next(e for e in rested if isinstance(e, pev.PursuitRested)).terrain == "woods"
         assert HandedOff(parent="camp", child="encounter") in rested
         assert _camp(handler).phase is Phase.ENCOUNTER
         assert script == []

@@ -158,7 +158,7 @@ class RollEvasion(Command):
 
     woods: bool | None = arg(
         None,
-        help="the party evades in woods (default: the party's true hex on a journey, else not)",
+        help="the party evades in woods (default: the hex the party believes it is in on a journey, else not)",
         flag="--woods/--open",
     )
     magic: bool = arg(False, help="the party uses magic to get away")  # noqa: FBT003 - a default

@@ -279,6 +279,7 @@ def roll_evasion(ctx: StepContext, command: RollEvasion | RollEvasionBothAsParty
     started, movement = state.started, state.movement
     woods = command.woods
     if woods is None:
+        # the hex the party believes it is in: a lost party's true hex would tell the players its terrain
         from hexlog.machine.pursuit.steps import terrain_here  # noqa: PLC0415 - the pursuit reads the journey's hex
 
         woods = terrain_here(ctx, "") == "woods"

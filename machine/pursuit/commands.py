@@ -18,7 +18,9 @@ class StartPursuit(Command):
         None, help="the party's base rate, feet per turn (default: the slowest member)", least=1
     )
     pursuers_speed: int = arg(120, help="the pursuers' base rate, feet per turn", least=1)
-    terrain: str = arg("", help="the terrain row (woods, swamp, clear, ...; default: the party's true hex)")
+    terrain: str = arg(
+        "", help="the terrain row (woods, swamp, clear, ...; default: the hex the party believes it is in)"
+    )
     party_surprised: bool = arg(
         False,  # noqa: FBT003 - a default
         help="the pursuers surprised the party (with --pursuers-surprised: both sides were surprised, no advantage)",
@@ -77,8 +79,26 @@ class Rest(Command):
     """The party escaped: it rests half a day per hex fled, with a wilderness encounter roll per half day."""
 
 
+@attrs.frozen(kw_only=True)
+class RollEvasionTrueHex(Command):
+    """Issued by the audit, never by a user: an evasion roll recorded before ``pursuit.evasion_rolled`` version 2,
+    whose releases read the terrain of the party's true hex during a journey, is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
+class CatchTrueHex(Command):
+    """Issued by the audit, never by a user: a catch roll recorded before ``pursuit.catch_rolled`` version 2, whose
+    releases read the terrain of the party's true hex during a journey, is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
+class RestTrueHex(Command):
+    """Issued by the audit, never by a user: a rest recorded before ``pursuit.rested`` version 2, whose releases read
+    the encounter chances of the party's true hex during a journey, is re-run as they ran it."""
+
+
 #: the commands only hexlog gives
-INTERNAL = (FleeInPublic,)
+INTERNAL = (FleeInPublic, RollEvasionTrueHex, CatchTrueHex, RestTrueHex)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -4,7 +4,9 @@ A flight during a journey is decided by its secret heading (``HeadingRolled``); 
 ``PursuitFled`` after it names no heading and is the re-run step's own record after that decision, so
 one that follows no such decision is a finding (``follows_only``). A flight recorded before
 ``pursuit.fled`` version 2 rolled its heading in public even during a journey, and is re-run as it was
-(``FleeInPublic``).
+(``FleeInPublic``). An evasion roll, a catch roll or a rest recorded before version 2 of its event read the
+terrain of the party's true hex during a journey, and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
+``RestTrueHex``); since then they read the hex the party believes it is in.
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import pursuit as ev
 from hexlog.machine.kit.procedure import Inverse
-from hexlog.machine.pursuit.commands import Catch, ContinueCheck, Flee, FleeInPublic, Rest, RollEvasion
+from hexlog.machine.pursuit.commands import (
+    Catch,
+    CatchTrueHex,
+    ContinueCheck,
+    Flee,
+    FleeInPublic,
+    Rest,
+    RestTrueHex,
+    RollEvasion,
+    RollEvasionTrueHex,
+)
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -21,6 +33,9 @@ if TYPE_CHECKING:
 
 #: the first version of ``pursuit.fled`` whose heading is the referee's during a journey
 SECRET_HEADING_SINCE = 2
+#: the first version of ``pursuit.evasion_rolled``, ``pursuit.catch_rolled`` and ``pursuit.rested`` that reads the
+#: terrain of the hex the party believes it is in during a journey
+BELIEVED_HEX_SINCE = 2
 
 
 def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
@@ -42,9 +57,19 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
 
 
 def command_before(event: Event, version: int) -> Command | None:
-    """The command that made a decision recorded at an earlier schema version of its event."""
+    """The command that made a decision recorded at an earlier schema version of its event: a flight before
+    ``pursuit.fled`` version 2 rolled its heading in public, and an evasion roll, a catch roll or a rest before
+    version 2 of its event read the terrain of the party's true hex."""
     if isinstance(event, ev.PursuitFled) and version < SECRET_HEADING_SINCE:
         return FleeInPublic()
+    if version < BELIEVED_HEX_SINCE:
+        match event:
+            case ev.PursuitEvasionRolled():
+                return RollEvasionTrueHex()
+            case ev.CatchRolled():
+                return CatchTrueHex()
+            case ev.PursuitRested():
+                return RestTrueHex()
     return command_for(event)
 
 

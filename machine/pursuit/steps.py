@@ -5,6 +5,12 @@ the flight's time pass on the clock. A catch hands an encounter off (the pursuit
 when it concludes). The rest after an escape is half a day per hex fled on the clock, with a
 wilderness encounter roll per half day (seed 004 §4.14 step 5). Every roll is made for nobody in
 particular: a percentile evasion roll is read low-is-good, so no modifier of the state applies.
+
+Everything a pursuit during a journey records in public reads the terrain of the hex the party
+believes it is in (``terrain_here``): its true hex's, unless it is lost and does not know it, when
+the true terrain (the woods of the evasion, the catch's woods or swamp, the rest's encounter chances)
+would tell the players where they truly are. Releases before version 2 of those events read the true
+hex; the audit re-runs their decisions so (``true_hex``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from hexlog.machine.travel.state import Phase as TravelPhase
 from hexlog.machine.travel.state import TravelState
 
 if TYPE_CHECKING:
+    from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.kit.context import StepContext
     from hexlog.machine.pursuit import commands as c
 
@@ -53,10 +60,20 @@ def _map(ctx: StepContext) -> MapState:
     return found if isinstance(found, MapState) else MapState()
 
 
-def terrain_here(ctx: StepContext, fallback: str) -> str:
-    """The OD&D terrain row of the party's true hex during a journey, else the pursuit's own."""
+def _place(ctx: StepContext, *, true_hex: bool = False) -> Hex | None:
+    """The hex of a journey under way whose terrain the pursuit reads: the one the party believes it is in (its true
+    one unless it is lost and does not know it; ``travel.terrain.seen``), or with ``true_hex`` its true one."""
     trip = _journey(ctx)
-    place = _map(ctx).hex(trip.hex) if trip is not None else None
+    if trip is None:
+        return None
+    the_map = _map(ctx)
+    return the_map.hex(trip.hex) if true_hex else travel_terrain.seen(the_map, trip)
+
+
+def terrain_here(ctx: StepContext, fallback: str, *, true_hex: bool = False) -> str:
+    """The OD&D terrain row of the hex the party believes it is in during a journey (with ``true_hex``, as releases
+    before version 2 of the pursuit's events read it: its true hex), else the pursuit's own."""
+    place = _place(ctx, true_hex=true_hex)
     if place is None:
         return fallback
     return ctx.part(MapTables).odd_row(place.terrain)
@@ -159,9 +176,19 @@ def situation(state: PursuitState, terrain: str) -> evasion.Situation:
 
 
 def roll_evasion(ctx: StepContext, command: c.RollEvasion) -> None:  # noqa: ARG001 - the step signature
-    """d100 against the evasion chance in the terrain the party is in now."""
+    """d100 against the evasion chance in the terrain the party believes it is in now."""
+    _roll_evasion(ctx, true_hex=False)
+
+
+def roll_evasion_true_hex(ctx: StepContext, command: c.RollEvasionTrueHex) -> None:  # noqa: ARG001 - the step signature
+    """An evasion roll as releases before ``pursuit.evasion_rolled`` version 2 made it: in the terrain of the party's
+    true hex (the audit re-runs such a roll with this)."""
+    _roll_evasion(ctx, true_hex=True)
+
+
+def _roll_evasion(ctx: StepContext, *, true_hex: bool) -> None:
     state = under_way(ctx)
-    terrain = terrain_here(ctx, state.started.terrain)
+    terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
     found = evasion.chance(ctx.rules, situation(state, terrain))
     total, rolls, evaded = evasion.roll_against(ctx, found, "pursuit.evasion")
     ctx.emit(
@@ -244,9 +271,20 @@ def is_caught(rule: tuple[str, tuple[int, ...], int], total: int) -> bool:
 
 
 def catch(ctx: StepContext, command: c.Catch) -> None:  # noqa: ARG001 - the step signature
-    """Faster pursuers try to catch the party; caught, an encounter is handed off."""
+    """Faster pursuers try to catch the party (in the terrain it believes it is in); caught, an encounter is handed
+    off."""
+    _catch(ctx, true_hex=False)
+
+
+def catch_true_hex(ctx: StepContext, command: c.CatchTrueHex) -> None:  # noqa: ARG001 - the step signature
+    """A catch roll as releases before ``pursuit.catch_rolled`` version 2 made it: in the terrain of the party's true
+    hex (the audit re-runs such a roll with this; it takes the pursuit on as ``catch`` does)."""
+    _catch(ctx, true_hex=True, follow=True)
+
+
+def _catch(ctx: StepContext, *, true_hex: bool, follow: bool = False) -> None:
     state = under_way(ctx)
-    terrain = terrain_here(ctx, state.started.terrain)
+    terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
     rule = catch_rule(_table(ctx), state.started.rules, terrain)
     rolled = ctx.roll(dice.parse(rule[0]), "pursuit.catch")
     caught = is_caught(rule, rolled.total)
@@ -261,6 +299,8 @@ def catch(ctx: StepContext, command: c.Catch) -> None:  # noqa: ARG001 - the ste
             rolls=(rolled.nonce,),
         )
     )
+    if follow:
+        ctx.follow("catch")
     if caught:
         _caught(ctx, state)
 
@@ -305,12 +345,12 @@ def stop(ctx: StepContext, command: c.Stop) -> None:
     _caught(ctx, state)
 
 
-def _rest_chances(ctx: StepContext, terrain: str) -> tuple[int, ...]:
-    """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them."""
+def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool) -> tuple[int, ...]:
+    """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them: during a
+    journey, those of the hex the party believes it is in (with ``true_hex``, its true one)."""
     chances = ctx.part(WildernessTables).lost_encounter or {}
     source = ctx.part(WildernessOptions).lost_encounter_source
-    trip = _journey(ctx)
-    place = _map(ctx).hex(trip.hex) if trip is not None else None
+    place = _place(ctx, true_hex=true_hex)
     if place is not None:
         return travel_terrain.row(ctx.rules, place)[1].encounter
     row = chances.get(source.value, {}).get(terrain)
@@ -318,13 +358,24 @@ def _rest_chances(ctx: StepContext, terrain: str) -> tuple[int, ...]:
 
 
 def rest(ctx: StepContext, command: c.Rest) -> None:  # noqa: ARG001 - the step signature
-    """The party escaped: rest half a day per hex fled (A28), one wilderness encounter roll per half day."""
+    """The party escaped: rest half a day per hex fled (A28), one wilderness encounter roll per half day, on the
+    chances of the hex it believes it is in."""
+    _rest(ctx, true_hex=False)
+
+
+def rest_true_hex(ctx: StepContext, command: c.RestTrueHex) -> None:  # noqa: ARG001 - the step signature
+    """A rest as releases before ``pursuit.rested`` version 2 made it: on the encounter chances of the party's true
+    hex (the audit re-runs such a rest with this)."""
+    _rest(ctx, true_hex=True)
+
+
+def _rest(ctx: StepContext, *, true_hex: bool) -> None:
     state = under_way(ctx)
     table = _table(ctx)
     days = state.hexes_fled * table.rest_days_per_hex
     checks = math.ceil(round(days / table.rest_encounter_check_every_days, 6)) if days else 0
-    terrain = terrain_here(ctx, state.started.terrain)
-    on = _rest_chances(ctx, terrain) if checks else ()
+    terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
+    on = _rest_chances(ctx, terrain, true_hex=true_hex) if checks else ()
     faces: list[int] = []
     rolls: list[int] = []
     for _ in range(checks if on else 0):
@@ -369,12 +420,15 @@ def resumed(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the re
 __all__ = [
     "Phase",
     "catch",
+    "catch_true_hex",
     "continue_check",
     "flee",
     "flee_in_public",
     "rest",
+    "rest_true_hex",
     "resumed",
     "roll_evasion",
+    "roll_evasion_true_hex",
     "start",
     "stop",
     "terrain_here",
