@@ -37,10 +37,15 @@ class DiceRolled(Event):
     ``modifier`` is everything added to the faces: the expression's own constant and every entry of
     ``modifiers``, so ``total == sum(faces) + modifier`` always holds, save for the faces of ``dropped``
     dice, which a keep or drop (``4d6kh3``, written in ``notation``) leaves out of the total.
+
+    On a roll where a low total is good (``low_is_good``, since version 4) the state's modifiers count the
+    other way, so that a penalty still counts against the one the roll is made for: exhaustion of 2 is
+    ``-2`` on an attack roll and ``+2`` on a percentile evasion. Before version 4 every modifier was added
+    as its source gave it, whichever way the roll was read.
     """
 
     type_name: ClassVar[str] = "dice.rolled"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     session: str
     nonce: int
     #: what the rules rolled it for, such as ``encounter.surprise.party``
@@ -60,6 +65,9 @@ class DiceRolled(Event):
     notation: str = ""
     #: the indices of the dice whose faces do not count (ascending; ties keep the earlier die)
     dropped: tuple[int, ...] = ()
+    #: a low total is the good one (an N-in-6, a percentage at most a chance): the state's modifiers were counted
+    #: against it, a penalty raising the total (false before version 4, which added them as given on every roll)
+    low_is_good: bool = False
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -70,6 +78,12 @@ class DiceRolled(Event):
     def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
         """Version 2 kept every die: no notation of a keep or drop, nothing dropped."""
         return {**data, "notation": "", "dropped": []}
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 added every modifier as its source gave it, whichever way the roll was read: none was counted
+        against a low total."""
+        return {**data, "low_is_good": False}
 
     @property
     def counted(self) -> int:

@@ -272,7 +272,7 @@ def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
 
 def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
     """A free roll by the referee (secret when asked, made for a member when named, with the modifiers the state
-    imposes on it); it may not take a procedure's purpose."""
+    imposes on it, counted against a low total when low is good); it may not take a procedure's purpose."""
     reserved = ctx.registry.reserved(command.purpose)
     if reserved is not None:
         msg = (
@@ -290,6 +290,7 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
         command.purpose,
         made_for=made_for,
         visibility=Visibility.REFEREE if command.secret else Visibility.PUBLIC,
+        low_is_good=command.low_is_good,
     )
 
 

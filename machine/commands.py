@@ -205,3 +205,6 @@ class RollDice(Command):
     secret: bool = False
     #: the character (or side) it is made for: the modifiers the state imposes on them apply
     made_for: str = ""
+    #: a low total is the good one (a roll under a score, a percentage at most a chance): the modifiers on the one
+    #: it is made for count the other way, so a penalty raises it
+    low_is_good: bool = False

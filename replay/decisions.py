@@ -12,7 +12,11 @@ compared with the log:
   change): the rolls decided them too;
 * each roll the step asks for against the roll the decision names in that place: its purpose, dice,
   modifier and visibility (and, for rolls written since it was recorded, whom it was made for and the
-  modifiers the state imposed).
+  modifiers the state imposed), and whether a low total was the good one.
+
+A decision whose rolls were made before ``dice.rolled`` version 4 is re-run with every modifier added
+as its source gave it (``StepContext.modifiers_as_given``), as the releases that made them did, even on
+a roll where low is good, which the steps since count them against.
 
 A decision recorded at an earlier schema version of its event is re-run by the command its inverse
 names for that version (``Inverse.command_before``), when the release that wrote it ran its rules
@@ -66,6 +70,8 @@ __all__ = ["CHECK", "DecisionCheck", "check_decision_events", "check_decisions"]
 CHECK = "decision"
 #: the first schema version of ``dice.rolled`` that records whom a roll was made for
 _MADE_FOR_SINCE = 2
+#: the first schema version of ``dice.rolled`` whose state modifiers count against a roll where low is good
+_LOW_IS_GOOD_SINCE = 4
 
 
 class _RollMismatchError(Exception):
@@ -288,7 +294,11 @@ class _Walker:
         dice = _RecordedDice(list(recorded))
         keeper = self.hidden.keeper if self.hidden is not None else None
         ctx = kit.StepContext(
-            table=self._rewound(recorded), registry=self.registry, roller_for=lambda _t: dice, keeper=keeper
+            table=self._rewound(recorded),
+            registry=self.registry,
+            roller_for=lambda _t: dice,
+            keeper=keeper,
+            modifiers_as_given=any(self._schema(r) < _LOW_IS_GOOD_SINCE for r in recorded),
         )
         try:
             kit.run_step(ctx, command)
@@ -333,8 +343,8 @@ class _Walker:
         asked = [e for e in events if isinstance(e, DiceRolled)]
         out: list[str] = []
         for want, roll in zip(asked, recorded, strict=False):
-            mine: tuple[Any, ...] = (roll.purpose, roll.modifier, roll.visibility, roll.modifiers)
-            theirs: tuple[Any, ...] = (want.purpose, want.modifier, want.visibility, want.modifiers)
+            mine: tuple[Any, ...] = (roll.purpose, roll.modifier, roll.visibility, roll.modifiers, roll.low_is_good)
+            theirs: tuple[Any, ...] = (want.purpose, want.modifier, want.visibility, want.modifiers, want.low_is_good)
             if self._schema(roll) >= _MADE_FOR_SINCE:
                 mine, theirs = (*mine, roll.made_for), (*theirs, want.made_for)
             if mine != theirs:

@@ -82,4 +82,5 @@ def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at
 def roll_label(roll: DiceRolled) -> str:
     made = f", made for {roll.made_for}" if roll.made_for else ""
     mods = "".join(f", {m.value:+d} for {m.source}" for m in roll.modifiers)
-    return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods})"
+    low = ", low is good" if roll.low_is_good else ""
+    return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods}{low})"

@@ -5,7 +5,7 @@ Most of a log is sessions and their rolls (``session.opened``, ``session.client_
 checks what the full audit checks of such a stream (envelope shapes, links, hashes, the source,
 sessions, nonces, commitments and every roll re-derived) without building envelopes or events: a
 roll's data is read by one pattern that matches only its canonical JSON, so the stored text is the text
-hashed. Anything else (another event, an older schema version, a roll that keeps or drops dice or
+hashed. Anything else (another event, an older schema version (a roll's before 3), a roll that keeps or drops dice or
 carries modifiers, a session still open with rolls, anything that would be a finding or a note) makes it
 give up, and the full audit then audits that stream from the start as before. So a stream it passes is
 one the full audit finds nothing wrong with, and ``result`` gives what the full audit would add up.
@@ -40,16 +40,19 @@ _STRING = r'"([^"\\\x00-\x1f]*)"'
 #: a JSON integer as the canonical form writes it, of at most 15 digits (well inside 2**53)
 _INT = r"(0|-?[1-9][0-9]{0,14})"
 _DICE = r"\[([1-9][0-9]{0,3}(?:,[1-9][0-9]{0,3})*)\]"
-#: the canonical JSON of a plain roll's data (schema version 3, nothing kept or dropped, no state modifiers)
-_ROLL = re.compile(
-    rf'\{{"dropped":\[\],"faces":{_DICE},"made_for":{_STRING},"modifier":{_INT},"modifiers":\[\],'
-    rf'"nonce":{_INT},"notation":"","purpose":{_STRING},"session":{_STRING},"sides":{_DICE},'
-    rf'"total":{_INT},"visibility":"(public|referee)"\}}'
-)
+#: the canonical JSON of a plain roll's data by schema version (3, and 4 which says whether low is good; nothing
+#: kept or dropped, no state modifiers)
+_ROLLS = {
+    version: re.compile(
+        rf'\{{"dropped":\[\],"faces":{_DICE},{low}"made_for":{_STRING},"modifier":{_INT},"modifiers":\[\],'
+        rf'"nonce":{_INT},"notation":"","purpose":{_STRING},"session":{_STRING},"sides":{_DICE},'
+        rf'"total":{_INT},"visibility":"(public|referee)"\}}'
+    )
+    for version, low in ((3, ""), (4, '"low_is_good":(?:false|true),'))
+}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 ROLLED = DiceRolled.cloud_type()
-ROLL_SCHEMA = DiceRolled.schema_version
 OPENED = SessionOpened.cloud_type()
 SEEDED = ClientSeedSet.cloud_type()
 CLOSED = SessionClosed.cloud_type()
@@ -198,8 +201,9 @@ class PlainStream:
         ):
             self._give_up(row)
             return
-        if type_ == ROLLED and schema == ROLL_SCHEMA:
-            found = _ROLL.fullmatch(text)
+        pattern = _ROLLS.get(schema) if type_ == ROLLED else None
+        if pattern is not None:
+            found = pattern.fullmatch(text)
             if found is None or not self._rolled(found, version - 1):
                 self._give_up(row)
                 return

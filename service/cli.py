@@ -371,10 +371,20 @@ def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
     made_for: Annotated[
         str, typer.Option("--for", help="the party member (or side) it is made for: their modifiers apply")
     ] = "",
+    low_is_good: Annotated[  # noqa: FBT002 - a flag
+        bool,
+        typer.Option(
+            "--low-is-good",
+            help="a low total is the good one (under a score, at most a chance): a penalty on them raises it",
+        ),
+    ] = False,
 ) -> None:
     """Roll dice from the open session's committed seed (for a character, with the modifiers on them)."""
     door = Door.open(db, campaign)
-    outcome = door.run(c.RollDice(expression=expression, purpose=purpose, secret=secret, made_for=made_for))
+    command = c.RollDice(
+        expression=expression, purpose=purpose, secret=secret, made_for=made_for, low_is_good=low_is_good
+    )
+    outcome = door.run(command)
     out.print(render.describe(outcome.events[0]))
     if not secret:
         out.print(door.receipt())

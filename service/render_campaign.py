@@ -46,6 +46,8 @@ def _rolled(e: DiceRolled) -> str:
     secret = " [secret]" if e.visibility is Visibility.REFEREE else ""
     made = f" (for {e.made_for})" if e.made_for else ""
     mods = "".join(f" [{m.value:+d} {m.source}]" for m in e.modifiers)
+    if mods and e.low_is_good:
+        mods += " (low is good: counted against it)"
     return f"roll {roll_name(e)} {roll_text(e)} for {e.purpose}{made}{mods}{secret}"
 
 

@@ -257,8 +257,8 @@ class TestRollRecord:
         assert rolled.visibility is Visibility.REFEREE
         envelope = store.read_stream("campaign-c1")[-1].envelope
         assert (envelope.type, envelope.schemaversion) == ("hexlog.dice.rolled", DiceRolled.schema_version)
-        assert DiceRolled.schema_version == 3
-        assert (rolled.notation, rolled.dropped) == ("", ())
+        assert DiceRolled.schema_version == 4
+        assert (rolled.notation, rolled.dropped, rolled.low_is_good) == ("", (), False)
 
     def test_a_version_1_roll_is_read_as_made_for_nobody_and_unmodified(self) -> None:
         """A payload written before made_for and modifiers existed decodes with "" and no modifiers."""

@@ -476,15 +476,28 @@ TIRED = Registry(
 
 class TestModifiers:
     def test_a_penalty_on_a_roll_made_for_the_character_lowers_their_chance(self):
-        """Ann (STR 16, 4-in-6) rolls a 4 while exhausted: it counts as 5, so the door holds; Bo is not."""
+        """Ann (STR 16, 4-in-6) rolls a 4 while exhausted: low is good on the die, so the penalty is counted
+        against it, 4+1 = 5, and the door holds; Bo is not."""
         d = Delve(registry=TIRED)
         events = d.run(dg.OpenDoor(by="Ann"), 4)
         door = only(events, ev.DoorOpened)
-        assert (door.face, door.modifier, door.opened) == (4, -1, False)
-        assert rolls(events)[0].modifiers == (RollModifier(source="exhaustion (a test)", value=-1),)
+        assert (door.face, door.modifier, door.opened) == (4, 1, False)
+        (forced,) = rolls(events)
+        assert forced.modifiers == (RollModifier(source="exhaustion (a test)", value=1),)
+        assert (forced.low_is_good, forced.total) == (True, 5)
         listened = only(d.run(dg.Listen(by="Ann"), 1), ev.DoorListened)
-        assert (listened.modifier, listened.heard) == (-1, False)
+        assert (listened.modifier, listened.heard) == (1, False)
         assert only(d.run(dg.Listen(by="Bo"), 1), ev.DoorListened).heard
+
+    def test_the_pick_and_the_search_count_the_penalty_against_a_low_die(self):
+        """A thievery chance of 30 %: Ann's 30 reads 31 and fails; her search's 1 reads 2 and misses; Bo's 1 finds."""
+        d = Delve(registry=TIRED)
+        events = d.run(dg.OpenDoor(by="Ann", locked=True, pick_chance=30, free=True), 30)
+        door = only(events, ev.DoorOpened)
+        assert (door.pick_face, door.unlocked, door.opened) == (30, ev.Unlock.NONE, False)
+        assert [(r.total, r.low_is_good) for r in rolls(events)] == [(31, True)]
+        searched = only(d.run(dg.Search(searchers=("Ann", "Bo")), 1, 1), ev.SecretDoorSearched)
+        assert (searched.modifiers, searched.found_by) == ((1, 0), ("Bo",))
 
 
 def house(**tables: dict[str, Any]) -> dict[str, Any]:

@@ -83,7 +83,14 @@ class TestGoldenPayloads:
         assert isinstance(event, DiceRolled)
         assert old["schemaversion"] == 1 < DiceRolled.schema_version
         assert (event.made_for, event.modifiers) == ("", ())
-        assert codec.to_data(event) == {**old["data"], "made_for": "", "modifiers": [], "notation": "", "dropped": []}
+        assert codec.to_data(event) == {
+            **old["data"],
+            "made_for": "",
+            "modifiers": [],
+            "notation": "",
+            "dropped": [],
+            "low_is_good": False,
+        }
 
     def test_a_version_2_roll_keeps_who_it_was_made_for_and_its_modifiers(self):
         """The dice.rolled v2 payload carries made_for and each modifier with its source."""
@@ -96,17 +103,30 @@ class TestGoldenPayloads:
         ]
         assert event.total == sum(event.faces) + event.modifier
         assert (event.notation, event.dropped) == ("", ())
-        assert codec.to_data(event) == {**new["data"], "notation": "", "dropped": []}
+        assert codec.to_data(event) == {**new["data"], "notation": "", "dropped": [], "low_is_good": False}
 
     def test_a_version_3_roll_names_its_keep_and_the_dice_it_dropped(self):
         """dice.rolled v3: a keep or drop's notation and dropped dice; the total counts the others."""
         new = json.loads((GOLDEN / "dice.rolled.v3.json").read_text(encoding="utf-8"))
-        assert new["schemaversion"] == 3 == DiceRolled.schema_version
+        assert new["schemaversion"] == 3
         event = codec.from_data(new["type"], new["schemaversion"], new["data"])
         assert isinstance(event, DiceRolled)
         assert (event.notation, event.dropped) == ("4d6kh3", (2,))
         assert event.total == event.counted + event.modifier == 5 + 3 + 6 - 1
+        assert codec.to_data(event) == {**new["data"], "low_is_good": False}
+
+    def test_a_version_3_roll_added_its_modifiers_as_given_and_version_4_says_when_low_is_good(self):
+        """dice.rolled v3 counted no modifier against a low total; v4 records a roll where low is good, whose
+        penalty raises the total."""
+        new = json.loads((GOLDEN / "dice.rolled.v4.json").read_text(encoding="utf-8"))
+        assert new["schemaversion"] == 4 == DiceRolled.schema_version
+        event = codec.from_data(new["type"], new["schemaversion"], new["data"])
+        assert isinstance(event, DiceRolled)
+        assert event.low_is_good
+        assert event.total == event.counted + event.modifier == 47 + 4
         assert codec.to_data(event) == new["data"]
+        old = json.loads((GOLDEN / "dice.rolled.v3.json").read_text(encoding="utf-8"))
+        assert not codec.from_data(old["type"], old["schemaversion"], old["data"]).low_is_good
 
     def test_a_version_1_session_opening_is_upcast_to_a_secret_not_known_to_be_supplied(self):
         """session.opened v1 did not record a supplied secret: it decodes as drawn, and v2 keeps the flag."""

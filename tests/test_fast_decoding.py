@@ -142,7 +142,7 @@ class TestInit:
 
 
 def _dice() -> dict[str, Any]:
-    return next(d for t, v, d in PAYLOADS if t == "hexlog.dice.rolled" and v == 3)
+    return next(d for t, v, d in PAYLOADS if t == "hexlog.dice.rolled" and v == DiceRolled.schema_version)
 
 
 def _roll() -> DiceRolled:
@@ -184,7 +184,7 @@ class TestLoads:
 
 
 class TestRecorded:
-    ROW = (7, "campaign-x", 3, "id-3", "hexlog.dice.rolled", 3, "src", "2024", '{"a":[1,2]}', "p" * 64, "h" * 64)
+    ROW = (7, "campaign-x", 3, "id-3", "hexlog.dice.rolled", 4, "src", "2024", '{"a":[1,2]}', "p" * 64, "h" * 64)
 
     def _eager(self) -> Recorded:
         envelope = Envelope(
@@ -195,7 +195,7 @@ class TestRecorded:
             time="2024",
             data={"a": [1, 2]},
             streamversion=3,
-            schemaversion=3,
+            schemaversion=4,
             prevhash="p" * 64,
             hash="h" * 64,
         )
@@ -231,11 +231,11 @@ class TestRecorded:
         """``decode_record`` reads the event from the stored text; the envelope still holds the data read from it."""
         text = canonical_json(to_data(_roll()))
         record = recorded((*self.ROW[:8], text, *self.ROW[9:]))
-        assert record.raw_payload() == ("hexlog.dice.rolled", 3, text)
+        assert record.raw_payload() == ("hexlog.dice.rolled", 4, text)
         assert decode_record(record) == _roll()
-        assert record.raw_payload() == ("hexlog.dice.rolled", 3, text)  # the data is still unread
+        assert record.raw_payload() == ("hexlog.dice.rolled", 4, text)  # the data is still unread
         assert record.envelope.data == json.loads(text)
-        assert record.raw_payload() == record.payload() == ("hexlog.dice.rolled", 3, json.loads(text))
+        assert record.raw_payload() == record.payload() == ("hexlog.dice.rolled", 4, json.loads(text))
 
     def test_the_envelope_has_nothing_stored_envelope_would_skip(self):
         assert all(f.validator is None and f.converter is None for f in attrs.fields(Envelope))
@@ -261,10 +261,10 @@ class TestDecodeRecord:
     def test_a_record_that_does_not_decode_is_named_as_decode_names_it(self):
         data = dict(_dice())
         data["nonce"] = "five"
-        record = recorded(self._row("hexlog.dice.rolled", 3, data))
+        record = recorded(self._row("hexlog.dice.rolled", 4, data))
         with pytest.raises(CorruptLogError) as by_envelope:
             decode(record.envelope)
         with pytest.raises(CorruptLogError) as by_record:
-            decode_record(recorded(self._row("hexlog.dice.rolled", 3, data)))
+            decode_record(recorded(self._row("hexlog.dice.rolled", 4, data)))
         assert str(by_record.value) == str(by_envelope.value)
         assert str(by_record.value).startswith("campaign-x version 3 (event id-3): hexlog.dice.rolled does not decode")

@@ -706,7 +706,7 @@ def travel_rows() -> list[Row]:
             ),
             changes={(ENDED, "unused"): (3, 0), (ENDED, "carried"): (0, 3), (DAY, "travel_points"): (6, 9)},
         ),
-        # the default table finds on 1-3 in light hills, dvdm on 5-6: a 5 tells them apart
+        # the default table finds on 1-3 in light hills (a low die is good), dvdm on 5-6: a 5 tells them apart
         Row(
             ruleset="explore",
             option="search_table",
@@ -718,6 +718,7 @@ def travel_rows() -> list[Row]:
                 (SEARCHED, "found"): ([], ["ruined chapel"]),
                 (SEARCHED, "found_on"): ([1, 2, 3], [5, 6]),
                 (SEARCHED, "per_feature"): (False, True),
+                ("dice.rolled", "low_is_good"): (True, False),
             },
             also=frozenset({(FOUND, WHOLE)}),
         ),

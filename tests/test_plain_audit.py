@@ -765,22 +765,32 @@ _ROLL_DATA = st.fixed_dictionaries(
         "modifiers": st.sampled_from([[], [{"source": "x", "value": 1}]]),
         "notation": st.sampled_from(["", "4d6kh3"]),
         "dropped": st.sampled_from([[], [0]]),
-    }
+    },
+    optional={"low_is_good": st.sampled_from([False, True, 0, "false"])},
 )
 
 
-@given(data=_ROLL_DATA, spelling=st.sampled_from(["canonical", "spaced", "ascii", "unsorted"]))
-def test_the_roll_pattern_matches_only_canonical_text_and_reads_its_values(data: dict[str, Any], spelling: str) -> None:
+@given(
+    data=_ROLL_DATA,
+    spelling=st.sampled_from(["canonical", "spaced", "ascii", "unsorted"]),
+    version=st.sampled_from([3, 4]),
+)
+def test_the_roll_pattern_matches_only_canonical_text_and_reads_its_values(
+    data: dict[str, Any], spelling: str, version: int
+) -> None:
+    """Version 3's pattern has no ``low_is_good``; version 4's needs it, a JSON boolean."""
     text = {
         "canonical": canonical_json(data),
         "spaced": json.dumps(data, sort_keys=True),
         "ascii": json.dumps(data, sort_keys=True, separators=(",", ":")),
         "unsorted": json.dumps(data, separators=(",", ":"), ensure_ascii=False),
     }[spelling]
-    found = plain_audit._ROLL.fullmatch(text)
+    found = plain_audit._ROLLS[version].fullmatch(text)
     if found is None:
         return
     assert text == canonical_json(json.loads(text))
+    assert ("low_is_good" in data) == (version == 4)
+    assert version == 3 or isinstance(data["low_is_good"], bool)
     faces, made_for, modifier, nonce, purpose, session, sides, total, visibility = found.groups()
     read = json.loads(text)
     assert (list(map(int, faces.split(","))), list(map(int, sides.split(",")))) == (read["faces"], read["sides"])
@@ -796,7 +806,7 @@ def test_the_roll_pattern_matches_only_canonical_text_and_reads_its_values(data:
 def test_the_roll_pattern_matches_a_plain_roll_as_recorded() -> None:
     roll = _session(1, 1, seed="s")[2]
     (row,) = new_events("a", [roll], 0)
-    assert plain_audit._ROLL.fullmatch(canonical_json(row.data)) is not None
+    assert plain_audit._ROLLS[DiceRolled.schema_version].fullmatch(canonical_json(row.data)) is not None
 
 
 @given(

@@ -346,7 +346,8 @@ class TestSearch:
         assert only(trip.run(t.SearchHex(), 1), ev.SearchRolled).found == ()
 
     def test_exhaustion_reads_against_the_search_but_a_natural_1_still_finds(self) -> None:
-        """Exhausted by 1 in hills (1-3): a 3 reads 4, nothing found; a 1 finds the first feature, in list order."""
+        """Exhausted by 1 in hills (1-3): low is good on the search die, so the penalty raises it, a 3 reads 4 and
+        nothing is found; a 1 finds the first feature, in list order."""
         trip = Trip({"1,1": {"terrain": "hills", "hidden": ("cairn", "barrow")}}, speeds=(120,))
         trip.run(t.StartJourney(hex="1,1"))
         for _ in range(6):
@@ -354,7 +355,8 @@ class TestSearch:
         trip.run(CLEAR)
         trip.run(t.DeclareRoute(), 6, 1)
         missed = trip.run(t.SearchHex(), 3)
-        assert only(missed, DiceRolled).modifier == -1
+        rolled = only(missed, DiceRolled)
+        assert (rolled.modifier, rolled.total, rolled.low_is_good) == (1, 4, True)
         assert only(missed, ev.SearchRolled).found == ()
         assert only(trip.run(t.SearchHex(), 1), ev.SearchRolled).found == ("cairn",)
         the_map = trip.h.load(CAMPAIGN).procedures["map"]

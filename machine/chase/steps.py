@@ -209,7 +209,7 @@ def evade(ctx: StepContext, command: Evade) -> None:  # noqa: ARG001 - the step 
     assert table is not None  # noqa: S101 - a waterborne chase starts only under rules that have it
     s = state.started
     slower_by, row, chance = water_chance(table, s.fleeing_ft, s.pursuers_ft)
-    rolled = ctx.roll(f"1d{PERCENT}", EVASION, made_for=s.fleeing)
+    rolled = ctx.roll(f"1d{PERCENT}", EVASION, made_for=s.fleeing, low_is_good=True)
     evaded = evades(rolled.total, chance)
     ctx.emit(
         ev.WaterEvasionRolled(

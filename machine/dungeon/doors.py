@@ -8,8 +8,8 @@ doors stick again (``tables.dungeon.doors_stick_again``: it swung shut, §4.2). 
 to a thievery roll whose chance the referee gives (the host game's thief skill, A33), then must still
 be forced if stuck: the STR band's chance in 6 (DEFAULT, OSE open doors), plus a crowbar's or an
 axe's bonus, which then rolls a second die for breaking. A failed attempt to force a door makes
-noise. Rolls made for a character name them (``made_for``), so the state's modifiers apply; a
-low-is-good die reads a penalty as a higher face.
+noise. Rolls made for a character name them (``made_for``), so the state's modifiers apply; each of
+these dice is one where low is good, so a penalty raises its total (``kit.context.read_low``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
 from hexlog.machine.dungeon.rules import DungeonTables, in_chance, on_faces, str_chance
 from hexlog.machine.dungeon.state import under_way
+from hexlog.machine.kit.context import read_low
 
 if TYPE_CHECKING:
     from hexlog.events.dice import DiceRolled
@@ -53,7 +54,7 @@ def _pick(ctx: StepContext, command: OpenDoor) -> tuple[int, int, DiceRolled | N
     if chance > out_of:
         msg = f"a thievery chance is at most {out_of} out of {out_of}, not {chance}"
         raise UsageError(msg)
-    return chance, out_of, ctx.roll(f"1d{out_of}", PICK, made_for=command.by)
+    return chance, out_of, ctx.roll(f"1d{out_of}", PICK, made_for=command.by, low_is_good=True)
 
 
 def _no_way_in(command: OpenDoor) -> bool:
@@ -103,7 +104,7 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
         else:
             rolls.append(rolled.nonce)
             pick_face = rolled.faces[0]
-            unlocked = ev.Unlock.PICK if in_chance(pick_face, rolled.modifier, chance_pick) else ev.Unlock.NONE
+            unlocked = ev.Unlock.PICK if in_chance(read_low(rolled), chance_pick) else ev.Unlock.NONE
     turn = ctx.part(DungeonTables).dungeon
     stuck = _stuck(command, known, stick_again=turn is not None and turn.doors_stick_again)
     chance = face = modifier = break_face = 0
@@ -112,10 +113,10 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
     if opened and stuck:
         bonus = table.tool_bonus_in_6 if command.tool else 0
         chance = min(D6, str_chance(table, member.strength) + bonus)
-        forced = ctx.roll("1d6", OPEN, made_for=command.by)
+        forced = ctx.roll("1d6", OPEN, made_for=command.by, low_is_good=True)
         rolls.append(forced.nonce)
         face, modifier = forced.faces[0], forced.modifier
-        opened = in_chance(face, modifier, chance)
+        opened = in_chance(read_low(forced), chance)
         if command.tool:
             tool = ctx.roll("1d6", BREAK)
             rolls.append(tool.nonce)
@@ -153,7 +154,7 @@ def listen(ctx: StepContext, command: Listen) -> None:
         msg = f"a listening skill is 0 to 6 in 6, not {command.skill_in_6}"
         raise UsageError(msg)
     hears_on = table.listen_on if command.skill_in_6 is None else tuple(range(1, command.skill_in_6 + 1))
-    rolled = ctx.roll("1d6", LISTEN, made_for=command.by, visibility=Visibility.REFEREE)
+    rolled = ctx.roll("1d6", LISTEN, made_for=command.by, visibility=Visibility.REFEREE, low_is_good=True)
     face = rolled.faces[0]
     ctx.emit(
         ev.DoorListened(
@@ -163,7 +164,7 @@ def listen(ctx: StepContext, command: Listen) -> None:
             hears_on=hears_on,
             face=face,
             modifier=rolled.modifier,
-            heard=on_faces(face, rolled.modifier, hears_on),
+            heard=on_faces(read_low(rolled), hears_on),
             referee_rolls=(rolled.nonce,),
         )
     )
@@ -178,7 +179,7 @@ def spike(ctx: StepContext, command: SpikeDoor) -> None:
     assert table is not None  # noqa: S101 - a delve begins only under rules that have it
     rolled = ctx.roll("1d6", SPIKE)
     face = rolled.faces[0]
-    slipped = on_faces(face, rolled.modifier, table.spike_slips_on)
+    slipped = on_faces(rolled.total, table.spike_slips_on)
     ctx.emit(
         ev.DoorSpiked(
             door=command.door,

@@ -81,7 +81,7 @@ def check_at(ctx: StepContext, at_seconds: int) -> None:
             face=face,
             modifier=rolled.modifier,
             wandering_on=faces,
-            monster=on_faces(face, rolled.modifier, faces),
+            monster=on_faces(rolled.total, faces),
             referee_rolls=(rolled.nonce,),
         )
     )

@@ -91,16 +91,12 @@ def str_chance(table: OpenDoorsTable, strength: int) -> int:
     return chance
 
 
-def adjusted(face: int, modifier: int) -> int:
-    """A low-is-good die read with its modifiers: a penalty (-1) makes the face count one higher."""
-    return max(1, face - modifier)
+def in_chance(read: int, chance: int) -> bool:
+    """An N-in-6 (or N %) check: the die as read (``kit.context.read_low``: a penalty raises it), never below 1,
+    is at most the chance."""
+    return chance > 0 and max(1, read) <= chance
 
 
-def in_chance(face: int, modifier: int, chance: int) -> bool:
-    """An N-in-6 (or N %) check: the face, read with its modifiers, is at most the chance."""
-    return chance > 0 and adjusted(face, modifier) <= chance
-
-
-def on_faces(face: int, modifier: int, faces: tuple[int, ...]) -> bool:
-    """A check on listed faces: the face, read with its modifiers, is one of them."""
-    return adjusted(face, modifier) in faces
+def on_faces(read: int, faces: tuple[int, ...]) -> bool:
+    """A check on listed faces: the die as read, never below 1, is one of them."""
+    return max(1, read) in faces

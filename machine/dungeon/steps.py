@@ -22,6 +22,7 @@ from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.kit.clock import ClockOptions, turns
+from hexlog.machine.kit.context import read_low
 
 if TYPE_CHECKING:
     from hexlog.machine.dungeon.commands import (
@@ -163,10 +164,11 @@ def search_roll(ctx: StepContext, command: SearchRoll) -> None:
         if ctx.table.party.member(name) is None:
             msg = f"{name!r} is not in the party"
             raise UsageError(msg)
-    rolled = [ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE) for name in command.searchers]
-    hits = tuple(
-        name for name, r in zip(command.searchers, rolled, strict=True) if on_faces(r.faces[0], r.modifier, finds_on)
-    )
+    rolled = [
+        ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE, low_is_good=True)
+        for name in command.searchers
+    ]
+    hits = tuple(name for name, r in zip(command.searchers, rolled, strict=True) if on_faces(read_low(r), finds_on))
     ctx.emit(
         ev.SecretDoorSearched(
             searchers=tuple(command.searchers),

@@ -2,10 +2,11 @@
 
 A step reads the table (folded through every event emitted so far in this command), rolls through
 ``roll`` (made *for* a character or side, with the modifiers the state imposes applied and recorded
-with their sources), advances game time through ``advance`` (the clock event, then every check that
-falls due, in registry order), may ``follow`` its roll with another trigger of its own procedure,
-and may ``hand_off`` to another procedure in the same append. The
-kit fires the command's trigger before the step runs (a refusal writes nothing) and records the
+with their sources; a roll where low is good says so, and the kit counts those modifiers the other way,
+so that a penalty always counts against the one the roll is made for), advances game time through
+``advance`` (the clock event, then every check that falls due, in registry order), may ``follow`` its
+roll with another trigger of its own procedure, and may ``hand_off`` to another procedure in the same
+append. The kit fires the command's trigger before the step runs (a refusal writes nothing) and records the
 phase change after it; when a procedure that was handed off to concludes, its parent resumes.
 
 A handed-off command passes exactly the checks a command the referee gives does (its text, every
@@ -75,6 +76,9 @@ class StepContext:
     #: None when the caller keeps no record of them, and then no session can be opened
     commitment_used: Callable[[str], bool] | None = None
     events: list[Event] = attrs.field(factory=list)
+    #: the audit's re-run of rolls an earlier release made (``dice.rolled`` before version 4): every modifier is
+    #: added as its source gives it, on a roll where low is good too, as those releases did
+    modifiers_as_given: bool = False
     _roller: Roller | None = None
     _roller_session: str = ""
     _frames: list[_Frame] = attrs.field(factory=list)
@@ -113,8 +117,15 @@ class StepContext:
         *,
         made_for: str = "",
         visibility: Visibility = Visibility.PUBLIC,
+        low_is_good: bool = False,
     ) -> DiceRolled:
-        """Roll from the open session's committed dice, with the state's modifiers, and record the roll."""
+        """Roll from the open session's committed dice, with the state's modifiers, and record the roll.
+
+        Each source gives its modifiers as they count on a roll where high is good (a penalty negative). On a
+        roll where a low total is good (``low_is_good``: an N-in-6, a percentage at most a chance) each is
+        counted the other way, so a penalty raises the total and still counts against the one the roll is made
+        for; the roll records it so (``DiceRolled.low_is_good``). A step reads such a roll by ``read_low``.
+        """
         session = self.table.session
         if session is None or not session.open:
             msg = f"no session is open, so nothing can be rolled (for {purpose}); run 'hexlog session open'"
@@ -123,6 +134,9 @@ class StepContext:
         nonce = session.nonce_for(visibility)
         faces = self._dice(session.id).faces(nonce, spec.sides_tuple, hexdice.lane_of(session.scheme, visibility))
         modifiers = tuple(m for source in self.registry.modifier_sources for m in source(self.table, made_for, purpose))
+        against = low_is_good and not self.modifiers_as_given
+        if against:
+            modifiers = tuple(attrs.evolve(m, value=-m.value) for m in modifiers)
         modifier = spec.modifier + sum(m.value for m in modifiers)
         rolled = DiceRolled(
             session=session.id,
@@ -137,6 +151,7 @@ class StepContext:
             modifiers=modifiers,
             notation=str(spec) if spec.keeps else "",
             dropped=spec.dropped(faces),
+            low_is_good=against,
         )
         self.emit(rolled)
         return rolled
@@ -203,6 +218,16 @@ class StepContext:
         if not child.is_open(state) and child.phase_of(state) not in child.final:
             msg = f"{parent.name} handed off to {child.name} with {type(command).__name__}, which did not start it"
             raise RuleRefusedError(msg)
+
+
+def read_low(rolled: DiceRolled) -> int:
+    """A roll where low is good, as the rules read it: its total, the state's modifiers counted against it.
+
+    A roll an earlier release made (``dice.rolled`` before version 4, which the audit re-runs as it was made)
+    had them as their sources gave them, a penalty negative, and its step read them against the faces: the
+    faces that count less the modifier.
+    """
+    return rolled.total if rolled.low_is_good else rolled.counted - rolled.modifier
 
 
 def _check_hand_off(ctx: StepContext, parent: Procedure, child: Procedure, change: PhaseChanged | None) -> None:

@@ -28,7 +28,9 @@ from hexlog.machine.table import Table
 Step = Callable[[StepContext, Any], None]
 #: an invariant a procedure owns: raise (a refusal naming the reason) when ``command`` would break it
 Guard = Callable[[Table, Command], None]
-#: the modifiers the state imposes on a roll made for someone: (table, made for, purpose) -> modifiers
+#: the modifiers the state imposes on a roll made for someone: (table, made for, purpose) -> modifiers, each valued
+#: as it counts on a roll where high is good (a penalty negative); the kit counts them the other way on a roll
+#: where low is good, so a penalty always counts against the one the roll is made for
 ModifierSource = Callable[[Table, str, str], Sequence[RollModifier]]
 #: a procedure's fold: its state after one event (None: no such procedure under way)
 Fold = Callable[[Any, Event], Any]

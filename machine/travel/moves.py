@@ -11,9 +11,9 @@ The hidden features of the hex come from the referee's key keeper (the log holds
 commitments; the audit's keeper holds those the log opened). The search roll is the referee's secret
 (a 1 that finds nothing would tell the players the hex is empty). A party that is lost, and does not
 know it, finds in its true hex: the find (``FeatureFoundLost``) is the referee's until the session ends.
-On the default table a low face finds, so a penalty on the roll (exhaustion) is read against the party:
-the face minus the roll's modifier must lie in the range; a natural 1 always finds a feature that is
-there. On the dvdm table a high total finds, each feature on its own die read with the roll's modifier: one
+On the default table a low face finds, so the roll is one where low is good and a penalty on it (exhaustion)
+raises its total, which must lie in the range (read as a face, 1 to 6); a natural 1 always finds a feature
+that is there. On the dvdm table a high total finds, each feature on its own die read with the roll's modifier: one
 secret roll holds a die for every still-hidden feature of the map, in the order they were placed (the players
 know how many there are, not where), so the roll tells nothing of how many the searched hex hides.
 """
@@ -28,6 +28,7 @@ from hexlog.machine.dice import MAX_DICE
 from hexlog.machine.hexmap import hidden
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
+from hexlog.machine.kit.context import read_low
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import terrain
 from hexlog.machine.travel.rules import SearchTable, TravelOptions, TravelTables
@@ -123,10 +124,10 @@ def search_roll(ctx: StepContext, command: c.SearchRoll | c.SearchRollHexDice) -
         unfound = hidden.in_hex(ctx, trip.hex)
         default = tables.search.default if tables.search is not None else None
         found_on = _default_range(ctx, place, command.guide)
-        rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE)
+        rolled = ctx.roll("1d6", "travel.search", made_for="party", visibility=Visibility.REFEREE, low_is_good=True)
         nonces.append(rolled.nonce)
         face = rolled.faces[0]
-        read_as = min(max(face - (rolled.modifier), 1), terrain.FACES)
+        read_as = min(max(read_low(rolled), 1), terrain.FACES)
         always = default.always if default is not None else ()
         if unfound and (face in always or read_as in found_on):
             found.append(unfound[0])

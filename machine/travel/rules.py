@@ -221,7 +221,8 @@ class Rest:
         help="A full rest day is needed per this many travel days.", validator=in_range(1, 1000)
     )
     exhaustion_per_day: int = rule(
-        help="The change to every roll per level of exhaustion.", validator=in_range(-100, 0)
+        help="The change to every roll per level of exhaustion (added where a low total is good).",
+        validator=in_range(-100, 0),
     )
     forced_march_rest_days: int = rule(help="Rest days a forced march owes.", validator=in_range(0, 100))
 
@@ -250,7 +251,14 @@ class TravelTables:
     weather: Weather | None = rule(None, help="§4.10 the 2d6 seasonal weather tables.")
     weather_effects: WeatherEffects | None = rule(None, help="§4.10 what the flags do.")
     search: Search | None = rule(None, help="§4.11 the search tables (option search_table).")
-    rest: Rest | None = rule(None, help="§4.12 / §4.16 rest and exhaustion.")
+    rest: Rest | None = rule(
+        None,
+        help=(
+            "§4.12 / §4.16 rest and exhaustion. Each level changes every roll made for the member (for the party "
+            "side, its most exhausted member's) by exhaustion_per_day, always against them: a roll where a low "
+            "total is good (a search, an evasion on water, a door forced, picked or listened at) has it added."
+        ),
+    )
 
     def missing(self, shared: WildernessTables) -> list[str]:
         """The tables a journey needs that the rules in force leave out."""

@@ -1,0 +1,159 @@
+"""Exhaustion always counts against the one a roll is made for (seed 004 §4.16: "suffer -1 to all rolls").
+
+Every source gives its modifiers as they count on a roll where high is good; a step that rolls a die where a
+low total is good (an N-in-6, a percentage at most a chance) says so, and the kit counts the modifiers the
+other way (``dice.rolled`` version 4 records ``low_is_good``). The rolls exhaustion reaches, made for the
+party or a member: the lost check (lost on a low face: a penalty lowers it), the search (found on a low face:
+raised), a castle's joust (the champion wins on a low face: lowered), a vessel's evasion (at most the chance:
+raised), the surprise and initiative dice of an encounter or a chase (high is good), a camp's firewood (hours:
+high is good), a delve's doors forced, picked or listened at and its secret doors sought (low is good), a
+dropped item's temptation of a pursuing party (stopped on a low face: lowered), and a free roll (``roll --for``,
+high is good unless ``--low-is-good``).
+
+``tests/golden/exhaustion-v1.jsonl`` was written by hexlog at commit 4e71470, which added every modifier as
+given: under house rules of -100 a level its exhausted party wins every joust, evades on water whatever the
+die, and its searches, doors and listening read a penalty recorded as ``-100``. It still audits VERIFIED and
+exports byte for byte: the audit re-runs those decisions with the modifiers as given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hexlog.events import chase as chase_ev
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled, RollModifier
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import chase as ch
+from hexlog.machine import commands as c
+from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import SetHex
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.context import read_low
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.travel import commands as t
+from hexlog.replay.audit import audit_envelopes, audit_store
+from hexlog.replay.export import export_lines, import_envelopes, read_export
+from hexlog.replay.rebuild import replay
+from hexlog.service import render
+
+CAMPAIGN = "low"
+V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
+#: a rest day owed every travel day, -4 a level: the second travel day exhausts the party to -4
+HARD = {"tables": {"rest": {"rest_every_travel_days": 1, "exhaustion_per_day": -4}}}
+
+
+class Party:
+    """Explore under HARD; Al and Bo on a day of travel exhausted to -4 (the day's route declared), or on the
+    first day, not yet exhausted."""
+
+    def __init__(self, *, exhausted: bool = True) -> None:
+        self.script: list[int] = []
+        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        self.run(c.StartCampaign(ruleset="explore", overrides=HARD))
+        self.run(c.OpenSession(secret_hex="5a" * 32))
+        self.run(c.AddMember(name="Al"))
+        self.run(c.AddMember(name="Bo"))
+        self.run(SetHex(hex="2,2", terrain="meadow"))
+        self.run(t.StartJourney(hex="2,2"))
+        self.run(t.RollWeather(weather="clear"))
+        self.run(t.DeclareRoute(), 6, 1)
+        if exhausted:
+            self.run(t.CheckWandering(), 1)
+            self.run(t.EndDay())
+            self.run(t.RollWeather(weather="clear"))
+            self.run(t.DeclareRoute(), 6, 1)
+
+    def run(self, command: c.Command, *faces: int) -> list[Any]:
+        self.script[:] = list(faces)
+        out = self.h.execute(CAMPAIGN, command)
+        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
+        return list(out.events)
+
+
+def only(events: list[Any], kind: type) -> Any:
+    found = [e for e in events if isinstance(e, kind)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.fixture
+def party() -> Party:
+    found = Party()
+    assert found.h.load(CAMPAIGN).procedures["travel"].members["Al"].exhaustion == 1
+    return found
+
+
+class TestTheKit:
+    def test_a_roll_where_high_is_good_takes_the_penalty_as_given(self, party: Party) -> None:
+        """An attack roll made for Al: 1d20-4."""
+        rolled = only(party.run(c.RollDice(expression="1d20", purpose="attack", made_for="Al"), 15), DiceRolled)
+        assert (rolled.modifier, rolled.total, rolled.low_is_good) == (-4, 11, False)
+
+    def test_a_roll_where_low_is_good_has_the_penalty_counted_against_it(self, party: Party) -> None:
+        """A roll under a chance made for Al: d%+4, recorded with the source and the value it counted with."""
+        events = party.run(c.RollDice(expression="d%", purpose="climb", made_for="Al", low_is_good=True), 47)
+        rolled = only(events, DiceRolled)
+        assert (rolled.modifier, rolled.total, rolled.low_is_good) == (4, 51, True)
+        assert rolled.modifiers == (RollModifier(source="exhaustion (1 day of travel without the rest owed)", value=4),)
+        assert read_low(rolled) == 51
+        assert render.describe(rolled).endswith("(low is good: counted against it)")
+
+    def test_a_roll_where_low_is_good_made_for_nobody_is_not_modified(self, party: Party) -> None:
+        rolled = only(party.run(c.RollDice(expression="d%", low_is_good=True), 47), DiceRolled)
+        assert (rolled.modifiers, rolled.total, rolled.low_is_good) == ((), 47, True)
+
+    def test_an_earlier_release_s_roll_reads_its_penalty_against_the_faces(self) -> None:
+        """dice.rolled before version 4 recorded a penalty as given (-4, total 43) and read 47 + 4."""
+        old = DiceRolled(session="s1", nonce=0, purpose="x", sides=(100,), faces=(47,), modifier=-4, total=43)
+        assert read_low(old) == 51
+
+
+class TestEvasionOnWater:
+    def test_an_exhausted_party_evades_less_often(self, party: Party) -> None:
+        """40 % (60 ft a round slower): a 37 is 41 once the penalty counts against it, and the party is caught up."""
+        party.run(ch.StartChase(setting="waterborne", gap_ft=300, fleeing_ft=90, pursuers_ft=150))
+        events = party.run(ch.Evade(), 37)
+        rolled = only(events, DiceRolled)
+        assert (rolled.made_for, rolled.modifier, rolled.total, rolled.low_is_good) == ("party", 4, 41, True)
+        evaded = only(events, chase_ev.WaterEvasionRolled)
+        assert (evaded.chance, evaded.roll, evaded.evaded) == (40, 41, False)
+        report = audit_store(party.h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_a_rested_party_evades_on_the_die_itself(self) -> None:
+        fresh = Party(exhausted=False)
+        fresh.run(ch.StartChase(setting="waterborne", gap_ft=300, fleeing_ft=90, pursuers_ft=150))
+        assert only(fresh.run(ch.Evade(), 40), chase_ev.WaterEvasionRolled).evaded
+
+
+class TestTheLogOfAnEarlierRelease:
+    def test_it_audits_verified_every_decision_re_run_with_the_modifiers_as_given(self) -> None:
+        report = audit_envelopes(read_export(V1_LOG.read_bytes().split(b"\n")))
+        assert report.findings == (), report.text()
+        assert report.verdict == "VERIFIED"
+        assert (report.rolls, report.rolls_verified, report.decisions) == (21, 21, 16)
+
+    def test_it_imports_replays_and_exports_the_same_bytes(self) -> None:
+        raw = V1_LOG.read_bytes()
+        envelopes = read_export(raw.split(b"\n"))
+        store = MemoryStore()
+        import_envelopes(store, envelopes)
+        assert replay(store, "gold", REGISTRY).ok
+        streamed = audit_store(store, "gold", REGISTRY)
+        assert (streamed.findings, streamed.decisions) == ((), 16)
+        exported = "".join(line + "\n" for line in export_lines(store, "gold"))
+        assert exported.encode() == raw
+
+    def test_its_rolls_read_as_they_were_written(self) -> None:
+        """Version 3 rolls: no roll where low is good, every penalty -100 as given, so the party won its joust
+        and evaded on water."""
+        events = [decode(env) for env in read_export(V1_LOG.read_bytes().split(b"\n"))]
+        penalised = [e for e in events if isinstance(e, DiceRolled) and e.modifiers]
+        assert {e.purpose for e in penalised} >= {"travel.search", "chase.evasion", "dungeon.door", "dungeon.listen"}
+        assert all(e.modifier == -100 and not e.low_is_good for e in penalised)
+        assert only(events, chase_ev.WaterEvasionRolled).evaded
