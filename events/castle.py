@@ -94,14 +94,18 @@ class GarrisonMet(Event):
 @attrs.frozen(kw_only=True)
 class JoustFought(Event):
     """A castle's champion jousted with a party fighter: the winner is the referee's, or rolled (even chances); a
-    champion who wins takes the loser's armor (the ``party.member_edited`` after it records the change)."""
+    champion who wins takes the loser's armor (the ``party.member_edited`` after it records the change).
+
+    Since version 3 a rolled total that a penalty on the fighter takes below the die's lowest face reads as that
+    face, one of the champion's; before it the total was read as it was, and the champion lost such a joust."""
 
     type_name: ClassVar[str] = "castle.joust_fought"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     hex: str
     fighter: str
     #: castle or party
     winner: str
+    #: the rolled total, with the modifiers on the fighter (0 when the referee gave the winner)
     face: int = 0
     #: the castle's champion won: the loser's armor is taken
     armor_lost_by: str = ""
@@ -118,6 +122,12 @@ class JoustFought(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 named who lost their armor, not which, and changed no member's armor: no armor is named."""
         return {**data, "armor": ""}
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 read the total as it was: its data reads as version 3 unchanged (the audit re-runs it as its
+        release ran it)."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

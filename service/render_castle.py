@@ -59,7 +59,7 @@ def _met(e: ev.GarrisonMet) -> str:
 
 
 def _joust(e: ev.JoustFought) -> str:
-    face = f" (d6={e.face})" if e.face else " (the referee's)"
+    face = f" (d6={e.face})" if e.rolls else " (the referee's)"
     if e.winner == "castle":
         defeats = f"the castle's champion defeats {e.fighter}{face}"
         if e.armor == "none":

@@ -18,17 +18,22 @@ exports byte for byte: the audit re-runs those decisions with the modifiers as g
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hexlog.events import castle as castle_ev
 from hexlog.events import chase as chase_ev
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled, RollModifier
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
+from hexlog.machine import castle as k
 from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
+from hexlog.machine.castle.commands import JoustReadingTheTotal
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
@@ -131,6 +136,41 @@ class TestEvasionOnWater:
         assert only(fresh.run(ch.Evade(), 40), chase_ev.WaterEvasionRolled).evaded
 
 
+class TestTheJoust:
+    """The joust is rolled for the fighter, high is good: the penalty lowers it, and below 1 it is the champion's."""
+
+    def meet(self, party: Party) -> None:
+        party.run(c.EditMember(name="Al", armor="chain"))
+        party.run(k.PlaceCastle(hex="2,2", castle_type="lord", disposition="neutral"))
+        party.run(k.HailCastle(hex="2,2"))
+        party.run(k.MeetGarrison(riders=6))
+
+    def test_an_exhausted_fighter_s_total_below_1_is_the_champion_s(self, party: Party) -> None:
+        """Al at -4 rolls a 3: -1, read as 1, and the champion wins and takes his chain."""
+        self.meet(party)
+        events = party.run(k.Joust(fighter="Al"), 3)
+        rolled = only(events, DiceRolled)
+        assert (rolled.made_for, rolled.total, rolled.low_is_good) == ("Al", -1, False)
+        fought = only(events, castle_ev.JoustFought)
+        assert (fought.face, fought.winner, fought.armor) == (-1, "castle", "chain")
+        assert render.describe(fought).startswith("the castle's champion defeats Al (d6=-1)")
+        report = audit_store(party.h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_a_high_enough_die_still_wins(self, party: Party) -> None:
+        """Al at -4 rolls a 6: 2, still the champion's; a rested fighter's 4 is his own."""
+        self.meet(party)
+        assert only(party.run(k.Joust(fighter="Al"), 6), castle_ev.JoustFought).winner == "castle"
+        fresh = Party(exhausted=False)
+        self.meet(fresh)
+        assert only(fresh.run(k.Joust(fighter="Al"), 4), castle_ev.JoustFought).winner == "party"
+
+    def test_the_audit_s_reading_of_an_earlier_release_is_not_the_referee_s(self, party: Party) -> None:
+        self.meet(party)
+        with pytest.raises(RuleRefusedError, match="audit alone"):
+            party.run(JoustReadingTheTotal(fighter="Al"))
+
+
 class TestTheLogOfAnEarlierRelease:
     def test_it_audits_verified_every_decision_re_run_with_the_modifiers_as_given(self) -> None:
         report = audit_envelopes(read_export(V1_LOG.read_bytes().split(b"\n")))
@@ -157,3 +197,7 @@ class TestTheLogOfAnEarlierRelease:
         assert {e.purpose for e in penalised} >= {"travel.search", "chase.evasion", "dungeon.door", "dungeon.listen"}
         assert all(e.modifier == -100 and not e.low_is_good for e in penalised)
         assert only(events, chase_ev.WaterEvasionRolled).evaded
+        fought = only(events, castle_ev.JoustFought)
+        assert (fought.face < 1, fought.winner) == (True, "party")
+        rows = [json.loads(line) for line in V1_LOG.read_text(encoding="utf-8").splitlines()]
+        assert {r["schemaversion"] for r in rows if r["type"] == "hexlog.castle.joust_fought"} == {2}

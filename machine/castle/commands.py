@@ -63,6 +63,16 @@ class JoustKeepingArmor(Command):
 
 
 @attrs.frozen(kw_only=True)
+class JoustReadingTheTotal(Command):
+    """Issued by the audit, never by a user: a joust recorded at ``castle.joust_fought`` version 2, whose releases
+    read the champion's faces against the roll's total as it was (a penalty that took it below 1 lost the champion
+    the joust), is re-run as those releases ran it."""
+
+    fighter: str = arg(help="the party member who jousted", positional=True)
+    warhorses: bool = arg(False, help="the party needed warhorses")  # noqa: FBT003 - a default
+
+
+@attrs.frozen(kw_only=True)
 class DemandToll(Command):
     """The castle names its toll: a fighter's (joust declined), a magic-user's (quest refused), a cleric's tithe."""
 
@@ -108,7 +118,7 @@ class PartWays(Command):
 
 
 #: the commands only hexlog gives
-INTERNAL = (JoustKeepingArmor,)
+INTERNAL = (JoustKeepingArmor, JoustReadingTheTotal)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

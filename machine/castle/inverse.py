@@ -4,7 +4,8 @@ Only what the referee typed is taken from the record (the riders and their speed
 jousts, the worth a tithe is taken from); the rest is decided again from the recorded rolls: which
 garrisons ride out, the castle's type and disposition, a rolled joust (and the loser's armor it takes), a
 toll, the pursuit. A joust recorded before ``castle.joust_fought`` version 2 changed no member's armor, and
-is re-run as it was (``JoustKeepingArmor``).
+is re-run as it was (``JoustKeepingArmor``); one recorded before version 3 read the champion's faces against
+the total as it was, below 1 too (``JoustReadingTheTotal``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hexlog.machine.castle.commands import (
     FleeGarrison,
     Joust,
     JoustKeepingArmor,
+    JoustReadingTheTotal,
     MeetGarrison,
     PassCastles,
 )
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
 
 #: the first version of ``castle.joust_fought`` whose lost joust takes the loser's armor in the party's record
 ARMOR_TAKEN_SINCE = 2
+#: the first version of ``castle.joust_fought`` that reads a total below the die's lowest face as that face
+TOTAL_AS_FACE_SINCE = 3
 #: the fields of a decision that the referee typed, by decision type
 TYPED: dict[type[Event], frozenset[str]] = {
     ev.GarrisonMet: frozenset({"riders", "speed"}),
@@ -54,9 +58,11 @@ def command_for(event: Event) -> Command | None:
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a joust before
-    ``castle.joust_fought`` version 2 took no member's armor."""
+    ``castle.joust_fought`` version 2 took no member's armor, and one before version 3 read its total as it was."""
     if isinstance(event, ev.JoustFought) and event.rolls and version < ARMOR_TAKEN_SINCE:
         return JoustKeepingArmor(fighter=event.fighter, warhorses=event.warhorses)
+    if isinstance(event, ev.JoustFought) and event.rolls and version < TOTAL_AS_FACE_SINCE:
+        return JoustReadingTheTotal(fighter=event.fighter, warhorses=event.warhorses)
     return command_for(event)
 
 

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         HailCastle,
         Joust,
         JoustKeepingArmor,
+        JoustReadingTheTotal,
         MeetGarrison,
         PartWays,
         PassCastles,
@@ -237,19 +238,30 @@ def _end(ctx: StepContext, outcome: str, reason: str = "") -> None:
 def joust(ctx: StepContext, command: Joust) -> None:
     """A party fighter jousts with the castle's champion: the loser's armor, or the castle's hospitality.
 
-    The champion who wins takes the loser's armor: the party's record of the loser changes from what it
-    was to no armor (``party.member_edited``, in the same append, before the meeting ends).
+    The roll is made for the fighter, so a penalty on them (exhaustion) lowers it: a total below the die's
+    lowest face reads as that face, one of the champion's. The champion who wins takes the loser's armor: the
+    party's record of the loser changes from what it was to no armor (``party.member_edited``, in the same
+    append, before the meeting ends).
     """
-    _joust(ctx, command.fighter, command.winner, warhorses=command.warhorses, takes_armor=True)
+    _joust(ctx, command.fighter, command.winner, warhorses=command.warhorses, takes_armor=True, as_face=True)
 
 
 def joust_keeping_armor(ctx: StepContext, command: JoustKeepingArmor) -> None:
     """A joust as releases before ``castle.joust_fought`` version 2 recorded it: a lost one changed no member's
-    armor (the audit re-runs such a joust with this)."""
-    _joust(ctx, command.fighter, "", warhorses=command.warhorses, takes_armor=False)
+    armor, and the total was read as it was (the audit re-runs such a joust with this)."""
+    _joust(ctx, command.fighter, "", warhorses=command.warhorses, takes_armor=False, as_face=False)
 
 
-def _joust(ctx: StepContext, fighter_name: str, given: str, *, warhorses: bool, takes_armor: bool) -> None:
+def joust_reading_the_total(ctx: StepContext, command: JoustReadingTheTotal) -> None:
+    """A joust as releases before ``castle.joust_fought`` version 3 recorded it: the champion's faces were read
+    against the total as it was, so a penalty that took it below 1 lost the champion the joust (the audit re-runs
+    such a joust with this)."""
+    _joust(ctx, command.fighter, "", warhorses=command.warhorses, takes_armor=True, as_face=False)
+
+
+def _joust(  # noqa: PLR0913 - the joust's facts, spelled out
+    ctx: StepContext, fighter_name: str, given: str, *, warhorses: bool, takes_armor: bool, as_face: bool
+) -> None:
     met = _met(ctx)
     fighter = demands_of(ctx).fighter
     assert fighter is not None  # noqa: S101 - the rules' check: a fighter castle has its demands
@@ -266,7 +278,8 @@ def _joust(ctx: StepContext, fighter_name: str, given: str, *, warhorses: bool, 
     if not winner:
         rolled = ctx.roll(JOUST_DICE, JOUST, made_for=fighter_name)
         face, nonces = rolled.total, (rolled.nonce,)
-        winner = "castle" if face in CHAMPION_WINS_ON else "party"
+        read = min(max(face, 1), rolled.sides[0]) if as_face else face
+        winner = "castle" if read in CHAMPION_WINS_ON else "party"
     won = winner == "party"
     worn = member.armor if member.armor not in NO_ARMOR else NONE
     ctx.emit(
