@@ -32,9 +32,13 @@ class JourneyStarted(Event):
 
 @attrs.frozen(kw_only=True)
 class DayStarted(Event):
-    """A travel day begins: the weather is rolled (or set) before anything else."""
+    """A travel day begins: the weather is rolled (or set) before anything else.
+
+    A full day of rest begins so too (``rest``, since version 2): nobody travels, and it has no travel points.
+    Before version 2 a rest day rolled no weather, and the day before's held on."""
 
     type_name: ClassVar[str] = "travel.day_started"
+    schema_version: ClassVar[int] = 2
     day: int
     travellers: tuple[str, ...]
     weather: str
@@ -44,6 +48,13 @@ class DayStarted(Event):
     #: travel points for the day: the base, the weather's change, any carried from yesterday
     travel_points: int = 0
     rolls: tuple[int, ...] = ()
+    #: a full day of rest, not of travel (version 2)
+    rest: bool = False
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 started travel days alone: each was one."""
+        return {**data, "rest": False}
 
 
 @attrs.frozen(kw_only=True)

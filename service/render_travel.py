@@ -47,6 +47,8 @@ def _started(e: ev.JourneyStarted) -> str:
 def _day(e: ev.DayStarted) -> str:
     rolled = f"2d6={e.total}" if e.rolls else "set by the referee"
     flags = f" ({', '.join(e.flags)})" if e.flags else ""
+    if e.rest:
+        return f"day {e.day}, a day of rest: weather {e.weather}{flags} [{rolled}]{rolls_named(e.rolls)}"
     return f"day {e.day}: weather {e.weather}{flags} [{rolled}]; {e.travel_points} travel points{rolls_named(e.rolls)}"
 
 

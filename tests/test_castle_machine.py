@@ -395,7 +395,7 @@ class TestTheTravelDayWaits:
         script.append(1)  # no wandering monsters
         handler.execute(CAMPAIGN, t.CheckWandering())
         handler.execute(CAMPAIGN, t.EndDay())
-        handler.execute(CAMPAIGN, t.RestDay())
+        handler.execute(CAMPAIGN, t.RestDay(weather="clear"))
         handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
         with pytest.raises(RuleRefusedError, match="castle pass"):
             handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE",)))

@@ -99,7 +99,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("start", "IDLE", "DAWN"): ("idle", t.StartJourney(hex="2,3"), ()),
     ("start", "ENDED", "DAWN"): ("ended", t.StartJourney(hex="2,3"), ()),
     ("weather", "DAWN", "ROUTE"): ("dawn", t.RollWeather(), (3, 4)),
-    ("rest", "DAWN", "DAWN"): ("dawn", t.RestDay(), ()),
+    ("rest", "DAWN", "DAWN"): ("dawn", t.RestDay(), (3, 4)),
     ("finish", "DAWN", "ENDED"): ("dawn", t.EndJourney(), ()),
     ("route", "ROUTE", "TRAVEL"): ("route", t.DeclareRoute(headings=("N", "N")), (6, 1)),
     ("move", "TRAVEL", "TRAVEL"): ("travel", t.Move(), ()),

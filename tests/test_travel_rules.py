@@ -420,7 +420,7 @@ class TestExhaustion:
         trip.run(t.StartJourney(hex="2,2"))
         for _ in range(7):
             travel_day(trip)
-        rested = trip.run(t.RestDay())
+        rested = trip.run(t.RestDay(weather="clear"))
         assert [(e.member, e.level) for e in rested if isinstance(e, ev.ExhaustionChanged)] == [("Ann", 0), ("Bo", 0)]
         assert only(rested, ev.Rested).day == 8
         assert trip.state.members["Ann"].travel_days == 0
@@ -440,7 +440,7 @@ class TestExhaustion:
         other = Trip(meadows())
         other.run(t.StartJourney(hex="2,2"))
         travel_day(other, forced=True)
-        other.run(t.RestDay())
+        other.run(t.RestDay(weather="clear"))
         assert not [e for e in travel_day(other) if isinstance(e, ev.ExhaustionChanged)]
 
     def test_every_roll_made_for_an_exhausted_member_carries_it_first(self) -> None:

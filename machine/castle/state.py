@@ -97,6 +97,8 @@ def _travel(state: CastleState, event: Event) -> CastleState:
     match event:
         case tev.JourneyStarted():
             return attrs.evolve(state, where=event.hex, day=0, path=(), checked=())
+        case tev.DayStarted(rest=True):  # the party stays where it is: it passes no castle
+            return attrs.evolve(state, day=event.day, path=(), checked=())
         case tev.DayStarted():
             return attrs.evolve(state, day=event.day, path=(state.where,) if state.where else (), checked=())
         case tev.TruePosition():

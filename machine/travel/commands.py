@@ -112,7 +112,10 @@ class EndDay(Command):
 
 @attrs.frozen(kw_only=True)
 class RestDay(Command):
-    """A full day of rest instead of travel: exhaustion and the owed rest are cleared."""
+    """A full day of rest instead of travel: its weather first (rolled, or set), then exhaustion and the owed rest
+    are cleared."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
 
 
 @attrs.frozen(kw_only=True)

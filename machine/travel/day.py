@@ -27,7 +27,7 @@ from hexlog.machine.travel.rules import (
     WildernessOptions,
     WildernessTables,
 )
-from hexlog.machine.travel.state import journey
+from hexlog.machine.travel.state import TravelState, journey
 
 if TYPE_CHECKING:
     from hexlog.machine.hexmap.state import Hex
@@ -69,29 +69,10 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
     season's column, or the referee's)."""
     _to_day_start(ctx)
     trip = journey(ctx)
-    tables = ctx.part(TravelTables)
-    flags_of = ctx.part(WildernessTables).weather_flags or {}
     travellers = tuple(m.name for m in ctx.table.party.members)
     exhaustion.at_day_start(ctx, trip, travellers)
-    rolls: tuple[int, ...] = ()
-    total = 0
-    if command.weather:
-        name = command.weather
-        if name not in flags_of:
-            msg = f"weather {name!r} is not in tables.weather_flags: {', '.join(flags_of)}"
-            raise UsageError(msg)
-    else:
-        which = ctx.part(TravelOptions).weather_table
-        table = tables.weather.fallback if which is WeatherTable.FALLBACK else tables.weather.custom  # type: ignore[union-attr]
-        if not table:
-            msg = f"the weather table {which} is empty; fill tables.weather.{which} or give --set NAME"
-            raise UsageError(msg)
-        rolled = ctx.roll("2d6", "travel.weather")
-        rolls, total = (rolled.nonce,), rolled.total
-        row = max((r for r in table if r.at_least <= total), key=lambda r: r.at_least, default=table[0])
-        name = getattr(row, trip.season)
-    flags = tuple(flags_of.get(name, ()))
-    effects = tables.weather_effects
+    name, flags, total, rolls = _weather(ctx, trip, command.weather)
+    effects = ctx.part(TravelTables).weather_effects
     impeded = effects.impeded_tp if effects is not None and "impeded" in flags else 0
     points = max(0, trip.base_tp + impeded + trip.carried)
     ctx.emit(
@@ -105,6 +86,31 @@ def weather(ctx: StepContext, command: c.RollWeather) -> None:
             rolls=rolls,
         )
     )
+
+
+def _weather(ctx: StepContext, trip: TravelState, given: str) -> tuple[str, tuple[str, ...], int, tuple[int, ...]]:
+    """The day's weather, before anything else: the referee's, or 2d6 on the season's column (its name, its flags,
+    the total and the roll; 0 and none when given)."""
+    tables = ctx.part(TravelTables)
+    flags_of = ctx.part(WildernessTables).weather_flags or {}
+    rolls: tuple[int, ...] = ()
+    total = 0
+    if given:
+        name = given
+        if name not in flags_of:
+            msg = f"weather {name!r} is not in tables.weather_flags: {', '.join(flags_of)}"
+            raise UsageError(msg)
+    else:
+        which = ctx.part(TravelOptions).weather_table
+        table = tables.weather.fallback if which is WeatherTable.FALLBACK else tables.weather.custom  # type: ignore[union-attr]
+        if not table:
+            msg = f"the weather table {which} is empty; fill tables.weather.{which} or give --set NAME"
+            raise UsageError(msg)
+        rolled = ctx.roll("2d6", "travel.weather")
+        rolls, total = (rolled.nonce,), rolled.total
+        row = max((r for r in table if r.at_least <= total), key=lambda r: r.at_least, default=table[0])
+        name = getattr(row, trip.season)
+    return name, tuple(flags_of.get(name, ())), total, rolls
 
 
 def route(ctx: StepContext, command: c.DeclareRoute) -> None:
@@ -283,10 +289,16 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
     _to_next_day(ctx, f"travel day {trip.day} ends")
 
 
-def rest(ctx: StepContext, command: c.RestDay) -> None:  # noqa: ARG001 - the step signature
-    """A full rest day (§4.16): exhaustion and the owed rest are cleared; the clock runs a day."""
+def rest(ctx: StepContext, command: c.RestDay) -> None:
+    """A full rest day (§4.16): it starts as every day does, at the rules' hour with its weather (rolled, or the
+    referee's), recorded as a day of rest (nobody travels, no travel points); then exhaustion and the owed rest are
+    cleared, and the clock runs on to the next day."""
+    _to_day_start(ctx)
     trip = journey(ctx)
-    exhaustion.rest_day(ctx, trip)
+    name, flags, total, rolls = _weather(ctx, trip, command.weather)
+    day = trip.day + 1
+    ctx.emit(ev.DayStarted(day=day, travellers=(), weather=name, flags=flags, total=total, rolls=rolls, rest=True))
+    exhaustion.rest_day(ctx, journey(ctx), day=day)
     _to_next_day(ctx, "a full day of rest")
 
 

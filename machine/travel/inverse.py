@@ -1,8 +1,8 @@
 """The inverse audit uses: the command that made a recorded travel decision.
 
 Only what the referee typed is taken from the record (the declared route and night, a guide); the
-step decides the rest again from the recorded rolls: the weather, the lost check and the true
-heading, the search, the wandering check.
+step decides the rest again from the recorded rolls: the weather (of a rest day too), the lost check and
+the true heading, the search, the wandering check.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from hexlog.machine.travel.commands import (
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
     DeclareRouteRoadNeverLost,
+    RestDay,
     RollWeather,
     SearchRoll,
     SearchRollHexDice,
@@ -41,7 +42,7 @@ def command_for(event: Event) -> Command | None:
     """The command that made a recorded decision (None: not a dice-driven decision of the travel day)."""
     match event:
         case ev.DayStarted(rolls=rolls) if rolls:
-            return RollWeather()
+            return RestDay() if event.rest else RollWeather()
         case ev.LostChecked():
             return DeclareRoute(headings=event.declared, night=event.night)
         case ev.SearchRolled():
@@ -55,7 +56,8 @@ def by_hand(event: Event) -> str | None:
     """What the referee decided by hand in a travel event, in words (None: nothing)."""
     match event:
         case ev.DayStarted(rolls=()):
-            return f"the weather of day {event.day} set by the referee ({event.weather}) instead of rolled"
+            rest = " (a rest day)" if event.rest else ""
+            return f"the weather of day {event.day}{rest} set by the referee ({event.weather}) instead of rolled"
         case ev.LostRevealed():
             return f"the party told it is lost ({event.reason})"
     return None
