@@ -270,11 +270,21 @@ class Rested(Event):
 
 @attrs.frozen(kw_only=True)
 class JourneyEnded(Event):
-    """The journey is over."""
+    """The journey is over. Its members rest off what it left them (exhaustion, an owed rest, the travel days
+    counted) on a rest day, or once a full day has passed on the clock with no journey under way (version 2)."""
 
     type_name: ClassVar[str] = "travel.ended"
+    schema_version: ClassVar[int] = 2
     hex: str
     days: int
+    #: when it ended, in seconds since the campaign began (version 2); -1 before version 2, whose releases let no
+    #: time after a journey count as rest
+    at_seconds: int = -1
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 kept no time: no day after it counts as rest (-1), as its release ran it."""
+        return {**data, "at_seconds": -1}
 
 
 for _cls in list(globals().values()):

@@ -100,6 +100,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("start", "ENDED", "DAWN"): ("ended", t.StartJourney(hex="2,3"), ()),
     ("weather", "DAWN", "ROUTE"): ("dawn", t.RollWeather(), (3, 4)),
     ("rest", "DAWN", "DAWN"): ("dawn", t.RestDay(), (3, 4)),
+    ("rest", "ENDED", "ENDED"): ("ended", t.RestDay(), (3, 4)),
     ("finish", "DAWN", "ENDED"): ("dawn", t.EndJourney(), ()),
     ("route", "ROUTE", "TRAVEL"): ("route", t.DeclareRoute(headings=("N", "N")), (6, 1)),
     ("move", "TRAVEL", "TRAVEL"): ("travel", t.Move(), ()),

@@ -5,8 +5,9 @@ check, travel points spent hex by hex, searching, forced march, the wandering ch
 ``TRAVEL`` declares it for the kit: the transition table and its conditions (``machine``), the
 folded state (``state``), the commands, the steps (``day``, ``moves``), the typed rules, the pure
 terrain rules (``terrain``) and exhaustion, a modifier source on every roll made for an exhausted
-member or the party (``exhaustion``). It comes right after the campaign in the registry, so its
-modifier is the first applied.
+member or the party, and a due check that counts a full day without a journey as a rest day
+(``exhaustion``). It comes right after the campaign in the registry, so its modifier is the first
+applied and its due check the first run.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from __future__ import annotations
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.machine.kit.procedure import Procedure, Resume
+from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
 from hexlog.machine.travel.inverse import INVERSE, guard
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
 from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, evolve
+
+#: what the rule texts leave open about rest and exhaustion, and what the journey does instead
+LIMIT_AFTER_THE_JOURNEY = (
+    "what the party does once its journey has ended: a full day of game time with no journey under way counts "
+    "as its rest day (exhaustion, an owed rest and the travel days counted are cleared), whatever fills it, a "
+    "delve too; travel rest gives one at once."
+)
 
 TRAVEL = Procedure(
     name=PROCEDURE,
@@ -57,7 +65,9 @@ TRAVEL = Procedure(
     inverse=INVERSE,
     guards=(guard,),
     modifiers=(exhaustion.modifiers,),
+    due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock),),
     resume=Resume(trigger="resume", step=day.resumed),
+    limits=(LIMIT_AFTER_THE_JOURNEY,),
     events=(
         ev.JourneyStarted,
         ev.DayStarted,

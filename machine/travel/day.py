@@ -308,9 +308,9 @@ def reveal_lost(ctx: StepContext, command: c.RevealLost) -> None:
 
 
 def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - the step signature
-    """The journey ends where the party is."""
+    """The journey ends where the party is, now: a full day after it counts as a rest day (``exhaustion``)."""
     trip = journey(ctx)
-    ctx.emit(ev.JourneyEnded(hex=trip.hex, days=trip.day))
+    ctx.emit(ev.JourneyEnded(hex=trip.hex, days=trip.day, at_seconds=ctx.table.clock.seconds))
 
 
 __all__ = [

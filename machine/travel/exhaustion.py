@@ -2,9 +2,11 @@
 
 At the start of each travel day a member grows one level more exhausted when already exhausted, when
 a forced march yesterday owed a rest day, or when this day is past the six travel days a rest day
-allows. One full rest day clears it all. The levels impose a modifier on every roll made for the
-member (``made_for`` its name) and, at the party's worst member's level, on rolls made for the party
-side; each is recorded on the roll with its source.
+allows. One full rest day clears it all: ``travel rest``, on a journey or once it has ended, or a full
+day of game time with no journey under way (the due check ``rest_on_the_clock``: a party that is not
+travelling is resting). The levels impose a modifier on every roll made for the member (``made_for``
+its name) and, at the party's worst member's level, on rolls made for the party side; each is recorded
+on the roll with its source, and counts against them (the kit adds it to a roll where low is good).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import TYPE_CHECKING
 from hexlog.events import travel as ev
 from hexlog.events.dice import RollModifier
 from hexlog.events.vocabulary import Side
+from hexlog.machine.kit.clock import DAY_SECONDS
 from hexlog.machine.travel.rules import TravelTables
-from hexlog.machine.travel.state import PROCEDURE, TravelState
+from hexlog.machine.travel.state import PROCEDURE, Phase, TravelState
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,7 +28,8 @@ if TYPE_CHECKING:
 
 
 def level_for(table: Table, made_for: str) -> int:
-    """The exhaustion level that applies to a roll made for a member or for the party side (0: none)."""
+    """The exhaustion level that applies to a roll made for a member or for the party side (0: none): the
+    journey's, or the last one's until its members have rested."""
     trip = table.procedures.get(PROCEDURE)
     if not isinstance(trip, TravelState) or not made_for:
         return 0
@@ -80,3 +84,18 @@ def rest_day(
         if trip.exhaustion(name):
             ctx.emit(ev.ExhaustionChanged(member=name, level=0, reason=reason))
     ctx.emit(ev.Rested(day=trip.day + 1 if day is None else day, members=members))
+
+
+def rest_on_the_clock(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - the due check's signature
+    """The due check: once a full day has passed since the journey ended, with none under way since, the party has
+    had its rest day (whatever else it did: it did not travel), and the rest it owed is cleared.
+
+    A journey ended by a release that kept no time of its end (``travel.ended`` before version 2) is let be, as
+    that release did: its members rest on a ``travel rest``.
+    """
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState) or trip.phase is not Phase.ENDED or trip.ended_at < 0:
+        return
+    if end - trip.ended_at < DAY_SECONDS or not trip.owes_rest:
+        return
+    rest_day(ctx, trip, reason="a full day without travel since the journey ended")

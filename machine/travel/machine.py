@@ -2,7 +2,8 @@
 
 ``WEATHER -> ROUTE (and the secret lost check) -> TRAVEL (move, search, forced march) -> the wandering
 check (an encounter is handed off; the day resumes when it concludes) -> END OF DAY``, or a full rest
-day instead of travel. The conditions are methods of ``TravelModel``; they only read, and say why.
+day instead of travel (or after the journey has ended). The conditions are methods of ``TravelModel``;
+they only read, and say why.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     },
     {"trigger": "weather", "source": P.DAWN, "dest": P.ROUTE},
     {"trigger": "rest", "source": P.DAWN, "dest": P.DAWN},
+    # a party whose journey has ended may still rest a full day, to rest off what the journey left it
+    {"trigger": "rest", "source": P.ENDED, "dest": P.ENDED},
     {"trigger": "finish", "source": P.DAWN, "dest": P.ENDED},
     {"trigger": "route", "source": P.ROUTE, "dest": P.TRAVEL},
     {"trigger": "move", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "can_move"},

@@ -257,7 +257,8 @@ class TravelTables:
             "§4.12 / §4.16 rest and exhaustion. Each level changes every roll made for the member (for the party "
             "side, its most exhausted member's) by exhaustion_per_day, always against them: a roll where a low "
             "total is good (a search, an evasion on water, a door forced, picked or listened at) has it added, "
-            "and a joust's total below 1 is the champion's."
+            "and a joust's total below 1 is the champion's. A rest day rolls its weather first; after the "
+            "journey, a rest day or a full day on the clock without one clears it."
         ),
     )
 

@@ -72,12 +72,20 @@ class TravelState:
     encounter: bool = False
     #: days of rest after pursuits not yet counted as a rest day (A28: a full day counts)
     rest_credit: float = 0.0
+    #: when the journey ended (seconds since the campaign began); -1 while under way, or ended by a release that
+    #: let no time after a journey count as rest
+    ended_at: int = -1
     members: dict[str, Member] = attrs.field(factory=dict)
 
     def exhaustion(self, name: str) -> int:
         """A member's exhaustion level (0: none)."""
         member = self.members.get(name)
         return member.exhaustion if member is not None else 0
+
+    @property
+    def owes_rest(self) -> bool:
+        """Whether a member has anything a rest day clears: exhaustion, an owed rest, travel days counted."""
+        return any(m != Member() for m in self.members.values())
 
 
 def _members(state: TravelState, names: tuple[str, ...], change: Any) -> dict[str, Member]:
@@ -103,6 +111,7 @@ READS: tuple[type[Event], ...] = (
     ev.WanderingChecked,
     ev.DayEnded,
     ev.Rested,
+    ev.JourneyEnded,
     PursuitRested,
 )
 
@@ -185,6 +194,8 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
             )
         case PursuitRested():
             return attrs.evolve(state, rest_credit=state.rest_credit + event.days)
+        case ev.JourneyEnded():
+            return attrs.evolve(state, ended_at=event.at_seconds)
     return state
 
 
