@@ -201,3 +201,13 @@ class TestTheLogOfAnEarlierRelease:
         assert (fought.face < 1, fought.winner) == (True, "party")
         rows = [json.loads(line) for line in V1_LOG.read_text(encoding="utf-8").splitlines()]
         assert {r["schemaversion"] for r in rows if r["type"] == "hexlog.castle.joust_fought"} == {2}
+
+
+def test_rules_show_says_which_rolls_exhaustion_reaches_and_which_way_it_counts(hexlog: Any) -> None:
+    """The choice the text leaves open is shown with the rules: every roll made for the party or a member, always
+    against them, and the rolls made for nobody that it does not reach."""
+    out = hexlog("rules", "show", "explore").stdout
+    assert "not modelled (travel): exhaustion on all rolls: it reaches every roll made for the party" in out
+    assert "the wilderness evasion and the pursuit's dice are made for nobody" in out
+    assert "a roll where a low total is good (a search, an evasion on water" in out
+    assert "not modelled (travel): what the party does once its journey has ended: a full day of game time" in out

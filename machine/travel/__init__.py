@@ -29,6 +29,12 @@ LIMIT_AFTER_THE_JOURNEY = (
     "as its rest day (exhaustion, an owed rest and the travel days counted are cleared), whatever fills it, a "
     "delve too; travel rest gives one at once."
 )
+LIMIT_ROLLS_REACHED = (
+    "exhaustion on all rolls: it reaches every roll made for the party or a member (the lost check, a search, "
+    "surprise and initiative, a joust, an evasion on water, firewood, a delve's doors and secret doors, a free "
+    "roll --for), always against them; the wilderness evasion and the pursuit's dice are made for nobody and do "
+    "not carry it."
+)
 
 TRAVEL = Procedure(
     name=PROCEDURE,
@@ -67,7 +73,7 @@ TRAVEL = Procedure(
     modifiers=(exhaustion.modifiers,),
     due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock),),
     resume=Resume(trigger="resume", step=day.resumed),
-    limits=(LIMIT_AFTER_THE_JOURNEY,),
+    limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_ROLLS_REACHED),
     events=(
         ev.JourneyStarted,
         ev.DayStarted,
