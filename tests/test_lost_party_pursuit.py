@@ -38,13 +38,11 @@ from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, read_export
-from hexlog.service import render
-from hexlog.service.http_events import seen
+
+from .test_lost_party_view import LOST, NORTH_EAST, only, player_view
 
 CAMPAIGN = "lost"
 RESTING_ONE_V1 = Path(__file__).resolve().parent / "golden" / "resting-one-v1.jsonl"
-#: the lost check's face (lost on 1) and the heading die's face that leads NE (the seed's 1 N, 2 NE, ...)
-LOST, NORTH_EAST = 1, 2
 #: the flight's d6: S
 SOUTH = 4
 
@@ -84,12 +82,6 @@ class Journey:
         return self.h.store.read_stream(stream_for(CAMPAIGN))
 
 
-def only(events: list[Any], kind: type) -> Any:
-    found = [e for e in events if isinstance(e, kind)]
-    assert len(found) == 1, found
-    return found[0]
-
-
 def a_lost_pursuit(truly: str) -> Journey:
     """The wandering check meets an encounter; the party evades and fails, is pursued, flees a hex (secretly), is not
     caught, evades and rests. Each die has the same face whatever the terrain, and fits it."""
@@ -108,19 +100,6 @@ def a_lost_pursuit(truly: str) -> Journey:
     trip.run(p.RollEvasion(), 1)
     trip.run(p.Rest(), 1, 1)
     return trip
-
-
-def player_view(trip: Journey) -> list[Any]:
-    """Everything a player is shown of the campaign but the public map itself: each event as the service sends it
-    (envelope and data; its id, time and hashes aside) with its line of text, then the state's lines."""
-    shown = []
-    for cloud, text in seen(trip.records(), player=True):
-        if cloud["type"] == "hexlog.map.hex_set":
-            continue
-        kept = {k: v for k, v in cloud.items() if k not in {"id", "time", "hash", "prevhash"}}
-        shown.append((json.dumps(kept, sort_keys=True), text))
-    lines = render.state_lines(CAMPAIGN, trip.h.load(CAMPAIGN), player=True)
-    return [*shown, *(line for line in lines if "stream version" not in line)]
 
 
 class TestWhatThePlayersSee:

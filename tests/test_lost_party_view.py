@@ -118,9 +118,10 @@ def a_lost_day(truly: str) -> Journey:
     return trip
 
 
-def player_view(trip: Journey) -> list[Any]:
-    """Everything a player is shown of the campaign but the public map itself: each event as the service sends it
-    (envelope and data; its id, time and hashes aside) with its line of text, then the state's lines."""
+def player_view(trip: Any) -> list[Any]:
+    """Everything a player is shown of a journey's campaign (this file's, or the lost pursuit's) but the public map
+    itself: each event as the service sends it (envelope and data; its id, time and hashes aside) with its line of
+    text, then the state's lines."""
     shown = []
     for cloud, text in seen(trip.records(), player=True):
         if cloud["type"] == "hexlog.map.hex_set":

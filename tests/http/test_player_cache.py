@@ -54,17 +54,22 @@ class Reads:
         return self.store.read_stream(STREAM, version)
 
 
+def _begun() -> tuple[MemoryStore, Handler]:
+    """A store holding an OSE campaign with a session open, and its handler."""
+    store = MemoryStore()
+    handler = Handler(store, MemoryKeeper())
+    handler.execute("main", c.StartCampaign(ruleset="ose"))
+    handler.execute("main", c.OpenSession())
+    return store, handler
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(STEPS)
 def test_the_kept_view_is_a_fresh_walk_at_every_read_and_never_walks_from_the_start_again(steps):
     """After each step the players ask for, the kept view equals a fresh walk of the whole log; once made, it never
     reads from version 1 again (a session's end is judged from that session's opening)."""
-    store = MemoryStore()
-    handler = Handler(store, MemoryKeeper())
-    handler.execute("main", c.StartCampaign(ruleset="ose"))
-    handler.execute("main", c.OpenSession())
-    reads = Reads(store)
-    cache = http_events.PlayerCache()
+    store, handler = _begun()
+    reads, cache = Reads(store), http_events.PlayerCache()
     for number, (action, ask) in enumerate(steps):
         handler = _play(handler, action, number)
         if ask:
@@ -75,12 +80,8 @@ def test_the_kept_view_is_a_fresh_walk_at_every_read_and_never_walks_from_the_st
 
 def test_a_session_ended_shows_what_it_hid_to_the_kept_view_and_nothing_of_the_next():
     """Secret rolls are placeholders while their session is open, shown once it closes; the next session's are not."""
-    store = MemoryStore()
-    handler = Handler(store, MemoryKeeper())
-    handler.execute("main", c.StartCampaign(ruleset="ose"))
-    handler.execute("main", c.OpenSession())
-    reads = Reads(store)
-    cache = http_events.PlayerCache()
+    store, handler = _begun()
+    reads, cache = Reads(store), http_events.PlayerCache()
 
     def purposes():
         return [e["data"].get("purpose") for e, _ in cache.items(reads) if e["type"].endswith("dice.rolled")]
