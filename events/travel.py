@@ -271,20 +271,31 @@ class Rested(Event):
 @attrs.frozen(kw_only=True)
 class JourneyEnded(Event):
     """The journey is over. Its members rest off what it left them (exhaustion, an owed rest, the travel days
-    counted) on a rest day, or once a full day has passed on the clock with no journey under way (version 2)."""
+    counted) on a rest day, or once a full day has passed on the clock with no journey under way (version 2) in
+    which the party neither delved nor fled nor chased (version 3: before, a delve's day or a flight's counted too).
+    """
 
     type_name: ClassVar[str] = "travel.ended"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     hex: str
     days: int
     #: when it ended, in seconds since the campaign began (version 2); -1 before version 2, whose releases let no
     #: time after a journey count as rest
     at_seconds: int = -1
+    #: a day on the clock counts as rest only if no delve, pursuit or chase was under way in it (version 3); false
+    #: before version 3, whose releases counted any full day after the journey, whatever filled it
+    exertion_breaks_rest: bool = True
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 kept no time: no day after it counts as rest (-1), as its release ran it."""
         return {**data, "at_seconds": -1}
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 counted any full day after the journey as rest, a delve's or a flight's too, as its release ran
+        it."""
+        return {**data, "exertion_breaks_rest": False}
 
 
 for _cls in list(globals().values()):

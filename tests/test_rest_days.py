@@ -8,8 +8,10 @@ weather of the last day of travel.
 
 A journey that has ended leaves its members as it left them, exhausted too, until they rest: on a rest day
 (``travel rest`` is allowed once the journey has ended), or once a full day has passed on the clock with no journey
-under way (``travel.ended`` version 2 records when it ended). A journey ended before version 2 is let be, as its
-release did: only a rest day rests its party.
+under way (``travel.ended`` version 2 records when it ended) in which no delve, pursuit or chase was under way: a day
+in a dungeon, fleeing or chasing is no rest, and the day is counted afresh from its end (version 3). A journey ended
+before version 3 counts any full day, a delve's too, as its release did (``tests/golden/delve-rest-v2.jsonl``); one
+ended before version 2 is let be, as its release did: only a rest day rests its party.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from hexlog.events import camp as camp_ev
+from hexlog.events import pursuit as pu_ev
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
+from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
 from hexlog.machine.camp import commands as cc
+from hexlog.machine.dungeon import commands as dg
 from hexlog.machine.encounter import commands as enc
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
@@ -34,15 +39,17 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
-from hexlog.machine.travel.state import Member
+from hexlog.machine.travel.state import EXERTION, Member
 from hexlog.replay.audit import audit_envelopes, audit_store
-from hexlog.replay.export import import_envelopes, read_export
+from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
 CAMPAIGN = "rest"
 HOUR = 3600
 V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
+DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "delve-rest-v2.jsonl"
+RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase since the journey ended"
 
 
 class Trip:
@@ -189,7 +196,7 @@ class TestAfterTheJourney:
         events = trip.run(AdvanceClock(duration="1 hour"))
         assert [(e.member, e.level) for e in events if isinstance(e, ev.ExhaustionChanged)] == [("Al", 0), ("Bo", 0)]
         why = {e.reason for e in events if isinstance(e, ev.ExhaustionChanged)}
-        assert why == {"a full day without travel since the journey ended"}
+        assert why == {RESTED_ON_THE_CLOCK}
         assert only(events, ev.Rested).members == ("Al", "Bo")
         assert penalty(trip) == 0
         assert not [e for e in trip.run(AdvanceClock(duration="7 days")) if isinstance(e, ev.Rested)]
@@ -223,16 +230,86 @@ class TestAfterTheJourney:
 
     def test_the_rest_on_the_clock_is_re_run_by_the_audit_inside_the_decision_that_passes_the_day(self) -> None:
         """On committed dice: the journey ends exhausted, 23 hours pass, then a pursuit's flight (a watch) passes the
-        day: the flight's step records the rest after its decision, and the audit re-runs it so."""
+        day: a flight is no rest, so its step records none after its decision, and the audit re-runs it so. The rest
+        after the escape is rest (A28): a full day on from the flight's end, the party has rested."""
         trip = Trip(every=1, dice=True)
         trip.day()
         trip.day()
         trip.run(t.EndJourney())
         trip.run(AdvanceClock(duration="23 hours"))
         trip.run(pu.StartPursuit(pursuers=2, pursuers_speed=60, evasion_failed=True))
+        assert trip.state.exerting == frozenset({"pursuit"})
         fled = trip.run(pu.Flee())
-        assert only(fled, ev.Rested)
-        trip.run(pu.Rest())
+        assert not [e for e in fled if isinstance(e, ev.Rested)]
+        assert trip.state.quiet == 0
+        rest = only(trip.run(pu.Rest()), pu_ev.PursuitRested)
+        assert rest.days == 0.5
+        assert (trip.state.exerting, trip.state.quiet) == (frozenset(), 12 * HOUR)
+        assert not [e for e in trip.run(AdvanceClock(duration="11 hours")) if isinstance(e, ev.Rested)]
+        assert only(trip.run(AdvanceClock(duration="1 hour")), ev.Rested)
+        trip.run(c.CloseSession())
+        assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+
+def delve(trip: Trip, hours: int) -> list[Any]:
+    """A delve of ``hours`` hours (no wandering check falls due in it), the party leaving the dungeon at its end."""
+    events = trip.run(dg.EnterDungeon(name="the barrow", every_turns=1000))
+    events += trip.run(AdvanceClock(duration=f"{hours} hours", reason="the party delves"))
+    return events + trip.run(dg.LeaveDungeon())
+
+
+class TestADelveIsNoRest:
+    """A day in a dungeon, fleeing or chasing is no rest (seed 004: "rest at least 1 full day"): the clock's rest day is
+    a full day in which no delve, pursuit or chase was under way, counted afresh from the end of the last."""
+
+    def test_the_procedures_of_exertion_end_in_their_final_phases(self) -> None:
+        finals = {p.name: frozenset(f.name for f in p.final) for p in REGISTRY if p.name in EXERTION}
+        assert finals == EXERTION
+
+    def test_a_day_in_a_dungeon_rests_nobody(self) -> None:
+        trip = exhausted_and_home()
+        events = delve(trip, 24)
+        assert not [e for e in events if isinstance(e, ev.Rested | ev.ExhaustionChanged)]
+        assert not [e for e in trip.run(AdvanceClock(duration="23 hours")) if isinstance(e, ev.Rested)]
+        assert penalty(trip) == -1
+        events = trip.run(AdvanceClock(duration="1 hour"))
+        assert {e.reason for e in events if isinstance(e, ev.ExhaustionChanged)} == {RESTED_ON_THE_CLOCK}
+        assert only(events, ev.Rested).members == ("Al", "Bo")
+        assert penalty(trip) == 0
+
+    def test_the_day_is_counted_afresh_from_the_delve_s_end(self) -> None:
+        """Two hours off, a delve of two hours, then 22 hours: a full day since the journey ended, but not since the
+        delve; two hours more make one."""
+        trip = exhausted_and_home()
+        trip.run(AdvanceClock(duration="2 hours"))
+        delve(trip, 2)
+        assert not [e for e in trip.run(AdvanceClock(duration="22 hours")) if isinstance(e, ev.Rested)]
+        assert only(trip.run(AdvanceClock(duration="2 hours")), ev.Rested)
+
+    def test_a_delve_day_then_travel_leaves_the_party_exhausted_where_a_day_of_rest_would_not(self) -> None:
+        """Home exhausted (a rest day owed every travel day): a day in a dungeon, then a day of travel is a second
+        level; a day off the road instead rests it off, and one day of travel is allowed."""
+        for delved, level in ((True, 2), (False, 0)):
+            trip = exhausted_and_home()
+            if delved:
+                delve(trip, 24)
+            else:
+                trip.run(AdvanceClock(duration="24 hours"))
+            trip.run(AdvanceClock(duration="1 hour"))
+            trip.run(t.StartJourney(hex="2,2", season="winter"))
+            trip.day()
+            assert trip.state.members["Al"].exhaustion == level
+            assert penalty(trip) == -level
+
+    def test_a_delve_on_committed_dice_audits_clean(self) -> None:
+        trip = Trip(every=1, dice=True)
+        trip.day()
+        trip.day()
+        trip.run(t.EndJourney())
+        delve(trip, 24)
+        trip.run(AdvanceClock(duration="24 hours"))
         trip.run(c.CloseSession())
         assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
@@ -255,3 +332,22 @@ class TestAJourneyEndedByAnEarlierRelease:
         assert not [e for e in events if isinstance(e, ev.Rested)]
         rested = h.execute(campaign, t.RestDay(weather="clear")).events
         assert [(e.member, e.level) for e in rested if isinstance(e, ev.ExhaustionChanged)] == [("Al", 0), ("Bo", 0)]
+
+    def test_a_delve_after_it_counts_as_rest_as_its_release_ran_it(self) -> None:
+        """The log of commit d387448 (travel.ended version 2) ended its journey exhausted, delved 20 hours, and 3 hours
+        later fled a pursuit: the flight passed the day and rested the party. It audits VERIFIED, the audit re-running
+        the flight's rest as that release made it, and exports byte for byte; its journey keeps that reading."""
+        lines = DELVE_V2_LOG.read_bytes().split(b"\n")
+        report = audit_envelopes(read_export(lines))
+        assert report.findings == (), report.text()
+        assert (report.events, report.decisions, report.rolls, report.rolls_verified) == (82, 6, 8, 8)
+        store = MemoryStore()
+        campaign = import_envelopes(store, read_export(lines)).campaign
+        assert replay(store, campaign, REGISTRY).ok
+        assert "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == DELVE_V2_LOG.read_bytes()
+        events = [decode(e) for e in read_export(lines)]
+        fled = next(i for i, e in enumerate(events) if isinstance(e, pu_ev.PursuitFled))
+        rested = next(i for i, e in enumerate(events) if isinstance(e, ev.Rested))
+        assert rested > fled
+        trip = Handler(store, MemoryKeeper()).load(campaign).procedures["travel"]
+        assert (trip.exertion_breaks_rest, trip.members["Al"]) == (False, Member())

@@ -5,8 +5,8 @@ check, travel points spent hex by hex, searching, forced march, the wandering ch
 ``TRAVEL`` declares it for the kit: the transition table and its conditions (``machine``), the
 folded state (``state``), the commands, the steps (``day``, ``moves``), the typed rules, the pure
 terrain rules (``terrain``) and exhaustion, a modifier source on every roll made for an exhausted
-member or the party, and a due check that counts a full day without a journey as a rest day
-(``exhaustion``). It comes right after the campaign in the registry, so its modifier is the first
+member or the party, and a due check that counts a full day without a journey, a delve, a pursuit or a chase as
+a rest day (``exhaustion``). It comes right after the campaign in the registry, so its modifier is the first
 applied and its due check the first run.
 """
 
@@ -26,8 +26,10 @@ from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, ev
 #: what the rule texts leave open about rest and exhaustion, and what the journey does instead
 LIMIT_AFTER_THE_JOURNEY = (
     "what the party does once its journey has ended: a full day of game time with no journey under way counts "
-    "as its rest day (exhaustion, an owed rest and the travel days counted are cleared), whatever fills it, a "
-    "delve too; travel rest gives one at once."
+    "as its rest day (exhaustion, an owed rest and the travel days counted are cleared) when no delve, pursuit or "
+    "chase was under way in it (a day in a dungeon, fleeing or chasing is no rest: the day is counted afresh from "
+    "its end; a night in camp, a castle's visit or an encounter alone does not break it); travel rest gives one at "
+    "once. A journey ended before travel.ended version 3 lets any full day count, as its release did."
 )
 LIMIT_ROLLS_REACHED = (
     "exhaustion on all rolls: it reaches every roll made for the party or a member (the lost check, a search, "

@@ -3,10 +3,11 @@
 At the start of each travel day a member grows one level more exhausted when already exhausted, when
 a forced march yesterday owed a rest day, or when this day is past the six travel days a rest day
 allows. One full rest day clears it all: ``travel rest``, on a journey or once it has ended, or a full
-day of game time with no journey under way (the due check ``rest_on_the_clock``: a party that is not
-travelling is resting). The levels impose a modifier on every roll made for the member (``made_for``
-its name) and, at the party's worst member's level, on rolls made for the party side; each is recorded
-on the roll with its source, and counts against them (the kit adds it to a roll where low is good).
+day of game time with no journey under way in which the party neither delved, fled nor chased (the due check
+``rest_on_the_clock``: a party that is not travelling, delving or running is resting). The levels impose a
+modifier on every roll made for the member (``made_for`` its name) and, at the party's worst member's level, on
+rolls made for the party side; each is recorded on the roll with its source, and counts against them (the kit adds
+it to a roll where low is good).
 """
 
 from __future__ import annotations
@@ -87,15 +88,20 @@ def rest_day(
 
 
 def rest_on_the_clock(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - the due check's signature
-    """The due check: once a full day has passed since the journey ended, with none under way since, the party has
-    had its rest day (whatever else it did: it did not travel), and the rest it owed is cleared.
+    """The due check: once a full day has passed since the journey ended, with none under way since and no delve,
+    pursuit or chase under way in it (a day in a dungeon, fleeing or chasing is no rest), the party has had its
+    rest day, and the rest it owed is cleared: after an exertion the day is counted afresh from its end.
 
-    A journey ended by a release that kept no time of its end (``travel.ended`` before version 2) is let be, as
-    that release did: its members rest on a ``travel rest``.
+    A journey ended by a release that counted any full day as rest (``travel.ended`` version 2) is let be as that
+    release ran it: a day after it rests the party whatever filled it. One ended by a release that kept no time of
+    its end (before version 2) too: its members rest on a ``travel rest``.
     """
     trip = ctx.state(PROCEDURE)
-    if not isinstance(trip, TravelState) or trip.phase is not Phase.ENDED or trip.ended_at < 0:
+    if not isinstance(trip, TravelState) or trip.phase is not Phase.ENDED or trip.ended_at < 0 or not trip.owes_rest:
         return
-    if end - trip.ended_at < DAY_SECONDS or not trip.owes_rest:
+    if not trip.exertion_breaks_rest:
+        if end - trip.ended_at >= DAY_SECONDS:
+            rest_day(ctx, trip, reason="a full day without travel since the journey ended")
         return
-    rest_day(ctx, trip, reason="a full day without travel since the journey ended")
+    if trip.quiet >= DAY_SECONDS:
+        rest_day(ctx, trip, reason="a full day without travel, a delve, a pursuit or a chase since the journey ended")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hexlog.events import travel as ev
+from hexlog.events.clock import ClockAdvanced
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.pursuit import PursuitRested
 
@@ -17,6 +18,13 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
 
 PROCEDURE = "travel"
+PURSUIT = "pursuit"
+#: the procedures whose time under way is no rest (a delve, a pursuit, a chase), each with the phases that end it
+EXERTION: dict[str, frozenset[str]] = {
+    "dungeon": frozenset({"LEFT"}),
+    PURSUIT: frozenset({"CAUGHT", "ESCAPED"}),
+    "chase": frozenset({"CAUGHT", "ESCAPED"}),
+}
 
 
 class Phase(enum.Enum):
@@ -75,6 +83,13 @@ class TravelState:
     #: when the journey ended (seconds since the campaign began); -1 while under way, or ended by a release that
     #: let no time after a journey count as rest
     ended_at: int = -1
+    #: whether a delve, a pursuit or a chase since the journey ended keeps its days from counting as rest (a journey
+    #: ended since ``travel.ended`` version 3); false: any full day counts, as the releases before ran it
+    exertion_breaks_rest: bool = False
+    #: the game time since the journey ended, or since the party last delved, fled or chased, in seconds
+    quiet: int = 0
+    #: the procedures of exertion under way (``EXERTION``)
+    exerting: frozenset[str] = frozenset()
     members: dict[str, Member] = attrs.field(factory=dict)
 
     def exhaustion(self, name: str) -> int:
@@ -113,6 +128,7 @@ READS: tuple[type[Event], ...] = (
     ev.Rested,
     ev.JourneyEnded,
     PursuitRested,
+    ClockAdvanced,
 )
 
 
@@ -131,12 +147,19 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 mounted=event.mounted,
                 vehicles=event.vehicles,
                 members={name: kept.get(name, Member()) for name in event.party},
+                exerting=state.exerting if state is not None else frozenset(),
             )
     if state is None:
         return None
     match event:
         case PhaseChanged(procedure="travel", dest=dest):
             return attrs.evolve(state, phase=Phase[dest])
+        case PhaseChanged(procedure=name, dest=dest) if name in EXERTION:
+            ended = dest in EXERTION[name]
+            exerting = state.exerting - {name} if ended else state.exerting | {name}
+            return state if exerting == state.exerting else attrs.evolve(state, exerting=exerting)
+        case ClockAdvanced() if state.phase is Phase.ENDED:
+            return attrs.evolve(state, quiet=0 if state.exerting else state.quiet + event.seconds)
         case ev.DayStarted():
             members = _members(state, event.travellers, lambda m: attrs.evolve(m, travel_days=m.travel_days + 1))
             return attrs.evolve(
@@ -192,10 +215,12 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 carried=0,
                 rest_credit=0.0,
             )
-        case PursuitRested():
-            return attrs.evolve(state, rest_credit=state.rest_credit + event.days)
+        case PursuitRested():  # the rest after an escape is rest (A28): the pursuit's exertion is over
+            return attrs.evolve(state, rest_credit=state.rest_credit + event.days, exerting=state.exerting - {PURSUIT})
         case ev.JourneyEnded():
-            return attrs.evolve(state, ended_at=event.at_seconds)
+            return attrs.evolve(
+                state, ended_at=event.at_seconds, exertion_breaks_rest=event.exertion_breaks_rest, quiet=0
+            )
     return state
 
 
