@@ -298,8 +298,9 @@ class TableProjection:
     #: 5: a door that opened at its first try is opened, not forced open;
     #: 6: a pursuit counts the encounters the rest after the escape met that have begun;
     #: 7: and follows the hand-off of each (the procedure that handed the pursuit off, the step it is at);
-    #: 8: a delve's known door says whether it had to be forced (it sticks again when doors do)
-    revision = 8
+    #: 8: a delve's known door says whether it had to be forced (it sticks again when doors do);
+    #: 9: a journey that has ended counts the quiet time since, and the delve, pursuit or chase under way
+    revision = 9
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
