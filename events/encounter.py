@@ -339,11 +339,13 @@ class EvasionRolled(Event):
     004 1a, OSE §2.2), where before version 2 the party was read as surprised whenever it was. Since version 3 the
     woods the referee leaves out are, on a journey, those of the hex the party believes it is in: before, a lost
     party's were its true hex's, which told the players its terrain (the woods are the referee's to give: the audit
-    re-runs every version with those recorded).
+    re-runs every version with those recorded). Since version 4 the d100 is made for the party, where a low total is
+    good: its exhaustion raises the total, counted against it; before, it was made for nobody and an exhausted party
+    evaded as a fresh one (the audit re-runs such a roll as its release made it).
     """
 
     type_name: ClassVar[str] = "encounter.evasion_rolled"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     fleeing: Side
     fleeing_count: int
     pursuers_count: int
@@ -381,6 +383,12 @@ class EvasionRolled(Event):
     def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
         """Version 2 read the woods of the party's true hex on a journey (the same hex unless the party was lost): its
         data reads as version 3 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 rolled the d100 for nobody, so exhaustion did not reach it: its data reads as version 4
+        unchanged (the audit re-runs it as its release rolled it)."""
         return dict(data)
 
 

@@ -87,10 +87,12 @@ class PursuitEvasionRolled(Event):
 
     Since version 2 the woods of a pursuit during a journey are those of the hex the party believes it is in: before,
     a lost party's were its true hex's, which told the players its terrain (the audit re-runs a version 1 roll as its
-    release made it)."""
+    release made it). Since version 3 the d100 is made for the party, where a low total is good: its exhaustion
+    raises the total, counted against it; before, it was made for nobody and an exhausted party evaded as a fresh
+    one (the audit re-runs such a roll as its release made it)."""
 
     type_name: ClassVar[str] = "pursuit.evasion_rolled"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     chance: int
     base: int
     #: how the chance was made, in order
@@ -105,6 +107,12 @@ class PursuitEvasionRolled(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 read the terrain of the party's true hex during a journey (the same hex unless
         the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 rolled the d100 for nobody, so exhaustion did not reach it: its data reads as version 3
+        unchanged (the audit re-runs it as its release rolled it)."""
         return dict(data)
 
 

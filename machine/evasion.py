@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar
 import attrs
 
 from hexlog.events.errors import UsageError
+from hexlog.machine.kit.context import read_low
 from hexlog.machine.kit.rules import RulesError, in_range, rule
 
 if TYPE_CHECKING:
@@ -310,13 +311,19 @@ def evades(pct: int, total: int) -> bool:
     return total <= pct
 
 
-def roll_against(ctx: StepContext, found: Chance, purpose: str) -> tuple[int, tuple[int, ...], bool]:
+def roll_against(
+    ctx: StepContext, found: Chance, purpose: str, *, made_for: str = ""
+) -> tuple[int, tuple[int, ...], bool]:
     """d100 against the chance when a roll decides it: (total, roll nonces, evaded); a chance a rule
-    decides (none, or certain) rolls no die and totals 0."""
+    decides (none, or certain) rolls no die and totals 0.
+
+    The roll is made for the fleeing side (``made_for``; "" for nobody, as releases before rolled it): a low total
+    is the good one, so the state's modifiers on it (exhaustion) count against the fleeing side, raising it."""
     if not found.roll:
         return 0, (), found.pct >= 100  # noqa: PLR2004 - percent
-    rolled = ctx.roll("1d100", purpose)
-    return rolled.total, (rolled.nonce,), evades(found.pct, rolled.total)
+    rolled = ctx.roll("1d100", purpose, made_for=made_for, low_is_good=bool(made_for))
+    total = read_low(rolled) if made_for else rolled.total
+    return total, (rolled.nonce,), evades(found.pct, total)
 
 
 def check(rules: Ruleset) -> None:

@@ -208,6 +208,7 @@ def test_rules_show_says_which_rolls_exhaustion_reaches_and_which_way_it_counts(
     against them, and the rolls made for nobody that it does not reach."""
     out = hexlog("rules", "show", "explore").stdout
     assert "not modelled (travel): exhaustion on all rolls: it reaches every roll made for the party" in out
-    assert "the wilderness evasion and the pursuit's dice are made for nobody" in out
-    assert "a roll where a low total is good (a search, an evasion on water" in out
+    assert "an evasion on water, the wilderness evasion of an encounter or a pursuit" in out
+    assert "the flight's heading, the pursuers' catch" in out
+    assert "a roll where a low total is good (a search, an evasion on water, a wilderness evasion" in out
     assert "not modelled (travel): what the party does once its journey has ended: a full day of game time" in out

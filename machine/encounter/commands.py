@@ -174,6 +174,15 @@ class RollEvasionBothAsPartySurprised(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollEvasionForNobody(Command):
+    """Issued by the audit, never by a user: an evasion recorded before ``encounter.evasion_rolled`` version 4, whose
+    releases rolled the d100 for nobody (exhaustion did not reach it), is re-run as they ran it."""
+
+    woods: bool | None = None
+    magic: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class Avoid(Command):
     """The surprisers slip away before the surprised side notices them (AD&D)."""
 
@@ -230,4 +239,4 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives
-INTERNAL = (RollEvasionBothAsPartySurprised,)
+INTERNAL = (RollEvasionBothAsPartySurprised, RollEvasionForNobody)

@@ -23,6 +23,7 @@ from hexlog.machine.encounter.commands import (
     RerollReaction,
     RollEvasion,
     RollEvasionBothAsPartySurprised,
+    RollEvasionForNobody,
     RollInitiative,
     RollReaction,
 )
@@ -65,13 +66,18 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
 
 #: the first version of ``encounter.evasion_rolled`` that reads both sides surprised as neither
 NEITHER_WHEN_BOTH_SINCE = 2
+#: the first version of ``encounter.evasion_rolled`` whose d100 is made for the party (exhaustion reaches it)
+FOR_THE_PARTY_SINCE = 4
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: an evasion before
-    ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised."""
+    ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised, and one before version 4
+    rolled its d100 for nobody."""
     if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
         return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
+    if isinstance(event, ev.EvasionRolled) and version < FOR_THE_PARTY_SINCE:
+        return RollEvasionForNobody(woods=event.woods, magic=event.magic)
     return command_for(event)
 
 

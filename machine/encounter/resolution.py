@@ -9,7 +9,7 @@ from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat
-from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised
+from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised, RollEvasionForNobody
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
 from hexlog.machine.encounter.opening import MAX_MONSTERS
@@ -267,14 +267,20 @@ def advantage_before_v2(state: EncounterState) -> ev.Advantage:
     return ev.Advantage.PARTY if monsters else ev.Advantage.NONE
 
 
-def roll_evasion(ctx: StepContext, command: RollEvasion | RollEvasionBothAsPartySurprised) -> None:
+def roll_evasion(
+    ctx: StepContext, command: RollEvasion | RollEvasionBothAsPartySurprised | RollEvasionForNobody
+) -> None:
     """Seed 004 (§4.5 6a, §4.13): the fleeing party rolls d100 against its evasion chance; failing, it is pursued.
 
     The chance reads the advantage of surprise the encounter recorded: the side's that alone surprised the other.
     When both sides were surprised neither has it (seed 004 1a "unless both sides are surprised", OSE §2.2 "no
     advantage to anyone"), and the chance is the table's as if neither was. The audit re-runs an evasion recorded
     before version 2 (``RollEvasionBothAsPartySurprised``) with the advantage its release read
-    (``advantage_before_v2``)."""
+    (``advantage_before_v2``).
+
+    The d100 is made for the party (a low total is good): its exhaustion counts against it (seed 004 §4.16, "-1 to
+    all rolls"). The audit re-runs an evasion recorded before version 4 as its release rolled it, for nobody
+    (``RollEvasionForNobody``, and ``RollEvasionBothAsPartySurprised`` before version 2)."""
     state = under_way(ctx)
     started, movement = state.started, state.movement
     woods = command.woods
@@ -296,7 +302,9 @@ def roll_evasion(ctx: StepContext, command: RollEvasion | RollEvasionBothAsParty
         magic=command.magic,
     )
     found = evasion.chance(ctx.rules, situation)
-    total, rolls, evaded = evasion.roll_against(ctx, found, "encounter.evasion")
+    for_party = not isinstance(command, RollEvasionBothAsPartySurprised | RollEvasionForNobody)
+    made_for = Side.PARTY.value if for_party else ""
+    total, rolls, evaded = evasion.roll_against(ctx, found, "encounter.evasion", made_for=made_for)
     ctx.emit(
         ev.EvasionRolled(
             fleeing=Side.PARTY,

@@ -29,6 +29,7 @@ PURSUIT = Procedure(
         c.StartPursuit: steps.start,
         c.RollEvasion: steps.roll_evasion,
         c.RollEvasionTrueHex: steps.roll_evasion_true_hex,
+        c.RollEvasionForNobody: steps.roll_evasion_for_nobody,
         c.Flee: steps.flee,
         c.FleeInPublic: steps.flee_in_public,
         c.Catch: steps.catch,

@@ -86,6 +86,12 @@ class RollEvasionTrueHex(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollEvasionForNobody(Command):
+    """Issued by the audit, never by a user: an evasion roll recorded at ``pursuit.evasion_rolled`` version 2, whose
+    releases rolled the d100 for nobody (exhaustion did not reach it), is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
 class CatchTrueHex(Command):
     """Issued by the audit, never by a user: a catch roll recorded before ``pursuit.catch_rolled`` version 2, whose
     releases read the terrain of the party's true hex during a journey, is re-run as they ran it."""
@@ -98,7 +104,7 @@ class RestTrueHex(Command):
 
 
 #: the commands only hexlog gives
-INTERNAL = (FleeInPublic, RollEvasionTrueHex, CatchTrueHex, RestTrueHex)
+INTERNAL = (FleeInPublic, RollEvasionTrueHex, RollEvasionForNobody, CatchTrueHex, RestTrueHex)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.commands import spoken
-from hexlog.machine.pursuit.commands import INTERNAL, CatchTrueHex, RestTrueHex, RollEvasionTrueHex
+from hexlog.machine.pursuit.commands import (
+    INTERNAL,
+    CatchTrueHex,
+    RestTrueHex,
+    RollEvasionForNobody,
+    RollEvasionTrueHex,
+)
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel.commands import TRIGGERS as TRAVEL_TRIGGERS
@@ -20,7 +26,12 @@ if TYPE_CHECKING:
 def guard(table: Table, command: Command) -> None:
     """While a pursuit runs, the journey waits and the clock is the pursuit's: refuse both."""
     if isinstance(command, INTERNAL):
-        names = {RollEvasionTrueHex: "roll-evasion", CatchTrueHex: "catch", RestTrueHex: "rest"}
+        names = {
+            RollEvasionTrueHex: "roll-evasion",
+            RollEvasionForNobody: "roll-evasion",
+            CatchTrueHex: "catch",
+            RestTrueHex: "rest",
+        }
         what = names.get(type(command), "flee")
         msg = f"'{spoken(command)}' is made by hexlog's audit alone; use hexlog pursuit {what}"
         raise RuleRefusedError(msg)

@@ -6,7 +6,9 @@ one that follows no such decision is a finding (``follows_only``). A flight reco
 ``pursuit.fled`` version 2 rolled its heading in public even during a journey, and is re-run as it was
 (``FleeInPublic``). An evasion roll, a catch roll or a rest recorded before version 2 of its event read the
 terrain of the party's true hex during a journey, and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
-``RestTrueHex``); since then they read the hex the party believes it is in.
+``RestTrueHex``); since then they read the hex the party believes it is in. An evasion roll recorded before version
+3 was made for nobody, so exhaustion did not reach it, and is re-run so (``RollEvasionForNobody``, and
+``RollEvasionTrueHex`` before version 2).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hexlog.machine.pursuit.commands import (
     Rest,
     RestTrueHex,
     RollEvasion,
+    RollEvasionForNobody,
     RollEvasionTrueHex,
 )
 
@@ -36,6 +39,8 @@ SECRET_HEADING_SINCE = 2
 #: the first version of ``pursuit.evasion_rolled``, ``pursuit.catch_rolled`` and ``pursuit.rested`` that reads the
 #: terrain of the hex the party believes it is in during a journey
 BELIEVED_HEX_SINCE = 2
+#: the first version of ``pursuit.evasion_rolled`` whose d100 is made for the party (exhaustion reaches it)
+FOR_THE_PARTY_SINCE = 3
 
 
 def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
@@ -59,7 +64,8 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a flight before
     ``pursuit.fled`` version 2 rolled its heading in public, and an evasion roll, a catch roll or a rest before
-    version 2 of its event read the terrain of the party's true hex."""
+    version 2 of its event read the terrain of the party's true hex; an evasion roll before version 3 was made for
+    nobody."""
     if isinstance(event, ev.PursuitFled) and version < SECRET_HEADING_SINCE:
         return FleeInPublic()
     if version < BELIEVED_HEX_SINCE:
@@ -70,6 +76,8 @@ def command_before(event: Event, version: int) -> Command | None:
                 return CatchTrueHex()
             case ev.PursuitRested():
                 return RestTrueHex()
+    if isinstance(event, ev.PursuitEvasionRolled) and version < FOR_THE_PARTY_SINCE:
+        return RollEvasionForNobody()
     return command_for(event)
 
 

@@ -3,8 +3,10 @@
 A flight moves the party's true hex (``travel.true_position``) when a journey is under way and lets
 the flight's time pass on the clock. A catch hands an encounter off (the pursuit resumes, caught,
 when it concludes). The rest after an escape is half a day per hex fled on the clock, with a
-wilderness encounter roll per half day (seed 004 §4.14 step 5). Every roll is made for nobody in
-particular: a percentile evasion roll is read low-is-good, so no modifier of the state applies.
+wilderness encounter roll per half day (seed 004 §4.14 step 5). The evasion roll is the pursued party's, made for
+it (a low total is good, so its exhaustion raises the total, counted against it: seed 004 §4.16 "-1 to all
+rolls"); the others are made for nobody in particular: the flight's heading is the dice's, the catch and a castle
+force's keeping up the pursuit the pursuers', the rest's encounter checks the wilderness's.
 
 Everything a pursuit during a journey records in public reads the terrain of the hex the party
 believes it is in (``terrain_here``): its true hex's, unless it is lost and does not know it, when
@@ -22,6 +24,7 @@ from hexlog.events import pursuit as ev
 from hexlog.events import travel as travel_ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.events.vocabulary import Side
 from hexlog.machine import dice, evasion
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables, WildernessPursuit
@@ -176,21 +179,28 @@ def situation(state: PursuitState, terrain: str) -> evasion.Situation:
 
 
 def roll_evasion(ctx: StepContext, command: c.RollEvasion) -> None:  # noqa: ARG001 - the step signature
-    """d100 against the evasion chance in the terrain the party believes it is in now."""
-    _roll_evasion(ctx, true_hex=False)
+    """d100 against the evasion chance in the terrain the party believes it is in now, made for the party."""
+    _roll_evasion(ctx, true_hex=False, for_party=True)
 
 
 def roll_evasion_true_hex(ctx: StepContext, command: c.RollEvasionTrueHex) -> None:  # noqa: ARG001 - the step signature
     """An evasion roll as releases before ``pursuit.evasion_rolled`` version 2 made it: in the terrain of the party's
-    true hex (the audit re-runs such a roll with this)."""
-    _roll_evasion(ctx, true_hex=True)
+    true hex, for nobody (the audit re-runs such a roll with this)."""
+    _roll_evasion(ctx, true_hex=True, for_party=False)
 
 
-def _roll_evasion(ctx: StepContext, *, true_hex: bool) -> None:
+def roll_evasion_for_nobody(ctx: StepContext, command: c.RollEvasionForNobody) -> None:  # noqa: ARG001 - the step signature
+    """An evasion roll as releases of ``pursuit.evasion_rolled`` version 2 made it: for nobody, so exhaustion did not
+    reach it (the audit re-runs such a roll with this)."""
+    _roll_evasion(ctx, true_hex=False, for_party=False)
+
+
+def _roll_evasion(ctx: StepContext, *, true_hex: bool, for_party: bool) -> None:
     state = under_way(ctx)
     terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
     found = evasion.chance(ctx.rules, situation(state, terrain))
-    total, rolls, evaded = evasion.roll_against(ctx, found, "pursuit.evasion")
+    made_for = Side.PARTY.value if for_party else ""
+    total, rolls, evaded = evasion.roll_against(ctx, found, "pursuit.evasion", made_for=made_for)
     ctx.emit(
         ev.PursuitEvasionRolled(
             chance=found.pct,

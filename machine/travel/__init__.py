@@ -33,9 +33,10 @@ LIMIT_AFTER_THE_JOURNEY = (
 )
 LIMIT_ROLLS_REACHED = (
     "exhaustion on all rolls: it reaches every roll made for the party or a member (the lost check, a search, "
-    "surprise and initiative, a joust, an evasion on water, firewood, a delve's doors and secret doors, a free "
-    "roll --for), always against them; the wilderness evasion and the pursuit's dice are made for nobody and do "
-    "not carry it."
+    "surprise and initiative, a joust, an evasion on water, the wilderness evasion of an encounter or a pursuit, "
+    "firewood, a delve's doors and secret doors, a free roll --for), always against them; the pursuit's other dice "
+    "are not the party's and do not carry it: the flight's heading, the pursuers' catch, a castle force's keeping "
+    "up the pursuit and the rest's encounter checks are made for nobody."
 )
 
 TRAVEL = Procedure(

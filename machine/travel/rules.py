@@ -256,9 +256,10 @@ class TravelTables:
         help=(
             "§4.12 / §4.16 rest and exhaustion. Each level changes every roll made for the member (for the party "
             "side, its most exhausted member's) by exhaustion_per_day, always against them: a roll where a low "
-            "total is good (a search, an evasion on water, a door forced, picked or listened at) has it added, "
-            "and a joust's total below 1 is the champion's. A rest day rolls its weather first; after the "
-            "journey, a rest day or a full day on the clock without one clears it."
+            "total is good (a search, an evasion on water, a wilderness evasion, a door forced, picked or "
+            "listened at) has it added, and a joust's total below 1 is the champion's. A rest day rolls its "
+            "weather first; after the journey, a rest day or a full day on the clock without a journey, a delve, "
+            "a pursuit or a chase clears it."
         ),
     )
 
