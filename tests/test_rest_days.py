@@ -19,6 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hexlog.events import camp as camp_ev
 from hexlog.events import pursuit as pu_ev
 from hexlog.events import travel as ev
@@ -288,20 +290,24 @@ class TestADelveIsNoRest:
         assert not [e for e in trip.run(AdvanceClock(duration="22 hours")) if isinstance(e, ev.Rested)]
         assert only(trip.run(AdvanceClock(duration="2 hours")), ev.Rested)
 
-    def test_a_delve_day_then_travel_leaves_the_party_exhausted_where_a_day_of_rest_would_not(self) -> None:
+    @pytest.mark.parametrize(("day", "level"), [("delve", 2), ("off the road", 0), ("travel rest", 0)])
+    def test_a_delve_day_then_travel_leaves_the_party_exhausted_where_a_day_of_rest_would_not(
+        self, day: str, level: int
+    ) -> None:
         """Home exhausted (a rest day owed every travel day): a day in a dungeon, then a day of travel is a second
-        level; a day off the road instead rests it off, and one day of travel is allowed."""
-        for delved, level in ((True, 2), (False, 0)):
-            trip = exhausted_and_home()
-            if delved:
-                delve(trip, 24)
-            else:
-                trip.run(AdvanceClock(duration="24 hours"))
-            trip.run(AdvanceClock(duration="1 hour"))
-            trip.run(t.StartJourney(hex="2,2", season="winter"))
-            trip.day()
-            assert trip.state.members["Al"].exhaustion == level
-            assert penalty(trip) == -level
+        level; a quiet day off the road, or a rest day, instead rests it off, and one day of travel is allowed."""
+        trip = exhausted_and_home()
+        if day == "delve":
+            delve(trip, 24)
+        elif day == "off the road":
+            trip.run(AdvanceClock(duration="24 hours"))
+        else:
+            trip.run(t.RestDay(weather="clear"))
+        trip.run(AdvanceClock(duration="1 hour"))
+        trip.run(t.StartJourney(hex="2,2", season="winter"))
+        trip.day()
+        assert trip.state.members["Al"].exhaustion == level
+        assert penalty(trip) == -level
 
     def test_a_delve_on_committed_dice_audits_clean(self) -> None:
         trip = Trip(every=1, dice=True)
