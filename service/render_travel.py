@@ -12,7 +12,7 @@ from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.text import counted
-from hexlog.machine.travel.state import TravelState
+from hexlog.machine.travel.state import Phase, TravelState
 from hexlog.service.render_campaign import rolls_named
 
 if TYPE_CHECKING:
@@ -163,7 +163,20 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
         owed = ", a rest day owed" if member.owed else ""
         tired = f", exhaustion {member.exhaustion}" if member.exhaustion else ""
         lines.append(f"  {m.name}: {counted(member.travel_days, 'travel day')} since rest{owed}{tired}")
+    lines.extend(_rest_after(state))
     return lines
+
+
+def _rest_after(state: TravelState) -> list[str]:
+    """How far a journey that has ended is on its way to the full day on the clock that rests the party."""
+    if state.phase is not Phase.ENDED or state.ended_at < 0 or not state.exertion_breaks_rest or not state.owes_rest:
+        return []
+    if state.exerting:
+        words = {"dungeon": "a delve", "pursuit": "a pursuit", "chase": "a chase"}
+        under_way = " and ".join(words.get(name, name) for name in sorted(state.exerting))
+        return [f"  no rest while {under_way} is under way: a full day after it ends rests the party"]
+    hours = state.quiet // 3600
+    return [f"  {counted(hours, 'hour')} without travel, a delve, a pursuit or a chase: a full day rests the party"]
 
 
 #: the state lines of each procedure that has its own, by name

@@ -46,6 +46,7 @@ from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
+from hexlog.service.render_travel import travel_lines
 
 CAMPAIGN = "rest"
 HOUR = 3600
@@ -308,6 +309,25 @@ class TestADelveIsNoRest:
         trip.day()
         assert trip.state.members["Al"].exhaustion == level
         assert penalty(trip) == -level
+
+    def test_the_state_view_says_how_far_the_party_is_from_its_rest(self) -> None:
+        trip = exhausted_and_home()
+        table = trip.h.load(CAMPAIGN)
+        assert travel_lines(trip.state, table, player=False)[-1] == (
+            "  0 hours without travel, a delve, a pursuit or a chase: a full day rests the party"
+        )
+        trip.run(dg.EnterDungeon(name="the barrow", every_turns=1000))
+        trip.run(AdvanceClock(duration="2 hours"))
+        assert travel_lines(trip.state, table, player=False)[-1] == (
+            "  no rest while a delve is under way: a full day after it ends rests the party"
+        )
+        trip.run(dg.LeaveDungeon())
+        trip.run(AdvanceClock(duration="5 hours"))
+        assert travel_lines(trip.state, table, player=False)[-1] == (
+            "  5 hours without travel, a delve, a pursuit or a chase: a full day rests the party"
+        )
+        trip.run(AdvanceClock(duration="19 hours"))
+        assert "a full day rests the party" not in "\n".join(travel_lines(trip.state, table, player=False))
 
     def test_a_delve_on_committed_dice_audits_clean(self) -> None:
         trip = Trip(every=1, dice=True)
