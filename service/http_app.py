@@ -58,7 +58,7 @@ from hexlog.replay.receipts import Receipt
 from hexlog.service import render
 from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
-from hexlog.service.door import Door, busy_timeout, campaign_ids, key_file, open_store
+from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
 from hexlog.service.http_events import PlayerCache, seen
 from hexlog.service.http_problems import (
@@ -635,7 +635,8 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
 
 def _version_at(door: Door, at: str, table: Table) -> int:
     """The stream version the state route's ``?at=`` names: a version (a 404 when the campaign holds none there,
-    as the receipt's ``?at=`` says) or a moment of game time; a 400 naming the parameter when it is neither."""
+    as the receipt's ``?at=`` says) or a moment of game time (a 404 when the clock has not reached it); a 400
+    naming the parameter when it is neither."""
     text = at.strip()
     if text.isdigit():  # digits of any script: only ASCII ones are a version
         version = _whole("at", text, least=1)
@@ -643,7 +644,14 @@ def _version_at(door: Door, at: str, table: Table) -> int:
             return door.version_at(str(version), table)
         except UsageError as err:
             raise Problem(NOT_FOUND, str(err)) from None
-    return int(_parsed("at", lambda moment: door.version_at(moment, table), text))
+
+    def at_moment(moment: str) -> int:
+        try:
+            return door.version_at(moment, table)
+        except NotReachedError as err:  # as a version the campaign does not hold yet
+            raise Problem(NOT_FOUND, str(err)) from None
+
+    return int(_parsed("at", at_moment, text))
 
 
 async def _state(service: Service, request: Request, token: Token | None) -> Response:
@@ -808,7 +816,15 @@ _VERSION = {"type": "integer", "minimum": 1}
 
 def endpoints(registry: Registry) -> list[Endpoint]:
     """Every route of the service, the command routes from the registry."""
-    at = ("at", "query", {"type": "string"}, "a stream version ('42') or a moment of game time ('day 4 turn 3')")
+    at = (
+        "at",
+        "query",
+        {"type": "string"},
+        (
+            "a stream version ('42') or a moment of game time ('day 4 turn 3'; one the clock has not reached "
+            "is a 404, but 'day N' of the day it stands in is the state now)"
+        ),
+    )
     fixed = [
         Endpoint(method="GET", path="/health", summary="Whether the service is up", access=PUBLIC, run=_health),
         Endpoint(method="GET", path="/openapi.json", summary="This document", access=PUBLIC, run=_openapi),

@@ -348,6 +348,28 @@ def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_recei
         assert client.get("/campaigns/main/audit?secret=no", headers=served.headers("player")).status_code == 200
 
 
+def test_the_state_at_a_moment_the_clock_has_not_reached_is_a_404_naming_where_it_stands(serve):
+    """?at=day 999 answered the latest state, as if the clock had got there."""
+    served = serve()
+    with served.client() as client:
+        now = client.get("/campaigns/main", headers=served.headers("player")).json()
+        clock, head = now["clock"]["text"], now["version"]
+        assert clock == "day 1 00:00"
+        for at in ("day 999", "day 2", "day 1 turn 1", "day 1 00:01"):
+            refused = client.get(f"/campaigns/main?at={at}", headers=served.headers("player"))
+            assert refused.status_code == 404, refused.text
+            assert refused.headers["content-type"].startswith("application/problem+json")
+            assert refused.json()["detail"] == (
+                f"moment {at!r} is past the present of campaign 'main', "
+                f"whose clock has reached {clock} (version {head})"
+            )
+        for at in ("day 1", "day 1 00:00"):
+            then = client.get(f"/campaigns/main?at={at}", headers=served.headers("player"))
+            assert then.status_code == 200, then.text
+            assert then.json()["version"] == head
+        assert _version(served, client) == head
+
+
 def _sent_with_a_bare_key(db, key: str, command: c.Command) -> int:
     """A command recorded as a release that took the bare Idempotency-Key recorded it (command id
     ``http:main:KEY``, no token in it); the version it reached."""
