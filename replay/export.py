@@ -166,12 +166,27 @@ def _campaign_of(envelopes: Sequence[Envelope]) -> str:
     return campaign
 
 
+def _check_ids(envelopes: Sequence[Envelope]) -> None:
+    """``CorruptLogError`` naming the first event whose id an earlier one has (the chain does not judge ids, the
+    store keeps them unique): the lines are numbered as ``read_export`` reads them, one event a line."""
+    first: dict[str, int] = {}
+    for line, env in enumerate(envelopes, start=1):
+        earlier = first.setdefault(env.id, line)
+        if earlier != line:
+            msg = (
+                f"line {line} (version {env.streamversion}): event id {env.id!r} is also the id of line {earlier} "
+                f"(version {envelopes[earlier - 1].streamversion}); two events may not share an id"
+            )
+            raise CorruptLogError(msg)
+
+
 def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> ImportResult:
     """Verify an exported campaign, then append it as a new stream in one batch, or write nothing."""
     if not envelopes:
         msg = "the export holds no events"
         raise CorruptLogError(msg)
     campaign = _campaign_of(envelopes)
+    _check_ids(envelopes)
     report = audit_envelopes(envelopes)
     bad = report.first_bad
     if bad is not None:

@@ -285,6 +285,27 @@ class TestRewrittenHistory:
                 assert "Traceback" not in result.stderr
 
 
+class TestSharedId:
+    def test_an_export_whose_events_share_an_id_is_refused_in_one_line_naming_both(self, hexlog, tmp_path):
+        """It was refused with the store's words ('another append recorded these events first (UNIQUE constraint
+        failed: events.id)'), which name neither event."""
+        ok(hexlog("init"))
+        ok(hexlog("party", "add", "Ayla"))
+        ok(hexlog("party", "add", "Bran"))
+        ok(hexlog("export", "--out", "honest.jsonl"))
+        events = read_export(tmp_path / "honest.jsonl")
+        events[-1]["id"] = events[1]["id"]
+        write_export(tmp_path / "forged.jsonl", reseal(events))
+        imported = hexlog("import", "forged.jsonl", "--db", "forged.db")
+        assert imported.returncode == 1
+        assert imported.stdout == ""
+        assert imported.stderr == (
+            f"hexlog: error: line {len(events)} (version {len(events)}): event id {events[1]['id']!r} "
+            "is also the id of line 2 (version 2); two events may not share an id\n"
+        )
+        assert not (tmp_path / "forged.db").exists() or count_events(tmp_path / "forged.db") == 0
+
+
 class TestCutTail:
     """A cut tail: the last events, the reveal among them, deleted (and re-rolled)."""
 

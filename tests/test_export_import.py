@@ -7,15 +7,17 @@ import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import pytest
 
+from hexlog.events.chain import reseal
 from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.audit import audit_store
+from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import campaigns, export_lines, import_envelopes, read_export
 
 if TYPE_CHECKING:
@@ -184,6 +186,27 @@ class TestRefusals:
         with pytest.raises(CorruptLogError, match=r"^line 3: .*version 4"):
             import_envelopes(target, read_export(lines[:2] + lines[3:]))
         assert target.streams() == []
+
+    def test_two_events_sharing_an_id_are_refused_naming_both_lines_and_the_id(self, tmp_path: Path) -> None:
+        """An export resealed after giving line 6 the id of line 3 verifies; the store's UNIQUE id refused it with
+        'another append recorded these events first'. Now the import names both lines, and writes nothing."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = parse(exported_file(store))
+        shared = envelopes[2].id
+        forged = reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=shared), *envelopes[6:]])
+        assert audit_envelopes(forged).ok  # the chain does not judge ids
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            with pytest.raises(CorruptLogError) as refused:
+                import_envelopes(target, forged)
+            assert str(refused.value) == (
+                f"line 6 (version 6): event id {shared!r} is also the id of line 3 (version 3); "
+                "two events may not share an id"
+            )
+            assert list(target.read_all()) == []
+        finally:
+            target.close()
 
     def test_two_swapped_lines_are_refused_naming_one_of_them(self) -> None:
         """Lines 4 and 5 exchanged keep every hash but are out of order, and one of them is named."""
