@@ -299,9 +299,10 @@ class TestSharedId:
         imported = hexlog("import", "forged.jsonl", "--db", "forged.db")
         assert imported.returncode == 1
         assert imported.stdout == ""
+        shared = events[1]["id"]
         assert imported.stderr == (
-            f"hexlog: error: line {len(events)} (version {len(events)}): event id {events[1]['id']!r} "
-            "is also the id of line 2 (version 2); two events may not share an id\n"
+            f"hexlog: error: forged.jsonl does not verify at line {len(events)} (event {shared}): "
+            f"event id {shared!r} is also the id of version 2; nothing imported\n"
         )
         assert not (tmp_path / "forged.db").exists() or count_events(tmp_path / "forged.db") == 0
 

@@ -195,7 +195,7 @@ class TestRefusals:
         envelopes = parse(exported_file(store))
         shared = envelopes[2].id
         forged = reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=shared), *envelopes[6:]])
-        assert audit_envelopes(forged).ok  # the chain does not judge ids
+        assert [f.check for f in audit_envelopes(forged).findings] == ["id"]  # the chain is whole
         target = SQLiteStore(tmp_path / "hexlog.db")
         try:
             with pytest.raises(CorruptLogError) as refused:
