@@ -44,6 +44,7 @@ from hexlog.events.errors import (
     RuleRefusedError,
     UsageError,
 )
+from hexlog.events.files import FileContentError, no_duplicates
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
@@ -279,8 +280,16 @@ async def _json_body(request: Request, limit: int) -> Any:
     kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
         raise Problem(UNSUPPORTED, f"the body is {kind}, not application/json")
+    return _parsed_body(raw)
+
+
+def _parsed_body(raw: bytes) -> Any:
+    """A request's JSON body; a 400 naming what is wrong when it is not JSON, gives a key twice in one object (which
+    ``json.loads`` alone lets the last of them win), holds too long a number or nests too deep."""
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, object_pairs_hook=no_duplicates)
+    except FileContentError as err:
+        raise Problem(BAD_REQUEST, f"the body is refused: {err}") from None
     except RecursionError:
         raise Problem(BAD_REQUEST, f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as err:

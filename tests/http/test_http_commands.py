@@ -205,6 +205,26 @@ def test_a_body_nested_too_deep_or_with_a_number_too_long_is_a_bad_request_and_n
         assert _version(served, client) == before
 
 
+def test_a_body_that_gives_a_key_twice_is_a_bad_request_naming_it_and_nothing_is_written(serve):
+    """{"name": "Ana", "name": "Bo"} added Bo: the last of the two won, unseen."""
+    served = serve()
+    headers = {**served.headers("referee"), "Content-Type": "application/json"}
+    rules = "/campaigns/main/campaign/change-rules"
+    with served.client() as client:
+        before = _version(served, client)
+        for route, body, key in (
+            (ADD, b'{"name": "Ana", "name": "Bo"}', "name"),
+            (ADD, b'{"name": "Ana", "na\\u006de": "Bo"}', "name"),  # the same key, escaped
+            (rules, b'{"ruleset": "ose", "overrides": {"a": 1, "a": 2}, "reason": "x"}', "a"),
+        ):
+            twice = client.post(route, headers=headers, content=body)
+            assert twice.status_code == 400, twice.text
+            assert twice.headers["content-type"].startswith("application/problem+json")
+            assert twice.json()["detail"] == f"the body is refused: the key {key!r} is given twice in one object"
+        assert _version(served, client) == before
+        assert client.post(ADD, headers=headers, content=b'{"name": "Ana"}').status_code == 200
+
+
 def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
     served = serve(rate=0.5, burst=3)
     with served.client() as client:
