@@ -441,13 +441,14 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
         command_id = None if scoped is None else f"http:{campaign}:{scoped}"
         sent, path = _with_file(command, service.files)
         try:
-            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, sent, command)
+            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, command)
             # a retry is answered as recorded, whatever version its If-Match names (the one it was first sent at)
-            retry = earlier is not None or (command_id is not None and _recorded(service, command_id, sent))
+            retry = earlier is not None or (command_id is not None and _recorded(service, command_id, command))
             if expected is not None and expected != version and not retry:
                 msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
                 raise Problem(CONFLICT, msg, current_version=version)
-            outcome = earlier or service.handler.execute(campaign, sent, command_id)
+            # known by the text it sent, not by the path of this service's own folder it is run from
+            outcome = earlier or service.handler.execute(campaign, sent, command_id, as_sent=command)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
             if problem.kind == CONFLICT:
@@ -465,7 +466,8 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
 
 
 def _recorded(service: Service, command_id: str, sent: Command) -> bool:
-    """Whether this very command was recorded under this command id (a retry whose answer was never stored)."""
+    """Whether this very command (as the body sent it) was recorded under this command id (a retry whose answer was
+    never stored)."""
     try:
         return service.store.command_result(command_id, command_digest(sent)) is not None
     except (IdempotencyConflictError, UnicodeEncodeError):
@@ -483,9 +485,7 @@ def _legacy_file(command: Command) -> Command:
     return command
 
 
-def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _execute has them
-    service: Service, campaign: str, token: Token, key: str, sent: Command, command: Command
-) -> Outcome | None:
+def _sent_before_scoping(service: Service, campaign: str, token: Token, key: str, command: Command) -> Outcome | None:
     """What a retry of a command first sent to a release that took the bare ``Idempotency-Key`` (its command id
     ``http:CAMPAIGN:KEY``, no token in it) recorded, or None when the retry is to be run as a command of its own.
 
@@ -498,7 +498,7 @@ def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _e
     if ":" in key:
         return None  # ``TOKEN:KEY`` would name another token's own command
     try:
-        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(sent)) is not None:
+        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(command)) is not None:
             return None  # this token's own: the handler answers it
         earlier = store.command_result(f"http:{campaign}:{key}", command_digest(_legacy_file(command)))
     except (IdempotencyConflictError, UnicodeEncodeError):

@@ -440,6 +440,38 @@ def test_a_map_loaded_before_keys_were_scoped_by_token_is_loaded_once(serve, tmp
         assert _version(served, client) == version
 
 
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_map_load_retried_after_the_service_restarts_is_answered_as_recorded(serve):
+    """The service puts a map's text in a folder made anew each time it starts, and the command's digest held that
+    path: a retry after a restart whose answer was never stored was taken for another command under the same key
+    (a 422). A retry is now known by the text it sends."""
+    first = serve()
+    text = '[hex]\n"3,1" = { terrain = "clear" }\n"3,2" = { terrain = "woods" }\n'
+    headers = first.headers("referee", **{"Idempotency-Key": "map-7"})
+    with first.client() as client:
+        loaded = client.post("/campaigns/main/map/load", headers=headers, json={"file": text})
+        assert loaded.status_code == 200, loaded.text
+        version = _version(first, client)
+    first.server.should_exit = True
+    # the service stopped before it stored the answer: only the handler's command id holds
+    (token,) = [t for t in TokenStore(first.db).list("main") if t.role == "referee" and t.active]
+    replies = Replies(first.db)
+    replies.forget("main", f"{token.id}:map-7")
+    replies.close()
+    again = serve()
+    with again.client() as client:
+        retried = client.post("/campaigns/main/map/load", headers=headers, json={"file": text})
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["replayed"] is True
+        assert retried.json()["version"] == version
+        assert retried.json()["events"] == loaded.json()["events"]
+        assert _version(again, client) == version
+        other = client.post(
+            "/campaigns/main/map/load", headers=headers, json={"file": '[hex]\n"9,9" = { terrain = "clear" }\n'}
+        )
+        assert other.status_code == 422  # the key names the first map, not another
+
+
 def test_a_player_reusing_the_referees_bare_key_gets_a_command_of_their_own(serve, monkeypatch):
     """The bare key's command is taken for a retry only when it is this very command and this token may have sent
     it: never another command (a secret roll), nor one recorded before the token was made."""
