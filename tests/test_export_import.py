@@ -208,6 +208,27 @@ class TestRefusals:
         finally:
             target.close()
 
+    def test_an_event_with_the_id_of_one_the_store_holds_is_refused_naming_both(self, tmp_path: Path) -> None:
+        """Campaign c1's export renamed c2 and resealed keeps c1's ids: imported beside c1, the store's words said
+        only 'another append recorded these events first'."""
+        source = MemoryStore()
+        drive(source)
+        envelopes = parse(exported_file(source))
+        renamed = reseal([attrs.evolve(e, subject="campaign-c2", source="hexlog:c2") for e in envelopes])
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            import_envelopes(target, envelopes)
+            before = [r.envelope for r in target.read_all()]
+            with pytest.raises(UsageError) as refused:
+                import_envelopes(target, renamed)
+            assert str(refused.value) == (
+                f"line 1: event id {envelopes[0].id!r} is already the id of campaign-c1 version 1 in this store; "
+                "two events may not share an id, nothing was imported"
+            )
+            assert [r.envelope for r in target.read_all()] == before
+        finally:
+            target.close()
+
     def test_two_swapped_lines_are_refused_naming_one_of_them(self) -> None:
         """Lines 4 and 5 exchanged keep every hash but are out of order, and one of them is named."""
         store = MemoryStore()
