@@ -452,7 +452,7 @@ def test_a_secret_flight_and_its_forgeries_audit_as_the_whole_audit_does(how: st
         store.close()
 
 
-def test_two_events_of_one_id_in_a_table_rebuilt_without_its_unique_id_are_findings(tmp_path: Path) -> None:
+def test_two_events_of_one_id_in_a_table_rebuilt_without_its_unique_id_are_findings(tmp_path: Path, hexlog) -> None:
     """hexlog's table keeps event ids unique (an import refuses an export that repeats one); a table rebuilt without
     that key may hold two rows of one id, which the audit passed as sound."""
     store = SQLiteStore(tmp_path / "shared.db")
@@ -482,6 +482,11 @@ def test_two_events_of_one_id_in_a_table_rebuilt_without_its_unique_id_are_findi
     assert (found.streamversion, found.event_id) == (6, shared)
     assert found.reason == f"event id {shared!r} is also the id of version 3"
     store.close()
+    audited = hexlog("audit", "--db", "shared.db")
+    assert audited.returncode == 1
+    (line,) = audited.stderr.splitlines()  # it said 'FAILED at  version None' of the table's finding
+    assert line.startswith("hexlog: audit FAILED: the events table is not as hexlog made it (id is not declared")
+    assert f"2 rows with the event id {shared!r}" in line
 
 
 def test_an_export_whose_events_share_an_id_fails_its_audit_naming_both() -> None:
