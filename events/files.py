@@ -78,7 +78,9 @@ def read_regular(path: Path, *, limit: int, what: str = "") -> bytes:
         os.close(fd)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict (``json.loads``' ``object_pairs_hook``); ``FileContentError`` naming a key
+    given twice, which ``json.loads`` alone would let the last of them win."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
@@ -134,7 +136,7 @@ def loads_json(text: str) -> Any:
     """Strict JSON: duplicate keys, NaN, huge integers, deep nesting and lone surrogates are refused
     with ``FileContentError``; a syntax error is ``json.JSONDecodeError`` as usual."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant, parse_int=_bounded_int)
+        value = json.loads(text, object_pairs_hook=no_duplicates, parse_constant=_no_constant, parse_int=_bounded_int)
     except RecursionError as err:
         msg = f"data nested more than {MAX_DEPTH} deep"
         raise FileContentError(msg) from err

@@ -124,7 +124,8 @@ TYPES = {
 }
 #: the keys of the events table hexlog makes: the position, the event id, and the version within its stream
 KEYS = frozenset({("p", ("position",)), ("u", ("id",)), ("u", ("stream_id", "stream_version"))})
-#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up, each with its words
+#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up (or two events of one id,
+#: which a lookup by id mixes up), each with its words
 #: (the stream ids compared byte by byte, whatever collation the table gives them)
 HAZARDS = (
     (
@@ -144,6 +145,10 @@ HAZARDS = (
             'GROUP BY stream_id HAVING COUNT(DISTINCT stream_id::text COLLATE "C") > 1 LIMIT 1'
         ),
         "the stream ids {0} and {1}, which it compares as one",
+    ),
+    (
+        'SELECT id::text COLLATE "C", COUNT(*) FROM events GROUP BY id::text COLLATE "C" HAVING COUNT(*) > 1 LIMIT 1',
+        "{1} rows with the event id {0}",
     ),
 )
 

@@ -81,7 +81,8 @@ EMPTY_TABLES = {
 #: the events table as SQLite records the statement that made it
 EVENTS_TABLE = SCHEMA[: SCHEMA.index(";")].strip().replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE")
 
-#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up, each with its words
+#: what a table rebuilt by hand may hold that a reader paging through it skips or mixes up (or two events of one id,
+#: which a lookup by id mixes up), each with its words
 #: (the stream ids compared as written, whatever collation the table gives them)
 HAZARDS = (
     (
@@ -101,6 +102,10 @@ HAZARDS = (
             "GROUP BY stream_id HAVING COUNT(DISTINCT stream_id COLLATE BINARY) > 1 LIMIT 1"
         ),
         "the stream ids {0} and {1}, which it compares as one",
+    ),
+    (
+        "SELECT id COLLATE BINARY, COUNT(*) FROM events GROUP BY id COLLATE BINARY HAVING COUNT(*) > 1 LIMIT 1",
+        "{1} rows with the event id {0}",
     ),
 )
 

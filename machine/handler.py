@@ -240,14 +240,26 @@ class Handler:
 
         return used
 
-    def execute(self, campaign: str, command: c.Command, command_id: str | None = None) -> Outcome:
+    def execute(
+        self, campaign: str, command: c.Command, command_id: str | None = None, *, as_sent: c.Command | None = None
+    ) -> Outcome:
         """Decide and append one command; nothing is written when it is refused.
 
         A command that loses a race (another writer appended to the campaign between its decision and
         its append) is decided again on the new state, up to ``RETRIES`` times; refused there, the
         message says that another command wrote first.
+
+        ``as_sent`` is the command as its sender gave it when ``command`` is what is run of it (the HTTP service
+        runs a map's text from a file of its own, at a path that differs each time it starts): a retry with
+        ``command_id`` is known by its digest, so that it is the same command whatever path it is run from.
         """
         digest = _checked_digest(campaign, command, command_id)
+        if digest is not None and as_sent is not None:  # its text is the sender's to check: only its digest counts
+            try:
+                digest = command_digest(as_sent)
+            except UnicodeEncodeError:
+                msg = f"the text of '{c.spoken(command)}' is not valid Unicode (it holds bytes that are not UTF-8)"
+                raise UsageError(msg) from None
         self.registry.route(type(command))  # an unknown command is refused before anything is read
         for attempt in range(RETRIES + 1):
             try:

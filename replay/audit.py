@@ -131,8 +131,8 @@ def _table_finding(store: CheckedTable, audited: AuditReport) -> Finding | None:
     if hazards:
         reason += f", and it holds {'; '.join(hazards)}"
     reason += (
-        ": a reader paging through it may skip rows, or read another stream's rows with a stream's own, so what "
-        "this audit read may not be the log as it is"
+        ": a reader paging through it may skip rows, or read another stream's rows with a stream's own (and one "
+        "looking an event up by its id take another for it), so what this audit read may not be the log as it is"
     )
     return Finding(
         stream="",

@@ -112,6 +112,18 @@ def _check_source(stream: str, ordered: list[Item], out: list[Finding]) -> None:
     )
 
 
+def _check_ids(ordered: list[Item], out: list[Finding]) -> None:
+    """No two events share an id (a store keeps them unique; a table rebuilt without that key, or a resealed
+    export, may not): each later one is a finding naming the first."""
+    first: dict[str, Item] = {}
+    for item in ordered:
+        earlier = first.setdefault(item.env.id, item)
+        if earlier is not item:
+            out.append(
+                item.finding("id", f"event id {item.env.id!r} is also the id of version {earlier.env.streamversion}")
+            )
+
+
 def _decode(ordered: list[Item], out: list[Finding]) -> None:
     """Decode every event; an unknown type or a failed decode is a finding."""
     for item in ordered:
@@ -181,6 +193,7 @@ def audit_items(
     ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
     check_order(ordered, findings, check_chain(ordered, findings))
     _check_source(stream, ordered, findings)
+    _check_ids(ordered, findings)
     _decode(ordered, findings)
     _check_events(ordered, findings, tally.notes, registry, tally)
 

@@ -166,12 +166,42 @@ def _campaign_of(envelopes: Sequence[Envelope]) -> str:
     return campaign
 
 
+def _check_ids(envelopes: Sequence[Envelope]) -> None:
+    """``CorruptLogError`` naming the first event whose id an earlier one has (the chain does not judge ids, the
+    store keeps them unique): the lines are numbered as ``read_export`` reads them, one event a line."""
+    first: dict[str, int] = {}
+    for line, env in enumerate(envelopes, start=1):
+        earlier = first.setdefault(env.id, line)
+        if earlier != line:
+            msg = (
+                f"line {line} (version {env.streamversion}): event id {env.id!r} is also the id of line {earlier} "
+                f"(version {envelopes[earlier - 1].streamversion}); two events may not share an id"
+            )
+            raise CorruptLogError(msg)
+
+
+def _held_id(store: EventStore, envelopes: Sequence[Envelope]) -> str | None:
+    """Why an import was refused when an event of the export has the id of an event the store holds (of another
+    campaign), naming both; None when none has. Read only once an append has failed."""
+    line_of = {env.id: line for line, env in enumerate(envelopes, start=1)}
+    for record in store.read_all():
+        line = line_of.get(record.envelope.id)
+        if line is not None:
+            held = record.envelope
+            return (
+                f"line {line}: event id {held.id!r} is already the id of {held.subject} version {held.streamversion} "
+                "in this store; two events may not share an id, nothing was imported"
+            )
+    return None
+
+
 def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> ImportResult:
     """Verify an exported campaign, then append it as a new stream in one batch, or write nothing."""
     if not envelopes:
         msg = "the export holds no events"
         raise CorruptLogError(msg)
     campaign = _campaign_of(envelopes)
+    _check_ids(envelopes)
     report = audit_envelopes(envelopes)
     bad = report.first_bad
     if bad is not None:
@@ -206,6 +236,8 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> Import
         result = store.append(stream_id, new, expected_version=0)
     except ConcurrencyError as err:
         msg = f"campaign {campaign!r} could not be imported, nothing was written: {err}"
+        if store.stream_version(stream_id) == 0:  # no other import of it wrote first: an id the store holds
+            msg = _held_id(store, envelopes) or msg
         raise UsageError(msg) from err
     stored = [r.envelope.hash for r in store.read_stream(stream_id)]
     if stored != [e.hash for e in envelopes]:

@@ -417,7 +417,7 @@ def state(
         typer.Option(
             "--at",
             help="the state as it was: at a stream version ('42') or a moment of game time ('day 4 turn 3', "
-            "'day 2 14:30', 'day 3': its end)",
+            "'day 2 14:30', 'day 3': its end) the clock has reached ('day N' of the day it stands in: now)",
         ),
     ] = None,
     view: cli_travel.ViewOption = "referee",

@@ -29,6 +29,7 @@ from hexlog.replay import audit as audits
 from hexlog.replay import export as exports
 from hexlog.replay import player_audit
 from hexlog.replay import repair as repairs
+from hexlog.replay.chain_audit import TABLE
 from hexlog.replay.explain import decoded, find_roll
 from hexlog.replay.rebuild import EQUAL, projections
 from hexlog.replay.rebuild import replay as rebuild_replay
@@ -260,9 +261,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         first = report.first_bad
         assert first is not None  # noqa: S101 - a failure has a finding
         event = f" (event {first.event_id})" if first.event_id else ""  # a receipt's finding names no event
-        sys.stderr.write(
-            f"hexlog: audit FAILED at {first.stream} version {first.streamversion}{event}: {first.reason}\n"
-        )
+        # a finding about the events table names no stream or version
+        where = "" if first.check == TABLE else f" at {first.stream} version {first.streamversion}{event}"
+        sys.stderr.write(f"hexlog: audit FAILED{where}: {first.reason}\n")
     if verdict is Verdict.INCOMPLETE and strict:
         sys.stderr.write("hexlog: audit INCOMPLETE, a failure under --strict\n")
         raise typer.Exit(Verdict.FAILED.exit_code)

@@ -53,7 +53,7 @@ from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
 from hexlog.machine.kit import calendar
-from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import shown
 from hexlog.replay.rebuild import table_at, version_at_time
@@ -222,6 +222,10 @@ def resolve_campaign(store: Store, given: str | None) -> str:
     raise UsageError(msg)
 
 
+class NotReachedError(NotFoundError):
+    """A moment of game time the campaign's clock has not reached yet: there is no state of it to show."""
+
+
 @attrs.define
 class Door:
     """One command line invocation's store, keeper, handler and campaign."""
@@ -290,7 +294,12 @@ class Door:
         return f"receipt {Receipt.of(record.envelope)} ({'; '.join(facts)})"
 
     def version_at(self, at: str, table: Table) -> int:
-        """The stream version ``--at`` names: a version number, or a moment of game time (its last event then)."""
+        """The stream version ``--at`` names: a version number, or a moment of game time (its last event then).
+
+        ``table`` is the campaign's latest. A moment past the clock's present is refused
+        (``NotReachedError``, naming where the clock stands), except ``day N`` for the day it stands in,
+        whose end is not reached yet: that is the state now.
+        """
         latest = self.store.stream_version(stream_for(self.campaign))
         if at.strip().isdigit():
             version = int(at)
@@ -302,6 +311,15 @@ class Door:
             msg = f"campaign {self.campaign!r} has no rules yet, so no calendar"
             raise NotFoundError(msg)
         seconds = calendar.moment(at, table.rules.part(ClockOptions))
+        present = table.clock.seconds
+        # 'day N' for the day the clock stands in (its end not reached yet) is the state now
+        today = calendar.is_whole_day(at) and seconds - DAY_SECONDS <= present
+        if seconds > present and not today:
+            msg = (
+                f"moment {at.strip()!r} is past the present of campaign {self.campaign!r}, "
+                f"whose clock has reached {table.clock.text} (version {latest})"
+            )
+            raise NotReachedError(msg)
         return version_at_time(self.store, self.campaign, seconds, self.handler.registry)
 
     def close(self) -> None:

@@ -44,6 +44,7 @@ from hexlog.events.errors import (
     RuleRefusedError,
     UsageError,
 )
+from hexlog.events.files import FileContentError, no_duplicates
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.streams import stream_for
 from hexlog.machine.campaign import check_campaign_id
@@ -58,7 +59,7 @@ from hexlog.replay.receipts import Receipt
 from hexlog.service import render
 from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
-from hexlog.service.door import Door, busy_timeout, campaign_ids, key_file, open_store
+from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
 from hexlog.service.http_events import PlayerCache, seen
 from hexlog.service.http_problems import (
@@ -279,8 +280,16 @@ async def _json_body(request: Request, limit: int) -> Any:
     kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
         raise Problem(UNSUPPORTED, f"the body is {kind}, not application/json")
+    return _parsed_body(raw)
+
+
+def _parsed_body(raw: bytes) -> Any:
+    """A request's JSON body; a 400 naming what is wrong when it is not JSON, gives a key twice in one object (which
+    ``json.loads`` alone lets the last of them win), holds too long a number or nests too deep."""
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, object_pairs_hook=no_duplicates)
+    except FileContentError as err:
+        raise Problem(BAD_REQUEST, f"the body is refused: {err}") from None
     except RecursionError:
         raise Problem(BAD_REQUEST, f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as err:
@@ -432,13 +441,14 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
         command_id = None if scoped is None else f"http:{campaign}:{scoped}"
         sent, path = _with_file(command, service.files)
         try:
-            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, sent, command)
+            earlier = None if key is None else _sent_before_scoping(service, campaign, token, key, command)
             # a retry is answered as recorded, whatever version its If-Match names (the one it was first sent at)
-            retry = earlier is not None or (command_id is not None and _recorded(service, command_id, sent))
+            retry = earlier is not None or (command_id is not None and _recorded(service, command_id, command))
             if expected is not None and expected != version and not retry:
                 msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
                 raise Problem(CONFLICT, msg, current_version=version)
-            outcome = earlier or service.handler.execute(campaign, sent, command_id)
+            # known by the text it sent, not by the path of this service's own folder it is run from
+            outcome = earlier or service.handler.execute(campaign, sent, command_id, as_sent=command)
         except HexlogError as err:
             problem = problem_of(_worded(err, route))
             if problem.kind == CONFLICT:
@@ -456,7 +466,8 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
 
 
 def _recorded(service: Service, command_id: str, sent: Command) -> bool:
-    """Whether this very command was recorded under this command id (a retry whose answer was never stored)."""
+    """Whether this very command (as the body sent it) was recorded under this command id (a retry whose answer was
+    never stored)."""
     try:
         return service.store.command_result(command_id, command_digest(sent)) is not None
     except (IdempotencyConflictError, UnicodeEncodeError):
@@ -474,9 +485,7 @@ def _legacy_file(command: Command) -> Command:
     return command
 
 
-def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _execute has them
-    service: Service, campaign: str, token: Token, key: str, sent: Command, command: Command
-) -> Outcome | None:
+def _sent_before_scoping(service: Service, campaign: str, token: Token, key: str, command: Command) -> Outcome | None:
     """What a retry of a command first sent to a release that took the bare ``Idempotency-Key`` (its command id
     ``http:CAMPAIGN:KEY``, no token in it) recorded, or None when the retry is to be run as a command of its own.
 
@@ -489,7 +498,7 @@ def _sent_before_scoping(  # noqa: PLR0913, PLR0917 - the request's parts, as _e
     if ":" in key:
         return None  # ``TOKEN:KEY`` would name another token's own command
     try:
-        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(sent)) is not None:
+        if store.command_result(f"http:{campaign}:{token.id}:{key}", command_digest(command)) is not None:
             return None  # this token's own: the handler answers it
         earlier = store.command_result(f"http:{campaign}:{key}", command_digest(_legacy_file(command)))
     except (IdempotencyConflictError, UnicodeEncodeError):
@@ -635,7 +644,8 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
 
 def _version_at(door: Door, at: str, table: Table) -> int:
     """The stream version the state route's ``?at=`` names: a version (a 404 when the campaign holds none there,
-    as the receipt's ``?at=`` says) or a moment of game time; a 400 naming the parameter when it is neither."""
+    as the receipt's ``?at=`` says) or a moment of game time (a 404 when the clock has not reached it); a 400
+    naming the parameter when it is neither."""
     text = at.strip()
     if text.isdigit():  # digits of any script: only ASCII ones are a version
         version = _whole("at", text, least=1)
@@ -643,7 +653,14 @@ def _version_at(door: Door, at: str, table: Table) -> int:
             return door.version_at(str(version), table)
         except UsageError as err:
             raise Problem(NOT_FOUND, str(err)) from None
-    return int(_parsed("at", lambda moment: door.version_at(moment, table), text))
+
+    def at_moment(moment: str) -> int:
+        try:
+            return door.version_at(moment, table)
+        except NotReachedError as err:  # as a version the campaign does not hold yet
+            raise Problem(NOT_FOUND, str(err)) from None
+
+    return int(_parsed("at", at_moment, text))
 
 
 async def _state(service: Service, request: Request, token: Token | None) -> Response:
@@ -808,7 +825,15 @@ _VERSION = {"type": "integer", "minimum": 1}
 
 def endpoints(registry: Registry) -> list[Endpoint]:
     """Every route of the service, the command routes from the registry."""
-    at = ("at", "query", {"type": "string"}, "a stream version ('42') or a moment of game time ('day 4 turn 3')")
+    at = (
+        "at",
+        "query",
+        {"type": "string"},
+        (
+            "a stream version ('42') or a moment of game time ('day 4 turn 3'; one the clock has not reached "
+            "is a 404, but 'day N' of the day it stands in is the state now)"
+        ),
+    )
     fixed = [
         Endpoint(method="GET", path="/health", summary="Whether the service is up", access=PUBLIC, run=_health),
         Endpoint(method="GET", path="/openapi.json", summary="This document", access=PUBLIC, run=_openapi),

@@ -285,6 +285,28 @@ class TestRewrittenHistory:
                 assert "Traceback" not in result.stderr
 
 
+class TestSharedId:
+    def test_an_export_whose_events_share_an_id_is_refused_in_one_line_naming_both(self, hexlog, tmp_path):
+        """It was refused with the store's words ('another append recorded these events first (UNIQUE constraint
+        failed: events.id)'), which name neither event."""
+        ok(hexlog("init"))
+        ok(hexlog("party", "add", "Ayla"))
+        ok(hexlog("party", "add", "Bran"))
+        ok(hexlog("export", "--out", "honest.jsonl"))
+        events = read_export(tmp_path / "honest.jsonl")
+        events[-1]["id"] = events[1]["id"]
+        write_export(tmp_path / "forged.jsonl", reseal(events))
+        imported = hexlog("import", "forged.jsonl", "--db", "forged.db")
+        assert imported.returncode == 1
+        assert imported.stdout == ""
+        shared = events[1]["id"]
+        assert imported.stderr == (
+            f"hexlog: error: forged.jsonl does not verify at line {len(events)} (event {shared}): "
+            f"event id {shared!r} is also the id of version 2; nothing imported\n"
+        )
+        assert not (tmp_path / "forged.db").exists() or count_events(tmp_path / "forged.db") == 0
+
+
 class TestCutTail:
     """A cut tail: the last events, the reveal among them, deleted (and re-rolled)."""
 

@@ -273,3 +273,29 @@ class TestCommandLine:
         assert refused.returncode != 0
         assert named in refused.stderr
         assert refused.stdout == ""
+
+    @pytest.mark.parametrize("at", ["day 999", "day 3", "day 2 00:31", "day 2 turn 4", "day 3 00:00"])
+    def test_a_moment_the_clock_has_not_reached_is_refused_naming_where_it_stands(self, played, at):
+        """It printed the latest state as the state at day 999, as if the clock had got there."""
+        _shown(played("clock", "advance", "1 day"))
+        _shown(played("clock", "advance", "3 turns"))
+        refused = played("state", "--at", at)
+        assert refused.returncode == 2
+        assert refused.stdout == ""
+        assert refused.stderr == (
+            f"hexlog: error: moment {at!r} is past the present of campaign 'main', "
+            "whose clock has reached day 2 00:30 (version 7)\n"
+        )
+
+    @pytest.mark.parametrize("at", ["day 2", "day 2 00:30", "day 2 turn 3", " day 2 "])
+    def test_the_present_and_the_day_the_clock_stands_in_are_the_state_now(self, played, at):
+        _shown(played("clock", "advance", "1 day"))
+        _shown(played("clock", "advance", "3 turns"))
+        now = _shown(played("state"))
+        then = _shown(played("state", "--at", at))
+        assert then == ["as it was at version 7 of 7", *now]
+
+    def test_the_day_the_clock_has_just_begun_is_the_state_now(self, played):
+        _shown(played("clock", "advance", "1 day"))
+        assert "clock: day 2 00:00" in "\n".join(_shown(played("state", "--at", "day 2")))
+        assert played("state", "--at", "day 2 turn 1").returncode == 2

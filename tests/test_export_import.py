@@ -7,15 +7,17 @@ import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import pytest
 
+from hexlog.events.chain import reseal
 from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.audit import audit_store
+from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import campaigns, export_lines, import_envelopes, read_export
 
 if TYPE_CHECKING:
@@ -184,6 +186,48 @@ class TestRefusals:
         with pytest.raises(CorruptLogError, match=r"^line 3: .*version 4"):
             import_envelopes(target, read_export(lines[:2] + lines[3:]))
         assert target.streams() == []
+
+    def test_two_events_sharing_an_id_are_refused_naming_both_lines_and_the_id(self, tmp_path: Path) -> None:
+        """An export resealed after giving line 6 the id of line 3 verifies; the store's UNIQUE id refused it with
+        'another append recorded these events first'. Now the import names both lines, and writes nothing."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = parse(exported_file(store))
+        shared = envelopes[2].id
+        forged = reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=shared), *envelopes[6:]])
+        assert [f.check for f in audit_envelopes(forged).findings] == ["id"]  # the chain is whole
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            with pytest.raises(CorruptLogError) as refused:
+                import_envelopes(target, forged)
+            assert str(refused.value) == (
+                f"line 6 (version 6): event id {shared!r} is also the id of line 3 (version 3); "
+                "two events may not share an id"
+            )
+            assert list(target.read_all()) == []
+        finally:
+            target.close()
+
+    def test_an_event_with_the_id_of_one_the_store_holds_is_refused_naming_both(self, tmp_path: Path) -> None:
+        """Campaign c1's export renamed c2 and resealed keeps c1's ids: imported beside c1, the store's words said
+        only 'another append recorded these events first'."""
+        source = MemoryStore()
+        drive(source)
+        envelopes = parse(exported_file(source))
+        renamed = reseal([attrs.evolve(e, subject="campaign-c2", source="hexlog:c2") for e in envelopes])
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            import_envelopes(target, envelopes)
+            before = [r.envelope for r in target.read_all()]
+            with pytest.raises(UsageError) as refused:
+                import_envelopes(target, renamed)
+            assert str(refused.value) == (
+                f"line 1: event id {envelopes[0].id!r} is already the id of campaign-c1 version 1 in this store; "
+                "two events may not share an id, nothing was imported"
+            )
+            assert [r.envelope for r in target.read_all()] == before
+        finally:
+            target.close()
 
     def test_two_swapped_lines_are_refused_naming_one_of_them(self) -> None:
         """Lines 4 and 5 exchanged keep every hash but are out of order, and one of them is named."""

@@ -28,6 +28,7 @@ from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.handler import Handler, new_event_id
+from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
@@ -81,6 +82,27 @@ class TestIdempotency:
         commitment = handler.load("c1").session.commitment
         assert handler.execute("c1", c.CloseSession()).events[0].secret == keeper.get("c1", "s1", commitment).hex()
         assert first.events[0].commitment == commitment
+
+    def test_a_command_run_from_another_path_is_known_by_what_its_sender_sent(self, store, tmp_path):
+        """The HTTP service runs a map's text from a folder made anew at each start: a retry after a restart runs it
+        from another path, and was refused as another command; ``as_sent`` names it by the text sent."""
+        handler = _started(store)
+        text = '[hex]\n"3,1" = { terrain = "clear" }\n'
+        paths = [tmp_path / "one" / "map.toml", tmp_path / "two" / "map.toml"]
+        for path in paths:
+            path.parent.mkdir()
+            path.write_text(text, encoding="utf-8")
+        first = handler.execute("c1", LoadMap(file=str(paths[0])), "map-1", as_sent=LoadMap(file=text))
+        version = store.stream_version(STREAM)
+        again = Handler(store, MemoryKeeper()).execute(
+            "c1", LoadMap(file=str(paths[1])), "map-1", as_sent=LoadMap(file=text)
+        )
+        assert again.result.replayed
+        assert again.result.event_ids == first.result.event_ids
+        assert store.stream_version(STREAM) == version
+        with pytest.raises(IdempotencyConflictError):
+            handler.execute("c1", LoadMap(file=str(paths[1])), "map-1", as_sent=LoadMap(file=text + "\n"))
+        assert store.stream_version(STREAM) == version
 
 
 class TestStaleReads:

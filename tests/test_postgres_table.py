@@ -88,6 +88,27 @@ def test_a_table_without_its_keys_is_named_first_with_the_rows_it_holds_twice(
         assert report.verdict is Verdict.FAILED
 
 
+def test_a_table_without_its_unique_id_that_holds_two_events_of_one_id_names_the_id(
+    logged: PostgresStore, pg_url: str
+) -> None:
+    """The row at position 51 given the id of the one at position 50: the audit named neither."""
+    with psycopg.connect(pg_url) as conn:
+        (shared,) = conn.execute("SELECT id FROM events WHERE position = 50").fetchone()
+    _sql(
+        pg_url,
+        "ALTER TABLE events DROP CONSTRAINT events_id_key",
+        "UPDATE events SET id = (SELECT id FROM events WHERE position = 50) WHERE position = 51",
+    )
+    assert logged.events_differences() == ["id is not declared UNIQUE"]
+    assert logged.events_hazards() == [f"2 rows with the event id {shared!r}"]
+    for campaign in (None, "b1"):
+        report = audit_store(logged, campaign)
+        first = report.findings[0]
+        assert first.check == TABLE
+        assert f"and it holds 2 rows with the event id {shared!r}" in first.reason
+        assert report.verdict is Verdict.FAILED
+
+
 def test_a_table_without_its_keys_that_holds_nothing_twice_audits_as_ever(logged: PostgresStore, pg_url: str) -> None:
     """Keys dropped but nothing added: nothing a reader could skip, and nothing wrong found, so nothing to say."""
     _sql(pg_url, *(f"ALTER TABLE events DROP CONSTRAINT {key}" for key in KEYS))

@@ -450,3 +450,50 @@ def test_a_secret_flight_and_its_forgeries_audit_as_the_whole_audit_does(how: st
         _same(store)
     finally:
         store.close()
+
+
+def test_two_events_of_one_id_in_a_table_rebuilt_without_its_unique_id_are_findings(tmp_path: Path, hexlog) -> None:
+    """hexlog's table keeps event ids unique (an import refuses an export that repeats one); a table rebuilt without
+    that key may hold two rows of one id, which the audit passed as sound."""
+    store = SQLiteStore(tmp_path / "shared.db")
+    store.close()
+    body = EVENTS_TABLE[EVENTS_TABLE.index("(") + 1 : EVENTS_TABLE.rindex(")")]
+    store = _rebuilt(tmp_path / "shared.db", body.replace("id TEXT NOT NULL UNIQUE", "id TEXT NOT NULL"))
+    store.close()
+    envelopes = _golden(GOLDEN[0])
+    shared = envelopes[2].id
+    forged = reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=shared), *envelopes[6:]])
+    conn = sqlite3.connect(tmp_path / "shared.db")
+    with conn:
+        conn.executemany(
+            "INSERT INTO events (stream_id, stream_version, id, type, schema_version, source, time, data, prevhash, "
+            "hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_row(e) for e in forged],
+        )
+    conn.close()
+    store = SQLiteStore(tmp_path / "shared.db", create=False)
+    campaign = envelopes[0].subject.removeprefix("campaign-")
+    whole, one = audit_store(store), audit_store(store, campaign)
+    for report in (whole, one):
+        reason = _one_table_finding(report, f"2 rows with the event id {shared!r}")
+        assert "id is not declared UNIQUE" in reason
+        assert report.verdict is Verdict.FAILED
+    (found,) = [f for f in one.findings if f.check == "id"]
+    assert (found.streamversion, found.event_id) == (6, shared)
+    assert found.reason == f"event id {shared!r} is also the id of version 3"
+    store.close()
+    audited = hexlog("audit", "--db", "shared.db")
+    assert audited.returncode == 1
+    (line,) = audited.stderr.splitlines()  # it said 'FAILED at  version None' of the table's finding
+    assert line.startswith("hexlog: audit FAILED: the events table is not as hexlog made it (id is not declared")
+    assert f"2 rows with the event id {shared!r}" in line
+
+
+def test_an_export_whose_events_share_an_id_fails_its_audit_naming_both() -> None:
+    envelopes = _golden(GOLDEN[0])
+    shared = envelopes[2].id
+    report = audit.audit_envelopes(reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=shared), *envelopes[6:]]))
+    assert report.first_bad is not None
+    assert report.first_bad.text() == (
+        f"{envelopes[0].subject} version 6, event {shared}: id: event id {shared!r} is also the id of version 3"
+    )

@@ -124,3 +124,9 @@ def moment(text: str, options: ClockOptions) -> int:
         msg = f"moment {text!r}: that is past the end of day {day}"
         raise UsageError(msg)
     return (day - 1) * DAY_SECONDS + within
+
+
+def is_whole_day(text: str) -> bool:
+    """Whether the moment written is a whole day (``day 3``: its end) rather than a time within one."""
+    found = _MOMENT.match(text.lower())
+    return found is not None and not found.group(2) and not found.group(4)

@@ -205,6 +205,26 @@ def test_a_body_nested_too_deep_or_with_a_number_too_long_is_a_bad_request_and_n
         assert _version(served, client) == before
 
 
+def test_a_body_that_gives_a_key_twice_is_a_bad_request_naming_it_and_nothing_is_written(serve):
+    """{"name": "Ana", "name": "Bo"} added Bo: the last of the two won, unseen."""
+    served = serve()
+    headers = {**served.headers("referee"), "Content-Type": "application/json"}
+    rules = "/campaigns/main/campaign/change-rules"
+    with served.client() as client:
+        before = _version(served, client)
+        for route, body, key in (
+            (ADD, b'{"name": "Ana", "name": "Bo"}', "name"),
+            (ADD, b'{"name": "Ana", "na\\u006de": "Bo"}', "name"),  # the same key, escaped
+            (rules, b'{"ruleset": "ose", "overrides": {"a": 1, "a": 2}, "reason": "x"}', "a"),
+        ):
+            twice = client.post(route, headers=headers, content=body)
+            assert twice.status_code == 400, twice.text
+            assert twice.headers["content-type"].startswith("application/problem+json")
+            assert twice.json()["detail"] == f"the body is refused: the key {key!r} is given twice in one object"
+        assert _version(served, client) == before
+        assert client.post(ADD, headers=headers, content=b'{"name": "Ana"}').status_code == 200
+
+
 def test_a_token_over_its_rate_gets_429_with_retry_after(serve):
     served = serve(rate=0.5, burst=3)
     with served.client() as client:
@@ -348,6 +368,28 @@ def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_recei
         assert client.get("/campaigns/main/audit?secret=no", headers=served.headers("player")).status_code == 200
 
 
+def test_the_state_at_a_moment_the_clock_has_not_reached_is_a_404_naming_where_it_stands(serve):
+    """?at=day 999 answered the latest state, as if the clock had got there."""
+    served = serve()
+    with served.client() as client:
+        now = client.get("/campaigns/main", headers=served.headers("player")).json()
+        clock, head = now["clock"]["text"], now["version"]
+        assert clock == "day 1 00:00"
+        for at in ("day 999", "day 2", "day 1 turn 1", "day 1 00:01"):
+            refused = client.get(f"/campaigns/main?at={at}", headers=served.headers("player"))
+            assert refused.status_code == 404, refused.text
+            assert refused.headers["content-type"].startswith("application/problem+json")
+            assert refused.json()["detail"] == (
+                f"moment {at!r} is past the present of campaign 'main', "
+                f"whose clock has reached {clock} (version {head})"
+            )
+        for at in ("day 1", "day 1 00:00"):
+            then = client.get(f"/campaigns/main?at={at}", headers=served.headers("player"))
+            assert then.status_code == 200, then.text
+            assert then.json()["version"] == head
+        assert _version(served, client) == head
+
+
 def _sent_with_a_bare_key(db, key: str, command: c.Command) -> int:
     """A command recorded as a release that took the bare Idempotency-Key recorded it (command id
     ``http:main:KEY``, no token in it); the version it reached."""
@@ -396,6 +438,38 @@ def test_a_map_loaded_before_keys_were_scoped_by_token_is_loaded_once(serve, tmp
         assert retried.status_code == 200, retried.text
         assert retried.json()["replayed"] is True
         assert _version(served, client) == version
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_map_load_retried_after_the_service_restarts_is_answered_as_recorded(serve):
+    """The service puts a map's text in a folder made anew each time it starts, and the command's digest held that
+    path: a retry after a restart whose answer was never stored was taken for another command under the same key
+    (a 422). A retry is now known by the text it sends."""
+    first = serve()
+    text = '[hex]\n"3,1" = { terrain = "clear" }\n"3,2" = { terrain = "woods" }\n'
+    headers = first.headers("referee", **{"Idempotency-Key": "map-7"})
+    with first.client() as client:
+        loaded = client.post("/campaigns/main/map/load", headers=headers, json={"file": text})
+        assert loaded.status_code == 200, loaded.text
+        version = _version(first, client)
+    first.server.should_exit = True
+    # the service stopped before it stored the answer: only the handler's command id holds
+    (token,) = [t for t in TokenStore(first.db).list("main") if t.role == "referee" and t.active]
+    replies = Replies(first.db)
+    replies.forget("main", f"{token.id}:map-7")
+    replies.close()
+    again = serve()
+    with again.client() as client:
+        retried = client.post("/campaigns/main/map/load", headers=headers, json={"file": text})
+        assert retried.status_code == 200, retried.text
+        assert retried.json()["replayed"] is True
+        assert retried.json()["version"] == version
+        assert retried.json()["events"] == loaded.json()["events"]
+        assert _version(again, client) == version
+        other = client.post(
+            "/campaigns/main/map/load", headers=headers, json={"file": '[hex]\n"9,9" = { terrain = "clear" }\n'}
+        )
+        assert other.status_code == 422  # the key names the first map, not another
 
 
 def test_a_player_reusing_the_referees_bare_key_gets_a_command_of_their_own(serve, monkeypatch):
