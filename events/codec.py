@@ -110,17 +110,9 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
     try:
         return converter.structure(payload, cls)
     except cattrs.BaseValidationError as err:
-        detail = "; ".join(cattrs.transform_error(err, format_exception=_described))
+        detail = "; ".join(cattrs.transform_error(err, format_exception=strict.described))
         msg = f"{cloud_type} does not decode: {detail}"
         raise CorruptLogError(msg) from err
-
-
-def _described(err: BaseException, hint: Any) -> str:
-    """What is wrong with a value, for ``cattrs.transform_error``: a value of another JSON type than its field's in
-    the strict hooks' words (``expected a string, found null``), the rest as cattrs says it."""
-    if isinstance(err, strict.WrongTypeError):
-        return str(err)
-    return cattrs.v.format_exception(err, hint)
 
 
 def _check_decodable(cls: type[Event], cloud_type: str, schema_version: int, data: Any) -> None:

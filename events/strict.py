@@ -19,8 +19,10 @@ import json
 import typing
 from typing import Any
 
+import cattrs
+
 if typing.TYPE_CHECKING:
-    import cattrs
+    from collections.abc import Callable
 
 #: how each scalar type's JSON type is named
 EXPECTED: dict[type, str] = {str: "a string", int: "an integer", bool: "a boolean", float: "a number"}
@@ -45,6 +47,15 @@ def found(value: Any) -> str:
     except (TypeError, ValueError):
         return f"a {type(value).__name__}"
     return text if len(text) <= _SHOWN else text[: _SHOWN - 4] + '..."'
+
+
+def described(err: BaseException, hint: Any) -> str:
+    """What is wrong with a value, for ``cattrs.transform_error(..., format_exception=described)``: a value of another
+    JSON type than its field's in these hooks' words (``expected a string, found null``), the rest as cattrs says
+    it."""
+    if isinstance(err, WrongTypeError):
+        return str(err)
+    return cattrs.v.format_exception(err, hint)
 
 
 def wrong(expected: str, value: Any) -> WrongTypeError:
@@ -82,6 +93,50 @@ def scalar(value: Any, hint: Any) -> Any:
     return hint(value)
 
 
+def structure_str(value: Any, hint: Any) -> Any:
+    """``scalar``, with a string for a ``str`` field taken first."""
+    if value.__class__ is str and hint is str:
+        return value
+    return scalar(value, hint)
+
+
+def structure_int(value: Any, hint: Any) -> Any:
+    """``scalar``, with an integer for an ``int`` field taken first."""
+    if value.__class__ is int and hint is int:
+        return value
+    return scalar(value, hint)
+
+
+def structure_bool(value: Any, hint: Any) -> Any:
+    """``scalar``, with a boolean for a ``bool`` field taken first."""
+    if value.__class__ is bool and hint is bool:
+        return value
+    return scalar(value, hint)
+
+
+def structure_float(value: Any, hint: Any) -> Any:
+    """``scalar``, with a float for a ``float`` field taken first."""
+    if value.__class__ is float and hint is float:
+        return value
+    return scalar(value, hint)
+
+
+#: the hook ``install`` registers for each scalar type (a subclass is found under its base: a ``StrEnum`` under
+#: ``str``, which ``scalar`` reads as the enum it is)
+HOOKS: dict[type, Callable[[Any, Any], Any]] = {
+    str: structure_str,
+    int: structure_int,
+    bool: structure_bool,
+    float: structure_float,
+    enum.Enum: scalar,
+}
+
+
+def is_scalar(hook: Any) -> bool:
+    """Whether ``hook`` is one of the strict scalar hooks ``install`` registers."""
+    return any(hook is known for known in HOOKS.values())
+
+
 class StrictTuple:
     """The structuring of a tuple field: cattrs' own, given only a list (or a tuple)."""
 
@@ -96,11 +151,10 @@ class StrictTuple:
 
 
 def install(converter: cattrs.Converter) -> None:
-    """Register the strict hooks on ``converter``: for ``str``, ``int``, ``bool``, ``float`` and every enum (a
-    ``StrEnum`` is a ``str``, found first: ``scalar`` reads both), and for every tuple that cattrs structures with
-    its own tuple hook."""
-    for hint in (str, int, bool, float, enum.Enum):
-        converter.register_structure_hook(hint, scalar)
+    """Register the strict hooks on ``converter``: ``HOOKS`` for ``str``, ``int``, ``bool``, ``float`` and every
+    enum, and ``StrictTuple`` for every tuple type."""
+    for hint, hook in HOOKS.items():
+        converter.register_structure_hook(hint, hook)
     strict_tuple = StrictTuple(converter)
     converter.register_structure_hook_func(_is_tuple, strict_tuple)
 

@@ -42,10 +42,10 @@ _CALL = cattrs.BaseConverter._structure_call  # noqa: SLF001 - how cattrs struct
 
 def _calls(converter: cattrs.Converter, hint: Any) -> bool:
     """Whether the converter structures ``hint`` by calling it (``hint(value)``), as cattrs does by default, or by the
-    strict hook (``hexlog.events.strict.scalar``), which calls it on a value of its own JSON type and refuses any
+    strict hooks (``hexlog.events.strict.HOOKS``), which take a value of its own JSON type and refuse any
     other: on a value of exactly the field's type, both give the value itself (or the enum's member)."""
     hook = converter.get_structure_hook(hint)
-    return hook is _CALL or hook is strict.scalar
+    return hook is _CALL or strict.is_scalar(hook)
 
 
 def _structures_tuple(converter: cattrs.Converter, hint: Any) -> bool:

@@ -45,7 +45,7 @@ def _cattrs_own(converter: cattrs.Converter, hint: Any) -> bool:
         hook = converter.get_structure_hook(hint)
     except cattrs.errors.StructureHandlerNotFoundError:
         return False
-    if hook is strict.scalar or strict.is_strict_tuple(hook):
+    if strict.is_scalar(hook) or strict.is_strict_tuple(hook):
         return True
     for part in (hook, getattr(hook, "func", None), getattr(hook, "__func__", None)):
         module = getattr(part, "__module__", None) or ""
