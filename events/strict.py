@@ -46,7 +46,9 @@ def found(value: Any) -> str:
         text = json.dumps(value)  # escapes control characters: the text cannot forge a line
     except (TypeError, ValueError):
         return f"a {type(value).__name__}"
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 4] + '..."'
+    if len(text) <= _SHOWN:
+        return text
+    return text[: _SHOWN - 4] + ('..."' if text.startswith('"') else "...")
 
 
 def described(err: BaseException, hint: Any) -> str:

@@ -154,6 +154,10 @@ class TestFromData:
         assert "\n" not in message
         assert len(message) < 200
         assert 'found "x\\nx\\n' in message
+        cloud_type, version, data = _golden("dice.rolled")
+        data["session"] = 10**60
+        with pytest.raises(CorruptLogError, match=r"expected a string, found 1(0){35}\.\.\. @ \$\.session$"):
+            from_data(cloud_type, version, data)
 
 
 #: every event class but the campaign's (its rules are free-form JSON: the golden payloads cover them)
