@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import cattrs
 from cattrs.preconf.json import make_converter
 
+from hexlog.events import strict
 from hexlog.events.base import Event, event_class
 from hexlog.events.errors import CorruptLogError, HexlogError
 from hexlog.events.structure import SLOW, Structure, fast_structure
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from hexlog.events.store import Payload, Recorded
 
 converter = make_converter(forbid_extra_keys=True)
+strict.install(converter)  # a value of another JSON type than its field's is refused, never converted
 
 
 def _open_word_kind(hint: Any) -> type[enum.StrEnum] | None:
@@ -37,8 +39,7 @@ def _open_word_kind(hint: Any) -> type[enum.StrEnum] | None:
 def _structure_open_word(value: Any, hint: Any) -> enum.StrEnum | str:
     """A known value as its word, any other string kept as written; anything else is not a string."""
     if not isinstance(value, str):
-        msg = f"expected a string, got {type(value).__name__}"
-        raise TypeError(msg)
+        raise strict.wrong(strict.EXPECTED[str], value)
     kind = _open_word_kind(hint)
     assert kind is not None  # noqa: S101 - the predicate matched
     return open_word(kind, value)
@@ -109,7 +110,7 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
     try:
         return converter.structure(payload, cls)
     except cattrs.BaseValidationError as err:
-        detail = "; ".join(cattrs.transform_error(err))
+        detail = "; ".join(cattrs.transform_error(err, format_exception=strict.described))
         msg = f"{cloud_type} does not decode: {detail}"
         raise CorruptLogError(msg) from err
 

@@ -4,12 +4,12 @@ per-field dispatch, for the payloads a log holds (every field present, each of i
 ``fast_structure(converter, cls)`` compiles, once per class, a function that takes a payload and returns
 either the event or ``SLOW``. It returns the event only where the converter would return an equal one:
 a field typed ``str``, ``int``, ``bool`` or ``float`` must hold exactly that type (cattrs would call
-``str(value)`` and so on, which gives the value itself); an enum field must hold one of its values (cattrs
-would call ``Kind(value)``, which looks the value up); a ``tuple[int, ...]`` (or of str, bool, float) must
-be a list of exactly that type; an empty list is an empty tuple of any kind; every other field is handed
-to ``converter.structure`` as cattrs would hand it. Every field must be present and no other key (the
-converter forbids extra keys). Anything else, and any error, is ``SLOW``: the caller then asks the
-converter itself, which decodes the payload or says what is wrong with it as it always did.
+``str(value)`` and so on, and the strict hooks of ``hexlog.events.strict`` take it as it is: either gives the value
+itself); an enum field must hold one of its values (cattrs would call ``Kind(value)``, which looks the value up);
+a ``tuple[int, ...]`` (or of str, bool, float) must be a list of exactly that type; an empty list is an empty
+tuple of any kind; every other field is handed to ``converter.structure`` as cattrs would hand it. Every field
+must be present and no other key (the converter forbids extra keys). Anything else, and any error, is ``SLOW``:
+the caller then asks the converter itself, which decodes the payload or says what is wrong with it.
 
 The event is made as the converter makes it, by calling the class; where the class's ``__init__`` is
 attrs' own and only sets each field in turn (no validator, converter, default factory or hook), its slots
@@ -29,6 +29,8 @@ from typing import Any
 import attrs
 import cattrs
 
+from hexlog.events import strict
+
 #: what a compiled function returns for a payload it leaves to the converter
 SLOW: Any = object()
 
@@ -39,8 +41,18 @@ _CALL = cattrs.BaseConverter._structure_call  # noqa: SLF001 - how cattrs struct
 
 
 def _calls(converter: cattrs.Converter, hint: Any) -> bool:
-    """Whether the converter structures ``hint`` by calling it (``hint(value)``), as cattrs does by default."""
-    return converter.get_structure_hook(hint) is _CALL
+    """Whether the converter structures ``hint`` by calling it (``hint(value)``), as cattrs does by default, or by the
+    strict hooks (``hexlog.events.strict.HOOKS``), which take a value of its own JSON type and refuse any
+    other: on a value of exactly the field's type, both give the value itself (or the enum's member)."""
+    hook = converter.get_structure_hook(hint)
+    return hook is _CALL or strict.is_scalar(hook)
+
+
+def _structures_tuple(converter: cattrs.Converter, hint: Any) -> bool:
+    """Whether the converter structures ``hint`` by cattrs' own tuple hook, or the strict one that gives it only a
+    list (or a tuple)."""
+    hook = converter.get_structure_hook(hint)
+    return hook == converter._structure_tuple or strict.is_strict_tuple(hook)  # noqa: SLF001
 
 
 def _enum_values(hint: Any) -> dict[Any, enum.Enum] | None:
@@ -76,7 +88,7 @@ def _field_code(converter: cattrs.Converter, i: int, name: str, hint: Any, names
             f"    {v} = m{i}.get({v}, SLOW)",
             f"    if {v} is SLOW: return SLOW",
         ]
-    elif item is not None and converter.get_structure_hook(hint) == converter._structure_tuple:  # noqa: SLF001
+    elif item is not None and _structures_tuple(converter, hint):
         names[f"t{i}"] = hint
         lines.append(f"    if {v}.__class__ is not list: return SLOW")
         if item in _EXACT and _calls(converter, item):

@@ -26,6 +26,7 @@ import attrs
 import cattrs
 import msgspec
 
+from hexlog.events import strict
 from hexlog.events.structure import SLOW
 
 TextDecoder = Callable[[str], Any]
@@ -37,12 +38,15 @@ _FAILED = (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError, Typ
 
 
 def _cattrs_own(converter: cattrs.Converter, hint: Any) -> bool:
-    """Whether cattrs structures ``hint`` by a hook of its own, not one hexlog registered (a function of hexlog's, or
-    a partial or method of one)."""
+    """Whether cattrs structures ``hint`` by a hook of its own, or by a strict hook of ``hexlog.events.strict``
+    (cattrs' own, given only a value of the field's JSON type: ``msgspec`` refuses any other too), not by another hook
+    hexlog registered (a function of hexlog's, or a partial or method of one)."""
     try:
         hook = converter.get_structure_hook(hint)
     except cattrs.errors.StructureHandlerNotFoundError:
         return False
+    if strict.is_scalar(hook) or strict.is_strict_tuple(hook):
+        return True
     for part in (hook, getattr(hook, "func", None), getattr(hook, "__func__", None)):
         module = getattr(part, "__module__", None) or ""
         if module.startswith("hexlog"):

@@ -16,8 +16,10 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 import attrs
+from cattrs import transform_error
 from cattrs.errors import BaseValidationError
 
+from hexlog.events import strict
 from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
@@ -104,7 +106,11 @@ class CommandRoute:
             raise UsageError("; ".join(problems[:3]))
         try:
             return converter.structure(body, self.cls)
-        except (BaseValidationError, ValueError, TypeError) as err:
+        except BaseValidationError as err:  # a value the schema lets by and the codec's strict hooks refuse
+            found = "; ".join(transform_error(err, path="body", format_exception=strict.described)[:3])
+            msg = f"the body is not a {self.name} command: {found}"
+            raise UsageError(msg) from None
+        except (ValueError, TypeError) as err:
             msg = f"the body is not a {self.name} command: {err}"
             raise UsageError(msg) from None
 

@@ -430,8 +430,11 @@ def _relinked_alone(conn: sqlite3.Connection) -> None:
     _set(conn, ROLL, "hash", hashlib.sha256(_envelope_text(dict(row)).encode()).hexdigest())
 
 
-#: the tamperings that leave every value as the full audit reads it (a nonce 0.0 or true decodes as the number)
-SAME_VALUES = {"spaces, hash unchanged", "the data a blob", "a float, hash forged", "a true nonce, hash forged"}
+#: the tamperings that leave every value as the full audit reads it
+SAME_VALUES = {"spaces, hash unchanged", "the data a blob"}
+#: the tamperings that write a value of another JSON type than its field's (a nonce 0.0 or true), which no event
+#: decodes: both ways name it
+WRONG_TYPES = {"a float, hash forged": "found 0.0 @ $.nonce", "a true nonce, hash forged": "found true @ $.nonce"}
 ROLL = 4  # a roll of session s1 in stream a (position 1 opens, 2 sets the seed)
 TAMPERS: dict[str, Callable[[sqlite3.Connection], None]] = {
     "spaces, hash unchanged": _respell(ROLL, json.dumps, relink=False),
@@ -617,6 +620,10 @@ def test_a_tampered_plain_log_fails_the_same_both_ways(name: str, pristine: Path
     report = _same(_tampered(pristine, tmp_path, TAMPERS[name]))
     if name in SAME_VALUES:  # the hash covers the data's values, whichever JSON spells them
         assert report.verdict is Verdict.VERIFIED
+    elif name in WRONG_TYPES:
+        assert report.verdict is Verdict.FAILED
+        assert report.findings[0].check == "decode"
+        assert f"expected an integer, {WRONG_TYPES[name]}" in report.findings[0].reason
     else:
         assert not isinstance(report, AuditReport) or report.verdict is not Verdict.VERIFIED
 

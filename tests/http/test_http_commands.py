@@ -17,7 +17,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper
-from hexlog.service import http_tokens
+from hexlog.service import http_commands, http_tokens
 from hexlog.service.door import key_file, open_store
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
@@ -178,6 +178,22 @@ def test_bad_bodies_are_told_apart(serve):
         # digits that are not ASCII are no version
         assert client.get("/campaigns/main/events?from=\u00b2", headers=headers).status_code == 400
         assert client.post(ADD, headers={**headers, "If-Match": b"\xb2"}, json={"name": "H"}).status_code == 400
+
+
+def test_a_value_the_schema_let_by_and_the_codec_refuses_is_a_422_naming_the_field(serve, monkeypatch):
+    """A body is structured by the codec's strict converter: a value of another JSON type than its field's, were the
+    schema to let it by, is refused naming the field (never converted: ``str(3)``), and nothing is written."""
+    monkeypatch.setattr(http_commands, "validate", lambda *_: [])
+    served = serve()
+    headers = served.headers("referee")
+    with served.client() as client:
+        before = _version(served, client)
+        typed = client.post(ADD, headers=headers, json={"name": 3})
+        assert typed.status_code == 422
+        assert typed.json()["detail"] == (
+            "the body is not a campaign/add-member command: expected a string, found 3 @ body.name"
+        )
+        assert _version(served, client) == before
 
 
 def test_a_body_nested_too_deep_or_with_a_number_too_long_is_a_bad_request_and_nothing_is_written(serve):
