@@ -95,48 +95,14 @@ def scalar(value: Any, hint: Any) -> Any:
     return hint(value)
 
 
-def structure_str(value: Any, hint: Any) -> Any:
-    """``scalar``, with a string for a ``str`` field taken first."""
-    if value.__class__ is str and hint is str:
-        return value
-    return scalar(value, hint)
-
-
-def structure_int(value: Any, hint: Any) -> Any:
-    """``scalar``, with an integer for an ``int`` field taken first."""
-    if value.__class__ is int and hint is int:
-        return value
-    return scalar(value, hint)
-
-
-def structure_bool(value: Any, hint: Any) -> Any:
-    """``scalar``, with a boolean for a ``bool`` field taken first."""
-    if value.__class__ is bool and hint is bool:
-        return value
-    return scalar(value, hint)
-
-
-def structure_float(value: Any, hint: Any) -> Any:
-    """``scalar``, with a float for a ``float`` field taken first."""
-    if value.__class__ is float and hint is float:
-        return value
-    return scalar(value, hint)
-
-
 #: the hook ``install`` registers for each scalar type (a subclass is found under its base: a ``StrEnum`` under
 #: ``str``, which ``scalar`` reads as the enum it is)
-HOOKS: dict[type, Callable[[Any, Any], Any]] = {
-    str: structure_str,
-    int: structure_int,
-    bool: structure_bool,
-    float: structure_float,
-    enum.Enum: scalar,
-}
+HOOKS: dict[type, Callable[[Any, Any], Any]] = dict.fromkeys((str, int, bool, float, enum.Enum), scalar)
 
 
 def is_scalar(hook: Any) -> bool:
-    """Whether ``hook`` is one of the strict scalar hooks ``install`` registers."""
-    return any(hook is known for known in HOOKS.values())
+    """Whether ``hook`` is the strict scalar hook ``install`` registers."""
+    return hook is scalar
 
 
 class StrictTuple:
