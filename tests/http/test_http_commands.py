@@ -320,22 +320,40 @@ def test_a_maps_text_is_not_written_where_another_user_could_point_it(serve, tmp
         link.unlink()
 
 
-def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash(serve, hexlog):
+def test_the_referees_export_is_the_command_lines_and_a_player_gets_none_that_would_not_verify(serve, hexlog, tmp_path):
+    """While the open session holds an unrevealed secret roll, a player's export is refused as the command line's
+    is (a file of placeholders would fail verification); the referee's is the command line's ``--referee`` copy.
+    Once the session closes the player's export is the command line's, and the audit passes it."""
     served = serve()
     with served.client() as client:
-        referee = served.headers("referee")
+        referee, player = served.headers("referee"), served.headers("player")
+        client.post("/campaigns/main/campaign/set-client-seed", headers=player, json={"client_seed": "our words"})
         client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6", "secret": True})
         client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6"})
-        full = client.get("/campaigns/main/export", headers=referee).text
-        seen = client.get("/campaigns/main/export", headers=served.headers("player")).text
-    assert full == hexlog("export", "--campaign", "main", "--referee").stdout
-    full_lines = [json.loads(line) for line in full.splitlines()]
-    seen_lines = [json.loads(line) for line in seen.splitlines()]
-    assert [e["hash"] for e in seen_lines] == [e["hash"] for e in full_lines]
-    hidden = [e for e in seen_lines if e.get("redacted")]
-    assert [e["data"] for e in hidden] == [
-        {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
-    ]
+        full = client.get("/campaigns/main/export", headers=referee)
+        refused = client.get("/campaigns/main/export", headers=player)
+        events = client.get("/campaigns/main/events", headers=player).json()["events"]
+        assert [e["data"] for e in events if e.get("redacted")] == [  # the live views still show the placeholder
+            {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
+        ]
+        referees_copy = hexlog("export", "--campaign", "main", "--referee").stdout
+        client.post("/campaigns/main/campaign/close-session", headers=referee, json={})
+        closed = client.get("/campaigns/main/export", headers=player)
+    assert full.status_code == 200
+    assert full.text == referees_copy
+    assert refused.status_code == 409
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["detail"] == (
+        "session s1 is still open and its secret rolls are not revealed yet: a player's export now would not "
+        "verify; it can be exported once the session closes"
+    )
+    assert "hexlog.dice" not in refused.text
+    assert closed.status_code == 200
+    assert closed.text == hexlog("export", "--campaign", "main").stdout
+    assert '"redacted"' not in closed.text
+    (tmp_path / "player.jsonl").write_text(closed.text)
+    audited = hexlog("audit", "--file", "player.jsonl")
+    assert audited.returncode == 0, audited.stdout + audited.stderr
 
 
 #: a bad query parameter of every read route, and the words its problem must hold
