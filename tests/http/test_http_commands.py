@@ -148,6 +148,34 @@ def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
         assert missing.json()["detail"] == "hex 40,40 is not on the map"
 
 
+def test_a_body_key_that_is_a_command_line_option_names_the_field_to_use(serve):
+    """Body fields are the command's own names (``monster_count``), not its options without ``--``
+    (``--monsters``): a key that is one of the command's options is refused naming the field it sets."""
+    served = serve()
+    start = "/campaigns/main/encounter/start"
+    sent = {
+        "monsters": "the option --monsters is the field monster_count",
+        "unintelligent": "the option --unintelligent is the field intelligent set to false",
+        "party-surprise-mod": "the option --party-surprise-mod is the field party_surprise_modifier",
+        "party_surprise_mod": "the option --party-surprise-mod is the field party_surprise_modifier",
+        "line-of-sight": "the option --line-of-sight is the field line_of_sight_ft",
+        "terrain": "the option --terrain is the field terrains",
+        "monsters-cannot-be-surprised": "the option --monsters-cannot-be-surprised is the field monsters_unsurprisable",
+        "monster-speed": "the option --monster-speed is the field monster_speed",
+    }
+    with served.client() as client:
+        for key, told in sent.items():
+            refused = client.post(start, headers=served.headers("referee"), json={"setting": "dungeon", key: 4})
+            assert refused.status_code == 422, key
+            assert refused.json()["detail"] == f"body.{key} is not a field of this command; {told}"
+        unknown = client.post(start, headers=served.headers("referee"), json={"setting": "dungeon", "dragons": 4})
+        assert unknown.json()["detail"] == "body.dragons is not a field of this command"
+        mapped = client.post(
+            "/campaigns/main/dungeon/move", headers=served.headers("referee"), json={"no-mapping": True}
+        )
+        assert "the option --no-mapping is the field mapping set to false" in mapped.json()["detail"]
+
+
 def test_a_method_a_route_does_not_take_is_405_naming_those_it_does(serve):
     served = serve()
     with served.client() as client:
