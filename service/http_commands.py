@@ -1,10 +1,13 @@
-"""Every command of every registered procedure as an HTTP route, built from the registry: nothing here names one.
+"""Every command a user gives, of every registered procedure, as an HTTP route, built from the registry: nothing
+here names one.
 
 A command of procedure ``P`` is ``POST /campaigns/{campaign}/P/STEP``: ``STEP`` is its trigger as the
 command line spells it (``check-surprise``), or, for a procedure without a machine, its class name
-in the same spelling (``open-session``). The body is a JSON object of the command's fields, with the
-JSON Schema and the sentences of their ``arg(help=...)``. A field that names a file on the command
-line (``file``) takes the file's text over HTTP: the service never reads a path a client gives.
+in the same spelling (``open-session``). A command of a procedure with a machine that no trigger names is
+hexlog's own (the audit's re-run of an older log): it has no route, as it has no subcommand. The body is a
+JSON object of the command's fields, with the JSON Schema and the sentences of their ``arg(help=...)``. A field
+that names a file on the command line (``file``) takes the file's text over HTTP: the service never reads a path
+a client gives.
 """
 
 from __future__ import annotations
@@ -236,11 +239,15 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
 
 
 def command_routes(registry: Registry) -> list[CommandRoute]:
-    """One route per command of every procedure, in the registry's order."""
+    """One route per command a user gives, of every procedure, in the registry's order: of a procedure with a
+    machine, the commands its triggers name (the command line's subcommands); the others are issued by hexlog
+    alone (a step's own dice, the audit's re-run of an older log) and get no route, as they get no subcommand."""
     routes = []
     for procedure in registry:
         for cls in procedure.steps:
             trigger = procedure.triggers.get(cls)
+            if trigger is None and procedure.has_machine:
+                continue
             step = render.subcommand(trigger) if trigger is not None else kebab(cls.__name__)
             routes.append(CommandRoute(procedure, cls, step))
     return routes

@@ -17,7 +17,8 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper
-from hexlog.service import http_commands, http_tokens
+from hexlog.machine.registry import REGISTRY
+from hexlog.service import http_commands, http_tokens, render
 from hexlog.service.door import key_file, open_store
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
@@ -174,6 +175,46 @@ def test_a_body_key_that_is_a_command_line_option_names_the_field_to_use(serve):
             "/campaigns/main/dungeon/move", headers=served.headers("referee"), json={"no-mapping": True}
         )
         assert "the option --no-mapping is the field mapping set to false" in mapped.json()["detail"]
+
+
+#: commands hexlog alone issues (a step's own dice, the audit's re-run of older logs): no user sends them
+HEXLOGS_OWN = (
+    "travel/declare-route-road-never-lost",
+    "travel/declare-route-heading-when-lost",
+    "travel/search-roll",
+    "travel/check-wandering-true-hex",
+    "pursuit/flee-in-public",
+    "pursuit/roll-evasion-for-nobody",
+    "castle/joust-keeping-armor",
+    "dungeon/search-roll",
+    "dungeon/check-wandering",
+    "encounter/roll-evasion-both-as-party-surprised",
+    "camp/check-night-watch-on-encounter",
+)
+
+
+def test_the_commands_hexlog_alone_issues_are_neither_routed_nor_listed(serve):
+    """A command of a procedure's machine that no trigger names (``Issued by the audit, never by a user``) has no
+    route: the referee's token gets 404 as on any unknown route, and the OpenAPI document does not list it; the
+    routes listed are the command line's subcommands and the commands of the procedures without a machine."""
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
+        for name in HEXLOGS_OWN:
+            sent = client.post(f"/campaigns/main/{name}", headers=served.headers("referee"), json={})
+            assert sent.status_code == 404, (name, sent.text)
+            assert sent.headers["content-type"] == "application/problem+json"
+    listed = {path for path, methods in doc["paths"].items() if "post" in methods}
+    assert not {f"/campaigns/{{campaign}}/{name}" for name in HEXLOGS_OWN} & listed
+    for path in listed:
+        assert "never by a user" not in doc["paths"][path]["post"].get("description", ""), path
+    machines = {p.name: p for p in REGISTRY.machines}
+    subcommands = {
+        f"/campaigns/{{campaign}}/{p.name}/{render.subcommand(t)}"
+        for p in machines.values()
+        for t in p.triggers.values()
+    }
+    assert {path for path in listed if path.split("/")[3] in machines} == subcommands
 
 
 def test_a_method_a_route_does_not_take_is_405_naming_those_it_does(serve):
