@@ -2,8 +2,9 @@
 
 A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
 doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
-opposite of the field (``--unintelligent`` sets ``intelligent`` false), its least value, and whether it
-is given by position instead.
+opposite of the field (``--unintelligent`` sets ``intelligent`` false, and has a sentence of its own:
+the field's says what the field means, as the HTTP service describes it), its least value, and whether
+it is given by position instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import attrs
 from hexlog.events.errors import UsageError
 
 HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
+#: the sentence of a flag that says the opposite of its field (``--unintelligent``), beside the field's own
+FLAG_HELP = "flag_help"
 _WORD = re.compile(r"[A-Z][a-z0-9]*")
 #: the largest integer every JSON reader holds exactly (2**53 - 1): no number in a command or an event
 #: goes past it, so a verifier in JavaScript hashes the same bytes
@@ -101,13 +104,25 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     negate: bool = False,
     least: int | None = None,
     positional: bool = False,
+    flag_help: str | None = None,
 ) -> Any:
     """A command argument with the sentence that explains it and how a door spells it.
 
+    ``help`` says what the field means (``intelligent``: "the monsters are intelligent"); a flag that says the
+    opposite (``negate``) needs ``flag_help``, what the flag means ("the monsters are not intelligent").
     ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option.
     """
-    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional}
+    if negate != (flag_help is not None):
+        msg = "an argument whose flag says the opposite of its field (negate) needs the flag's own flag_help"
+        raise TypeError(msg)
+    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional, FLAG_HELP: flag_help}
     return attrs.field(default=default, metadata=meta)
+
+
+def help_of_flag(field: attrs.Attribute[Any]) -> str:
+    """What the option that sets a field means on the command line: the field's sentence, or the flag's own when
+    the flag says the opposite of the field."""
+    return str(field.metadata.get(FLAG_HELP) or field.metadata.get(HELP, ""))
 
 
 @attrs.frozen(kw_only=True)

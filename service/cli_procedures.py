@@ -22,7 +22,7 @@ from rich.console import Console
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, limits_of
+from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, help_of_flag, limits_of
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -87,7 +87,7 @@ def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     meta = field.metadata
     flag = meta.get(FLAG) or "--" + field.name.replace("_", "-")
     least = meta.get(LEAST)
-    help_text = meta.get(HELP, "")
+    help_text = help_of_flag(field)
     default = field.default
     args = typing.get_args(kind)
     if meta.get(POSITIONAL):

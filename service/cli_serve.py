@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from hexlog.events.errors import HexlogError
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import logs
 from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
@@ -36,6 +40,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
     from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
 
     open_store(db).close()  # refuse a missing or foreign file in the command line's words
+    check_free(host, port)  # and an address in use, before the server would say it in its own
     if "HEXLOG_LOG" not in os.environ:
         logs.configure("info")  # one line per request
     settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
@@ -48,6 +53,28 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
         access_log=False,  # the service logs each request itself, without its token
         timeout_graceful_shutdown=5,  # followers' streams never end by themselves
     )
+
+
+def check_free(host: str, port: int) -> None:
+    """Refuse, in one line, an address the service could not listen on: a port another program listens on, a host
+    that is not this machine's. Each address the host names is bound as the server binds it, then let go."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        msg = f"cannot listen on {host}: {err.strerror}; choose another with --host"
+        raise HexlogError(msg) from None
+    for family, kind, proto, _, address in found:
+        with contextlib.closing(socket.socket(family, kind, proto)) as probe:
+            if os.name != "nt":  # as the server does: a port whose last connections are closing is free
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as err:
+                if err.errno == errno.EADDRINUSE:
+                    msg = f"port {port} on {host} is in use (another program listens there); choose another with --port"
+                else:
+                    msg = f"cannot listen on {host} port {port}: {err.strerror}"
+                raise HexlogError(msg) from None
 
 
 @token_app.command("create")

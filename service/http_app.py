@@ -36,6 +36,7 @@ from starlette.routing import Route
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
+from hexlog.events.codec import decode
 from hexlog.events.errors import (
     HexlogError,
     IdempotencyConflictError,
@@ -52,6 +53,7 @@ from hexlog.machine.handler import Handler, Outcome, command_digest
 from hexlog.machine.hexmap import grid
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
+from hexlog.projections import visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import player_audit
 from hexlog.replay.rebuild import table_at
@@ -784,6 +786,8 @@ async def _export(service: Service, request: Request, token: Token | None) -> Re
         if not events:
             msg = f"campaign {campaign!r} has no events"
             raise NotFoundError(msg)
+        if any(event.get("redacted") for event in events):
+            raise RuleRefusedError(_unexportable(service, campaign))
         lines = []
         for event in events:
             if "redacted" not in event:
@@ -792,6 +796,20 @@ async def _export(service: Service, request: Request, token: Token | None) -> Re
         return "".join(lines)
 
     return PlainTextResponse(await anyio.to_thread.run_sync(run), media_type="application/x-ndjson")
+
+
+def _unexportable(service: Service, campaign: str) -> str:
+    """Why a player may not export the campaign now: an export holding placeholders would not verify."""
+    recorded = service.reads.read_stream(stream_for(campaign))
+    hidden = sorted(visibility.withheld_sessions(decode(r.envelope) for r in recorded))
+    if len(hidden) > 1:
+        named = f"sessions {', '.join(hidden)} are still open and their"
+    else:
+        named = f"session {''.join(hidden) or '(unnamed)'} is still open and its"
+    return (
+        f"{named} secret rolls are not revealed yet: a player's export now would not verify; "
+        "it can be exported once the session closes"
+    )
 
 
 async def _receipt(service: Service, request: Request, token: Token | None) -> Response:

@@ -1,10 +1,13 @@
-"""Every command of every registered procedure as an HTTP route, built from the registry: nothing here names one.
+"""Every command a user gives, of every registered procedure, as an HTTP route, built from the registry: nothing
+here names one.
 
 A command of procedure ``P`` is ``POST /campaigns/{campaign}/P/STEP``: ``STEP`` is its trigger as the
 command line spells it (``check-surprise``), or, for a procedure without a machine, its class name
-in the same spelling (``open-session``). The body is a JSON object of the command's fields, with the
-JSON Schema and the sentences of their ``arg(help=...)``. A field that names a file on the command
-line (``file``) takes the file's text over HTTP: the service never reads a path a client gives.
+in the same spelling (``open-session``). A command of a procedure with a machine that no trigger names is
+hexlog's own (the audit's re-run of an older log): it has no route, as it has no subcommand. The body is a
+JSON object of the command's fields, with the JSON Schema and the sentences of their ``arg(help=...)``. A field
+that names a file on the command line (``file``) takes the file's text over HTTP: the service never reads a path
+a client gives.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from hexlog.events import strict
 from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
-from hexlog.machine.commands import HELP, LEAST
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
 
@@ -101,7 +104,7 @@ class CommandRoute:
 
     def command(self, body: Any) -> c.Command:
         """The command a body asks for; ``UsageError`` in the command line's words when it is not one."""
-        problems = validate(body, self.schema(), "body")
+        problems = validate(body, self.schema(), "body", option_hints(self.cls))
         if problems:
             raise UsageError("; ".join(problems[:3]))
         try:
@@ -113,6 +116,36 @@ class CommandRoute:
         except (ValueError, TypeError) as err:
             msg = f"the body is not a {self.name} command: {err}"
             raise UsageError(msg) from None
+
+
+def option_hints(cls: type[c.Command]) -> dict[str, str]:
+    """What to say of a body key that is not a field of ``cls`` but names one of its command-line options
+    (``monsters``, ``party-surprise-mod``, ``party_surprise_mod``): which field that option sets."""
+    found = _HINTS.get(cls)
+    if found is not None:
+        return found
+    hints: dict[str, str] = {}
+    names = {field.name for field in attrs.fields(cls)}
+    for field in attrs.fields(cls):
+        if field.metadata.get(POSITIONAL):
+            continue  # given by position on the command line: no option to confuse with the field
+        flags = (field.metadata.get(FLAG) or "--" + field.name.replace("_", "-")).split("/")
+        for index, flag in enumerate(flags):
+            if field.metadata.get(NEGATE) or index == 1:
+                value = " set to false"
+            elif len(flags) == 2:  # noqa: PLR2004 - a pair: the flag that sets it true, the one that sets it false
+                value = " set to true"
+            else:
+                value = ""
+            for key in (flag.removeprefix("--"), flag.removeprefix("--").replace("-", "_")):
+                if key not in names:
+                    hints.setdefault(key, f"; the option {flag} is the field {field.name}{value}")
+    _HINTS[cls] = hints
+    return hints
+
+
+#: per command class, the hint for each body key that names one of its options instead of its field
+_HINTS: dict[type, dict[str, str]] = {}
 
 
 def _jsonable(value: Any) -> Any:
@@ -165,8 +198,11 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def validate(value: Any, schema: dict[str, Any], where: str) -> list[str]:  # noqa: C901, PLR0911, PLR0912 - one check per keyword
-    """What is wrong with a JSON value against the small part of JSON Schema the command bodies use."""
+def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
+    value: Any, schema: dict[str, Any], where: str, hints: dict[str, str] | None = None
+) -> list[str]:
+    """What is wrong with a JSON value against the small part of JSON Schema the command bodies use (``hints``: what
+    to add when a key of the object that is not a field is one of these)."""
     if "anyOf" in schema:
         if any(not validate(value, option, where) for option in schema["anyOf"]):
             return []
@@ -193,7 +229,8 @@ def validate(value: Any, schema: dict[str, Any], where: str) -> list[str]:  # no
     if isinstance(value, dict) and "properties" in schema:
         problems = [f"{where} has no field {k!r}" for k in schema.get("required", []) if k not in value]
         known = schema["properties"]
-        problems += [f"{where}.{k} is not a field of this command" for k in value if k not in known]
+        hints = hints or {}
+        problems += [f"{where}.{k} is not a field of this command{hints.get(k, '')}" for k in value if k not in known]
         for k, v in value.items():
             if k in known:
                 problems += validate(v, known[k], f"{where}.{k}")
@@ -202,11 +239,15 @@ def validate(value: Any, schema: dict[str, Any], where: str) -> list[str]:  # no
 
 
 def command_routes(registry: Registry) -> list[CommandRoute]:
-    """One route per command of every procedure, in the registry's order."""
+    """One route per command a user gives, of every procedure, in the registry's order: of a procedure with a
+    machine, the commands its triggers name (the command line's subcommands); the others are issued by hexlog
+    alone (a step's own dice, the audit's re-run of an older log) and get no route, as they get no subcommand."""
     routes = []
     for procedure in registry:
         for cls in procedure.steps:
             trigger = procedure.triggers.get(cls)
+            if trigger is None and procedure.has_machine:
+                continue
             step = render.subcommand(trigger) if trigger is not None else kebab(cls.__name__)
             routes.append(CommandRoute(procedure, cls, step))
     return routes

@@ -26,7 +26,13 @@ class StartEncounter(Command):
     party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
     monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
-    intelligent: bool = arg(True, help="the monsters are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
+    intelligent: bool = arg(
+        True,  # noqa: FBT003 - a default
+        help="the monsters are intelligent",
+        flag="--unintelligent",
+        negate=True,
+        flag_help="the monsters are not intelligent",
+    )
     monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
     terrains: tuple[str, ...] = arg(
         (),

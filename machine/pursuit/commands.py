@@ -36,7 +36,13 @@ class StartPursuit(Command):
         least=0,
     )
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
-    intelligent: bool = arg(True, help="the pursuers are not intelligent", flag="--unintelligent", negate=True)  # noqa: FBT003 - a default
+    intelligent: bool = arg(
+        True,  # noqa: FBT003 - a default
+        help="the pursuers are intelligent",
+        flag="--unintelligent",
+        negate=True,
+        flag_help="the pursuers are not intelligent",
+    )
     evasion_failed: bool = arg(False, help="the party's evasion roll was already made and failed")  # noqa: FBT003 - a default
     encounter: int = arg(0, help="the encounter it comes from (0: none)", least=0)
 

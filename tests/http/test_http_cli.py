@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shlex
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -84,6 +85,31 @@ def serving(db: str, port: int, env: dict[str, str], cwd: Path | None = None) ->
     finally:
         server.terminate()
         said.extend(server.communicate(timeout=30))
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(hexlog, tmp_path):
+    """A port another program listens on is refused in the command line's words (exit 1, as a refusal), not with
+    the server's own log line and its start-up failure's exit code (3, which means an INCOMPLETE audit)."""
+    assert hexlog("init", "--campaign", "main").returncode == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = subprocess.run(  # noqa: S603 - our own console script
+            [str(HEXLOG), "serve", "--port", str(port)],
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        f"hexlog: error: port {port} on 127.0.0.1 is in use (another program listens there); "
+        "choose another with --port\n"
+    )
+    assert refused.stdout == ""
 
 
 def test_serve_answers_on_the_loopback_address_and_logs_each_request_without_its_token(hexlog, tmp_path):

@@ -17,7 +17,8 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper
-from hexlog.service import http_commands, http_tokens
+from hexlog.machine.registry import REGISTRY
+from hexlog.service import http_commands, http_tokens, render
 from hexlog.service.door import key_file, open_store
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
@@ -146,6 +147,74 @@ def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
         missing = client.get("/campaigns/main/map?hex=40,40", headers=served.headers("referee"))
         assert missing.status_code == 404
         assert missing.json()["detail"] == "hex 40,40 is not on the map"
+
+
+def test_a_body_key_that_is_a_command_line_option_names_the_field_to_use(serve):
+    """Body fields are the command's own names (``monster_count``), not its options without ``--``
+    (``--monsters``): a key that is one of the command's options is refused naming the field it sets."""
+    served = serve()
+    start = "/campaigns/main/encounter/start"
+    sent = {
+        "monsters": "the option --monsters is the field monster_count",
+        "unintelligent": "the option --unintelligent is the field intelligent set to false",
+        "party-surprise-mod": "the option --party-surprise-mod is the field party_surprise_modifier",
+        "party_surprise_mod": "the option --party-surprise-mod is the field party_surprise_modifier",
+        "line-of-sight": "the option --line-of-sight is the field line_of_sight_ft",
+        "terrain": "the option --terrain is the field terrains",
+        "monsters-cannot-be-surprised": "the option --monsters-cannot-be-surprised is the field monsters_unsurprisable",
+        "monster-speed": "the option --monster-speed is the field monster_speed",
+    }
+    with served.client() as client:
+        for key, told in sent.items():
+            refused = client.post(start, headers=served.headers("referee"), json={"setting": "dungeon", key: 4})
+            assert refused.status_code == 422, key
+            assert refused.json()["detail"] == f"body.{key} is not a field of this command; {told}"
+        unknown = client.post(start, headers=served.headers("referee"), json={"setting": "dungeon", "dragons": 4})
+        assert unknown.json()["detail"] == "body.dragons is not a field of this command"
+        mapped = client.post(
+            "/campaigns/main/dungeon/move", headers=served.headers("referee"), json={"no-mapping": True}
+        )
+        assert "the option --no-mapping is the field mapping set to false" in mapped.json()["detail"]
+
+
+#: commands hexlog alone issues (a step's own dice, the audit's re-run of older logs): no user sends them
+HEXLOGS_OWN = (
+    "travel/declare-route-road-never-lost",
+    "travel/declare-route-heading-when-lost",
+    "travel/search-roll",
+    "travel/check-wandering-true-hex",
+    "pursuit/flee-in-public",
+    "pursuit/roll-evasion-for-nobody",
+    "castle/joust-keeping-armor",
+    "dungeon/search-roll",
+    "dungeon/check-wandering",
+    "encounter/roll-evasion-both-as-party-surprised",
+    "camp/check-night-watch-on-encounter",
+)
+
+
+def test_the_commands_hexlog_alone_issues_are_neither_routed_nor_listed(serve):
+    """A command of a procedure's machine that no trigger names (``Issued by the audit, never by a user``) has no
+    route: the referee's token gets 404 as on any unknown route, and the OpenAPI document does not list it; the
+    routes listed are the command line's subcommands and the commands of the procedures without a machine."""
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
+        for name in HEXLOGS_OWN:
+            sent = client.post(f"/campaigns/main/{name}", headers=served.headers("referee"), json={})
+            assert sent.status_code == 404, (name, sent.text)
+            assert sent.headers["content-type"] == "application/problem+json"
+    listed = {path for path, methods in doc["paths"].items() if "post" in methods}
+    assert not {f"/campaigns/{{campaign}}/{name}" for name in HEXLOGS_OWN} & listed
+    for path in listed:
+        assert "never by a user" not in doc["paths"][path]["post"].get("description", ""), path
+    machines = {p.name: p for p in REGISTRY.machines}
+    subcommands = {
+        f"/campaigns/{{campaign}}/{p.name}/{render.subcommand(t)}"
+        for p in machines.values()
+        for t in p.triggers.values()
+    }
+    assert {path for path in listed if path.split("/")[3] in machines} == subcommands
 
 
 def test_a_method_a_route_does_not_take_is_405_naming_those_it_does(serve):
@@ -320,22 +389,40 @@ def test_a_maps_text_is_not_written_where_another_user_could_point_it(serve, tmp
         link.unlink()
 
 
-def test_the_referees_export_is_the_command_lines_and_a_players_keeps_every_hash(serve, hexlog):
+def test_the_referees_export_is_the_command_lines_and_a_player_gets_none_that_would_not_verify(serve, hexlog, tmp_path):
+    """While the open session holds an unrevealed secret roll, a player's export is refused as the command line's
+    is (a file of placeholders would fail verification); the referee's is the command line's ``--referee`` copy.
+    Once the session closes the player's export is the command line's, and the audit passes it."""
     served = serve()
     with served.client() as client:
-        referee = served.headers("referee")
+        referee, player = served.headers("referee"), served.headers("player")
+        client.post("/campaigns/main/campaign/set-client-seed", headers=player, json={"client_seed": "our words"})
         client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6", "secret": True})
         client.post("/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6"})
-        full = client.get("/campaigns/main/export", headers=referee).text
-        seen = client.get("/campaigns/main/export", headers=served.headers("player")).text
-    assert full == hexlog("export", "--campaign", "main", "--referee").stdout
-    full_lines = [json.loads(line) for line in full.splitlines()]
-    seen_lines = [json.loads(line) for line in seen.splitlines()]
-    assert [e["hash"] for e in seen_lines] == [e["hash"] for e in full_lines]
-    hidden = [e for e in seen_lines if e.get("redacted")]
-    assert [e["data"] for e in hidden] == [
-        {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
-    ]
+        full = client.get("/campaigns/main/export", headers=referee)
+        refused = client.get("/campaigns/main/export", headers=player)
+        events = client.get("/campaigns/main/events", headers=player).json()["events"]
+        assert [e["data"] for e in events if e.get("redacted")] == [  # the live views still show the placeholder
+            {"hidden": True, "session": "s1", "nonce": 0, "visibility": "referee", "purpose": "secret roll"}
+        ]
+        referees_copy = hexlog("export", "--campaign", "main", "--referee").stdout
+        client.post("/campaigns/main/campaign/close-session", headers=referee, json={})
+        closed = client.get("/campaigns/main/export", headers=player)
+    assert full.status_code == 200
+    assert full.text == referees_copy
+    assert refused.status_code == 409
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["detail"] == (
+        "session s1 is still open and its secret rolls are not revealed yet: a player's export now would not "
+        "verify; it can be exported once the session closes"
+    )
+    assert "hexlog.dice" not in refused.text
+    assert closed.status_code == 200
+    assert closed.text == hexlog("export", "--campaign", "main").stdout
+    assert '"redacted"' not in closed.text
+    (tmp_path / "player.jsonl").write_text(closed.text)
+    audited = hexlog("audit", "--file", "player.jsonl")
+    assert audited.returncode == 0, audited.stdout + audited.stderr
 
 
 #: a bad query parameter of every read route, and the words its problem must hold

@@ -186,11 +186,12 @@ def test_a_placeholder_gives_no_way_to_try_the_faces_of_a_secret_roll_against_it
         player = served.headers("player")
         paged = client.get("/campaigns/main/events", headers=player).json()["events"][-1]
         streamed = client.get(f"/campaigns/main/stream?until={full['streamversion']}", headers=player).text
-        exported = client.get("/campaigns/main/export", headers=player).text.splitlines()[-1]
+        exported = client.get("/campaigns/main/export", headers=player)
+    assert exported.status_code == 409  # no export of placeholders: it would not verify
     last_data = [line for line in streamed.splitlines() if line.startswith("data:")][-1]
     # the check can fail: the full event's own envelope gives its face away
     assert _faces_behind(full, full) == full["data"]["faces"]
-    for seen in (paged, json.loads(last_data.removeprefix("data:")), json.loads(exported)):
+    for seen in (paged, json.loads(last_data.removeprefix("data:"))):
         assert seen["redacted"] is True
         assert seen["hash"] == full["hash"]
         assert "id" not in seen

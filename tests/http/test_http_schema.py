@@ -3,6 +3,7 @@ that breaks it (schemathesis, derandomized: 15 examples per operation)."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +14,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from hexlog.machine.commands import HELP, NEGATE, help_of_flag
 from hexlog.service.http_app import Settings, create_app
+from hexlog.service.http_commands import FILE_FIELDS, command_routes
 from hexlog.service.http_tokens import TokenStore
 
 from .conftest import make_db
@@ -68,3 +71,29 @@ def test_no_500_and_every_answer_matches_the_document(served_app):
         explore()
         explored += 1
     assert explored == len(operations) - 1
+
+
+def test_every_body_field_is_described_as_the_field_not_as_a_flag_that_says_its_opposite(served_app):
+    """A field the command line sets with a flag saying the opposite (``--unintelligent`` sets ``intelligent``
+    false) is described by what the field means, never by the flag's sentence: ``intelligent`` (default true)
+    reads "the monsters are intelligent". Every body field's description is its own sentence."""
+    from hexlog.service.http_openapi import document  # noqa: PLC0415
+
+    doc = document(served_app.state.endpoints, served_app.state.service.registry)
+    negated = 0
+    for route in command_routes(served_app.state.service.registry):
+        operation = doc["paths"].get(route.path, {}).get("post")
+        if operation is None:
+            continue
+        properties = operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
+        for field in attrs.fields(route.cls):
+            described = properties[field.name].get("description", "")
+            if field.name not in FILE_FIELDS:
+                assert described == field.metadata.get(HELP, ""), (route.name, field.name)
+            if field.metadata.get(NEGATE):
+                negated += 1
+                assert described != help_of_flag(field), (route.name, field.name)
+                assert f"not {field.name.replace('_', ' ')}" not in described, (route.name, field.name)
+                if properties[field.name].get("default") is True:
+                    assert described.endswith(field.name.replace("_", " ")), (route.name, field.name, described)
+    assert negated >= 4  # encounter/start, dungeon/meet, camp/meet, pursuit/start: intelligent
