@@ -60,6 +60,7 @@ from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue, Recent
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden, still_hidden
+from hexlog.replay.hidden_audit import aside as hidden_aside
 from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
 if TYPE_CHECKING:
@@ -341,6 +342,11 @@ class _Walker:
         """The caveat for the decisions not judged."""
         return hidden_caveat(self.unsure, len(self.doubted))
 
+    def asides(self) -> tuple[str, ...]:
+        """What the audit notes without doubting it: hidden features never revealed that no decision can have read."""
+        never = self.hidden.never_revealed if self.hidden is not None else 0
+        return (hidden_aside(never),) if never and not self.unsure else ()
+
     def tail(self, emitted: Sequence[Event], at: int) -> str | None:
         """How the events after the decision at ``at`` differ from those the step records after it, if they do; the
         log's events in their places are noted as following it."""
@@ -518,6 +524,8 @@ class DecisionCheck:
     hand: tuple[str, ...] = ()
     #: what makes the verdict INCOMPLETE without being a fault (``_Walker.doubts``)
     doubts: tuple[str, ...] = ()
+    #: what the audit notes that leaves the verdict as it is (``_Walker.asides``)
+    asides: tuple[str, ...] = ()
 
 
 def check_decision_events(
@@ -539,7 +547,11 @@ def check_decision_events(
     if walker.unsure:
         walker.doubts.append(walker.caveat())
     return DecisionCheck(
-        tuple(sorted(issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand), tuple(walker.doubts)
+        tuple(sorted(issues, key=lambda i: i.at)),
+        walker.checked,
+        tuple(walker.hand),
+        tuple(walker.doubts),
+        walker.asides(),
     )
 
 

@@ -75,6 +75,12 @@ def still_hidden(check: HiddenCheck, state: object) -> tuple[tuple[str, str] | N
     return tuple(None if key in check.never_opened else held.get(key) for key in state.unopened)
 
 
+def aside(never_revealed: int) -> str:
+    """The audit's note for commitments never opened that no search can have read (not a caveat)."""
+    them = "it" if never_revealed == 1 else "them"
+    return f"{counted(never_revealed, 'hidden map feature')} never revealed: no search depended on {them}"
+
+
 def caveat(searches: int, features: int) -> str:
     """The verdict's caveat for the searches made while commitments never opened were hidden (how many of each)."""
     result = "its result" if searches == 1 else "their results"

@@ -299,8 +299,10 @@ class TestAudit:
         assert found.doubts == (CAVEAT,)
 
     def test_without_a_search_nothing_is_left_unchecked(self) -> None:
+        """No search read the chapel or the lair: nothing to doubt, and the audit notes them."""
         found = check_decision_events(events_of(found_campaign(search_face=None)))
         assert (found.issues, found.doubts) == ((), ())
+        assert found.asides == ("2 hidden map features never revealed: no search depended on them",)
 
     def test_a_search_that_found_is_checked_even_while_a_feature_stays_hidden(self) -> None:
         """The lair is never revealed, yet the search that found the chapel is re-run in full."""
@@ -337,6 +339,7 @@ class TestAudit:
         h.execute(CAMPAIGN, SetHex(hex="4,4", terrain="bog", hidden=("smugglers' cache",)))
         found = check_decision_events(events_of(h))
         assert (found.issues, found.doubts) == ((), ())
+        assert found.asides == ("1 hidden map feature never revealed: no search depended on it",)
 
     def test_once_revealed_every_search_is_re_run_and_verified(self) -> None:
         """A search that found nothing, in the lair's hex, is checked with the lair the reveal opened."""
@@ -466,7 +469,8 @@ class TestCommandLine:
         self._searched(hexlog, tmp_path, cache_first=False, secret="4d" * 32)
         audit = hexlog("audit")
         assert "found in 3,4: ruined chapel" in hexlog("log").stdout
-        assert "hidden map feature" not in audit.stdout, audit.stdout
+        assert "  - 1 search" not in audit.stdout, audit.stdout
+        assert "note: 2 hidden map features never revealed: no search depended on them" in audit.stdout.splitlines()
 
     def test_a_search_made_while_a_feature_placed_before_it_stays_hidden_audits_incomplete(
         self, hexlog, tmp_path
@@ -476,9 +480,11 @@ class TestCommandLine:
         self._searched(hexlog, tmp_path, cache_first=True)
         audit = hexlog("audit")
         assert audit.returncode == 3, audit.stdout
+        found = "found in 3,4: ruined chapel" in hexlog("log").stdout
+        hidden = 2 if found else 3  # the chapel too, when the search found nothing
         assert (
-            "  - 1 search made while 2 hidden map features were never revealed: its result cannot be checked yet; "
-            "hexlog map reveal opens them"
+            f"  - 1 search made while {hidden} hidden map features were never revealed: its result cannot be checked "
+            "yet; hexlog map reveal opens them"
         ) in audit.stdout.splitlines()
         assert hexlog("map", "reveal").returncode == 0
         audit = hexlog("audit")
