@@ -56,6 +56,8 @@ class AuditReport:
     by_hand: tuple[str, ...] = ()
     #: the receipts given, each matched
     receipts: tuple[str, ...] = ()
+    #: what the audit notes that leaves the verdict as it is (hidden features no search depended on)
+    asides: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -92,6 +94,7 @@ class AuditReport:
         else:
             lines.append(f"{verdict}: every roll re-derived, every decision re-run")
         lines.extend(f"  - {caveat}" for caveat in self.caveats)
+        lines.extend(f"note: {aside}" for aside in self.asides)
         lines.extend(f"receipt {receipt}: held" for receipt in self.receipts)
         if self.by_hand:
             lines.append("decided by the referee's hand:")
@@ -143,6 +146,7 @@ class Tally:
     decisions: int = 0
     caveats: list[str] = attrs.field(factory=list)
     hand: list[str] = attrs.field(factory=list)
+    asides: list[str] = attrs.field(factory=list)
     #: what could not be verified (not failures)
     notes: list[Finding] = attrs.field(factory=list)
     #: the streams audited, in the order met
@@ -158,6 +162,7 @@ class Tally:
         self.decisions += other.decisions
         self.caveats.extend(other.caveats)
         self.hand.extend(other.hand)
+        self.asides.extend(other.asides)
         self.notes.extend(other.notes)
         self.streams.extend(other.streams)
         self.sound.extend(other.sound)
@@ -184,6 +189,7 @@ def _check_events(
     tally.caveats.extend(prefix + line for line in caveats(result.sessions))
     tally.caveats.extend(prefix + line for line in decided.doubts)
     tally.hand.extend(prefix + line for line in decided.hand)
+    tally.asides.extend(prefix + line for line in decided.asides)
 
 
 def audit_items(
@@ -207,6 +213,7 @@ def add_streamed(stream: str, result: StreamResult, tally: Tally, *, kept: bool)
     tally.decisions += result.decisions
     tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
     tally.hand.extend(f"{stream}: {line}" for line in result.hand)
+    tally.asides.extend(f"{stream}: {line}" for line in result.asides)
     tally.notes.extend(result.notes)
     if kept:
         tally.sound.extend(result.kept)
@@ -253,6 +260,7 @@ def report(events: int, findings: list[Finding], tally: Tally, expect: Sequence[
         caveats=tuple(line.split(": ", 1)[1] if single else line for line in tally.caveats),
         by_hand=tuple(line.split(": ", 1)[1] if single else line for line in tally.hand),
         receipts=tuple(held),
+        asides=tuple(line.split(": ", 1)[1] if single else line for line in tally.asides),
     )
 
 

@@ -51,6 +51,7 @@ from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
@@ -58,7 +59,8 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
 from hexlog.replay.dice_audit import Issue, Recent
-from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
+from hexlog.replay.hidden_audit import HiddenCheck, check_hidden, still_hidden
+from hexlog.replay.hidden_audit import aside as hidden_aside
 from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
 if TYPE_CHECKING:
@@ -142,6 +144,8 @@ class _Walker:
     #: the decisions not judged because they may have read a fact never opened, and the latest one
     unsure: int = 0
     forgiven: int | None = None
+    #: the facts never opened that were hidden at some decision not judged (their commitments)
+    doubted: set[str] = attrs.field(factory=set)
     #: the events a re-run decision's step records after it, found in their places (``Inverse.follows_only``)
     followed: set[int] = attrs.field(factory=set)
 
@@ -287,8 +291,7 @@ class _Walker:
         if recorded is None or command is None or inverse is None:
             return event
         self.checked += 1
-        unsure = self.hidden is not None and bool(self.hidden.never_revealed) and bool(inverse.unsure)
-        if unsure and inverse.unsure is not None and inverse.unsure(event):
+        if self.is_unsure(event, inverse):
             self.unsure += 1
             self.forgiven = at
         dice = _RecordedDice(list(recorded))
@@ -322,6 +325,27 @@ class _Walker:
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))
         return emitted[index] if index is not None and not dice_problems and at != self.forgiven else event
+
+    def is_unsure(self, event: Event, inverse: Inverse) -> bool:
+        """Whether a decision may have read a fact hidden at the time that the log never opens (noted in
+        ``doubted``)."""
+        if self.hidden is None or inverse.unsure is None:
+            return False
+        state = self.table.procedures.get(MAP)
+        hidden = still_hidden(self.hidden, state)
+        if None not in hidden or not inverse.unsure(event, hidden):
+            return False
+        self.doubted.update(key for key in getattr(state, "unopened", ()) if key in self.hidden.never_opened)
+        return True
+
+    def caveat(self) -> str:
+        """The caveat for the decisions not judged."""
+        return hidden_caveat(self.unsure, len(self.doubted))
+
+    def asides(self) -> tuple[str, ...]:
+        """What the audit notes without doubting it: hidden features never revealed that no decision can have read."""
+        never = self.hidden.never_revealed if self.hidden is not None else 0
+        return (hidden_aside(never),) if never and not self.unsure else ()
 
     def tail(self, emitted: Sequence[Event], at: int) -> str | None:
         """How the events after the decision at ``at`` differ from those the step records after it, if they do; the
@@ -484,7 +508,7 @@ class StreamWalker(_Walker):
         if self.hidden.issues or self.issues:
             self.failed = True
         if self.unsure:
-            self.doubts.append(hidden_caveat(self.hidden.never_revealed))
+            self.doubts.append(self.caveat())
 
 
 def _value(value: Any) -> str:
@@ -500,6 +524,8 @@ class DecisionCheck:
     hand: tuple[str, ...] = ()
     #: what makes the verdict INCOMPLETE without being a fault (``_Walker.doubts``)
     doubts: tuple[str, ...] = ()
+    #: what the audit notes that leaves the verdict as it is (``_Walker.asides``)
+    asides: tuple[str, ...] = ()
 
 
 def check_decision_events(
@@ -519,9 +545,13 @@ def check_decision_events(
     assert walker.hidden is not None  # noqa: S101 - given just above
     issues = [*walker.hidden.issues, *walker.issues]
     if walker.unsure:
-        walker.doubts.append(hidden_caveat(walker.hidden.never_revealed))
+        walker.doubts.append(walker.caveat())
     return DecisionCheck(
-        tuple(sorted(issues, key=lambda i: i.at)), walker.checked, tuple(walker.hand), tuple(walker.doubts)
+        tuple(sorted(issues, key=lambda i: i.at)),
+        walker.checked,
+        tuple(walker.hand),
+        tuple(walker.doubts),
+        walker.asides(),
     )
 
 

@@ -3,8 +3,9 @@
 The log commits to each hidden feature (``map.hidden_placed``) and opens a commitment when a search
 finds the feature or the referee reveals it. Each opening must match a commitment placed before it and
 not opened yet; one that does not is a finding naming it. The features the log opens anywhere are
-what the audit's re-run of a search knows (a keeper holding them); a commitment never opened leaves
-the searches that found nothing unchecked, which the verdict names as a caveat.
+what the audit's re-run of a search knows (a keeper holding them). A commitment never opened leaves unchecked
+each search made while it was placed and still hidden that it may have changed (``still_hidden`` gives a search
+what was hidden then; its procedure's ``Inverse.unsure`` judges), which the verdict names as a caveat.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import attrs
 
 from hexlog.events import hexmap as ev
 from hexlog.machine.hexmap import hidden
+from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.text import counted
 from hexlog.replay.dice_audit import Issue
 
 if TYPE_CHECKING:
@@ -35,6 +38,8 @@ class HiddenCheck:
     issues: tuple[Issue, ...]
     keeper: MemoryKeeper
     never_revealed: int
+    #: the commitments never opened
+    never_opened: frozenset[str] = frozenset()
 
 
 def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
@@ -58,12 +63,29 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
             unopened.remove(key)
             opened = hidden.Hidden(hex=event.hex, feature=event.feature, lair=event.lair, salt=event.salt)
             hidden.keep(keeper, CAMPAIGN, opened)
-    return HiddenCheck(tuple(issues), keeper, len(unopened))
+    return HiddenCheck(tuple(issues), keeper, len(unopened), frozenset(unopened))
 
 
-def caveat(never_revealed: int) -> str:
-    """The verdict's caveat for commitments never opened."""
+def still_hidden(check: HiddenCheck, state: object) -> tuple[tuple[str, str] | None, ...]:
+    """The features of a map state still hidden, in the order they were placed: each one's hex and text where the
+    log opens it later, None where it never does (empty when the log opens every commitment)."""
+    if not check.never_opened or not isinstance(state, MapState):
+        return ()
+    held = {f.commitment: (f.hex, f.feature) for f in hidden.kept(check.keeper, CAMPAIGN, state)}
+    return tuple(None if key in check.never_opened else held.get(key) for key in state.unopened)
+
+
+def aside(never_revealed: int) -> str:
+    """The audit's note for commitments never opened that no search can have read (not a caveat)."""
+    them = "it" if never_revealed == 1 else "them"
+    return f"{counted(never_revealed, 'hidden map feature')} never revealed: no search depended on {them}"
+
+
+def caveat(searches: int, features: int) -> str:
+    """The verdict's caveat for the searches made while commitments never opened were hidden (how many of each)."""
+    result = "its result" if searches == 1 else "their results"
     return (
-        f"{never_revealed} hidden map feature{'s' if never_revealed != 1 else ''} never revealed: "
-        "searches that found nothing cannot be checked"
+        f"{counted(searches, 'search')} made while {counted(features, 'hidden map feature')} "
+        f"{'was' if features == 1 else 'were'} never revealed: {result} cannot be checked yet; "
+        f"hexlog map reveal opens {'it' if features == 1 else 'them'}"
     )

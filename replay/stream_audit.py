@@ -76,6 +76,8 @@ class StreamResult:
     #: the caveats of its sessions, then the doubts of its decisions
     caveats: list[str] = attrs.field(factory=list)
     hand: list[str] = attrs.field(factory=list)
+    #: what the audit notes that leaves the verdict as it is
+    asides: list[str] = attrs.field(factory=list)
     #: its rolls that cannot be verified (not failures)
     notes: list[Finding] = attrs.field(factory=list)
     #: the envelopes at the versions a receipt names, and the last one
@@ -145,6 +147,7 @@ class _Pass:
         result.rolls, result.verified, result.decisions = dice.rolls, dice.verified, decisions.checked
         result.caveats = [*dice.caveat_lines, *decisions.doubts]
         result.hand = decisions.hand
+        result.asides = list(decisions.asides())
         return result
 
     def _noted(self) -> None:

@@ -5,7 +5,8 @@
 protect the players: a session still open, one abandoned (a withheld reveal), one whose secret was
 supplied instead of drawn, one without the players' client seed, one using the client seed of an abandoned
 session (opened after it, knowing that seed); or a map whose hidden features are not all revealed, so that
-its searches that found nothing cannot be checked (``hidden_audit``). Each is named once, with its count.
+the searches made while one never revealed was hidden, which may have read it, cannot be checked
+(``hidden_audit``). Each is named once, with its count.
 ``FAILED`` (exit 1): something is wrong; the first bad event is named.
 """
 

@@ -58,6 +58,21 @@ def _reseal(events: list[dict[str, object]], path: Path) -> Path:
 
 
 class TestReadmeVerifier:
+    @pytest.mark.parametrize("case", ["no arguments", "a missing file", "a folder", "not JSON", "not an export"])
+    def test_the_verifier_refuses_what_is_not_an_export_in_one_line(self, tmp_path, case):
+        """Exit 2 and one line on standard error, never a traceback."""
+        files = {"not JSON": "this is not json\n", "not an export": '{"type": "x"}\n'}
+        if case in files:
+            (tmp_path / "given.jsonl").write_text(files[case], encoding="utf-8")
+        given = {"no arguments": [], "a missing file": [str(tmp_path / "nowhere.jsonl")], "a folder": [str(tmp_path)]}
+        args = given.get(case, [str(tmp_path / "given.jsonl")])
+        result = subprocess.run(  # noqa: S603 - our own script
+            [sys.executable, str(_verifier(tmp_path)), *args], capture_output=True, text=True, check=False, timeout=60
+        )
+        assert (result.returncode, result.stdout) == (2, ""), result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert ("usage: python3 verify.py EXPORT" if case == "no arguments" else "verify.py: ") in result.stderr
+
     def test_the_verifier_accepts_the_published_sample(self, tmp_path):
         """The README's script verifies the sample export."""
         result = _run(_verifier(tmp_path), SAMPLE)

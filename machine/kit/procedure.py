@@ -68,8 +68,10 @@ class Inverse:
     #: what the referee decided by hand in a recorded event (a modifier given, a distance set), in words
     by_hand: Callable[[Event], str | None] | None = None
     #: whether a decision may have read a fact the log commits to and never opens (a search, while some
-    #: hidden feature is never revealed): such a decision is re-run but not judged, and a caveat names it
-    unsure: Callable[[Event], bool] | None = None
+    #: hidden feature is never revealed), given the facts still hidden at it in the order they were committed to:
+    #: each one's place and text where the log opens it later, None where it never does (at least one is None).
+    #: Such a decision is re-run but not judged, and a caveat names it
+    unsure: Callable[[Event, Sequence[tuple[str, str] | None]], bool] | None = None
     #: the command that made a decision recorded at an earlier schema version of its event (the event, that
     #: version), where the release that wrote it ran its rules otherwise (a pursuit's flight rolled its heading
     #: in public); None: ``command_for`` at every version

@@ -27,6 +27,8 @@ from hexlog.machine.travel.commands import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
     from hexlog.machine.table import Table
@@ -63,15 +65,23 @@ def by_hand(event: Event) -> str | None:
     return None
 
 
-def unsure(event: Event) -> bool:
-    """A search that a feature never revealed may have decided: one that found nothing (the feature may have
-    been in its hex), or one of several rolls (the dvdm table rolls for every feature of the hex, in order).
-    One roll that found a feature is checked in full: it found the hex's first feature still hidden. Since
-    version 2 the dvdm table's one roll holds a die for every hidden feature of the map, and one the log never opens
-    may have been the searched hex's and hit."""
+def unsure(event: Event, hidden: Sequence[tuple[str, str] | None]) -> bool:
+    """Whether a search may have been decided by a feature hidden at the time that the log never opens (``hidden``:
+    the features still hidden then, in the order they were placed, each ``(hex, feature)`` or None where never
+    opened). One that found nothing may have missed it, as may one of several rolls (the dvdm table rolls for
+    every feature of the hex, or since version 2 one die for every hidden feature of the map). One roll that found
+    a feature found the first feature of its hex still hidden: only one placed before it can have been found
+    instead, so one never opened placed after it changed nothing."""
     if not isinstance(event, ev.SearchRolled):
         return False
-    return not event.found or event.per_feature or len(event.rolls) + len(event.referee_rolls) > 1
+    if not event.found or event.per_feature or len(event.rolls) + len(event.referee_rolls) > 1:
+        return True
+    for feature in hidden:
+        if feature is None:
+            return True
+        if feature == (event.hex, event.found[0]):
+            return False
+    return True
 
 
 #: the schema version of ``travel.lost_checked`` since which the true heading's die is rolled every day
