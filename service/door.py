@@ -204,16 +204,22 @@ def is_demo(campaign: str) -> bool:
 def resolve_campaign(store: Store, given: str | None) -> str:
     """The campaign a command is for: the one given, else the only one the database holds.
 
-    The demo's campaigns are its own: a database that holds the user's campaign beside them means
-    the user's, so the README's walk-through after ``hexlog demo`` plays the user's campaign.
+    The demo's campaigns are its own and never chosen without ``--campaign``: a database that holds
+    the user's campaign beside them means the user's, so the README's walk-through after ``hexlog demo``
+    plays the user's campaign, and one that holds only the demo's is refused (naming ``hexlog init``)
+    rather than written to or read as if it were the user's.
     """
     if given is not None:
         check_campaign_id(given)
         return given
     known = campaign_ids(store)
     own = [name for name in known if not is_demo(name)]
-    if not own and len(known) == 1:
-        return known[0]
+    if not own and known:
+        msg = (
+            f"the database holds only the demo's campaigns ({', '.join(known)}); run 'hexlog init' to start yours, "
+            f"or pass --campaign {known[0]}"
+        )
+        raise UsageError(msg)
     if not own:
         return DEFAULT_CAMPAIGN
     if len(own) == 1:

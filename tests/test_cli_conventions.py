@@ -115,6 +115,21 @@ class TestDemoThenWalkThrough:
         demo = hexlog("state", "--campaign", "demo").stdout
         assert "closed" in demo
 
+    @pytest.mark.parametrize("command", [("party", "add", "Xavier"), ("state",), ("log",), ("receipt",)])
+    def test_without_init_a_command_never_takes_the_demos_campaign(self, hexlog, command):
+        """Only the demo's campaign in the database: a command without --campaign is refused, nothing written."""
+        assert hexlog("demo", "--secret-file", "-", input_text="13" * 32).returncode == 0
+        before = hexlog("export", "--campaign", "demo").stdout
+        refused = hexlog(*command)
+        assert refused.returncode == 2
+        assert refused.stdout == ""
+        assert refused.stderr == (
+            "hexlog: error: the database holds only the demo's campaigns (demo); run 'hexlog init' to start "
+            "yours, or pass --campaign demo\n"
+        )
+        assert hexlog("export", "--campaign", "demo").stdout == before
+        assert hexlog(command[0], *command[1:], "--campaign", "demo").returncode == 0
+
     def test_init_never_takes_the_demos_campaign(self, hexlog):
         assert hexlog("demo", "--secret-file", "-", input_text="12" * 32).returncode == 0
         refused = hexlog("init", "--campaign", "demo-2")

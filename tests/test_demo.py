@@ -341,7 +341,9 @@ class TestTheSession:
             assert hexlog("import", str(cut / "log.jsonl"), "--db", str(cut / "hexlog.db")).returncode == 0
             then = hexlog("state", "--campaign", "demo", "--at", str(version)).stdout.splitlines()
             assert then[0] == f"as it was at version {version} of {len(lines)}"
-            assert then[1:] == hexlog("state", "--db", str(cut / "hexlog.db")).stdout.splitlines(), version
+            assert (
+                then[1:] == hexlog("state", "--db", str(cut / "hexlog.db"), "--campaign", "demo").stdout.splitlines()
+            ), version
 
 
 class TestTheChaseWhenTheFlightIsRefused:
