@@ -249,9 +249,12 @@ def _show(  # noqa: PLR0913 - what one answer is made of
 
 def _plot_target(plot: Path | None) -> None:
     """Refuse, before any trial is run, a plot that cannot be written: a name not ending .png, a folder that is not
-    there."""
+    there, matplotlib missing."""
     if plot is None:
         return
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    simulation_plot.pyplot()
     if plot.suffix.lower() != ".png":
         msg = f"--plot writes a PNG: give a name ending .png, not {plot}"
         raise UsageError(msg)
