@@ -377,6 +377,19 @@ def check_text(value: str, what: str) -> None:
         raise UsageError(msg) from None
 
 
+#: the exit code of a command whose standard output its reader closed (128 + SIGPIPE, as a tool the signal ends)
+EXIT_PIPE = 141
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device once its reader has closed it (``hexlog log | head -1``), so
+    that what is left to print, and the interpreter's last flush, go nowhere instead of failing again."""
+    with contextlib.suppress(OSError, ValueError):  # a standard output with no descriptor (a test's) is left
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def warn(text: str) -> None:
     """A one-line warning on standard error."""
     sys.stderr.write(f"hexlog: warning: {shown(text)}\n")

@@ -75,7 +75,7 @@ class TestHelpAndErrors:
 
     def test_the_readme_documents_every_exit_code(self):
         table = README[README.index("| exit | meaning |") :]
-        for code in ("0", "1", "2", "3", "70"):
+        for code in ("0", "1", "2", "3", "70", "130", "141"):
             assert re.search(rf"^\| {code} \| \S", table, re.MULTILINE), code
 
 
