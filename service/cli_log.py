@@ -233,7 +233,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     receipts = [Receipt.parse(text) for text in expect or ()]
     nonce, session, named_secret = _roll_named(roll, session) if roll is not None else (None, session, False)
     if file is not None:
-        envelopes = exports.read_export(_read_lines(file))
+        envelopes = _read_export(file)
         report = audits.audit_envelopes(envelopes, expect=receipts)
         audited: Callable[[], Iterable[Envelope]] = lambda: envelopes  # noqa: E731 - read once, above
     else:
@@ -324,6 +324,18 @@ def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, ref
     return text
 
 
+def _read_export(path: Path) -> list[Envelope]:
+    """The events of an export file; a file that is not an export at all (not JSON lines, an event's attributes
+    missing, empty) is a malformed file: ``UsageError`` (exit 2). One that is an export but does not verify is
+    refused later (exit 1)."""
+    lines = _read_lines(path)
+    try:
+        return exports.read_export(lines)
+    except CorruptLogError as err:
+        msg = f"{path} is not a hexlog export: {err}"
+        raise UsageError(msg) from err
+
+
 def _read_lines(path: Path) -> list[bytes]:
     """The file's lines: only a newline ends one (U+2028 and friends are text inside a string).
 
@@ -395,7 +407,7 @@ def import_(
     db: DbOption = Path("hexlog.db"),
 ) -> None:
     """Read an export back into a database, verifying it first; nothing is written if it fails."""
-    envelopes = exports.read_export(_read_lines(file))
+    envelopes = _read_export(file)
     report = audits.audit_envelopes(envelopes)
     if not report.ok:
         first = report.first_bad
