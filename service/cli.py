@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import json
 import os
@@ -58,6 +59,8 @@ from hexlog.service.door import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexlog.events.base import Event
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -501,12 +504,25 @@ def _usage_error(err: click_errors.ClickException) -> int:
     """An argument error as one line, like every refusal; its exit code (2: bad usage)."""
     if isinstance(err, click_errors.NoArgsIsHelpError):  # typer printed the help when it raised this
         return err.exit_code
+    if isinstance(err, click_errors.NoSuchOption) and err.possibilities:
+        err.possibilities = close_options(err.option_name, err.possibilities)
     text = err.format_message().rstrip(".")
     ctx: Any = getattr(err, "ctx", None)
     if ctx is not None:
         text += f"; see '{ctx.command_path} --help'"
     sys.stderr.write(f"hexlog: error: {shown(text)}\n")
     return err.exit_code
+
+
+#: how alike an unknown option's name and a real one must be (without their dashes) for it to be suggested
+SUGGESTION_CUTOFF = 0.6
+
+
+def close_options(given: str, options: Sequence[str]) -> list[str]:
+    """The options worth suggesting for an unknown one: alike in their names, not merely in their leading dashes
+    (click would offer ``--db`` for ``--sid``)."""
+    name = given.lstrip("-")
+    return [o for o in options if difflib.SequenceMatcher(None, name, o.lstrip("-")).ratio() >= SUGGESTION_CUTOFF]
 
 
 def _failed_outside(err: sqlite3.DatabaseError | OSError) -> NoReturn:

@@ -157,3 +157,19 @@ class TestDemoThenWalkThrough:
         before = hexlog("--campaign", campaign, *command)
         assert before.returncode == 2, before.stderr
         assert "campaign id" in before.stderr
+
+
+class TestSuggestions:
+    @pytest.mark.parametrize(
+        ("args", "said"),
+        [
+            (("encounter", "round", "--sid", "party"), "No such option: --sid; see 'hexlog encounter round --help'"),
+            (("state", "--jsn"), "No such option: --jsn (Possible options: --json); see 'hexlog state --help'"),
+        ],
+    )
+    def test_an_unknown_option_is_offered_only_options_alike_in_name(self, hexlog, args, said):
+        """Only a real option of the command that looks like the one given; none rather than one alike only in
+        its dashes (``--db`` for ``--sid``)."""
+        refused = hexlog(*args)
+        assert refused.returncode == 2
+        assert refused.stderr == f"hexlog: error: {said}\n"
