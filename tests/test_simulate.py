@@ -320,3 +320,18 @@ def test_a_plot_without_matplotlib_is_refused_before_any_trial(tmp_path: Path, m
     assert refused.stdout == ""
     assert refused.stderr == "hexlog: error: --plot needs matplotlib: pip install 'hexlog[plot]'\n"
     assert not (tmp_path / "chart.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [(("simulate", "travel"), ""), (("simulate", "compare", "travel", "--against", "ose"), "side A (explore): ")],
+    ids=["travel", "compare"],
+)
+def test_a_terrain_the_rules_do_not_know_is_refused_naming_the_option_and_the_terrains(tmp_path: Path, args, where):
+    refused = run_hexlog(*args, "--terrain", "lava", "--n", "5", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    said = refused.stderr.removeprefix("hexlog: error: ")
+    assert said.startswith(f"{where}--terrain 'lava' is not one the rules know: bog, boggy_forest, ")
+    assert "swamp" in said
+    assert "hex 0,0" not in said
