@@ -239,6 +239,7 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     else:
         if campaign is not None:
             check_text(campaign, "--campaign")
+            _check_receipts_of(campaign, receipts)
         store = open_store(db, readonly=True)
         OPENED.callback(close_store, store)
         if roll is not None:
@@ -269,6 +270,18 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         raise typer.Exit(Verdict.FAILED.exit_code)
     if verdict is not Verdict.VERIFIED:
         raise typer.Exit(verdict.exit_code)
+
+
+def _check_receipts_of(campaign: str, receipts: list[Receipt]) -> None:
+    """``UsageError`` for a receipt of another campaign than the one audited: the audit of one campaign cannot hold
+    it (it would say the log holds no such campaign, though the database may)."""
+    for receipt in receipts:
+        if receipt.campaign != campaign:
+            msg = (
+                f"receipt {receipt} is of campaign {receipt.campaign!r}, not of {campaign!r}, the one audited: "
+                f"check it with --campaign {receipt.campaign} (or without --campaign, the whole database)"
+            )
+            raise UsageError(msg)
 
 
 def _audited(store: EventStore, campaign: str | None) -> Callable[[], Iterable[Envelope]]:
