@@ -173,3 +173,18 @@ class TestSuggestions:
         refused = hexlog(*args)
         assert refused.returncode == 2
         assert refused.stderr == f"hexlog: error: {said}\n"
+
+
+class TestLogLevel:
+    def test_a_log_level_hexlog_does_not_know_is_warned_of_once_naming_those_it_takes(self, hexlog):
+        assert hexlog("init").returncode == 0
+        shown = hexlog("state", env={"HEXLOG_LOG": "bogus"})
+        assert shown.returncode == 0
+        assert shown.stderr == (
+            "hexlog: warning: HEXLOG_LOG must be one of debug, info, warning, error, not 'bogus'; logging at warning\n"
+        )
+
+    @pytest.mark.parametrize("level", ["warning", "ERROR", ""])
+    def test_a_known_level_is_taken_quietly(self, hexlog, level):
+        assert hexlog("init").returncode == 0
+        assert hexlog("state", env={"HEXLOG_LOG": level}).stderr == ""
