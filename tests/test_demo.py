@@ -390,3 +390,13 @@ class TestTheChaseWhenTheFlightIsRefused:
             assert table.procedures["dungeon"].phase.name == "EXPLORING"
         finally:
             door.close()
+
+
+@pytest.mark.parametrize(("seed", "lost"), [("table-7", True), ("seed-2", False)])
+def test_the_narration_reads_the_armor_worn_now(hexlog, seed, lost):
+    """A joust lost takes Aldric's plate: the rats are then faster than a man in chain (Brenna's), not in plate."""
+    result = hexlog("demo", "--secret-file", "-", "--client-seed", seed, input_text=SECRET)
+    assert result.returncode == 0, result.stderr
+    assert ("armor plate -> none" in result.stdout) is lost
+    heaviest = "chain" if lost else "plate"
+    assert f"too many to fight and faster than a man in {heaviest}: the party will run" in result.stdout
