@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata
 import json
 import os
@@ -16,6 +17,7 @@ import typer
 import typer.core
 from rich.console import Console
 from typer._click import exceptions as click_errors  # typer's own click: its argument errors
+from typer._click import utils as click_utils  # typer's own click: the wrapper it puts on a closed stdout
 
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
@@ -44,6 +46,7 @@ from hexlog.service import (
 )
 from hexlog.service.cli_serve import install as install_serve
 from hexlog.service.door import (
+    EXIT_PIPE,
     OPENED,
     CampaignOption,
     DbOption,
@@ -52,9 +55,12 @@ from hexlog.service.door import (
     is_demo,
     read_secret,
     shown_db,
+    silence_stdout,
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexlog.events.base import Event
 
 out = Console(highlight=False, soft_wrap=True, markup=False)
@@ -472,21 +478,51 @@ _option_type = typer.core.TyperOption.display_type_rich
 setattr(typer.core.TyperOption, "display_type_rich", _flag_type)  # noqa: B010 - the one change to typer's help
 
 
-#: exit codes: 0 ok, 1 refused (or an audit FAILED), 2 bad usage, 3 an audit INCOMPLETE, 70 an internal error
+def _pipe_broken(self: Console) -> NoReturn:  # noqa: ARG001 - rich's hook takes its console
+    """Rich's console met a closed standard output: the entry point ends the command as for any closed pipe
+    (rich would exit 1)."""
+    raise BrokenPipeError
+
+
+setattr(Console, "on_broken_pipe", _pipe_broken)  # noqa: B010 - rich's documented hook, for every console of hexlog
+
+
+#: exit codes: 0 ok, 1 refused (or an audit FAILED), 2 bad usage, 3 an audit INCOMPLETE, 70 an internal error,
+#: 141 standard output closed before the command was done (``EXIT_PIPE``)
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
+
+
+def stdout_closed() -> NoReturn:
+    """Standard output was closed by its reader (``hexlog log | head -1``): no traceback and no error line, as
+    for any Unix tool; what is left to print goes nowhere, and the exit code is 141."""
+    silence_stdout()
+    sys.exit(EXIT_PIPE)
 
 
 def _usage_error(err: click_errors.ClickException) -> int:
     """An argument error as one line, like every refusal; its exit code (2: bad usage)."""
     if isinstance(err, click_errors.NoArgsIsHelpError):  # typer printed the help when it raised this
         return err.exit_code
+    if isinstance(err, click_errors.NoSuchOption) and err.possibilities:
+        err.possibilities = close_options(err.option_name, err.possibilities)
     text = err.format_message().rstrip(".")
     ctx: Any = getattr(err, "ctx", None)
     if ctx is not None:
         text += f"; see '{ctx.command_path} --help'"
     sys.stderr.write(f"hexlog: error: {shown(text)}\n")
     return err.exit_code
+
+
+#: how alike an unknown option's name and a real one must be (without their dashes) for it to be suggested
+SUGGESTION_CUTOFF = 0.6
+
+
+def close_options(given: str, options: Sequence[str]) -> list[str]:
+    """The options worth suggesting for an unknown one: alike in their names, not merely in their leading dashes
+    (click would offer ``--db`` for ``--sid``)."""
+    name = given.lstrip("-")
+    return [o for o in options if difflib.SequenceMatcher(None, name, o.lstrip("-")).ratio() >= SUGGESTION_CUTOFF]
 
 
 def _failed_outside(err: sqlite3.DatabaseError | OSError) -> NoReturn:
@@ -503,18 +539,36 @@ def _failed_outside(err: sqlite3.DatabaseError | OSError) -> NoReturn:
     sys.exit(1)
 
 
+def _app() -> Any:
+    """The command, run by typer; a closed standard output ends it through ``stdout_closed`` (typer itself
+    would exit 1 on one, quietly)."""
+    try:
+        return app(prog_name="hexlog", standalone_mode=False)
+    except BrokenPipeError:
+        stdout_closed()
+    except SystemExit:
+        stdout, stderr = sys.stdout, sys.stderr
+        if not isinstance(stdout, click_utils.PacifyFlushWrapper):
+            raise
+        sys.stdout = stdout.wrapped
+        if isinstance(stderr, click_utils.PacifyFlushWrapper):
+            sys.stderr = stderr.wrapped
+        stdout_closed()
+
+
 def main() -> None:
     """Run the command line; errors are one line and a non-zero exit, never a traceback.
 
     Exit codes: 0 done, 1 refused or failed (nothing written), 2 a malformed request, 3 an INCOMPLETE
-    audit, 130 interrupted; 70 only for a bug in hexlog (an "internal error" line).
+    audit, 130 interrupted, 141 standard output closed by its reader; 70 only for a bug in hexlog (an
+    "internal error" line).
     """
     logs.configure()
     structlog.contextvars.clear_contextvars()
     saved = {name: os.environ.get(name) for name in ("HEXLOG_DB", "HEXLOG_CAMPAIGN")}
     try:
         with OPENED:
-            code = app(prog_name="hexlog", standalone_mode=False)
+            code = _app()
         if isinstance(code, int) and code:
             sys.exit(code)
     except click_errors.ClickException as err:

@@ -233,12 +233,13 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
     receipts = [Receipt.parse(text) for text in expect or ()]
     nonce, session, named_secret = _roll_named(roll, session) if roll is not None else (None, session, False)
     if file is not None:
-        envelopes = exports.read_export(_read_lines(file))
+        envelopes = _read_export(file)
         report = audits.audit_envelopes(envelopes, expect=receipts)
         audited: Callable[[], Iterable[Envelope]] = lambda: envelopes  # noqa: E731 - read once, above
     else:
         if campaign is not None:
             check_text(campaign, "--campaign")
+            _check_receipts_of(campaign, receipts)
         store = open_store(db, readonly=True)
         OPENED.callback(close_store, store)
         if roll is not None:
@@ -269,6 +270,18 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         raise typer.Exit(Verdict.FAILED.exit_code)
     if verdict is not Verdict.VERIFIED:
         raise typer.Exit(verdict.exit_code)
+
+
+def _check_receipts_of(campaign: str, receipts: list[Receipt]) -> None:
+    """``UsageError`` for a receipt of another campaign than the one audited: the audit of one campaign cannot hold
+    it (it would say the log holds no such campaign, though the database may)."""
+    for receipt in receipts:
+        if receipt.campaign != campaign:
+            msg = (
+                f"receipt {receipt} is of campaign {receipt.campaign!r}, not of {campaign!r}, the one audited: "
+                f"check it with --campaign {receipt.campaign} (or without --campaign, the whole database)"
+            )
+            raise UsageError(msg)
 
 
 def _audited(store: EventStore, campaign: str | None) -> Callable[[], Iterable[Envelope]]:
@@ -322,6 +335,18 @@ def explained(envelopes: list[Envelope], nonce: int, session: str | None, *, ref
         )
         raise RuleRefusedError(msg)
     return text
+
+
+def _read_export(path: Path) -> list[Envelope]:
+    """The events of an export file; a file that is not an export at all (not JSON lines, an event's attributes
+    missing, empty) is a malformed file: ``UsageError`` (exit 2). One that is an export but does not verify is
+    refused later (exit 1)."""
+    lines = _read_lines(path)
+    try:
+        return exports.read_export(lines)
+    except CorruptLogError as err:
+        msg = f"{path} is not a hexlog export: {err}"
+        raise UsageError(msg) from err
 
 
 def _read_lines(path: Path) -> list[bytes]:
@@ -395,7 +420,7 @@ def import_(
     db: DbOption = Path("hexlog.db"),
 ) -> None:
     """Read an export back into a database, verifying it first; nothing is written if it fails."""
-    envelopes = exports.read_export(_read_lines(file))
+    envelopes = _read_export(file)
     report = audits.audit_envelopes(envelopes)
     if not report.ok:
         first = report.first_bad

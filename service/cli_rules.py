@@ -90,7 +90,11 @@ def diff(
     second: Annotated[str, typer.Argument(help="another built-in ruleset (or the same one with --rules)")],
     rules: RulesFileOption = None,
 ) -> None:
-    """Every key whose value differs between two rulesets (house rules apply to the second)."""
+    """Every key whose value differs between two rulesets (house rules apply to the second).
+
+    Exit 0 whether they differ or not (unlike diff(1)): the first line says how many differences, or that they are
+    the same.
+    """
     a = _load(first, {})
     b = _load(second, read_overrides(rules))
     rows = rulesets.diff(a, b)

@@ -84,11 +84,10 @@ def token_create(
     campaign: CampaignOption = None,
     label: Annotated[str, typer.Option(help="who the token is for (shown by 'token list')")] = "",
 ) -> None:
-    """Make a token for one campaign; it is printed once and only its hash is kept."""
+    """Make a token for one campaign the database holds; it is printed once and only its hash is kept."""
     check_role(role)
     door = Door.open(db, campaign)
-    if campaign is not None:
-        check_campaign_id(campaign)
+    door.table()  # a campaign that does not exist is refused, as by every other command: no token for it
     tokens = TokenStore(db, busy_timeout=busy_timeout())
     try:
         text, kept = tokens.create(door.campaign, role, label)

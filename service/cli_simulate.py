@@ -24,9 +24,20 @@ from rich.table import Table
 from hexlog.events.codec import converter
 from hexlog.events.errors import StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.registry import REGISTRY
 from hexlog.service import cli_procedures, cli_rules
-from hexlog.service.simulation import SCENARIOS, Measure, Outcome, Question, Scenario, simulate, summarise, trials
+from hexlog.service.simulation import (
+    SCENARIOS,
+    Journey,
+    Measure,
+    Outcome,
+    Question,
+    Scenario,
+    simulate,
+    summarise,
+    trials,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -249,9 +260,12 @@ def _show(  # noqa: PLR0913 - what one answer is made of
 
 def _plot_target(plot: Path | None) -> None:
     """Refuse, before any trial is run, a plot that cannot be written: a name not ending .png, a folder that is not
-    there."""
+    there, matplotlib missing."""
     if plot is None:
         return
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    simulation_plot.pyplot()
     if plot.suffix.lower() != ".png":
         msg = f"--plot writes a PNG: give a name ending .png, not {plot}"
         raise UsageError(msg)
@@ -279,6 +293,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
         situation = _situation(scenario, given)
         overrides = overrides_of(given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
+        _check_terrain(situation, rules)
         question = Question(
             scenario=scenario.name,
             situation=situation,
@@ -318,6 +333,8 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
             )
             raise UsageError(msg)
         rules = [_rules(given["ruleset"], first), _rules(other_name, second)]
+        for side, asked, side_rules in zip("AB", (situation, other_situation), rules, strict=True):
+            _check_terrain(asked, side_rules, side)
         questions = [
             Question(scenario=scenario.name, situation=asked, ruleset=name, overrides=overrides, seed=given["seed"])
             for asked, name, overrides in ((situation, given["ruleset"], first), (other_situation, other_name, second))
@@ -345,6 +362,18 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
     if "setting" in attrs.fields_dict(scenario.situation):
         callback.__doc__ += " Where B's rules name the setting otherwise, give it with --against-setting."
     return callback
+
+
+def _check_terrain(situation: Any, rules: rulesets.Ruleset, side: str = "") -> None:
+    """Refuse, naming ``--terrain`` and the terrains the rules know, a journey through a terrain no hex may have
+    (the map the trials travel would refuse it, naming a hex the user never drew)."""
+    if not isinstance(situation, Journey):
+        return
+    known = rules.part(MapTables).terrains()
+    if situation.terrain not in known:
+        where = f"side {side} ({rules.name}): " if side else ""
+        msg = f"{where}--terrain {situation.terrain!r} is not one the rules know: {', '.join(sorted(known))}"
+        raise UsageError(msg)
 
 
 def _refused_by(side: str, question: Question, hint: str = "") -> None:

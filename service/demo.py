@@ -34,6 +34,7 @@ from hexlog.replay.rebuild import replay
 from hexlog.replay.receipts import Receipt
 from hexlog.service import demo_story, render
 from hexlog.service.door import (
+    EXIT_PIPE,
     DbOption,
     Door,
     SecretFileOption,
@@ -42,6 +43,7 @@ from hexlog.service.door import (
     open_store,
     read_secret,
     shown_db,
+    silence_stdout,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +52,20 @@ if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+
+class Narration(Console):
+    """The demo's console. When its reader closes standard output (``hexlog demo | head``), the demo plays on,
+    quietly, to its end, so that its campaign is whole (its session closed, the secret revealed); ``cut`` says so."""
+
+    cut = False
+
+    def on_broken_pipe(self) -> None:
+        """Print nothing more; the demo goes on."""
+        self.quiet = self.cut = True
+        silence_stdout()
+
+
+out = Narration(highlight=False, soft_wrap=True, markup=False)
 
 PARTY = (
     c.AddMember(name="Aldric", cha=13, wis=9, dex=10, strength=16, speed=90, armor="plate"),
@@ -292,8 +307,10 @@ def demo(
 ) -> None:
     """Run a whole session under explore: a map, a journey past a castle, camps, a delve and a chase; close; audit.
 
-    A demo given its secret (--secret-file) plays the same every time.
+    A demo given its secret (--secret-file) plays the same every time. Cut off (its output closed), it plays on
+    quietly to its end and exits 141.
     """
+    out.quiet = out.cut = False
     secret_hex = read_secret(secret_file)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
@@ -320,6 +337,8 @@ def demo(
     ref.header("The referee closes the session and reveals the secret")
     ref.do(c.CloseSession())
     _afterwards(door, db, campaign)
+    if out.cut:
+        raise typer.Exit(EXIT_PIPE)
 
 
 def _afterwards(door: Door, db: Path, campaign: str) -> None:

@@ -88,7 +88,7 @@ def meet(ref: Referee) -> None:
     elif not hostile:
         if kind is Kind.MAGIC_USER:
             ref.say("the party has its own errand and will not be sent on another; it asks the toll instead")
-        ref.do(castle.DemandToll(worth=PURSE_GP))
+        ref.do(castle.DemandToll(worth=PURSE_GP if kind is Kind.CLERIC else 0))  # only a tithe reads the purse
         ref.say("the party counts out what the castle asks")
         ref.do(castle.PayToll())
     else:

@@ -250,9 +250,20 @@ def met_monster(ref: Referee) -> bool:
 
 def run_from(ref: Referee, foes: str) -> None:
     """The first wanderers are too many to fight: the party flees, and the chase runs to its end."""
-    ref.say(f"{CHASERS} {foes}, too many to fight and faster than a man in plate: the party will run")
+    ref.say(f"{CHASERS} {foes}, too many to fight and faster than {_heaviest_armor(ref)}: the party will run")
     ref.do(dc.Meet(name=f"barrow {foes}", monster_count=CHASERS, intelligent=False, monster_speed=CHASERS_SPEED))
     ref.flee_underground(foes)
+
+
+#: armor from the heaviest, as the narration reads it (a joust lost may have taken Aldric's plate)
+ARMOR_WEIGHT = ("plate", "chain", "leather")
+
+
+def _heaviest_armor(ref: Referee) -> str:
+    """Who slows the party, as the narration says it: a man in the heaviest armor worn now, if any is worn."""
+    worn = {member.armor for member in ref.door.table().party.members}
+    heaviest = next((armor for armor in ARMOR_WEIGHT if armor in worn), None)
+    return f"a man in {heaviest}" if heaviest is not None else "the party can run"
 
 
 def force_door(ref: Referee, seen: list[Event]) -> bool:

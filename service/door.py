@@ -204,16 +204,22 @@ def is_demo(campaign: str) -> bool:
 def resolve_campaign(store: Store, given: str | None) -> str:
     """The campaign a command is for: the one given, else the only one the database holds.
 
-    The demo's campaigns are its own: a database that holds the user's campaign beside them means
-    the user's, so the README's walk-through after ``hexlog demo`` plays the user's campaign.
+    The demo's campaigns are its own and never chosen without ``--campaign``: a database that holds
+    the user's campaign beside them means the user's, so the README's walk-through after ``hexlog demo``
+    plays the user's campaign, and one that holds only the demo's is refused (naming ``hexlog init``)
+    rather than written to or read as if it were the user's.
     """
     if given is not None:
         check_campaign_id(given)
         return given
     known = campaign_ids(store)
     own = [name for name in known if not is_demo(name)]
-    if not own and len(known) == 1:
-        return known[0]
+    if not own and known:
+        msg = (
+            f"the database holds only the demo's campaigns ({', '.join(known)}); run 'hexlog init' to start yours, "
+            f"or pass --campaign {known[0]}"
+        )
+        raise UsageError(msg)
     if not own:
         return DEFAULT_CAMPAIGN
     if len(own) == 1:
@@ -369,6 +375,19 @@ def check_text(value: str, what: str) -> None:
     except UnicodeEncodeError:
         msg = f"{what} is not valid Unicode (it holds bytes that are not UTF-8)"
         raise UsageError(msg) from None
+
+
+#: the exit code of a command whose standard output its reader closed (128 + SIGPIPE, as a tool the signal ends)
+EXIT_PIPE = 141
+
+
+def silence_stdout() -> None:
+    """Point standard output at the null device once its reader has closed it (``hexlog log | head -1``), so
+    that what is left to print, and the interpreter's last flush, go nowhere instead of failing again."""
+    with contextlib.suppress(OSError, ValueError):  # a standard output with no descriptor (a test's) is left
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def warn(text: str) -> None:

@@ -65,8 +65,9 @@ def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> No
         ax.legend(fontsize=7)
 
 
-def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
-    """Write the chart of every measure of every side to ``path`` (PNG)."""
+def pyplot() -> Any:
+    """matplotlib's ``pyplot`` drawing off screen; ``UsageError`` naming the extra to install when it is missing
+    (asked before any trial is run, so a simulation never runs to lose its plot)."""
     try:
         import matplotlib as mpl  # noqa: PLC0415 - only when a plot is asked for
 
@@ -75,6 +76,12 @@ def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) ->
     except ImportError:
         msg = "--plot needs matplotlib: pip install 'hexlog[plot]'"
         raise UsageError(msg) from None
+    return plt
+
+
+def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
+    """Write the chart of every measure of every side to ``path`` (PNG)."""
+    plt = pyplot()
     names = list(dict.fromkeys(m.name for _, measures in sides for m in measures))
     rows = max(1, math.ceil(len(names) / COLUMNS))
     figure, axes = plt.subplots(rows, COLUMNS, figsize=(6 * COLUMNS, 3.2 * rows), squeeze=False)

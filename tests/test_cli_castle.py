@@ -31,7 +31,7 @@ def answer(hexlog, out: str) -> str:
         return ok(hexlog("castle", "joust", "Ann", "--warhorses"))
     if "quest" in steps:
         return ok(hexlog("castle", "quest", "--quest", "the lost crown"))
-    ok(hexlog("castle", "toll", "--worth", "1000"))
+    ok(hexlog("castle", "toll", *(("--worth", "1000") if "tithe" in out else ())))  # only a tithe reads it
     return ok(hexlog("castle", "pay"))
 
 
@@ -88,3 +88,26 @@ class TestCastlesOnTheRoad:
         assert audit.returncode == 3, audit.stdout  # INCOMPLETE: the secret was supplied, nothing is wrong
         assert "INCOMPLETE: nothing is wrong" in audit.stdout
         assert re.search(r"(\d+) of \1 rolls re-derived", audit.stdout)
+
+
+class TestToll:
+    def test_worth_at_a_castle_whose_toll_is_rolled_is_refused_and_nothing_written(self, hexlog) -> None:
+        """A wizard's castle rolls its toll: --worth (a cleric's tithe) is refused there, not silently ignored."""
+        ok(hexlog("init", "--ruleset", "explore"))
+        ok(hexlog("session", "open"))
+        ok(hexlog("party", "add", "Ann"))
+        ok(hexlog("map", "set", "0,0", "--terrain", "meadow"))
+        ok(hexlog("map", "set", "1,0", "--terrain", "hills"))
+        ok(hexlog("castle", "place", "1,0", "--type", "wizard", "--disposition", "neutral"))
+        ok(hexlog("travel", "start", "0,0"))
+        ok(hexlog("castle", "hail", "--hex", "1,0"))
+        ok(hexlog("castle", "meet"))
+        before = ok(hexlog("log", "--all"))
+        refused = hexlog("castle", "toll", "--worth", "2000")
+        assert refused.returncode == 1
+        assert refused.stderr == (
+            "hexlog: error: the castle at 1,0 is a magic-user's: its toll is rolled in gold, and the worth the party "
+            "carries (--worth, a cleric's tithe) is not used there; leave it out\n"
+        )
+        assert ok(hexlog("log", "--all")) == before
+        assert "toll" in ok(hexlog("castle", "toll"))

@@ -75,7 +75,7 @@ class TestHelpAndErrors:
 
     def test_the_readme_documents_every_exit_code(self):
         table = README[README.index("| exit | meaning |") :]
-        for code in ("0", "1", "2", "3", "70"):
+        for code in ("0", "1", "2", "3", "70", "130", "141"):
             assert re.search(rf"^\| {code} \| \S", table, re.MULTILINE), code
 
 
@@ -115,6 +115,21 @@ class TestDemoThenWalkThrough:
         demo = hexlog("state", "--campaign", "demo").stdout
         assert "closed" in demo
 
+    @pytest.mark.parametrize("command", [("party", "add", "Xavier"), ("state",), ("log",), ("receipt",)])
+    def test_without_init_a_command_never_takes_the_demos_campaign(self, hexlog, command):
+        """Only the demo's campaign in the database: a command without --campaign is refused, nothing written."""
+        assert hexlog("demo", "--secret-file", "-", input_text="13" * 32).returncode == 0
+        before = hexlog("export", "--campaign", "demo").stdout
+        refused = hexlog(*command)
+        assert refused.returncode == 2
+        assert refused.stdout == ""
+        assert refused.stderr == (
+            "hexlog: error: the database holds only the demo's campaigns (demo); run 'hexlog init' to start "
+            "yours, or pass --campaign demo\n"
+        )
+        assert hexlog("export", "--campaign", "demo").stdout == before
+        assert hexlog(command[0], *command[1:], "--campaign", "demo").returncode == 0
+
     def test_init_never_takes_the_demos_campaign(self, hexlog):
         assert hexlog("demo", "--secret-file", "-", input_text="12" * 32).returncode == 0
         refused = hexlog("init", "--campaign", "demo-2")
@@ -142,3 +157,34 @@ class TestDemoThenWalkThrough:
         before = hexlog("--campaign", campaign, *command)
         assert before.returncode == 2, before.stderr
         assert "campaign id" in before.stderr
+
+
+class TestSuggestions:
+    @pytest.mark.parametrize(
+        ("args", "said"),
+        [
+            (("encounter", "round", "--sid", "party"), "No such option: --sid; see 'hexlog encounter round --help'"),
+            (("state", "--jsn"), "No such option: --jsn (Possible options: --json); see 'hexlog state --help'"),
+        ],
+    )
+    def test_an_unknown_option_is_offered_only_options_alike_in_name(self, hexlog, args, said):
+        """Only a real option of the command that looks like the one given; none rather than one alike only in
+        its dashes (``--db`` for ``--sid``)."""
+        refused = hexlog(*args)
+        assert refused.returncode == 2
+        assert refused.stderr == f"hexlog: error: {said}\n"
+
+
+class TestLogLevel:
+    def test_a_log_level_hexlog_does_not_know_is_warned_of_once_naming_those_it_takes(self, hexlog):
+        assert hexlog("init").returncode == 0
+        shown = hexlog("state", env={"HEXLOG_LOG": "bogus"})
+        assert shown.returncode == 0
+        assert shown.stderr == (
+            "hexlog: warning: HEXLOG_LOG must be one of debug, info, warning, error, not 'bogus'; logging at warning\n"
+        )
+
+    @pytest.mark.parametrize("level", ["warning", "ERROR", ""])
+    def test_a_known_level_is_taken_quietly(self, hexlog, level):
+        assert hexlog("init").returncode == 0
+        assert hexlog("state", env={"HEXLOG_LOG": level}).stderr == ""

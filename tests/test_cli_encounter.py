@@ -817,3 +817,14 @@ class TestHelp:
     def test_the_encounter_flags_are_explained(self, subcommand, flags, explained):
         """The flags a referee describes the situation with are listed with what they mean."""
         assert explained in option_row(help_of(subcommand), *flags)
+
+
+def test_a_correction_to_the_count_already_recorded_is_a_refusal(hexlog):
+    """``encounter correct --monsters 4`` when it is 4: the state leaves nothing to correct, a refusal (exit 1)."""
+    start = ("encounter", "start", "--setting", "dungeon", "--monsters", "4")
+    for args in (("init",), ("session", "open"), ("party", "add", "Ann"), start):
+        assert hexlog(*args).returncode == 0
+    refused = hexlog("encounter", "correct", "--monsters", "4")
+    assert refused.returncode == 1
+    assert refused.stderr == "hexlog: error: the encounter already has 4 monsters: nothing to correct\n"
+    assert hexlog("encounter", "correct", "--monsters", "5").returncode == 0

@@ -298,3 +298,21 @@ class TestAbandonedSessionsInViews:
         assert "for wandering check [secret]" in hexlog("log", "--view", "player").stdout
         assert hexlog("export").returncode == 0
         assert "session s1: abandoned" in hexlog("state").stdout
+
+
+def test_a_receipt_of_another_campaign_than_the_one_audited_is_named_as_such(hexlog):
+    """``audit --campaign main --expect keep@1:...``: the receipt is of campaign keep, which the database holds; the
+    audit of main says so rather than that the log holds no campaign keep."""
+    for campaign in ("keep", "main"):
+        assert hexlog("init", "--campaign", campaign).returncode == 0
+    receipt = hexlog("receipt", "--campaign", "keep").stdout.split()[1]
+    assert receipt.startswith("keep@1:")
+    refused = hexlog("audit", "--campaign", "main", "--expect", receipt)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert refused.stderr == (
+        f"hexlog: error: receipt {receipt} is of campaign 'keep', not of 'main', the one audited: "
+        "check it with --campaign keep (or without --campaign, the whole database)\n"
+    )
+    assert hexlog("audit", "--campaign", "keep", "--expect", receipt).returncode == 0
+    assert hexlog("audit", "--expect", receipt).returncode == 0

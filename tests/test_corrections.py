@@ -152,7 +152,7 @@ class TestCorrectEncounter:
     def test_a_correction_that_changes_nothing_is_refused(self):
         t = Table()
         t.run(AWARE)
-        with pytest.raises(UsageError, match="already has 3 monsters"):
+        with pytest.raises(RuleRefusedError, match="already has 3 monsters"):
             t.run(enc.CorrectEncounter(monster_count=3))
         with pytest.raises(UsageError):
             t.run(enc.CorrectEncounter(monster_count=0))

@@ -99,15 +99,42 @@ class TestMalformedExports:
     @pytest.mark.usefixtures("played")
     @pytest.mark.parametrize("name", sorted(BAD_EXPORTS))
     def test_import_and_audit_refuse_it_in_one_line_and_write_nothing(self, hexlog, tmp_path: Path, name):
-        """Each is refused (exit 1) in one line by import and audit --file; import leaves no database behind."""
+        """Each is not an export at all: a malformed file (exit 2), named in one line by import and audit --file;
+        import leaves no database behind."""
         text = (tmp_path / "good.jsonl").read_text(encoding="utf-8")
         (tmp_path / "bad.jsonl").write_text(BAD_EXPORTS[name](text), encoding="utf-8")
         audited = hexlog("audit", "--file", "bad.jsonl")
-        assert audited.returncode == 1, (audited.stdout, audited.stderr)
-        one_line(audited.stderr)
+        assert audited.returncode == 2, (audited.stdout, audited.stderr)
+        assert one_line(audited.stderr).startswith("hexlog: error: bad.jsonl is not a hexlog export: ")
         imported = hexlog("import", "bad.jsonl", "--db", "copy.db")
+        assert imported.returncode == 2, imported.stderr
+        assert one_line(imported.stderr).startswith("hexlog: error: bad.jsonl is not a hexlog export: ")
+        assert not list(tmp_path.glob("copy.db*"))
+
+    @pytest.mark.usefixtures("played")
+    @pytest.mark.parametrize(
+        ("content", "says"),
+        [("hello\n", "line 1: bad JSON"), ('{"a": 1}\n', "line 1: missing attributes: data, ")],
+        ids=["not JSON", "no attributes"],
+    )
+    def test_a_file_that_is_no_export_is_a_malformed_file(self, hexlog, tmp_path, content, says):
+        (tmp_path / "bad.jsonl").write_text(content, encoding="utf-8")
+        for args in (("import", "bad.jsonl", "--db", "copy.db"), ("audit", "--file", "bad.jsonl")):
+            result = hexlog(*args)
+            assert result.returncode == 2, result.stderr
+            assert f"bad.jsonl is not a hexlog export: {says}" in one_line(result.stderr)
+        assert not list(tmp_path.glob("copy.db*"))
+
+    @pytest.mark.usefixtures("played")
+    def test_an_export_that_does_not_verify_is_refused(self, hexlog, tmp_path):
+        """An export whose chain breaks is an export all the same: import refuses it (exit 1), audit FAILED (1)."""
+        objs = _lines(tmp_path)
+        objs[1] = {**objs[1], "time": "2020-01-01T00:00:00Z"}  # not resealed: its hash no longer holds
+        (tmp_path / "forged.jsonl").write_text("".join(json.dumps(o) + "\n" for o in objs), encoding="utf-8")
+        imported = hexlog("import", "forged.jsonl", "--db", "copy.db")
         assert imported.returncode == 1, imported.stderr
-        one_line(imported.stderr)
+        assert "does not verify at line 2" in one_line(imported.stderr)
+        assert hexlog("audit", "--file", "forged.jsonl").returncode == 1
         assert not list(tmp_path.glob("copy.db*"))
 
     @pytest.mark.usefixtures("played")
@@ -126,7 +153,7 @@ class TestMalformedExports:
         (tmp_path / "forged.jsonl").write_text(_resealed(objs), encoding="utf-8")
         for args in (("audit", "--file", "forged.jsonl"), ("import", "forged.jsonl", "--db", "copy.db")):
             result = hexlog(*args)
-            assert result.returncode == 1
+            assert result.returncode == 2  # not an export: an event's id or time is not one
             assert says in one_line(result.stderr)
         assert not list(tmp_path.glob("copy.db*"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
 from fractions import Fraction
 from itertools import product
 from typing import TYPE_CHECKING
@@ -13,9 +14,10 @@ import pytest
 from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import encounter as enc
+from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
-from .conftest import run_hexlog, simulated_json
+from .conftest import IN_PROCESS, run_hexlog, simulated_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -293,3 +295,43 @@ def test_compare_refuses_a_setting_side_b_does_not_know_before_any_trial(
     assert words in refused.stderr
     assert "Traceback" not in refused.stderr
     assert refused.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("simulate", "travel", "--terrain", "swamp", "--days", "7", "--n", "50"),
+        ("simulate", "compare", "encounter", "--against", "ose", "--n", "5"),
+    ],
+    ids=["travel", "compare"],
+)
+@pytest.mark.skipif(not IN_PROCESS, reason="matplotlib is made missing in this process")
+def test_a_plot_without_matplotlib_is_refused_before_any_trial(tmp_path: Path, monkeypatch, args) -> None:
+    """matplotlib missing: the one line naming the extra, exit 2, and no trial run (nothing printed, no file)."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # its import fails, as where it is not installed
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+
+    def no_trial(*_args: object, **_kwargs: object) -> None:
+        pytest.fail("a trial ran")
+
+    monkeypatch.setattr(cli_simulate, "_run", no_trial)
+    refused = run_hexlog(*args, "--plot", "chart.png", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    assert refused.stderr == "hexlog: error: --plot needs matplotlib: pip install 'hexlog[plot]'\n"
+    assert not (tmp_path / "chart.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [(("simulate", "travel"), ""), (("simulate", "compare", "travel", "--against", "ose"), "side A (explore): ")],
+    ids=["travel", "compare"],
+)
+def test_a_terrain_the_rules_do_not_know_is_refused_naming_the_option_and_the_terrains(tmp_path: Path, args, where):
+    refused = run_hexlog(*args, "--terrain", "lava", "--n", "5", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stdout == ""
+    said = refused.stderr.removeprefix("hexlog: error: ")
+    assert said.startswith(f"{where}--terrain 'lava' is not one the rules know: bog, boggy_forest, ")
+    assert "swamp" in said
+    assert "hex 0,0" not in said

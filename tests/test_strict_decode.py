@@ -207,7 +207,7 @@ class TestFastWays:
 def demo_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The export of the demo campaign."""
     folder = tmp_path_factory.mktemp("demo")
-    for args in (("demo",), ("export", "--out", "e.jsonl")):
+    for args in (("demo",), ("export", "--campaign", "demo", "--out", "e.jsonl")):
         done = run_hexlog(*args, cwd=folder)
         assert done.returncode == 0, done.stderr
     return folder / "e.jsonl"

@@ -321,6 +321,13 @@ def toll(ctx: StepContext, command: DemandToll) -> None:
             ev.TollDemanded(hex=met.hex, kind=kind.value, gold=gold, tithe_pct=pct, worth=command.worth, reason=reason)
         )
         return
+    if command.worth:
+        lord = "a fighter's" if kind is Kind.FIGHTER else "a magic-user's"
+        msg = (
+            f"the castle at {met.hex} is {lord}: its toll is rolled in gold, and the worth the party carries "
+            "(--worth, a cleric's tithe) is not used there; leave it out"
+        )
+        raise RuleRefusedError(msg)
     part: Any = demands.fighter if kind is Kind.FIGHTER else demands.magic_user
     assert part is not None  # noqa: S101 - the rules' check
     rolled = ctx.roll(part.toll_dice, TOLL)

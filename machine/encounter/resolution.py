@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
-from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat
@@ -366,7 +366,7 @@ def correct(ctx: StepContext, command: CorrectEncounter) -> None:
         raise UsageError(msg)
     if command.monster_count == was:
         msg = f"the encounter already has {counted(was, 'monster')}: nothing to correct"
-        raise UsageError(msg)
+        raise RuleRefusedError(msg)
     ctx.emit(
         ev.EncounterCorrected(
             number=state.started.number,
