@@ -24,7 +24,7 @@ from hexlog.events.structure import fast_structure
 from hexlog.events.text_decoder import text_decoder
 from hexlog.events.vocabulary import Side
 
-from .conftest import run_hexlog
+from .conftest import run_hexlog, secret_file
 from .test_attacks import read_export, reseal, tamper, write_export
 from .test_event_registry import _finite_floats, _resolved
 
@@ -203,11 +203,17 @@ class TestFastWays:
 # -- through the command line ------------------------------------------------------------------------------------
 
 
+#: a secret on which the demo rolls dice with modifiers (two of them)
+DEMO_SECRET = bytes(range(32)).hex()
+
+
 @pytest.fixture(scope="module")
 def demo_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The export of the demo campaign."""
+    """The export of the demo campaign, played on a fixed secret whose dice give rolls with modifiers (the nested
+    cases need one)."""
     folder = tmp_path_factory.mktemp("demo")
-    for args in (("demo",), ("export", "--campaign", "demo", "--out", "e.jsonl")):
+    played = ("demo", "--secret-file", secret_file(folder, DEMO_SECRET))
+    for args in (played, ("export", "--campaign", "demo", "--out", "e.jsonl")):
         done = run_hexlog(*args, cwd=folder)
         assert done.returncode == 0, done.stderr
     return folder / "e.jsonl"
