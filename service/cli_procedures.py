@@ -20,11 +20,9 @@ import typer
 from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, help_of_flag, limits_of
-from hexlog.machine.hexmap import grid
-from hexlog.machine.travel.commands import DeclareRoute
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -144,9 +142,7 @@ def _callback(procedure: Procedure, cls: type[Command]) -> Callable[..., None]:
 
     def callback(**given: Any) -> None:
         db, campaign = given.pop("db"), given.pop("campaign")
-        command = cls(**values(cls, given))
-        check_at_the_door(command)
-        run(db, campaign, procedure, command)
+        run(db, campaign, procedure, cls(**values(cls, given)))
 
     params = [
         inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=Path("hexlog.db"), annotation=DbOption),
@@ -156,17 +152,6 @@ def _callback(procedure: Procedure, cls: type[Command]) -> Callable[..., None]:
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__doc__ = cls.__doc__
     return callback
-
-
-def check_at_the_door(command: Command) -> None:
-    """``UsageError`` for what the command line refuses although a log may hold it (the audit re-runs what logs
-    hold): a route without a heading, which would move nowhere and still roll the secret lost check."""
-    if isinstance(command, DeclareRoute) and not command.headings:
-        msg = (
-            "travel route needs at least one heading, one per hex to enter in order: "
-            f"{', '.join(grid.HEADINGS)} (e.g. hexlog travel route N NE)"
-        )
-        raise UsageError(msg)
 
 
 def _optional(kind: Any) -> bool:

@@ -192,20 +192,3 @@ def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the
     assert "travel points left today 2 " in player
     for leak in ("(2 TP", "6 left", "4 left", "left today 4", "truly", "3,2 (meadow)"):
         assert leak not in player, leak
-
-
-@pytest.mark.parametrize("night", [(), ("--night",)], ids=["day", "night"])
-def test_a_route_without_a_heading_is_refused_naming_the_headings(journey, night) -> None:
-    """No heading: bad usage (exit 2) naming what a heading is; no lost roll, nothing written."""
-    hexlog = journey
-    assert hexlog("travel", "weather").returncode == 0
-    before = version(hexlog)
-    refused = hexlog("travel", "route", *night)
-    assert refused.returncode == 2
-    assert refused.stdout == ""
-    assert refused.stderr == (
-        "hexlog: error: travel route needs at least one heading, one per hex to enter in order: "
-        "N, NE, SE, S, SW, NW (e.g. hexlog travel route N NE)\n"
-    )
-    assert version(hexlog) == before
-    assert hexlog("travel", "route", "N", *night).returncode == 0
