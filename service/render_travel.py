@@ -53,7 +53,8 @@ def _day(e: ev.DayStarted) -> str:
 
 
 def _lost(e: ev.LostChecked) -> str:
-    verdict = f"LOST: the party truly heads {e.heading} ({' '.join(e.true_route)})" if e.lost else "not lost"
+    route = f" ({' '.join(e.true_route)})" if e.true_route else " (it stays in its hex today)"
+    verdict = f"LOST: the party truly heads {e.heading}{route}" if e.lost else "not lost"
     return f"lost check ({e.row}, lost on {_faces(e.lost_on)}): {verdict}{rolls_named(referee=e.referee_rolls)}"
 
 
