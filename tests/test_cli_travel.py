@@ -192,3 +192,27 @@ def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the
     assert "travel points left today 2 " in player
     for leak in ("(2 TP", "6 left", "4 left", "left today 4", "truly", "3,2 (meadow)"):
         assert leak not in player, leak
+
+
+def test_a_route_with_no_heading_keeps_the_party_in_its_hex_and_its_lost_check_says_so(hexlog, tmp_path) -> None:
+    """``travel route`` with no heading declares a day spent in the party's hex (to search it): it is recorded, and
+    the referee's lost check says the party stays, never an empty route in brackets."""
+    (tmp_path / "lost.toml").write_text(ALWAYS_LOST, encoding="utf-8")
+    (tmp_path / "bog.toml").write_text(BOG_NORTH, encoding="utf-8")
+    for args in (
+        ("init", "--ruleset", "explore", "--rules", "lost.toml"),
+        ("session", "open"),
+        ("party", "add", "Ann"),
+        ("map", "load", "bog.toml"),
+        ("travel", "start", "2,3"),
+        ("travel", "weather", "--set", "overcast"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    stayed = hexlog("travel", "route")
+    assert stayed.returncode == 0, stayed.stderr
+    referee = hexlog("log").stdout
+    assert "route declared: (stay)" in referee
+    assert "LOST: the party truly heads NE (it stays in its hex today)" in referee
+    assert "()" not in referee
+    assert hexlog("travel", "search").returncode == 0
