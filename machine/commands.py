@@ -119,6 +119,17 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     return attrs.field(default=default, metadata=meta)
 
 
+def intelligent_arg(who: str = "monsters") -> Any:
+    """The ``intelligent`` argument of a command that meets or flees ``who``: true unless ``--unintelligent``."""
+    return arg(
+        True,  # noqa: FBT003 - a default
+        help=f"the {who} are intelligent",
+        flag="--unintelligent",
+        negate=True,
+        flag_help=f"the {who} are not intelligent",
+    )
+
+
 def help_of_flag(field: attrs.Attribute[Any]) -> str:
     """What the option that sets a field means on the command line: the field's sentence, or the flag's own when
     the flag says the opposite of the field."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg
+from hexlog.machine.commands import Command, arg, intelligent_arg
 
 
 @attrs.frozen(kw_only=True)
@@ -57,13 +57,7 @@ class MeetEncounter(Command):
 
     name: str = arg("", help="a name for the encounter")
     monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
-    intelligent: bool = arg(
-        True,  # noqa: FBT003 - a default
-        help="the monsters are intelligent",
-        flag="--unintelligent",
-        negate=True,
-        flag_help="the monsters are not intelligent",
-    )
+    intelligent: bool = intelligent_arg()
     monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
     monsters_light: bool = arg(False, help="the monsters carry light")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg
+from hexlog.machine.commands import Command, arg, intelligent_arg
 
 BY_HELP = "the party member who does it"
 DOOR_HELP = "which door, in the referee's words (the delve remembers a labelled door: locked, stuck, forced, spiked)"
@@ -107,13 +107,7 @@ class Meet(Command):
 
     name: str = arg("", help="a name for the encounter (default: the wandering monster)")
     monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
-    intelligent: bool = arg(
-        True,  # noqa: FBT003 - a default
-        help="the monsters are intelligent",
-        flag="--unintelligent",
-        negate=True,
-        flag_help="the monsters are not intelligent",
-    )
+    intelligent: bool = intelligent_arg()
     monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
     monsters_light: bool = arg(False, help="the monsters carry light")  # noqa: FBT003 - a default
     party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default

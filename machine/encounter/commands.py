@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from hexlog.events.vocabulary import Side
-from hexlog.machine.commands import Command, arg
+from hexlog.machine.commands import Command, arg, intelligent_arg
 
 SIDE_HELP = "party or monsters"
 NOTE_HELP = "what happens, in words"
@@ -26,13 +26,7 @@ class StartEncounter(Command):
     party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
     monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
-    intelligent: bool = arg(
-        True,  # noqa: FBT003 - a default
-        help="the monsters are intelligent",
-        flag="--unintelligent",
-        negate=True,
-        flag_help="the monsters are not intelligent",
-    )
+    intelligent: bool = intelligent_arg()
     monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
     terrains: tuple[str, ...] = arg(
         (),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg
+from hexlog.machine.commands import Command, arg, intelligent_arg
 
 
 @attrs.frozen(kw_only=True)
@@ -36,13 +36,7 @@ class StartPursuit(Command):
         least=0,
     )
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
-    intelligent: bool = arg(
-        True,  # noqa: FBT003 - a default
-        help="the pursuers are intelligent",
-        flag="--unintelligent",
-        negate=True,
-        flag_help="the pursuers are not intelligent",
-    )
+    intelligent: bool = intelligent_arg("pursuers")
     evasion_failed: bool = arg(False, help="the party's evasion roll was already made and failed")  # noqa: FBT003 - a default
     encounter: int = arg(0, help="the encounter it comes from (0: none)", least=0)
 
