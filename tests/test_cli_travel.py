@@ -166,9 +166,9 @@ BOG_NORTH = "\n".join(
 )
 
 
-def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the_true_ones(hexlog, tmp_path) -> None:
-    """Believed in the bog 2,2 (3 points to enter, 3 to search), truly in the meadow 3,2 (2 and 2): a player's
-    timeline and state give the bog's costs and the points they leave; the referee's say where the party truly is."""
+def lost_by_the_bog(hexlog, tmp_path: Path, *then: tuple[str, ...]) -> None:
+    """A party always lost (truly heading NE) starts its day on the meadow 2,3 south of the bog, in overcast
+    weather; then the commands ``then``, each of which must succeed."""
     (tmp_path / "lost.toml").write_text(ALWAYS_LOST, encoding="utf-8")
     (tmp_path / "bog.toml").write_text(BOG_NORTH, encoding="utf-8")
     for args in (
@@ -178,12 +178,16 @@ def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the
         ("map", "load", "bog.toml"),
         ("travel", "start", "2,3"),
         ("travel", "weather", "--set", "overcast"),
-        ("travel", "route", "N"),
-        ("travel", "move"),
-        ("travel", "search"),
+        *then,
     ):
         done = hexlog(*args)
         assert done.returncode == 0, (args, done.stderr)
+
+
+def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the_true_ones(hexlog, tmp_path) -> None:
+    """Believed in the bog 2,2 (3 points to enter, 3 to search), truly in the meadow 3,2 (2 and 2): a player's
+    timeline and state give the bog's costs and the points they leave; the referee's say where the party truly is."""
+    lost_by_the_bog(hexlog, tmp_path, ("travel", "route", "N"), ("travel", "move"), ("travel", "search"))
     referee = hexlog("log").stdout
     assert "truly in 3,2 (meadow) - lost" in referee  # the check can fail: the referee reads the truth
     player = hexlog("log", "--view", "player").stdout + hexlog("state", "--view", "player").stdout
@@ -197,18 +201,7 @@ def test_the_player_view_of_a_lost_party_gives_the_believed_hexs_costs_never_the
 def test_a_route_with_no_heading_keeps_the_party_in_its_hex_and_its_lost_check_says_so(hexlog, tmp_path) -> None:
     """``travel route`` with no heading declares a day spent in the party's hex (to search it): it is recorded, and
     the referee's lost check says the party stays, never an empty route in brackets."""
-    (tmp_path / "lost.toml").write_text(ALWAYS_LOST, encoding="utf-8")
-    (tmp_path / "bog.toml").write_text(BOG_NORTH, encoding="utf-8")
-    for args in (
-        ("init", "--ruleset", "explore", "--rules", "lost.toml"),
-        ("session", "open"),
-        ("party", "add", "Ann"),
-        ("map", "load", "bog.toml"),
-        ("travel", "start", "2,3"),
-        ("travel", "weather", "--set", "overcast"),
-    ):
-        done = hexlog(*args)
-        assert done.returncode == 0, (args, done.stderr)
+    lost_by_the_bog(hexlog, tmp_path)
     stayed = hexlog("travel", "route")
     assert stayed.returncode == 0, stayed.stderr
     referee = hexlog("log").stdout
