@@ -16,9 +16,11 @@ from hexlog.events.base import Event
 
 @attrs.frozen(kw_only=True)
 class JourneyStarted(Event):
-    """The party sets out from a hex (its true position, which it knows)."""
+    """The party sets out from a hex (its true position, which it knows), with the delves, pursuits and chases under
+    way as it does (version 2: a day in which one goes on is no rest, whenever it began)."""
 
     type_name: ClassVar[str] = "travel.started"
+    schema_version: ClassVar[int] = 2
     hex: str
     season: str
     party: tuple[str, ...]
@@ -28,6 +30,14 @@ class JourneyStarted(Event):
     afloat: bool = False
     mounted: bool = False
     vehicles: bool = False
+    #: the procedures of exertion under way as the party sets out (``dungeon``, ``pursuit``, ``chase``; version 2)
+    exerting: tuple[str, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded none: a delve, pursuit or chase begun before the campaign's first journey went uncounted,
+        as its release ran it."""
+        return {**data, "exerting": []}
 
 
 @attrs.frozen(kw_only=True)

@@ -39,6 +39,7 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.table import stream_for
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.state import EXERTION, Member
@@ -56,9 +57,10 @@ RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase 
 
 
 class Trip:
-    """Explore (a rest day owed every `every` travel days); Al and Bo set out in winter from a meadow."""
+    """Explore (a rest day owed every `every` travel days); Al and Bo set out in winter from a meadow (after the
+    commands ``before``)."""
 
-    def __init__(self, *, every: int = 6, dice: bool = False) -> None:
+    def __init__(self, *, every: int = 6, dice: bool = False, before: tuple[c.Command, ...] = ()) -> None:
         self.script: list[int] = []
         roller = None if dice else (lambda _table: ScriptedRoller(self.script))
         self.h = Handler(MemoryStore(), MemoryKeeper(), roller=roller)
@@ -69,6 +71,8 @@ class Trip:
         self.run(c.AddMember(name="Al"))
         self.run(c.AddMember(name="Bo"))
         self.run(SetHex(hex="2,2", terrain="meadow"))
+        for command in before:
+            self.run(command)
         self.run(t.StartJourney(hex="2,2", season="winter"))
 
     def run(self, command: c.Command, *faces: int) -> list[Any]:
@@ -336,6 +340,76 @@ class TestADelveIsNoRest:
         trip.run(t.EndJourney())
         delve(trip, 24)
         trip.run(AdvanceClock(duration="24 hours"))
+        trip.run(c.CloseSession())
+        assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+
+ENTER = dg.EnterDungeon(name="the barrow", every_turns=1000)
+
+
+def recorded(trip: Trip) -> list[Any]:
+    return [decode(r.envelope) for r in trip.h.store.read_stream(stream_for(CAMPAIGN))]
+
+
+def home_from_the_first_journey(before: tuple[c.Command, ...], *, dice: bool = False) -> Trip:
+    """``exhausted_and_home``, the commands ``before`` run before the campaign's first journey."""
+    trip = Trip(every=1, dice=dice, before=before)
+    trip.day()
+    trip.day()
+    trip.run(t.EndJourney())
+    assert trip.state.members["Al"].exhaustion == 1
+    return trip
+
+
+class TestExertionBegunBeforeTheFirstJourney:
+    """A delve, pursuit or chase under way in the counted day breaks the rest, whenever it began: a delve begun before
+    the campaign's first journey too (``travel.started`` version 2 records those under way as the journey sets out; a
+    pursuit under way refuses the journey's start)."""
+
+    def test_the_journey_records_the_delve_under_way(self) -> None:
+        trip = Trip(before=(ENTER,))
+        assert only(recorded(trip), ev.JourneyStarted).exerting == ("dungeon",)
+        assert trip.state.exerting == frozenset({"dungeon"})
+        assert only(recorded(Trip()), ev.JourneyStarted).exerting == ()
+
+    def test_a_delve_begun_before_the_first_journey_rests_nobody_while_under_way(self) -> None:
+        """Two days on the clock in the dungeon after the journey rest nobody; the day is counted from the delve's
+        end."""
+        trip = home_from_the_first_journey((ENTER,))
+        assert not [e for e in trip.run(AdvanceClock(duration="2 days")) if isinstance(e, ev.Rested)]
+        assert trip.state.members["Al"].exhaustion == 1
+        trip.run(dg.LeaveDungeon())
+        assert not [e for e in trip.run(AdvanceClock(duration="23 hours")) if isinstance(e, ev.Rested)]
+        assert penalty(trip) == -1
+        assert only(trip.run(AdvanceClock(duration="1 hour")), ev.Rested).members == ("Al", "Bo")
+        assert penalty(trip) == 0
+
+    def test_the_state_view_counts_no_hours_while_it_is_under_way(self) -> None:
+        trip = home_from_the_first_journey((ENTER,))
+        trip.run(AdvanceClock(duration="5 hours"))
+        table = trip.h.load(CAMPAIGN)
+        assert travel_lines(trip.state, table, player=False)[-1] == (
+            "  no rest while a delve is under way: a full day after it ends rests the party"
+        )
+        trip.run(dg.LeaveDungeon())
+        trip.run(AdvanceClock(duration="5 hours"))
+        assert travel_lines(trip.state, table, player=False)[-1] == (
+            "  5 hours without travel, a delve, a pursuit or a chase: a full day rests the party"
+        )
+
+    def test_a_delve_ended_before_the_first_journey_is_not_recorded(self) -> None:
+        trip = home_from_the_first_journey((ENTER, dg.LeaveDungeon()))
+        assert only(recorded(trip), ev.JourneyStarted).exerting == ()
+        assert trip.state.exerting == frozenset()
+        assert only(trip.run(AdvanceClock(duration="1 day")), ev.Rested)
+
+    def test_on_committed_dice_it_audits_clean(self) -> None:
+        trip = home_from_the_first_journey((ENTER,), dice=True)
+        assert not [e for e in trip.run(AdvanceClock(duration="2 days")) if isinstance(e, ev.Rested)]
+        trip.run(dg.LeaveDungeon())
+        assert only(trip.run(AdvanceClock(duration="1 day")), ev.Rested)
         trip.run(c.CloseSession())
         assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)

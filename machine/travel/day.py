@@ -27,7 +27,7 @@ from hexlog.machine.travel.rules import (
     WildernessOptions,
     WildernessTables,
 )
-from hexlog.machine.travel.state import TravelState, journey
+from hexlog.machine.travel.state import EXERTION, TravelState, journey
 
 if TYPE_CHECKING:
     from hexlog.machine.hexmap.state import Hex
@@ -42,7 +42,8 @@ HOUR_SECONDS = 3600
 
 
 def start(ctx: StepContext, command: c.StartJourney) -> None:
-    """Set out: the slowest member's speed gives the day's travel points (§4.6)."""
+    """Set out: the slowest member's speed gives the day's travel points (§4.6); a delve, pursuit or chase under way
+    is recorded, since no day it goes on in is rest."""
     if command.season not in SEASONS:
         msg = f"season must be one of {', '.join(SEASONS)}, not {command.season!r}"
         raise UsageError(msg)
@@ -60,6 +61,7 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
             afloat=command.afloat,
             mounted=command.mounted,
             vehicles=command.vehicles,
+            exerting=tuple(name for name in EXERTION if ctx.registry.procedure(name).is_open(ctx.state(name))),
         )
     )
 

@@ -147,7 +147,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 mounted=event.mounted,
                 vehicles=event.vehicles,
                 members={name: kept.get(name, Member()) for name in event.party},
-                exerting=state.exerting if state is not None else frozenset(),
+                exerting=(state.exerting if state is not None else frozenset()) | frozenset(event.exerting),
             )
     if state is None:
         return None
