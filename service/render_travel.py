@@ -151,6 +151,11 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
         )
     else:
         lines.append(f"  truly in {state.hex}; the party believes it is in {state.believed} (LOST)")
+    if state.fled:
+        lines.append(
+            f"  it fled {counted(state.fled, 'hex')} since it last knew where it was, not knowing which way it ran:"
+            " it may be that far off"
+        )
     flags = f" ({', '.join(state.flags)})" if state.flags else ""
     lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
     forced = ", forced march" if state.forced else ""

@@ -27,9 +27,15 @@ from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, ev
 LIMIT_AFTER_THE_JOURNEY = (
     "what the party does once its journey has ended: a full day of game time with no journey under way counts "
     "as its rest day (exhaustion, an owed rest and the travel days counted are cleared) when no delve, pursuit or "
-    "chase was under way in it (a day in a dungeon, fleeing or chasing is no rest: the day is counted afresh from "
-    "its end; a night in camp, a castle's visit or an encounter alone does not break it); travel rest gives one at "
-    "once. A journey ended before travel.ended version 3 lets any full day count, as its release did."
+    "chase was under way in it, whenever it began (a day in a dungeon, fleeing or chasing is no rest: the day is "
+    "counted afresh from its end; a night in camp, a castle's visit or an encounter alone does not break it); "
+    "travel rest gives one at once. A journey ended before travel.ended version 3 lets any full day count, as its "
+    "release did."
+)
+LIMIT_FLIGHT_BEARINGS = (
+    "whether a party that flees during a journey knows which way it ran: the heading is the referee's secret, so "
+    "the hex it believes it is in stays where it was, and the journey counts the hexes it fled since it last knew "
+    "where it was (shown to the players too: it may be that far off); travel reveal-lost tells it where it is."
 )
 LIMIT_ROLLS_REACHED = (
     "exhaustion on all rolls: it reaches every roll made for the party or a member (the lost check, a search, "
@@ -76,7 +82,7 @@ TRAVEL = Procedure(
     modifiers=(exhaustion.modifiers,),
     due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock),),
     resume=Resume(trigger="resume", step=day.resumed),
-    limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_ROLLS_REACHED),
+    limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_FLIGHT_BEARINGS, LIMIT_ROLLS_REACHED),
     events=(
         ev.JourneyStarted,
         ev.DayStarted,

@@ -107,6 +107,6 @@ class TravelModel(Model):
         return not self.trip.forced or self.refuse("the party is already on a forced march today")
 
     def astray(self) -> bool:
-        """Only a party that is lost can learn it is."""
+        """Only a party that is lost, or fled without knowing which way, can learn where it is."""
         trip = self.trip
-        return trip.lost or trip.hex != trip.believed or self.refuse("the party is not lost")
+        return trip.lost or trip.hex != trip.believed or bool(trip.fled) or self.refuse("the party is not lost")

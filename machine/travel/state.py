@@ -1,5 +1,5 @@
-"""The travel day's folded state: where the party truly is and where it believes it is, the day's
-travel points, and each member's rest and exhaustion."""
+"""The travel day's folded state: where the party truly is and where it believes it is (and how many hexes it fled
+since it last knew, the way it ran unknown to it), the day's travel points, and each member's rest and exhaustion."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import attrs
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.procedure import PhaseChanged
-from hexlog.events.pursuit import PursuitRested
+from hexlog.events.pursuit import PursuitFled, PursuitRested
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -73,6 +73,9 @@ class TravelState:
     route: tuple[str, ...] = ()
     true_route: tuple[str, ...] = ()
     lost: bool = False
+    #: hexes fled in secret flights since the party last knew where it was: it does not know which way it ran, so
+    #: its true hex may be as far from the one it believes (the count is public, as ``pursuit.fled`` is)
+    fled: int = 0
     tp: int = 0
     forced: bool = False
     hexes_today: int = 0
@@ -127,6 +130,7 @@ READS: tuple[type[Event], ...] = (
     ev.DayEnded,
     ev.Rested,
     ev.JourneyEnded,
+    PursuitFled,
     PursuitRested,
     ClockAdvanced,
 )
@@ -200,7 +204,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
         case ev.TruePosition():
             return attrs.evolve(state, hex=event.hex)
         case ev.LostRevealed():
-            return attrs.evolve(state, lost=False, believed=event.hex, true_route=state.route)
+            return attrs.evolve(state, lost=False, believed=event.hex, true_route=state.route, fled=0)
         case ev.Searched():
             return attrs.evolve(state, tp=event.travel_points)
         case ev.WanderingChecked():
@@ -215,6 +219,8 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 carried=0,
                 rest_credit=0.0,
             )
+        case PursuitFled() if event.secret:  # a flight during a journey: its heading is the referee's
+            return attrs.evolve(state, fled=state.fled + 1)
         case PursuitRested():  # the rest after an escape is rest (A28): the pursuit's exertion is over
             return attrs.evolve(state, rest_credit=state.rest_credit + event.days, exerting=state.exerting - {PURSUIT})
         case ev.JourneyEnded():
