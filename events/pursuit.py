@@ -137,10 +137,13 @@ class HeadingRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class PursuitFled(Event):
-    """The party fled into the next hex (seed 004: heading by 1d6) or through another day (OSE)."""
+    """The party fled into the next hex (seed 004: heading by 1d6) or through another day (OSE).
+
+    During a journey the heading is the referee's, unless the players are told which way the party ran (version 3):
+    the hex it believes it is in then moves that way (``believed``)."""
 
     type_name: ClassVar[str] = "pursuit.fled"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: N, NE, SE, S, SW or NW; "" during a journey, when the heading is the referee's (``pursuit.heading_rolled``)
     heading: str = ""
     #: the heading's d6 (0 when it is the referee's)
@@ -150,9 +153,12 @@ class PursuitFled(Event):
     #: the pursuers are faster: they may catch the party
     pursuers_faster: bool
     #: the grid ends that way: the party runs along its edge and keeps to its hex (false when the heading is
-    #: the referee's: ``pursuit.heading_rolled`` says so)
+    #: the referee's: ``pursuit.heading_rolled`` says so; when the players were told it during a journey, the map
+    #: ends that way from the hex the party believes it is in, which it keeps to)
     held: bool = False
     rolls: tuple[int, ...] = ()
+    #: during a journey, told which way it ran: the hex the party believes it fled into (version 3; "" otherwise)
+    believed: str = ""
 
     @property
     def secret(self) -> bool:
@@ -163,6 +169,11 @@ class PursuitFled(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 named every heading, in public, journey or not: its data reads as version 2 unchanged."""
         return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 never told the players the heading during a journey: no believed hex moved."""
+        return {**data, "believed": ""}
 
 
 @attrs.frozen(kw_only=True)

@@ -64,6 +64,10 @@ def _rules(context: Context) -> str:
 def _fled(e: ev.PursuitFled, context: Context) -> str:
     if e.secret:
         where = "(which way is the referee's)"
+    elif e.believed and e.held:
+        where = f"{e.heading} (d6={e.face}), where the map ends: it believes it keeps to {e.believed}"
+    elif e.believed:
+        where = f"{e.heading} (d6={e.face}), into {e.believed} as it believes"
     elif e.held:
         where = "along the edge of the map, keeping to its hex"
     else:

@@ -10,6 +10,11 @@ hex, and reads the same whether the party was lost before it fled or not, or whe
 may tell the party where it is (``travel reveal-lost``), even when its flight led it back into the hex it believes
 it is in; the count then starts again.
 
+Told which way it ran (``pursuit flee --told``: the d6 is public, ``pursuit.fled`` version 3 names the hex the
+party believes it fled into), the party's belief moves that way from the hex it believed it was in, as a believed
+route does: where the map ends that way from it, the belief keeps to its hex; the true hex moves as in secret, and
+the players see the heading and their belief, never the true hex.
+
 A flight recorded before ``pursuit.fled`` version 2 named its heading in public, during a journey too; its release
 left the party's belief where it was and counted nothing, and so does the fold of such a log
 (``tests/golden/pursuit-v1.jsonl``), which audits as its release recorded it.
@@ -17,23 +22,35 @@ left the party's belief where it was and counted nothing, and so does the fold o
 
 from __future__ import annotations
 
+from typing import Any
+
+import attrs
 import pytest
 
+from hexlog.events import pursuit as pu_ev
 from hexlog.events import travel as travel_ev
+from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import RuleRefusedError
+from hexlog.events.hexmap import HexSet
 from hexlog.events.memory import MemoryStore
+from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
+from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as p
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
 from .test_lost_party_pursuit import CAMPAIGN, SOUTH, Journey, a_lost_pursuit
-from .test_pursuit_heading import V1_LOG
+from .test_lost_party_view import LOST, NORTH_EAST, only
+from .test_pursuit_heading import V1_LOG, visible
 
 #: the flight's d6: N
 NORTH = 1
@@ -132,3 +149,111 @@ class TestAVersion1Log:
         assert replay(store, "pursuit", REGISTRY).ok
         trip = Handler(store, MemoryKeeper()).load("pursuit").procedures["travel"]
         assert (trip.hex, trip.believed, trip.fled) == ("1,1", "0,0", 0)
+
+
+class HoledJourney(Journey):
+    """``Journey``'s lost party (believed in the bog at 2,2, truly at 3,2) on a map of meadows with no hex at 2,1,
+    north of the hex it believes it is in."""
+
+    def __init__(self) -> None:
+        self.script: list[int] = []
+        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        self.run(c.StartCampaign(ruleset="explore"))
+        self.run(c.OpenSession(secret_hex="4c" * 32))
+        for name in ("Ann", "Bo"):
+            self.run(c.AddMember(name=name, speed=60))
+        for col in range(6):
+            for row in range(6):
+                if (col, row) != (2, 1):
+                    self.run(SetHex(hex=f"{col},{row}", terrain="bog" if (col, row) == (2, 2) else "meadow"))
+        self.run(t.StartJourney(hex="2,3"))
+        self.run(t.RollWeather(weather="fog"))
+        self.run(t.DeclareRoute(headings=("N",)), LOST, NORTH_EAST)
+        self.run(t.Move())
+        assert (self.travel.hex, self.travel.believed) == ("3,2", "2,2")
+
+
+def told_flight(trip: Journey, face: int) -> list[Any]:
+    trip.run(p.StartPursuit(pursuers_speed=240, evasion_failed=True))
+    return trip.run(p.Flee(told=True), face)
+
+
+class TestToldWhichWayItRan:
+    """``pursuit flee --told``: the players are told the heading; the party's belief moves that way from the hex it
+    believed it was in (``pursuit.fled`` version 3 names it), as a believed route does."""
+
+    def test_a_lost_party_believes_it_ran_that_way(self) -> None:
+        """Believed at 2,2, truly at 3,2, it flees S: it believes it is at 2,3, truly at 3,3, still lost."""
+        trip = Journey("meadow")
+        events = told_flight(trip, SOUTH)
+        rolled = only(events, DiceRolled)
+        assert (rolled.purpose, rolled.visibility) == ("pursuit.flight", Visibility.PUBLIC)
+        assert not [e for e in events if isinstance(e, pu_ev.HeadingRolled)]
+        flight = only(events, pu_ev.PursuitFled)
+        assert (flight.heading, flight.face, flight.believed, flight.held) == ("S", SOUTH, "2,3", False)
+        assert flight.rolls == (rolled.nonce,)
+        truly = only(events, travel_ev.TruePosition)
+        assert (truly.hex, truly.lost) == ("3,3", True)
+        assert (trip.travel.hex, trip.travel.believed, trip.travel.fled) == ("3,3", "2,3", 0)
+        lines = travel_lines(trip, player=True)
+        assert lines[1] == "  the party is in 2,3 (as it believes)"
+        assert not [line for line in lines if "fled" in line]
+
+    def test_a_party_that_knew_where_it_was_still_does(self) -> None:
+        trip = Journey("meadow")
+        trip.run(t.RevealLost(reason="the referee says so"))
+        events = told_flight(trip, NORTH)
+        assert only(events, pu_ev.PursuitFled).believed == "3,1"
+        assert (only(events, travel_ev.TruePosition).hex, only(events, travel_ev.TruePosition).lost) == ("3,1", False)
+        assert travel_lines(trip, player=False)[1] == "  the party is in 3,1"
+
+    def test_where_the_map_ends_its_belief_keeps_to_its_hex(self) -> None:
+        """No hex N of 2,2: the belief keeps to 2,2 (a believed route stops where the map ends); truly it runs into
+        3,1."""
+        trip = HoledJourney()
+        events = told_flight(trip, NORTH)
+        flight = only(events, pu_ev.PursuitFled)
+        assert (flight.heading, flight.believed, flight.held) == ("N", "2,2", True)
+        assert only(events, travel_ev.TruePosition).hex == "3,1"
+        assert (trip.travel.hex, trip.travel.believed) == ("3,1", "2,2")
+        assert render.describe(flight) == (
+            f"the party flees N (d6={NORTH}), where the map ends: it believes it keeps to 2,2: 1 fled so far; faster "
+            f"pursuers follow [rolls #{flight.rolls[0]}]"
+        )
+
+    def test_the_players_see_the_heading_and_their_belief_never_the_true_hex(self) -> None:
+        trip = Journey("meadow")
+        told_flight(trip, SOUTH)
+        seen = visible([decode(r.envelope) for r in trip.records()])
+        assert not [e for e in seen if isinstance(e, travel_ev.TruePosition | pu_ev.HeadingRolled)]
+        assert [e.believed for e in seen if isinstance(e, pu_ev.PursuitFled)] == ["2,3"]
+        placed = [e for e in seen if not isinstance(e, HexSet)]
+        assert not [e for e in placed if {getattr(e, "hex", ""), getattr(e, "believed", "")} & {"3,2", "3,3"}]
+
+    def test_without_a_journey_it_moves_nothing(self) -> None:
+        trip = Journey("meadow")
+        trip.run(t.CheckWandering(), 1)
+        trip.run(t.EndDay())
+        trip.run(t.EndJourney())
+        flight = only(told_flight(trip, SOUTH), pu_ev.PursuitFled)
+        assert (flight.heading, flight.believed) == ("S", "")
+        assert (trip.travel.hex, trip.travel.believed) == ("3,2", "2,2")
+
+    def test_told_flights_audit_clean_and_a_forged_belief_is_caught(self) -> None:
+        trip = Journey("meadow")
+        told_flight(trip, SOUTH)
+        trip.run(p.Catch(), 4)
+        trip.run(p.RollEvasion(), 99)
+        trip.run(p.Flee(told=True), SOUTH)
+        trip.run(p.Catch(), 4)
+        trip.run(p.RollEvasion(), 1)
+        trip.run(p.Rest(), 1, 1)
+        assert (trip.travel.hex, trip.travel.believed) == ("3,4", "2,4")
+        report = audit_envelopes(read_export(list(export_lines(trip.h.store, CAMPAIGN))))
+        assert report.findings == (), report.text()
+        events = [decode(r.envelope) for r in trip.records()]
+        at = next(i for i, e in enumerate(events) if isinstance(e, pu_ev.PursuitFled))
+        events[at] = attrs.evolve(events[at], believed="2,2")
+        issues = check_decision_events(events).issues
+        assert at in [i.at for i in issues]
+        assert any("believed" in i.reason for i in issues)

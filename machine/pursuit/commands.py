@@ -50,6 +50,12 @@ class RollEvasion(Command):
 class Flee(Command):
     """The party flees into a random hex (1d6: N, NE, SE, S, SW, NW); under OSE a day of flight."""
 
+    told: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help="during a journey, the players are told which way the party ran: the d6 is public and the hex it "
+        "believes it is in moves that way (by default the heading is the referee's)",
+    )
+
 
 @attrs.frozen(kw_only=True)
 class FleeInPublic(Command):

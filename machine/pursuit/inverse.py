@@ -4,8 +4,10 @@ A flight during a journey is decided by its secret heading (``HeadingRolled``); 
 ``PursuitFled`` after it names no heading and is the re-run step's own record after that decision, so
 one that follows no such decision is a finding (``follows_only``). A flight recorded before
 ``pursuit.fled`` version 2 rolled its heading in public even during a journey, and is re-run as it was
-(``FleeInPublic``). An evasion roll, a catch roll or a rest recorded before version 2 of its event read the
-terrain of the party's true hex during a journey, and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
+(``FleeInPublic``). A flight whose heading the players were told during a journey (``pursuit.fled`` version 3
+names the hex the party believes it fled into) is re-run told (``Flee(told=True)``). An evasion roll, a catch
+roll or a rest recorded before version 2 of its event read the terrain of the party's true hex during a journey,
+and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
 ``RestTrueHex``); since then they read the hex the party believes it is in. An evasion roll recorded before version
 3 was made for nobody, so exhaustion did not reach it, and is re-run so (``RollEvasionForNobody``, and
 ``RollEvasionTrueHex`` before version 2).
@@ -51,7 +53,7 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
         case ev.HeadingRolled():
             return Flee()
         case ev.PursuitFled():
-            return None if event.secret else Flee()
+            return None if event.secret else Flee(told=bool(event.believed))
         case ev.CatchRolled():
             return Catch()
         case ev.ContinueChecked():

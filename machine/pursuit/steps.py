@@ -214,7 +214,7 @@ def _roll_evasion(ctx: StepContext, *, true_hex: bool, for_party: bool) -> None:
     )
 
 
-def flee(ctx: StepContext, command: c.Flee) -> None:  # noqa: ARG001 - the step signature
+def flee(ctx: StepContext, command: c.Flee) -> None:
     """1d6 for the heading; a journey's true hex moves that way; the flight's time passes.
 
     During a journey the party's true hex is the referee's, and so is the heading that leads it there:
@@ -222,8 +222,13 @@ def flee(ctx: StepContext, command: c.Flee) -> None:  # noqa: ARG001 - the step 
     with the hex it leads to, before the public ``PursuitFled``, which names no heading. A hex on the
     grid that the map does not have yet is refused (the referee draws it, and the same roll decides
     again); where the grid itself ends, the party keeps to its hex.
+
+    Told which way it ran (``told``), the players see the d6, and the hex the party believes it is in moves
+    that way as a believed route does: where the map ends that way from it, the belief keeps to its hex
+    (``PursuitFled.believed``, ``held``); the true hex moves as it would in secret.
     """
-    _flee(ctx, secret=_journey(ctx) is not None)
+    journey = _journey(ctx) is not None
+    _flee(ctx, secret=journey and not command.told, told=journey and command.told)
 
 
 def flee_in_public(ctx: StepContext, command: c.FleeInPublic) -> None:  # noqa: ARG001 - the step signature
@@ -232,7 +237,16 @@ def flee_in_public(ctx: StepContext, command: c.FleeInPublic) -> None:  # noqa: 
     _flee(ctx, secret=False)
 
 
-def _flee(ctx: StepContext, *, secret: bool) -> None:
+def _believed_after(ctx: StepContext, trip: TravelState, heading: str) -> tuple[str, bool]:
+    """Where a party told which way it ran believes it fled to, and whether the map ends that way (it keeps to the
+    hex it believes it is in, as a believed route stops where the map ends)."""
+    ahead = grid.neighbour(trip.believed, heading)
+    if ahead is None or _map(ctx).hex(ahead) is None:
+        return trip.believed, True
+    return ahead, False
+
+
+def _flee(ctx: StepContext, *, secret: bool, told: bool = False) -> None:
     state = under_way(ctx)
     visibility = Visibility.REFEREE if secret else Visibility.PUBLIC
     rolled = ctx.roll("1d6", "pursuit.flight", visibility=visibility)
@@ -246,18 +260,28 @@ def _flee(ctx: StepContext, *, secret: bool) -> None:
         raise RuleRefusedError(msg)
     held = trip is not None and target is None
     fled, faster = state.hexes_fled + 1, state.pursuers_faster
+    believed = ""
     if secret and trip is not None:
         where = target if target is not None else trip.hex
         ctx.emit(ev.HeadingRolled(heading=heading, face=face, hex=where, held=held, referee_rolls=(rolled.nonce,)))
         ctx.emit(ev.PursuitFled(hexes_fled=fled, pursuers_faster=faster))
     else:
+        belief_held = held
+        if told and trip is not None:
+            believed, belief_held = _believed_after(ctx, trip, heading)
         ctx.emit(
             ev.PursuitFled(
-                heading=heading, face=face, hexes_fled=fled, pursuers_faster=faster, held=held, rolls=(rolled.nonce,)
+                heading=heading,
+                face=face,
+                hexes_fled=fled,
+                pursuers_faster=faster,
+                held=belief_held,
+                rolls=(rolled.nonce,),
+                believed=believed,
             )
         )
     if trip is not None and place is not None and target is not None:
-        ctx.emit(travel_ev.TruePosition(hex=target, terrain=place.terrain, lost=target != trip.believed))
+        ctx.emit(travel_ev.TruePosition(hex=target, terrain=place.terrain, lost=target != (believed or trip.believed)))
     seconds = _table(ctx).flight_seconds
     flees = "the party flees" if secret else f"the party flees {heading}"
     ctx.advance(Span(seconds=seconds), reason=f"pursuit {state.started.number}: {flees}")

@@ -219,6 +219,8 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 carried=0,
                 rest_credit=0.0,
             )
+        case PursuitFled() if event.believed:  # told which way it ran, its belief moves that way
+            return attrs.evolve(state, believed=event.believed)
         case PursuitFled() if event.secret:  # a flight during a journey: its heading is the referee's
             return attrs.evolve(state, fled=state.fled + 1)
         case PursuitRested():  # the rest after an escape is rest (A28): the pursuit's exertion is over
