@@ -1,7 +1,8 @@
 """The pursuit's steps: where the rules roll the dice and decide, one per command.
 
-A flight moves the party's true hex (``travel.true_position``) when a journey is under way and lets
-the flight's time pass on the clock. A catch hands an encounter off (the pursuit resumes, caught,
+A flight moves the party's true hex (``travel.true_position``) when a journey is under way (and, when the players
+are told which way it ran, the hex it believes it is in: ``pursuit.fled``'s ``believed``) and lets the flight's time
+pass on the clock. A catch hands an encounter off (the pursuit resumes, caught,
 when it concludes). The rest after an escape is half a day per hex fled on the clock, with a
 wilderness encounter roll per half day (seed 004 §4.14 step 5). The evasion roll is the pursued party's, made for
 it (a low total is good, so its exhaustion raises the total, counted against it: seed 004 §4.16 "-1 to all
