@@ -19,15 +19,18 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.chain import GENESIS, canonical_json, sealed_rows
-from hexlog.events.codec import decode_record
+from hexlog.events.codec import decode_stored, text_decoder_of
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
 from hexlog.events.sqlite_schema import loads, records, stored_data
 from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, row_value
+from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from hexlog.events.base import Event
     from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
+    from hexlog.events.text_decoder import TextDecoder
 
 #: an event as the store keeps it: the row of ``sqlite_schema.COLUMNS`` a SQL store writes (position, stream, stream
 #: version, id, type, schema version, source, time, data as canonical JSON, prevhash, hash)
@@ -161,11 +164,9 @@ class MemoryStore:
         for page in self.payload_pages(stream_id, from_version):
             yield from page
 
-    def payload_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[Payload]]:
-        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
-        a page (a list) at a time."""
+    def _pages(self, stream_id: str, from_version: int, to_version: int | None) -> Iterator[list[Row]]:
+        """The stream's rows from ``from_version`` to ``to_version`` (its end when None), in order, a page at a
+        time."""
         start = max(from_version, 1)
         while True:
             if self._unsealed and start <= self._versions.get(stream_id, 0):
@@ -175,25 +176,24 @@ class MemoryStore:
             stop = min(end, start - 1 + PAGE_SIZE)
             if stop < start:
                 return
-            yield [(row[2], row[3], row[4], row[5], stored_data(row)) for row in stream[start - 1 : stop]]
+            yield stream[start - 1 : stop]
             start = stop + 1
+
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
+        a page (a list) at a time."""
+        for rows in self._pages(stream_id, from_version, to_version):
+            yield [(row[2], row[3], row[4], row[5], stored_data(row)) for row in rows]
 
     def event_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
     ) -> Iterator[list[StoredEvent]]:
         """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
         at a time."""
-        start = max(from_version, 1)
-        while True:
-            if self._unsealed and start <= self._versions.get(stream_id, 0):
-                self._seal()
-            stream = self._streams.get(stream_id, [])
-            end = len(stream) if to_version is None else min(len(stream), to_version)
-            stop = min(end, start - 1 + PAGE_SIZE)
-            if stop < start:
-                return
-            yield [(r.version, r.envelope.id, decode_record(r)) for r in records(stream[start - 1 : stop])]
-            start = stop + 1
+        for rows in self._pages(stream_id, from_version, to_version):
+            yield [(row[2], row[3], event) for row, event in zip(rows, _events(rows), strict=True)]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""
@@ -211,11 +211,11 @@ class MemoryStore:
         while True:
             if self._unsealed and start < self._count:
                 self._seal()
-            page = records(self._log[start : start + PAGE_SIZE])
-            if not page:
+            rows = self._log[start : start + PAGE_SIZE]
+            if not rows:
                 return
-            yield [(r.position, r.stream_id, r.version, r.envelope.id, decode_record(r)) for r in page]
-            start += len(page)
+            yield [(row[0], row[1], row[2], row[3], event) for row, event in zip(rows, _events(rows), strict=True)]
+            start += len(rows)
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
@@ -262,3 +262,19 @@ class MemoryStore:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _events(rows: Sequence[Row]) -> list[Event]:
+    """The event of each row, read straight from its JSON text where its type's text decoder reads it, else decoded
+    from its payload (``decode_stored``, naming an event that does not decode), as a SQL store decodes its rows."""
+    events: list[Event] = []
+    append, slow = events.append, SLOW
+    decoders: dict[tuple[str, int], TextDecoder | None] = {}
+    for row in rows:
+        key = (row[4], row[5])
+        decoder = decoders[key] if key in decoders else decoders.setdefault(key, text_decoder_of(*key))
+        event = decoder(row[8]) if decoder is not None else slow
+        if event is slow:
+            event = decode_stored(row[1], (row[2], row[3], row[4], row[5], stored_data(row)))
+        append(event)
+    return events
