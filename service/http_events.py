@@ -158,7 +158,7 @@ class Head:
 
     version: int
     #: the session lifecycle
-    sessions: sessions.SessionLog
+    lifecycle: sessions.SessionLog
     #: what the lines of the events about to be told read back to (``render.context`` of the table)
     told: Context
     #: the data of a row of the roll ledger by key (None without one)
@@ -176,7 +176,7 @@ def stored_head(store: LiveStore, campaign: str, registry: Registry = REGISTRY) 
         return None
     return Head(
         version=table.version,
-        sessions=table.state.sessions,
+        lifecycle=table.state.sessions,
         told=render.context(table.state),
         ledger_row=lambda key: ledger.row(store, stream, key),
     )
@@ -187,9 +187,9 @@ def _lifecycle(head: Head, records: Sequence[Recorded]) -> sessions.SessionLog |
     opened after it; else the one before the first that opened after it, as the ledger holds it (hexlog names the
     sessions of a campaign in the order they open); None when the rows do not say."""
     opened = [str(r.envelope.data.get("session", "")) for r in records[1:] if r.envelope.type in OPENINGS]
-    before = head.sessions.count - len(opened)
+    before = head.lifecycle.count - len(opened)
     if not opened:
-        return head.sessions
+        return head.lifecycle
     if before < 0 or opened[0] != sessions.session_id(before + 1):
         return None
     if before == 0:
@@ -283,23 +283,22 @@ class PlayerCache:
             self._base, self._viewer, self._items, self._mark = 0, Viewer(player=True, registry=self.registry), [], None
             return read(1)
         viewer, records = begun
-        self._base, self._viewer, self._items, self._mark = at, viewer, [], None
+        self._base, self._viewer, self._items, self._mark = viewer.version, viewer, [], None
         return records[1:]
 
     def _resumed(self, read: Callable[[int], Sequence[Recorded]], at: int) -> tuple[Viewer, Sequence[Recorded]] | None:
-        """The viewer ``resumed_viewer`` gives at version ``at``, with the records from ``at`` to the head the rows
-        were read at (read again once when the log moved on between the two reads); None when the rows do not say."""
+        """The viewer ``resumed_viewer`` gives at version ``at`` (at the end of the stream, when ``at`` is past it),
+        with the records from there to the version the rows were read at; None when the rows do not say."""
         assert self._head is not None  # noqa: S101 - asked only with a head
-        for _ in range(2):
-            records = read(at)
-            head = self._head()
-            if head is None or not records or records[0].version != at:
-                return None
-            records = [r for r in records if r.version <= head.version]
-            viewer = resumed_viewer(head, records, self.registry)
-            if viewer is not None:
-                return viewer, records
-        return None
+        head = self._head()
+        if head is None or min(at, head.version) < 1:
+            return None
+        start = min(at, head.version)
+        records = [r for r in read(start) if r.version <= head.version]
+        if not records or records[0].version != start:
+            return None
+        viewer = resumed_viewer(head, records, self.registry)
+        return None if viewer is None else (viewer, records)
 
     def _catch_up(self, read: Callable[[int], Sequence[Recorded]], first: int = 1) -> Viewer:
         """Judge the events appended since (beginning the view first where it does not reach back to ``first``);
