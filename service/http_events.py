@@ -230,7 +230,8 @@ class PlayerCache:
     of the stream: ``Head``) it begins just before the first version asked for, taking up the view a walk from version
     1 would have reached there from the rows (``resumed_viewer``), so that its first request reads what it gives
     and a few rows, however long the campaign; without it, or where the rows do not say, it walks from version 1. A
-    request for versions before the one it began at begins it again there.
+    request for versions before the one it began at begins it again there. (Begun so, the lines of its events read
+    back to what the table at the head holds, as the lines of a command's answer do: ``render.context``.)
 
     Events appended since the last request are judged and added; when one of them ends a session,
     the events that session hid may now be shown, so the view is made anew from that session's opening,
