@@ -8,6 +8,9 @@ order they were appended, so every reader sees the very records, hashes and link
 once would have made. A simulation whose events nobody reads back never pays for their hashes. The log holds
 what was appended, as a SQL store's rows do: an event's data changed by its caller after the append is not the
 log's (the envelope's data is read back from the text written at the append).
+Every read builds its records, payloads and rows anew from what the store keeps (each event as the row a SQL store
+writes, its data the canonical JSON text; each projection row's data as its canonical JSON once it is first read), as
+a SQL store builds them from its rows: a reader that changes what it was given changes nothing another reader sees.
 """
 
 from __future__ import annotations
@@ -15,16 +18,23 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from hexlog.events.chain import GENESIS, canonical_json, sealed_rows, stored_envelope
-from hexlog.events.codec import decode_page, decode_record
+from hexlog.events.chain import GENESIS, canonical_json, sealed_rows
+from hexlog.events.codec import decode_stored, text_decoder_of
 from hexlog.events.errors import ConcurrencyError, IdempotencyConflictError, StaleVersionError
-from hexlog.events.sqlite_schema import loads
-from hexlog.events.store import EVERY_ROW, AppendResult, Later, NewEvent, ProjectionRow, Recorded, row_value
+from hexlog.events.sqlite_schema import loads, records, stored_data
+from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow, row_value
+from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from hexlog.events.store import LoggedEvent, Payload, StoredEvent
+    from hexlog.events.base import Event
+    from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
+    from hexlog.events.text_decoder import TextDecoder
+
+#: an event as the store keeps it: the row of ``sqlite_schema.COLUMNS`` a SQL store writes (position, stream, stream
+#: version, id, type, schema version, source, time, data as canonical JSON, prevhash, hash)
+Row = tuple[Any, ...]
 
 #: the payloads ``payload_pages`` gives at a time (as the SQL stores give them)
 PAGE_SIZE = 250
@@ -34,8 +44,8 @@ class MemoryStore:
     """Keeps every stream in a list; same contract as the SQLite store."""
 
     def __init__(self) -> None:
-        self._log: list[Recorded] = []
-        self._streams: dict[str, list[Recorded]] = {}
+        self._log: list[Row] = []
+        self._streams: dict[str, list[Row]] = {}
         #: each stream's version, its batches not yet sealed included
         self._versions: dict[str, int] = {}
         #: batches appended and not yet sealed, in append order: (stream, version before it, its events, their data
@@ -44,7 +54,8 @@ class MemoryStore:
         #: how many events the log holds, those not yet sealed included
         self._count = 0
         self._commands: dict[str, tuple[str, AppendResult]] = {}
-        self._rows: dict[tuple[str, str], dict[str, tuple[int, Any]]] = {}
+        #: each projection's rows: key -> (version, data as written, its canonical JSON once first read, or None)
+        self._rows: dict[tuple[str, str], dict[str, tuple[int, Any, str | None]]] = {}
         self._ids: set[str] = set()
         self._lock = threading.Lock()
 
@@ -95,15 +106,10 @@ class MemoryStore:
         with self._lock:
             for stream_id, version, events, texts in self._unsealed:
                 stream = self._streams[stream_id]
-                prev = stream[-1].envelope.hash if stream else GENESIS
+                prev = stream[-1][10] if stream else GENESIS
                 start = len(self._log)
-                sealed = [
-                    stored_envelope(id_, source, type_, subject, time, loads(data), at, schema, link, hash_)
-                    for subject, at, id_, type_, schema, source, time, data, link, hash_ in sealed_rows(
-                        stream_id, version, prev, events, texts
-                    )
-                ]
-                added = [Recorded(position=start + i, envelope=env) for i, env in enumerate(sealed, start=1)]
+                sealed = sealed_rows(stream_id, version, prev, events, texts)
+                added = [(position, *row) for position, row in enumerate(sealed, start=start + 1)]
                 stream.extend(added)
                 self._log.extend(added)
             self._unsealed.clear()
@@ -116,7 +122,7 @@ class MemoryStore:
             elif row.data is None:
                 table.pop(row.key, None)
             else:
-                table[row.key] = (row.version, row.data)
+                table[row.key] = (row.version, row.data, None)
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:
         entry = self._commands.get(command_id)
@@ -143,27 +149,24 @@ class MemoryStore:
         """The stream's events from ``from_version`` on, in order."""
         if self._unsealed and from_version <= self._versions.get(stream_id, 0):
             self._seal()
-        return self._streams.get(stream_id, [])[max(from_version, 1) - 1 :]
+        return records(self._streams.get(stream_id, [])[max(from_version, 1) - 1 :])
 
     def iter_stream(self, stream_id: str, from_version: int = 1) -> Iterator[Recorded]:
         """The stream's events from ``from_version`` on, in order."""
         if self._unsealed and from_version <= self._versions.get(stream_id, 0):
             self._seal()
         stream = self._streams.get(stream_id, [])
-        for index in range(max(from_version, 1) - 1, len(stream)):
-            yield stream[index]
+        for index in range(max(from_version, 1) - 1, len(stream), PAGE_SIZE):
+            yield from records(stream[index : index + PAGE_SIZE])
 
     def iter_payloads(self, stream_id: str, from_version: int = 1) -> Iterator[Payload]:
         """The payloads of the stream's events from ``from_version`` on, in order."""
-        for record in self.iter_stream(stream_id, from_version):
-            envelope = record.envelope
-            yield (envelope.streamversion, envelope.id, envelope.type, envelope.schemaversion, envelope.data)
+        for page in self.payload_pages(stream_id, from_version):
+            yield from page
 
-    def payload_pages(
-        self, stream_id: str, from_version: int = 1, to_version: int | None = None
-    ) -> Iterator[list[Payload]]:
-        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
-        a page (a list) at a time."""
+    def _pages(self, stream_id: str, from_version: int, to_version: int | None) -> Iterator[list[Row]]:
+        """The stream's rows from ``from_version`` to ``to_version`` (its end when None), in order, a page at a
+        time."""
         start = max(from_version, 1)
         while True:
             if self._unsealed and start <= self._versions.get(stream_id, 0):
@@ -173,28 +176,34 @@ class MemoryStore:
             stop = min(end, start - 1 + PAGE_SIZE)
             if stop < start:
                 return
-            yield [
-                (e.streamversion, e.id, e.type, e.schemaversion, e.data)
-                for e in (record.envelope for record in stream[start - 1 : stop])
-            ]
+            yield stream[start - 1 : stop]
             start = stop + 1
+
+    def payload_pages(
+        self, stream_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> Iterator[list[Payload]]:
+        """The payloads of the stream's events from ``from_version`` to ``to_version`` (its end when None), in order,
+        a page (a list) at a time."""
+        for rows in self._pages(stream_id, from_version, to_version):
+            yield [(row[2], row[3], row[4], row[5], stored_data(row)) for row in rows]
 
     def event_pages(
         self, stream_id: str, from_version: int = 1, to_version: int | None = None
     ) -> Iterator[list[StoredEvent]]:
         """The stream's events from ``from_version`` to ``to_version`` (its end when None), decoded, in order, a page
         at a time."""
-        for page in self.payload_pages(stream_id, from_version, to_version):
-            events = decode_page(stream_id, page)
-            yield [(payload[0], payload[1], event) for payload, event in zip(page, events, strict=True)]
+        for rows in self._pages(stream_id, from_version, to_version):
+            yield [(row[2], row[3], event) for row, event in zip(rows, _events(rows), strict=True)]
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order."""
         start = max(from_position, 1) - 1
         if self._unsealed and start < self._count:
             self._seal()
-        end = None if limit is None else start + limit
-        yield from self._log[start:end]
+        log = self._log
+        end = len(log) if limit is None else min(start + limit, len(log))
+        for at in range(start, end, PAGE_SIZE):
+            yield from records(log[at : min(at + PAGE_SIZE, end)])
 
     def log_pages(self, from_position: int = 1) -> Iterator[list[LoggedEvent]]:
         """The events of every stream from ``from_position`` on, in global order, decoded, a page at a time."""
@@ -202,11 +211,11 @@ class MemoryStore:
         while True:
             if self._unsealed and start < self._count:
                 self._seal()
-            page = self._log[start : start + PAGE_SIZE]
-            if not page:
+            rows = self._log[start : start + PAGE_SIZE]
+            if not rows:
                 return
-            yield [(r.position, r.stream_id, r.version, r.envelope.id, decode_record(r)) for r in page]
-            start += len(page)
+            yield [(row[0], row[1], row[2], row[3], event) for row, event in zip(rows, _events(rows), strict=True)]
+            start += len(rows)
 
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
@@ -234,13 +243,14 @@ class MemoryStore:
             yield key, version, data
 
     @staticmethod
-    def _made(table: dict[str, tuple[int, Any]], key: str) -> tuple[int, Any]:
-        """A row as JSON-ready values, its data made (and kept made) if it was kept ``Later``."""
-        version, data = table[key]
-        if data.__class__ is Later:
-            data = row_value(data)
-            table[key] = (version, data)
-        return version, data
+    def _made(table: dict[str, tuple[int, Any, str | None]], key: str) -> tuple[int, Any]:
+        """A row as JSON-ready values read anew from its canonical JSON (written, and kept, when the row is first
+        read; its data made then if it was kept ``Later``), as a SQL store reads its row."""
+        version, data, text = table[key]
+        if text is None:
+            text = canonical_json(row_value(data))
+            table[key] = (version, None, text)
+        return version, loads(text)
 
     def write_rows(self, stream_id: str, rows: Sequence[ProjectionRow], *, at_version: int) -> bool:
         """Write rows of a projection caught up to ``at_version``, unless the stream has moved on since."""
@@ -252,3 +262,19 @@ class MemoryStore:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _events(rows: Sequence[Row]) -> list[Event]:
+    """The event of each row, read straight from its JSON text where its type's text decoder reads it, else decoded
+    from its payload (``decode_stored``, naming an event that does not decode), as a SQL store decodes its rows."""
+    events: list[Event] = []
+    append, slow = events.append, SLOW
+    decoders: dict[tuple[str, int], TextDecoder | None] = {}
+    for row in rows:
+        key = (row[4], row[5])
+        decoder = decoders[key] if key in decoders else decoders.setdefault(key, text_decoder_of(*key))
+        event = decoder(row[8]) if decoder is not None else slow
+        if event is slow:
+            event = decode_stored(row[1], (row[2], row[3], row[4], row[5], stored_data(row)))
+        append(event)
+    return events

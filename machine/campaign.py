@@ -25,6 +25,7 @@ from hexlog.machine.keeper import kept_secret
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.machine.kit.rules import RulesError
+from hexlog.projections import sessions
 
 if TYPE_CHECKING:
     from hexlog.machine.keeper import SecretKeeper
@@ -125,7 +126,7 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
     if ctx.keeper is None:
         msg = "no key keeper: a session cannot be opened here"
         raise RuleRefusedError(msg)
-    session = f"s{ctx.table.session_count + 1}"
+    session = sessions.session_id(ctx.table.session_count + 1)
     ctx.keeper.put(ctx.campaign, secret)
     ctx.emit(
         SessionOpened(

@@ -92,6 +92,11 @@ class SessionLog:
     count: int = 0
 
 
+def session_id(number: int) -> str:
+    """The id hexlog gives the ``number``-th session of a campaign (counted from 1)."""
+    return f"s{number}"
+
+
 #: the events the lifecycle reads (a subclass of one too): it is left as it is at any other
 READS = (SessionOpened, ClientSeedSet, SessionClosed, SessionAbandoned, DiceRolled)
 

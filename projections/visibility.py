@@ -8,18 +8,19 @@ the log holds only a commitment to it, see ``hexlog.events.hexmap``.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.projections import sessions
+from hexlog.projections.ledger import roll_key
 
 PUBLIC, REFEREE = Visibility.PUBLIC.value, Visibility.REFEREE.value
 #: how long an event class marked ``referee_only`` stays the referee's
 SESSION = "session"
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from hexlog.events.base import Event
 
@@ -76,6 +77,31 @@ class PlayerView:
     def hidden_rolls(self) -> set[tuple[str, str, int]]:
         """(session, lane, nonce) of every secret roll hidden so far (the lane is "" in a v1 session)."""
         return set(self.hidden)
+
+
+def resumed(lifecycle: sessions.SessionLog, ledger_row: Callable[[str], Any]) -> PlayerView:
+    """The view a walk from the stream's start has reached where ``lifecycle`` is the session lifecycle, judged as of
+    the moment its latest session is as ``lifecycle`` holds it (ended or not, rolled how far): what a player's view
+    begun past the start takes up. ``ledger_row(key)`` gives the data of a row of the roll ledger (None without one).
+
+    An event only names the rolls of the latest session, which ends before the next opens: only its secret rolls can
+    hide an event after this point, and only while it has not ended. A hexlog-dice-v2 session's secret rolls are its
+    own lane, every nonce below the next; a hexlog-dice-v1 session's are those of its rolls the ledger says are the
+    referee's. (Rolls the session makes after this point are hidden too: an event names only rolls made before it.)
+    """
+    current = lifecycle.current
+    view = PlayerView(() if current is None or current.open else (current.id,))
+    view.lifecycle = lifecycle
+    if current is None or not current.open:
+        return view
+    if current.lanes:
+        view.hidden = {(current.id, REFEREE, nonce) for nonce in range(current.next_referee_nonce)}
+        return view
+    for nonce in range(current.next_nonce):
+        row = ledger_row(roll_key(current.id, nonce))
+        if isinstance(row, dict) and row.get("visibility") == REFEREE:
+            view.hidden.add((current.id, "", nonce))
+    return view
 
 
 def _names(event: Event, field: str) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -63,7 +64,7 @@ from hexlog.service.cli_log import explained
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
-from hexlog.service.http_events import PlayerCache, seen
+from hexlog.service.http_events import PlayerCache, seen, stored_head
 from hexlog.service.http_problems import (
     BAD_REQUEST,
     CONFLICT,
@@ -336,7 +337,11 @@ def _shown(
 def _player_view(service: Service, campaign: str) -> PlayerCache:
     """The campaign's events as a player sees them, kept by the service."""
     with service.views_lock:
-        return service.player_views.setdefault(campaign, PlayerCache(service.registry))
+        found = service.player_views.get(campaign)
+        if found is None:
+            head = functools.partial(stored_head, service.reads, campaign, service.registry)
+            found = service.player_views[campaign] = PlayerCache(service.registry, head)
+        return found
 
 
 def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:

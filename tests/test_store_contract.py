@@ -394,6 +394,63 @@ class StoreContract:
         assert envelopes[1].data == {"n": 2, "faces": [3]}
         assert verify_stream(envelopes) is None
 
+    @pytest.mark.parametrize(
+        "read",
+        [
+            lambda store: store.read_stream("a"),
+            lambda store: list(store.iter_stream("a")),
+            lambda store: list(store.read_all()),
+        ],
+        ids=["read_stream", "iter_stream", "read_all"],
+    )
+    def test_what_a_reader_changes_in_its_records_no_later_reader_sees(self, store: Store, read: Any) -> None:
+        """Records are made anew for each read, as from stored rows: a reader that changes the data of the records,
+        envelopes and payloads it was given (asked for in either order) changes nothing another read gives."""
+        store.append("a", [thing(1, faces=[1, 2], who={"name": "Ann"}), thing(2, faces=[3])], expected_version=0)
+        want = [{"n": 1, "faces": [1, 2], "who": {"name": "Ann"}}, {"n": 2, "faces": [3]}]
+        first, second = read(store)
+        first.envelope.data["faces"].append(6)
+        first.envelope.data["who"]["name"] = "changed"
+        first.payload()[2]["n"] = 99
+        second.payload()[2]["faces"].clear()
+        second.envelope.data["extra"] = True
+        assert [r.envelope.data for r in read(store)] == want
+        assert [r.payload()[2] for r in read(store)] == want
+
+    def test_what_a_reader_changes_in_its_payloads_no_later_reader_sees(self, store: Store) -> None:
+        """Payloads are made anew for each read: data changed by one reader of ``iter_payloads`` or ``payload_pages``
+        is not what the next read gives, nor what the events decoded after it are made of."""
+        store.append("s", [as_new(event) for event in SAMPLE_EVENTS], expected_version=0)
+        events = [event for page in store.event_pages("s") for _, _, event in page]
+        want = [payload[4] for payload in store.iter_payloads("s")]
+        for payload in [*store.iter_payloads("s"), *(p for page in store.payload_pages("s") for p in page)]:
+            payload[4]["session"] = "changed"
+            payload[4].pop("nonce", None)
+        assert [payload[4] for payload in store.iter_payloads("s")] == want
+        assert [payload[4] for page in store.payload_pages("s") for payload in page] == want
+        assert [event for page in store.event_pages("s") for _, _, event in page] == events
+        assert [logged[4] for page in store.log_pages() for logged in page] == events
+
+    def test_what_a_reader_changes_in_its_rows_no_later_reader_sees(self, store: Store) -> None:
+        """Rows are made anew for each read: a reader that changes the data ``read_rows`` or ``iter_rows`` gave it
+        changes nothing the next read gives (a row written as data, or ``Later``)."""
+        rows = [
+            row("p", "a", 1, {"parts": [1, 2], "who": {"name": "Ann"}}),
+            row("p", "b", 1, Later(lambda: {"x": [1]})),
+        ]
+        store.append("s", batch(1), expected_version=0, rows=rows)
+        want = {"a": (1, {"parts": [1, 2], "who": {"name": "Ann"}}), "b": (1, {"x": [1]})}
+        for _ in range(2):
+            found = store.read_rows("s", "p")
+            assert found == want
+            found["a"][1]["parts"].append(3)
+            found["a"][1]["who"]["name"] = "changed"
+            found["b"][1]["x"].clear()
+            for _, _, data in store.iter_rows("s", "p"):
+                data.clear()
+            assert store.read_rows("s", "p", ["a"]) == {"a": want["a"]}
+            assert {key: (version, data) for key, version, data in store.iter_rows("s", "p")} == want
+
     def test_envelope_fields_come_back_as_given(self, store: Store) -> None:
         """Id, source, type, time and schema version survive the round trip."""
         new = NewEvent(
