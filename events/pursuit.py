@@ -118,9 +118,13 @@ class PursuitEvasionRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class HeadingRolled(Event):
-    """The referee's secret heading of a flight during a journey (1d6), and the hex it leads the party to."""
+    """The referee's secret heading of a flight during a journey (1d6), and the hex it leads the party to.
+
+    Since version 2 ``travel.true_position`` follows the flight where the grid ends too (the party's own hex), so
+    that the events a player sees held back are the same wherever the party truly runs."""
 
     type_name: ClassVar[str] = "pursuit.heading_rolled"
+    schema_version: ClassVar[int] = 2
     #: hidden from players like a secret roll, until the session ends: it leads to the party's true hex
     referee_only: ClassVar[str] = "session"
     #: N, NE, SE, S, SW or NW, and its face of the d6
@@ -134,16 +138,22 @@ class HeadingRolled(Event):
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
 
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded no true hex after a flight where the grid ends: its data reads as version 2 unchanged."""
+        return dict(data)
+
 
 @attrs.frozen(kw_only=True)
 class PursuitFled(Event):
     """The party fled into the next hex (seed 004: heading by 1d6) or through another day (OSE).
 
     During a journey the heading is the referee's, unless the players are told which way the party ran (version 3):
-    the hex it believes it is in then moves that way (``believed``)."""
+    the hex it believes it is in then moves that way (``believed``). Since version 4 ``travel.true_position``
+    follows such a told flight where the grid ends too (the party's own hex)."""
 
     type_name: ClassVar[str] = "pursuit.fled"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     #: N, NE, SE, S, SW or NW; "" during a journey, when the heading is the referee's (``pursuit.heading_rolled``)
     heading: str = ""
     #: the heading's d6 (0 when it is the referee's)
@@ -174,6 +184,12 @@ class PursuitFled(Event):
     def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
         """Version 2 never told the players the heading during a journey: no believed hex moved."""
         return {**data, "believed": ""}
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 recorded no true hex after a told flight where the grid ends: its data reads as version 4
+        unchanged."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

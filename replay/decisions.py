@@ -188,6 +188,7 @@ class _Walker:
                     f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
                 )
         self.check_followed(at, event)
+        self.check_derived(at, event)
         names = getattr(event, "rolls", None)
         folded = self.decision(at, event, names) if isinstance(names, tuple) else event
         try:
@@ -202,6 +203,16 @@ class _Walker:
             return
         if at not in self.followed:
             self.flag(at, f"{event.type_name} follows no decision here, and the rules record it only after one")
+
+    def check_derived(self, at: int, event: Event) -> None:
+        """What an event records of the state before it (no dice decide it), against the table just before it."""
+        inverse = self.inverses.get(type(event))
+        if inverse is None or inverse.derived is None:
+            return
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        found = inverse.derived(kit.StepContext(table=self.table, registry=self.registry), event, recorded)
+        if found:
+            self.flag(at, f"{event.type_name}: {found}")
 
     def command(self, at: int, event: Event, inverse: Inverse) -> Command | None:
         """The command that made a decision, as the release that recorded it ran its rules (its schema version)."""

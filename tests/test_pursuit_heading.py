@@ -158,7 +158,8 @@ class TestTheFlight:
         assert visible(events) == events
 
     def test_a_flight_off_the_grid_keeps_to_its_hex_in_secret(self):
-        """Where the grid ends the party keeps to its hex: the referee's fact says so, the public one does not."""
+        """Where the grid ends the party keeps to its hex: the referee's facts say so (its true hex recorded all the
+        same, as after any flight), the public one does not."""
         table = lost_party(speed=240)
         while grid.neighbour(table.travel().hex, "N") is not None:  # N from the top row is off the grid
             table.run(p.Flee(), 1)
@@ -170,13 +171,14 @@ class TestTheFlight:
         assert (heading.heading, heading.hex, heading.held) == ("N", here, True)
         (flight,) = [e for e in events if isinstance(e, ev.PursuitFled)]
         assert not flight.held
-        assert not [e for e in events if isinstance(e, travel_ev.TruePosition)]
+        assert [e.hex for e in events if isinstance(e, travel_ev.TruePosition)] == [here]
 
-    def test_the_audits_own_flight_is_not_the_referees(self):
+    @pytest.mark.parametrize("command", [p.FleeInPublic(), p.FleeHeldUnrecorded(), p.FleeHeldUnrecorded(told=True)])
+    def test_the_audits_own_flight_is_not_the_referees(self, command):
         table = lost_party()
         version = table.handler.store.stream_version(STREAM)
         with pytest.raises(RuleRefusedError, match="audit"):
-            table.run(p.FleeInPublic())
+            table.run(command)
         assert table.handler.store.stream_version(STREAM) == version
 
 

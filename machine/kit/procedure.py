@@ -59,7 +59,8 @@ class Inverse:
     with only what the referee typed taken from the record; ``typed`` names those fields by event
     type, so they are not compared; ``compare(recorded, expected)`` may word some differences itself
     and return the fields it has judged; ``by_hand(event)`` says what the referee decided by hand in
-    an event, for the audit's account of the referee's hand.
+    an event, for the audit's account of the referee's hand; ``derived`` checks what an event records of the state
+    before it (not a decision: no dice decide it).
     """
 
     command_for: Callable[[Event], Command | None]
@@ -79,6 +80,10 @@ class Inverse:
     #: whether an event is recorded only by a step after the decision it re-runs (a flight whose heading is the
     #: referee's, after that heading): such an event anywhere but there is a finding
     follows_only: Callable[[Event], bool] | None = None
+    #: what an event records that the rules derive from the state before it, not from dice (the exertion under way
+    #: as a journey sets out): given a context on the table just before it, the event and its recorded schema
+    #: version, how the record differs from what the rules give there, in words (None: it does not, or no such fact)
+    derived: Callable[[StepContext, Event, int], str | None] | None = None
 
 
 @attrs.frozen(kw_only=True)

@@ -32,6 +32,7 @@ PURSUIT = Procedure(
         c.RollEvasionForNobody: steps.roll_evasion_for_nobody,
         c.Flee: steps.flee,
         c.FleeInPublic: steps.flee_in_public,
+        c.FleeHeldUnrecorded: steps.flee_held_unrecorded,
         c.Catch: steps.catch,
         c.CatchTrueHex: steps.catch_true_hex,
         c.ContinueCheck: steps.continue_check,

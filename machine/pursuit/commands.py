@@ -64,6 +64,15 @@ class FleeInPublic(Command):
 
 
 @attrs.frozen(kw_only=True)
+class FleeHeldUnrecorded(Command):
+    """Issued by the audit, never by a user: a flight during a journey recorded before ``pursuit.heading_rolled``
+    version 2 (one the players were told of, before ``pursuit.fled`` version 4), whose releases recorded no true hex
+    where the grid ends, is re-run as they ran it."""
+
+    told: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class Catch(Command):
     """Faster pursuers try to catch the party (3-in-6, 1-in-4 in woods or swamp; OSE 50 %)."""
 
@@ -110,7 +119,7 @@ class RestTrueHex(Command):
 
 
 #: the commands only hexlog gives
-INTERNAL = (FleeInPublic, RollEvasionTrueHex, RollEvasionForNobody, CatchTrueHex, RestTrueHex)
+INTERNAL = (FleeInPublic, FleeHeldUnrecorded, RollEvasionTrueHex, RollEvasionForNobody, CatchTrueHex, RestTrueHex)
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -5,7 +5,9 @@ A flight during a journey is decided by its secret heading (``HeadingRolled``); 
 one that follows no such decision is a finding (``follows_only``). A flight recorded before
 ``pursuit.fled`` version 2 rolled its heading in public even during a journey, and is re-run as it was
 (``FleeInPublic``). A flight whose heading the players were told during a journey (``pursuit.fled`` version 3
-names the hex the party believes it fled into) is re-run told (``Flee(told=True)``). An evasion roll, a catch
+names the hex the party believes it fled into) is re-run told (``Flee(told=True)``). One recorded before
+``pursuit.heading_rolled`` version 2 (a told one, before ``pursuit.fled`` version 4) recorded no true hex where the
+grid ends, and is re-run so (``FleeHeldUnrecorded``). An evasion roll, a catch
 roll or a rest recorded before version 2 of its event read the terrain of the party's true hex during a journey,
 and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
 ``RestTrueHex``); since then they read the hex the party believes it is in. An evasion roll recorded before version
@@ -24,6 +26,7 @@ from hexlog.machine.pursuit.commands import (
     CatchTrueHex,
     ContinueCheck,
     Flee,
+    FleeHeldUnrecorded,
     FleeInPublic,
     Rest,
     RestTrueHex,
@@ -38,6 +41,10 @@ if TYPE_CHECKING:
 
 #: the first version of ``pursuit.fled`` whose heading is the referee's during a journey
 SECRET_HEADING_SINCE = 2
+#: the first version of ``pursuit.heading_rolled`` (of ``pursuit.fled``, for a flight the players were told of) after
+#: which a flight during a journey records the party's true hex where the grid ends too
+HELD_HEADING_RECORDED_SINCE = 2
+HELD_TOLD_RECORDED_SINCE = 4
 #: the first version of ``pursuit.evasion_rolled``, ``pursuit.catch_rolled`` and ``pursuit.rested`` that reads the
 #: terrain of the hex the party believes it is in during a journey
 BELIEVED_HEX_SINCE = 2
@@ -63,13 +70,26 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
     return None
 
 
-def command_before(event: Event, version: int) -> Command | None:
-    """The command that made a decision recorded at an earlier schema version of its event: a flight before
-    ``pursuit.fled`` version 2 rolled its heading in public, and an evasion roll, a catch roll or a rest before
-    version 2 of its event read the terrain of the party's true hex; an evasion roll before version 3 was made for
-    nobody."""
+def _flight_before(event: Event, version: int) -> Command | None:
+    """The command that made a flight recorded at an earlier schema version (None: the one ``command_for`` gives)."""
     if isinstance(event, ev.PursuitFled) and version < SECRET_HEADING_SINCE:
         return FleeInPublic()
+    if isinstance(event, ev.HeadingRolled) and version < HELD_HEADING_RECORDED_SINCE:
+        return FleeHeldUnrecorded()
+    if isinstance(event, ev.PursuitFled) and version < HELD_TOLD_RECORDED_SINCE and not event.secret:
+        return FleeHeldUnrecorded(told=bool(event.believed))
+    return None
+
+
+def command_before(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded at an earlier schema version of its event: a flight before
+    ``pursuit.fled`` version 2 rolled its heading in public, one before ``pursuit.heading_rolled`` version 2 (a
+    told one before ``pursuit.fled`` version 4) recorded no true hex where the grid ends, and an evasion roll, a
+    catch roll or a rest before version 2 of its event read the terrain of the party's true hex; an evasion roll
+    before version 3 was made for nobody."""
+    flight = _flight_before(event, version)
+    if flight is not None:
+        return flight
     if version < BELIEVED_HEX_SINCE:
         match event:
             case ev.PursuitEvasionRolled():

@@ -222,7 +222,8 @@ def flee(ctx: StepContext, command: c.Flee) -> None:
     the d6 is a secret roll, and ``HeadingRolled`` (the referee's until the session ends) records it
     with the hex it leads to, before the public ``PursuitFled``, which names no heading. A hex on the
     grid that the map does not have yet is refused (the referee draws it, and the same roll decides
-    again); where the grid itself ends, the party keeps to its hex.
+    again); where the grid itself ends, the party keeps to its hex, and ``travel.true_position`` records it there
+    all the same: the players see as many events held back wherever the party truly runs.
 
     Told which way it ran (``told``), the players see the d6, and the hex the party believes it is in moves
     that way as a believed route does: where the map ends that way from it, the belief keeps to its hex
@@ -234,8 +235,15 @@ def flee(ctx: StepContext, command: c.Flee) -> None:
 
 def flee_in_public(ctx: StepContext, command: c.FleeInPublic) -> None:  # noqa: ARG001 - the step signature
     """A flight as releases before ``pursuit.fled`` version 2 recorded it: the heading rolled in public, even
-    during a journey (the audit re-runs such a flight with this)."""
-    _flee(ctx, secret=False)
+    during a journey, and no true hex where the grid ends (the audit re-runs such a flight with this)."""
+    _flee(ctx, secret=False, held_recorded=False)
+
+
+def flee_held_unrecorded(ctx: StepContext, command: c.FleeHeldUnrecorded) -> None:
+    """A flight as releases before ``pursuit.heading_rolled`` version 2 (``pursuit.fled`` version 4 for a told one)
+    recorded it: no true hex where the grid ends (the audit re-runs such a flight with this)."""
+    journey = _journey(ctx) is not None
+    _flee(ctx, secret=journey and not command.told, told=journey and command.told, held_recorded=False)
 
 
 def _believed_after(ctx: StepContext, trip: TravelState, heading: str) -> tuple[str, bool]:
@@ -247,7 +255,7 @@ def _believed_after(ctx: StepContext, trip: TravelState, heading: str) -> tuple[
     return ahead, False
 
 
-def _flee(ctx: StepContext, *, secret: bool, told: bool = False) -> None:
+def _flee(ctx: StepContext, *, secret: bool, told: bool = False, held_recorded: bool = True) -> None:
     state = under_way(ctx)
     visibility = Visibility.REFEREE if secret else Visibility.PUBLIC
     rolled = ctx.roll("1d6", "pursuit.flight", visibility=visibility)
@@ -281,8 +289,11 @@ def _flee(ctx: StepContext, *, secret: bool, told: bool = False) -> None:
                 believed=believed,
             )
         )
-    if trip is not None and place is not None and target is not None:
-        ctx.emit(travel_ev.TruePosition(hex=target, terrain=place.terrain, lost=target != (believed or trip.believed)))
+    if trip is not None and (target is not None or held_recorded):
+        # where the grid ends too, so that the players see as many events held back wherever the party truly runs
+        where, here = (target, place) if target is not None else (trip.hex, _map(ctx).hex(trip.hex))
+        terrain = here.terrain if here is not None else ""
+        ctx.emit(travel_ev.TruePosition(hex=where, terrain=terrain, lost=where != (believed or trip.believed)))
     seconds = _table(ctx).flight_seconds
     flees = "the party flees" if secret else f"the party flees {heading}"
     ctx.advance(Span(seconds=seconds), reason=f"pursuit {state.started.number}: {flees}")

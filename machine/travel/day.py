@@ -27,7 +27,7 @@ from hexlog.machine.travel.rules import (
     WildernessOptions,
     WildernessTables,
 )
-from hexlog.machine.travel.state import EXERTION, TravelState, journey
+from hexlog.machine.travel.state import TravelState, journey, under_way
 
 if TYPE_CHECKING:
     from hexlog.machine.hexmap.state import Hex
@@ -61,7 +61,7 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
             afloat=command.afloat,
             mounted=command.mounted,
             vehicles=command.vehicles,
-            exerting=tuple(name for name in EXERTION if ctx.registry.procedure(name).is_open(ctx.state(name))),
+            exerting=under_way(ctx),
         )
     )
 

@@ -25,12 +25,14 @@ from hexlog.machine.travel.commands import (
     SearchRoll,
     SearchRollHexDice,
 )
+from hexlog.machine.travel.state import under_way
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
     from hexlog.machine.table import Table
 
 #: the fields of a decision that the referee typed, by decision type
@@ -112,7 +114,33 @@ def command_before(event: Event, version: int) -> Command | None:
     return command_for(event)
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, unsure=unsure, command_before=command_before)
+#: the schema version of ``travel.started`` since which it records the delves, pursuits and chases under way
+EXERTING_SINCE = 2
+
+
+def derived(ctx: StepContext, event: Event, version: int) -> str | None:
+    """How a journey's start differs from the state before it: the delves, pursuits and chases it records under way
+    (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there."""
+    if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
+        return None
+    found = under_way(ctx)
+    if event.exerting == found:
+        return None
+    return f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here"
+
+
+def _names(names: Sequence[str]) -> str:
+    return "[" + ", ".join(f'"{name}"' for name in names) + "]"
+
+
+INVERSE = Inverse(
+    command_for=command_for,
+    typed=TYPED,
+    by_hand=by_hand,
+    unsure=unsure,
+    command_before=command_before,
+    derived=derived,
+)
 
 
 def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature

@@ -27,6 +27,11 @@ EXERTION: dict[str, frozenset[str]] = {
 }
 
 
+def under_way(ctx: StepContext) -> tuple[str, ...]:
+    """The procedures of exertion under way (``EXERTION``'s order), as a journey records them when it sets out."""
+    return tuple(name for name in EXERTION if ctx.registry.procedure(name).is_open(ctx.state(name)))
+
+
 class Phase(enum.Enum):
     """Where the travel day stands."""
 

@@ -1,0 +1,94 @@
+"""The audit checks what a journey's start records of the exertion under way against the log before it.
+
+``travel.started`` version 2 records the delves, pursuits and chases under way as the party sets out (``exerting``):
+no dice decide it, the state does, and a day one goes on in is no rest. A referee who owns the database could leave a
+delve out (the day after the journey would then rest the party) or put one in that was not under way; the audit
+folds the log up to the journey's start and names either as a finding. A journey started before version 2 recorded
+none, whatever was under way, and is not judged on it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pytest
+
+from hexlog.events.chain import reseal
+from hexlog.events.errors import CorruptLogError
+from hexlog.events.memory import MemoryStore
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import export_lines, import_envelopes, read_export
+from hexlog.replay.verdict import Verdict
+
+from .test_rest_days import CAMPAIGN, ENTER, home_from_the_first_journey
+from .test_stream_audit import _same, _write
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from hexlog.events.chain import Envelope
+
+STARTED = "hexlog.travel.started"
+
+
+def forged(before: tuple[Any, ...], change: Callable[[Envelope], Envelope]) -> list[Envelope]:
+    """The log of a journey home (the commands ``before`` run before it), its start changed and the chain resealed, as
+    the database's owner could."""
+    trip = home_from_the_first_journey(before)
+    envelopes = read_export(list(export_lines(trip.h.store, CAMPAIGN)))
+    at = next(i for i, env in enumerate(envelopes) if env.type == STARTED)
+    return reseal([*envelopes[:at], change(envelopes[at]), *envelopes[at + 1 :]])
+
+
+def exerting(names: list[str]) -> Callable[[Envelope], Envelope]:
+    return lambda env: attrs.evolve(env, data={**env.data, "exerting": names})
+
+
+def findings(envelopes: list[Envelope]) -> list[tuple[str, str, bool]]:
+    """Each finding's check and reason, and whether it is at the journey's start."""
+    at = next(env.streamversion for env in envelopes if env.type == STARTED)
+    report = audit_envelopes(envelopes)
+    return [(f.check, f.reason, f.streamversion == at) for f in report.findings]
+
+
+class TestAForgedRecordOfTheExertionUnderWay:
+    def test_a_delve_left_out_is_a_finding(self) -> None:
+        found = findings(forged((ENTER,), exerting([])))
+        assert found == [
+            ("decision", 'travel.started: exerting [] recorded, but ["dungeon"] under way here', True),
+        ]
+
+    def test_a_delve_put_in_is_a_finding(self) -> None:
+        found = findings(forged((), exerting(["dungeon"])))
+        assert found == [
+            ("decision", 'travel.started: exerting ["dungeon"] recorded, but [] under way here', True),
+        ]
+
+    def test_an_import_refuses_it(self) -> None:
+        with pytest.raises(CorruptLogError, match=r'exerting \[\] recorded, but \["dungeon"\] under way here'):
+            import_envelopes(MemoryStore(), forged((ENTER,), exerting([])))
+
+    def test_the_audit_of_a_database_read_as_it_comes_finds_it(self, tmp_path: Path) -> None:
+        store = _write(tmp_path / "forged.db", forged((ENTER,), exerting([])))
+        try:
+            report = _same(store, CAMPAIGN)
+        finally:
+            store.close()
+        assert [f.check for f in report.findings] == ["decision"], report.text()
+        assert report.verdict is Verdict.FAILED
+
+    def test_the_honest_log_audits_clean(self) -> None:
+        assert findings(forged((ENTER,), lambda env: env)) == []
+
+
+class TestAJourneyStartedBeforeVersion2:
+    def test_it_recorded_none_under_way_and_is_not_judged_on_it(self) -> None:
+        """The delve under way as the journey set out, its start as version 1 recorded it (no ``exerting``)."""
+
+        def version_1(env: Envelope) -> Envelope:
+            data = {key: value for key, value in env.data.items() if key != "exerting"}
+            return attrs.evolve(env, schemaversion=1, data=data)
+
+        assert findings(forged((ENTER,), version_1)) == []
