@@ -226,12 +226,12 @@ class DiceSpec:
         """The sides of the first group's dice (of every die, for one group)."""
         return self.groups[0].sides
 
-    @property
+    @functools.cached_property
     def sides_tuple(self) -> tuple[int, ...]:
         """One entry per die, in the order written: die ``k`` takes index ``k`` of the roll's nonce."""
         return tuple(g.sides for g in self.groups for _ in range(g.count))
 
-    @property
+    @functools.cached_property
     def keeps(self) -> bool:
         """Whether some dice may not count (a keep or drop)."""
         return any(g.keep for g in self.groups)
@@ -248,6 +248,8 @@ class DiceSpec:
 
     def dropped(self, faces: tuple[int, ...]) -> tuple[int, ...]:
         """The indices (within the roll) of the dice that do not count."""
+        if not self.keeps:
+            return ()
         out: list[int] = []
         at = 0
         for g in self.groups:
@@ -257,6 +259,8 @@ class DiceSpec:
 
     def total(self, faces: tuple[int, ...]) -> int:
         """The faces that count plus the modifier."""
+        if not self.keeps:
+            return sum(faces) + self.modifier
         dropped = set(self.dropped(faces))
         return sum(f for k, f in enumerate(faces) if k not in dropped) + self.modifier
 

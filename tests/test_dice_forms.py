@@ -86,6 +86,17 @@ class TestParsing:
         with pytest.raises(DiceExpressionError, match=problem):
             hexdice.parse(text)
 
+    @pytest.mark.parametrize("text", ["2d6+3", "1d8+1d6-2", "4d6kh3+1"])
+    def test_a_spec_reads_its_dice_once_and_stays_a_value(self, text):
+        """The sides and whether some dice may not count are read once per spec; an equal spec is equal still."""
+        spec = hexdice.parse(text)
+        assert spec.sides_tuple is spec.sides_tuple
+        assert spec.keeps == ("k" in text)
+        again = attrs.evolve(spec)
+        assert again == spec
+        assert hash(again) == hash(spec)
+        assert again.sides_tuple == spec.sides_tuple
+
     def test_totals_of_a_keep_count_only_the_kept_dice(self):
         spec = hexdice.parse("4d6kh3+1")
         assert (spec.lowest, spec.highest) == (4, 19)
