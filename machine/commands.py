@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import attrs
+import orjson
 
 from hexlog.events.errors import UsageError
 
@@ -36,7 +37,19 @@ NUMBER_LIMITS: dict[str, tuple[int, int]] = {
 
 
 def oversized(data: Any) -> int | None:
-    """The first integer in unstructured data past 2**53 - 1 either way, or None."""
+    """The first integer in unstructured data past 2**53 - 1 either way, or None.
+
+    Data ``orjson`` writes with its 53-bit limit on integers holds none (it is as quick as the walk is slow); the
+    walk looks at the rest, which ``orjson`` refused for such an integer or for anything else."""
+    try:
+        orjson.dumps(data, option=orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:
+        return _oversized(data)
+    return None
+
+
+def _oversized(data: Any) -> int | None:
+    """``oversized``, by walking the data."""
     kind = type(data)
     if kind is dict:
         items = data.values()
@@ -53,7 +66,7 @@ def oversized(data: Any) -> int | None:
     for item in items:
         if type(item) is str:  # the commonest leaf by far: nothing to look into
             continue
-        found = oversized(item)
+        found = _oversized(item)
         if found is not None:
             return found
     return None

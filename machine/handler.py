@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 
 from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
@@ -144,16 +145,25 @@ def _checked_digest(campaign: str, command: c.Command, command_id: str | None) -
 
 def _check_unicode(value: Any) -> None:
     """``UnicodeEncodeError`` when text in unstructured data (keys included) is not valid Unicode: what hashing
-    it for a digest raises, found without writing its JSON."""
+    it for a digest raises, found without writing its canonical JSON. Data ``orjson`` writes holds none (it
+    refuses a lone surrogate); the rest, which it refused for that or for anything else, is walked."""
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        _walk_unicode(value)
+
+
+def _walk_unicode(value: Any) -> None:
+    """``_check_unicode``, by walking the data."""
     if isinstance(value, str):
         value.encode("utf-8")
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_unicode(key)
-            _check_unicode(item)
+            _walk_unicode(key)
+            _walk_unicode(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            _check_unicode(item)
+            _walk_unicode(item)
 
 
 def _table(lives: dict[str, live.Live[Any]]) -> Table:
