@@ -26,6 +26,7 @@ from hexlog.machine import commands as c
 from hexlog.machine import text
 from hexlog.machine.keeper import SecretKeeper, Staged, kept_secret
 from hexlog.machine.kit import context as kit
+from hexlog.machine.kit.changed import changed
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import Roller, SessionDice
 from hexlog.machine.table import Table, TableProjection
@@ -170,7 +171,7 @@ def _table(lives: dict[str, live.Live[Any]]) -> Table:
     """The table of a campaign's live projections, carrying the stream version it has folded to."""
     table = lives[TABLE]
     state: Table = table.state
-    return state if state.version == table.version else attrs.evolve(state, version=table.version)
+    return state if state.version == table.version else changed(state, version=table.version)
 
 
 class Handler:
@@ -313,7 +314,7 @@ class Handler:
         kit.run(ctx, command)
         datas = _recordable(command, ctx.events)
         version = table.version + len(ctx.events)
-        after = attrs.evolve(ctx.table, version=version)
+        after = changed(ctx.table, version=version)
         source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time
         new = [
             NewEvent(

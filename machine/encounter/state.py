@@ -10,6 +10,7 @@ import attrs
 from hexlog.events import encounter as ev
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
+from hexlog.machine.kit.changed import changed
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
@@ -172,8 +173,8 @@ def evolve(state: EncounterState | None, event: Event) -> EncounterState | None:
         case ev.RoundPlayed():
             changes.update(rounds=event.round, in_combat=state.in_combat or event.combat)
         case ev.EncounterCorrected(field="monster_count", now=now):
-            changes["started"] = attrs.evolve(state.started, monster_count=now)
-    return attrs.evolve(state, **changes) if changes else state
+            changes["started"] = changed(state.started, monster_count=now)
+    return changed(state, **changes) if changes else state
 
 
 def under_way(ctx: StepContext) -> EncounterState:

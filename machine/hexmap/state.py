@@ -17,6 +17,7 @@ from hexlog.events.codec import converter
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.events.travel import LostRevealed
+from hexlog.machine.kit.changed import changed
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -140,7 +141,7 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
     """The map after one event."""
     match event:
         case PhaseChanged(procedure="map", dest=dest):
-            return attrs.evolve(state or MapState(), phase=Phase[dest])
+            return changed(state or MapState(), phase=Phase[dest])
         case ev.HexSet():
             before = state or MapState()
             old = before.hexes.get(event.hex)
@@ -151,10 +152,10 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
                 landmarks=event.landmarks,
                 features=old.features if old is not None else (),
             )
-            return attrs.evolve(before, hexes={**before.hexes, event.hex: new})
+            return changed(before, hexes={**before.hexes, event.hex: new})
         case ev.HiddenFeaturePlaced():
             before = state or MapState()
-            return attrs.evolve(before, placed=(*before.placed, event.commitment))
+            return changed(before, placed=(*before.placed, event.commitment))
         case ev.FeatureFound() | ev.FeatureFoundLost() | ev.FeatureRevealed() if state is not None:
             return _opened(state, event)
         case LostRevealed() | SessionClosed() | SessionAbandoned() if state is not None:
@@ -171,8 +172,8 @@ def _located(state: MapState) -> MapState:
     hexes = dict(state.hexes)
     for name in astray:
         place = hexes[name]
-        hexes[name] = attrs.evolve(place, features=tuple(attrs.evolve(f, astray=False) for f in place.features))
-    return attrs.evolve(state, hexes=hexes)
+        hexes[name] = changed(place, features=tuple(changed(f, astray=False) for f in place.features))
+    return changed(state, hexes=hexes)
 
 
 def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed) -> MapState:
@@ -181,7 +182,7 @@ def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.F
     key = event.commitment
     if key not in state.unopened:
         return state
-    state = attrs.evolve(state, opened=(*state.opened, key))
+    state = changed(state, opened=(*state.opened, key))
     old = state.hexes.get(event.hex)
     if old is None:
         return state
@@ -191,4 +192,4 @@ def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.F
         found=isinstance(event, ev.FINDS),
         astray=isinstance(event, ev.FeatureFoundLost),
     )
-    return attrs.evolve(state, hexes={**state.hexes, event.hex: attrs.evolve(old, features=(*old.features, found))})
+    return changed(state, hexes={**state.hexes, event.hex: changed(old, features=(*old.features, found))})

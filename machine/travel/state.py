@@ -12,6 +12,7 @@ from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.pursuit import PursuitFled, PursuitRested
+from hexlog.machine.kit.changed import changed
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -162,16 +163,16 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
         return None
     match event:
         case PhaseChanged(procedure="travel", dest=dest):
-            return attrs.evolve(state, phase=Phase[dest])
+            return changed(state, phase=Phase[dest])
         case PhaseChanged(procedure=name, dest=dest) if name in EXERTION:
             ended = dest in EXERTION[name]
             exerting = state.exerting - {name} if ended else state.exerting | {name}
-            return state if exerting == state.exerting else attrs.evolve(state, exerting=exerting)
+            return state if exerting == state.exerting else changed(state, exerting=exerting)
         case ClockAdvanced() if state.phase is Phase.ENDED:
-            return attrs.evolve(state, quiet=0 if state.exerting else state.quiet + event.seconds)
+            return changed(state, quiet=0 if state.exerting else state.quiet + event.seconds)
         case ev.DayStarted():
-            members = _members(state, event.travellers, lambda m: attrs.evolve(m, travel_days=m.travel_days + 1))
-            return attrs.evolve(
+            members = _members(state, event.travellers, lambda m: changed(m, travel_days=m.travel_days + 1))
+            return changed(
                 state,
                 day=event.day,
                 weather=event.weather,
@@ -188,17 +189,17 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 members=members,
             )
         case ev.ExhaustionChanged():
-            members = _members(state, (event.member,), lambda m: attrs.evolve(m, exhaustion=event.level, owed=False))
-            return attrs.evolve(state, members=members)
+            members = _members(state, (event.member,), lambda m: changed(m, exhaustion=event.level, owed=False))
+            return changed(state, members=members)
         case ev.RouteDeclared():
-            return attrs.evolve(state, route=event.headings, true_route=event.headings, night=event.night)
+            return changed(state, route=event.headings, true_route=event.headings, night=event.night)
         case ev.LostChecked():
-            return attrs.evolve(state, lost=event.lost, true_route=event.true_route)
+            return changed(state, lost=event.lost, true_route=event.true_route)
         case ev.ForcedMarch():
-            members = _members(state, tuple(state.members), lambda m: attrs.evolve(m, owed=True))
-            return attrs.evolve(state, forced=True, tp=event.travel_points, members=members)
+            members = _members(state, tuple(state.members), lambda m: changed(m, owed=True))
+            return changed(state, forced=True, tp=event.travel_points, members=members)
         case ev.Moved():
-            return attrs.evolve(
+            return changed(
                 state,
                 believed=event.believed,
                 tp=event.travel_points,
@@ -207,17 +208,17 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 hexes_today=state.hexes_today + 1,
             )
         case ev.TruePosition():
-            return attrs.evolve(state, hex=event.hex)
+            return changed(state, hex=event.hex)
         case ev.LostRevealed():
-            return attrs.evolve(state, lost=False, believed=event.hex, true_route=state.route, fled=0)
+            return changed(state, lost=False, believed=event.hex, true_route=state.route, fled=0)
         case ev.Searched():
-            return attrs.evolve(state, tp=event.travel_points)
+            return changed(state, tp=event.travel_points)
         case ev.WanderingChecked():
-            return attrs.evolve(state, encounter=event.encounter)
+            return changed(state, encounter=event.encounter)
         case ev.DayEnded():
-            return attrs.evolve(state, carried=event.carried, tp=0, route=(), true_route=())
+            return changed(state, carried=event.carried, tp=0, route=(), true_route=())
         case ev.Rested():
-            return attrs.evolve(
+            return changed(
                 state,
                 members=_members(state, event.members, lambda _: Member()),
                 day=event.day,
@@ -225,15 +226,13 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 rest_credit=0.0,
             )
         case PursuitFled() if event.believed:  # told which way it ran, its belief moves that way
-            return attrs.evolve(state, believed=event.believed)
+            return changed(state, believed=event.believed)
         case PursuitFled() if event.secret:  # a flight during a journey: its heading is the referee's
-            return attrs.evolve(state, fled=state.fled + 1)
+            return changed(state, fled=state.fled + 1)
         case PursuitRested():  # the rest after an escape is rest (A28): the pursuit's exertion is over
-            return attrs.evolve(state, rest_credit=state.rest_credit + event.days, exerting=state.exerting - {PURSUIT})
+            return changed(state, rest_credit=state.rest_credit + event.days, exerting=state.exerting - {PURSUIT})
         case ev.JourneyEnded():
-            return attrs.evolve(
-                state, ended_at=event.at_seconds, exertion_breaks_rest=event.exertion_breaks_rest, quiet=0
-            )
+            return changed(state, ended_at=event.at_seconds, exertion_breaks_rest=event.exertion_breaks_rest, quiet=0)
     return state
 
 
