@@ -306,6 +306,8 @@ class TableProjection:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
         self._machines = [p for p in registry.procedures if p.fold is not None]
+        #: the part of each procedure's state: (its key, the procedure's name), named once
+        self._procedure_parts = [(f"procedure/{p.name}", p.name) for p in self._machines]
 
     def initial(self) -> Table:
         """An empty table."""
@@ -329,8 +331,9 @@ class TableProjection:
             "clock": state.clock,
             "handoffs": state.handoffs,
         }
-        for procedure in self._machines:
-            parts[f"procedure/{procedure.name}"] = state.procedures.get(procedure.name)
+        procedures = state.procedures
+        for key, name in self._procedure_parts:
+            parts[key] = procedures.get(name)
         return parts
 
     def encode(self, key: str, part: Any) -> Any:
