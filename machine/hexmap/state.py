@@ -166,7 +166,7 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
 def _located(state: MapState) -> MapState:
     """The map once the players may know where every feature found while lost lies: the party learned it was
     lost, or the session ended."""
-    astray = [name for name, place in state.hexes.items() if any(f.astray for f in place.features)]
+    astray = [name for name, place in state.hexes.items() if place.features and any(f.astray for f in place.features)]
     if not astray:
         return state
     hexes = dict(state.hexes)
