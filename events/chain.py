@@ -46,9 +46,6 @@ ENVELOPE_KEYS = frozenset(
 #: the encoder of the canonical form (what ``json.dumps`` would build anew on every call with these options)
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-#: what in ``orjson``'s text may stand where ``json`` writes otherwise: a float below 1e-4 (``0.00001``, ``2.5e-8``
-#: for ``1e-05``, ``2.5e-08``) and a NaN or an infinity (``null`` for ``NaN``, ``Infinity``)
-_MAYBE_OTHER = ("e-", "0.0000", "null")
 
 
 def _not_json(value: Any) -> Any:
@@ -70,7 +67,10 @@ def canonical_json(obj: Any) -> str:
         out = _dumps(obj, default=_not_json, option=_SORTED).decode()
     except TypeError:
         return _CANONICAL.encode(obj)
-    if _MAYBE_OTHER[0] in out or _MAYBE_OTHER[1] in out or _MAYBE_OTHER[2] in out:
+    # what in orjson's text may stand where json writes otherwise: a float below 1e-4 (0.00001, 2.5e-8 for 1e-05,
+    # 2.5e-08) and a NaN or an infinity (null for NaN, Infinity); a mark with a - or a . is looked for only where the
+    # text holds that character, which is found several times faster than the mark
+    if ("-" in out and "e-" in out) or ("." in out and "0.0000" in out) or "null" in out:
         return _CANONICAL.encode(obj)
     return out
 
@@ -227,10 +227,10 @@ def sealed_rows(
     rows: list[tuple[Any, ...]] = []
     append, unhashed, sha256, canonical = rows.append, _unhashed_utf8, _sha256, canonical_json
     for at, (streamversion, new) in enumerate(enumerate(events, start=version + 1)):
-        data = canonical(new.data) if texts is None else texts[at]
-        id_, source, type_, time, schema = new.id, new.source, new.type, new.time, new.schemaversion
-        hash_ = sha256(unhashed(id_, source, type_, stream_id, time, data, streamversion, schema, prevhash)).hexdigest()
-        append((stream_id, streamversion, id_, type_, schema, source, time, data, prevhash, hash_))
+        id_, source, type_, time, schema, data = new
+        text = canonical(data) if texts is None else texts[at]
+        hash_ = sha256(unhashed(id_, source, type_, stream_id, time, text, streamversion, schema, prevhash)).hexdigest()
+        append((stream_id, streamversion, id_, type_, schema, source, time, text, prevhash, hash_))
         prevhash = hash_
     return rows
 

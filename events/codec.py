@@ -47,6 +47,29 @@ def _structure_open_word(value: Any, hint: Any) -> enum.StrEnum | str:
 
 converter.register_structure_hook_func(lambda hint: _open_word_kind(hint) is not None, _structure_open_word)
 
+
+def _is_tuple_of(hint: Any) -> bool:
+    """Whether ``hint`` is ``tuple[X, ...]``."""
+    args = typing.get_args(hint)
+    return typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis  # noqa: PLR2004 - X and ...
+
+
+def _unstructure_tuple_of(hint: Any, owner: cattrs.Converter) -> Callable[[Sequence[Any]], list[Any]]:
+    """What cattrs unstructures a ``tuple[X, ...]`` to, the list of its items each unstructured by ``owner`` (the
+    converter or a copy of it), made by a list comprehension rather than a list of a generator, and for an empty tuple
+    (most are) the empty list, several times faster (every event is unstructured when it is appended)."""
+    unstructure_item = owner.get_unstructure_hook(typing.get_args(hint)[0], cache_result=False)
+    if unstructure_item is cattrs.fns.identity:
+        return list
+
+    def unstructure(items: Sequence[Any]) -> list[Any]:
+        return [unstructure_item(item) for item in items] if items else []
+
+    return unstructure
+
+
+converter.register_unstructure_hook_factory(_is_tuple_of, _unstructure_tuple_of)
+
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 #: (type name, from version) -> a pure function giving the data of version + 1. An event class may

@@ -32,7 +32,7 @@ class NewEvent(NamedTuple):
     """An event about to be appended: the store adds stream version, prevhash and hash.
 
     Immutable; a named tuple, which is made in half the time of a frozen attrs class (a log is written by the
-    hundred thousand)."""
+    hundred thousand), and in half the time again when its fields are given in order rather than by name."""
 
     id: str
     source: str

@@ -317,14 +317,7 @@ class Handler:
         after = changed(ctx.table, version=version)
         source, now, stream = source_for(campaign), self.clock(), stream_for(campaign)  # one transaction, one time
         new = [
-            NewEvent(
-                id=self.new_id(),
-                source=source,
-                type=e.cloud_type(),
-                time=now,
-                schemaversion=e.schema_version,
-                data=data,
-            )
+            NewEvent(self.new_id(), source, e.cloud_type(), now, e.schema_version, data)
             for e, data in zip(ctx.events, datas, strict=True)
         ]
         last = new[-1].id  # the marks name the last event: rows are trusted only beside this very log

@@ -228,10 +228,7 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> Import
     if store.stream_version(stream_id) != 0:
         msg = f"campaign {campaign!r} already exists in this store; nothing was imported"
         raise UsageError(msg)
-    new = [
-        NewEvent(id=e.id, source=e.source, type=e.type, time=e.time, schemaversion=e.schemaversion, data=e.data)
-        for e in envelopes
-    ]
+    new = [NewEvent(e.id, e.source, e.type, e.time, e.schemaversion, e.data) for e in envelopes]
     try:
         result = store.append(stream_id, new, expected_version=0)
     except ConcurrencyError as err:

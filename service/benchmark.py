@@ -159,14 +159,7 @@ def new_events(campaign: str, events: list[Event], first: int) -> list[NewEvent]
     """The events as the store takes them (encoded by the codec), with ids counted from ``first``."""
     source = source_for(campaign)
     return [
-        NewEvent(
-            id=f"{campaign}-{first + i}",
-            source=source,
-            type=e.cloud_type(),
-            time=TIME,
-            schemaversion=e.schema_version,
-            data=to_data(e),
-        )
+        NewEvent(f"{campaign}-{first + i}", source, e.cloud_type(), TIME, e.schema_version, to_data(e))
         for i, e in enumerate(events)
     ]
 
