@@ -209,3 +209,18 @@ def test_a_route_with_no_heading_keeps_the_party_in_its_hex_and_its_lost_check_s
     assert "LOST: the party truly heads NE (it stays in its hex today)" in referee
     assert "()" not in referee
     assert hexlog("travel", "search").returncode == 0
+
+
+def test_a_rest_day_in_a_dungeon_is_refused_and_writes_nothing(journey) -> None:
+    hexlog = journey
+    assert hexlog("dungeon", "enter", "--name", "the barrow").returncode == 0
+    before = version(hexlog)
+    refused = hexlog("travel", "rest", "--set", "clear")
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        "hexlog: error: a delve is under way, and a day in which one goes on is no rest; "
+        "leave the dungeon first (hexlog dungeon leave)"
+    )
+    assert version(hexlog) == before
+    assert hexlog("dungeon", "leave").returncode == 0
+    assert hexlog("travel", "rest", "--set", "clear").returncode == 0

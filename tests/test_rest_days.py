@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from hexlog.events import camp as camp_ev
@@ -27,6 +28,7 @@ from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.machine import commands as c
@@ -42,6 +44,7 @@ from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
+from hexlog.machine.travel import guard as travel_guard
 from hexlog.machine.travel.state import EXERTION, Member
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
@@ -451,3 +454,66 @@ class TestAJourneyEndedByAnEarlierRelease:
         assert rested > fled
         trip = Handler(store, MemoryKeeper()).load(campaign).procedures["travel"]
         assert (trip.exertion_breaks_rest, trip.members["Al"]) == (False, Member())
+
+
+class TestNoRestDayWhileExerting:
+    """A day in which a delve, a pursuit or a chase goes on is no rest (seed 004 §4.16, A28): ``travel rest`` is
+    refused while one is under way, naming it and how it ends, and nothing is written."""
+
+    def refused(self, trip: Trip, match: str) -> None:
+        before = len(recorded(trip))
+        with pytest.raises(RuleRefusedError, match=match):
+            trip.run(t.RestDay(weather="clear"))
+        assert len(recorded(trip)) == before
+
+    def test_on_the_journey_a_delve_under_way_refuses_it_until_the_party_leaves(self) -> None:
+        trip = Trip(every=1)
+        trip.day()
+        trip.run(ENTER)
+        self.refused(
+            trip,
+            r"^a delve is under way, and a day in which one goes on is no rest; "
+            r"leave the dungeon first \(hexlog dungeon leave\)$",
+        )
+        trip.run(dg.LeaveDungeon())
+        assert only(trip.run(t.RestDay(weather="clear")), ev.Rested).members == ("Al", "Bo")
+
+    def test_after_the_journey_a_delve_begun_before_it_refuses_it(self) -> None:
+        trip = home_from_the_first_journey((ENTER,))
+        self.refused(trip, r"^a delve is under way")
+        assert trip.state.members["Al"].exhaustion == 1
+        trip.run(dg.LeaveDungeon())
+        trip.run(t.RestDay(weather="clear"))
+        assert trip.state.members["Al"] == Member()
+
+    def test_a_pursuit_under_way_refuses_it_until_it_ends(self) -> None:
+        trip = exhausted_and_home()
+        trip.run(pu.StartPursuit(pursuers=2, pursuers_speed=60, evasion_failed=True))
+        self.refused(trip, r"^a pursuit is under way, and a day in which one goes on is no rest; it ends when")
+
+    def test_a_chase_and_a_delve_are_named_together(self) -> None:
+        trip = exhausted_and_home()
+        table = trip.h.load(CAMPAIGN)
+        busy = attrs.evolve(trip.state, exerting=frozenset({"chase", "dungeon"}))
+        table = attrs.evolve(table, procedures={**table.procedures, "travel": busy})
+        with pytest.raises(RuleRefusedError) as refused:
+            travel_guard(table, t.RestDay())
+        assert str(refused.value) == (
+            "a delve and a chase are under way, and a day in which one goes on is no rest; leave the dungeon first "
+            "(hexlog dungeon leave); it ends when the quarry is caught or escapes"
+        )
+
+    def test_a_rest_day_an_earlier_release_let_be_in_a_delve_replays_and_audits(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Releases before this one rested the party in a dungeon; their logs replay and audit clean (a refusal is
+        the command's, not the rolled weather's that the audit re-runs)."""
+        monkeypatch.setattr("hexlog.machine.travel.inverse._no_rest_while_exerting", lambda _table: None)
+        trip = home_from_the_first_journey((ENTER,), dice=True)
+        assert only(trip.run(t.RestDay()), ev.Rested)
+        trip.run(c.CloseSession())
+        monkeypatch.undo()
+        assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
+        report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+        assert report.decisions >= 1

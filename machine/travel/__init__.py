@@ -29,7 +29,8 @@ LIMIT_AFTER_THE_JOURNEY = (
     "as its rest day (exhaustion, an owed rest and the travel days counted are cleared) when no delve, pursuit or "
     "chase was under way in it, whenever it began (a day in a dungeon, fleeing or chasing is no rest: the day is "
     "counted afresh from its end; a night in camp, a castle's visit or an encounter alone does not break it); "
-    "travel rest gives one at once. A journey ended before travel.ended version 3 lets any full day count, as its "
+    "travel rest gives one at once, refused while a delve, pursuit or chase is under way. A journey ended before "
+    "travel.ended version 3 lets any full day count, as its "
     "release did."
 )
 LIMIT_FLIGHT_BEARINGS = (

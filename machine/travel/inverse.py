@@ -25,7 +25,7 @@ from hexlog.machine.travel.commands import (
     SearchRoll,
     SearchRollHexDice,
 )
-from hexlog.machine.travel.state import under_way
+from hexlog.machine.travel.state import EXERTION, PROCEDURE, TravelState, under_way
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -143,8 +143,19 @@ INVERSE = Inverse(
 )
 
 
-def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
-    """The kit's own commands are never the referee's: a search's roll comes with the search."""
+#: each procedure of exertion in words, and how it ends
+_EXERTION_WORDS = {
+    "dungeon": ("a delve", "leave the dungeon first (hexlog dungeon leave)"),
+    "pursuit": ("a pursuit", "it ends when the party is caught or escapes"),
+    "chase": ("a chase", "it ends when the quarry is caught or escapes"),
+}
+
+
+def guard(table: Table, command: Command) -> None:
+    """The kit's own commands are never the referee's: a search's roll comes with the search; a day in which a
+    delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none is under way."""
+    if isinstance(command, RestDay):
+        _no_rest_while_exerting(table)
     if isinstance(command, SearchRoll):
         msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
         raise RuleRefusedError(msg)
@@ -153,3 +164,14 @@ def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard s
         msg = f"'{spoken(command)}' is the audit's, re-running a {what} an older release recorded"
         msg += f"; use hexlog travel {what}"
         raise RuleRefusedError(msg)
+
+
+def _no_rest_while_exerting(table: Table) -> None:
+    trip = table.procedures.get(PROCEDURE)
+    if not isinstance(trip, TravelState) or not trip.exerting:
+        return
+    busy = [_EXERTION_WORDS[name] for name in EXERTION if name in trip.exerting]
+    what = " and ".join(words for words, _ in busy)
+    how = "; ".join(end for _, end in busy)
+    msg = f"{what} {'is' if len(busy) == 1 else 'are'} under way, and a day in which one goes on is no rest; {how}"
+    raise RuleRefusedError(msg)

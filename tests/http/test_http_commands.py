@@ -129,6 +129,31 @@ def test_a_stale_if_match_gets_409_with_the_current_version(serve):
         assert anything.status_code == 200
 
 
+def test_a_rest_day_in_a_dungeon_is_a_409_in_the_command_lines_words_and_writes_nothing(serve, hexlog):
+    served = serve()
+    for args in (
+        ("rules", "change", "--ruleset", "explore"),
+        ("party", "add", "Ann"),
+        ("map", "set", "1,1", "--terrain", "meadow"),
+        ("travel", "start", "1,1"),
+        ("dungeon", "enter"),
+    ):
+        done = hexlog(*args, "--campaign", "main")
+        assert done.returncode == 0, (args, done.stderr)
+    with served.client() as client:
+        before = _version(served, client)
+        refused = client.post("/campaigns/main/travel/rest", headers=served.headers("referee"), json={})
+        cli = hexlog("travel", "rest", "--campaign", "main")
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "a delve is under way, and a day in which one goes on is no rest; leave the dungeon first "
+            "(hexlog dungeon leave)"
+        )
+        assert cli.returncode == 1
+        assert cli.stderr.strip() == f"hexlog: error: {refused.json()['detail']}"
+        assert _version(served, client) == before
+
+
 def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
     served = serve()
     with served.client() as client:
