@@ -300,8 +300,9 @@ class TableProjection:
     #: 7: and follows the hand-off of each (the procedure that handed the pursuit off, the step it is at);
     #: 8: a delve's known door says whether it had to be forced (it sticks again when doors do);
     #: 9: a journey that has ended counts the quiet time since, and the delve, pursuit or chase under way;
-    #: 10: a journey counts the hexes the party fled in secret since it last knew where it was
-    revision = 10
+    #: 10: a journey counts the hexes the party fled in secret since it last knew where it was;
+    #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names)
+    revision = 11
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry

@@ -235,9 +235,10 @@ class TestToldWhichWayItRan:
         trip.run(t.CheckWandering(), 1)
         trip.run(t.EndDay())
         trip.run(t.EndJourney())
+        assert (trip.travel.hex, trip.travel.believed) == ("3,2", "3,2")  # its end told the party where it is
         flight = only(told_flight(trip, SOUTH), pu_ev.PursuitFled)
         assert (flight.heading, flight.believed) == ("S", "")
-        assert (trip.travel.hex, trip.travel.believed) == ("3,2", "2,2")
+        assert (trip.travel.hex, trip.travel.believed) == ("3,2", "3,2")
 
     def test_told_flights_audit_clean_and_a_forged_belief_is_caught(self) -> None:
         trip = Journey("meadow")
@@ -257,3 +258,49 @@ class TestToldWhichWayItRan:
         issues = check_decision_events(events).issues
         assert at in [i.at for i in issues]
         assert any("believed" in i.reason for i in issues)
+
+
+class TestTheJourneysEnd:
+    """The journey ends in the party's true hex, named in public (``travel.ended``): a lost party that fled not knowing
+    which way then knows where it is, and the count of hexes fled goes with its belief."""
+
+    def ended(self) -> Journey:
+        trip = a_lost_pursuit("meadow")
+        trip.run(t.EndDay())
+        ended = only(trip.run(t.EndJourney()), travel_ev.JourneyEnded)
+        assert ended.hex == "3,4"
+        return trip
+
+    def test_the_party_knows_where_it_is_and_the_count_is_gone(self) -> None:
+        trip = self.ended()
+        assert (trip.travel.hex, trip.travel.believed, trip.travel.lost, trip.travel.fled) == ("3,4", "3,4", False, 0)
+        assert travel_lines(trip, player=True)[1:3] == [
+            "  the party is in 3,4 (as it believes)",
+            "  day 1, summer; weather fog (poor_visibility)",
+        ]
+        assert travel_lines(trip, player=False)[1] == "  the party is in 3,4"
+        assert FLED_TWO not in travel_lines(trip, player=False)
+
+    def test_the_players_learn_no_more_than_the_public_end_of_the_journey_names(self) -> None:
+        trip = self.ended()
+        shown = render.timeline(list(trip.records()), player=True)
+        (start,) = [line for line in shown if line.kind == "travel.started"]
+        (end,) = [line for line in shown if line.kind == "travel.ended"]
+        assert not end.hidden
+        assert end.text == "the journey ends in 3,4 after 1 day"
+        on_the_way = [line.text for line in shown if start.version < line.version < end.version and not line.hidden]
+        assert not [text for text in on_the_way if any(h in text for h in ("3,2", "3,3", "3,4"))]
+
+    def test_reveal_lost_has_nothing_left_to_tell(self) -> None:
+        trip = self.ended()
+        with pytest.raises(RuleRefusedError, match="ENDED"):
+            trip.run(t.RevealLost(reason="the referee says so"))
+
+    def test_a_replay_folds_the_same(self) -> None:
+        trip = self.ended()
+        assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
+        envelopes = read_export(list(export_lines(trip.h.store, CAMPAIGN)))
+        store = MemoryStore()
+        campaign = import_envelopes(store, envelopes).campaign
+        again = Handler(store, MemoryKeeper()).load(campaign).procedures["travel"]
+        assert (again.believed, again.fled) == ("3,4", 0)

@@ -36,7 +36,8 @@ LIMIT_AFTER_THE_JOURNEY = (
 LIMIT_FLIGHT_BEARINGS = (
     "whether a party that flees during a journey knows which way it ran: the heading is the referee's secret, so "
     "the hex it believes it is in stays where it was, and the journey counts the hexes it fled since it last knew "
-    "where it was (shown to the players too: it may be that far off); travel reveal-lost tells it where it is. "
+    "where it was (shown to the players too: it may be that far off); travel reveal-lost tells it where it is, "
+    "and so does the journey's end, which names the hex it ends in. "
     "Told the heading (pursuit flee --told), its belief moves that way, keeping to its hex where the map ends."
 )
 LIMIT_ROLLS_REACHED = (

@@ -310,7 +310,8 @@ def reveal_lost(ctx: StepContext, command: c.RevealLost) -> None:
 
 
 def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - the step signature
-    """The journey ends where the party is, now: a full day after it counts as a rest day (``exhaustion``)."""
+    """The journey ends where the party truly is, now, named in public: a lost party, or one that fled not knowing
+    which way, then knows where it is. A full day after it counts as a rest day (``exhaustion``)."""
     trip = journey(ctx)
     ctx.emit(ev.JourneyEnded(hex=trip.hex, days=trip.day, at_seconds=ctx.table.clock.seconds))
 

@@ -79,8 +79,9 @@ class TravelState:
     route: tuple[str, ...] = ()
     true_route: tuple[str, ...] = ()
     lost: bool = False
-    #: hexes fled in secret flights since the party last knew where it was: it does not know which way it ran, so
-    #: its true hex may be as far from the one it believes (the count is public, as ``pursuit.fled`` is)
+    #: hexes fled in secret flights since the party last knew where it was (told by ``travel reveal-lost``, or at
+    #: the journey's end): it does not know which way it ran, so its true hex may be as far from the one it believes
+    #: (the count is public, as ``pursuit.fled`` is)
     fled: int = 0
     tp: int = 0
     forced: bool = False
@@ -231,8 +232,17 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
             return changed(state, fled=state.fled + 1)
         case PursuitRested():  # the rest after an escape is rest (A28): the pursuit's exertion is over
             return changed(state, rest_credit=state.rest_credit + event.days, exerting=state.exerting - {PURSUIT})
-        case ev.JourneyEnded():
-            return changed(state, ended_at=event.at_seconds, exertion_breaks_rest=event.exertion_breaks_rest, quiet=0)
+        case ev.JourneyEnded():  # it ends where the party truly is, named in public: the party knows where it is
+            return changed(
+                state,
+                hex=event.hex,
+                believed=event.hex,
+                lost=False,
+                fled=0,
+                ended_at=event.at_seconds,
+                exertion_breaks_rest=event.exertion_breaks_rest,
+                quiet=0,
+            )
     return state
 
 
