@@ -169,6 +169,10 @@ class TestAStartRelabelledAsAnOlderVersion:
         assert audited.returncode == 1, audited.stdout + audited.stderr
         assert f"campaign-{CAMPAIGN} version {second}" in audited.stdout
         assert f"schema: {reason}" in audited.stdout
+        player = hexlog("audit", "--file", "forged.jsonl")
+        assert player.returncode == 1, player.stdout + player.stderr
+        assert f"version {second}" in player.stdout
+        assert "schema: " in player.stdout
         imported = hexlog("import", "forged.jsonl", "--db", "forged.db")
         assert imported.returncode == 1
         assert imported.stdout == ""
