@@ -12,7 +12,7 @@ from hexlog.events.codec import decode
 from hexlog.events.errors import HexlogError
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.text import counted
-from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order
+from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, check_schemas
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.procedure_audit import check_procedures
@@ -197,9 +197,11 @@ def audit_items(
 ) -> None:
     """Audit one stream's items (well-formed envelopes), adding to ``tally``."""
     ordered = sorted(stream_items, key=lambda it: (it.env.streamversion, it.index))
-    check_order(ordered, findings, check_chain(ordered, findings))
+    unsound = check_chain(ordered, findings)
+    check_order(ordered, findings, unsound)
     _check_source(stream, ordered, findings)
     _check_ids(ordered, findings)
+    check_schemas(ordered, findings, unsound)
     _decode(ordered, findings)
     _check_events(ordered, findings, tally.notes, registry, tally)
 

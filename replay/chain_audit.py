@@ -28,7 +28,7 @@ class Finding:
     streamversion: int | None
     event_id: str
     position: int | None
-    #: which check: envelope, positions, chain, order, source, id, decode, session, nonce,
+    #: which check: envelope, positions, chain, order, source, id, schema, decode, session, nonce,
     #: commitment, dice, transition, procedure, decision or (about the store itself) events table
     check: str
     reason: str
@@ -166,6 +166,43 @@ class Positions:
         if byte >= len(self.seen):
             self.seen.extend(bytes(max(byte + 1 - len(self.seen), len(self.seen))))
         self.seen[byte] |= 1 << (p & 7)
+
+
+@attrs.define
+class SchemaVersions:
+    """The highest schema version of each event type a stream holds so far, met in version order.
+
+    A release writes each type at its current version and an upgrade only raises them, so an honest stream never
+    holds a type at a version below one it already holds: an event re-labelled as older, to be judged by the
+    older rules, is a finding.
+    """
+
+    #: each type's highest schema version so far, and the stream version of the first event at it
+    highest: dict[str, tuple[int, int]] = attrs.field(factory=dict)
+
+    def older(self, env: Envelope) -> str | None:
+        """Why the event's schema version is below one its type already had in this stream; None when it is not."""
+        kind, version = env.type, env.schemaversion
+        before = self.highest.get(kind)
+        if before is None or version > before[0]:
+            self.highest[kind] = (version, env.streamversion)
+            return None
+        if version == before[0]:
+            return None
+        return (
+            f"{kind} schema version {version} after schema version {before[0]} (at stream version {before[1]}): "
+            "older than a version this stream already holds"
+        )
+
+
+def check_schemas(ordered: list[Item], out: list[Finding], unsound: set[int]) -> None:
+    """No event type's schema version goes down along a stream; events whose hash fails are left out."""
+    versions = SchemaVersions()
+    for item in ordered:
+        if item.index not in unsound:
+            reason = versions.older(item.env)
+            if reason is not None:
+                out.append(item.finding("schema", reason))
 
 
 def check_positions(items: list[Item], out: list[Finding]) -> None:

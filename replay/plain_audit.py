@@ -1,14 +1,14 @@
 """The audit's fast path: a stream of plain sessions and rolls, proved sound straight from its stored rows.
 
-Most of a log is sessions and their rolls (``session.opened``, ``session.client_seed_set``,
-``dice.rolled``, ``session.closed``). ``PlainStream`` takes one stream's stored rows in log order and
-checks what the full audit checks of such a stream (envelope shapes, links, hashes, the source,
-sessions, nonces, commitments and every roll re-derived) without building envelopes or events: a
-roll's data is read by one pattern that matches only its canonical JSON, so the stored text is the text
-hashed. Anything else (another event, an older schema version (a roll's before 3), a roll that keeps or drops dice or
-carries modifiers, a session still open with rolls, anything that would be a finding or a note) makes it
-give up, and the full audit then audits that stream from the start as before. So a stream it passes is
-one the full audit finds nothing wrong with, and ``result`` gives what the full audit would add up.
+Most of a log is sessions and their rolls (``session.opened``, ``session.client_seed_set``, ``dice.rolled``,
+``session.closed``). ``PlainStream`` takes one stream's stored rows in log order and checks what the full audit
+checks of such a stream (envelope shapes, links, hashes, the source, no roll of a schema version below an earlier
+roll's, sessions, nonces, commitments and every roll re-derived) without building envelopes or events: a roll's data
+is read by one pattern that matches only its canonical JSON, so the stored text is the text hashed. Anything else
+(another event, an older schema version (a roll's before 3), a roll that keeps or drops dice or carries modifiers, a
+session still open with rolls, anything that would be a finding or a note) makes it give up, and the full audit then
+audits that stream from the start as before. So a stream it passes is one the full audit finds nothing wrong with,
+and ``result`` gives what the full audit would add up.
 """
 
 from __future__ import annotations
@@ -144,6 +144,7 @@ class PlainStream:
         "next_nonce",
         "pending",
         "position",
+        "rolled",
         "rolls",
         "rules",
         "sessions",
@@ -179,6 +180,8 @@ class PlainStream:
         self.caveats: list[str] = []
         self.rolls = 0
         self.verified = 0
+        #: the highest schema version of the stream's rolls so far (its other events are at their current one)
+        self.rolled = 0
 
     def feed(self, row: tuple[Any, ...]) -> None:
         """Check one stored row (``hexlog.events.sqlite_schema.COLUMNS``); raise as the store would when its data
@@ -204,9 +207,10 @@ class PlainStream:
         pattern = _ROLLS.get(schema) if type_ == ROLLED else None
         if pattern is not None:
             found = pattern.fullmatch(text)
-            if found is None or not self._rolled(found, version - 1):
+            if found is None or schema < self.rolled or not self._rolled(found, version - 1):
                 self._give_up(row)
                 return
+            self.rolled = schema
         else:
             data = row_data(row)
             kinds = _SESSION_DATA.get((type_, schema))

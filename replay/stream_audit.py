@@ -2,7 +2,7 @@
 
 ``audit_stream`` takes a stream's items in version order, read page by page from the store, and runs every
 check of the full audit (``hexlog.replay.audit``) on each as it comes: shape, chain and order, source,
-decoding, sessions, nonces, commitments and rolls (``dice_audit.StreamChecker``), decisions
+schema versions, decoding, sessions, nonces, commitments and rolls (``dice_audit.StreamChecker``), decisions
 (``decisions.StreamWalker``) and procedures (``procedure_audit.Walker``). It keeps only what they need: the
 chain's tail, the ids and commitments of the sessions so far, the open session's rolls, the folded table, the
 procedures' phases, the counts.
@@ -32,7 +32,7 @@ from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.chain_audit import Finding, malformed
+from hexlog.replay.chain_audit import Finding, SchemaVersions, malformed
 from hexlog.replay.decisions import StreamWalker
 from hexlog.replay.dice_audit import Recent, StreamChecker
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
@@ -95,6 +95,7 @@ class _Pass:
         self.dice = StreamChecker(registry)
         self.decisions = StreamWalker(registry, hidden or HiddenCheck((), MemoryKeeper(), 0))
         self.procedures = Walker(registry, Recent(0))
+        self.schemas = SchemaVersions()
         self.wanted = wanted
         self.result = StreamResult()
         self.stream = stream
@@ -114,7 +115,11 @@ class _Pass:
                 raise _WholeError
             if env.streamversion != version + 1 or env.prevhash != head or env.computed_hash() != env.hash:
                 raise _WholeError
-            if (key is not None and item.key <= key) or (source is not None and env.source != source):
+            if (
+                (key is not None and item.key <= key)
+                or (source is not None and env.source != source)
+                or self.schemas.older(env) is not None
+            ):
                 raise _WholeError
             version, head, key, last = env.streamversion, env.hash, item.key, env
             if version in wanted:

@@ -9,6 +9,7 @@ none, whatever was under way, and is not judged on it.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -17,6 +18,7 @@ import pytest
 from hexlog.events.chain import reseal
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.memory import MemoryStore
+from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.verdict import Verdict
@@ -92,3 +94,99 @@ class TestAJourneyStartedBeforeVersion2:
             return attrs.evolve(env, schemaversion=1, data=data)
 
         assert findings(forged((ENTER,), version_1)) == []
+
+
+def two_journeys(first: Callable[[Envelope], Envelope], second: Callable[[Envelope], Envelope]) -> list[Envelope]:
+    """A journey home, then a delve and a second journey set out on while it is under way; each start changed and the
+    chain resealed, as the database's owner could."""
+    trip = home_from_the_first_journey(())
+    trip.run(ENTER)
+    trip.run(t.StartJourney(hex="2,2", season="winter"))
+    envelopes = read_export(list(export_lines(trip.h.store, CAMPAIGN)))
+    starts = [i for i, env in enumerate(envelopes) if env.type == STARTED]
+    assert [envelopes[i].schemaversion for i in starts] == [2, 2]
+    assert [envelopes[i].data["exerting"] for i in starts] == [[], ["dungeon"]]
+    changed = list(envelopes)
+    for at, change in zip(starts, (first, second), strict=True):
+        changed[at] = change(envelopes[at])
+    return reseal(changed)
+
+
+def version_1(env: Envelope) -> Envelope:
+    """The start as ``travel.started`` version 1 recorded it: no ``exerting``."""
+    data = {key: value for key, value in env.data.items() if key != "exerting"}
+    return attrs.evolve(env, schemaversion=1, data=data)
+
+
+def unchanged(env: Envelope) -> Envelope:
+    return env
+
+
+DOWNGRADE = (
+    "hexlog.travel.started schema version 1 after schema version 2 (at stream version {first}): "
+    "older than a version this stream already holds"
+)
+
+
+class TestAStartRelabelledAsAnOlderVersion:
+    """The second start re-labelled version 1 would be judged by version 1's rules (the delve under way not counted):
+    an older version than the campaign already wrote is a finding of its own."""
+
+    def forged(self) -> list[Envelope]:
+        return two_journeys(unchanged, version_1)
+
+    def expected(self, envelopes: list[Envelope]) -> list[tuple[str, int, str]]:
+        first, second = (env.streamversion for env in envelopes if env.type == STARTED)
+        return [("schema", second, DOWNGRADE.format(first=first))]
+
+    def test_the_audit_finds_it(self) -> None:
+        envelopes = self.forged()
+        report = audit_envelopes(envelopes)
+        assert [(f.check, f.streamversion, f.reason) for f in report.findings] == self.expected(envelopes)
+        assert report.findings[0].event_id == envelopes[report.findings[0].streamversion - 1].id
+        assert report.verdict is Verdict.FAILED
+
+    def test_an_import_refuses_it(self) -> None:
+        with pytest.raises(CorruptLogError, match="schema version 1 after schema version 2"):
+            import_envelopes(MemoryStore(), self.forged())
+
+    @pytest.mark.parametrize("campaign", [CAMPAIGN, None], ids=["campaign", "whole store"])
+    def test_the_audit_of_a_database_read_as_it_comes_finds_it(self, tmp_path: Path, campaign: str | None) -> None:
+        envelopes = self.forged()
+        store = _write(tmp_path / "forged.db", envelopes)
+        try:
+            report = _same(store, campaign)
+        finally:
+            store.close()
+        assert [(f.check, f.streamversion, f.reason) for f in report.findings] == self.expected(envelopes)
+
+    def test_audit_file_and_import_refuse_it(self, hexlog: Any, tmp_path: Path) -> None:
+        envelopes = self.forged()
+        lines = "".join(json.dumps(env.to_cloudevent()) + "\n" for env in envelopes)
+        (tmp_path / "forged.jsonl").write_text(lines, encoding="utf-8")
+        (_, second, reason), *_ = self.expected(envelopes)
+        audited = hexlog("audit", "--file", "forged.jsonl", "--referee")
+        assert audited.returncode == 1, audited.stdout + audited.stderr
+        assert f"campaign-{CAMPAIGN} version {second}" in audited.stdout
+        assert f"schema: {reason}" in audited.stdout
+        player = hexlog("audit", "--file", "forged.jsonl")
+        assert player.returncode == 1, player.stdout + player.stderr
+        assert f"version {second}" in player.stdout
+        assert "schema: " in player.stdout
+        imported = hexlog("import", "forged.jsonl", "--db", "forged.db")
+        assert imported.returncode == 1
+        assert imported.stdout == ""
+        assert imported.stderr == (
+            f"hexlog: error: forged.jsonl does not verify at line {second} (event {envelopes[second - 1].id}): "
+            f"{reason}; nothing imported\n"
+        )
+
+    def test_versions_that_rise_audit_clean(self, tmp_path: Path) -> None:
+        """A first start of version 1 (an older release), the second of version 2 (after an upgrade)."""
+        envelopes = two_journeys(version_1, unchanged)
+        assert audit_envelopes(envelopes).findings == ()
+        store = _write(tmp_path / "honest.db", envelopes)
+        try:
+            assert _same(store, CAMPAIGN).verdict is not Verdict.FAILED
+        finally:
+            store.close()

@@ -363,6 +363,18 @@ def _change(position: int, **fields: Any) -> Callable[[sqlite3.Connection], None
     return edit
 
 
+def _older_roll(position: int) -> Callable[[sqlite3.Connection], None]:
+    """Re-label a roll after others of version 4 as version 3 (without ``low_is_good``), and reseal the chain."""
+
+    def edit(conn: sqlite3.Connection) -> None:
+        data = {key: value for key, value in _data(conn, position).items() if key != "low_is_good"}
+        _set(conn, position, "data", canonical_json(data))
+        _set(conn, position, "schema_version", 3)
+        _reseal(conn, "campaign-a")
+
+    return edit
+
+
 def _other_faces(data: dict[str, Any]) -> dict[str, Any]:
     """The roll with its first die showing the next face round, and its total to match."""
     faces = [data["faces"][0] % data["sides"][0] + 1, *data["faces"][1:]]
@@ -489,6 +501,7 @@ TAMPERS: dict[str, Callable[[sqlite3.Connection], None]] = {
     "the data a blob": _sql("UPDATE events SET data = CAST(data AS BLOB) WHERE position = ?", ROLL),
     "a version as text": _sql("UPDATE events SET stream_version = 'x' WHERE position = ?", ROLL),
     "a version as a float": _sql("UPDATE events SET stream_version = 4.5 WHERE position = ?", ROLL),
+    "a roll relabelled version 3 after version 4, chain resealed": _older_roll(ROLL + 1),
     "a schema version older": _sql("UPDATE events SET schema_version = 2 WHERE position = ?", ROLL),
     "an id as a number": _sql("UPDATE events SET id = 5 WHERE position = ?", ROLL),
     "a time as a number": _sql("UPDATE events SET time = 5 WHERE position = ?", ROLL),
@@ -626,6 +639,16 @@ def test_a_tampered_plain_log_fails_the_same_both_ways(name: str, pristine: Path
         assert f"expected an integer, {WRONG_TYPES[name]}" in report.findings[0].reason
     else:
         assert not isinstance(report, AuditReport) or report.verdict is not Verdict.VERIFIED
+
+
+def test_a_roll_relabelled_older_is_named_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
+    report = _same(_tampered(pristine, tmp_path, _older_roll(ROLL + 1)))
+    assert isinstance(report, AuditReport)
+    assert [(f.check, f.streamversion) for f in report.findings] == [("schema", ROLL + 1)]
+    assert report.findings[0].reason == (
+        "hexlog.dice.rolled schema version 3 after schema version 4 (at stream version 3): "
+        "older than a version this stream already holds"
+    )
 
 
 @settings(max_examples=60, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -87,9 +87,10 @@ def failing_db(db: Path) -> Path:
         "modifiers": [],
         "notation": FORGED_NOTATION,
         "dropped": [],
+        "low_is_good": False,
     }
     found = {"hex": "3,4", "feature": LOST_FEATURE, "lair": False, "salt": "0" * 64}
-    _append_forged(db, [("dice.rolled", 3, roll), ("map.feature_found_lost", 1, found)])
+    _append_forged(db, [("dice.rolled", 4, roll), ("map.feature_found_lost", 1, found)])
     return db
 
 
