@@ -22,18 +22,16 @@ from hexlog.events import travel as travel_ev
 from hexlog.events.codec import decode
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
-from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as p
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
+from .scripted_play import ScriptedPlay
 from .test_lost_party_view import LOST, only
 from .test_pursuit_heading import visible
 
@@ -43,13 +41,12 @@ HELD_V1_LOG = Path(__file__).resolve().parent / "golden" / "held-flight-v1.jsonl
 NORTH, SOUTH = 1, 4
 
 
-class Corner:
+class Corner(ScriptedPlay):
     """A lost party on a map of meadows 0..3 x 0..3: it believes it went N from 1,2 into 1,1; it truly went ``truly``
     (N into 1,1 too, or S into 1,3). Then a pursuit; the dice a script the test fills as it goes."""
 
     def __init__(self, truly: int) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         self.run(c.StartCampaign(ruleset="explore"))
         self.run(c.OpenSession(secret_hex="4c" * 32))
         for name in ("Ann", "Bo"):
@@ -62,12 +59,6 @@ class Corner:
         self.run(t.DeclareRoute(headings=("N",)), LOST, truly)
         self.run(t.Move())
         self.run(p.StartPursuit(pursuers_speed=30, evasion_failed=True))
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     def flee(self, *, told: bool) -> list[Any]:
         """The party flees N (the d6's face), as twice before; it rests."""

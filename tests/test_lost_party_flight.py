@@ -40,7 +40,6 @@ from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as p
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.decisions import check_decision_events
@@ -48,6 +47,7 @@ from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
+from .scripted_play import ScriptedPlay
 from .test_lost_party_pursuit import CAMPAIGN, SOUTH, Journey, a_lost_pursuit
 from .test_lost_party_view import LOST, NORTH_EAST, only
 from .test_pursuit_heading import V1_LOG, visible
@@ -156,8 +156,7 @@ class HoledJourney(Journey):
     north of the hex it believes it is in."""
 
     def __init__(self) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        ScriptedPlay.__init__(self, CAMPAIGN)
         self.run(c.StartCampaign(ruleset="explore"))
         self.run(c.OpenSession(secret_hex="4c" * 32))
         for name in ("Ann", "Bo"):

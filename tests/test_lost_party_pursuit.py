@@ -26,19 +26,16 @@ from hexlog.events import pursuit as ev
 from hexlog.events import travel as travel_ev
 from hexlog.events.codec import decode
 from hexlog.events.errors import RuleRefusedError
-from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
-from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as p
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, read_export
 
+from .scripted_play import ScriptedPlay
 from .test_lost_party_view import LOST, NORTH_EAST, only, player_view
 
 CAMPAIGN = "lost"
@@ -47,13 +44,12 @@ RESTING_ONE_V1 = Path(__file__).resolve().parent / "golden" / "resting-one-v1.js
 SOUTH = 4
 
 
-class Journey:
+class Journey(ScriptedPlay):
     """The party sets out from a meadow at 2,3 heading N into a bog it believes it enters (2,2); lost, it truly goes
     NE into 3,2. Every hex but those two is of ``truly``; the dice a script the test fills as it goes."""
 
     def __init__(self, truly: str) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         self.run(c.StartCampaign(ruleset="explore"))
         self.run(c.OpenSession(secret_hex="4c" * 32))
         for name in ("Ann", "Bo"):
@@ -67,12 +63,6 @@ class Journey:
         assert (checked.lost, checked.heading) == (True, "NE")
         self.run(t.Move())
         assert (self.travel.hex, self.travel.believed) == ("3,2", "2,2")
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     @property
     def travel(self) -> Any:

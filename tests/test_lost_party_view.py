@@ -31,11 +31,8 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine.camp import commands as camp
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
-from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
@@ -45,13 +42,15 @@ from hexlog.replay.rebuild import replay
 from hexlog.service import render
 from hexlog.service.http_events import seen
 
+from .scripted_play import ScriptedPlay
+
 CAMPAIGN = "lost"
 V1_LOG = Path(__file__).resolve().parent / "golden" / "lost-day-v1.jsonl"
 #: the lost check's face (lost on 1) and the heading die's face that leads NE (the seed's 1 N, 2 NE, ...)
 LOST, NORTH_EAST = 1, 2
 
 
-class Journey:
+class Journey(ScriptedPlay):
     """Meadows all around 2,3; bogs north of it at 2,2 and 2,1, where the party believes it goes; its true hexes NE,
     3,2 and then 4,2, of ``truly``; ``hexes`` changes any, ``absent`` leaves some undrawn; the dice a script the test
     fills as it goes."""
@@ -64,8 +63,7 @@ class Journey:
         hexes: dict[str, str] | None = None,
         absent: tuple[str, ...] = (),
     ) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         self.run(c.StartCampaign(ruleset="explore"))
         self.run(c.OpenSession(secret_hex="4c" * 32))
         self.run(c.AddMember(name="Ann"))
@@ -76,12 +74,6 @@ class Journey:
                 self.run(SetHex(hex=name, terrain=terrain))
         self.run(t.StartJourney(hex="2,3", mounted=mounted))
         self.run(t.RollWeather(weather="fog"))
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     def lost(self, *headings: str) -> None:
         """Declare the route; the party is lost, truly heading NE."""

@@ -34,17 +34,16 @@ from hexlog.machine import castle as k
 from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine.castle.commands import JoustReadingTheTotal
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
-from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.context import read_low
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
+
+from .scripted_play import ScriptedPlay
 
 CAMPAIGN = "low"
 V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
@@ -52,13 +51,12 @@ V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
 HARD = {"tables": {"rest": {"rest_every_travel_days": 1, "exhaustion_per_day": -4}}}
 
 
-class Party:
+class Party(ScriptedPlay):
     """Explore under HARD; Al and Bo on a day of travel exhausted to -4 (the day's route declared), or on the
     first day, not yet exhausted."""
 
     def __init__(self, *, exhausted: bool = True) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         self.run(c.StartCampaign(ruleset="explore", overrides=HARD))
         self.run(c.OpenSession(secret_hex="5a" * 32))
         self.run(c.AddMember(name="Al"))
@@ -72,12 +70,6 @@ class Party:
             self.run(t.EndDay())
             self.run(t.RollWeather(weather="clear"))
             self.run(t.DeclareRoute(), 6, 1)
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
 
 def only(events: list[Any], kind: type) -> Any:

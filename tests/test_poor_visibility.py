@@ -15,29 +15,26 @@ from hexlog.events import codec
 from hexlog.events import encounter as ev
 from hexlog.events.codec import decode
 from hexlog.events.errors import UsageError
-from hexlog.events.memory import MemoryStore
 from hexlog.machine import camp
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
-from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.decisions import check_decision_events
+
+from .scripted_play import ScriptedPlay
 
 CAMPAIGN = "fog"
 STREAM = tables.stream_for(CAMPAIGN)
 GOLDEN = Path(__file__).parent / "golden" / "events"
 
 
-class Table:
+class Table(ScriptedPlay):
     """An explore campaign with Ann and Bo, its dice a script each command is given."""
 
     def __init__(self) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         for command in (
             c.StartCampaign(ruleset="explore"),
             c.OpenSession(secret_hex="6e" * 32),
@@ -45,12 +42,6 @@ class Table:
             c.AddMember(name="Bo"),
         ):
             self.run(command)
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     def events(self) -> list[Any]:
         return [decode(r.envelope) for r in self.h.store.read_stream(STREAM)]

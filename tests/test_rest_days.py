@@ -40,7 +40,6 @@ from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
@@ -52,6 +51,8 @@ from hexlog.replay.rebuild import replay
 from hexlog.service import render
 from hexlog.service.render_travel import travel_lines
 
+from .scripted_play import ScriptedPlay
+
 CAMPAIGN = "rest"
 HOUR = 3600
 V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
@@ -59,14 +60,12 @@ DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "delve-rest-v2.jsonl
 RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase since the journey ended"
 
 
-class Trip:
+class Trip(ScriptedPlay):
     """Explore (a rest day owed every `every` travel days); Al and Bo set out in winter from a meadow (after the
     commands ``before``)."""
 
     def __init__(self, *, every: int = 6, dice: bool = False, before: tuple[c.Command, ...] = ()) -> None:
-        self.script: list[int] = []
-        roller = None if dice else (lambda _table: ScriptedRoller(self.script))
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=roller)
+        super().__init__(CAMPAIGN, scripted=not dice)
         self.dice = dice
         rules = {"tables": {"rest": {"rest_every_travel_days": every}}}
         self.run(c.StartCampaign(ruleset="explore", overrides=rules))
@@ -77,12 +76,6 @@ class Trip:
         for command in before:
             self.run(command)
         self.run(t.StartJourney(hex="2,2", season="winter"))
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     def day(self, weather: str = "clear") -> None:
         """A day of travel in place, under the referee's weather, met by nobody (on committed dice any wanderers

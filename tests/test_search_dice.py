@@ -26,11 +26,8 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import RevealHidden, SetHex
-from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
 from hexlog.projections.visibility import PlayerView
@@ -38,6 +35,8 @@ from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
+
+from .scripted_play import ScriptedPlay
 
 CAMPAIGN = "s"
 V1_LOG = Path(__file__).resolve().parent / "golden" / "dvdm-search-v1.jsonl"
@@ -49,13 +48,11 @@ HEXES: dict[str, dict[str, Any]] = {
 }
 
 
-class Search:
+class Search(ScriptedPlay):
     """A campaign on the dvdm table with the map above, its party at ``start``, its dice a script."""
 
     def __init__(self, start: str, *, real_dice: bool = False, dice_byte: str = "3c") -> None:
-        self.script: list[int] = []
-        roller = None if real_dice else (lambda _table: ScriptedRoller(self.script))
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=roller)
+        super().__init__(CAMPAIGN, scripted=not real_dice)
         self.run(c.StartCampaign(ruleset="explore", overrides={"options": {"search_table": "dvdm"}}))
         self.run(c.OpenSession(secret_hex=dice_byte * 32))
         self.run(c.AddMember(name="Ann"))
@@ -64,12 +61,6 @@ class Search:
         self.run(t.StartJourney(hex=start))
         self.run(t.RollWeather(weather="clear"))
         self.run(t.DeclareRoute(), *(() if real_dice else (6, 1)))
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     def events(self) -> list[Any]:
         return [decode(r.envelope) for r in self.h.store.read_stream(stream_for(CAMPAIGN))]

@@ -13,22 +13,20 @@ from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.dice import DiceRolled, RollModifier
 from hexlog.events.errors import RuleRefusedError
-from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
-from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex, hidden
-from hexlog.machine.keeper import MemoryKeeper
-from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel import exhaustion, terrain
 from hexlog.service import render
 
+from .scripted_play import ScriptedPlay
+
 CAMPAIGN = "tr"
 CLEAR = t.RollWeather(weather="clear")
 
 
-class Trip:
+class Trip(ScriptedPlay):
     """A campaign with a party and a map, its dice a script the test fills as it goes."""
 
     def __init__(
@@ -39,8 +37,7 @@ class Trip:
         options: dict[str, Any] | None = None,
         tables: dict[str, Any] | None = None,
     ) -> None:
-        self.script: list[int] = []
-        self.h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(self.script))
+        super().__init__(CAMPAIGN)
         overrides: dict[str, Any] = {"options": options} if options else {}
         if tables:
             overrides["tables"] = tables
@@ -50,12 +47,6 @@ class Trip:
             self.run(c.AddMember(name=("Ann", "Bo", "Cy", "Di")[i], speed=speed))
         for name, facts in hexes.items():
             self.run(SetHex(hex=name, **facts))
-
-    def run(self, command: c.Command, *faces: int) -> list[Any]:
-        self.script[:] = list(faces)
-        out = self.h.execute(CAMPAIGN, command)
-        assert self.script == [], f"{type(command).__name__} left faces {self.script}"
-        return list(out.events)
 
     @property
     def state(self) -> Any:
