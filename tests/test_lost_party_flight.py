@@ -235,7 +235,12 @@ class TestToldWhichWayItRan:
         trip.run(t.EndDay())
         trip.run(t.EndJourney())
         assert (trip.travel.hex, trip.travel.believed) == ("3,2", "3,2")  # its end told the party where it is
-        flight = only(told_flight(trip, SOUTH), pu_ev.PursuitFled)
+        trip.run(p.StartPursuit(pursuers_speed=240, evasion_failed=True))
+        version = trip.h.load(CAMPAIGN).version
+        with pytest.raises(RuleRefusedError, match=r"no journey is under way: .*\(--told\); leave it out"):
+            trip.run(p.Flee(told=True), SOUTH)
+        assert trip.h.load(CAMPAIGN).version == version  # nothing recorded
+        flight = only(trip.run(p.Flee(), SOUTH), pu_ev.PursuitFled)
         assert (flight.heading, flight.believed) == ("S", "")
         assert (trip.travel.hex, trip.travel.believed) == ("3,2", "3,2")
 

@@ -230,7 +230,13 @@ def flee(ctx: StepContext, command: c.Flee) -> None:
     (``PursuitFled.believed``, ``held``); the true hex moves as it would in secret.
     """
     journey = _journey(ctx) is not None
-    _flee(ctx, secret=journey and not command.told, told=journey and command.told)
+    if command.told and not journey:
+        msg = (
+            "no journey is under way: the flight's heading is rolled in public and no belief is moved, so there is "
+            "nothing to tell the players (--told); leave it out"
+        )
+        raise RuleRefusedError(msg)
+    _flee(ctx, secret=journey and not command.told, told=command.told)
 
 
 def flee_in_public(ctx: StepContext, command: c.FleeInPublic) -> None:  # noqa: ARG001 - the step signature
