@@ -315,6 +315,11 @@ class _Walker:
             modifiers_as_given=any(self._schema(r) < _LOW_IS_GOOD_SINCE for r in recorded),
         )
         try:
+            kit.admit(ctx, command, text_checked=True)  # the invariants the procedures own, as the referee's door holds
+        except HexlogError as err:
+            self.flag(at, f"{event.type_name}: the rules refuse this decision here: {err}")
+            return event
+        try:
             kit.run_step(ctx, command)
         except _RollMismatchError as err:
             self.flag(at, f"{event.type_name}: {err}{self.unverified(recorded)}")

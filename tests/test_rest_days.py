@@ -57,6 +57,7 @@ CAMPAIGN = "rest"
 HOUR = 3600
 V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
 DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "delve-rest-v2.jsonl"
+REST_IN_DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "rest-in-delve-v2.jsonl"
 RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase since the journey ended"
 
 
@@ -496,17 +497,46 @@ class TestNoRestDayWhileExerting:
             "(hexlog dungeon leave); it ends when the quarry is caught or escapes"
         )
 
-    def test_a_rest_day_an_earlier_release_let_be_in_a_delve_replays_and_audits(
-        self, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        """Releases before this one rested the party in a dungeon; their logs replay and audit clean (a refusal is
-        the command's, not the rolled weather's that the audit re-runs)."""
+    def test_rest_days_an_earlier_release_let_be_in_a_delve_replay_and_audit(self) -> None:
+        """The log of commit f2e33d6^ (``travel.day_started`` version 2) rested its party twice while a delve went on,
+        once on rolled weather and once on the referee's; that release let both be. It audits VERIFIED (the audit
+        re-runs the rolled one as that release ran it), replays, and exports byte for byte."""
+        lines = REST_IN_DELVE_V2_LOG.read_bytes().split(b"\n")
+        events = [decode(e) for e in read_export(lines)]
+        rests = [e for e in events if isinstance(e, ev.DayStarted) and e.rest]
+        assert [bool(e.rolls) for e in rests] == [True, False]
+        report = audit_envelopes(read_export(lines))
+        assert report.findings == (), report.text()
+        assert report.decisions == report.rolls_verified == 16
+        store = MemoryStore()
+        campaign = import_envelopes(store, read_export(lines)).campaign
+        assert replay(store, campaign, REGISTRY).ok
+        assert (
+            "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == REST_IN_DELVE_V2_LOG.read_bytes()
+        )
+
+    @pytest.mark.parametrize("weather", ["", "clear"], ids=["rolled", "the referee's"])
+    def test_one_recorded_since_version_3_is_a_finding(self, monkeypatch: pytest.MonkeyPatch, weather: str) -> None:
+        """A referee who owns the database writes a rest day in a delve past the guard (here, with it switched off):
+        since ``travel.day_started`` version 3 no release lets one be, so the audit holds it to the guard, a rest day
+        on rolled weather (re-run as a decision) and one on the referee's (no dice: held to it as it is recorded)."""
         monkeypatch.setattr("hexlog.machine.travel.inverse._no_rest_while_exerting", lambda _table: None)
         trip = home_from_the_first_journey((ENTER,), dice=True)
-        assert only(trip.run(t.RestDay()), ev.Rested)
+        assert only(trip.run(t.RestDay(weather=weather)), ev.Rested)
         trip.run(c.CloseSession())
         monkeypatch.undo()
         assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
-        assert report.findings == (), report.text()
-        assert report.decisions >= 1
+        rest = next(
+            r.version
+            for r in trip.h.store.read_stream(stream_for(CAMPAIGN))
+            if r.envelope.type.endswith("day_started") and r.envelope.data.get("rest")
+        )
+        assert [(f.streamversion, f.check) for f in report.findings] == [(rest, "decision")], report.text()
+        assert report.findings[0].reason.endswith(
+            "the rules refuse this "
+            + ("decision" if not weather else "rest day")
+            + " here: a delve is under way, and a day in which one goes on is no rest; "
+            "leave the dungeon first (hexlog dungeon leave)"
+        ), report.findings[0].reason
+        assert not report.ok

@@ -13,6 +13,7 @@ from hexlog.events import camp as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.camp import rules, steps
 from hexlog.machine.camp.commands import (
+    INTERNAL,
     TRIGGERS,
     BreakCamp,
     CheckNight,
@@ -22,7 +23,7 @@ from hexlog.machine.camp.commands import (
     MeetEncounter,
     SetWatches,
 )
-from hexlog.machine.camp.inverse import INVERSE, internal_guard
+from hexlog.machine.camp.inverse import INVERSE
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
@@ -54,7 +55,8 @@ CAMP = Procedure(
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,
-    guards=(guard, internal_guard),
+    guards=(guard,),
+    internal=INTERNAL,
     modifiers=(steps.sleepers,),
     resume=Resume(trigger="encounter_over", step=steps.encounter_over),
     events=(

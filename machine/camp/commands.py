@@ -68,8 +68,10 @@ class BreakCamp(Command):
     """Morning: the night passes on the clock and each member's sleep is judged."""
 
 
-#: the commands only hexlog gives
-INTERNAL = (CheckNightWatchOnEncounter,)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+INTERNAL: dict[type[Command], str] = {
+    CheckNightWatchOnEncounter: "is the audit's, re-running an older release's night check; use hexlog camp check",
+}
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

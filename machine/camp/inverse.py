@@ -9,15 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import camp as ev
-from hexlog.events.errors import RuleRefusedError
-from hexlog.machine.camp.commands import INTERNAL, CheckNight, CheckNightWatchOnEncounter, GatherFirewood
-from hexlog.machine.commands import spoken
+from hexlog.machine.camp.commands import CheckNight, CheckNightWatchOnEncounter, GatherFirewood
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
-    from hexlog.machine.table import Table
 
 
 def command_for(event: Event) -> Command | None:
@@ -43,10 +40,3 @@ def command_before(event: Event, version: int) -> Command | None:
 
 
 INVERSE = Inverse(command_for=command_for, command_before=command_before)
-
-
-def internal_guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
-    """The audit's own commands are never the referee's."""
-    if isinstance(command, INTERNAL):
-        msg = f"'{spoken(command)}' is the audit's, re-running an older release's night check; use hexlog camp check"
-        raise RuleRefusedError(msg)

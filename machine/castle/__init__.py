@@ -15,6 +15,7 @@ from hexlog.events import castle as ev
 from hexlog.events.party import MemberEdited
 from hexlog.machine.castle import rules, steps
 from hexlog.machine.castle.commands import (
+    INTERNAL,
     TRIGGERS,
     AcceptQuest,
     DemandToll,
@@ -70,6 +71,7 @@ CASTLE = Procedure(
     purposes=steps.PURPOSES,
     inverse=INVERSE,
     guards=(guard,),
+    internal=INTERNAL,
     resume=Resume(trigger="fight_over", step=steps.fight_over),
     events=(
         ev.CastlePlaced,

@@ -117,8 +117,9 @@ class PartWays(Command):
     reason: str = arg("", help="why, in words")
 
 
-#: the commands only hexlog gives
-INTERNAL = (JoustKeepingArmor, JoustReadingTheTotal)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+_JOUST = "is made by hexlog's audit alone; use hexlog castle joust"
+INTERNAL: dict[type[Command], str] = {JoustKeepingArmor: _JOUST, JoustReadingTheTotal: _JOUST}
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -13,6 +13,7 @@ from hexlog.events import dungeon as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.dungeon import doors, due, rest, steps
 from hexlog.machine.dungeon.commands import (
+    INTERNAL,
     TRIGGERS,
     CheckWandering,
     EnterDungeon,
@@ -28,7 +29,7 @@ from hexlog.machine.dungeon.commands import (
     SearchRoll,
     SpikeDoor,
 )
-from hexlog.machine.dungeon.inverse import INVERSE, guard
+from hexlog.machine.dungeon.inverse import INVERSE
 from hexlog.machine.dungeon.machine import TRANSITIONS, DungeonModel
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.state import PROCEDURE, READS, DelveState, Light, Phase, evolve
@@ -64,7 +65,7 @@ DUNGEON = Procedure(
     rules=(DungeonTables,),
     purposes=(due.WANDERING, steps.SEARCH, doors.OPEN, doors.LISTEN, doors.SPIKE),
     inverse=INVERSE,
-    guards=(guard,),
+    internal=INTERNAL,
     due_checks=(DueCheck(name="light", run=due.burn), DueCheck(name="wandering", run=due.wander)),
     modifiers=(rest.modifiers,),
     resume=Resume(trigger="resume", step=steps.resume),

@@ -144,5 +144,6 @@ TRIGGERS: dict[type[Command], str] = {
     LeaveDungeon: "leave",
 }
 
-#: the commands only hexlog gives
-INTERNAL = (CheckWandering, SearchRoll)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+_AS_TIME_PASSES = "is made by hexlog as time passes or a search goes on; use hexlog dungeon move, search or rest"
+INTERNAL: dict[type[Command], str] = {CheckWandering: _AS_TIME_PASSES, SearchRoll: _AS_TIME_PASSES}

@@ -1,5 +1,4 @@
-"""The inverse audit uses: the command that made a recorded delve decision, and the guard that keeps
-the kit's own commands (a wandering check, a search's dice) out of the referee's hands.
+"""The inverse audit uses: the command that made a recorded delve decision.
 
 Only what the referee typed is taken from the record (who acts, the door, the tool, the chances the
 referee gave, the searchers and whether a door is there); the rest the step decides again from the
@@ -11,15 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
-from hexlog.events.errors import RuleRefusedError
-from hexlog.machine.commands import spoken
-from hexlog.machine.dungeon.commands import INTERNAL, CheckWandering, Listen, OpenDoor, SearchRoll, SpikeDoor
+from hexlog.machine.dungeon.commands import CheckWandering, Listen, OpenDoor, SearchRoll, SpikeDoor
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
-    from hexlog.machine.table import Table
 
 PERCENT = 100
 
@@ -60,13 +56,3 @@ def by_hand(event: Event) -> str | None:
 
 
 INVERSE = Inverse(command_for=command_for, by_hand=by_hand)
-
-
-def guard(table: Table, command: Command) -> None:  # noqa: ARG001 - the guard signature
-    """The kit's own commands are never the referee's: a wandering check or a search's dice come with time."""
-    if isinstance(command, INTERNAL):
-        msg = (
-            f"'{spoken(command)}' is made by hexlog as time passes or a search goes on; "
-            "use hexlog dungeon move, search or rest"
-        )
-        raise RuleRefusedError(msg)

@@ -16,6 +16,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.events.procedure import HandedOff
 from hexlog.machine.encounter import afloat, positions, rules, surprise
 from hexlog.machine.encounter.commands import (
+    INTERNAL,
     TRIGGERS,
     Avoid,
     CancelEncounter,
@@ -81,6 +82,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
+    internal=INTERNAL,
     resume=Resume(trigger=RESUME, step=afloat.resumed),
     limits=(LIMIT_TWO_SIDES,),
     corrections=frozenset({"cancel", "correct"}),

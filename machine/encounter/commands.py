@@ -238,5 +238,6 @@ TRIGGERS: dict[type[Command], str] = {
     CorrectEncounter: "correct",
 }
 
-#: the commands only hexlog gives
-INTERNAL = (RollEvasionBothAsPartySurprised, RollEvasionForNobody)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+_AUDITS = "is the audit's, re-running an evasion an older release recorded; use roll-evasion"
+INTERNAL: dict[type[Command], str] = {RollEvasionBothAsPartySurprised: _AUDITS, RollEvasionForNobody: _AUDITS}

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.encounter.commands import INTERNAL
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.encounter.surprise import armor_kind
@@ -41,11 +40,7 @@ def _unknown_armor(rules: Ruleset, armor: str) -> str | None:
 
 
 def guard(table: Table, command: c.Command) -> None:
-    """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read, and the
-    audit's own command (an evasion as an earlier release rolled it) from anyone."""
-    if isinstance(command, INTERNAL):
-        msg = f"'{c.spoken(command)}' is the audit's, re-running an evasion an older release recorded; use roll-evasion"
-        raise RuleRefusedError(msg)
+    """Refuse a command that would break an encounter under way, or give the rules a fact they cannot read."""
     rules = table.rules
     if isinstance(command, c.AddMember | c.EditMember) and command.armor is not None and rules is not None:
         why = _unknown_armor(rules, command.armor)

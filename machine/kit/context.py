@@ -324,11 +324,15 @@ def _resume_parents(ctx: StepContext) -> None:
 
 
 def run(ctx: StepContext, command: Command, *, text_checked: bool = True) -> None:
-    """Run one command: its checks, its step (trigger first), then any parent whose child concluded.
+    """Run one command the referee gives: its checks, its step (trigger first), then any parent whose child concluded.
+
+    A command hexlog alone gives (``Procedure.internal``) is refused here, at the referee's door; the steps that
+    give one, and the audit that re-runs one, do not come through it.
 
     ``text_checked``: the caller has checked the command's free text (the handler does, before it
     reads anything).
     """
+    ctx.registry.refuse_internal(command)
     admit(ctx, command, text_checked=text_checked)
     run_step(ctx, command)
     _resume_parents(ctx)

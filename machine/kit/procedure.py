@@ -4,8 +4,10 @@ A procedure with a machine declares its phases and its transition table as data 
 package, at the top of the module that holds them), the model whose conditions the table names,
 the fold of its state, one step per command, the typed rules it reads, the roll purposes its steps
 use, and the inverse that audit uses to re-run its dice-driven decisions. It may also declare guards
-(invariants it owns over other commands), checks that fall due as game time passes, modifiers it
-imposes on rolls, and what it does when a procedure it handed off to concludes.
+(invariants it owns over other commands, which the audit holds every re-run decision to as well), the
+commands hexlog alone gives (a step's own dice, the audit's re-run of an older release's decision),
+checks that fall due as game time passes, modifiers it imposes on rolls, and what it does when a
+procedure it handed off to concludes.
 """
 
 from __future__ import annotations
@@ -127,6 +129,9 @@ class Procedure:
     purposes: tuple[str, ...] = ()
     inverse: Inverse | None = None
     guards: tuple[Guard, ...] = ()
+    #: the commands hexlog alone gives, never the referee (a step's own dice, the audit's re-run of a decision an
+    #: older release recorded), each with the refusal's words after the command's name (what to use instead)
+    internal: Mapping[type[Command], str] = attrs.field(factory=dict)
     due_checks: tuple[DueCheck, ...] = ()
     modifiers: tuple[ModifierSource, ...] = ()
     resume: Resume | None = None

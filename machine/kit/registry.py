@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.machine.commands import spoken
 from hexlog.machine.kit.rules import keys_of
 from hexlog.machine.kit.runner import Runner
@@ -65,6 +65,7 @@ class Registry:
         self._reserved: dict[str, str | None] = {}
         #: what every command, roll, clock advance and event reads, gathered once in registry order
         self._guards = tuple(g for p in procedures for g in p.guards)
+        self._internal = {cls: words for p in procedures for cls, words in p.internal.items()}
         self._due_checks = tuple(c for p in procedures for c in p.due_checks)
         self._modifier_sources = tuple(m for p in procedures for m in p.modifiers)
         self.folds: tuple[tuple[str, Fold], ...] = tuple((p.name, p.fold) for p in procedures if p.fold is not None)
@@ -121,6 +122,13 @@ class Registry:
     def guards(self) -> tuple[Guard, ...]:
         """Every invariant any procedure owns, in order."""
         return self._guards
+
+    def refuse_internal(self, command: Command) -> None:
+        """Refuse a command hexlog alone gives (``Procedure.internal``), naming what the referee uses instead."""
+        words = self._internal.get(type(command))
+        if words is not None:
+            msg = f"'{spoken(command)}' {words}"
+            raise RuleRefusedError(msg)
 
     @property
     def due_checks(self) -> tuple[DueCheck, ...]:

@@ -54,6 +54,7 @@ PURSUIT = Procedure(
     purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
     inverse=INVERSE,
     guards=(guard,),
+    internal=c.INTERNAL,
     resume=Resume(trigger="resume", step=steps.resumed),
     events=(
         ev.PursuitStarted,

@@ -118,8 +118,16 @@ class RestTrueHex(Command):
     the encounter chances of the party's true hex during a journey, is re-run as they ran it."""
 
 
-#: the commands only hexlog gives
-INTERNAL = (FleeInPublic, FleeHeldUnrecorded, RollEvasionTrueHex, RollEvasionForNobody, CatchTrueHex, RestTrueHex)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+_AUDIT = "is made by hexlog's audit alone; use hexlog pursuit"
+INTERNAL: dict[type[Command], str] = {
+    FleeInPublic: f"{_AUDIT} flee",
+    FleeHeldUnrecorded: f"{_AUDIT} flee",
+    RollEvasionTrueHex: f"{_AUDIT} roll-evasion",
+    RollEvasionForNobody: f"{_AUDIT} roll-evasion",
+    CatchTrueHex: f"{_AUDIT} catch",
+    RestTrueHex: f"{_AUDIT} rest",
+}
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

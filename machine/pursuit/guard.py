@@ -1,19 +1,10 @@
-"""The invariants the pursuit owns: while it runs, the journey waits and game time is the pursuit's; the
-audit's own command (a flight as an earlier release recorded it) is never the referee's."""
+"""The invariants the pursuit owns: while it runs, the journey waits and game time is the pursuit's."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from hexlog.events.errors import RuleRefusedError
-from hexlog.machine.commands import spoken
-from hexlog.machine.pursuit.commands import (
-    INTERNAL,
-    CatchTrueHex,
-    RestTrueHex,
-    RollEvasionForNobody,
-    RollEvasionTrueHex,
-)
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel.commands import TRIGGERS as TRAVEL_TRIGGERS
@@ -25,16 +16,6 @@ if TYPE_CHECKING:
 
 def guard(table: Table, command: Command) -> None:
     """While a pursuit runs, the journey waits and the clock is the pursuit's: refuse both."""
-    if isinstance(command, INTERNAL):
-        names = {
-            RollEvasionTrueHex: "roll-evasion",
-            RollEvasionForNobody: "roll-evasion",
-            CatchTrueHex: "catch",
-            RestTrueHex: "rest",
-        }
-        what = names.get(type(command), "flee")
-        msg = f"'{spoken(command)}' is made by hexlog's audit alone; use hexlog pursuit {what}"
-        raise RuleRefusedError(msg)
     state = table.procedures.get(PROCEDURE)
     running = isinstance(state, PursuitState) and state.phase not in {Phase.IDLE, Phase.CAUGHT, Phase.ESCAPED}
     if not running:

@@ -119,6 +119,14 @@ class RestDay(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RestDayWhileExerting(Command):
+    """Issued by the audit, never by a user: a rest day recorded before ``travel.day_started`` version 3, whose
+    releases let a party rest while a delve, a pursuit or a chase went on, is re-run as they ran it."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
 class EndJourney(Command):
     """The journey is over."""
 
@@ -138,11 +146,13 @@ TRIGGERS: dict[type[Command], str] = {
     EndJourney: "finish",
 }
 
-#: the commands only hexlog gives
-INTERNAL = (
-    SearchRoll,
-    SearchRollHexDice,
-    DeclareRouteHeadingWhenLost,
-    DeclareRouteRoadNeverLost,
-    CheckWanderingTrueHex,
-)
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
+_RERUN = "is the audit's, re-running a{} an older release recorded; use hexlog travel"
+INTERNAL: dict[type[Command], str] = {
+    SearchRoll: "is made by hexlog when a search goes on; use hexlog travel search",
+    SearchRollHexDice: f"{_RERUN.format(' search')} search",
+    DeclareRouteHeadingWhenLost: f"{_RERUN.format(' route')} route",
+    DeclareRouteRoadNeverLost: f"{_RERUN.format(' route')} route",
+    CheckWanderingTrueHex: f"{_RERUN.format(' check')} check",
+    RestDayWhileExerting: f"{_RERUN.format(' rest day')} rest",
+}

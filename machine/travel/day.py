@@ -291,10 +291,11 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
     _to_next_day(ctx, f"travel day {trip.day} ends")
 
 
-def rest(ctx: StepContext, command: c.RestDay) -> None:
+def rest(ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting) -> None:
     """A full rest day (§4.16): it starts as every day does, at the rules' hour with its weather (rolled, or the
     referee's), recorded as a day of rest (nobody travels, no travel points); then exhaustion and the owed rest are
-    cleared, and the clock runs on to the next day."""
+    cleared, and the clock runs on to the next day. (The guard refuses it while a delve, pursuit or chase is under
+    way; the audit re-runs one an older release let be with ``RestDayWhileExerting``, which no guard refuses.)"""
     _to_day_start(ctx)
     trip = journey(ctx)
     name, flags, total, rolls = _weather(ctx, trip, command.weather)

@@ -11,16 +11,15 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import travel as ev
 from hexlog.events.errors import RuleRefusedError
-from hexlog.machine.commands import spoken
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import (
-    INTERNAL,
     CheckWandering,
     CheckWanderingTrueHex,
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
     DeclareRouteRoadNeverLost,
     RestDay,
+    RestDayWhileExerting,
     RollWeather,
     SearchRoll,
     SearchRollHexDice,
@@ -95,6 +94,9 @@ ROAD_BY_SOURCE_SINCE = 3
 MAP_DICE_SINCE = 2
 #: the schema version of ``travel.wandering_checked`` since which the check reads the hex the party believes it is in
 BELIEVED_HEX_SINCE = 2
+#: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
+#: chase is under way
+NO_REST_WHILE_EXERTING_SINCE = 3
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -102,7 +104,8 @@ def command_before(event: Event, version: int) -> Command | None:
     ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, and one before version
     3 read a road hex as Dolmenwood's road whatever the source, never lost in fog or darkness; a search before
     ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, and a
-    wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex."""
+    wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex; a rest day
+    before ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
@@ -111,6 +114,8 @@ def command_before(event: Event, version: int) -> Command | None:
         return SearchRollHexDice(guide=event.guide)
     if isinstance(event, ev.WanderingChecked) and version < BELIEVED_HEX_SINCE:
         return CheckWanderingTrueHex()
+    if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
+        return RestDayWhileExerting() if event.rolls else None
     return command_for(event)
 
 
@@ -120,7 +125,15 @@ EXERTING_SINCE = 2
 
 def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """How a journey's start differs from the state before it: the delves, pursuits and chases it records under way
-    (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there."""
+    (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. And a
+    rest day whose weather the referee set (no dice decide it, so the decision check does not re-run it) is held to
+    the guard too, since ``travel.day_started`` version 3: none while a delve, a pursuit or a chase is under way."""
+    if isinstance(event, ev.DayStarted) and event.rest and not event.rolls and version >= NO_REST_WHILE_EXERTING_SINCE:
+        try:
+            _no_rest_while_exerting(ctx.table)
+        except RuleRefusedError as err:
+            return f"the rules refuse this rest day here: {err}"
+        return None
     if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
         return None
     found = under_way(ctx)
@@ -152,18 +165,10 @@ _EXERTION_WORDS = {
 
 
 def guard(table: Table, command: Command) -> None:
-    """The kit's own commands are never the referee's: a search's roll comes with the search; a day in which a
-    delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none is under way."""
+    """A day in which a delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none
+    is under way."""
     if isinstance(command, RestDay):
         _no_rest_while_exerting(table)
-    if isinstance(command, SearchRoll):
-        msg = f"'{spoken(command)}' is made by hexlog when a search goes on; use hexlog travel search"
-        raise RuleRefusedError(msg)
-    if isinstance(command, INTERNAL):
-        what = {SearchRollHexDice: "search", CheckWanderingTrueHex: "check"}.get(type(command), "route")
-        msg = f"'{spoken(command)}' is the audit's, re-running a {what} an older release recorded"
-        msg += f"; use hexlog travel {what}"
-        raise RuleRefusedError(msg)
 
 
 def _no_rest_while_exerting(table: Table) -> None:
