@@ -24,6 +24,10 @@ otherwise: a pursuit's flight during a journey, whose heading those releases rol
 the rules record only after a decision (``Inverse.follows_only``: a flight whose heading is the
 referee's) is a finding anywhere but in its place after one.
 
+Before its step runs again, each decision's command is held to the guards, the invariants the procedures own
+over other commands, as the referee's door holds every command (``kit.admit``): a decision that door would have
+refused (the day's weather while a pursuit runs, a rest day in a delve) is a finding naming the rule.
+
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
 A decision may only name rolls of the session open at it, recorded before it, each used by one
 decision; and a roll with the purpose a procedure reserves for its steps that no decision names is a
