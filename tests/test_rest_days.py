@@ -169,12 +169,7 @@ def penalty(trip: Trip, name: str = "Al") -> int:
 
 def exhausted_and_home() -> Trip:
     """A rest day owed every travel day: two days of travel leave Al and Bo exhausted; the journey ends (00:00)."""
-    trip = Trip(every=1)
-    trip.day()
-    trip.day()
-    trip.run(t.EndJourney())
-    assert trip.state.members["Al"].exhaustion == 1
-    return trip
+    return home_from_the_first_journey(())
 
 
 class TestAfterTheJourney:
@@ -481,9 +476,20 @@ class TestNoRestDayWhileExerting:
         assert trip.state.members["Al"] == Member()
 
     def test_a_pursuit_under_way_refuses_it_until_it_ends(self) -> None:
+        """Slower pursuers: the party flees a hex (still under way), then rests half a day after its escape (a 6 on
+        the encounter roll: nobody met), which ends the pursuit; only then does a rest day clear the exhaustion."""
         trip = exhausted_and_home()
         trip.run(pu.StartPursuit(pursuers=2, pursuers_speed=60, evasion_failed=True))
-        self.refused(trip, r"^a pursuit is under way, and a day in which one goes on is no rest; it ends when")
+        waits = r"^a pursuit is under way, and a day in which one goes on is no rest; it ends when the party is caught"
+        self.refused(trip, waits)
+        trip.run(pu.Flee(), 1)
+        self.refused(trip, waits)
+        assert trip.state.exerting == frozenset({"pursuit"})
+        assert trip.state.members["Al"].exhaustion == 1
+        assert only(trip.run(pu.Rest(), 6), pu_ev.PursuitEnded)
+        assert trip.state.exerting == frozenset()
+        assert only(trip.run(t.RestDay(weather="clear")), ev.Rested).members == ("Al", "Bo")
+        assert trip.state.members["Al"] == Member()
 
     def test_a_chase_and_a_delve_are_named_together(self) -> None:
         trip = exhausted_and_home()
