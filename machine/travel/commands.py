@@ -146,13 +146,17 @@ TRIGGERS: dict[type[Command], str] = {
     EndJourney: "finish",
 }
 
+
+def _rerun(what: str, step: str) -> str:
+    return f"is the audit's, re-running a {what} an older release recorded; use hexlog travel {step}"
+
+
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-_RERUN = "is the audit's, re-running a{} an older release recorded; use hexlog travel"
 INTERNAL: dict[type[Command], str] = {
     SearchRoll: "is made by hexlog when a search goes on; use hexlog travel search",
-    SearchRollHexDice: f"{_RERUN.format(' search')} search",
-    DeclareRouteHeadingWhenLost: f"{_RERUN.format(' route')} route",
-    DeclareRouteRoadNeverLost: f"{_RERUN.format(' route')} route",
-    CheckWanderingTrueHex: f"{_RERUN.format(' check')} check",
-    RestDayWhileExerting: f"{_RERUN.format(' rest day')} rest",
+    SearchRollHexDice: _rerun("search", "search"),
+    DeclareRouteHeadingWhenLost: _rerun("route", "route"),
+    DeclareRouteRoadNeverLost: _rerun("route", "route"),
+    CheckWanderingTrueHex: _rerun("check", "check"),
+    RestDayWhileExerting: _rerun("rest day", "rest"),
 }
