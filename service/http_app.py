@@ -344,6 +344,19 @@ def _player_view(service: Service, campaign: str) -> PlayerCache:
         return found
 
 
+def _told(service: Service, campaign: str, last: int, *, player: bool) -> list[tuple[dict[str, Any], str]]:
+    """The campaign's last ``last`` events (every one for 0) as a role sees them, with their lines: read from where
+    they begin, their lines reading back (past version 1) to what the table holds, as a command's answer's do, so
+    that the cost is the lines asked for, however long the campaign."""
+    table = service.table(campaign)
+    stream = stream_for(campaign)
+    first = max(1, service.reads.stream_version(stream) - last + 1) if last else 1
+    if player:
+        return _shown(service, campaign, first, player=True)
+    told = render.context(table) if first > 1 else None
+    return seen(service.reads.read_stream(stream, first), player=False, first=first, told=told)
+
+
 def _received(service: Service, campaign: str, first: int, *, player: bool) -> list[dict[str, Any]]:
     return [event for event, _ in _shown(service, campaign, first, player=player)]
 
@@ -682,14 +695,12 @@ async def _timeline(service: Service, request: Request, token: Token | None) -> 
     last = _int(request, "last", 0) or 0
 
     def read() -> dict[str, Any]:
-        service.table(campaign)
-        records = service.reads.read_stream(stream_for(campaign))
-        lines = render.timeline(records, player=_player(token))
-        shown = lines[-last:] if last else lines
-        return {
-            "campaign": campaign,
-            "lines": [{"version": ln.version, "time": ln.time, "kind": ln.kind, "text": ln.text} for ln in shown],
-        }
+        shown = _told(service, campaign, last, player=_player(token))
+        lines = [
+            {"version": e["streamversion"], "time": e["time"], "kind": e["type"].removeprefix(TYPE_PREFIX), "text": t}
+            for e, t in (shown[-last:] if last else shown)
+        ]
+        return {"campaign": campaign, "lines": lines}
 
     return JSONResponse(await anyio.to_thread.run_sync(read))
 
