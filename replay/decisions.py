@@ -48,6 +48,7 @@ import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
+from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
@@ -62,6 +63,7 @@ from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
+from hexlog.replay import due_audit
 from hexlog.replay.dice_audit import Issue, Recent
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden, still_hidden
 from hexlog.replay.hidden_audit import aside as hidden_aside
@@ -152,6 +154,11 @@ class _Walker:
     doubted: set[str] = attrs.field(factory=set)
     #: the events a re-run decision's step records after it, found in their places (``Inverse.follows_only``)
     followed: set[int] = attrs.field(factory=set)
+    #: the last clock event, while the events after it that a due check may record are still coming (``due_audit``)
+    due: due_audit.Pending | None = None
+    #: the event types some due check records, and those only a due check records
+    due_kinds: frozenset[type[Event]] = frozenset()
+    due_sole: frozenset[type[Event]] = frozenset()
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -170,11 +177,13 @@ class _Walker:
         for at, event in enumerate(self.events):
             if event is not None:
                 self.step(at, event)
+        self.settle_due()
         self.orphans()
 
     def begin(self) -> None:
-        """Ready to walk: each decision's inverse by event type."""
+        """Ready to walk: each decision's inverse by event type, and what the due checks record."""
         self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
+        self.due_kinds, self.due_sole = due_audit.kinds(self.registry)
 
     def step(self, at: int, event: Event) -> None:
         """Check one event (a decision against the table just before it), then fold it."""
@@ -184,6 +193,7 @@ class _Walker:
             lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
             self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
         self.note_hand(at, event)
+        self.note_due(at, event)
         if isinstance(event, CampaignStarted | RulesChanged):
             content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
             if content_hash != event.rules_hash:
@@ -199,6 +209,38 @@ class _Walker:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
+
+    def note_due(self, at: int, event: Event) -> None:
+        """Keep an event a due check may have recorded after the last clock event, or judge those kept once another
+        event ends them; an event only a due check records is a finding anywhere else; a clock event is kept."""
+        pending = self.due
+        if pending is not None:
+            if isinstance(event, DiceRolled) or type(event) in self.due_kinds:
+                pending.run.append((at, event))
+                return
+            self.settle_due()
+        if type(event) in self.due_sole:
+            self.flag(at, due_audit.stray(event))
+        if isinstance(event, ClockAdvanced) and self.registry.due_checks:
+            self.due = due_audit.Pending(at, self.table, event)
+
+    def settle_due(self) -> None:
+        """Judge the events after the last clock event against what the checks due in its span record."""
+        pending, self.due = self.due, None
+        if pending is None:
+            return
+        try:
+            emitted = due_audit.rerun(pending, self.registry, self.hidden.keeper if self.hidden is not None else None)
+        except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make a check raise is a finding
+            self.flag(pending.at, f"the rules cannot run the checks due after this advance of the clock: {err}")
+            return
+        problem, placed = due_audit.compare(pending, emitted)
+        if problem:  # what follows the first difference is not judged again, event by event
+            self.flag(pending.at, problem)
+            return
+        for at, event in pending.run:
+            if type(event) in self.due_sole and at not in placed:
+                self.flag(at, due_audit.stray(event))
 
     def check_followed(self, at: int, event: Event) -> None:
         """An event only a step records after a decision it re-runs, anywhere else, was not written by the kit."""
@@ -520,7 +562,9 @@ class StreamWalker(_Walker):
             self.named = {key: at for key, at in self.named.items() if key[0] != ended}
 
     def finish(self) -> None:
-        """Check the sessions still open, and what is still to come after the last decision."""
+        """Check the sessions still open, what is still to come after the last decision, and the checks due after the
+        last clock event."""
+        self.settle_due()
         self._ended(every=True)
         if any(not forgiven for _, _, forgiven in self.expected):
             self.failed = True

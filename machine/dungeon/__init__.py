@@ -66,7 +66,10 @@ DUNGEON = Procedure(
     purposes=(due.WANDERING, steps.SEARCH, doors.OPEN, doors.LISTEN, doors.SPIKE),
     inverse=INVERSE,
     internal=INTERNAL,
-    due_checks=(DueCheck(name="light", run=due.burn), DueCheck(name="wandering", run=due.wander)),
+    due_checks=(
+        DueCheck(name="light", run=due.burn, records=(ev.LightBurnedOut,), sole=True),
+        DueCheck(name="wandering", run=due.wander, records=(ev.WanderingChecked,), sole=True),
+    ),
     modifiers=(rest.modifiers,),
     resume=Resume(trigger="resume", step=steps.resume),
     events=(

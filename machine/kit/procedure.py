@@ -46,11 +46,15 @@ class DueCheck:
 
     After every advance of the clock the kit runs each registered check, in registry order, with the
     span of game time just passed: ``run(ctx, start, end)`` (seconds since the campaign began) emits
-    whatever falls due in ``start < t <= end``.
+    whatever falls due in ``start < t <= end``. ``records`` names the events it records (besides its rolls), and
+    ``sole`` says that nothing else records them: the audit runs each check again after every advance of the clock,
+    and finds one of those events anywhere but in its place after an advance that makes it due.
     """
 
     name: str
     run: Callable[[StepContext, int, int], None]
+    records: tuple[type[Event], ...] = ()
+    sole: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -85,7 +85,7 @@ TRAVEL = Procedure(
     guards=(guard,),
     internal=c.INTERNAL,
     modifiers=(exhaustion.modifiers,),
-    due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock),),
+    due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock, records=(ev.ExhaustionChanged, ev.Rested)),),
     resume=Resume(trigger="resume", step=day.resumed),
     limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_FLIGHT_BEARINGS, LIMIT_ROLLS_REACHED),
     events=(
