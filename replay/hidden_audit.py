@@ -2,14 +2,16 @@
 
 The log commits to each hidden feature (``map.hidden_placed``) and opens a commitment when a search
 finds the feature or the referee reveals it. Each opening must match a commitment placed before it and
-not opened yet; one that does not is a finding naming it. The features the log opens anywhere are
-what the audit's re-run of a search knows (a keeper holding them). A commitment never opened leaves unchecked
-each search made while it was placed and still hidden that it may have changed (``still_hidden`` gives a search
-what was hidden then; its procedure's ``Inverse.unsure`` judges), which the verdict names as a caveat.
+not opened yet; one that does not is a finding naming it. A commitment that is not a SHA-256 in hex commits to
+nothing (an empty one would match an opening whose salt is not hex, whatever it opens): a finding. The features the
+log opens anywhere are what the audit's re-run of a search knows (a keeper holding them). A commitment never opened
+leaves unchecked each search made while it was placed and still hidden that it may have changed (``still_hidden``
+gives a search what was hidden then; its procedure's ``Inverse.unsure`` judges), which the verdict names as a caveat.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import attrs
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 CHECK = "hidden feature"
 #: the campaign the audit's keeper keeps the opened features under (the re-run's context names none)
 CAMPAIGN = ""
+#: what a commitment is: a SHA-256 in lowercase hex
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @attrs.frozen
@@ -49,6 +53,11 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
     unopened: list[str] = []
     for at, event in enumerate(events):
         if isinstance(event, ev.HiddenFeaturePlaced):
+            if SHA256.fullmatch(event.commitment) is None:
+                named = f"the commitment {event.commitment!r}"
+                reason = f"{event.type_name}: {named} is not a SHA-256 in hex: it commits to nothing"
+                issues.append(Issue(at, CHECK, reason))
+                continue
             unopened.append(event.commitment)
         elif isinstance(event, ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed):
             what = "found" if isinstance(event, ev.FINDS) else "revealed"

@@ -389,6 +389,22 @@ class TestAudit:
         issues = check_decision_events(events).issues
         assert any(i.at == found and "map.feature_found" in i.reason for i in issues)
 
+    def test_an_empty_commitment_opened_by_a_salt_that_is_not_hex_fails(self) -> None:
+        """An empty commitment would match the empty one a salt that is not hex gives, whatever the opening names: the
+        commitment is a finding (it commits to nothing), and the find, matching no commitment, is one too."""
+        h = found_campaign(search_face=1)
+        events = events_of(h)
+        placed = next(i for i, e in enumerate(events) if isinstance(e, ev.HiddenFeaturePlaced))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        events[placed] = ev.HiddenFeaturePlaced(commitment="")
+        events[found] = attrs.evolve(events[found], feature="the dragon's hoard", salt="not hex")
+        assert events[found].commitment == ""
+        issues = check_decision_events(events).issues
+        assert [(i.at, i.reason) for i in issues if i.at == placed] == [
+            (placed, "map.hidden_placed: the commitment '' is not a SHA-256 in hex: it commits to nothing")
+        ]
+        assert any(i.at == found and "matches no earlier commitment" in i.reason for i in issues)
+
 
 class TestCommandLine:
     def test_map_reveal_then_the_audit_verifies(self, hexlog, tmp_path: Path) -> None:
