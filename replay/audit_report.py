@@ -12,7 +12,7 @@ from hexlog.events.codec import decode
 from hexlog.events.errors import HexlogError
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.text import counted
-from hexlog.replay.chain_audit import Finding, Item, check_chain, check_order, check_schemas
+from hexlog.replay.chain_audit import Finding, Item, Opened, check_chain, check_order, check_schemas
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.procedure_audit import check_procedures
@@ -136,6 +136,23 @@ def _decode(ordered: list[Item], out: list[Finding]) -> None:
             out.append(item.finding("decode", str(err)))
 
 
+def reused(opened: Sequence[Opened]) -> list[Finding]:
+    """A session of one campaign that commits to the secret an earlier session of another committed to: its rolls were
+    predictable to anyone who saw the first revealed (within one campaign the dice check names it)."""
+    first: dict[str, Opened] = {}
+    out = []
+    for one in sorted(opened, key=lambda o: o.at.order):
+        earlier = first.setdefault(one.commitment, one)
+        if earlier.at.stream != one.at.stream:
+            where = campaign_of(earlier.at.stream) or earlier.at.stream
+            reason = (
+                f"session {one.session} commits to the secret of session {earlier.session} of campaign {where}: "
+                "its rolls were predictable"
+            )
+            out.append(attrs.evolve(one.at, reason=reason))
+    return out
+
+
 @attrs.define
 class Tally:
     """What the streams of one audit add up to."""
@@ -153,6 +170,8 @@ class Tally:
     streams: list[str] = attrs.field(factory=list)
     #: the envelopes of the streams the receipts name
     sound: list[Envelope] = attrs.field(factory=list)
+    #: each session's commitment, its session and where it opened (a finding to be worded), across the streams
+    opened: list[Opened] = attrs.field(factory=list)
 
     def add(self, other: Tally) -> None:
         """Add what ``other`` (the streams after this one's) adds up to."""
@@ -166,6 +185,7 @@ class Tally:
         self.notes.extend(other.notes)
         self.streams.extend(other.streams)
         self.sound.extend(other.sound)
+        self.opened.extend(other.opened)
 
 
 def _check_events(
@@ -182,6 +202,10 @@ def _check_events(
         finding = ordered[issue.at].finding(issue.check, issue.reason, cause=issue.cause)
         (notes if issue.note else findings).append(finding)
     tally.sessions += len(result.sessions)
+    tally.opened.extend(
+        Opened(record.commitment, record.id, ordered[record.opened_at].finding("commitment", ""))
+        for record in result.sessions.values()
+    )
     tally.rolls += result.rolls
     tally.verified += result.verified
     tally.decisions += decided.checked
@@ -217,6 +241,7 @@ def add_streamed(stream: str, result: StreamResult, tally: Tally, *, kept: bool)
     tally.hand.extend(f"{stream}: {line}" for line in result.hand)
     tally.asides.extend(f"{stream}: {line}" for line in result.asides)
     tally.notes.extend(result.notes)
+    tally.opened.extend(result.opened)
     if kept:
         tally.sound.extend(result.kept)
 
@@ -241,7 +266,9 @@ def audit_streams(
 
 
 def report(events: int, findings: list[Finding], tally: Tally, expect: Sequence[Receipt]) -> AuditReport:
-    """The report of an audit: the receipts matched, the findings in log order."""
+    """The report of an audit: the receipts matched, a secret committed to in two campaigns, the findings in log
+    order."""
+    findings = [*findings, *reused(tally.opened)]
     held = []
     for receipt in expect:
         problem = mismatch(receipt, tally.sound)

@@ -168,6 +168,15 @@ class Positions:
         self.seen[byte] |= 1 << (p & 7)
 
 
+@attrs.frozen
+class Opened:
+    """A session's commitment, its session, and where it opened (a ``commitment`` finding there, to be worded)."""
+
+    commitment: str
+    session: str
+    at: Finding
+
+
 @attrs.define
 class SchemaVersions:
     """The highest schema version of each event type a stream holds so far, met in version order.

@@ -29,10 +29,10 @@ from hexlog.events.chain import GENESIS, Envelope
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
-from hexlog.events.session import SessionAbandoned, SessionClosed
+from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.chain_audit import Finding, SchemaVersions, malformed
+from hexlog.replay.chain_audit import Finding, Opened, SchemaVersions, malformed
 from hexlog.replay.decisions import StreamWalker
 from hexlog.replay.dice_audit import Recent, StreamChecker
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
@@ -82,6 +82,8 @@ class StreamResult:
     notes: list[Finding] = attrs.field(factory=list)
     #: the envelopes at the versions a receipt names, and the last one
     kept: list[Envelope] = attrs.field(factory=list)
+    #: each session's commitment and where it opened (``audit_report.reused``)
+    opened: list[Opened] = attrs.field(factory=list)
 
 
 class _Pass:
@@ -130,6 +132,7 @@ class _Pass:
                 raise _WholeError from None
             if self.optimistic and isinstance(event, _HIDDEN):
                 raise _HiddenError
+            self._opened(item, event)
             dice.step(at, event, dice.open_rolls)
             self._noted()
             if isinstance(event, DiceRolled) and at in dice.open_rolls:
@@ -154,6 +157,11 @@ class _Pass:
         result.hand = decisions.hand
         result.asides = list(decisions.asides())
         return result
+
+    def _opened(self, item: Item, event: Event) -> None:
+        """Note where a session opened and what it commits to (``audit_report.reused``)."""
+        if isinstance(event, SessionOpened):
+            self.result.opened.append(Opened(event.commitment, event.session, item.finding("commitment", "")))
 
     def _noted(self) -> None:
         """The dice check's notes so far as findings; anything else it found sends the stream to the whole audit."""
