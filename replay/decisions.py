@@ -194,6 +194,8 @@ class _Walker:
             self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
         self.note_hand(at, event)
         self.note_due(at, event)
+        if isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is None:
+            self.check_free_roll(at, event)
         if isinstance(event, CampaignStarted | RulesChanged):
             content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
             if content_hash != event.rules_hash:
@@ -209,6 +211,26 @@ class _Walker:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
+
+    def check_free_roll(self, at: int, roll: DiceRolled) -> None:
+        """A free roll (one no procedure makes) carries the modifiers the state imposes on the one it is made for, as
+        the kit applies them to every roll (since ``dice.rolled`` version 2, which records them): none left out,
+        none added."""
+        recorded = self.schemas[at] if self.schemas is not None else type(roll).schema_version
+        if recorded < _MADE_FOR_SINCE:
+            return
+        sources = self.registry.modifier_sources
+        try:
+            imposed = tuple(m for source in sources for m in source(self.table, roll.made_for, roll.purpose))
+        except Exception:  # noqa: BLE001 - a state the sources cannot read: the other checks name what is wrong
+            return
+        if roll.low_is_good and recorded >= _LOW_IS_GOOD_SINCE:
+            imposed = tuple(attrs.evolve(m, value=-m.value) for m in imposed)
+        if tuple(roll.modifiers) != imposed:
+            made = f" made for {roll.made_for}" if roll.made_for else ""
+            named = f"roll {_name(roll)} for {words.show(shown(roll.purpose))}{made}"
+            carries, wanted = words.modifiers_text(roll.modifiers), words.modifiers_text(imposed)
+            self.flag(at, f"{named} carries {carries}, but the state imposes {wanted}")
 
     def note_due(self, at: int, event: Event) -> None:
         """Keep an event a due check may have recorded after the last clock event, or judge those kept once another

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.dice import DiceRolled
+    from hexlog.events.dice import DiceRolled, RollModifier
     from hexlog.machine.kit.procedure import Inverse
 
 
@@ -77,6 +77,13 @@ def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at
             return f"the {want.type_name} after it differs: {'; '.join(diffs)}"
         return f"after it the rules record {wanted}, but the log has {found.type_name} there"
     return None
+
+
+def modifiers_text(modifiers: Sequence[RollModifier]) -> str:
+    """Modifiers and their sources, in words (``no modifier`` for none)."""
+    if not modifiers:
+        return "no modifier"
+    return ", ".join(f"{m.value:+d} for {m.source}" for m in modifiers)
 
 
 def roll_label(roll: DiceRolled) -> str:

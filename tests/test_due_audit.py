@@ -37,9 +37,9 @@ CLOCK, ROLL = "hexlog.clock.advanced", "hexlog.dice.rolled"
 CHECKED, OUT = "hexlog.dungeon.wandering_checked", "hexlog.dungeon.light_burned_out"
 
 
-def delve(moves: int) -> list[Envelope]:
+def delve(moves: int, then: tuple[c.Command, ...] = ()) -> list[Envelope]:
     """The log of a delve under explore on committed dice: Ann lights a torch (six turns) and the party moves
-    ``moves`` turns (a wandering check every second turn), then the session closes."""
+    ``moves`` turns (a wandering check every second turn), then the commands ``then``, then the session closes."""
     play = ScriptedPlay(CAMPAIGN, scripted=False)
     play.run(c.StartCampaign(ruleset="explore"))
     play.run(c.OpenSession(secret_hex=SECRET))
@@ -49,6 +49,8 @@ def delve(moves: int) -> list[Envelope]:
     play.run(d.LightSource(kind="torch", by="Ann"))
     for _ in range(moves):
         play.run(d.Move())
+    for command in then:
+        play.run(command)
     play.run(c.CloseSession())
     return read_export(list(export_lines(play.h.store, CAMPAIGN)))
 
