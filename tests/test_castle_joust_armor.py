@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
 from hexlog.events import castle as ev
@@ -192,7 +193,9 @@ class TestTheAudit:
         assert replay(handler.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(handler.store, CAMPAIGN, REGISTRY)
         assert report.findings == (), report.text()
-        assert report.rolls_verified == report.rolls == report.decisions == len(winners)
+        assert report.rolls_verified == report.rolls == len(winners)
+        # each joust, and each meeting (the castle placed as a neutral lord: the rules roll nothing for it)
+        assert report.decisions == 2 * len(winners)
 
 
 class TestAVersion1Log:
@@ -202,7 +205,8 @@ class TestAVersion1Log:
     def test_it_audits_verified_with_every_joust_re_run_as_recorded(self) -> None:
         report = audit_envelopes(read_export(self.lines()))
         assert report.findings == (), report.text()
-        assert (report.events, report.rolls, report.rolls_verified, report.decisions) == (33, 2, 2, 2)
+        # two jousts and the three meetings of a castle whose type and disposition were placed (no roll)
+        assert (report.events, report.rolls, report.rolls_verified, report.decisions) == (33, 2, 2, 5)
         assert report.verdict.name == "VERIFIED"
 
     def test_it_imports_replays_and_exports_the_same_bytes(self) -> None:
@@ -225,3 +229,38 @@ class TestAVersion1Log:
         for row in rows:
             event = from_data(row["type"], row["schemaversion"], row["data"])
             assert (event.armor_lost_by, event.armor) == (row["data"]["armor_lost_by"], "")
+
+
+class TestAMeetingWithoutItsRolls:
+    """A castle placed with its type and disposition unknown leaves them to the dice when its garrison meets the
+    party. The meeting recorded with no roll, its type and disposition the referee's, is re-run all the same: the
+    rules roll there, so it is a finding, however its own fields read."""
+
+    def met(self) -> list[Any]:
+        """A castle of unknown type at 2,2, hailed and met on scripted dice (type 1: a lord; disposition 5)."""
+        handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _t: ScriptedRoller([1, 5]))
+        handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore"))
+        handler.execute(CAMPAIGN, c.OpenSession())
+        handler.execute(CAMPAIGN, c.AddMember(name="Ann"))
+        handler.execute(CAMPAIGN, SetHex(hex="2,2", terrain="hills"))
+        handler.execute(CAMPAIGN, k.PlaceCastle(hex="2,2"))
+        handler.execute(CAMPAIGN, k.HailCastle(hex="2,2"))
+        handler.execute(CAMPAIGN, k.MeetGarrison(riders=6))
+        return recorded(handler)
+
+    def test_the_meeting_on_its_rolls_is_re_run_clean(self) -> None:
+        events = self.met()
+        met = next(e for e in events if isinstance(e, ev.GarrisonMet))
+        assert len(met.rolls) == 2
+        assert check_decision_events(events).issues == ()
+
+    def test_the_meeting_with_its_rolls_taken_away_is_a_finding(self) -> None:
+        events = self.met()
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.GarrisonMet))
+        forged = list(events)
+        forged[at] = attrs.evolve(events[at], rolls=(), type_face=0, disposition_face=0)
+        reasons = [(i.at, i.reason) for i in check_decision_events(forged).issues]
+        assert (
+            at,
+            "castle.garrison_met: the rules roll 1d6 here (roll 1 of this decision), but the decision names no roll",
+        ) in reasons

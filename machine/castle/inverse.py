@@ -41,17 +41,21 @@ TYPED: dict[type[Event], frozenset[str]] = {
 
 
 def command_for(event: Event) -> Command | None:
-    """The command that made a recorded decision (None: not a dice-driven decision of a castle)."""
+    """The command that made a recorded decision (None: not a dice-driven decision of a castle).
+
+    A meeting, a toll and a flight are re-run whether they name rolls or not: the rules roll for them whenever the
+    castle's placing left its type or disposition to the dice, so one recorded with no roll where the rules roll is a
+    finding. Only a joust whose winner the referee named is the referee's (``by_hand``)."""
     match event:
         case ev.CastlesPassed():
             return PassCastles()
-        case ev.GarrisonMet(rolls=rolls) if rolls:
+        case ev.GarrisonMet():
             return MeetGarrison(riders=event.riders, speed=event.speed)
         case ev.JoustFought(rolls=rolls) if rolls:
             return Joust(fighter=event.fighter, warhorses=event.warhorses)
-        case ev.TollDemanded(rolls=rolls) if rolls:
+        case ev.TollDemanded():
             return DemandToll(worth=event.worth)
-        case ev.GarrisonFled(rolls=rolls) if rolls:
+        case ev.GarrisonFled():
             return FleeGarrison()
     return None
 
