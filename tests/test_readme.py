@@ -106,6 +106,25 @@ class TestReadmeVerifier:
         assert "hash does not match" in result.stdout
         assert "roll 0 should be [3, 4]" in result.stdout
 
+    def test_the_verifier_catches_an_event_id_given_twice(self, tmp_path):
+        """Two events of one id (each sealed in the chain): hexlog's audit names it, and so does the script."""
+        events = [json.loads(line) for line in SAMPLE_V2.read_text(encoding="utf-8").splitlines()]
+        events[2]["id"] = events[1]["id"]
+        result = _run(_verifier(tmp_path), _reseal(events, tmp_path / "twice.jsonl"))
+        assert _verdict(result) == ("FAILED", 1)
+        assert f"line 3: event id {events[1]['id']} is given twice" in result.stdout.splitlines()
+
+    def test_the_verifier_refuses_a_key_given_twice(self, tmp_path):
+        """A second ``data`` in a line, after the one its hash covers, would be the one a lenient reader keeps: the
+        line is not an export's (exit 2), as hexlog's audit refuses it."""
+        lines = SAMPLE_V2.read_text(encoding="utf-8").splitlines()
+        lines[1] = lines[1][:-1] + ', "data": {"forged": true}}'
+        path = tmp_path / "key-twice.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        result = _run(_verifier(tmp_path), path)
+        assert (result.returncode, result.stdout) == (2, ""), result.stdout
+        assert "a key is given twice in one object" in result.stderr
+
     def test_the_sample_in_the_repository_is_the_published_vector(self):
         """tests/golden keeps an exact copy of the published known-answer file (its SHA-256 is pinned)."""
         assert (
