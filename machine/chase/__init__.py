@@ -52,6 +52,7 @@ CHASE = Procedure(
     inverse=INVERSE,
     modifiers=(modifiers,),
     limits=(LIMIT_VESSEL_RATES,),
+    needs_party="a chase is under way; end it first",
     events=(
         ev.ChaseStarted,
         ev.StepsRepeated,

@@ -72,6 +72,7 @@ DUNGEON = Procedure(
     ),
     modifiers=(rest.modifiers,),
     resume=Resume(trigger="resume", step=steps.resume),
+    needs_party="a delve is under way; leave the dungeon first",
     events=(
         ev.DelveEntered,
         ev.LightLit,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.chase import handover
 from hexlog.machine.dungeon.commands import SearchRoll
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
 
 SEARCH = "dungeon.search"
+#: how a step that needs the party's members says there are none (a log of a release that let the last one go)
+NO_MEMBERS = "add one with 'hexlog party add'"
 HOUR_SECONDS = 3600
 
 
@@ -127,6 +129,9 @@ def refill(ctx: StepContext, command: RefillLantern) -> None:
 def move(ctx: StepContext, command: Move) -> None:
     """One turn of exploration at the slowest member's rate; mapping unless dark or fleeing (§4.2)."""
     state = under_way(ctx)
+    if not ctx.table.party.members:
+        msg = f"the party has no members to move; {NO_MEMBERS}"
+        raise RuleRefusedError(msg)
     slowest = min(ctx.table.party.members, key=lambda m: m.speed)
     rate = slowest.speed
     feet = rate if command.feet is None else command.feet
@@ -153,6 +158,9 @@ def move(ctx: StepContext, command: Move) -> None:
 def search(ctx: StepContext, command: Search) -> None:
     """A turn of searching: each searcher's secret die (the decision), then the turn passes."""
     searchers = command.searchers or tuple(m.name for m in ctx.table.party.members)
+    if not searchers:
+        msg = f"the party has no members to search; {NO_MEMBERS}"
+        raise RuleRefusedError(msg)
     search_roll(ctx, SearchRoll(searchers=tuple(searchers), present=not command.nothing_there))
     _one_turn(ctx, "the party searches")
 

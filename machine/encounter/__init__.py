@@ -86,6 +86,7 @@ ENCOUNTER = Procedure(
     resume=Resume(trigger=RESUME, step=afloat.resumed),
     limits=(LIMIT_TWO_SIDES,),
     corrections=frozenset({"cancel", "correct"}),
+    needs_party="an encounter is under way; conclude it first",
     events=(
         ev.EncounterStarted,
         ev.MovementRated,

@@ -1,7 +1,7 @@
 """Invariants the encounter owns over the campaign's commands.
 
-While an encounter is under way its party cannot be emptied (surprise and reaction would be rolled
-for nobody), and the referee cannot let game time pass by the clock (its time runs in rounds). A
+While an encounter is under way the referee cannot let game time pass by the clock (its time runs in rounds;
+its party is kept from being emptied by the kit: ``Procedure.needs_party``). A
 member's armor is a fact the rules read (the AD&D noise rule), so an armor name the
 rules in force do not know is refused when it is given, and a change to rules that would not know a
 member's armor is refused too. The audit's own command is nobody's to give.
@@ -46,10 +46,6 @@ def guard(table: Table, command: c.Command) -> None:
         why = _unknown_armor(rules, command.armor)
         if why is not None:
             raise UsageError(why)
-    last = isinstance(command, c.RemoveMember) and [m.name for m in table.party.members] == [command.name]
-    if isinstance(command, c.RemoveMember) and last and _under_way(table):
-        msg = f"{command.name} is the last member of the party while an encounter is under way; conclude it first"
-        raise RuleRefusedError(msg)
     if isinstance(command, c.ChangeRules) and table.party.members:
         _check_members_under(table, command)
     if isinstance(command, AdvanceClock) and _under_way(table):

@@ -31,7 +31,7 @@ from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
 from hexlog.machine import text
-from hexlog.machine.commands import Command
+from hexlog.machine.commands import Command, RemoveMember
 from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.kit.registry import Registry
@@ -252,14 +252,28 @@ def _check_hand_off(ctx: StepContext, parent: Procedure, child: Procedure, chang
         raise RuleRefusedError(msg)
 
 
+def _keep_a_member(ctx: StepContext, command: RemoveMember) -> None:
+    """Refuse to remove the party's last member while a procedure that runs for a party is under way
+    (``Procedure.needs_party``): its steps would be rolled for nobody."""
+    if [m.name for m in ctx.table.party.members] != [command.name]:
+        return
+    for procedure in ctx.registry:
+        if procedure.needs_party and procedure.is_open(ctx.state(procedure.name)):
+            msg = f"{command.name} is the last member of the party while {procedure.needs_party}"
+            raise RuleRefusedError(msg)
+
+
 def admit(ctx: StepContext, command: Command, *, text_checked: bool) -> None:
     """The checks every command passes before its trigger fires, the referee's and a handed-off one alike.
 
-    Its free text (unless the handler has checked it already), every guard, and the parent's
-    waiting: a procedure that handed off takes none of its own steps until it resumes.
+    Its free text (unless the handler has checked it already), the party's last member kept while a procedure runs
+    for it, every guard, and the parent's waiting: a procedure that handed off takes none of its own steps until it
+    resumes.
     """
     if not text_checked:
         text.check(converter.unstructure(command))
+    if isinstance(command, RemoveMember):
+        _keep_a_member(ctx, command)
     for guard in ctx.registry.guards:
         guard(ctx.table, command)
     route = ctx.registry.route(type(command))

@@ -147,6 +147,9 @@ class Procedure:
     #: what the rule texts describe and the procedure does not model, and what it does instead, in words
     #: (``hexlog rules show`` prints them)
     limits: tuple[str, ...] = ()
+    #: for a procedure that runs for a party of at least one member: what is under way and how to end it, in the
+    #: words of the refusal of the last member's removal while it is (empty: it runs without one)
+    needs_party: str = ""
 
     def edges(self) -> list[tuple[str, str, str]]:
         """Every (trigger, source phase, destination phase) its transition table allows, one per source."""

@@ -56,6 +56,7 @@ PURSUIT = Procedure(
     guards=(guard,),
     internal=c.INTERNAL,
     resume=Resume(trigger="resume", step=steps.resumed),
+    needs_party="a pursuit is under way; it ends when the party is caught or gets away",
     events=(
         ev.PursuitStarted,
         ev.PursuitEvasionRolled,

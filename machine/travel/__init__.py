@@ -88,6 +88,7 @@ TRAVEL = Procedure(
     due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock, records=(ev.ExhaustionChanged, ev.Rested)),),
     resume=Resume(trigger="resume", step=day.resumed),
     limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_FLIGHT_BEARINGS, LIMIT_ROLLS_REACHED),
+    needs_party="a journey is under way; end it first",
     events=(
         ev.JourneyStarted,
         ev.DayStarted,
