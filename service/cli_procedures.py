@@ -110,6 +110,8 @@ def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation = kind
         low, high = limits_of(field.name) or (least, None)
         info = typer.Option(flag, help=help_text, min=low, max=high)
+    if default is attrs.NOTHING:  # a field the command cannot do without: an option the command line asks for
+        default = inspect.Parameter.empty
     return inspect.Parameter(
         field.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[annotation, info]
     )
