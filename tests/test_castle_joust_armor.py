@@ -22,6 +22,7 @@ import pytest
 from hexlog.events import castle as ev
 from hexlog.events.codec import decode, from_data
 from hexlog.events.encounter import SurpriseChecked
+from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.machine import castle as k
@@ -236,8 +237,9 @@ class TestAMeetingWithoutItsRolls:
     party. The meeting recorded with no roll, its type and disposition the referee's, is re-run all the same: the
     rules roll there, so it is a finding, however its own fields read."""
 
-    def met(self) -> list[Any]:
-        """A castle of unknown type at 2,2, hailed and met on scripted dice (type 1: a lord; disposition 5)."""
+    @staticmethod
+    def hailed() -> Handler:
+        """A castle of unknown type at 2,2, hailed, on scripted dice (type 1: a lord; disposition 5)."""
         handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _t: ScriptedRoller([1, 5]))
         handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore"))
         handler.execute(CAMPAIGN, c.OpenSession())
@@ -245,8 +247,30 @@ class TestAMeetingWithoutItsRolls:
         handler.execute(CAMPAIGN, SetHex(hex="2,2", terrain="hills"))
         handler.execute(CAMPAIGN, k.PlaceCastle(hex="2,2"))
         handler.execute(CAMPAIGN, k.HailCastle(hex="2,2"))
+        return handler
+
+    def met(self) -> list[Any]:
+        """The castle's garrison met: six riders."""
+        handler = self.hailed()
         handler.execute(CAMPAIGN, k.MeetGarrison(riders=6))
         return recorded(handler)
+
+    @pytest.mark.parametrize(
+        ("given", "words"),
+        [
+            ({"riders": 99_999_999}, "--riders must be 1 to 10000, not 99999999"),
+            ({"speed": 481}, "--speed must be 1 to 480, not 481"),
+        ],
+    )
+    def test_riders_or_speed_past_an_encounters_monsters_are_refused(self, given: dict[str, int], words: str) -> None:
+        """A fight would make them an encounter's monsters, whose ranges they would break: refused at the meeting,
+        with nothing written, and the meeting can still be had."""
+        handler = self.hailed()
+        before = handler.store.stream_version(STREAM)
+        with pytest.raises(UsageError, match=f"^{words} "):
+            handler.execute(CAMPAIGN, k.MeetGarrison(**given))
+        assert handler.store.stream_version(STREAM) == before
+        handler.execute(CAMPAIGN, k.MeetGarrison(riders=10_000, speed=480))
 
     def test_the_meeting_on_its_rolls_is_re_run_clean(self) -> None:
         events = self.met()
