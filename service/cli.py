@@ -410,6 +410,7 @@ def receipt(
     """A receipt players can note: CAMPAIGN@VERSION:FINGERPRINT pins the whole history up to it."""
     door = Door.open(db, campaign, readonly=True)
     door.table()
+    door.warn_if_damaged()
     out.print(door.receipt(at))
     out.print("check it later: hexlog audit --expect RECEIPT (a cut tail or a rewritten past fails)")
 

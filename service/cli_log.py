@@ -384,6 +384,12 @@ def export(
             "close the session first (or pass --referee for the referee's own copy)"
         )
         raise RuleRefusedError(msg)
+    damaged = verify_stream([r.envelope for r in recorded])
+    if damaged is not None:
+        warn(
+            f"the log of campaign {door.campaign} is damaged at version {damaged.streamversion}: {damaged.reason}; "
+            "the export will not import or verify: run 'hexlog audit'"
+        )
     lines = list(exports.export_lines(door.store, door.campaign))
     text = "".join(line + "\n" for line in lines)
     if out_file is None:

@@ -98,3 +98,25 @@ def test_an_export_naming_a_campaign_no_command_could_name_is_not_imported(
     assert "subject 'campaign-" in done.stderr
     assert "must be 1 to 64 letters" in done.stderr
     assert not (tmp_path / "new.db").exists() or _events(tmp_path / "new.db") == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "version"),
+    [(("receipt",), 7), (("export", "--referee", "--out", "copy.jsonl"), 7), (("export", "--referee"), 3)],
+    ids=["receipt", "export-tail", "export-middle"],
+)
+def test_a_receipt_or_an_export_of_a_damaged_log_warns(played: Path, args: tuple[str, ...], version: int) -> None:
+    """Handed out of a log whose event does not match its hash (the last one; for an export, one in the middle too),
+    a receipt or an export says so on standard error: the export would not import or verify."""
+    forged = {
+        3: "UPDATE events SET data = replace(data, 'free roll', 'forged') WHERE stream_version = 3",
+        7: "UPDATE events SET data = replace(data, 'free roll', 'forged') WHERE stream_version = 7",
+    }
+    tamper(played / "hexlog.db", forged[version])
+    done = run_hexlog(*args, cwd=played)
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stderr.splitlines() if line.startswith("hexlog: warning: ")]
+    assert len(warned) == 1, done.stderr
+    assert "the log of campaign main is damaged" in warned[0]
+    assert f"version {version}" in warned[0]
+    assert warned[0].endswith("run 'hexlog audit'")
