@@ -17,7 +17,7 @@ import orjson
 
 from hexlog.events.errors import UsageError
 
-HELP, FLAG, NEGATE, LEAST, POSITIONAL = "help", "flag", "negate", "least", "positional"
+HELP, FLAG, NEGATE, LEAST, MOST, POSITIONAL = "help", "flag", "negate", "least", "most", "positional"
 #: the sentence of a flag that says the opposite of its field (``--unintelligent``), beside the field's own
 FLAG_HELP = "flag_help"
 _WORD = re.compile(r"[A-Z][a-z0-9]*")
@@ -77,6 +77,16 @@ def limits_of(name: str) -> tuple[int, int] | None:
     return NUMBER_LIMITS.get(name)
 
 
+def field_limits(field: attrs.Attribute[Any]) -> tuple[int, int] | None:
+    """The sane range of a number field: its name's (``NUMBER_LIMITS``), else the one its ``arg`` declares with
+    ``most`` (from ``least``, or 0), else None."""
+    most = field.metadata.get(MOST)
+    if most is None:
+        return limits_of(field.name)
+    least = field.metadata.get(LEAST)
+    return limits_of(field.name) or (0 if least is None else least, most)
+
+
 def check_numbers(command: Command) -> None:
     """Refuse a number argument outside its sane range (``UsageError`` naming the option and the range)."""
     for field, (low, high) in _limited(type(command)):
@@ -98,7 +108,7 @@ _LIMITED: dict[type, tuple[tuple[attrs.Attribute[Any], tuple[int, int]], ...]] =
 def _limited(cls: type[Command]) -> tuple[tuple[attrs.Attribute[Any], tuple[int, int]], ...]:
     found = _LIMITED.get(cls)
     if found is None:
-        found = tuple((field, limits) for field in attrs.fields(cls) if (limits := limits_of(field.name)) is not None)
+        found = tuple((field, limits) for field in attrs.fields(cls) if (limits := field_limits(field)) is not None)
         _LIMITED[cls] = found
     return found
 
@@ -116,6 +126,7 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     flag: str | None = None,
     negate: bool = False,
     least: int | None = None,
+    most: int | None = None,
     positional: bool = False,
     flag_help: str | None = None,
 ) -> Any:
@@ -123,12 +134,14 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
 
     ``help`` says what the field means (``intelligent``: "the monsters are intelligent"); a flag that says the
     opposite (``negate``) needs ``flag_help``, what the flag means ("the monsters are not intelligent").
-    ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option.
+    ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option. ``least`` and ``most``
+    bound a number.
     """
     if negate != (flag_help is not None):
         msg = "an argument whose flag says the opposite of its field (negate) needs the flag's own flag_help"
         raise TypeError(msg)
-    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, POSITIONAL: positional, FLAG_HELP: flag_help}
+    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, MOST: most, POSITIONAL: positional}
+    meta[FLAG_HELP] = flag_help
     return attrs.field(default=default, metadata=meta)
 
 

@@ -22,7 +22,7 @@ from rich.console import Console
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
-from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, help_of_flag, limits_of
+from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, field_limits, help_of_flag
 from hexlog.service import render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
@@ -108,7 +108,7 @@ def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
         annotation, default = list[args[0]] | None, None  # type: ignore[valid-type]
     else:
         annotation = kind
-        low, high = limits_of(field.name) or (least, None)
+        low, high = field_limits(field) or (least, None)
         info = typer.Option(flag, help=help_text, min=low, max=high)
     if default is attrs.NOTHING:  # a field the command cannot do without: an option the command line asks for
         default = inspect.Parameter.empty

@@ -69,6 +69,8 @@ PERCENTILES = (5, 25, 50, 75, 95)
 MAX_SHOWN_VALUES = 24
 HOUR = 3600
 DAY = 86400
+#: the longest trial asked of a simulation: a year of travel days, ten days of dungeon turns (a trial is held whole)
+MAX_DAYS, MAX_TURNS = 366, 1440
 
 #: the dungeon encounter the benchmark plays (eight commands)
 BENCH_ENCOUNTER: tuple[c.Command, ...] = (
@@ -232,7 +234,7 @@ class Journey:
     """A journey's situation: the terrain all around, the season and weather, how far and how long."""
 
     terrain: str = arg("meadow", help="the terrain of every hex (a row of the ruleset's terrain table)")
-    days: int = arg(7, help="travel days per trial", least=1)
+    days: int = arg(7, help="travel days per trial", least=1, most=MAX_DAYS)
     season: str = arg("summer", help="spring, summer, autumn or winter")
     weather: str = arg("", help="the weather every day instead of a roll (a key of tables.weather_flags)")
     mounted: bool = arg(False, help="the party rides")  # noqa: FBT003 - a default
@@ -332,7 +334,7 @@ def _journey_measure(events: Sequence[Event], *_: Any) -> Outcome:
 class Delve:
     """A delve's situation: how many turns the party explores, and how often wandering monsters are checked."""
 
-    turns: int = arg(36, help="dungeon turns of movement per trial", least=1)
+    turns: int = arg(36, help="dungeon turns of movement per trial", least=1, most=MAX_TURNS)
     danger: bool = arg(False, help="a dangerous place: wandering checks at the rules' danger values")  # noqa: FBT003 - a default
     every_turns: int | None = arg(None, help="check for wandering monsters every N turns (overrides)", least=1)
     wandering_on: tuple[int, ...] = arg((), help="a d6 face that brings a wandering monster (repeat; overrides)")

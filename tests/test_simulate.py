@@ -153,6 +153,17 @@ def test_a_run_over_the_most_trials_is_refused(tmp_path: Path) -> None:
     assert "10000000" in refused.stderr
 
 
+@pytest.mark.parametrize(("what", "option", "most"), [("travel", "--days", 366), ("dungeon", "--turns", 1440)])
+def test_a_trial_longer_than_the_longest_is_refused_naming_the_option(
+    tmp_path: Path, what: str, option: str, most: int
+) -> None:
+    """A trial is held whole while it runs: one without a bound would grow until the machine runs out of memory."""
+    refused = run_hexlog("simulate", what, option, str(most + 1), "--n", "1", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    assert f"Invalid value for '{option}': Input should be less than or equal to {most}" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
 def test_the_table_names_the_rules_and_each_measure(tmp_path: Path) -> None:
     done = run_hexlog("simulate", "travel", "--terrain", "swamp", "--days", "2", "--n", "4", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
