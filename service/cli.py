@@ -529,8 +529,9 @@ def close_options(given: str, options: Sequence[str]) -> list[str]:
 def _failed_outside(err: sqlite3.DatabaseError | OSError) -> NoReturn:
     """A database file that is damaged, a disk that fails, an output that refuses: one line and exit 1
     (the file or the environment, not hexlog); misuse of SQLite (hexlog's own SQL) is a bug."""
-    if isinstance(err, OSError):  # a full disk for the output, a closed pipe
-        sys.stderr.write(f"hexlog: error: {shown(err.strerror or str(err))}\n")
+    if isinstance(err, OSError):  # a full disk for the output, a closed pipe, a folder that is not there
+        where = f": {err.filename}" if err.filename else ""
+        sys.stderr.write(f"hexlog: error: {shown((err.strerror or str(err)) + where)}\n")
         sys.exit(1)
     if type(err) is not sqlite3.DatabaseError and not (
         isinstance(err, sqlite3.OperationalError) and _environmental(err)

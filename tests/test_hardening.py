@@ -182,6 +182,14 @@ class TestMalformedArguments:
         assert "--campaign is not valid Unicode" in one_line(result.stderr)
         assert events_of(played) == before
 
+    def test_a_database_in_a_folder_that_is_not_there_is_named(self, hexlog, tmp_path: Path) -> None:
+        """The system's words, and the path they are about; nothing made."""
+        missing = tmp_path / "nowhere" / "campaign.db"
+        done = hexlog("--db", str(missing), "init")
+        assert done.returncode == 1, done.stderr
+        assert done.stderr == f"hexlog: error: No such file or directory: {missing}\n"
+        assert not missing.parent.exists()
+
     def test_deeply_nested_house_rules_are_refused(self, hexlog, tmp_path: Path) -> None:
         """A house-rules TOML nested 900 deep is refused by init and rules show; init creates nothing."""
         (tmp_path / "deep.toml").write_text("[options]\nx = " + "[" * 900 + "]" * 900 + "\n", encoding="utf-8")
