@@ -263,11 +263,11 @@ class TestAMeetingWithoutItsRolls:
         ],
     )
     def test_riders_or_speed_past_an_encounters_monsters_are_refused(self, given: dict[str, int], words: str) -> None:
-        """A fight would make them an encounter's monsters, whose ranges they would break: refused at the meeting,
-        with nothing written, and the meeting can still be had."""
+        """A fight would make them an encounter's monsters, whose ranges they would break: refused at the referee's
+        door, with nothing written, and the meeting can still be had."""
         handler = self.hailed()
         before = handler.store.stream_version(STREAM)
-        with pytest.raises(UsageError, match=f"^{words} "):
+        with pytest.raises(UsageError, match=f"^{words}$"):
             handler.execute(CAMPAIGN, k.MeetGarrison(**given))
         assert handler.store.stream_version(STREAM) == before
         handler.execute(CAMPAIGN, k.MeetGarrison(riders=10_000, speed=480))
@@ -276,6 +276,13 @@ class TestAMeetingWithoutItsRolls:
         events = self.met()
         met = next(e for e in events if isinstance(e, ev.GarrisonMet))
         assert len(met.rolls) == 2
+        assert check_decision_events(events).issues == ()
+
+    def test_a_meeting_an_earlier_release_let_past_those_ranges_is_re_run_as_it_was(self) -> None:
+        """The ranges are the referee's door's: a log of a release that took 99999 riders still audits clean."""
+        events = self.met()
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.GarrisonMet))
+        events[at] = attrs.evolve(events[at], riders=99_999, speed=999)
         assert check_decision_events(events).issues == ()
 
     def test_the_meeting_with_its_rolls_taken_away_is_a_finding(self) -> None:

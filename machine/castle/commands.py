@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from hexlog.machine.commands import Command, arg
+from hexlog.machine.encounter.opening import MAX_MONSTERS, MAX_SPEED
 
 HEX_HELP = "the castle's hex, col,row (default: the castle a garrison rides out from, or the nearest in reach)"
 
@@ -40,8 +41,12 @@ class HailCastle(Command):
 class MeetGarrison(Command):
     """The garrison that rode out meets the party: the castle's type and disposition are rolled if not known."""
 
-    riders: int = arg(1, help="how many riders came out", least=1)
-    speed: int = arg(120, help="their base rate, feet per turn (as an encounter's monster speed)", least=1)
+    #: held to an encounter's monster count and speed, which a fight makes them (at the referee's door: an earlier
+    #: release's meeting past them is re-run as it was)
+    riders: int = arg(1, help="how many riders came out", least=1, most=MAX_MONSTERS)
+    speed: int = arg(
+        120, help="their base rate, feet per turn (as an encounter's monster speed)", least=1, most=MAX_SPEED
+    )
 
 
 @attrs.frozen(kw_only=True)

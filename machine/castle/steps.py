@@ -36,7 +36,6 @@ from hexlog.machine.castle.rules import (
 from hexlog.machine.castle.state import CastleState, Phase, castles
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.guards import NO_ARMOR
-from hexlog.machine.encounter.opening import MAX_MONSTERS, MAX_SPEED
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
@@ -186,12 +185,7 @@ def demand(kind: Kind, demands: CastleDemands, disposition: str) -> str:
 
 
 def meet(ctx: StepContext, command: MeetGarrison) -> None:
-    """The garrison meets the party: the castle's type (a die, one face per type) and disposition (d6) if unknown.
-    Its riders and their speed are an encounter's monsters should it come to a fight, and are held to their ranges."""
-    for flag, value, most in (("--riders", command.riders, MAX_MONSTERS), ("--speed", command.speed, MAX_SPEED)):
-        if not 1 <= value <= most:
-            msg = f"{flag} must be 1 to {most}, not {value} (a fight makes them an encounter's monsters)"
-            raise UsageError(msg)
+    """The garrison meets the party: the castle's type (a die, one face per type) and disposition (d6) if unknown."""
     table, state = table_of(ctx), castles(ctx)
     coming = state.coming[0]
     castle = state.castle(coming.hex)
