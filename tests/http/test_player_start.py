@@ -65,6 +65,18 @@ class Counting:
         return self._counted(self._store.log_pages(*args), pages=True)
 
 
+def counting_stores(monkeypatch: pytest.MonkeyPatch) -> list[Counting]:
+    """The stores the service opens from now on, each counting the events it reads."""
+    stores: list[Counting] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Counting:
+        stores.append(Counting(open_store(*args, **kwargs)))
+        return stores[-1]
+
+    monkeypatch.setattr(http_app, "open_store", counted)
+    return stores
+
+
 def _played(db: Path) -> dict[str, int]:
     """Both campaigns played for ``SESSIONS`` sessions, their secrets revealed but the last one's; each one's head."""
     make_db(db, tuple(SESSIONS))
@@ -90,13 +102,7 @@ def test_a_players_first_reads_after_a_start_do_not_grow_with_the_campaign(
     session's secret roll and shows the closed sessions' rolls."""
     heads = _played(database)
     assert heads["other"] > 5 * heads["main"]
-    stores: list[Counting] = []
-
-    def counted(*args: Any, **kwargs: Any) -> Counting:
-        stores.append(Counting(open_store(*args, **kwargs)))
-        return stores[-1]
-
-    monkeypatch.setattr(http_app, "open_store", counted)
+    stores = counting_stores(monkeypatch)
     served = serve()
 
     def read(campaign: str, who: str) -> tuple[int, int, list[Any]]:

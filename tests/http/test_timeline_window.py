@@ -11,12 +11,11 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.pursuit import commands as p
-from hexlog.service import http_app
 from hexlog.service.door import key_file, open_store
 from hexlog.service.http_tokens import TokenStore
 
 from .conftest import make_db
-from .test_player_start import Counting
+from .test_player_start import counting_stores
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,13 +59,7 @@ def test_the_last_lines_of_the_timeline_cost_what_they_show(
     events on a campaign of 2 sessions as on one of 30."""
     heads = _played(database)
     assert heads["other"] > 5 * heads["main"]
-    stores: list[Counting] = []
-
-    def counted(*args: Any, **kwargs: Any) -> Counting:
-        stores.append(Counting(open_store(*args, **kwargs)))
-        return stores[-1]
-
-    monkeypatch.setattr(http_app, "open_store", counted)
+    stores = counting_stores(monkeypatch)
     served = serve()
     tokens = TokenStore(database)
     served.tokens["other-referee"] = tokens.create("other", "referee")[0]
