@@ -26,7 +26,7 @@ from hexlog.events import strict
 from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, field_limits
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
 
@@ -86,7 +86,7 @@ class CommandRoute:
         properties: dict[str, Any] = {}
         required = []
         for field in attrs.fields(self.cls):
-            prop = json_schema(hints[field.name], field.metadata.get(LEAST))
+            prop = json_schema(hints[field.name], *(field_limits(field) or (field.metadata.get(LEAST), None)))
             if field.name in FILE_FIELDS:
                 prop = {"type": "string", "maxLength": 1_000_000}
                 prop["description"] = "the text of the file (over HTTP the service never reads a path)"
@@ -156,13 +156,16 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def json_schema(kind: Any, least: int | None = None) -> dict[str, Any]:  # noqa: C901, PLR0911 - one branch per kind
-    """The JSON Schema of a command field's type."""
+def json_schema(  # noqa: C901, PLR0911 - one branch per kind
+    kind: Any, least: int | None = None, most: int | None = None
+) -> dict[str, Any]:
+    """The JSON Schema of a command field's type (a whole number from ``least`` to ``most`` where they are given)."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if kind is bool:
         return {"type": "boolean"}
     if kind is int:
-        return {"type": "integer", "minimum": -INT_LIMIT if least is None else least, "maximum": INT_LIMIT}
+        low, high = -INT_LIMIT if least is None else least, INT_LIMIT if most is None else most
+        return {"type": "integer", "minimum": low, "maximum": high}
     if kind is float:
         return {"type": "number"}
     if kind is str:
@@ -172,7 +175,7 @@ def json_schema(kind: Any, least: int | None = None) -> dict[str, Any]:  # noqa:
     if origin is typing.Literal:
         return {"enum": list(args)}
     if origin is tuple:
-        return {"type": "array", "items": json_schema(args[0], least), "maxItems": 100}
+        return {"type": "array", "items": json_schema(args[0], least, most), "maxItems": 100}
     if origin is dict:
         return {"type": "object"}
     if origin in {typing.Union, types.UnionType}:
@@ -180,9 +183,9 @@ def json_schema(kind: Any, least: int | None = None) -> dict[str, Any]:  # noqa:
         if str in others:  # an open word: a known value, or any text
             inner: dict[str, Any] = {"type": "string"}
         elif len(others) == 1:
-            inner = json_schema(others[0], least)
+            inner = json_schema(others[0], least, most)
         else:
-            inner = {"anyOf": [json_schema(a, least) for a in others]}
+            inner = {"anyOf": [json_schema(a, least, most) for a in others]}
         return {"anyOf": [inner, {"type": "null"}]} if type(None) in args else inner
     return {}
 
@@ -206,6 +209,9 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
     if "anyOf" in schema:
         if any(not validate(value, option, where) for option in schema["anyOf"]):
             return []
+        others = [option for option in schema["anyOf"] if option.get("type") != "null"]
+        if value is not None and len(others) == 1:  # an optional value given: what is wrong with it
+            return validate(value, others[0], where)
         return [f"{where} has the wrong type"]
     kind = schema.get("type")
     if kind is not None:

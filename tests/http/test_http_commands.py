@@ -683,3 +683,31 @@ def test_an_ose_pursuits_flight_is_told_in_days_to_the_referee_and_a_player(serv
         for who in ("referee", "player"):
             lines = client.get("/campaigns/main/timeline", headers=served.headers(who)).json()["lines"]
             assert any(": 1 day of flight so far;" in line["text"] for line in lines), who
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        ("/campaigns/main/travel/move", {"hexes": 2_147_483_648}, "body.hexes must be at most 1000"),
+        ("/campaigns/main/travel/move", {"hexes": 0}, "body.hexes must be at least 1"),
+        ("/campaigns/main/castle/meet", {"riders": 10_001}, "body.riders must be at most 10000"),
+    ],
+)
+def test_a_number_out_of_its_range_is_a_422_in_the_bodys_words_as_the_document_says(serve, path, body, words):
+    """The body's field and its range, not the command line's option, nor "the wrong type" for an optional number;
+    the OpenAPI document gives the same range, and nothing is written."""
+    served = serve()
+    (field,) = body
+    with served.client() as client:
+        headers = served.headers("referee")
+        before = client.get("/campaigns/main/events", headers=headers).json()["head"]
+        refused = client.post(path, headers=headers, json=body)
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["detail"] == words
+        assert client.get("/campaigns/main/events", headers=headers).json()["head"] == before
+        doc = client.get("/openapi.json").json()
+    schema = doc["paths"][path.replace("main", "{campaign}")]["post"]["requestBody"]["content"]["application/json"]
+    found = schema["schema"]["properties"][field]
+    found = next((o for o in found.get("anyOf", [found]) if o.get("type") == "integer"), found)
+    low, high = {"hexes": (1, 1000), "riders": (1, 10_000)}[field]
+    assert (found["minimum"], found["maximum"]) == (low, high)
