@@ -237,7 +237,8 @@ class _Walker:
         event ends them; an event only a due check records is a finding anywhere else; a clock event is kept."""
         pending = self.due
         if pending is not None:
-            if isinstance(event, DiceRolled) or type(event) in self.due_kinds:
+            rolled = isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is not None
+            if rolled or type(event) in self.due_kinds:  # a free roll is no check's: it ends the run, kept short
                 pending.run.append((at, event))
                 return
             self.settle_due()

@@ -9,8 +9,9 @@ what they record with the events that follow: a check that fell due and is missi
 event that only a due check records (``DueCheck.sole``), anywhere but in its place after an advance that makes it due,
 is a finding too (a wandering check added on a turn none falls due shifts every secret roll after it).
 
-The events after a clock event that a due check may have recorded (its rolls and ``DueCheck.records``) are read as
-they come, and judged once another event ends them, so a reader that sees each event once can judge them too.
+The events after a clock event that a due check may have recorded (rolls of a procedure's purposes, and
+``DueCheck.records``) are read as they come, and judged once another event ends them (a free roll, a decision, a
+phase change), so a reader that sees each event once can judge them too, keeping no more than a check records.
 """
 
 from __future__ import annotations
