@@ -366,6 +366,7 @@ class TestRefusals:
             ("pitched", camp.SetWatches(watches=("1=Aldric", "2=", "3=Cara", "4=Dain")), "watch 2 has no guard"),
             ("pitched", camp.SetWatches(watches=("1=Aldric",)), "watch 2, 3, 4 have no guard"),
             ("pitched", camp.SetWatches(watches=("Aldric",)), "a watch is written NUMBER=NAME,NAME"),
+            ("pitched", camp.SetWatches(watches=("\uff11=Aldric",)), "a watch is written NUMBER=NAME,NAME"),
             ("pitched", camp.SetWatches(watches=("5=Aldric",)), "watch 5 is not a watch of the night"),
             ("pitched", camp.SetWatches(watches=("1=Aldric", "1=Brom")), "watch 1 is given twice"),
             ("pitched", camp.SetWatches(watches=("1=Aldric,Aldric",)), "watch 1 names Aldric twice"),

@@ -30,7 +30,8 @@ def parse_watches(given: Sequence[str], table: CampTable, members: Sequence[str]
     found: dict[int, tuple[str, ...]] = {}
     for text in given:
         number_text, sep, names_text = text.partition("=")
-        if not sep or not number_text.strip().isdigit():
+        number_text = number_text.strip()
+        if not sep or not (number_text.isascii() and number_text.isdigit()):  # 0-9 only, as every number hexlog reads
             msg = f"a watch is written NUMBER=NAME,NAME (1=Aldric,Brom), not {text!r}"
             raise UsageError(msg)
         number = int(number_text)
