@@ -307,7 +307,7 @@ class Door:
         whose end is not reached yet: that is the state now.
         """
         latest = self.store.stream_version(stream_for(self.campaign))
-        if at.strip().isdigit():
+        if at.strip().isascii() and at.strip().isdigit():  # a version is written in ASCII digits
             version = int(at)
             if not 1 <= version <= latest:
                 msg = f"version {version} is outside campaign {self.campaign!r}, which holds versions 1 to {latest}"

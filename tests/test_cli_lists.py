@@ -87,6 +87,12 @@ class TestLists:
         assert earlier["version"] == 3
         assert earlier["party"] == []
 
+    def test_a_version_is_written_in_ascii_digits(self, played):
+        """A full-width 3 is no version (as over HTTP): it is read as a moment of game time, and refused so."""
+        refused = played("state", "--at", "\uff13")
+        assert refused.returncode == 2, refused.stdout
+        assert "is not 'day N'" in refused.stderr
+
 
 class TestLog:
     def test_the_default_log_hides_phase_changes_and_all_shows_them(self, played):
