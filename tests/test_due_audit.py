@@ -18,11 +18,14 @@ from hexlog.events.chain import reseal
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine.dungeon import commands as d
+from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, read_export
 from hexlog.replay.verdict import Verdict
 
 from .scripted_play import ScriptedPlay
+from .test_rest_days import CAMPAIGN as TRIP
+from .test_rest_days import home_from_the_first_journey
 from .test_stream_audit import _same, _write
 
 if TYPE_CHECKING:
@@ -35,6 +38,7 @@ SECRET = "5a" * 32
 SEED = "dice we trust"
 CLOCK, ROLL = "hexlog.clock.advanced", "hexlog.dice.rolled"
 CHECKED, OUT = "hexlog.dungeon.wandering_checked", "hexlog.dungeon.light_burned_out"
+CHANGED, RESTED = "hexlog.travel.exhaustion_changed", "hexlog.travel.rested"
 
 
 def delve(moves: int, then: tuple[c.Command, ...] = ()) -> list[Envelope]:
@@ -182,3 +186,21 @@ def test_the_database_read_as_it_comes_finds_them_too(tmp_path: Path) -> None:
             store.close()
         assert (report.verdict is Verdict.FAILED) is (name != "honest"), (name, report.text())
         assert bool(report.findings) is (name != "honest"), (name, report.text())
+
+
+def test_a_rest_day_on_the_clock_erased_is_a_finding() -> None:
+    """A journey ends with its party exhausted; a full day on the clock is its rest day, recorded after the clock
+    event (the members' exhaustion cleared, then the rest). Taken out, the party would stay exhausted: the day's
+    advance of the clock names the rest it owes."""
+    trip = home_from_the_first_journey((), dice=True)
+    trip.run(AdvanceClock(duration="1 day"))
+    trip.run(c.CloseSession())
+    envelopes = read_export(list(export_lines(trip.h.store, TRIP)))
+    assert findings(envelopes) == []
+    day = clocks(envelopes)[-1]
+    assert [env.type for env in envelopes[day + 1 : day + 4]] == [CHANGED, CHANGED, RESTED]
+    forged = reseal([env for i, env in enumerate(envelopes) if not day < i < day + 4])
+    ((version, check, reason),) = findings(forged)
+    assert (version, check) == (forged[day].streamversion, "decision")
+    assert reason.startswith('the clock advanced "the referee lets 1 day pass", and the rules record '), reason
+    assert 'travel.exhaustion_changed member="Al", level=0' in reason, reason
