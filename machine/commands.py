@@ -80,11 +80,11 @@ def limits_of(name: str) -> tuple[int, int] | None:
 def field_limits(field: attrs.Attribute[Any]) -> tuple[int, int] | None:
     """The sane range of a number field: its name's (``NUMBER_LIMITS``), else the one its ``arg`` declares with
     ``most`` (from ``least``, or 0), else None."""
-    most = field.metadata.get(MOST)
-    if most is None:
-        return limits_of(field.name)
+    named, most = limits_of(field.name), field.metadata.get(MOST)
+    if named is not None or most is None:
+        return named
     least = field.metadata.get(LEAST)
-    return limits_of(field.name) or (0 if least is None else least, most)
+    return (0 if least is None else least, most)
 
 
 def check_numbers(command: Command) -> None:

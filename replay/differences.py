@@ -88,6 +88,6 @@ def modifiers_text(modifiers: Sequence[RollModifier]) -> str:
 
 def roll_label(roll: DiceRolled) -> str:
     made = f", made for {roll.made_for}" if roll.made_for else ""
-    mods = "".join(f", {m.value:+d} for {m.source}" for m in roll.modifiers)
+    mods = f", {modifiers_text(roll.modifiers)}" if roll.modifiers else ""
     low = ", low is good" if roll.low_is_good else ""
     return f"{roll.expression} for {roll.purpose} ({roll.visibility}{made}{mods}{low})"
