@@ -56,6 +56,11 @@ class NotFoundError(UsageError):
     """A campaign, session, member or roll that does not exist."""
 
 
+class UnknownMemberError(NotFoundError):
+    """A command that names a member the party does not have: a bad value in the request (HTTP 422), where a
+    campaign or a roll that does not exist is a resource that is not there (404)."""
+
+
 class StaleVersionError(ConcurrencyError):
     """An append refused because another append moved the stream first: the command may be decided again."""
 

@@ -237,10 +237,7 @@ def add_member(ctx: StepContext, command: c.AddMember) -> None:
 
 def edit_member(ctx: StepContext, command: c.EditMember) -> None:
     """Correct a member's name or scores: the edit records what was and what is; nothing is deleted."""
-    member = ctx.table.party.member(command.name)
-    if member is None:
-        msg = f"the party has no member called {command.name}"
-        raise NotFoundError(msg)
+    member = ctx.table.party.named(command.name)
     was = MemberSheet(**attrs.asdict(member))
     given = {f: getattr(command, f) for f in ("cha", "wis", "dex", "strength", "speed", "armor", "infravision_ft")}
     changes = {k: v for k, v in given.items() if v is not None}
@@ -265,9 +262,7 @@ def edit_member(ctx: StepContext, command: c.EditMember) -> None:
 
 def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
     """Remove a character."""
-    if ctx.table.party.member(command.name) is None:
-        msg = f"the party has no member called {command.name}"
-        raise NotFoundError(msg)
+    ctx.table.party.named(command.name)
     ctx.emit(MemberRemoved(name=command.name, reason=command.reason))
 
 
@@ -282,10 +277,8 @@ def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
         )
         raise UsageError(msg)
     made_for = command.made_for
-    if made_for and made_for not in SIDES and ctx.table.party.member(made_for) is None:
-        known = ", ".join((*SIDES, *(m.name for m in ctx.table.party.members)))
-        msg = f"the party has no member called {made_for}: a roll is made for a member or a side ({known})"
-        raise NotFoundError(msg)
+    if made_for and made_for not in SIDES:
+        ctx.table.party.named(made_for, also=f"; or a side: {', '.join(SIDES)}")
     ctx.roll(
         command.expression,
         command.purpose,

@@ -18,6 +18,7 @@ import orjson
 from hexlog.events.errors import UsageError
 
 HELP, FLAG, NEGATE, LEAST, MOST, POSITIONAL = "help", "flag", "negate", "least", "most", "positional"
+MEMBER = "member"
 #: the sentence of a flag that says the opposite of its field (``--unintelligent``), beside the field's own
 FLAG_HELP = "flag_help"
 _WORD = re.compile(r"[A-Z][a-z0-9]*")
@@ -113,6 +114,23 @@ def _limited(cls: type[Command]) -> tuple[tuple[attrs.Attribute[Any], tuple[int,
     return found
 
 
+def named_members(command: Command) -> tuple[str, ...]:
+    """The party members a command names in its fields declared ``member`` (none given is none named)."""
+    cls = type(command)
+    fields = _MEMBER_FIELDS.get(cls)
+    if fields is None:
+        fields = _MEMBER_FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.metadata.get(MEMBER))
+    names: list[str] = []
+    for name in fields:
+        value = getattr(command, name)
+        names.extend(value if isinstance(value, tuple) else (value,) if value else ())
+    return tuple(names)
+
+
+#: per command class, its fields that name party members
+_MEMBER_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def spoken(command: type[Command] | Command) -> str:
     """A command in the referee's words, never its class name: ``AddMember`` -> ``add member``."""
     cls = command if isinstance(command, type) else type(command)
@@ -129,19 +147,22 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     most: int | None = None,
     positional: bool = False,
     flag_help: str | None = None,
+    member: bool = False,
 ) -> Any:
     """A command argument with the sentence that explains it and how a door spells it.
 
     ``help`` says what the field means (``intelligent``: "the monsters are intelligent"); a flag that says the
     opposite (``negate``) needs ``flag_help``, what the flag means ("the monsters are not intelligent").
     ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option. ``least`` and ``most``
-    bound a number.
+    bound a number. ``member``: it names party members (one, or each of a tuple; empty is none named), and the
+    kit refuses a name the party does not have before the procedure looks at the command.
     """
     if negate != (flag_help is not None):
         msg = "an argument whose flag says the opposite of its field (negate) needs the flag's own flag_help"
         raise TypeError(msg)
     meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, MOST: most, POSITIONAL: positional}
     meta[FLAG_HELP] = flag_help
+    meta[MEMBER] = member
     return attrs.field(default=default, metadata=meta)
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.errors import UnknownMemberError
 from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved
 
 if TYPE_CHECKING:
@@ -35,6 +36,17 @@ class Party:
     def member(self, name: str) -> Member | None:
         """The member called ``name``, if any."""
         return next((m for m in self.members if m.name == name), None)
+
+    def named(self, name: str, *, also: str = "") -> Member:
+        """The member called ``name``; ``UnknownMemberError`` naming the members there are (and ``also``, what
+        else the field may name) when the party has none of that name."""
+        member = self.member(name)
+        if member is None:
+            known = ", ".join(m.name for m in self.members)
+            there = f"its members: {known}" if known else "the party has no members"
+            msg = f"the party has no member called {name} ({there}{also})"
+            raise UnknownMemberError(msg)
+        return member
 
     @property
     def slowest_speed(self) -> int:

@@ -15,6 +15,7 @@ from hexlog.events.errors import (
     IllegalTransitionError,
     NotFoundError,
     RuleRefusedError,
+    UnknownMemberError,
     UsageError,
 )
 from hexlog.machine.text import shown
@@ -99,6 +100,8 @@ def problem_of(err: HexlogError) -> Problem:  # noqa: PLR0911 - one answer per k
         return Problem(REFUSED, detail, allowed=list(err.allowed))
     if isinstance(err, RuleRefusedError):
         return Problem(REFUSED, detail)
+    if isinstance(err, UnknownMemberError):  # a value of the body, not a resource of the path
+        return Problem(INVALID, detail)
     if isinstance(err, NotFoundError):
         return Problem(NOT_FOUND, detail)
     if isinstance(err, UsageError | IdempotencyConflictError):

@@ -360,7 +360,7 @@ class TestRefusals:
             ("watched_no_terrain", camp.CheckNight(terrain="light"), "terrain 'light' is not one of the odd_p18"),
             ("idle", camp.MakeCamp(terrain="light"), "terrain 'light' is not one of the odd_p18 terrains"),
             ("pitched", camp.GatherFirewood(), "name who gathers firewood"),
-            ("pitched", camp.GatherFirewood(gatherers=("Zed",)), "Zed not in the party"),
+            ("pitched", camp.GatherFirewood(gatherers=("Zed",)), "no member called Zed"),
             ("pitched", camp.GatherFirewood(gatherers=("Brom", "Brom")), "Brom named twice"),
             ("pitched", camp.SetWatches(watches=("1=Aldric", "2=Brom", "4=Dain")), "watch 3 has no guard"),
             ("pitched", camp.SetWatches(watches=("1=Aldric", "2=", "3=Cara", "4=Dain")), "watch 2 has no guard"),
@@ -370,7 +370,7 @@ class TestRefusals:
             ("pitched", camp.SetWatches(watches=("5=Aldric",)), "watch 5 is not a watch of the night"),
             ("pitched", camp.SetWatches(watches=("1=Aldric", "1=Brom")), "watch 1 is given twice"),
             ("pitched", camp.SetWatches(watches=("1=Aldric,Aldric",)), "watch 1 names Aldric twice"),
-            ("pitched", camp.SetWatches(watches=("1=Zed",)), "watch 1: Zed not in the party"),
+            ("pitched", camp.SetWatches(watches=("1=Zed",)), "watch 1: the party has no member called Zed"),
         ],
         ids=lambda v: v if isinstance(v, str) and " " not in v else None,
     )

@@ -334,7 +334,7 @@ class TestRefusals:
             ("empty", k.PlaceCastle(hex="2,2", castle_type="patriarch", disposition="hostile"), "always friendly"),
             ("idle", k.HailCastle(hex="3,3"), "no castle stands at 3,3"),
             ("idle", k.HailCastle(), "no castle is within two hexes of the party"),
-            ("met", k.Joust(fighter="Cy"), "Cy is not in the party"),
+            ("met", k.Joust(fighter="Cy"), r"no member called Cy \(its members: Ann, Bo\)"),
             ("met", k.Joust(fighter="Ann", winner="nobody"), "the winner is castle or party"),
             ("toll", k.PayToll(item="wand"), "a fighter castle takes no magic item"),
         ],

@@ -488,7 +488,8 @@ class TestRecordedContext:
         )
         reason = caught_alone(audit_envelopes(forge(envs, at, speaker="Bo", cha=6)), envs[at].id)
         assert reason == (
-            "encounter.reaction_rolled: the rules cannot re-run this decision here: the party has no member called Bo"
+            "encounter.reaction_rolled: the rules refuse this decision here: "
+            "the party has no member called Bo (its members: Ann, Cy)"
         )
 
 

@@ -22,7 +22,7 @@ class MakeCamp(Command):
 class GatherFirewood(Command):
     """Each gatherer brings back hours of fuel."""
 
-    gatherers: tuple[str, ...] = arg((), help="a party member who gathers (repeat for each)", flag="--by")
+    gatherers: tuple[str, ...] = arg((), help="a party member who gathers (repeat for each)", flag="--by", member=True)
 
 
 @attrs.frozen(kw_only=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import camp as ev
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import UnknownMemberError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,8 +44,9 @@ def parse_watches(given: Sequence[str], table: CampTable, members: Sequence[str]
         guards = tuple(n.strip() for n in names_text.split(",") if n.strip())
         unknown = [n for n in guards if n not in members]
         if unknown:
-            msg = f"watch {number}: {', '.join(unknown)} not in the party ({', '.join(members)})"
-            raise UsageError(msg)
+            there = f"its members: {', '.join(members)}" if members else "the party has no members"
+            msg = f"watch {number}: the party has no member called {', '.join(unknown)} ({there})"
+            raise UnknownMemberError(msg)
         twice = sorted({n for n in guards if guards.count(n) > 1})
         if twice:
             msg = f"watch {number} names {', '.join(twice)} twice"

@@ -128,10 +128,8 @@ def firewood(ctx: StepContext, command: GatherFirewood) -> None:
     if not command.gatherers:
         msg = f"name who gathers firewood (--by NAME, repeat for each): {', '.join(members)}"
         raise UsageError(msg)
-    unknown = [n for n in command.gatherers if n not in members]
-    if unknown:
-        msg = f"{', '.join(unknown)} not in the party ({', '.join(members)})"
-        raise UsageError(msg)
+    for name in command.gatherers:
+        ctx.table.party.named(name)
     twice = sorted({n for n in command.gatherers if command.gatherers.count(n) > 1})
     if twice:
         msg = f"{', '.join(twice)} named twice: each gatherer brings back one load"

@@ -53,7 +53,7 @@ class MeetGarrison(Command):
 class Joust(Command):
     """A fighter's castle: a party fighter meets its champion; the winner is yours to say, or rolled (even chances)."""
 
-    fighter: str = arg(help="the party member who jousts", positional=True)
+    fighter: str = arg(help="the party member who jousts", positional=True, member=True)
     winner: str = arg("", help="castle or party (default: rolled, 1-3 the castle's champion, 4-6 the party's fighter)")
     warhorses: bool = arg(False, help="the party needs warhorses (given if its fighter wins)")  # noqa: FBT003 - a default
 
@@ -63,7 +63,7 @@ class JoustKeepingArmor(Command):
     """Issued by the audit, never by a user: a joust recorded before ``castle.joust_fought`` version 2, whose
     lost jousts changed no member's armor, is re-run as those releases ran it."""
 
-    fighter: str = arg(help="the party member who jousted", positional=True)
+    fighter: str = arg(help="the party member who jousted", positional=True, member=True)
     warhorses: bool = arg(False, help="the party needed warhorses")  # noqa: FBT003 - a default
 
 
@@ -73,7 +73,7 @@ class JoustReadingTheTotal(Command):
     read the champion's faces against the roll's total as it was (a penalty that took it below 1 lost the champion
     the joust), is re-run as those releases ran it."""
 
-    fighter: str = arg(help="the party member who jousted", positional=True)
+    fighter: str = arg(help="the party member who jousted", positional=True, member=True)
     warhorses: bool = arg(False, help="the party needed warhorses")  # noqa: FBT003 - a default
 
 

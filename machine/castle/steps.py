@@ -266,10 +266,7 @@ def _joust(  # noqa: PLR0913 - the joust's facts, spelled out
     fighter = demands_of(ctx).fighter
     assert fighter is not None  # noqa: S101 - the rules' check: a fighter castle has its demands
     party = ctx.table.party
-    member = party.member(fighter_name)
-    if member is None:
-        msg = f"{fighter_name} is not in the party ({', '.join(m.name for m in party.members)})"
-        raise UsageError(msg)
+    member = party.named(fighter_name)
     if given and given not in WINNERS:
         msg = f"the winner is castle or party, not {given!r} (or leave it out to roll)"
         raise UsageError(msg)

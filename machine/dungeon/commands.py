@@ -37,14 +37,14 @@ class LightSource(Command):
     """A party member lights a torch (6 turns) or a lantern (a flask: 24 turns), by the rules in force."""
 
     kind: str = arg(help="torch or lantern", positional=True)
-    by: str = arg(help=BY_HELP)
+    by: str = arg(help=BY_HELP, member=True)
 
 
 @attrs.frozen(kw_only=True)
 class RefillLantern(Command):
     """A party member fills their lantern with a fresh flask of oil and lights it."""
 
-    by: str = arg(help=BY_HELP)
+    by: str = arg(help=BY_HELP, member=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -61,7 +61,7 @@ class OpenDoor(Command):
     """A character tries to open a door: a key or a pick for a locked one, a feat of strength for a stuck one."""
 
     action: str = arg("open", help="open", positional=True)
-    by: str = arg(help=BY_HELP)
+    by: str = arg(help=BY_HELP, member=True)
     door: str = arg("", help=DOOR_HELP)
     tool: str = arg("", help="crowbar or axe (a wooden door): a better chance, but it may break")
     locked: bool = arg(False, help="the door is locked")  # noqa: FBT003 - a default
@@ -75,7 +75,7 @@ class OpenDoor(Command):
 class Listen(Command):
     """A character listens at a door; the referee rolls in secret (1-in-6, a thief's skill in 6)."""
 
-    by: str = arg(help=BY_HELP)
+    by: str = arg(help=BY_HELP, member=True)
     door: str = arg("", help=DOOR_HELP)
     skill_in_6: int | None = arg(None, help="a thief's listening skill, in 6", least=0)
 
@@ -84,7 +84,9 @@ class Listen(Command):
 class Search(Command):
     """A turn of searching for secret doors: 1-in-6 for each searcher, rolled by the referee in secret."""
 
-    searchers: tuple[str, ...] = arg((), help="a party member who searches (repeat; default: all)", flag="--by")
+    searchers: tuple[str, ...] = arg(
+        (), help="a party member who searches (repeat; default: all)", flag="--by", member=True
+    )
     nothing_there: bool = arg(False, help="the referee knows no secret door is here")  # noqa: FBT003 - a default
 
 

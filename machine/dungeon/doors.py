@@ -83,13 +83,12 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
     if command.tool not in {"", *TOOLS}:
         msg = f"the tools that help are {' and '.join(TOOLS)}, not {command.tool!r}"
         raise UsageError(msg)
-    state, member = under_way(ctx), ctx.table.party.member(command.by)
+    state, member = under_way(ctx), ctx.table.party.named(command.by)
     known = state.doors.get(command.door) if command.door else None
     locked = command.locked or (known is not None and known.locked)
     if not locked and (command.key or command.pick_chance is not None or command.pick_in_6 is not None):
         msg = "a key or a thievery chance is for a locked door (add --locked)"
         raise UsageError(msg)
-    assert member is not None  # noqa: S101 - the machine checked the character
     table = ctx.part(DungeonTables).open_doors
     assert table is not None  # noqa: S101 - a delve begins only under rules that have it
     rolls: list[int] = []

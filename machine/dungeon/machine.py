@@ -28,9 +28,9 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "light", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "carrier_free"},
     {"trigger": "refill", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "carries_lantern"},
     {"trigger": "move", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "may_map"]},
-    {"trigger": "door", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "by_member"]},
-    {"trigger": "listen", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "by_member"]},
-    {"trigger": "search", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": ["no_monster_due", "searchers_ok"]},
+    {"trigger": "door", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
+    {"trigger": "listen", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
+    {"trigger": "search", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
     {"trigger": "spike", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
     {"trigger": "rest", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
     # the wandering monster due, or any other the referee places: the encounter takes over
@@ -56,13 +56,6 @@ class DungeonModel(Model):
         """The folded delve (conditions past ``enter`` only run when there is one)."""
         assert isinstance(self.proc, DelveState)  # noqa: S101 - every phase past OUTSIDE has a delve
         return self.proc
-
-    def _member(self, name: str) -> bool:
-        assert self.table is not None  # noqa: S101 - loaded by the kit
-        if self.table.party.member(name) is None:
-            known = ", ".join(m.name for m in self.table.party.members) or "nobody"
-            return self.refuse(f"{name!r} is not in the party ({known})")
-        return True
 
     def has_party(self) -> bool:
         """A delve needs a party."""
@@ -110,7 +103,7 @@ class DungeonModel(Model):
         light = self.d.light_of(by)
         if light is not None and light.lit:
             return self.refuse(f"{by} already carries a burning {light.kind}")
-        return self._member(by)
+        return True
 
     def carries_lantern(self) -> bool:
         """Only a lantern is refilled."""
@@ -119,14 +112,6 @@ class DungeonModel(Model):
         if light is None or light.kind != "lantern":
             return self.refuse(f"{by} carries no lantern; light one first (light lantern --by {by})")
         return True
-
-    def by_member(self) -> bool:
-        """The character named is in the party."""
-        return self._member(str(self.command.by))  # type: ignore[union-attr]
-
-    def searchers_ok(self) -> bool:
-        """Every searcher named is in the party."""
-        return all(self._member(name) for name in getattr(self.command, "searchers", ()))
 
     def may_map(self) -> bool:
         """No mapping in the dark or while fleeing (§4.2)."""

@@ -169,9 +169,7 @@ def search_roll(ctx: StepContext, command: SearchRoll) -> None:
     """Each searcher rolls 1d6 in secret; a door is found when one hits and one is there (§4.2)."""
     finds_on = _table(ctx).secret_door_on
     for name in command.searchers:
-        if ctx.table.party.member(name) is None:
-            msg = f"{name!r} is not in the party"
-            raise UsageError(msg)
+        ctx.table.party.named(name)
     rolled = [
         ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE, low_is_good=True)
         for name in command.searchers

@@ -93,7 +93,7 @@ class RollInitiative(Command):
 class RollReaction(Command):
     """Roll the monsters' reaction: 2d6 plus the speaker's CHA modifier."""
 
-    speaker: str = arg("", help="the party member who speaks (CHA modifier applies)")
+    speaker: str = arg("", help="the party member who speaks (CHA modifier applies)", member=True)
     modifier: int = arg(0, help="the referee's situational modifier")
 
 
@@ -101,7 +101,7 @@ class RollReaction(Command):
 class RerollReaction(Command):
     """Roll an uncertain reaction again, once, after a round."""
 
-    speaker: str | None = arg(None, help="who speaks now (default: the same)")
+    speaker: str | None = arg(None, help="who speaks now (default: the same)", member=True)
     modifier: int = arg(0, help="the referee's situational modifier")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
-from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat
@@ -125,10 +125,7 @@ def _reaction(
     options, tables = ctx.part(EncounterOptions), ctx.part(EncounterTables)
     cha, cha_mod = 0, 0
     if speaker:
-        member = ctx.table.party.member(speaker)
-        if member is None:
-            msg = f"the party has no member called {speaker}"
-            raise NotFoundError(msg)
+        member = ctx.table.party.named(speaker)
         cha = member.cha
         for least, value in tables.cha_reaction[options.cha_reaction_scale]:
             if cha >= least:

@@ -31,7 +31,7 @@ from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
 from hexlog.machine import text
-from hexlog.machine.commands import Command, RemoveMember
+from hexlog.machine.commands import Command, RemoveMember, named_members
 from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.kit.registry import Registry
@@ -266,12 +266,15 @@ def _keep_a_member(ctx: StepContext, command: RemoveMember) -> None:
 def admit(ctx: StepContext, command: Command, *, text_checked: bool) -> None:
     """The checks every command passes before its trigger fires, the referee's and a handed-off one alike.
 
-    Its free text (unless the handler has checked it already), the party's last member kept while a procedure runs
+    Its free text (unless the handler has checked it already), the members it names (``arg(member=True)``), the
+    party's last member kept while a procedure runs
     for it, every guard, and the parent's waiting: a procedure that handed off takes none of its own steps until it
     resumes.
     """
     if not text_checked:
         text.check(converter.unstructure(command))
+    for name in named_members(command):
+        ctx.table.party.named(name)
     if isinstance(command, RemoveMember):
         _keep_a_member(ctx, command)
     for guard in ctx.registry.guards:

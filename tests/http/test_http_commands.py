@@ -711,3 +711,31 @@ def test_a_number_out_of_its_range_is_a_422_in_the_bodys_words_as_the_document_s
     found = next((o for o in found.get("anyOf", [found]) if o.get("type") == "integer"), found)
     low, high = {"hexes": (1, 1000), "riders": (1, 10_000)}[field]
     assert (found["minimum"], found["maximum"]) == (low, high)
+
+
+def test_a_member_the_party_does_not_have_is_a_bad_value_not_a_missing_resource(serve, hexlog):
+    """A body that names a member the party lacks is the request's mistake (422), in the command line's words
+    (exit 2), naming the members there are; nothing is written. The names are checked before the procedure is asked
+    (no delve is under way here); a roll made for a side names no member."""
+    served = serve()
+    with served.client() as client:
+        assert client.post(ADD, headers=served.headers("referee"), json={"name": "Ann"}).status_code == 200
+        before = _version(served, client)
+        sent = [
+            ("campaign/remove-member", {"name": "Zed"}, ("party", "remove", "Zed")),
+            ("campaign/edit-member", {"name": "Zed", "cha": 12}, ("party", "edit", "Zed", "--cha", "12")),
+            ("campaign/roll-dice", {"expression": "1d6", "made_for": "Zed"}, ("roll", "1d6", "--for", "Zed")),
+            ("dungeon/listen", {"by": "Zed"}, ("dungeon", "listen", "--by", "Zed")),
+            ("dungeon/search", {"searchers": ["Ann", "Zed"]}, ("dungeon", "search", "--by", "Ann", "--by", "Zed")),
+        ]
+        for route, body, args in sent:
+            refused = client.post(f"/campaigns/main/{route}", headers=served.headers("referee"), json=body)
+            assert refused.status_code == 422, (route, refused.text)
+            assert "the party has no member called Zed (its members: Ann" in refused.json()["detail"], route
+            cli = hexlog(*args, "--campaign", "main")
+            assert cli.returncode == 2, (args, cli.stderr)
+            assert cli.stderr.strip() == f"hexlog: error: {refused.json()['detail']}", args
+        assert _version(served, client) == before
+        side = {"expression": "1d6", "made_for": "monsters"}
+        rolled = client.post("/campaigns/main/campaign/roll-dice", headers=served.headers("referee"), json=side)
+        assert rolled.status_code == 200, rolled.text
