@@ -21,6 +21,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.rebuild import replay
@@ -207,6 +208,8 @@ class TestRefusals:
             ("monster_due", dg.Rest(), "meet it first"),
             ("monster_due", dg.LeaveDungeon(), "meet it first"),
             ("monster_due", dg.OpenDoor(by="Ann"), "meet it first"),
+            # the checks that would fall due pass unrolled while the monster waits: the players would count them stop
+            ("monster_due", AdvanceClock(duration="6 turns"), r"meet it first \(hexlog dungeon meet\)"),
             ("exploring", dg.Move(mapping=True, fleeing=True), "while fleeing"),
             ("exploring", dg.LightSource(kind="torch", by="Ann"), "already carries a burning torch"),
             ("exploring", dg.RefillLantern(by="Ann"), "carries no lantern"),

@@ -71,6 +71,7 @@ DUNGEON = Procedure(
         DueCheck(name="wandering", run=due.wander, records=(ev.WanderingChecked,), sole=True),
     ),
     modifiers=(rest.modifiers,),
+    guards=(due.guard,),
     resume=Resume(trigger="resume", step=steps.resume),
     needs_party="a delve is under way; leave the dungeon first",
     events=(

@@ -7,7 +7,9 @@ advancing one turn N times records.
 
 Wandering checks fall due every ``check_every_turns`` turns counted from the delve's entry, while
 the party explores: none is rolled while a monster already due waits to be met or while an encounter
-runs (its time is the encounter's), and those boundaries pass unrolled.
+runs (its time is the encounter's), and those boundaries pass unrolled. So that the players cannot
+count the checks that stop, the referee's own advance of the clock waits too: a monster that has come
+is met first (``guard``), as every step of the delve but ``meet`` waits for it.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
+from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.dungeon.rules import on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase
 from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.timekeeping import AdvanceClock
 
 if TYPE_CHECKING:
+    from hexlog.machine.commands import Command
     from hexlog.machine.dungeon.commands import CheckWandering
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.table import Table
 
 WANDERING = "dungeon.wandering"
 
@@ -32,6 +38,15 @@ def _delve(ctx: StepContext) -> DelveState | None:
     if not isinstance(state, DelveState) or state.phase in {Phase.OUTSIDE, Phase.LEFT}:
         return None
     return state
+
+
+def guard(table: Table, command: Command) -> None:
+    """The referee's advance of the clock waits for a wandering monster that has come: the checks it would roll
+    pass unrolled while one waits, and the players would count the secret checks that stop."""
+    state = table.procedures.get(PROCEDURE)
+    if isinstance(command, AdvanceClock) and isinstance(state, DelveState) and state.monster_due:
+        msg = "a wandering monster has come: meet it first (hexlog dungeon meet), then let time pass"
+        raise RuleRefusedError(msg)
 
 
 def burn(ctx: StepContext, start: int, end: int) -> None:
