@@ -84,17 +84,26 @@ def still_hidden(check: HiddenCheck, state: object) -> tuple[tuple[str, str] | N
     return tuple(None if key in check.never_opened else held.get(key) for key in state.unopened)
 
 
+#: the words of every line the audit writes of hidden features (``aside``, ``caveat``), and only of those
+NOUN = "hidden map feature"
+
+
 def aside(never_revealed: int) -> str:
     """The audit's note for commitments never opened that no search can have read (not a caveat)."""
     them = "it" if never_revealed == 1 else "them"
-    return f"{counted(never_revealed, 'hidden map feature')} never revealed: no search depended on {them}"
+    return f"{counted(never_revealed, NOUN)} never revealed: no search depended on {them}"
+
+
+def speaks_of(line: str) -> bool:
+    """Whether a line of the audit is one it writes of hidden features (``aside`` or ``caveat``)."""
+    return NOUN in line
 
 
 def caveat(searches: int, features: int) -> str:
     """The verdict's caveat for the searches made while commitments never opened were hidden (how many of each)."""
     result = "its result" if searches == 1 else "their results"
     return (
-        f"{counted(searches, 'search')} made while {counted(features, 'hidden map feature')} "
+        f"{counted(searches, 'search')} made while {counted(features, NOUN)} "
         f"{'was' if features == 1 else 'were'} never revealed: {result} cannot be checked yet; "
         f"hexlog map reveal opens {'it' if features == 1 else 'them'}"
     )

@@ -9,7 +9,9 @@ referee's hand or of a caveat that names one. An event that does not decode is j
 envelope says: while its session is open, one that is (or may be) a secret roll, of a kind only the
 referee may know, of an unknown type, or naming a secret roll counts as hidden. The checks of the chain
 itself (links, order, positions, source, receipts) say nothing of an event's contents and are always
-shown, without a hidden event's id.
+shown, without a hidden event's id. What the audit says of the map's hidden features (how many were never
+revealed, the searches that may have read them) counts openings a player may not see yet (a lost party's find):
+in a stream that holds hidden events and places hidden features, it is one fixed line, whatever was found.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from hexlog.events.base import event_class
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
+from hexlog.events.hexmap import HiddenFeaturePlaced
 from hexlog.projections.visibility import PUBLIC, SESSION, PlayerView, ended_sessions
+from hexlog.replay import hidden_audit
 from hexlog.replay.chain_audit import malformed
 
 if TYPE_CHECKING:
@@ -42,8 +46,22 @@ WITHHELD_ID = "(id withheld)"
 _VERSION = re.compile(r"^(?:(?P<stream>\S+): )?stream version (?P<version>\d+): ")
 
 
+#: what a player reads in place of the audit's lines of the hidden features, in a stream that holds hidden events
+FEATURES_WITHHELD = (
+    "what the audit says of the map's hidden features is withheld while the stream holds events players may not "
+    "see yet (a lost party's find opens one): the referee's audit shows it"
+)
+#: the type of the event that places a hidden feature, as its envelope names it
+_PLACED = f"hexlog.{HiddenFeaturePlaced.type_name}"
+
+
 def hidden_versions(envelopes: Iterable[Envelope]) -> frozenset[tuple[str, int]]:
     """(stream, version) of every event a player may not see now: hidden by the player view, or undecodable."""
+    return _scan(envelopes)[0]
+
+
+def _scan(envelopes: Iterable[Envelope]) -> tuple[frozenset[tuple[str, int]], frozenset[str]]:
+    """``hidden_versions``, and the streams that place a hidden feature."""
     streams: dict[str, list[Envelope]] = {}
     for env in envelopes:
         if malformed(env) is None:  # an envelope of the wrong shape is the audit's finding, of no event
@@ -61,7 +79,8 @@ def hidden_versions(envelopes: Iterable[Envelope]) -> frozenset[tuple[str, int]]
         for env, event in zip(ordered, events, strict=True):
             if _undecodable_hidden(env, view) if event is None else view.hides(event):
                 hidden.add((stream, env.streamversion))
-    return frozenset(hidden)
+    placing = frozenset(stream for stream, listed in streams.items() if any(e.type == _PLACED for e in listed))
+    return frozenset(hidden), placing
 
 
 def _undecodable_hidden(env: Envelope, view: PlayerView) -> bool:
@@ -121,15 +140,39 @@ def for_player(report: AuditReport, envelopes: Callable[[], Iterable[Envelope]])
     ``envelopes()`` gives those the report audited (every stream's, or one campaign's); it is called only
     when the report names particular events.
     """
-    if not _names_events(report):
+    if not _names_events(report) and not any(map(hidden_audit.speaks_of, (*report.caveats, *report.asides))):
         return report
-    hidden = hidden_versions(envelopes())
+    hidden, placing = _scan(envelopes())
     if not hidden:
         return report
+    caveats, asides = _features_withheld(report, hidden, placing)
     return attrs.evolve(
         report,
         findings=tuple(_finding(f, hidden) for f in report.findings),
         unverifiable=tuple(_finding(f, hidden) for f in report.unverifiable),
-        caveats=tuple(_line(line, hidden, report.streams) for line in report.caveats),
+        caveats=tuple(_line(line, hidden, report.streams) for line in caveats),
         by_hand=tuple(_line(line, hidden, report.streams) for line in report.by_hand),
+        asides=asides,
     )
+
+
+def _features_withheld(
+    report: AuditReport, hidden: frozenset[tuple[str, int]], placing: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The caveats and asides with the lines of the hidden features of each stream that holds hidden events taken
+    out, and in their place one fixed caveat for each such stream that places hidden features: whether a line was
+    there, and its counts, depend on openings the player may not see yet."""
+    single = len(report.streams) == 1
+    veiled = {stream for stream, _ in hidden}
+
+    def kept(line: str) -> bool:
+        stream = report.streams[0] if single else line.partition(": ")[0]
+        return not (stream in veiled and hidden_audit.speaks_of(line))
+
+    caveats = [line for line in report.caveats if kept(line)]
+    caveats += [
+        FEATURES_WITHHELD if single else f"{stream}: {FEATURES_WITHHELD}"
+        for stream in report.streams
+        if stream in veiled and stream in placing
+    ]
+    return tuple(caveats), tuple(line for line in report.asides if kept(line))
