@@ -3,8 +3,9 @@
 A hex is named ``"col,row"`` (flat-topped hexes, odd columns half a hex lower). Hidden features are
 the referee's: the log holds only a commitment to each (``HiddenFeaturePlaced``), its text and hex stay
 in the referee's key keeper, and a feature becomes known only when ``FeatureFound`` (a search),
-``FeatureFoundLost`` (a search by a party that is lost, the referee's for its session) or
-``FeatureRevealed`` (``hexlog map reveal``) opens its commitment.
+``FeatureFoundLost`` (a search by a party that is lost, the referee's for its session), before
+``travel.search_rolled`` version 3, ``FeatureLocated`` (any search since, the referee's for its session, told to
+the players by ``FeatureTold`` without its hex) or ``FeatureRevealed`` (``hexlog map reveal``) opens its commitment.
 """
 
 from __future__ import annotations
@@ -105,10 +106,6 @@ class FeatureFoundLost(Event):
         return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
 
 
-#: the events that record a find (each opens its feature's commitment)
-FINDS = (FeatureFound, FeatureFoundLost)
-
-
 @attrs.frozen(kw_only=True)
 class FeatureRevealed(Event):
     """The referee revealed a hidden feature no search found (``hexlog map reveal``, at a campaign's end):
@@ -125,6 +122,45 @@ class FeatureRevealed(Event):
     def commitment(self) -> str:
         """The commitment this opening matches."""
         return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
+
+
+@attrs.frozen(kw_only=True)
+class FeatureTold(Event):
+    """What a search found, as the players are told it: the feature, never where (a search recorded since
+    ``travel.search_rolled`` version 3). ``FeatureLocated`` follows it with the opening, the referee's."""
+
+    type_name: ClassVar[str] = "map.feature_told"
+    feature: str
+    lair: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class FeatureLocated(Event):
+    """Where a search found a hidden feature: it opens the feature's commitment like ``FeatureFound``. It is the
+    referee's until its session ends whether or not the party was lost (``lost``), so that the players' view of a
+    find is the same wherever the party truly stands (since ``travel.search_rolled`` version 3; before, a find
+    was ``FeatureFound`` in public, or ``FeatureFoundLost`` held back, and the kind told a party it was lost)."""
+
+    type_name: ClassVar[str] = "map.feature_located"
+    referee_only: ClassVar[str] = "session"
+    hex: str
+    feature: str
+    lair: bool = False
+    #: the salt of the commitment (64 hex digits)
+    salt: str
+    #: the party was lost, and did not know it: the hex is not the one it believed it searched
+    lost: bool = False
+
+    @property
+    def commitment(self) -> str:
+        """The commitment this opening matches."""
+        return commitment(self.hex, self.feature, lair=self.lair, salt=self.salt)
+
+
+#: the events that record a find (each opens its feature's commitment)
+FINDS = (FeatureFound, FeatureFoundLost, FeatureLocated)
+#: the events that open a feature's commitment, found or revealed
+OPENINGS = (*FINDS, FeatureRevealed)
 
 
 for _cls in list(globals().values()):

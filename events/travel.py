@@ -214,10 +214,12 @@ class SearchRolled(Event):
     On the dvdm table (``per_feature``, since version 2) one secret roll holds a die for every still-hidden
     feature of the whole map, in the order they were placed, and each feature of the searched hex is found on
     its own die: before version 2 a die was rolled for each feature of the hex, so the count of hidden rolls
-    told the players how many features the hex still hid."""
+    told the players how many features the hex still hid. Since version 3 each find is ``map.feature_told`` and
+    ``map.feature_located`` (the referee's), lost or not: before, a find was ``map.feature_found`` in public, or
+    ``map.feature_found_lost`` held back when the party was lost, whose kind told the players so."""
 
     type_name: ClassVar[str] = "travel.search_rolled"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     hex: str
     found_on: tuple[int, ...]
     found: tuple[str, ...] = ()
@@ -233,6 +235,12 @@ class SearchRolled(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 rolled the dvdm table's dice for the hex's features alone: it reads as version 2 without
         ``per_feature`` (the audit re-runs it as its release ran it)."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 was followed by its finds opened as ``map.feature_found`` or ``map.feature_found_lost``: it
+        reads as version 3 unchanged (the audit re-runs it as its release ran it)."""
         return dict(data)
 
 

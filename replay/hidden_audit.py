@@ -59,7 +59,7 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
                 issues.append(Issue(at, CHECK, reason))
                 continue
             unopened.append(event.commitment)
-        elif isinstance(event, ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed):
+        elif isinstance(event, ev.OPENINGS):
             what = "found" if isinstance(event, ev.FINDS) else "revealed"
             key = event.commitment
             if key not in unopened:

@@ -48,12 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["StreamResult", "audit_stream"]
 
 #: the events whose contents the re-run of a search needs from the whole stream
-_HIDDEN = (
-    map_events.HiddenFeaturePlaced,
-    map_events.FeatureFound,
-    map_events.FeatureFoundLost,
-    map_events.FeatureRevealed,
-)
+_HIDDEN = (map_events.HiddenFeaturePlaced, *map_events.OPENINGS)
 
 
 class _WholeError(Exception):

@@ -171,7 +171,7 @@ def search(ref: Referee) -> bool:
         return False
     while "search" in ref.allowed(TRAVEL):
         events = demo_castle.road(ref, tc.SearchHex())
-        if any(isinstance(e, mev.FeatureFound) for e in events):
+        if any(isinstance(e, mev.FINDS) for e in events):
             ref.say("under the tallest stone, a passage leads down")
             return True
         ref.say("nothing yet")

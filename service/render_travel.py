@@ -89,6 +89,11 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
         f"found by the lost party in {e.hex} (referee only: the party does not know where it is): "
         f"{e.feature}{' (a lair)' if e.lair else ''}"
     ),
+    mapev.FeatureTold: lambda e: f"the party found {e.feature}{' (a lair)' if e.lair else ''}",
+    mapev.FeatureLocated: lambda e: (
+        f"found in {e.hex}{' by the lost party' if e.lost else ''}: {e.feature}{' (a lair)' if e.lair else ''} "
+        "(where: the referee's until the session ends)"
+    ),
     mapev.FeatureRevealed: lambda e: (
         f"revealed by the referee, never found: {e.feature}{' (a lair)' if e.lair else ''} in {e.hex}"
     ),

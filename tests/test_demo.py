@@ -285,7 +285,8 @@ class TestTheSession:
         assert _of(events, "travel.lost_checked", lost=False)
         assert _of(events, "travel.lost_revealed")
         assert _of(events, "travel.search_rolled", found=["the barrow of the Fen King"])
-        (found,) = _of(events, "map.feature_found", hex="3,2")
+        (found,) = _of(events, "map.feature_located", hex="3,2")
+        assert _of(events, "map.feature_told", feature="the barrow of the Fen King")
         opened = mapev.commitment(
             "3,2", found["data"]["feature"], lair=found["data"]["lair"], salt=found["data"]["salt"]
         )

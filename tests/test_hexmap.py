@@ -225,12 +225,17 @@ class TestHiddenFeaturesStayTheReferees:
         assert [set(converter.unstructure(e)) for e in placed] == [{"commitment"}] * 2
 
     def test_a_found_feature_is_shown_and_the_other_is_not(self) -> None:
-        """A natural 1 finds the first feature: its commitment is opened, players now see it, and not the lair."""
+        """A natural 1 finds the first feature: its commitment is opened (the referee's until the session ends, the
+        party lost or not), players are told what they found, never where, and nothing of the lair."""
         h = found_campaign(search_face=1)
         player = self.player_texts(h)
-        assert "ruined chapel" in player
+        assert "the party found ruined chapel" in player
+        assert "found in" not in player
         assert "wolf den" not in player
-        (found,) = [e for e in events_of(h) if isinstance(e, ev.FeatureFound)]
+        (told,) = [e for e in events_of(h) if isinstance(e, ev.FeatureTold)]
+        assert (told.feature, told.lair) == ("ruined chapel", False)
+        (found,) = [e for e in events_of(h) if isinstance(e, ev.FeatureLocated)]
+        assert not found.lost
         placed = [e.commitment for e in events_of(h) if isinstance(e, ev.HiddenFeaturePlaced)]
         assert found.commitment == placed[0]
         assert h.load(CAMPAIGN).procedures["map"].unopened == (placed[1],)

@@ -168,21 +168,22 @@ class TestOneWritePerCommand:
         assert one.load(CAMPAIGN).procedures["map"].placed == other.load(CAMPAIGN).procedures["map"].placed
 
 
-def lost_find() -> Handler:
+def lost_find(*, lost: bool = True) -> Handler:
     """A party sets out from 2,2 heading N but is lost and truly goes SE (the lost die 1, the heading die 3)
-    into 3,2, where a cairn is hidden; it believes it is at 2,1 and searches there: a natural 1 finds the cairn."""
+    into 3,2, where a cairn is hidden; it believes it is at 2,1 and searches there: a natural 1 finds the cairn.
+    Not ``lost`` (the lost die 6), it goes where it meant to, 2,1, and the cairn is hidden there."""
     script: list[int] = []
     h = handler(script)
-    for name in ("2,2", "2,1"):
-        h.execute(CAMPAIGN, SetHex(hex=name, terrain="meadow"))
-    h.execute(CAMPAIGN, SetHex(hex="3,2", terrain="meadow", hidden=("cairn",)))
+    where = "3,2" if lost else "2,1"
+    for name in ("2,2", "2,1", "3,2"):
+        h.execute(CAMPAIGN, SetHex(hex=name, terrain="meadow", hidden=("cairn",) if name == where else ()))
     h.execute(CAMPAIGN, t.StartJourney(hex="2,2"))
     h.execute(CAMPAIGN, t.RollWeather(weather="clear"))
-    script.extend([1, 3])
+    script.extend([1 if lost else 6, 3])
     h.execute(CAMPAIGN, t.DeclareRoute(headings=("N",)))
     h.execute(CAMPAIGN, t.Move())
     trip = h.load(CAMPAIGN).procedures["travel"]
-    assert (trip.hex, trip.believed) == ("3,2", "2,1")
+    assert (trip.hex, trip.believed) == (where, "2,1")
     script.append(1)
     h.execute(CAMPAIGN, t.SearchHex())
     return h
@@ -198,15 +199,16 @@ class TestFoundWhileLost:
         """The players' log and map do not show where the cairn was found; the referee's do."""
         h = lost_find()
         events = events_of(h)
-        (find,) = [e for e in events if isinstance(e, ev.FeatureFoundLost)]
-        assert (find.hex, find.feature) == ("3,2", "cairn")
-        assert not [e for e in events if isinstance(e, ev.FeatureFound)]
+        (find,) = [e for e in events if isinstance(e, ev.FeatureLocated)]
+        assert (find.hex, find.feature, find.lost) == ("3,2", "cairn", True)
+        assert not [e for e in events if isinstance(e, ev.FeatureFound | ev.FeatureFoundLost)]
         player = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM)), player=True))
         assert "in 3,2" not in player
-        assert "cairn" not in player
-        assert "map.feature_found_lost (hidden" in player
+        assert "lost party" not in player
+        assert "the party found cairn" in player
+        assert "map.feature_located (hidden" in player
         referee = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM))))
-        assert "found by the lost party in 3,2" in referee
+        assert "found in 3,2 by the lost party" in referee
         assert "cairn" not in player_map(h)
         the_map = h.load(CAMPAIGN).procedures["map"]
         assert the_map.unopened == ()
@@ -219,14 +221,27 @@ class TestFoundWhileLost:
         h.execute(CAMPAIGN, c.CloseSession())
         assert "found: cairn" in player_map(h)
         player = "\n".join(line.text for line in timeline(list(h.store.read_stream(STREAM)), player=True))
-        assert "found by the lost party in 3,2" in player
+        assert "found in 3,2 by the lost party" in player
+
+    def test_the_players_see_a_find_the_same_lost_or_not(self) -> None:
+        """Everything the players see of a search that finds, line by line and on their map, is the same whether
+        the party was lost (the find in its true hex, 3,2) or not (in 2,1, where it believes it is)."""
+        seen = []
+        for lost in (True, False):
+            h = lost_find(lost=lost)
+            lines = [line.text for line in timeline(list(h.store.read_stream(STREAM)), player=True)]
+            at = max(i for i, text in enumerate(lines) if text.startswith("the party searches"))
+            seen.append((lines[at:], player_map(h)))
+        assert seen[0] == seen[1]
+        assert "the party found cairn" in seen[0][0]
+        assert "cairn" not in seen[0][1]
 
     def test_a_players_export_waits_for_the_session_end_even_without_a_secret_roll(self) -> None:
         """The find is withheld like a secret roll: its session is one an export for players must wait for."""
         events = events_of(lost_find())
         assert withheld_sessions(events) == {"s1"}
         alone = [e for e in events if not isinstance(e, DiceRolled) and not getattr(e, "referee_rolls", ())]
-        assert any(isinstance(e, ev.FeatureFoundLost) for e in alone)
+        assert any(isinstance(e, ev.FeatureLocated) for e in alone)
         assert withheld_sessions(alone) == {"s1"}
 
     def test_the_audit_checks_the_opening_and_re_runs_the_search(self) -> None:
@@ -235,10 +250,10 @@ class TestFoundWhileLost:
         found = check_decision_events(events)
         assert (found.issues, found.doubts) == ((), ())
         assert found.checked == 2  # the lost check and the search
-        at = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFoundLost))
+        at = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureLocated))
         events[at] = attrs.evolve(events[at], feature="a heap of gold")
         issues = check_decision_events(events).issues
-        assert any(i.at == at and "map.feature_found_lost" in i.reason for i in issues)
+        assert any(i.at == at and "map.feature_located" in i.reason for i in issues)
 
 
 class TestReveal:
@@ -326,7 +341,7 @@ class TestAudit:
         script.extend([6, 1, 1])  # not lost; the heading die; the search finds the chapel
         h.execute(CAMPAIGN, t.DeclareRoute())
         h.execute(CAMPAIGN, t.SearchHex())
-        assert [e.feature for e in events_of(h) if isinstance(e, ev.FeatureFound)] == ["ruined chapel"]
+        assert [e.feature for e in events_of(h) if isinstance(e, ev.FeatureLocated)] == ["ruined chapel"]
         found = check_decision_events(events_of(h))
         assert found.issues == ()
         assert found.doubts == (CAVEAT.replace("1 hidden map feature was", "2 hidden map features were")[:-2] + "them",)
@@ -351,7 +366,7 @@ class TestAudit:
         script.extend([6, 1, 6])
         h.execute(CAMPAIGN, t.DeclareRoute())
         h.execute(CAMPAIGN, t.SearchHex())
-        assert not [e for e in events_of(h) if isinstance(e, ev.FeatureFound)]
+        assert not [e for e in events_of(h) if isinstance(e, ev.FeatureLocated)]
         h.execute(CAMPAIGN, RevealHidden())
         found = check_decision_events(events_of(h))
         assert (found.issues, found.doubts) == ((), ())
@@ -363,9 +378,9 @@ class TestAudit:
         h.execute(CAMPAIGN, RevealHidden())
         events = events_of(h)
         at = next(i for i, e in enumerate(events) if isinstance(e, tev.SearchRolled))
-        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureLocated))
         events[at] = attrs.evolve(events[at], found=())
-        events[found] = ev.FeatureRevealed(**attrs.asdict(events[found]))
+        events[found] = ev.FeatureRevealed(**attrs.asdict(events[found], filter=lambda a, _: a.name != "lost"))
         issues = check_decision_events(events).issues
         assert [i.at for i in issues][:1] == [at]
 
@@ -384,10 +399,10 @@ class TestAudit:
         h = found_campaign(search_face=1)
         events = events_of(h)
         placed = next(i for i, e in enumerate(events) if isinstance(e, ev.HiddenFeaturePlaced))
-        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureLocated))
         events[placed] = ev.HiddenFeaturePlaced(commitment="00" * 32)
         issues = check_decision_events(events).issues
-        assert any(i.at == found and "map.feature_found" in i.reason for i in issues)
+        assert any(i.at == found and "map.feature_located" in i.reason for i in issues)
 
     def test_an_empty_commitment_opened_by_a_salt_that_is_not_hex_fails(self) -> None:
         """An empty commitment would match the empty one a salt that is not hex gives, whatever the opening names: the
@@ -395,7 +410,7 @@ class TestAudit:
         h = found_campaign(search_face=1)
         events = events_of(h)
         placed = next(i for i, e in enumerate(events) if isinstance(e, ev.HiddenFeaturePlaced))
-        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureFound))
+        found = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureLocated))
         events[placed] = ev.HiddenFeaturePlaced(commitment="")
         events[found] = attrs.evolve(events[found], feature="the dragon's hoard", salt="not hex")
         assert events[found].commitment == ""

@@ -633,7 +633,8 @@ LOST = ev_travel.LostChecked.type_name
 WANDER = ev_travel.WanderingChecked.type_name
 ENDED = ev_travel.DayEnded.type_name
 SEARCHED = ev_travel.SearchRolled.type_name
-FOUND = ev_map.FeatureFound.type_name
+#: a find, as the players are told it and as the referee keeps where it lies
+FOUND = (ev_map.FeatureTold.type_name, ev_map.FeatureLocated.type_name)
 STARTED = ev.EncounterStarted.type_name
 
 
@@ -720,7 +721,7 @@ def travel_rows() -> list[Row]:
                 (SEARCHED, "per_feature"): (False, True),
                 ("dice.rolled", "low_is_good"): (True, False),
             },
-            also=frozenset({(FOUND, WHOLE)}),
+            also=frozenset((found, WHOLE) for found in FOUND),
         ),
         # a journey set out at the campaign's start (00:00) waits for the travel day's hour: 08:00, or 06:00
         Row(

@@ -57,7 +57,7 @@ def test_the_players_audit_withholds_the_hidden_features_whatever_the_lost_party
     _lost_search(hexlog, tmp_path, SECRETS[outcome])
     log = hexlog("log", "--view", "referee").stdout
     assert "lost" in log
-    assert ("found by the lost party in 5,5" in log) == (outcome == "found")
+    assert ("found in 5,5 by the lost party" in log) == (outcome == "found")
     referee = hexlog("audit", "--referee")
     never = 5 if outcome == "found" else 6
     assert f"  - 1 search made while {never} hidden map features were never revealed" in referee.stdout

@@ -107,7 +107,7 @@ class TestOneRollWhateverTheHexHides:
         search = Search("1,1")
         events = search.run(t.SearchHex(), *faces)
         assert searched(events)[1].found == found
-        opened = [e.feature for e in events if isinstance(e, mapev.FeatureFound)]
+        opened = [e.feature for e in events if isinstance(e, mapev.FeatureLocated)]
         assert tuple(opened) == found
 
     def test_a_feature_found_gives_up_its_die_and_the_next_search_rolls_one_die_fewer(self) -> None:

@@ -319,7 +319,7 @@ class TestSearch:
         events = trip.run(t.SearchHex(), face)
         searched = only(events, ev.Searched)
         assert searched.cost == {"hills": 2, "bog": 3, "swamp": 4}[terrain_name]
-        assert bool([e for e in events if isinstance(e, mapev.FeatureFound)]) is found
+        assert bool([e for e in events if isinstance(e, mapev.FeatureLocated)]) is found
 
     def test_a_guide_widens_the_range(self) -> None:
         trip = Trip({"1,1": {"terrain": "swamp", "hidden": ("cairn",)}})

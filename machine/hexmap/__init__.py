@@ -179,6 +179,7 @@ HEXMAP = Procedure(
         ev.HiddenFeaturePlaced,
         ev.FeatureFound,
         ev.FeatureFoundLost,
+        ev.FeatureLocated,
         ev.FeatureRevealed,
         castle_ev.CastlePlaced,
     ),

@@ -40,8 +40,8 @@ class Feature:
     text: str
     lair: bool = False
     found: bool = False
-    #: found by a party that was lost: the players do not know its hex until the party learns it is lost
-    #: or the session ends
+    #: found in secret (by any search since ``travel.search_rolled`` version 3, by a lost party before): the
+    #: players do not know its hex until the party learns it is lost or the session ends
     astray: bool = False
 
 
@@ -128,9 +128,7 @@ READS: tuple[type[Event], ...] = (
     PhaseChanged,
     ev.HexSet,
     ev.HiddenFeaturePlaced,
-    ev.FeatureFound,
-    ev.FeatureFoundLost,
-    ev.FeatureRevealed,
+    *ev.OPENINGS,
     LostRevealed,
     SessionClosed,
     SessionAbandoned,
@@ -156,7 +154,9 @@ def evolve(state: MapState | None, event: Event) -> MapState | None:
         case ev.HiddenFeaturePlaced():
             before = state or MapState()
             return changed(before, placed=(*before.placed, event.commitment))
-        case ev.FeatureFound() | ev.FeatureFoundLost() | ev.FeatureRevealed() if state is not None:
+        case ev.FeatureFound() | ev.FeatureFoundLost() | ev.FeatureLocated() | ev.FeatureRevealed() if (
+            state is not None
+        ):
             return _opened(state, event)
         case LostRevealed() | SessionClosed() | SessionAbandoned() if state is not None:
             return _located(state)
@@ -176,7 +176,9 @@ def _located(state: MapState) -> MapState:
     return changed(state, hexes=hexes)
 
 
-def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureRevealed) -> MapState:
+def _opened(
+    state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.FeatureLocated | ev.FeatureRevealed
+) -> MapState:
     """The map once a hidden feature's commitment is opened (unchanged by an opening of no commitment still
     hidden: the audit names it)."""
     key = event.commitment
@@ -190,6 +192,6 @@ def _opened(state: MapState, event: ev.FeatureFound | ev.FeatureFoundLost | ev.F
         text=event.feature,
         lair=event.lair,
         found=isinstance(event, ev.FINDS),
-        astray=isinstance(event, ev.FeatureFoundLost),
+        astray=isinstance(event, ev.FeatureFoundLost | ev.FeatureLocated),
     )
     return changed(state, hexes={**state.hexes, event.hex: changed(old, features=(*old.features, found))})

@@ -83,6 +83,14 @@ class SearchRollHexDice(Command):
 
 
 @attrs.frozen(kw_only=True)
+class SearchRollOpenFinds(Command):
+    """Issued by the audit, never by a user: a search recorded at ``travel.search_rolled`` version 2, whose releases
+    opened a find in public (``map.feature_found``), or held it back when the party was lost, is re-run so."""
+
+    guide: bool = False
+
+
+@attrs.frozen(kw_only=True)
 class ForceMarch(Command):
     """Push on: +50 % travel points today; a full rest day is owed, or exhaustion follows."""
 
@@ -155,6 +163,7 @@ def _rerun(what: str, step: str) -> str:
 INTERNAL: dict[type[Command], str] = {
     SearchRoll: "is made by hexlog when a search goes on; use hexlog travel search",
     SearchRollHexDice: _rerun("search", "search"),
+    SearchRollOpenFinds: _rerun("search", "search"),
     DeclareRouteHeadingWhenLost: _rerun("route", "route"),
     DeclareRouteRoadNeverLost: _rerun("route", "route"),
     CheckWanderingTrueHex: _rerun("check", "check"),

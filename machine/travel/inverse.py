@@ -23,6 +23,7 @@ from hexlog.machine.travel.commands import (
     RollWeather,
     SearchRoll,
     SearchRollHexDice,
+    SearchRollOpenFinds,
 )
 from hexlog.machine.travel.state import EXERTION, PROCEDURE, TravelState, under_way
 
@@ -92,6 +93,8 @@ HEADING_EVERY_DAY_SINCE = 2
 ROAD_BY_SOURCE_SINCE = 3
 #: the schema version of ``travel.search_rolled`` since which the dvdm table rolls a die for every hidden feature
 MAP_DICE_SINCE = 2
+#: the schema version of ``travel.search_rolled`` since which a find is told without its hex and located in secret
+FINDS_KEPT_SINCE = 3
 #: the schema version of ``travel.wandering_checked`` since which the check reads the hex the party believes it is in
 BELIEVED_HEX_SINCE = 2
 #: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
@@ -103,15 +106,16 @@ def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: a lost check before
     ``travel.lost_checked`` version 2 rolled the heading's die only when the party was lost, and one before version
     3 read a road hex as Dolmenwood's road whatever the source, never lost in fog or darkness; a search before
-    ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, and a
+    ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, one before
+    version 3 opened a find in public unless the party was lost, and a
     wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex; a rest day
     before ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         return DeclareRouteRoadNeverLost(headings=event.declared, night=event.night)
-    if isinstance(event, ev.SearchRolled) and version < MAP_DICE_SINCE:
-        return SearchRollHexDice(guide=event.guide)
+    if isinstance(event, ev.SearchRolled) and version < FINDS_KEPT_SINCE:
+        return (SearchRollHexDice if version < MAP_DICE_SINCE else SearchRollOpenFinds)(guide=event.guide)
     if isinstance(event, ev.WanderingChecked) and version < BELIEVED_HEX_SINCE:
         return CheckWanderingTrueHex()
     if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.dice import Visibility
 from hexlog.machine.dice import MAX_DICE
@@ -90,8 +91,11 @@ def search(ctx: StepContext, command: c.SearchHex) -> None:
     search_roll(ctx, c.SearchRoll(guide=command.guide))
 
 
-def search_roll(ctx: StepContext, command: c.SearchRoll | c.SearchRollHexDice) -> None:
-    """The secret search roll of a search whose points are spent (the audit re-runs this alone)."""
+def search_roll(ctx: StepContext, command: c.SearchRoll | c.SearchRollHexDice | c.SearchRollOpenFinds) -> None:
+    """The secret search roll of a search whose points are spent (the audit re-runs this alone). Each find is told
+    to the players without its hex, and located for the referee until the session ends, lost or not: the players'
+    view is the same wherever the party truly stands (releases before ``travel.search_rolled`` version 3 opened a
+    find in public unless the party was lost, and the audit re-runs those so)."""
     trip = journey(ctx)
     place = here(ctx)
     tables, options = ctx.part(TravelTables), ctx.part(TravelOptions)
@@ -141,8 +145,27 @@ def search_roll(ctx: StepContext, command: c.SearchRoll | c.SearchRollHexDice) -
             per_feature=per_feature,
         )
     )
-    astray = trip.hex != trip.believed  # lost, and not knowing it: the find must not tell the players where
-    ctx.emit(*(hidden.opening(feature, found=True, lost=astray) for feature in found))
+    _finds(
+        ctx,
+        found,
+        lost=trip.hex != trip.believed,
+        opened=isinstance(command, c.SearchRollHexDice | c.SearchRollOpenFinds),
+    )
+
+
+def _finds(ctx: StepContext, found: list[hidden.Hidden], *, lost: bool, opened: bool) -> None:
+    """Each find told to the players and located for the referee; ``opened`` as releases before
+    ``travel.search_rolled`` version 3 recorded it (in public, or held back when the party was ``lost``)."""
+    if opened:
+        ctx.emit(*(hidden.opening(feature, found=True, lost=lost) for feature in found))
+        return
+    for feature in found:
+        ctx.emit(mapev.FeatureTold(feature=feature.feature, lair=feature.lair))
+        ctx.emit(
+            mapev.FeatureLocated(
+                hex=feature.hex, feature=feature.feature, lair=feature.lair, salt=feature.salt, lost=lost
+            )
+        )
 
 
 def _default_range(ctx: StepContext, place: Hex, guide: bool) -> tuple[int, ...]:  # noqa: FBT001 - a fact
