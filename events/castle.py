@@ -17,20 +17,34 @@ from hexlog.events.base import Event
 
 @attrs.frozen(kw_only=True)
 class CastlePlaced(Event):
-    """A castle stands on a hex; its type and disposition are given, or left to be rolled when it is first met."""
+    """A castle stands on a hex; its type and disposition are given, or left to be rolled when it is first met.
+
+    Since version 2 its garrison is checked on every travel day (``daily``), whatever the party's true path: a
+    check of a castle out of its reach is rolled for show, so that the players see the same secret rolls wherever
+    the party truly is. A castle placed before was checked only on a day the party passed within its range, as
+    then: the checks told a lost party that it had strayed near one."""
 
     type_name: ClassVar[str] = "castle.placed"
+    schema_version: ClassVar[int] = 2
     hex: str
     #: lord, superhero, wizard, necromancer, patriarch, evil_high_priest ("" to be rolled)
     castle_type: str = ""
     #: hostile, neutral or friendly ("" to be rolled)
     disposition: str = ""
     name: str = ""
+    #: its garrison is checked every travel day, for show when out of the party's reach (version 2)
+    daily: bool = True
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """A castle placed before version 2 is checked only on a day the party passes within its range."""
+        return {**data, "daily": False}
 
 
 @attrs.frozen(kw_only=True)
 class Passed:
-    """One castle the party passed within range of today, and whether its garrison rode out."""
+    """One castle the party passed within range of today, and whether its garrison rode out; or, with no
+    ``ride_out_on``, a castle checked every day that is out of reach (or checked already today), rolled for show."""
 
     hex: str
     #: hexes between the castle and the nearest hex the party was in today (0: the same hex)

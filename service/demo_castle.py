@@ -1,8 +1,9 @@
 """The demo's castle: Ravensgate on the moor road, passed by, hailed, and answered as a referee would.
 
-The castle stands on the demo map with its type and disposition left to the dice. Each travel day
-the party passes within two hexes of it, the referee makes the ride-out check the day owes (a
-secret d6) before the day goes on; on the first day, if the garrison stays in, the party hails it.
+The castle stands on the demo map with its type and disposition left to the dice. Before each travel
+day closes, the referee makes the ride-out check the day owes (a secret d6, for show when the party
+did not truly pass within two hexes of it, so that the players cannot tell where it went); on the
+first day, if the garrison stays in, the party hails it.
 The castle's demand follows from what the dice made it: a fighter's castle challenges to a joust
 (Aldric rides, the joust rolled); a castle that is not hostile names its toll and is paid; a hostile
 one is refused, and its riders fight.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.machine.castle import commands as castle
+from hexlog.machine.castle.machine import CLOSING
 from hexlog.machine.castle.rules import Disposition, Kind
 from hexlog.machine.castle.state import PROCEDURE as CASTLE
 from hexlog.machine.castle.state import CastleState
@@ -37,15 +39,16 @@ def _state(ref: Referee) -> CastleState | None:
 
 
 def road(ref: Referee, command: Command) -> list[Event]:
-    """A travel command, after the ride-out check the day owes for any castle the party has come near."""
-    watch(ref)
+    """A travel command, after the ride-out check the day owes when it closes the day."""
+    if isinstance(command, CLOSING):
+        watch(ref)
     return ref.do(command)
 
 
 def watch(ref: Referee) -> None:
-    """The ride-out check owed for the castles passed today, and the meeting when a garrison rides out."""
+    """The day's ride-out check, and the meeting when a garrison rides out."""
     if "pass" in ref.allowed(CASTLE):
-        ref.say(f"the party's way passes within sight of {NAME}; the referee checks whether its garrison rides out")
+        ref.say(f"the day closes: the referee checks in secret whether the garrison of {NAME} rides out")
         ref.do(castle.PassCastles())
     state = _state(ref)
     if state is not None and state.coming:
@@ -53,8 +56,7 @@ def watch(ref: Referee) -> None:
 
 
 def morning(ref: Referee, *, first: bool) -> None:
-    """After the weather: the check owed for a castle in sight; on the first day, a castle that stayed in is hailed."""
-    watch(ref)
+    """After the weather, on the first day: the castle is hailed."""
     if first:
         hail(ref)
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import castle as ev
 from hexlog.machine.castle import CastleState
-from hexlog.machine.castle.reach import away, owed
+from hexlog.machine.castle.reach import away, due, in_reach
 from hexlog.machine.text import counted, shown
 from hexlog.service.render_campaign import rolls_named
 
@@ -28,6 +28,8 @@ def _placed(e: ev.CastlePlaced) -> str:
 
 
 def _one(p: ev.Passed) -> str:
+    if not p.ride_out_on:
+        return f"{p.hex} ({away(p.distance)}): d6={p.face}, for show (out of reach, or checked already today)"
     on = ", ".join(str(f) for f in p.ride_out_on)
     result = "the garrison RIDES OUT" if p.rides_out else "it stays in"
     return f"{p.hex} ({away(p.distance)}, rides out on {on}): d6={p.face}, {result}"
@@ -143,7 +145,9 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
         if state.toll is not None:
             lines.append(_toll(state.toll))
     if not player:
-        lines.extend(f"ride-out check owed: the castle at {h} ({away(d)})" for h, d in owed(table))
+        lines.extend(f"ride-out check owed: the castle at {h} ({away(d)})" for h, d in in_reach(table))
+        if due(table) and not in_reach(table):
+            lines.append("ride-out check owed before the day closes: no castle in reach, every die for show")
     return [f"  {line}" for line in lines]
 
 

@@ -21,7 +21,7 @@ from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
 from hexlog.machine.castle import Phase
-from hexlog.machine.castle.reach import owed
+from hexlog.machine.castle.reach import due, owed
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, SetHex
 from hexlog.machine.keeper import MemoryKeeper
@@ -228,8 +228,10 @@ def _castle(handler: Handler) -> Any:
     return handler.load(CAMPAIGN).procedures.get("castle")
 
 
-def reach_owed(handler: Handler) -> list[tuple[str, int]]:
-    return owed(handler.load(CAMPAIGN))
+def reach_owed(handler: Handler) -> bool:
+    """Whether a ride-out check is owed: the day's check of the castles checked every day, or a passed one's."""
+    table = handler.load(CAMPAIGN)
+    return bool(owed(table)) or due(table)
 
 
 def version(handler: Handler) -> int:
@@ -307,7 +309,7 @@ class TestRefusals:
     @pytest.mark.parametrize(
         ("recipe", "command", "needle"),
         [
-            ("idle", k.PassCastles(), "no castle within two hexes of the party's path today is left unchecked"),
+            ("idle", k.PassCastles(), "no ride-out check is owed: the castles are checked once a travel day"),
             ("idle", MEET, "no garrison rides out; hail a castle or pass one first"),
             ("hailed", HAIL, "the garrison of the castle at 2,2 rides out; meet it first"),
             ("hailed", k.PassCastles(), "the garrison of the castle at 2,2 rides out; meet it first"),
@@ -361,18 +363,32 @@ class TestRefusals:
 
 
 class TestTheTravelDayWaits:
-    def test_a_castle_passed_within_range_owes_its_check_before_the_day_goes_on(self) -> None:
-        """Two hexes from 2,2 (at 2,0) the next move is refused until ``castle pass``; nothing is written."""
+    def test_the_day_does_not_close_until_the_castles_are_checked_and_again_after_each_move(self) -> None:
+        """Two hexes from 2,2 (at 2,0): the day goes on (the move is the players' to see), but it does not close
+        until ``castle pass``, nothing written on the refusal. The check of 2,2 is owed; after a move the day owes
+        another, in which 2,2, checked already, is rolled for show, as far castles are every day."""
         handler, script = reach("journey")
         before = version(handler)
-        with pytest.raises(RuleRefusedError, match=r"passed the castle at 2,2 \(2 hexes away\).*castle pass"):
-            handler.execute(CAMPAIGN, t.Move(hexes=1))
+        with pytest.raises(RuleRefusedError, match=r"checked each travel day before it closes.*castle pass"):
+            handler.execute(CAMPAIGN, t.CheckWandering())
         assert version(handler) == before
         script.append(2)  # at two hexes the garrison rides out on 1 only
         out = handler.execute(CAMPAIGN, k.PassCastles())
         passed = next(e for e in out.events if isinstance(e, ev.CastlesPassed))
         assert passed.passed == (ev.Passed(hex="2,2", distance=2, ride_out_on=(1,), face=2, rides_out=False),)
+        with pytest.raises(RuleRefusedError, match="no ride-out check is owed"):
+            handler.execute(CAMPAIGN, k.PassCastles())
         handler.execute(CAMPAIGN, t.Move(hexes=1))  # the day goes on; 2,2 is checked for today
+        with pytest.raises(RuleRefusedError, match="checked each travel day before it closes"):
+            handler.execute(CAMPAIGN, t.EndDay())
+        script.append(1)  # a face that would ride out: for show, it does not
+        again = next(e for e in handler.execute(CAMPAIGN, k.PassCastles()).events if isinstance(e, ev.CastlesPassed))
+        ((shown,),) = [again.passed]
+        assert (shown.hex, shown.ride_out_on, shown.face, shown.rides_out) == ("2,2", (), 1, False)
+        assert len(again.referee_rolls) == 1
+        assert not _castle(handler).coming
+        script.append(1)  # no wandering monsters
+        handler.execute(CAMPAIGN, t.CheckWandering())
 
     def test_a_garrison_riding_out_and_a_meeting_hold_the_day(self) -> None:
         """The day waits while a garrison rides out and while the meeting lasts; it goes on once it ends."""
@@ -388,7 +404,8 @@ class TestTheTravelDayWaits:
         handler.execute(CAMPAIGN, t.Move(hexes=1))
 
     def test_no_check_is_owed_between_days_and_one_is_at_the_next_days_start(self) -> None:
-        """After the day ends the castle owes nothing (a rest day goes on); the next day owes it from its weather."""
+        """After the day ends the castle owes nothing (a rest day goes on); the next day owes it from its weather:
+        the day goes on, but does not close until it is made."""
         handler, script = reach("journey")
         script.append(6)
         handler.execute(CAMPAIGN, k.PassCastles())
@@ -397,8 +414,11 @@ class TestTheTravelDayWaits:
         handler.execute(CAMPAIGN, t.EndDay())
         handler.execute(CAMPAIGN, t.RestDay(weather="clear"))
         handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        assert reach_owed(handler)
+        script.extend([6, 1])  # the lost check and the heading die
+        handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE",)))
         with pytest.raises(RuleRefusedError, match="castle pass"):
-            handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE",)))
+            handler.execute(CAMPAIGN, t.CheckWandering())
 
 
 ENDINGS: dict[str, c.Command] = {"lord": k.DemandToll(), "superhero": k.Joust(fighter="Ann")}

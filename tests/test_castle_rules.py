@@ -110,14 +110,18 @@ class TestRideOut:
         event = ev.CastlesPassed(day=1, passed=(found,))
         assert f"castles passed: {words}rides out on " in render.describe(event)
 
-    def test_three_hexes_away_nothing_is_owed(self) -> None:
-        """A castle at 2,2 is three hexes from 0,0: no check."""
-        handler = campaign([])
+    @pytest.mark.parametrize("face", range(1, 7))
+    def test_three_hexes_away_the_die_is_rolled_for_show(self, face: int) -> None:
+        """A castle at 2,2 is three hexes from 0,0: its die is rolled all the same (the players see the day's
+        secret dice whatever the party's true path), and on no face does its garrison ride out."""
+        handler = campaign([face])
         handler.execute(CAMPAIGN, k.PlaceCastle(hex="2,2"))
         handler.execute(CAMPAIGN, t.StartJourney(hex="0,0"))
         handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
-        with pytest.raises(Exception, match="no castle within two hexes"):
-            handler.execute(CAMPAIGN, k.PassCastles())
+        passed = one(handler.execute(CAMPAIGN, k.PassCastles()).events, ev.CastlesPassed)
+        assert passed.passed == (ev.Passed(hex="2,2", distance=3, ride_out_on=(), face=face, rides_out=False),)
+        assert "for show" in render.describe(passed)
+        assert not handler.load(CAMPAIGN).procedures["castle"].coming
 
     def test_a_hail_rides_out_unless_the_party_looks_quarrelsome(self) -> None:
         """A quarrelsome party's hail is recorded; no garrison comes."""

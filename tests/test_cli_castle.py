@@ -48,28 +48,22 @@ class TestCastlesOnTheRoad:
         ok(hexlog("castle", "place", "5,1", "--type", "patriarch"))
         ok(hexlog("travel", "start", "0,0"))
         ok(hexlog("travel", "weather", "--set", "clear"))
-        refused = hexlog("travel", "route", "SE", "NE", "SE", "NE", "SE")
+        ok(hexlog("travel", "route", "SE", "NE", "SE", "NE", "SE"))  # the day goes on past the castles
+        refused = hexlog("travel", "check")  # but does not close before their check
         assert refused.returncode != 0
         assert "hexlog castle pass" in refused.stderr
-        meetings = 0
-        for _ in range(12):
+        meetings, passes = 0, 0
+        for _ in range(30):  # the referee checks the castles as the party passes, a hex at a time
+            assert "ride-out check owed" in ok(hexlog("state"))
             out = ok(hexlog("castle", "pass"))
+            passes += 1
             if "meet" in offered(out):
                 meetings += 1
                 answer(hexlog, ok(hexlog("castle", "meet", "--riders", "10")))
-            if ok(hexlog("state")).count("ride-out check owed") == 0:
+            assert "ride-out check owed" not in ok(hexlog("state"))
+            if hexlog("travel", "move", "--hexes", "1").returncode != 0:
                 break
-        ok(hexlog("travel", "route", "SE", "NE", "SE", "NE", "SE"))
-        for _ in range(30):
-            moved = hexlog("travel", "move", "--hexes", "1")
-            if moved.returncode == 0:
-                continue
-            if "castle pass" not in moved.stderr:
-                break
-            out = ok(hexlog("castle", "pass"))
-            if "meet" in offered(out):
-                meetings += 1
-                answer(hexlog, ok(hexlog("castle", "meet", "--riders", "10")))
+        assert passes > 1
         out = ok(hexlog("castle", "hail", "--hex", "5,1"))
         meetings += 1
         met = ok(hexlog("castle", "meet"))
@@ -82,6 +76,7 @@ class TestCastlesOnTheRoad:
         ok(hexlog("session", "close"))
         log = ok(hexlog("log"))
         assert "castles passed" in log
+        assert log.count("castle.ride_out") == 3 * passes  # a die for every castle at every check, in reach or not
         assert f"meeting {meetings} at the castle at 5,1 ends: paid" in log
         assert "castle at 1,1: neutral lord" in ok(hexlog("state"))
         audit = hexlog("audit")

@@ -14,9 +14,10 @@ in ``RESTING``; when that encounter ends with the party pursued again, the castl
 waits for it in ``PURSUED`` (the meeting having ended, its end is not recorded again). The conditions are
 methods of ``CastleModel``; they only read.
 
-The guard (``guard``) keeps the travel day from going on while the party has passed a castle whose
-ride-out check is not made, a garrison rides out, or a meeting is under way, and refuses the audit's
-own command to anyone else.
+The guard (``guard``) keeps the travel day from closing while the day's ride-out check is owed (``CLOSING``;
+every castle's die, for show when out of the party's reach), from going on while a castle placed by an earlier
+release was passed unchecked, a garrison rides out, or a meeting is under way, and refuses the audit's own
+command to anyone else.
 """
 
 from __future__ import annotations
@@ -106,12 +107,17 @@ class CastleModel(Model):
         return True
 
     def pass_owed(self) -> bool:
-        """A ride-out check is made while a castle passed today within range is unchecked and none rides out."""
+        """A ride-out check is made while none rides out, and the day's check of the castles checked every day is
+        due (the party moved since the last one), or a castle placed before those passed today within range is
+        unchecked."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         if self.s.coming:
             return self.refuse(f"the garrison of the castle at {self.s.coming[0].hex} rides out; meet it first")
-        if not reach.owed(self.table):
-            return self.refuse("no castle within two hexes of the party's path today is left unchecked")
+        if not reach.due(self.table) and not reach.owed(self.table):
+            return self.refuse(
+                "no ride-out check is owed: the castles are checked once a travel day is under way, and again only "
+                "after the party moves"
+            )
         return True
 
     def none_coming(self) -> bool:
@@ -166,6 +172,8 @@ class CastleModel(Model):
 
 #: the travel commands that go on while a castle waits (learning one is lost never moves the party)
 _WAITS = (travel.RevealLost,)
+#: the travel commands that close the day: the day's check of the castles checked every day comes before them
+CLOSING = (travel.CheckWandering, travel.EndDay, travel.EndJourney)
 
 
 def guard(table: Table, command: Command) -> None:
@@ -192,4 +200,10 @@ def guard(table: Table, command: Command) -> None:
     if owed:
         where = ", ".join(f"{hex_name} ({reach.away(distance)})" for hex_name, distance in owed)
         msg = f"the party passed the castle at {where}: check whether its garrison rides out (hexlog castle pass)"
+        raise RuleRefusedError(msg)
+    if isinstance(command, CLOSING) and reach.due(table):
+        msg = (
+            "the castles' garrisons are checked each travel day before it closes, wherever the party is "
+            "(hexlog castle pass)"
+        )
         raise RuleRefusedError(msg)

@@ -3,6 +3,11 @@
 The party's path on the travel day is folded by the castle's state from the travel day's events; the
 hex it is truly in now is taken from the journey as well, so a castle placed during a day is judged
 from where the party stands. Distances are counted on the hex grid (``hexmap.grid.distance``).
+
+The true path is the referee's, so what the players see must not depend on it: a castle placed since
+``castle.placed`` version 2 is checked on every travel day (``due``: before the day closes, once the party
+has moved since the day's last check), each such castle's die rolled whether it is in reach or not (those
+out of reach for show). A castle placed before is checked only when passed within range (``owed``), as then.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ def nearest(hex_name: str, path: tuple[str, ...]) -> int:
     return min(grid.distance(hex_name, where) for where in path)
 
 
-def owed(table: Table) -> list[tuple[str, int]]:
+def in_reach(table: Table) -> list[tuple[str, int]]:
     """(castle hex, distance) of each castle passed today within range whose ride-out is not checked, nearest first."""
     state = table.procedures.get(PROCEDURE)
     rules = table.rules
@@ -64,3 +69,28 @@ def owed(table: Table) -> list[tuple[str, int]]:
         if distance <= REACH and castle.ride_out_in_6.chance(distance) > 0:
             found.append((hex_name, distance))
     return sorted(found, key=lambda item: (item[1], grid.parse(item[0])))
+
+
+def owed(table: Table) -> list[tuple[str, int]]:
+    """``in_reach``, of the castles placed before ``castle.placed`` version 2: their check is owed at once."""
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(state, CastleState):
+        return []
+    return [(hex_name, distance) for hex_name, distance in in_reach(table) if not state.castles[hex_name].daily]
+
+
+def daily(table: Table) -> list[str]:
+    """The castles checked every travel day, in the order of the grid."""
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(state, CastleState) or table.rules is None or table.rules.part(CastleTables).castle is None:
+        return []
+    return sorted((h for h, castle in state.castles.items() if castle.daily), key=grid.parse)
+
+
+def due(table: Table) -> bool:
+    """Whether the day's check of the castles checked every travel day is owed: on the road, with such a castle,
+    and no check since the party last moved (or since the day began)."""
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(state, CastleState) or not daily(table) or not path_today(table):
+        return False
+    return state.passed_at <= len(state.path)

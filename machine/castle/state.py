@@ -57,6 +57,8 @@ class Castle:
     castle_type: str = ""
     disposition: str = ""
     name: str = ""
+    #: checked every travel day (``castle.placed`` version 2), for show when out of reach
+    daily: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -80,6 +82,8 @@ class CastleState:
     path: tuple[str, ...] = ()
     #: the castles whose garrison was checked (passed or hailed) on this travel day
     checked: tuple[str, ...] = ()
+    #: one more than the length of the path at the travel day's last ride-out check (0: none today)
+    passed_at: int = 0
     coming: tuple[Coming, ...] = ()
     meetings: int = 0
     met: ev.GarrisonMet | None = None
@@ -96,15 +100,16 @@ class CastleState:
 def _travel(state: CastleState, event: Event) -> CastleState:
     match event:
         case tev.JourneyStarted():
-            return attrs.evolve(state, where=event.hex, day=0, path=(), checked=())
+            return attrs.evolve(state, where=event.hex, day=0, path=(), checked=(), passed_at=0)
         case tev.DayStarted(rest=True):  # the party stays where it is: it passes no castle
-            return attrs.evolve(state, day=event.day, path=(), checked=())
+            return attrs.evolve(state, day=event.day, path=(), checked=(), passed_at=0)
         case tev.DayStarted():
-            return attrs.evolve(state, day=event.day, path=(state.where,) if state.where else (), checked=())
+            path = (state.where,) if state.where else ()
+            return attrs.evolve(state, day=event.day, path=path, checked=(), passed_at=0)
         case tev.TruePosition():
             return attrs.evolve(state, where=event.hex, path=(*state.path, event.hex) if state.path else ())
         case tev.DayEnded() | tev.JourneyEnded():
-            return attrs.evolve(state, path=(), checked=())
+            return attrs.evolve(state, path=(), checked=(), passed_at=0)
     return state
 
 
@@ -130,7 +135,9 @@ def evolve(state: CastleState | None, event: Event) -> CastleState | None:
     """The castles after one event (None until the first castle is placed)."""
     if isinstance(event, ev.CastlePlaced):
         before = state or CastleState()
-        castle = Castle(castle_type=event.castle_type, disposition=event.disposition, name=event.name)
+        castle = Castle(
+            castle_type=event.castle_type, disposition=event.disposition, name=event.name, daily=event.daily
+        )
         return attrs.evolve(before, castles={**before.castles, event.hex: castle})
     if state is None:
         return None
@@ -140,7 +147,8 @@ def evolve(state: CastleState | None, event: Event) -> CastleState | None:
             changes["phase"] = Phase[dest]
         case ev.CastlesPassed():
             coming = tuple(Coming(hex=p.hex, how="passing") for p in event.passed if p.rides_out)
-            changes.update(checked=(*state.checked, *(p.hex for p in event.passed)), coming=(*state.coming, *coming))
+            checked = (*state.checked, *(p.hex for p in event.passed if p.ride_out_on))  # not those rolled for show
+            changes.update(checked=checked, coming=(*state.coming, *coming), passed_at=len(state.path) + 1)
         case ev.CastleHailed():
             coming = (Coming(hex=event.hex, how="hailed"),) if event.rides_out else ()
             changes.update(checked=(*state.checked, event.hex), coming=(*state.coming, *coming))

@@ -116,11 +116,15 @@ def place(ctx: StepContext, command: PlaceCastle) -> None:
 
 
 def pass_by(ctx: StepContext, command: PassCastles) -> None:  # noqa: ARG001 - the step signature
-    """The secret d6 for each castle passed within range today: the garrison rides out on the distance's chance."""
+    """The secret d6 for each castle passed within range today: the garrison rides out on the distance's chance.
+    Each castle checked every day and not among them is rolled too, for show, so that the players see as many
+    secret dice wherever the party truly is."""
     table = table_of(ctx)
     trip = ctx.state(TRAVEL)
     passed, nonces = [], []
-    for hex_name, distance in reach.owed(ctx.table):
+    owed = reach.in_reach(ctx.table)
+    checking, path = {h for h, _ in owed}, reach.path_today(ctx.table)
+    for hex_name, distance in owed:
         chance = table.ride_out_in_6.chance(distance)
         rolled = ctx.roll("1d6", RIDE_OUT, visibility=Visibility.REFEREE)
         nonces.append(rolled.nonce)
@@ -129,6 +133,13 @@ def pass_by(ctx: StepContext, command: PassCastles) -> None:  # noqa: ARG001 - t
         passed.append(
             ev.Passed(hex=hex_name, distance=distance, ride_out_on=on, face=rolled.total, rides_out=rides_out)
         )
+    for hex_name in reach.daily(ctx.table):
+        if hex_name in checking:
+            continue
+        rolled = ctx.roll("1d6", RIDE_OUT, visibility=Visibility.REFEREE)
+        nonces.append(rolled.nonce)
+        distance = reach.nearest(hex_name, path)
+        passed.append(ev.Passed(hex=hex_name, distance=distance, ride_out_on=(), face=rolled.total, rides_out=False))
     day = trip.day if isinstance(trip, TravelState) else 0
     ctx.emit(ev.CastlesPassed(day=day, passed=tuple(passed), referee_rolls=tuple(nonces)))
 
