@@ -90,7 +90,7 @@ class TestADecisionPastAGuard:
 class TestACastlePassed:
     def test_the_wandering_check_past_an_unchecked_ride_out_is_a_finding(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Two hexes east along a road, a lord's castle two hexes off owes its ride-out check (``castle pass``) before
-        the day goes on. The day's wandering check written past the castle's guard is a finding naming the castle."""
+        the day closes. The day's wandering check written past the castle's guard is a finding naming the check."""
         play = ScriptedPlay(CAMPAIGN, scripted=False)
         play.run(c.StartCampaign(ruleset="explore"))
         play.run(c.OpenSession(secret_hex="5a" * 32))
@@ -103,7 +103,7 @@ class TestACastlePassed:
         play.run(t.RollWeather(weather="clear"))
         play.run(t.DeclareRoute(headings=("SE", "NE")))
         play.run(t.Move(hexes=2))
-        owed = "the party passed the castle at 2,2 (2 hexes away): check whether its garrison rides out"
+        owed = "the castles' garrisons are checked each travel day before it closes, wherever the party is"
         with pytest.raises(RuleRefusedError, match=re.escape(owed)):
             play.run(t.CheckWandering())
         unguarded = Registry(REGISTRY.procedures)
