@@ -4,7 +4,8 @@ Every file hexlog reads on a user's word (an export, a map, a house-rules file, 
 secret file) is read through ``read_regular``: only a regular file (never a FIFO, a device or a
 directory), and never more than its limit. Its text is parsed by ``loads_json`` or ``loads_toml``,
 which refuse what the parsers would accept but hexlog cannot keep or hash the same way everywhere:
-duplicate keys, NaN and infinities, integers of more than ``MAX_INT_DIGITS`` digits, nesting deeper
+duplicate keys, NaN and infinities (a number too large for a float, such as ``1e400``, too), integers of more than
+``MAX_INT_DIGITS`` digits, nesting deeper
 than ``MAX_DEPTH``, and text holding lone surrogates (escaped as ``\\ud800`` in JSON).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import stat
 import tomllib
@@ -102,6 +104,16 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused when it is too large to keep (``1e400`` reads as an
+    infinity, which no JSON may hold: hexlog could not write it again)."""
+    value = float(text)
+    if not math.isfinite(value):
+        msg = f"the number {text[:40]} is too large to keep (it reads as an infinity)"
+        raise FileContentError(msg)
+    return value
+
+
 def check_value(value: Any, *, depth: int = MAX_DEPTH) -> None:
     """``FileContentError`` when parsed data nests deeper than ``depth``, holds text that is not valid
     Unicode (a lone surrogate), or an integer of more than ``MAX_INT_DIGITS`` digits. Iterative: any
@@ -136,7 +148,13 @@ def loads_json(text: str) -> Any:
     """Strict JSON: duplicate keys, NaN, huge integers, deep nesting and lone surrogates are refused
     with ``FileContentError``; a syntax error is ``json.JSONDecodeError`` as usual."""
     try:
-        value = json.loads(text, object_pairs_hook=no_duplicates, parse_constant=_no_constant, parse_int=_bounded_int)
+        value = json.loads(
+            text,
+            object_pairs_hook=no_duplicates,
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+        )
     except RecursionError as err:
         msg = f"data nested more than {MAX_DEPTH} deep"
         raise FileContentError(msg) from err

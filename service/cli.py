@@ -40,6 +40,7 @@ from hexlog.service import (
     cli_schema,
     cli_simulate,
     cli_travel,
+    console,
     demo,
     logs,
     render,
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 
     from hexlog.events.base import Event
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 
 app = typer.Typer(
     name="hexlog",

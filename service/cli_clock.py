@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.machine.timekeeping import AdvanceClock
-from hexlog.service import render
+from hexlog.service import console, render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 clock_app = typer.Typer(help="Game time: what time it is, and letting time pass.", no_args_is_help=True)
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from hexlog.events.chain import verify_stream
 from hexlog.events.codec import decode
@@ -36,7 +35,7 @@ from hexlog.replay.rebuild import replay as rebuild_replay
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.row_audit import MAX_JOBS
 from hexlog.replay.verdict import Verdict
-from hexlog.service import render
+from hexlog.service import console, render
 from hexlog.service.door import (
     OPENED,
     CampaignOption,
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
     from hexlog.events.store import EventStore
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 
 VIEWS = ("referee", "player")
 
@@ -245,6 +244,9 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
         if roll is not None:
             campaign = Door.open(db, campaign, readonly=True).campaign
         report = audits.audit_store(store, campaign, expect=receipts, jobs=jobs)
+        if not report.events:  # an empty file (a creation cut short) reads as a database of nothing
+            msg = f"the database {db} holds no events: there is nothing to audit ('hexlog init' starts a campaign)"
+            raise NotFoundError(msg)
         envelopes = (
             [r.envelope for r in store.read_stream(stream_for(campaign))] if roll is not None and campaign else []
         )

@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import attrs
 import typer
-from rich.console import Console
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, field_limits, help_of_flag
-from hexlog.service import render
+from hexlog.service import console, render
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.procedure import Procedure
     from hexlog.machine.kit.registry import Registry
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 
 
 def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) -> None:

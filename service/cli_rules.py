@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table as RichTable
 
 from hexlog.events import files
@@ -14,11 +13,12 @@ from hexlog.machine import commands as c
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
+from hexlog.service import console
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 UNUSED = "[not used by any procedure yet]"
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 app = typer.Typer(help="Rulesets as data: list, show, diff, and change the rules in force.", no_args_is_help=True)
 
 RulesFileOption = Annotated[Path | None, typer.Option("--rules", help="a TOML file of house rules over the ruleset")]

@@ -7,13 +7,13 @@ from pathlib import Path  # noqa: TC003 - typer reads the annotations when the c
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.catalogue import catalogue
 from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.service import console
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 
 
 def text(value: object) -> str:

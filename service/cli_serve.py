@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from hexlog.events.errors import HexlogError
 from hexlog.machine.campaign import check_campaign_id
-from hexlog.service import logs
+from hexlog.service import console, logs
 from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
 from hexlog.service.http_tokens import TokenStore, check_role
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 token_app = typer.Typer(
     help="Bearer tokens for 'hexlog serve': one campaign and one role each (referee or player).",
     no_args_is_help=True,

@@ -26,7 +26,7 @@ from hexlog.events.errors import StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.registry import REGISTRY
-from hexlog.service import cli_procedures, cli_rules
+from hexlog.service import cli_procedures, cli_rules, console
 from hexlog.service.simulation import (
     SCENARIOS,
     Journey,
@@ -42,7 +42,7 @@ from hexlog.service.simulation import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 err = Console(stderr=True, highlight=False)
 app = typer.Typer(
     help="Ask the rules a question many times (the real procedures, committed dice): rates, distributions, a plot.",

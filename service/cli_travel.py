@@ -6,16 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from hexlog.events.errors import NotFoundError, UsageError
 from hexlog.machine.hexmap import grid, hidden
 from hexlog.machine.hexmap.state import PROCEDURE, MapState
 from hexlog.machine.text import counted, shown
-from hexlog.service import render_travel
+from hexlog.service import console, render_travel
 from hexlog.service.door import CampaignOption, DbOption, Door
 
-out = Console(highlight=False, soft_wrap=True, markup=False)
+out = console.plain()
 
 VIEWS = ("referee", "player")
 ViewOption = Annotated[str, typer.Option(help="referee (everything) or player (nothing only the referee may know)")]
