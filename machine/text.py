@@ -29,24 +29,6 @@ def _unprintable(value: str, field: str) -> str | None:
     return None
 
 
-def unprintable(data: Any, path: str = "") -> str | None:
-    """The first text in data (an event's, say) holding a character no command takes, named by its path; None when
-    there is none. Lengths are not judged: hexlog writes longer text than a command may give."""
-    stack: list[tuple[Any, str]] = [(data, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            found = _unprintable(item, where or "text")
-            if found is not None:
-                return found
-        elif isinstance(item, dict):
-            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in reversed(item.items()))
-            stack.extend((k, f"{where}.{k}" if where else "a key") for k in item if isinstance(k, str))
-        elif isinstance(item, list | tuple):
-            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
-    return None
-
-
 def problem(value: str, field: str) -> str | None:
     """What makes ``value`` unusable as the free text ``field`` (None when it can be used)."""
     found = _unprintable(value, field)

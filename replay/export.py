@@ -19,7 +19,6 @@ from hexlog.events.errors import (
 from hexlog.events.files import MAX_LINE_BYTES, FileContentError, loads_json
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import campaign_of, source_for, stream_for
-from hexlog.machine import text
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.replay.audit import audit_envelopes
 
@@ -181,16 +180,6 @@ def _check_ids(envelopes: Sequence[Envelope]) -> None:
             raise CorruptLogError(msg)
 
 
-def _check_text(envelopes: Sequence[Envelope]) -> None:
-    """``CorruptLogError`` naming the first event whose data holds a character no command takes (an escape that
-    would steer a terminal, a NUL): hexlog never writes one, and its views would have to hide it."""
-    for line, env in enumerate(envelopes, start=1):
-        found = text.unprintable(env.data)
-        if found is not None:
-            msg = f"line {line} ({env.type} version {env.streamversion}): {found}; hexlog writes no such text"
-            raise CorruptLogError(msg)
-
-
 def _held_id(store: EventStore, envelopes: Sequence[Envelope]) -> str | None:
     """Why an import was refused when an event of the export has the id of an event the store holds (of another
     campaign), naming both; None when none has. Read only once an append has failed."""
@@ -213,7 +202,6 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope]) -> Import
         raise CorruptLogError(msg)
     campaign = _campaign_of(envelopes)
     _check_ids(envelopes)
-    _check_text(envelopes)
     report = audit_envelopes(envelopes)
     bad = report.first_bad
     if bad is not None:
