@@ -41,7 +41,16 @@ if TYPE_CHECKING:
 
 TABLE = "table"
 #: how many times a command that lost a race to another writer is decided again on the new state
-RETRIES = 5
+RETRIES = 8
+#: the longest pause before a command is decided again (seconds): pauses double from ``FIRST_PAUSE`` up to it
+FIRST_PAUSE, LONGEST_PAUSE = 0.005, 0.25
+
+
+def pause(attempt: int) -> float:
+    """How long a command that lost its ``attempt``-th race waits before it is decided again: doubling, and spread
+    by the process and the moment (not by the dice: writers that collided must not collide again in step)."""
+    spread = (os.getpid() * 2654435761 + time.perf_counter_ns()) % 1000 / 1000
+    return min(LONGEST_PAUSE, FIRST_PAUSE * (1 << attempt)) * (0.75 + spread / 2)
 
 
 #: the variant nibble of an RFC 4122 UUID (``10xx``) for each value of a random hex digit
@@ -282,6 +291,7 @@ class Handler:
                         "nothing was written; try again"
                     )
                     raise StaleVersionError(msg) from None
+                time.sleep(pause(attempt))
             except UsageError:
                 raise
             except HexlogError as err:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import select
 import subprocess
@@ -27,6 +28,7 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
+from hexlog.machine import handler as handler_module
 from hexlog.machine.handler import Handler, new_event_id
 from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
@@ -146,8 +148,11 @@ class TestStaleReads:
             handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
         assert store.stream_version(STREAM) == version + 1
 
-    def test_a_race_lost_every_time_ends_in_a_plain_message(self, store):
-        """Retries are bounded: a command that loses every race is refused, saying so, with nothing written."""
+    def test_a_race_lost_every_time_ends_in_a_plain_message(self, store, monkeypatch):
+        """Retries are bounded: a command that loses every race is refused, saying so, with nothing written; it
+        pauses before each retry, longer each time, so that writers that collided do not collide again in step."""
+        paused: list[float] = []
+        monkeypatch.setattr(handler_module.time, "sleep", paused.append)
         handler = _started(store)
         other = Handler(store, MemoryKeeper())
         append = store.append
@@ -165,7 +170,10 @@ class TestStaleReads:
         store.append = race_then_append
         with pytest.raises(ConcurrencyError, match="kept writing to campaign 'c1' first"):
             handler.execute("c1", c.AddMember(name="Slow"))
-        assert len(races) == 6
+        assert len(races) == handler_module.RETRIES + 1
+        assert len(paused) == handler_module.RETRIES
+        assert all(0 < a < b for a, b in itertools.pairwise(paused[:6]))  # doubling, spread by a quarter, to a cap
+        assert max(paused) <= handler_module.LONGEST_PAUSE * 1.25
         members = [m.name for m in Handler(store, MemoryKeeper()).load("c1").party.members]
         assert "Slow" not in members
 
