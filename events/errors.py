@@ -27,13 +27,17 @@ class RuleRefusedError(HexlogError):
 class IllegalTransitionError(RuleRefusedError):
     """A trigger the current state of a procedure does not allow."""
 
-    def __init__(self, procedure: str, state: str, trigger: str, allowed: list[str]) -> None:
+    def __init__(self, procedure: str, state: str, trigger: str, allowed: list[str], *, before: str = "") -> None:
         self.procedure = procedure
         self.state = state
         self.trigger = trigger
         self.allowed = sorted(allowed)
+        #: what is said first (that another command wrote first, when the command lost a race)
+        self.before = before
         allowed_text = ", ".join(self.allowed) if self.allowed else "none"
-        super().__init__(f"{procedure}: '{trigger}' is not allowed in state {state}; allowed now: {allowed_text}")
+        super().__init__(
+            f"{before}{procedure}: '{trigger}' is not allowed in state {state}; allowed now: {allowed_text}"
+        )
 
 
 class ConcurrencyError(HexlogError):

@@ -19,7 +19,14 @@ import orjson
 from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.codec import converter, to_data
-from hexlog.events.errors import HexlogError, NotFoundError, RuleRefusedError, StaleVersionError, UsageError
+from hexlog.events.errors import (
+    HexlogError,
+    IllegalTransitionError,
+    NotFoundError,
+    RuleRefusedError,
+    StaleVersionError,
+    UsageError,
+)
 from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import commands as c
@@ -297,8 +304,11 @@ class Handler:
             except HexlogError as err:
                 if attempt == 0:
                     raise
-                msg = f"another command wrote to campaign {campaign!r} first, and now this one is refused: {err}"
-                raise RuleRefusedError(msg) from err
+                lost = f"another command wrote to campaign {campaign!r} first, and now this one is refused: "
+                if isinstance(err, IllegalTransitionError):  # the steps allowed keep their names for the doors
+                    where = (err.procedure, err.state, err.trigger, err.allowed)
+                    raise IllegalTransitionError(*where, before=lost) from err
+                raise RuleRefusedError(lost + str(err)) from err
         raise AssertionError  # pragma: no cover - the loop returns or raises
 
     def _execute_once(self, campaign: str, command: c.Command, command_id: str | None, digest: str | None) -> Outcome:

@@ -44,7 +44,8 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         outcome = door.run(command)
     except IllegalTransitionError as err:
         allowed = [render.subcommand(t) for t in err.allowed]
-        raise IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed) from None
+        trigger = render.subcommand(err.trigger)
+        raise IllegalTransitionError(err.procedure, err.state, trigger, allowed, before=err.before) from None
     except RuleRefusedError as err:
         raise RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
     told = render.context(outcome.table)

@@ -18,6 +18,7 @@ from hexlog.events.errors import (
     ConcurrencyError,
     CorruptLogError,
     IdempotencyConflictError,
+    IllegalTransitionError,
     NotFoundError,
     RuleRefusedError,
     UsageError,
@@ -34,6 +35,7 @@ from hexlog.machine.hexmap import LoadMap
 from hexlog.machine.keeper import FileKeeper, MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
+from hexlog.service import render
 
 STREAM = stream_for("c1")
 
@@ -147,6 +149,38 @@ class TestStaleReads:
         with pytest.raises(RuleRefusedError, match=r"another command wrote to campaign 'c1' first.*still open"):
             handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
         assert store.stream_version(STREAM) == version + 1
+
+    def test_a_step_the_new_phase_refuses_keeps_the_steps_allowed_for_the_doors_to_name(self, store):
+        """Decided again after another referee checked surprise first, the slower check is refused as a step the
+        phase does not allow, saying another command wrote first: its steps allowed stay the procedure's triggers,
+        so the command line names them as its subcommands (``determine-distance``) as for any refusal."""
+        handler = _started(store)
+        handler.execute("c1", c.AddMember(name="Ann"))
+        handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
+        other = Handler(store, MemoryKeeper())
+        append = store.append
+        raced: list[bool] = []
+
+        def race_then_append(*args, **kwargs):
+            if not raced:
+                raced.append(True)
+                other.execute("c1", enc.CheckSurprise())
+            return append(*args, **kwargs)
+
+        store.append = race_then_append
+        version = store.stream_version(STREAM)
+        with pytest.raises(IllegalTransitionError) as caught:
+            handler.execute("c1", enc.CheckSurprise())
+        err = caught.value
+        assert err.before == "another command wrote to campaign 'c1' first, and now this one is refused: "
+        assert (err.procedure, err.state, err.trigger) == ("encounter", "DISTANCE", "check_surprise")
+        assert "determine_distance" in err.allowed
+        named = [render.subcommand(t) for t in err.allowed]
+        told = IllegalTransitionError(err.procedure, err.state, "check-surprise", named, before=err.before)
+        assert str(told).startswith(f"{err.before}encounter: 'check-surprise' is not allowed in state DISTANCE")
+        assert "determine-distance" in str(told)
+        assert "_" not in str(told).split("allowed now: ")[1]
+        assert store.stream_version(STREAM) > version
 
     def test_a_race_lost_every_time_ends_in_a_plain_message(self, store, monkeypatch):
         """Retries are bounded: a command that loses every race is refused, saying so, with nothing written; it
