@@ -309,9 +309,34 @@ def describe(rules: Ruleset, readers: Any, parts: Iterable[type], *, left_out: b
         text, _ = _explain(listed, "tables", name)
         who = tuple(readers("tables", name))
         rows.extend(Row(key, shown, who, text) for key, shown in _table_rows(f"tables.{name}", table))
+        rows.extend(Row(key, shown, who, text) for key, shown in _inner_defaults(listed, name, table))
     if left_out:
         rows.extend(_left_out(listed, "tables", content, readers))
     return rows
+
+
+def _inner_defaults(parts: list[type], name: str, table: Any) -> list[tuple[str, str]]:
+    """A row for each field of a table the ruleset gives that it leaves to its default (``tables.dungeon``'s
+    ``danger_every_turns``): the rules read it all the same."""
+    if not isinstance(table, dict):
+        return []
+    for cls in parts:
+        if cls.section != "tables" or name not in attrs.fields_dict(cls):  # type: ignore[attr-defined]
+            continue
+        hint = typing.get_type_hints(cls).get(name)
+        one = [t for t in typing.get_args(hint) if t is not type(None)] if typing.get_args(hint) else [hint]
+        if len(one) != 1 or not isinstance(one[0], type) or not attrs.has(one[0]):  # a table of rows: its keys
+            return []
+        rows = []
+        for field_name, field in attrs.fields_dict(one[0]).items():
+            default: Any = field.default
+            if hasattr(default, "factory"):  # an ``attrs.Factory``
+                default = default.factory()
+            if field_name in table or default is attrs.NOTHING or default is None or default in ("", (), []):
+                continue  # given, or a rule left out by default (nothing to show of it)
+            rows.append((f"tables.{name}.{field_name}", f"{render_value(unstructure(default))} (default)"))
+        return rows
+    return []
 
 
 #: how ``rules show`` writes an option or table the ruleset leaves out and whose rule then does not apply

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -260,7 +261,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
 
 def _plot_target(plot: Path | None) -> None:
     """Refuse, before any trial is run, a plot that cannot be written: a name not ending .png, a folder that is not
-    there, matplotlib missing."""
+    there or takes no file, matplotlib missing."""
     if plot is None:
         return
     from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
@@ -272,6 +273,12 @@ def _plot_target(plot: Path | None) -> None:
     if not plot.parent.is_dir():
         msg = f"cannot write the plot to {plot}: there is no folder {plot.parent}"
         raise UsageError(msg)
+    try:  # a file of its own in the folder: one that takes none (read-only, /proc) is refused now, not at the end
+        with tempfile.NamedTemporaryFile(dir=plot.parent, prefix=".hexlog-plot-", suffix=".png"):
+            pass
+    except OSError as err:
+        msg = f"cannot write the plot to {plot}: {err.strerror or err}"
+        raise UsageError(msg) from err
 
 
 def _write_plot(plot: Path, title: str, sides: list[tuple[str, list[Measure]]], *, say: bool) -> None:

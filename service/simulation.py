@@ -205,6 +205,10 @@ def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
 #: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how many
 #: monsters there are decides it
 ENCIRCLED = "surprised in the open: encircled"
+#: the side that acts first: the one surprise gives the advantage (a free round under OSE, the segments the other
+#: loses under AD&D, a free action under explore), else initiative's winner, so that it means one thing whatever
+#: the rules
+FIRST_TO_ACT = "first to act"
 
 
 def _encounter_measure(events: Sequence[Event], *_: Any) -> Outcome:
@@ -218,12 +222,14 @@ def _encounter_measure(events: Sequence[Event], *_: Any) -> Outcome:
             out["monsters surprised"] = event.monsters_surprised
             if event.party_surprised and setting in OPEN_COUNTRY:
                 out[ENCIRCLED] = False
+            if event.advantage is not eev.Advantage.NONE:
+                out[FIRST_TO_ACT] = str(event.advantage)
         elif isinstance(event, eev.PartySurrounded):
             out[ENCIRCLED] = True
         elif isinstance(event, eev.DistanceDetermined):
             out[f"distance ({event.unit})"] = event.value
         elif isinstance(event, eev.InitiativeRolled):
-            out["first to act"] = str(event.first)
+            out.setdefault(FIRST_TO_ACT, str(event.first))
         elif isinstance(event, eev.ReactionRolled) and "reaction" not in out:
             out["reaction"] = str(event.result)
     return out
@@ -574,7 +580,9 @@ def wilson(hits: int, n: int, z: float = Z) -> tuple[float, float]:
     p = hits / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at 0 or n hits the bound is 0 or 1 exactly (the float sum would fall just short, outside its own rate)
+    low = 0.0 if hits == 0 else max(0.0, centre - half)
+    return low, 1.0 if hits == n else min(1.0, centre + half)
 
 
 @attrs.frozen(kw_only=True)

@@ -41,6 +41,18 @@ class TestRulesCommands:
         assert "options.segments_on_mutual_surprise = difference  (choices: difference, face)" in result.stdout
         assert "tables.outdoor_terrain.forest = faces=[1, 2, 3, 4] change=-1 rank=3" in result.stdout
 
+    def test_show_prints_a_given_tables_fields_left_to_their_defaults(self, hexlog, tmp_path):
+        """explore's ``tables.dungeon`` leaves ``--danger``'s check to its defaults: they are in force, so shown; a
+        house rule changes them, and then the rule's own value is shown instead."""
+        shown = hexlog("rules", "show", "explore").stdout.splitlines()
+        assert "tables.dungeon.danger_every_turns = 1 (default)" in shown
+        assert "tables.dungeon.danger_wandering_on = [1, 2] (default)" in shown
+        (tmp_path / "house.toml").write_text("[tables.dungeon]\ndanger_every_turns = 3\n", encoding="utf-8")
+        shown = hexlog("rules", "show", "explore", "--rules", "house.toml").stdout
+        assert "danger_every_turns=3" in shown
+        assert "tables.dungeon.danger_every_turns = 1 (default)" not in shown
+        assert "tables.dungeon.danger_wandering_on = [1, 2] (default)" in shown
+
     def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
         """An unused option or table says so on its line, and has no sentence under it."""
         lines = hexlog("rules", "show", "adnd").stdout.splitlines()

@@ -8,7 +8,7 @@ import struct
 import sys
 from fractions import Fraction
 from itertools import product
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 from scipy.stats import binomtest, chisquare
@@ -18,9 +18,6 @@ from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
 from .conftest import IN_PROCESS, run_hexlog, simulated_json
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 P_MIN = 0.001
 TRIALS = 600
@@ -346,3 +343,35 @@ def test_a_terrain_the_rules_do_not_know_is_refused_naming_the_option_and_the_te
     assert said.startswith(f"{where}--terrain 'lava' is not one the rules know: bog, boggy_forest, ")
     assert "swamp" in said
     assert "hex 0,0" not in said
+
+
+@pytest.mark.parametrize("ruleset", ["ose", "adnd", "explore"])
+def test_first_to_act_is_the_side_surprise_favours_whatever_the_rules(tmp_path: Path, ruleset: str) -> None:
+    """A party always surprised by monsters never surprised: the monsters act first in every trial, whether the
+    rules give them a free round (OSE), the segments the party loses (AD&D) or a free action (explore); the rate's
+    interval ends at 1 exactly."""
+    result = simulated_json(
+        "simulate", "encounter", "--ruleset", ruleset, "--party-surprise-on", "6", "--monsters-surprise-on", "0",
+        "--n", "60", "--seed", "3", cwd=tmp_path,
+    )  # fmt: skip
+    measures = {m["name"]: m for m in result["sides"][0]["measures"]}
+    assert measures["party surprised"]["rates"]["yes"]["hits"] == 60
+    first = measures["first to act"]
+    assert first["counts"] == {"monsters": 60}
+    assert first["rates"]["monsters"]["ci95"][1] == 1.0
+
+
+def test_a_rate_at_none_or_all_has_its_interval_end_there_exactly() -> None:
+    for n in (1, 7, 20000, 99991):
+        assert sim.wilson(n, n)[1] == 1.0
+        assert sim.wilson(0, n)[0] == 0.0
+        low, high = sim.wilson(n // 2, n)
+        assert 0.0 < low < 0.5 <= high < 1.0 or n == 1
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc, a folder that takes no file")
+def test_a_plot_in_a_folder_that_takes_no_file_is_refused_before_any_trial(tmp_path: Path) -> None:
+    refused = run_hexlog("simulate", "encounter", "--n", "5", "--plot", "/proc/hexlog.png", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "cannot write the plot to /proc/hexlog.png" in refused.stderr
+    assert refused.stdout == ""
