@@ -438,9 +438,10 @@ def import_(
             f"{first.reason}; nothing imported"
         )
         raise CorruptLogError(msg)
-    store = open_store(db, create=True)
+    exports.checked(envelopes, audited=True)  # before the store is opened: a new database, file or schema, is made
+    store = open_store(db, create=True)  # only for an import that is whole
     OPENED.callback(close_store, store)  # a new file left without events (a failed import) is removed
-    result = exports.import_envelopes(store, envelopes)
+    result = exports.import_envelopes(store, envelopes, audited=True)
     live.refresh(store, result.stream_id, projections())  # a cache: a write it cannot make is skipped
     out.print(
         f"imported {counted(result.events, 'event')} of campaign {result.campaign} into {shown_db(db)}; "

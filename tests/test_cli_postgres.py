@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from hexlog.events.chain import GENESIS, seal
 from hexlog.machine import handler as handler_module
 
 from .conftest import IN_PROCESS, run_hexlog, secret_file
@@ -221,3 +222,31 @@ def test_a_golden_log_imported_into_postgresql_audits_and_exports_the_same_bytes
     assert [json.loads(line) for line in again.stdout.splitlines()] == [json.loads(line) for line in written]
     if name.startswith("logs/"):
         assert again.stdout.encode("utf-8") == path.read_bytes()
+
+
+def test_a_refused_import_leaves_no_schema_behind(tmp_path: Path) -> None:
+    """An export that verifies but whose campaign no command could name (an id of 70 letters) is refused before the
+    store is opened: the schema the URL names is not created, as a refused import into a new file leaves none."""
+    assert run_hexlog("init", cwd=tmp_path).returncode == 0
+    lines = [json.loads(line) for line in run_hexlog("export", cwd=tmp_path).stdout.splitlines() if line]
+    long_id = "x" * 70
+    prev = GENESIS
+    for event in lines:
+        event["subject"], event["source"] = f"campaign-{long_id}", f"hexlog:{long_id}"
+        if event["type"] == "hexlog.campaign.started":
+            event["data"]["campaign"] = long_id
+        fields = {k: event[k] for k in ("id", "source", "type", "subject", "time", "data", "streamversion")}
+        event["prevhash"], event["hash"] = (
+            prev,
+            seal(**fields, schemaversion=event["schemaversion"], prevhash=prev).hash,
+        )
+        prev = event["hash"]
+    (tmp_path / "long.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
+    with fresh_schema() as url:
+        done = run_hexlog("--db", url, "import", "long.jsonl", cwd=tmp_path)
+        assert done.returncode != 0
+        assert "is not a campaign stream" in done.stderr or "campaign id" in done.stderr, done.stderr
+        schema = url.rsplit("%3D", 1)[1]
+        with psycopg.connect(PG_URL) as conn:
+            found = conn.execute("SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (schema,))
+            assert found.fetchone() is None
