@@ -109,21 +109,27 @@ class TestIdempotency:
         assert store.stream_version(STREAM) == version
 
 
+def _race_once(store, command: c.Command) -> None:
+    """Another referee at the table gives ``command`` just before the store's next append: the slower command was
+    decided on what it read, and loses the race."""
+    other = Handler(store, MemoryKeeper())
+    append = store.append
+    raced: list[bool] = []
+
+    def race_then_append(*args, **kwargs):
+        if not raced:
+            raced.append(True)
+            other.execute("c1", command)
+        return append(*args, **kwargs)
+
+    store.append = race_then_append
+
+
 class TestStaleReads:
     def test_a_write_between_read_and_append_is_decided_again(self, store):
         """Two referees at one table: the slower command is decided again on the new state and recorded once."""
         handler = _started(store)
-        other = Handler(store, MemoryKeeper())
-        append = store.append
-        raced: list[bool] = []
-
-        def race_then_append(*args, **kwargs):
-            if not raced:  # the slower referee has decided on what it read; the quick one appends first
-                raced.append(True)
-                other.execute("c1", c.AddMember(name="Quick"))
-            return append(*args, **kwargs)
-
-        store.append = race_then_append
+        _race_once(store, c.AddMember(name="Quick"))
         version = store.stream_version(STREAM)
         outcome = handler.execute("c1", c.AddMember(name="Slow"))
         assert outcome.result.first_version == version + 2
@@ -134,17 +140,7 @@ class TestStaleReads:
         """Decided again, the slower command is refused there: the message says another command wrote first."""
         handler = _started(store)
         handler.execute("c1", c.CloseSession())
-        other = Handler(store, MemoryKeeper())
-        append = store.append
-        raced: list[bool] = []
-
-        def race_then_append(*args, **kwargs):
-            if not raced:
-                raced.append(True)
-                other.execute("c1", c.OpenSession(secret_hex="33" * 32))
-            return append(*args, **kwargs)
-
-        store.append = race_then_append
+        _race_once(store, c.OpenSession(secret_hex="33" * 32))
         version = store.stream_version(STREAM)
         with pytest.raises(RuleRefusedError, match=r"another command wrote to campaign 'c1' first.*still open"):
             handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
@@ -157,17 +153,7 @@ class TestStaleReads:
         handler = _started(store)
         handler.execute("c1", c.AddMember(name="Ann"))
         handler.execute("c1", enc.StartEncounter(party_aware=True, monsters_aware=True))
-        other = Handler(store, MemoryKeeper())
-        append = store.append
-        raced: list[bool] = []
-
-        def race_then_append(*args, **kwargs):
-            if not raced:
-                raced.append(True)
-                other.execute("c1", enc.CheckSurprise())
-            return append(*args, **kwargs)
-
-        store.append = race_then_append
+        _race_once(store, enc.CheckSurprise())
         version = store.stream_version(STREAM)
         with pytest.raises(IllegalTransitionError) as caught:
             handler.execute("c1", enc.CheckSurprise())
