@@ -228,8 +228,10 @@ def _show(  # noqa: PLR0913 - what one answer is made of
     given: dict[str, Any],
     situation: Any,
     other: Any = None,
+    house_rules: Sequence[dict[str, Any]] = (),
 ) -> None:
-    """Print the answer; ``other`` is side B's situation where it differs from A's (its setting)."""
+    """Print the answer; ``other`` is side B's situation where it differs from A's (its setting); ``house_rules``
+    each side's house rules (``--option``, ``--rules``; B's ``--against-...``), named in the JSON."""
     n, seed = given["n"], given["seed"]
     title = _title(scenario, rules, n, seed)
     if other is not None:
@@ -246,8 +248,16 @@ def _show(  # noqa: PLR0913 - what one answer is made of
             "n": n,
             "seed": seed,
             "sides": [
-                {"label": label, "ruleset": r.name, "rules_hash": r.hash, "measures": [m.as_json() for m in measures]}
-                for label, r, measures in zip(labels, rules, summaries, strict=True)
+                {
+                    "label": label,
+                    "ruleset": r.name,
+                    "rules_hash": r.hash,
+                    "house_rules": house,
+                    "measures": [m.as_json() for m in measures],
+                }
+                for label, r, measures, house in zip(
+                    labels, rules, summaries, house_rules or [{}] * len(rules), strict=True
+                )
             ],
         }
         if other is not None:
@@ -316,6 +326,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
             summaries=[summarise(outcomes)],
             given=given,
             situation=situation,
+            house_rules=[overrides],
         )
 
     params = [*_common(scenario, against=False), *_situation_options(scenario)]
@@ -361,6 +372,7 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
             given=given,
             situation=situation,
             other=other_situation if other_situation != situation else None,
+            house_rules=[first, second],
         )
 
     params = [*_common(scenario, against=True), *_situation_options(scenario)]

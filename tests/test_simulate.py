@@ -178,6 +178,7 @@ def test_compare_puts_two_sides_beside_each_other(tmp_path: Path) -> None:
     a, b = json.loads(done.stdout)["sides"]
     assert a["ruleset"] == b["ruleset"] == "ose"
     assert a["rules_hash"] != b["rules_hash"]
+    assert (a["house_rules"], b["house_rules"]) == ({}, {"options": {"surprise_on": 3}})  # what makes B other
     surprised = [
         next(m for m in side["measures"] if m["name"] == "party surprised")["rates"]["yes"]["hits"] for side in (a, b)
     ]
