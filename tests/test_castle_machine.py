@@ -390,6 +390,22 @@ class TestTheTravelDayWaits:
         script.append(1)  # no wandering monsters
         handler.execute(CAMPAIGN, t.CheckWandering())
 
+    def test_a_castle_placed_after_the_days_check_is_checked_before_the_day_closes(self) -> None:
+        """The day's check made, a castle the referee places then is checked too before the day closes: its die and
+        the first's again (for show), as every check rolls every castle."""
+        handler, script = reach("journey")
+        script.append(6)
+        handler.execute(CAMPAIGN, k.PassCastles())
+        handler.execute(CAMPAIGN, k.PlaceCastle(hex="4,0", castle_type="lord", disposition="neutral"))
+        with pytest.raises(RuleRefusedError, match="checked each travel day before it closes"):
+            handler.execute(CAMPAIGN, t.CheckWandering())
+        script.extend([6, 6])
+        passed = next(e for e in handler.execute(CAMPAIGN, k.PassCastles()).events if isinstance(e, ev.CastlesPassed))
+        assert sorted((p.hex, p.ride_out_on) for p in passed.passed) == [("2,2", ()), ("4,0", (1,))]
+        script.append(1)  # no wandering monsters
+        handler.execute(CAMPAIGN, t.CheckWandering())
+        assert script == []
+
     def test_a_garrison_riding_out_and_a_meeting_hold_the_day(self) -> None:
         """The day waits while a garrison rides out and while the meeting lasts; it goes on once it ends."""
         handler, script = reach("journey")

@@ -138,7 +138,9 @@ def evolve(state: CastleState | None, event: Event) -> CastleState | None:
         castle = Castle(
             castle_type=event.castle_type, disposition=event.disposition, name=event.name, daily=event.daily
         )
-        return attrs.evolve(before, castles={**before.castles, event.hex: castle})
+        # a castle checked every day, placed after the day's check, is checked before the day closes too
+        passed_at = 0 if event.daily else before.passed_at
+        return attrs.evolve(before, castles={**before.castles, event.hex: castle}, passed_at=passed_at)
     if state is None:
         return None
     changes: dict[str, Any] = {}
