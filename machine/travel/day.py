@@ -106,7 +106,10 @@ def _weather(ctx: StepContext, trip: TravelState, given: str) -> tuple[str, tupl
         which = ctx.part(TravelOptions).weather_table
         table = tables.weather.fallback if which is WeatherTable.FALLBACK else tables.weather.custom  # type: ignore[union-attr]
         if not table:
-            msg = f"the weather table {which} is empty; fill tables.weather.{which} or give --set NAME"
+            msg = (
+                f"the weather table {which} is empty; fill tables.weather.{which}, or name the day's weather instead "
+                "(travel weather --set NAME; simulate travel --weather NAME)"
+            )
             raise UsageError(msg)
         rolled = ctx.roll("2d6", "travel.weather")
         rolls, total = (rolled.nonce,), rolled.total
