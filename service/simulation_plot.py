@@ -34,21 +34,22 @@ def _bars(measure: Measure) -> tuple[list[str], list[float], list[tuple[float, f
 
 
 def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
-    """One measure's panel: each side's bars beside the other's, on the values either side gave."""
-    width = WIDTH / len(sides)
+    """One measure's panel: each side's bars beside the other's, on the values either side gave; a side without
+    the measure takes no room (the other's bars stand on their ticks), and each side keeps its colour."""
+    present = [
+        (colour, label, measure)
+        for colour, (label, measures) in enumerate(sides)
+        if (measure := next((m for m in measures if m.name == name), None)) is not None
+    ]
+    width = WIDTH / len(present)
     order: list[str] = []
-    for _, measures in sides:
-        for one in measures:
-            if one.name == name:
-                order += [label for label in _bars(one)[0] if label not in order]
+    for _, _, one in present:
+        order += [label for label in _bars(one)[0] if label not in order]
     ylabel = ""
-    for offset, (label, measures) in enumerate(sides):
-        measure = next((m for m in measures if m.name == name), None)
-        if measure is None:
-            continue
+    for offset, (colour, label, measure) in enumerate(present):
         labels, heights, intervals, ylabel = _bars(measure)
         at = dict(zip(labels, heights, strict=True))
-        xs = [i + (offset - (len(sides) - 1) / 2) * width for i in range(len(order))]
+        xs = [i + (offset - (len(present) - 1) / 2) * width for i in range(len(order))]
         ys = [at.get(lab, 0.0) for lab in order]
         errors = None
         if intervals is not None:
@@ -56,7 +57,7 @@ def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> No
             low = [max(0.0, y - spans[lab][0]) if lab in spans else 0.0 for lab, y in zip(order, ys, strict=True)]
             high = [max(0.0, spans[lab][1] - y) if lab in spans else 0.0 for lab, y in zip(order, ys, strict=True)]
             errors = [low, high]
-        ax.bar(xs, ys, width=width, yerr=errors, capsize=3, label=label or None)
+        ax.bar(xs, ys, width=width, yerr=errors, capsize=3, label=label or None, color=f"C{colour}")
     ax.set_xticks(range(len(order)))
     ax.set_xticklabels(order, rotation=30 if len(order) > 6 else 0, fontsize=8)  # noqa: PLR2004 - a crowded axis
     ax.set_xlabel(name)

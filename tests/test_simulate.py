@@ -376,3 +376,30 @@ def test_a_plot_in_a_folder_that_takes_no_file_is_refused_before_any_trial(tmp_p
     assert refused.returncode == 2
     assert "cannot write the plot to /proc/hexlog.png" in refused.stderr
     assert refused.stdout == ""
+
+
+class _Axes:
+    """What a panel draws, recorded."""
+
+    def __init__(self) -> None:
+        self.bars: list[tuple[list[float], str]] = []
+
+    def bar(self, xs: list[float], _ys: list[float], **kwargs: object) -> None:
+        self.bars.append((list(xs), str(kwargs["color"])))
+
+    def __getattr__(self, _name: str) -> object:
+        return lambda *_args, **_kwargs: None
+
+
+def test_a_panel_of_a_measure_only_side_b_has_stands_its_bars_on_their_ticks_in_bs_colour() -> None:
+    pytest.importorskip("matplotlib")
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    a = sim.summarise([{"caught": True}, {"caught": False}])
+    b = sim.summarise([{"caught": True, "stopped": True}, {"caught": False, "stopped": False}])
+    alone, both = _Axes(), _Axes()
+    simulation_plot._panel(alone, "stopped", [("A", a), ("B", b)])
+    simulation_plot._panel(both, "caught", [("A", a), ("B", b)])
+    assert alone.bars == [([0.0], "C1")]
+    assert [colour for _, colour in both.bars] == ["C0", "C1"]
+    assert both.bars[0][0][0] < 0.0 < both.bars[1][0][0]
