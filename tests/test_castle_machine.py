@@ -406,6 +406,27 @@ class TestTheTravelDayWaits:
         handler.execute(CAMPAIGN, t.CheckWandering())
         assert script == []
 
+    def test_the_first_castle_placed_during_a_day_is_checked_after_every_move(self) -> None:
+        """A campaign's first castle placed on the road, after the route: checked before the day goes on, and again
+        once the party moved into its reach (its state begun during the day counts the moves all the same)."""
+        script: list[int] = []
+        handler = campaign(script)
+        script.extend([6, 1])  # the lost check and the heading die
+        handler.execute(CAMPAIGN, t.StartJourney(hex="0,0"))
+        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE", "NE")))
+        handler.execute(CAMPAIGN, LORD)  # 2,2: three hexes from 0,0
+        script.append(6)
+        first = next(e for e in handler.execute(CAMPAIGN, k.PassCastles()).events if isinstance(e, ev.CastlesPassed))
+        assert [(p.hex, p.ride_out_on) for p in first.passed] == [("2,2", ())]
+        handler.execute(CAMPAIGN, t.Move(hexes=2))  # into 2,0: two hexes from the castle
+        with pytest.raises(RuleRefusedError, match="checked each travel day before it closes"):
+            handler.execute(CAMPAIGN, t.CheckWandering())
+        script.append(6)
+        again = next(e for e in handler.execute(CAMPAIGN, k.PassCastles()).events if isinstance(e, ev.CastlesPassed))
+        assert [(p.hex, p.distance, p.ride_out_on) for p in again.passed] == [("2,2", 2, (1,))]
+        assert script == []
+
     def test_a_garrison_riding_out_and_a_meeting_hold_the_day(self) -> None:
         """The day waits while a garrison rides out and while the meeting lasts; it goes on once it ends."""
         handler, script = reach("journey")

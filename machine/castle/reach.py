@@ -93,4 +93,4 @@ def due(table: Table) -> bool:
     state = table.procedures.get(PROCEDURE)
     if not isinstance(state, CastleState) or not daily(table) or not path_today(table):
         return False
-    return state.passed_at <= len(state.path)
+    return state.passed_at <= state.moves

@@ -82,7 +82,9 @@ class CastleState:
     path: tuple[str, ...] = ()
     #: the castles whose garrison was checked (passed or hailed) on this travel day
     checked: tuple[str, ...] = ()
-    #: one more than the length of the path at the travel day's last ride-out check (0: none today)
+    #: the party's moves on the travel day under way (counted even by a castle state begun during the day)
+    moves: int = 0
+    #: one more than ``moves`` at the travel day's last ride-out check (0: none today)
     passed_at: int = 0
     coming: tuple[Coming, ...] = ()
     meetings: int = 0
@@ -100,16 +102,17 @@ class CastleState:
 def _travel(state: CastleState, event: Event) -> CastleState:
     match event:
         case tev.JourneyStarted():
-            return attrs.evolve(state, where=event.hex, day=0, path=(), checked=(), passed_at=0)
+            return attrs.evolve(state, where=event.hex, day=0, path=(), checked=(), moves=0, passed_at=0)
         case tev.DayStarted(rest=True):  # the party stays where it is: it passes no castle
-            return attrs.evolve(state, day=event.day, path=(), checked=(), passed_at=0)
+            return attrs.evolve(state, day=event.day, path=(), checked=(), moves=0, passed_at=0)
         case tev.DayStarted():
             path = (state.where,) if state.where else ()
-            return attrs.evolve(state, day=event.day, path=path, checked=(), passed_at=0)
+            return attrs.evolve(state, day=event.day, path=path, checked=(), moves=0, passed_at=0)
         case tev.TruePosition():
-            return attrs.evolve(state, where=event.hex, path=(*state.path, event.hex) if state.path else ())
+            trail = (*state.path, event.hex) if state.path else ()
+            return attrs.evolve(state, where=event.hex, path=trail, moves=state.moves + 1)
         case tev.DayEnded() | tev.JourneyEnded():
-            return attrs.evolve(state, path=(), checked=(), passed_at=0)
+            return attrs.evolve(state, path=(), checked=(), moves=0, passed_at=0)
     return state
 
 
@@ -150,7 +153,7 @@ def evolve(state: CastleState | None, event: Event) -> CastleState | None:
         case ev.CastlesPassed():
             coming = tuple(Coming(hex=p.hex, how="passing") for p in event.passed if p.rides_out)
             checked = (*state.checked, *(p.hex for p in event.passed if p.ride_out_on))  # not those rolled for show
-            changes.update(checked=checked, coming=(*state.coming, *coming), passed_at=len(state.path) + 1)
+            changes.update(checked=checked, coming=(*state.coming, *coming), passed_at=state.moves + 1)
         case ev.CastleHailed():
             coming = (Coming(hex=event.hex, how="hailed"),) if event.rides_out else ()
             changes.update(checked=(*state.checked, event.hex), coming=(*state.coming, *coming))
