@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events import hexmap as ev
+from hexlog.events.travel import SearchRolled
 from hexlog.machine.hexmap import hidden
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.keeper import MemoryKeeper
@@ -72,7 +73,50 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
             unopened.remove(key)
             opened = hidden.Hidden(hex=event.hex, feature=event.feature, lair=event.lair, salt=event.salt)
             hidden.keep(keeper, CAMPAIGN, opened)
-    return HiddenCheck(tuple(issues), keeper, len(unopened), frozenset(unopened))
+    issues.extend(_pairs(events))
+    return HiddenCheck(tuple(sorted(issues, key=lambda i: i.at)), keeper, len(unopened), frozenset(unopened))
+
+
+def _pairs(events: Sequence[Event | None]) -> list[Issue]:
+    """A find told to the players is located right after it, the same feature (since ``travel.search_rolled``
+    version 3): a told feature the log never locates, a location never told, or the two differing, are findings
+    (whatever stays hidden, no key is needed to see it)."""
+    issues = []
+    for at, event in enumerate(events):
+        if isinstance(event, SearchRolled) and event.found:
+            issues.extend(_opened_after(events, at, event))
+        after = events[at + 1] if at + 1 < len(events) else None
+        before = events[at - 1] if at > 0 else None
+        if isinstance(event, ev.FeatureTold) and not _same(event, after):
+            issues.append(Issue(at, CHECK, f"{event.type_name}: {event.feature!r} is told, but not located after it"))
+        elif isinstance(event, ev.FeatureLocated) and not _same(before, event):
+            reason = f"{event.type_name}: {event.feature!r} is located, but not told to the players just before it"
+            issues.append(Issue(at, CHECK, reason))
+    return issues
+
+
+def _opened_after(events: Sequence[Event | None], at: int, search: SearchRolled) -> list[Issue]:
+    """A search that records finds is followed by their openings, in order: each told and located (or, before
+    ``travel.search_rolled`` version 3, found in public or held back)."""
+    opened = []
+    for event in events[at + 1 :]:
+        if isinstance(event, ev.FeatureTold):
+            continue
+        if not isinstance(event, ev.FINDS):
+            break
+        opened.append(event.feature)
+    if opened == list(search.found):
+        return []
+    found = ", ".join(repr(f) for f in search.found)
+    return [Issue(at, CHECK, f"{search.type_name}: it found {found}, but the events after it open {opened or 'none'}")]
+
+
+def _same(told: Event | None, located: Event | None) -> bool:
+    return (
+        isinstance(told, ev.FeatureTold)
+        and isinstance(located, ev.FeatureLocated)
+        and (told.feature, told.lair) == (located.feature, located.lair)
+    )
 
 
 def still_hidden(check: HiddenCheck, state: object) -> tuple[tuple[str, str] | None, ...]:

@@ -168,13 +168,16 @@ class TestOneWritePerCommand:
         assert one.load(CAMPAIGN).procedures["map"].placed == other.load(CAMPAIGN).procedures["map"].placed
 
 
-def lost_find(*, lost: bool = True) -> Handler:
+def lost_find(*, lost: bool = True, hoard: bool = False) -> Handler:
     """A party sets out from 2,2 heading N but is lost and truly goes SE (the lost die 1, the heading die 3)
     into 3,2, where a cairn is hidden; it believes it is at 2,1 and searches there: a natural 1 finds the cairn.
-    Not ``lost`` (the lost die 6), it goes where it meant to, 2,1, and the cairn is hidden there."""
+    Not ``lost`` (the lost die 6), it goes where it meant to, 2,1, and the cairn is hidden there. A ``hoard`` is
+    hidden in 4,4 first, and never revealed: had it lain in the searched hex, the search would have found it."""
     script: list[int] = []
     h = handler(script)
     where = "3,2" if lost else "2,1"
+    if hoard:
+        h.execute(CAMPAIGN, SetHex(hex="4,4", terrain="meadow", hidden=("a buried hoard",)))
     for name in ("2,2", "2,1", "3,2"):
         h.execute(CAMPAIGN, SetHex(hex=name, terrain="meadow", hidden=("cairn",) if name == where else ()))
     h.execute(CAMPAIGN, t.StartJourney(hex="2,2"))
@@ -243,6 +246,35 @@ class TestFoundWhileLost:
         alone = [e for e in events if not isinstance(e, DiceRolled) and not getattr(e, "referee_rolls", ())]
         assert any(isinstance(e, ev.FeatureLocated) for e in alone)
         assert withheld_sessions(alone) == {"s1"}
+
+    @pytest.mark.parametrize("lost", [True, False])
+    def test_a_forged_find_fails_the_audit_while_features_stay_hidden(self, lost: bool) -> None:  # noqa: FBT001
+        """With a feature still hidden (the search cannot be re-run in full), a find told where no search made one,
+        told without its location, dropped with it (the search still records it), told as another feature, or
+        located with the party's straying turned round, is a finding naming the event: none needs the hidden key."""
+        events = events_of(lost_find(lost=lost, hoard=True))
+        honest = check_decision_events(events)
+        assert honest.issues == ()
+        assert honest.doubts  # the search is unsure: a feature placed before it is never revealed
+        told = next(i for i, e in enumerate(events) if isinstance(e, ev.FeatureTold))
+        located = told + 1
+        forged = {
+            "told-anywhere": [*events, ev.FeatureTold(feature="a dragon's hoard", lair=True)],
+            "told-dropped": events[:told] + events[told + 1 :],
+            "both-dropped": events[:told] + events[located + 1 :],
+            "told-renamed": [*events[:told], attrs.evolve(events[told], feature="a heap of gold"), *events[located:]],
+            "lost-turned": [
+                *events[:located],
+                attrs.evolve(events[located], lost=not lost),
+                *events[located + 1 :],
+            ],
+        }
+        search = max(i for i, e in enumerate(events[:told]) if isinstance(e, tev.SearchRolled))
+        at = {"told-anywhere": len(events), "told-dropped": told, "both-dropped": search}
+        at |= {"told-renamed": told, "lost-turned": located}
+        for name, changed in forged.items():
+            issues = check_decision_events(changed).issues
+            assert at[name] in [i.at for i in issues], (name, issues)
 
     def test_the_audit_checks_the_opening_and_re_runs_the_search(self) -> None:
         h = lost_find()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.kit.procedure import Inverse
@@ -131,7 +132,10 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """How a journey's start differs from the state before it: the delves, pursuits and chases it records under way
     (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. And a
     rest day whose weather the referee set (no dice decide it, so the decision check does not re-run it) is held to
-    the guard too, since ``travel.day_started`` version 3: none while a delve, a pursuit or a chase is under way."""
+    the guard too, since ``travel.day_started`` version 3: none while a delve, a pursuit or a chase is under way. A
+    find's place is the hex the party truly searched, and it was lost when that is not the one it believed."""
+    if isinstance(event, mapev.FeatureLocated):
+        return _located(ctx, event)
     if isinstance(event, ev.DayStarted) and event.rest and not event.rolls and version >= NO_REST_WHILE_EXERTING_SINCE:
         try:
             _no_rest_while_exerting(ctx.table)
@@ -146,6 +150,22 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     return f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here"
 
 
+def _located(ctx: StepContext, event: mapev.FeatureLocated) -> str | None:
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState):
+        return "a find recorded with no journey under way"
+    lost = trip.hex != trip.believed
+    if (event.hex, event.lost) == (trip.hex, lost):
+        return None
+    return f"the find is recorded in {event.hex}, lost={event.lost}; the party searched {trip.hex}, lost={lost}"
+
+
+def follows_only(event: Event) -> bool:
+    """A find is recorded only right after the search that made it: told, then located (or, before
+    ``travel.search_rolled`` version 3, opened in public or held back)."""
+    return isinstance(event, (*mapev.FINDS, mapev.FeatureTold))
+
+
 def _names(names: Sequence[str]) -> str:
     return "[" + ", ".join(f'"{name}"' for name in names) + "]"
 
@@ -157,6 +177,7 @@ INVERSE = Inverse(
     unsure=unsure,
     command_before=command_before,
     derived=derived,
+    follows_only=follows_only,
 )
 
 
