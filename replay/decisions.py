@@ -65,7 +65,7 @@ from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
 from hexlog.replay import due_audit
 from hexlog.replay.dice_audit import Issue, Recent
-from hexlog.replay.hidden_audit import HiddenCheck, check_hidden, still_hidden
+from hexlog.replay.hidden_audit import FindOrder, HiddenCheck, check_hidden, still_hidden
 from hexlog.replay.hidden_audit import aside as hidden_aside
 from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
@@ -159,6 +159,8 @@ class _Walker:
     #: the event types some due check records, and those only a due check records
     due_kinds: frozenset[type[Event]] = frozenset()
     due_sole: frozenset[type[Event]] = frozenset()
+    #: the order a search's finds are recorded in (no hidden key needed: never forgiven)
+    finds: FindOrder = attrs.field(factory=FindOrder)
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -178,6 +180,7 @@ class _Walker:
             if event is not None:
                 self.step(at, event)
         self.settle_due()
+        self.issues.extend(self.finds.end())
         self.orphans()
 
     def begin(self) -> None:
@@ -204,6 +207,7 @@ class _Walker:
                     f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
                 )
         self.check_followed(at, event)
+        self.issues.extend(self.finds.note(at, event))
         self.check_derived(at, event)
         names = getattr(event, "rolls", None)
         folded = self.decision(at, event, names) if isinstance(names, tuple) else event
@@ -588,6 +592,7 @@ class StreamWalker(_Walker):
         """Check the sessions still open, what is still to come after the last decision, and the checks due after the
         last clock event."""
         self.settle_due()
+        self.issues.extend(self.finds.end())
         self._ended(every=True)
         if any(not forgiven for _, _, forgiven in self.expected):
             self.failed = True

@@ -73,42 +73,55 @@ def check_hidden(events: Sequence[Event | None]) -> HiddenCheck:
             unopened.remove(key)
             opened = hidden.Hidden(hex=event.hex, feature=event.feature, lair=event.lair, salt=event.salt)
             hidden.keep(keeper, CAMPAIGN, opened)
-    issues.extend(_pairs(events))
-    return HiddenCheck(tuple(sorted(issues, key=lambda i: i.at)), keeper, len(unopened), frozenset(unopened))
+    return HiddenCheck(tuple(issues), keeper, len(unopened), frozenset(unopened))
 
 
-def _pairs(events: Sequence[Event | None]) -> list[Issue]:
-    """A find told to the players is located right after it, the same feature (since ``travel.search_rolled``
-    version 3): a told feature the log never locates, a location never told, or the two differing, are findings
-    (whatever stays hidden, no key is needed to see it)."""
-    issues = []
-    for at, event in enumerate(events):
-        if isinstance(event, SearchRolled) and event.found:
-            issues.extend(_opened_after(events, at, event))
-        after = events[at + 1] if at + 1 < len(events) else None
-        before = events[at - 1] if at > 0 else None
-        if isinstance(event, ev.FeatureTold) and not _same(event, after):
-            issues.append(Issue(at, CHECK, f"{event.type_name}: {event.feature!r} is told, but not located after it"))
-        elif isinstance(event, ev.FeatureLocated) and not _same(before, event):
+@attrs.define
+class FindOrder:
+    """The order a search's finds are recorded in, checked event by event (the decision walk feeds every event, of
+    a whole log or of one read as it comes): a search that records finds is followed by their openings, in order;
+    since ``travel.search_rolled`` version 3 each is told to the players and located right after, the same feature
+    (before, found in public or held back). None of it needs the hidden key to see."""
+
+    told: tuple[int, ev.FeatureTold] | None = None
+    search: tuple[int, SearchRolled, list[str]] | None = None
+
+    def note(self, at: int, event: Event) -> list[Issue]:
+        """The findings ``event`` (at ``at``) settles."""
+        issues = []
+        told, self.told = self.told, None
+        if told is not None and not _same(told[1], event):
+            issues.append(Issue(told[0], CHECK, f"{told[1].type_name}: {told[1].feature!r} is told, but not located"))
+        elif told is None and isinstance(event, ev.FeatureLocated):
             reason = f"{event.type_name}: {event.feature!r} is located, but not told to the players just before it"
             issues.append(Issue(at, CHECK, reason))
-    return issues
-
-
-def _opened_after(events: Sequence[Event | None], at: int, search: SearchRolled) -> list[Issue]:
-    """A search that records finds is followed by their openings, in order: each told and located (or, before
-    ``travel.search_rolled`` version 3, found in public or held back)."""
-    opened = []
-    for event in events[at + 1 :]:
         if isinstance(event, ev.FeatureTold):
-            continue
-        if not isinstance(event, ev.FINDS):
-            break
-        opened.append(event.feature)
-    if opened == list(search.found):
-        return []
-    found = ", ".join(repr(f) for f in search.found)
-    return [Issue(at, CHECK, f"{search.type_name}: it found {found}, but the events after it open {opened or 'none'}")]
+            self.told = (at, event)
+        if self.search is not None and not isinstance(event, ev.FeatureTold):
+            if isinstance(event, ev.FINDS):
+                self.search[2].append(event.feature)
+            else:
+                issues.extend(self.end_search())
+        if isinstance(event, SearchRolled) and event.found:
+            self.search = (at, event, [])
+        return issues
+
+    def end(self) -> list[Issue]:
+        """The findings the end of the stream settles."""
+        told, self.told = self.told, None
+        issues = self.end_search()
+        if told is not None:
+            issues.append(Issue(told[0], CHECK, f"{told[1].type_name}: {told[1].feature!r} is told, but not located"))
+        return issues
+
+    def end_search(self) -> list[Issue]:
+        search, self.search = self.search, None
+        if search is None or search[2] == list(search[1].found):
+            return []
+        at, rolled, opened = search
+        found = ", ".join(repr(f) for f in rolled.found)
+        reason = f"{rolled.type_name}: it found {found}, but the events after it open {opened or 'none'}"
+        return [Issue(at, CHECK, reason)]
 
 
 def _same(told: Event | None, located: Event | None) -> bool:

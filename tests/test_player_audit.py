@@ -108,8 +108,10 @@ def test_a_player_reads_the_verdict_and_where_but_not_why(tmp_path):
     """Same verdict, same findings at the same events and checks; the reasons of the hidden ones withheld."""
     report, player = _reports(failing_db(tmp_path / "hexlog.db"))
     assert str(report.verdict) == str(player.verdict) == "FAILED"
-    assert [(f.streamversion, f.check) for f in player.findings] == [(5, "dice"), (6, "hidden feature")]
-    assert [(f.streamversion, f.check) for f in report.findings] == [(5, "dice"), (6, "hidden feature")]
+    # the forged find opens no commitment and follows no search: two findings at it
+    found = [(5, "dice"), (6, "hidden feature"), (6, "decision")]
+    assert [(f.streamversion, f.check) for f in player.findings] == found
+    assert [(f.streamversion, f.check) for f in report.findings] == found
     assert all(f.reason == WITHHELD for f in player.findings)
     assert FORGED_NOTATION in report.text()
     assert LOST_FEATURE in report.text()
@@ -213,7 +215,7 @@ def test_a_player_reads_no_id_of_a_hidden_event(tmp_path, hexlog_in):
     ids = {r.version: r.envelope.id for r in store.read_stream(STREAM)}
     store.close()
     report, player = _reports(db)
-    assert [f.streamversion for f in report.findings] == [5, 6]
+    assert [f.streamversion for f in report.findings] == [5, 6, 6]
     assert ids[5] in report.text()  # the check can fail: the referee's copy names it
     plain = hexlog_in(tmp_path, "--campaign", CAMPAIGN, "audit")
     for version in (3, 5, 6):  # the secret roll, the forged roll, the lost party's find
