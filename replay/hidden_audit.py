@@ -91,7 +91,7 @@ class FindOrder:
         issues = []
         told, self.told = self.told, None
         if told is not None and not _same(told[1], event):
-            issues.append(Issue(told[0], CHECK, f"{told[1].type_name}: {told[1].feature!r} is told, but not located"))
+            issues.append(_unlocated(*told))
         elif told is None and isinstance(event, ev.FeatureLocated):
             reason = f"{event.type_name}: {event.feature!r} is located, but not told to the players just before it"
             issues.append(Issue(at, CHECK, reason))
@@ -111,7 +111,7 @@ class FindOrder:
         told, self.told = self.told, None
         issues = self.end_search()
         if told is not None:
-            issues.append(Issue(told[0], CHECK, f"{told[1].type_name}: {told[1].feature!r} is told, but not located"))
+            issues.append(_unlocated(*told))
         return issues
 
     def end_search(self) -> list[Issue]:
@@ -122,6 +122,10 @@ class FindOrder:
         found = ", ".join(repr(f) for f in rolled.found)
         reason = f"{rolled.type_name}: it found {found}, but the events after it open {opened or 'none'}"
         return [Issue(at, CHECK, reason)]
+
+
+def _unlocated(at: int, told: ev.FeatureTold) -> Issue:
+    return Issue(at, CHECK, f"{told.type_name}: {told.feature!r} is told, but not located after it")
 
 
 def _same(told: Event | None, located: Event | None) -> bool:
