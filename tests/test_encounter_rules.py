@@ -289,6 +289,25 @@ class TestReaction:
         with pytest.raises(RuleRefusedError, match="only an uncertain reaction"):
             t.run(enc.RerollReaction())
 
+    def test_a_reaction_still_uncertain_is_rolled_again_a_round_after_each_roll(self) -> None:
+        """A7: the first re-roll is the rules', a later one the referee's: each a round after the last roll, while
+        the reaction stays uncertain; neither react nor a second re-roll in the same round."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.RollReaction(speaker="Ann"), 3, 3)
+        t.run(enc.PlayRound())
+        again = only(t.run(enc.RerollReaction(), 4, 3), ev.ReactionRolled)
+        assert (again.reroll, again.round, again.result) == (True, 1, "uncertain")
+        version = t.version
+        with pytest.raises(RuleRefusedError, match="a round must pass"):
+            t.run(enc.RerollReaction())
+        with pytest.raises(RuleRefusedError, match="reroll-reaction when it is uncertain"):
+            t.run(enc.RollReaction(speaker="Ann"))
+        assert t.version == version
+        t.run(enc.PlayRound())
+        third = only(t.run(enc.RerollReaction(speaker="Bo"), 2, 1), ev.ReactionRolled)
+        assert (third.reroll, third.speaker, third.round, third.result) == (True, "Bo", 2, "hostile")
+
     def test_no_reroll_when_the_option_is_off(self) -> None:
         """reroll_uncertain_reaction = false refuses the reroll."""
         t = Table(overrides={"options": {"reroll_uncertain_reaction": False}})

@@ -99,7 +99,7 @@ class RollReaction(Command):
 
 @attrs.frozen(kw_only=True)
 class RerollReaction(Command):
-    """Roll an uncertain reaction again, once, after a round."""
+    """Roll an uncertain reaction again, a round after it (the first time by the rules, later at the referee's call)."""
 
     speaker: str | None = arg(None, help="who speaks now (default: the same)", member=True)
     modifier: int = arg(0, help="the referee's situational modifier")

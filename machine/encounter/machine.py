@@ -270,15 +270,14 @@ class EncounterModel(Model):
         return self.refuse(f"{why}; a further roll needs a reason the rules give: reroll-reaction when it is uncertain")
 
     def uncertain_reaction_a_round_ago(self) -> bool:
-        """An uncertain reaction may be rolled again once, after a round has passed."""
+        """An uncertain reaction may be rolled again a round after it (A7: the first re-roll is the rules', any later
+        one the referee's, each while the reaction is still uncertain and a round after the last)."""
         e, last = self.e, self.e.reaction
         if not self.options.reroll_uncertain_reaction:
             return self.refuse(f"the rules in force ({self.rules.name}) do not re-roll uncertain reactions")
         if last is None or last.result is not ev.ReactionResult.UNCERTAIN:
             seen = f"the last one was {last.result}" if last is not None else "none was rolled yet"
             return self.refuse(f"only an uncertain reaction may be re-rolled; {seen}")
-        if last.reroll:
-            return self.refuse("the uncertain reaction was already re-rolled once; roll a new reaction instead")
         if e.rounds <= last.round:
             when = f"rolled in round {last.round}, now {e.rounds}"
             return self.refuse(f"a round must pass after the uncertain reaction ({when})")

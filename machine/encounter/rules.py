@@ -195,7 +195,7 @@ class EncounterOptions:
     )
     cha_reaction_scale: ChaScale = rule(help="The CHA reaction scale, an entry of tables.cha_reaction (A31).")
     reroll_uncertain_reaction: bool = rule(
-        help="An uncertain reaction may be rolled again once, after a round has passed (A7).",
+        help="An uncertain reaction may be rolled again a round after it, and again while it stays uncertain (A7).",
     )
     pursue_if_reaction_at_most: int = rule(
         help="Monsters whose reaction total is at most this pursue a fleeing party (A6).", validator=in_range(-100, 100)
