@@ -42,13 +42,18 @@ def events(base: str, campaign: str, token: str, after: int, until: int | None) 
                         after, data = event["streamversion"], ""
                         yield event
         except (urllib.error.URLError, ConnectionError) as err:
-            if isinstance(err, urllib.error.HTTPError) and err.code < 500:  # noqa: PLR2004 - refused: no retry
+            refused = isinstance(err, urllib.error.HTTPError) and err.code < 500 and err.code != 429  # noqa: PLR2004
+            if refused:  # refused (a bad token, a campaign not there): no retry
                 sys.exit(f"follow: {err.code} {json.loads(err.read() or b'{}').get('detail', err.reason)}")
             print(f"(connection lost after version {after}: {err}; resuming)", file=sys.stderr)
             wait = err.headers.get("Retry-After", "1") if isinstance(err, urllib.error.HTTPError) else "1"
-            time.sleep(int(wait) if wait.isdigit() else 1)  # a 503 says when the database may answer again
+            time.sleep(int(wait) if wait.isdigit() else 1)  # a 429 or a 503 says when to ask again
         else:
-            return  # the stream ended (?until= reached)
+            if until is not None and after >= until:
+                return  # the stream ended where it was asked to (?until=)
+            # the stream ended early: the service stopped (or restarted); a revoked token is refused on resuming
+            print(f"(the stream ended after version {after}; resuming)", file=sys.stderr)
+            time.sleep(1)
 
 
 def describe(event: dict[str, Any], rolls: dict[tuple[str, int], str]) -> str | None:

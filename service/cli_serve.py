@@ -34,8 +34,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
     heartbeat: Annotated[float, typer.Option(help="seconds of quiet before a stream's heartbeat", min=0.1)] = 15.0,
 ) -> None:
     """Serve the HTTP API and the live event streams of the database's campaigns (Ctrl-C stops)."""
-    import uvicorn  # noqa: PLC0415 - only this command needs the server
-
+    from hexlog.service import http_server  # noqa: PLC0415 - only this command needs the server
     from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
 
     open_store(db).close()  # refuse a missing or foreign file in the command line's words
@@ -44,14 +43,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
         logs.configure("info")  # one line per request
     settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
     out.print(f"serving {shown_db(db)} on http://{host}:{port} (API: /docs, /openapi.json)")
-    uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,  # the service logs each request itself, without its token
-        timeout_graceful_shutdown=5,  # followers' streams never end by themselves
-    )
+    http_server.run(create_app(settings), host=host, port=port)
 
 
 def check_free(host: str, port: int) -> None:

@@ -7,7 +7,8 @@ made by this service wake its followers at once (the ``Bell``). On PostgreSQL so
 another process (the command line on the same database): the database announces each append, and
 ``Listening`` rings the bell when it hears one; the stream still looks again every poll interval
 (``NOTIFIED_POLL``), in case an announcement was missed. On SQLite, another process's appends are
-seen within the poll interval (``POLL``). ``?until=`` ends the stream after that version.
+seen within the poll interval (``POLL``). ``?until=`` ends the stream after that version; a service that
+stops ends every stream at once (``Bell.close``), and its followers resume with ``Last-Event-ID``.
 
 A stream whose database cannot be reached stays open, sending its heartbeats, and goes on from where
 it was once the database answers again.
@@ -49,6 +50,13 @@ class Bell:
         self._waiting: dict[str, set[asyncio.Future[None]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        #: the service is stopping: every stream ends at once, its followers to resume from another
+        self.closing = False
+
+    def close(self) -> None:
+        """End every stream now (the service is stopping): their followers resume where they were, elsewhere."""
+        self.closing = True
+        self.ring_all()
 
     def arm(self, campaign: str) -> asyncio.Future[None]:
         """A future the next ring for this campaign completes (armed before reading, so no append is missed)."""
@@ -121,7 +129,7 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
     reader = _Reader(store, campaign, reach, first=first, until=until, player=player, views=views)
     yield "retry: 2000\n\n"
     quiet_since = time.monotonic()
-    while until is None or reader.position <= until:
+    while (until is None or reader.position <= until) and not bell.closing:
         future = bell.arm(campaign)
         try:
             shown = await reader.batch()
@@ -138,7 +146,7 @@ async def follow(  # noqa: PLR0913 - where to read, from where, until when, as w
             quiet_since = time.monotonic()
             continue
         poll_at = time.monotonic() + poll
-        while not await _rung(future, min(poll_at, quiet_since + heartbeat) - time.monotonic()):
+        while not bell.closing and not await _rung(future, min(poll_at, quiet_since + heartbeat) - time.monotonic()):
             if not await reach.allowed(allowed):
                 bell.disarm(campaign, future)
                 return

@@ -188,3 +188,51 @@ def test_a_refused_request_is_logged_with_its_outcome(serve):
     ]
     assert all(served.tokens[who] not in repr(logs) for who in served.tokens)
     configure()
+
+
+FOLLOW = Path(__file__).resolve().parents[2] / "examples" / "follow.py"
+
+
+def test_a_stopping_service_ends_its_streams_at_once_and_the_example_follower_resumes_when_it_runs_again(
+    hexlog, tmp_path
+):
+    """Told to stop, the service ends every stream (no wait for its grace period, no task cancelled mid-write in the
+    log); ``examples/follow.py`` reads an early end as a dropped connection, not as the end it asked for, and goes on
+    from where it was once the service runs again, every event once and linked."""
+    assert hexlog("init", "--campaign", "main").returncode == 0
+    assert hexlog("session", "open").returncode == 0
+    token = hexlog("token", "create", "--role", "referee").stdout.splitlines()[0]
+    first = hexlog("roll", "1d6")
+    assert first.returncode == 0, first.stderr
+    version = int(hexlog("receipt").stdout.split("@")[1].split(":")[0])
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEXLOG_")}
+    db = str(tmp_path / "hexlog.db")
+    with serving(db, port, env) as (url, said):
+        follower = subprocess.Popen(  # noqa: S603 - our own example
+            [sys.executable, str(FOLLOW), url, "main", "--token", token, "--until", str(version + 2)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert follower.stdout is not None
+        assert f"{version:>5}  roll #0 1d6" in follower.stdout.readline()  # following
+    _, err = said
+    assert "Traceback" not in err
+    assert "CancelledError" not in err
+    assert "graceful shutdown exceeded" not in err
+    assert follower.poll() is None  # the stream ended early: the follower waits for the service
+    for _ in range(2):
+        assert hexlog("roll", "1d8").returncode == 0
+    try:
+        with serving(db, port, env):
+            rest, complaints = follower.communicate(timeout=60)
+    finally:
+        follower.kill()
+    assert follower.returncode == 0, complaints
+    assert [line.split()[0:3] for line in rest.splitlines()] == [
+        [str(version + 1), "roll", "#1"],
+        [str(version + 2), "roll", "#2"],
+    ]
+    assert "resuming" in complaints
