@@ -397,6 +397,9 @@ class Origin:
     base: str
     #: each key a house rule changed: (dotted key, built-in value, value in force)
     changes: tuple[tuple[str, Any, Any], ...] = ()
+    #: whether a built-in of that name exists (of this release or an earlier one): a ruleset under another name is
+    #: the referee's own through and through
+    builtin: bool = True
 
     @property
     def house_rules(self) -> bool:
@@ -410,9 +413,9 @@ def _known_builtins(name: str) -> list[tuple[str, dict[str, Any]]]:
     if name in builtin_names():
         found.append((name, _builtin_content(name)))
     for folder in sorted(RELEASED_DIR.glob("*/")):
-        path = folder / f"{name}.toml"
-        if path.exists():
-            found.append((f"{name} {folder.name}", tomllib.loads(path.read_text("utf-8"))))
+        shipped = {path.stem: path for path in folder.glob("*.toml")}  # a recorded name is never a path
+        if name in shipped:
+            found.append((f"{name} {folder.name}", tomllib.loads(shipped[name].read_text("utf-8"))))
     return found
 
 
@@ -420,7 +423,7 @@ def origin(rules: Ruleset) -> Origin:
     """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it."""
     candidates = _known_builtins(rules.name)
     if not candidates:
-        return Origin(base=f"{rules.name} (not a built-in)")
+        return Origin(base=f"{rules.name} (not a built-in)", builtin=False)
     scored = [(diff(Ruleset(rules.name, content), rules), label) for label, content in candidates]
     changes, label = min(scored, key=lambda pair: len(pair[0]))
     return Origin(base=label, changes=tuple(changes))

@@ -64,7 +64,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted, shown
 from hexlog.replay import differences as words
 from hexlog.replay import due_audit
-from hexlog.replay.dice_audit import Issue, Recent
+from hexlog.replay.dice_audit import Issue, Recent, free_named, free_rolls
 from hexlog.replay.hidden_audit import FindOrder, HiddenCheck, check_hidden, still_hidden
 from hexlog.replay.hidden_audit import aside as hidden_aside
 from hexlog.replay.hidden_audit import caveat as hidden_caveat
@@ -108,6 +108,10 @@ class _RecordedDice:
         return tuple(roll.faces)
 
 
+#: the first schema version of ``session.opened``: the releases that write it roll hexlog-dice-v2
+LANES_SINCE = 2
+
+
 def _name(roll: DiceRolled) -> str:
     """A roll's name within its session: ``#4``, a secret roll's ``#r4``."""
     return hexdice.nonce_name(roll.nonce, secret=roll.visibility == hexdice.REFEREE_LANE)
@@ -134,8 +138,12 @@ class _Walker:
     named: dict[tuple[str, str, int], int] = attrs.field(factory=dict)
     #: session -> its dice scheme
     schemes: dict[str, str] = attrs.field(factory=dict)
+    #: whether a session of the stream rolled hexlog-dice-v2 (``check_scheme``)
+    lanes: bool = False
     #: what the referee decided by hand, where: the audit's account of the referee's hand
     hand: list[str] = attrs.field(factory=list)
+    #: session -> where its first free roll is, how many it made, and the first ones named (``note_free``)
+    free: dict[str, tuple[str, int, tuple[str, ...]]] = attrs.field(factory=dict)
     #: what cannot be told apart from a fault in a log of a release that did not prevent it: not a failure,
     #: but never verified
     doubts: list[str] = attrs.field(factory=list)
@@ -191,7 +199,12 @@ class _Walker:
     def step(self, at: int, event: Event) -> None:
         """Check one event (a decision against the table just before it), then fold it."""
         if isinstance(event, SessionOpened):
+            self.check_scheme(at, event)
             self.schemes.setdefault(event.session, event.scheme)
+            for earlier in list(self.free):  # a session left open when another opens rolls no more
+                self.tell_free(earlier)
+        elif isinstance(event, SessionClosed | SessionAbandoned):
+            self.tell_free(event.session)
         if isinstance(event, DiceRolled):
             lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
             self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
@@ -199,6 +212,7 @@ class _Walker:
         self.note_due(at, event)
         if isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is None:
             self.check_free_roll(at, event)
+            self.note_free(at, event)
         if isinstance(event, CampaignStarted | RulesChanged):
             content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
             if content_hash != event.rules_hash:
@@ -277,6 +291,28 @@ class _Walker:
         if at not in self.followed:
             self.flag(at, f"{event.type_name} follows no decision here, and the rules record it only after one")
 
+    def check_scheme(self, at: int, event: SessionOpened) -> None:
+        """A session rolls ``hexlog-dice-v1`` only as the release that wrote it did: one lane for every roll, so a
+        secret roll moves the next public one. Every release that records ``session.opened`` at schema version 2 or
+        later rolls ``hexlog-dice-v2``, and no release goes back to v1 after a v2 session of the campaign: a v1
+        session there is the log's scheme changed by hand."""
+        if event.scheme != hexdice.V1:
+            self.lanes |= event.scheme == hexdice.V2
+            return
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        if recorded >= LANES_SINCE:
+            self.flag(
+                at,
+                f"session {event.session} rolls {hexdice.V1} (one lane for public and secret rolls), but its "
+                f"session.opened is of schema version {recorded}, which every release writes with {hexdice.V2}",
+            )
+        elif self.lanes:
+            self.flag(
+                at,
+                f"session {event.session} rolls {hexdice.V1} (one lane for public and secret rolls) after a session "
+                f"of the campaign rolled {hexdice.V2}: no release goes back to one lane",
+            )
+
     def check_derived(self, at: int, event: Event) -> None:
         """What an event records of the state before it (no dice decide it), against the table just before it."""
         inverse = self.inverses.get(type(event))
@@ -302,6 +338,9 @@ class _Walker:
             if found.house_rules:
                 changed = "; ".join(f"{key} {_value(old)} -> {_value(new)}" for key, old, new in found.changes)
                 said = f"{said + ', with ' if said else ''}house rules over {found.base}: {changed}"
+            if not found.builtin:
+                own = f"rules {event.ruleset!r} that are no built-in ruleset: every rule in them is the referee's own"
+                said = f"{said}, {own}" if said else own
             if said:
                 self.hand.append(f"{self.where(at)}: {said}")
             return
@@ -493,7 +532,7 @@ class _Walker:
             self.session_orphans(session, by_nonce)
 
     def session_orphans(self, session: str, by_nonce: dict[tuple[str, int], tuple[int, DiceRolled]]) -> None:
-        """``orphans`` of one session's rolls."""
+        """``orphans`` of one session's rolls, and its free rolls told as the referee's hand (``note_free``)."""
         for (lane, nonce), (at, roll) in by_nonce.items():
             if self.registry.reserved(roll.purpose) is None or (session, lane, nonce) in self.named:
                 continue
@@ -505,6 +544,19 @@ class _Walker:
                 )
             else:
                 self.flag(at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored")
+        self.tell_free(session)
+
+    def note_free(self, at: int, roll: DiceRolled) -> None:
+        """Note a free roll (``hexlog roll``: no procedure step made it), told with its session's others when the
+        session ends (``tell_free``)."""
+        where, count, names = self.free.get(roll.session, (self.where(at), 0, ()))
+        self.free[roll.session] = (where, count + 1, free_named(names, _name(roll), roll.purpose))
+
+    def tell_free(self, session: str) -> None:
+        """A session's free rolls as one line of the referee's hand (``free_rolls``)."""
+        noted = self.free.pop(session, None)
+        if noted is not None:
+            self.hand.append(free_rolls(session, *noted))
 
 
 class StreamWalker(_Walker):

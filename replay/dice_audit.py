@@ -19,7 +19,9 @@ from hexlog.events.errors import DiceExpressionError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
+from hexlog.machine.text import counted, shown
 from hexlog.projections import sessions
+from hexlog.replay import differences as words
 from hexlog.replay.verdict import Caveats
 
 if TYPE_CHECKING:
@@ -382,3 +384,26 @@ class Recent(Sequence[T]):
 
     def __len__(self) -> int:
         return self.seen
+
+
+#: how many of a session's free rolls the audit names (the rest it counts)
+FREE_NAMED = 5
+
+
+def free_named(names: tuple[str, ...], name: str, purpose: str) -> tuple[str, ...]:
+    """The free rolls of a session named so far, with one more (``#4 for "omen"``) while fewer than ``FREE_NAMED``."""
+    if len(names) >= FREE_NAMED:
+        return names
+    return (*names, f"{name} for {words.show(shown(purpose))}")
+
+
+def free_rolls(session: str, where: str, count: int, names: tuple[str, ...]) -> str:
+    """A session's free rolls (``hexlog roll``: no procedure step made them) as one line of the referee's hand, at
+    the first: each took the next nonce of its lane, so a referee who knows the secret could have spent one to pass
+    over a roll a step would have made."""
+    more = f" and {count - len(names)} more" if count > len(names) else ""
+    return (
+        f"{where}: {counted(count, 'free roll')} of session {session} made by the referee outside any procedure step "
+        f"({', '.join(names)}{more}); each took the next nonce of its lane, so the referee, who knows the secret, "
+        "could have spent one to pass over a roll a step would have made"
+    )

@@ -27,7 +27,7 @@ from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
 from hexlog.events.sqlite_schema import row_data
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine import dice as hexdice
-from hexlog.replay.dice_audit import SessionRecord, printable_ascii
+from hexlog.replay.dice_audit import SessionRecord, free_named, free_rolls, printable_ascii
 from hexlog.replay.verdict import caveats
 
 if TYPE_CHECKING:
@@ -125,6 +125,8 @@ class PlainResult:
     rolls: int
     verified: int
     caveats: tuple[str, ...]
+    #: each session's free rolls, as the referee's hand (every roll of a plain stream is free)
+    hand: tuple[str, ...] = ()
 
 
 class PlainStream:
@@ -139,6 +141,8 @@ class PlainStream:
         "current",
         "doubt",
         "first_roll",
+        "free",
+        "hand",
         "head",
         "lanes",
         "next_nonce",
@@ -176,6 +180,9 @@ class PlainStream:
         self.pending: list[tuple[str, int, tuple[int, ...], tuple[int, ...]]] = []
         #: where the current session's first roll is (in a plain stream, its rolls are one run)
         self.first_roll = 0
+        #: the current session's rolls named so far (all free), and each closed session's as the referee's hand
+        self.free: tuple[str, ...] = ()
+        self.hand: list[str] = []
         #: what keeps each closed session's rolls from protecting the players (``caveats``), in open order
         self.caveats: list[str] = []
         self.rolls = 0
@@ -241,6 +248,7 @@ class PlainStream:
         """Leave the stream to the full audit, and let go of what it kept."""
         self.doubt = True
         self.sessions, self.commitments, self.caveats, self.pending, self.current = set(), set(), [], [], None
+        self.free, self.hand = (), []
 
     def _rolled(self, found: re.Match[str], at: int) -> bool:
         """A plain roll of the open session at its lane's next nonce, of a possible shape, for a free purpose."""
@@ -262,6 +270,7 @@ class PlainStream:
         self.next_nonce[lane] = nonce + 1
         if not self.pending:
             self.first_roll = at
+        self.free = free_named(self.free, hexdice.nonce_name(nonce, secret=lane == hexdice.REFEREE_LANE), purpose)
         self.pending.append((lane, nonce, sides, faces))
         self.rolls += 1
         return True
@@ -284,10 +293,12 @@ class PlainStream:
         return self._closed(record, data["secret"], at)
 
     def _opened(self, data: dict[str, Any], at: int) -> bool:
+        """A session of a new id and commitment rolling hexlog-dice-v2: only a ``session.opened`` of schema version
+        1 (never read here) rolls v1, so one here is the full audit's finding."""
         session, commitment, scheme = data["session"], data["commitment"], data["scheme"]
         if (
             session in self.sessions
-            or scheme not in hexdice.SCHEMES
+            or scheme != hexdice.V2
             or not _HEX64.fullmatch(commitment)
             or commitment in self.commitments
         ):
@@ -316,7 +327,11 @@ class PlainStream:
         record.closed_at, record.secret = at, secret
         # a plain stream abandons no session, so each session's caveats are its own alone
         self.caveats.extend(caveats({record.id: record}))
-        self.pending = []
+        if self.pending:
+            self.hand.append(
+                free_rolls(record.id, f"stream version {self.first_roll + 1}", len(self.pending), self.free)
+            )
+        self.pending, self.free = [], ()
         self.current = None
         return True
 
@@ -325,7 +340,7 @@ class PlainStream:
         if self.doubt or self.pending:
             return None
         # a session still open has no rolls, and so no caveat
-        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(self.caveats))
+        return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(self.caveats), tuple(self.hand))
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:

@@ -203,6 +203,7 @@ def _share(store: SQLiteStore, job: _Job, stream: Any, where: Placed, plain: Pla
         tally.streams.append(stream)
         tally.sessions, tally.rolls, tally.verified = result.sessions, result.rolls, result.verified
         tally.caveats.extend(f"{stream}: {line}" for line in result.caveats)
+        tally.hand.extend(f"{stream}: {line}" for line in result.hand)
     return tally, findings
 
 

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from hexlog.events.base import Event
-    from hexlog.events.store import EventStore
+    from hexlog.events.store import EventStore, NewEvent
 
 GOLDEN = sorted((Path(__file__).parent / "golden" / "logs").glob("*.jsonl"))
 
@@ -153,6 +153,17 @@ def _session(  # noqa: PLR0913 - one knob per kind of plain session
     return events
 
 
+def _as_written(campaign: str, events: list[Event], first: int) -> list[NewEvent]:
+    """The events as the store takes them; a hexlog-dice-v1 session opened as the first release wrote it, at
+    ``session.opened`` schema version 1 (no ``supplied``): every later release opens sessions under v2."""
+    return [
+        new._replace(schemaversion=1, data={k: v for k, v in new.data.items() if k != "supplied"})
+        if new.type == SessionOpened.cloud_type() and new.data["scheme"] == hexdice.V1
+        else new
+        for new in new_events(campaign, events, first)
+    ]
+
+
 def _write(path: Path, streams: dict[str, list[Event]], *, interleave: bool = False) -> Path:
     store = SQLiteStore(path)
     if interleave:
@@ -162,12 +173,12 @@ def _write(path: Path, streams: dict[str, list[Event]], *, interleave: bool = Fa
                 if events:
                     version = store.stream_version(stream_for(campaign))
                     store.append(
-                        stream_for(campaign), new_events(campaign, events[:3], version), expected_version=version
+                        stream_for(campaign), _as_written(campaign, events[:3], version), expected_version=version
                     )
                     del events[:3]
     else:
         for campaign, events in streams.items():
-            store.append(stream_for(campaign), new_events(campaign, events, 0), expected_version=0)
+            store.append(stream_for(campaign), _as_written(campaign, events, 0), expected_version=0)
     store.close()
     return path
 

@@ -27,7 +27,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
-from hexlog.machine.encounter.state import PROCEDURE
+from hexlog.machine.encounter.state import PROCEDURE, Phase
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
@@ -112,6 +112,19 @@ def by_hand(event: Event) -> str | None:
             chose = "pursue" if event.pursue else "let them go"
             suggested = "pursuit" if event.suggested else "no pursuit"
             return f"the {event.pursuer} {chose}, decided by the referee (the reaction suggested {suggested})"
+        case ev.EncounterCancelled():
+            # a cancel may undo an encounter the dice brought, or one whose first rolls went against the referee
+            when = (
+                "before its first roll"
+                if event.phase == Phase.SURPRISE.value
+                else f"in its {event.phase} phase, after its rolls"
+            )
+            return f"encounter {event.number} cancelled by the referee {when} ({event.reason})"
+        case ev.EncounterCorrected():
+            return (
+                f"encounter {event.number}'s {event.field} corrected by the referee from {event.was} to "
+                f"{event.now} ({event.reason})"
+            )
     return None
 
 
