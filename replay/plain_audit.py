@@ -28,7 +28,7 @@ from hexlog.events.sqlite_schema import row_data
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine import dice as hexdice
 from hexlog.replay.dice_audit import SessionRecord, free_named, free_rolls, printable_ascii
-from hexlog.replay.verdict import caveats
+from hexlog.replay.verdict import Caveats
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.registry import Registry
@@ -153,6 +153,7 @@ class PlainStream:
         "rules",
         "sessions",
         "source",
+        "told",
         "verified",
         "version",
     )
@@ -183,8 +184,10 @@ class PlainStream:
         #: the current session's rolls named so far (all free), and each closed session's as the referee's hand
         self.free: tuple[str, ...] = ()
         self.hand: list[str] = []
-        #: what keeps each closed session's rolls from protecting the players (``caveats``), in open order
+        #: what keeps each closed session's rolls from protecting the players (``caveats``), in open order, and the
+        #: client seeds of the sessions so far, that tells them
         self.caveats: list[str] = []
+        self.told = Caveats()
         self.rolls = 0
         self.verified = 0
         #: the highest schema version of the stream's rolls so far (its other events are at their current one)
@@ -325,8 +328,7 @@ class PlainStream:
         self.verified += len(self.pending)
         record.rolls = list(range(self.first_roll, self.first_roll + len(self.pending)))
         record.closed_at, record.secret = at, secret
-        # a plain stream abandons no session, so each session's caveats are its own alone
-        self.caveats.extend(caveats({record.id: record}))
+        self.caveats.extend(self.told.add(record))
         if self.pending:
             self.hand.append(
                 free_rolls(record.id, f"stream version {self.first_roll + 1}", len(self.pending), self.free)

@@ -399,12 +399,19 @@ class TestSteeringWithSecretRolls:
         result = hexlog("audit")
         assert result.returncode == 3, result.stdout + result.stderr
         assert "7 of 7 rolls re-derived" in result.stdout
-        caveats = [line for line in result.stdout.splitlines() if line.startswith("  - ")]
+        said, hand = result.stdout.split("decided by the referee's hand:\n")
+        caveats = [line for line in said.splitlines() if line.startswith("  - ")]
         supplied = (
             "  - session s1's secret was supplied to hexlog, not drawn by it: "
             "whoever supplied it could have chosen its 7 rolls"
         )
         assert caveats == [supplied]
+        # the secret rolls no step made are the referee's: each could have been spent to pass over a step's roll
+        assert re.match(
+            r"  - stream version \d+: 3 free rolls of session s1 made by the referee outside any procedure step "
+            r'\(#r0 for "wandering check", #r1 for "wandering check", #r2 for "wandering check"\)',
+            hand,
+        ), hand
         secret_roll = ok(hexlog("audit", "--roll", "0", "--secret"))
         assert 'key = HMAC-SHA256(secret, "hexlog-dice-v2|referee|table-7")' in secret_roll
         assert 'HMAC-SHA256(key, "0:0:0")' in secret_roll

@@ -153,3 +153,22 @@ def test_rules_under_a_name_no_built_in_has_are_the_referees_own(hexlog, tmp_pat
         assert hand_of(audited.stdout)[0] == (
             f"stream version 1: rules {name!r} that are no built-in ruleset: every rule in them is the referee's own"
         )
+
+
+def test_a_client_seed_used_again_leaves_the_later_session_unprotected(hexlog):
+    """Players who give the same words again let the referee, who knew them, draw secrets until one suited them:
+    the later session is INCOMPLETE, named with the earlier one; fresh words each session protect every roll."""
+    ok(hexlog("init"))
+    for words in ("our words", "new words", "our words"):
+        ok(hexlog("session", "open"))
+        ok(hexlog("session", "seed", words))
+        ok(hexlog("roll", "1d6", "--purpose", "omen"))
+        ok(hexlog("session", "close"))
+    audited = hexlog("audit")
+    assert audited.returncode == 3, audited.stdout
+    caveats = [line for line in audited.stdout.split(HAND)[0].splitlines() if line.startswith("  - ")]
+    reused = (
+        "  - session s3 uses the client seed of the earlier session s1: its secret could have been drawn again and "
+        "again, knowing that seed, until its 1 roll suited the referee"
+    )
+    assert caveats == [reused]

@@ -193,6 +193,9 @@ PLAIN: dict[str, Callable[[], dict[str, list[Event]]]] = {
     "open without rolls": lambda: {"a": _session(1, 5, seed="s") + _session(2, 0, end="open")},
     "open with rolls": lambda: {"a": _session(1, 5, seed="s") + _session(2, 4, end="open")},
     "abandoned": lambda: {"a": _session(1, 3, seed="s", end="abandon") + _session(2, 2, seed="s")},
+    "a client seed used again": lambda: {
+        "a": _session(1, 3, seed="s") + _session(2, 2, seed="t") + _session(3, 2, seed="s")
+    },
     "a reserved purpose": lambda: {"a": _session(1, 3, purpose="encounter.surprise.party")},
     "a v1 reserved purpose": lambda: {"a": _session(1, 3, scheme=hexdice.V1, purpose="encounter.surprise.party")},
     "many streams": lambda: {f"c{i}": _session(i, 10, seed="s" if i % 2 else "") for i in range(5)},
