@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 import subprocess
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from hexlog.machine import dice as hexdice
 
 from .conftest import secret_file
 
@@ -388,3 +391,114 @@ class TestReadmeVerifierNewDice:
         result = _run(_verifier(tmp_path), _reseal(events, tmp_path / "forged.jsonl"))
         assert _verdict(result) == ("FAILED", 1)
         assert "should be" in result.stdout
+
+
+class TestReadmeVerifierRefusesForgedRolls:
+    """Rolls no hexlog session can make, sealed into a real export's chain: each is a finding naming its line."""
+
+    def _export(self, hexlog, tmp_path) -> list[dict[str, object]]:
+        """A hexlog-dice-v2 session on a fixed secret and client seed: public and secret rolls, a keep."""
+        for args in (
+            ("init",),
+            ("session", "open", "--secret-file", secret_file(tmp_path, SECRET)),
+            ("session", "seed", "table-7"),
+            ("roll", "2d6"),
+            ("roll", "1d20", "--secret"),
+            ("roll", "4d6kh3"),
+            ("roll", "1d8+1"),
+            ("session", "close"),
+            ("export", "--out", "played.jsonl"),
+        ):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stdout + done.stderr)
+        return [json.loads(line) for line in (tmp_path / "played.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    @staticmethod
+    def _roll(events, notation):
+        """The line number and the data of the roll written ``notation`` (by its sides and modifier)."""
+        sides, modifier = {"2d6": ([6, 6], 0), "4d6kh3": ([6] * 4, 0), "1d8+1": ([8], 1)}[notation]
+        for number, event in enumerate(events, start=1):
+            data = event["data"]
+            if event["type"] == "hexlog.dice.rolled" and (data["sides"], data["modifier"]) == (sides, modifier):
+                return number, data
+        raise AssertionError(notation)
+
+    def test_the_played_session_is_verified_but_for_its_supplied_secret(self, hexlog, tmp_path):
+        """The export the forgeries start from: every roll re-derived, its one caveat the supplied secret."""
+        export = _reseal(self._export(hexlog, tmp_path), tmp_path / "honest.jsonl")
+        result = _run(_verifier(tmp_path), export)
+        assert _verdict(result) == ("INCOMPLETE", 3)
+        assert result.stdout.splitlines() == [
+            "session s1's secret was supplied, not drawn: it could have been chosen",
+            "INCOMPLETE",
+        ]
+
+    @pytest.mark.parametrize("lane", ["xyz", "public ", "Public", ""])
+    def test_a_roll_moved_to_a_lane_of_the_referees_choosing_is_caught(self, hexlog, tmp_path, lane):
+        """A public roll rewritten into another lane, as its nonce 0 with the faces that lane's key gives and the
+        chain resealed, would let the referee pick among endless lanes: only public and referee are lanes."""
+        events = self._export(hexlog, tmp_path)
+        number, roll = self._roll(events, "1d8+1")
+        seed = next(e["data"]["client_seed"] for e in events if e["type"] == "hexlog.session.client_seed_set")
+        label = b"hexlog-dice-v2|" + lane.encode() + b"|" + seed.encode()
+        key = hmac.new(bytes.fromhex(SECRET), label, hashlib.sha256).digest()
+        roll["visibility"], roll["nonce"] = lane, 0
+        roll["faces"] = list(hexdice.faces_for(key, 0, tuple(roll["sides"])))
+        roll["total"] = sum(roll["faces"]) + roll["modifier"]
+        forged = _reseal(events, tmp_path / "lane.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        problems = [line for line in result.stdout.splitlines() if line.startswith("line ")]
+        assert problems == [f"line {number}: roll 0 is malformed: visibility {lane!r} is neither public nor referee"]
+        assert _verdict(hexlog("audit", "--file", str(forged))) == ("FAILED", 1)
+
+    @pytest.mark.parametrize(
+        ("notation", "change", "says"),
+        [
+            ("1d8+1", {"sides": [0], "faces": [1], "total": 2}, "faces [1] on dice of sides [0] (2 to 1000)"),
+            ("1d8+1", {"sides": [], "faces": [], "total": 1}, "0 faces for 0 dice (1 to 1000)"),
+            ("1d8+1", {"sides": [1], "faces": [1], "total": 2}, "faces [1] on dice of sides [1] (2 to 1000)"),
+            ("2d6", {"faces": [1, 2, 3], "total": 6}, "3 faces for 2 dice (1 to 1000)"),
+            ("2d6", {"modifier": "0"}, "a nonce, side, face, dropped die, modifier or total that is not a whole"),
+            ("2d6", {"sides": [6.0, 6]}, "a nonce, side, face, dropped die, modifier or total that is not a whole"),
+            ("4d6kh3", {"notation": "9999d6kh3"}, "notation '9999d6kh3' does not fit its dice [6, 6, 6, 6]"),
+            ("4d6kh3", {"notation": "4d8kh3"}, "notation '4d8kh3' does not fit its dice [6, 6, 6, 6]"),
+            ("4d6kh3", {"notation": "4d6kh0"}, "notation '4d6kh0' does not fit its dice [6, 6, 6, 6]"),
+            ("4d6kh3", {"notation": "4d6dl4"}, "notation '4d6dl4' does not fit its dice [6, 6, 6, 6]"),
+        ],
+    )
+    def test_a_malformed_roll_is_a_finding_never_a_traceback(self, hexlog, tmp_path, notation, change, says):
+        """A roll no scheme can derive (no dice, a die below two sides, a notation of other dice, a value that is
+        not a whole number) fails, naming its line, where the script once crashed or verified it."""
+        events = self._export(hexlog, tmp_path)
+        number, roll = self._roll(events, notation)
+        roll.update(change)
+        forged = _reseal(events, tmp_path / "malformed.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        assert result.stderr == ""
+        assert result.stdout.splitlines()[0].startswith(f"line {number}: roll {roll['nonce']} is malformed: {says}")
+        assert _verdict(hexlog("audit", "--file", str(forged))) == ("FAILED", 1)
+
+    def test_an_event_of_another_campaigns_source_is_caught(self, hexlog, tmp_path):
+        """hexlog-chain-v1: an event's subject is the stream of its source's campaign."""
+        events = self._export(hexlog, tmp_path)
+        events[2]["source"] = "hexlog:other"
+        forged = _reseal(events, tmp_path / "source.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        stream = events[2]["subject"]
+        assert result.stdout.splitlines()[0] == f"line 3: subject {stream} is not the stream of source hexlog:other"
+        assert _verdict(hexlog("audit", "--file", str(forged))) == ("FAILED", 1)
+
+    @pytest.mark.parametrize(("attribute", "value"), [("specversion", "0.3"), ("datacontenttype", "text/plain")])
+    def test_an_envelope_of_another_kind_is_not_an_export(self, hexlog, tmp_path, attribute, value):
+        """An event that is not a CloudEvents 1.0 JSON event is refused as hexlog's audit refuses it (exit 2)."""
+        events = self._export(hexlog, tmp_path)
+        events[1][attribute] = value
+        forged = _reseal(events, tmp_path / "envelope.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert (result.returncode, result.stdout) == (2, ""), result.stdout
+        why = "specversion must be '1.0' and datacontenttype 'application/json'"
+        assert result.stderr.splitlines() == [f"verify.py: {forged} is not a hexlog export (ValueError: line 2: {why})"]
+        assert hexlog("audit", "--file", str(forged)).returncode == 2
