@@ -198,6 +198,19 @@ class TestReadmeVerifierSessions:
         assert _verdict(result) == ("INCOMPLETE", 3)
         assert "session s1 is still open: its rolls can be verified once it closes" in result.stdout
 
+    def test_a_client_seed_used_again_is_named_as_hexlog_names_it(self, hexlog, tmp_path):
+        """Words given again let the referee draw secrets until one suited them: the later session is named by the
+        script and by ``hexlog audit`` alike (INCOMPLETE both)."""
+        hexlog("init")
+        for words in ("our words", "new words", "our words"):
+            for args in (("session", "open"), ("session", "seed", words), ("roll", "1d6"), ("session", "close")):
+                assert hexlog(*args).returncode == 0
+        assert hexlog("export", "--out", "log.jsonl").returncode == 0
+        result = _run(_verifier(tmp_path), tmp_path / "log.jsonl")
+        assert _verdict(result) == ("INCOMPLETE", 3)
+        assert result.stdout.splitlines() == ["session s3 uses the client seed of the earlier session s1", "INCOMPLETE"]
+        assert "session s3 uses the client seed of the earlier session s1" in hexlog("audit").stdout
+
 
 class TestReadmePython:
     def test_the_python_example_for_tool_authors_runs_as_printed(self, tmp_path):
