@@ -249,15 +249,17 @@ class WanderingChecked(Event):
     """The wandering check at the day's end, on the terrain's encounter range (or afloat).
 
     Since version 2 the check reads the row of the hex the party believes it is in: before, a lost party's was its
-    true hex's, which told the players its terrain (the audit re-runs a version 1 check as its release made it)."""
+    true hex's, which told the players its terrain (the audit re-runs a version 1 check as its release made it).
+    Since version 3 a ship's encounter on the seed's 1-in-6 (``afloat_rule`` seed) is waterborne: before, it was set
+    in the wilderness (the audit re-runs a check of version 1 or 2 as its release made it)."""
 
     type_name: ClassVar[str] = "travel.wandering_checked"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: the row of the lost and encounter table read: the hex the party believes it is in (version 2), or afloat
     row: str
     encounter_on: tuple[int, ...]
     encounter: bool
-    #: where an encounter happens: wilderness, or waterborne (afloat)
+    #: where an encounter happens: wilderness, or waterborne (a ship's, since version 3 on the seed's rule too)
     setting: str = "wilderness"
     #: poor visibility divides the encounter distance by this (1: no change)
     distance_divisor: int = 1
@@ -267,6 +269,12 @@ class WanderingChecked(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 read the row of the party's true hex (the same hex unless the party was lost): its data reads as
         version 2 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 set a ship's encounter on the seed's 1-in-6 in the wilderness: its data reads as version 3
+        unchanged (the audit re-runs it as its release made it)."""
         return dict(data)
 
 

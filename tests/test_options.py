@@ -666,6 +666,7 @@ def travel_rows() -> list[Row]:
             also=frozenset({(LOST, "heading"), (LOST, "true_route")}),
         ),
         # afloat, the wandering die shows 5: no encounter on the seed's 1-in-6; a waterborne one on U&WA's first die
+        # (a ship's encounter is waterborne under either rule)
         Row(
             ruleset="explore",
             option="afloat_rule",
@@ -676,7 +677,7 @@ def travel_rows() -> list[Row]:
                 do(tr.DeclareRoute(), 6, 1),
                 do(tr.CheckWandering(), 5, 1),
             ),
-            changes={(WANDER, "encounter"): (False, True), (WANDER, "setting"): ("wilderness", "waterborne")},
+            changes={(WANDER, "encounter"): (False, True)},
             also=frozenset(
                 {
                     (WANDER, "row"),

@@ -66,6 +66,7 @@ TRAVEL = Procedure(
         c.RevealLost: day.reveal_lost,
         c.CheckWandering: day.check,
         c.CheckWanderingTrueHex: day.check_true_hex,
+        c.CheckWanderingAfloatOnLand: day.check_afloat_on_land,
         c.EndDay: day.end_day,
         c.RestDay: day.rest,
         c.RestDayWhileExerting: day.rest,

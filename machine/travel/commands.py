@@ -110,7 +110,14 @@ class CheckWandering(Command):
 @attrs.frozen(kw_only=True)
 class CheckWanderingTrueHex(Command):
     """Issued by the audit, never by a user: a wandering check recorded before ``travel.wandering_checked`` version 2,
-    whose releases read the row of the party's true hex, is re-run as they ran it."""
+    whose releases read the row of the party's true hex (and set a ship's encounter on the seed's 1-in-6 in the
+    wilderness), is re-run as they ran it."""
+
+
+@attrs.frozen(kw_only=True)
+class CheckWanderingAfloatOnLand(Command):
+    """Issued by the audit, never by a user: a wandering check recorded at ``travel.wandering_checked`` version 2,
+    whose releases set a ship's encounter on the seed's 1-in-6 in the wilderness, is re-run as they ran it."""
 
 
 @attrs.frozen(kw_only=True)
@@ -167,5 +174,6 @@ INTERNAL: dict[type[Command], str] = {
     DeclareRouteHeadingWhenLost: _rerun("route", "route"),
     DeclareRouteRoadNeverLost: _rerun("route", "route"),
     CheckWanderingTrueHex: _rerun("check", "check"),
+    CheckWanderingAfloatOnLand: _rerun("check", "check"),
     RestDayWhileExerting: _rerun("rest day", "rest"),
 }

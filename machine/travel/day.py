@@ -180,17 +180,26 @@ def _route(
 def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 - the step signature
     """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off. The check is rolled in
     public, so it reads the row of the hex the party believes it is in: a lost party's true hex would tell the
-    players its terrain."""
+    players its terrain. A ship continuously afloat meets a waterborne encounter on the seed's 1-in-6 (§2.9: the
+    vessels' evasion and the chase on water follow)."""
     _check(ctx, moves.seen(ctx))
 
 
 def check_true_hex(ctx: StepContext, command: c.CheckWanderingTrueHex) -> None:  # noqa: ARG001 - the step signature
     """A wandering check as releases before ``travel.wandering_checked`` version 2 made it: on the row of the party's
-    true hex (the audit re-runs such a check with this; it takes the day on to dusk as ``check`` does)."""
-    _check(ctx, here(ctx), follow=True)
+    true hex, and a ship's encounter on the seed's rule set in the wilderness (the audit re-runs such a check with
+    this; it takes the day on to dusk as ``check`` does)."""
+    _check(ctx, here(ctx), follow=True, afloat_on_land=True)
 
 
-def _check(ctx: StepContext, place: Hex, *, follow: bool = False) -> None:
+def check_afloat_on_land(ctx: StepContext, command: c.CheckWanderingAfloatOnLand) -> None:  # noqa: ARG001 - the step signature
+    """A wandering check as releases before ``travel.wandering_checked`` version 3 made it: a ship's encounter on the
+    seed's 1-in-6 set in the wilderness (the audit re-runs such a check with this; it takes the day on to dusk as
+    ``check`` does)."""
+    _check(ctx, moves.seen(ctx), follow=True, afloat_on_land=True)
+
+
+def _check(ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land: bool = False) -> None:
     trip = journey(ctx)
     options, tables = ctx.part(TravelOptions), ctx.part(TravelTables)
     setting = "wilderness"
@@ -200,6 +209,7 @@ def _check(ctx: StepContext, place: Hex, *, follow: bool = False) -> None:
             on = tables.afloat.seed_encounter
             rolled = [ctx.roll("1d6", "travel.wandering")]
             meet = rolled[0].total in on
+            setting = setting if afloat_on_land else "waterborne"
         else:
             on = tables.afloat.odd_second_die_normal
             rolled = [ctx.roll("1d6", "travel.wandering.waterborne"), ctx.roll("1d6", "travel.wandering")]
@@ -322,6 +332,7 @@ def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - t
 
 __all__ = [
     "check",
+    "check_afloat_on_land",
     "check_true_hex",
     "end_day",
     "finish",

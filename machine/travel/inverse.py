@@ -15,6 +15,7 @@ from hexlog.events.errors import RuleRefusedError
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import (
     CheckWandering,
+    CheckWanderingAfloatOnLand,
     CheckWanderingTrueHex,
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
@@ -98,6 +99,8 @@ MAP_DICE_SINCE = 2
 FINDS_KEPT_SINCE = 3
 #: the schema version of ``travel.wandering_checked`` since which the check reads the hex the party believes it is in
 BELIEVED_HEX_SINCE = 2
+#: the schema version of ``travel.wandering_checked`` since which a ship's encounter on the seed's rule is waterborne
+AFLOAT_WATERBORNE_SINCE = 3
 #: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
 #: chase is under way
 NO_REST_WHILE_EXERTING_SINCE = 3
@@ -109,16 +112,17 @@ def command_before(event: Event, version: int) -> Command | None:
     3 read a road hex as Dolmenwood's road whatever the source, never lost in fog or darkness; a search before
     ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, one before
     version 3 opened a find in public unless the party was lost, and a
-    wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex; a rest day
-    before ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
+    wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex, and one
+    before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness; a rest day before
+    ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         return DeclareRouteRoadNeverLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.SearchRolled) and version < FINDS_KEPT_SINCE:
         return (SearchRollHexDice if version < MAP_DICE_SINCE else SearchRollOpenFinds)(guide=event.guide)
-    if isinstance(event, ev.WanderingChecked) and version < BELIEVED_HEX_SINCE:
-        return CheckWanderingTrueHex()
+    if isinstance(event, ev.WanderingChecked) and version < AFLOAT_WATERBORNE_SINCE:
+        return CheckWanderingTrueHex() if version < BELIEVED_HEX_SINCE else CheckWanderingAfloatOnLand()
     if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
         return RestDayWhileExerting() if event.rolls else None
     return command_for(event)
