@@ -270,3 +270,22 @@ def test_the_audit_of_a_database_holding_such_a_row_names_it(demo_export, tmp_pa
         "hexlog.travel.true_position does not decode: expected a boolean, found 5 @ $.lost"
     ) in done.stdout
     assert "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("version", "forged"),
+    [(1, {"notation": "9999d6kh3", "dropped": [0]}), (1, {"made_for": "Ann"}), (3, {"low_is_good": True})],
+)
+def test_a_field_its_schema_version_did_not_have_is_refused_not_written_over(version, forged):
+    """A roll of an older schema version holding a field that came only later is refused, naming it: the upgrade
+    that adds the field would otherwise write over the forger's value and hide it (an export whose rolls carried a
+    keep or a recipient their version never recorded would verify)."""
+    sample = json.loads((GOLDEN_EVENTS / f"dice.rolled.v{version}.json").read_text(encoding="utf-8"))
+    data = sample.get("data", sample)
+    assert from_data("hexlog.dice.rolled", version, data).session  # the sample as written decodes
+    with pytest.raises(CorruptLogError) as refused:
+        from_data("hexlog.dice.rolled", version, {**data, **forged})
+    fields = ", ".join(sorted(forged))
+    assert str(refused.value) == (
+        f"hexlog.dice.rolled does not decode: extra fields found ({fields}) for schema version {version}"
+    )
