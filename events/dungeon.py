@@ -8,7 +8,7 @@ referee's, hidden from the players until the session ends) in ``referee_rolls``.
 from __future__ import annotations
 
 import enum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import attrs
 
@@ -193,19 +193,32 @@ class DoorListened(Event):
 
 @attrs.frozen(kw_only=True)
 class SecretDoorSearched(Event):
-    """A turn of searching for secret doors: each searcher's secret die; found when one hits and one is there."""
+    """A turn of searching for secret doors: the secret die of the party's turn (since version 2, under the rules'
+    ``party`` roll) or of each searcher; found when one hits and one is there."""
 
     type_name: ClassVar[str] = "dungeon.secret_door_searched"
+    schema_version: ClassVar[int] = 2
     searchers: tuple[str, ...]
+    #: the dice as rolled: one for each searcher, in their order, or the party's one die (``party_die``)
     faces: tuple[int, ...]
+    #: the modifiers applied to each die of ``faces`` (0: none)
     modifiers: tuple[int, ...] = ()
     finds_on: tuple[int, ...]
     #: the referee's fact: a secret door is there to be found
     present: bool = True
+    #: who found it: the searchers whose die hit, or every searcher when the party's one die hit
     found_by: tuple[str, ...] = ()
     found: bool
+    #: one die was rolled for the party's turn of searching, made for the party side, whoever searched
+    #: (``tables.dungeon.secret_door_roll = "party"``); false: one for each searcher, made for them
+    party_die: bool = False
     rolls: tuple[int, ...] = ()
     referee_rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 rolled a die for each searcher, made for them."""
+        return {**data, "party_die": False}
 
 
 @attrs.frozen(kw_only=True)

@@ -89,11 +89,16 @@ def _listened(e: ev.DoorListened) -> str:
 
 
 def _searched(e: ev.SecretDoorSearched) -> str:
-    dice = ", ".join(
-        f"{n} {f}{_mod(m)}" for n, f, m in zip(e.searchers, e.faces, e.modifiers or (0,) * len(e.faces), strict=False)
-    )
+    modifiers = e.modifiers or (0,) * len(e.faces)
+    if e.party_die:
+        dice = ", ".join(f"the party's die {f}{_mod(m)}" for f, m in zip(e.faces, modifiers, strict=False))
+        dice = f"{', '.join(e.searchers)} searching: {dice}"
+        by = "the party's search" + (f" ({', '.join(e.found_by)})" if e.found_by else "")
+    else:
+        dice = ", ".join(f"{n} {f}{_mod(m)}" for n, f, m in zip(e.searchers, e.faces, modifiers, strict=False))
+        by = ", ".join(e.found_by)
     if e.found:
-        found = f"a secret door is FOUND by {', '.join(e.found_by)}"
+        found = f"a secret door is FOUND by {by}"
     else:
         found = "nothing found" + ("" if e.present else " (nothing is there)")
     return f"search for secret doors (on {_faces(e.finds_on)}): {dice}: {found}{rolls_named(e.rolls, e.referee_rolls)}"

@@ -57,7 +57,8 @@ class TestDelve:
         assert "Bo listens at the door (by the rules, on 1): d6=" in listened.stdout
         assert "[secret]" in listened.stdout
         searched = hexlog("dungeon", "search", "--by", "Bo")
-        assert "search for secret doors (on 1): Bo " in searched.stdout
+        assert "search for secret doors (on 1): Bo searching: the party's die " in searched.stdout
+        assert "for dungeon.search (for party) [secret]" in searched.stdout
         spiked = hexlog("dungeon", "spike", "--shut", "--door", "north")
         assert "the door 'north' is spiked shut: it counts as stuck" in spiked.stdout
         state = hexlog("state").stdout
@@ -82,6 +83,17 @@ class TestDelve:
         hexlog("session", "close")
         revealed = hexlog("log", "--view", "player").stdout
         assert "Bo listens at the door" in revealed
+
+    @pytest.mark.usefixtures("delve")
+    def test_the_player_view_hides_the_party_search_until_the_session_closes(self, hexlog):
+        """The party's one search die is the referee's: its decision is hidden, then shown once the session closes."""
+        hexlog("dungeon", "search")
+        player = hexlog("log", "--view", "player").stdout
+        assert "dungeon.secret_door_searched (hidden by the referee until the session closes)" in player
+        assert "search for secret doors" not in player
+        hexlog("session", "close")
+        revealed = hexlog("log", "--view", "player").stdout
+        assert "search for secret doors (on 1): Ann, Bo searching: the party's die " in revealed
 
     def test_a_refused_step_prints_one_error_and_writes_nothing(self, hexlog, delve):
         before = _count_events(delve)

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.rules import help_of
@@ -52,6 +53,24 @@ class TestRulesCommands:
         assert "danger_every_turns=3" in shown
         assert "tables.dungeon.danger_every_turns = 1 (default)" not in shown
         assert "tables.dungeon.danger_wandering_on = [1, 2] (default)" in shown
+
+    def test_show_prints_how_a_turn_of_searching_rolls_with_its_sentence(self, hexlog, tmp_path):
+        """explore reads seed 004's one die for the party's turn of searching (§4.2): the table's line shows
+        ``secret_door_roll=party`` and its sentence, read by the dungeon, explains both choices; a house rule of
+        each_searcher is shown instead, and a value outside them is refused naming the key."""
+        lines = hexlog("rules", "show", "explore").stdout.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("tables.dungeon = "))
+        assert lines[at].endswith(" secret_door_roll=party")
+        assert lines[at + 1] == f"    {help_of(DungeonTables, 'dungeon')} [read by dungeon]"
+        assert "secret_door_roll: party (one secret d6 for each turn of searching" in lines[at + 1]
+        assert "each_searcher (one for each searcher)" in lines[at + 1]
+        (tmp_path / "house.toml").write_text('[tables.dungeon]\nsecret_door_roll = "each_searcher"\n', encoding="utf-8")
+        shown = hexlog("rules", "show", "explore", "--rules", "house.toml").stdout
+        assert " secret_door_roll=each_searcher" in shown
+        (tmp_path / "bad.toml").write_text('[tables.dungeon]\nsecret_door_roll = "each"\n', encoding="utf-8")
+        refused = hexlog("rules", "show", "explore", "--rules", "bad.toml")
+        assert refused.returncode == 2
+        assert "tables.dungeon.secret_door_roll: 'each' is not one of party, each_searcher" in refused.stderr
 
     def test_show_marks_the_keys_no_procedure_reads(self, hexlog):
         """An unused option or table says so on its line, and has no sentence under it."""

@@ -309,7 +309,11 @@ class TestTheSession:
         assert _of(events, "dungeon.moved")
         assert _of(events, "dungeon.door_opened", stuck=True, opened=True)
         assert _of(events, "dungeon.door_listened")
-        assert _of(events, "dungeon.secret_door_searched")
+        searched = _of(events, "dungeon.secret_door_searched")
+        assert searched
+        # explore's one secret die for the party's turn of searching (§4.2), whoever searches
+        assert all(e["data"]["party_die"] and len(e["data"]["faces"]) == 1 for e in searched)
+        assert len(_of(events, "dice.rolled", purpose="dungeon.search", made_for="party")) == len(searched)
         assert _of(events, "dungeon.wandering_checked", monster=True)
         assert _of(events, "procedure.handed_off", parent="dungeon", child="encounter")
         assert len(_of(events, "encounter.concluded")) == len(_of(events, "procedure.handed_off", child="encounter"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -9,9 +10,11 @@ import pytest
 
 from hexlog.events import dungeon as ev
 from hexlog.events.codec import decode
+from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UnknownMemberError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
+from hexlog.machine import campaign as hexlog_campaign
 from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
@@ -25,6 +28,7 @@ from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.rebuild import replay
+from hexlog.replay.verdict import Verdict
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -117,7 +121,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("move", "EXPLORING", "EXPLORING"): ("exploring", dg.Move(), ()),
     ("door", "EXPLORING", "EXPLORING"): ("exploring", dg.OpenDoor(by="Ann"), (2,)),
     ("listen", "EXPLORING", "EXPLORING"): ("exploring", dg.Listen(by="Bo"), (3,)),
-    ("search", "EXPLORING", "EXPLORING"): ("exploring", dg.Search(), (4, 5)),
+    ("search", "EXPLORING", "EXPLORING"): ("exploring", dg.Search(), (4,)),
     ("spike", "EXPLORING", "EXPLORING"): ("exploring", dg.SpikeDoor(held_open=True), (6,)),
     ("rest", "EXPLORING", "EXPLORING"): ("exploring", dg.Rest(), ()),
     ("meet", "EXPLORING", "ENCOUNTER"): ("monster_due", dg.Meet(monster_count=2), ()),
@@ -315,6 +319,30 @@ def finish_encounter(h: Handler) -> None:
         h.execute(CAMPAIGN, ENCOUNTER_STEPS[trigger])
 
 
+FOUR_NAMES = ("Ann", "Bo", "Cy", "Di")
+
+
+def searched_on_committed_dice(monkeypatch: pytest.MonkeyPatch) -> Handler:
+    """explore, a party of four, a session on a secret hexlog drew (fixed here): a delve of six turns of searching
+    (one where the referee knows nothing is there), out, the session closed."""
+    monkeypatch.setattr(hexlog_campaign, "secrets", SimpleNamespace(token_bytes=lambda n: bytes(range(n))))
+    h = Handler(MemoryStore(), MemoryKeeper())
+    members = (*MEMBERS, c.AddMember(name="Cy"), c.AddMember(name="Di"))
+    for command in (
+        c.StartCampaign(ruleset="explore"),
+        c.OpenSession(),
+        c.SetClientSeed(client_seed="players"),
+        *members,
+        dg.EnterDungeon(every_turns=100),
+        dg.LightSource(kind="torch", by="Ann"),
+        *(dg.Search(nothing_there=turn == 2) for turn in range(6)),  # the third: the referee knows none is there
+        dg.LeaveDungeon(),
+        c.CloseSession(),
+    ):
+        h.execute(CAMPAIGN, command)
+    return h
+
+
 class TestAudit:
     def test_a_whole_delve_on_committed_dice_replays_and_audits_clean(self):
         """Every decision (doors, listening, searching, spikes, wandering checks) re-derives from its rolls."""
@@ -348,6 +376,51 @@ class TestAudit:
         wandering = [e for e in h.store.read_all() if e.envelope.type == "hexlog.dungeon.wandering_checked"]
         assert wandering
         assert report.decisions >= 6 + len(wandering)
+
+    def test_a_party_search_on_committed_dice_audits_verified(self, monkeypatch: pytest.MonkeyPatch):
+        """explore's one die a turn for a party of four, on dice hexlog drew (a fixed secret): every search rolled
+        one secret d6 made for the party, and the audit re-derives each: VERIFIED."""
+        h = searched_on_committed_dice(monkeypatch)
+        events = [decode(r.envelope) for r in h.store.read_stream(tables.stream_for(CAMPAIGN))]
+        searches = [e for e in events if isinstance(e, ev.SecretDoorSearched)]
+        dice = [e for e in events if isinstance(e, DiceRolled) and e.purpose == "dungeon.search"]
+        assert len(searches) == len(dice) == 6
+        assert {(len(e.faces), e.party_die, e.searchers) for e in searches} == {(1, True, FOUR_NAMES)}
+        assert {r.made_for for r in dice} == {"party"}
+        assert any(e.found for e in searches)  # the fixed secret's dice show a 1 at least once
+        assert all(e.found == (e.present and e.faces == (1,)) for e in searches)
+        report = audit_store(h.store, CAMPAIGN, REGISTRY)
+        assert report.verdict is Verdict.VERIFIED, report.text()
+        assert report.findings == ()
+
+    @pytest.mark.parametrize(
+        ("change", "word"),
+        [
+            ({"faces": "other"}, "faces"),
+            ({"found": "flip"}, "found"),
+            ({"party_die": False}, "party_die"),
+        ],
+        ids=["face", "found", "party_die"],
+    )
+    def test_a_forged_party_search_is_an_audit_finding(
+        self, monkeypatch: pytest.MonkeyPatch, change: dict[str, Any], word: str
+    ):
+        """A party search recorded with another face, the other finding or as a die for each searcher is caught by
+        the re-run of its one die."""
+        h = searched_on_committed_dice(monkeypatch)
+        decoded = [decode(r.envelope) for r in h.store.read_stream(tables.stream_for(CAMPAIGN))]
+        assert check_decision_events(decoded).issues == ()
+        at = next(i for i, e in enumerate(decoded) if isinstance(e, ev.SecretDoorSearched) and e.present)
+        recorded = decoded[at]
+        forged = {
+            "faces": {"faces": (recorded.faces[0] % 6 + 1,)},
+            "found": {"found": not recorded.found, "found_by": () if recorded.found else recorded.searchers},
+            "party_die": {"party_die": False},
+        }[next(iter(change))]
+        decoded[at] = attrs.evolve(recorded, **forged)
+        found = check_decision_events(decoded).issues
+        assert found, forged
+        assert any(word in issue.reason for issue in found), found
 
     def test_a_forged_wandering_result_is_an_audit_finding(self):
         """A wandering check recorded as a monster on a face that brings none is caught by the re-run."""

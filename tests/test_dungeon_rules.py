@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,6 +21,7 @@ from hexlog.machine import dungeon as dg
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.campaign import CAMPAIGN as CAMPAIGN_PROCEDURE
 from hexlog.machine.dungeon import DUNGEON
+from hexlog.machine.dungeon.rules import SecretDoorRoll
 from hexlog.machine.encounter import ENCOUNTER
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
@@ -32,6 +34,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.replay.decisions import check_decision_events
+from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.service import render_dungeon
 
@@ -332,19 +335,104 @@ class TestListening:
         assert (listened.heard, listened.hears_on, listened.thief_skill) == (heard, (1, 2, 3), True)
 
 
+#: a party of four: under explore's one die a turn they find a secret door no sooner than one searcher
+FOUR = (*MEMBERS, c.AddMember(name="Cy"), c.AddMember(name="Di"))
+#: the B/X-style house rule: a die for each searcher
+EACH_SEARCHER = {"dungeon": {"secret_door_roll": "each_searcher"}}
+GOLDEN_LOGS = Path(__file__).resolve().parent / "golden" / "logs"
+
+
 class TestSearching:
-    def test_each_searcher_rolls_1_in_6_in_secret_and_the_turn_passes(self):
-        d = Delve()
-        events = d.run(dg.Search(), 3, 1)
+    @pytest.mark.parametrize(("face", "found"), [(1, True), (2, False), (3, False), (4, False), (5, False), (6, False)])
+    def test_a_party_of_four_rolls_one_secret_d6_a_turn_and_finds_on_1_only(self, face: int, found):
+        """explore (seed 004 §4.2, "1-in-6 per turn of searching"): one die for the party's turn, made for the
+        party side in secret, whoever searches; a door there is found by the searchers together."""
+        d = Delve(members=FOUR)
+        assert d.handler.load(CAMPAIGN).rules.part(dg.DungeonTables).dungeon.secret_door_roll is SecretDoorRoll.PARTY
+        events = d.run(dg.Search(), face)
         searched = only(events, ev.SecretDoorSearched)
-        assert (searched.faces, searched.found_by, searched.found) == ((3, 1), ("Bo",), True)
-        assert all(r.visibility is Visibility.REFEREE for r in rolls(events))
-        assert [r.made_for for r in rolls(events)] == ["Ann", "Bo"]
+        (roll,) = rolls(events)
+        assert (roll.purpose, roll.made_for, roll.visibility, roll.faces) == (
+            "dungeon.search",
+            "party",
+            Visibility.REFEREE,
+            (face,),
+        )
+        assert searched.searchers == ("Ann", "Bo", "Cy", "Di")
+        assert (searched.faces, searched.modifiers, searched.party_die) == ((face,), (0,), True)
+        assert (searched.referee_rolls, searched.rolls) == ((roll.nonce,), ())
+        assert (searched.found, searched.found_by) == ((True, ("Ann", "Bo", "Cy", "Di")) if found else (False, ()))
         assert only(events, ClockAdvanced).turns == 1
+
+    def test_the_party_die_is_one_die_whoever_searches(self):
+        """Two of the four search: still one die, made for the party; the searchers named find it."""
+        events = Delve(members=FOUR).run(dg.Search(searchers=("Cy", "Di")), 1)
+        searched = only(events, ev.SecretDoorSearched)
+        assert [r.made_for for r in rolls(events)] == ["party"]
+        assert (searched.searchers, searched.found_by, searched.faces) == (("Cy", "Di"), ("Cy", "Di"), (1,))
+
+    def test_under_the_each_searcher_house_rule_four_searchers_roll_four_dice(self):
+        """secret_door_roll = "each_searcher": one secret die for each searcher, made for them; Bo's 1 finds."""
+        d = Delve(EACH_SEARCHER, members=FOUR)
+        events = d.run(dg.Search(), 3, 1, 4, 5)
+        searched = only(events, ev.SecretDoorSearched)
+        assert [r.made_for for r in rolls(events)] == ["Ann", "Bo", "Cy", "Di"]
+        assert all(r.visibility is Visibility.REFEREE for r in rolls(events))
+        assert (searched.faces, searched.modifiers, searched.party_die) == ((3, 1, 4, 5), (0, 0, 0, 0), False)
+        assert (searched.found_by, searched.found) == (("Bo",), True)
+        assert searched.referee_rolls == tuple(r.nonce for r in rolls(events))
+        assert only(events, ClockAdvanced).turns == 1
+
+    def test_rules_recorded_before_the_rule_roll_a_die_for_each_searcher(self):
+        """explore as hexlog 0.1.0 recorded it (no secret_door_roll), played on: four searchers roll four dice,
+        as that campaign was played."""
+        store = MemoryStore()
+        lines = (GOLDEN_LOGS / "explore.jsonl").read_bytes().split(b"\n")
+        campaign = import_envelopes(store, read_export(lines)).campaign
+        script: list[int] = []
+        handler = Handler(store, MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+        rules = handler.load(campaign).rules
+        assert rules is not None
+        assert "secret_door_roll" not in rules.content["tables"]["dungeon"]
+        for command in (
+            c.OpenSession(secret_hex="cd" * 32),
+            c.AddMember(name="Cy"),
+            c.AddMember(name="Di"),
+            dg.EnterDungeon(),
+        ):
+            handler.execute(campaign, command)
+        script.extend([3, 5, 1, 6])
+        events = list(handler.execute(campaign, dg.Search()).events)
+        assert script == []
+        searched = only(events, ev.SecretDoorSearched)
+        assert [r.made_for for r in rolls(events)] == ["Ayla", "Bo", "Cy", "Di"]
+        assert (searched.faces, searched.party_die, searched.found_by) == ((3, 5, 1, 6), False, ("Cy",))
+
+    def test_the_key_left_out_of_recorded_rules_reads_as_each_searcher(self):
+        """The attrs default is the old behaviour: explore's rules recorded without the key read each_searcher."""
+        rules = Delve().handler.load(CAMPAIGN).rules
+        assert rules is not None
+        content = copy.deepcopy(rules.content)
+        del content["tables"]["dungeon"]["secret_door_roll"]
+        older = rulesets.from_recorded(rules.name, content).part(dg.DungeonTables).dungeon
+        assert older is not None
+        assert older.secret_door_roll is SecretDoorRoll.EACH_SEARCHER
 
     def test_nothing_is_found_where_nothing_is(self):
         searched = only(Delve().run(dg.Search(searchers=("Ann",), nothing_there=True), 1), ev.SecretDoorSearched)
         assert (searched.found, searched.found_by, searched.present) == (False, (), False)
+
+    def test_the_timeline_shows_the_party_die_and_who_searched(self):
+        """The referee's line names the searchers and the one die; under the house rule, each searcher's die."""
+        party = only(Delve(members=FOUR).run(dg.Search(), 1), ev.SecretDoorSearched)
+        assert render_dungeon.TEXTS[ev.SecretDoorSearched](party).startswith(
+            "search for secret doors (on 1): Ann, Bo, Cy, Di searching: the party's die 1: "
+            "a secret door is FOUND by the party's search (Ann, Bo, Cy, Di)"
+        )
+        each = only(Delve(EACH_SEARCHER).run(dg.Search(), 3, 1), ev.SecretDoorSearched)
+        assert render_dungeon.TEXTS[ev.SecretDoorSearched](each).startswith(
+            "search for secret doors (on 1): Ann 3, Bo 1: a secret door is FOUND by Bo"
+        )
 
 
 class TestSpikes:
@@ -474,6 +562,21 @@ TIRED = Registry(
 )
 
 
+def party_exhaustion(table: Any, made_for: str, purpose: str) -> list[RollModifier]:  # noqa: ARG001 - the signature
+    return [RollModifier(source="exhaustion (a test)", value=-1)] if made_for == "party" else []
+
+
+#: the real procedures and one that tires the party side: -1 on every roll made for the party
+PARTY_TIRED = Registry(
+    (
+        CAMPAIGN_PROCEDURE,
+        DUNGEON,
+        ENCOUNTER,
+        Procedure(name="tired", title="A test.", steps={}, modifiers=(party_exhaustion,)),
+    )
+)
+
+
 class TestModifiers:
     def test_a_penalty_on_a_roll_made_for_the_character_lowers_their_chance(self):
         """Ann (STR 16, 4-in-6) rolls a 4 while exhausted: low is good on the die, so the penalty is counted
@@ -490,14 +593,31 @@ class TestModifiers:
         assert only(d.run(dg.Listen(by="Bo"), 1), ev.DoorListened).heard
 
     def test_the_pick_and_the_search_count_the_penalty_against_a_low_die(self):
-        """A thievery chance of 30 %: Ann's 30 reads 31 and fails; her search's 1 reads 2 and misses; Bo's 1 finds."""
-        d = Delve(registry=TIRED)
+        """A thievery chance of 30 %: Ann's 30 reads 31 and fails; with a die for each searcher (the house rule),
+        her search's 1 reads 2 and misses; Bo's 1 finds."""
+        d = Delve(EACH_SEARCHER, registry=TIRED)
         events = d.run(dg.OpenDoor(by="Ann", locked=True, pick_chance=30, free=True), 30)
         door = only(events, ev.DoorOpened)
         assert (door.pick_face, door.unlocked, door.opened) == (30, ev.Unlock.NONE, False)
         assert [(r.total, r.low_is_good) for r in rolls(events)] == [(31, True)]
         searched = only(d.run(dg.Search(searchers=("Ann", "Bo")), 1, 1), ev.SecretDoorSearched)
         assert (searched.modifiers, searched.found_by) == ((1, 0), ("Bo",))
+
+    def test_a_searchers_own_penalty_is_not_the_party_dies(self):
+        """explore's one die is made for the party side: Ann's penalty, made for her alone, is not on it, even when
+        she alone searches; a 1 finds."""
+        events = Delve(registry=TIRED).run(dg.Search(searchers=("Ann",)), 1)
+        searched = only(events, ev.SecretDoorSearched)
+        (roll,) = rolls(events)
+        assert (roll.made_for, roll.modifiers, roll.total) == ("party", (), 1)
+        assert (searched.modifiers, searched.found_by) == ((0,), ("Ann",))
+
+    def test_a_penalty_on_the_party_side_counts_against_the_party_die(self):
+        """A source that penalises rolls made for the party (as exhaustion does, at the worst member's level): the
+        party die's 1 reads 2 and misses."""
+        d = Delve(registry=PARTY_TIRED)
+        searched = only(d.run(dg.Search(), 1), ev.SecretDoorSearched)
+        assert (searched.faces, searched.modifiers, searched.found, searched.found_by) == ((1,), (1,), False, ())
 
 
 def house(**tables: dict[str, Any]) -> dict[str, Any]:
@@ -548,6 +668,10 @@ class TestHouseRules:
         d = Delve(house(dungeon={"secret_door_on": [5]}))
         assert only(d.run(dg.Search(searchers=("Ann",)), 5), ev.SecretDoorSearched).found
 
+    def test_secret_door_roll(self):
+        d = Delve(house(dungeon={"secret_door_roll": "each_searcher"}))
+        assert only(d.run(dg.Search(), 2, 1), ev.SecretDoorSearched).found_by == ("Bo",)
+
     def test_spike_slips_on(self):
         d = Delve(house(dungeon={"spike_slips_on": [1]}))
         assert not only(d.run(dg.SpikeDoor(held_open=True), 2), ev.DoorSpiked).slipped
@@ -577,6 +701,7 @@ class TestHouseRules:
             ({"light": {"torch_turns": 0}}, "torch_turns"),
             ({"open_doors": {"by_str": [[4, 1]]}}, "by_str"),
             ({"open_doors": {"tool_bonus_in_6": 9}}, "tool_bonus_in_6"),
+            ({"dungeon": {"secret_door_roll": "each"}}, "secret_door_roll"),
         ],
     )
     def test_a_value_the_rules_cannot_use_is_refused_naming_its_key(self, tables: dict[str, Any], why: str):

@@ -71,6 +71,10 @@ def test_the_campaign_is_played_to_its_length(played: Played) -> None:
     assert played.count(dungeon.DelveEntered) == run.delves == played.count(dungeon.DelveLeft) >= TURNS // 25
     moves = played.count(dungeon.PartyMoved)
     assert moves + played.count(dungeon.PartyRested) + played.count(dungeon.SecretDoorSearched) == TURNS
+    # explore: each turn of searching rolled one secret die, for the party, whoever searched (§4.2)
+    searches = [e for e in played.events if isinstance(e, dungeon.SecretDoorSearched)]
+    assert searches
+    assert all(e.party_die and len(e.faces) == len(e.referee_rolls) == 1 for e in searches)
     started = played.count(encounter.EncounterStarted)
     assert started == run.encounters == played.count(encounter.EncounterConcluded) > DAYS // 6
     table = played.handler.load(CAMPAIGN)

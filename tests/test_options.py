@@ -1474,6 +1474,28 @@ class TestDungeonTables:
         (damage,) = [e for kind, e in after[12].events if kind == DICE]
         assert (damage["modifier"], damage["total"]) == (-2, 1)
 
+    def test_secret_door_roll_each_searcher_rolls_a_die_for_each_searcher_and_nothing_else_differs(self) -> None:
+        """tables.dungeon.secret_door_roll: explore's "party" (§4.2, one d6 a turn of searching) rolls one die for
+        the party, whose 2 finds nothing; the house rule "each_searcher" rolls Ann's 2 and Bo's 1, and Bo finds the
+        door. Only the search's dice and what they decided differ."""
+        script = (do(dungeon.EnterDungeon()), do(dungeon.Search(), 2, 1))
+        before = play("explore", {}, script, MEMBERS)
+        after = play("explore", {}, script, MEMBERS, {"dungeon": {"secret_door_roll": "each_searcher"}})
+        found = [d for d in diff(before, after) if d.type != CampaignStarted.type_name]
+        searched = "dungeon.secret_door_searched"
+        fields = ("faces", "modifiers", "found_by", "found", "party_die", "referee_rolls")
+        assert {(d.index, d.type, d.occurrence, d.field) for d in found} == {
+            (5, DICE, 0, "made_for"),
+            (5, DICE, 1, WHOLE),
+            *((5, searched, 0, field) for field in fields),
+        }, "\n".join(str(d) for d in found)
+        changed = {d.field: (d.before, d.after) for d in found if d.type == searched}
+        assert changed["faces"] == ([2], [2, 1])
+        assert changed["found_by"] == ([], ["Bo"])
+        assert changed["found"] == (False, True)
+        assert changed["party_die"] == (True, False)
+        assert {d.field: (d.before, d.after) for d in found if d.type == DICE}["made_for"] == ("party", "Ann")
+
 
 class TestCoverage:
     def test_every_option_has_a_row_or_is_pending(self) -> None:

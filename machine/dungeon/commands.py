@@ -82,7 +82,7 @@ class Listen(Command):
 
 @attrs.frozen(kw_only=True)
 class Search(Command):
-    """A turn of searching for secret doors: 1-in-6 for each searcher, rolled by the referee in secret."""
+    """A turn of searching for secret doors: 1-in-6 for the party (or each searcher, as the rules say), in secret."""
 
     searchers: tuple[str, ...] = arg(
         (), help="a party member who searches (repeat; default: all)", flag="--by", member=True
@@ -125,7 +125,7 @@ class CheckWandering(Command):
 
 @attrs.frozen(kw_only=True)
 class SearchRoll(Command):
-    """Issued by ``search``, never by a user: each searcher's secret die."""
+    """Issued by ``search``, never by a user: the secret die of the turn (the party's, or each searcher's)."""
 
     searchers: tuple[str, ...]
     present: bool = True

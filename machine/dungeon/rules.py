@@ -8,6 +8,7 @@ dungeon tables out (OSE has only light): a delve is then refused, naming the mis
 
 from __future__ import annotations
 
+import enum
 from typing import ClassVar
 
 import attrs
@@ -32,6 +33,15 @@ class LightTable:
     radius_ft: int = attrs.field(validator=in_range(0, MAX_RADIUS_FT))
 
 
+class SecretDoorRoll(enum.StrEnum):
+    """Whose die a turn of searching for secret doors rolls (§4.2: "1-in-6 per turn of searching")."""
+
+    #: one secret d6 for the party's turn of searching, whoever searches (seed 004's reading)
+    PARTY = "party"
+    #: one secret d6 for each searcher, the door found when any hits (B/X-style play)
+    EACH_SEARCHER = "each_searcher"
+
+
 @attrs.frozen(kw_only=True)
 class DungeonTable:
     """The exploration turn's checks: faces of a d6 that succeed (§4.2)."""
@@ -53,6 +63,9 @@ class DungeonTable:
     #: forced sticks again, and is forced again each time, unless spiked open; false: once forced it no longer
     #: sticks (as in rules recorded before it was read)
     doors_stick_again: bool = False
+    #: a turn of searching for secret doors rolls one d6 for the party ("party", §4.2: "1-in-6 per turn of
+    #: searching") or one for each searcher ("each_searcher", as in rules recorded before it was read)
+    secret_door_roll: SecretDoorRoll = SecretDoorRoll.EACH_SEARCHER
 
 
 @attrs.frozen(kw_only=True)
@@ -75,7 +88,8 @@ class DungeonTables:
         None,
         help="Dungeon turn: wandering check every N turns on these d6 faces, listening, secret doors, "
         "spikes, rest turns per hour and the penalty to attack and damage for an hour without them; "
-        "the danger values of a dangerous place (§4.2, §1).",
+        "the danger values of a dangerous place; secret_door_roll: party (one secret d6 for each turn of "
+        "searching, whoever searches) or each_searcher (one for each searcher) (§4.2, §1).",
     )
     open_doors: OpenDoorsTable | None = rule(
         None, help="Stuck doors: chance in 6 by STR band, a tool's bonus and its breakage faces (§4.2, A33)."

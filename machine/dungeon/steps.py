@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
-from hexlog.events.vocabulary import Setting
+from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.chase import handover
 from hexlog.machine.dungeon.commands import SearchRoll
-from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, on_faces
+from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, SecretDoorRoll, on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.rules import EncounterTables
@@ -156,7 +156,8 @@ def move(ctx: StepContext, command: Move) -> None:
 
 
 def search(ctx: StepContext, command: Search) -> None:
-    """A turn of searching: each searcher's secret die (the decision), then the turn passes."""
+    """A turn of searching: the secret die of the turn (the party's, or each searcher's: the decision), then the
+    turn passes."""
     searchers = command.searchers or tuple(m.name for m in ctx.table.party.members)
     if not searchers:
         msg = f"the party has no members to search; {NO_MEMBERS}"
@@ -166,15 +167,23 @@ def search(ctx: StepContext, command: Search) -> None:
 
 
 def search_roll(ctx: StepContext, command: SearchRoll) -> None:
-    """Each searcher rolls 1d6 in secret; a door is found when one hits and one is there (§4.2)."""
-    finds_on = _table(ctx).secret_door_on
+    """1d6 in secret, a door found when it hits and one is there (§4.2): under the rules' ``party`` roll, one die for
+    the party's turn of searching, made for the party side (so it carries the modifiers the kit gives a roll made for
+    the party, not a searcher's own), found by every searcher; under ``each_searcher``, one die for each searcher,
+    made for them, found by those whose die hits."""
+    table = _table(ctx)
+    finds_on = table.secret_door_on
     for name in command.searchers:
         ctx.table.party.named(name)
+    party_die = table.secret_door_roll is SecretDoorRoll.PARTY
+    rolled_for = (Side.PARTY.value,) if party_die else command.searchers
     rolled = [
-        ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE, low_is_good=True)
-        for name in command.searchers
+        ctx.roll("1d6", SEARCH, made_for=name, visibility=Visibility.REFEREE, low_is_good=True) for name in rolled_for
     ]
-    hits = tuple(name for name, r in zip(command.searchers, rolled, strict=True) if on_faces(read_low(r), finds_on))
+    if party_die:
+        hits = command.searchers if on_faces(read_low(rolled[0]), finds_on) else ()
+    else:
+        hits = tuple(name for name, r in zip(command.searchers, rolled, strict=True) if on_faces(read_low(r), finds_on))
     ctx.emit(
         ev.SecretDoorSearched(
             searchers=tuple(command.searchers),
@@ -184,6 +193,7 @@ def search_roll(ctx: StepContext, command: SearchRoll) -> None:
             present=command.present,
             found_by=hits if command.present else (),
             found=bool(hits) and command.present,
+            party_die=party_die,
             referee_rolls=tuple(r.nonce for r in rolled),
         )
     )
