@@ -823,8 +823,9 @@ class TestDescribe:
                 assert row.readers == tuple(REGISTRY.readers(section, top)) != (), key
                 assert row.help == help_of(part, top) != "", key
         assert seen_used
-        # every key of ose and explore is read now; adnd keeps one unread (segment_seconds)
-        assert seen_unused == (1 if name == "adnd" else 0)
+        # every key of ose is read now; adnd keeps one unread (segment_seconds), explore one (tables.hex: the
+        # miles across a hex, which no procedure reckons with)
+        assert seen_unused == (1 if name in {"adnd", "explore"} else 0)
 
     def test_rows_are_compact_and_show_choices(self) -> None:
         """Booleans read as TOML, enumerated options list their choices, arrays of tables one row each."""

@@ -25,6 +25,8 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import TRANSITIONS, TRAVEL, Phase
 from hexlog.machine.travel import commands as t
+from hexlog.machine.travel import inverse as travel_inverse
+from hexlog.machine.travel.moves import MISSED_LANDMARK
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
 
@@ -390,6 +392,13 @@ class TestAuditReRunsTheDay:
         hand = "\n".join(audit_store(h.store, CAMPAIGN).by_hand)
         assert "the weather of day 1 set by the referee (clear)" in hand
         assert "the party told it is lost (a shepherd says so)" in hand
+
+    def test_a_missed_landmark_tells_the_party_itself_not_the_referee(self) -> None:
+        """A move that misses the landmark the party expected reveals it lost by the rules: not the referee's hand."""
+        missed = ev.LostRevealed(hex="3,3", reason=MISSED_LANDMARK.format(landmark="the standing stones"))
+        assert travel_inverse.by_hand(missed) is None
+        told = ev.LostRevealed(hex="3,3", reason="a shepherd says so")
+        assert travel_inverse.by_hand(told) == "the party told it is lost (a shepherd says so)"
 
 
 class TestStepsOffered:

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import attrs
 
-from hexlog.machine.kit.rules import in_range, rule
+from hexlog.machine.kit.rules import rule
 
 
 class Difficulty(enum.StrEnum):
@@ -31,13 +31,6 @@ class OddRow(enum.StrEnum):
 
 
 @attrs.frozen(kw_only=True)
-class HexScale:
-    """The size of a hex."""
-
-    miles: int = rule(6, help="Miles across one hex (§4.9: 6).", validator=in_range(1, 1000))
-
-
-@attrs.frozen(kw_only=True)
 class MapTables:
     """The terrains a map may use, and their difficulty and OD&D row."""
 
@@ -49,7 +42,6 @@ class MapTables:
     terrain_odd_row: dict[str, OddRow] | None = rule(
         None, help="§4.8 DEFAULT (A21): each terrain's row of the OD&D p.18 lost and encounter table."
     )
-    hex: HexScale | None = rule(None, help="§4.9 the size of a hex.")
 
     def terrains(self) -> list[str]:
         """Every terrain a hex may have: a Dolmenwood terrain, a mapped one, or an OD&D row itself."""

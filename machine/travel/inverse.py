@@ -27,6 +27,7 @@ from hexlog.machine.travel.commands import (
     SearchRollHexDice,
     SearchRollOpenFinds,
 )
+from hexlog.machine.travel.moves import MISSED_LANDMARK
 from hexlog.machine.travel.state import EXERTION, PROCEDURE, TravelState, under_way
 
 if TYPE_CHECKING:
@@ -64,9 +65,15 @@ def by_hand(event: Event) -> str | None:
         case ev.DayStarted(rolls=()):
             rest = " (a rest day)" if event.rest else ""
             return f"the weather of day {event.day}{rest} set by the referee ({event.weather}) instead of rolled"
-        case ev.LostRevealed():
+        case ev.LostRevealed() if not _missed_landmark(event.reason):  # a missed landmark tells the party itself
             return f"the party told it is lost ({event.reason})"
     return None
+
+
+def _missed_landmark(reason: str) -> bool:
+    """Whether a reveal's reason is a move's own: the party missed the landmark it expected."""
+    before, _, after = MISSED_LANDMARK.partition("{landmark}")
+    return reason.startswith(before) and reason.endswith(after) and len(reason) > len(before) + len(after)
 
 
 def unsure(event: Event, hidden: Sequence[tuple[str, str] | None]) -> bool:

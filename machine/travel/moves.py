@@ -38,6 +38,9 @@ from hexlog.machine.travel.state import journey
 if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
 
+#: why a party that missed the landmark it expected learns it is lost (the move's own words, not the referee's)
+MISSED_LANDMARK = "the party expected {landmark} and did not find it"
+
 
 def the_map(ctx: StepContext) -> MapState:
     """The hex map drawn so far."""
@@ -78,7 +81,7 @@ def move(ctx: StepContext, command: c.Move) -> None:
         moved += 1
         expected = the_map(ctx).hex(step.believed)
         if astray and expected is not None and expected.landmarks:
-            why = f"the party expected {expected.landmarks[0]} and did not find it"
+            why = MISSED_LANDMARK.format(landmark=expected.landmarks[0])
             ctx.emit(ev.LostRevealed(hex=step.true_hex, reason=why))
 
 
