@@ -169,6 +169,9 @@ def client_seed_problem(seed: str, scheme: str) -> str:
             f"a client seed must be printable ASCII (letters, digits, spaces, punctuation); "
             f"it holds {odd!r} (U+{ord(odd):04X})"
         )
+    if seed != seed.strip(" ") or "  " in seed:
+        # spaces the players cannot hear or see would give whoever types the seed variants to choose among
+        return f"a client seed has one space between words and none before or after them ({seed!r})"
     return ""
 
 

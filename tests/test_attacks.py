@@ -522,6 +522,21 @@ class TestChosenSecret:
         assert "client seed none" in hexlog("receipt").stdout
         assert f"client seed '{SEED}'" in ok(hexlog("session", "seed", SEED))
 
+    @pytest.mark.parametrize("seed", [f"{SEED} ", f" {SEED}", "table  7", "  "])
+    def test_a_client_seed_with_spaces_nobody_can_see_is_refused(self, hexlog, tmp_path, seed):
+        """Spaces before, after or doubled between the words would give whoever types the seed variants to choose
+        among: refused (exit 2), nothing written; the words as said are then taken."""
+        ok(hexlog("init"))
+        ok(hexlog("session", "open"))
+        before = count_events(tmp_path / "hexlog.db")
+        result = hexlog("session", "seed", seed)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert result.stderr == (
+            f"hexlog: error: a client seed has one space between words and none before or after them ({seed!r})\n"
+        )
+        assert count_events(tmp_path / "hexlog.db") == before
+        assert f"client seed '{SEED}'" in ok(hexlog("session", "seed", SEED))
+
 
 class TestWithheldReveal:
     """Abandoning a session to hide a roll one dislikes."""
