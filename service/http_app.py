@@ -73,6 +73,7 @@ from hexlog.service.http_problems import (
     INVALID,
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
+    PAST_END,
     TOO_LARGE,
     TOO_MANY,
     UNAUTHORIZED,
@@ -732,6 +733,9 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
     else:
         first = _int(request, "from", 1, least=1) or 1
     until = _int(request, "until", None, least=0)
+    head = await anyio.to_thread.run_sync(service.reads.stream_version, stream_for(campaign))
+    if first > head + 1:  # a follower that received the last version waits for the next; one past it never could
+        raise _past_end(campaign, head, None if resume is None else first - 1, first)
     frames = follow(
         service.reads,
         service.bell,
@@ -746,6 +750,22 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
+
+
+def _past_end(campaign: str, head: int, received: int | None, first: int) -> Problem:
+    """The refusal of a stream asked to start past the end of the log: the versions between its end and the start
+    asked for would never be sent, so nothing is."""
+    skipped = f"version {head + 1}" if first - 1 == head + 1 else f"versions {head + 1} to {first - 1}"
+    asked, fix = (
+        (f"?from={first}", f"start at ?from={head + 1} at the latest")
+        if received is None
+        else (f"Last-Event-ID {received}", f"resume with a Last-Event-ID of {head} at the most")
+    )
+    detail = (
+        f"{asked} is past the end of the log of campaign {campaign!r}, which is at version {head}: "
+        f"nothing is streamed, since {skipped} would never be; {fix}"
+    )
+    return Problem(PAST_END, detail, current_version=head)
 
 
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
@@ -926,9 +946,9 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             run=_stream,
             answers="text/event-stream",
             params=(
-                ("from", "query", _VERSION, "the first stream version wanted"),
+                ("from", "query", _VERSION, "the first stream version wanted (409 past the version after the log's)"),
                 ("until", "query", {"type": "integer", "minimum": 0}, "end the stream after this version"),
-                ("Last-Event-ID", "header", {"type": "string"}, "resume after this version"),
+                ("Last-Event-ID", "header", {"type": "string"}, "resume after this version (409 past the log's)"),
             ),
         ),
         Endpoint(

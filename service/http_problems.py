@@ -29,6 +29,7 @@ FORBIDDEN = "forbidden"
 NOT_FOUND = "not-found"
 METHOD_NOT_ALLOWED = "method-not-allowed"
 CONFLICT = "conflict"
+PAST_END = "past-end"
 REFUSED = "refused"
 TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported-media-type"
@@ -53,6 +54,7 @@ KINDS: dict[str, tuple[int, str]] = {
     NOT_FOUND: (404, "Not found"),
     METHOD_NOT_ALLOWED: (405, "Method not allowed"),
     CONFLICT: (409, "The campaign has moved on"),
+    PAST_END: (409, "The log does not reach that version"),
     REFUSED: (409, "The procedure does not allow this now"),
     TOO_LARGE: (413, "The body is too large"),
     UNSUPPORTED: (415, "The body must be JSON"),

@@ -373,3 +373,67 @@ def test_reads_are_answered_while_a_command_waits_for_a_busy_database(serve):
         command.join(60)
     assert answers[0].status_code == 200, answers[0].text
     assert answers[0].json()["version"] == head + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_follower_past_the_end_of_the_log_is_refused_and_one_at_its_end_waits_for_the_next(serve):
+    """A Last-Event-ID (or ?from=) past the log's end used to be taken silently: the follower then received the
+    versions after it as they came, never those between the log's end and it."""
+    served = serve(heartbeat=0.1, poll=0.05)
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
+        for headers, params, asked, fix in (
+            (
+                {"Last-Event-ID": str(head + 3)},
+                {},
+                f"Last-Event-ID {head + 3}",
+                f"resume with a Last-Event-ID of {head} at the most",
+            ),
+            ({}, {"from": str(head + 4)}, f"?from={head + 4}", f"start at ?from={head + 1} at the latest"),
+        ):
+            for who in ("referee", "player"):
+                problem = refusal(client, served.headers(who, **headers), params)
+                assert problem["type"] == "urn:hexlog:problem:past-end"
+                assert problem["current_version"] == head
+                assert problem["detail"] == (
+                    f"{asked} is past the end of the log of campaign 'main', which is at version {head}: "
+                    f"nothing is streamed, since versions {head + 1} to {head + 3} would never be; {fix}"
+                )
+        one_past = refusal(client, served.headers("player"), {"from": str(head + 2)})
+        assert f"since version {head + 1} would never be" in one_past["detail"]
+    # a follower that received the last version, or starts just after it, waits for the next
+    assert follow_with_append(served, "Ana", {"Last-Event-ID": str(head)}, {}) == [head + 1]
+    assert follow_with_append(served, "Bo", {}, {"from": str(head + 2)}) == [head + 2]
+
+
+def refusal(client: httpx.Client, headers: dict[str, str], params: dict[str, str]) -> dict:
+    """The problem document a stream request is refused with (a stream it opens instead fails, not waits)."""
+    with client.stream("GET", "/campaigns/main/stream", headers=headers, params=params) as response:
+        assert response.status_code == 409
+        assert response.headers["content-type"].startswith("application/problem+json")
+        response.read()
+    return response.json()
+
+
+def follow_with_append(served, name: str, headers: dict[str, str], params: dict[str, str]) -> list[int]:
+    """The versions a player's follower receives (up to one) once it has waited a heartbeat and a member is added."""
+    got: list[int] = []
+    with (
+        served.client() as client,
+        client.stream(
+            "GET", "/campaigns/main/stream", headers=served.headers("player", **headers), params=params
+        ) as response,
+    ):
+        assert response.status_code == 200
+        for frame in frames(response):
+            if frame is None:
+                if not got:
+                    got.append(0)
+                    added = client.post(
+                        "/campaigns/main/campaign/add-member", headers=served.headers("referee"), json={"name": name}
+                    )
+                    assert added.status_code == 200, added.text
+            else:
+                got.append(frame[0])
+                break
+    return got[1:]
