@@ -275,15 +275,20 @@ def audit(  # noqa: PLR0913, PLR0917 - one option per way to audit
 
 
 def _check_receipts_of(campaign: str, receipts: list[Receipt]) -> None:
-    """``UsageError`` for a receipt of another campaign than the one audited: the audit of one campaign cannot hold
-    it (it would say the log holds no such campaign, though the database may)."""
+    """``UsageError`` for a receipt of another campaign than the one audited."""
     for receipt in receipts:
         if receipt.campaign != campaign:
             msg = (
-                f"receipt {receipt} is of campaign {receipt.campaign!r}, not of {campaign!r}, the one audited: "
+                f"{of_another_campaign(receipt, campaign)}: "
                 f"check it with --campaign {receipt.campaign} (or without --campaign, the whole database)"
             )
             raise UsageError(msg)
+
+
+def of_another_campaign(receipt: Receipt, campaign: str) -> str:
+    """Why a receipt of another campaign than the one audited is refused: the audit of one campaign cannot hold it (it
+    would say the log holds no such campaign, though the database may)."""
+    return f"receipt {receipt} is of campaign {receipt.campaign!r}, not of {campaign!r}, the one audited"
 
 
 def _audited(store: EventStore, campaign: str | None) -> Callable[[], Iterable[Envelope]]:

@@ -60,7 +60,7 @@ from hexlog.replay import player_audit
 from hexlog.replay.rebuild import table_at
 from hexlog.replay.receipts import Receipt
 from hexlog.service import render
-from hexlog.service.cli_log import explained
+from hexlog.service.cli_log import explained, of_another_campaign
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
@@ -771,6 +771,10 @@ def _past_end(campaign: str, head: int, received: int | None, first: int) -> Pro
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
     expect = [_parsed("expect", Receipt.parse, text) for text in request.query_params.getlist("expect")]
+    for receipt in expect:  # the audit of this campaign would say the log holds no such campaign
+        if receipt.campaign != campaign:
+            detail = f"{of_another_campaign(receipt, campaign)}: check it at /campaigns/{receipt.campaign}/audit"
+            raise Problem(INVALID, detail)
     roll = _int(request, "roll", None)
     session = request.query_params.get("session") or None
     secret = _flag(request, "secret")

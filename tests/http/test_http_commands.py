@@ -483,6 +483,30 @@ def test_a_bad_query_parameter_is_a_400_naming_it_and_what_is_wrong(serve, url, 
         assert _version(served, client) == before
 
 
+def test_a_receipt_of_another_campaign_is_refused_as_the_command_line_refuses_it(serve):
+    """``?expect=keep@5:...`` on main's audit was a 200 FAILED saying the log holds no campaign keep; the command line
+    refuses it as a usage error naming both campaigns. A campaign the database holds (other) is refused alike: the
+    answer tells a token nothing of which campaigns exist."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        for receipt in ("keep@5:0000000000000000", "other@1:0000000000000000"):
+            campaign = receipt.split("@")[0]
+            for who in ("referee", "player"):
+                refused = client.get(f"/campaigns/main/audit?expect={receipt}", headers=served.headers(who))
+                assert refused.status_code == 422, refused.text
+                assert refused.headers["content-type"].startswith("application/problem+json")
+                assert refused.json()["detail"] == (
+                    f"receipt {receipt} is of campaign '{campaign}', not of 'main', the one audited: "
+                    f"check it at /campaigns/{campaign}/audit"
+                )
+        own = client.get("/campaigns/main/receipt", headers=served.headers("player")).json()["receipt"].split()[0]
+        held = client.get(f"/campaigns/main/audit?expect={own}", headers=served.headers("player"))
+        assert held.status_code == 200
+        assert f"receipt {own}: held" in held.json()["text"]
+        assert _version(served, client) == before
+
+
 def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_receipt_says(serve):
     served = serve()
     with served.client() as client:
