@@ -763,3 +763,41 @@ def test_a_member_the_party_does_not_have_is_a_bad_value_not_a_missing_resource(
         side = {"expression": "1d6", "made_for": "monsters"}
         rolled = client.post("/campaigns/main/campaign/roll-dice", headers=served.headers("referee"), json=side)
         assert rolled.status_code == 200, rolled.text
+
+
+def test_the_referees_export_of_an_open_session_imports_saying_its_rolls_are_not_re_derived_yet(
+    serve, hexlog, tmp_path
+):
+    """The referee's export while a session is open imported saying "chain and rolls verified", though none of its
+    rolls could be re-derived before the session's reveal (the audit then says INCOMPLETE)."""
+    served = serve()
+    with served.client() as client:
+        referee, player = served.headers("referee"), served.headers("player")
+        client.post("/campaigns/main/campaign/set-client-seed", headers=player, json={"client_seed": "our words"})
+        for secret in (True, False, True):
+            rolled = client.post(
+                "/campaigns/main/campaign/roll-dice", headers=referee, json={"expression": "d6", "secret": secret}
+            )
+            assert rolled.status_code == 200, rolled.text
+        exported = client.get("/campaigns/main/export", headers=referee)
+        assert exported.status_code == 200
+        events = len(exported.text.splitlines())
+        (tmp_path / "open.jsonl").write_text(exported.text)
+        client.post("/campaigns/main/campaign/close-session", headers=referee, json={})
+        (tmp_path / "closed.jsonl").write_text(client.get("/campaigns/main/export", headers=referee).text)
+    imported = hexlog("import", "open.jsonl", "--db", "open.db")
+    assert imported.returncode == 0, imported.stderr
+    assert (
+        imported.stdout
+        == f"imported {events} events of campaign main into open.db; chain verified, 0 of 3 rolls re-derived\n"
+    )
+    assert imported.stderr == "hexlog: note: session s1 is still open: its 3 rolls can be verified once it closes\n"
+    audited = hexlog("audit", "--db", "open.db")
+    assert audited.returncode == 3
+    assert "0 of 3 rolls re-derived" in audited.stdout
+    closed = hexlog("import", "closed.jsonl", "--db", "closed.db")
+    assert closed.returncode == 0, closed.stderr
+    assert closed.stdout == (
+        f"imported {events + 1} events of campaign main into closed.db; chain verified, 3 of 3 rolls re-derived\n"
+    )
+    assert closed.stderr == ""
