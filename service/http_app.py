@@ -384,6 +384,23 @@ def _with_file(command: Command, folder: Path) -> tuple[Command, Path | None]:
     return command, None
 
 
+def _refusal(service: Service, campaign: str, route: CommandRoute, err: HexlogError, path: Path | None) -> Problem:
+    """The problem a command's refusal is: named as the route's step, without the path of the file of its text, and
+    a conflict with the version the campaign is at."""
+    problem = problem_of(_worded(err, route))
+    if path is not None:
+        problem.detail = _unplaced(problem.detail, path)
+    if problem.kind == CONFLICT:
+        problem.extra["current_version"] = service.store.stream_version(stream_for(campaign))
+    return problem
+
+
+def _unplaced(detail: str, path: Path) -> str:
+    """A refusal's words without the path of the file the service put a command's text in (the client sent the text,
+    never a path): ``the map /tmp/.../map.toml is not TOML`` is ``the map is not TOML``."""
+    return detail.replace(f" {path}", "").replace(str(path), "the map")
+
+
 def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
     """A refusal named as the route's step (as the command line names its subcommand)."""
     trigger = route.procedure.triggers.get(route.cls)
@@ -471,10 +488,7 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             # known by the text it sent, not by the path of this service's own folder it is run from
             outcome = earlier or service.handler.execute(campaign, sent, command_id, as_sent=command)
         except HexlogError as err:
-            problem = problem_of(_worded(err, route))
-            if problem.kind == CONFLICT:
-                problem.extra["current_version"] = service.store.stream_version(stream_for(campaign))
-            raise problem from None
+            raise _refusal(service, campaign, route, err, path) from None
         finally:
             if path is not None:
                 path.unlink(missing_ok=True)

@@ -394,6 +394,31 @@ def test_a_map_is_loaded_from_its_text_and_its_hidden_feature_stays_the_referees
         assert path.status_code == 422  # the text of a file, never a path the service would read
 
 
+#: a map's text the service refuses, and the words of its refusal (the command line's, naming no file)
+BAD_MAPS = (
+    ('[hex\n"1,1" = { terrain = "clear" }\n', "the map is not TOML hexlog reads: "),
+    ("title = 'Fenmoor'\n", 'the map must hold [hex."col,row"] tables and nothing else (unknown: title)'),
+    ('[hex]\n"1,1" = { terrain = "clear" }\n"01,1" = { terrain = "clear" }\n', "the map gives hex 1,1 twice"),
+)
+
+
+@pytest.mark.parametrize(("text", "words"), BAD_MAPS)
+def test_a_map_refused_names_no_file_of_the_service(serve, text, words):
+    """The refusal of a map whose text is not TOML named the file the service had put the text in
+    (``the map /tmp/hexlog-http-.../map.toml is not TOML``), a path the client never sent."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        refused = client.post("/campaigns/main/map/load", headers=served.headers("referee"), json={"file": text})
+        assert refused.status_code == 422, refused.text
+        detail = refused.json()["detail"]
+        assert detail.startswith(words), detail
+        assert str(served.app.state.service.files) not in refused.text
+        assert "map.toml" not in refused.text
+        assert "hexlog-http" not in refused.text
+        assert _version(served, client) == before
+
+
 def test_a_maps_text_is_not_written_where_another_user_could_point_it(serve, tmp_path):
     """A link made beforehand where a name could be guessed from the text (the temporary folder, the text's hash)
     is never followed: the file it points at keeps what it held, and the map loads from the service's own folder."""
