@@ -94,6 +94,10 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.table import Table
 
+#: how many events a page of the paged read holds when ``?limit=`` gives none, and the most it may hold (a larger
+#: ``?limit=`` is taken as this many)
+PAGE_DEFAULT, PAGE_LIMIT = 100, 1000
+
 #: who may call a route: anybody; a token of the campaign (either role); its referee's token, or a player's
 #: for the commands players own; any valid token
 PUBLIC, READ, COMMAND, ANY_TOKEN = "public", "read", "command", "token"
@@ -116,7 +120,7 @@ class Settings:
     #: other processes' appends are found so, ``NOTIFIED_POLL`` on PostgreSQL, which announces every append)
     poll: float | None = None
     #: the most events one page of the paged read holds
-    page_limit: int = 1000
+    page_limit: int = PAGE_LIMIT
 
 
 class Rates:
@@ -723,7 +727,7 @@ async def _timeline(service: Service, request: Request, token: Token | None) -> 
 async def _events(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
     first = _int(request, "from", 1, least=1) or 1
-    limit = min(_int(request, "limit", 100, least=1) or 100, service.settings.page_limit)
+    limit = min(_int(request, "limit", PAGE_DEFAULT, least=1) or PAGE_DEFAULT, service.settings.page_limit)
 
     def read() -> dict[str, Any]:
         service.table(campaign)
@@ -731,7 +735,7 @@ async def _events(service: Service, request: Request, token: Token | None) -> Re
         events = _received(service, campaign, first, player=_player(token))
         page = [e for e in events if e["streamversion"] <= head][:limit]
         after = page[-1]["streamversion"] + 1 if page else max(first, head + 1)
-        return {"campaign": campaign, "events": page, "next": after, "head": head}
+        return {"campaign": campaign, "events": page, "next": after, "head": head, "limit": limit}
 
     return JSONResponse(await anyio.to_thread.run_sync(read))
 
@@ -953,7 +957,15 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             run=_events,
             params=(
                 ("from", "query", _VERSION, "the first stream version wanted"),
-                ("limit", "query", {"type": "integer", "minimum": 1}, "the most events in the page"),
+                (
+                    "limit",
+                    "query",
+                    {"type": "integer", "minimum": 1, "default": PAGE_DEFAULT},
+                    (
+                        f"the most events in the page (at most {PAGE_LIMIT}: a larger limit is taken as {PAGE_LIMIT}; "
+                        "the page's limit says the one used)"
+                    ),
+                ),
             ),
         ),
         Endpoint(
