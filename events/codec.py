@@ -129,9 +129,9 @@ def from_data(cloud_type: str, schema_version: int, data: dict[str, Any]) -> Eve
             msg = f"no upcaster for {cloud_type} from schema version {version}"
             raise CorruptLogError(msg)
         upcast_payload = upcast(payload)
-        # an upcaster adds the fields its version lacked and keeps every other as it was: one it writes over was
-        # not a field of that version (a forger's, which the upgrade would otherwise hide)
-        over = sorted(key for key, value in payload.items() if upcast_payload.get(key, value) is not value)
+        # an upcaster adds the fields its version lacked and keeps every other as it was: one it writes over with
+        # another value was not a field of that version (a forger's, which the upgrade would otherwise hide)
+        over = sorted(key for key, value in payload.items() if upcast_payload.get(key, value) != value)
         if over:
             extra = ", ".join(over)
             msg = f"{cloud_type} does not decode: extra fields found ({extra}) for schema version {schema_version}"

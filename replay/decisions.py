@@ -142,8 +142,8 @@ class _Walker:
     lanes: bool = False
     #: what the referee decided by hand, where: the audit's account of the referee's hand
     hand: list[str] = attrs.field(factory=list)
-    #: session -> where its first free roll is, how many it made, and the first ones named (``note_free``)
-    free: dict[str, tuple[str, int, tuple[str, ...]]] = attrs.field(factory=dict)
+    #: session -> how many free rolls it made, and the first ones named (``note_free``)
+    free: dict[str, tuple[int, tuple[str, ...]]] = attrs.field(factory=dict)
     #: what cannot be told apart from a fault in a log of a release that did not prevent it: not a failure,
     #: but never verified
     doubts: list[str] = attrs.field(factory=list)
@@ -202,9 +202,9 @@ class _Walker:
             self.check_scheme(at, event)
             self.schemes.setdefault(event.session, event.scheme)
             for earlier in list(self.free):  # a session left open when another opens rolls no more
-                self.tell_free(earlier)
+                self.tell_free(earlier, self.where(at))
         elif isinstance(event, SessionClosed | SessionAbandoned):
-            self.tell_free(event.session)
+            self.tell_free(event.session, self.where(at))
         if isinstance(event, DiceRolled):
             lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
             self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
@@ -212,7 +212,7 @@ class _Walker:
         self.note_due(at, event)
         if isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is None:
             self.check_free_roll(at, event)
-            self.note_free(at, event)
+            self.note_free(event)
         if isinstance(event, CampaignStarted | RulesChanged):
             content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
             if content_hash != event.rules_hash:
@@ -544,19 +544,21 @@ class _Walker:
                 )
             else:
                 self.flag(at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored")
-        self.tell_free(session)
+        self.free.pop(session, None)  # a session still open: its free rolls are told once it ends
 
-    def note_free(self, at: int, roll: DiceRolled) -> None:
+    def note_free(self, roll: DiceRolled) -> None:
         """Note a free roll (``hexlog roll``: no procedure step made it), told with its session's others when the
         session ends (``tell_free``)."""
-        where, count, names = self.free.get(roll.session, (self.where(at), 0, ()))
-        self.free[roll.session] = (where, count + 1, free_named(names, _name(roll), roll.purpose))
+        count, names = self.free.get(roll.session, (0, ()))
+        purpose = roll.purpose if roll.visibility == hexdice.PUBLIC_LANE else None
+        self.free[roll.session] = (count + 1, free_named(names, _name(roll), purpose))
 
-    def tell_free(self, session: str) -> None:
-        """A session's free rolls as one line of the referee's hand (``free_rolls``)."""
+    def tell_free(self, session: str, where: str) -> None:
+        """A session's free rolls as one line of the referee's hand (``free_rolls``), where the session ends: the
+        lines keep the log's order, and a session still open tells none yet (its rolls are not verified yet)."""
         noted = self.free.pop(session, None)
         if noted is not None:
-            self.hand.append(free_rolls(session, *noted))
+            self.hand.append(free_rolls(session, where, *noted))
 
 
 class StreamWalker(_Walker):

@@ -390,17 +390,19 @@ class Recent(Sequence[T]):
 FREE_NAMED = 5
 
 
-def free_named(names: tuple[str, ...], name: str, purpose: str) -> tuple[str, ...]:
-    """The free rolls of a session named so far, with one more (``#4 for "omen"``) while fewer than ``FREE_NAMED``."""
+def free_named(names: tuple[str, ...], name: str, purpose: str | None) -> tuple[str, ...]:
+    """The free rolls of a session named so far, with one more while fewer than ``FREE_NAMED``: a public roll with
+    its purpose (``#4 for "omen"``), a secret one (``purpose`` None) by its name alone (``#r0``: the purpose of a
+    secret roll is the referee's, and an abandoned session never reveals it)."""
     if len(names) >= FREE_NAMED:
         return names
-    return (*names, f"{name} for {words.show(shown(purpose))}")
+    return (*names, name if purpose is None else f"{name} for {words.show(shown(purpose))}")
 
 
 def free_rolls(session: str, where: str, count: int, names: tuple[str, ...]) -> str:
     """A session's free rolls (``hexlog roll``: no procedure step made them) as one line of the referee's hand, at
-    the first: each took the next nonce of its lane, so a referee who knows the secret could have spent one to pass
-    over a roll a step would have made."""
+    ``where`` (the session's end): each took the next nonce of its lane, so a referee who knows the secret could
+    have spent one to pass over a roll a step would have made."""
     more = f" and {count - len(names)} more" if count > len(names) else ""
     return (
         f"{where}: {counted(count, 'free roll')} of session {session} made by the referee outside any procedure step "

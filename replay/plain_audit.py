@@ -273,7 +273,8 @@ class PlainStream:
         self.next_nonce[lane] = nonce + 1
         if not self.pending:
             self.first_roll = at
-        self.free = free_named(self.free, hexdice.nonce_name(nonce, secret=lane == hexdice.REFEREE_LANE), purpose)
+        secret = visibility == hexdice.REFEREE_LANE
+        self.free = free_named(self.free, hexdice.nonce_name(nonce, secret=secret), None if secret else purpose)
         self.pending.append((lane, nonce, sides, faces))
         self.rolls += 1
         return True
@@ -330,9 +331,7 @@ class PlainStream:
         record.closed_at, record.secret = at, secret
         self.caveats.extend(self.told.add(record))
         if self.pending:
-            self.hand.append(
-                free_rolls(record.id, f"stream version {self.first_roll + 1}", len(self.pending), self.free)
-            )
+            self.hand.append(free_rolls(record.id, f"stream version {at + 1}", len(self.pending), self.free))
         self.pending, self.free = [], ()
         self.current = None
         return True

@@ -157,7 +157,12 @@ class TestReplayAndAudit:
         assert result.returncode == 3, result.stdout + result.stderr
         assert "2 of 2 rolls re-derived" in result.stdout
         assert "INCOMPLETE: nothing is wrong" in result.stdout
-        assert [line for line in result.stdout.splitlines() if line.startswith("  - ")] == [f"  - {SUPPLIED}"]
+        said, hand = result.stdout.split("decided by the referee's hand:\n")
+        assert [line for line in said.splitlines() if line.startswith("  - ")] == [f"  - {SUPPLIED}"]
+        assert hand.startswith(
+            "  - stream version 7: 2 free rolls of session s1 made by the referee outside any "
+            'procedure step (#0 for "test", #r0); '
+        )
         assert result.stderr == ""
 
     @pytest.mark.usefixtures("played")

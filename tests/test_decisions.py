@@ -663,11 +663,13 @@ class TestFreeRolls:
 
 
 def _downgraded(envs: list[Envelope]) -> list[Envelope]:
-    """The log with every roll written as schema version 1 (no made_for, no modifiers), the chain resealed."""
+    """The log with every roll written as schema version 1 (no made_for, no modifiers, nor the later notation, dropped
+    dice or low_is_good), the chain resealed."""
+    later = {"made_for", "modifiers", "notation", "dropped", "low_is_good"}
     out = []
     for e in envs:
         if e.type == "hexlog.dice.rolled":
-            data = {k: v for k, v in e.data.items() if k not in {"made_for", "modifiers"}}
+            data = {k: v for k, v in e.data.items() if k not in later}
             e = attrs.evolve(e, data=data, schemaversion=1)  # noqa: PLW2901 - the rewritten envelope
         out.append(e)
     return reseal(out)
