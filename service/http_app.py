@@ -74,6 +74,7 @@ from hexlog.service.http_problems import (
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
     PAST_END,
+    REFUSED,
     TOO_LARGE,
     TOO_MANY,
     UNAUTHORIZED,
@@ -396,7 +397,21 @@ def _refusal(service: Service, campaign: str, route: CommandRoute, err: HexlogEr
         problem.detail = _unplaced(problem.detail, path)
     if problem.kind == CONFLICT:
         problem.extra["current_version"] = service.store.stream_version(stream_for(campaign))
+    if problem.kind == REFUSED and "allowed" not in problem.extra and route.procedure.has_machine:
+        problem.extra["allowed"] = _allowed_now(service, campaign, route)  # a rule's refusal names them too
     return problem
+
+
+def _allowed_now(service: Service, campaign: str, route: CommandRoute) -> list[str]:
+    """The steps of the route's procedure allowed now, as a refusal by the procedure's machine names them."""
+    try:
+        table = service.handler.load(campaign)
+    except HexlogError:
+        return []
+    state = table.procedures.get(route.procedure.name)
+    return [
+        render.subcommand(trigger) for trigger, _ in service.registry.runner(route.procedure.name).allowed(state, table)
+    ]
 
 
 def _unplaced(detail: str, path: Path) -> str:

@@ -154,6 +154,29 @@ def test_a_rest_day_in_a_dungeon_is_a_409_in_the_command_lines_words_and_writes_
         assert _version(served, client) == before
 
 
+def test_a_rules_refusal_names_the_steps_allowed_now_as_a_machines_does(serve, hexlog):
+    """A 409 of a step's rule (initiative again before a round is played) carries ``allowed`` too, as the 409 of a
+    step the machine does not offer does: a client learns what it may send next from either."""
+    served = serve()
+    for args in (("party", "add", "Ann"), ("encounter", "start", "--party-aware", "--monsters-aware")):
+        assert hexlog(*args, "--campaign", "main").returncode == 0
+    with served.client() as client:
+        for step in ("check-surprise", "determine-distance", "roll-initiative"):
+            done = client.post(f"/campaigns/main/encounter/{step}", headers=served.headers("referee"), json={})
+            assert done.status_code == 200, done.text
+        offered = done.json()["next"]
+        refused = client.post("/campaigns/main/encounter/roll-initiative", headers=served.headers("referee"), json={})
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "encounter: 'roll-initiative' refused in phase ACTIONS: initiative is rolled again only once a round has "
+            "been played"
+        )
+        allowed = refused.json()["allowed"]
+        assert "round" in allowed
+        assert "roll-initiative" not in allowed
+        assert allowed == [step.split(" ")[0] for step in offered]
+
+
 def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
     served = serve()
     with served.client() as client:
