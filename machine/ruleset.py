@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import math
 import tomllib
 import typing
@@ -407,26 +408,45 @@ class Origin:
         return bool(self.changes)
 
 
-def _known_builtins(name: str) -> list[tuple[str, dict[str, Any]]]:
-    """The built-in ``name`` of this release and of earlier ones: (label, content)."""
+@functools.cache
+def _known_builtins(name: str) -> tuple[tuple[str, dict[str, Any], str], ...]:
+    """The built-in ``name`` of this release and every shape earlier builds shipped it in: (label, content, hash).
+
+    A release's folder holds ``NAME.toml`` and, where its builds changed the built-in, ``NAME.2.toml``, ...: a
+    campaign recorded under any of them is that built-in, not house rules over today's."""
     found: list[tuple[str, dict[str, Any]]] = []
     if name in builtin_names():
         found.append((name, _builtin_content(name)))
     for folder in sorted(RELEASED_DIR.glob("*/")):
-        shipped = {path.stem: path for path in folder.glob("*.toml")}  # a recorded name is never a path
-        if name in shipped:
-            found.append((f"{name} {folder.name}", tomllib.loads(shipped[name].read_text("utf-8"))))
-    return found
+        shapes = sorted(folder.glob("*.toml"), key=lambda p: (len(p.stem), p.stem))
+        found.extend(
+            (f"{name} {folder.name}", tomllib.loads(path.read_text("utf-8")))
+            for path in shapes
+            if path.stem == name or (path.stem.startswith(f"{name}.") and path.stem[len(name) + 1 :].isdigit())
+        )
+    return tuple((label, content, Ruleset(name, content).hash) for label, content in found)
 
 
 def origin(rules: Ruleset) -> Origin:
     """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it."""
-    candidates = _known_builtins(rules.name)
+    candidates = _known_builtins(rules.name) if rules.name in _shipped_names() else ()
     if not candidates:
         return Origin(base=f"{rules.name} (not a built-in)", builtin=False)
-    scored = [(diff(Ruleset(rules.name, content), rules), label) for label, content in candidates]
+    found = rules.hash
+    exact = next((label for label, _, known in candidates if known == found), None)
+    if exact is not None:
+        return Origin(base=exact)
+    scored = [(diff(Ruleset(rules.name, content), rules), label) for label, content, _ in candidates]
     changes, label = min(scored, key=lambda pair: len(pair[0]))
     return Origin(base=label, changes=tuple(changes))
+
+
+@functools.cache
+def _shipped_names() -> frozenset[str]:
+    """The names of every built-in of this release or an earlier one (a recorded name is never read as a path)."""
+    names = {p.stem for p in RULESET_DIR.glob("*.toml")}
+    names |= {p.stem.split(".")[0] for p in RELEASED_DIR.glob("*/*.toml")}
+    return frozenset(names)
 
 
 def display_name(rules: Ruleset) -> str:

@@ -345,7 +345,9 @@ class _Walker:
                 self.hand.append(f"{self.where(at)}: {said}")
             return
         inverse = self.inverses.get(type(event))
-        by_hand = inverse.by_hand(event) if inverse is not None and inverse.by_hand is not None else None
+        by_hand = None
+        if inverse is not None and inverse.by_hand is not None:
+            by_hand = inverse.by_hand(event, kit.StepContext(table=self.table, registry=self.registry))
         if by_hand:
             self.hand.append(f"{self.where(at)}: {by_hand}")
 

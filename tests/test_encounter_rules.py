@@ -23,6 +23,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.replay.audit import audit_store
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -307,6 +308,11 @@ class TestReaction:
         t.run(enc.PlayRound())
         third = only(t.run(enc.RerollReaction(speaker="Bo"), 2, 1), ev.ReactionRolled)
         assert (third.reroll, third.speaker, third.round, third.result) == (True, "Bo", 2, "hostile")
+        # the referee, who knows the secret, chose to roll the third: the audit says so; the rules' re-roll it does not
+        hand = [line.split(": ", 1)[1] for line in audit_store(t.handler.store, CAMPAIGN).by_hand]
+        assert hand == [
+            f"the uncertain reaction rolled again at the referee's call in round 2 (reaction total {third.total})"
+        ]
 
     def test_no_reroll_when_the_option_is_off(self) -> None:
         """reroll_uncertain_reaction = false refuses the reroll."""

@@ -25,7 +25,6 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import TRANSITIONS, TRAVEL, Phase
 from hexlog.machine.travel import commands as t
-from hexlog.machine.travel import inverse as travel_inverse
 from hexlog.machine.travel.moves import MISSED_LANDMARK
 from hexlog.replay.audit import audit_store
 from hexlog.replay.decisions import check_decision_events
@@ -394,11 +393,24 @@ class TestAuditReRunsTheDay:
         assert "the party told it is lost (a shepherd says so)" in hand
 
     def test_a_missed_landmark_tells_the_party_itself_not_the_referee(self) -> None:
-        """A move that misses the landmark the party expected reveals it lost by the rules: not the referee's hand."""
-        missed = ev.LostRevealed(hex="3,3", reason=MISSED_LANDMARK.format(landmark="the standing stones"))
-        assert travel_inverse.by_hand(missed) is None
-        told = ev.LostRevealed(hex="3,3", reason="a shepherd says so")
-        assert travel_inverse.by_hand(told) == "the party told it is lost (a shepherd says so)"
+        """A move astray into a hex whose landmark the party expected reveals it lost by the rules: not the referee's
+        hand. The same words typed by the referee (``reveal-lost``) where no move missed a landmark are the referee's,
+        listed as any other reveal: the audit judges the state, never the text."""
+        script: list[int] = []
+        moved = fresh(script)
+        moved.execute(CAMPAIGN, SetHex(hex="2,4", landmarks=("the old oak",)))
+        for command, faces in RECIPES["astray"]:
+            script.extend(faces)
+            moved.execute(CAMPAIGN, command)
+        revealed = [e for e in moved.store.read_stream(STREAM) if e.envelope.type == "hexlog.travel.lost_revealed"]
+        assert [r.envelope.data["reason"] for r in revealed] == [MISSED_LANDMARK.format(landmark="the old oak")]
+        assert not [line for line in audit_store(moved.store, CAMPAIGN).by_hand if "told it is lost" in line]
+        typed, _ = reach("astray")
+        typed.execute(CAMPAIGN, SetHex(hex="2,3", landmarks=("the old oak",)))  # not where it believes it is
+        typed.execute(CAMPAIGN, t.RevealLost(reason=MISSED_LANDMARK.format(landmark="the old oak")))
+        hand = audit_store(typed.store, CAMPAIGN).by_hand
+        told = [line.split(": ", 1)[1] for line in hand if "told it is lost" in line]
+        assert told == ["the party told it is lost (the party expected the old oak and did not find it)"]
 
 
 class TestStepsOffered:

@@ -27,6 +27,7 @@ from hexlog.machine.kit.procedure import Inverse
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
 
 #: the first version of ``castle.joust_fought`` whose lost joust takes the loser's armor in the party's record
 ARMOR_TAKEN_SINCE = 2
@@ -70,7 +71,7 @@ def command_before(event: Event, version: int) -> Command | None:
     return command_for(event)
 
 
-def by_hand(event: Event) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
     """What the referee decided by hand in a castle event, in words (None: nothing)."""
     match event:
         case ev.JoustFought(rolls=()):

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
     from hexlog.machine.table import Table
 
 #: the first word of the purposes of the rolls exhaustion worsens (attack and damage rolls)
@@ -38,7 +39,7 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-def by_hand(event: Event) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
     """What the referee declared by hand in a chase event, in words (None: nothing)."""
     match event:
         case ev.RoundRun(obstacle=obstacle) if obstacle:

@@ -16,6 +16,7 @@ from hexlog.machine.kit.procedure import Inverse
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
 
 PERCENT = 100
 
@@ -47,7 +48,7 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-def by_hand(event: Event) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
     """What the referee decided by hand in a delve event, in words (None: nothing)."""
     match event:
         case ev.DoorOpened(locked=True, pick_out_of=out_of) if out_of:

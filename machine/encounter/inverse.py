@@ -27,12 +27,13 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
-from hexlog.machine.encounter.state import PROCEDURE, Phase
+from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
 
 #: the fields of a decision that the referee typed (the command's arguments), by decision type
 TYPED: dict[type[Event], frozenset[str]] = {
@@ -101,11 +102,11 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
     return [], frozenset()
 
 
-def by_hand(event: Event) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:
     """What the referee decided by hand in an encounter event, in words (None: nothing)."""
     match event:
-        case ev.ReactionRolled(modifier=modifier) if modifier:
-            return f"a reaction modifier of {modifier:+d} given by the referee (reaction total {event.total})"
+        case ev.ReactionRolled():
+            return _reaction_by_hand(event, ctx)
         case ev.DistanceDetermined(rule="referee"):
             return f"a distance of {event.value} {event.unit} set by the referee instead of rolled"
         case ev.PursuitDecided(decided_by=ev.DecidedBy.REFEREE):
@@ -126,6 +127,19 @@ def by_hand(event: Event) -> str | None:
                 f"{event.now} ({event.reason})"
             )
     return None
+
+
+def _reaction_by_hand(event: ev.ReactionRolled, ctx: StepContext) -> str | None:
+    """A reaction's modifier given by the referee, and a re-roll after the rules' one (A7: the referee's call, made
+    knowing the secret, so knowing what the next dice would say)."""
+    said = []
+    state = ctx.table.procedures.get(PROCEDURE)
+    before = state.reaction if isinstance(state, EncounterState) else None
+    if event.reroll and before is not None and before.reroll:
+        said.append(f"the uncertain reaction rolled again at the referee's call in round {event.round}")
+    if event.modifier:
+        said.append(f"a reaction modifier of {event.modifier:+d} given by the referee")
+    return f"{'; '.join(said)} (reaction total {event.total})" if said else None
 
 
 def follows_only(event: Event) -> bool:

@@ -64,16 +64,16 @@ class Inverse:
     ``command_for(event)`` is the command that made a recorded decision (None: not such a decision),
     with only what the referee typed taken from the record; ``typed`` names those fields by event
     type, so they are not compared; ``compare(recorded, expected)`` may word some differences itself
-    and return the fields it has judged; ``by_hand(event)`` says what the referee decided by hand in
-    an event, for the audit's account of the referee's hand; ``derived`` checks what an event records of the state
-    before it (not a decision: no dice decide it).
+    and return the fields it has judged; ``by_hand(event, ctx)`` says what the referee decided by hand in
+    an event (``ctx`` holds the table just before it), for the audit's account of the referee's hand;
+    ``derived`` checks what an event records of the state before it (not a decision: no dice decide it).
     """
 
     command_for: Callable[[Event], Command | None]
     typed: Mapping[type[Event], frozenset[str]] = attrs.field(factory=dict)
     compare: Callable[[Event, Event], tuple[list[str], frozenset[str]]] | None = None
     #: what the referee decided by hand in a recorded event (a modifier given, a distance set), in words
-    by_hand: Callable[[Event], str | None] | None = None
+    by_hand: Callable[[Event, StepContext], str | None] | None = None
     #: whether a decision may have read a fact the log commits to and never opens (a search, while some
     #: hidden feature is never revealed), given the facts still hidden at it in the order they were committed to:
     #: each one's place and text where the log opens it later, None where it never does (at least one is None).

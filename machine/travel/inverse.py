@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.errors import RuleRefusedError
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import (
     CheckWandering,
@@ -59,21 +61,28 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-def by_hand(event: Event) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:
     """What the referee decided by hand in a travel event, in words (None: nothing)."""
     match event:
         case ev.DayStarted(rolls=()):
             rest = " (a rest day)" if event.rest else ""
             return f"the weather of day {event.day}{rest} set by the referee ({event.weather}) instead of rolled"
-        case ev.LostRevealed() if not _missed_landmark(event.reason):  # a missed landmark tells the party itself
+        case ev.LostRevealed() if not _missed_landmark(event, ctx):  # a missed landmark tells the party itself
             return f"the party told it is lost ({event.reason})"
     return None
 
 
-def _missed_landmark(reason: str) -> bool:
-    """Whether a reveal's reason is a move's own: the party missed the landmark it expected."""
-    before, _, after = MISSED_LANDMARK.partition("{landmark}")
-    return reason.startswith(before) and reason.endswith(after) and len(reason) > len(before) + len(after)
+def _missed_landmark(event: ev.LostRevealed, ctx: StepContext) -> bool:
+    """Whether a reveal is a move's own: the party, astray, stands in its true hex believing itself in a hex whose
+    landmark it did not find, and the reveal says so in the move's words. A move reveals it there at once, so the
+    referee's ``reveal-lost`` never meets that state, whatever its reason says."""
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState) or not trip.lost or trip.hex == trip.believed or event.hex != trip.hex:
+        return False
+    expected = ctx.table.procedures.get(MAP)
+    place = expected.hex(trip.believed) if isinstance(expected, MapState) else None
+    landmarks = place.landmarks if place is not None else ()
+    return bool(landmarks) and event.reason == MISSED_LANDMARK.format(landmark=landmarks[0])
 
 
 def unsure(event: Event, hidden: Sequence[tuple[str, str] | None]) -> bool:

@@ -1,0 +1,59 @@
+"""A campaign records the whole ruleset it starts under, so every shape a built-in was ever shipped in stays known
+(``machine/rulesets/released``): a log written under an earlier build names no house rules where there were none,
+and a built-in changed without keeping its earlier shape fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hexlog.machine import ruleset as rulesets
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import read_export
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+#: the hash of each built-in as this build ships it: change a built-in, and its shape before the change goes into
+#: ``released/<release>/NAME.N.toml`` (so the logs recorded under it stay house-rule free); then update this
+SHIPPED = {
+    "adnd": "6e5d8f902c00fc7e74ae035024e3bcdd69dc995b034804060ee17e1c9df2ddd9",
+    "explore": "7f7eeade9c5635af6d358f40918147af925aec87e784d822b086afe50bad6c94",
+    "ose": "20ebdd02915d567a5a3335bc2ce23c0963a5c154af205c350fd1f2c10fa1563a",
+}
+#: the golden logs whose referee laid house rules over a built-in, and what they changed
+HOUSE_RULED = {
+    "both-surprised-evasion-v1.jsonl": "options.evasion_rules odd -> ose",
+    "delve-rest-v2.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",
+    "dvdm-search-v1.jsonl": "options.search_table default -> dvdm",
+    "exhausted-evasion-v3.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",
+    "exhaustion-v1.jsonl": "tables.rest.rest_every_travel_days 6 -> 1; tables.rest.exhaustion_per_day -1 -> -100",
+}
+
+
+def test_every_built_in_is_the_shape_this_build_ships():
+    """A built-in whose content changed must keep its earlier shape among the released ones first."""
+    for name in rulesets.builtin_names():
+        assert rulesets.load(name).hash == SHIPPED[name], (
+            f"{name} changed: keep its shape before the change as machine/rulesets/released/<release>/{name}.N.toml, "
+            "then update SHIPPED"
+        )
+
+
+def test_the_earlier_shapes_are_each_a_shape_of_their_own():
+    """No two kept shapes of a built-in are the same (nor the same as today's), and each is read by its name alone."""
+    for name in rulesets.builtin_names():
+        hashes = [known for _, _, known in rulesets._known_builtins(name)]
+        assert len(hashes) == len(set(hashes)), name
+        assert len(hashes) > 1, name
+
+
+@pytest.mark.parametrize("log", sorted(p.name for p in GOLDEN.glob("*-v*.jsonl")))
+def test_a_log_of_an_earlier_build_names_only_the_house_rules_it_had(log):
+    """Each golden log was written by an earlier build under the built-in as it was then: the audit's account of the
+    referee's hand names the house rules its referee laid, and none where there were none."""
+    report = audit_envelopes(read_export((GOLDEN / log).read_bytes().split(b"\n")))
+    house = [
+        line.split("house rules over ", 1)[1].split(": ", 1)[1] for line in report.by_hand if "house rules" in line
+    ]
+    assert house == ([HOUSE_RULED[log]] if log in HOUSE_RULED else []), json.dumps(report.by_hand, indent=1)
