@@ -19,6 +19,8 @@ from hexlog.events.errors import UsageError
 
 HELP, FLAG, NEGATE, LEAST, MOST, POSITIONAL = "help", "flag", "negate", "least", "most", "positional"
 MEMBER = "member"
+#: an argument with a default that the step still refuses to go without (a reason, the gatherers): a door says so
+NEEDED = "needed"
 #: the sentence of a flag that says the opposite of its field (``--unintelligent``), beside the field's own
 FLAG_HELP = "flag_help"
 _WORD = re.compile(r"[A-Z][a-z0-9]*")
@@ -148,6 +150,7 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     positional: bool = False,
     flag_help: str | None = None,
     member: bool = False,
+    needed: bool = False,
 ) -> Any:
     """A command argument with the sentence that explains it and how a door spells it.
 
@@ -155,7 +158,8 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     opposite (``negate``) needs ``flag_help``, what the flag means ("the monsters are not intelligent").
     ``positional``: a door takes it by position (``hexlog map show 3,4``), not as an option. ``least`` and ``most``
     bound a number. ``member``: it names party members (one, or each of a tuple; empty is none named), and the
-    kit refuses a name the party does not have before the procedure looks at the command.
+    kit refuses a name the party does not have before the procedure looks at the command. ``needed``: its default
+    (empty) is refused by the step, in its own words; the HTTP service's schema marks it required and non-empty.
     """
     if negate != (flag_help is not None):
         msg = "an argument whose flag says the opposite of its field (negate) needs the flag's own flag_help"
@@ -163,6 +167,7 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, MOST: most, POSITIONAL: positional}
     meta[FLAG_HELP] = flag_help
     meta[MEMBER] = member
+    meta[NEEDED] = needed
     return attrs.field(default=default, metadata=meta)
 
 

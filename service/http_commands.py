@@ -26,7 +26,7 @@ from hexlog.events import strict
 from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEGATE, POSITIONAL, field_limits
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, field_limits
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
 
@@ -92,7 +92,10 @@ class CommandRoute:
                 prop["description"] = "the text of the file (over HTTP the service never reads a path)"
             elif field.metadata.get(HELP):
                 prop["description"] = field.metadata[HELP]
-            if field.default is attrs.NOTHING:
+            if field.metadata.get(NEEDED):  # a default the step refuses: required, and never empty
+                required.append(field.name)
+                prop["minItems" if prop.get("type") == "array" else "minLength"] = 1
+            elif field.default is attrs.NOTHING:
                 required.append(field.name)
             elif not isinstance(field.default, attrs.Factory):  # type: ignore[arg-type]
                 prop["default"] = _jsonable(field.default)
@@ -227,9 +230,13 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
             return [f"{where} must be at most {schema['maximum']}"]
     if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
         return [f"{where} is longer than {schema['maxLength']} characters"]
+    if isinstance(value, str) and len(value) < schema.get("minLength", 0):
+        return [f"{where} must not be empty"]
     if isinstance(value, list):
         if len(value) > schema.get("maxItems", len(value)):
             return [f"{where} has more than {schema['maxItems']} items"]
+        if len(value) < schema.get("minItems", 0):
+            return [f"{where} must name at least {schema['minItems']}"]
         items = schema.get("items", {})
         return [p for i, v in enumerate(value) for p in validate(v, items, f"{where}[{i}]")]
     if isinstance(value, dict) and "properties" in schema:

@@ -22,7 +22,9 @@ class MakeCamp(Command):
 class GatherFirewood(Command):
     """Each gatherer brings back hours of fuel."""
 
-    gatherers: tuple[str, ...] = arg((), help="a party member who gathers (repeat for each)", flag="--by", member=True)
+    gatherers: tuple[str, ...] = arg(
+        (), help="a party member who gathers (repeat for each)", flag="--by", member=True, needed=True
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -33,6 +35,7 @@ class SetWatches(Command):
         (),
         help="one watch: its number, =, and its guards separated by commas (1=Aldric,Brom); repeat for each",
         flag="--watch",
+        needed=True,
     )
 
 

@@ -205,7 +205,7 @@ class ConcludeEncounter(Command):
 class CancelEncounter(Command):
     """Cancel an encounter started by mistake, at any phase: no game time passes, nothing is deleted."""
 
-    reason: str = arg("", help="why it is cancelled (e.g. started by mistake); required")
+    reason: str = arg("", help="why it is cancelled (e.g. started by mistake); required", needed=True)
 
 
 @attrs.frozen(kw_only=True)
