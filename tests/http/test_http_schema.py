@@ -13,7 +13,6 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from starlette.testclient import TestClient
 
 from hexlog.machine.commands import HELP, NEGATE, help_of_flag
 from hexlog.service.http_app import Settings, create_app
@@ -100,30 +99,25 @@ def test_every_body_field_is_described_as_the_field_not_as_a_flag_that_says_its_
     assert negated >= 4  # encounter/start, dungeon/meet, camp/meet, pursuit/start: intelligent
 
 
-def test_a_field_the_step_cannot_go_without_is_required_and_non_empty_in_the_document(served_app):
+def test_a_field_the_step_cannot_go_without_is_required_and_non_empty_in_the_document(serve):
     """A cancel's reason, the firewood's gatherers and the night's watches have empty defaults the steps refuse: the
     document marks them required and non-empty, so a client generated from it knows before it sends, and the body
     is refused (422) naming the field, nothing written."""
-    from hexlog.service.http_openapi import document  # noqa: PLC0415
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
 
-    doc = document(served_app.state.endpoints, served_app.state.service.registry)
+        def body_schema(path: str) -> dict:
+            operation = doc["paths"][f"/campaigns/{{campaign}}/{path}"]["post"]
+            return operation["requestBody"]["content"]["application/json"]["schema"]
 
-    def body_schema(path: str) -> dict:
-        return doc["paths"][f"/campaigns/{{campaign}}/{path}"]["post"]["requestBody"]["content"]["application/json"][
-            "schema"
-        ]
-
-    cancel, firewood, watches = (
-        body_schema("encounter/cancel"),
-        body_schema("camp/firewood"),
-        body_schema("camp/watches"),
-    )
-    assert (cancel["required"], cancel["properties"]["reason"]["minLength"]) == (["reason"], 1)
-    assert (firewood["required"], firewood["properties"]["gatherers"]["minItems"]) == (["gatherers"], 1)
-    assert (watches["required"], watches["properties"]["watches"]["minItems"]) == (["watches"], 1)
-    assert "default" not in cancel["properties"]["reason"]
-    headers = {"Authorization": f"Bearer {served_app.state.referee}"}
-    with TestClient(served_app) as client:
+        cancel, firewood = body_schema("encounter/cancel"), body_schema("camp/firewood")
+        watches = body_schema("camp/watches")
+        assert (cancel["required"], cancel["properties"]["reason"]["minLength"]) == (["reason"], 1)
+        assert (firewood["required"], firewood["properties"]["gatherers"]["minItems"]) == (["gatherers"], 1)
+        assert (watches["required"], watches["properties"]["watches"]["minItems"]) == (["watches"], 1)
+        assert "default" not in cancel["properties"]["reason"]
+        headers = served.headers("referee")
         before = client.get("/campaigns/main", headers=headers).json()["version"]
         for path, body, said in (
             ("encounter/cancel", {}, "body has no field 'reason'"),
