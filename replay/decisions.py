@@ -534,7 +534,8 @@ class _Walker:
             self.session_orphans(session, by_nonce)
 
     def session_orphans(self, session: str, by_nonce: dict[tuple[str, int], tuple[int, DiceRolled]]) -> None:
-        """``orphans`` of one session's rolls, and its free rolls told as the referee's hand (``note_free``)."""
+        """``orphans`` of one session's rolls; its free rolls were told where it ended (``tell_free``), and those of a
+        session still open are let go untold."""
         for (lane, nonce), (at, roll) in by_nonce.items():
             if self.registry.reserved(roll.purpose) is None or (session, lane, nonce) in self.named:
                 continue
