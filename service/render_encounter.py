@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from hexlog.events import encounter as ev
 from hexlog.events.vocabulary import Side
 from hexlog.machine.encounter import EncounterState, Phase
+from hexlog.machine.encounter.state import PROCEDURE
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
     from hexlog.events.base import Event
     from hexlog.machine.table import Table
+    from hexlog.service.render_context import Context
 
 
 def _started(e: ev.EncounterStarted) -> str:
@@ -81,18 +83,22 @@ def _side(name: str, rolled: bool, face: int, surprised: bool, segments: int, re
     return f"{name} d6={face} {state}{lost}"
 
 
-def _surprise(e: ev.SurpriseChecked) -> str:
+def _surprise(e: ev.SurpriseChecked, context: Context | None = None) -> str:
+    """Who was surprised and what it gives; ``context`` holds the encounter's start, whose setting says whether seed
+    004's single action is granted (underground only: in the open surprise gives none)."""
     party = _side("party", e.party_rolled, e.party_face, e.party_surprised, e.party_segments, e.party_reason)
     if e.party_rolled and "WIS" in e.party_reason:  # each character's own verdict, never one word for all
         party = f"party {e.party_reason}"
     monsters = _side(
         "monsters", e.monsters_rolled, e.monsters_face, e.monsters_surprised, e.monsters_segments, e.monsters_reason
     )
-    gain = (
-        "no advantage"
-        if e.advantage is ev.Advantage.NONE
-        else f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
-    )
+    started = context.last(ev.EncounterStarted) if context is not None else None
+    if e.advantage is ev.Advantage.NONE:
+        gain = "no advantage"
+    elif e.advantage_kind is ev.AdvantageKind.SINGLE_ACTION and started is not None and not started.setting.underground:
+        gain = f"{e.advantage} gain the advantage (in the open no free action: the closer distance and evasion only)"
+    else:
+        gain = f"{e.advantage} gain the advantage ({e.advantage_kind.replace('_', ' ')})"
     return f"surprise: {party}; {monsters}; {gain}{rolls_named(e.rolls)}"
 
 
@@ -178,7 +184,6 @@ def _concluded(e: ev.EncounterConcluded) -> str:
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     ev.EncounterStarted: _started,
     ev.MovementRated: _movement,
-    ev.SurpriseChecked: _surprise,
     ev.PartySurrounded: _surrounded,
     ev.DistanceDetermined: _distance,
     ev.FreeActionTaken: _free,
@@ -197,6 +202,16 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
         + (f": {e.reason}" if e.reason else "")
     ),
 }
+
+
+#: the lines that read back to the encounter's start: surprise tells what it gives by the setting
+TOLD: dict[type[Event], Callable[[Any, Context], str]] = {ev.SurpriseChecked: _surprise}
+
+
+def read_back(table: Table) -> tuple[Event, ...]:
+    """What the lines of the events of a command read back to in the table it left: the latest encounter's start."""
+    state = table.procedures.get(PROCEDURE)
+    return (state.started,) if isinstance(state, EncounterState) else ()
 
 
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - nothing secret

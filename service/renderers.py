@@ -36,10 +36,10 @@ TEXTS: dict[type[Event], Callable[[Any], str]] = {
 }
 
 #: the texts that read back to an earlier event of the stream (``render_context``): (event, context) -> text
-TOLD: dict[type[Event], Callable[[Any, Context], str]] = {**render_pursuit.TOLD}
+TOLD: dict[type[Event], Callable[[Any, Context], str]] = {**render_encounter.TOLD, **render_pursuit.TOLD}
 
 #: what those texts read back to, in the table a command left: table -> events
-READ_BACK: tuple[Callable[[Table], tuple[Event, ...]], ...] = (render_pursuit.read_back,)
+READ_BACK: tuple[Callable[[Table], tuple[Event, ...]], ...] = (render_encounter.read_back, render_pursuit.read_back)
 
 #: the state lines of procedures that show more than their phase: (state, table, player=...) -> lines
 STATES: dict[str, Callable[..., list[str]]] = {

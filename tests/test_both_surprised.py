@@ -273,9 +273,7 @@ class TestThePursuitHandedOver:
         t.on_a_journey()
         t.run(enc.CheckSurprise(), *faces)
         t.run(enc.DetermineDistance(), 2)
-        t.run(enc.RollInitiative())
-        if surprised[0]:
-            t.run(enc.PlayRound())  # a surprised party cannot act in the first round
+        t.run(enc.RollInitiative(), 5, 2)  # in the open surprise gives no free action under explore: both roll
         t.run(enc.Evade())
         started = only(t.run(enc.DecidePursuit(pursue=True)), pev.PursuitStarted)
         assert (started.party_surprised, started.pursuers_surprised) == surprised

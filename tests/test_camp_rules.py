@@ -328,8 +328,8 @@ class TestNightEncounter:
         night.run(do(enc.DetermineDistance(value=30)))
         if night.handler.load(CAMPAIGN).procedures["encounter"].phase is enc.Phase.FREE_ACTION:
             night.run(do(enc.TakeFreeAction(action="attack")))
-        # a surprised party gives the monsters their free round in the open: no initiative dice
-        night.run(do(enc.RollInitiative(), *(() if party_surprised else (4, 2))))
+        # in the open surprise gives no free action under explore: both sides roll initiative
+        night.run(do(enc.RollInitiative(), 4, 2))
         events = night.run(do(enc.ConcludeEncounter()))
         ended = one(events, ev.NightEncounterEnded)
         assert ended.surprised == surprised

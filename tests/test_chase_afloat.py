@@ -52,8 +52,8 @@ def _afloat_encounter(script: list[int], overrides: dict) -> Handler:
 
 
 def _flee(handler: Handler, script: list[int]) -> list:
-    """Both sides aware, 300 ft apart; the party's ship flees and the pirates pursue."""
-    script.extend([6, 2])  # the initiative: the party first
+    """The pirates alone surprised, 100 yd apart; the party's ship flees and the pirates pursue."""
+    script.extend([6, 2, 6, 2])  # surprise: the pirates alone surprised; the initiative: the party first
     events: list = []
     for command in (
         enc.CheckSurprise(),

@@ -242,7 +242,7 @@ class TestAfterTheChase:
         """Travel hands off the encounter, the encounter the chase; the ship gets away and both resume at once."""
         script: list[int] = []
         handler = _afloat_encounter(script, TWO_DICE)
-        script.extend([6, 2])  # the initiative: the party first
+        script.extend([6, 2, 6, 2])  # surprise: the pirates alone surprised; the initiative: the party first
         for command in (enc.CheckSurprise(), enc.DetermineDistance(value=100), enc.RollInitiative(), enc.Evade()):
             handler.execute("afloat", command)
         events = handler.execute("afloat", enc.DecidePursuit(pursue=True)).events
@@ -267,7 +267,7 @@ class TestAfterTheChase:
         """Caught, the encounter fights on and the day waits for it; its conclusion resumes the day."""
         script: list[int] = []
         handler = _afloat_encounter(script, TWO_DICE)
-        script.extend([6, 2, 90])  # the initiative, then a failed evasion
+        script.extend([6, 2, 6, 2, 90])  # surprise, the initiative, then a failed evasion
         for command in (
             enc.CheckSurprise(),
             enc.DetermineDistance(value=10),
@@ -476,7 +476,7 @@ def lost_ship() -> Handler:
     handler.execute(CAMPAIGN, tr.RollWeather(weather="clear"))
     script.extend([1, 3])
     handler.execute(CAMPAIGN, tr.DeclareRoute(headings=("N",)))
-    script.extend([5, 1, 6, 2])  # a waterborne encounter; the initiative: the party first
+    script.extend([5, 1, 6, 2, 6, 2])  # a waterborne encounter; surprise; the initiative: the party first
     handler.execute(CAMPAIGN, tr.CheckWandering())
     for command in (
         enc.CheckSurprise(),

@@ -23,6 +23,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.replay.decisions import check_decisions
+from hexlog.service import render
 from hexlog.service.render import describe
 
 from .test_encounter_rules import CAMPAIGN, only
@@ -178,6 +179,39 @@ class TestSurpriseAndInitiative:
         t.run(enc.PlayRound())
         t.run(enc.Wait(side="party"))
 
+    def test_surprise_in_the_open_gives_no_free_action_under_explore(self) -> None:
+        """Seed 004 §4.5: in the open surprise shortens the distance (1d3") and bears on evasion; the single action
+        is the dungeon's (§4.3 1a). The surprised party rolls initiative and acts in the first round."""
+        t = Table(ruleset="explore", members=(c.AddMember(name="Ann", wis=10),))
+        t.run(enc.StartEncounter(setting="wilderness"))
+        events = t.run(enc.CheckSurprise(), 1, 5)
+        checked = only(events, ev.SurpriseChecked)
+        assert (checked.party_surprised, checked.advantage, checked.advantage_kind) == (
+            True,
+            "monsters",
+            "single_action",
+        )
+        told = render.context(t.handler.load(CAMPAIGN))
+        assert "monsters gain the advantage (in the open no free action: the closer distance and evasion only) [" in (
+            describe(checked, told)
+        )
+        assert only(t.run(enc.DetermineDistance(), 2), ev.DistanceDetermined).value == 20
+        first = only(t.run(enc.RollInitiative(), 2, 5), ev.InitiativeRolled)
+        assert (first.first, first.free_round) == ("monsters", "")
+        t.run(enc.Wait(side="party"))
+        assert only(t.run(enc.PlayRound()), ev.RoundPlayed).acting == ("party", "monsters")
+
+    def test_the_single_action_stays_the_dungeons(self) -> None:
+        """Seed 004 §4.3 1a underground: the monsters that surprised the party take their one free action first."""
+        t = Table(ruleset="explore", members=(c.AddMember(name="Ann", wis=10),))
+        t.run(enc.StartEncounter(setting="dungeon"))
+        checked = only(t.run(enc.CheckSurprise(), 1, 5), ev.SurpriseChecked)
+        assert "monsters gain the advantage (single action) [" in describe(
+            checked, render.context(t.handler.load(CAMPAIGN))
+        )
+        t.run(enc.DetermineDistance(), 2)
+        assert t.refused(enc.RollInitiative(), "allowed now: take_free_action") == 0
+
     def test_a_side_surprised_more_often_is_a_fact_of_the_start(self) -> None:
         """Monsters surprised on 1-4 (seed 001's creatures): their 3 surprises them, the party's 3 does not."""
         t = Table()
@@ -228,14 +262,15 @@ class TestSurpriseAndInitiative:
         assert only(t.run(enc.DetermineDistance(), *faces), ev.DistanceDetermined).missiles_possible
 
     def test_explores_wilderness_announces_only_what_it_grants(self) -> None:
-        """Surprised monsters in the open: OSE's free round (granted), never a single action (never granted)."""
+        """Surprised monsters in the open: no free round, no single action, and the line says so."""
         t = Table(ruleset="explore")
         t.run(enc.StartEncounter(setting="wilderness", party_aware=True))
         checked = only(t.run(enc.CheckSurprise(), 1), ev.SurpriseChecked)
-        assert (checked.advantage, checked.advantage_kind) == ("party", "round")
+        assert (checked.advantage, checked.advantage_kind) == ("party", "single_action")
+        assert "(in the open no free action" in describe(checked, render.context(t.handler.load(CAMPAIGN)))
         t.run(enc.DetermineDistance(), 2)
-        assert only(t.run(enc.RollInitiative()), ev.InitiativeRolled).free_round == "party"
-        assert only(t.run(enc.PlayRound()), ev.RoundPlayed).acting == ("party",)
+        assert only(t.run(enc.RollInitiative(), 3, 4), ev.InitiativeRolled).free_round == ""
+        assert only(t.run(enc.PlayRound()), ev.RoundPlayed).acting == ("party", "monsters")
 
     def test_the_surprise_line_names_who_is_surprised(self) -> None:
         """Never "party SURPRISED" when most of it is not."""

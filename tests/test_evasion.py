@@ -224,17 +224,15 @@ def only(events: list[Any], kind: type[Any]) -> Any:
 
 
 def flee_in_the_wilderness(t: Table, *, surprise: tuple[int, int] = (4, 4), distance: int = 3, **start: Any) -> None:
-    """Surprise on the given faces, distance (4d6, or 1d3 when surprised), initiative 5 vs 2 when neither side is
-    surprised (a side that is not surprised acts first without a roll), the party evades."""
+    """Surprise on the given faces, distance (4d6, or 1d3 when surprised), initiative 5 vs 2 (in the open surprise
+    gives no free action under explore: both sides roll), the party evades."""
     t.run(enc.StartEncounter(setting="wilderness", **start))
     t.run(enc.CheckSurprise(), *surprise)
     surprised = min(surprise) <= 2
     t.run(enc.DetermineDistance(), *((distance,) if surprised else (distance, 1, 1, 1)))
     if t.handler.load(CAMPAIGN).procedures["encounter"].phase is not enc.Phase.INITIATIVE:
         t.run(enc.TakeFreeAction(action="close in"))
-    t.run(enc.RollInitiative(), *(() if surprised else (5, 2)))  # only sides not surprised roll
-    if surprise[0] <= 2 < surprise[1]:  # A38: a surprised party flees after the monsters' free round
-        t.run(enc.PlayRound())
+    t.run(enc.RollInitiative(), 5, 2)
     t.run(enc.Evade())
 
 

@@ -889,12 +889,12 @@ def _rows() -> list[Row]:
             },
             also=frozenset({(SURPRISE, "party_reason")}),
         ),
-        # explore wilderness, the monsters surprised: OSE's free round (no initiative dice, only the party acts
-        # in round 1), or the single action the wilderness never grants (initiative is rolled, both act)
+        # explore wilderness, the monsters surprised: the single action the open never grants (initiative is
+        # rolled, both act), or OSE's free round (no initiative dice, only the party acts in round 1)
         Row(
             ruleset="explore",
             option="wilderness_surprise_advantage",
-            value="single_action",
+            value="round",
             script=(
                 do(enc.StartEncounter(setting="wilderness", party_aware=True)),
                 do(enc.CheckSurprise(), 1),
@@ -904,10 +904,10 @@ def _rows() -> list[Row]:
                 do(enc.ConcludeEncounter()),
             ),
             changes={
-                (SURPRISE, "advantage_kind"): ("round", "single_action"),
-                (INIT, "free_round"): ("party", ""),
-                (ROUND, "acting"): (["party"], ["party", "monsters"]),
-                **whole(ABSENT, PRESENT, DICE),
+                (SURPRISE, "advantage_kind"): ("single_action", "round"),
+                (INIT, "free_round"): ("", "party"),
+                (ROUND, "acting"): (["party", "monsters"], ["party"]),
+                **whole(PRESENT, ABSENT, DICE),
             },
             also=frozenset({(INIT, "party_face"), (INIT, "monsters_face"), (INIT, "reason"), (INIT, "rolls")})
             | {(ROUND, "reason")},

@@ -126,7 +126,8 @@ class EncounterOptions:
     )
     surprise_advantage: AdvantageKind = rule(
         help="What surprising the other side gives (A4): a free round (OSE), lost segments (AD&D) "
-        "or one single action (seed 004).",
+        "or one single action (seed 004 §4.3 1a, underground: in the open it gives no free action, "
+        "only the closer distance and the evasion chances surprise changes).",
     )
     light_blocks_surprise: bool = rule(
         default=False,
@@ -156,7 +157,7 @@ class EncounterOptions:
     wilderness_surprise_advantage: AdvantageKind | None = rule(
         None,
         help="What surprising the other side gives in the open (wilderness, waterborne, outdoors); "
-        "leave out for surprise_advantage everywhere.",
+        "leave out for surprise_advantage everywhere (single_action grants its action underground only).",
     )
     surprised_sides_roll_initiative: bool = rule(
         default=True,
