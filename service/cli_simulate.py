@@ -35,6 +35,7 @@ from hexlog.service.simulation import (
     Outcome,
     Question,
     Scenario,
+    in_common_units,
     simulate,
     summarise,
     trials,
@@ -360,10 +361,11 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
         hint = "give side B's setting with --against-setting" if given.get("against_setting", "") is None else ""
         _refused_by("A", questions[0])
         _refused_by("B", questions[1], hint)
-        summaries = [
-            summarise(_run(question, given["n"], given["jobs"], f"{scenario.name} side {side}"))
+        runs = [
+            _run(question, given["n"], given["jobs"], f"{scenario.name} side {side}")
             for side, question in zip("AB", questions, strict=True)
         ]
+        summaries = [summarise(outcomes) for outcomes in in_common_units(runs)]
         _show(
             scenario,
             rules=rules,

@@ -227,7 +227,7 @@ def _encounter_measure(events: Sequence[Event], *_: Any) -> Outcome:
         elif isinstance(event, eev.PartySurrounded):
             out[ENCIRCLED] = True
         elif isinstance(event, eev.DistanceDetermined):
-            out[f"distance ({event.unit})"] = event.value
+            out[distance_name(str(event.unit))] = event.value
         elif isinstance(event, eev.InitiativeRolled):
             out.setdefault(FIRST_TO_ACT, str(event.first))
         elif isinstance(event, eev.ReactionRolled) and "reaction" not in out:
@@ -681,6 +681,37 @@ def summarise(outcomes: Sequence[Outcome]) -> list[Measure]:
                 Measure(name=name, kind="category", n=len(values), rates=rates, counts=dict(named.most_common()))
             )
     return out
+
+
+#: a distance's unit in feet: a measure named ``distance (UNIT)`` is in one of these
+FEET_PER_UNIT = {"ft": 1, "yd": 3}
+
+
+def distance_name(unit: str) -> str:
+    """The name of the measure of an encounter's distance in ``unit``."""
+    return f"distance ({unit})"
+
+
+def in_common_units(sides: Sequence[Sequence[Outcome]]) -> list[list[Outcome]]:
+    """Each side's outcomes with their distances in one unit: where the sides' rules measure it in different units
+    (OSE's wilderness in yards, AD&D's outdoors in feet), every distance in feet, so that ``compare`` sets the two
+    side by side; else as they are."""
+    units = {unit for outcomes in sides for o in outcomes for unit in FEET_PER_UNIT if distance_name(unit) in o}
+    if len(units) < 2:  # noqa: PLR2004 - two units to reconcile
+        return [list(outcomes) for outcomes in sides]
+    feet = distance_name("ft")
+
+    def converted(outcome: Outcome) -> Outcome:
+        out: Outcome = {}
+        for name, value in outcome.items():
+            unit = next((u for u in FEET_PER_UNIT if name == distance_name(u)), None)
+            if unit is None:
+                out[name] = value
+            else:
+                out[feet] = value * FEET_PER_UNIT[unit] if isinstance(value, int | float) else value
+        return out
+
+    return [[converted(o) for o in outcomes] for outcomes in sides]
 
 
 def _number(value: Any) -> str:

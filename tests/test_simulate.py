@@ -265,7 +265,7 @@ def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> No
     a, b = result["sides"]
     assert (a["ruleset"], b["ruleset"], b["situation"]["setting"]) == ("ose", "adnd", "outdoors")
     assert "situation" not in a  # A's is the question's own
-    assert {m["name"] for m in a["measures"]} >= {"distance (yd)"}
+    assert {m["name"] for m in a["measures"]} >= {"distance (ft)"}  # OSE's yards beside AD&D's feet, in feet
     table = run_hexlog(*args, cwd=tmp_path)
     assert table.returncode == 0, table.stderr
     assert "A in wilderness, B in outdoors" in table.stdout
@@ -273,6 +273,39 @@ def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> No
         "simulate", "compare", "encounter", "--against-setting", "wilderness", "--n", "4", cwd=tmp_path
     )
     assert same_rules.returncode == 0, same_rules.stderr  # one ruleset in two settings is two sides
+
+
+def test_compare_sets_distances_in_two_units_side_by_side_in_feet(tmp_path: Path) -> None:
+    """OSE measures the wilderness distance in yards, AD&D the outdoor one in feet: compare shows one distance, in
+    feet, on both sides (it showed two measures, each with one side empty, nothing side by side); A's yards are
+    its trials' own times three."""
+    common = ("--setting", "wilderness", "--n", "12", "--seed", "3")
+    result = simulated_json(
+        "simulate", "compare", "encounter", "--against", "adnd", "--against-setting", "outdoors", *common, cwd=tmp_path
+    )
+    names = [{m["name"] for m in side["measures"] if m["name"].startswith("distance")} for side in result["sides"]]
+    assert names == [{"distance (ft)"}, {"distance (ft)"}]
+    alone = simulated_json("simulate", "encounter", *common, cwd=tmp_path)
+    (yards,) = [m for m in alone["sides"][0]["measures"] if m["name"] == "distance (yd)"]
+    (feet,) = [m for m in result["sides"][0]["measures"] if m["name"] == "distance (ft)"]
+    assert feet["mean"] == pytest.approx(3 * yards["mean"])
+    assert feet["counts"] == {str(3 * int(value)): count for value, count in yards["counts"].items()}
+    table = run_hexlog(
+        "simulate",
+        "compare",
+        "encounter",
+        "--against",
+        "adnd",
+        "--against-setting",
+        "outdoors",
+        *common,
+        cwd=tmp_path,
+    )
+    assert table.returncode == 0, table.stderr
+    assert "(yd)" not in table.stdout
+    assert table.stdout.count("(ft)") == 1  # one measure (its name may wrap in a narrow table)
+    same_unit = sim.in_common_units([[{"distance (yd)": 40}], [{"distance (yd)": None}]])
+    assert same_unit == [[{"distance (yd)": 40}], [{"distance (yd)": None}]]  # one unit: as it is
 
 
 @pytest.mark.parametrize(
