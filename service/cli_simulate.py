@@ -213,11 +213,18 @@ def _table(title: str, sides: Sequence[tuple[str, list[Measure]]], trials: int) 
             for what, value, spread in _cells(measure) if measure is not None else []:
                 row = rows.setdefault(what, ["", ""] * len(sides))
                 row[2 * index], row[2 * index + 1] = value, spread
+        if any(m[name].kind == "number" for m in by_side if name in m):  # each value once, in order, whichever side
+            rows = dict(sorted(rows.items(), key=lambda row: _value_order(row[0])))
         counted = sorted({m[name].n for m in by_side if name in m and m[name].n != trials})
         label = f"{name} (of {' / '.join(map(str, counted))} trials)" if counted else name  # the trials that reached it
         for i, (what, cells) in enumerate(rows.items()):
             table.add_row(label if i == 0 else "", what, *cells, end_section=i == len(rows) - 1)
     return table
+
+
+def _value_order(what: str) -> tuple[int, float]:
+    """Where a number's row stands: its mean first, then each value (``= 30``) in numeric order."""
+    return (0, 0.0) if not what.startswith("= ") else (1, float(what[2:]))
 
 
 def _show(  # noqa: PLR0913 - what one answer is made of

@@ -45,6 +45,8 @@ def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> No
     order: list[str] = []
     for _, _, one in present:
         order += [label for label in _bars(one)[0] if label not in order]
+    if all(one.kind == "number" and one.counts for _, _, one in present):  # values either side gave, in order
+        order.sort(key=float)
     ylabel = ""
     for offset, (colour, label, measure) in enumerate(present):
         labels, heights, intervals, ylabel = _bars(measure)

@@ -436,3 +436,23 @@ def test_a_panel_of_a_measure_only_side_b_has_stands_its_bars_on_their_ticks_in_
     assert alone.bars == [([0.0], "C1")]
     assert [colour for _, colour in both.bars] == ["C0", "C1"]
     assert both.bars[0][0][0] < 0.0 < both.bars[1][0][0]
+
+
+def test_a_number_both_sides_give_lists_its_values_in_order_in_the_table_and_the_plot() -> None:
+    """Side B's values that side A never gave stand among A's in numeric order, in the table's rows and on the
+    plot's axis (they came after all of A's: 10, 30, 20)."""
+    a = sim.summarise([{"distance (ft)": 10}, {"distance (ft)": 30}])
+    b = sim.summarise([{"distance (ft)": 20}, {"distance (ft)": 30}])
+    table = cli_simulate._table("t", [("A", a), ("B", b)], 2)
+    assert list(table.columns[1].cells) == ["mean", "= 10", "= 20", "= 30"]
+    pytest.importorskip("matplotlib")
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    ticks: list[list[str]] = []
+
+    class Axes(_Axes):
+        def set_xticklabels(self, labels: list[str], **_kwargs: object) -> None:
+            ticks.append(list(labels))
+
+    simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
+    assert ticks == [["10", "20", "30"]]
