@@ -319,6 +319,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
         overrides = overrides_of(given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
         _check_terrain(situation, rules)
+        _check_heeded(scenario, [(situation, rules)])
         question = Question(
             scenario=scenario.name,
             situation=situation,
@@ -361,6 +362,7 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
         rules = [_rules(given["ruleset"], first), _rules(other_name, second)]
         for side, asked, side_rules in zip("AB", (situation, other_situation), rules, strict=True):
             _check_terrain(asked, side_rules, side)
+        _check_heeded(scenario, [(situation, rules[0]), (other_situation, rules[1])])
         questions = [
             Question(scenario=scenario.name, situation=asked, ruleset=name, overrides=overrides, seed=given["seed"])
             for asked, name, overrides in ((situation, given["ruleset"], first), (other_situation, other_name, second))
@@ -402,6 +404,18 @@ def _check_terrain(situation: Any, rules: rulesets.Ruleset, side: str = "") -> N
         where = f"side {side} ({rules.name}): " if side else ""
         msg = f"{where}--terrain {situation.terrain!r} is not one the rules know: {', '.join(sorted(known))}"
         raise UsageError(msg)
+
+
+def _check_heeded(scenario: Scenario, sides: Sequence[tuple[Any, rulesets.Ruleset]]) -> None:
+    """Refuse, naming the option and why, a situation's option that no side's rules read (``compare`` takes one
+    that either side reads)."""
+    if scenario.unheeded is None:
+        return
+    found = [scenario.unheeded(situation, rules) for situation, rules in sides]
+    for name, why in found[0].items():
+        if all(name in unheeded for unheeded in found):
+            msg = f"--{name.replace('_', '-')} does not apply: {why}"
+            raise UsageError(msg)
 
 
 def _refused_by(side: str, question: Question, hint: str = "") -> None:

@@ -40,7 +40,7 @@ from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
 from hexlog.machine.encounter.opening import OPEN_COUNTRY
-from hexlog.machine.evasion import EvasionRules, EvasionTables
+from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.keeper import MemoryKeeper
@@ -195,6 +195,9 @@ class Scenario:
     #: the situation's fields no trial's outcome depends on (an encounter's monster speed: a trial never evades);
     #: they are not offered as options, and keep their defaults
     unread: tuple[str, ...] = ()
+    #: the options of a situation the rules in force never read (each with why), where it sets them from their defaults:
+    #: refused before any trial, as the procedure refuses a fact it does not read
+    unheeded: Callable[[Any, Ruleset], dict[str, str]] | None = None
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -428,6 +431,16 @@ def _pursuit_trial(play: Play, chase: Chase) -> None:
         play.run(next(step for trigger, step in PURSUIT_STEPS.items() if trigger in allowed))
 
 
+def _chase_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
+    """``--give-up-after`` where the rules never stop a flight: only OSE's reading lets the party stop (§2.9)."""
+    reading = rules.part(EvasionOptions).evasion_rules
+    default = attrs.fields(Chase).give_up_after.default
+    if reading is EvasionRules.OSE or chase.give_up_after == default:
+        return {}
+    why = f"only OSE's pursuit (options.evasion_rules = ose) lets the party stop; {rules.name}'s is {reading}"
+    return {"give_up_after": why}
+
+
 #: what one flight is under each reading: seed 004 flees hex by hex (§4.14), OSE day by day (§2.9)
 FLIGHTS = {EvasionRules.ODD: "hexes fled", EvasionRules.OSE: "days of flight"}
 
@@ -501,6 +514,7 @@ SCENARIOS: dict[str, Scenario] = {
             situation=Chase,
             trial=_pursuit_trial,
             measure=_pursuit_measure,
+            unheeded=_chase_unheeded,
         ),
     )
 }

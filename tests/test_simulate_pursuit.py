@@ -224,3 +224,26 @@ def test_ose_measures_days_of_flight_and_no_rest_it_does_not_have() -> None:
     assert not ({"hexes fled"} | rest) & names["ose"]
     assert {"hexes fled"} | rest <= names["explore"]
     assert "days of flight" not in names["explore"]
+
+
+def test_give_up_after_is_refused_where_no_side_s_rules_let_the_party_stop(tmp_path: Path) -> None:
+    """Only OSE's pursuit lets a party stop: under seed 004's ``--give-up-after`` changed nothing and was taken without
+    a word; it is refused, naming the option and why, unless a side's rules read it."""
+    refused = run_hexlog("simulate", "pursuit", "--give-up-after", "5", "--n", "3", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("hexlog: error: --give-up-after does not apply: only OSE's pursuit")
+    assert "explore's is odd" in refused.stderr
+    assert not refused.stdout
+    assert "Traceback" not in refused.stderr
+    ose = run_hexlog("simulate", "pursuit", "--ruleset", "ose", "--give-up-after", "5", "--n", "3", cwd=tmp_path)
+    assert ose.returncode == 0, ose.stderr
+    compared = run_hexlog(
+        "simulate", "compare", "pursuit", "--against", "ose", "--give-up-after", "5", "--n", "3", cwd=tmp_path
+    )
+    assert compared.returncode == 0, compared.stderr  # side B reads it
+    neither = run_hexlog(
+        "simulate", "compare", "pursuit", "--against-option", "evasion_cap_pct=90", "--give-up-after", "5",
+        "--n", "3", cwd=tmp_path,
+    )  # fmt: skip
+    assert neither.returncode == 2
+    assert "--give-up-after does not apply" in neither.stderr
