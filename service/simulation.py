@@ -40,6 +40,7 @@ from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
 from hexlog.machine.encounter.opening import OPEN_COUNTRY
+from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
@@ -214,16 +215,19 @@ ENCIRCLED = "surprised in the open: encircled"
 FIRST_TO_ACT = "first to act"
 
 
-def _encounter_measure(events: Sequence[Event], *_: Any) -> Outcome:
+def _encounter_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome:
+    """The encounter's outcome; encirclement only where the rules encircle a party (OSE, seed 004; AD&D never
+    does, and a rate of 0 there would read as a chance the monsters never took)."""
     out: Outcome = {}
     setting: Setting | None = None
+    encircles = rules.part(EncounterOptions).surrounded_at_monsters > 0
     for event in events:
         if isinstance(event, eev.EncounterStarted):
             setting = event.setting
         elif isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
-            if event.party_surprised and setting in OPEN_COUNTRY:
+            if event.party_surprised and setting in OPEN_COUNTRY and encircles:
                 out[ENCIRCLED] = False
             if event.advantage is not eev.Advantage.NONE:
                 out[FIRST_TO_ACT] = str(event.advantage)

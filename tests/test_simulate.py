@@ -456,3 +456,17 @@ def test_a_number_both_sides_give_lists_its_values_in_order_in_the_table_and_the
 
     simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
     assert ticks == [["10", "20", "30"]]
+
+
+def test_rules_that_never_encircle_a_party_have_no_encirclement_measure() -> None:
+    """AD&D encircles nobody (surrounded_at_monsters = 0): its trials in the open do not measure encirclement (they
+    showed a rate of 0 %, as if the monsters had a chance and never took it); OSE's, on the same dice, do."""
+    situations = {"adnd": "outdoors", "ose": "wilderness"}
+    measured = {}
+    for ruleset, setting in situations.items():
+        situation = enc.StartEncounter(setting=setting, monster_count=3)
+        outcomes = sim.simulate(sim.Question(scenario="encounter", situation=situation, ruleset=ruleset, seed=5), 30)
+        assert any(o["party surprised"] for o in outcomes)
+        measured[ruleset] = [m.name for m in sim.summarise(outcomes)]
+    assert sim.ENCIRCLED not in measured["adnd"]
+    assert sim.ENCIRCLED in measured["ose"]
