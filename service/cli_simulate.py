@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from hexlog.events.codec import converter
-from hexlog.events.errors import StoreWriteError, UsageError
+from hexlog.events.errors import RuleRefusedError, StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.registry import REGISTRY
@@ -160,6 +160,15 @@ def _run(question: Question, n: int, jobs: int, label: str) -> list[Outcome]:
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task(label, total=n)
         return simulate(question, n, jobs, lambda done: progress.advance(task, done))
+
+
+def _side_rules(side: str, name: str, overrides: dict[str, Any]) -> rulesets.Ruleset:
+    """A side's rules; refused naming the side (whose --option or --against-option is wrong)."""
+    try:
+        return _rules(name, overrides)
+    except UsageError as err:
+        msg = f"side {side} ({name}): {err}"
+        raise UsageError(msg) from err
 
 
 def _cells(measure: Measure) -> list[tuple[str, str, str]]:
@@ -359,7 +368,10 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
                 " or --against-setting" if "against_setting" in given else ""
             )
             raise UsageError(msg)
-        rules = [_rules(given["ruleset"], first), _rules(other_name, second)]
+        rules = [
+            _side_rules(side, name, overrides)
+            for side, name, overrides in (("A", given["ruleset"], first), ("B", other_name, second))
+        ]
         for side, asked, side_rules in zip("AB", (situation, other_situation), rules, strict=True):
             _check_terrain(asked, side_rules, side)
         _check_heeded(scenario, [(situation, rules[0]), (other_situation, rules[1])])
@@ -427,6 +439,9 @@ def _refused_by(side: str, question: Question, hint: str = "") -> None:
         said = f"; {hint}" if hint and "setting" in str(err) else ""
         msg = f"side {side} ({question.ruleset}): {err}{said}"
         raise UsageError(msg) from err
+    except RuleRefusedError as err:  # a procedure the side's rules do not have (AD&D's pursuit)
+        msg = f"side {side} ({question.ruleset}): {err}"
+        raise RuleRefusedError(msg) from err
 
 
 def _situation_options(scenario: Scenario) -> list[inspect.Parameter]:

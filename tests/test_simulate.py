@@ -470,3 +470,37 @@ def test_rules_that_never_encircle_a_party_have_no_encirclement_measure() -> Non
         measured[ruleset] = [m.name for m in sim.summarise(outcomes)]
     assert sim.ENCIRCLED not in measured["adnd"]
     assert sim.ENCIRCLED in measured["ose"]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (("--against-option", "surprise_on=9"), 2, "side B (ose): options.surprise_on: 9 is out of range"),
+        (
+            ("--option", "no_such_option=1", "--against", "adnd"),
+            2,
+            "side A (ose): unknown key 'options.no_such_option'",
+        ),
+        (("--against", "no_such_rules"), 2, "side B (no_such_rules): unknown ruleset 'no_such_rules'"),
+    ],
+    ids=["b-option", "a-option", "b-ruleset"],
+)
+def test_compare_names_the_side_whose_rules_are_refused(
+    tmp_path: Path, args: tuple[str, ...], code: int, words: str
+) -> None:
+    """Two sides, two sets of rules: a refused one is named by its side (the message did not say whether --option
+    or --against-option was wrong)."""
+    refused = run_hexlog("simulate", "compare", "encounter", "--n", "3", *args, cwd=tmp_path)
+    assert refused.returncode == code
+    assert refused.stderr.startswith(f"hexlog: error: {words}")
+    assert not refused.stdout
+
+
+def test_compare_names_the_side_whose_rules_have_no_such_procedure(tmp_path: Path) -> None:
+    """A procedure side B's rules do not have is refused naming side B, before any trial of side A is run."""
+    refused = run_hexlog(
+        "simulate", "compare", "travel", "--terrain", "clear", "--against", "ose", "--n", "3", cwd=tmp_path
+    )
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("hexlog: error: side B (ose): travel: 'start' refused")
+    assert not refused.stdout
