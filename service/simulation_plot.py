@@ -21,9 +21,12 @@ COLUMNS = 2
 WIDTH = 0.8
 
 
-def _bars(measure: Measure) -> tuple[list[str], list[float], list[tuple[float, float]] | None, str]:
-    """A measure's bars: labels, heights, intervals (rates), and the y axis label."""
-    if measure.kind == "number" and measure.counts:
+def _bars(
+    measure: Measure, *, percentiles: bool = False
+) -> tuple[list[str], list[float], list[tuple[float, float]] | None, str]:
+    """A measure's bars: labels, heights, intervals (rates), and the y axis label; a number's percentiles when it took
+    too many values to show each, or ``percentiles`` says so (the other side's did)."""
+    if measure.kind == "number" and measure.counts and not percentiles:
         labels = list(measure.counts)
         return labels, [count / measure.n for count in measure.counts.values()], None, "share of trials"
     if measure.kind == "number":
@@ -42,14 +45,16 @@ def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> No
         if (measure := next((m for m in measures if m.name == name), None)) is not None
     ]
     width = WIDTH / len(present)
+    # one scale for both sides: a number's shares of each value only if every side has them, else its percentiles
+    percentiles = any(one.kind == "number" and not one.counts for _, _, one in present)
     order: list[str] = []
     for _, _, one in present:
-        order += [label for label in _bars(one)[0] if label not in order]
+        order += [label for label in _bars(one, percentiles=percentiles)[0] if label not in order]
     if all(one.kind == "number" and one.counts for _, _, one in present):  # values either side gave, in order
         order.sort(key=float)
     ylabel = ""
     for offset, (colour, label, measure) in enumerate(present):
-        labels, heights, intervals, ylabel = _bars(measure)
+        labels, heights, intervals, ylabel = _bars(measure, percentiles=percentiles)
         at = dict(zip(labels, heights, strict=True))
         xs = [i + (offset - (len(present) - 1) / 2) * width for i in range(len(order))]
         ys = [at.get(lab, 0.0) for lab in order]

@@ -504,3 +504,27 @@ def test_compare_names_the_side_whose_rules_have_no_such_procedure(tmp_path: Pat
     assert refused.returncode == 1
     assert refused.stderr.startswith("hexlog: error: side B (ose): travel: 'start' refused")
     assert not refused.stdout
+
+
+def test_a_number_one_side_shows_by_value_and_the_other_by_percentile_is_plotted_by_percentile() -> None:
+    """Side A took few values (its shares of each are shown), side B too many (its percentiles): the panel shows
+    both sides' percentiles on one scale (A's shares, near 0, stood at ticks of their own beside B's feet)."""
+    pytest.importorskip("matplotlib")
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    a = sim.summarise([{"distance (ft)": 30 * (i % 4 + 1)} for i in range(40)])
+    b = sim.summarise([{"distance (ft)": 10 * i} for i in range(40)])
+    ticks: list[list[str]] = []
+    heights: list[list[float]] = []
+
+    class Axes(_Axes):
+        def bar(self, xs: list[float], ys: list[float], **kwargs: object) -> None:
+            super().bar(xs, ys, **kwargs)
+            heights.append(list(ys))
+
+        def set_xticklabels(self, labels: list[str], **_kwargs: object) -> None:
+            ticks.append(list(labels))
+
+    simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
+    assert ticks == [["p5", "p25", "p50", "p75", "p95"]]
+    assert heights[0] == [30.0, 30.0, 60.0, 90.0, 120.0]  # A's percentiles, in feet
