@@ -91,6 +91,30 @@ class TestAdndPositions:
         events = t.run(enc.Avoid(side="party"))
         assert only(events, ev.EncounterConcluded).outcome == "avoided"
 
+    def test_a_party_in_noisy_armor_may_be_avoided_as_a_noisy_one(self) -> None:
+        """Seed 001: "Certain types of armor will make considerable noise": Ann's plate gives the party away, so the
+        monsters are not surprised (no roll) and "can avoid the encounter by fleeing or hiding", as from a party that
+        makes noise."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="plate"), c.AddMember(name="Bo")))
+        t.run(enc.StartEncounter(setting="indoors"))
+        checked = only(t.run(enc.CheckSurprise(), 5), ev.SurpriseChecked)
+        assert (checked.monsters_rolled, checked.advantage) == (False, "none")
+        t.run(enc.DetermineDistance(value=60))
+        t.run(enc.RollInitiative(), 5, 2)
+        chosen = only(t.run(enc.Avoid(side="monsters")), ev.ActionChosen)
+        assert chosen.note == "the party wear noisy armour (plate): the monsters slip away before they are noticed"
+        assert t.state.concluded is not None
+        assert t.state.concluded.outcome == "avoided"
+
+    def test_a_party_in_quiet_armor_is_not_avoided_so(self) -> None:
+        """Leather is quiet: the monsters rolled surprise, and without the advantage they may not slip away."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="leather"),))
+        t.run(enc.StartEncounter(setting="indoors"))
+        t.run(enc.CheckSurprise(), 5, 5)
+        t.run(enc.DetermineDistance(value=60))
+        t.run(enc.RollInitiative(), 5, 2)
+        assert t.refused(enc.Avoid(side="monsters"), "or faces a noisy one, may avoid it") == 0
+
     def test_under_face_the_free_segments_are_the_gap_between_the_losses(self) -> None:
         """Party 1, monsters 3 (on 1-4) under face: each loses its own face (1 and 3), the party is 2 segments ahead."""
         t = Table(ruleset="adnd", overrides={"options": {"segments_on_mutual_surprise": "face"}})

@@ -14,7 +14,7 @@ import attrs
 from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
-from hexlog.machine.encounter import afloat, positions, positions_adnd
+from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
 from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
@@ -250,7 +250,9 @@ class EncounterModel(Model):
 
     def slips_away_unnoticed(self) -> bool:
         """AD&D: the side that alone surprised the other, or faces a noisy one, may slip away unnoticed."""
-        ok, why = avoid_verdict(self.rules, self.e, self.side, self.command)
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        armor = surprise.worn(self.table.party.members)
+        ok, why = avoid_verdict(self.rules, self.e, self.side, self.command, party_armor=armor)
         return ok or self.refuse(why)
 
     def monsters_may_react(self) -> bool:
@@ -302,15 +304,27 @@ class EncounterModel(Model):
         )
 
 
-def avoid_verdict(rules: Ruleset, e: EncounterState, side: Side, command: Command | None) -> tuple[bool, str]:
-    """AD&D §3.2-3.4: whether ``side`` may avoid the encounter unnoticed, and why."""
+def avoid_verdict(
+    rules: Ruleset, e: EncounterState, side: Side, command: Command | None, *, party_armor: tuple[str, ...] = ()
+) -> tuple[bool, str]:
+    """AD&D §3.2-3.4: whether ``side`` may avoid the encounter unnoticed, and why.
+
+    A side making noise (``--party-noisy``, ``--monsters-noisy``, or the party in armor of a kind option
+    ``noisy_armor`` names, worn as ``party_armor``) cannot surprise the other, which "can avoid the encounter by
+    fleeing or hiding" (seed 001, Modifiers for Noise).
+    """
     if rules.part(EncounterOptions).avoid_rule is None:
         return False, f"the rules in force ({rules.name}) have no avoid-encounter rule; use evade"
     s, foe = e.started, side.other
-    noisy = {Side.PARTY: s.party_noisy, Side.MONSTERS: s.monsters_noisy}
+    clanking = surprise.armor_noise(rules, surprise.Side(name=Side.PARTY, armor=party_armor))
+    noise = {
+        Side.PARTY: "make noise" if s.party_noisy else (f"wear noisy armour ({clanking})" if clanking else ""),
+        Side.MONSTERS: "make noise" if s.monsters_noisy else "",
+    }
+    noisy = {who: bool(what) for who, what in noise.items()}
     surprised = dict(zip(SIDES, e.surprised, strict=True))
     if noisy[foe] and not noisy[side] and not surprised[side]:
-        return True, f"the {foe} make noise: the {side} slip away before they are noticed"
+        return True, f"the {foe} {noise[foe]}: the {side} slip away before they are noticed"
     if e.advantage.value != side.value or e.distance is None:
         why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"
         return False, f"{why} (advantage: {e.advantage})"

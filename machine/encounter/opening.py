@@ -182,7 +182,7 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
         surprise_range=reach if s.party_surprise_on < 0 else s.party_surprise_on,
         modifier=s.party_surprise_modifier,
         wis_scores=tuple(m.wis for m in members),
-        armor=tuple(m.armor for m in members if m.armor not in {"", "none"}),
+        armor=surprise.worn(members),
     )
     monsters = surprise.Side(
         name=Side.MONSTERS,

@@ -8,7 +8,7 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
-from hexlog.machine.encounter import afloat
+from hexlog.machine.encounter import afloat, surprise
 from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised, RollEvasionForNobody
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, side_of
@@ -327,7 +327,7 @@ def avoid(ctx: StepContext, command: Avoid) -> None:
     """AD&D: a side slips away unnoticed and the encounter is avoided."""
     state = under_way(ctx)
     side = side_of(command)
-    _, why = avoid_verdict(ctx.rules, state, side, command)
+    _, why = avoid_verdict(ctx.rules, state, side, command, party_armor=surprise.worn(ctx.table.party.members))
     ctx.emit(ev.ActionChosen(side=side, action=ev.Action.AVOID, note=why))
     conclude_encounter(ctx, state, "avoided", why)
 

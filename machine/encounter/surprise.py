@@ -31,8 +31,11 @@ from hexlog.machine.encounter.distance import SETTINGS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, MutualSurprise, WisScope, WisSurprise
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from hexlog.machine.rolls import Roll
     from hexlog.machine.ruleset import Ruleset
+    from hexlog.projections.party import Member
 
 PURPOSE = "encounter.surprise"
 DIE = "1d6"
@@ -86,6 +89,11 @@ class SurpriseResult:
         """The larger number of surprise segments for the 001 outdoor distance (A9: the largest raw face)."""
         faces = [s.face for s in (self.party, self.monsters) if s.surprised and s.face is not None]
         return max(faces, default=0)
+
+
+def worn(members: Iterable[Member]) -> tuple[str, ...]:
+    """The armor the party's members wear (none left out), as ``Side.armor`` reads it."""
+    return tuple(m.armor for m in members if m.armor not in {"", "none"})
 
 
 def armor_noise(rules: Ruleset, side: Side) -> str | None:
