@@ -294,6 +294,61 @@ class TestKnownAnswers:
         )
         assert (started.party_size, started.party_speed, started.terrain, started.rules) == (2, 90, "clear", "odd")
 
+    def test_a_pursuit_started_after_an_encounter_takes_its_facts(self) -> None:
+        """OSE §2.9: 6 monsters at 150 pursue 2 fleeing at 90: `pursuit start --encounter 1` flees them, not the 1
+        monster at 120 a start without an encounter has; the table's chance is 90 % (1-4 fleeing, 4+ pursuers)."""
+        t = Table(ruleset="ose", members=(c.AddMember(name="Ann"), c.AddMember(name="Bo", speed=90)))
+        t.run(enc.StartEncounter(setting="wilderness", monster_count=6, monster_speed=150))
+        t.run(enc.CheckSurprise(), 6, 6)
+        t.run(enc.DetermineDistance(), 3, 3, 3, 3)
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.Evade())
+        t.run(enc.DecidePursuit(pursue=True))
+        started = only(t.run(p.StartPursuit(encounter=1)), ev.PursuitStarted)
+        assert (started.party_size, started.party_speed, started.pursuers, started.pursuers_speed) == (2, 90, 6, 150)
+        assert only(t.run(p.RollEvasion(), 95), ev.PursuitEvasionRolled).chance == 90
+
+    def test_after_a_seed_004_encounter_whose_evasion_failed_the_party_flees_at_once(self) -> None:
+        """Seed 004 §4.13: the encounter rolled the evasion (99 against 50 %) and failed: `pursuit start --encounter 1`
+        starts with the roll already failed (the party flees next), from the 2 monsters the encounter met."""
+        t = Table()
+        t.run(enc.StartEncounter(setting="wilderness", party_aware=True, monsters_aware=True, monster_count=2))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(), 3, 3, 3, 3)
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.Evade())
+        t.run(enc.RollEvasion(woods=False), 99)
+        started = only(t.run(p.StartPursuit(encounter=1)), ev.PursuitStarted)
+        assert (started.pursuers, started.evasion_failed) == (2, True)
+        assert t.handler.load(CAMPAIGN).procedures["pursuit"].phase is Phase.EVASION_ROLLED
+
+    def test_the_referees_facts_stand_over_the_encounters(self) -> None:
+        """What the referee gives is kept; the rest is the encounter's."""
+        t = Table(ruleset="ose")
+        t.run(enc.StartEncounter(setting="wilderness", monster_count=6, monster_speed=150))
+        t.run(enc.CheckSurprise(), 6, 6)
+        t.run(enc.DetermineDistance(), 3, 3, 3, 3)
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.Evade())
+        t.run(enc.DecidePursuit(pursue=True))
+        started = only(t.run(p.StartPursuit(encounter=1, pursuers=3)), ev.PursuitStarted)
+        assert (started.pursuers, started.pursuers_speed) == (3, 150)
+
+    @pytest.mark.parametrize("number", [1, 2])
+    def test_a_pursuit_after_an_encounter_that_ended_otherwise_is_refused(self, number: int) -> None:
+        """Encounter 1 concluded as fought (and there is no encounter 2): nothing is written."""
+        t = Table(ruleset="ose")
+        t.run(enc.StartEncounter(setting="wilderness", party_aware=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(), 3, 3, 3, 3)
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.ConcludeEncounter(outcome="fought"))
+        version = t.version
+        words = "did not end with the party pursued" if number == 1 else "not encounter 2"
+        with pytest.raises(HexlogError, match=words):
+            t.run(p.StartPursuit(encounter=number))
+        assert t.version == version
+
     def test_the_evasion_roll_reads_the_table_and_the_adjustments(self) -> None:
         t = Table()
         t.run(p.StartPursuit(pursuers=1, pursuers_speed=240, terrain="woods"))

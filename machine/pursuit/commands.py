@@ -12,12 +12,14 @@ class StartPursuit(Command):
     """Start a pursuit of the fleeing party with the facts it is decided by (an encounter hands them over)."""
 
     name: str = arg("", help="a name for the pursuit")
-    party_size: int | None = arg(None, help="how many flee (default: the party's members)", least=1)
-    pursuers: int = arg(1, help="how many pursue", least=1)
+    party_size: int | None = arg(None, help="how many flee (default: the encounter's party, else its members)", least=1)
+    pursuers: int | None = arg(None, help="how many pursue (default: the encounter's monsters, else 1)", least=1)
     party_speed: int | None = arg(
-        None, help="the party's base rate, feet per turn (default: the slowest member)", least=1
+        None, help="the party's base rate, feet per turn (default: the encounter's, else the slowest member)", least=1
     )
-    pursuers_speed: int = arg(120, help="the pursuers' base rate, feet per turn", least=1)
+    pursuers_speed: int | None = arg(
+        None, help="the pursuers' base rate, feet per turn (default: the encounter's monsters', else 120)", least=1
+    )
     terrain: str = arg(
         "", help="the terrain row (woods, swamp, clear, ...; default: the hex the party believes it is in)"
     )
@@ -38,7 +40,12 @@ class StartPursuit(Command):
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
     intelligent: bool = intelligent_arg("pursuers")
     evasion_failed: bool = arg(False, help="the party's evasion roll was already made and failed")  # noqa: FBT003 - a default
-    encounter: int = arg(0, help="the encounter it comes from (0: none)", least=0)
+    encounter: int = arg(
+        0,
+        help="the encounter it comes from (0: none): the latest, ended with the party pursued in the wilderness; "
+        "what is not given is its (the sides, their rates, surprise, magic, a failed evasion roll)",
+        least=0,
+    )
 
 
 @attrs.frozen(kw_only=True)

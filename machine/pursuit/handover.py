@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hexlog.events.encounter import Advantage
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER_PROCEDURE
 from hexlog.machine.encounter.state import EncounterState
@@ -57,6 +60,41 @@ def from_encounter(state: object, reading: EvasionRules | None, terrain: str = "
         intelligent=s.intelligent,
         evasion_failed=rolled is not None and not rolled.evaded,
         encounter=s.number,
+    )
+
+
+def following(procedures: Mapping[str, Any], command: StartPursuit, reading: EvasionRules | None) -> StartPursuit:
+    """The start a referee gives after encounter ``command.encounter``: what the command leaves out (the sides, their
+    rates) is the encounter's, and its surprise, magic and failed evasion roll count as if given (a pursuit started
+    with ``--encounter 3`` never flees 1 monster at 120 when encounter 3 met 6 at 150). A command naming no encounter
+    is returned as it is; ``RuleRefusedError`` when the encounter named is not the latest, or did not end with the
+    party pursued in the wilderness under rules with a wilderness pursuit."""
+    if not command.encounter:
+        return command
+    state = procedures.get(ENCOUNTER_PROCEDURE)
+    if not isinstance(state, EncounterState) or state.started.number != command.encounter:
+        latest = state.started.number if isinstance(state, EncounterState) else "none"
+        msg = f"a pursuit follows the latest encounter ({latest}), not encounter {command.encounter}"
+        raise RuleRefusedError(msg)
+    found = from_encounter(state, reading, command.terrain)
+    if found is None:
+        ended = state.concluded.outcome if state.concluded is not None else "not ended"
+        msg = (
+            f"encounter {command.encounter} ({state.setting}, {ended}) did not end with the party pursued in the "
+            "wilderness: no pursuit follows it"
+        )
+        raise RuleRefusedError(msg)
+    return attrs.evolve(
+        command,
+        party_size=command.party_size if command.party_size is not None else found.party_size,
+        pursuers=command.pursuers if command.pursuers is not None else found.pursuers,
+        party_speed=command.party_speed if command.party_speed is not None else found.party_speed,
+        pursuers_speed=command.pursuers_speed if command.pursuers_speed is not None else found.pursuers_speed,
+        party_surprised=command.party_surprised or found.party_surprised,
+        pursuers_surprised=command.pursuers_surprised or found.pursuers_surprised,
+        magic=command.magic or found.magic,
+        intelligent=command.intelligent and found.intelligent,
+        evasion_failed=command.evasion_failed or found.evasion_failed,
     )
 
 
@@ -106,6 +144,7 @@ __all__ = [
     "ESCAPED",
     "PURSUIT",
     "ended_in_pursuit",
+    "following",
     "from_encounter",
     "met_while_resting",
     "pursuit_reading",

@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.pursuit import Disposition, Pursuers
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.encounter.state import Phase as EncounterPhase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.kit.model import Model
+from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.pursuit.state import Phase, PursuitState
 
@@ -120,7 +122,13 @@ class PursuitModel(Model):
 
     def evasion_already_failed(self) -> bool:
         """The encounter it comes from rolled the party's evasion, which failed."""
-        return isinstance(self.command, StartPursuit) and self.command.evasion_failed
+        if not isinstance(self.command, StartPursuit):
+            return False
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        try:
+            return handover.following(self.table.procedures, self.command, self.reading).evasion_failed
+        except RuleRefusedError:  # the step refuses it, naming why
+            return self.command.evasion_failed
 
     def evaded(self) -> bool:
         """The party's evasion roll passed."""

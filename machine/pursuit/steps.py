@@ -34,6 +34,7 @@ from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import DAY_SECONDS, Span
+from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, under_way
 from hexlog.machine.travel import exhaustion
 from hexlog.machine.travel import terrain as travel_terrain
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
 
 MAX_SIZE = 10_000
 MAX_SPEED = 480
+#: the pursuers a pursuit started without an encounter has, and their rate, unless the referee says
+PURSUERS = 1
+PURSUERS_SPEED = 120
 
 
 def _journey(ctx: StepContext) -> TravelState | None:
@@ -111,13 +115,16 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
     members = ctx.table.party.members
     reading = ctx.part(EvasionOptions).evasion_rules
     assert reading is not None  # noqa: S101 - the start condition checks it
+    command = handover.following(ctx.table.procedures, command, reading)
     size = command.party_size if command.party_size is not None else len(members)
     speed = command.party_speed if command.party_speed is not None else min(m.speed for m in members)
-    for what, value, high in (("party size", size, MAX_SIZE), ("pursuers", command.pursuers, MAX_SIZE)):
+    pursuers = command.pursuers if command.pursuers is not None else PURSUERS
+    pursuers_speed = command.pursuers_speed if command.pursuers_speed is not None else PURSUERS_SPEED
+    for what, value, high in (("party size", size, MAX_SIZE), ("pursuers", pursuers, MAX_SIZE)):
         if not 1 <= value <= high:
             msg = f"{what} must be 1 to {high}, not {value}"
             raise UsageError(msg)
-    for what, value in (("party speed", speed), ("pursuers' speed", command.pursuers_speed)):
+    for what, value in (("party speed", speed), ("pursuers' speed", pursuers_speed)):
         if not 1 <= value <= MAX_SPEED:
             msg = f"{what} must be 1 to {MAX_SPEED} feet per turn, not {value}"
             raise UsageError(msg)
@@ -142,9 +149,9 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
             pursuers_kind=ev.Pursuers.CASTLE if command.castle else ev.Pursuers.MONSTERS,
             disposition=disposition,
             party_size=size,
-            pursuers=command.pursuers,
+            pursuers=pursuers,
             party_speed=speed,
-            pursuers_speed=command.pursuers_speed,
+            pursuers_speed=pursuers_speed,
             intelligent=command.intelligent,
             terrain=terrain_here(ctx, _terrain(ctx, command.terrain)),
             # both sides surprised: neither has the advantage (OSE §2.2, seed 004 1a), so neither surprised the other
