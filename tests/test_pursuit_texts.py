@@ -119,3 +119,11 @@ def test_the_command_line_counts_an_ose_pursuit_in_days(hexlog, tmp_path) -> Non
     log = hexlog("log")
     assert "1 day of flight so far" in log.stdout
     assert "pursuit 1 ends: caught after 1 day of flight" in log.stdout
+
+
+def test_rules_show_says_a_pursuit_is_always_of_the_party(hexlog: Any) -> None:
+    """OSE §2.8: "If one side decides to flee" - either side; monsters fleeing a pursuing party have no pursuit
+    procedure, and rules show says so, with what to do instead."""
+    out = hexlog("rules", "show", "ose").stdout
+    assert "not modelled (pursuit): a fleeing party only: OSE lets either side flee" in out
+    assert "roll it as a free roll (hexlog roll 1d100)" in out

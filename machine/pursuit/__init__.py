@@ -22,6 +22,14 @@ from hexlog.machine.pursuit.inverse import INVERSE
 from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel
 from hexlog.machine.pursuit.state import PROCEDURE, READS, Phase, PursuitState, evolve
 
+#: OSE lets either side flee (§2.8); the pursuit is the fleeing party's
+LIMIT_FLEEING_PARTY = (
+    "a fleeing party only: OSE lets either side flee and the other pursue (§2.8-2.9), but a wilderness pursuit here "
+    "is always of the party. Monsters that flee in the wilderness from a party that gives chase end their encounter "
+    "in pursuit and no pursuit follows it: read the table's chance for the fleeing monsters (tables.evasion, their "
+    "number against the party's) and roll it as a free roll (hexlog roll 1d100), then play the day's pursuit in words."
+)
+
 PURSUIT = Procedure(
     name=PROCEDURE,
     title="Wilderness pursuit: the evasion roll, flight hex by hex (day by day in OSE), catch, escape and rest.",
@@ -57,6 +65,7 @@ PURSUIT = Procedure(
     internal=c.INTERNAL,
     resume=Resume(trigger="resume", step=steps.resumed),
     needs_party="a pursuit is under way; it ends when the party is caught or gets away",
+    limits=(LIMIT_FLEEING_PARTY,),
     events=(
         ev.PursuitStarted,
         ev.PursuitEvasionRolled,
