@@ -17,6 +17,8 @@ from hexlog.service import console
 from hexlog.service.door import CampaignOption, DbOption, Door
 
 UNUSED = "[not used by any procedure yet]"
+#: beside a procedure that reads a key but cannot run under the rules shown
+NOT_RUN = "(not run under these rules)"
 
 out = console.plain()
 app = typer.Typer(help="Rulesets as data: list, show, diff, and change the rules in force.", no_args_is_help=True)
@@ -41,6 +43,12 @@ def _load(name: str, overrides: dict[str, Any]) -> rulesets.Ruleset:
 
 def _show(value: Any) -> str:
     return "(absent)" if value is None else rulesets.render_value(value)
+
+
+def _reader(name: str, barred: dict[str, str]) -> str:
+    """A procedure that reads a key, marked when it cannot run under the rules shown (their tables lack what it
+    starts from; the lines after the tables say what), so that nothing reads as in force that no procedure reads."""
+    return f"{name} {NOT_RUN}" if barred.get(name) else name
 
 
 @app.command("list")
@@ -69,6 +77,8 @@ def show(
     else:
         resolved = _load(name, read_overrides(rules))
     explained: set[str] = set()
+    #: the procedures that cannot run under these rules, and why
+    barred = {p.name: p.unavailable(resolved) for p in REGISTRY if p.unavailable is not None}
     for row in rulesets.describe(resolved, REGISTRY.readers, REGISTRY.rule_parts, left_out=True):
         head = row.key.split("[")[0]
         head = ".".join(head.split(".")[:2])
@@ -78,7 +88,10 @@ def show(
         out.print(f"{row.key} = {row.value}{choices}{unused}")
         if row.help and head not in explained:
             explained.add(head)
-            out.print(f"    {row.help} [read by {', '.join(row.readers)}]")
+            out.print(f"    {row.help} [read by {', '.join(_reader(name, barred) for name in row.readers)}]")
+    for procedure_name, why in barred.items():
+        if why:
+            out.print(f"not run under these rules ({procedure_name}): they have {why}")
     for procedure in REGISTRY:
         for limit in procedure.limits:
             out.print(f"not modelled ({procedure.name}): {limit}")

@@ -91,6 +91,17 @@ class TestRulesCommands:
         assert "not applied" in lines[at + 1]
         assert "--referee-pct" in lines[at + 1]
 
+    def test_show_marks_what_only_a_procedure_the_rules_cannot_run_reads(self, hexlog):
+        """ose has tables.light but no dungeon to read it (no tables.dungeon, tables.open_doors): its reader is marked,
+        and a line says why the dungeon does not run; explore runs every procedure, and marks none."""
+        lines = hexlog("rules", "show", "ose").stdout.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("tables.light = "))
+        assert lines[at + 1].endswith("[read by dungeon (not run under these rules)]")
+        assert "not run under these rules (dungeon): they have no tables.dungeon, tables.open_doors" in lines
+        assert "not run under these rules (encounter)" not in "\n".join(lines)
+        explore = hexlog("rules", "show", "explore").stdout
+        assert "not run under these rules" not in explore
+
     def test_show_prints_the_sentence_of_each_used_key_on_the_next_line(self, hexlog):
         """A used option or table is not marked, and its part's sentence follows with who reads it."""
         lines = hexlog("rules", "show", "adnd").stdout.splitlines()

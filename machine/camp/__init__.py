@@ -24,7 +24,7 @@ from hexlog.machine.camp.commands import (
     SetWatches,
 )
 from hexlog.machine.camp.inverse import INVERSE
-from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard
+from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, unavailable
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
@@ -32,6 +32,7 @@ from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
 
 CAMP = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="Run a night in camp: setup, firewood, watches, the night's wandering check, sleep and healing.",
     steps={
         MakeCamp: steps.make,

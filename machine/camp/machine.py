@@ -26,6 +26,7 @@ from hexlog.machine.travel.rules import WildernessOptions
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
 P = Phase
@@ -57,6 +58,11 @@ def checks_owed(options: WildernessOptions, table: CampTable) -> int:
     return table.night_checks if options.night_encounter_check else 0
 
 
+def unavailable(rules: Ruleset) -> str:
+    """Why the rules have no nights in camp, in words ("" when they have)."""
+    return "no camp table (tables.camp)" if rules.part(CampTables).camp is None else ""
+
+
 @attrs.define(slots=False)
 class CampModel(Model):
     """What the camp's machine sees while one command runs."""
@@ -76,9 +82,8 @@ class CampModel(Model):
 
     def has_camp_rules(self) -> bool:
         """Only rules with a camp table (§4.16) have nights in camp."""
-        if self.rules.part(CampTables).camp is None:
-            return self.refuse(f"the rules in force ({self.rules.name}) have no camp table (tables.camp)")
-        return True
+        missing = unavailable(self.rules)
+        return not missing or self.refuse(f"the rules in force ({self.rules.name}) have {missing}")
 
     def has_party(self) -> bool:
         """A camp needs a party to sleep in it."""

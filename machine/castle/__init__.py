@@ -33,13 +33,14 @@ from hexlog.machine.castle.commands import (
     RefuseDemand,
 )
 from hexlog.machine.castle.inverse import INVERSE
-from hexlog.machine.castle.machine import TRANSITIONS, CastleModel, guard
+from hexlog.machine.castle.machine import TRANSITIONS, CastleModel, guard, unavailable
 from hexlog.machine.castle.rules import CastleTables
 from hexlog.machine.castle.state import PROCEDURE, READS, CastleState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
 
 CASTLE = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="Castles: place them, the garrison riding out as the party passes or hails, demands, tolls, fight or flight.",
     steps={
         PlaceCastle: steps.place,

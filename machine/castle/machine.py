@@ -91,6 +91,11 @@ def hex_by_hex(rules: Ruleset) -> bool:
     return reading is EvasionRules.ODD and rules.part(EvasionTables).wilderness_pursuit is not None
 
 
+def unavailable(rules: Ruleset) -> str:
+    """Why the rules have no castles, in words ("" when they have)."""
+    return "no castle table (tables.castle)" if rules.part(CastleTables).castle is None else ""
+
+
 @attrs.define(slots=False)
 class CastleModel(Model):
     """What the castle's machine sees while one command runs."""
@@ -102,9 +107,8 @@ class CastleModel(Model):
 
     def has_castle_rules(self) -> bool:
         """Only rules with a castle table (§4.15) have castles."""
-        if self.rules.part(CastleTables).castle is None:
-            return self.refuse(f"the rules in force ({self.rules.name}) have no castle table (tables.castle)")
-        return True
+        missing = unavailable(self.rules)
+        return not missing or self.refuse(f"the rules in force ({self.rules.name}) have {missing}")
 
     def pass_owed(self) -> bool:
         """A ride-out check is made while none rides out, and the day's check of the castles checked every day is

@@ -15,7 +15,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.machine.chase import steps
 from hexlog.machine.chase.commands import TRIGGERS, Drop, Evade, RepeatSteps, Run, StartChase
 from hexlog.machine.chase.inverse import INVERSE, modifiers
-from hexlog.machine.chase.machine import TRANSITIONS, ChaseModel
+from hexlog.machine.chase.machine import TRANSITIONS, ChaseModel, unavailable
 from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
 from hexlog.machine.chase.state import PROCEDURE, READS, ChaseState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure
@@ -29,6 +29,7 @@ LIMIT_VESSEL_RATES = (
 
 CHASE = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="Run a pursuit: dungeon rounds of running, dropped treasure or food, obstacles, exhaustion; "
     "a vessel's evasion on water.",
     steps={

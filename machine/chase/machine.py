@@ -25,6 +25,8 @@ from hexlog.machine.kit.model import Model
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.machine.ruleset import Ruleset
+
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
     # a faster fleeing side escapes at once, unless forced to stop (dungeon)
@@ -54,6 +56,14 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "run", "source": P.CLOSING, "dest": P.CLOSING},
 ]
 del P
+
+
+def unavailable(rules: Ruleset) -> str:
+    """Why the rules have no chase in any setting, in words ("" when they have one)."""
+    tables = rules.part(ChaseTables)
+    if tables.dungeon_pursuit is None and tables.evasion_waterborne is None:
+        return "no tables.dungeon_pursuit or tables.evasion_waterborne"
+    return ""
 
 
 @attrs.define(slots=False)

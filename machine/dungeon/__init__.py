@@ -30,13 +30,14 @@ from hexlog.machine.dungeon.commands import (
     SpikeDoor,
 )
 from hexlog.machine.dungeon.inverse import INVERSE
-from hexlog.machine.dungeon.machine import TRANSITIONS, DungeonModel
+from hexlog.machine.dungeon.machine import TRANSITIONS, DungeonModel, unavailable
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.state import PROCEDURE, READS, DelveState, Light, Phase, evolve
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 
 DUNGEON = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="Run a delve turn by turn: light, movement, doors, searching, rest, wandering monsters.",
     steps={
         EnterDungeon: steps.enter,

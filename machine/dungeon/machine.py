@@ -22,6 +22,8 @@ from hexlog.machine.kit.model import Model
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.machine.ruleset import Ruleset
+
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "enter", "source": [P.OUTSIDE, P.LEFT], "dest": P.EXPLORING, "conditions": ["has_party", "has_tables"]},
@@ -47,6 +49,14 @@ del P
 PURSUIT = "pursuit"
 
 
+def unavailable(rules: Ruleset) -> str:
+    """The dungeon's tables the rules lack, in words ("no tables.dungeon, tables.open_doors"; "" when none)."""
+    tables = rules.part(DungeonTables)
+    found = (("light", tables.light), ("dungeon", tables.dungeon), ("open_doors", tables.open_doors))
+    missing = [f"tables.{name}" for name, table in found if table is None]
+    return f"no {', '.join(missing)}" if missing else ""
+
+
 @attrs.define(slots=False)
 class DungeonModel(Model):
     """What the delve's machine sees while one command runs."""
@@ -64,16 +74,10 @@ class DungeonModel(Model):
 
     def has_tables(self) -> bool:
         """The rules in force must have the dungeon's tables."""
-        tables = self.rules.part(DungeonTables)
-        missing = [
-            n
-            for n, t in (("light", tables.light), ("dungeon", tables.dungeon), ("open_doors", tables.open_doors))
-            if t is None
-        ]
+        missing = unavailable(self.rules)
         if missing:
-            shown = ", ".join(f"tables.{name}" for name in missing)
             return self.refuse(
-                f"the rules in force ({self.rules.name}) have no {shown}; use explore or add them as house rules"
+                f"the rules in force ({self.rules.name}) have {missing}; use explore or add them as house rules"
             )
         return True
 

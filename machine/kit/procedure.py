@@ -147,6 +147,9 @@ class Procedure:
     #: what the rule texts describe and the procedure does not model, and what it does instead, in words
     #: (``hexlog rules show`` prints them)
     limits: tuple[str, ...] = ()
+    #: why it cannot run under a ruleset, in words ("" when it can): the tables it starts from are absent
+    #: (``hexlog rules show`` says so beside the options and tables it reads)
+    unavailable: Callable[[Ruleset], str] | None = None
     #: for a procedure that runs for a party of at least one member: what is under way and how to end it, in the
     #: words of the refusal of the last member's removal while it is (empty: it runs without one)
     needs_party: str = ""

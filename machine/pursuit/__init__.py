@@ -19,7 +19,7 @@ from hexlog.machine.pursuit import commands as c
 from hexlog.machine.pursuit import steps
 from hexlog.machine.pursuit.guard import guard
 from hexlog.machine.pursuit.inverse import INVERSE
-from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel
+from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel, unavailable
 from hexlog.machine.pursuit.state import PROCEDURE, READS, Phase, PursuitState, evolve
 
 #: OSE lets either side flee (§2.8); the pursuit is the fleeing party's
@@ -32,6 +32,7 @@ LIMIT_FLEEING_PARTY = (
 
 PURSUIT = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="Wilderness pursuit: the evasion roll, flight hex by hex (day by day in OSE), catch, escape and rest.",
     steps={
         c.StartPursuit: steps.start,

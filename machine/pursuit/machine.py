@@ -34,6 +34,8 @@ from hexlog.machine.pursuit.state import Phase, PursuitState
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.machine.ruleset import Ruleset
+
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
     # an encounter that rolled the evasion and failed hands over a party that must flee at once
@@ -84,6 +86,13 @@ TRANSITIONS: list[TransitionConfigDict] = [
 del P
 
 
+def unavailable(rules: Ruleset) -> str:
+    """Why the rules have no wilderness pursuit, in words ("" when they have)."""
+    if rules.part(EvasionOptions).evasion_rules is None or rules.part(EvasionTables).wilderness_pursuit is None:
+        return "no wilderness pursuit (options.evasion_rules)"
+    return ""
+
+
 @attrs.define(slots=False)
 class PursuitModel(Model):
     """What the pursuit's machine sees while one command runs."""
@@ -106,11 +115,8 @@ class PursuitModel(Model):
 
     def has_rules(self) -> bool:
         """The rules in force have wilderness evasion and pursuit rules."""
-        if self.reading is None or self.rules.part(EvasionTables).wilderness_pursuit is None:
-            return self.refuse(
-                f"the rules in force ({self.rules.name}) have no wilderness pursuit (options.evasion_rules)"
-            )
-        return True
+        missing = unavailable(self.rules)
+        return not missing or self.refuse(f"the rules in force ({self.rules.name}) have {missing}")
 
     def no_encounter_under_way(self) -> bool:
         """A pursuit follows an encounter's end (in pursuit), never runs beside it."""

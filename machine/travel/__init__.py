@@ -19,7 +19,7 @@ from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
 from hexlog.machine.travel.inverse import INVERSE, guard
-from hexlog.machine.travel.machine import TRANSITIONS, TravelModel
+from hexlog.machine.travel.machine import TRANSITIONS, TravelModel, unavailable
 from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, evolve
 
@@ -55,6 +55,7 @@ LIMIT_TWO_DICE_AFLOAT = (
 
 TRAVEL = Procedure(
     name=PROCEDURE,
+    unavailable=unavailable,
     title="The wilderness travel day: weather, route, lost check, moves, search, wandering check, rest.",
     steps={
         c.StartJourney: day.start,

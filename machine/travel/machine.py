@@ -24,6 +24,8 @@ from hexlog.machine.travel.state import Phase, TravelState
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
 
+    from hexlog.machine.ruleset import Ruleset
+
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
     {
@@ -54,6 +56,12 @@ TRANSITIONS: list[TransitionConfigDict] = [
 del P
 
 
+def unavailable(rules: Ruleset) -> str:
+    """The travel tables the rules lack, in words ("" when none)."""
+    missing = rules.part(TravelTables).missing(rules.part(WildernessTables))
+    return f"no travel tables ({', '.join(missing)})" if missing else ""
+
+
 @attrs.define(slots=False)
 class TravelModel(Model):
     """What the travel day's machine sees while one command runs."""
@@ -78,10 +86,8 @@ class TravelModel(Model):
 
     def has_tables(self) -> bool:
         """The rules in force must have the travel tables."""
-        missing = self.rules.part(TravelTables).missing(self.rules.part(WildernessTables))
-        return not missing or self.refuse(
-            f"the rules in force ({self.rules.name}) have no travel tables ({', '.join(missing)}); use explore"
-        )
+        missing = unavailable(self.rules)
+        return not missing or self.refuse(f"the rules in force ({self.rules.name}) have {missing}; use explore")
 
     def on_map(self) -> bool:
         """The party sets out from a hex of the map."""
