@@ -519,6 +519,8 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_pursuit_trial,
             measure=_pursuit_measure,
             unheeded=_chase_unheeded,
+            # a trial's pursuit follows no encounter: one named would be refused
+            unread=("encounter",),
         ),
     )
 }

@@ -247,3 +247,12 @@ def test_give_up_after_is_refused_where_no_side_s_rules_let_the_party_stop(tmp_p
     )  # fmt: skip
     assert neither.returncode == 2
     assert "--give-up-after does not apply" in neither.stderr
+
+
+def test_a_trial_follows_no_encounter_so_none_is_offered(tmp_path: Path) -> None:
+    """`pursuit start --encounter N` takes encounter N's facts; a trial has no encounter, so the option is not
+    offered (naming one was ignored, then refused in every trial)."""
+    refused = run_hexlog("simulate", "pursuit", "--n", "5", "--encounter", "1", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "No such option" in refused.stderr
+    assert "--encounter" not in run_hexlog("simulate", "pursuit", "--help", cwd=tmp_path).stdout
