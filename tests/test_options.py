@@ -933,6 +933,28 @@ def _rows() -> list[Row]:
             },
             also=frozenset({(INIT, "reason"), (INIT, "rolls")}),
         ),
+        # ose, both sides surprised (1 and 2): a momentary confusion, neither acts in the first round (the party's
+        # wait refused); with the option both act at once
+        Row(
+            ruleset="ose",
+            option="mutually_surprised_sides_act",
+            value=True,
+            script=(
+                do(enc.StartEncounter()),
+                do(enc.CheckSurprise(), 1, 2),
+                do(enc.DetermineDistance(), 3, 4),
+                do(enc.RollInitiative()),
+                do(enc.Wait(side="party")),
+                do(enc.PlayRound()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes={
+                (ROUND, "acting"): ([], ["party", "monsters"]),
+                **whole(PRESENT, ABSENT, REFUSED),
+                **whole(ABSENT, PRESENT, ACTION, PHASE),
+            },
+            also=frozenset({(INIT, "reason"), (ROUND, "reason")}),
+        ),
         # ose: after the first round initiative is rolled again (1 against 6); once per encounter it is refused
         Row(
             ruleset="ose",

@@ -105,6 +105,13 @@ TRANSITIONS += [{"trigger": "correct", "source": phase, "dest": phase} for phase
 del P
 
 
+def confused(state: EncounterState, options: EncounterOptions) -> bool:
+    """Both sides surprised under the one-round advantage, and option ``mutually_surprised_sides_act`` false (seed 000
+    §2.2: "surprised sides cannot move or act in the first round"): neither acts in the first round."""
+    mutual = state.advantage_kind is ev.AdvantageKind.ROUND and all(state.surprised)
+    return mutual and not options.mutually_surprised_sides_act
+
+
 def side_of(command: Command | None) -> Side:
     """The side a command speaks for (the party unless it says); ``UsageError`` when it names neither side."""
     side = str(getattr(command, "side", Side.PARTY))
@@ -225,10 +232,12 @@ class EncounterModel(Model):
         return True
 
     def side_may_act(self) -> bool:
-        """A side surprised under the one-round advantage cannot act until the first round is over."""
+        """A side surprised under the one-round advantage cannot act until the first round is over (nor either side
+        after mutual surprise, where ``mutually_surprised_sides_act`` is false)."""
         e = self.e
         first = e.rounds < 1 and not e.chased  # after a chase on water the surprise is long past
-        if e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value and first:
+        alone = e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value
+        if first and (alone or confused(e, self.options)):
             return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")
         return True
 

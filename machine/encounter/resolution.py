@@ -11,7 +11,7 @@ from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat, surprise
 from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised, RollEvasionForNobody
 from hexlog.machine.encounter.conclusion import conclude_encounter
-from hexlog.machine.encounter.machine import avoid_verdict, side_of
+from hexlog.machine.encounter.machine import avoid_verdict, confused, side_of
 from hexlog.machine.encounter.opening import MAX_MONSTERS
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
 from hexlog.machine.encounter.state import EncounterState, Phase, enters, under_way
@@ -69,7 +69,7 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
     if first_round and kind is ev.AdvantageKind.ROUND and not options.surprised_sides_roll_initiative:
         rollers = tuple(side for side, hit in zip(SIDES, state.surprised, strict=True) if not hit)
     if len(rollers) < len(SIDES):
-        ctx.emit(_unrolled(rollers, notes))
+        ctx.emit(_unrolled(rollers, notes, confused=first_round and confused(state, options)))
         return
     rolls: list[int] = []
     rerolls = 0
@@ -106,8 +106,12 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
     )
 
 
-def _unrolled(rollers: tuple[Side, ...], notes: list[str]) -> ev.InitiativeRolled:
-    """Initiative when a surprised side does not roll: the side that alone may roll acts first, or both at once."""
+def _unrolled(rollers: tuple[Side, ...], notes: list[str], *, confused: bool) -> ev.InitiativeRolled:
+    """Initiative when a surprised side does not roll: the side that alone may roll acts first, or both at once (after
+    mutual surprise under ``mutually_surprised_sides_act = false``, from the second round)."""
+    if not rollers and confused:
+        notes.append("neither side rolls: neither acts in the first round")
+        return ev.InitiativeRolled(first=ev.First.SIMULTANEOUS, order=SIDES, reason="; ".join(notes))
     if not rollers:
         notes.append("neither side rolls: both act at once")
         return ev.InitiativeRolled(first=ev.First.SIMULTANEOUS, order=SIDES, reason="; ".join(notes))
@@ -187,6 +191,8 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
         elif state.advantage_kind is ev.AdvantageKind.SEGMENTS:
             lost = state.free_segments(leader)
             reason = f"the {leader.other} lose the first {lost} segment{'s' if lost != 1 else ''} of this round"
+    elif first and confused(state, ctx.part(EncounterOptions)):
+        acting, reason = (), "both sides are surprised and neither acts in the first round"
     caught = sur.party_characters_surprised if sur is not None and not sur.party_surprised else ()
     if first and caught:
         # seed 004: each character's own surprise; the surprised sit the first round out, the others act

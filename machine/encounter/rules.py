@@ -163,6 +163,12 @@ class EncounterOptions:
         default=True,
         help="A surprised side rolls initiative too (true), or only the sides not surprised roll (false, §2.4).",
     )
+    mutually_surprised_sides_act: bool = rule(
+        default=True,
+        help="Under the one-round advantage (round), both sides surprised: both act at once in the first round "
+        "(true), or neither does: a momentary confusion, the first round passes with nobody acting (false, seed 000: "
+        '"surprised sides cannot move or act in the first round").',
+    )
     initiative_each_round: bool = rule(
         default=False,
         help="Initiative is rolled again at the start of every round after the first (OSE), or once per encounter.",
