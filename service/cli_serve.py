@@ -15,6 +15,7 @@ from hexlog.events.errors import HexlogError
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import console, logs
 from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
+from hexlog.service.http_cors import check_origin
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = console.plain()
@@ -32,16 +33,24 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
     burst: Annotated[int, typer.Option(help="requests each token may make at once", min=1)] = 60,
     max_body: Annotated[int, typer.Option("--max-body", help="the largest request body, in bytes", min=1)] = 262144,
     heartbeat: Annotated[float, typer.Option(help="seconds of quiet before a stream's heartbeat", min=0.1)] = 15.0,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            help="an origin whose browser pages may call the API (https://vtt.example; repeat for more; * for any)",
+        ),
+    ] = None,
 ) -> None:
     """Serve the HTTP API and the live event streams of the database's campaigns (Ctrl-C stops)."""
     from hexlog.service import http_server  # noqa: PLC0415 - only this command needs the server
     from hexlog.service.http_app import Settings, create_app  # noqa: PLC0415 - as above
 
+    origins = tuple(check_origin(origin) for origin in allow_origin or ())
     open_store(db).close()  # refuse a missing or foreign file in the command line's words
     check_free(host, port)  # and an address in use, before the server would say it in its own
     if "HEXLOG_LOG" not in os.environ:
         logs.configure("info")  # one line per request
-    settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat)
+    settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat, allow_origins=origins)
     out.print(f"serving {shown_db(db)} on http://{host}:{port} (API: /docs, /openapi.json)")
     http_server.run(create_app(settings), host=host, port=port)
 

@@ -64,6 +64,7 @@ from hexlog.service.cli_log import explained, of_another_campaign
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
 from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
+from hexlog.service.http_cors import Cors
 from hexlog.service.http_events import PlayerCache, seen, stored_head
 from hexlog.service.http_problems import (
     BAD_REQUEST,
@@ -122,6 +123,9 @@ class Settings:
     poll: float | None = None
     #: the most events one page of the paged read holds
     page_limit: int = PAGE_LIMIT
+    #: the origins whose browser pages may call the API (``--allow-origin``; ``*`` for every one); none: no
+    #: cross-origin request is allowed
+    allow_origins: tuple[str, ...] = ()
 
 
 class Rates:
@@ -1159,5 +1163,7 @@ def create_app(settings: Settings, registry: Registry = REGISTRY) -> Starlette:
     )
     app.state.service = service
     app.state.endpoints = listed
+    if settings.allow_origins:  # inside the log, so that a refused preflight is logged too
+        app.add_middleware(Cors, origins=settings.allow_origins)
     app.add_middleware(RequestLog)
     return app
