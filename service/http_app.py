@@ -1100,7 +1100,27 @@ async def _http_problem(request: Request, exc: Exception) -> Response:
     kind = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED}.get(status, BAD_REQUEST if status < 500 else INTERNAL)  # noqa: PLR2004
     detail = exc.detail if isinstance(exc, HTTPException) else "the service failed"
     headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else {}  # a 405's Allow, among others
+    if kind == NOT_FOUND:
+        detail = _no_route(request)
+    elif kind == METHOD_NOT_ALLOWED and "allow" in {name.lower() for name in headers}:
+        allowed = next(value for name, value in headers.items() if name.lower() == "allow")
+        detail = f"{request.url.path} is not served to {request.method}; send {allowed} (GET /openapi.json lists them)"
     return Problem(kind, str(detail), headers=headers).response(request.url.path)
+
+
+def _no_route(request: Request) -> str:
+    """What a path no route serves names: a step its procedure does not have (with the steps it has), a procedure
+    the registry does not hold (with those it holds), or else the path."""
+    parts = request.url.path.strip("/").split("/")
+    if len(parts) == 4 and parts[0] == "campaigns":  # noqa: PLR2004 - /campaigns/{campaign}/{procedure}/{step}
+        procedure, step = parts[2], parts[3]
+        routes = command_routes(request.app.state.service.registry)
+        steps = [route.step for route in routes if route.procedure.name == procedure]
+        if steps:
+            return f"procedure {procedure} has no step {step!r} a client sends; its steps: {', '.join(steps)}"
+        procedures = list(dict.fromkeys(route.procedure.name for route in routes))
+        return f"no procedure {procedure!r}; the procedures: {', '.join(procedures)}"
+    return f"nothing is served at {request.url.path} (GET /openapi.json lists what is)"
 
 
 async def _crash(request: Request, exc: Exception) -> Response:

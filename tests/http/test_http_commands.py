@@ -274,6 +274,29 @@ def test_a_method_a_route_does_not_take_is_405_naming_those_it_does(serve):
         assert "GET" in wrong.headers["allow"]
 
 
+def test_a_step_or_procedure_no_route_serves_is_404_naming_those_that_are(serve):
+    """A client that misspells a step or a procedure is told which there are, not a bare "Not Found"; a command sent
+    with GET is told to POST it."""
+    served = serve()
+    headers = served.headers("referee")
+    with served.client() as client:
+        step = client.post("/campaigns/main/camp/sleep", headers=headers, json={})
+        procedure = client.post("/campaigns/main/tavern/drink", headers=headers, json={})
+        elsewhere = client.get("/campaign/main", headers=headers)
+        method = client.get("/campaigns/main/camp/make", headers=headers)
+    assert step.status_code == 404
+    assert step.json()["detail"] == (
+        "procedure camp has no step 'sleep' a client sends; its steps: make, firewood, watches, check, meet, break"
+    )
+    assert procedure.status_code == 404
+    assert procedure.json()["detail"].startswith("no procedure 'tavern'; the procedures: campaign, travel, ")
+    assert elsewhere.json()["detail"] == "nothing is served at /campaign/main (GET /openapi.json lists what is)"
+    assert method.status_code == 405
+    assert method.json()["detail"] == (
+        "/campaigns/main/camp/make is not served to GET; send POST (GET /openapi.json lists them)"
+    )
+
+
 def test_bad_bodies_are_told_apart(serve):
     served = serve(max_body=1000)
     headers = served.headers("referee")
