@@ -773,6 +773,8 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
     head = await anyio.to_thread.run_sync(service.reads.stream_version, stream_for(campaign))
     if first > head + 1:  # a follower that received the last version waits for the next; one past it never could
         raise _past_end(campaign, head, None if resume is None else first - 1, first)
+    if until is not None and first > until:  # all it asked for was sent: 204 tells an EventSource not to reconnect
+        return Response(status_code=204, headers={"Cache-Control": "no-cache"})
     frames = follow(
         service.reads,
         service.bell,

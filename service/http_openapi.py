@@ -172,6 +172,8 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         codes |= {409}
     for code in sorted(codes):
         responses[str(code)] = _problem(code)
+    if endpoint.path.endswith("/stream"):
+        responses["204"] = {"description": "nothing to send: the stream starts after its ?until= (do not reconnect)"}
     operation: dict[str, Any] = {
         "summary": endpoint.summary,
         "operationId": re.sub(r"[^A-Za-z0-9]+", "_", f"{endpoint.method} {endpoint.path}").strip("_").lower(),

@@ -437,3 +437,20 @@ def follow_with_append(served, name: str, headers: dict[str, str], params: dict[
                 got.append(frame[0])
                 break
     return got[1:]
+
+
+def test_a_stream_asked_to_start_after_its_until_is_204_so_an_event_source_stops_reconnecting(serve):
+    """An ``EventSource`` reconnects whenever its stream ends, with the ``Last-Event-ID`` it last received: a stream of
+    ``?until=N`` that sent N is asked for again after N, and answered 204 (no content), which tells it to stop; an empty
+    stream of 200 would have it reconnect for ever."""
+    served = serve()
+    with served.client() as client:
+        head = client.get("/campaigns/main", headers=served.headers("player")).json()["version"]
+        url = f"/campaigns/main/stream?until={head}"
+        resumed = client.get(url, headers=served.headers("player", **{"Last-Event-ID": str(head)}))
+        after = client.get(f"/campaigns/main/stream?from={head + 1}&until={head}", headers=served.headers("referee"))
+        doc = client.get("/openapi.json").json()
+    assert (resumed.status_code, resumed.content) == (204, b"")
+    assert (after.status_code, after.content) == (204, b"")
+    assert "204" in doc["paths"]["/campaigns/{campaign}/stream"]["get"]["responses"]
+    assert follow(served, "player", start=head, until=head, resume=True) == [head]  # the version asked for is sent
