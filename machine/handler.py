@@ -20,6 +20,7 @@ from hexlog.events.base import Event
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.codec import converter, to_data
 from hexlog.events.errors import (
+    ConcurrencyError,
     HexlogError,
     IllegalTransitionError,
     NotFoundError,
@@ -268,7 +269,13 @@ class Handler:
         return used
 
     def execute(
-        self, campaign: str, command: c.Command, command_id: str | None = None, *, as_sent: c.Command | None = None
+        self,
+        campaign: str,
+        command: c.Command,
+        command_id: str | None = None,
+        *,
+        as_sent: c.Command | None = None,
+        expected: int | None = None,
     ) -> Outcome:
         """Decide and append one command; nothing is written when it is refused.
 
@@ -279,6 +286,11 @@ class Handler:
         ``as_sent`` is the command as its sender gave it when ``command`` is what is run of it (the HTTP service
         runs a map's text from a file of its own, at a path that differs each time it starts): a retry with
         ``command_id`` is known by its digest, so that it is the same command whatever path it is run from.
+
+        ``expected`` is the stream version the command is to be decided on (what its sender last saw): when the
+        campaign is at another, or another writer appends before this command does, it is refused
+        (``ConcurrencyError``, nothing written), never decided again on a state its sender has not seen. A retry of a
+        command already recorded under ``command_id`` is answered as recorded, whatever it expects.
         """
         digest = _checked_digest(campaign, command, command_id)
         if digest is not None and as_sent is not None:  # its text is the sender's to check: only its digest counts
@@ -290,7 +302,7 @@ class Handler:
         self.registry.route(type(command))  # an unknown command is refused before anything is read
         for attempt in range(RETRIES + 1):
             try:
-                return self._execute_once(campaign, command, command_id, digest)
+                return self._execute_once(campaign, command, command_id, digest, expected)
             except StaleVersionError:
                 if attempt == RETRIES:
                     msg = (
@@ -311,14 +323,20 @@ class Handler:
                 raise RuleRefusedError(lost + str(err)) from err
         raise AssertionError  # pragma: no cover - the loop returns or raises
 
-    def _execute_once(self, campaign: str, command: c.Command, command_id: str | None, digest: str | None) -> Outcome:
-        """Decide a command on the campaign as it is now and append it (``StaleVersionError`` if it moved)."""
+    def _execute_once(
+        self, campaign: str, command: c.Command, command_id: str | None, digest: str | None, expected: int | None
+    ) -> Outcome:
+        """Decide a command on the campaign as it is now and append it (``StaleVersionError`` if it moved;
+        ``ConcurrencyError`` if it is not at the version ``expected``)."""
         if command_id is not None:
             earlier = self.store.command_result(command_id, digest or "")
             if earlier is not None:
                 return Outcome(result=earlier, events=(), table=self.load(campaign))
         lives = self._lives(campaign)
         table = _table(lives)
+        if expected is not None and table.version != expected:
+            msg = f"campaign {campaign!r} is at version {table.version}, not {expected}; nothing was written"
+            raise ConcurrencyError(msg)
         if not table.started and not isinstance(command, c.StartCampaign):
             msg = f"campaign {campaign!r} does not exist; run 'hexlog init' first"
             raise NotFoundError(msg)
@@ -358,9 +376,15 @@ class Handler:
                 command_digest=digest,
                 rows=rows,
             )
-        except BaseException:
+        except BaseException as err:
             with contextlib.suppress(HexlogError, OSError):  # an entry left behind is unused, never wrong
                 take_back()
+            if expected is not None and isinstance(err, StaleVersionError):  # never decided again on another state
+                msg = (
+                    f"another command wrote to campaign {campaign!r} after version {expected} while this one was "
+                    "decided; nothing was written"
+                )
+                raise ConcurrencyError(msg) from None
             raise
         if result.replayed:  # the same command id was recorded meanwhile by another process
             with contextlib.suppress(HexlogError, OSError):

@@ -508,8 +508,11 @@ def _execute(  # noqa: PLR0913, PLR0917 - the request's parts (run in a worker t
             if expected is not None and expected != version and not retry:
                 msg = f"campaign {campaign!r} is at version {version}, not {expected} (If-Match)"
                 raise Problem(CONFLICT, msg, current_version=version)
-            # known by the text it sent, not by the path of this service's own folder it is run from
-            outcome = earlier or service.handler.execute(campaign, sent, command_id, as_sent=command)
+            # known by the text it sent, not by the path of this service's own folder it is run from; decided on the
+            # version If-Match names, or refused, even when another process writes to the campaign meanwhile
+            outcome = earlier or service.handler.execute(
+                campaign, sent, command_id, as_sent=command, expected=None if retry else expected
+            )
         except HexlogError as err:
             raise _refusal(service, campaign, route, err, path) from None
         finally:

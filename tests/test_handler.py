@@ -168,6 +168,33 @@ class TestStaleReads:
         assert "_" not in str(told).split("allowed now: ")[1]
         assert store.stream_version(STREAM) > version
 
+    def test_a_command_expecting_a_version_is_not_decided_again_when_another_wrote_first(self, store):
+        """A command sent with the version its sender saw (If-Match) that loses a race is refused, nothing written:
+        it is never decided again on a state its sender has not seen."""
+        handler = _started(store)
+        version = store.stream_version(STREAM)
+        _race_once(store, c.AddMember(name="Quick"))
+        with pytest.raises(ConcurrencyError) as caught:
+            handler.execute("c1", c.AddMember(name="Slow"), expected=version)
+        assert str(caught.value) == (
+            f"another command wrote to campaign 'c1' after version {version} while this one was decided; "
+            "nothing was written"
+        )
+        assert store.stream_version(STREAM) == version + 1
+        assert [m.name for m in Handler(store, MemoryKeeper()).load("c1").party.members] == ["Quick"]
+
+    def test_a_command_expecting_a_version_the_campaign_has_left_is_refused(self, store):
+        """Another handler (another process) wrote since the sender looked: refused, whatever this handler cached."""
+        handler = _started(store)
+        version = store.stream_version(STREAM)
+        Handler(store, MemoryKeeper()).execute("c1", c.AddMember(name="Other"))
+        with pytest.raises(ConcurrencyError) as caught:
+            handler.execute("c1", c.AddMember(name="Late"), expected=version)
+        assert str(caught.value) == f"campaign 'c1' is at version {version + 1}, not {version}; nothing was written"
+        assert store.stream_version(STREAM) == version + 1
+        handler.execute("c1", c.AddMember(name="Late"), expected=version + 1)
+        assert store.stream_version(STREAM) == version + 2
+
     def test_a_race_lost_every_time_ends_in_a_plain_message(self, store, monkeypatch):
         """Retries are bounded: a command that loses every race is refused, saying so, with nothing written; it
         pauses before each retry, longer each time, so that writers that collided do not collide again in step."""

@@ -129,6 +129,42 @@ def test_a_stale_if_match_gets_409_with_the_current_version(serve):
         assert anything.status_code == 200
 
 
+def test_an_if_match_holds_when_another_process_writes_while_the_command_is_decided(serve):
+    """The command line (or a second service on the same database) appends between the If-Match check and the
+    command's append: the command is refused (409 with the version now), never decided again on a state its sender
+    has not seen."""
+    served = serve()
+    service = served.app.state.service
+    other_store = open_store(Path(served.db))
+    other = Handler(other_store, FileKeeper(key_file(Path(served.db))))
+    append = service.store.append
+    raced: list[bool] = []
+
+    def race_then_append(*args, **kwargs):
+        if not raced:
+            raced.append(True)
+            other.execute("main", c.AddMember(name="Quick"))
+        return append(*args, **kwargs)
+
+    try:
+        with served.client() as client:
+            version = _version(served, client)
+            service.store.append = race_then_append
+            sent = client.post(ADD, headers=served.headers("referee", **{"If-Match": str(version)}), json={"name": "D"})
+            del service.store.append
+            party = client.get("/campaigns/main", headers=served.headers("referee")).json()["party"]
+    finally:
+        other_store.close()
+    assert sent.status_code == 409, sent.text
+    assert sent.json()["current_version"] == version + 1
+    assert sent.json()["detail"] == (
+        f"another command wrote to campaign 'main' after version {version} while this one was decided; "
+        "nothing was written"
+    )
+    assert "D" not in party
+    assert "Quick" in party
+
+
 def test_a_rest_day_in_a_dungeon_is_a_409_in_the_command_lines_words_and_writes_nothing(serve, hexlog):
     served = serve()
     for args in (
