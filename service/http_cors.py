@@ -3,8 +3,10 @@ and follow a stream, when its origin is named. Off unless an origin is given.
 
 A page sends its bearer token in ``Authorization`` (never a cookie: no credentials are allowed), so the headers a
 client sends (``Authorization``, ``Idempotency-Key``, ``If-Match``, ``Last-Event-ID``) are allowed, and those it
-reads (``ETag``, ``Idempotent-Replayed``, ``Retry-After``) are exposed. A preflight the service will not allow is
-refused with a problem document (403) naming what it asked for, not with Starlette's bare text.
+reads (``ETag``, ``Idempotent-Replayed``, ``Retry-After``) are exposed. A named origin's page on the internet may
+call the service on a private network or this machine (a browser's Private Network Access preflight is answered).
+A preflight the service will not allow is refused with a problem document (403) naming what it asked for, not with
+Starlette's bare text.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class Cors(CORSMiddleware):
             allow_headers=SENT,
             expose_headers=READ,
             allow_credentials=False,
+            # a page of a named origin on the internet may call a service on this machine or its network (where
+            # 'hexlog serve' listens by default): the browser asks first, and only the origins named are told yes
+            allow_private_network=True,
             max_age=MAX_AGE,
         )
 
@@ -88,7 +93,7 @@ class Cors(CORSMiddleware):
         others = [h for h in wanted if h and h not in self.allow_headers]
         if others:
             asked.append(f"header {', '.join(others)} is not one a client of the API sends")
-        if not asked:
-            asked.append("a private network's access is not allowed")
+        if not asked:  # no other part of a preflight is refused: said plainly all the same
+            asked.append("the preflight is not one this service answers")
         headers = {k: v for k, v in answer.headers.items() if k.lower().startswith("access-control-") or k == "vary"}
         return Problem(FORBIDDEN, f"cross-origin request refused: {'; '.join(asked)}", headers=headers).response(path)

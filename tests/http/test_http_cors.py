@@ -47,6 +47,16 @@ def test_a_named_origin_calls_the_api_and_follows_the_stream(serve):
         exposed = {h.strip().lower() for h in sent.headers["access-control-expose-headers"].split(",")}
         assert {"etag", "idempotent-replayed", "retry-after"} <= exposed
         version = sent.json()["version"]
+        local = client.options(  # a page on the internet calling the service on this machine (Private Network Access)
+            "/campaigns/main",
+            headers={
+                "Origin": VTT,
+                "Access-Control-Request-Method": "GET",
+                "Access-Control-Request-Private-Network": "true",
+            },
+        )
+        assert local.status_code == 200
+        assert local.headers["access-control-allow-private-network"] == "true"
         stream_asked = preflight(client, "/campaigns/main/stream", VTT, "GET", "authorization, last-event-id")
         assert stream_asked.status_code == 200
         with client.stream(
