@@ -1096,6 +1096,9 @@ def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaita
             if refusal.kind == UNREACHABLE:  # the service's own trouble: said once, here, with the database named
                 structlog.get_logger().warning("http.database_unreachable", path=request.url.path, error=str(err))
             return refusal.response(request.url.path)
+        except Exception as exc:  # noqa: BLE001 - a fault of the service: one log line, its traceback a field of it
+            request.state.outcome = INTERNAL
+            return _crashed(request, exc)
 
     return handle
 
@@ -1129,7 +1132,14 @@ def _no_route(request: Request) -> str:
 
 
 async def _crash(request: Request, exc: Exception) -> Response:
-    structlog.get_logger().error("http.crashed", path=request.url.path, error=repr(exc))
+    return _crashed(request, exc)
+
+
+def _crashed(request: Request, exc: Exception) -> Response:
+    """The 500 of a fault of the service, logged as one line whose ``exception`` holds the traceback. Answered by the
+    route itself, inside the middleware (a browser page of an allowed origin reads it; the server prints no
+    traceback of its own); ``_crash`` answers a fault outside any route alike."""
+    structlog.get_logger().error("http.crashed", path=request.url.path, error=repr(exc), exc_info=exc)
     return Problem(INTERNAL, f"the service failed: {type(exc).__name__}").response(request.url.path)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import logging.handlers
 import os
 import shlex
 import socket
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 import httpx
 from structlog.testing import capture_logs
 
+from hexlog.service import http_app
 from hexlog.service.logs import configure
 from tests.conftest import run_hexlog
 from tests.postgres_db import pg_url
@@ -187,6 +190,37 @@ def test_a_refused_request_is_logged_with_its_outcome(serve):
         (None, 401, "unauthorized"),
     ]
     assert all(served.tokens[who] not in repr(logs) for who in served.tokens)
+    configure()
+
+
+def test_a_fault_of_the_service_is_one_log_line_and_a_problem_a_browser_page_reads(serve, monkeypatch):
+    """A route that fails (a fault of hexlog, not a refusal) answers a 500 problem document, with the CORS headers of
+    an allowed origin, and is logged once, as one line whose ``exception`` holds the traceback: the server prints no
+    multi-line traceback of its own in the JSON lines of the log."""
+
+    async def failing(*_: object) -> None:
+        fault = "a fault"
+        raise RuntimeError(fault)
+
+    monkeypatch.setattr(http_app, "_receipt", failing)
+    served = serve(allow_origins=("https://vtt.example",))
+    printed = logging.handlers.BufferingHandler(100)  # what uvicorn itself logs (it does not propagate)
+    monkeypatch.setattr(logging.getLogger("uvicorn.error"), "handlers", [printed])
+    configure("info")  # as 'hexlog serve' does
+    with capture_logs() as logs, served.client() as client:
+        failed = client.get("/campaigns/main/receipt", headers=served.headers("referee", Origin="https://vtt.example"))
+        deadline = time.monotonic() + 10
+        while not any(log["event"] == "http.request" for log in logs) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert failed.status_code == 500
+    assert failed.headers["content-type"] == "application/problem+json"
+    assert failed.json()["detail"] == "the service failed: RuntimeError"
+    assert failed.headers["access-control-allow-origin"] == "https://vtt.example"
+    crashed = [log for log in logs if log["event"] == "http.crashed"]
+    assert len(crashed) == 1
+    assert isinstance(crashed[0]["exc_info"], RuntimeError)
+    assert [(log["status"], log["outcome"]) for log in logs if log["event"] == "http.request"] == [(500, "internal")]
+    assert not [record for record in printed.buffer if "Exception in ASGI application" in record.getMessage()]
     configure()
 
 
