@@ -29,12 +29,17 @@ def _unprintable(value: str, field: str) -> str | None:
     return None
 
 
+def limit_of(field: str) -> int:
+    """The longest free text a field may hold (``purpose``; ``watches[0]`` and ``party.name`` as their last name)."""
+    return LIMITS.get(field.rsplit(".", 1)[-1].split("[", 1)[0], LONGEST)
+
+
 def problem(value: str, field: str) -> str | None:
     """What makes ``value`` unusable as the free text ``field`` (None when it can be used)."""
     found = _unprintable(value, field)
     if found is not None:
         return found
-    limit = LIMITS.get(field.rsplit(".", 1)[-1].split("[", 1)[0], LONGEST)
+    limit = limit_of(field)
     if len(value) > limit:
         return f"{field} is {len(value)} characters long; at most {limit}"
     return None

@@ -26,6 +26,7 @@ from hexlog.events import strict
 from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
+from hexlog.machine import text
 from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, field_limits
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
@@ -90,8 +91,11 @@ class CommandRoute:
             if field.name in FILE_FIELDS:
                 prop = {"type": "string", "maxLength": 1_000_000}
                 prop["description"] = "the text of the file (over HTTP the service never reads a path)"
-            elif field.metadata.get(HELP):
-                prop["description"] = field.metadata[HELP]
+            else:
+                if field.name not in text.NOT_TEXT:  # free text: as long as the core lets it be
+                    _text_limit(prop, text.limit_of(field.name))
+                if field.metadata.get(HELP):
+                    prop["description"] = field.metadata[HELP]
             if field.metadata.get(NEEDED):  # a default the step refuses: required, and never empty
                 required.append(field.name)
                 prop["minItems" if prop.get("type") == "array" else "minLength"] = 1
@@ -149,6 +153,15 @@ def option_hints(cls: type[c.Command]) -> dict[str, str]:
 
 #: per command class, the hint for each body key that names one of its options instead of its field
 _HINTS: dict[type, dict[str, str]] = {}
+
+
+def _text_limit(schema: dict[str, Any], limit: int) -> None:
+    """Give every string the schema of a field holds (itself, its items, its options) the field's longest text."""
+    if schema.get("type") == "string" and "enum" not in schema:
+        schema["maxLength"] = limit
+    for inner in (schema.get("items"), *schema.get("anyOf", ())):
+        if isinstance(inner, dict):
+            _text_limit(inner, limit)
 
 
 def _jsonable(value: Any) -> Any:
@@ -228,8 +241,8 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
             return [f"{where} must be at least {schema['minimum']}"]
         if "maximum" in schema and value > schema["maximum"]:
             return [f"{where} must be at most {schema['maximum']}"]
-    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
-        return [f"{where} is longer than {schema['maxLength']} characters"]
+    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):  # in the core's words
+        return [f"{where} is {len(value)} characters long; at most {schema['maxLength']}"]
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         return [f"{where} must not be empty"]
     if isinstance(value, list):

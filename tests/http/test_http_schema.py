@@ -15,6 +15,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from hexlog.machine.commands import HELP, NEGATE, help_of_flag
+from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import NOT_TEXT, limit_of
 from hexlog.service.http_app import Settings, create_app
 from hexlog.service.http_commands import FILE_FIELDS, command_routes
 from hexlog.service.http_tokens import TokenStore
@@ -127,4 +129,34 @@ def test_a_field_the_step_cannot_go_without_is_required_and_non_empty_in_the_doc
             refused = client.post(f"/campaigns/main/{path}", headers=headers, json=body)
             assert refused.status_code == 422, refused.text
             assert said in refused.json()["detail"]
+        assert client.get("/campaigns/main", headers=headers).json()["version"] == before
+
+
+def test_every_free_text_field_has_the_cores_longest_text_as_its_max_length(serve):
+    """A generated client (a form of a virtual tabletop) knows before it sends how long a purpose, a name or a note
+    may be: each string of a body, and each string item of a list, has the ``maxLength`` the core refuses past, and a
+    body past it is refused in the core's words, nothing written."""
+    limited = 0
+    for route in command_routes(REGISTRY):
+        for name, prop in route.schema()["properties"].items():
+            if name in FILE_FIELDS or name in NOT_TEXT:
+                continue
+            strings = [prop, prop.get("items", {}), *prop.get("anyOf", ())]
+            for schema in strings:
+                if schema.get("type") == "string" and "enum" not in schema:
+                    assert schema.get("maxLength") == limit_of(name), (route.name, name)
+                    limited += 1
+    assert limited >= 40
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
+        body = doc["paths"]["/campaigns/{campaign}/campaign/roll-dice"]["post"]["requestBody"]
+        assert body["content"]["application/json"]["schema"]["properties"]["purpose"]["maxLength"] == 100
+        headers = served.headers("referee")
+        before = client.get("/campaigns/main", headers=headers).json()["version"]
+        long = client.post(
+            "/campaigns/main/campaign/roll-dice", headers=headers, json={"expression": "1d6", "purpose": "p" * 101}
+        )
+        assert long.status_code == 422
+        assert long.json()["detail"] == "body.purpose is 101 characters long; at most 100"
         assert client.get("/campaigns/main", headers=headers).json()["version"] == before
