@@ -37,6 +37,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
         list[str] | None,
         typer.Option(
             "--allow-origin",
+            metavar="ORIGIN",
             help="an origin whose browser pages may call the API (https://vtt.example; repeat for more; * for any)",
         ),
     ] = None,

@@ -112,3 +112,10 @@ def test_an_origin_with_a_path_is_refused_in_one_line(hexlog):
         "hexlog: error: --allow-origin 'vtt.example' is not an origin: write scheme://host[:port], without a path "
         "(https://vtt.example or http://localhost:3000), or *\n"
     )
+
+
+def test_the_help_names_the_option_by_what_it_takes(hexlog):
+    shown = hexlog("serve", "--help", env={"COLUMNS": "200"}).stdout
+    line = next(line for line in shown.splitlines() if "--allow-origin" in line)
+    assert "ORIGIN" in line
+    assert "list[str]" not in line
