@@ -38,10 +38,17 @@ _ORIGIN = re.compile(r"^https?://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.
 
 
 def check_origin(text: str) -> str:
-    """An origin ``--allow-origin`` may name (``*`` for every origin); a ``UsageError`` in one line when it is not one,
-    since a browser's ``Origin`` would never match it (``http://localhost:3000/`` ends with a path)."""
-    if text == "*" or _ORIGIN.match(text):
-        return text.lower()
+    """An origin ``--allow-origin`` may name (``*`` for every origin), as a browser's ``Origin`` header writes it; a
+    ``UsageError`` in one line when it is not one, since no ``Origin`` would ever match it (``http://localhost:3000/``
+    ends with a path)."""
+    if text == "*":
+        return text
+    if _ORIGIN.match(text):  # as a browser writes it: in lower case, without the scheme's own port
+        origin = text.lower()
+        for scheme, port in (("http://", ":80"), ("https://", ":443")):
+            if origin.startswith(scheme) and origin.endswith(port):
+                origin = origin.removesuffix(port)
+        return origin
     bare = re.match(r"^(https?://[^/?#]+)", text)
     hint = f" ({bare.group(1)})" if bare else " (https://vtt.example or http://localhost:3000)"
     msg = f"--allow-origin {text!r} is not an origin: write scheme://host[:port], without a path{hint}, or *"

@@ -94,10 +94,13 @@ def test_a_preflight_of_another_origin_method_or_header_is_a_problem_document(se
     assert after == before
 
 
-def test_any_origin_with_a_star():
+def test_an_origin_is_kept_as_a_browser_sends_it_and_a_star_is_any():
     assert check_origin("*") == "*"
     assert check_origin("http://LocalHost:3000") == "http://localhost:3000"
     assert check_origin("http://[::1]:8080") == "http://[::1]:8080"
+    assert check_origin("https://vtt.example:443") == "https://vtt.example"  # a browser never sends the default port
+    assert check_origin("http://vtt.example:80") == "http://vtt.example"
+    assert check_origin("http://vtt.example:443") == "http://vtt.example:443"
 
 
 def test_an_origin_with_a_path_is_refused_in_one_line(hexlog):
