@@ -222,6 +222,9 @@ class Handler:
         if cached is None:
             lives = {p.name: live.load(self.store, stream, p) for p in self.projections}
         else:
+            current = self.store.stream_version(stream)
+            if all(one.version == current for one in cached.values()):
+                return cached  # nothing was appended since: one look at the stream's version, not a read per projection
             lives = {name: live.catch_up(self.store, stream, one) for name, one in cached.items()}
         self._live[campaign] = lives
         return lives

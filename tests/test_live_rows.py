@@ -159,7 +159,11 @@ class TestMarks:
         handler.load("c1")
         assert reads == [4, 4]  # the table and the ledger, each from its mark's event
         handler.execute("c1", c.AddMember(name="Cy"))
-        assert reads[2:] == [5, 5]  # a warm handler reads only what was appended after it
+        assert reads[2:] == []  # a warm handler that wrote last reads no event: the stream's version tells it
+        fresh_handler(store, keeper).execute("c1", c.AddMember(name="Di"))  # another writer appends version 6
+        reads.clear()
+        handler.execute("c1", c.AddMember(name="Ed"))
+        assert reads == [6, 6]  # a warm handler reads only what was appended after it
 
 
 class TestCommitments:
