@@ -218,12 +218,13 @@ def row_value(data: Any) -> Any:
     return data.make() if data.__class__ is Later else data
 
 
-@attrs.frozen(kw_only=True)
-class ProjectionRow:
+class ProjectionRow(NamedTuple):
     """One row of a live projection of a stream, as of stream ``version``; ``data`` None deletes it.
 
     Rows are applied in order; a deleted row with the key ``EVERY_ROW`` removes every row of its
     projection, so that a projection written anew leaves nothing stale behind.
+
+    Immutable; a named tuple, as ``NewEvent`` is (every command writes a few: its changed parts and marks).
     """
 
     projection: str

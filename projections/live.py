@@ -123,9 +123,7 @@ class Reading:
 def mark_row(projection: Projection[Any], version: int, event: str) -> ProjectionRow:
     """The row that records how far the projection has folded (the stream ``version`` and ``event``, the
     id of the event at that version, "" before any event), and in which revision."""
-    return ProjectionRow(
-        projection=projection.name, key=MARK, version=version, data={"revision": projection.revision, "event": event}
-    )
+    return ProjectionRow(projection.name, MARK, version, {"revision": projection.revision, "event": event})
 
 
 def mark_problem(projection: Projection[Any], mark: tuple[int, Any] | None, current: int) -> str | None:
@@ -150,7 +148,7 @@ def newer_than_mark(rows: Mapping[str, tuple[int, Any]], at: int) -> list[str]:
 
 
 def _row(projection: Projection[Any], key: str, version: int, data: Any) -> ProjectionRow:
-    return ProjectionRow(projection=projection.name, key=key, version=version, data=data)
+    return ProjectionRow(projection.name, key, version, data)  # in order: half the time of naming each field
 
 
 @attrs.define
