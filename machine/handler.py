@@ -32,7 +32,7 @@ from hexlog.events.store import AppendResult, NewEvent
 from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import text
-from hexlog.machine.keeper import SecretKeeper, Staged, kept_secret
+from hexlog.machine.keeper import SecretKeeper, Staged, asked_secret, check_commitment
 from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.changed import changed
 from hexlog.machine.registry import REGISTRY
@@ -213,8 +213,8 @@ class Handler:
         self.projections: tuple[live.Projection[Any], ...] = (TableProjection(registry), LEDGER)
         #: each campaign's live projections as last folded, by projection name
         self._live: dict[str, dict[str, live.Live[Any]]] = {}
-        #: each campaign's latest session dice, with the scheme, kept secret and client seed they were made of
-        self._dice: dict[str, tuple[tuple[str, bytes, str], SessionDice]] = {}
+        #: each campaign's latest session dice, with the scheme, secret, client seed and commitment they were made of
+        self._dice: dict[str, tuple[tuple[str, bytes, str, str], SessionDice]] = {}
 
     def _lives(self, campaign: str) -> dict[str, live.Live[Any]]:
         stream = stream_for(campaign)
@@ -242,11 +242,14 @@ class Handler:
             if session is None:
                 msg = "no session is open"
                 raise NotFoundError(msg)
-            secret = kept_secret(self.keeper, campaign, session.id, session.commitment)  # asked of the keeper each time
-            made_of = (session.scheme, secret, session.client_seed)
+            secret = asked_secret(self.keeper, campaign, session.id, session.commitment)  # asked each time
+            made_of = (session.scheme, secret, session.client_seed, session.commitment)
             known = self._dice.get(campaign)
-            if known is None or known[0] != made_of:  # the session's keys are derived once, not per command
-                known = self._dice[campaign] = (made_of, SessionDice.of(*made_of))
+            if known is None or known[0] != made_of:
+                # the session's keys are derived once, not per command, and the secret checked against its commitment
+                # once: the same four values were checked when the dice were made of them
+                check_commitment(secret, session.id, session.commitment)
+                known = self._dice[campaign] = (made_of, SessionDice.of(session.scheme, secret, session.client_seed))
             return known[1]
 
         return committed

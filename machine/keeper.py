@@ -392,15 +392,25 @@ def key_file_for(db_path: str | os.PathLike[str]) -> Path:
 
 def kept_secret(keeper: SecretKeeper, campaign: str, session: str, commitment: str) -> bytes:
     """The kept secret of a session, refused unless ``sha256(secret)`` is the session's commitment."""
+    secret = asked_secret(keeper, campaign, session, commitment)
+    check_commitment(secret, session, commitment)
+    return secret
+
+
+def asked_secret(keeper: SecretKeeper, campaign: str, session: str, commitment: str) -> bytes:
+    """The secret a keeper holds for a session's commitment, not yet checked against it (``check_commitment``)."""
     try:
-        secret = keeper.get(campaign, session, commitment)
+        return keeper.get(campaign, session, commitment)
     except NotFoundError as err:
         msg = f"{err}; if it is lost, end the session with 'hexlog session abandon --reason TEXT'"
         raise NotFoundError(msg) from err
+
+
+def check_commitment(secret: bytes, session: str, commitment: str) -> None:
+    """Refuse a session's secret unless ``sha256(secret)`` is its commitment."""
     if _commitment(secret) != commitment:
         msg = (
             f"the kept secret of session {session} does not match its commitment {commitment}; "
             "no die is rolled and nothing is revealed (if its secret is lost, 'hexlog session abandon --reason TEXT')"
         )
         raise RuleRefusedError(msg)
-    return secret
