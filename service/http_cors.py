@@ -18,7 +18,7 @@ from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 
 from hexlog.events.errors import UsageError
-from hexlog.service.http_problems import FORBIDDEN, Problem
+from hexlog.service.http_problems import CROSS_ORIGIN, Problem
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -103,4 +103,5 @@ class Cors(CORSMiddleware):
         if not asked:  # no other part of a preflight is refused: said plainly all the same
             asked.append("the preflight is not one this service answers")
         headers = {k: v for k, v in answer.headers.items() if k.lower().startswith("access-control-") or k == "vary"}
-        return Problem(FORBIDDEN, f"cross-origin request refused: {'; '.join(asked)}", headers=headers).response(path)
+        refused = Problem(CROSS_ORIGIN, f"cross-origin request refused: {'; '.join(asked)}", headers=headers)
+        return refused.response(path)

@@ -38,6 +38,7 @@ TOO_MANY = "too-many-requests"
 INTERNAL = "internal"
 BUSY = "busy"
 UNREACHABLE = "unreachable"
+CROSS_ORIGIN = "cross-origin"
 
 #: seconds a client is told to wait (``Retry-After``) before trying a database that could not be reached again
 UNREACHABLE_RETRY = 5
@@ -51,6 +52,7 @@ KINDS: dict[str, tuple[int, str]] = {
     BAD_REQUEST: (400, "The request is not well formed"),
     UNAUTHORIZED: (401, "A valid bearer token is needed"),
     FORBIDDEN: (403, "This token may not do that"),
+    CROSS_ORIGIN: (403, "This origin may not do that"),
     NOT_FOUND: (404, "Not found"),
     METHOD_NOT_ALLOWED: (405, "Method not allowed"),
     CONFLICT: (409, "The campaign has moved on"),

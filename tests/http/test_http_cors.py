@@ -87,6 +87,8 @@ def test_a_preflight_of_another_origin_method_or_header_is_a_problem_document(se
         "cross-origin request refused: origin 'https://evil.example' is not one --allow-origin names"
     )
     assert other.json()["instance"] == "/campaigns/main/campaign/roll-dice"
+    assert other.json()["title"] == "This origin may not do that"  # not the token's refusal: no token was sent
+    assert other.json()["type"] == "urn:hexlog:problem:cross-origin"
     assert method.json()["detail"] == "cross-origin request refused: method 'DELETE' is not GET or POST"
     assert header.json()["detail"] == (
         "cross-origin request refused: header x-secret is not one a client of the API sends"
