@@ -102,7 +102,7 @@ class TestAdndPositions:
         t.run(enc.DetermineDistance(value=60))
         t.run(enc.RollInitiative(), 5, 2)
         chosen = only(t.run(enc.Avoid(side="monsters")), ev.ActionChosen)
-        assert chosen.note == "the party wear noisy armour (plate): the monsters slip away before they are noticed"
+        assert chosen.note == "the party wear noisy armor (plate): the monsters slip away before they are noticed"
         assert t.state.concluded is not None
         assert t.state.concluded.outcome == "avoided"
 

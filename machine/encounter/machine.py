@@ -327,7 +327,7 @@ def avoid_verdict(
     s, foe = e.started, side.other
     clanking = surprise.armor_noise(rules, surprise.Side(name=Side.PARTY, armor=party_armor))
     noise = {
-        Side.PARTY: "make noise" if s.party_noisy else (f"wear noisy armour ({clanking})" if clanking else ""),
+        Side.PARTY: "make noise" if s.party_noisy else (f"wear noisy armor ({clanking})" if clanking else ""),
         Side.MONSTERS: "make noise" if s.monsters_noisy else "",
     }
     noisy = {who: bool(what) for who, what in noise.items()}
