@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from hexlog.events import releases
 from hexlog.events.base import Event
 from hexlog.events.chain import GENESIS, Envelope, verify_stream
 from hexlog.machine.commands import oversized
@@ -179,29 +180,42 @@ class Opened:
 
 @attrs.define
 class SchemaVersions:
-    """The highest schema version of each event type a stream holds so far, met in version order.
+    """The highest schema version of each event type a stream holds so far, met in version order, and the latest
+    release (``hexlog.events.releases``) that its events show wrote one of them.
 
     A release writes each type at its current version and an upgrade only raises them, so an honest stream never
-    holds a type at a version below one it already holds: an event re-labelled as older, to be judged by the
-    older rules, is a finding.
+    holds a type at a version below one it already holds, nor at a version the release that wrote an earlier event
+    had left behind: an event re-labelled as older, to be judged by the older rules, is a finding.
     """
 
     #: each type's highest schema version so far, and the stream version of the first event at it
     highest: dict[str, tuple[int, int]] = attrs.field(factory=dict)
+    #: the latest release an event so far shows wrote it (0: any), and that event's type, version and stream version
+    newest: tuple[int, str, int, int] = (0, "", 0, 0)
 
     def older(self, env: Envelope) -> str | None:
-        """Why the event's schema version is below one its type already had in this stream; None when it is not."""
+        """Why the event's schema version is below one its type already had in this stream, or one its type had left
+        behind in a release that wrote an earlier event; None when it is neither."""
         kind, version = env.type, env.schemaversion
         before = self.highest.get(kind)
+        if before is not None and version < before[0]:
+            return (
+                f"{kind} schema version {version} after schema version {before[0]} (at stream version {before[1]}): "
+                "older than a version this stream already holds"
+            )
+        release, by, by_version, at = self.newest
+        gone = releases.left_behind(kind, version)
+        if gone is not None and gone <= release:
+            return (
+                f"{kind} schema version {version} after {by} schema version {by_version} (at stream version {at}): "
+                f"every release that writes the one writes {kind} at schema version {version + 1} or later"
+            )
         if before is None or version > before[0]:
             self.highest[kind] = (version, env.streamversion)
-            return None
-        if version == before[0]:
-            return None
-        return (
-            f"{kind} schema version {version} after schema version {before[0]} (at stream version {before[1]}): "
-            "older than a version this stream already holds"
-        )
+        written = releases.raised_at(kind, version)
+        if written > release:
+            self.newest = (written, kind, version, env.streamversion)
+        return None
 
 
 def check_schemas(ordered: list[Item], out: list[Finding], unsound: set[int]) -> None:

@@ -19,7 +19,8 @@ from hypothesis import settings
 from jsonschema import Draft202012Validator
 
 import hexlog.machine.handler  # registers every procedure and its events
-from hexlog.events import chain, codec, memory, sqlite
+from hexlog.events import chain, codec, memory, releases, sqlite
+from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.sqlite_schema import COLUMNS
 from hexlog.replay.export import read_export
@@ -118,6 +119,21 @@ def hexlog(tmp_path: Path):
     for db in sorted(tmp_path.rglob("*.db")):
         problems = schema_problems(written_events(db))
         assert not problems, f"{db.name}: events that break their published schema: {problems}"
+
+
+@pytest.fixture
+def unraised(monkeypatch: pytest.MonkeyPatch):
+    """``unraised(TYPE)``: the releases' history (``hexlog.events.releases``) without the versions after the first of
+    event type ``TYPE`` (``camp.night_checked``), for a test that writes that type at an older version in a log that
+    is otherwise today's release's, to see the audit re-run it as that release ran it (a real log of that release
+    writes every other type at its older versions too)."""
+
+    def forget(name: str) -> None:
+        kept = {key: number for key, number in releases.FIRST_WRITTEN.items() if key[0] != TYPE_PREFIX + name}
+        assert len(kept) < len(releases.FIRST_WRITTEN), f"{name} was never raised"
+        monkeypatch.setattr(releases, "FIRST_WRITTEN", kept)
+
+    return forget
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from hexlog.events import pursuit as pev
 from hexlog.events import travel as tev
 from hexlog.events.codec import decode
 from hexlog.events.encounter import EncounterStarted
-from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
+from hexlog.events.errors import CorruptLogError, IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine import camp, text
@@ -28,6 +28,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
+from hexlog.replay.export import import_envelopes
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
 
@@ -298,9 +299,12 @@ class TestTheWatchDie:
         handler.execute(CAMPAIGN, c.CloseSession())
         assert audit_store(handler.store, CAMPAIGN, REGISTRY).findings == ()
 
-    def test_a_check_an_older_release_recorded_is_re_run_as_it_ran(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_a_check_an_older_release_recorded_is_re_run_as_it_ran(
+        self, monkeypatch: pytest.MonkeyPatch, unraised
+    ) -> None:
         """Checks recorded as version 1 (the watch die rolled on an encounter alone) audit clean: the audit re-runs
         them with the command that rolls as that release did, and would find a roll missing with today's."""
+        unraised("camp.night_checked")
         handler = self.campaign()
         with monkeypatch.context() as old:
             old.setattr(ev.NightChecked, "schema_version", 1)
@@ -314,6 +318,33 @@ class TestTheWatchDie:
         assert 0 < met < 10
         report = audit_store(handler.store, CAMPAIGN, REGISTRY)
         assert report.findings == (), report.text()
+
+    def test_a_check_relabelled_as_an_older_release_s_is_a_finding(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Checks written as version 1 in a log whose rolls are today's (``dice.rolled`` version 4, whose releases
+        write night checks at version 2): the referee kept a quiet night's watch die off the secret lane, choosing
+        which secret rolls came next. Each is a finding, and an export holding them is not imported."""
+        handler = self.campaign()
+        with monkeypatch.context() as old:
+            old.setattr(ev.NightChecked, "schema_version", 1)
+            old.setitem(camp.CAMP.steps, camp.CheckNight, camp.steps.check_watch_on_encounter)
+            _nights(handler, 10)
+        handler.execute(CAMPAIGN, c.CloseSession())
+        records = handler.store.read_stream(tables.stream_for(CAMPAIGN))
+        checks = [r.envelope.streamversion for r in records if r.envelope.type.endswith("camp.night_checked")]
+        first_roll = next(r.envelope.streamversion for r in records if r.envelope.type.endswith("dice.rolled"))
+        reason = (
+            f"hexlog.camp.night_checked schema version 1 after hexlog.dice.rolled schema version 4 (at stream version "
+            f"{first_roll}): every release that writes the one writes hexlog.camp.night_checked at schema version 2 "
+            "or later"
+        )
+        for campaign in (CAMPAIGN, None):
+            report = audit_store(handler.store, campaign, REGISTRY)
+            assert [(f.check, f.streamversion, f.reason) for f in report.findings] == [
+                ("schema", at, reason) for at in checks
+            ], report.text()
+        envelopes = [r.envelope for r in records]
+        with pytest.raises(CorruptLogError, match=r"camp\.night_checked schema version 1 after hexlog\.dice\.rolled"):
+            import_envelopes(MemoryStore(), envelopes)
 
 
 def _refusals() -> list[tuple[Phase, str]]:

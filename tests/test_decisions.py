@@ -779,8 +779,9 @@ class TestRollsForSomeone:
         ) in reason
 
     @pytest.mark.parametrize("ruleset", RULESETS)
-    def test_a_log_of_version_1_rolls_still_audits_clean(self, ruleset: str) -> None:
+    def test_a_log_of_version_1_rolls_still_audits_clean(self, ruleset: str, unraised) -> None:
         """Rolls written before made_for existed (schema version 1) are not judged on whom they were made for."""
+        unraised("dice.rolled")
         envs = envelopes(ruleset)
         old = _downgraded(envs)
         rolls = [e for e in old if e.type == "hexlog.dice.rolled"]
@@ -791,8 +792,9 @@ class TestRollsForSomeone:
         assert report.ok, report.text()
         assert report.decisions == audit_envelopes(envs).decisions > 0
 
-    def test_a_version_1_roll_of_another_purpose_is_still_caught(self) -> None:
+    def test_a_version_1_roll_of_another_purpose_is_still_caught(self, unraised) -> None:
         """Only made_for is left unjudged on a version 1 roll: its purpose is checked as before."""
+        unraised("dice.rolled")
         old = _downgraded(envelopes("ose"))
         at = find(old, "encounter.reaction_rolled")
         nonce = old[at].data["rolls"][0]
