@@ -295,11 +295,20 @@ class _Walker:
         """A session rolls ``hexlog-dice-v1`` only as the release that wrote it did: one lane for every roll, so a
         secret roll moves the next public one. Every release that records ``session.opened`` at schema version 2 or
         later rolls ``hexlog-dice-v2``, and no release goes back to v1 after a v2 session of the campaign: a v1
-        session there is the log's scheme changed by hand."""
+        session there is the log's scheme changed by hand. No release of hexlog rolled ``hexlog-dice-v2`` before
+        recording ``session.opened`` at version 2 (which says whether the secret was supplied): in a campaign hexlog
+        started (``campaign.started``), a v2 session's of version 1 was re-labelled, leaving out that its secret was
+        supplied. (Another program that writes only the session and dice events may write version 1 rolling v2.)"""
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        if event.scheme == hexdice.V2 and recorded < LANES_SINCE and self.table.started:
+            self.flag(
+                at,
+                f"session {event.session} rolls {hexdice.V2}, but its session.opened is of schema version {recorded}, "
+                f"which no release that rolls {hexdice.V2} writes (they record whether the secret was supplied)",
+            )
         if event.scheme != hexdice.V1:
             self.lanes |= event.scheme == hexdice.V2
             return
-        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
         if recorded >= LANES_SINCE:
             self.flag(
                 at,

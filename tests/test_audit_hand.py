@@ -139,6 +139,29 @@ def test_a_session_turned_back_to_one_lane_fails_the_audit(hexlog, tmp_path):
     ) in forged.stdout
 
 
+def test_a_supplied_secret_left_out_by_an_older_session_opened_fails_the_audit(hexlog, tmp_path):
+    """A session whose secret was supplied, its ``session.opened`` re-labelled as schema version 1 (which has no
+    ``supplied``): the audit would no longer say that whoever supplied it could have chosen its rolls. No release
+    that wrote version 1 rolled hexlog-dice-v2: a finding."""
+    events = closed_export(hexlog, tmp_path)
+    assert hexlog("audit", "--file", "log.jsonl").returncode == 3  # INCOMPLETE: the secret was supplied
+    relabelled = []
+    for event in events:
+        if event["type"] == "hexlog.session.opened":
+            assert event["data"].pop("supplied") is True
+            event = event | {"schemaversion": 1}  # noqa: PLW2901 - the rewritten event
+        relabelled.append(event)
+    write_export(tmp_path / "relabelled.jsonl", reseal(relabelled))
+    forged = hexlog("audit", "--file", "relabelled.jsonl")
+    assert forged.returncode == 1, forged.stdout + forged.stderr
+    assert (
+        "session s1 rolls hexlog-dice-v2, but its session.opened is of schema version 1, which no release that rolls "
+        "hexlog-dice-v2 writes (they record whether the secret was supplied)"
+    ) in forged.stdout
+    imported = hexlog("import", "relabelled.jsonl", "--db", "relabelled.db")
+    assert imported.returncode == 1, imported.stdout + imported.stderr
+
+
 def renamed_rules(event: dict, name: str) -> dict:
     """The event, the campaign's start naming its rules ``name`` (their hash recorded anew)."""
     if event["type"] != "hexlog.campaign.started":
