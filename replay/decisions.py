@@ -205,6 +205,8 @@ class _Walker:
                 self.tell_free(earlier, self.where(at))
         elif isinstance(event, SessionClosed | SessionAbandoned):
             self.tell_free(event.session, self.where(at))
+            if isinstance(event, SessionClosed):
+                self.note_closed_under_way(at, event)
         if isinstance(event, DiceRolled):
             lane = hexdice.lane_of(self.schemes.get(event.session, hexdice.V1), event.visibility)
             self.rolls.setdefault(event.session, {})[(lane, event.nonce)] = (at, event)
@@ -557,6 +559,19 @@ class _Walker:
             else:
                 self.flag(at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored")
         self.free.pop(session, None)  # a session still open: its free rolls are told once it ends
+
+    def note_closed_under_way(self, at: int, event: SessionClosed) -> None:
+        """A session closed while a procedure is under way, as the referee's hand: the referee, who knew the dice the
+        session would roll next, could have closed it to leave them unrolled (the rest of the procedure is rolled on
+        a new session's dice, which nobody knew)."""
+        under_way = self.registry.open_procedures(self.table)
+        if not under_way:
+            return
+        named = ", ".join(f"{p.name} (phase {getattr(p.phase_of(state), 'name', '')})" for p, state in under_way)
+        self.hand.append(
+            f"{self.where(at)}: session {event.session} closed while {named} was under way; the referee, who knew "
+            "the dice it would roll next, could have closed it to leave them unrolled"
+        )
 
     def note_free(self, roll: DiceRolled) -> None:
         """Note a free roll (``hexlog roll``: no procedure step made it), told with its session's others when the

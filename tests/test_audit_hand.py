@@ -56,11 +56,39 @@ def test_free_rolls_are_counted_as_the_referees_hand_with_the_first_five_named(h
     ok(hexlog("encounter", "start", "--monsters", "3"))
     ok(hexlog("encounter", "check-surprise"))
     ok(hexlog("session", "close"))
-    assert len(hand_of(hexlog("audit").stdout)) == 1  # the second session's rolls were all a step's
+    hand = hand_of(hexlog("audit").stdout)
+    assert len(hand) == 2, hand  # the second session's rolls were all a step's (it closed during the encounter)
+    assert "session s2 closed while encounter" in hand[1]
     ok(hexlog("session", "open"))
     ok(hexlog("session", "seed", "third words"))
     ok(hexlog("roll", "1d6", "--purpose", "omen"))
-    assert len(hand_of(hexlog("audit").stdout)) == 1  # told once the session ends
+    assert len(hand_of(hexlog("audit").stdout)) == 2  # told once the session ends
+
+
+def test_a_session_closed_while_a_procedure_is_under_way_is_the_referees_hand(hexlog, tmp_path):
+    """The referee, who knows the dice a session will roll next, could close it in the middle of an encounter to leave
+    them unrolled (the rest is rolled on a new session's dice): named with the phase, in the database's audit and an
+    export's alike. A session closed with no procedure under way is not named."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("encounter", "start", "--monsters", "3"))
+    ok(hexlog("encounter", "check-surprise"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("session", "open"))
+    ok(hexlog("session", "seed", "other words"))
+    ok(hexlog("encounter", "determine-distance"))
+    ok(hexlog("encounter", "cancel", "--reason", "they go their way"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        assert audited.returncode == 3, audited.stdout + audited.stderr  # INCOMPLETE: the first secret was supplied
+        hand = hand_of(audited.stdout)
+        assert len(hand) == 2, hand  # the close, then the cancel; the second session closed with nothing under way
+        assert re.fullmatch(
+            r"stream version \d+: session s1 closed while encounter \(phase DISTANCE\) was under way; the referee, "
+            r"who knew the dice it would roll next, could have closed it to leave them unrolled",
+            hand[0],
+        ), hand
+        assert "cancelled by the referee" in hand[1], hand
 
 
 def test_an_encounter_cancelled_or_corrected_is_the_referees_hand(hexlog, tmp_path):
