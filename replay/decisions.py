@@ -52,6 +52,7 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
+from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -354,6 +355,9 @@ class _Walker:
                 said = f"{said}, {own}" if said else own
             if said:
                 self.hand.append(f"{self.where(at)}: {said}")
+            return
+        if isinstance(event, MemberEdited) and at not in self.followed:  # not the rules' (the armor a joust takes)
+            self.hand.append(f"{self.where(at)}: {_edited(event)}")
             return
         inverse = self.inverses.get(type(event))
         by_hand = None
@@ -682,6 +686,17 @@ class StreamWalker(_Walker):
             self.failed = True
         if self.unsure:
             self.doubts.append(self.caveat())
+
+
+def _edited(event: MemberEdited) -> str:
+    """A member's record corrected by the referee: each score changed, from what to what, and why."""
+    changed = [
+        f"{field.name} {_value(getattr(event.was, field.name))} -> {_value(getattr(event.now, field.name))}"
+        for field in attrs.fields(MemberSheet)
+        if getattr(event.was, field.name) != getattr(event.now, field.name)
+    ]
+    reason = f" ({shown(event.reason)})" if event.reason else ""
+    return f"{shown(event.was.name)}'s record corrected by the referee: {', '.join(changed)}{reason}"
 
 
 def _value(value: Any) -> str:
