@@ -52,12 +52,14 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
+from hexlog.events.hexmap import HexSet
 from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
+from hexlog.machine.hexmap.state import Hex, MapState
 from hexlog.machine.kit import context as kit
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
@@ -359,6 +361,9 @@ class _Walker:
         if isinstance(event, MemberEdited) and at not in self.followed:  # not the rules' (the armor a joust takes)
             self.hand.append(f"{self.where(at)}: {_edited(event)}")
             return
+        if isinstance(event, HexSet):
+            self.note_hex_changed(at, event)
+            return
         inverse = self.inverses.get(type(event))
         by_hand = None
         if inverse is not None and inverse.by_hand is not None:
@@ -564,6 +569,23 @@ class _Walker:
                 self.flag(at, f"roll {_name(roll)} for {roll.purpose} is named by no decision: rolled and then ignored")
         self.free.pop(session, None)  # a session still open: its free rolls are told once it ends
 
+    def note_hex_changed(self, at: int, event: HexSet) -> None:
+        """A hex of the map whose terrain, road or track the referee changed while a procedure was under way, as the
+        referee's hand: the chances of the checks still to come there (a wandering check's, a lost check's) follow it,
+        and the referee knew the dice they would roll. A hex drawn for the first time is not told."""
+        state = self.table.procedures.get(MAP)
+        old = state.hex(event.hex) if isinstance(state, MapState) else None
+        if old is None or (old.terrain, old.road, old.track) == (event.terrain, event.road, event.track):
+            return
+        under_way = self.registry.open_procedures(self.table)
+        if not under_way:
+            return
+        named = ", ".join(f"{p.name} (phase {getattr(p.phase_of(state), 'name', '')})" for p, state in under_way)
+        self.hand.append(
+            f"{self.where(at)}: hex {shown(event.hex)} changed by the referee from {_hex_text(old)} to "
+            f"{_hex_text(event)} while {named} was under way"
+        )
+
     def note_closed_under_way(self, at: int, event: SessionClosed) -> None:
         """A session closed while a procedure is under way, as the referee's hand: the referee, who knew the dice the
         session would roll next, could have closed it to leave them unrolled (the rest of the procedure is rolled on
@@ -686,6 +708,12 @@ class StreamWalker(_Walker):
             self.failed = True
         if self.unsure:
             self.doubts.append(self.caveat())
+
+
+def _hex_text(hex_: Hex | HexSet) -> str:
+    """A hex's terrain, and its road or track."""
+    way = " with a road" if hex_.road else " with a track" if hex_.track else ""
+    return f"{shown(hex_.terrain)}{way}"
 
 
 def _edited(event: MemberEdited) -> str:

@@ -115,6 +115,34 @@ def test_a_members_record_corrected_is_the_referees_hand(hexlog, tmp_path):
         ), hand
 
 
+def test_a_hex_changed_during_a_journey_is_the_referees_hand(hexlog, tmp_path):
+    """The party's hex turned from clear to swamp just before the day's wandering check (whose range the terrain sets),
+    by a referee who knew its die: named with what changed and the procedure under way. A hex first drawn during the
+    journey, or changed with nothing under way, is not named."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    for hex_ in ("0,0", "0,1"):
+        ok(hexlog("map", "set", hex_, "--terrain", "clear"))
+    ok(hexlog("map", "set", "0,1", "--terrain", "hills"))  # nothing under way
+    ok(hexlog("travel", "start", "0,0"))
+    ok(hexlog("travel", "weather"))
+    ok(hexlog("travel", "route", "S"))
+    ok(hexlog("map", "set", "5,5", "--terrain", "woods"))  # drawn for the first time
+    ok(hexlog("map", "set", "0,0", "--terrain", "swamp"))
+    ok(hexlog("travel", "check"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        assert audited.returncode == 3, audited.stdout + audited.stderr  # INCOMPLETE: the secret was supplied
+        changed = [line for line in hand_of(audited.stdout) if "hex " in line]
+        assert len(changed) == 1, hand_of(audited.stdout)
+        assert re.fullmatch(
+            r"stream version \d+: hex 0,0 changed by the referee from clear to swamp while travel \(phase TRAVEL\) "
+            r"was under way",
+            changed[0],
+        ), changed
+
+
 def test_an_encounter_cancelled_or_corrected_is_the_referees_hand(hexlog, tmp_path):
     """A cancel after the surprise roll could undo rolls that went against the referee, one before any roll an
     encounter the dice brought; a correction changes a fact the rolls were read with: each is named."""
