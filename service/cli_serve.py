@@ -16,6 +16,7 @@ from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import console, logs
 from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
 from hexlog.service.http_cors import check_origin
+from hexlog.service.http_replies import KEEP_HOURS
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = console.plain()
@@ -41,6 +42,15 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
             help="an origin whose browser pages may call the API (https://vtt.example; repeat for more; * for any)",
         ),
     ] = None,
+    keep_replies: Annotated[
+        float,
+        typer.Option(
+            "--keep-replies",
+            metavar="HOURS",
+            help="hours the answer to a command sent with an Idempotency-Key is kept for its retries",
+            min=1,
+        ),
+    ] = KEEP_HOURS,
 ) -> None:
     """Serve the HTTP API and the live event streams of the database's campaigns (Ctrl-C stops)."""
     from hexlog.service import http_server  # noqa: PLC0415 - only this command needs the server
@@ -51,7 +61,15 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
     check_free(host, port)  # and an address in use, before the server would say it in its own
     if "HEXLOG_LOG" not in os.environ:
         logs.configure("info")  # one line per request
-    settings = Settings(db=db, rate=rate, burst=burst, max_body=max_body, heartbeat=heartbeat, allow_origins=origins)
+    settings = Settings(
+        db=db,
+        rate=rate,
+        burst=burst,
+        max_body=max_body,
+        heartbeat=heartbeat,
+        allow_origins=origins,
+        keep_replies=keep_replies,
+    )
     out.print(f"serving {shown_db(db)} on http://{host}:{port} (API: /docs, /openapi.json)")
     http_server.run(create_app(settings), host=host, port=port)
 

@@ -84,7 +84,7 @@ from hexlog.service.http_problems import (
     Problem,
     problem_of,
 )
-from hexlog.service.http_replies import KEY_LIMIT, Replies, Reply
+from hexlog.service.http_replies import KEEP_HOURS, KEY_LIMIT, Replies, Reply
 from hexlog.service.http_stream import NOTIFIED_POLL, POLL, Bell, Listening, follow
 from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
 
@@ -126,6 +126,8 @@ class Settings:
     #: the origins whose browser pages may call the API (``--allow-origin``; ``*`` for every one); none: no
     #: cross-origin request is allowed
     allow_origins: tuple[str, ...] = ()
+    #: hours the answer to a command sent with an Idempotency-Key is kept (``--keep-replies``)
+    keep_replies: float = KEEP_HOURS
 
 
 class Rates:
@@ -179,7 +181,7 @@ class Service:
         self.reader = Handler(self.reads, FileKeeper(key_file(settings.db), lock_timeout=timeout), registry=registry)
         self.read_lock = threading.Lock()
         self.tokens = TokenStore(settings.db, busy_timeout=timeout)
-        self.replies = Replies(settings.db, busy_timeout=timeout)
+        self.replies = Replies(settings.db, busy_timeout=timeout, keep_hours=settings.keep_replies)
         self.registry = registry
         self.bell = Bell()
         #: on PostgreSQL, the database's announcements of every append ring the bell

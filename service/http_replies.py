@@ -11,7 +11,7 @@ before keys were the token's own used the campaign and the key; ``http_app`` sti
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,11 @@ CREATE TABLE IF NOT EXISTS http_replies (
 """
 #: the longest Idempotency-Key accepted
 KEY_LIMIT = 200
+#: hours a stored answer is kept by default (``hexlog serve --keep-replies``): a retry sent later is still applied
+#: once (the command id is the store's), answered from what it recorded rather than with the first answer's bytes
+KEEP_HOURS = 168
+#: seconds between two sweeps of the answers past their time (a sweep is one DELETE)
+SWEEP_SECONDS = 3600
 
 
 @attrs.frozen(kw_only=True)
@@ -49,8 +54,10 @@ class Reply:
 class Replies:
     """The stored answers of one database (``db`` as ``--db`` gives it: a SQLite file or a PostgreSQL URL)."""
 
-    def __init__(self, db: Path | str, *, busy_timeout: float = 10.0) -> None:
+    def __init__(self, db: Path | str, *, busy_timeout: float = 10.0, keep_hours: float = KEEP_HOURS) -> None:
         self._tables: Tables = open_tables(Path(db), busy_timeout=busy_timeout)
+        self.keep = timedelta(hours=keep_hours)
+        self._swept: datetime | None = None
 
     def get(self, campaign: str, key: str) -> Reply | None:
         """The answer stored for a key, if any."""
@@ -60,15 +67,18 @@ class Replies:
         )
         return None if not rows else Reply(digest=rows[0][0], status=rows[0][1], body=json.loads(rows[0][2]))
 
-    def put(self, campaign: str, key: str, reply: Reply) -> None:
-        """Keep the first answer for a key."""
-        created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    def put(self, campaign: str, key: str, reply: Reply, *, now: datetime | None = None) -> None:
+        """Keep the first answer for a key (and, at most once an hour, let those past their time go)."""
+        now = now or datetime.now(UTC)
         self._tables.ensure("http_replies", TABLE)
         self._tables.write(
             "INSERT INTO http_replies (campaign, key, digest, status, body, created) "
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (campaign, key) DO NOTHING",
-            (campaign, key, reply.digest, reply.status, json.dumps(reply.body, ensure_ascii=False), created),
+            (campaign, key, reply.digest, reply.status, json.dumps(reply.body, ensure_ascii=False), _stamp(now)),
         )
+        if self._swept is None or (now - self._swept).total_seconds() >= SWEEP_SECONDS:
+            self._swept = now
+            self._tables.write("DELETE FROM http_replies WHERE created < ?", (_stamp(now - self.keep),))
 
     def forget(self, campaign: str, key: str) -> None:
         """Drop a stored answer (what a service that stopped before storing it leaves behind)."""
@@ -78,3 +88,8 @@ class Replies:
     def close(self) -> None:
         """Release the connection."""
         self._tables.close()
+
+
+def _stamp(when: datetime) -> str:
+    """A time as the table keeps it (UTC, to the second: its text sorts as the time does)."""
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
