@@ -577,23 +577,26 @@ class _Walker:
         old = state.hex(event.hex) if isinstance(state, MapState) else None
         if old is None or (old.terrain, old.road, old.track) == (event.terrain, event.road, event.track):
             return
-        under_way = self.registry.open_procedures(self.table)
-        if not under_way:
+        named = self.under_way()
+        if not named:
             return
-        named = ", ".join(f"{p.name} (phase {getattr(p.phase_of(state), 'name', '')})" for p, state in under_way)
         self.hand.append(
             f"{self.where(at)}: hex {shown(event.hex)} changed by the referee from {_hex_text(old)} to "
             f"{_hex_text(event)} while {named} was under way"
         )
 
+    def under_way(self) -> str:
+        """The procedures under way now, each with its phase ("" when none is)."""
+        under_way = self.registry.open_procedures(self.table)
+        return ", ".join(f"{p.name} (phase {getattr(p.phase_of(state), 'name', '')})" for p, state in under_way)
+
     def note_closed_under_way(self, at: int, event: SessionClosed) -> None:
         """A session closed while a procedure is under way, as the referee's hand: the referee, who knew the dice the
         session would roll next, could have closed it to leave them unrolled (the rest of the procedure is rolled on
         a new session's dice, which nobody knew)."""
-        under_way = self.registry.open_procedures(self.table)
-        if not under_way:
+        named = self.under_way()
+        if not named:
             return
-        named = ", ".join(f"{p.name} (phase {getattr(p.phase_of(state), 'name', '')})" for p, state in under_way)
         self.hand.append(
             f"{self.where(at)}: session {event.session} closed while {named} was under way; the referee, who knew "
             "the dice it would roll next, could have closed it to leave them unrolled"
