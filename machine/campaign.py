@@ -36,11 +36,6 @@ SECRET_BYTES = 32
 MAX_CLIENT_SEED = 256
 MAX_CLIENT_SEED_V2 = 200
 MAX_REASON = 500
-#: the longest infravision range a character may have, in feet (the texts give 60 to 120)
-MAX_INFRAVISION_FT = 1000
-#: the fastest base rate in the texts, feet per turn
-MAX_SPEED = 480
-ABILITY_RANGE = range(3, 19)
 _NAME = re.compile(r"^[\w][\w .'-]{0,63}$")
 #: a campaign id names the CloudEvents source ``hexlog:<id>``, so it is a plain URI segment
 _CAMPAIGN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -208,14 +203,15 @@ def _check_sheet(sheet: MemberSheet) -> None:
         raise UsageError(msg)
     for label in ("cha", "wis", "dex", "strength"):
         value = getattr(sheet, label)
-        if value not in ABILITY_RANGE:
-            msg = f"{label} must be 3 to 18, not {value}"
+        if value not in c.ABILITY:
+            msg = f"{label} must be {c.ABILITY.least} to {c.ABILITY.most}, not {value}"
             raise UsageError(msg)
-    if not 0 < sheet.speed <= MAX_SPEED:
-        msg = f"speed must be 1 to {MAX_SPEED} feet per turn, not {sheet.speed}"
+    if sheet.speed not in c.SPEED:
+        msg = f"speed must be {c.SPEED.least} to {c.SPEED.most} feet per turn, not {sheet.speed}"
         raise UsageError(msg)
-    if not 0 <= sheet.infravision_ft <= MAX_INFRAVISION_FT:
-        msg = f"infravision must be 0 to {MAX_INFRAVISION_FT} feet, not {sheet.infravision_ft}"
+    if sheet.infravision_ft not in c.INFRAVISION_FT:
+        low, high = c.INFRAVISION_FT.least, c.INFRAVISION_FT.most
+        msg = f"infravision must be {low} to {high} feet, not {sheet.infravision_ft}"
         raise UsageError(msg)
 
 

@@ -3,8 +3,8 @@
 A command's fields are its arguments. ``arg`` gives one the sentence that explains it and, for the
 doors, the flag that sets it (``--monsters`` for ``monster_count``), whether a flag says the
 opposite of the field (``--unintelligent`` sets ``intelligent`` false, and has a sentence of its own:
-the field's says what the field means, as the HTTP service describes it), its least value, and whether
-it is given by position instead.
+the field's says what the field means, as the HTTP service describes it), its least value, the range its step
+checks in its own words (``within``), and whether it is given by position instead.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ MEMBER = "member"
 NEEDED = "needed"
 #: the sentence of a flag that says the opposite of its field (``--unintelligent``), beside the field's own
 FLAG_HELP = "flag_help"
+#: the range of a number that its step checks in its own words (a ``Bounds``): the HTTP service's document gives it
+WITHIN = "within"
 _WORD = re.compile(r"[A-Z][a-z0-9]*")
 #: the largest integer every JSON reader holds exactly (2**53 - 1): no number in a command or an event
 #: goes past it, so a verifier in JavaScript hashes the same bytes
@@ -37,6 +39,28 @@ NUMBER_LIMITS: dict[str, tuple[int, int]] = {
     "every_turns": (1, 1000),
     "hexes": (1, 1000),
 }
+
+
+@attrs.frozen
+class Bounds:
+    """The range of a whole number that a step checks in its own words (``cha must be 3 to 18, not 25``).
+
+    One declaration serves the step's check and the field's ``arg(within=...)``, from which the HTTP service's
+    document gives the field's minimum and maximum: a client reads the range the step holds it to."""
+
+    least: int
+    most: int
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.least <= value <= self.most
+
+
+#: an ability score (CHA, WIS, DEX, STR)
+ABILITY = Bounds(3, 18)
+#: a base rate in feet per turn, a character's or a monster's (the fastest in the texts is 480)
+SPEED = Bounds(1, 480)
+#: a character's infravision, in feet (the texts give 60 to 120)
+INFRAVISION_FT = Bounds(0, 1000)
 
 
 def oversized(data: Any) -> int | None:
@@ -151,6 +175,7 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     flag_help: str | None = None,
     member: bool = False,
     needed: bool = False,
+    within: Bounds | None = None,
 ) -> Any:
     """A command argument with the sentence that explains it and how a door spells it.
 
@@ -160,14 +185,20 @@ def arg(  # noqa: PLR0913 - one keyword per way a door spells an argument
     bound a number. ``member``: it names party members (one, or each of a tuple; empty is none named), and the
     kit refuses a name the party does not have before the procedure looks at the command. ``needed``: its default
     (empty) is refused by the step, in its own words; the HTTP service's schema marks it required and non-empty.
+    ``within``: the range the step holds the number to, in its own words (it reads the same ``Bounds``); the HTTP
+    service's document gives it as the field's minimum and maximum.
     """
     if negate != (flag_help is not None):
         msg = "an argument whose flag says the opposite of its field (negate) needs the flag's own flag_help"
         raise TypeError(msg)
-    meta = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, MOST: most, POSITIONAL: positional}
+    if within is not None and (most is not None or least not in {None, within.least}):
+        msg = "a range the step checks (within) is the argument's only one: a least may only repeat its own"
+        raise TypeError(msg)
+    meta: dict[str, Any] = {HELP: help, FLAG: flag, NEGATE: negate, LEAST: least, MOST: most, POSITIONAL: positional}
     meta[FLAG_HELP] = flag_help
     meta[MEMBER] = member
     meta[NEEDED] = needed
+    meta[WITHIN] = within
     return attrs.field(default=default, metadata=meta)
 
 
@@ -241,13 +272,13 @@ class AddMember(Command):
     """Add a character to the party."""
 
     name: str
-    cha: int = 10
-    wis: int = 10
-    dex: int = 10
-    strength: int = 10
-    speed: int = 120
+    cha: int = arg(10, help="Charisma 3-18", within=ABILITY)
+    wis: int = arg(10, help="Wisdom 3-18", within=ABILITY)
+    dex: int = arg(10, help="Dexterity 3-18", within=ABILITY)
+    strength: int = arg(10, help="Strength 3-18", within=ABILITY)
+    speed: int = arg(120, help="base movement rate, feet per turn", within=SPEED)
     armor: str = "none"
-    infravision_ft: int = 0
+    infravision_ft: int = arg(0, help="infravision range in feet", within=INFRAVISION_FT)
 
 
 @attrs.frozen(kw_only=True)
@@ -256,13 +287,13 @@ class EditMember(Command):
 
     name: str
     new_name: str | None = None
-    cha: int | None = None
-    wis: int | None = None
-    dex: int | None = None
-    strength: int | None = None
-    speed: int | None = None
+    cha: int | None = arg(None, help="Charisma 3-18", within=ABILITY)
+    wis: int | None = arg(None, help="Wisdom 3-18", within=ABILITY)
+    dex: int | None = arg(None, help="Dexterity 3-18", within=ABILITY)
+    strength: int | None = arg(None, help="Strength 3-18", within=ABILITY)
+    speed: int | None = arg(None, help="base movement rate, feet per turn", within=SPEED)
     armor: str | None = None
-    infravision_ft: int | None = None
+    infravision_ft: int | None = arg(None, help="infravision range in feet", within=INFRAVISION_FT)
     reason: str = ""
 
 

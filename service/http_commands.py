@@ -27,7 +27,7 @@ from hexlog.events.codec import converter
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import text
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, field_limits
+from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, WITHIN, field_limits
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
 
@@ -81,13 +81,19 @@ class CommandRoute:
         that the referee, who knows the session's secret, did not choose it."""
         return self.cls is not c.SetClientSeed
 
-    def schema(self) -> dict[str, Any]:
-        """The JSON Schema of the body."""
+    def schema(self, *, told: bool = True) -> dict[str, Any]:
+        """The JSON Schema of the body: as the document tells it (``told``), a number gives the range its step holds
+        it to (``arg(within=...)``); as a body is checked against it, that range is left to the step, which refuses
+        a number outside it in its own words, as on the command line."""
         hints = typing.get_type_hints(self.cls)
         properties: dict[str, Any] = {}
         required = []
         for field in attrs.fields(self.cls):
-            prop = json_schema(hints[field.name], *(field_limits(field) or (field.metadata.get(LEAST), None)))
+            limits = field_limits(field) or (field.metadata.get(LEAST), None)
+            within = field.metadata.get(WITHIN) if told else None
+            if within is not None:
+                limits = (within.least, within.most)
+            prop = json_schema(hints[field.name], *limits)
             if field.name in FILE_FIELDS:
                 prop = {"type": "string", "maxLength": 1_000_000}
                 prop["description"] = "the text of the file (over HTTP the service never reads a path)"
@@ -111,7 +117,7 @@ class CommandRoute:
 
     def command(self, body: Any) -> c.Command:
         """The command a body asks for; ``UsageError`` in the command line's words when it is not one."""
-        problems = validate(body, self.schema(), "body", option_hints(self.cls))
+        problems = validate(body, self.schema(told=False), "body", option_hints(self.cls))
         if problems:
             raise UsageError("; ".join(problems[:3]))
         try:

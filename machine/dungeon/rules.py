@@ -13,12 +13,13 @@ from typing import ClassVar
 
 import attrs
 
+from hexlog.machine.commands import ABILITY
 from hexlog.machine.kit.rules import bands, in_range, non_empty, rule
 
 #: the faces of the dungeon's d6 chances
 D6 = (1, 6)
-#: ability scores: a band table starts at the lowest
-SCORES = (3, 18)
+#: ability scores (``commands.ABILITY``, as the party's sheets): a band table starts at the lowest
+SCORES = (ABILITY.least, ABILITY.most)
 #: the longest a light burns or a check waits, in turns (a year of turns)
 MAX_TURNS = 52_560
 MAX_RADIUS_FT = 1000

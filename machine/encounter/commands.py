@@ -5,10 +5,18 @@ from __future__ import annotations
 import attrs
 
 from hexlog.events.vocabulary import Side
-from hexlog.machine.commands import Command, arg, intelligent_arg
+from hexlog.machine.commands import SPEED, Bounds, Command, arg, intelligent_arg
 
 SIDE_HELP = "party or monsters"
 NOTE_HELP = "what happens, in words"
+#: how many monsters an encounter may have
+MONSTERS = Bounds(1, 10_000)
+#: what poor visibility may divide the encounter distance by
+DISTANCE_DIVISOR = Bounds(1, 10)
+#: a side's surprise chance: surprised on a d6 of 1 to it (0: never)
+SURPRISE_ON = Bounds(0, 6)
+#: what circumstances add to a side's surprise d6: at most the die's faces either way
+SURPRISE_MODIFIER = Bounds(-6, 6)
 
 
 @attrs.frozen(kw_only=True)
@@ -25,9 +33,9 @@ class StartEncounter(Command):
     monsters_light: bool = arg(False, help="the monsters carry light in the dark")  # noqa: FBT003 - a default
     party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
-    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
+    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1, within=MONSTERS)
     intelligent: bool = intelligent_arg()
-    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
+    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1, within=SPEED)
     terrains: tuple[str, ...] = arg(
         (),
         help="outdoor terrain (repeat for mixed): plains, desert, hills, mountains, scrub, forest, marsh",
@@ -39,13 +47,22 @@ class StartEncounter(Command):
     vision_ft: int | None = arg(None, help="infravision or ultravision range, feet", flag="--vision", least=1)
     hiding: bool = arg(False, help="the other side heard noise and hid")  # noqa: FBT003 - a default
     distance_divisor: int = arg(
-        1, help="poor visibility (fog, blizzard): the encounter distance is divided by this", least=1
+        1,
+        help="poor visibility (fog, blizzard): the encounter distance is divided by this",
+        least=1,
+        within=DISTANCE_DIVISOR,
     )
     party_surprise_on: int | None = arg(
-        None, help="the party is surprised on a d6 of 1 to this (0-6; default: the rules')", least=0
+        None,
+        help="the party is surprised on a d6 of 1 to this (0-6; default: the rules')",
+        least=0,
+        within=SURPRISE_ON,
     )
     monsters_surprise_on: int | None = arg(
-        None, help="the monsters are surprised on a d6 of 1 to this (0-6; default: the rules')", least=0
+        None,
+        help="the monsters are surprised on a d6 of 1 to this (0-6; default: the rules')",
+        least=0,
+        within=SURPRISE_ON,
     )
     monsters_unsurprisable: bool = arg(
         False,  # noqa: FBT003 - a default
@@ -56,11 +73,13 @@ class StartEncounter(Command):
         0,
         help="light, noise or other circumstances: added to the party's surprise d6 (+ is harder to surprise)",
         flag="--party-surprise-mod",
+        within=SURPRISE_MODIFIER,
     )
     monsters_surprise_modifier: int = arg(
         0,
         help="light, noise or other circumstances: added to the monsters' surprise d6 (+ is harder to surprise)",
         flag="--monsters-surprise-mod",
+        within=SURPRISE_MODIFIER,
     )
 
 
@@ -212,7 +231,9 @@ class CancelEncounter(Command):
 class CorrectEncounter(Command):
     """Correct a fact of the encounter's start recorded wrong; the correction names the earlier value."""
 
-    monster_count: int | None = arg(None, help="the right number of monsters", flag="--monsters", least=1)
+    monster_count: int | None = arg(
+        None, help="the right number of monsters", flag="--monsters", least=1, within=MONSTERS
+    )
     reason: str = arg("", help="what was wrong")
 
 

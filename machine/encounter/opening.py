@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Side, Unit
+from hexlog.machine.commands import SPEED
 from hexlog.machine.encounter import positions, surprise
+from hexlog.machine.encounter.commands import DISTANCE_DIVISOR, MONSTERS, SURPRISE_MODIFIER, SURPRISE_ON
 from hexlog.machine.encounter.machine import situation_of
 from hexlog.machine.encounter.rules import DistanceRules, EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, Phase, enters, under_way
@@ -21,10 +23,10 @@ if TYPE_CHECKING:
     )
     from hexlog.machine.kit.context import StepContext
 
-MAX_SPEED = 480
-MAX_MONSTERS = 10_000
+#: the fastest monsters and the most of them (``commands.SPEED``, ``MONSTERS``), for the steps that follow suit
+MAX_SPEED = SPEED.most
+MAX_MONSTERS = MONSTERS.most
 MAX_LENGTH_FT = 100_000
-MAX_DIVISOR = 10
 #: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
 OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
 
@@ -108,14 +110,13 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
         msg = f"setting {name!r} is not one of the {rules.name} settings: {', '.join(settings)}"
         raise UsageError(msg)
     setting = Setting(name)
-    if not 1 <= command.monster_count <= MAX_MONSTERS:
-        msg = f"monster count must be 1 to {MAX_MONSTERS}, not {command.monster_count}"
+    check_monster_count(command.monster_count)
+    if command.distance_divisor not in DISTANCE_DIVISOR:
+        low, high = DISTANCE_DIVISOR.least, DISTANCE_DIVISOR.most
+        msg = f"the distance divisor must be {low} to {high}, not {command.distance_divisor}"
         raise UsageError(msg)
-    if not 1 <= command.distance_divisor <= MAX_DIVISOR:
-        msg = f"the distance divisor must be 1 to {MAX_DIVISOR}, not {command.distance_divisor}"
-        raise UsageError(msg)
-    if not 0 < command.monster_speed <= MAX_SPEED:
-        msg = f"monster speed must be 1 to {MAX_SPEED} feet per turn, not {command.monster_speed}"
+    if command.monster_speed not in SPEED:
+        msg = f"monster speed must be {SPEED.least} to {SPEED.most} feet per turn, not {command.monster_speed}"
         raise UsageError(msg)
     lengths = {
         "line of sight": command.line_of_sight_ft,
@@ -149,6 +150,13 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
     return setting
 
 
+def check_monster_count(count: int) -> None:
+    """Refuse a monster count out of its range (``commands.MONSTERS``), at the start or in a correction."""
+    if count not in MONSTERS:
+        msg = f"monster count must be {MONSTERS.least} to {MONSTERS.most}, not {count}"
+        raise UsageError(msg)
+
+
 def _check_surprise_facts(command: StartEncounter) -> None:
     """A side's surprise chance is 0 to 6 and its adjustment within ±6."""
     chances = {
@@ -156,15 +164,16 @@ def _check_surprise_facts(command: StartEncounter) -> None:
         "monsters' surprise chance": command.monsters_surprise_on,
     }
     for field, chance in chances.items():
-        if chance is not None and not 0 <= chance <= surprise.DIE_FACES:
-            msg = f"{field} must be 0 to {surprise.DIE_FACES} (surprised on a d6 of 1 to it), not {chance}"
+        if chance is not None and chance not in SURPRISE_ON:
+            low, high = SURPRISE_ON.least, SURPRISE_ON.most
+            msg = f"{field} must be {low} to {high} (surprised on a d6 of 1 to it), not {chance}"
             raise UsageError(msg)
     for field, modifier in (
         ("party", command.party_surprise_modifier),
         ("monsters'", command.monsters_surprise_modifier),
     ):
-        if abs(modifier) > surprise.DIE_FACES:
-            msg = f"the {field} surprise modifier must be within ±{surprise.DIE_FACES}, not {modifier:+d}"
+        if modifier not in SURPRISE_MODIFIER:
+            msg = f"the {field} surprise modifier must be within ±{SURPRISE_MODIFIER.most}, not {modifier:+d}"
             raise UsageError(msg)
 
 

@@ -12,7 +12,7 @@ from hexlog.machine.encounter import afloat, surprise
 from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised, RollEvasionForNobody
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, confused, side_of
-from hexlog.machine.encounter.opening import MAX_MONSTERS
+from hexlog.machine.encounter.opening import check_monster_count
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
 from hexlog.machine.encounter.state import EncounterState, Phase, enters, under_way
 from hexlog.machine.text import counted
@@ -364,9 +364,7 @@ def correct(ctx: StepContext, command: CorrectEncounter) -> None:
     if command.monster_count is None:
         msg = "give the right number of monsters (--monsters N)"
         raise UsageError(msg)
-    if not 1 <= command.monster_count <= MAX_MONSTERS:
-        msg = f"monster count must be 1 to {MAX_MONSTERS}, not {command.monster_count}"
-        raise UsageError(msg)
+    check_monster_count(command.monster_count)
     if command.monster_count == was:
         msg = f"the encounter already has {counted(was, 'monster')}: nothing to correct"
         raise RuleRefusedError(msg)

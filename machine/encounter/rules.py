@@ -15,6 +15,7 @@ import attrs
 from hexlog.events.encounter import AdvantageKind, ReactionResult
 from hexlog.events.vocabulary import Setting, Unit
 from hexlog.machine import dice
+from hexlog.machine.commands import ABILITY
 from hexlog.machine.kit.rules import (
     RulesError,
     bands,
@@ -35,8 +36,8 @@ _LEGACY_DISTANCE_RULES = frozenset({"ose", "adnd", "explore"})
 MAX_FT = 100_000
 #: the largest multiplier of a distance roll or a detection range
 MAX_MULTIPLIER = 10_000
-#: ability scores (``campaign.ABILITY_RANGE``): a band table starts at the lowest
-SCORES = (3, 18)
+#: ability scores (``commands.ABILITY``, as the party's sheets): a band table starts at the lowest
+SCORES = (ABILITY.least, ABILITY.most)
 #: a CHA or WIS modifier (as a situational reaction modifier, ``resolution.MAX_REACTION_MODIFIER``)
 SCORE_MODIFIERS = (-10, 10)
 #: a distance dice expression may total 0 (melee range), never less

@@ -1,0 +1,151 @@
+"""A number's range in the OpenAPI document is the one its step holds it to: a client generated from the document
+knows that a score is 3 to 18 and a monster count 1 to 10000, not just any 32-bit number. A value at each end of the
+range is accepted, one past it is a 422 in the step's own words (the command line's), and nothing is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from hexlog.machine.commands import LEAST
+from hexlog.machine.registry import REGISTRY
+from hexlog.service.http_commands import command_routes
+
+SHEET = {  # a member's number: its option, the step's words, its range
+    "cha": ("--cha", "cha must be 3 to 18, not {}", (3, 18)),
+    "wis": ("--wis", "wis must be 3 to 18, not {}", (3, 18)),
+    "dex": ("--dex", "dex must be 3 to 18, not {}", (3, 18)),
+    "strength": ("--str", "strength must be 3 to 18, not {}", (3, 18)),
+    "speed": ("--speed", "speed must be 1 to 480 feet per turn, not {}", (1, 480)),
+    "infravision_ft": ("--infravision", "infravision must be 0 to 1000 feet, not {}", (0, 1000)),
+}
+SITUATION = {  # an encounter's number at its start: its option, the step's words, its range
+    "monster_count": ("--monsters", "monster count must be 1 to 10000, not {}", (1, 10_000)),
+    "monster_speed": ("--monster-speed", "monster speed must be 1 to 480 feet per turn, not {}", (1, 480)),
+    "distance_divisor": ("--distance-divisor", "the distance divisor must be 1 to 10, not {}", (1, 10)),
+    "party_surprise_on": (
+        "--party-surprise-on",
+        "party surprise chance must be 0 to 6 (surprised on a d6 of 1 to it), not {}",
+        (0, 6),
+    ),
+    "monsters_surprise_on": (
+        "--monsters-surprise-on",
+        "monsters' surprise chance must be 0 to 6 (surprised on a d6 of 1 to it), not {}",
+        (0, 6),
+    ),
+    "party_surprise_modifier": (
+        "--party-surprise-mod",
+        "the party surprise modifier must be within ±6, not {:+d}",
+        (-6, 6),
+    ),
+    "monsters_surprise_modifier": (
+        "--monsters-surprise-mod",
+        "the monsters' surprise modifier must be within ±6, not {:+d}",
+        (-6, 6),
+    ),
+}
+CORRECTION = {"monster_count": ("--monsters", "monster count must be 1 to 10000, not {}", (1, 10_000))}
+ROUTES = {route.name: route for route in command_routes(REGISTRY)}
+
+
+def _range_in_document(doc: dict[str, Any], step: str, field: str) -> tuple[int, int]:
+    body = doc["paths"][f"/campaigns/{{campaign}}/{step}"]["post"]["requestBody"]["content"]["application/json"]
+    prop = body["schema"]["properties"][field]
+    number = next(o for o in prop.get("anyOf", [prop]) if o.get("type") == "integer")
+    return number["minimum"], number["maximum"]
+
+
+def _check_ranges(served, client, hexlog, *, step, fields, body_of, cli_of, after=None):  # noqa: PLR0913 - one test's parts
+    """Each field's range in the document, accepted at its ends, refused past them (HTTP and command line alike)."""
+    headers = served.headers("referee")
+    doc = client.get("/openapi.json").json()
+    cls = ROUTES[step].cls
+
+    def head() -> int:
+        return client.get("/campaigns/main/events", headers=headers).json()["head"]
+
+    for field, (flag, words, expected) in fields.items():
+        low, high = _range_in_document(doc, step, field)
+        assert (low, high) == expected, (step, field)
+        for value in (high, low):  # the top first: an edit to the field's present value would change nothing
+            accepted = client.post(f"/campaigns/main/{step}", headers=headers, json=body_of(field, value))
+            assert accepted.status_code == 200, (field, value, accepted.text)
+            if after is not None:
+                after(client, headers)
+        least = attrs.fields_dict(cls)[field].metadata.get(LEAST)
+        for value in (low - 1, high + 1):
+            before = head()
+            refused = client.post(f"/campaigns/main/{step}", headers=headers, json=body_of(field, value))
+            assert refused.status_code == 422, (field, value, refused.text)
+            detail = refused.json()["detail"]
+            if least is not None and value < least:  # the command line's least, told in the body's words
+                assert detail == f"body.{field} must be at least {least}", detail
+                continue
+            assert detail == words.format(value), (field, value)
+            assert head() == before, (field, value)
+            cli = hexlog(*cli_of(flag, value), "--campaign", "main")
+            assert cli.returncode == 2, (field, value, cli.stderr)
+            assert cli.stderr.strip() == f"hexlog: error: {detail}", (field, value)
+            assert head() == before, (field, value)
+
+
+def test_a_members_scores_have_the_ranges_the_party_steps_hold_them_to(serve, hexlog):
+    served = serve()
+    names = iter(f"Member{i}" for i in range(100))
+    with served.client() as client:
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="campaign/add-member",
+            fields=SHEET,
+            body_of=lambda field, value: {"name": next(names), field: value},
+            cli_of=lambda flag, value: ("party", "add", "Bo", flag, str(value)),
+        )
+        added = client.post(
+            "/campaigns/main/campaign/add-member", headers=served.headers("referee"), json={"name": "Ed"}
+        )
+        assert added.status_code == 200, added.text
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="campaign/edit-member",
+            fields=SHEET,
+            body_of=lambda field, value: {"name": "Ed", field: value},
+            cli_of=lambda flag, value: ("party", "edit", "Ed", flag, str(value)),
+        )
+
+
+def _cancel(client, headers) -> None:
+    cancelled = client.post("/campaigns/main/encounter/cancel", headers=headers, json={"reason": "a bound tried"})
+    assert cancelled.status_code == 200, cancelled.text
+
+
+def test_an_encounters_numbers_have_the_ranges_its_start_and_correction_hold_them_to(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        assert client.post("/campaigns/main/campaign/add-member", headers=headers, json={"name": "Ann"}).is_success
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="encounter/start",
+            fields=SITUATION,
+            body_of=lambda field, value: {field: value},
+            cli_of=lambda flag, value: ("encounter", "start", flag, str(value)),
+            after=_cancel,
+        )
+        started = client.post("/campaigns/main/encounter/start", headers=headers, json={"monster_count": 5})
+        assert started.status_code == 200, started.text
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="encounter/correct",
+            fields=CORRECTION,
+            body_of=lambda field, value: {field: value},
+            cli_of=lambda flag, value: ("encounter", "correct", flag, str(value)),
+        )
