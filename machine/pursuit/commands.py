@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg, intelligent_arg
+from hexlog.machine.commands import SPEED, Bounds, Command, arg, intelligent_arg
+
+#: how many flee, and how many pursue
+SIZE = Bounds(1, 10_000)
+#: the small chance, in percent, the referee allows a surprised party (OSE)
+REFEREE_PCT = Bounds(0, 100)
 
 
 @attrs.frozen(kw_only=True)
@@ -12,13 +17,23 @@ class StartPursuit(Command):
     """Start a pursuit of the fleeing party with the facts it is decided by (an encounter hands them over)."""
 
     name: str = arg("", help="a name for the pursuit")
-    party_size: int | None = arg(None, help="how many flee (default: the encounter's party, else its members)", least=1)
-    pursuers: int | None = arg(None, help="how many pursue (default: the encounter's monsters, else 1)", least=1)
+    party_size: int | None = arg(
+        None, help="how many flee (default: the encounter's party, else its members)", least=1, within=SIZE
+    )
+    pursuers: int | None = arg(
+        None, help="how many pursue (default: the encounter's monsters, else 1)", least=1, within=SIZE
+    )
     party_speed: int | None = arg(
-        None, help="the party's base rate, feet per turn (default: the encounter's, else the slowest member)", least=1
+        None,
+        help="the party's base rate, feet per turn (default: the encounter's, else the slowest member)",
+        least=1,
+        within=SPEED,
     )
     pursuers_speed: int | None = arg(
-        None, help="the pursuers' base rate, feet per turn (default: the encounter's monsters', else 120)", least=1
+        None,
+        help="the pursuers' base rate, feet per turn (default: the encounter's monsters', else 120)",
+        least=1,
+        within=SPEED,
     )
     terrain: str = arg(
         "", help="the terrain row (woods, swamp, clear, ...; default: the hex the party believes it is in)"
@@ -36,6 +51,7 @@ class StartPursuit(Command):
         0,
         help="OSE: the small chance the referee allows a surprised party, % (the text's example: 10, dense woods)",
         least=0,
+        within=REFEREE_PCT,
     )
     castle: str = arg("", help="a castle's force pursues: hostile or neutral (seed 004)")
     intelligent: bool = intelligent_arg("pursuers")

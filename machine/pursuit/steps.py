@@ -27,6 +27,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import Side
 from hexlog.machine import dice, evasion
+from hexlog.machine.commands import SPEED
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables, WildernessPursuit
 from hexlog.machine.hexmap import grid
@@ -35,6 +36,7 @@ from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import DAY_SECONDS, Span
 from hexlog.machine.pursuit import handover
+from hexlog.machine.pursuit.commands import REFEREE_PCT, SIZE
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, under_way
 from hexlog.machine.travel import exhaustion
 from hexlog.machine.travel import terrain as travel_terrain
@@ -48,8 +50,6 @@ if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
     from hexlog.machine.pursuit import commands as c
 
-MAX_SIZE = 10_000
-MAX_SPEED = 480
 #: the pursuers a pursuit started without an encounter has, and their rate, unless the referee says
 PURSUERS = 1
 PURSUERS_SPEED = 120
@@ -120,16 +120,17 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
     speed = command.party_speed if command.party_speed is not None else min(m.speed for m in members)
     pursuers = command.pursuers if command.pursuers is not None else PURSUERS
     pursuers_speed = command.pursuers_speed if command.pursuers_speed is not None else PURSUERS_SPEED
-    for what, value, high in (("party size", size, MAX_SIZE), ("pursuers", pursuers, MAX_SIZE)):
-        if not 1 <= value <= high:
-            msg = f"{what} must be 1 to {high}, not {value}"
+    for what, value in (("party size", size), ("pursuers", pursuers)):
+        if value not in SIZE:
+            msg = f"{what} must be {SIZE.least} to {SIZE.most}, not {value}"
             raise UsageError(msg)
     for what, value in (("party speed", speed), ("pursuers' speed", pursuers_speed)):
-        if not 1 <= value <= MAX_SPEED:
-            msg = f"{what} must be 1 to {MAX_SPEED} feet per turn, not {value}"
+        if value not in SPEED:
+            msg = f"{what} must be {SPEED.least} to {SPEED.most} feet per turn, not {value}"
             raise UsageError(msg)
-    if not 0 <= command.referee_pct <= 100:  # noqa: PLR2004 - percent
-        msg = f"the referee's chance must be 0 to 100 %, not {command.referee_pct}"
+    if command.referee_pct not in REFEREE_PCT:
+        low, high = REFEREE_PCT.least, REFEREE_PCT.most
+        msg = f"the referee's chance must be {low} to {high} %, not {command.referee_pct}"
         raise UsageError(msg)
     disposition = ev.Disposition.NONE
     if command.castle:

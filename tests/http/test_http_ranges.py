@@ -11,6 +11,7 @@ import attrs
 from hexlog.machine.commands import LEAST
 from hexlog.machine.registry import REGISTRY
 from hexlog.service.http_commands import command_routes
+from hexlog.service.http_tokens import TokenStore
 
 SHEET = {  # a member's number: its option, the step's words, its range
     "cha": ("--cha", "cha must be 3 to 18, not {}", (3, 18)),
@@ -149,3 +150,55 @@ def test_an_encounters_numbers_have_the_ranges_its_start_and_correction_hold_the
             body_of=lambda field, value: {field: value},
             cli_of=lambda flag, value: ("encounter", "correct", flag, str(value)),
         )
+
+
+FLIGHT = {  # a pursuit's number at its start: its option, the step's words, its range
+    "party_size": ("--party-size", "party size must be 1 to 10000, not {}", (1, 10_000)),
+    "pursuers": ("--pursuers", "pursuers must be 1 to 10000, not {}", (1, 10_000)),
+    "party_speed": ("--party-speed", "party speed must be 1 to 480 feet per turn, not {}", (1, 480)),
+    "pursuers_speed": ("--pursuers-speed", "pursuers' speed must be 1 to 480 feet per turn, not {}", (1, 480)),
+    "referee_pct": ("--referee-pct", "the referee's chance must be 0 to 100 %, not {}", (0, 100)),
+}
+
+
+def test_a_pursuits_numbers_have_the_ranges_its_start_holds_them_to(serve, hexlog):
+    """A pursuit once started is not started again: every number at its least starts one in a campaign, every number
+    at its most one in another, after each refused past its ends."""
+    served = serve()
+    path = "/campaigns/{}/pursuit/start"
+    tokens = TokenStore(served.db)
+    referees = {
+        "main": served.headers("referee"),
+        "other": {"Authorization": f"Bearer {tokens.create('other', 'referee')[0]}"},
+    }
+    tokens.close()
+    with served.client() as client:
+        headers = referees["main"]
+        doc = client.get("/openapi.json").json()
+        for campaign, referee in referees.items():
+            added = client.post(f"/campaigns/{campaign}/campaign/add-member", headers=referee, json={"name": "Ann"})
+            assert added.status_code == 200, added.text
+        ends: dict[str, dict[str, int]] = {"main": {}, "other": {}}
+        for field, (flag, words, expected) in FLIGHT.items():
+            low, high = _range_in_document(doc, "pursuit/start", field)
+            assert (low, high) == expected, field
+            ends["main"][field], ends["other"][field] = low, high
+            before = client.get("/campaigns/main/events", headers=headers).json()["head"]
+            for value in (low - 1, high + 1):
+                refused = client.post(path.format("main"), headers=headers, json={field: value})
+                assert refused.status_code == 422, (field, value, refused.text)
+                detail = refused.json()["detail"]
+                if value < low:  # each has the command line's least, told in the body's words
+                    assert attrs.fields_dict(ROUTES["pursuit/start"].cls)[field].metadata.get(LEAST) == low
+                    assert detail == f"body.{field} must be at least {low}", detail
+                    continue
+                assert detail == words.format(value), (field, value)
+                cli = hexlog("pursuit", "start", flag, str(value), "--campaign", "main")
+                assert cli.returncode == 2, (field, value, cli.stderr)
+                assert cli.stderr.strip() == f"hexlog: error: {detail}", (field, value)
+            assert client.get("/campaigns/main/events", headers=headers).json()["head"] == before, field
+        for campaign, body in ends.items():
+            started = client.post(
+                path.format(campaign), headers=referees[campaign], json={**body, "party_surprised": True}
+            )
+            assert started.status_code == 200, (campaign, started.text)
