@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg, intelligent_arg
+from hexlog.machine.commands import SPEED, Command, arg, intelligent_arg
+from hexlog.machine.encounter.commands import MONSTERS
 
 
 @attrs.frozen(kw_only=True)
@@ -59,9 +60,9 @@ class MeetEncounter(Command):
     """The night's encounter comes: describe the monsters, and the encounter begins in the dark."""
 
     name: str = arg("", help="a name for the encounter")
-    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
+    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1, within=MONSTERS)
     intelligent: bool = intelligent_arg()
-    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
+    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1, within=SPEED)
     monsters_light: bool = arg(False, help="the monsters carry light")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default
 

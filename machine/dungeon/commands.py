@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg, intelligent_arg
+from hexlog.machine.commands import SPEED, Command, arg, intelligent_arg
+from hexlog.machine.encounter.commands import MONSTERS
 
 BY_HELP = "the party member who does it"
 DOOR_HELP = "which door, in the referee's words (the delve remembers a labelled door: locked, stuck, forced, spiked)"
@@ -108,9 +109,9 @@ class Meet(Command):
     """The party meets monsters (the wandering monster due, or others): the encounter takes over until it ends."""
 
     name: str = arg("", help="a name for the encounter (default: the wandering monster)")
-    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1)
+    monster_count: int = arg(1, help="how many monsters", flag="--monsters", least=1, within=MONSTERS)
     intelligent: bool = intelligent_arg()
-    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1)
+    monster_speed: int = arg(120, help="the monsters' base rate, feet per turn", least=1, within=SPEED)
     monsters_light: bool = arg(False, help="the monsters carry light")  # noqa: FBT003 - a default
     party_noisy: bool = arg(False, help="the party is making noise")  # noqa: FBT003 - a default
     monsters_noisy: bool = arg(False, help="the monsters are making noise")  # noqa: FBT003 - a default

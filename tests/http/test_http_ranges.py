@@ -202,3 +202,47 @@ def test_a_pursuits_numbers_have_the_ranges_its_start_holds_them_to(serve, hexlo
                 path.format(campaign), headers=referees[campaign], json={**body, "party_surprised": True}
             )
             assert started.status_code == 200, (campaign, started.text)
+
+
+MEETING = {  # the monsters a delve or a camp meets, handed to the encounter's start, which checks them
+    "monster_count": SITUATION["monster_count"],
+    "monster_speed": SITUATION["monster_speed"],
+}
+
+
+def test_the_monsters_a_delve_or_a_camp_meets_have_the_ranges_the_encounters_start_holds_them_to(serve, hexlog):
+    """A meeting hands its monsters to the encounter's start: the document gives them the range that start holds
+    them to; a delve meets them at both ends of it, and is refused past them, nothing written."""
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        doc = client.get("/openapi.json").json()
+        for field, (_, _, expected) in MEETING.items():
+            assert _range_in_document(doc, "camp/meet", field) == expected, field
+        for path, body in (
+            ("campaign/change-rules", {"ruleset": "explore"}),
+            ("campaign/add-member", {"name": "Ann"}),
+            ("dungeon/enter", {}),
+        ):
+            done = client.post(f"/campaigns/main/{path}", headers=headers, json=body)
+            assert done.status_code == 200, (path, done.text)
+        ends: list[dict[str, int]] = [{}, {}]
+        for field, (flag, words, expected) in MEETING.items():
+            low, high = _range_in_document(doc, "dungeon/meet", field)
+            assert (low, high) == expected, field
+            ends[0][field], ends[1][field] = high, low
+            before = client.get("/campaigns/main/events", headers=headers).json()["head"]
+            below = client.post("/campaigns/main/dungeon/meet", headers=headers, json={field: low - 1})
+            assert below.status_code == 422, below.text
+            assert below.json()["detail"] == f"body.{field} must be at least {low}"
+            above = client.post("/campaigns/main/dungeon/meet", headers=headers, json={field: high + 1})
+            assert above.status_code == 422, above.text
+            assert above.json()["detail"] == words.format(high + 1)
+            cli = hexlog("dungeon", "meet", flag, str(high + 1), "--campaign", "main")
+            assert cli.returncode == 2, cli.stderr
+            assert cli.stderr.strip() == f"hexlog: error: {words.format(high + 1)}"
+            assert client.get("/campaigns/main/events", headers=headers).json()["head"] == before, field
+        for body in ends:
+            met = client.post("/campaigns/main/dungeon/meet", headers=headers, json=body)
+            assert met.status_code == 200, (body, met.text)
+            _cancel(client, headers)
