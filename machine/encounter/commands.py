@@ -17,6 +17,8 @@ DISTANCE_DIVISOR = Bounds(1, 10)
 SURPRISE_ON = Bounds(0, 6)
 #: what circumstances add to a side's surprise d6: at most the die's faces either way
 SURPRISE_MODIFIER = Bounds(-6, 6)
+#: the referee's situational reaction modifier: past ±6 the 2d6 no longer matters; ±10 leaves room for stacking
+REACTION_MODIFIER = Bounds(-10, 10)
 
 
 @attrs.frozen(kw_only=True)
@@ -113,7 +115,7 @@ class RollReaction(Command):
     """Roll the monsters' reaction: 2d6 plus the speaker's CHA modifier."""
 
     speaker: str = arg("", help="the party member who speaks (CHA modifier applies)", member=True)
-    modifier: int = arg(0, help="the referee's situational modifier")
+    modifier: int = arg(0, help="the referee's situational modifier", within=REACTION_MODIFIER)
 
 
 @attrs.frozen(kw_only=True)
@@ -121,7 +123,7 @@ class RerollReaction(Command):
     """Roll an uncertain reaction again, a round after it (the first time by the rules, later at the referee's call)."""
 
     speaker: str | None = arg(None, help="who speaks now (default: the same)", member=True)
-    modifier: int = arg(0, help="the referee's situational modifier")
+    modifier: int = arg(0, help="the referee's situational modifier", within=REACTION_MODIFIER)
 
 
 @attrs.frozen(kw_only=True)

@@ -9,7 +9,11 @@ from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
 from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat, surprise
-from hexlog.machine.encounter.commands import RollEvasionBothAsPartySurprised, RollEvasionForNobody
+from hexlog.machine.encounter.commands import (
+    REACTION_MODIFIER,
+    RollEvasionBothAsPartySurprised,
+    RollEvasionForNobody,
+)
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, confused, side_of
 from hexlog.machine.encounter.opening import check_monster_count
@@ -34,8 +38,8 @@ if TYPE_CHECKING:
     )
     from hexlog.machine.kit.context import StepContext
 
-#: past ±6 the 2d6 reaction roll no longer matters; ±10 leaves room for a referee's stacking
-MAX_REACTION_MODIFIER = 10
+#: the largest situational reaction modifier either way (``commands.REACTION_MODIFIER``)
+MAX_REACTION_MODIFIER = REACTION_MODIFIER.most
 
 
 def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa: ARG001 - the step signature
@@ -123,7 +127,7 @@ def _unrolled(rollers: tuple[Side, ...], notes: list[str], *, confused: bool) ->
 def _reaction(
     ctx: StepContext, state: EncounterState, speaker: str, modifier: int, *, reroll: bool
 ) -> ev.ReactionRolled:
-    if abs(modifier) > MAX_REACTION_MODIFIER:
+    if modifier not in REACTION_MODIFIER:
         msg = f"a situational reaction modifier must be within ±{MAX_REACTION_MODIFIER}, not {modifier:+d}"
         raise UsageError(msg)
     options, tables = ctx.part(EncounterOptions), ctx.part(EncounterTables)

@@ -246,3 +246,45 @@ def test_the_monsters_a_delve_or_a_camp_meets_have_the_ranges_the_encounters_sta
             met = client.post("/campaigns/main/dungeon/meet", headers=headers, json=body)
             assert met.status_code == 200, (body, met.text)
             _cancel(client, headers)
+
+
+REACTION = {  # the referee's situational modifier to a reaction roll, or to its re-roll (the same step's check)
+    "modifier": ("--modifier", "a situational reaction modifier must be within ±10, not {:+d}", (-10, 10)),
+}
+
+
+def _to_the_reaction(client, headers) -> None:
+    """An encounter both sides are aware of, its distance and initiative done: the monsters' reaction is next."""
+    for path, body in (
+        ("encounter/start", {"party_aware": True, "monsters_aware": True}),
+        ("encounter/check-surprise", {}),
+        ("encounter/determine-distance", {"value": 30}),
+        ("encounter/roll-initiative", {}),
+    ):
+        done = client.post(f"/campaigns/main/{path}", headers=headers, json=body)
+        assert done.status_code == 200, (path, done.text)
+
+
+def _again_to_the_reaction(client, headers) -> None:
+    _cancel(client, headers)
+    _to_the_reaction(client, headers)
+
+
+def test_a_reactions_modifier_has_the_range_its_roll_and_re_roll_hold_it_to(serve, hexlog):
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        doc = client.get("/openapi.json").json()
+        assert _range_in_document(doc, "encounter/reroll-reaction", "modifier") == REACTION["modifier"][2]
+        assert client.post("/campaigns/main/campaign/add-member", headers=headers, json={"name": "Ann"}).is_success
+        _to_the_reaction(client, headers)
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="encounter/react",
+            fields=REACTION,
+            body_of=lambda field, value: {field: value},
+            cli_of=lambda flag, value: ("encounter", "react", f"{flag}={value}"),
+            after=_again_to_the_reaction,
+        )
