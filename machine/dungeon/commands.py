@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import SPEED, Command, arg, intelligent_arg
+from hexlog.machine.commands import SPEED, Bounds, Command, arg, intelligent_arg
 from hexlog.machine.encounter.commands import MONSTERS
 
 BY_HELP = "the party member who does it"
+#: a d6 face (a wandering monster comes on it)
+FACE = Bounds(1, 6)
+#: a chance in 6 (a thief's pick or listening skill): 0 never, 6 always
+IN_6 = Bounds(0, 6)
+#: a chance in percent (a thief's pick)
+PCT = Bounds(0, 100)
+#: how far the party moves in a turn: at most its slowest member's rate, and no member is faster than ``SPEED``
+TURN_FT = Bounds(0, SPEED.most)
 DOOR_HELP = "which door, in the referee's words (the delve remembers a labelled door: locked, stuck, forced, spiked)"
 
 
@@ -23,7 +31,9 @@ class EnterDungeon(Command):
     name: str = arg("", help="a name for the place")
     danger: bool = arg(False, help="a dangerous place: wandering checks at the rules' danger values")  # noqa: FBT003 - a default
     every_turns: int | None = arg(None, help="check for wandering monsters every N turns (overrides)", least=1)
-    wandering_on: tuple[int, ...] = arg((), help="a d6 face that brings a wandering monster (repeat; overrides)")
+    wandering_on: tuple[int, ...] = arg(
+        (), help="a d6 face that brings a wandering monster (repeat; overrides)", within=FACE
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -52,7 +62,7 @@ class RefillLantern(Command):
 class Move(Command):
     """One turn of exploration at the party's rate (its slowest member's), mapping unless dark or fleeing."""
 
-    feet: int | None = arg(None, help="how far, in feet (at most the rate; default the rate)", least=0)
+    feet: int | None = arg(None, help="how far, in feet (at most the rate; default the rate)", least=0, within=TURN_FT)
     mapping: bool | None = arg(None, help="map as the party goes (default: when it can)", flag="--mapping/--no-mapping")
     fleeing: bool = arg(False, help="the party flees (no mapping)")  # noqa: FBT003 - a default
 
@@ -67,8 +77,10 @@ class OpenDoor(Command):
     tool: str = arg("", help="crowbar or axe (a wooden door): a better chance, but it may break")
     locked: bool = arg(False, help="the door is locked")  # noqa: FBT003 - a default
     key: bool = arg(False, help="the character has its key")  # noqa: FBT003 - a default
-    pick_chance: int | None = arg(None, help="a locked door: the character's thievery chance in percent", least=0)
-    pick_in_6: int | None = arg(None, help="a locked door: the thievery chance in 6", least=0)
+    pick_chance: int | None = arg(
+        None, help="a locked door: the character's thievery chance in percent", least=0, within=PCT
+    )
+    pick_in_6: int | None = arg(None, help="a locked door: the thievery chance in 6", least=0, within=IN_6)
     free: bool = arg(False, help="the door is not stuck (noted by the referee)")  # noqa: FBT003 - a default
 
 
@@ -78,7 +90,7 @@ class Listen(Command):
 
     by: str = arg(help=BY_HELP, member=True)
     door: str = arg("", help=DOOR_HELP)
-    skill_in_6: int | None = arg(None, help="a thief's listening skill, in 6", least=0)
+    skill_in_6: int | None = arg(None, help="a thief's listening skill, in 6", least=0, within=IN_6)
 
 
 @attrs.frozen(kw_only=True)

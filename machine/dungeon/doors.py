@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import UsageError
+from hexlog.machine.dungeon.commands import IN_6, PCT
 from hexlog.machine.dungeon.rules import DungeonTables, in_chance, on_faces, str_chance
 from hexlog.machine.dungeon.state import under_way
 from hexlog.machine.kit.context import read_low
@@ -38,20 +39,20 @@ OPEN, PICK, BREAK, LISTEN, SPIKE = (
 )
 TOOLS = ("crowbar", "axe")
 D6 = 6
-PERCENT = 100
 
 
 def _pick(ctx: StepContext, command: OpenDoor) -> tuple[int, int, DiceRolled | None]:
     """The thievery chance, out of how much, and its roll (None when the key opens it)."""
     if command.key:
         return 0, 0, None
-    given = [(c, out) for c, out in ((command.pick_chance, PERCENT), (command.pick_in_6, D6)) if c is not None]
+    given = [(c, of) for c, of in ((command.pick_chance, PCT), (command.pick_in_6, IN_6)) if c is not None]
     if len(given) != 1:
         why = "give one thievery chance, not both" if given else "a locked door needs --key or a thievery chance"
         msg = f"{why} (--pick-chance PCT or --pick-in-6 N)"
         raise UsageError(msg)
-    chance, out_of = given[0]
-    if chance > out_of:
+    chance, bounds = given[0]
+    out_of = bounds.most
+    if chance not in bounds:
         msg = f"a thievery chance is at most {out_of} out of {out_of}, not {chance}"
         raise UsageError(msg)
     return chance, out_of, ctx.roll(f"1d{out_of}", PICK, made_for=command.by, low_is_good=True)
@@ -149,8 +150,8 @@ def listen(ctx: StepContext, command: Listen) -> None:
     """The referee's secret die: 1-in-6 (the rules' faces), or a thief's skill in 6."""
     table = ctx.part(DungeonTables).dungeon
     assert table is not None  # noqa: S101 - a delve begins only under rules that have it
-    if command.skill_in_6 is not None and not 0 <= command.skill_in_6 <= D6:
-        msg = f"a listening skill is 0 to 6 in 6, not {command.skill_in_6}"
+    if command.skill_in_6 is not None and command.skill_in_6 not in IN_6:
+        msg = f"a listening skill is {IN_6.least} to {IN_6.most} in 6, not {command.skill_in_6}"
         raise UsageError(msg)
     hears_on = table.listen_on if command.skill_in_6 is None else tuple(range(1, command.skill_in_6 + 1))
     rolled = ctx.roll("1d6", LISTEN, made_for=command.by, visibility=Visibility.REFEREE, low_is_good=True)

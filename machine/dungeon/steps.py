@@ -15,7 +15,7 @@ from hexlog.events.dice import Visibility
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.chase import handover
-from hexlog.machine.dungeon.commands import SearchRoll
+from hexlog.machine.dungeon.commands import FACE, TURN_FT, SearchRoll
 from hexlog.machine.dungeon.rules import DungeonTable, DungeonTables, LightTable, SecretDoorRoll, on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter
@@ -72,9 +72,9 @@ def enter(ctx: StepContext, command: EnterDungeon) -> None:
     if command.every_turns is not None:
         every = command.every_turns
     if command.wandering_on:
-        wrong = [f for f in command.wandering_on if not 1 <= f <= 6]  # noqa: PLR2004 - a d6
+        wrong = [f for f in command.wandering_on if f not in FACE]
         if wrong:
-            msg = f"a wandering face must be 1 to 6, not {', '.join(map(str, wrong))}"
+            msg = f"a wandering face must be {FACE.least} to {FACE.most}, not {', '.join(map(str, wrong))}"
             raise UsageError(msg)
         faces = tuple(sorted(set(command.wandering_on)))
     if every < 1:
@@ -135,7 +135,7 @@ def move(ctx: StepContext, command: Move) -> None:
     slowest = min(ctx.table.party.members, key=lambda m: m.speed)
     rate = slowest.speed
     feet = rate if command.feet is None else command.feet
-    if not 0 <= feet <= rate:
+    if feet not in TURN_FT or feet > rate:
         msg = f"the party moves at most {rate} ft a turn (its slowest member, {slowest.name}), not {feet}"
         raise UsageError(msg)
     why = "fleeing" if command.fleeing else ("" if state.lit else "dark")

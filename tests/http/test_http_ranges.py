@@ -53,6 +53,7 @@ ROUTES = {route.name: route for route in command_routes(REGISTRY)}
 def _range_in_document(doc: dict[str, Any], step: str, field: str) -> tuple[int, int]:
     body = doc["paths"][f"/campaigns/{{campaign}}/{step}"]["post"]["requestBody"]["content"]["application/json"]
     prop = body["schema"]["properties"][field]
+    prop = prop.get("items", prop)  # a list of numbers: each one's range
     number = next(o for o in prop.get("anyOf", [prop]) if o.get("type") == "integer")
     return number["minimum"], number["maximum"]
 
@@ -288,3 +289,57 @@ def test_a_reactions_modifier_has_the_range_its_roll_and_re_roll_hold_it_to(serv
             cli_of=lambda flag, value: ("encounter", "react", f"{flag}={value}"),
             after=_again_to_the_reaction,
         )
+
+
+ENTRY = {"wandering_on": ("--wandering-on", "a wandering face must be 1 to 6, not {}", (1, 6))}
+TURN = {"feet": ("--feet", "the party moves at most 480 ft a turn (its slowest member, Ann), not {}", (0, 480))}
+LOCK = {
+    "pick_chance": ("--pick-chance", "a thievery chance is at most 100 out of 100, not {}", (0, 100)),
+    "pick_in_6": ("--pick-in-6", "a thievery chance is at most 6 out of 6, not {}", (0, 6)),
+}
+EAR = {"skill_in_6": ("--skill-in-6", "a listening skill is 0 to 6 in 6, not {}", (0, 6))}
+
+
+def _leave(client, headers) -> None:
+    left = client.post("/campaigns/main/dungeon/leave", headers=headers, json={})
+    assert left.status_code == 200, left.text
+
+
+def test_a_delves_numbers_have_the_ranges_its_steps_hold_them_to(serve, hexlog):
+    """Wandering faces on entering, the feet of a turn (at most the fastest rate: the party is one member of it), a
+    thief's chances at a locked door and at listening; no wandering check comes while they are tried."""
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        for path, body in (
+            ("campaign/change-rules", {"ruleset": "explore"}),
+            ("campaign/add-member", {"name": "Ann", "speed": 480}),
+        ):
+            done = client.post(f"/campaigns/main/{path}", headers=headers, json=body)
+            assert done.status_code == 200, (path, done.text)
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="dungeon/enter",
+            fields=ENTRY,
+            body_of=lambda field, value: {"every_turns": 1000, field: [value]},
+            cli_of=lambda flag, value: ("dungeon", "enter", "--every-turns", "1000", flag, str(value)),
+            after=_leave,
+        )
+        entered = client.post("/campaigns/main/dungeon/enter", headers=headers, json={"every_turns": 1000})
+        assert entered.status_code == 200, entered.text
+        for step, fields, body, cli in (
+            ("dungeon/move", TURN, {}, ("dungeon", "move")),
+            ("dungeon/door", LOCK, {"by": "Ann", "locked": True}, ("dungeon", "door", "--by", "Ann", "--locked")),
+            ("dungeon/listen", EAR, {"by": "Ann"}, ("dungeon", "listen", "--by", "Ann")),
+        ):
+            _check_ranges(
+                served,
+                client,
+                hexlog,
+                step=step,
+                fields=fields,
+                body_of=lambda field, value, body=body: {**body, field: value},
+                cli_of=lambda flag, value, cli=cli: (*cli, flag, str(value)),
+            )
