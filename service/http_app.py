@@ -730,7 +730,8 @@ async def _state(service: Service, request: Request, token: Token | None) -> Res
     campaign = _campaign(request)
     at = request.query_params.get("at") or None
     body = await anyio.to_thread.run_sync(lambda: _state_body(service, campaign, at, player=_player(token)))
-    return JSONResponse(body)
+    # the state now carries its version as a command's answer does, for the If-Match of the next command
+    return JSONResponse(body, headers={"ETag": f'"{body["version"]}"'} if at is None else None)
 
 
 async def _timeline(service: Service, request: Request, token: Token | None) -> Response:

@@ -908,3 +908,18 @@ def test_the_referees_export_of_an_open_session_imports_saying_its_rolls_are_not
         f"imported {events + 1} events of campaign main into closed.db; chain verified, 3 of 3 rolls re-derived\n"
     )
     assert closed.stderr == ""
+
+
+def test_the_state_carries_its_version_as_an_etag_for_the_next_if_match(serve):
+    """A client that reads the state before it sends gets the version to send as If-Match from the ETag, as a
+    command's answer gives it; the state as it was (?at=) gives none."""
+    served = serve()
+    with served.client() as client:
+        state = client.get("/campaigns/main", headers=served.headers("player"))
+        assert state.headers["etag"] == f'"{state.json()["version"]}"'
+        sent = client.post(
+            ADD, headers=served.headers("referee", **{"If-Match": state.headers["etag"]}), json={"name": "F"}
+        )
+        assert sent.status_code == 200
+        assert client.get("/campaigns/main", headers=served.headers("referee")).headers["etag"] == sent.headers["etag"]
+        assert "etag" not in client.get("/campaigns/main?at=1", headers=served.headers("referee")).headers
