@@ -13,6 +13,7 @@ import copy
 import enum
 import functools
 import math
+import re
 import tomllib
 import typing
 from pathlib import Path
@@ -394,13 +395,19 @@ RELEASED_DIR = RULESET_DIR / "released"
 class Origin:
     """Where a ruleset comes from: the built-in it is (or is closest to), and what house rules changed."""
 
-    #: the built-in, and the release that shipped it when it is not the current one (``ose 0.1.0``)
+    #: the built-in, and the release that shipped it when it is not the current one (``ose 0.1.0``, or
+    #: ``ose 0.1.0 (kept from commit 4e33ebe, 2026-11-29)`` for the shape a later build of it shipped)
     base: str
     #: each key a house rule changed: (dotted key, built-in value, value in force)
     changes: tuple[tuple[str, Any, Any], ...] = ()
     #: whether a built-in of that name exists (of this release or an earlier one): a ruleset under another name is
     #: the referee's own through and through
     builtin: bool = True
+    #: whether the built-in is a shape an earlier build shipped rather than today's
+    earlier: bool = False
+    #: for an earlier shape, each rule today's built-in reads otherwise: (dotted key, value in that shape, today's
+    #: value), None where one of them does not set it (the code's default)
+    since: tuple[tuple[str, Any, Any], ...] = ()
 
     @property
     def house_rules(self) -> bool:
@@ -408,37 +415,89 @@ class Origin:
         return bool(self.changes)
 
 
+def _kept_from(path: Path) -> str:
+    """Where a kept shape's header says it was shipped from (``commit 4e33ebe, 2026-11-29``), or "" for none."""
+    first = path.read_text("utf-8").split("\n", 1)[0]
+    found = re.search(r"from commit (\w+) \(([\d-]+)\)", first)
+    return f"commit {found[1]}, {found[2]}" if found else ""
+
+
 @functools.cache
 def _known_builtins(name: str) -> tuple[tuple[str, dict[str, Any], str], ...]:
     """The built-in ``name`` of this release and every shape earlier builds shipped it in: (label, content, hash).
 
     A release's folder holds ``NAME.toml`` and, where its builds changed the built-in, ``NAME.2.toml``, ...: a
-    campaign recorded under any of them is that built-in, not house rules over today's."""
+    campaign recorded under any of them is that built-in, not house rules over today's. A later build's shape is
+    labelled with where its header says it was kept from."""
     found: list[tuple[str, dict[str, Any]]] = []
     if name in builtin_names():
         found.append((name, _builtin_content(name)))
     for folder in sorted(RELEASED_DIR.glob("*/")):
         shapes = sorted(folder.glob("*.toml"), key=lambda p: (len(p.stem), p.stem))
-        found.extend(
-            (f"{name} {folder.name}", tomllib.loads(path.read_text("utf-8")))
-            for path in shapes
-            if path.stem == name or (path.stem.startswith(f"{name}.") and path.stem[len(name) + 1 :].isdigit())
-        )
+        for path in shapes:
+            if path.stem != name and not (path.stem.startswith(f"{name}.") and path.stem[len(name) + 1 :].isdigit()):
+                continue
+            kept = _kept_from(path)
+            label = f"{name} {folder.name}" + (f" (kept from {kept})" if kept else "")
+            found.append((label, tomllib.loads(path.read_text("utf-8"))))
     return tuple((label, content, Ruleset(name, content).hash) for label, content in found)
 
 
-def origin(rules: Ruleset) -> Origin:
-    """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it."""
+def _since(name: str, content: dict[str, Any], parts: Iterable[type]) -> tuple[tuple[str, Any, Any], ...]:
+    """The rules today's built-in ``name`` reads otherwise than a shape of it: each key of ``options`` and
+    ``tables`` whose value the two record differently and whose part (of ``parts``) reads differently, so that a key
+    one leaves to the code's default and the other records at that default is no change. A key one side leaves out
+    holds the default it reads (as ``rules show`` writes it), or None when it reads none."""
+    if name not in builtin_names():
+        return ()
+    then, today = Ruleset(name, content).as_recorded(), Ruleset(name, _builtin_content(name)).as_recorded()
+    read: dict[str, tuple[Any, Any]] = {}
+    for cls in parts:
+        left: Any = then.part(cls)
+        right: Any = today.part(cls)
+        section: str = cls.section  # type: ignore[attr-defined]
+        for field in attrs.fields(cls):
+            if getattr(left, field.name) != getattr(right, field.name):
+                read[f"{section}.{field.name}"] = (left, right)
+    found = []
+    for key, was, now in diff(then, today):
+        parts_read = read.get(".".join(key.split(".")[:2]).split("[", 1)[0])
+        if key.split(".", 1)[0] not in SECTIONS or parts_read is None:
+            continue
+        path = key.split(".")[1:]
+        was_read = _by_default(parts_read[0], path) if was is None else was
+        now_read = _by_default(parts_read[1], path) if now is None else now
+        found.append((key, was_read, now_read))
+    return tuple(found)
+
+
+def _by_default(part: Any, path: list[str]) -> str | None:
+    """The value a typed part reads at a key its ruleset leaves out (``4 (default)``), or None when it reads none."""
+    value = part
+    for step in path:
+        if "[" in step or not attrs.has(type(value)):
+            return None
+        value = getattr(value, step, None)
+    return None if value is None else f"{render_value(unstructure(value))} (default)"
+
+
+def origin(rules: Ruleset, parts: Iterable[type] = ()) -> Origin:
+    """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it; with the rule
+    ``parts`` procedures read, what today's built-in reads otherwise than an earlier shape of it."""
     candidates = _known_builtins(rules.name) if rules.name in _shipped_names() else ()
     if not candidates:
         return Origin(base=f"{rules.name} (not a built-in)", builtin=False)
     found = rules.hash
-    exact = next((label for label, _, known in candidates if known == found), None)
+    exact = next(((label, content) for label, content, known in candidates if known == found), None)
+    changes: list[tuple[str, Any, Any]] = []
     if exact is not None:
-        return Origin(base=exact)
-    scored = [(diff(Ruleset(rules.name, content), rules), label) for label, content, _ in candidates]
-    changes, label = min(scored, key=lambda pair: len(pair[0]))
-    return Origin(base=label, changes=tuple(changes))
+        label, content = exact
+    else:
+        scored = [(diff(Ruleset(rules.name, content), rules), label, content) for label, content, _ in candidates]
+        changes, label, content = min(scored, key=lambda item: len(item[0]))
+    earlier = label != rules.name
+    since = _since(rules.name, content, parts) if earlier else ()
+    return Origin(base=label, changes=tuple(changes), earlier=earlier, since=since)
 
 
 @functools.cache
@@ -450,11 +509,14 @@ def _shipped_names() -> frozenset[str]:
 
 
 def display_name(rules: Ruleset) -> str:
-    """The name a ruleset is shown by: ``ose``, or ``ose + house rules, hash 1a6e40cb...`` when it was changed."""
+    """The name a ruleset is shown by: ``ose``, or ``ose + house rules, hash 1a6e40cb...`` when it was changed; an
+    earlier build's shape of a built-in is shown as that shape (``ose 0.1.0 (kept from commit 4e33ebe, 2026-11-29)``),
+    so that a referee and the players see that today's built-in reads otherwise."""
     found = origin(rules)
+    name = found.base if found.earlier else rules.name
     if not found.house_rules:
-        return rules.name
-    return f"{rules.name} + house rules, hash {rules.hash[:8]}..."
+        return name
+    return f"{name} + house rules, hash {rules.hash[:8]}..."
 
 
 def from_recorded(name: str, content: dict[str, Any]) -> Ruleset:

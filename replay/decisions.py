@@ -347,7 +347,7 @@ class _Walker:
     def note_hand(self, at: int, event: Event) -> None:
         """Note what the referee decided by hand in this event: house rules, or a procedure's by-hand choices."""
         if isinstance(event, CampaignStarted | RulesChanged):
-            found = rulesets.origin(rulesets.from_recorded(event.ruleset, event.rules))
+            found = rulesets.origin(rulesets.from_recorded(event.ruleset, event.rules), self.registry.rule_parts)
             said = f"rules changed to {found.base}" if isinstance(event, RulesChanged) else ""
             if found.house_rules:
                 changed = "; ".join(f"{key} {_value(old)} -> {_value(new)}" for key, old, new in found.changes)
@@ -357,6 +357,12 @@ class _Walker:
                 said = f"{said}, {own}" if said else own
             if said:
                 self.hand.append(f"{self.where(at)}: {said}")
+            if found.since:  # on a line of its own: a campaign started before the change keeps its reading
+                today = "; ".join(f"{key} {_shown(old)} -> {_shown(new)}" for key, old, new in found.since)
+                self.hand.append(
+                    f"{self.where(at)}: rules of an earlier build, {found.base}, which today's {event.ruleset} "
+                    f"reads otherwise: {today}"
+                )
             return
         if isinstance(event, MemberEdited) and at not in self.followed:  # not the rules' (the armor a joust takes)
             self.hand.append(f"{self.where(at)}: {_edited(event)}")
@@ -732,6 +738,11 @@ def _edited(event: MemberEdited) -> str:
 
 def _value(value: Any) -> str:
     return "(absent)" if value is None else rulesets.render_value(value)
+
+
+def _shown(value: Any) -> str:
+    """A value as ``Origin.since`` gives it: the recorded value, a default already in words, or none."""
+    return value if isinstance(value, str) and value.endswith(" (default)") else _value(value)
 
 
 @attrs.frozen

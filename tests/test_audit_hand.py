@@ -6,9 +6,11 @@ wrote it rolls two."""
 from __future__ import annotations
 
 import re
+import tomllib
 from typing import TYPE_CHECKING
 
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.registry import REGISTRY
 
 from .conftest import secret_file
 from .test_attacks import SECRET, SEED, face, lane_key, ok, read_export, reseal, write_export
@@ -282,3 +284,45 @@ def test_a_client_seed_used_again_leaves_the_later_session_unprotected(hexlog):
         "again, knowing that seed, until its 1 roll suited the referee"
     )
     assert caveats == [reused]
+
+
+def test_rules_of_an_earlier_build_are_told_with_what_today_reads_otherwise(hexlog, tmp_path):
+    """A campaign recorded under a shape an earlier build shipped keeps its reading (no house rules), but the audit
+    tells it, with each rule today's built-in reads otherwise, so that a player sees the older reading in force; a
+    key left to the code's default that reads the same is no change, and today's shape is told nothing."""
+    events = closed_export(hexlog, tmp_path)
+    name = next(e["data"]["ruleset"] for e in events if e["type"] == "hexlog.campaign.started")
+    assert name == "ose"
+    kept = rulesets.RELEASED_DIR / "0.1.0" / "ose.8.toml"
+    shape = tomllib.loads(kept.read_text("utf-8"))
+    earlier = []
+    for event in events:
+        if event["type"] == "hexlog.campaign.started":
+            data = event["data"] | {"rules": shape, "rules_hash": rulesets.from_recorded("ose", shape).hash}
+            event = event | {"data": data}  # noqa: PLW2901 - the rewritten event
+        earlier.append(event)
+    write_export(tmp_path / "earlier.jsonl", reseal(earlier))
+    audited = hexlog("audit", "--file", "earlier.jsonl")
+    assert audited.returncode == 3, audited.stdout + audited.stderr  # INCOMPLETE: the secret was supplied
+    assert hand_of(audited.stdout)[0] == (
+        "stream version 1: rules of an earlier build, ose 0.1.0 (kept from commit bad0de0, 2026-12-04), which "
+        "today's ose reads otherwise: options.mutually_surprised_sides_act true (default) -> false"
+    )
+    assert not [line for line in hand_of(hexlog("audit", "--file", "log.jsonl").stdout) if "earlier build" in line]
+    recorded = rulesets.from_recorded("ose", shape)
+    assert rulesets.display_name(recorded) == "ose 0.1.0 (kept from commit bad0de0, 2026-12-04)"
+    assert rulesets.display_name(rulesets.load("ose")) == "ose"
+
+
+def test_a_key_left_to_a_default_that_reads_the_same_is_no_change():
+    """Today's ``ose`` without a key whose default is what it records reads the same: nothing to tell; without one
+    whose default differs, that key is told with the default it falls back to."""
+    today = rulesets.load("ose").content
+    options = today["options"]
+    same = next(key for key in ("distance_rules", "evasion_rules") if key in options)
+    content = today | {"options": {k: v for k, v in options.items() if k != same}}
+    assert rulesets._since("ose", content, REGISTRY.rule_parts) == ()
+    content = today | {"options": {k: v for k, v in options.items() if k != "mutually_surprised_sides_act"}}
+    assert rulesets._since("ose", content, REGISTRY.rule_parts) == (
+        ("options.mutually_surprised_sides_act", "true (default)", False),
+    )
