@@ -429,9 +429,16 @@ def _known_builtins(name: str) -> tuple[tuple[str, dict[str, Any], str], ...]:
     A release's folder holds ``NAME.toml`` and, where its builds changed the built-in, ``NAME.2.toml``, ...: a
     campaign recorded under any of them is that built-in, not house rules over today's. A later build's shape is
     labelled with where its header says it was kept from."""
-    found: list[tuple[str, dict[str, Any]]] = []
+    return tuple((label, content, known) for _, label, content, known in _shapes(name))
+
+
+@functools.cache
+def _shapes(name: str) -> tuple[tuple[str, str, dict[str, Any], str], ...]:
+    """Every shape of the built-in ``name``, today's first: (key, label, content, hash), keyed by ``name`` for
+    today's and ``<release>/<file stem>`` for a kept one."""
+    found: list[tuple[str, str, dict[str, Any]]] = []
     if name in builtin_names():
-        found.append((name, _builtin_content(name)))
+        found.append((name, name, _builtin_content(name)))
     for folder in sorted(RELEASED_DIR.glob("*/")):
         shapes = sorted(folder.glob("*.toml"), key=lambda p: (len(p.stem), p.stem))
         for path in shapes:
@@ -439,8 +446,14 @@ def _known_builtins(name: str) -> tuple[tuple[str, dict[str, Any], str], ...]:
                 continue
             kept = _kept_from(path)
             label = f"{name} {folder.name}" + (f" (kept from {kept})" if kept else "")
-            found.append((label, tomllib.loads(path.read_text("utf-8"))))
-    return tuple((label, content, Ruleset(name, content).hash) for label, content in found)
+            found.append((f"{folder.name}/{path.stem}", label, tomllib.loads(path.read_text("utf-8"))))
+    return tuple((key, label, content, Ruleset(name, content).hash) for key, label, content in found)
+
+
+def shapes(name: str) -> tuple[tuple[str, str, str], ...]:
+    """Every shape a build shipped the built-in ``name`` in: (key, label, hash), today's first (key ``name``; a
+    kept one ``<release>/<file stem>``)."""
+    return tuple((key, label, known) for key, label, _, known in _shapes(name))
 
 
 def _since(name: str, content: dict[str, Any], parts: Iterable[type]) -> tuple[tuple[str, Any, Any], ...]:
@@ -484,7 +497,7 @@ def _by_default(part: Any, path: list[str]) -> str | None:
 def origin(rules: Ruleset, parts: Iterable[type] = ()) -> Origin:
     """The built-in a ruleset is, or the one it differs from least, and the house rules laid over it; with the rule
     ``parts`` procedures read, what today's built-in reads otherwise than an earlier shape of it."""
-    candidates = _known_builtins(rules.name) if rules.name in _shipped_names() else ()
+    candidates = _known_builtins(rules.name) if rules.name in shipped_names() else ()
     if not candidates:
         return Origin(base=f"{rules.name} (not a built-in)", builtin=False)
     found = rules.hash
@@ -501,7 +514,7 @@ def origin(rules: Ruleset, parts: Iterable[type] = ()) -> Origin:
 
 
 @functools.cache
-def _shipped_names() -> frozenset[str]:
+def shipped_names() -> frozenset[str]:
     """The names of every built-in of this release or an earlier one (a recorded name is never read as a path)."""
     names = {p.stem for p in RULESET_DIR.glob("*.toml")}
     names |= {p.stem.split(".")[0] for p in RELEASED_DIR.glob("*/*.toml")}

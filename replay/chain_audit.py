@@ -13,8 +13,10 @@ from typing import Any
 import attrs
 
 from hexlog.events import releases
-from hexlog.events.base import Event
+from hexlog.events.base import TYPE_PREFIX, Event
 from hexlog.events.chain import GENESIS, Envelope, verify_stream
+from hexlog.events.errors import UsageError
+from hexlog.machine import shapes
 from hexlog.machine.commands import oversized
 
 #: the check of a store's events table (``hexlog.replay.audit``): a finding about no one event
@@ -178,6 +180,10 @@ class Opened:
     at: Finding
 
 
+#: the events that record a whole ruleset (its name and content), whose shape may show how far their build had come
+RULES_RECORDED = frozenset({TYPE_PREFIX + "campaign.started", TYPE_PREFIX + "campaign.rules_changed"})
+
+
 @attrs.define
 class SchemaVersions:
     """The highest schema version of each event type a stream holds so far, met in version order, and the latest
@@ -191,6 +197,7 @@ class SchemaVersions:
     #: each type's highest schema version so far, and the stream version of the first event at it
     highest: dict[str, tuple[int, int]] = attrs.field(factory=dict)
     #: the latest release an event so far shows wrote it (0: any), and that event's type, version and stream version
+    #: (or the label of the rules whose shape shows it, version 0)
     newest: tuple[int, str, int, int] = (0, "", 0, 0)
 
     def older(self, env: Envelope) -> str | None:
@@ -206,6 +213,12 @@ class SchemaVersions:
         release, by, by_version, at = self.newest
         gone = releases.left_behind(kind, version)
         if gone is not None and gone <= release:
+            if by_version == 0:  # the floor of rules recorded in a shape of a built-in
+                return (
+                    f"{kind} schema version {version} after the rules recorded at stream version {at}, {by}: every "
+                    f"build that shipped them writes {kind} at schema version {version + 1} or later (re-labelled by "
+                    "hand, or house rules laid on an earlier build to equal that shape)"
+                )
             return (
                 f"{kind} schema version {version} after {by} schema version {by_version} (at stream version {at}): "
                 f"every release that writes the one writes {kind} at schema version {version + 1} or later"
@@ -215,7 +228,22 @@ class SchemaVersions:
         written = releases.raised_at(kind, version)
         if written > release:
             self.newest = (written, kind, version, env.streamversion)
+        if kind in RULES_RECORDED:
+            self.rules_floor(env)
         return None
+
+    def rules_floor(self, env: Envelope) -> None:
+        """Raise the releases made to the floor of the rules an event records, when they are exactly a shape a
+        build shipped a built-in in (``hexlog.machine.shapes``)."""
+        name, content = env.data.get("ruleset"), env.data.get("rules")
+        if not isinstance(name, str) or not isinstance(content, dict):
+            return  # malformed: the decoding check names it
+        try:
+            made, label = shapes.floor(name, content)
+        except (UsageError, TypeError, ValueError):
+            return  # rules no build could record: the decisions check names them
+        if made > self.newest[0]:
+            self.newest = (made, label, 0, env.streamversion)
 
 
 def check_schemas(ordered: list[Item], out: list[Finding], unsound: set[int]) -> None:

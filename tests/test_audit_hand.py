@@ -185,13 +185,20 @@ def closed_export(hexlog, folder: Path) -> list[dict]:
     return read_export(folder / "log.jsonl")
 
 
-def one_lane(events: list[dict], schema: int) -> list[dict]:
+#: ``ose`` as the first release shipped it
+FIRST_OSE = tomllib.loads((rulesets.RELEASED_DIR / "0.1.0" / "ose.toml").read_text("utf-8"))
+
+
+def one_lane(events: list[dict], schema: int, *, first_rules: bool = True) -> list[dict]:
     """The log as a referee would re-write it to roll hexlog-dice-v1: the scheme named, every face derived anew with
-    v1's one key, the chain sealed again; ``session.opened`` at schema version ``schema``."""
+    v1's one key, the chain sealed again; ``session.opened`` at schema version ``schema``; with ``first_rules``, the
+    campaign started under ``ose`` as the first release shipped it (today's was never shipped with version 1)."""
     key = lane_key(SECRET, SEED, None)
     out = []
     for event in events:
         data, schemaversion = dict(event["data"]), event["schemaversion"]
+        if event["type"] == "hexlog.campaign.started" and first_rules:
+            data["rules"], data["rules_hash"] = FIRST_OSE, rulesets.from_recorded("ose", FIRST_OSE).hash
         if event["type"] == "hexlog.session.opened":
             data["scheme"], schemaversion = "hexlog-dice-v1", schema
             if schema == 1:  # as the first release wrote it, without ``supplied``
@@ -206,12 +213,20 @@ def one_lane(events: list[dict], schema: int) -> list[dict]:
 def test_a_session_turned_back_to_one_lane_fails_the_audit(hexlog, tmp_path):
     """Every release that writes ``session.opened`` at schema version 2 rolls hexlog-dice-v2: a v2 session.opened
     naming hexlog-dice-v1, every face re-derived to fit, is a log re-written by hand; at schema version 1 the same
-    log is what the first release wrote, and verifies."""
+    log under the first release's rules is what the first release wrote, and verifies; under today's rules, which
+    no build that wrote version 1 shipped, it is re-labelled by hand, though no event before it says so."""
     events = closed_export(hexlog, tmp_path)
     assert [e["schemaversion"] for e in events if e["type"] == "hexlog.session.opened"] == [2]
     write_export(tmp_path / "v1-as-written.jsonl", one_lane(events, 1))
     honest = hexlog("audit", "--file", "v1-as-written.jsonl")
     assert "VERIFIED" in honest.stdout, honest.stdout + honest.stderr
+    write_export(tmp_path / "today-s-rules.jsonl", one_lane(events, 1, first_rules=False))
+    relabelled = hexlog("audit", "--file", "today-s-rules.jsonl")
+    assert relabelled.returncode == 1, relabelled.stdout + relabelled.stderr
+    assert (
+        "hexlog.session.opened schema version 1 after the rules recorded at stream version 1, ose: every build that "
+        "shipped them writes hexlog.session.opened at schema version 2 or later"
+    ) in relabelled.stdout
     write_export(tmp_path / "downgraded.jsonl", one_lane(events, 2))
     forged = hexlog("audit", "--file", "downgraded.jsonl")
     assert forged.returncode == 1, forged.stdout + forged.stderr

@@ -5,11 +5,14 @@ and a built-in changed without keeping its earlier shape fails here."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from hexlog.events import releases
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine import shapes
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import read_export
 
@@ -36,8 +39,31 @@ def test_every_built_in_is_the_shape_this_build_ships():
     for name in rulesets.builtin_names():
         assert rulesets.load(name).hash == SHIPPED[name], (
             f"{name} changed: keep its shape before the change as machine/rulesets/released/<release>/{name}.N.toml, "
-            "then update SHIPPED"
+            "move its floor in machine/shapes.py to that key, give today's len(RAISED), then update SHIPPED"
         )
+
+
+def test_every_shape_has_the_floor_of_the_releases_its_builds_had_made():
+    """Each shape a built-in was shipped in has a floor (``machine/shapes.py``), no floor names a shape that is not
+    kept, and none is past the releases there are; a floor never falls from one shape of a built-in to today's."""
+    keys = {key for name in rulesets.builtin_names() for key, _, _ in rulesets.shapes(name)}
+    assert keys == set(shapes.FLOORS)
+    assert all(0 <= made <= len(releases.RAISED) for made in shapes.FLOORS.values())
+    for name in rulesets.builtin_names():
+        assert shapes.FLOORS[name] == max(shapes.FLOORS[key] for key, _, _ in rulesets.shapes(name)), name
+
+
+def test_rules_in_a_shape_give_its_floor_and_house_rules_none():
+    today = rulesets.load("explore")
+    assert shapes.floor("explore", today.content) == (shapes.FLOORS["explore"], "explore")
+    kept = rulesets.RELEASED_DIR / "0.1.0" / "explore.11.toml"
+    assert shapes.floor("explore", tomllib.loads(kept.read_text("utf-8"))) == (
+        11,
+        "explore 0.1.0 (kept from commit ed0c824, 2026-12-04)",
+    )
+    ruled = today.content | {"options": today.content["options"] | {"initiative_tie": "reroll"}}
+    assert shapes.floor("explore", ruled) == (0, "")
+    assert shapes.floor("explore-tourney", today.content) == (0, "")
 
 
 def test_the_earlier_shapes_are_each_a_shape_of_their_own():

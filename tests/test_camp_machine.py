@@ -320,9 +320,10 @@ class TestTheWatchDie:
         assert report.findings == (), report.text()
 
     def test_a_check_relabelled_as_an_older_release_s_is_a_finding(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Checks written as version 1 in a log whose rolls are today's (``dice.rolled`` version 4, whose releases
-        write night checks at version 2): the referee kept a quiet night's watch die off the secret lane, choosing
-        which secret rolls came next. Each is a finding, and an export holding them is not imported."""
+        """Checks written as version 1 in a log whose rules are today's ``explore`` and whose rolls are today's
+        (``dice.rolled`` version 4): every build that shipped either writes night checks at version 2. The referee
+        kept a quiet night's watch die off the secret lane, choosing which secret rolls came next. Each is a
+        finding, named by the rules (the first to show it), and an export holding them is not imported."""
         handler = self.campaign()
         with monkeypatch.context() as old:
             old.setattr(ev.NightChecked, "schema_version", 1)
@@ -331,11 +332,11 @@ class TestTheWatchDie:
         handler.execute(CAMPAIGN, c.CloseSession())
         records = handler.store.read_stream(tables.stream_for(CAMPAIGN))
         checks = [r.envelope.streamversion for r in records if r.envelope.type.endswith("camp.night_checked")]
-        first_roll = next(r.envelope.streamversion for r in records if r.envelope.type.endswith("dice.rolled"))
+        assert records[0].envelope.data["ruleset"] == "explore"
         reason = (
-            f"hexlog.camp.night_checked schema version 1 after hexlog.dice.rolled schema version 4 (at stream version "
-            f"{first_roll}): every release that writes the one writes hexlog.camp.night_checked at schema version 2 "
-            "or later"
+            "hexlog.camp.night_checked schema version 1 after the rules recorded at stream version 1, explore: every "
+            "build that shipped them writes hexlog.camp.night_checked at schema version 2 or later (re-labelled by "
+            "hand, or house rules laid on an earlier build to equal that shape)"
         )
         for campaign in (CAMPAIGN, None):
             report = audit_store(handler.store, campaign, REGISTRY)
@@ -343,7 +344,7 @@ class TestTheWatchDie:
                 ("schema", at, reason) for at in checks
             ], report.text()
         envelopes = [r.envelope for r in records]
-        with pytest.raises(CorruptLogError, match=r"camp\.night_checked schema version 1 after hexlog\.dice\.rolled"):
+        with pytest.raises(CorruptLogError, match=r"camp\.night_checked schema version 1 after the rules recorded"):
             import_envelopes(MemoryStore(), envelopes)
 
 
