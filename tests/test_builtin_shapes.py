@@ -31,6 +31,10 @@ HOUSE_RULED = {
     "dvdm-search-v1.jsonl": "options.search_table default -> dvdm",
     "exhausted-evasion-v3.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",
     "exhaustion-v1.jsonl": "tables.rest.rest_every_travel_days 6 -> 1; tables.rest.exhaustion_per_day -1 -> -100",
+    "two-dice-afloat-v3.jsonl": (
+        "options.afloat_rule seed -> odd_two_dice; tables.afloat.odd_first_die_waterborne [5] -> [1, 2, 3, 4, 5, 6]; "
+        "tables.afloat.odd_second_die_normal [6] -> [1, 2, 3, 4, 5, 6]"
+    ),
 }
 
 
