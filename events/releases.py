@@ -54,6 +54,7 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
     (("castle.placed", 2),),
     (("travel.wandering_checked", 3),),
     (("dungeon.secret_door_searched", 2),),
+    (("travel.wandering_checked", 4),),
 )
 
 #: (CloudEvents type, schema version) -> the number of the release that first wrote it (1 for ``RAISED[0]``)

@@ -251,10 +251,13 @@ class WanderingChecked(Event):
     Since version 2 the check reads the row of the hex the party believes it is in: before, a lost party's was its
     true hex's, which told the players its terrain (the audit re-runs a version 1 check as its release made it).
     Since version 3 a ship's encounter on the seed's 1-in-6 (``afloat_rule`` seed) is waterborne: before, it was set
-    in the wilderness (the audit re-runs a check of version 1 or 2 as its release made it)."""
+    in the wilderness (the audit re-runs a check of version 1 or 2 as its release made it). Since version 4 a ship
+    whose two dice (``afloat_rule`` odd_two_dice) both call an encounter meets both, the waterborne one first and then
+    the second die's normal one (``second``): before, it met the waterborne one alone (the audit re-runs a check of
+    an earlier version as its release made it)."""
 
     type_name: ClassVar[str] = "travel.wandering_checked"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     #: the row of the lost and encounter table read: the hex the party believes it is in (version 2), or afloat
     row: str
     encounter_on: tuple[int, ...]
@@ -264,6 +267,9 @@ class WanderingChecked(Event):
     #: poor visibility divides the encounter distance by this (1: no change)
     distance_divisor: int = 1
     rolls: tuple[int, ...] = ()
+    #: where the day's second encounter happens, met once the first concludes (version 4): wilderness, when U&WA's
+    #: two dice afloat both call one (the first die's is the waterborne one); empty when the day meets one or none
+    second: str = ""
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -276,6 +282,12 @@ class WanderingChecked(Event):
         """Version 2 set a ship's encounter on the seed's 1-in-6 in the wilderness: its data reads as version 3
         unchanged (the audit re-runs it as its release made it)."""
         return dict(data)
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 met the waterborne encounter alone when both of U&WA's two dice afloat called one: no second
+        encounter (the audit re-runs it as its release made it)."""
+        return {**data, "second": ""}
 
 
 @attrs.frozen(kw_only=True)

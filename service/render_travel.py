@@ -70,6 +70,8 @@ def _search(e: ev.SearchRolled) -> str:
 
 def _wandering(e: ev.WanderingChecked) -> str:
     meet = f"ENCOUNTER ({e.setting})" if e.encounter else "no encounter"
+    if e.second:
+        meet += f", then ENCOUNTER ({e.second}) once it concludes"
     halve = f"; poor visibility: distance / {e.distance_divisor}" if e.distance_divisor > 1 else ""
     return f"wandering check ({e.row}, encounter on {_faces(e.encounter_on)}): {meet}{halve}{rolls_named(e.rolls)}"
 

@@ -47,12 +47,6 @@ LIMIT_ROLLS_REACHED = (
     "are not the party's and do not carry it: the flight's heading, the pursuers' catch, a castle force's keeping "
     "up the pursuit and the rest's encounter checks are made for nobody."
 )
-LIMIT_TWO_DICE_AFLOAT = (
-    "both encounters of U&WA's two dice afloat (afloat_rule = odd_two_dice): when the first die calls a waterborne "
-    "encounter and the second a normal one on the same day, one encounter is met, the waterborne one. Run the "
-    "day's other as an encounter of its own (encounter start) once it concludes."
-)
-
 TRAVEL = Procedure(
     name=PROCEDURE,
     unavailable=unavailable,
@@ -73,6 +67,7 @@ TRAVEL = Procedure(
         c.CheckWandering: day.check,
         c.CheckWanderingTrueHex: day.check_true_hex,
         c.CheckWanderingAfloatOnLand: day.check_afloat_on_land,
+        c.CheckWanderingOneAfloat: day.check_one_afloat,
         c.EndDay: day.end_day,
         c.RestDay: day.rest,
         c.RestDayWhileExerting: day.rest,
@@ -95,7 +90,7 @@ TRAVEL = Procedure(
     modifiers=(exhaustion.modifiers,),
     due_checks=(DueCheck(name="rest", run=exhaustion.rest_on_the_clock, records=(ev.ExhaustionChanged, ev.Rested)),),
     resume=Resume(trigger="resume", step=day.resumed),
-    limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_FLIGHT_BEARINGS, LIMIT_ROLLS_REACHED, LIMIT_TWO_DICE_AFLOAT),
+    limits=(LIMIT_AFTER_THE_JOURNEY, LIMIT_FLIGHT_BEARINGS, LIMIT_ROLLS_REACHED),
     needs_party="a journey is under way; end it first",
     events=(
         ev.JourneyStarted,

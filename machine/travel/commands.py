@@ -121,6 +121,13 @@ class CheckWanderingAfloatOnLand(Command):
 
 
 @attrs.frozen(kw_only=True)
+class CheckWanderingOneAfloat(Command):
+    """Issued by the audit, never by a user: a wandering check recorded at ``travel.wandering_checked`` version 3,
+    whose releases met the waterborne encounter alone when both of U&WA's two dice afloat called one, is re-run as
+    they ran it."""
+
+
+@attrs.frozen(kw_only=True)
 class EndDay(Command):
     """End the travel day: the clock runs on to the next day."""
 
@@ -175,5 +182,6 @@ INTERNAL: dict[type[Command], str] = {
     DeclareRouteRoadNeverLost: _rerun("route", "route"),
     CheckWanderingTrueHex: _rerun("check", "check"),
     CheckWanderingAfloatOnLand: _rerun("check", "check"),
+    CheckWanderingOneAfloat: _rerun("check", "check"),
     RestDayWhileExerting: _rerun("rest day", "rest"),
 }

@@ -181,7 +181,9 @@ def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 
     """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off. The check is rolled in
     public, so it reads the row of the hex the party believes it is in: a lost party's true hex would tell the
     players its terrain. A ship continuously afloat meets a waterborne encounter on the seed's 1-in-6 (§2.9: the
-    vessels' evasion and the chase on water follow)."""
+    vessels' evasion and the chase on water follow); under U&WA's two dice (``odd_two_dice``) the first die calls a
+    waterborne encounter and the second a normal one, and when both call one the day meets both, the waterborne one
+    first (at midday) and the normal one once it concludes (at the day's end: ``resumed`` hands it off)."""
     _check(ctx, moves.seen(ctx))
 
 
@@ -189,20 +191,31 @@ def check_true_hex(ctx: StepContext, command: c.CheckWanderingTrueHex) -> None: 
     """A wandering check as releases before ``travel.wandering_checked`` version 2 made it: on the row of the party's
     true hex, and a ship's encounter on the seed's rule set in the wilderness (the audit re-runs such a check with
     this; it takes the day on to dusk as ``check`` does)."""
-    _check(ctx, here(ctx), follow=True, afloat_on_land=True)
+    _check(ctx, here(ctx), follow=True, afloat_on_land=True, both=False)
 
 
 def check_afloat_on_land(ctx: StepContext, command: c.CheckWanderingAfloatOnLand) -> None:  # noqa: ARG001 - the step signature
     """A wandering check as releases before ``travel.wandering_checked`` version 3 made it: a ship's encounter on the
     seed's 1-in-6 set in the wilderness (the audit re-runs such a check with this; it takes the day on to dusk as
     ``check`` does)."""
-    _check(ctx, moves.seen(ctx), follow=True, afloat_on_land=True)
+    _check(ctx, moves.seen(ctx), follow=True, afloat_on_land=True, both=False)
 
 
-def _check(ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land: bool = False) -> None:
+def check_one_afloat(ctx: StepContext, command: c.CheckWanderingOneAfloat) -> None:  # noqa: ARG001 - the step signature
+    """A wandering check as releases before ``travel.wandering_checked`` version 4 made it: when both of U&WA's two
+    dice afloat called an encounter, the waterborne one alone was met (the audit re-runs such a check with this; it
+    takes the day on to dusk as ``check`` does)."""
+    _check(ctx, moves.seen(ctx), follow=True, both=False)
+
+
+def _check(
+    ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land: bool = False, both: bool = True
+) -> None:
+    """``both``: when U&WA's two dice afloat both call an encounter, the day meets the second die's too (version 4)."""
     trip = journey(ctx)
     options, tables = ctx.part(TravelOptions), ctx.part(TravelTables)
     setting = "wilderness"
+    second = ""
     if trip.afloat and tables.afloat is not None:
         name = f"afloat ({options.afloat_rule})"
         if options.afloat_rule is AfloatRule.SEED:
@@ -214,15 +227,16 @@ def _check(ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land
             on = tables.afloat.odd_second_die_normal
             rolled = [ctx.roll("1d6", "travel.wandering.waterborne"), ctx.roll("1d6", "travel.wandering")]
             waterborne = rolled[0].total in tables.afloat.odd_first_die_waterborne
-            meet = waterborne or rolled[1].total in on
+            normal = rolled[1].total in on
+            meet = waterborne or normal
+            second = setting if waterborne and normal and both else ""
             setting = "waterborne" if waterborne else setting
     else:
         name, chances = terrain.row(ctx.rules, place)
         on = chances.encounter
         rolled = [ctx.roll("1d6", "travel.wandering")]
         meet = rolled[0].total in on
-    effects = tables.weather_effects
-    divisor = effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in trip.flags else 1
+    divisor = _distance_divisor(ctx, trip)
     ctx.emit(
         ev.WanderingChecked(
             row=name,
@@ -231,6 +245,7 @@ def _check(ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land
             setting=setting,
             distance_divisor=divisor,
             rolls=tuple(r.nonce for r in rolled),
+            second=second,
         )
     )
     if follow:
@@ -241,23 +256,31 @@ def _check(ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land
         )
 
 
+def _distance_divisor(ctx: StepContext, trip: TravelState) -> int:
+    """What the day's poor visibility divides an encounter's distance by (1: no change)."""
+    effects = ctx.part(TravelTables).weather_effects
+    return effects.poor_visibility_distance_divisor if effects is not None and "poor_visibility" in trip.flags else 1
+
+
 def resumed(ctx: StepContext, command: object) -> None:
     """A procedure the day handed off to concluded: the day takes up where it was, ready to end.
 
     An encounter in the wilderness that ends with the party pursued hands off the pursuit with the
     encounter's facts (§4.14); each encounter rolled while the party rested after it is handed off in turn. A
     waterborne encounter that ends in pursuit hands off the chase on water (the vessels' evasion, OSE §2.9),
-    as a delve hands off its chase underground.
+    as a delve hands off its chase underground. Once all that is over, the day's second encounter (both of U&WA's
+    two dice afloat called one: the second die's, at the day's end) is handed off.
     """
     child = getattr(command, "child", "")
     if child == ENCOUNTER:
         found = pursuit_after(ctx) or chase.afloat(ctx.state(ENCOUNTER), ctx.part(ChaseTables))
         if found is not None:
             ctx.hand_off(found)
-        else:  # an encounter the rest after an escape met concluded: the next one it met, if any
-            _after_pursuit(ctx, child)
-    elif child == PURSUIT:
-        _after_pursuit(ctx, child)
+            return
+    # an encounter the rest after an escape met concluded: the next one it met, if any
+    if child in {ENCOUNTER, PURSUIT} and _after_pursuit(ctx, child):
+        return
+    _second_encounter(ctx)
 
 
 def pursuit_after(ctx: StepContext) -> StartPursuit | None:
@@ -265,12 +288,29 @@ def pursuit_after(ctx: StepContext) -> StartPursuit | None:
     return handover.from_encounter(ctx.state(ENCOUNTER), ctx.part(EvasionOptions).evasion_rules)
 
 
-def _after_pursuit(ctx: StepContext, child: str) -> None:
+def _after_pursuit(ctx: StepContext, child: str) -> bool:
     """An encounter rolled while the party rested after the pursuit, and not yet begun, is handed off (each in turn,
-    as the one before concludes)."""
-    if handover.rest_encounter_due(ctx.table.procedures, child):
-        trip = journey(ctx)
-        ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
+    as the one before concludes); whether one was."""
+    if not handover.rest_encounter_due(ctx.table.procedures, child):
+        return False
+    trip = journey(ctx)
+    ctx.hand_off(StartEncounter(setting="wilderness", name=f"day {trip.day}: wandering monsters while resting"))
+    return True
+
+
+def _second_encounter(ctx: StepContext) -> None:
+    """The day's second encounter, once the first and all that followed it concluded: the check met it and the day
+    has not handed it off yet."""
+    trip = journey(ctx)
+    if not trip.meets:
+        return
+    ctx.hand_off(
+        StartEncounter(
+            setting=trip.meets[0],
+            name=f"day {trip.day}: wandering monsters at the day's end",
+            distance_divisor=_distance_divisor(ctx, trip),
+        )
+    )
 
 
 def _to_day_start(ctx: StepContext) -> None:
@@ -333,6 +373,7 @@ def finish(ctx: StepContext, command: c.EndJourney) -> None:  # noqa: ARG001 - t
 __all__ = [
     "check",
     "check_afloat_on_land",
+    "check_one_afloat",
     "check_true_hex",
     "end_day",
     "finish",

@@ -18,6 +18,7 @@ from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.travel.commands import (
     CheckWandering,
     CheckWanderingAfloatOnLand,
+    CheckWanderingOneAfloat,
     CheckWanderingTrueHex,
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
@@ -117,6 +118,9 @@ FINDS_KEPT_SINCE = 3
 BELIEVED_HEX_SINCE = 2
 #: the schema version of ``travel.wandering_checked`` since which a ship's encounter on the seed's rule is waterborne
 AFLOAT_WATERBORNE_SINCE = 3
+#: the schema version of ``travel.wandering_checked`` since which a ship whose two dice both call an encounter meets
+#: both
+BOTH_DICE_SINCE = 4
 #: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
 #: chase is under way
 NO_REST_WHILE_EXERTING_SINCE = 3
@@ -129,7 +133,8 @@ def command_before(event: Event, version: int) -> Command | None:
     ``travel.search_rolled`` version 2 rolled the dvdm table's dice for the searched hex's features alone, one before
     version 3 opened a find in public unless the party was lost, and a
     wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex, and one
-    before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness; a rest day before
+    before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness, and one before version 4 met the
+    waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
     ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
     if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
         return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
@@ -137,11 +142,18 @@ def command_before(event: Event, version: int) -> Command | None:
         return DeclareRouteRoadNeverLost(headings=event.declared, night=event.night)
     if isinstance(event, ev.SearchRolled) and version < FINDS_KEPT_SINCE:
         return (SearchRollHexDice if version < MAP_DICE_SINCE else SearchRollOpenFinds)(guide=event.guide)
-    if isinstance(event, ev.WanderingChecked) and version < AFLOAT_WATERBORNE_SINCE:
-        return CheckWanderingTrueHex() if version < BELIEVED_HEX_SINCE else CheckWanderingAfloatOnLand()
+    if isinstance(event, ev.WanderingChecked) and version < BOTH_DICE_SINCE:
+        return _check_before(version)
     if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
         return RestDayWhileExerting() if event.rolls else None
     return command_for(event)
+
+
+def _check_before(version: int) -> Command:
+    """The wandering check as the release that recorded ``travel.wandering_checked`` at ``version`` made it."""
+    if version < BELIEVED_HEX_SINCE:
+        return CheckWanderingTrueHex()
+    return CheckWanderingAfloatOnLand() if version < AFLOAT_WATERBORNE_SINCE else CheckWanderingOneAfloat()
 
 
 #: the schema version of ``travel.started`` since which it records the delves, pursuits and chases under way
@@ -153,9 +165,10 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. And a
     rest day whose weather the referee set (no dice decide it, so the decision check does not re-run it) is held to
     the guard too, since ``travel.day_started`` version 3: none while a delve, a pursuit or a chase is under way. A
-    find's place is the hex the party truly searched, and it was lost when that is not the one it believed."""
-    if isinstance(event, mapev.FeatureLocated):
-        return _located(ctx, event)
+    find's place is the hex the party truly searched, and it was lost when that is not the one it believed. A day
+    ends only once every encounter its wandering check met was met: the second of U&WA's two dice afloat too."""
+    if isinstance(event, mapev.FeatureLocated | ev.DayEnded):
+        return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
     if isinstance(event, ev.DayStarted) and event.rest and not event.rolls and version >= NO_REST_WHILE_EXERTING_SINCE:
         try:
             _no_rest_while_exerting(ctx.table)
@@ -168,6 +181,13 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     if event.exerting == found:
         return None
     return f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here"
+
+
+def _unmet(ctx: StepContext) -> str | None:
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState) or not trip.meets:
+        return None
+    return f"the day ends, but the {' and '.join(trip.meets)} encounter its wandering check met was never handed off"
 
 
 def _located(ctx: StepContext, event: mapev.FeatureLocated) -> str | None:

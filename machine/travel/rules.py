@@ -134,7 +134,8 @@ class Afloat:
         help="odd_two_dice: the first die's faces of a waterborne encounter.", validator=FACES
     )
     odd_second_die_normal: tuple[int, ...] = rule(
-        help="odd_two_dice: the second die's faces of a normal encounter.", validator=FACES
+        help="odd_two_dice: the second die's faces of a normal encounter (met after the first's, when both call one).",
+        validator=FACES,
     )
 
 

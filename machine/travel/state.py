@@ -10,7 +10,7 @@ import attrs
 
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.events.pursuit import PursuitFled, PursuitRested
 from hexlog.machine.kit.changed import changed
 
@@ -88,6 +88,9 @@ class TravelState:
     hexes_today: int = 0
     carried: int = 0
     encounter: bool = False
+    #: where each encounter the day's wandering check met and the day has not handed off yet happens: the second of
+    #: U&WA's two dice afloat waits here until the first concludes
+    meets: tuple[str, ...] = ()
     #: days of rest after pursuits not yet counted as a rest day (A28: a full day counts)
     rest_credit: float = 0.0
     #: when the journey ended (seconds since the campaign began); -1 while under way, or ended by a release that
@@ -134,6 +137,7 @@ READS: tuple[type[Event], ...] = (
     ev.LostRevealed,
     ev.Searched,
     ev.WanderingChecked,
+    HandedOff,
     ev.DayEnded,
     ev.Rested,
     ev.JourneyEnded,
@@ -183,6 +187,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 forced=False,
                 hexes_today=0,
                 encounter=False,
+                meets=(),
                 lost=False,
                 night=False,
                 route=(),
@@ -215,7 +220,10 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
         case ev.Searched():
             return changed(state, tp=event.travel_points)
         case ev.WanderingChecked():
-            return changed(state, encounter=event.encounter)
+            meets = ((event.setting,) if event.encounter else ()) + ((event.second,) if event.second else ())
+            return changed(state, encounter=event.encounter, meets=meets)
+        case HandedOff(parent="travel", child="encounter") if state.meets:
+            return changed(state, meets=state.meets[1:])
         case ev.DayEnded():
             return changed(state, carried=event.carried, tp=0, route=(), true_route=())
         case ev.Rested():
