@@ -68,7 +68,7 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         steps = render.next_steps(registry.runner(parent).allowed(state, outcome.table))
         phase = registry.procedure(parent).phase_of(state)
         shown = phase.name if phase is not None else "-"
-        out.print(f"   {parent} resumes -> {shown}; next: hexlog {parent} {' | '.join(steps) or 'nothing'}")
+        out.print(f"   {parent} resumes -> {shown}; next: {_next(parent, steps)}")
     # the procedure's own waiting, and any hand-off this step led to (a resumed parent handing on)
     made = {(e.parent, e.child) for e in outcome.events if isinstance(e, HandedOff)}
     for parent, child in outcome.table.handoffs:
@@ -79,7 +79,12 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
             phase = waited.phase_of(state)
             shown = phase.name if phase is not None else "-"
             who = "" if parent == procedure.name else f"{parent} "
-            out.print(f"   {who}waits for {child} -> {shown}; next: hexlog {child} {' | '.join(steps) or 'nothing'}")
+            out.print(f"   {who}waits for {child} -> {shown}; next: {_next(child, steps)}")
+
+
+def _next(name: str, steps: list[str]) -> str:
+    """A procedure's next steps as commands to type (``nothing``: it waits for another)."""
+    return f"hexlog {name} {' | '.join(steps)}" if steps else "nothing"
 
 
 def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:

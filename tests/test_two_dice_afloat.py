@@ -44,6 +44,8 @@ from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
 from hexlog.service import render
 
+from .conftest import run_hexlog, secret_file
+
 CAMPAIGN = "ship"
 TWO_DICE = {"afloat_rule": "odd_two_dice"}
 V3_LOG = Path(__file__).resolve().parent / "golden" / "two-dice-afloat-v3.jsonl"
@@ -275,3 +277,37 @@ def test_the_old_check_is_the_audits_alone() -> None:
     v = Voyage()
     with pytest.raises(RuleRefusedError, match="is the audit's"):
         v.run(tr.CheckWanderingOneAfloat())
+
+
+def test_the_command_line_tells_the_day_resuming_into_the_second(tmp_path: Path) -> None:
+    """On fixed dice, under house rules on which every face of either die calls an encounter: the first's end resumes
+    the day, which waits at once for the second (and offers no step of its own); the log audits clean."""
+    (tmp_path / "house.toml").write_text(
+        '[options]\nafloat_rule = "odd_two_dice"\n\n[tables.afloat]\nseed_encounter = [1]\n'
+        "odd_first_die_waterborne = [1, 2, 3, 4, 5, 6]\nodd_second_die_normal = [1, 2, 3, 4, 5, 6]\n",
+        encoding="utf-8",
+    )
+
+    def hexlog(*args: str, code: int = 0) -> str:
+        done = run_hexlog(*args, cwd=tmp_path)
+        assert done.returncode == code, done.stdout + done.stderr
+        return done.stdout
+
+    hexlog("init", "--ruleset", "explore", "--rules", "house.toml")
+    for args in (
+        ("session", "open", "--secret-file", secret_file(tmp_path, "5a" * 32)),
+        ("party", "add", "Ann"),
+        ("map", "set", "2,2", "--terrain", "meadow"),
+        ("travel", "start", "2,2", "--afloat"),
+        ("travel", "weather", "--set", "clear"),
+        ("travel", "route"),
+    ):
+        hexlog(*args)
+    assert "ENCOUNTER (waterborne), then ENCOUNTER (wilderness) once it concludes" in hexlog("travel", "check")
+    ended = hexlog("encounter", "cancel", "--reason", "the first is over")
+    assert "encounter 2 'day 1: wandering monsters at the day's end' begins" in ended
+    assert "   travel resumes -> DUSK; next: nothing\n" in ended
+    assert "   travel waits for encounter -> SURPRISE; next: hexlog encounter check-surprise\n" in ended
+    assert "   travel resumes -> DUSK; next: hexlog travel end-day" in hexlog("encounter", "cancel", "--reason", "2")
+    hexlog("travel", "end-day")
+    assert "INCOMPLETE: nothing is wrong" in hexlog("audit", code=3)  # the session is open and has no client seed
