@@ -2,12 +2,59 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Self
+
+import attrs
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+@attrs.frozen
+class Advice:
+    """A command that gets past a refusal, as the registry names it: ``command`` its class (``OpenSession``),
+    ``fields`` those of its fields the user must give (``reason``). The core names it; each door says it in its own
+    words (the command line ``'hexlog session open'``, the HTTP service its route)."""
+
+    command: str
+    fields: tuple[str, ...] = ()
+
+    def plain(self) -> str:
+        """The command as the registry names it, in no door's words (the error's own ``str``)."""
+        given = f" ({', '.join(self.fields)})" if self.fields else ""
+        return f"'{self.command}{given}'"
+
 
 class HexlogError(Exception):
     """The root of every error hexlog raises on purpose."""
 
     #: exit code the command line uses for this kind of error
     exit_code = 1
+    #: the command that gets past this refusal, said after the message (then ``after``); None when none is named
+    advice: Advice | None = None
+    after: str = ""
+
+    def advising(self, advice: Advice, after: str = "") -> Self:
+        """This error, its message followed by the command that gets past it, then ``after``."""
+        self.advice, self.after = advice, after
+        return self
+
+    @property
+    def lead(self) -> str:
+        """The message before its advice (all of it when it names none)."""
+        return super().__str__()
+
+    def said(self, say: Callable[[Advice], str]) -> str:
+        """The message with its advice in a door's words (``say``)."""
+        return self.lead if self.advice is None else f"{self.lead}{say(self.advice)}{self.after}"
+
+    def __str__(self) -> str:
+        return self.said(Advice.plain)
+
+    def reworded(self, lead: str) -> Self:
+        """An error of the same kind with another lead and the same advice (a door renaming a step in it)."""
+        again = type(self)(lead)
+        return again if self.advice is None else again.advising(self.advice, self.after)
 
 
 class UsageError(HexlogError):

@@ -32,6 +32,7 @@ from psycopg import sql
 
 from hexlog.events.chain import canonical_json, sealed_rows
 from hexlog.events.errors import (
+    Advice,
     ConcurrencyError,
     CorruptLogError,
     DatabaseUnreachableError,
@@ -81,6 +82,8 @@ if TYPE_CHECKING:
 
 __all__ = ["AppendListener", "PostgresStore", "appends_channel", "connect", "first_line", "lost", "usable"]
 
+#: the command that sets a database up (with its first campaign)
+INIT = Advice("StartCampaign")
 #: seconds to wait for the server to answer a new connection
 CONNECT_TIMEOUT = 10
 
@@ -147,8 +150,8 @@ class PostgresStore(PagedReads):
                 msg = f"{self.shown} is not a hexlog database (its events table has no {', '.join(missing)} column)"
                 raise CorruptLogError(msg)
         elif not create or self.readonly:
-            msg = f"no hexlog database at {self.shown} (schema {schema} has no events table); run 'hexlog init' first"
-            raise NotFoundError(msg)
+            msg = f"no hexlog database at {self.shown} (schema {schema} has no events table); run "
+            raise NotFoundError(msg).advising(INIT, " first")
         if self.readonly:
             return schema
         triggers = {row[0] for row in self._conn.execute(TRIGGERS_QUERY)}
@@ -176,8 +179,8 @@ class PostgresStore(PagedReads):
             msg = f"the database {self.shown} has no schema to keep hexlog's tables in (search_path is {path!r})"
             raise NotFoundError(msg)
         if not create or self.readonly:
-            msg = f"no hexlog database at {self.shown} (schema {wanted} does not exist); run 'hexlog init' first"
-            raise NotFoundError(msg)
+            msg = f"no hexlog database at {self.shown} (schema {wanted} does not exist); run "
+            raise NotFoundError(msg).advising(INIT, " first")
         try:
             self._conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(wanted)))
         except psycopg.Error as err:

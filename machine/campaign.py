@@ -14,7 +14,7 @@ import attrs
 
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import CorruptLogError, NotFoundError, RuleRefusedError, UsageError
+from hexlog.events.errors import Advice, CorruptLogError, NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.party import MemberAdded, MemberEdited, MemberRemoved, MemberSheet
 from hexlog.events.session import ClientSeedSet, SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.vocabulary import SIDES
@@ -97,11 +97,8 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
     """Commit to a new secret; the secret goes to the key keeper (under its commitment), only its hash to the log."""
     current = ctx.table.session
     if current is not None and current.open:
-        msg = (
-            f"session {current.id} is still open; close it first "
-            "(or, if its secret is lost, end it with 'hexlog session abandon --reason TEXT')"
-        )
-        raise RuleRefusedError(msg)
+        msg = f"session {current.id} is still open; close it first (or, if its secret is lost, end it with "
+        raise RuleRefusedError(msg).advising(Advice("AbandonSession", ("reason",)), ")")
     if command.secret_hex is None:
         secret = secrets.token_bytes(SECRET_BYTES)
     else:
@@ -299,8 +296,8 @@ def _still_kept(keeper: SecretKeeper, campaign: str, session: Session) -> bool:
 def _open_session(ctx: StepContext) -> Session:
     session = ctx.table.session
     if session is None or not session.open:
-        msg = "no session is open; run 'hexlog session open'"
-        raise RuleRefusedError(msg)
+        msg = "no session is open; run "
+        raise RuleRefusedError(msg).advising(Advice("OpenSession"))
     return session
 
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hexlog.events import files
 from hexlog.events.errors import (
+    Advice,
     ConcurrencyError,
     CorruptLogError,
     HexlogError,
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
 
+#: the command that ends a session whose secret is lost
+ABANDON = Advice("AbandonSession", ("reason",))
 #: the key file's entry that holds the kept facts (a session's entry always holds a "/")
 FACTS = "facts"
 
@@ -402,8 +405,8 @@ def asked_secret(keeper: SecretKeeper, campaign: str, session: str, commitment: 
     try:
         return keeper.get(campaign, session, commitment)
     except NotFoundError as err:
-        msg = f"{err}; if it is lost, end the session with 'hexlog session abandon --reason TEXT'"
-        raise NotFoundError(msg) from err
+        msg = f"{err}; if it is lost, end the session with "
+        raise NotFoundError(msg).advising(ABANDON) from err
 
 
 def check_commitment(secret: bytes, session: str, commitment: str) -> None:
@@ -411,6 +414,6 @@ def check_commitment(secret: bytes, session: str, commitment: str) -> None:
     if _commitment(secret) != commitment:
         msg = (
             f"the kept secret of session {session} does not match its commitment {commitment}; "
-            "no die is rolled and nothing is revealed (if its secret is lost, 'hexlog session abandon --reason TEXT')"
+            "no die is rolled and nothing is revealed (if its secret is lost, "
         )
-        raise RuleRefusedError(msg)
+        raise RuleRefusedError(msg).advising(ABANDON, ")")

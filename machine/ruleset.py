@@ -23,6 +23,7 @@ import attrs
 
 from hexlog.events import files
 from hexlog.events.chain import canonical_json, sha256_hex
+from hexlog.events.errors import Advice
 from hexlog.machine.kit import recorded
 from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure, unstructure
 
@@ -79,9 +80,9 @@ class Ruleset:
                 elif self.recorded:
                     msg = (
                         f"the rules in force ({self.name}, as the campaign recorded them) have values this hexlog "
-                        f"refuses: {err}; put rules it accepts in force with 'hexlog rules change'"
+                        f"refuses: {err}; put rules it accepts in force with "
                     )
-                    raise RulesError(msg) from err
+                    raise RulesError(msg).advising(Advice("ChangeRules")) from err
                 else:
                     raise
             self._parts[cls] = found

@@ -45,6 +45,7 @@ from hexlog.service import (
     logs,
     render,
 )
+from hexlog.service.cli_advice import cli_words
 from hexlog.service.cli_serve import install as install_serve
 from hexlog.service.door import (
     EXIT_PIPE,
@@ -580,8 +581,9 @@ def main() -> None:
         sys.stderr.write("hexlog: interrupted\n")
         sys.exit(130)
     except HexlogError as err:
-        structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=str(err))
-        sys.stderr.write(f"hexlog: error: {shown(str(err))}\n")
+        said = err.said(cli_words)  # the command it advises, as typed here
+        structlog.get_logger().info("command.refused", outcome="refused", error=type(err).__name__, reason=said)
+        sys.stderr.write(f"hexlog: error: {shown(said)}\n")
         sys.exit(err.exit_code)
     except (sqlite3.DatabaseError, OSError) as err:
         _failed_outside(err)

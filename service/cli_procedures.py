@@ -47,7 +47,7 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
         trigger = render.subcommand(err.trigger)
         raise IllegalTransitionError(err.procedure, err.state, trigger, allowed, before=err.before) from None
     except RuleRefusedError as err:
-        raise RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
+        raise err.reworded(err.lead.replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
     told = render.context(outcome.table)
     for event in outcome.events:
         told.note(event)

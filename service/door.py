@@ -43,7 +43,7 @@ import structlog
 import typer
 from psycopg.conninfo import conninfo_to_dict
 
-from hexlog.events.errors import ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
+from hexlog.events.errors import Advice, ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
 from hexlog.events.postgres import PostgresStore
 from hexlog.events.postgres_schema import is_database_url, shown_url
@@ -268,8 +268,8 @@ class Door:
         """The campaign's folded state; ``NotFoundError`` when it does not exist."""
         table = self.handler.load(self.campaign)
         if not table.started:
-            msg = f"campaign {self.campaign!r} does not exist; run 'hexlog init'"
-            raise NotFoundError(msg)
+            msg = f"campaign {self.campaign!r} does not exist; run "
+            raise NotFoundError(msg).advising(Advice("StartCampaign"))
         return table
 
     def run(self, command: c.Command, command_id: str | None = None) -> Outcome:

@@ -39,6 +39,7 @@ from hexlog.events.catalogue import catalogue
 from hexlog.events.chain import canonical_json
 from hexlog.events.codec import decode
 from hexlog.events.errors import (
+    Advice,
     HexlogError,
     IdempotencyConflictError,
     IllegalTransitionError,
@@ -63,7 +64,7 @@ from hexlog.service import render
 from hexlog.service.cli_log import explained, of_another_campaign
 from hexlog.service.cli_travel import map_lines
 from hexlog.service.door import Door, NotReachedError, busy_timeout, campaign_ids, key_file, open_store
-from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may
+from hexlog.service.http_commands import FILE_FIELDS, CommandRoute, command_routes, player_may, route_words
 from hexlog.service.http_cors import Cors
 from hexlog.service.http_events import PlayerCache, seen, stored_head
 from hexlog.service.http_problems import (
@@ -203,6 +204,10 @@ class Service:
         """The command line's door to a campaign for reads, on this service's reading store and handler (used
         holding ``read_lock``)."""
         return Door(store=self.reads, handler=self.reader, campaign=campaign)
+
+    def words(self, campaign: str | None) -> Callable[[Advice], str]:
+        """How a refusal names the command it advises here: the command's route (of ``campaign``, when known)."""
+        return functools.partial(route_words, registry=self.registry, campaign=campaign)
 
     def table(self, campaign: str) -> Table:
         """A campaign's table as the reads see it (``NotFoundError`` when it does not exist)."""
@@ -398,7 +403,7 @@ def _with_file(command: Command, folder: Path) -> tuple[Command, Path | None]:
 def _refusal(service: Service, campaign: str, route: CommandRoute, err: HexlogError, path: Path | None) -> Problem:
     """The problem a command's refusal is: named as the route's step, without the path of the file of its text, and
     a conflict with the version the campaign is at."""
-    problem = problem_of(_worded(err, route))
+    problem = problem_of(_worded(err, route), service.words(campaign))
     if path is not None:
         problem.detail = _unplaced(problem.detail, path)
     if problem.kind == CONFLICT:
@@ -433,7 +438,7 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
         allowed = [render.subcommand(t) for t in err.allowed]
         return IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed)
     if isinstance(err, RuleRefusedError) and trigger is not None:
-        return RuleRefusedError(str(err).replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'"))
+        return err.reworded(err.lead.replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'"))
     return err
 
 
@@ -1094,7 +1099,7 @@ def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaita
             request.state.outcome = problem.kind
             return problem.response(request.url.path)
         except HexlogError as err:
-            refusal = problem_of(err)
+            refusal = problem_of(err, service.words(request.path_params.get("campaign")))
             request.state.outcome = refusal.kind
             if refusal.kind == UNREACHABLE:  # the service's own trouble: said once, here, with the database named
                 structlog.get_logger().warning("http.database_unreachable", path=request.url.path, error=str(err))

@@ -24,7 +24,7 @@ from cattrs.errors import BaseValidationError
 
 from hexlog.events import strict
 from hexlog.events.codec import converter
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import Advice, UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import text
 from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, WITHIN, field_limits
@@ -268,6 +268,18 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
                 problems += validate(v, known[k], f"{where}.{k}")
         return problems
     return []
+
+
+def route_words(advice: Advice, registry: Registry, campaign: str | None = None) -> str:
+    """The route of the command a refusal advises, as an HTTP client sends it (where the command line names its
+    subcommand): ``'POST /campaigns/main/campaign/abandon-session' with {"reason": ...}``; ``{campaign}`` stands
+    in the path when the campaign is not known."""
+    for route in command_routes(registry):
+        if route.cls.__name__ == advice.command:
+            path = route.path if campaign is None else route.path.replace("{campaign}", campaign)
+            fields = ", ".join(f'"{field}": ...' for field in advice.fields)
+            return f"'POST {path}'" + (f" with {{{fields}}}" if fields else "")
+    return advice.plain()
 
 
 def command_routes(registry: Registry) -> list[CommandRoute]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.responses import JSONResponse
 
 from hexlog.events.errors import (
+    Advice,
     ConcurrencyError,
     DatabaseUnreachableError,
     HexlogError,
@@ -19,6 +20,9 @@ from hexlog.events.errors import (
     UsageError,
 )
 from hexlog.machine.text import shown
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -97,9 +101,10 @@ class Problem(Exception):  # noqa: N818 - it is the problem document, raised
         return JSONResponse(body, status_code=status, headers=self.headers, media_type=MEDIA_TYPE)
 
 
-def problem_of(err: HexlogError) -> Problem:  # noqa: PLR0911 - one answer per kind of error
-    """The problem a core error is, with its message as the command line prints it."""
-    detail = str(err)
+def problem_of(err: HexlogError, say: Callable[[Advice], str]) -> Problem:  # noqa: PLR0911 - one answer per kind
+    """The problem a core error is, with its message as the command line prints it but for the command it advises,
+    which ``say`` names as the service serves it (a route, not a subcommand)."""
+    detail = err.said(say)
     if isinstance(err, IllegalTransitionError):
         return Problem(REFUSED, detail, allowed=list(err.allowed))
     if isinstance(err, RuleRefusedError):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import psycopg
 from psycopg import sql
 
-from hexlog.events.errors import ConcurrencyError, DatabaseUnreachableError, NotFoundError, StoreWriteError
+from hexlog.events.errors import Advice, ConcurrencyError, DatabaseUnreachableError, NotFoundError, StoreWriteError
 from hexlog.events.postgres import connect, first_line, lost, usable
 from hexlog.events.postgres_schema import (
     DISK_FULL,
@@ -153,8 +153,8 @@ class PostgresTables:
             if schema is not None:
                 self._conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
         if schema is None:
-            msg = f"no hexlog database at {self.shown} (no schema of its search_path exists); run 'hexlog init' first"
-            raise NotFoundError(msg)
+            msg = f"no hexlog database at {self.shown} (no schema of its search_path exists); run "
+            raise NotFoundError(msg).advising(Advice("StartCampaign"), " first")
         return schema
 
     @contextlib.contextmanager

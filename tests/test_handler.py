@@ -15,6 +15,7 @@ import pytest
 
 from hexlog.events.campaign import RulesChanged
 from hexlog.events.errors import (
+    Advice,
     ConcurrencyError,
     CorruptLogError,
     IdempotencyConflictError,
@@ -365,8 +366,9 @@ class TestKeyFile:
         handler.execute("c1", c.OpenSession())
         keys.unlink()
         for command in (c.RollDice(expression="d6"), c.CloseSession()):
-            with pytest.raises(NotFoundError, match="session abandon"):
+            with pytest.raises(NotFoundError, match="end the session with") as refused:
                 handler.execute("c1", command)
+            assert refused.value.advice == Advice("AbandonSession", ("reason",))
 
     def test_writers_in_many_processes_lose_no_secret(self, tmp_path):
         """Concurrent puts from several processes keep every secret (a lock and a temp file of each writer's own)."""

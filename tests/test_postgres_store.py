@@ -14,6 +14,7 @@ import pytest
 from psycopg import sql
 
 from hexlog.events.errors import (
+    Advice,
     ConcurrencyError,
     CorruptLogError,
     DatabaseUnreachableError,
@@ -160,10 +161,10 @@ def test_a_read_only_store_writes_nothing(store: PostgresStore, pg_url: str) -> 
 
 def test_a_schema_without_hexlog_tables_is_refused_unless_created(pg_url: str) -> None:
     """Opening without ``create`` (or read-only) finds no hexlog database and writes nothing."""
-    with pytest.raises(NotFoundError, match="hexlog init"):
-        PostgresStore(pg_url, create=False)
-    with pytest.raises(NotFoundError, match="hexlog init"):
-        PostgresStore(pg_url, readonly=True)
+    for kind in ({"create": False}, {"readonly": True}):
+        with pytest.raises(NotFoundError, match="no hexlog database") as refused:
+            PostgresStore(pg_url, **kind)
+        assert refused.value.advice == Advice("StartCampaign")  # each door names the command its own way
     made = PostgresStore(pg_url)
     made.close()
     PostgresStore(pg_url, create=False).close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
@@ -56,7 +56,7 @@ class TestRulesAsRecorded:
         assert message.startswith("the rules in force (ose, as the campaign recorded them) have values")
         for key in ("tables.distance.dungeon.unit", "tables.distance.waterborne.unit", "tables.reaction[1].result"):
             assert key in message
-        assert "hexlog rules change" in message
+        assert refused.value.advice == Advice("ChangeRules")  # each door names the command its own way
 
     def test_read_as_recorded_they_keep_what_the_release_that_recorded_them_accepted(self):
         """As recorded: an unknown word stays the string recorded, a number out of today's range stays."""

@@ -26,7 +26,7 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.codec import converter
 from hexlog.events.dice import DiceRolled, Visibility
-from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
+from hexlog.events.errors import Advice, IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.machine import dice as hexdice
 from hexlog.machine import table as tables
@@ -128,8 +128,8 @@ class StepContext:
         """
         session = self.table.session
         if session is None or not session.open:
-            msg = f"no session is open, so nothing can be rolled (for {purpose}); run 'hexlog session open'"
-            raise RuleRefusedError(msg)
+            msg = f"no session is open, so nothing can be rolled (for {purpose}); run "
+            raise RuleRefusedError(msg).advising(Advice("OpenSession"))
         spec = hexdice.parse(dice) if isinstance(dice, str) else dice
         nonce = session.nonce_for(visibility)
         faces = self._dice(session.id).faces(nonce, spec.sides_tuple, hexdice.lane_of(session.scheme, visibility))

@@ -75,4 +75,6 @@ def test_a_campaign_not_the_tokens_own_is_403_whether_the_database_holds_it_or_n
             assert answers[0]["detail"] == "this token is for another campaign"
         own = client.get("/campaigns/ghost", headers={"Authorization": f"Bearer {ghost}"})
     assert own.status_code == 404
-    assert own.json()["detail"] == "campaign 'ghost' does not exist; run 'hexlog init'"
+    assert (
+        own.json()["detail"] == "campaign 'ghost' does not exist; run 'POST /campaigns/ghost/campaign/start-campaign'"
+    )
