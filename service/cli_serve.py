@@ -17,6 +17,7 @@ from hexlog.service import console, logs
 from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
 from hexlog.service.http_cors import check_origin
 from hexlog.service.http_replies import KEEP_HOURS
+from hexlog.service.http_stream import MAX_STREAMS
 from hexlog.service.http_tokens import TokenStore, check_role
 
 out = console.plain()
@@ -51,6 +52,15 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
             min=1,
         ),
     ] = KEEP_HOURS,
+    max_streams: Annotated[
+        int,
+        typer.Option(
+            "--max-streams",
+            help="live streams each token may hold open at once (one more is refused, 429)",
+            min=1,
+            max=10_000,
+        ),
+    ] = MAX_STREAMS,
 ) -> None:
     """Serve the HTTP API and the live event streams of the database's campaigns (Ctrl-C stops)."""
     from hexlog.service import http_server  # noqa: PLC0415 - only this command needs the server
@@ -69,6 +79,7 @@ def serve(  # noqa: PLR0913, PLR0917 - one option per setting
         heartbeat=heartbeat,
         allow_origins=origins,
         keep_replies=keep_replies,
+        max_streams=max_streams,
     )
     out.print(f"serving {shown_db(db)} on http://{host}:{port} (API: /docs, /openapi.json)")
     http_server.run(create_app(settings), host=host, port=port)

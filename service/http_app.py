@@ -29,6 +29,7 @@ import anyio.to_thread
 import attrs
 import structlog
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -79,6 +80,7 @@ from hexlog.service.http_problems import (
     REFUSED,
     TOO_LARGE,
     TOO_MANY,
+    TOO_MANY_STREAMS,
     UNAUTHORIZED,
     UNREACHABLE,
     UNSUPPORTED,
@@ -86,7 +88,17 @@ from hexlog.service.http_problems import (
     problem_of,
 )
 from hexlog.service.http_replies import KEEP_HOURS, KEY_LIMIT, Replies, Reply
-from hexlog.service.http_stream import NOTIFIED_POLL, POLL, Bell, Listening, follow
+from hexlog.service.http_stream import (
+    MAX_STREAMS,
+    NOTIFIED_POLL,
+    POLL,
+    STREAMS_RETRY,
+    Bell,
+    Listening,
+    Slots,
+    follow,
+    holding,
+)
 from hexlog.service.http_tokens import PLAYER, REFEREE, Token, TokenStore
 
 if TYPE_CHECKING:
@@ -129,6 +141,8 @@ class Settings:
     allow_origins: tuple[str, ...] = ()
     #: hours the answer to a command sent with an Idempotency-Key is kept (``--keep-replies``)
     keep_replies: float = KEEP_HOURS
+    #: the most live streams one token may hold open at once (``--max-streams``)
+    max_streams: int = MAX_STREAMS
 
 
 class Rates:
@@ -190,6 +204,8 @@ class Service:
         default_poll = NOTIFIED_POLL if self.listening is not None else POLL
         self.poll = default_poll if settings.poll is None else settings.poll
         self.rates = Rates(settings.rate, settings.burst)
+        #: the live streams each token holds open
+        self.streams = Slots(settings.max_streams)
         #: commands are one at a time: the handler keeps its live projections in memory
         self.lock = threading.Lock()
         #: commands run on one thread of their own, in the order they arrive (a fair queue)
@@ -786,6 +802,15 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         raise _past_end(campaign, head, None if resume is None else first - 1, first)
     if until is not None and first > until:  # all it asked for was sent: 204 tells an EventSource not to reconnect
         return Response(status_code=204, headers={"Cache-Control": "no-cache"})
+    holder = "" if token is None else token.id
+    free = service.streams.take(holder)
+    if free is None:
+        limit = service.streams.limit
+        detail = (
+            f"this token holds {limit} live streams open already, the most the service lets one token hold; "
+            "end one of them, then retry"
+        )
+        raise Problem(TOO_MANY_STREAMS, detail, headers={"Retry-After": str(STREAMS_RETRY)}, max_streams=limit)
     frames = follow(
         service.reads,
         service.bell,
@@ -799,7 +824,9 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         views=_player_view(service, campaign),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return StreamingResponse(frames, media_type="text/event-stream", headers=headers)
+    # the slot is freed when the frames end, or when the response does (a stream never started)
+    held = holding(frames, free)
+    return StreamingResponse(held, media_type="text/event-stream", headers=headers, background=BackgroundTask(free))
 
 
 def _past_end(campaign: str, head: int, received: int | None, first: int) -> Problem:

@@ -39,6 +39,7 @@ TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported-media-type"
 INVALID = "invalid"
 TOO_MANY = "too-many-requests"
+TOO_MANY_STREAMS = "too-many-streams"
 INTERNAL = "internal"
 BUSY = "busy"
 UNREACHABLE = "unreachable"
@@ -66,6 +67,7 @@ KINDS: dict[str, tuple[int, str]] = {
     UNSUPPORTED: (415, "The body must be JSON"),
     INVALID: (422, "The request is not a valid command"),
     TOO_MANY: (429, "Too many requests"),
+    TOO_MANY_STREAMS: (429, "Too many open streams for this token"),
     INTERNAL: (500, "Internal error"),
     BUSY: (503, "The database is busy"),
     UNREACHABLE: (503, "The database is unreachable"),

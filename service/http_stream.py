@@ -43,6 +43,61 @@ NOTIFIED_POLL = 10.0
 RELISTEN = 1.0
 
 
+#: the most live streams one token may hold open at once unless ``hexlog serve --max-streams`` says otherwise: a
+#: table's few screens (the referee's, a player's phone or two) each follow one; past that, a client that leaks
+#: connections, which would hold the service's connections and threads
+MAX_STREAMS = 8
+#: seconds a client refused a stream over its token's cap is told to wait (``Retry-After``): a stream whose follower
+#: left is closed as soon as the service sees the connection go, so a slot is soon free again
+STREAMS_RETRY = 5
+
+
+class Slots:
+    """How many live streams each token holds open, within ``limit`` each (taken from any thread of the loop)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, token: str) -> Callable[[], None] | None:
+        """One of the token's slots, as the function that frees it (once, however often called); None when the token
+        holds ``limit`` streams already."""
+        with self._lock:
+            held = self._open.get(token, 0)
+            if held >= self.limit:
+                return None
+            self._open[token] = held + 1
+        freed = threading.Event()
+
+        def free() -> None:
+            with self._lock:
+                if freed.is_set():
+                    return
+                freed.set()
+                left = self._open[token] - 1
+                if left:
+                    self._open[token] = left
+                else:
+                    del self._open[token]
+
+        return free
+
+    def held(self, token: str) -> int:
+        """How many streams the token holds open now."""
+        with self._lock:
+            return self._open.get(token, 0)
+
+
+async def holding(frames: AsyncIterator[str], free: Callable[[], None]) -> AsyncIterator[str]:
+    """A stream's frames, its token's slot freed when it ends however it ends (done, revoked, the follower gone)."""
+    try:
+        async for chunk in frames:
+            yield chunk
+    finally:
+        free()
+
+
 class Bell:
     """Wakes the followers of a campaign when this process appends to it (rung from any thread)."""
 

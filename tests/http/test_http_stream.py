@@ -68,7 +68,7 @@ def follow(served, who: str, *, start: int, until: int, resume: bool) -> list[in
 
 
 def test_twenty_followers_joining_while_5000_events_are_appended(serve):
-    served = serve()
+    served = serve(max_streams=20)  # fifteen of them on the referee's one token, past the cap's default
     rng = random.Random(20)  # noqa: S311 - when each follower joins, not a secret
     with served.client() as client:
         start = client.get("/campaigns/main", headers=served.headers("referee")).json()["version"]
