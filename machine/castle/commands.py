@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import attrs
 
-from hexlog.machine.commands import Command, arg
+from hexlog.machine.commands import Bounds, Command, arg
 from hexlog.machine.encounter.opening import MAX_MONSTERS, MAX_SPEED
+
+#: the worth in gp of the coin and jewels a party carries, whose tithe a cleric's castle demands: the texts' tolls run
+#: to 4,000 gp (a magic-user's 1d4 x 1,000) and a great hoard to some tens of thousands; a million gp leaves room for
+#: any party's purse (a tithe of it is still a sum the referee can count out)
+WORTH_GP = Bounds(0, 1_000_000)
 
 HEX_HELP = "the castle's hex, col,row (default: the castle a garrison rides out from, or the nearest in reach)"
 
@@ -81,7 +86,12 @@ class JoustReadingTheTotal(Command):
 class DemandToll(Command):
     """The castle names its toll: a fighter's (joust declined), a magic-user's (quest refused), a cleric's tithe."""
 
-    worth: int = arg(0, help="the worth in gp of the coin and jewels the party carries (a cleric's tithe)", least=0)
+    worth: int = arg(
+        0,
+        help="the worth in gp of the coin and jewels the party carries (a cleric's tithe)",
+        least=0,
+        within=WORTH_GP,
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -24,6 +24,7 @@ from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.castle import reach
+from hexlog.machine.castle.commands import WORTH_GP
 from hexlog.machine.castle.machine import hex_by_hex
 from hexlog.machine.castle.rules import (
     CastleDemands,
@@ -318,6 +319,9 @@ def _joust(  # noqa: PLR0913 - the joust's facts, spelled out
 
 def toll(ctx: StepContext, command: DemandToll) -> None:
     """The toll by kind: the fighter's and the magic-user's rolled in gold, the cleric's tithe of the worth given."""
+    if command.worth not in WORTH_GP:
+        msg = f"the worth the party carries must be {WORTH_GP.least} to {WORTH_GP.most} gp, not {command.worth}"
+        raise UsageError(msg)
     met, demands = _met(ctx), demands_of(ctx)
     kind = Kind(met.kind)
     if kind is Kind.CLERIC:

@@ -13,14 +13,18 @@ import attrs
 from hexlog.events import chase as ev
 from hexlog.events.errors import RuleRefusedError, UsageError
 from hexlog.events.vocabulary import SIDES, Side
+from hexlog.machine.chase.commands import DISTANCE_FT, RATE_FT
 from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.encounter.state import Phase as EncounterPhase
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from hexlog.machine.chase.commands import Run, StartChase
     from hexlog.machine.chase.state import ChaseState
+    from hexlog.machine.commands import Bounds
     from hexlog.machine.table import Table
 
 
@@ -56,6 +60,14 @@ def encounter_of(table: Table, number: int) -> EncounterState | None:
     return state
 
 
+def check_lengths(given: Iterable[tuple[str, int | None, Bounds, str]]) -> None:
+    """Refuse a length the referee gave (None: not given) outside its range, in its unit (``UsageError``)."""
+    for what, value, bounds, unit in given:
+        if value is not None and value not in bounds:
+            msg = f"{what} must be {bounds.least} to {bounds.most} {unit}, not {value}"
+            raise UsageError(msg)
+
+
 def facts_of(table: Table, command: StartChase) -> Facts:
     """The facts a chase starts from; ``UsageError`` naming what is missing."""
     try:
@@ -67,6 +79,14 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         msg = f"the fleeing side is party or monsters, not {command.fleeing!r}"
         raise UsageError(msg)
     fleeing = Side(command.fleeing)
+    check_lengths(
+        (
+            ("the gap", command.gap_ft, DISTANCE_FT, "ft"),
+            ("the fleeing side's rate", command.fleeing_ft, RATE_FT, "ft a round"),
+            ("the pursuers' rate", command.pursuers_ft, RATE_FT, "ft a round"),
+            ("the line of sight", command.line_of_sight_ft, DISTANCE_FT, "ft"),
+        )
+    )
     e = encounter_of(table, command.from_encounter)
     members = table.party.members
     party_ft = min((m.speed for m in members), default=0)

@@ -14,7 +14,7 @@ from hexlog.events import chase as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import FEET_PER_YARD, Side, Unit
 from hexlog.machine.chase import rounds
-from hexlog.machine.chase.commands import SETTLE
+from hexlog.machine.chase.commands import RATE_FT, SETTLE
 from hexlog.machine.chase.rules import PERCENT, ChaseTables, DungeonPursuitTable, evades, in_6, water_chance
 from hexlog.machine.chase.state import PROCEDURE, ChaseState, Phase, under_way
 from hexlog.machine.encounter import positions
@@ -132,6 +132,7 @@ def repeat(ctx: StepContext, command: RepeatSteps) -> None:  # noqa: ARG001 - th
 def run(ctx: StepContext, command: Run) -> None:
     """One round: both sides run, the gap changes; exhaustion at the rules' round; the round passes."""
     state = under_way(ctx)
+    rounds.check_lengths((("what the obstacle costs", command.slows_ft, RATE_FT, "ft"),))
     r = rounds.next_round(ctx.table, state, command)
     ctx.emit(
         ev.RoundRun(

@@ -4,7 +4,7 @@ range is accepted, one past it is a 422 in the step's own words (the command lin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -12,6 +12,9 @@ from hexlog.machine.commands import LEAST
 from hexlog.machine.registry import REGISTRY
 from hexlog.service.http_commands import command_routes
 from hexlog.service.http_tokens import TokenStore
+
+if TYPE_CHECKING:
+    import httpx
 
 SHEET = {  # a member's number: its option, the step's words, its range
     "cha": ("--cha", "cha must be 3 to 18, not {}", (3, 18)),
@@ -343,3 +346,106 @@ def test_a_delves_numbers_have_the_ranges_its_steps_hold_them_to(serve, hexlog):
                 body_of=lambda field, value, body=body: {**body, field: value},
                 cli_of=lambda flag, value, cli=cli: (*cli, flag, str(value)),
             )
+
+
+CHASE = {  # a chase's lengths at its start: its option, the step's words, its range
+    "gap_ft": ("--gap-ft", "the gap must be 0 to 5000 ft, not {}", (0, 5000)),
+    "fleeing_ft": ("--fleeing-ft", "the fleeing side's rate must be 0 to 480 ft a round, not {}", (0, 480)),
+    "pursuers_ft": ("--pursuers-ft", "the pursuers' rate must be 0 to 480 ft a round, not {}", (0, 480)),
+    "line_of_sight_ft": ("--line-of-sight-ft", "the line of sight must be 0 to 5000 ft, not {}", (0, 5000)),
+}
+#: a chase's start without an encounter to follow: each length given
+RUNNERS = {"gap_ft": 100, "fleeing_ft": 90, "pursuers_ft": 120}
+OBSTACLE = {"slows_ft": ("--slows-ft", "what the obstacle costs must be 0 to 480 ft, not {}", (0, 480))}
+
+
+def _chase_cli(body: dict[str, int]) -> tuple[str, ...]:
+    return ("chase", "start", *(part for field, value in body.items() for part in (CHASE[field][0], str(value))))
+
+
+def _end_chase(client, headers) -> None:
+    """An obstacle stops the pursuit; a chase that ended at its start (the fleeing side faster) or caught at once
+    refuses the round, and may be started again either way."""
+    body = {"obstacle": "a door slammed", "stops": True}
+    ended = client.post("/campaigns/main/chase/run", headers=headers, json=body)
+    assert ended.status_code in {200, 409}, ended.text
+
+
+def test_a_chases_lengths_have_the_ranges_its_start_and_rounds_hold_them_to(serve, hexlog):
+    """The gap, the rates and the line of sight at the start, and what an obstacle costs in a round: far enough for
+    a vessel sighted far off, never past what a number of the texts' scale can mean."""
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        assert client.post("/campaigns/main/campaign/add-member", headers=headers, json={"name": "Ann"}).is_success
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="chase/start",
+            fields=CHASE,
+            body_of=lambda field, value: {**RUNNERS, field: value},
+            cli_of=lambda flag, value: (*_chase_cli(RUNNERS), flag, str(value)),
+            after=_end_chase,
+        )
+        body = {"gap_ft": 5000, "fleeing_ft": 90, "pursuers_ft": 120}  # slowed or not, they stay apart
+        started = client.post("/campaigns/main/chase/start", headers=headers, json=body)
+        assert started.status_code == 200, started.text
+        _check_ranges(
+            served,
+            client,
+            hexlog,
+            step="chase/run",
+            fields=OBSTACLE,
+            body_of=lambda field, value: {"obstacle": "burning oil", field: value},
+            cli_of=lambda flag, value: ("chase", "run", "--obstacle", "burning oil", flag, str(value)),
+        )
+
+
+def test_the_worth_a_clerics_castle_tithes_has_its_range(serve, hexlog):
+    """The worth the party carries: at most a million gp, past the texts' greatest tolls and hoards."""
+    served = serve()
+    flag, words, expected = "--worth", "the worth the party carries must be 0 to 1000000 gp, not {}", (0, 1_000_000)
+    with served.client() as client:
+        headers = served.headers("referee")
+
+        def send(step: str, body: dict[str, Any]) -> httpx.Response:
+            return client.post(f"/campaigns/main/{step}", headers=headers, json=body)
+
+        def head() -> int:
+            return client.get("/campaigns/main/events", headers=headers).json()["head"]
+
+        for step, body in (
+            ("campaign/change-rules", {"ruleset": "explore"}),
+            ("campaign/add-member", {"name": "Ann"}),
+            ("map/set", {"hex": "0,0", "terrain": "meadow"}),
+            ("map/set", {"hex": "1,0", "terrain": "hills"}),
+            ("castle/place", {"hex": "1,0", "castle_type": "patriarch"}),
+            ("travel/start", {"hex": "0,0"}),
+        ):
+            done = send(step, body)
+            assert done.status_code == 200, (step, done.text)
+        low, high = _range_in_document(client.get("/openapi.json").json(), "castle/toll", "worth")
+        assert (low, high) == expected
+        for value in (high, low):
+            for step, body in (
+                ("castle/hail", {"hex": "1,0"}),
+                ("castle/meet", {}),
+                ("castle/toll", {"worth": value}),
+                ("castle/pay", {}),
+            ):
+                done = send(step, body)
+                assert done.status_code == 200, (step, value, done.text)
+        for step in ("castle/hail", "castle/meet"):
+            assert send(step, {"hex": "1,0"} if step == "castle/hail" else {}).status_code == 200
+        before = head()
+        below = send("castle/toll", {"worth": low - 1})
+        assert below.status_code == 422, below.text
+        assert below.json()["detail"] == "body.worth must be at least 0"
+        above = send("castle/toll", {"worth": high + 1})
+        assert above.status_code == 422, above.text
+        assert above.json()["detail"] == words.format(high + 1)
+        cli = hexlog("castle", "toll", flag, str(high + 1), "--campaign", "main")
+        assert cli.returncode == 2, cli.stderr
+        assert cli.stderr.strip() == f"hexlog: error: {words.format(high + 1)}"
+        assert head() == before
