@@ -13,16 +13,17 @@ if TYPE_CHECKING:
 @attrs.frozen
 class Advice:
     """A command that gets past a refusal, as the registry names it: ``command`` its class (``OpenSession``),
-    ``fields`` those of its fields the user must give (``reason``). The core names it; each door says it in its own
-    words (the command line ``'hexlog session open'``, the HTTP service its route)."""
+    ``fields`` the fields the user gives it, each with its value (``("hex", "1,0")``) or a placeholder for it
+    (``("reason", "TEXT")``). The core names it; each door says it in its own words (the command line
+    ``hexlog session open``, the HTTP service its route); the sentence around it quotes it."""
 
     command: str
-    fields: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
 
     def plain(self) -> str:
         """The command as the registry names it, in no door's words (the error's own ``str``)."""
-        given = f" ({', '.join(self.fields)})" if self.fields else ""
-        return f"'{self.command}{given}'"
+        given = ", ".join(f"{field} {value}" for field, value in self.fields)
+        return f"{self.command}({given})"
 
 
 class HexlogError(Exception):

@@ -150,8 +150,8 @@ class PostgresStore(PagedReads):
                 msg = f"{self.shown} is not a hexlog database (its events table has no {', '.join(missing)} column)"
                 raise CorruptLogError(msg)
         elif not create or self.readonly:
-            msg = f"no hexlog database at {self.shown} (schema {schema} has no events table); run "
-            raise NotFoundError(msg).advising(INIT, " first")
+            msg = f"no hexlog database at {self.shown} (schema {schema} has no events table); run '"
+            raise NotFoundError(msg).advising(INIT, "' first")
         if self.readonly:
             return schema
         triggers = {row[0] for row in self._conn.execute(TRIGGERS_QUERY)}
@@ -179,8 +179,8 @@ class PostgresStore(PagedReads):
             msg = f"the database {self.shown} has no schema to keep hexlog's tables in (search_path is {path!r})"
             raise NotFoundError(msg)
         if not create or self.readonly:
-            msg = f"no hexlog database at {self.shown} (schema {wanted} does not exist); run "
-            raise NotFoundError(msg).advising(INIT, " first")
+            msg = f"no hexlog database at {self.shown} (schema {wanted} does not exist); run '"
+            raise NotFoundError(msg).advising(INIT, "' first")
         try:
             self._conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(wanted)))
         except psycopg.Error as err:

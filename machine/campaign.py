@@ -21,7 +21,7 @@ from hexlog.events.vocabulary import SIDES
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.keeper import kept_secret
+from hexlog.machine.keeper import ABANDON, kept_secret
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.machine.kit.rules import RulesError
@@ -97,8 +97,8 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
     """Commit to a new secret; the secret goes to the key keeper (under its commitment), only its hash to the log."""
     current = ctx.table.session
     if current is not None and current.open:
-        msg = f"session {current.id} is still open; close it first (or, if its secret is lost, end it with "
-        raise RuleRefusedError(msg).advising(Advice("AbandonSession", ("reason",)), ")")
+        msg = f"session {current.id} is still open; close it first (or, if its secret is lost, end it with '"
+        raise RuleRefusedError(msg).advising(ABANDON, "')")
     if command.secret_hex is None:
         secret = secrets.token_bytes(SECRET_BYTES)
     else:
@@ -296,8 +296,8 @@ def _still_kept(keeper: SecretKeeper, campaign: str, session: Session) -> bool:
 def _open_session(ctx: StepContext) -> Session:
     session = ctx.table.session
     if session is None or not session.open:
-        msg = "no session is open; run "
-        raise RuleRefusedError(msg).advising(Advice("OpenSession"))
+        msg = "no session is open; run '"
+        raise RuleRefusedError(msg).advising(Advice("OpenSession"), "'")
     return session
 
 

@@ -345,8 +345,8 @@ class Handler:
             msg = f"campaign {campaign!r} is at version {table.version}, not {expected}; nothing was written"
             raise ConcurrencyError(msg)
         if not table.started and not isinstance(command, c.StartCampaign):
-            msg = f"campaign {campaign!r} does not exist; run "
-            raise NotFoundError(msg).advising(Advice("StartCampaign"), " first")
+            msg = f"campaign {campaign!r} does not exist; run '"
+            raise NotFoundError(msg).advising(Advice("StartCampaign"), "' first")
         staged = Staged(self.keeper)  # what the steps keep is kept only with the append that records it
         ctx = kit.StepContext(
             table=table,

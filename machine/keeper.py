@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 
 #: the command that ends a session whose secret is lost
-ABANDON = Advice("AbandonSession", ("reason",))
+ABANDON = Advice("AbandonSession", (("reason", "TEXT"),))
 #: the key file's entry that holds the kept facts (a session's entry always holds a "/")
 FACTS = "facts"
 
@@ -405,8 +405,8 @@ def asked_secret(keeper: SecretKeeper, campaign: str, session: str, commitment: 
     try:
         return keeper.get(campaign, session, commitment)
     except NotFoundError as err:
-        msg = f"{err}; if it is lost, end the session with "
-        raise NotFoundError(msg).advising(ABANDON) from err
+        msg = f"{err}; if it is lost, end the session with '"
+        raise NotFoundError(msg).advising(ABANDON, "'") from err
 
 
 def check_commitment(secret: bytes, session: str, commitment: str) -> None:
@@ -414,6 +414,6 @@ def check_commitment(secret: bytes, session: str, commitment: str) -> None:
     if _commitment(secret) != commitment:
         msg = (
             f"the kept secret of session {session} does not match its commitment {commitment}; "
-            "no die is rolled and nothing is revealed (if its secret is lost, "
+            "no die is rolled and nothing is revealed (if its secret is lost, '"
         )
-        raise RuleRefusedError(msg).advising(ABANDON, ")")
+        raise RuleRefusedError(msg).advising(ABANDON, "')")

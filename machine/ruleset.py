@@ -80,9 +80,9 @@ class Ruleset:
                 elif self.recorded:
                     msg = (
                         f"the rules in force ({self.name}, as the campaign recorded them) have values this hexlog "
-                        f"refuses: {err}; put rules it accepts in force with "
+                        f"refuses: {err}; put rules it accepts in force with '"
                     )
-                    raise RulesError(msg).advising(Advice("ChangeRules")) from err
+                    raise RulesError(msg).advising(Advice("ChangeRules"), "'") from err
                 else:
                     raise
             self._parts[cls] = found

@@ -1,14 +1,18 @@
-"""The command line's words for the command a refusal advises (``Advice``): ``'hexlog session open'``."""
+"""The command line's words for the command a refusal advises (``Advice``): ``hexlog session open``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
+from hexlog.machine.commands import FLAG, POSITIONAL
 from hexlog.machine.registry import REGISTRY
 from hexlog.service import render
 
 if TYPE_CHECKING:
     from hexlog.events.errors import Advice
+    from hexlog.machine.commands import Command
 
 #: the campaign's own commands, which the command line gives under words of their own (the others are
 #: ``hexlog PROCEDURE STEP``)
@@ -27,11 +31,29 @@ CAMPAIGN_WORDS = {
 
 
 def cli_words(advice: Advice) -> str:
-    """``'hexlog session abandon --reason TEXT'``: the command as it is typed, each field the user gives an
-    option."""
+    """``hexlog session abandon --reason TEXT``: the command as it is typed, each field it is given an option (or an
+    argument, for a field given by position)."""
+    found = _command(advice.command)
     words = CAMPAIGN_WORDS.get(advice.command) or _subcommand(advice.command)
-    given = "".join(f" --{field.replace('_', '-')} TEXT" for field in advice.fields)
-    return f"'hexlog {words}{given}'"
+    fields = {} if found is None else attrs.fields_dict(found)
+    parts = [f"hexlog {words}"]
+    for name, value in advice.fields:
+        meta = fields[name].metadata if name in fields else {}
+        if meta.get(POSITIONAL):
+            parts.append(value)
+        else:
+            flag = (meta.get(FLAG) or "--" + name.replace("_", "-")).split("/")[0]
+            parts.append(f"{flag} {value}")
+    return " ".join(parts)
+
+
+def _command(name: str) -> type[Command] | None:
+    """The command class of that name, of any procedure."""
+    for procedure in REGISTRY:
+        for cls in procedure.steps:
+            if cls.__name__ == name:
+                return cls
+    return None
 
 
 def _subcommand(name: str) -> str:

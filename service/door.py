@@ -268,8 +268,8 @@ class Door:
         """The campaign's folded state; ``NotFoundError`` when it does not exist."""
         table = self.handler.load(self.campaign)
         if not table.started:
-            msg = f"campaign {self.campaign!r} does not exist; run "
-            raise NotFoundError(msg).advising(Advice("StartCampaign"))
+            msg = f"campaign {self.campaign!r} does not exist; run '"
+            raise NotFoundError(msg).advising(Advice("StartCampaign"), "'")
         return table
 
     def run(self, command: c.Command, command_id: str | None = None) -> Outcome:

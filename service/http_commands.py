@@ -272,13 +272,13 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
 
 def route_words(advice: Advice, registry: Registry, campaign: str | None = None) -> str:
     """The route of the command a refusal advises, as an HTTP client sends it (where the command line names its
-    subcommand): ``'POST /campaigns/main/campaign/abandon-session' with {"reason": ...}``; ``{campaign}`` stands
-    in the path when the campaign is not known."""
+    subcommand): ``POST /campaigns/main/campaign/abandon-session with {"reason": "TEXT"}``; ``{campaign}`` stands in
+    the path when the campaign is not known."""
     for route in command_routes(registry):
         if route.cls.__name__ == advice.command:
             path = route.path if campaign is None else route.path.replace("{campaign}", campaign)
-            fields = ", ".join(f'"{field}": ...' for field in advice.fields)
-            return f"'POST {path}'" + (f" with {{{fields}}}" if fields else "")
+            body = ", ".join(f'"{field}": "{value}"' for field, value in advice.fields)
+            return f"POST {path}" + (f" with {{{body}}}" if body else "")
     return advice.plain()
 
 

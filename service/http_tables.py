@@ -153,8 +153,8 @@ class PostgresTables:
             if schema is not None:
                 self._conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
         if schema is None:
-            msg = f"no hexlog database at {self.shown} (no schema of its search_path exists); run "
-            raise NotFoundError(msg).advising(Advice("StartCampaign"), " first")
+            msg = f"no hexlog database at {self.shown} (no schema of its search_path exists); run '"
+            raise NotFoundError(msg).advising(Advice("StartCampaign"), "' first")
         return schema
 
     @contextlib.contextmanager

@@ -369,7 +369,7 @@ class TestTheTravelDayWaits:
         another, in which 2,2, checked already, is rolled for show, as far castles are every day."""
         handler, script = reach("journey")
         before = version(handler)
-        with pytest.raises(RuleRefusedError, match=r"checked each travel day before it closes.*castle pass"):
+        with pytest.raises(RuleRefusedError, match=r"checked each travel day before it closes.*PassCastles"):
             handler.execute(CAMPAIGN, t.CheckWandering())
         assert version(handler) == before
         script.append(2)  # at two hexes the garrison rides out on 1 only
@@ -454,7 +454,7 @@ class TestTheTravelDayWaits:
         assert reach_owed(handler)
         script.extend([6, 1])  # the lost check and the heading die
         handler.execute(CAMPAIGN, t.DeclareRoute(headings=("SE",)))
-        with pytest.raises(RuleRefusedError, match="castle pass"):
+        with pytest.raises(RuleRefusedError, match="PassCastles"):  # the command each door names in its words
             handler.execute(CAMPAIGN, t.CheckWandering())
 
 

@@ -213,7 +213,7 @@ class TestRefusals:
             ("monster_due", dg.LeaveDungeon(), "meet it first"),
             ("monster_due", dg.OpenDoor(by="Ann"), "meet it first"),
             # the checks that would fall due pass unrolled while the monster waits: the players would count them stop
-            ("monster_due", AdvanceClock(duration="6 turns"), r"meet it first \(hexlog dungeon meet\)"),
+            ("monster_due", AdvanceClock(duration="6 turns"), r"meet it first \(Meet\(\)\)"),
             ("exploring", dg.Move(mapping=True, fleeing=True), "while fleeing"),
             ("exploring", dg.LightSource(kind="torch", by="Ann"), "already carries a burning torch"),
             ("exploring", dg.RefillLantern(by="Ann"), "carries no lantern"),

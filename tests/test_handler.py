@@ -368,7 +368,7 @@ class TestKeyFile:
         for command in (c.RollDice(expression="d6"), c.CloseSession()):
             with pytest.raises(NotFoundError, match="end the session with") as refused:
                 handler.execute("c1", command)
-            assert refused.value.advice == Advice("AbandonSession", ("reason",))
+            assert refused.value.advice == Advice("AbandonSession", (("reason", "TEXT"),))
 
     def test_writers_in_many_processes_lose_no_secret(self, tmp_path):
         """Concurrent puts from several processes keep every secret (a lock and a temp file of each writer's own)."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.castle import reach
 from hexlog.machine.castle.rules import CastleTables, Kind
 from hexlog.machine.castle.state import MEETING, PROCEDURE, CastleState, Phase
@@ -198,16 +198,13 @@ def guard(table: Table, command: Command) -> None:
         )
         raise RuleRefusedError(msg)
     if state.coming:
-        msg = f"the garrison of the castle at {state.coming[0].hex} rides out; meet it first (hexlog castle meet)"
-        raise RuleRefusedError(msg)
+        msg = f"the garrison of the castle at {state.coming[0].hex} rides out; meet it first ("
+        raise RuleRefusedError(msg).advising(Advice("MeetGarrison"), ")")
     owed = reach.owed(table)
     if owed:
         where = ", ".join(f"{hex_name} ({reach.away(distance)})" for hex_name, distance in owed)
-        msg = f"the party passed the castle at {where}: check whether its garrison rides out (hexlog castle pass)"
-        raise RuleRefusedError(msg)
+        msg = f"the party passed the castle at {where}: check whether its garrison rides out ("
+        raise RuleRefusedError(msg).advising(Advice("PassCastles"), ")")
     if isinstance(command, CLOSING) and reach.due(table):
-        msg = (
-            "the castles' garrisons are checked each travel day before it closes, wherever the party is "
-            "(hexlog castle pass)"
-        )
-        raise RuleRefusedError(msg)
+        msg = "the castles' garrisons are checked each travel day before it closes, wherever the party is ("
+        raise RuleRefusedError(msg).advising(Advice("PassCastles"), ")")

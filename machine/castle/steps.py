@@ -20,7 +20,7 @@ import attrs
 
 from hexlog.events import castle as ev
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import RuleRefusedError, UsageError
+from hexlog.events.errors import Advice, RuleRefusedError, UsageError
 from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.vocabulary import Setting
 from hexlog.machine.castle import reach
@@ -103,8 +103,8 @@ def place(ctx: StepContext, command: PlaceCastle) -> None:
     name = grid.normal(command.hex)
     found = ctx.state(MAP)
     if not isinstance(found, MapState) or found.hex(name) is None:
-        msg = f"hex {name} is not on the map; draw it first (hexlog map set {name} --terrain ...)"
-        raise UsageError(msg)
+        msg = f"hex {name} is not on the map; draw it first ("
+        raise UsageError(msg).advising(Advice("SetHex", (("hex", name), ("terrain", "..."))), ")")
     if castles(ctx).castle(name) is not None:
         msg = f"a castle stands at {name} already"
         raise UsageError(msg)
@@ -150,8 +150,8 @@ def _hailed_castle(ctx: StepContext, given: str) -> str:
     if given:
         name = grid.normal(given)
         if state.castle(name) is None:
-            msg = f"no castle stands at {name}; place one first (hexlog castle place {name})"
-            raise UsageError(msg)
+            msg = f"no castle stands at {name}; place one first ("
+            raise UsageError(msg).advising(Advice("PlaceCastle", (("hex", name),)), ")")
         return name
     path = reach.path_today(ctx.table)
     trip = ctx.state(TRAVEL)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.dungeon.rules import on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase
 from hexlog.machine.kit.clock import ClockOptions
@@ -45,8 +45,8 @@ def guard(table: Table, command: Command) -> None:
     pass unrolled while one waits, and the players would count the secret checks that stop."""
     state = table.procedures.get(PROCEDURE)
     if isinstance(command, AdvanceClock) and isinstance(state, DelveState) and state.monster_due:
-        msg = "a wandering monster has come: meet it first (hexlog dungeon meet), then let time pass"
-        raise RuleRefusedError(msg)
+        msg = "a wandering monster has come: meet it first ("
+        raise RuleRefusedError(msg).advising(Advice("Meet"), "), then let time pass")
 
 
 def burn(ctx: StepContext, start: int, end: int) -> None:

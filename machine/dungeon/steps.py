@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 SEARCH = "dungeon.search"
 #: how a step that needs the party's members says there are none (a log of a release that let the last one go)
 #: what a step with no members to act says: add one (the doors name the command)
-NO_MEMBERS = "add one with "
+NO_MEMBERS = "add one with '"
 ADD_MEMBER = Advice("AddMember")
 HOUR_SECONDS = 3600
 
@@ -133,7 +133,7 @@ def move(ctx: StepContext, command: Move) -> None:
     state = under_way(ctx)
     if not ctx.table.party.members:
         msg = f"the party has no members to move; {NO_MEMBERS}"
-        raise RuleRefusedError(msg).advising(ADD_MEMBER)
+        raise RuleRefusedError(msg).advising(ADD_MEMBER, "'")
     slowest = min(ctx.table.party.members, key=lambda m: m.speed)
     rate = slowest.speed
     feet = rate if command.feet is None else command.feet
@@ -163,7 +163,7 @@ def search(ctx: StepContext, command: Search) -> None:
     searchers = command.searchers or tuple(m.name for m in ctx.table.party.members)
     if not searchers:
         msg = f"the party has no members to search; {NO_MEMBERS}"
-        raise RuleRefusedError(msg).advising(ADD_MEMBER)
+        raise RuleRefusedError(msg).advising(ADD_MEMBER, "'")
     search_roll(ctx, SearchRoll(searchers=tuple(searchers), present=not command.nothing_there))
     _one_turn(ctx, "the party searches")
 

@@ -128,8 +128,8 @@ class StepContext:
         """
         session = self.table.session
         if session is None or not session.open:
-            msg = f"no session is open, so nothing can be rolled (for {purpose}); run "
-            raise RuleRefusedError(msg).advising(Advice("OpenSession"))
+            msg = f"no session is open, so nothing can be rolled (for {purpose}); run '"
+            raise RuleRefusedError(msg).advising(Advice("OpenSession"), "'")
         spec = hexdice.parse(dice) if isinstance(dice, str) else dice
         nonce = session.nonce_for(visibility)
         faces = self._dice(session.id).faces(nonce, spec.sides_tuple, hexdice.lane_of(session.scheme, visibility))

@@ -13,25 +13,43 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 OPEN = "'POST /campaigns/main/campaign/open-session'"
-#: the common refusals that name a command: (method, path, body, the problem's detail)
+#: the common refusals that name a command: the route, its body, the answer's status and the problem's detail (None:
+#: a step on the way there, done)
 REFUSALS = (
-    ("POST", "/campaigns/main/campaign/close-session", {}, None),  # closes the session the fixture opened
-    ("POST", "/campaigns/main/campaign/close-session", {}, f"no session is open; run {OPEN}"),
+    ("campaign/close-session", {}, 200, None),  # closes the session the fixture opened
+    ("campaign/close-session", {}, 409, f"no session is open; run {OPEN}"),
     (
-        "POST",
-        "/campaigns/main/campaign/roll-dice",
+        "campaign/roll-dice",
         {"expression": "d6"},
+        409,
         f"no session is open, so nothing can be rolled (for free roll); run {OPEN}",
     ),
-    ("POST", "/campaigns/main/campaign/open-session", {}, None),
+    ("campaign/open-session", {}, 200, None),
     (
-        "POST",
-        "/campaigns/main/campaign/open-session",
+        "campaign/open-session",
         {},
+        409,
         (
             "session s2 is still open; close it first (or, if its secret is lost, end it with "
-            """'POST /campaigns/main/campaign/abandon-session' with {"reason": ...})"""
+            """'POST /campaigns/main/campaign/abandon-session with {"reason": "TEXT"}')"""
         ),
+    ),
+    ("campaign/change-rules", {"ruleset": "explore"}, 200, None),
+    (
+        "castle/place",
+        {"hex": "3,3"},
+        422,
+        (
+            "hex 3,3 is not on the map; draw it first "
+            """(POST /campaigns/main/map/set with {"hex": "3,3", "terrain": "..."})"""
+        ),
+    ),
+    ("map/set", {"hex": "3,3", "terrain": "hills"}, 200, None),
+    (
+        "castle/hail",
+        {"hex": "3,3"},
+        422,
+        """no castle stands at 3,3; place one first (POST /campaigns/main/castle/place with {"hex": "3,3"})""",
     ),
 )
 
@@ -40,14 +58,12 @@ def test_a_refusal_over_http_names_the_route_to_call(serve):
     """Each common refusal's detail names the route, with no word of the command line's."""
     served = serve()
     with served.client() as client:
-        for method, path, body, detail in REFUSALS:
-            answer = client.request(method, path, headers=served.headers("referee"), json=body)
-            if detail is None:
-                assert answer.status_code == 200, answer.text
-                continue
-            assert answer.status_code == 409, answer.text
-            assert answer.json()["detail"] == detail
-            assert "hexlog " not in answer.json()["detail"]
+        for step, body, status, detail in REFUSALS:
+            answer = client.post(f"/campaigns/main/{step}", headers=served.headers("referee"), json=body)
+            assert answer.status_code == status, answer.text
+            if detail is not None:
+                assert answer.json()["detail"] == detail
+                assert "hexlog " not in answer.json()["detail"]
 
 
 def test_a_campaign_not_started_names_the_route_that_starts_it(serve):
@@ -87,4 +103,12 @@ def test_the_command_line_keeps_its_words(tmp_path: Path):
     assert (
         refused("--campaign", "ghost", "state", code=2)
         == "hexlog: error: campaign 'ghost' does not exist; run 'hexlog init'\n"
+    )
+    assert run_hexlog("rules", "change", "--ruleset", "explore", cwd=tmp_path).returncode == 0
+    assert refused("castle", "place", "3,3", code=2) == (
+        "hexlog: error: hex 3,3 is not on the map; draw it first (hexlog map set 3,3 --terrain ...)\n"
+    )
+    assert run_hexlog("map", "set", "3,3", "--terrain", "hills", cwd=tmp_path).returncode == 0
+    assert refused("castle", "hail", "--hex", "3,3", code=2) == (
+        "hexlog: error: no castle stands at 3,3; place one first (hexlog castle place 3,3)\n"
     )
