@@ -23,7 +23,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
@@ -39,8 +39,8 @@ from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
-from hexlog.machine.encounter.opening import OPEN_COUNTRY
-from hexlog.machine.encounter.rules import EncounterOptions
+from hexlog.machine.encounter.machine import OPEN_COUNTRY
+from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
@@ -52,9 +52,6 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.state import Member
-
-if TYPE_CHECKING:
-    from hexlog.events.vocabulary import Setting
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
 #: None when the trial did not reach it (a distance never rolled)
@@ -209,6 +206,9 @@ def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
 #: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how many
 #: monsters there are decides it
 ENCIRCLED = "surprised in the open: encircled"
+#: where the rules leave it to the referee (option ``encirclement = "referee"``, §2.2 "may"), a trial makes no call:
+#: how often the party surprised in the open is met by enough monsters that the referee may encircle it
+MAY_BE_ENCIRCLED = "surprised in the open: may be encircled (the referee's call)"
 #: the side that acts first: the one surprise gives the advantage (a free round under OSE, the segments the other
 #: loses under AD&D, a free action under explore), else initiative's winner, so that it means one thing whatever
 #: the rules
@@ -217,18 +217,21 @@ FIRST_TO_ACT = "first to act"
 
 def _encounter_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome:
     """The encounter's outcome; encirclement only where the rules encircle a party (OSE, seed 004; AD&D never
-    does, and a rate of 0 there would read as a chance the monsters never took)."""
+    does, and a rate of 0 there would read as a chance the monsters never took), and where the referee makes that
+    call (option ``encirclement = "referee"``) how often the call is the referee's to make."""
     out: Outcome = {}
-    setting: Setting | None = None
-    encircles = rules.part(EncounterOptions).surrounded_at_monsters > 0
+    started: eev.EncounterStarted | None = None
+    options = rules.part(EncounterOptions)
+    at_least = options.surrounded_at_monsters
+    referee = options.encirclement is Encirclement.REFEREE
     for event in events:
         if isinstance(event, eev.EncounterStarted):
-            setting = event.setting
+            started = event
         elif isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
-            if event.party_surprised and setting in OPEN_COUNTRY and encircles:
-                out[ENCIRCLED] = False
+            if event.party_surprised and started is not None and started.setting in OPEN_COUNTRY and at_least:
+                out.update(_encirclement(started, at_least, referee=referee))
             if event.advantage is not eev.Advantage.NONE:
                 out[FIRST_TO_ACT] = str(event.advantage)
         elif isinstance(event, eev.PartySurrounded):
@@ -240,6 +243,14 @@ def _encounter_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outco
         elif isinstance(event, eev.ReactionRolled) and "reaction" not in out:
             out["reaction"] = str(event.result)
     return out
+
+
+def _encirclement(started: eev.EncounterStarted, at_least: int, *, referee: bool) -> Outcome:
+    """A party surprised in the open: not encircled yet (the rules' own encirclement follows), or whether the
+    referee may encircle it."""
+    if referee:
+        return {MAY_BE_ENCIRCLED: started.monster_count >= at_least}
+    return {ENCIRCLED: False}
 
 
 @attrs.frozen(kw_only=True)

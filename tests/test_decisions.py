@@ -136,6 +136,10 @@ def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> 
         handler.execute(CAMPAIGN, enc.ConcludeEncounter())
 
 
+#: ose leaves encirclement to the referee: here the surprise step encircles, so the decision check re-derives it
+_HOUSE: dict[str, dict[str, Any]] = {"ose": {"options": {"encirclement": "always"}}}
+
+
 def play(ruleset: str, seed: int, *, close: bool = True) -> MemoryStore:
     """A campaign of two sessions through the handler on a MemoryStore, with fixed secrets, ids and clock."""
     store = MemoryStore()
@@ -146,7 +150,7 @@ def play(ruleset: str, seed: int, *, close: bool = True) -> MemoryStore:
         clock=lambda: "2026-11-29T20:00:00Z",
         new_id=lambda: f"00000000-0000-0000-0000-{next(ids):012d}",
     )
-    handler.execute(CAMPAIGN, c.StartCampaign(ruleset=ruleset))
+    handler.execute(CAMPAIGN, c.StartCampaign(ruleset=ruleset, overrides=_HOUSE.get(ruleset, {})))
     for member in PARTY:
         handler.execute(CAMPAIGN, member)
     number = 0
@@ -155,7 +159,7 @@ def play(ruleset: str, seed: int, *, close: bool = True) -> MemoryStore:
         handler.execute(CAMPAIGN, c.SetClientSeed(client_seed=f"table-{session}"))
         handler.execute(CAMPAIGN, c.RollDice(expression="2d6", purpose="free roll"))
         if session == 2:
-            overrides = {"options": {"initiative_tie": "reroll"}}
+            overrides = {"options": {**_HOUSE.get(ruleset, {}).get("options", {}), "initiative_tie": "reroll"}}
             handler.execute(CAMPAIGN, c.ChangeRules(ruleset=ruleset, overrides=overrides, reason="ties re-rolled"))
             handler.execute(CAMPAIGN, c.RemoveMember(name="Bo", reason="retired"))
             armor = "chain_mail" if ruleset == "adnd" else "none"

@@ -134,6 +134,13 @@ RECIPES: dict[str, Recipe] = {
         ),
         (5, 2, 90),
     ),
+    # OSE wilderness: three monsters that know of the party surprise it (its d6 of 2): the referee may encircle it
+    "ose_encircle": Recipe(
+        "ose",
+        enc.StartEncounter(setting="wilderness", monster_count=3, monsters_aware=True),
+        (enc.CheckSurprise(),),
+        (2,),
+    ),
     # AD&D: noisy monsters cannot surprise the party, which may slip away
     "adnd_noisy_actions": Recipe(
         "adnd",
@@ -148,6 +155,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("start", "IDLE", "SURPRISE"): ("idle", AWARE, ()),
     ("start", "CONCLUDED", "SURPRISE"): ("concluded", AWARE, ()),
     ("check_surprise", "SURPRISE", "DISTANCE"): ("surprise", enc.CheckSurprise(), ()),
+    ("encircle", "DISTANCE", "DISTANCE"): ("ose_encircle", enc.Encircle(), ()),
     ("determine_distance", "DISTANCE", "FREE_ACTION"): ("explore_distance_one", enc.DetermineDistance(), (2,)),
     ("determine_distance", "DISTANCE", "COMBAT"): ("explore_distance_both", enc.DetermineDistance(), (2,)),
     ("determine_distance", "DISTANCE", "INITIATIVE"): ("distance", enc.DetermineDistance(), (3, 4)),

@@ -540,6 +540,36 @@ class TestExplore:
 
 
 class TestAdnd:
+    @pytest.mark.parametrize(
+        ("start", "distance", "words"),
+        [
+            ({"party_light": True}, 60, "light: 2 x 30 ft (the rules' radius of a light carried) = 60 ft"),
+            ({"monsters_light": True}, 60, "light: 2 x 30 ft (the rules' radius of a light carried) = 60 ft"),
+            ({"party_light": True, "light_radius_ft": 10}, 20, "light: 2 x 10 ft = 20 ft"),
+            ({}, 100, None),
+        ],
+    )
+    def test_a_light_without_a_radius_caps_the_distance_at_the_rules_radius(self, start, distance, words) -> None:
+        """A39: a light carried without --light-radius lights default_light_radius_ft (30 ft): (6 + 4) x 10 = 100 ft
+        becomes 2 x 30 = 60 ft; the referee's radius wins; no light, no cap."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors", party_aware=True, monsters_aware=True, **start))
+        t.run(enc.CheckSurprise())
+        d = only(t.run(enc.DetermineDistance(), 6), ev.DistanceDetermined)
+        assert (d.value, d.unit) == (distance, "ft")
+        assert any(words in step for step in d.steps) if words else not any("light" in step for step in d.steps)
+
+    @pytest.mark.parametrize(("setting", "rolled"), [("outdoors", True), ("indoors", False)])
+    def test_noise_counts_indoors_only(self, setting, rolled) -> None:
+        """Seed 001 lists noise (and noisy armor) under INDOORS: outdoors the monsters facing a party in plate still
+        roll their surprise, indoors they cannot be surprised by it (noise_outdoors = false)."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="plate_mail"),))
+        t.run(enc.StartEncounter(setting=setting, party_aware=True))
+        checked = only(t.run(enc.CheckSurprise(), *((4,) if rolled else ())), ev.SurpriseChecked)
+        assert checked.monsters_rolled is rolled
+        if not rolled:
+            assert "noisy armour (plate_mail)" in checked.monsters_reason
+
     def test_the_surprising_side_uses_its_free_segments(self) -> None:
         """The monsters lose 2 segments; the party's free action records them."""
         t = Table(ruleset="adnd")

@@ -139,11 +139,18 @@ class TestAdndPositions:
         assert "cap by vision 60 ft -> 60 ft" in distance.steps
 
     def test_infravision_does_not_limit_a_party_that_carries_light(self) -> None:
-        """Infravision is of no use in the party's own light: 100 ft stands (no light radius given, no cap)."""
-        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", infravision_ft=60),))
-        t.run(enc.StartEncounter(setting="indoors", party_aware=True, party_light=True))
-        t.run(enc.CheckSurprise(), 5)
-        assert only(t.run(enc.DetermineDistance(), 6), ev.DistanceDetermined).value == 100
+        """Infravision is of no use in the party's own light: without a radius given, the light caps the distance at
+        twice the rules' radius (A39: 2 x 30 ft = 60 ft), not the 60 ft of infravision; with a 100 ft radius the
+        100 ft stands (2 x 100 ft caps nothing, and infravision none)."""
+        for radius, distance, words in ((None, 60, "2 x 30 ft (the rules' radius"), (100, 100, "2 x 100 ft = 200 ft")):
+            t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", infravision_ft=30),))
+            start = enc.StartEncounter(setting="indoors", party_aware=True, party_light=True, light_radius_ft=radius)
+            t.run(start)
+            t.run(enc.CheckSurprise(), 5)
+            found = only(t.run(enc.DetermineDistance(), 6), ev.DistanceDetermined)
+            assert found.value == distance
+            assert any(words in step for step in found.steps), found.steps
+            assert not any("vision 30" in step and "cap" in step for step in found.steps)
 
 
 class TestRoundsAndMovement:

@@ -455,6 +455,46 @@ def row_blocked(
     )
 
 
+def row_gives_away(ruleset: str, option: str, *, setting: str, value: Any = True, **start: Any) -> Row:
+    """The other way from ``row_blocked``: under the ruleset's default the monsters roll their 4; the new value makes
+    the party give itself away, so they do not roll."""
+    script = (
+        do(enc.StartEncounter(setting=setting, party_aware=True, **start)),
+        *blocked_surprise(ruleset)[1:],
+    )
+    return Row(
+        ruleset=ruleset,
+        option=option,
+        value=value,
+        script=script,
+        changes={
+            (SURPRISE, "monsters_rolled"): (True, False),
+            (SURPRISE, "monsters_face"): (4, 0),
+            **whole(PRESENT, ABSENT, DICE),
+        },
+        also=frozenset({(SURPRISE, "monsters_reason"), (SURPRISE, "rolls"), (DICE, "nonce"), (INIT, "rolls")}),
+    )
+
+
+def row_default_light_radius() -> Row:
+    """adnd indoors (A39): the party's light without --light-radius lights the rules' 30 ft, so the base roll's
+    (6 + 4) x 10 = 100 ft is capped at 2 x 30 = 60 ft; at 0 nothing caps it, as before the option."""
+    return Row(
+        ruleset="adnd",
+        option="default_light_radius_ft",
+        value=0,
+        script=(
+            do(enc.StartEncounter(setting="indoors", party_aware=True, monsters_aware=True, party_light=True)),
+            do(enc.CheckSurprise()),
+            do(enc.DetermineDistance(), 6),
+            do(enc.RollInitiative(), 5, 2),
+            do(enc.ConcludeEncounter()),
+        ),
+        changes={(DIST, "value"): (60, 100)},
+        also=frozenset({(DIST, "steps")}),
+    )
+
+
 def row_pursue_if(ruleset: str) -> Row:
     """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go, at most 8 they pursue."""
     return Row(
@@ -612,11 +652,13 @@ def row_flees_within(ruleset: str, value: int, script: tuple[Step, ...]) -> Row:
 
 
 def row_surrounded(ruleset: str, value: int, monsters: int, *, now: bool, rest: tuple[Step, ...]) -> Row:
-    """A party surprised in the open by ``monsters`` monsters is encircled, or no longer is."""
+    """A party surprised in the open by ``monsters`` monsters is encircled, or no longer is (where the rules encircle
+    it themselves: OSE leaves the call to the referee, option encirclement)."""
     return Row(
         ruleset=ruleset,
         option="surrounded_at_monsters",
         value=value,
+        base={"encirclement": "always"} if ruleset == "ose" else {},
         script=(
             do(enc.StartEncounter(setting=OUTDOORS[ruleset], monster_count=monsters, monsters_aware=True)),
             do(enc.CheckSurprise(), 2),
@@ -831,6 +873,11 @@ def _rows() -> list[Row]:
         row_blocked("ose", "noise_blocks_surprise", party_noisy=True),
         row_blocked("adnd", "noise_blocks_surprise", party_noisy=True),
         row_blocked("explore", "noise_blocks_surprise", party_noisy=True),
+        # seed 001 lists noise under INDOORS: outdoors the noisy party may be surprised, unless noise counts there too
+        row_gives_away("adnd", "noise_outdoors", setting="outdoors", party_noisy=True),
+        # seed 001 gives light no say in surprise; as a house rule, OSE's A5
+        row_gives_away("adnd", "light_blocks_surprise", setting="indoors", party_light=True),
+        row_default_light_radius(),
         # Ann's chain mail is metal: noisy by default, quiet when only plated armor is noisy
         row_blocked(
             "adnd",
@@ -1167,6 +1214,20 @@ def _rows() -> list[Row]:
                 *monsters_surprise_the_party("explore", distance=do(enc.DetermineDistance(), 2)),
                 do(enc.Evade(side="party")),
             ),
+        ),
+        # OSE §2.2 "may find itself encircled": the referee's call (encircle) by default; always: at surprise
+        Row(
+            ruleset="ose",
+            option="encirclement",
+            value="always",
+            script=(
+                do(enc.StartEncounter(setting="wilderness", monster_count=3, monsters_aware=True)),
+                do(enc.CheckSurprise(), 2),
+                do(enc.DetermineDistance(), 3),
+                do(enc.RollInitiative()),
+                do(enc.ConcludeEncounter()),
+            ),
+            changes=whole(ABSENT, PRESENT, SURROUNDED),
         ),
         row_surrounded(
             "ose",

@@ -9,6 +9,7 @@ import sys
 from fractions import Fraction
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy.stats import binomtest, chisquare
@@ -236,15 +237,27 @@ def test_the_encounter_offers_no_monster_speed_which_no_trial_reads(tmp_path: Pa
     assert json.loads(pursuit.stdout)["situation"]["pursuers_speed"] == 150
 
 
-def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is_encircled() -> None:
-    """OSE §2.2: a party surprised in the wilderness by 3 or more monsters is encircled. ``--monsters`` acts in the
+@pytest.mark.parametrize(
+    ("overrides", "name"),
+    [({"options": {"encirclement": "always"}}, sim.ENCIRCLED), ({}, sim.MAY_BE_ENCIRCLED)],
+    ids=["always", "referee"],
+)
+def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is_encircled(
+    overrides: dict[str, Any], name: str
+) -> None:
+    """OSE §2.2: a party surprised in the wilderness by 3 or more monsters may be encircled. ``--monsters`` acts in the
     encounter through that rule: of the trials whose party was surprised there, none is encircled by 2 monsters and
-    every one by 3, on the same dice."""
+    every one by 3, on the same dice. Where the rules leave the call to the referee (ose's encirclement = "referee")
+    no trial makes it: the measure is how often the referee may, the same trials."""
     encircled, surprised = [], []
     for count in (2, 3):
         situation = enc.StartEncounter(setting="wilderness", monster_count=count)
-        outcomes = sim.simulate(sim.Question(scenario="encounter", situation=situation, ruleset="ose", seed=5), 60)
-        (measure,) = [m for m in sim.summarise(outcomes) if m.name == sim.ENCIRCLED]
+        question = sim.Question(scenario="encounter", situation=situation, ruleset="ose", overrides=overrides, seed=5)
+        outcomes = sim.simulate(question, 60)
+        summary = sim.summarise(outcomes)
+        (measure,) = [m for m in summary if m.name == name]
+        (other,) = {sim.ENCIRCLED, sim.MAY_BE_ENCIRCLED} - {name}
+        assert other not in [m.name for m in summary]
         surprised.append(sum(bool(o["party surprised"]) for o in outcomes))
         assert measure.n == surprised[-1] > 0
         encircled.append(measure.rates[0].hits)
@@ -252,7 +265,7 @@ def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is
     dungeon = sim.simulate(
         sim.Question(scenario="encounter", situation=enc.StartEncounter(monster_count=3), ruleset="ose", seed=5), 30
     )
-    assert all(sim.ENCIRCLED not in o for o in dungeon)  # not in the open: the rule is not reached
+    assert all(sim.ENCIRCLED not in o and sim.MAY_BE_ENCIRCLED not in o for o in dungeon)  # not in the open
 
 
 def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> None:
@@ -460,7 +473,8 @@ def test_a_number_both_sides_give_lists_its_values_in_order_in_the_table_and_the
 
 def test_rules_that_never_encircle_a_party_have_no_encirclement_measure() -> None:
     """AD&D encircles nobody (surrounded_at_monsters = 0): its trials in the open do not measure encirclement (they
-    showed a rate of 0 %, as if the monsters had a chance and never took it); OSE's, on the same dice, do."""
+    showed a rate of 0 %, as if the monsters had a chance and never took it); OSE's, on the same dice, do (how often
+    the referee may encircle)."""
     situations = {"adnd": "outdoors", "ose": "wilderness"}
     measured = {}
     for ruleset, setting in situations.items():
@@ -469,7 +483,8 @@ def test_rules_that_never_encircle_a_party_have_no_encirclement_measure() -> Non
         assert any(o["party surprised"] for o in outcomes)
         measured[ruleset] = [m.name for m in sim.summarise(outcomes)]
     assert sim.ENCIRCLED not in measured["adnd"]
-    assert sim.ENCIRCLED in measured["ose"]
+    assert sim.MAY_BE_ENCIRCLED not in measured["adnd"]
+    assert sim.MAY_BE_ENCIRCLED in measured["ose"]  # ose leaves the call to the referee
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,13 @@ class CheckSurprise(Command):
 
 
 @attrs.frozen(kw_only=True)
+class Encircle(Command):
+    """The monsters encircle the party they surprised in the open (encirclement = "referee": the referee's call)."""
+
+    note: str = arg("", help="how they close in, in words")
+
+
+@attrs.frozen(kw_only=True)
 class DetermineDistance(Command):
     """Roll the encounter distance by the rules in force (or record the obvious one)."""
 
@@ -243,6 +250,7 @@ class CorrectEncounter(Command):
 TRIGGERS: dict[type[Command], str] = {
     StartEncounter: "start",
     CheckSurprise: "check_surprise",
+    Encircle: "encircle",
     DetermineDistance: "determine_distance",
     TakeFreeAction: "take_free_action",
     RollInitiative: "roll_initiative",

@@ -77,6 +77,8 @@ class Situation:
     line_of_sight_ft: int | None = None
     area_ft: int | None = None
     light_radius_ft: int | None = None
+    #: a side carries light (AD&D indoors: without ``light_radius_ft`` the rules' default radius caps the distance)
+    light_carried: bool = False
     vision_ft: int | None = None
     hiding: bool = False
     #: poor visibility (fog, blizzard) divides the distance by this (REFERENCE §4.10); 1: clear

@@ -27,6 +27,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
+from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.kit.procedure import Inverse
 
@@ -102,13 +103,15 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
     return [], frozenset()
 
 
-def by_hand(event: Event, ctx: StepContext) -> str | None:
+def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - one case per kind of decision by hand
     """What the referee decided by hand in an encounter event, in words (None: nothing)."""
     match event:
         case ev.ReactionRolled():
             return _reaction_by_hand(event, ctx)
         case ev.DistanceDetermined(rule="referee"):
             return f"a distance of {event.value} {event.unit} set by the referee instead of rolled"
+        case ev.PartySurrounded() if ctx.part(EncounterOptions).encirclement is Encirclement.REFEREE:
+            return f"the party encircled by {event.monster_count} monsters at the referee's call (encircle)"
         case ev.PursuitDecided(decided_by=ev.DecidedBy.REFEREE):
             chose = "pursue" if event.pursue else "let them go"
             suggested = "pursuit" if event.suggested else "no pursuit"

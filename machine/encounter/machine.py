@@ -15,7 +15,7 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
-from hexlog.machine.encounter.rules import EncounterOptions
+from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
 from hexlog.machine.kit.model import Model
@@ -28,11 +28,15 @@ if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
 
 P = Phase
+#: the open country where a surprised party may be encircled (``outdoors`` is the AD&D name)
+OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
 #: the phases of an encounter under way
 RUNNING = [P.SURPRISE, P.DISTANCE, P.FREE_ACTION, P.INITIATIVE, P.ACTIONS, P.COMBAT, P.EVASION]
 TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "start", "source": [P.IDLE, P.CONCLUDED], "dest": P.SURPRISE, "conditions": "has_party"},
     {"trigger": "check_surprise", "source": P.SURPRISE, "dest": P.DISTANCE},
+    # §2.2 "may find itself encircled" (option encirclement = "referee"): the referee's call, before the distance
+    {"trigger": "encircle", "source": P.DISTANCE, "dest": P.DISTANCE, "conditions": "may_encircle"},
     # AD&D free segments, or the 004 dungeon's single action, for the side that alone surprised
     {"trigger": "determine_distance", "source": P.DISTANCE, "dest": P.FREE_ACTION, "conditions": "gains_free_action"},
     # 004 dungeon, both sides surprised: straight to combat, no free actions
@@ -130,6 +134,7 @@ def situation_of(e: EncounterState) -> positions.Situation:
         line_of_sight_ft=s.line_of_sight_ft or None,
         area_ft=s.area_ft or None,
         light_radius_ft=s.light_radius_ft or None,
+        light_carried=s.party_light or s.monsters_light,
         # the referee's --vision, else the best infravision among the members, which light blinds (seed 001)
         vision_ft=s.vision_ft or (0 if s.party_light else s.party_vision_ft) or None,
         hiding=s.hiding,
@@ -161,6 +166,27 @@ class EncounterModel(Model):
         """An encounter needs a party to meet the monsters."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def may_encircle(self) -> bool:
+        """Under ``encirclement = "referee"``, a party surprised in the open by at least ``surrounded_at_monsters``
+        monsters may be encircled, once."""
+        e, options = self.e, self.options
+        at_least = options.surrounded_at_monsters
+        if options.encirclement is not Encirclement.REFEREE or not at_least:
+            never = "never encircle a party" if not at_least else "encircle a party themselves, at surprise"
+            return self.refuse(
+                f"the rules in force ({self.rules.name}) {never}; encircle is the referee's call only "
+                'under option encirclement = "referee"'
+            )
+        if e.surrounded is not None:
+            return self.refuse("the party is already encircled")
+        if e.setting not in OPEN_COUNTRY or not e.surprised[0]:
+            return self.refuse("only a party surprised in the open (wilderness, outdoors) may be encircled")
+        if e.started.monster_count < at_least:
+            return self.refuse(
+                f"{counted(e.started.monster_count, 'monster')} cannot encircle a party (at least {at_least} can)"
+            )
+        return True
 
     def gains_free_action(self) -> bool:
         """One side alone surprised the other: free segments (AD&D) or a single action (004 dungeon)."""
@@ -320,7 +346,8 @@ def avoid_verdict(
 
     A side making noise (``--party-noisy``, ``--monsters-noisy``, or the party in armor of a kind option
     ``noisy_armor`` names, worn as ``party_armor``) cannot surprise the other, which "can avoid the encounter by
-    fleeing or hiding" (seed 001, Modifiers for Noise).
+    fleeing or hiding" (seed 001, Modifiers for Noise), indoors only under option ``noise_outdoors = false``; the
+    add20 rule's surprisers are still heard anywhere they make noise (§3.4: "unseen and unheard").
     """
     if rules.part(EncounterOptions).avoid_rule is None:
         return False, f"the rules in force ({rules.name}) have no avoid-encounter rule; use evade"
@@ -332,7 +359,8 @@ def avoid_verdict(
     }
     noisy = {who: bool(what) for who, what in noise.items()}
     surprised = dict(zip(SIDES, e.surprised, strict=True))
-    if noisy[foe] and not noisy[side] and not surprised[side]:
+    heard = surprise.noise_counts(rules, e.setting)
+    if heard and noisy[foe] and not noisy[side] and not surprised[side]:
         return True, f"the {foe} {noise[foe]}: the {side} slip away before they are noticed"
     if e.advantage.value != side.value or e.distance is None:
         why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"

@@ -10,14 +10,15 @@ from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Side, Unit
 from hexlog.machine.commands import SPEED
 from hexlog.machine.encounter import positions, surprise
 from hexlog.machine.encounter.commands import DISTANCE_DIVISOR, MONSTERS, SURPRISE_MODIFIER, SURPRISE_ON
-from hexlog.machine.encounter.machine import situation_of
-from hexlog.machine.encounter.rules import DistanceRules, EncounterOptions, EncounterTables
+from hexlog.machine.encounter.machine import OPEN_COUNTRY, situation_of
+from hexlog.machine.encounter.rules import DistanceRules, Encirclement, EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, Phase, enters, under_way
 
 if TYPE_CHECKING:
     from hexlog.machine.encounter.commands import (
         CheckSurprise,
         DetermineDistance,
+        Encircle,
         StartEncounter,
         TakeFreeAction,
     )
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 MAX_SPEED = SPEED.most
 MAX_MONSTERS = MONSTERS.most
 MAX_LENGTH_FT = 100_000
-#: the open country where a surprised party may be surrounded (``outdoors`` is the AD&D name)
-OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
 
 
 def start(ctx: StepContext, command: StartEncounter) -> None:
@@ -230,6 +229,8 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
         )
     )
     at_least = options.surrounded_at_monsters
+    if options.encirclement is not Encirclement.ALWAYS:
+        return  # the referee's call: the step encircle
     if at_least and s.setting in OPEN_COUNTRY and p.surprised and s.monster_count >= at_least:
         ctx.emit(
             ev.PartySurrounded(
@@ -238,6 +239,21 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
                 reason=f"surprised in the wilderness by {s.monster_count} monsters (at least {at_least}): encircled",
             )
         )
+
+
+def encircle(ctx: StepContext, command: Encircle) -> None:
+    """The referee encircles the party the monsters surprised in the open (option ``encirclement = "referee"``)."""
+    state = under_way(ctx)
+    s, at_least = state.started, ctx.part(EncounterOptions).surrounded_at_monsters
+    said = f": {command.note.strip()}" if command.note.strip() else ""
+    ctx.emit(
+        ev.PartySurrounded(
+            monster_count=s.monster_count,
+            at_least=at_least,
+            reason=f"surprised in the open by {s.monster_count} monsters (at least {at_least}): encircled at the "
+            f"referee's call{said}",
+        )
+    )
 
 
 def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:

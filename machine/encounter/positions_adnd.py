@@ -65,10 +65,11 @@ def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
         value = cap(trace, value, situation.line_of_sight_ft, f"line of sight {situation.line_of_sight_ft} ft")
     if situation.area_ft is not None:
         value, melee = _area(trace, rules, value, situation.area_ft, melee=melee)
-    if situation.light_radius_ft is not None and row.light_cap_multiplier is not None:
+    radius, whose = _light_radius(rules, situation)
+    if radius is not None and row.light_cap_multiplier is not None:
         times = row.light_cap_multiplier
-        limit = times * situation.light_radius_ft
-        value = cap(trace, value, limit, f"light: {times} x {situation.light_radius_ft} ft = {limit} ft")
+        limit = times * radius
+        value = cap(trace, value, limit, f"light: {times} x {radius} ft{whose} = {limit} ft")
         if situation.vision_ft is not None:
             trace.note(f"vision {situation.vision_ft} ft not used: the light carried sets the limit")
     elif situation.vision_ft is not None:
@@ -76,6 +77,17 @@ def _indoors(trace: Trace, rules: Ruleset, situation: Situation, surprised: tupl
     shown = "(" + dice + ")" if "+" in dice or "-" in dice else dice
     rule = f"adnd.indoors {shown}x{multiplier}ft" + ("" if kind == "base" else f" ({kind})")
     return trace.distance(value, Unit.FT, rule, melee=melee)
+
+
+def _light_radius(rules: Ruleset, situation: Situation) -> tuple[int | None, str]:
+    """The radius of the light carried, and whose it is: the referee's ``--light-radius``, else, where a side
+    carries light, the rules' ``default_light_radius_ft`` (A39; 0: none, no cap)."""
+    if situation.light_radius_ft is not None:
+        return situation.light_radius_ft, ""
+    default = rules.part(EncounterOptions).default_light_radius_ft
+    if situation.light_carried and default:
+        return default, " (the rules' radius of a light carried)"
+    return None, ""
 
 
 def _area(trace: Trace, rules: Ruleset, value: int, area_ft: int, *, melee: bool) -> tuple[int, bool]:

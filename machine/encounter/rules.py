@@ -105,6 +105,15 @@ class WisScope(enum.StrEnum):
     PARTY = "party"
 
 
+class Encirclement(enum.StrEnum):
+    """Whether a party surprised in the open by enough monsters is encircled (§2.2: it "may" be)."""
+
+    #: always: the surprise step records it (hexlog 0.1.0)
+    ALWAYS = "always"
+    #: at the referee's call: the step ``encircle`` records it, and without it the party is not encircled
+    REFEREE = "referee"
+
+
 class ChaScale(enum.StrEnum):
     """Which CHA reaction scale applies (A31)."""
 
@@ -137,6 +146,11 @@ class EncounterOptions:
     noise_blocks_surprise: bool = rule(
         default=False,
         help="A side making noise gives itself away: the other side does not roll and cannot be surprised.",
+    )
+    noise_outdoors: bool = rule(
+        default=True,
+        help="Noise (a noisy side, noisy armor) counts in the open too (true), or only indoors and underground "
+        "(false: seed 001 lists its noise modifier under INDOORS only).",
     )
     noisy_armor: tuple[ArmorKind, ...] | None = rule(
         None, help="The kinds of armor that make a side noisy (§3.4); leave out for no armor rule."
@@ -184,6 +198,11 @@ class EncounterOptions:
         help="A party surprised in the open by at least this many monsters is surrounded (0: never).",
         validator=in_range(0, 10_000),
     )
+    encirclement: Encirclement = rule(
+        Encirclement.ALWAYS,
+        help="Such a party is encircled always (the surprise step records it), or only at the referee's call "
+        '(referee: the step encircle; §2.2 "may find itself encircled").',
+    )
     wild_surprise_distance_trigger: DistanceTrigger = rule(
         DistanceTrigger.EITHER,
         help="OSE outdoors: the distance shrinks when either side is surprised, or only when both are (A3).",
@@ -193,6 +212,12 @@ class EncounterOptions:
     )
     outdoor_distance_dice: str | None = rule(
         None, help="AD&D outdoors: the distance dice, an entry of tables.outdoor_dice (A10)."
+    )
+    default_light_radius_ft: int = rule(
+        0,
+        help="AD&D indoors: a light carried (--party-light, --monsters-light) without --light-radius lights this "
+        "many feet, so the distance is at most the table's light_cap_multiplier times it (A39; 0: no cap).",
+        validator=in_range(0, 100_000),
     )
     outdoor_min_distance_ft: int = rule(
         10, help="AD&D outdoors: the distance never falls below this many feet (A11).", validator=in_range(0, 100_000)

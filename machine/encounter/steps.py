@@ -19,6 +19,7 @@ from hexlog.machine.encounter.commands import (
     CorrectEncounter,
     DecidePursuit,
     DetermineDistance,
+    Encircle,
     Evade,
     Fight,
     Parley,
@@ -33,7 +34,7 @@ from hexlog.machine.encounter.commands import (
     TakeFreeAction,
     Wait,
 )
-from hexlog.machine.encounter.opening import check_surprise, determine_distance, start, take_free_action
+from hexlog.machine.encounter.opening import check_surprise, determine_distance, encircle, start, take_free_action
 from hexlog.machine.encounter.resolution import (
     avoid,
     cancel,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 STEPS: dict[type[Command], Step] = {
     StartEncounter: start,
     CheckSurprise: check_surprise,
+    Encircle: encircle,
     DetermineDistance: determine_distance,
     TakeFreeAction: take_free_action,
     RollInitiative: roll_initiative,

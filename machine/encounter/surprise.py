@@ -7,7 +7,8 @@ ruleset lacks simply does not apply:
 * ``light_blocks_surprise`` (OSE, explore): a side carrying light in darkness cannot surprise the
   other, which then does not roll;
 * ``noise_blocks_surprise`` (all): a noisy side cannot surprise the other; with ``noisy_armor``
-  (AD&D) a side wearing armor of a noisy kind is noisy;
+  (AD&D) a side wearing armor of a noisy kind is noisy; under ``noise_outdoors = false`` (AD&D) noise
+  counts only indoors and underground;
 * ``surprise_advantage = "segments"`` (AD&D §3.1): a surprised side loses as many segments as its
   face; when both are surprised ``segments_on_mutual_surprise`` keeps the ``difference`` (lost by
   the larger face) or each side's own ``face``;
@@ -120,12 +121,18 @@ def armor_kind(rules: Ruleset, worn: str) -> str | None:
     return worn if worn in set(kinds.values()) else None
 
 
-def _blocker(rules: Ruleset, other: Side) -> str | None:
+def noise_counts(rules: Ruleset, setting: Setting) -> bool:
+    """Whether noise (a noisy side, noisy armor) counts here: everywhere, or under option ``noise_outdoors = false``
+    only indoors and underground (seed 001 lists its noise modifier under INDOORS)."""
+    return rules.part(EncounterOptions).noise_outdoors or setting.underground
+
+
+def _blocker(rules: Ruleset, other: Side, setting: Setting) -> str | None:
     """Why the side facing ``other`` cannot be surprised by it, if it cannot."""
     options = rules.part(EncounterOptions)
     if other.light_in_darkness and options.light_blocks_surprise:
         return f"the {other.name} carry light in darkness"
-    if options.noise_blocks_surprise:
+    if options.noise_blocks_surprise and noise_counts(rules, setting):
         if other.noisy:
             return f"the {other.name} make noise"
         worn = armor_noise(rules, other)
@@ -272,7 +279,8 @@ def check_surprise(  # noqa: PLR0913 - the encounter's call, spelled out
         raise UsageError(msg)
     wis = rules.part(EncounterOptions).wis_surprise_mod
     per_character = Setting(setting).underground and wis is not None and wis is not WisSurprise.OFF
-    party_blocked, monsters_blocked = _blocker(rules, monsters), _blocker(rules, party)
+    place = Setting(setting)
+    party_blocked, monsters_blocked = _blocker(rules, monsters, place), _blocker(rules, party, place)
     p = _one_side(roll, rules, party, party_blocked, member_names if per_character else None)
     m = _one_side(roll, rules, monsters, monsters_blocked, () if per_character else None)
     options = rules.part(EncounterOptions)
