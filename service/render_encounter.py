@@ -102,8 +102,15 @@ def _surprise(e: ev.SurpriseChecked, context: Context | None = None) -> str:
     return f"surprise: {party}; {monsters}; {gain}{rolls_named(e.rolls)}"
 
 
+#: the words the step encircle records (option encirclement = "referee"), before the referee's note
+REFEREES_CALL = "encircled at the referee's call"
+
+
 def _surrounded(e: ev.PartySurrounded) -> str:
     monsters = counted(e.monster_count, "monster")
+    _, called, note = e.reason.partition(REFEREES_CALL)
+    if called:
+        return f"the party is surrounded at the referee's call: {monsters} surprised it in the open{note}"
     return f"the party is surrounded: {monsters} surprised it in the open (at least {e.at_least} encircle)"
 
 

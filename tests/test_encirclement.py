@@ -18,6 +18,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import audit_store
+from hexlog.service import render
 from tests.test_encounter_rules import CAMPAIGN, Table, only
 
 ALWAYS = {"options": {"encirclement": "always"}}
@@ -48,6 +49,8 @@ def test_under_ose_the_surprise_leaves_the_encirclement_to_the_referee() -> None
     surrounded = only(t.run(enc.Encircle(note="the wolves circle")), ev.PartySurrounded)
     assert (surrounded.monster_count, surrounded.at_least) == (3, 3)
     assert surrounded.reason.endswith("encircled at the referee's call: the wolves circle")
+    said = "the party is surrounded at the referee's call: 3 monsters surprised it in the open: the wolves circle"
+    assert render.describe(surrounded) == said
     assert t.state.surrounded == surrounded
     assert t.state.phase is enc.Phase.DISTANCE
     assert "encircle" not in allowed(t)

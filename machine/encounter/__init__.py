@@ -58,6 +58,15 @@ LIMIT_TWO_SIDES = (
     "encounter of its own after this one concludes."
 )
 
+#: seed 001 says nothing of light and surprise (REFERENCE A5 is seed 000's)
+LIMIT_LIGHT_AND_SURPRISE = (
+    "light and surprise under seed 001 (adnd): its text gives light a say only in the indoor distance (at most twice "
+    "the light radius; a light without --light-radius lights default_light_radius_ft, 30 ft) and none in surprise, "
+    "so light_blocks_surprise is false there and a side carrying light may still surprise the other. Set it true as a "
+    "house rule for seed 000's reading (A5: a side carrying light in darkness cannot surprise), or give the side "
+    "facing the light a surprise modifier (--party-surprise-mod, --monsters-surprise-mod)."
+)
+
 
 def check_rules(ruleset: Ruleset) -> None:
     """The checks across the encounter's typed rules: named entries exist, the distance rules can run."""
@@ -85,7 +94,7 @@ ENCOUNTER = Procedure(
     guards=(guard,),
     internal=INTERNAL,
     resume=Resume(trigger=RESUME, step=afloat.resumed),
-    limits=(LIMIT_TWO_SIDES,),
+    limits=(LIMIT_TWO_SIDES, LIMIT_LIGHT_AND_SURPRISE),
     corrections=frozenset({"cancel", "correct"}),
     needs_party="an encounter is under way; conclude it first",
     events=(
