@@ -41,6 +41,7 @@ WIDE = {"COLUMNS": "250", "TERMINAL_WIDTH": "250"}
 STEPS = (
     "start",
     "check-surprise",
+    "encircle",
     "determine-distance",
     "take-free-action",
     "roll-initiative",
