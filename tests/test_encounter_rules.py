@@ -559,6 +559,23 @@ class TestAdnd:
         assert (d.value, d.unit) == (distance, "ft")
         assert any(words in step for step in d.steps) if words else not any("light" in step for step in d.steps)
 
+    @pytest.mark.parametrize(("noise_outdoors", "slips_away"), [(False, False), (True, True)])
+    def test_outdoors_a_noisy_foe_opens_no_way_out_unless_noise_counts_there(self, noise_outdoors, slips_away) -> None:
+        """Seed 001's noise modifier is an indoor one: outdoors the party facing noisy monsters rolls its surprise as
+        usual and may not avoid them for their noise; with noise_outdoors = true it is not surprised and may."""
+        t = Table(ruleset="adnd", overrides={"options": {"noise_outdoors": noise_outdoors}})
+        t.run(enc.StartEncounter(setting="outdoors", monsters_noisy=True))
+        checked = only(t.run(enc.CheckSurprise(), *((6, 6) if not noise_outdoors else (6,))), ev.SurpriseChecked)
+        assert checked.party_rolled is not noise_outdoors
+        t.run(enc.DetermineDistance(value=300))
+        t.run(enc.RollInitiative(), 5, 2)
+        if slips_away:
+            t.run(enc.Avoid(side="party"))
+            assert t.state.phase is enc.Phase.CONCLUDED
+        else:
+            with pytest.raises(RuleRefusedError, match="faces a noisy one"):
+                t.run(enc.Avoid(side="party"))
+
     @pytest.mark.parametrize(("setting", "rolled"), [("outdoors", True), ("indoors", False)])
     def test_noise_counts_indoors_only(self, setting, rolled) -> None:
         """Seed 001 lists noise (and noisy armor) under INDOORS: outdoors the monsters facing a party in plate still
