@@ -29,8 +29,8 @@ __all__ = ["FLOORS", "floor"]
 #: build that shipped it had made, counted in ``RAISED``'s order (read off the history of the built-ins' files)
 FLOORS: dict[str, int] = {
     "explore": 29,
-    "ose": 29,
-    "adnd": 3,
+    "ose": 30,
+    "adnd": 30,
     "0.1.0/explore": 0,
     "0.1.0/explore.2": 0,
     "0.1.0/explore.3": 1,
@@ -51,9 +51,11 @@ FLOORS: dict[str, int] = {
     "0.1.0/ose.6": 3,
     "0.1.0/ose.7": 5,
     "0.1.0/ose.8": 7,
+    "0.1.0/ose.9": 29,
     "0.1.0/adnd": 0,
     "0.1.0/adnd.2": 0,
     "0.1.0/adnd.3": 1,
+    "0.1.0/adnd.4": 3,
 }
 
 
