@@ -12,13 +12,16 @@ if TYPE_CHECKING:
 
 @attrs.frozen
 class Advice:
-    """A command that gets past a refusal, as the registry names it: ``command`` its class (``OpenSession``),
+    """A command that gets past a refusal, as the registry names it: ``command`` its class (``OpenSession``; or
+    ``Audit``, the audit of the campaign, which each door serves as a read of its own),
     ``fields`` the fields the user gives it, each with its value (``("hex", "1,0")``) or a placeholder for it
-    (``("reason", "TEXT")``). The core names it; each door says it in its own words (the command line
+    (``("reason", "TEXT")``), ``procedure`` the procedure that has it, where two have a command of that name
+    (``Move``: ``travel`` and ``dungeon``). The core names it; each door says it in its own words (the command line
     ``hexlog session open``, the HTTP service its route); the sentence around it quotes it."""
 
     command: str
     fields: tuple[tuple[str, str], ...] = ()
+    procedure: str = ""
 
     def plain(self) -> str:
         """The command as the registry names it, in no door's words (the error's own ``str``)."""
@@ -26,19 +29,39 @@ class Advice:
         return f"{self.command}({given})"
 
 
+#: the audit of the campaign (``hexlog audit``, ``GET /campaigns/main/audit``)
+AUDIT = Advice("Audit")
+
+
 class HexlogError(Exception):
     """The root of every error hexlog raises on purpose."""
 
     #: exit code the command line uses for this kind of error
     exit_code = 1
-    #: the command that gets past this refusal, said after the message (then ``after``); None when none is named
-    advice: Advice | None = None
-    after: str = ""
+    #: what is said after the message: words, and the commands that get past this refusal (each door says them in
+    #: its own words); empty when it names none
+    told: tuple[str | Advice, ...] = ()
+
+    @classmethod
+    def saying(cls, *parts: str | Advice) -> Self:
+        """An error whose message is ``parts``: words, and commands each door says in its own words (the words
+        before the first command are its ``lead``)."""
+        cut = next((i for i, part in enumerate(parts) if isinstance(part, Advice)), len(parts))
+        return cls("".join(str(part) for part in parts[:cut])).telling(*parts[cut:])
 
     def advising(self, advice: Advice, after: str = "") -> Self:
         """This error, its message followed by the command that gets past it, then ``after``."""
-        self.advice, self.after = advice, after
+        return self.telling(advice, after)
+
+    def telling(self, *parts: str | Advice) -> Self:
+        """This error, its message followed by ``parts``: words, and commands each door says in its own words."""
+        self.told = (*self.told, *(part for part in parts if part != ""))
         return self
+
+    @property
+    def advice(self) -> Advice | None:
+        """The first command that gets past this refusal (None when it names none)."""
+        return next((part for part in self.told if isinstance(part, Advice)), None)
 
     @property
     def lead(self) -> str:
@@ -47,15 +70,14 @@ class HexlogError(Exception):
 
     def said(self, say: Callable[[Advice], str]) -> str:
         """The message with its advice in a door's words (``say``)."""
-        return self.lead if self.advice is None else f"{self.lead}{say(self.advice)}{self.after}"
+        return self.lead + "".join(say(part) if isinstance(part, Advice) else part for part in self.told)
 
     def __str__(self) -> str:
         return self.said(Advice.plain)
 
     def reworded(self, lead: str) -> Self:
         """An error of the same kind with another lead and the same advice (a door renaming a step in it)."""
-        again = type(self)(lead)
-        return again if self.advice is None else again.advising(self.advice, self.after)
+        return type(self)(lead).telling(*self.told)
 
 
 class UsageError(HexlogError):

@@ -11,7 +11,7 @@ import orjson
 
 from hexlog.events.chain import GENESIS
 from hexlog.events.codec import decode_stored, text_decoder_of
-from hexlog.events.errors import CorruptLogError, IdempotencyConflictError
+from hexlog.events.errors import AUDIT, CorruptLogError, IdempotencyConflictError
 from hexlog.events.store import AppendResult, Recorded, records_of
 from hexlog.events.structure import SLOW
 
@@ -228,13 +228,13 @@ def tail_problem(rows: list[tuple[Any, ...]]) -> str | None:
 
 def checked_tail(stream_id: str, rows: list[tuple[Any, ...]]) -> tuple[int, str]:
     """A stream's version and last hash from its last two rows (newest first), once they are checked (see
-    ``tail_problem``); ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+    ``tail_problem``); ``CorruptLogError`` naming the audit when they do not hold."""
     if not rows:
         return 0, GENESIS
     problem = tail_problem(rows)
     if problem is not None:
-        msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run 'hexlog audit')"
-        raise CorruptLogError(msg)
+        msg = f"the log of {stream_id} is damaged: {problem}; nothing was written (run '"
+        raise CorruptLogError(msg).advising(AUDIT, "')")
     return int(rows[0][2]), str(rows[0][10])
 
 

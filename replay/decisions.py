@@ -278,7 +278,8 @@ class _Walker:
         try:
             emitted = due_audit.rerun(pending, self.registry, self.hidden.keeper if self.hidden is not None else None)
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make a check raise is a finding
-            self.flag(pending.at, f"the rules cannot run the checks due after this advance of the clock: {err}")
+            said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
+            self.flag(pending.at, f"the rules cannot run the checks due after this advance of the clock: {said}")
             return
         problem, placed = due_audit.compare(pending, emitted)
         if problem:  # what follows the first difference is not judged again, event by event
@@ -457,7 +458,8 @@ class _Walker:
         try:
             kit.admit(ctx, command, text_checked=True)  # the invariants the procedures own, as the referee's door holds
         except HexlogError as err:
-            self.flag(at, f"{event.type_name}: the rules refuse this decision here: {err}")
+            said = err.said(self.registry.step_words)  # a step it advises, in no door's words
+            self.flag(at, f"{event.type_name}: the rules refuse this decision here: {said}")
             return event
         try:
             kit.run_step(ctx, command)
@@ -465,7 +467,8 @@ class _Walker:
             self.flag(at, f"{event.type_name}: {err}{self.unverified(recorded)}")
             return event
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
-            self.flag(at, f"{event.type_name}: the rules cannot re-run this decision here: {err}")
+            said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
+            self.flag(at, f"{event.type_name}: the rules cannot re-run this decision here: {said}")
             return event
         emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
         index = next((i for i, e in enumerate(emitted) if type(e) is type(event)), None)

@@ -166,5 +166,5 @@ def caveat(searches: int, features: int) -> str:
     return (
         f"{counted(searches, 'search')} made while {counted(features, NOUN)} "
         f"{'was' if features == 1 else 'were'} never revealed: {result} cannot be checked yet; "
-        f"hexlog map reveal opens {'it' if features == 1 else 'them'}"
+        f"the map's reveal step opens {'it' if features == 1 else 'them'}"
     )

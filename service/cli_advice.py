@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hexlog.machine.commands import Command
 
 #: the campaign's own commands, which the command line gives under words of their own (the others are
-#: ``hexlog PROCEDURE STEP``)
+#: ``hexlog PROCEDURE STEP``), and the audit
 CAMPAIGN_WORDS = {
     "StartCampaign": "init",
     "OpenSession": "session open",
@@ -27,14 +27,15 @@ CAMPAIGN_WORDS = {
     "RemoveMember": "party remove",
     "RollDice": "roll",
     "ChangeRules": "rules change",
+    "Audit": "audit",
 }
 
 
 def cli_words(advice: Advice) -> str:
     """``hexlog session abandon --reason TEXT``: the command as it is typed, each field it is given an option (or an
     argument, for a field given by position)."""
-    found = _command(advice.command)
-    words = CAMPAIGN_WORDS.get(advice.command) or _subcommand(advice.command)
+    found = _command(advice.command, advice.procedure)
+    words = CAMPAIGN_WORDS.get(advice.command) or _subcommand(advice.command, advice.procedure)
     fields = {} if found is None else attrs.fields_dict(found)
     parts = [f"hexlog {words}"]
     for name, value in advice.fields:
@@ -47,18 +48,22 @@ def cli_words(advice: Advice) -> str:
     return " ".join(parts)
 
 
-def _command(name: str) -> type[Command] | None:
-    """The command class of that name, of any procedure."""
+def _command(name: str, of: str = "") -> type[Command] | None:
+    """The command class of that name, of procedure ``of`` (any, when empty)."""
     for procedure in REGISTRY:
+        if of and procedure.name != of:
+            continue
         for cls in procedure.steps:
             if cls.__name__ == name:
                 return cls
     return None
 
 
-def _subcommand(name: str) -> str:
-    """``PROCEDURE STEP`` of a procedure's command, by its class name."""
+def _subcommand(name: str, of: str = "") -> str:
+    """``PROCEDURE STEP`` of a procedure's command, by its class name (of procedure ``of``, when given)."""
     for procedure in REGISTRY:
+        if of and procedure.name != of:
+            continue
         for cls, trigger in procedure.triggers.items():
             if cls.__name__ == name:
                 return f"{procedure.name} {render.subcommand(trigger)}"

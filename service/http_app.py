@@ -1094,7 +1094,10 @@ def _authorise(service: Service, request: Request, endpoint: Endpoint) -> Token 
     if token is None:
         raise Problem(
             UNAUTHORIZED,
-            "a valid bearer token is needed (hexlog token create); this one is missing, unknown or revoked",
+            (
+                "a valid bearer token is needed; this one is missing, unknown or revoked (the service's operator "
+                "makes tokens with 'hexlog token create')"
+            ),
             headers={"WWW-Authenticate": 'Bearer realm="hexlog"'},
         )
     request.state.token = token.id

@@ -270,15 +270,22 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
     return []
 
 
+#: the reads a refusal may advise, by the name the core gives them (``events.errors.AUDIT``)
+READS = {"Audit": "GET /campaigns/{campaign}/audit"}
+
+
 def route_words(advice: Advice, registry: Registry, campaign: str | None = None) -> str:
     """The route of the command a refusal advises, as an HTTP client sends it (where the command line names its
     subcommand): ``POST /campaigns/main/campaign/abandon-session with {"reason": "TEXT"}``; ``{campaign}`` stands in
     the path when the campaign is not known."""
     for route in command_routes(registry):
-        if route.cls.__name__ == advice.command:
+        if route.cls.__name__ == advice.command and advice.procedure in ("", route.procedure.name):
             path = route.path if campaign is None else route.path.replace("{campaign}", campaign)
             body = ", ".join(f'"{field}": "{value}"' for field, value in advice.fields)
             return f"POST {path}" + (f" with {{{body}}}" if body else "")
+    read = READS.get(advice.command)
+    if read is not None:
+        return read if campaign is None else read.replace("{campaign}", campaign)
     return advice.plain()
 
 

@@ -9,6 +9,7 @@ an older release recorded) are refused at the referee's door, not by the guards,
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -25,6 +26,8 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
+from hexlog.service.cli_advice import cli_words
+from hexlog.service.http_commands import route_words
 
 from .scripted_play import ScriptedPlay
 
@@ -126,19 +129,40 @@ class TestACastlePassed:
 
 class TestTheCommandsHexlogAloneGives:
     @pytest.mark.parametrize(
-        ("command", "words"),
+        ("command", "words", "said"),
         [
-            (t.RestDayWhileExerting(), "is the audit's, re-running a rest day an older release recorded; use hexlog"),
-            (pu.RestTrueHex(), "is made by hexlog's audit alone; use hexlog pursuit rest"),
-            (t.SearchRoll(), "is made by hexlog when a search goes on; use hexlog travel search"),
+            (
+                t.RestDayWhileExerting(),
+                "'rest day while exerting' is the audit's, re-running a rest day an older release recorded; use {}",
+                ("hexlog travel rest", "POST /campaigns/main/travel/rest"),
+            ),
+            (
+                pu.RestTrueHex(),
+                "'rest true hex' is made by hexlog's audit alone; use {}",
+                ("hexlog pursuit rest", "POST /campaigns/main/pursuit/rest"),
+            ),
+            (
+                t.SearchRoll(),
+                "'search roll' is made by hexlog when a search goes on; use {}",
+                ("hexlog travel search", "POST /campaigns/main/travel/search"),
+            ),
         ],
     )
-    def test_the_referee_s_door_refuses_them_and_writes_nothing(self, command: c.Command, words: str) -> None:
+    def test_the_referee_s_door_refuses_them_and_writes_nothing(
+        self, command: c.Command, words: str, said: tuple[str, str]
+    ) -> None:
+        """The refusal names the step to use instead, each door in its own words (a pursuit's ``rest``, not the
+        dungeon's: two procedures have a ``Rest``)."""
         play = fleeing()
         before = play.h.store.stream_version(stream_for(CAMPAIGN))
-        with pytest.raises(RuleRefusedError, match=words):
+        with pytest.raises(RuleRefusedError) as refused:
             play.run(command)
         assert play.h.store.stream_version(stream_for(CAMPAIGN)) == before
+        cli, http = said
+        assert refused.value.said(cli_words) == words.format(cli)
+        assert refused.value.said(functools.partial(route_words, registry=REGISTRY, campaign="main")) == words.format(
+            http
+        )
 
     def test_every_one_is_declared_by_the_procedure_that_runs_it(self) -> None:
         """Each procedure's ``internal`` names commands of its own steps, and no command a user gives (a trigger)."""

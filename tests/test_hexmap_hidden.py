@@ -53,7 +53,7 @@ lairs = ["wolf den"]
 """
 CAVEAT = (
     "1 search made while 1 hidden map feature was never revealed: its result cannot be checked yet; "
-    "hexlog map reveal opens it"
+    "the map's reveal step opens it"
 )
 
 
@@ -547,7 +547,7 @@ class TestCommandLine:
         hidden = 2 if found else 3  # the chapel too, when the search found nothing
         assert (
             f"  - 1 search made while {hidden} hidden map features were never revealed: its result cannot be checked "
-            "yet; hexlog map reveal opens them"
+            "yet; the map's reveal step opens them"
         ) in audit.stdout.splitlines()
         assert hexlog("map", "reveal").returncode == 0
         audit = hexlog("audit")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import SPEED, Command, arg, intelligent_arg
 from hexlog.machine.encounter.commands import MONSTERS
 
@@ -73,8 +74,11 @@ class BreakCamp(Command):
 
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-INTERNAL: dict[type[Command], str] = {
-    CheckNightWatchOnEncounter: "is the audit's, re-running an older release's night check; use hexlog camp check",
+INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
+    CheckNightWatchOnEncounter: (
+        "is the audit's, re-running an older release's night check; use ",
+        Advice(CheckNight.__name__, (), "camp"),
+    ),
 }
 
 #: each command's trigger, in the order a referee meets them

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import Bounds, Command, arg
 from hexlog.machine.encounter.opening import MAX_MONSTERS, MAX_SPEED
 
@@ -133,8 +134,8 @@ class PartWays(Command):
 
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-_JOUST = "is made by hexlog's audit alone; use hexlog castle joust"
-INTERNAL: dict[type[Command], str] = {JoustKeepingArmor: _JOUST, JoustReadingTheTotal: _JOUST}
+_JOUST = ("is made by hexlog's audit alone; use ", Advice("Joust", (), "castle"))
+INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {JoustKeepingArmor: _JOUST, JoustReadingTheTotal: _JOUST}
 
 #: each command's trigger, in the order a referee meets them
 TRIGGERS: dict[type[Command], str] = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import SPEED, Bounds, Command, arg, intelligent_arg
 from hexlog.machine.encounter.commands import MONSTERS
 
@@ -160,5 +161,12 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-_AS_TIME_PASSES = "is made by hexlog as time passes or a search goes on; use hexlog dungeon move, search or rest"
-INTERNAL: dict[type[Command], str] = {CheckWandering: _AS_TIME_PASSES, SearchRoll: _AS_TIME_PASSES}
+_AS_TIME_PASSES = (
+    "is made by hexlog as time passes or a search goes on; use ",
+    Advice(Move.__name__, (), "dungeon"),
+    ", ",
+    Advice(Search.__name__, (), "dungeon"),
+    " or ",
+    Advice(Rest.__name__, (), "dungeon"),
+)
+INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {CheckWandering: _AS_TIME_PASSES, SearchRoll: _AS_TIME_PASSES}

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import Command
 from hexlog.machine.table import Table
 
@@ -27,7 +28,8 @@ class Model:
     proc: Any = None
     table: Table | None = None
     command: Command | None = None
-    refusals: list[str] = attrs.field(factory=list)
+    #: each failed condition's reason: words, and the commands it names (each door says them in its own words)
+    refusals: list[tuple[str | Advice, ...]] = attrs.field(factory=list)
 
     if TYPE_CHECKING:  # bound by transitions on add_model (declaring them would skip the binding)
 
@@ -44,7 +46,8 @@ class Model:
         assert self.table.rules is not None  # noqa: S101 - a procedure runs in a started campaign
         return self.table.rules
 
-    def refuse(self, why: str) -> bool:
-        """Note why a condition fails, and fail."""
+    def refuse(self, *why: str | Advice) -> bool:
+        """Note why a condition fails, and fail: words, and any command that gets past it (``Advice``, which each
+        door says in its own words: ``"hex 3,3 is not on the map; draw it first (", Advice("SetHex"), ")"``)."""
         self.refusals.append(why)
         return False

@@ -20,6 +20,7 @@ import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.dice import RollModifier
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import Command
 from hexlog.machine.kit.context import StepContext
 from hexlog.machine.kit.model import Model
@@ -134,8 +135,9 @@ class Procedure:
     inverse: Inverse | None = None
     guards: tuple[Guard, ...] = ()
     #: the commands hexlog alone gives, never the referee (a step's own dice, the audit's re-run of a decision an
-    #: older release recorded), each with the refusal's words after the command's name (what to use instead)
-    internal: Mapping[type[Command], str] = attrs.field(factory=dict)
+    #: older release recorded), each with the refusal's words after the command's name (what to use instead: words,
+    #: and the commands each door says in its own words)
+    internal: Mapping[type[Command], str | tuple[str | Advice, ...]] = attrs.field(factory=dict)
     due_checks: tuple[DueCheck, ...] = ()
     modifiers: tuple[ModifierSource, ...] = ()
     resume: Resume | None = None

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from hexlog.events.base import Event
+    from hexlog.events.errors import Advice
     from hexlog.machine.commands import Command
     from hexlog.machine.kit.procedure import DueCheck, Fold, Guard, ModifierSource, Procedure
     from hexlog.machine.ruleset import Ruleset
@@ -123,12 +124,23 @@ class Registry:
         """Every invariant any procedure owns, in order."""
         return self._guards
 
+    def step_words(self, advice: Advice) -> str:
+        """The step a refusal advises in no door's words, as the audit quotes it in a finding both doors show:
+        ``dungeon leave`` (the command line adds ``hexlog``, the HTTP service serves ``dungeon/leave``); the class's
+        name (``Advice.plain``) for a command without a step."""
+        for procedure in self:
+            if advice.procedure in ("", procedure.name):
+                for cls, trigger in procedure.triggers.items():
+                    if cls.__name__ == advice.command:
+                        return f"{procedure.name} {trigger.replace('_', '-')}"
+        return advice.plain()
+
     def refuse_internal(self, command: Command) -> None:
         """Refuse a command hexlog alone gives (``Procedure.internal``), naming what the referee uses instead."""
         words = self._internal.get(type(command))
         if words is not None:
-            msg = f"'{spoken(command)}' {words}"
-            raise RuleRefusedError(msg)
+            msg = f"'{spoken(command)}' "
+            raise RuleRefusedError.saying(msg, *((words,) if isinstance(words, str) else words))
 
     @property
     def due_checks(self) -> tuple[DueCheck, ...]:

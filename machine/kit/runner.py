@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from transitions import Machine, MachineError, State
 
-from hexlog.events.errors import HexlogError, IllegalTransitionError, RuleRefusedError
+from hexlog.events.errors import Advice, HexlogError, IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.vocabulary import SIDES, Side
 
@@ -183,9 +183,11 @@ class Runner:
         if done is None:
             offered = [t for t, _ in self.allowed(proc, table)]
             raise IllegalTransitionError(name, source, trigger, offered)
-        why = "; ".join(dict.fromkeys(refusals)) or "its conditions do not hold"
-        msg = f"{name}: '{trigger}' refused in phase {source}: {why}"
-        raise RuleRefusedError(msg)
+        why: list[str | Advice] = []
+        for reason in dict.fromkeys(refusals) or [("its conditions do not hold",)]:
+            why += [*(["; "] if why else []), *reason]
+        msg = f"{name}: '{trigger}' refused in phase {source}: "
+        raise RuleRefusedError.saying(msg, *why)
 
     def _change(self, trigger: str, source: str, dest: str) -> PhaseChanged:
         key = (trigger, source, dest)

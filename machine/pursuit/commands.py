@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import SPEED, Bounds, Command, arg, intelligent_arg
 
 #: how many flee, and how many pursue
@@ -142,14 +143,17 @@ class RestTrueHex(Command):
 
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-_AUDIT = "is made by hexlog's audit alone; use hexlog pursuit"
-INTERNAL: dict[type[Command], str] = {
-    FleeInPublic: f"{_AUDIT} flee",
-    FleeHeldUnrecorded: f"{_AUDIT} flee",
-    RollEvasionTrueHex: f"{_AUDIT} roll-evasion",
-    RollEvasionForNobody: f"{_AUDIT} roll-evasion",
-    CatchTrueHex: f"{_AUDIT} catch",
-    RestTrueHex: f"{_AUDIT} rest",
+def _audit(step: type[Command]) -> tuple[str | Advice, ...]:
+    return "is made by hexlog's audit alone; use ", Advice(step.__name__, (), "pursuit")
+
+
+INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
+    FleeInPublic: _audit(Flee),
+    FleeHeldUnrecorded: _audit(Flee),
+    RollEvasionTrueHex: _audit(RollEvasion),
+    RollEvasionForNobody: _audit(RollEvasion),
+    CatchTrueHex: _audit(Catch),
+    RestTrueHex: _audit(Rest),
 }
 
 #: each command's trigger, in the order a referee meets them

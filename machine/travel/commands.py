@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.commands import Command, arg
 
 
@@ -169,19 +170,19 @@ TRIGGERS: dict[type[Command], str] = {
 }
 
 
-def _rerun(what: str, step: str) -> str:
-    return f"is the audit's, re-running a {what} an older release recorded; use hexlog travel {step}"
+def _rerun(what: str, step: type[Command]) -> tuple[str | Advice, ...]:
+    return f"is the audit's, re-running a {what} an older release recorded; use ", Advice(step.__name__, (), "travel")
 
 
-#: the commands only hexlog gives, each with the refusal's words to a referee who gives one
-INTERNAL: dict[type[Command], str] = {
-    SearchRoll: "is made by hexlog when a search goes on; use hexlog travel search",
-    SearchRollHexDice: _rerun("search", "search"),
-    SearchRollOpenFinds: _rerun("search", "search"),
-    DeclareRouteHeadingWhenLost: _rerun("route", "route"),
-    DeclareRouteRoadNeverLost: _rerun("route", "route"),
-    CheckWanderingTrueHex: _rerun("check", "check"),
-    CheckWanderingAfloatOnLand: _rerun("check", "check"),
-    CheckWanderingOneAfloat: _rerun("check", "check"),
-    RestDayWhileExerting: _rerun("rest day", "rest"),
+#: the commands only hexlog gives, each with the refusal's words to a referee who gives one (and the command to use)
+INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
+    SearchRoll: ("is made by hexlog when a search goes on; use ", Advice(SearchHex.__name__, (), "travel")),
+    SearchRollHexDice: _rerun("search", SearchHex),
+    SearchRollOpenFinds: _rerun("search", SearchHex),
+    DeclareRouteHeadingWhenLost: _rerun("route", DeclareRoute),
+    DeclareRouteRoadNeverLost: _rerun("route", DeclareRoute),
+    CheckWanderingTrueHex: _rerun("check", CheckWandering),
+    CheckWanderingAfloatOnLand: _rerun("check", CheckWandering),
+    CheckWanderingOneAfloat: _rerun("check", CheckWandering),
+    RestDayWhileExerting: _rerun("rest day", RestDay),
 }

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.procedure import Inverse
@@ -173,7 +173,7 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
         try:
             _no_rest_while_exerting(ctx.table)
         except RuleRefusedError as err:
-            return f"the rules refuse this rest day here: {err}"
+            return f"the rules refuse this rest day here: {err.said(ctx.registry.step_words)}"
         return None
     if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
         return None
@@ -221,11 +221,11 @@ INVERSE = Inverse(
 )
 
 
-#: each procedure of exertion in words, and how it ends
-_EXERTION_WORDS = {
-    "dungeon": ("a delve", "leave the dungeon first (hexlog dungeon leave)"),
-    "pursuit": ("a pursuit", "it ends when the party is caught or escapes"),
-    "chase": ("a chase", "it ends when the quarry is caught or escapes"),
+#: each procedure of exertion in words, and how it ends (words, and the command that ends it)
+_EXERTION_WORDS: dict[str, tuple[str, tuple[str | Advice, ...]]] = {
+    "dungeon": ("a delve", ("leave the dungeon first (", Advice("LeaveDungeon"), ")")),
+    "pursuit": ("a pursuit", ("it ends when the party is caught or escapes",)),
+    "chase": ("a chase", ("it ends when the quarry is caught or escapes",)),
 }
 
 
@@ -242,6 +242,6 @@ def _no_rest_while_exerting(table: Table) -> None:
         return
     busy = [_EXERTION_WORDS[name] for name in EXERTION if name in trip.exerting]
     what = " and ".join(words for words, _ in busy)
-    how = "; ".join(end for _, end in busy)
-    msg = f"{what} {'is' if len(busy) == 1 else 'are'} under way, and a day in which one goes on is no rest; {how}"
-    raise RuleRefusedError(msg)
+    how = [part for i, (_, end) in enumerate(busy) for part in ((*(("; ",) if i else ()), *end))]
+    msg = f"{what} {'is' if len(busy) == 1 else 'are'} under way, and a day in which one goes on is no rest; "
+    raise RuleRefusedError.saying(msg, *how)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
@@ -94,13 +95,15 @@ class TravelModel(Model):
         # read as an attribute: a start the kit sketches without its hex is judged when the hex is given
         where = grid.normal(self.command.hex if isinstance(self.command, StartJourney) else "")
         return self.the_map.hex(where) is not None or self.refuse(
-            f"hex {where} is not on the map; draw it first (hexlog map set {where} --terrain ...)"
+            f"hex {where} is not on the map; draw it first (",
+            Advice("SetHex", (("hex", where), ("terrain", "..."))),
+            ")",
         )
 
     def can_move(self) -> bool:
         """The route goes on, the map goes on, and the points pay for the next hex."""
         step = terrain.next_step(self.rules, self.the_map, self.trip)
-        return not isinstance(step, str) or self.refuse(step)
+        return isinstance(step, terrain.Step) or self.refuse(*((step,) if isinstance(step, str) else step))
 
     def can_search(self) -> bool:
         """The points left pay for the search (of the hex the party believes it is in)."""

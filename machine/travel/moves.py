@@ -68,7 +68,7 @@ def move(ctx: StepContext, command: c.Move) -> None:
     while command.hexes is None or moved < command.hexes:
         trip = journey(ctx)
         step = terrain.next_step(ctx.rules, the_map(ctx), trip)
-        if isinstance(step, str):
+        if not isinstance(step, terrain.Step):
             break
         left = trip.tp - step.cost
         ctx.emit(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events.errors import Advice
 from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.travel.rules import (
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from hexlog.machine.travel.state import TravelState
 
 FACES = 6
+#: the step that tells a lost party it is lost
+REVEAL_LOST = Advice("RevealLost")
 
 
 def difficulty(rules: Ruleset, place: Hex) -> str:
@@ -171,8 +174,8 @@ def ahead(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
     return Step(heading=heading, true_hex=target, believed=believed, cost=cost, led=led)
 
 
-def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
-    """The next hex, or why the party cannot move into it now."""
+def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str | tuple[str | Advice, ...]:
+    """The next hex, or why the party cannot move into it now (with the command that gets past it, when one does)."""
     step = ahead(rules, the_map, trip)
     if isinstance(step, str):
         return step
@@ -182,13 +185,11 @@ def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | st
     if truly is None:
         heading = trip.true_route[0] if trip.true_route else step.heading
         where = f"{step.true_hex}, which is not on the map" if step.true_hex else "the edge of the grid"
-        return (
-            f"the party is lost: it would truly go {heading} of {trip.hex} into {where}; draw it, or tell the party "
-            "it is lost (hexlog travel reveal-lost)"
-        )
+        lost = f"the party is lost: it would truly go {heading} of {trip.hex} into {where}; draw it, or tell the party"
+        return f"{lost} it is lost (", REVEAL_LOST, ")"
     barred = _barred(rules, trip, truly, step.true_hex)
     if barred is not None:
-        return f"the party is lost, and truly {barred}; tell it it is lost (hexlog travel reveal-lost), or stop here"
+        return f"the party is lost, and truly {barred}; tell it it is lost (", REVEAL_LOST, "), or stop here"
     return step
 
 
