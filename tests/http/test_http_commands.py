@@ -166,6 +166,7 @@ def test_an_if_match_holds_when_another_process_writes_while_the_command_is_deci
 
 
 def test_a_rest_day_in_a_dungeon_is_a_409_in_the_command_lines_words_and_writes_nothing(serve, hexlog):
+    """The command line's sentence, but for the step it names: each door names it in its own words."""
     served = serve()
     for args in (
         ("rules", "change", "--ruleset", "explore"),
@@ -181,12 +182,10 @@ def test_a_rest_day_in_a_dungeon_is_a_409_in_the_command_lines_words_and_writes_
         refused = client.post("/campaigns/main/travel/rest", headers=served.headers("referee"), json={})
         cli = hexlog("travel", "rest", "--campaign", "main")
         assert refused.status_code == 409
-        assert refused.json()["detail"] == (
-            "a delve is under way, and a day in which one goes on is no rest; leave the dungeon first "
-            "(hexlog dungeon leave)"
-        )
+        words = "a delve is under way, and a day in which one goes on is no rest; leave the dungeon first ({})"
+        assert refused.json()["detail"] == words.format("POST /campaigns/main/dungeon/leave")
         assert cli.returncode == 1
-        assert cli.stderr.strip() == f"hexlog: error: {refused.json()['detail']}"
+        assert cli.stderr.strip() == f"hexlog: error: {words.format('hexlog dungeon leave')}"
         assert _version(served, client) == before
 
 
