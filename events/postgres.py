@@ -272,7 +272,7 @@ class PostgresStore(PagedReads):
 
     def _checked_tail(self, stream_id: str) -> tuple[int, str]:
         """The stream's version and last hash, once its last event is checked against its hash and its
-        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold."""
+        link to the event before; ``CorruptLogError`` naming the audit when they do not hold."""
         return checked_tail(stream_id, self._conn.execute(_TAIL, (stream_id,)).fetchall())
 
     def _known(self, command_id: str, digest: str) -> AppendResult | None:

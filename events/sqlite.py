@@ -343,7 +343,7 @@ class SQLiteStore(PagedReads):
 
     def _checked_tail(self, stream_id: str) -> tuple[int, str]:
         """The stream's version and last hash, once its last event is checked against its hash and its
-        link to the event before; ``CorruptLogError`` naming ``hexlog audit`` when they do not hold.
+        link to the event before; ``CorruptLogError`` naming the audit when they do not hold.
 
         A tail this connection wrote itself, with no other connection writing since, is known sound."""
         known = self._tails.get(stream_id)
