@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import enum
 import functools
+import json
 import math
 import re
 import tomllib
@@ -225,7 +226,7 @@ def render_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
-        return " ".join(f"{k}={_render_inner(v)}" for k, v in value.items())
+        return " ".join(f"{k}={_render_inner(v)}" for k, v in value.items()) if value else "{}"
     if isinstance(value, list):
         return "[" + ", ".join(_render_inner(v) for v in value) + "]"
     return str(value)
@@ -368,25 +369,43 @@ def _left_out(parts: list[type], section: str, content: dict[str, Any], readers:
 
 
 def flatten(content: dict[str, Any], path: str = "") -> dict[str, Any]:
-    """Every leaf of a ruleset by dotted key path; arrays of tables are indexed as ``key[i]``."""
+    """Every leaf of a ruleset by dotted key path; arrays of tables are indexed as ``key[i]``. A key that is not a bare
+    word is quoted (``options."a.b"``) and an empty table is a leaf of its own, so that two contents with the same
+    leaves are the same content."""
     leaves: dict[str, Any] = {}
     for key, value in content.items():
-        where = f"{path}.{key}" if path else key
-        if isinstance(value, dict):
-            leaves.update(flatten(value, where))
-        elif _is_table_array(value):
-            for i, item in enumerate(value):
-                leaves.update(flatten(item, f"{where}[{i}]"))
-        else:
-            leaves[where] = value
+        _leaves(leaves, f"{path}.{_segment(key)}" if path else _segment(key), value)
     return leaves
 
 
+def _segment(key: str) -> str:
+    """A key as a dotted path names it: bare when it is a bare word, quoted otherwise."""
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _leaves(leaves: dict[str, Any], where: str, value: Any) -> None:
+    if isinstance(value, dict) and value:
+        leaves.update(flatten(value, where))
+    elif _is_table_array(value):
+        for i, item in enumerate(value):
+            _leaves(leaves, f"{where}[{i}]", item)
+    else:
+        leaves[where] = value
+
+
 def diff(a: Ruleset, b: Ruleset) -> list[tuple[str, Any, Any]]:
-    """Every dotted key path whose value differs, with ``a``'s then ``b``'s value (None = absent)."""
+    """Every dotted key path whose value differs, with ``a``'s then ``b``'s value (None = absent). Values differ as
+    their JSON does: ``6`` and ``6.0``, or ``true`` and ``1``, are two values (two hashes), not one."""
     left, right = flatten(a.content), flatten(b.content)
     keys = list(left) + [k for k in right if k not in left]
-    return [(k, left.get(k), right.get(k)) for k in keys if (k in left) != (k in right) or left[k] != right[k]]
+    return [
+        (k, left.get(k), right.get(k))
+        for k in keys
+        if (k in left) != (k in right) or canonical_json(left[k]) != canonical_json(right[k])
+    ]
 
 
 RELEASED_DIR = RULESET_DIR / "released"

@@ -342,3 +342,39 @@ def test_a_key_left_to_a_default_that_reads_the_same_is_no_change():
     assert rulesets._since("ose", content, REGISTRY.rule_parts) == (
         ("options.mutually_surprised_sides_act", "true (default)", False),
     )
+
+
+def test_rules_that_only_look_like_a_shape_are_told_as_house_rules(hexlog, tmp_path):
+    """Rules equal to today's ``ose`` in Python's eyes but in no shape a build shipped (an integer written as a
+    float, a boolean as 1, an empty table added, a table's keys moved into one dotted key) escape the floor of the
+    shape's releases: the audit tells each as house rules, never as ``ose`` itself, so the player sees them."""
+    events = closed_export(hexlog, tmp_path)
+    shape = rulesets.load("ose").content
+
+    def moved(content: dict) -> dict:
+        tables = dict(content["tables"])
+        rest = tables.pop("dungeon_pursuit")
+        return content | {"tables": tables | {f"dungeon_pursuit.{key}": value for key, value in rest.items()}}
+
+    told = {
+        "float": (shape | {"options": shape["options"] | {"round_seconds": 10.0}}, "options.round_seconds 10 -> 10.0"),
+        "one": (
+            shape | {"options": shape["options"] | {"reroll_uncertain_reaction": 1}},
+            "options.reroll_uncertain_reaction true -> 1",
+        ),
+        "empty": (shape | {"options": shape["options"] | {"aside": {}}}, "options.aside (absent) -> {}"),
+        "dotted": (moved(shape), 'tables."dungeon_pursuit.dropped_treasure_stop_in_6" (absent) -> 3'),
+    }
+    for name, (content, change) in told.items():
+        assert rulesets.from_recorded("ose", content).hash != rulesets.load("ose").hash
+        forged = []
+        for event in events:
+            if event["type"] == "hexlog.campaign.started":
+                data = event["data"] | {"rules": content, "rules_hash": rulesets.from_recorded("ose", content).hash}
+                event = event | {"data": data}  # noqa: PLW2901 - the rewritten event
+            forged.append(event)
+        write_export(tmp_path / f"{name}.jsonl", reseal(forged))
+        audited = hexlog("audit", "--file", f"{name}.jsonl")
+        first = hand_of(audited.stdout)[0]
+        assert first.startswith("stream version 1: house rules over ose: "), (name, first)
+        assert change in first, (name, first)
