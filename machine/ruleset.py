@@ -70,6 +70,9 @@ class Ruleset:
         if found is None:
             section: str = cls.section  # type: ignore[attr-defined]
             data = self.content.get(section, {})
+            if not isinstance(data, dict):  # not even as recorded: a release records each section as a table
+                msg = f"{section}: the rules cannot be read: expected a table, got {kind_of(data)}"
+                raise RulesError(msg)
             legacy = getattr(cls, "legacy", None)
             if legacy is not None:
                 data = legacy(dict(data), self.name)

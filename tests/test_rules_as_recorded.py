@@ -18,7 +18,7 @@ from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
-from hexlog.machine.encounter.rules import EncounterTables
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.rules import RulesError
@@ -156,3 +156,14 @@ def test_the_command_line_refuses_new_play_once_without_a_traceback(hexlog):
     assert "tables.armor_kind.plate: 'elven' is not one of cloth, leather, metal, plated" in refused.stderr
     assert "'hexlog rules change'" in refused.stderr
     assert hexlog("log").stdout == before
+
+
+@pytest.mark.parametrize(("section", "value", "kind"), [("tables", [], "an array"), ("options", "x", "a string")])
+def test_a_recorded_section_that_is_no_table_is_refused_by_name(section: str, value: object, kind: str) -> None:
+    """Rules a log records with a section that is not a table (a referee's hand-made ``campaign.started``) are refused
+    naming the section, even read as recorded, so the audit reports them as a finding instead of failing inside."""
+    content = rulesets.load("ose").content | {section: value}
+    for rules in (rulesets.from_recorded("ose", content), rulesets.from_recorded("ose", content).as_recorded()):
+        part = EncounterTables if section == "tables" else EncounterOptions
+        with pytest.raises(RulesError, match=f"^{section}: the rules cannot be read: expected a table, got {kind}$"):
+            rules.part(part)
