@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import tomllib
 
+import attrs
 import pytest
 
 from hexlog.events import encounter as ev
+from hexlog.events.chain import Envelope, reseal
 from hexlog.events.errors import RuleRefusedError
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.registry import REGISTRY
-from hexlog.replay.audit import audit_store
+from hexlog.replay.audit import audit_envelopes, audit_store
+from hexlog.replay.export import export_lines, read_export
 from hexlog.service import render
 from tests.test_encounter_rules import CAMPAIGN, Table, only
 
@@ -119,3 +122,62 @@ def test_rules_recorded_without_the_new_keys_keep_the_old_behaviour() -> None:
         options = rulesets.from_recorded(name, content).part(EncounterOptions)
         found = (options.encirclement, options.noise_outdoors, options.default_light_radius_ft)
         assert found == (Encirclement.ALWAYS, True, 0), path.name
+
+
+def _envelopes(t: Table) -> list[Envelope]:
+    return read_export(list(export_lines(t.handler.store, CAMPAIGN)))
+
+
+def _encircled_in(t: Table, at: str) -> list[Envelope]:
+    """``t``'s log with the referee's encirclement of another table (its event and phase change) spliced in after the
+    first event of type ``at`` (and the phase change that follows it), the chain sealed again."""
+    other = Table(ruleset="ose")
+    surprised_in_the_open(other)
+    other.run(enc.Encircle())
+    theirs = _envelopes(other)
+    first = next(i for i, env in enumerate(theirs) if env.type == "hexlog.encounter.party_surrounded")
+    block = theirs[first : first + 2]
+    ours = _envelopes(t)
+    i = next(i for i, env in enumerate(ours) if env.type == at) + 2
+    base = ours[i - 1].streamversion + 1
+    spliced = [attrs.evolve(env, streamversion=base + k) for k, env in enumerate(block)]
+    later = [attrs.evolve(env, streamversion=env.streamversion + len(block)) for env in ours[i:]]
+    return reseal([*ours[:i], *spliced, *later])
+
+
+@pytest.mark.parametrize(
+    ("face", "found"),
+    [
+        (2, []),
+        (
+            6,
+            [
+                (
+                    "encounter.party_surrounded: the party encircled at the referee's call, but only a party "
+                    "surprised in the open (wilderness, outdoors) may be encircled"
+                )
+            ],
+        ),
+    ],
+)
+def test_the_audit_holds_the_referee_s_encirclement_to_the_step_s_guard(face: int, found: list[str]) -> None:
+    """A referee's encirclement is no dice's decision, so the audit re-runs none for it: a database's owner who
+    splices one into an encounter whose party was not surprised (which ``encircle`` refuses) is found out, by the
+    guard's own words; spliced where the step allows it, it verifies."""
+    t = Table(ruleset="ose")
+    t.run(enc.StartEncounter(setting="wilderness", monster_count=3, monsters_aware=True))
+    t.run(enc.CheckSurprise(), face)
+    forged = _encircled_in(t, "hexlog.encounter.surprise_checked")
+    assert [f.reason for f in audit_envelopes(forged).findings] == found
+
+
+def test_the_audit_finds_an_encirclement_the_surprise_step_did_not_record() -> None:
+    """Under ``encirclement = "always"`` only the surprise step encircles: one spliced in after it is a finding."""
+    t = Table(ruleset="ose", overrides=ALWAYS)
+    t.run(enc.StartEncounter(setting="wilderness", monster_count=3, monsters_aware=True))
+    t.run(enc.CheckSurprise(), 6)
+    reasons = [f.reason for f in audit_envelopes(_encircled_in(t, "hexlog.encounter.surprise_checked")).findings]
+    assert (
+        "encounter.party_surrounded: the party encircled, but the rules in force record it only by the surprise step"
+        in reasons
+    )

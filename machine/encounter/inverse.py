@@ -27,6 +27,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
+from hexlog.machine.encounter.machine import not_encirclable
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.kit.procedure import Inverse
@@ -150,6 +151,32 @@ def follows_only(event: Event) -> bool:
     return isinstance(event, HandedOff) and (event.parent, event.child) == (PROCEDURE, CHASE)
 
 
+def derived(ctx: StepContext, event: Event, version: int) -> str | None:  # noqa: ARG001 - the hook's signature
+    """An encirclement no dice decide: under ``encirclement = "referee"`` the step ``encircle`` records it only where
+    the rules let the referee call it (its guard, which the audit would not otherwise hold it to); under
+    ``"always"`` the surprise step records it, and the re-run of that step judges it. Either way it names the
+    encounter's monsters and the rules' least number."""
+    if not isinstance(event, ev.PartySurrounded):
+        return None
+    e = ctx.state(PROCEDURE)
+    options = ctx.part(EncounterOptions)
+    referee = options.encirclement is Encirclement.REFEREE
+    phase = Phase.DISTANCE if referee else Phase.SURPRISE
+    if not isinstance(e, EncounterState) or e.phase is not phase:
+        step = "the step encircle, after the surprise" if referee else "the surprise step"
+        return f"the party encircled, but the rules in force record it only by {step}"
+    why = not_encirclable(e, options, ctx.rules.name) if referee else None
+    if why is not None:
+        return f"the party encircled at the referee's call, but {why}"
+    recorded, given = (event.monster_count, event.at_least), (e.started.monster_count, options.surrounded_at_monsters)
+    if recorded != given:
+        return (
+            f"{recorded[0]} monsters (at least {recorded[1]}) recorded, but the encounter gives {given[0]} "
+            f"(at least {given[1]})"
+        )
+    return None
+
+
 INVERSE = Inverse(
     command_for=command_for,
     command_before=command_before,
@@ -157,4 +184,5 @@ INVERSE = Inverse(
     compare=compare,
     by_hand=by_hand,
     follows_only=follows_only,
+    derived=derived,
 )

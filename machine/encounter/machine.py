@@ -142,6 +142,25 @@ def situation_of(e: EncounterState) -> positions.Situation:
     )
 
 
+def not_encirclable(e: EncounterState, options: EncounterOptions, rules_name: str) -> str | None:
+    """Why the referee may not encircle the party now (None: the rules let them): only under ``encirclement =
+    "referee"``, a party surprised in the open by at least ``surrounded_at_monsters`` monsters, once."""
+    at_least = options.surrounded_at_monsters
+    if options.encirclement is not Encirclement.REFEREE or not at_least:
+        never = "never encircle a party" if not at_least else "encircle a party themselves, at surprise"
+        return (
+            f"the rules in force ({rules_name}) {never}; encircle is the referee's call only "
+            'under option encirclement = "referee"'
+        )
+    if e.surrounded is not None:
+        return "the party is already encircled"
+    if e.setting not in OPEN_COUNTRY or not e.surprised[0]:
+        return "only a party surprised in the open (wilderness, outdoors) may be encircled"
+    if e.started.monster_count < at_least:
+        return f"{counted(e.started.monster_count, 'monster')} cannot encircle a party (at least {at_least} can)"
+    return None
+
+
 @attrs.define(slots=False)
 class EncounterModel(Model):
     """What the encounter's machine sees while one command runs."""
@@ -170,23 +189,8 @@ class EncounterModel(Model):
     def may_encircle(self) -> bool:
         """Under ``encirclement = "referee"``, a party surprised in the open by at least ``surrounded_at_monsters``
         monsters may be encircled, once."""
-        e, options = self.e, self.options
-        at_least = options.surrounded_at_monsters
-        if options.encirclement is not Encirclement.REFEREE or not at_least:
-            never = "never encircle a party" if not at_least else "encircle a party themselves, at surprise"
-            return self.refuse(
-                f"the rules in force ({self.rules.name}) {never}; encircle is the referee's call only "
-                'under option encirclement = "referee"'
-            )
-        if e.surrounded is not None:
-            return self.refuse("the party is already encircled")
-        if e.setting not in OPEN_COUNTRY or not e.surprised[0]:
-            return self.refuse("only a party surprised in the open (wilderness, outdoors) may be encircled")
-        if e.started.monster_count < at_least:
-            return self.refuse(
-                f"{counted(e.started.monster_count, 'monster')} cannot encircle a party (at least {at_least} can)"
-            )
-        return True
+        why = not_encirclable(self.e, self.options, self.rules.name)
+        return self.refuse(why) if why else True
 
     def gains_free_action(self) -> bool:
         """One side alone surprised the other: free segments (AD&D) or a single action (004 dungeon)."""
