@@ -147,6 +147,21 @@ class TestStaleReads:
             handler.execute("c1", c.OpenSession(secret_hex="44" * 32))
         assert store.stream_version(STREAM) == version + 1
 
+    def test_a_refusal_decided_again_keeps_its_advice_for_the_doors_to_name(self, store):
+        """Decided again after another referee abandoned the session, a roll is refused as any refusal is: the command
+        it advises stays the registry's (``OpenSession``), so each door names it in its own words, never as
+        ``OpenSession()``."""
+        handler = _started(store)
+        _race_once(store, c.AbandonSession(reason="the power went"))
+        with pytest.raises(RuleRefusedError) as caught:
+            handler.execute("c1", c.RollDice(expression="1d6"))
+        err = caught.value
+        assert err.advice == Advice("OpenSession")
+        assert err.said(lambda _advice: "hexlog session open") == (
+            "another command wrote to campaign 'c1' first, and now this one is refused: no session is open, so "
+            "nothing can be rolled (for free roll); run 'hexlog session open'"
+        )
+
     def test_a_step_the_new_phase_refuses_keeps_the_steps_allowed_for_the_doors_to_name(self, store):
         """Decided again after another referee checked surprise first, the slower check is refused as a step the
         phase does not allow, saying another command wrote first: its steps allowed stay the procedure's triggers,
