@@ -327,8 +327,7 @@ class Handler:
                 if isinstance(err, IllegalTransitionError):  # the steps allowed keep their names for the doors
                     where = (err.procedure, err.state, err.trigger, err.allowed)
                     raise IllegalTransitionError(*where, before=lost) from err
-                again = RuleRefusedError(lost + err.lead)  # its advice kept, for each door to say in its words
-                raise (again if err.advice is None else again.advising(err.advice, err.after)) from err
+                raise RuleRefusedError(lost + err.lead).telling(*err.told) from err  # each door says its advice
         raise AssertionError  # pragma: no cover - the loop returns or raises
 
     def _execute_once(

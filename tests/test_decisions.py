@@ -18,7 +18,7 @@ import pytest
 
 from hexlog.events.chain import Envelope, reseal, seal
 from hexlog.events.dice import DiceRolled, RollModifier
-from hexlog.events.errors import HexlogError, UsageError
+from hexlog.events.errors import Advice, HexlogError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
@@ -879,3 +879,12 @@ class TestRulesHash:
         report = audit_envelopes([forged])
         assert not report.ok
         assert "does not match the recorded rules" in report.first_bad.reason
+
+
+def test_a_finding_names_the_step_a_refusal_advises_in_no_door_s_words() -> None:
+    """A refusal the audit quotes (a decision the rules refuse there) names the command it advises as the registry's
+    step (``castle pass``), read alike through the command line and the HTTP service, never as ``PassCastles()``."""
+    err = RuleRefusedError("check whether its garrison rides out (").advising(Advice("PassCastles"), ")")
+    assert err.said(REGISTRY.step_words) == ("check whether its garrison rides out (castle pass)")
+    assert REGISTRY.step_words(Advice("OpenSession")) == "campaign open-session"
+    assert REGISTRY.step_words(Advice("NoSuchCommand")) == "NoSuchCommand()"

@@ -3,6 +3,7 @@ command line read. It is built explicitly (``hexlog.machine.registry``); nothing
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
@@ -130,8 +131,9 @@ class Registry:
         name (``Advice.plain``) for a command without a step."""
         for procedure in self:
             if advice.procedure in ("", procedure.name):
-                for cls, trigger in procedure.triggers.items():
-                    if cls.__name__ == advice.command:
+                for cls in procedure.steps:
+                    if cls.__name__ == advice.command:  # a step without a trigger by its class (open-session)
+                        trigger = procedure.triggers.get(cls) or re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
                         return f"{procedure.name} {trigger.replace('_', '-')}"
         return advice.plain()
 
