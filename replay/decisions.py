@@ -454,6 +454,7 @@ class _Walker:
             roller_for=lambda _t: dice,
             keeper=keeper,
             modifiers_as_given=any(self._schema(r) < _LOW_IS_GOOD_SINCE for r in recorded),
+            as_recorded=True,
         )
         try:
             kit.admit(ctx, command, text_checked=True)  # the invariants the procedures own, as the referee's door holds

@@ -12,10 +12,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import attrs
 import pytest
 from scipy.stats import binomtest, chisquare
 
 from hexlog.events import castle as ev
+from hexlog.events.chain import reseal
+from hexlog.events.errors import UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.pursuit import PursuitStarted
 from hexlog.machine import castle as k
@@ -29,6 +32,8 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit.commands import StartPursuit
 from hexlog.machine.rolls import KeyRoller, Rolls, ScriptedRoller
 from hexlog.machine.travel import commands as t
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import export_lines, read_export
 from hexlog.service import render
 
 CAMPAIGN = "kr"
@@ -294,3 +299,28 @@ class TestStatistics:
         assert chisquare(list(counts.values()), expected).pvalue > P_MIN
         hostile = sum(rules.disposition_of("lord", face) == "hostile" for face in d6(k.steps.DISPOSITION))
         assert binomtest(hostile, RUNS, 1 / 2).pvalue > P_MIN
+
+
+def test_a_tithe_of_a_worth_past_today_s_range_an_earlier_build_took_audits_clean() -> None:
+    """The builds before the worth had a range (1,000,000 gp) took any worth; ``castle.toll_demanded`` kept its
+    version, so the audit re-runs such a tithe as they did (the range binds new input only): a log of one verifies,
+    while the step refuses the same worth given today."""
+    script: list[int] = []
+    handler = campaign(script)
+    handler.execute(CAMPAIGN, k.PlaceCastle(hex="2,2", castle_type="patriarch"))
+    handler.execute(CAMPAIGN, k.HailCastle(hex="2,2"))
+    handler.execute(CAMPAIGN, k.MeetGarrison(riders=6, speed=240))
+    with pytest.raises(UsageError, match="must be 0 to 1000000 gp, not 2000000"):
+        handler.execute(CAMPAIGN, k.DemandToll(worth=2_000_000))
+    handler.execute(CAMPAIGN, k.DemandToll(worth=1_000_000))
+    handler.execute(CAMPAIGN, k.PayToll())
+    earlier = []
+    for env in read_export(list(export_lines(handler.store, CAMPAIGN))):
+        data = env.data
+        if env.type == "hexlog.castle.toll_demanded":  # as an earlier build wrote it for 2,000,000 gp
+            reason = "a tithe of 10% of 2000000 gp of coin and jewels"
+            data = {**data, "worth": 2_000_000, "gold": 200_000, "reason": reason}
+        elif env.type == "hexlog.castle.toll_paid":
+            data = {**data, "gold": 200_000}
+        earlier.append(attrs.evolve(env, data=data))
+    assert audit_envelopes(reseal(earlier)).findings == ()
