@@ -56,6 +56,7 @@ from hexlog.machine.handler import Handler, Outcome, command_digest
 from hexlog.machine.hexmap import grid
 from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
+from hexlog.machine.text import counted
 from hexlog.projections import visibility
 from hexlog.replay import audit as audits
 from hexlog.replay import player_audit
@@ -807,7 +808,8 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
     if free is None:
         limit = service.streams.limit
         detail = (
-            f"this token holds {limit} live streams open already, the most the service lets one token hold; "
+            f"this token holds {counted(limit, 'live stream')} open already, the most the service lets one token "
+            "hold; "
             "end one of them, then retry"
         )
         raise Problem(TOO_MANY_STREAMS, detail, headers={"Retry-After": str(STREAMS_RETRY)}, max_streams=limit)

@@ -72,6 +72,11 @@ def test_a_stream_that_ends_by_itself_frees_its_slot(serve):
                 assert answer.status_code == 200
                 answer.read()
             assert _until(lambda: _held(served, "player") == 0)
+        with client.stream("GET", STREAM, headers=served.headers("player")) as held:
+            assert held.status_code == 200
+            refused = client.get(STREAM, headers=served.headers("player"))
+            assert refused.status_code == 429
+            assert refused.json()["detail"].startswith("this token holds 1 live stream open already, ")
 
 
 def test_the_cap_is_an_option_of_serve(hexlog):
