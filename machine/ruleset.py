@@ -532,7 +532,8 @@ def origin(rules: Ruleset, parts: Iterable[type] = ()) -> Origin:
         scored = [(diff(Ruleset(rules.name, content), rules), label, content) for label, content, _ in candidates]
         changes, label, content = min(scored, key=lambda item: len(item[0]))
     earlier = label != rules.name
-    since = _since(rules.name, content, parts) if earlier else ()
+    ruled = {key for key, _, _ in changes}  # a key a house rule sets is told as one, read as the campaign has it
+    since = tuple(item for item in _since(rules.name, content, parts) if item[0] not in ruled) if earlier else ()
     return Origin(base=label, changes=tuple(changes), earlier=earlier, since=since)
 
 

@@ -378,3 +378,16 @@ def test_rules_that_only_look_like_a_shape_are_told_as_house_rules(hexlog, tmp_p
         first = hand_of(audited.stdout)[0]
         assert first.startswith("stream version 1: house rules over ose: "), (name, first)
         assert change in first, (name, first)
+
+
+def test_a_rule_a_house_rule_sets_over_an_earlier_shape_is_told_once_as_set():
+    """House rules over an earlier shape that set a key today's built-in reads otherwise than that shape: the campaign
+    reads it as the house rule sets it, so it is told among the house rules and not as a rule today reads otherwise
+    (which would say the campaign reads the shape's value)."""
+    shape = tomllib.loads((rulesets.RELEASED_DIR / "0.1.0" / "ose.5.toml").read_text("utf-8"))
+    ruled = shape | {"options": shape["options"] | {"surprised_sides_roll_initiative": False}}
+    found = rulesets.origin(rulesets.from_recorded("ose", ruled), REGISTRY.rule_parts)
+    assert found.changes == (("options.surprised_sides_roll_initiative", None, False),)
+    since = [key for key, _, _ in found.since]
+    assert "options.surprised_sides_roll_initiative" not in since
+    assert "options.mutually_surprised_sides_act" in since
