@@ -14,6 +14,7 @@ import pytest
 from psycopg import sql
 
 from hexlog.events.errors import (
+    AUDIT,
     Advice,
     ConcurrencyError,
     CorruptLogError,
@@ -197,8 +198,9 @@ def test_a_damaged_tail_refuses_the_append(store: PostgresStore, pg_url: str) ->
         conn.execute("ALTER TABLE events DISABLE TRIGGER events_no_update")
         conn.execute("""UPDATE events SET data = '{"n":7}' WHERE stream_version = 2""")
     assert store.tail_problem("s") == "the event at version 2 does not match its hash"
-    with pytest.raises(CorruptLogError, match="hexlog audit"):
+    with pytest.raises(CorruptLogError, match="the event at version 2 does not match its hash") as caught:
         store.append("s", batch(3), expected_version=2)
+    assert caught.value.advice == AUDIT  # each door names its audit: 'hexlog audit', GET /campaigns/{c}/audit
     assert store.stream_version("s") == 2
 
 
