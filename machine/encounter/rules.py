@@ -195,7 +195,8 @@ class EncounterOptions:
     )
     surrounded_at_monsters: int = rule(
         0,
-        help="A party surprised in the open by at least this many monsters is surrounded (0: never).",
+        help="A party surprised in the open by at least this many monsters is encircled, or may be at the "
+        "referee's call under encirclement = referee (0: never).",
         validator=in_range(0, 10_000),
     )
     encirclement: Encirclement = rule(
