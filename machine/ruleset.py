@@ -438,10 +438,9 @@ class Origin:
         return bool(self.changes)
 
 
-def _kept_from(path: Path) -> str:
+def _kept_from(text: str) -> str:
     """Where a kept shape's header says it was shipped from (``commit 4e33ebe, 2026-11-29``), or "" for none."""
-    first = path.read_text("utf-8").split("\n", 1)[0]
-    found = re.search(r"from commit (\w+) \(([\d-]+)\)", first)
+    found = re.search(r"from commit (\w+) \(([\d-]+)\)", text.split("\n", 1)[0])
     return f"commit {found[1]}, {found[2]}" if found else ""
 
 
@@ -463,13 +462,13 @@ def _shapes(name: str) -> tuple[tuple[str, str, dict[str, Any], str], ...]:
     if name in builtin_names():
         found.append((name, name, _builtin_content(name)))
     for folder in sorted(RELEASED_DIR.glob("*/")):
-        shapes = sorted(folder.glob("*.toml"), key=lambda p: (len(p.stem), p.stem))
-        for path in shapes:
+        for path in sorted(folder.glob("*.toml"), key=lambda p: (len(p.stem), p.stem)):
             if path.stem != name and not (path.stem.startswith(f"{name}.") and path.stem[len(name) + 1 :].isdigit()):
                 continue
-            kept = _kept_from(path)
+            text = path.read_text("utf-8")
+            kept = _kept_from(text)
             label = f"{name} {folder.name}" + (f" (kept from {kept})" if kept else "")
-            found.append((f"{folder.name}/{path.stem}", label, tomllib.loads(path.read_text("utf-8"))))
+            found.append((f"{folder.name}/{path.stem}", label, tomllib.loads(text)))
     return tuple((key, label, content, Ruleset(name, content).hash) for key, label, content in found)
 
 
