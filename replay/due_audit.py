@@ -79,7 +79,7 @@ def rerun(pending: Pending, registry: Registry, keeper: SecretKeeper | None = No
     if table.rules is not None:
         table = attrs.evolve(table, rules=table.rules.as_recorded())
     dice = _Following([event for _, event in pending.run if isinstance(event, DiceRolled)])
-    ctx = kit.StepContext(table=table, registry=registry, roller_for=lambda _t: dice, keeper=keeper)
+    ctx = kit.StepContext(table=table, registry=registry, roller_for=lambda _t: dice, keeper=keeper, as_recorded=True)
     start = ctx.table.clock.seconds
     ctx.emit(pending.clock)
     for check in registry.due_checks:

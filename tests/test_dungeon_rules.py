@@ -12,7 +12,7 @@ from hexlog.events import dungeon as ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode, to_data
 from hexlog.events.dice import DiceRolled, RollModifier, Visibility
-from hexlog.events.errors import NotFoundError, UsageError
+from hexlog.events.errors import NotFoundError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.store import ProjectionRow
@@ -501,12 +501,15 @@ class TestWandering:
         assert checks(events) == [(3, 5, True)]
 
     def test_no_check_while_a_monster_is_due(self):
-        """A monster has come: the clock may pass (an encounter's own time) without a second check."""
+        """A monster has come: a log whose clock passed then holds no second check, and the audit re-runs it so; at
+        the referee's door such an advance is refused, since the players would count the checks that stop."""
         d = Delve(enter=dg.EnterDungeon(danger=True))
         d.run(dg.Move(), 1)
-        events = advance(d, 3, at_once=True, faces=[])
+        events = advance(d, 3, at_once=True, faces=[], as_recorded=True)
         assert [e.turns for e in events if isinstance(e, ClockAdvanced)] == [1, 1, 1]
         assert checks(events) == []
+        with pytest.raises(RuleRefusedError, match="would pass unrolled"):
+            advance(d, 3, at_once=True, faces=[])
         d.run(dg.Meet())
         assert d.state.phase is dg.Phase.ENCOUNTER
         assert checks(advance(d, 2, at_once=True, faces=[])) == []
@@ -517,10 +520,13 @@ class TestWandering:
         assert (only(events, ClockAdvanced).turns, only(events, ev.PartyRested).turns) == (1, 1)
 
 
-def advance(delve: Delve, n: int, *, at_once: bool, faces: list[int]) -> list[Event]:
-    """Advance ``n`` turns through the kit on the delve's table: at once, or one turn at a time."""
+def advance(delve: Delve, n: int, *, at_once: bool, faces: list[int], as_recorded: bool = False) -> list[Event]:
+    """Advance ``n`` turns through the kit on the delve's table: at once, or one turn at a time (``as_recorded``: as
+    the audit re-runs a log, which takes a check passed unrolled as recorded)."""
     table = delve.handler.load(CAMPAIGN)
-    ctx = StepContext(table=table, registry=REGISTRY, roller_for=lambda _t: ScriptedRoller(faces))
+    ctx = StepContext(
+        table=table, registry=REGISTRY, roller_for=lambda _t: ScriptedRoller(faces), as_recorded=as_recorded
+    )
     span = turns(table.rules.part(ClockOptions), 1)  # type: ignore[union-attr]
     if at_once:
         ctx.advance(span, reason="time passes", times=n)
@@ -534,16 +540,18 @@ class TestTimeInSteps:
     @pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
     @pytest.mark.parametrize("danger", [False, True])
     def test_n_turns_at_once_record_what_n_single_turns_record(self, n: int, danger):
-        """Clock events, lights going out and wandering checks (a monster at the third check stops the rest)."""
+        """Clock events, lights going out and wandering checks (a monster at the third check stops the rest, as the
+        audit re-runs a log: at the referee's door an advance past that check is refused, test_wandering_count)."""
         made = []
         for at_once in (True, False):
             d = Delve(enter=dg.EnterDungeon(danger=danger))
             d.run(dg.LightSource(kind="torch", by="Ann"))
             d.run(dg.Move(), *([4] if danger else []))
             d.run(dg.Move(), 4)
-            made.append([to_data(e) for e in advance(d, n, at_once=at_once, faces=[5, 6, 1, 2, 3, 4, 5, 6])])
+            faces = [5, 6, 1, 2, 3, 4, 5, 6]
+            made.append([to_data(e) for e in advance(d, n, at_once=at_once, faces=faces, as_recorded=True)])
         assert made[0] == made[1]
-        kinds = {e.type_name for e in advance(Delve(), 8, at_once=True, faces=[5, 6, 1, 6])}
+        kinds = {e.type_name for e in advance(Delve(), 8, at_once=True, faces=[5, 6, 1, 6], as_recorded=True)}
         assert {"dungeon.wandering_checked", "clock.advanced"} <= kinds
 
 

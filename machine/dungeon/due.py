@@ -9,7 +9,12 @@ Wandering checks fall due every ``check_every_turns`` turns counted from the del
 the party explores: none is rolled while a monster already due waits to be met or while an encounter
 runs (its time is the encounter's), and those boundaries pass unrolled. So that the players cannot
 count the checks that stop, the referee's own advance of the clock waits too: a monster that has come
-is met first (``guard``), as every step of the delve but ``meet`` waits for it.
+is met first (``guard``), as every step of the delve but ``meet`` waits for it. A command that lets time
+pass beyond the check a monster comes on (``clock advance "6 turns"``, a travel day's weather during a
+delve) is refused at the referee's door for the same reason, and writes nothing (``wander``): the referee
+lets time pass to that check, meets the monster, then lets the rest pass. (An encounter's or a pursuit's own time,
+which the referee cannot let pass in steps, still passes the rest unrolled.) The audit's re-runs
+(``StepContext.as_recorded``) take the boundaries a log recorded unrolled as that log's release passed them.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
 from hexlog.events.dice import Visibility
-from hexlog.events.errors import Advice, RuleRefusedError
+from hexlog.events.errors import Advice, HexlogError, RuleRefusedError
 from hexlog.machine.dungeon.rules import on_faces
 from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase
 from hexlog.machine.kit.clock import ClockOptions
@@ -75,10 +80,41 @@ def wander(ctx: StepContext, start: int, end: int) -> None:
     boundary = state.next_check(start, turn_seconds)
     while boundary <= end:
         now = _delve(ctx)
-        if now is None or now.phase is not Phase.EXPLORING or now.monster_due:
+        if now is None or now.phase is not Phase.EXPLORING:
+            return
+        if now.monster_due:
+            if not ctx.as_recorded and _splittable(ctx):  # the players would count the secret checks that stop
+                raise _passed_unrolled(ctx, now.turn_at(boundary, turn_seconds))
             return
         check_at(ctx, boundary)
         boundary = now.next_check(boundary, turn_seconds)
+
+
+def _splittable(ctx: StepContext) -> bool:
+    """Whether the referee could let this time pass in steps, meeting the monster between them: an advance of the
+    clock is admitted now by every guard but this one (not while an encounter or a pursuit runs the clock)."""
+    probe = AdvanceClock(duration="1 turn")
+    for other in ctx.registry.guards:
+        if other is guard:
+            continue
+        try:
+            other(ctx.table, probe)
+        except HexlogError:
+            return False
+    return True
+
+
+def _passed_unrolled(ctx: StepContext, turn: int) -> RuleRefusedError:
+    """The refusal of a command that would let a wandering check pass unrolled, a monster having come: a check of
+    this command, or one before it (the referee's advance of the clock is refused by ``guard`` then)."""
+    came = [e for e in ctx.events if isinstance(e, ev.WanderingChecked) and e.monster]
+    when = f" at turn {came[-1].turn}" if came else ""
+    msg = (
+        f"a wandering monster comes{when} while this lets time pass on to the check due at turn {turn}, which would "
+        "pass unrolled (the players would count the secret checks that stop): let time pass to the monster's "
+        "check at most, meet it ("
+    )
+    return RuleRefusedError(msg).advising(Advice("Meet"), "), then let the rest pass")
 
 
 def check_at(ctx: StepContext, at_seconds: int) -> None:

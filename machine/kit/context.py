@@ -79,8 +79,10 @@ class StepContext:
     #: the audit's re-run of rolls an earlier release made (``dice.rolled`` before version 4): every modifier is
     #: added as its source gives it, on a roll where low is good too, as those releases did
     modifiers_as_given: bool = False
-    #: the audit's re-run of a recorded decision: a range new input is held to (``arg(within=...)``: the worth a
-    #: tithe is taken from) binds no number an earlier build recorded before it held the input to that range
+    #: the audit's re-run of a recorded decision (or of the due checks after a recorded advance of the clock): a range
+    #: new input is held to (``arg(within=...)``: the worth a tithe is taken from) binds no number an earlier build
+    #: recorded before it held the input to that range, and a refusal made at the referee's door alone (a delve's
+    #: wandering check passed unrolled) judges nothing already recorded
     as_recorded: bool = False
     _roller: Roller | None = None
     _roller_session: str = ""
