@@ -109,3 +109,20 @@ def test_an_encounters_own_time_is_not_refused() -> None:
     assert d.script == []
     assert _checks(d) == 1
     assert d.state.monster_due
+
+
+def test_a_monster_that_came_before_holds_a_travel_days_weather_too() -> None:
+    """The referee's advance waits for a monster that has come (the delve's guard); a travel day's weather, which
+    would let its checks pass unrolled too, is refused so."""
+    d = Delve()
+    d.run(SetHex(hex="1,1", terrain="meadow"))
+    d.run(dg.EnterDungeon())
+    d.run(dg.LightSource(kind="torch", by="Ann"))
+    d.run(dg.Move())
+    d.run(dg.Move(), 1)
+    assert d.state.monster_due
+    d.run(t.StartJourney(hex="1,1"))
+    before = d.version
+    with pytest.raises(RuleRefusedError, match="a wandering monster has come while this lets time pass on"):
+        d.run(t.RollWeather(weather="clear"))
+    assert d.version == before

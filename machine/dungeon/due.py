@@ -108,9 +108,9 @@ def _passed_unrolled(ctx: StepContext, turn: int) -> RuleRefusedError:
     """The refusal of a command that would let a wandering check pass unrolled, a monster having come: a check of
     this command, or one before it (the referee's advance of the clock is refused by ``guard`` then)."""
     came = [e for e in ctx.events if isinstance(e, ev.WanderingChecked) and e.monster]
-    when = f" at turn {came[-1].turn}" if came else ""
+    when = f"comes at turn {came[-1].turn}" if came else "has come"
     msg = (
-        f"a wandering monster comes{when} while this lets time pass on to the check due at turn {turn}, which would "
+        f"a wandering monster {when} while this lets time pass on to the check due at turn {turn}, which would "
         "pass unrolled (the players would count the secret checks that stop): let time pass to the monster's "
         "check at most, meet it ("
     )
