@@ -18,7 +18,8 @@ HEX_HELP = "the castle's hex, col,row (default: the castle a garrison rides out 
 
 @attrs.frozen(kw_only=True)
 class PlaceCastle(Command):
-    """Place a castle on a hex of the map; its type and disposition are rolled when it is first met unless given."""
+    """Place a castle on a hex of the map; its type and disposition are rolled when it is first met unless given
+    (what is given is public: the players see it with the castle)."""
 
     hex: str = arg(help="the hex, col,row (e.g. 3,4)", positional=True)
     castle_type: str = arg(
