@@ -41,7 +41,7 @@ decision that used them says so.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -54,6 +54,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.hexmap import HexSet
 from hexlog.events.party import MemberEdited, MemberSheet
+from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
@@ -172,6 +173,16 @@ class _Walker:
     due_sole: frozenset[type[Event]] = frozenset()
     #: the order a search's finds are recorded in (no hidden key needed: never forgiven)
     finds: FindOrder = attrs.field(factory=FindOrder)
+    #: (procedure, trigger) -> the decisions its step always records before its phase change (``Inverse.decides``)
+    decides: dict[tuple[str, str], tuple[type[Event], ...]] = attrs.field(factory=dict)
+    decided_kinds: frozenset[type[Event]] = frozenset()
+    #: the events no dice decide whose steps are re-run all the same (``Inverse.reruns``)
+    reruns: frozenset[type[Event]] = frozenset()
+    #: event type -> the ``Inverse.follows_only`` of every procedure that records it
+    follows_only: dict[type[Event], tuple[Callable[[Event], bool], ...]] = attrs.field(factory=dict)
+    #: where each of those decisions was last recorded, and where each procedure last changed its phase
+    decided_at: dict[type[Event], int] = attrs.field(factory=dict)
+    changed_at: dict[str, int] = attrs.field(factory=dict)
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -198,6 +209,18 @@ class _Walker:
         """Ready to walk: each decision's inverse by event type, and what the due checks record."""
         self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
         self.due_kinds, self.due_sole = due_audit.kinds(self.registry)
+        self.decides = {
+            (p.name, trigger): kinds
+            for p in self.registry
+            if p.inverse is not None
+            for trigger, kinds in p.inverse.decides.items()
+        }
+        self.decided_kinds = frozenset(kind for kinds in self.decides.values() for kind in kinds)
+        self.reruns = frozenset(kind for p in self.registry if p.inverse is not None for kind in p.inverse.reruns)
+        for p in self.registry:  # an event two procedures record (where the party truly is) is held to both
+            if p.inverse is not None and p.inverse.follows_only is not None:
+                for kind in p.events:
+                    self.follows_only[kind] = (*self.follows_only.get(kind, ()), p.inverse.follows_only)
 
     def step(self, at: int, event: Event) -> None:
         """Check one event (a decision against the table just before it), then fold it."""
@@ -226,14 +249,24 @@ class _Walker:
                     f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
                 )
         self.check_followed(at, event)
+        self.check_decided(at, event)
         self.issues.extend(self.finds.note(at, event))
         self.check_derived(at, event)
-        names = getattr(event, "rolls", None)
-        folded = self.decision(at, event, names) if isinstance(names, tuple) else event
+        folded = self.judged(at, event)
         try:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
+
+    def judged(self, at: int, event: Event) -> Event:
+        """What to fold in an event's place: a decision (it names its rolls) or an event whose step is re-run though
+        no dice decide it (``Inverse.reruns``) checked and re-derived; any other event as it is."""
+        names = getattr(event, "rolls", None)
+        if isinstance(names, tuple):
+            return self.decision(at, event, names)
+        if type(event) in self.reruns:
+            return self.decision(at, event, (), counted=False)
+        return event
 
     def check_free_roll(self, at: int, roll: DiceRolled) -> None:
         """A free roll (one no procedure makes) carries the modifiers the state imposes on the one it is made for, as
@@ -291,11 +324,29 @@ class _Walker:
 
     def check_followed(self, at: int, event: Event) -> None:
         """An event only a step records after a decision it re-runs, anywhere else, was not written by the kit."""
-        inverse = self.inverses.get(type(event))
-        if inverse is None or inverse.follows_only is None or not inverse.follows_only(event):
+        if not any(follows_only(event) for follows_only in self.follows_only.get(type(event), ())):
             return
         if at not in self.followed:
             self.flag(at, f"{event.type_name} follows no decision here, and the rules record it only after one")
+
+    def check_decided(self, at: int, event: Event) -> None:
+        """A phase change by a trigger whose step always records a decision (``Inverse.decides``) follows one since
+        its procedure's phase change before it: without it, the decision and its rolls were taken out of the log and
+        the procedure moved on as if it had been made (a day's wandering check, a night's check, a lost check)."""
+        if not isinstance(event, PhaseChanged):
+            if type(event) in self.decided_kinds:
+                self.decided_at[type(event)] = at
+            return
+        wanted = self.decides.get((event.procedure, event.trigger))
+        since = self.changed_at.get(event.procedure, -1)
+        self.changed_at[event.procedure] = at
+        if wanted and all(self.decided_at.get(kind, -1) <= since for kind in wanted):
+            named = " or ".join(kind.type_name for kind in wanted)
+            self.flag(
+                at,
+                f"{event.procedure} '{event.trigger}' moves on to {event.dest} with no {named} since its phase "
+                f"before it, which its step always records: the decision was taken out of the log",
+            )
 
     def check_scheme(self, at: int, event: SessionOpened) -> None:
         """A session rolls ``hexlog-dice-v1`` only as the release that wrote it did: one lane for every roll, so a
@@ -431,8 +482,9 @@ class _Walker:
         )
         return attrs.evolve(table, sessions=attrs.evolve(table.sessions, current=rewound))
 
-    def decision(self, at: int, event: Event, names: tuple[Any, ...]) -> Event:
-        """Check one decision; what to fold in its place (the rules' decision, once re-derived).
+    def decision(self, at: int, event: Event, names: tuple[Any, ...], *, counted: bool = True) -> Event:
+        """Check one decision; what to fold in its place (the rules' decision, once re-derived). An event no dice
+        decide (``Inverse.reruns``) is checked the same way, not ``counted`` among the decisions re-run.
 
         Folding the re-derived decision rather than a forged one keeps a single forgery from
         showing again at every later decision that reads it.
@@ -442,7 +494,7 @@ class _Walker:
         command = self.command(at, event, inverse) if inverse is not None else None
         if recorded is None or command is None or inverse is None:
             return event
-        self.checked += 1
+        self.checked += counted
         if self.is_unsure(event, inverse):
             self.unsure += 1
             self.forgiven = at

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import camp as ev
-from hexlog.machine.camp.commands import CheckNight, CheckNightWatchOnEncounter, GatherFirewood
+from hexlog.machine.camp.commands import BreakCamp, CheckNight, CheckNightWatchOnEncounter, GatherFirewood
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ def command_for(event: Event) -> Command | None:
             return GatherFirewood(gatherers=tuple(g.name for g in event.gathered))
         case ev.NightChecked():
             return CheckNight(terrain=event.terrain)
+        case ev.CampBroken():
+            return BreakCamp()
     return None
 
 
@@ -39,4 +41,9 @@ def command_before(event: Event, version: int) -> Command | None:
     return command_for(event)
 
 
-INVERSE = Inverse(command_for=command_for, command_before=command_before)
+INVERSE = Inverse(
+    command_for=command_for,
+    command_before=command_before,
+    decides={"firewood": (ev.FirewoodGathered,), "check": (ev.NightChecked,), "break": (ev.CampBroken,)},
+    reruns=frozenset({ev.CampBroken}),
+)

@@ -21,6 +21,7 @@ from hexlog.machine.castle.commands import (
     JoustReadingTheTotal,
     MeetGarrison,
     PassCastles,
+    PayToll,
 )
 from hexlog.machine.kit.procedure import Inverse
 
@@ -38,6 +39,7 @@ TYPED: dict[type[Event], frozenset[str]] = {
     ev.GarrisonMet: frozenset({"riders", "speed"}),
     ev.JoustFought: frozenset({"fighter", "warhorses"}),
     ev.TollDemanded: frozenset({"worth"}),
+    ev.TollPaid: frozenset({"item"}),
 }
 
 
@@ -46,10 +48,14 @@ def command_for(event: Event) -> Command | None:
 
     A meeting, a toll and a flight are re-run whether they name rolls or not: the rules roll for them whenever the
     castle's placing left its type or disposition to the dice, so one recorded with no roll where the rules roll is a
-    finding. Only a joust whose winner the referee named is the referee's (``by_hand``)."""
+    finding. Only a joust whose winner the referee named is the referee's (``by_hand``). A toll paid is re-run too,
+    though no dice decide it (``Inverse.reruns``): the gold is the toll named."""
+    command: Command | None = None
     match event:
         case ev.CastlesPassed():
-            return PassCastles()
+            command = PassCastles()
+        case ev.TollPaid():
+            command = PayToll(item=event.item)
         case ev.GarrisonMet():
             return MeetGarrison(riders=event.riders, speed=event.speed)
         case ev.JoustFought(rolls=rolls) if rolls:
@@ -58,7 +64,7 @@ def command_for(event: Event) -> Command | None:
             return DemandToll(worth=event.worth)
         case ev.GarrisonFled():
             return FleeGarrison()
-    return None
+    return command
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -82,4 +88,11 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed=TYPED, by_hand=by_hand, command_before=command_before)
+INVERSE = Inverse(
+    command_for=command_for,
+    typed=TYPED,
+    by_hand=by_hand,
+    command_before=command_before,
+    decides={"pass": (ev.CastlesPassed,), "meet": (ev.GarrisonMet,), "toll": (ev.TollDemanded,)},
+    reruns=frozenset({ev.TollPaid}),
+)

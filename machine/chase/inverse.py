@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from hexlog.events import chase as ev
 from hexlog.events.dice import RollModifier
 from hexlog.events.vocabulary import Side
-from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps
+from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run
 from hexlog.machine.chase.state import PROCEDURE, ChaseState
 from hexlog.machine.kit.procedure import Inverse
 
@@ -36,6 +36,13 @@ def command_for(event: Event) -> Command | None:
             return Drop(item=str(event.item))
         case ev.WaterEvasionRolled():
             return Evade()
+        case ev.RoundRun():
+            return Run(
+                obstacle=event.obstacle,
+                slows_ft=event.slowed_ft,
+                stops=event.stopped,
+                out_of_sight=event.out_of_sight,
+            )
     return None
 
 
@@ -48,7 +55,16 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
     return None
 
 
-INVERSE = Inverse(command_for=command_for, typed={ev.ItemDropped: frozenset({"item"})}, by_hand=by_hand)
+INVERSE = Inverse(
+    command_for=command_for,
+    typed={
+        ev.ItemDropped: frozenset({"item"}),
+        ev.RoundRun: frozenset({"obstacle", "stopped", "out_of_sight", "reason"}),
+    },
+    by_hand=by_hand,
+    decides={"run": (ev.RoundRun,), "drop": (ev.ItemDropped,)},
+    reruns=frozenset({ev.RoundRun}),
+)
 
 
 def exhausted_penalty(table: Table, made_for: str) -> int:

@@ -56,4 +56,6 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
     return None
 
 
-INVERSE = Inverse(command_for=command_for, by_hand=by_hand)
+INVERSE = Inverse(
+    command_for=command_for, by_hand=by_hand, decides={"door": (ev.DoorOpened,), "listen": (ev.DoorListened,)}
+)

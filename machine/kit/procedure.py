@@ -91,6 +91,14 @@ class Inverse:
     #: as a journey sets out): given a context on the table just before it, the event and its recorded schema
     #: version, how the record differs from what the rules give there, in words (None: it does not, or no such fact)
     derived: Callable[[StepContext, Event, int], str | None] | None = None
+    #: the triggers whose step always records one of these decisions before its phase change (the travel day's
+    #: ``check``, its wandering check): a phase change by one of them with none of those decisions since the
+    #: procedure's phase change before it is a finding (the decision and its rolls were taken out of the log)
+    decides: Mapping[str, tuple[type[Event], ...]] = attrs.field(factory=dict)
+    #: events no dice decide (they name no rolls) whose step the audit runs again on the state just before them, as
+    #: it re-runs a decision, with the command ``command_for`` gives: a camp broken (the sleep it judges, the night
+    #: it needs over), a toll paid, a chase's round
+    reruns: frozenset[type[Event]] = frozenset()
 
 
 @attrs.frozen(kw_only=True)

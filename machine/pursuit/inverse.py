@@ -108,4 +108,15 @@ def follows_only(event: Event) -> bool:
     return isinstance(event, ev.PursuitFled) and event.secret
 
 
-INVERSE = Inverse(command_for=command_for, command_before=command_before, follows_only=follows_only)
+INVERSE = Inverse(
+    command_for=command_for,
+    command_before=command_before,
+    follows_only=follows_only,
+    decides={
+        "roll_evasion": (ev.PursuitEvasionRolled,),
+        "flee": (ev.PursuitFled,),
+        "catch": (ev.CatchRolled,),
+        "continue_check": (ev.ContinueChecked,),
+        "rest": (ev.PursuitRested,),
+    },
+)

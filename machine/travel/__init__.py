@@ -58,6 +58,8 @@ TRAVEL = Procedure(
         c.DeclareRouteHeadingWhenLost: day.route_heading_when_lost,
         c.DeclareRouteRoadNeverLost: day.route_road_never_lost,
         c.Move: moves.move,
+        c.MoveOneHex: moves.move_one_hex,
+        c.MoveOneHexTrueCost: moves.move_one_hex,
         c.SearchHex: moves.search,
         c.SearchRoll: moves.search_roll,
         c.SearchRollHexDice: moves.search_roll,

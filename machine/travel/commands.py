@@ -69,6 +69,18 @@ class SearchHex(Command):
 
 
 @attrs.frozen(kw_only=True)
+class MoveOneHex(Command):
+    """Issued by the audit, never by a user: one hex of a move, re-run at its ``travel.moved`` (where the party
+    believes it went, the points it spent, and where it truly went)."""
+
+
+@attrs.frozen(kw_only=True)
+class MoveOneHexTrueCost(Command):
+    """Issued by the audit, never by a user: one hex of a move recorded before ``travel.moved`` version 2, whose
+    releases spent the cost of the hex the party truly entered (and led its mounts as that hex asked)."""
+
+
+@attrs.frozen(kw_only=True)
 class SearchRoll(Command):
     """Issued by ``search`` once the points are spent, never by a user: the referee's secret search roll."""
 
@@ -176,6 +188,8 @@ def _rerun(what: str, step: type[Command]) -> tuple[str | Advice, ...]:
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one (and the command to use)
 INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
+    MoveOneHex: ("is the audit's, re-running one hex of a move; use ", Advice(Move.__name__, (), "travel")),
+    MoveOneHexTrueCost: _rerun("move", Move),
     SearchRoll: ("is made by hexlog when a search goes on; use ", Advice(SearchHex.__name__, (), "travel")),
     SearchRollHexDice: _rerun("search", SearchHex),
     SearchRollOpenFinds: _rerun("search", SearchHex),

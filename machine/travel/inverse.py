@@ -23,6 +23,10 @@ from hexlog.machine.travel.commands import (
     DeclareRoute,
     DeclareRouteHeadingWhenLost,
     DeclareRouteRoadNeverLost,
+    EndDay,
+    ForceMarch,
+    MoveOneHex,
+    MoveOneHexTrueCost,
     RestDay,
     RestDayWhileExerting,
     RollWeather,
@@ -48,8 +52,16 @@ TYPED: dict[type[Event], frozenset[str]] = {
 }
 
 
+#: the steps no dice decide that the audit re-runs at their event all the same (``Inverse.reruns``): one hex of a move
+#: (where a lost party truly went), a forced march, the day's end
+RERUNS: dict[type[Event], type[Command]] = {ev.Moved: MoveOneHex, ev.ForcedMarch: ForceMarch, ev.DayEnded: EndDay}
+
+
 def command_for(event: Event) -> Command | None:
-    """The command that made a recorded decision (None: not a dice-driven decision of the travel day)."""
+    """The command that made a recorded decision (None: not a dice-driven decision of the travel day), or re-runs a
+    step no dice decide (``RERUNS``)."""
+    if type(event) in RERUNS:
+        return RERUNS[type(event)]()
     match event:
         case ev.DayStarted(rolls=rolls) if rolls:
             return RestDay() if event.rest else RollWeather()
@@ -121,6 +133,8 @@ AFLOAT_WATERBORNE_SINCE = 3
 #: the schema version of ``travel.wandering_checked`` since which a ship whose two dice both call an encounter meets
 #: both
 BOTH_DICE_SINCE = 4
+#: the schema version of ``travel.moved`` since which a lost party pays the cost of the hex it believes it enters
+BELIEVED_COST_SINCE = 2
 #: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
 #: chase is under way
 NO_REST_WHILE_EXERTING_SINCE = 3
@@ -135,15 +149,17 @@ def command_before(event: Event, version: int) -> Command | None:
     wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex, and one
     before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness, and one before version 4 met the
     waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
-    ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on."""
-    if isinstance(event, ev.LostChecked) and version < HEADING_EVERY_DAY_SINCE:
-        return DeclareRouteHeadingWhenLost(headings=event.declared, night=event.night)
+    ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on; and a move before
+    ``travel.moved`` version 2 paid the true hex's cost."""
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
-        return DeclareRouteRoadNeverLost(headings=event.declared, night=event.night)
+        route = DeclareRouteHeadingWhenLost if version < HEADING_EVERY_DAY_SINCE else DeclareRouteRoadNeverLost
+        return route(headings=event.declared, night=event.night)
     if isinstance(event, ev.SearchRolled) and version < FINDS_KEPT_SINCE:
         return (SearchRollHexDice if version < MAP_DICE_SINCE else SearchRollOpenFinds)(guide=event.guide)
     if isinstance(event, ev.WanderingChecked) and version < BOTH_DICE_SINCE:
         return _check_before(version)
+    if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
+        return MoveOneHexTrueCost()
     if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
         return RestDayWhileExerting() if event.rolls else None
     return command_for(event)
@@ -202,8 +218,9 @@ def _located(ctx: StepContext, event: mapev.FeatureLocated) -> str | None:
 
 def follows_only(event: Event) -> bool:
     """A find is recorded only right after the search that made it: told, then located (or, before
-    ``travel.search_rolled`` version 3, opened in public or held back)."""
-    return isinstance(event, (*mapev.FINDS, mapev.FeatureTold))
+    ``travel.search_rolled`` version 3, opened in public or held back); and where the party truly is, only right
+    after the move (or the flight) that took it there."""
+    return isinstance(event, (*mapev.FINDS, mapev.FeatureTold, ev.TruePosition))
 
 
 def _names(names: Sequence[str]) -> str:
@@ -218,6 +235,13 @@ INVERSE = Inverse(
     command_before=command_before,
     derived=derived,
     follows_only=follows_only,
+    decides={
+        "weather": (ev.DayStarted,),
+        "route": (ev.LostChecked,),
+        "search": (ev.SearchRolled,),
+        "check": (ev.WanderingChecked,),
+    },
+    reruns=frozenset(RERUNS),
 )
 
 

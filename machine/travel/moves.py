@@ -65,24 +65,34 @@ def seen(ctx: StepContext) -> Hex:
 def move(ctx: StepContext, command: c.Move) -> None:
     """Enter hexes along the route while the points pay for the next one (at most ``hexes``)."""
     moved = 0
-    while command.hexes is None or moved < command.hexes:
-        trip = journey(ctx)
-        step = terrain.next_step(ctx.rules, the_map(ctx), trip)
-        if not isinstance(step, terrain.Step):
-            break
-        left = trip.tp - step.cost
-        ctx.emit(
-            ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led)
-        )
-        place = the_map(ctx).hex(step.true_hex)
-        assert place is not None  # noqa: S101 - next_step only offers hexes of the map
-        astray = step.true_hex != step.believed
-        ctx.emit(ev.TruePosition(hex=step.true_hex, terrain=place.terrain, lost=astray))
+    while (command.hexes is None or moved < command.hexes) and _enter_next(ctx):
         moved += 1
-        expected = the_map(ctx).hex(step.believed)
-        if astray and expected is not None and expected.landmarks:
-            why = MISSED_LANDMARK.format(landmark=expected.landmarks[0])
-            ctx.emit(ev.LostRevealed(hex=step.true_hex, reason=why))
+
+
+def move_one_hex(ctx: StepContext, command: c.MoveOneHex | c.MoveOneHexTrueCost) -> None:
+    """One hex of a move, as the audit re-runs it at its ``travel.moved``: nothing when the party cannot enter it
+    (before version 2 of the event, paying the true hex's cost)."""
+    _enter_next(ctx, true_cost=isinstance(command, c.MoveOneHexTrueCost))
+
+
+def _enter_next(ctx: StepContext, *, true_cost: bool = False) -> bool:
+    """Enter the next hex of the route if the points pay for it: what the party sees, where it truly is, and, lost,
+    the landmark it expected and did not find. Whether it entered one."""
+    trip = journey(ctx)
+    step = (terrain.next_step_true_cost if true_cost else terrain.next_step)(ctx.rules, the_map(ctx), trip)
+    if not isinstance(step, terrain.Step):
+        return False
+    left = trip.tp - step.cost
+    ctx.emit(ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led))
+    place = the_map(ctx).hex(step.true_hex)
+    assert place is not None  # noqa: S101 - next_step only offers hexes of the map
+    astray = step.true_hex != step.believed
+    ctx.emit(ev.TruePosition(hex=step.true_hex, terrain=place.terrain, lost=astray))
+    expected = the_map(ctx).hex(step.believed)
+    if astray and expected is not None and expected.landmarks:
+        why = MISSED_LANDMARK.format(landmark=expected.landmarks[0])
+        ctx.emit(ev.LostRevealed(hex=step.true_hex, reason=why))
+    return True
 
 
 def search(ctx: StepContext, command: c.SearchHex) -> None:

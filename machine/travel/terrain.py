@@ -193,6 +193,29 @@ def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | st
     return step
 
 
+def next_step_true_cost(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
+    """The next hex as releases before ``travel.moved`` version 2 moved into it (the audit re-runs their moves so):
+    the true hex's cost and access, whatever the party believes."""
+    if not trip.route:
+        return "the declared route is travelled"
+    heading = trip.true_route[0] if trip.true_route else trip.route[0]
+    target = grid.neighbour(trip.hex, heading)
+    place = the_map.hex(target) if target is not None else None
+    if target is None or place is None:
+        return f"the map ends there ({heading} of {trip.hex})"
+    cost = entry_cost(rules, the_map.hex(trip.hex), place)
+    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
+    led = False
+    if access is not None and not (place.road or place.track):
+        if (trip.vehicles and access.vehicles == "no") or (trip.mounted and access.mounts == "no"):
+            return f"the party cannot enter {place.terrain} ({target})"
+        led = trip.mounted and access.mounts == "led"
+    if cost > trip.tp:
+        return f"entering {target} costs {cost} travel points; {trip.tp} left"
+    believed = grid.neighbour(trip.believed, trip.route[0]) or trip.believed
+    return Step(heading=trip.route[0], true_hex=target, believed=believed, cost=cost, led=led)
+
+
 def unfinished(rules: Ruleset, the_map: MapState, trip: TravelState) -> int:
     """A22: the points spent on an unfinished hex at the day's end: those left when the next hex of the route costs
     more (the party walks on into it); none when they would pay for it, or no route is left to travel."""

@@ -1,0 +1,341 @@
+"""Steps forged past the dice: a referee who owns the database rewrites what a step recorded and reseals the chain.
+
+Every roll still shows the faces the committed secret gives at its nonce, so the dice check passes; what was forged
+is what the rules did with them, or a step taken out whole where its rolls were the last of their lane (so no nonce
+is skipped). Each class is one forgery, tried on a log played on committed dice: the audit names it, and the honest
+log audits clean.
+
+* A step's decision and its rolls taken out, its phase change kept (the day's wandering check, the lost check, the
+  night's check): the procedure moved on as if the dice had been rolled.
+* A camp broken before its night was checked, or with its sleep and healing rewritten: no dice decide the
+  break, but its step is the rule, and the audit runs it again on the state before it.
+* A lost party's true hex moved, or a true hex recorded where no move took the party: the lost check's heading is
+  not applied.
+* A toll paid short, and a chase whose pursuers ran slower than their rate: steps no dice decide, re-run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pytest
+
+from hexlog.events.chain import reseal
+from hexlog.machine import commands as c
+from hexlog.machine.camp import commands as cc
+from hexlog.machine.castle import commands as k
+from hexlog.machine.chase import commands as ch
+from hexlog.machine.hexmap import SetHex
+from hexlog.machine.travel import commands as t
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import export_lines, read_export
+
+from .scripted_play import ScriptedPlay
+from .test_lost_party_view import V1_LOG
+
+if TYPE_CHECKING:
+    from hexlog.events.chain import Envelope
+
+CAMPAIGN = "forged"
+SEED = "dice we trust"
+ROLLED = "hexlog.dice.rolled"
+CHANGED = "hexlog.procedure.phase_changed"
+
+
+def played(*commands: c.Command, secret: str = "5a" * 32) -> list[Envelope]:
+    """The log of Al and Bo under explore on committed dice: ``commands``, then the session closes."""
+    play = ScriptedPlay(CAMPAIGN, scripted=False)
+    for command in (
+        c.StartCampaign(ruleset="explore"),
+        c.OpenSession(secret_hex=secret),
+        c.SetClientSeed(client_seed=SEED),
+        c.AddMember(name="Al"),
+        c.AddMember(name="Bo"),
+        *commands,
+        c.CloseSession(),
+    ):
+        play.run(command)
+    return read_export(list(export_lines(play.h.store, CAMPAIGN)))
+
+
+def findings(envelopes: list[Envelope]) -> list[tuple[int | None, str, str]]:
+    report = audit_envelopes(reseal(envelopes))
+    return [(f.streamversion, f.check, f.reason) for f in report.findings]
+
+
+def where(envelopes: list[Envelope], kind: str, **data: Any) -> int:
+    """The index of the only event of ``kind`` whose data holds ``data``."""
+    found = [
+        i
+        for i, env in enumerate(envelopes)
+        if env.type == f"hexlog.{kind}" and all(env.data.get(key) == value for key, value in data.items())
+    ]
+    assert len(found) == 1, (kind, data, found)
+    return found[0]
+
+
+def without(envelopes: list[Envelope], *indices: int) -> list[Envelope]:
+    return [env for i, env in enumerate(envelopes) if i not in indices]
+
+
+def edited(envelopes: list[Envelope], at: int, **data: Any) -> list[Envelope]:
+    return [*envelopes[:at], attrs.evolve(envelopes[at], data=envelopes[at].data | data), *envelopes[at + 1 :]]
+
+
+def version_of(at: int) -> int:
+    """The stream version of the event at index ``at`` of a log once resealed."""
+    return at + 1
+
+
+# ------------------------------------------------------------------------------------------------
+# A step's decision taken out, its phase change kept
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def day() -> list[Envelope]:
+    """A travel day north across a meadow: weather, route (the secret lost check), one hex, the wandering check."""
+    return played(
+        SetHex(hex="2,2", terrain="meadow"),
+        SetHex(hex="2,1", terrain="meadow"),
+        t.StartJourney(hex="2,2"),
+        t.RollWeather(),
+        t.DeclareRoute(headings=("N",)),
+        t.Move(),
+        t.CheckWandering(),
+    )
+
+
+class TestAStepTakenOut:
+    def test_the_honest_day_is_clean(self, day: list[Envelope]) -> None:
+        assert findings(day) == []
+
+    def test_the_wandering_check_taken_out_with_its_roll_is_a_finding(self, day: list[Envelope]) -> None:
+        """The day's wandering check was the last public roll: taken out with its roll, no nonce is skipped, and the
+        day moves on to dusk as if it had been rolled."""
+        check = where(day, "travel.wandering_checked")
+        assert day[check - 1].type == ROLLED
+        forged = without(day, check - 1, check)
+        assert findings(forged) == [
+            (
+                version_of(check - 1),
+                "decision",
+                (
+                    "travel 'check' moves on to DUSK with no travel.wandering_checked since its phase before it, which "
+                    "its step always records: the decision was taken out of the log"
+                ),
+            )
+        ]
+
+    def test_the_lost_check_taken_out_with_its_secret_rolls_is_a_finding(self, day: list[Envelope]) -> None:
+        lost = where(day, "travel.lost_checked")
+        assert [env.type for env in day[lost - 2 : lost]] == [ROLLED, ROLLED]
+        forged = without(day, lost - 2, lost - 1, lost)
+        assert findings(forged) == [
+            (
+                version_of(lost - 2),
+                "decision",
+                (
+                    "travel 'route' moves on to TRAVEL with no travel.lost_checked since its phase before it, which "
+                    "its step always records: the decision was taken out of the log"
+                ),
+            )
+        ]
+
+
+# ------------------------------------------------------------------------------------------------
+# A night in camp
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def night() -> list[Envelope]:
+    """A camp in the open with four watches: one night's check (nothing comes), then the camp breaks."""
+    return played(
+        cc.MakeCamp(terrain="clear"),
+        cc.SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
+        cc.CheckNight(),
+        cc.BreakCamp(),
+        secret="10" * 32,
+    )
+
+
+class TestANightForged:
+    def test_the_honest_night_is_clean(self, night: list[Envelope]) -> None:
+        assert findings(night) == []
+
+    def test_the_nights_check_taken_out_with_its_rolls_is_a_finding(self, night: list[Envelope]) -> None:
+        check = where(night, "camp.night_checked")
+        forged = without(night, check - 2, check - 1, check)
+        assert findings(forged)[0] == (
+            version_of(check - 2),
+            "decision",
+            (
+                "camp 'check' moves on to NIGHT with no camp.night_checked since its phase before it, which its step "
+                "always records: the decision was taken out of the log"
+            ),
+        )
+
+    def test_the_camp_broken_with_its_night_unchecked_is_a_finding(self, night: list[Envelope]) -> None:
+        """The whole check taken out, the break relabelled from WATCHED (a row of the table, whose condition the
+        night's check owed does not hold): the break's step, run again, is refused."""
+        check = where(night, "camp.night_checked")
+        forged = without(night, check - 2, check - 1, check, check + 1)
+        brk = where(forged, "procedure.phase_changed", trigger="break")
+        forged = edited(forged, brk, source="WATCHED")
+        broken = where(forged, "camp.broken")
+        assert findings(forged) == [
+            (
+                version_of(broken),
+                "decision",
+                (
+                    "camp.broken: the rules cannot re-run this decision here: camp: 'break' refused in phase WATCHED: "
+                    "the night's wandering check is not rolled yet (0 of 1); check"
+                ),
+            )
+        ]
+
+    def test_a_nights_sleep_rewritten_is_a_finding(self, night: list[Envelope]) -> None:
+        broken = where(night, "camp.broken")
+        rests = [dict(rest) for rest in night[broken].data["rests"]]
+        assert rests[0]["healed_hp"] == 0
+        rests[0] |= {"healed_hp": 5, "can_memorise": True}
+        found = findings(edited(night, broken, rests=rests))
+        assert [(v, check) for v, check, _ in found] == [(version_of(broken), "decision")]
+        assert found[0][2].startswith("rests [Rest(name='Al', watches=(1, 3), woken=(), slept_hours=4, healed_hp=5, ")
+
+
+# ------------------------------------------------------------------------------------------------
+# Where a lost party truly is
+# ------------------------------------------------------------------------------------------------
+
+
+class TestATrueHexForged:
+    def test_the_true_hex_of_a_move_rewritten_is_a_finding(self, day: list[Envelope]) -> None:
+        true = where(day, "travel.true_position")
+        assert day[true].data["hex"] == "2,1"
+        assert findings(edited(day, true, hex="2,2")) == [
+            (
+                version_of(true - 1),
+                "decision",
+                'the travel.true_position after it differs: hex "2,2" where the rules give "2,1"',
+            )
+        ]
+
+    def test_a_true_hex_no_move_records_is_a_finding(self, day: list[Envelope]) -> None:
+        true = where(day, "travel.true_position")
+        moved = attrs.evolve(day[true], id=str(uuid.uuid4()), data=day[true].data | {"hex": "2,2"})
+        forged = [*day[: true + 1], moved, *day[true + 1 :]]
+        assert findings(forged) == [
+            (
+                version_of(true + 1),
+                "decision",
+                "travel.true_position follows no decision here, and the rules record it only after one",
+            )
+        ]
+
+
+# ------------------------------------------------------------------------------------------------
+# A toll and a chase: no dice decide them, their steps are re-run
+# ------------------------------------------------------------------------------------------------
+
+
+class TestNoDiceForged:
+    def test_a_toll_paid_short_is_a_finding(self) -> None:
+        log = played(
+            SetHex(hex="2,2", terrain="hills"),
+            k.PlaceCastle(hex="2,2", castle_type="patriarch", disposition="friendly"),
+            k.HailCastle(hex="2,2"),
+            k.MeetGarrison(riders=8),
+            k.DemandToll(worth=800),
+            k.PayToll(),
+        )
+        assert findings(log) == []
+        paid = where(log, "castle.toll_paid")
+        assert log[paid].data["gold"] == 80
+        assert findings(edited(log, paid, gold=8)) == [
+            (version_of(paid), "decision", "gold 8 recorded, but the rules give 80 with no roll")
+        ]
+
+    def test_a_chase_whose_pursuers_ran_slower_is_a_finding(self) -> None:
+        """Each round's pursuers' feet and the gaps forged to agree with one another, and the end with them."""
+        log = played(ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120), ch.Run(), ch.Run())
+        assert findings(log) == []
+        rounds = [i for i, env in enumerate(log) if env.type == "hexlog.chase.round_run"]
+        assert [log[at].data["gap_after"] for at in rounds] == [70, 40]
+        forged = log
+        for at in rounds:
+            forged = edited(forged, at, pursuers_ft=90, gap_before=100, gap_after=100)
+        found = findings(forged)
+        assert found[0] == (
+            version_of(rounds[0]),
+            "decision",
+            (
+                "pursuers_ft 90 recorded, but the rules give 120 with no roll; gap_after 100 recorded, but the rules "
+                "give 70"
+            ),
+        )
+
+
+class TestATravelDayForged:
+    def test_a_forced_march_given_more_points_is_a_finding(self) -> None:
+        """A forced march adds half the day's points (4 of 8 here); forged to add more."""
+        log = played(
+            SetHex(hex="2,2", terrain="meadow"),
+            SetHex(hex="2,1", terrain="meadow"),
+            t.StartJourney(hex="2,2"),
+            t.RollWeather(weather="clear"),
+            t.DeclareRoute(headings=("N",)),
+            t.ForceMarch(),
+            t.Move(),
+            t.CheckWandering(),
+            t.EndDay(),
+        )
+        assert findings(log) == []
+        march, moved = where(log, "travel.forced_march"), where(log, "travel.moved")
+        assert (log[march].data["added"], log[march].data["travel_points"], log[moved].data["travel_points"]) == (
+            4,
+            12,
+            10,
+        )
+        assert findings(edited(log, march, added=8, travel_points=16)) == [
+            (
+                version_of(march),
+                "decision",
+                "added 8 recorded, but the rules give 4 with no roll; travel_points 16 recorded, but the rules give 12",
+            )
+        ]
+
+    def test_a_days_end_with_more_hexes_is_a_finding(self) -> None:
+        log = played(
+            SetHex(hex="2,2", terrain="meadow"),
+            SetHex(hex="2,1", terrain="meadow"),
+            t.StartJourney(hex="2,2"),
+            t.RollWeather(weather="clear"),
+            t.DeclareRoute(headings=("N",)),
+            t.Move(),
+            t.CheckWandering(),
+            t.EndDay(),
+        )
+        assert findings(log) == []
+        ended = where(log, "travel.day_ended")
+        assert log[ended].data["hexes"] == 1
+        assert findings(edited(log, ended, hexes=3)) == [
+            (version_of(ended), "decision", "hexes 3 recorded, but the rules give 1 with no roll")
+        ]
+
+
+def test_a_true_hex_rewritten_in_a_log_of_travel_moved_version_1_is_a_finding() -> None:
+    """Releases before ``travel.moved`` version 2 paid the true hex's cost; their moves are re-run so, and a lost
+    party's true hex rewritten there is a finding too."""
+    log = read_export(V1_LOG.read_text(encoding="utf-8").splitlines())
+    assert findings(log) == []
+    lost = [i for i, env in enumerate(log) if env.type == "hexlog.travel.true_position" and env.data["lost"]]
+    at = lost[0]
+    assert log[at - 1].type == "hexlog.travel.moved"
+    assert log[at - 1].schemaversion == 1
+    found = findings(edited(log, at, hex=log[at - 1].data["believed"], lost=False))
+    assert [(v, check) for v, check, _ in found][:1] == [(version_of(at - 1), "decision")]
+    assert found[0][2].startswith("the travel.true_position after it differs: hex ")
