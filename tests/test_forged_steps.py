@@ -27,6 +27,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.camp import commands as cc
 from hexlog.machine.castle import commands as k
 from hexlog.machine.chase import commands as ch
+from hexlog.machine.dungeon import commands as d
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
@@ -339,3 +340,16 @@ def test_a_true_hex_rewritten_in_a_log_of_travel_moved_version_1_is_a_finding() 
     found = findings(edited(log, at, hex=log[at - 1].data["believed"], lost=False))
     assert [(v, check) for v, check, _ in found][:1] == [(version_of(at - 1), "decision")]
     assert found[0][2].startswith("the travel.true_position after it differs: hex ")
+
+
+def test_a_torch_lit_to_burn_longer_is_a_finding() -> None:
+    """The light the rules give a torch (6 turns, 30 ft) rewritten; no burn-out falls due before the log ends, so
+    only the re-run of the lighting can tell."""
+    log = played(d.EnterDungeon(name="crypt"), d.LightSource(kind="torch", by="Al"))
+    assert findings(log) == []
+    lit = where(log, "dungeon.light_lit")
+    assert (log[lit].data["turns"], log[lit].data["radius_ft"]) == (6, 30)
+    forged = edited(log, lit, turns=60, radius_ft=60, out_at_seconds=log[lit].data["at_seconds"] + 36000)
+    found = findings(forged)
+    assert [(v, check) for v, check, _ in found] == [(version_of(lit), "decision")]
+    assert found[0][2].startswith("turns 60 recorded, but the rules give 6 with no roll; ")

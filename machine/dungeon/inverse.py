@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import dungeon as ev
-from hexlog.machine.dungeon.commands import CheckWandering, Listen, OpenDoor, SearchRoll, SpikeDoor
+from hexlog.machine.dungeon.commands import (
+    CheckWandering,
+    LightSource,
+    Listen,
+    OpenDoor,
+    RefillLantern,
+    SearchRoll,
+    SpikeDoor,
+)
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
@@ -22,20 +30,22 @@ PERCENT = 100
 
 
 def command_for(event: Event) -> Command | None:
-    """The command that made a recorded decision (None: the event is not a dice-driven decision)."""
+    """The command that made a recorded decision (None: the event is not a dice-driven decision), or that lit a light
+    (no dice decide it, but the rules give how long it burns: ``Inverse.reruns``)."""
+    command: Command | None = None
     match event:
         case ev.WanderingChecked():
-            return CheckWandering(at_seconds=event.at_seconds)
+            command = CheckWandering(at_seconds=event.at_seconds)
         case ev.SecretDoorSearched():
-            return SearchRoll(searchers=event.searchers, present=event.present)
+            command = SearchRoll(searchers=event.searchers, present=event.present)
         case ev.DoorListened():
             skill = len(event.hears_on) if event.thief_skill else None
-            return Listen(by=event.by, door=event.door, skill_in_6=skill)
+            command = Listen(by=event.by, door=event.door, skill_in_6=skill)
         case ev.DoorSpiked():
-            return SpikeDoor(held_open=event.how == "open", door=event.door)
+            command = SpikeDoor(held_open=event.how == "open", door=event.door)
         case ev.DoorOpened():
             picked = event.locked and event.unlocked is not ev.Unlock.KEY
-            return OpenDoor(
+            command = OpenDoor(
                 by=event.by,
                 door=event.door,
                 tool=event.tool,
@@ -45,7 +55,11 @@ def command_for(event: Event) -> Command | None:
                 pick_in_6=event.pick_chance if picked and event.pick_out_of != PERCENT else None,
                 free=not event.stuck,
             )
-    return None
+        case ev.LightLit():
+            command = LightSource(kind=event.kind.value, by=event.carrier)
+        case ev.LanternRefilled():
+            command = RefillLantern(by=event.carrier)
+    return command
 
 
 def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
@@ -57,5 +71,8 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
 
 
 INVERSE = Inverse(
-    command_for=command_for, by_hand=by_hand, decides={"door": (ev.DoorOpened,), "listen": (ev.DoorListened,)}
+    command_for=command_for,
+    by_hand=by_hand,
+    decides={"door": (ev.DoorOpened,), "listen": (ev.DoorListened,)},
+    reruns=frozenset({ev.LightLit, ev.LanternRefilled}),
 )
