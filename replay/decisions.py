@@ -533,6 +533,8 @@ class _Walker:
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
+        if index and not counted:  # a step no dice decide, re-run where it recorded its event, records nothing before
+            problems_found.append(f"the rules record {words.event_text(emitted[0])} before it, which the log left out")
         problems = [*problems_found, *dice_problems, *([tail] if tail else [])]
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))

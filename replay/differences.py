@@ -59,6 +59,11 @@ def show_data(event: Event) -> str:
     return ", ".join(f"{k}={show(v)}" for k, v in to_data(event).items())
 
 
+def event_text(event: Event) -> str:
+    """An event in words: its type and data."""
+    return f"{event.type_name} {show_data(event)}"
+
+
 def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
     """The first event after the decision that differs from what the step records after it."""
     for offset, want in enumerate(emitted, start=1):

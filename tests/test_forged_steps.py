@@ -7,8 +7,9 @@ log audits clean.
 
 * A step's decision and its rolls taken out, its phase change kept (the day's wandering check, the lost check, the
   night's check): the procedure moved on as if the dice had been rolled.
-* A camp broken before its night was checked, or with its sleep and healing rewritten: no dice decide the
-  break, but its step is the rule, and the audit runs it again on the state before it.
+* A camp broken before its night was checked, with its sleep and healing rewritten, or with the night's watches
+  taken off the clock: no dice decide the break, but its step is the rule, and the audit runs it again on the
+  state before it.
 * A lost party's true hex moved, or a true hex recorded where no move took the party: the lost check's heading is
   not applied.
 * A toll paid short, and a chase whose pursuers ran slower than their rate: steps no dice decide, re-run.
@@ -194,6 +195,23 @@ class TestANightForged:
                 (
                     "camp.broken: the rules cannot re-run this decision here: camp: 'break' refused in phase WATCHED: "
                     "the night's wandering check is not rolled yet (0 of 1); check"
+                ),
+            )
+        ]
+
+    def test_the_night_passed_in_no_time_is_a_finding(self, night: list[Envelope]) -> None:
+        """The break lets the night's watches pass on the clock before it judges the sleep; those advances taken
+        out (the campaign's clock eight hours behind), the break run again records them."""
+        broken = where(night, "camp.broken")
+        assert [env.type for env in night[broken - 4 : broken]] == ["hexlog.clock.advanced"] * 4
+        forged = without(night, *range(broken - 4, broken))
+        assert findings(forged) == [
+            (
+                version_of(broken - 4),
+                "decision",
+                (
+                    'the rules record clock.advanced seconds=7200, rounds=120, turns=12, reason="camp 1: a watch of '
+                    'the night" before it, which the log left out'
                 ),
             )
         ]
