@@ -264,7 +264,10 @@ def remove_member(ctx: StepContext, command: c.RemoveMember) -> None:
 
 def roll_dice(ctx: StepContext, command: c.RollDice) -> None:
     """A free roll by the referee (secret when asked, made for a member when named, with the modifiers the state
-    imposes on it, counted against a low total when low is good); it may not take a procedure's purpose."""
+    imposes on it, counted against a low total when low is good); it may not take a procedure's purpose, nor none."""
+    if not command.purpose.strip():
+        msg = "say what the roll is for: the purpose is empty (leave --purpose out for 'free roll')"
+        raise UsageError(msg)
     reserved = ctx.registry.reserved(command.purpose)
     if reserved is not None:
         msg = (

@@ -167,6 +167,8 @@ class TestPartyAndRolls:
             (("roll", "1001d6"), "number of dice must be 1 to 1000"),
             (("roll", "d1"), "2 to 1000 sides"),
             (("roll", "2x6"), "not a dice expression"),
+            (("roll", "d6", "--purpose", ""), "the purpose is empty"),
+            (("roll", "d6", "--purpose", "   "), "the purpose is empty"),
         ],
     )
     def test_bad_input_is_named_and_writes_nothing(self, hexlog, table, args, needle):
