@@ -212,8 +212,16 @@ def _check_sheet(sheet: MemberSheet) -> None:
         raise UsageError(msg)
 
 
+def _check_armor(armor: str | None) -> None:
+    """Refuse an armor given as empty text: none is written ``none``, so a log never holds a blank armor."""
+    if armor is not None and not armor.strip():
+        msg = "armor is empty: give what the member wears, or none"
+        raise UsageError(msg)
+
+
 def add_member(ctx: StepContext, command: c.AddMember) -> None:
     """Add a character, checking its name and scores."""
+    _check_armor(command.armor)
     sheet = MemberSheet(
         name=command.name,
         cha=command.cha,
@@ -233,6 +241,7 @@ def add_member(ctx: StepContext, command: c.AddMember) -> None:
 
 def edit_member(ctx: StepContext, command: c.EditMember) -> None:
     """Correct a member's name or scores: the edit records what was and what is; nothing is deleted."""
+    _check_armor(command.armor)
     member = ctx.table.party.named(command.name)
     was = MemberSheet(**attrs.asdict(member))
     given = {f: getattr(command, f) for f in ("cha", "wis", "dex", "strength", "speed", "armor", "infravision_ft")}

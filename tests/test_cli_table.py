@@ -145,6 +145,16 @@ class TestPartyAndRolls:
         assert "Ayla: CHA 16" in result.stdout
         assert "moves at 90" in result.stdout
 
+    def test_an_edit_to_an_empty_armor_is_refused_and_writes_nothing(self, hexlog, table):
+        """Clearing a member's armor to empty text is refused (none is written none); the armor stays as it was."""
+        assert hexlog("party", "add", "Ayla", "--armor", "chain").returncode == 0
+        before = _count_events(table)
+        result = hexlog("party", "edit", "Ayla", "--armor", "")
+        assert result.returncode == 2
+        assert "armor is empty" in result.stderr
+        assert _count_events(table) == before
+        assert "armor chain" in hexlog("state").stdout
+
     @pytest.mark.parametrize(
         ("args", "needle"),
         [
@@ -163,6 +173,8 @@ class TestPartyAndRolls:
             (("roll", "d6", "--purpose", "caf\udce9"), "purpose of 'roll dice' is not valid Unicode"),
             (("session", "abandon", "--reason", "\udcff"), "reason of 'abandon session' is not valid Unicode"),
             (("party", "add", "!!"), "member name"),
+            (("party", "add", "Bo", "--armor", ""), "armor is empty"),
+            (("party", "add", "Bo", "--armor", "  "), "armor is empty"),
             (("party", "remove", "Nobody"), "no member called Nobody"),
             (("roll", "1001d6"), "number of dice must be 1 to 1000"),
             (("roll", "d1"), "2 to 1000 sides"),
