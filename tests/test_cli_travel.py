@@ -148,6 +148,20 @@ def test_map_show_lists_the_hexes_and_set_changes_one(journey) -> None:
     assert hexlog("map", "show", "7,7").returncode != 0
 
 
+def test_map_set_that_changes_nothing_is_refused_and_writes_nothing(journey) -> None:
+    """A hex set again as it already is (no option, or the same terrain) records nothing and says so."""
+    hexlog = journey
+    before = version(hexlog)
+    for args in (("3,2",), ("3,2", "--terrain", "bog"), ("3,2", "--no-road")):
+        refused = hexlog("map", "set", *args)
+        assert refused.returncode == 2, args
+        assert "hex 3,2 is already so: nothing to change" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    assert version(hexlog) == before
+    assert hexlog("map", "set", "3,2", "--road").returncode == 0
+    assert version(hexlog) == before + 1
+
+
 #: house rules under which a party in the open is always lost, and truly heads NE
 ALWAYS_LOST = """
 [tables.lost_encounter.odd_p18.clear]

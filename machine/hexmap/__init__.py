@@ -142,6 +142,18 @@ def set_hex(ctx: StepContext, command: SetHex) -> None:
     if command.track and command.road is None:
         road = False
     landmarks = command.landmarks or (old.landmarks if old is not None else ())
+    unchanged = old is not None and (old.terrain, old.road, old.track, old.landmarks) == (
+        terrain,
+        road,
+        track,
+        landmarks,
+    )
+    if unchanged and not command.hidden and not command.lairs:
+        msg = (
+            f"hex {name} is already so: nothing to change (give a new --terrain, --road or --no-road, --track or "
+            "--no-track, --landmark, --hidden or --lair)"
+        )
+        raise UsageError(msg)
     ctx.emit(
         *_committed(
             ctx,
