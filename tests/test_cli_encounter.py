@@ -820,6 +820,14 @@ class TestHelp:
         assert explained in option_row(help_of(subcommand), *flags)
 
 
+def test_the_initiative_help_says_who_rolls_as_the_rules_decide():
+    """roll-initiative's help does not say a surprised side never rolls: under adnd and explore (the option's default)
+    it rolls too; only surprised_sides_roll_initiative = false (ose) leaves it out."""
+    text = one_line(help_of("roll-initiative"))
+    assert "Roll 1d6 for each side that is not surprised" not in text
+    assert "surprised_sides_roll_initiative = false" in text
+
+
 def test_a_correction_to_the_count_already_recorded_is_a_refusal(hexlog):
     """``encounter correct --monsters 4`` when it is 4: the state leaves nothing to correct, a refusal (exit 1)."""
     start = ("encounter", "start", "--setting", "dungeon", "--monsters", "4")

@@ -114,7 +114,7 @@ class TakeFreeAction(Command):
 
 @attrs.frozen(kw_only=True)
 class RollInitiative(Command):
-    """Roll 1d6 for each side that is not surprised."""
+    """Roll 1d6 for each side (only the sides not surprised under surprised_sides_roll_initiative = false, as ose)."""
 
 
 @attrs.frozen(kw_only=True)
