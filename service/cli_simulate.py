@@ -408,12 +408,22 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
 
 def _check_terrain(situation: Any, rules: rulesets.Ruleset, side: str = "") -> None:
     """Refuse, naming ``--terrain`` and the terrains the rules know, a journey through a terrain no hex may have
-    (the map the trials travel would refuse it, naming a hex the user never drew)."""
+    (the map the trials travel would refuse it, naming a hex the user never drew). Rules under which no journey can
+    start are refused for that, in the journey's words, not for a terrain (the default one the user never gave)."""
     if not isinstance(situation, Journey):
         return
+    where = f"side {side} ({rules.name}): " if side else ""
+    travel = REGISTRY.procedure("travel")
+    missing = travel.unavailable(rules) if travel.unavailable is not None else ""
+    if missing:
+        phase = travel.initial.name if travel.initial is not None else "IDLE"
+        msg = (
+            f"{where}travel: 'start' refused in phase {phase}: "
+            f"the rules in force ({rules.name}) have {missing}; use explore"
+        )
+        raise RuleRefusedError(msg)
     known = rules.part(MapTables).terrains()
     if situation.terrain not in known:
-        where = f"side {side} ({rules.name}): " if side else ""
         msg = f"{where}--terrain {situation.terrain!r} is not one the rules know: {', '.join(sorted(known))}"
         raise UsageError(msg)
 

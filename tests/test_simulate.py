@@ -392,6 +392,30 @@ def test_a_terrain_the_rules_do_not_know_is_refused_naming_the_option_and_the_te
     assert "hex 0,0" not in said
 
 
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (("simulate", "travel", "--ruleset", "adnd"), ""),
+        (("simulate", "compare", "travel", "--against", "adnd"), "side B (adnd): "),
+    ],
+    ids=["travel", "compare"],
+)
+def test_travel_under_rules_without_travel_tables_is_refused_for_that_not_for_the_default_terrain(
+    tmp_path: Path, args, where
+):
+    """adnd has no travel tables: the refusal says so, as under ose, and never blames a --terrain the user did not
+    give (the default meadow) nor a hex it never drew."""
+    refused = run_hexlog(*args, "--n", "5", cwd=tmp_path)
+    assert refused.returncode == 1
+    assert refused.stdout == ""
+    said = refused.stderr.removeprefix("hexlog: error: ")
+    assert said.startswith(
+        f"{where}travel: 'start' refused in phase IDLE: the rules in force (adnd) have no travel tables ("
+    )
+    assert "--terrain" not in said
+    assert "meadow" not in said
+
+
 @pytest.mark.parametrize("ruleset", ["ose", "adnd", "explore"])
 def test_first_to_act_is_the_side_surprise_favours_whatever_the_rules(tmp_path: Path, ruleset: str) -> None:
     """A party always surprised by monsters never surprised: the monsters act first in every trial, whether the
