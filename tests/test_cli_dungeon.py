@@ -109,6 +109,14 @@ class TestDelve:
         assert "light a torch or a lantern, not 'lamp'" in lamp.stderr
         assert _count_events(delve) == before
 
+    def test_a_searcher_named_twice_is_refused_and_writes_nothing(self, hexlog, delve):
+        """Searching once a turn each: naming a searcher twice (a second die under each_searcher) is refused."""
+        before = _count_events(delve)
+        twice = hexlog("dungeon", "search", "--by", "Bo", "--by", "Ann", "--by", "Bo")
+        assert twice.returncode == 2
+        assert twice.stderr.strip() == "hexlog: error: Bo named twice: each searcher searches once a turn"
+        assert _count_events(delve) == before
+
     @pytest.mark.usefixtures("delve")
     def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog):
         hexlog("dungeon", "leave")

@@ -164,6 +164,10 @@ def search(ctx: StepContext, command: Search) -> None:
     if not searchers:
         msg = f"the party has no members to search; {NO_MEMBERS}"
         raise RuleRefusedError(msg).advising(ADD_MEMBER, "'")
+    twice = sorted({n for n in searchers if searchers.count(n) > 1})
+    if twice:
+        msg = f"{', '.join(twice)} named twice: each searcher searches once a turn"
+        raise UsageError(msg)
     search_roll(ctx, SearchRoll(searchers=tuple(searchers), present=not command.nothing_there))
     _one_turn(ctx, "the party searches")
 
