@@ -44,7 +44,8 @@ class Party:
         if member is None:
             known = ", ".join(m.name for m in self.members)
             there = f"its members: {known}" if known else "the party has no members"
-            msg = f"the party has no member called {name} ({there}{also})"
+            called = f"called {name}" if name.strip() else f"with an empty name {name!r}: give one"
+            msg = f"the party has no member {called} ({there}{also})"
             raise UnknownMemberError(msg)
         return member
 

@@ -176,6 +176,8 @@ class TestPartyAndRolls:
             (("party", "add", "Bo", "--armor", ""), "armor is empty"),
             (("party", "add", "Bo", "--armor", "  "), "armor is empty"),
             (("party", "remove", "Nobody"), "no member called Nobody"),
+            (("party", "remove", ""), "the party has no member with an empty name '': give one"),
+            (("roll", "d6", "--for", " "), "the party has no member with an empty name ' ': give one"),
             (("roll", "1001d6"), "number of dice must be 1 to 1000"),
             (("roll", "d1"), "2 to 1000 sides"),
             (("roll", "2x6"), "not a dice expression"),
