@@ -148,6 +148,18 @@ def test_map_show_lists_the_hexes_and_set_changes_one(journey) -> None:
     assert hexlog("map", "show", "7,7").returncode != 0
 
 
+def test_a_hex_written_in_digits_of_another_script_is_refused_and_writes_nothing(journey) -> None:
+    """Full-width or Arabic-Indic digits are not read as 0-9 (as no other number hexlog reads is)."""
+    hexlog = journey
+    before = version(hexlog)
+    for written in ("\uff13,\uff12", "\u0663,\u0662"):
+        refused = hexlog("map", "set", written, "--terrain", "hills")
+        assert refused.returncode == 2
+        assert f"a hex is written col,row (two numbers 0 to 9999, e.g. 3,4), not {written!r}" in refused.stderr
+    assert version(hexlog) == before
+    assert "3,2: bog" in hexlog("map", "show", "3,2").stdout
+
+
 def test_map_set_that_changes_nothing_is_refused_and_writes_nothing(journey) -> None:
     """A hex set again as it already is (no option, or the same terrain) records nothing and says so."""
     hexlog = journey

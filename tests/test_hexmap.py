@@ -89,7 +89,7 @@ class TestGrid:
         """Row 0 has nothing to its north."""
         assert grid.neighbour("0,0", "N") is None
 
-    @pytest.mark.parametrize("text", ["3", "a,b", "3,4,5", "-1,2", ""])
+    @pytest.mark.parametrize("text", ["3", "a,b", "3,4,5", "-1,2", "", "\uff13,\uff14", "\u0663,4", "3\u2003,4"])
     def test_a_malformed_hex_is_refused_naming_the_form(self, text: str) -> None:
         with pytest.raises(UsageError, match="col,row"):
             grid.parse(text)

@@ -15,7 +15,8 @@ from hexlog.events.errors import UsageError
 HEADINGS = ("N", "NE", "SE", "S", "SW", "NW")
 #: the largest column or row a hex may have
 MAX_COORD = 9999
-_HEX = re.compile(r"^\s*(\d{1,4})\s*,\s*(\d{1,4})\s*$")
+#: ASCII digits and spaces only (0-9, as every number hexlog reads): ``\d`` would take full-width digits for 3,4
+_HEX = re.compile(r"^\s*(\d{1,4})\s*,\s*(\d{1,4})\s*$", re.ASCII)
 
 #: (column step, row step) of each heading from an even column, then from an odd column
 _EVEN = {"N": (0, -1), "NE": (1, -1), "SE": (1, 0), "S": (0, 1), "SW": (-1, 0), "NW": (-1, -1)}
