@@ -63,8 +63,8 @@ def _line(envelope: Envelope) -> str:
 
 #: an event id: a UUID written in its usual 8-4-4-4-12 hex form
 UUID_TEXT = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-#: an RFC 3339 date-time
-RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})")
+#: an RFC 3339 date-time (its digits ASCII: ``\d`` alone takes full-width ones too)
+RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
 
 
 def _envelope_problem(obj: Any) -> str | None:

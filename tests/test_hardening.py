@@ -144,6 +144,7 @@ class TestMalformedExports:
             ("id", "not-a-uuid", "is not a UUID"),
             ("time", "yesterday at noon", "is not an RFC 3339 date-time"),
             ("time", "2026-13-01T00:00:00Z", "is not an RFC 3339 date-time"),
+            ("time", "\uff12\uff10\uff12\uff16-01-01T00:00:00Z", "is not an RFC 3339 date-time"),
         ],
     )
     def test_a_resealed_export_with_a_bad_id_or_time_is_refused(self, hexlog, tmp_path, field, value, says):
