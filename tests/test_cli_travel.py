@@ -160,6 +160,15 @@ def test_a_hex_written_in_digits_of_another_script_is_refused_and_writes_nothing
     assert "3,2: bog" in hexlog("map", "show", "3,2").stdout
 
 
+def test_an_empty_hidden_feature_is_named_as_one_and_writes_nothing(journey) -> None:
+    hexlog = journey
+    before = version(hexlog)
+    refused = hexlog("map", "set", "3,2", "--hidden", " ")
+    assert refused.returncode == 2
+    assert refused.stderr == "hexlog: error: hex 3,2: a hidden feature may not be empty\n"
+    assert version(hexlog) == before
+
+
 def test_map_set_that_changes_nothing_is_refused_and_writes_nothing(journey) -> None:
     """A hex set again as it already is (no option, or the same terrain) records nothing and says so."""
     hexlog = journey

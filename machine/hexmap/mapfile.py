@@ -61,7 +61,7 @@ def hex_events(  # noqa: PLR0913 - the facts of one hex
     if road and track:
         msg = f"hex {hex_name}: a hex has a road or a track, not both"
         raise UsageError(msg)
-    for label, values in (("landmark", landmarks), ("hidden", hidden), ("lair", lairs)):
+    for label, values in (("landmark", landmarks), ("hidden feature", hidden), ("lair", lairs)):
         for value in values:
             found = text.problem(value, label) or ("" if value.strip() else f"a {label} may not be empty")
             if found:
