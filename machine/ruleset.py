@@ -26,7 +26,16 @@ from hexlog.events import files
 from hexlog.events.chain import canonical_json, sha256_hex
 from hexlog.events.errors import Advice
 from hexlog.machine.kit import recorded
-from hexlog.machine.kit.rules import SECTIONS, RulesError, help_of, keys_of, kind_of, structure, unstructure
+from hexlog.machine.kit.rules import (
+    SECTIONS,
+    RulesError,
+    help_of,
+    keys_of,
+    kind_of,
+    read_when,
+    structure,
+    unstructure,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -272,6 +281,11 @@ class Row:
     help: str = ""
     #: the values it may take, for a choice
     choices: tuple[str, ...] = ()
+    #: why its readers do not read it under these rules ("" when they do): an option it is read under holds another
+    #: value (``rule(read_when=...)``)
+    idle: str = ""
+    #: when its readers read it ("" when always): ``options.distance_rules is ose``
+    when: str = ""
 
 
 def _explain(parts: Iterable[type], section: str, key: str) -> tuple[str, tuple[str, ...]]:
@@ -290,6 +304,29 @@ def _choices(kind: Any) -> tuple[str, ...]:
         if inner and isinstance(inner[0], type) and issubclass(inner[0], enum.Enum):
             return tuple(str(m.value) for m in inner[0])
     return ()
+
+
+def _read_under(rules: Ruleset, parts: list[type], section: str, key: str) -> tuple[str, str]:
+    """When the procedures read a key (``rule(read_when=...)``), and why they do not under these rules: ("", "")
+    for a key read whatever the options hold."""
+    for cls in parts:
+        if cls.section != section or key not in keys_of(cls):  # type: ignore[attr-defined]
+            continue
+        found = read_when(cls, key)
+        if found is None:
+            return "", ""
+        option, values = found
+        when = f"options.{option} is {' or '.join(values)}"
+        for holder in parts:
+            if holder.section == "options" and option in keys_of(holder):  # type: ignore[attr-defined]
+                try:
+                    value = getattr(rules.part(holder), option)
+                except RulesError:  # rules that cannot be read: said where they are read
+                    return when, ""
+                shown = str(value.value if isinstance(value, enum.Enum) else value)
+                return when, "" if shown in values else f"options.{option} is {shown}"
+        return when, ""
+    return "", ""
 
 
 def describe(rules: Ruleset, readers: Any, parts: Iterable[type], *, left_out: bool = False) -> list[Row]:
@@ -319,7 +356,16 @@ def describe(rules: Ruleset, readers: Any, parts: Iterable[type], *, left_out: b
         rows.extend(Row(key, shown, who, text) for key, shown in _inner_defaults(listed, name, table))
     if left_out:
         rows.extend(_left_out(listed, "tables", content, readers))
-    return rows
+    return [_with_reading(rules, listed, row) for row in rows]
+
+
+def _with_reading(rules: Ruleset, parts: list[type], row: Row) -> Row:
+    """The row with when its readers read it and why they do not under these rules (``rule(read_when=...)``)."""
+    section, _, rest = row.key.partition(".")
+    if section not in SECTIONS or not row.readers:
+        return row
+    when, idle = _read_under(rules, parts, section, re.split(r"[.\[]", rest, maxsplit=1)[0])
+    return attrs.evolve(row, when=when, idle=idle) if when else row
 
 
 def _inner_defaults(parts: list[type], name: str, table: Any) -> list[tuple[str, str]]:

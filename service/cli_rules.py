@@ -85,10 +85,12 @@ def show(
         choices = f"  (choices: {', '.join(row.choices)})" if row.choices else ""
         section = row.key.split(".")[0]
         unused = f"  {UNUSED}" if section in rulesets.SECTIONS and not row.readers else ""
-        out.print(f"{row.key} = {row.value}{choices}{unused}")
+        idle = f"  [not read under these rules: {row.idle}]" if row.idle else ""
+        out.print(f"{row.key} = {row.value}{choices}{unused}{idle}")
         if row.help and head not in explained:
             explained.add(head)
-            out.print(f"    {row.help} [read by {', '.join(_reader(name, barred) for name in row.readers)}]")
+            when = f" when {row.when}" if row.when else ""
+            out.print(f"    {row.help} [read by {', '.join(_reader(name, barred) for name in row.readers)}{when}]")
     for procedure_name, why in barred.items():
         if why:
             out.print(f"not run under these rules ({procedure_name}): they have {why}")

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import ClassVar
 
 import pytest
 
+from hexlog.machine import ruleset as rulesets
 from hexlog.machine.dungeon.rules import DungeonTables
+from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.rules import help_of
+from hexlog.machine.registry import REGISTRY
+from hexlog.service.simulation import Question, simulate
 
 UNUSED = "[not used by any procedure yet]"
 
@@ -114,7 +119,12 @@ class TestRulesCommands:
             ),
             ("options.round_seconds = 60", ClockOptions, "round_seconds", "campaign"),
             ("options.surprise_on = 2", EncounterOptions, "surprise_on", "encounter"),
-            ("tables.small_room.size_ft = 20", EncounterTables, "small_room", "encounter"),
+            (
+                "tables.small_room.size_ft = 20",
+                EncounterTables,
+                "small_room",
+                "encounter when options.distance_rules is adnd",
+            ),
         ):
             at = lines.index(head)
             assert lines[at + 1] == f"    {help_of(part, key)} [read by {reader}]"
@@ -312,3 +322,66 @@ class TestEncounterBounds:
             "100000",
         )
         assert result.returncode == 0, result.stderr
+
+
+class TestReadUnder:
+    """A rule only one text's distance procedure reads is shown as not read under the others' rules, and truly is
+    not: changing it changes no encounter there (``rule(read_when=...)``)."""
+
+    @pytest.mark.parametrize(
+        ("name", "idle", "read"),
+        [
+            ("explore", "wild_surprise_distance_trigger", "dungeon_distance"),
+            ("ose", "dungeon_distance", "wild_surprise_distance_trigger"),
+            ("adnd", "wild_surprise_distance_trigger", "outdoor_min_distance_ft"),
+        ],
+    )
+    def test_show_says_which_rules_the_distance_procedure_in_force_does_not_read(self, hexlog, name, idle, read):
+        """The option shown with its default is marked as not read, naming the option that decides it."""
+        lines = hexlog("rules", "show", name).stdout.splitlines()
+        idle_line = next(line for line in lines if line.startswith(f"options.{idle} ="))
+        read_line = next(line for line in lines if line.startswith(f"options.{read} ="))
+        assert f"[not read under these rules: options.distance_rules is {name}]" in idle_line
+        assert "not read" not in read_line
+
+    #: each option a distance procedure alone reads, the ruleset that reads it and a value that moves its distances
+    CHANGES: ClassVar[dict[str, tuple[str, object]]] = {
+        "wild_surprise_distance_trigger": ("ose", "both"),
+        "default_light_radius_ft": ("adnd", 5),
+        "outdoor_min_distance_ft": ("adnd", 400),
+    }
+
+    @staticmethod
+    def _outcomes(name: str, overrides: dict[str, object]) -> list[object]:
+        """The outcomes of encounters in each setting of the ruleset (a lit party, three monsters), same seed."""
+        settings = {"adnd": ("indoors", "outdoors")}.get(name, ("dungeon", "wilderness", "waterborne"))
+        out: list[object] = []
+        for setting in settings:
+            situation = StartEncounter(setting=setting, monster_count=3, party_light=True)
+            question = Question(scenario="encounter", situation=situation, ruleset=name, overrides=overrides)
+            out.append(simulate(question, 150))
+        return out
+
+    @pytest.mark.parametrize("name", ["ose", "adnd", "explore"])
+    def test_an_option_shown_as_not_read_changes_no_encounter(self, name):
+        """Each option a built-in's ``rules show`` marks as not read (with a value: one not set names a table entry),
+        set to a value that moves the distances where it is read, leaves every outcome as it was: the marks are not a
+        guess."""
+
+        rules = rulesets.load(name)
+        rows = rulesets.describe(rules, REGISTRY.readers, REGISTRY.rule_parts, left_out=True)
+        idle = {
+            row.key.removeprefix("options.")
+            for row in rows
+            if row.idle and row.key.startswith("options.") and "(not set)" not in row.value
+        }
+        assert idle, "no option of the distance procedures is marked as not read"
+        assert idle <= set(self.CHANGES), f"give these a value that moves distances: {idle - set(self.CHANGES)}"
+        changed = {key: self.CHANGES[key][1] for key in idle}
+        assert self._outcomes(name, {"options": changed}) == self._outcomes(name, {}), changed
+
+    @pytest.mark.parametrize("key", sorted(CHANGES))
+    def test_the_same_change_moves_the_encounters_of_the_rules_that_read_it(self, key):
+        """The test above can fail: under the rules that read it, each change moves the outcomes."""
+        name, value = self.CHANGES[key]
+        assert self._outcomes(name, {"options": {key: value}}) != self._outcomes(name, {})

@@ -52,6 +52,12 @@ class DistanceRules(enum.StrEnum):
     EXPLORE = "explore"
 
 
+#: the rules only one text's distance procedure reads (``positions``: ``options.distance_rules`` picks it)
+OSE_DISTANCE = ("distance_rules", (DistanceRules.OSE.value,))
+ADND_DISTANCE = ("distance_rules", (DistanceRules.ADND.value,))
+EXPLORE_DISTANCE = ("distance_rules", (DistanceRules.EXPLORE.value,))
+
+
 class TieRule(enum.StrEnum):
     """How an initiative tie is settled (A2)."""
 
@@ -207,21 +213,28 @@ class EncounterOptions:
     wild_surprise_distance_trigger: DistanceTrigger = rule(
         DistanceTrigger.EITHER,
         help="OSE outdoors: the distance shrinks when either side is surprised, or only when both are (A3).",
+        read_when=OSE_DISTANCE,
     )
     dungeon_distance: str | None = rule(
-        None, help="Seed 004: the dungeon distance dice, an entry of tables.dungeon_distance (A17)."
+        None,
+        help="Seed 004: the dungeon distance dice, an entry of tables.dungeon_distance (A17).",
+        read_when=EXPLORE_DISTANCE,
     )
     outdoor_distance_dice: str | None = rule(
-        None, help="AD&D outdoors: the distance dice, an entry of tables.outdoor_dice (A10)."
+        None, help="AD&D outdoors: the distance dice, an entry of tables.outdoor_dice (A10).", read_when=ADND_DISTANCE
     )
     default_light_radius_ft: int = rule(
         0,
         help="AD&D indoors: a light carried (--party-light, --monsters-light) without --light-radius lights this "
         "many feet, so the distance is at most the table's light_cap_multiplier times it (A39; 0: no cap).",
         validator=in_range(0, 100_000),
+        read_when=ADND_DISTANCE,
     )
     outdoor_min_distance_ft: int = rule(
-        10, help="AD&D outdoors: the distance never falls below this many feet (A11).", validator=in_range(0, 100_000)
+        10,
+        help="AD&D outdoors: the distance never falls below this many feet (A11).",
+        validator=in_range(0, 100_000),
+        read_when=ADND_DISTANCE,
     )
     initiative_tie: TieRule = rule(help="An initiative tie: both act at once, or both roll again (A2).")
     reroll_limit: int = rule(
@@ -399,15 +412,21 @@ class EncounterTables:
         help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31).",
         validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
-    dungeon_distance: dict[str, DiceEntry] | None = rule(None, help="Seed 004 dungeon distance dice (A17).")
+    dungeon_distance: dict[str, DiceEntry] | None = rule(
+        None, help="Seed 004 dungeon distance dice (A17).", read_when=EXPLORE_DISTANCE
+    )
     wis_surprise: dict[WisSurprise, Bands] | None = rule(
         None,
         help="WIS surprise modifier: [lowest score, modifier] (§4.3).",
         validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
-    outdoor_dice: dict[str, DiceEntry] | None = rule(None, help="AD&D outdoor distance dice (A10).")
+    outdoor_dice: dict[str, DiceEntry] | None = rule(
+        None, help="AD&D outdoor distance dice (A10).", read_when=ADND_DISTANCE
+    )
     outdoor_terrain: dict[str, TerrainChange] | None = rule(None, help="AD&D terrain, applied to each die (§3.3, A12).")
-    small_room: SmallRoom | None = rule(None, help="AD&D: the distance in a small room (§3.2).")
+    small_room: SmallRoom | None = rule(
+        None, help="AD&D: the distance in a small room (§3.2).", read_when=ADND_DISTANCE
+    )
     avoid: AvoidTable | None = rule(None, help="AD&D: avoiding the encounter (§3.4).")
     armor_kind: dict[str, ArmorKind] | None = rule(None, help="AD&D: the kind of each armor suit (§3.4).")
 

@@ -51,11 +51,27 @@ class RulesPart(Protocol):
     __attrs_attrs__: ClassVar[Any]
 
 
-def rule(default: Any = attrs.NOTHING, *, help: str, validator: Any = None, factory: Any = None) -> Any:  # noqa: A002 - the sentence's name
-    """A field of a rules class: its default (a ruleset may leave it out) and the sentence explaining it."""
+#: the metadata key of the option a rule is read under (``rule(read_when=...)``)
+READ_WHEN = "read_when"
+
+
+def rule(
+    default: Any = attrs.NOTHING,
+    *,
+    help: str,  # noqa: A002 - the sentence's name
+    validator: Any = None,
+    factory: Any = None,
+    read_when: tuple[str, tuple[str, ...]] | None = None,
+) -> Any:
+    """A field of a rules class: its default (a ruleset may leave it out) and the sentence explaining it; with
+    ``read_when`` (an option of the ``options`` section and its values), the procedures read it only while that option
+    holds one of them (``rules show`` says when it is not read)."""
+    metadata: dict[str, Any] = {HELP: help}
+    if read_when is not None:
+        metadata[READ_WHEN] = read_when
     if factory is not None:
-        return attrs.field(factory=factory, validator=validator, metadata={HELP: help}, kw_only=True)
-    return attrs.field(default=default, validator=validator, metadata={HELP: help}, kw_only=True)
+        return attrs.field(factory=factory, validator=validator, metadata=metadata, kw_only=True)
+    return attrs.field(default=default, validator=validator, metadata=metadata, kw_only=True)
 
 
 def in_range(low: float, high: float) -> Validator:
@@ -174,6 +190,13 @@ def help_of(cls: type, name: str) -> str:
     """The sentence that explains a field of a rules class."""
     field = attrs.fields_dict(cls)[name]
     return str(field.metadata.get(HELP, ""))
+
+
+def read_when(cls: type, name: str) -> tuple[str, tuple[str, ...]] | None:
+    """The option a field of a rules class is read under and the values it is read at (None: read whatever the
+    options hold)."""
+    found: tuple[str, tuple[str, ...]] | None = attrs.fields_dict(cls)[name].metadata.get(READ_WHEN)
+    return found
 
 
 #: how a value is named in a refusal, by its Python type (bool before int: a bool is an int)
