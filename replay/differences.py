@@ -65,11 +65,14 @@ def event_text(event: Event) -> str:
 
 
 def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
-    """The first event after the decision that differs from what the step records after it."""
+    """The first event after the decision that differs from what the step records after it (None as well where one of
+    them did not decode: the decode check names it, where it is)."""
     for offset, want in enumerate(emitted, start=1):
         found = events[at + offset] if at + offset < len(events) else None
         if found == want:
             continue
+        if found is None and at + offset < len(events):
+            return None
         wanted = f"{want.type_name} {show_data(want)}"
         if found is None:
             return f"after it the rules record {wanted}, but the log has no such event there"
