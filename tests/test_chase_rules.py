@@ -24,9 +24,11 @@ from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
+from hexlog.machine.chase.inverse import by_hand
 from hexlog.machine.chase.rules import ChaseTables, evades, in_6, water_chance
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.kit.context import StepContext
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import KeyRoller, Rolls
 from hexlog.replay.audit import audit_store
@@ -149,6 +151,19 @@ class TestRounds:
         t = chasing(gap_ft=200)
         one_round(t, ch.Run(out_of_sight=True))
         assert t.state.phase is ch.Phase.ESCAPED
+
+    def test_the_referees_hand_names_a_sight_declared_not_one_the_line_of_sight_gives(self):
+        """Out of sight by the referee's word is the referee's hand in the audit; beyond the line of sight it is not."""
+        t = chasing(gap_ft=200, relentless=True)
+        before = StepContext(table=t.table, registry=REGISTRY)
+        run = one_round(t, ch.Run(out_of_sight=True))
+        assert by_hand(run, before) == "the fleeing side declared out of the pursuers' sight in round 1"
+        t = chasing(gap_ft=50, fleeing_ft=120, pursuers_ft=120, line_of_sight_ft=55, forced_to_stop=True)
+        one_round(t)
+        before = StepContext(table=t.table, registry=REGISTRY)
+        run = one_round(t, ch.Run(obstacle="a narrow crack", slows_ft=10))
+        assert run.out_of_sight
+        assert by_hand(run, before) == "an obstacle declared in round 2: a narrow crack, costing the pursuers 10 ft"
 
     def test_burning_oil_slows_or_stops_the_pursuit(self):
         """Oil costing 60 ft: the gap grows by 30; a portcullis that stops them ends the chase."""

@@ -46,13 +46,20 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
-def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
-    """What the referee declared by hand in a chase event, in words (None: nothing)."""
-    match event:
-        case ev.RoundRun(obstacle=obstacle) if obstacle:
-            effect = "stopping the pursuit" if event.stopped else f"costing the pursuers {event.slowed_ft} ft"
-            return f"an obstacle declared in round {event.round}: {obstacle}, {effect}"
-    return None
+def by_hand(event: Event, ctx: StepContext) -> str | None:
+    """What the referee declared by hand in a chase event, in words (None: nothing): an obstacle, and the fleeing
+    side out of the pursuers' sight where the line of sight does not put it there."""
+    if not isinstance(event, ev.RoundRun):
+        return None
+    said = []
+    if event.obstacle:
+        effect = "stopping the pursuit" if event.stopped else f"costing the pursuers {event.slowed_ft} ft"
+        said.append(f"an obstacle declared in round {event.round}: {event.obstacle}, {effect}")
+    state = ctx.state(PROCEDURE)
+    sight = state.started.line_of_sight_ft if isinstance(state, ChaseState) else 0
+    if event.out_of_sight and not (sight > 0 and event.gap_after > sight):
+        said.append(f"the fleeing side declared out of the pursuers' sight in round {event.round}")
+    return "; ".join(said) or None
 
 
 INVERSE = Inverse(
