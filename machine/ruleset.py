@@ -315,18 +315,27 @@ def _read_under(rules: Ruleset, parts: list[type], section: str, key: str) -> tu
         found = read_when(cls, key)
         if found is None:
             return "", ""
-        option, values = found
-        when = f"options.{option} is {' or '.join(values)}"
-        for holder in parts:
-            if holder.section == "options" and option in keys_of(holder):  # type: ignore[attr-defined]
-                try:
-                    value = getattr(rules.part(holder), option)
-                except RulesError:  # rules that cannot be read: said where they are read
-                    return when, ""
-                shown = str(value.value if isinstance(value, enum.Enum) else value)
-                return when, "" if shown in values else f"options.{option} is {shown}"
-        return when, ""
+        when = " or ".join(f"options.{option} is {' or '.join(values)}" for option, values in found)
+        held = [_option_value(rules, parts, option) for option, _ in found]
+        if any(value is None for value in held):  # rules that cannot be read: said where they are read
+            return when, ""
+        if any(value in values for value, (_, values) in zip(held, found, strict=True)):
+            return when, ""
+        return when, "; ".join(f"options.{option} is {value}" for value, (option, _) in zip(held, found, strict=True))
     return "", ""
+
+
+def _option_value(rules: Ruleset, parts: list[type], option: str) -> str | None:
+    """An option's value under the rules, in words (``(not set)`` when left out and none by default); None when the
+    rules cannot be read or no part has the option."""
+    for holder in parts:
+        if holder.section == "options" and option in keys_of(holder):  # type: ignore[attr-defined]
+            try:
+                value = getattr(rules.part(holder), option)
+            except RulesError:
+                return None
+            return NOT_SET if value is None else str(value.value if isinstance(value, enum.Enum) else value)
+    return None
 
 
 def describe(rules: Ruleset, readers: Any, parts: Iterable[type], *, left_out: bool = False) -> list[Row]:

@@ -8,14 +8,16 @@ from typing import ClassVar
 
 import pytest
 
+from hexlog.events.session import SessionClosed, SessionOpened
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.commands import CloseSession, OpenSession
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.encounter.commands import StartEncounter
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.rules import help_of
 from hexlog.machine.registry import REGISTRY
-from hexlog.service.simulation import Question, simulate
+from hexlog.service.simulation import CAMPAIGN, SCENARIOS, Play, handler_for, secret_for
 
 UNUSED = "[not used by any procedure yet]"
 
@@ -325,8 +327,9 @@ class TestEncounterBounds:
 
 
 class TestReadUnder:
-    """A rule only one text's distance procedure reads is shown as not read under the others' rules, and truly is
-    not: changing it changes no encounter there (``rule(read_when=...)``)."""
+    """A rule read only under some options (one text's distance procedure, a tie rule, the segments rule) is shown
+    as not read under other rules, and truly is not: changing it changes no encounter there
+    (``rule(read_when=...)``)."""
 
     @pytest.mark.parametrize(
         ("name", "idle", "read"),
@@ -344,28 +347,37 @@ class TestReadUnder:
         assert f"[not read under these rules: options.distance_rules is {name}]" in idle_line
         assert "not read" not in read_line
 
-    #: each option a distance procedure alone reads, the ruleset that reads it and a value that moves its distances
-    CHANGES: ClassVar[dict[str, tuple[str, object]]] = {
-        "wild_surprise_distance_trigger": ("ose", "both"),
-        "default_light_radius_ft": ("adnd", 5),
-        "outdoor_min_distance_ft": ("adnd", 400),
+    #: each option read only under some rules: the ruleset and house rules that read it, and a value that moves its
+    #: encounters there
+    CHANGES: ClassVar[dict[str, tuple[str, dict[str, object], object]]] = {
+        "wild_surprise_distance_trigger": ("ose", {}, "both"),
+        "default_light_radius_ft": ("adnd", {}, 5),
+        "outdoor_min_distance_ft": ("adnd", {}, 400),
+        "reroll_limit": ("ose", {"initiative_tie": "reroll"}, 0),
+        "segments_on_mutual_surprise": ("adnd", {}, "face"),
     }
 
     @staticmethod
     def _outcomes(name: str, overrides: dict[str, object]) -> list[object]:
-        """The outcomes of encounters in each setting of the ruleset (a lit party, three monsters), same seed."""
+        """Every event of 60 encounters in each setting of the ruleset (a lit party, three monsters), each played as
+        ``hexlog simulate encounter`` plays a trial, on the same dice whatever the house rules (the sessions aside:
+        the first one's secret is drawn)."""
         settings = {"adnd": ("indoors", "outdoors")}.get(name, ("dungeon", "wilderness", "waterborne"))
         out: list[object] = []
         for setting in settings:
+            play = Play(handler_for(name, CAMPAIGN, overrides))
             situation = StartEncounter(setting=setting, monster_count=3, party_light=True)
-            question = Question(scenario="encounter", situation=situation, ruleset=name, overrides=overrides)
-            out.append(simulate(question, 150))
+            for index in range(60):
+                play.run(CloseSession())
+                play.run(OpenSession(secret_hex=secret_for(1, index)))
+                SCENARIOS["encounter"].trial(play, situation)
+            out.append([e for e in play.events if not isinstance(e, SessionOpened | SessionClosed)])
         return out
 
     @pytest.mark.parametrize("name", ["ose", "adnd", "explore"])
     def test_an_option_shown_as_not_read_changes_no_encounter(self, name):
         """Each option a built-in's ``rules show`` marks as not read (with a value: one not set names a table entry),
-        set to a value that moves the distances where it is read, leaves every outcome as it was: the marks are not a
+        set to a value that moves the encounters where it is read, leaves every outcome as it was: the marks are not a
         guess."""
 
         rules = rulesets.load(name)
@@ -375,13 +387,13 @@ class TestReadUnder:
             for row in rows
             if row.idle and row.key.startswith("options.") and "(not set)" not in row.value
         }
-        assert idle, "no option of the distance procedures is marked as not read"
-        assert idle <= set(self.CHANGES), f"give these a value that moves distances: {idle - set(self.CHANGES)}"
-        changed = {key: self.CHANGES[key][1] for key in idle}
+        assert idle, "no option is marked as not read"
+        assert idle <= set(self.CHANGES), f"give these a value that moves encounters: {idle - set(self.CHANGES)}"
+        changed = {key: self.CHANGES[key][2] for key in idle}
         assert self._outcomes(name, {"options": changed}) == self._outcomes(name, {}), changed
 
     @pytest.mark.parametrize("key", sorted(CHANGES))
     def test_the_same_change_moves_the_encounters_of_the_rules_that_read_it(self, key):
         """The test above can fail: under the rules that read it, each change moves the outcomes."""
-        name, value = self.CHANGES[key]
-        assert self._outcomes(name, {"options": {key: value}}) != self._outcomes(name, {})
+        name, reading, value = self.CHANGES[key]
+        assert self._outcomes(name, {"options": {**reading, key: value}}) != self._outcomes(name, {"options": reading})

@@ -53,9 +53,9 @@ class DistanceRules(enum.StrEnum):
 
 
 #: the rules only one text's distance procedure reads (``positions``: ``options.distance_rules`` picks it)
-OSE_DISTANCE = ("distance_rules", (DistanceRules.OSE.value,))
-ADND_DISTANCE = ("distance_rules", (DistanceRules.ADND.value,))
-EXPLORE_DISTANCE = ("distance_rules", (DistanceRules.EXPLORE.value,))
+OSE_DISTANCE = (("distance_rules", (DistanceRules.OSE.value,)),)
+ADND_DISTANCE = (("distance_rules", (DistanceRules.ADND.value,)),)
+EXPLORE_DISTANCE = (("distance_rules", (DistanceRules.EXPLORE.value,)),)
 
 
 class TieRule(enum.StrEnum):
@@ -165,6 +165,7 @@ class EncounterOptions:
         MutualSurprise.DIFFERENCE,
         help="Both sides surprised under the segments rule: the larger face loses the difference, "
         "or each loses its own face (A9).",
+        read_when=(("surprise_advantage", ("segments",)), ("wilderness_surprise_advantage", ("segments",))),
     )
     wis_surprise_mod: WisSurprise | None = rule(
         None,
@@ -238,7 +239,10 @@ class EncounterOptions:
     )
     initiative_tie: TieRule = rule(help="An initiative tie: both act at once, or both roll again (A2).")
     reroll_limit: int = rule(
-        10, help="At most this many initiative re-rolls, then the sides act at once.", validator=in_range(0, 1000)
+        10,
+        help="At most this many initiative re-rolls, then the sides act at once.",
+        validator=in_range(0, 1000),
+        read_when=(("initiative_tie", ("reroll",)),),
     )
     cha_reaction_scale: ChaScale = rule(help="The CHA reaction scale, an entry of tables.cha_reaction (A31).")
     reroll_uncertain_reaction: bool = rule(

@@ -51,8 +51,10 @@ class RulesPart(Protocol):
     __attrs_attrs__: ClassVar[Any]
 
 
-#: the metadata key of the option a rule is read under (``rule(read_when=...)``)
+#: the metadata key of the options a rule is read under (``rule(read_when=...)``)
 READ_WHEN = "read_when"
+#: options of the ``options`` section, each with the values under which a rule is read: it is read while any holds
+ReadWhen: TypeAlias = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 def rule(
@@ -61,11 +63,11 @@ def rule(
     help: str,  # noqa: A002 - the sentence's name
     validator: Any = None,
     factory: Any = None,
-    read_when: tuple[str, tuple[str, ...]] | None = None,
+    read_when: ReadWhen | None = None,
 ) -> Any:
     """A field of a rules class: its default (a ruleset may leave it out) and the sentence explaining it; with
-    ``read_when`` (an option of the ``options`` section and its values), the procedures read it only while that option
-    holds one of them (``rules show`` says when it is not read)."""
+    ``read_when`` (options of the ``options`` section, each with values), the procedures read it only while one of
+    those options holds one of its values (``rules show`` says when it is not read)."""
     metadata: dict[str, Any] = {HELP: help}
     if read_when is not None:
         metadata[READ_WHEN] = read_when
@@ -192,10 +194,10 @@ def help_of(cls: type, name: str) -> str:
     return str(field.metadata.get(HELP, ""))
 
 
-def read_when(cls: type, name: str) -> tuple[str, tuple[str, ...]] | None:
-    """The option a field of a rules class is read under and the values it is read at (None: read whatever the
-    options hold)."""
-    found: tuple[str, tuple[str, ...]] | None = attrs.fields_dict(cls)[name].metadata.get(READ_WHEN)
+def read_when(cls: type, name: str) -> ReadWhen | None:
+    """The options a field of a rules class is read under, each with the values it is read at (None: read whatever
+    the options hold)."""
+    found: ReadWhen | None = attrs.fields_dict(cls)[name].metadata.get(READ_WHEN)
     return found
 
 
