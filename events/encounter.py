@@ -259,7 +259,8 @@ class FreeActionTaken(Event):
 
 @attrs.frozen(kw_only=True)
 class InitiativeRolled(Event):
-    """Who acts first: 1d6 per side that is not surprised, highest first."""
+    """Who acts first: 1d6 per side that rolls (a surprised side too, unless the rules let only the sides not
+    surprised roll), highest first."""
 
     type_name: ClassVar[str] = "encounter.initiative_rolled"
     #: the last faces rolled, 0 for a side that did not roll
