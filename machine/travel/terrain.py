@@ -153,6 +153,12 @@ def _barred(rules: Ruleset, trip: TravelState, place: Hex, name: str) -> str | N
     return None
 
 
+def _led(rules: Ruleset, trip: TravelState, place: Hex) -> bool:
+    """Whether the party leads its mounts into a hex (off road and track, where the terrain asks it)."""
+    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
+    return access is not None and not (place.road or place.track) and trip.mounted and access.mounts == "led"
+
+
 def ahead(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
     """The next hex of the route as the party sees it, whatever the points left (or why it cannot go there): the
     believed hex must be on the map and open to the party, and its cost is what the move spends."""
@@ -166,8 +172,7 @@ def ahead(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
     barred = _barred(rules, trip, place, believed)
     if barred is not None:
         return barred
-    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
-    led = access is not None and not (place.road or place.track) and trip.mounted and access.mounts == "led"
+    led = _led(rules, trip, place)
     true_heading = trip.true_route[0] if trip.true_route else heading
     target = grid.neighbour(trip.hex, true_heading) or ""
     cost = entry_cost(rules, the_map.hex(trip.believed), place)
@@ -203,17 +208,14 @@ def next_step_true_cost(rules: Ruleset, the_map: MapState, trip: TravelState) ->
     place = the_map.hex(target) if target is not None else None
     if target is None or place is None:
         return f"the map ends there ({heading} of {trip.hex})"
+    barred = _barred(rules, trip, place, target)
+    if barred is not None:
+        return barred
     cost = entry_cost(rules, the_map.hex(trip.hex), place)
-    access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
-    led = False
-    if access is not None and not (place.road or place.track):
-        if (trip.vehicles and access.vehicles == "no") or (trip.mounted and access.mounts == "no"):
-            return f"the party cannot enter {place.terrain} ({target})"
-        led = trip.mounted and access.mounts == "led"
     if cost > trip.tp:
         return f"entering {target} costs {cost} travel points; {trip.tp} left"
     believed = grid.neighbour(trip.believed, trip.route[0]) or trip.believed
-    return Step(heading=trip.route[0], true_hex=target, believed=believed, cost=cost, led=led)
+    return Step(heading=trip.route[0], true_hex=target, believed=believed, cost=cost, led=_led(rules, trip, place))
 
 
 def unfinished(rules: Ruleset, the_map: MapState, trip: TravelState) -> int:
