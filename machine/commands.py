@@ -140,6 +140,22 @@ def _limited(cls: type[Command]) -> tuple[tuple[attrs.Attribute[Any], tuple[int,
     return found
 
 
+def unset_when_empty(field: attrs.Attribute[Any]) -> bool:
+    """Whether empty text is how a field says it was not given (its default is ``""``: no name, no note, the hex's
+    terrain): a door refuses blank text given for it (``--name ""``), which would silently read as not given. A
+    field ``needed`` is not one: its step refuses it empty, given or not, in its own words."""
+    return isinstance(field.default, str) and field.default == "" and not field.metadata.get(NEEDED)
+
+
+def blank(value: object) -> bool:
+    """Whether a value is text with nothing in it but spaces (``""``, ``"  "``)."""
+    return isinstance(value, str) and not value.strip()
+
+
+#: what a door says of blank text given for a field that empty text leaves unset (after the option's or field's name)
+BLANK = "is empty: give a value, or leave it out"
+
+
 def named_members(command: Command) -> tuple[str, ...]:
     """The party members a command names in its fields declared ``member`` (none given is none named)."""
     cls = type(command)

@@ -56,6 +56,7 @@ from hexlog.service.door import (
     SecretFileOption,
     is_demo,
     read_secret,
+    refuse_blank,
     shown_db,
     silence_stdout,
 )
@@ -309,7 +310,7 @@ def party_edit(  # noqa: PLR0913, PLR0917 - one option per score
     speed: Annotated[int | None, typer.Option(help="base movement rate, feet per turn")] = None,
     armor: Annotated[str | None, typer.Option(help="armor worn: none, leather, chain, plate, ...")] = None,
     infravision: Annotated[int | None, typer.Option(help="infravision range in feet")] = None,
-    reason: Annotated[str, typer.Option(help="what was wrong")] = "",
+    reason: Annotated[str, typer.Option(help="what was wrong", callback=refuse_blank)] = "",
 ) -> None:
     """Correct a character's recorded name or scores: recorded as an edit naming what it was."""
     door = Door.open(db, campaign)
@@ -356,7 +357,7 @@ def party_remove(
     name: Annotated[str, typer.Argument(help="the character's name")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    reason: Annotated[str, typer.Option(help="why the character leaves")] = "",
+    reason: Annotated[str, typer.Option(help="why the character leaves", callback=refuse_blank)] = "",
 ) -> None:
     """Remove a character from the party."""
     door = Door.open(db, campaign)
@@ -377,7 +378,10 @@ def roll(  # noqa: PLR0913, PLR0917 - one option per way to roll
     purpose: Annotated[str, typer.Option(help="what the roll is for")] = "free roll",
     secret: Annotated[bool, typer.Option("--secret", help="a referee-only roll")] = False,  # noqa: FBT002 - a flag
     made_for: Annotated[
-        str, typer.Option("--for", help="the party member (or side) it is made for: their modifiers apply")
+        str,
+        typer.Option(
+            "--for", help="the party member (or side) it is made for: their modifiers apply", callback=refuse_blank
+        ),
     ] = "",
     low_is_good: Annotated[  # noqa: FBT002 - a flag
         bool,

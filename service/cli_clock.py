@@ -10,7 +10,7 @@ import typer
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.service import console, render
-from hexlog.service.door import CampaignOption, DbOption, Door
+from hexlog.service.door import CampaignOption, DbOption, Door, refuse_blank
 
 out = console.plain()
 clock_app = typer.Typer(help="Game time: what time it is, and letting time pass.", no_args_is_help=True)
@@ -29,7 +29,9 @@ def advance(
     duration: Annotated[str, typer.Argument(help="how long: '3 turns', '2h', '1 day', '1 watch', '10 rounds'")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    reason: Annotated[str, typer.Option("--reason", help="why time passes (shown in the log)")] = "",
+    reason: Annotated[
+        str, typer.Option("--reason", help="why time passes (shown in the log)", callback=refuse_blank)
+    ] = "",
 ) -> None:
     """Let game time pass one unit at a time; every check that falls due runs, in order, as events."""
     door = Door.open(db, campaign)

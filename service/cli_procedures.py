@@ -21,9 +21,9 @@ import typer
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
-from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, field_limits, help_of_flag
+from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, field_limits, help_of_flag, unset_when_empty
 from hexlog.service import console, render
-from hexlog.service.door import CampaignOption, DbOption, Door
+from hexlog.service.door import CampaignOption, DbOption, Door, refuse_blank
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -114,7 +114,8 @@ def option(field: attrs.Attribute[Any], kind: Any) -> inspect.Parameter:
     else:
         annotation = kind
         low, high = field_limits(field) or (least, None)
-        info = typer.Option(flag, help=help_text, min=low, max=high)
+        check = refuse_blank if unset_when_empty(field) else None  # empty text would read as the option left out
+        info = typer.Option(flag, help=help_text, min=low, max=high, callback=check)
     if default is attrs.NOTHING:  # a field the command cannot do without: an option the command line asks for
         default = inspect.Parameter.empty
     return inspect.Parameter(

@@ -14,7 +14,7 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.service import console
-from hexlog.service.door import CampaignOption, DbOption, Door
+from hexlog.service.door import CampaignOption, DbOption, Door, refuse_blank
 
 UNUSED = "[not used by any procedure yet]"
 #: beside a procedure that reads a key but cannot run under the rules shown
@@ -126,7 +126,7 @@ def diff(
 def change(
     ruleset: Annotated[str, typer.Option(help="the built-in ruleset to put in force")],
     rules: RulesFileOption = None,
-    reason: Annotated[str, typer.Option(help="why the rules change")] = "",
+    reason: Annotated[str, typer.Option(help="why the rules change", callback=refuse_blank)] = "",
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
 ) -> None:

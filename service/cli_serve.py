@@ -14,7 +14,7 @@ import typer
 from hexlog.events.errors import HexlogError
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.service import console, logs
-from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, shown_db
+from hexlog.service.door import CampaignOption, DbOption, Door, busy_timeout, open_store, refuse_blank, shown_db
 from hexlog.service.http_cors import check_origin
 from hexlog.service.http_replies import KEEP_HOURS
 from hexlog.service.http_stream import MAX_STREAMS
@@ -112,7 +112,9 @@ def token_create(
     role: Annotated[str, typer.Option(help="referee (everything in the campaign) or player (read, follow, seed)")],
     db: DbOption = Path("hexlog.db"),
     campaign: CampaignOption = None,
-    label: Annotated[str, typer.Option(help="who the token is for (shown by 'token list')")] = "",
+    label: Annotated[
+        str, typer.Option(help="who the token is for (shown by 'token list')", callback=refuse_blank)
+    ] = "",
 ) -> None:
     """Make a token for one campaign the database holds; it is printed once and only its hash is kept."""
     check_role(role)

@@ -42,6 +42,7 @@ import attrs
 import structlog
 import typer
 from psycopg.conninfo import conninfo_to_dict
+from typer._click.core import ParameterSource  # typer's own click: where a value came from
 
 from hexlog.events.errors import Advice, ConcurrencyError, CorruptLogError, NotFoundError, StoreWriteError, UsageError
 from hexlog.events.files import decode_utf8, read_regular, remove_quietly
@@ -49,6 +50,7 @@ from hexlog.events.postgres import PostgresStore
 from hexlog.events.postgres_schema import is_database_url, shown_url
 from hexlog.events.sqlite import SQLiteStore, is_busy
 from hexlog.events.streams import stream_for
+from hexlog.machine import commands as c
 from hexlog.machine.campaign import check_campaign_id
 from hexlog.machine.handler import Handler, Outcome
 from hexlog.machine.keeper import FileKeeper, key_file_for
@@ -60,7 +62,6 @@ from hexlog.replay.rebuild import table_at, version_at_time
 from hexlog.replay.receipts import Receipt
 
 if TYPE_CHECKING:
-    from hexlog.machine import commands as c
     from hexlog.machine.table import Table
 
 #: the doors this invocation opened; the entry point closes them when the command ends
@@ -87,6 +88,14 @@ CampaignOption = Annotated[
         "--campaign", envvar="HEXLOG_CAMPAIGN", help="the campaign id (needed when the database holds several)"
     ),
 ]
+
+
+def refuse_blank(ctx: typer.Context, param: typer.CallbackParam, value: object) -> object:
+    """An option's check that blank text typed for it is refused where empty text means the option was left out
+    (``--name ""`` would name nothing, silently): ``hexlog: error: Invalid value for '--name': is empty: ...``."""
+    if c.blank(value) and ctx.get_parameter_source(str(param.name)) is not ParameterSource.DEFAULT:
+        raise typer.BadParameter(c.BLANK)
+    return value
 
 
 def busy_timeout() -> float:

@@ -27,7 +27,17 @@ from hexlog.events.codec import converter
 from hexlog.events.errors import Advice, UsageError
 from hexlog.machine import commands as c
 from hexlog.machine import text
-from hexlog.machine.commands import FLAG, HELP, LEAST, NEEDED, NEGATE, POSITIONAL, WITHIN, field_limits
+from hexlog.machine.commands import (
+    FLAG,
+    HELP,
+    LEAST,
+    NEEDED,
+    NEGATE,
+    POSITIONAL,
+    WITHIN,
+    field_limits,
+    unset_when_empty,
+)
 from hexlog.machine.kit.procedure import Procedure
 from hexlog.service import render
 
@@ -38,6 +48,8 @@ if TYPE_CHECKING:
 FILE_FIELDS = frozenset({"file"})
 #: the widest integer a body may carry (no rule of the game needs more)
 INT_LIMIT = 2**31 - 1
+#: the pattern of text that holds more than spaces: a field that empty text leaves unset takes no blank text
+NOT_BLANK = r"\S"
 
 
 def player_may(command: c.Command) -> bool:
@@ -102,13 +114,8 @@ class CommandRoute:
                     _text_limit(prop, text.limit_of(field.name))
                 if field.metadata.get(HELP):
                     prop["description"] = field.metadata[HELP]
-            if field.metadata.get(NEEDED):  # a default the step refuses: required, and never empty
+            if _presence(field, prop):
                 required.append(field.name)
-                prop["minItems" if prop.get("type") == "array" else "minLength"] = 1
-            elif field.default is attrs.NOTHING:
-                required.append(field.name)
-            elif not isinstance(field.default, attrs.Factory):  # type: ignore[arg-type]
-                prop["default"] = _jsonable(field.default)
             properties[field.name] = prop
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
         if required:
@@ -129,6 +136,20 @@ class CommandRoute:
         except (ValueError, TypeError) as err:
             msg = f"the body is not a {self.name} command: {err}"
             raise UsageError(msg) from None
+
+
+def _presence(field: attrs.Attribute[Any], prop: dict[str, Any]) -> bool:
+    """Whether a body must give a field; its default, or what it may not be, in its schema ``prop``."""
+    if field.metadata.get(NEEDED):  # a default the step refuses: required, and never empty
+        prop["minItems" if prop.get("type") == "array" else "minLength"] = 1
+        return True
+    if field.default is attrs.NOTHING:
+        return True
+    if unset_when_empty(field):  # empty text is the field left out: a body gives text, or leaves it out
+        prop.update(minLength=1, pattern=NOT_BLANK)
+    elif not isinstance(field.default, attrs.Factory):  # type: ignore[arg-type]
+        prop["default"] = _jsonable(field.default)
+    return False
 
 
 def option_hints(cls: type[c.Command]) -> dict[str, str]:
@@ -249,6 +270,8 @@ def validate(  # noqa: C901, PLR0911, PLR0912 - one check per keyword
             return [f"{where} must be at most {schema['maximum']}"]
     if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):  # in the core's words
         return [f"{where} is {len(value)} characters long; at most {schema['maxLength']}"]
+    if isinstance(value, str) and schema.get("pattern") == NOT_BLANK and c.blank(value):
+        return [f"{where} {c.BLANK}"]
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         return [f"{where} must not be empty"]
     if isinstance(value, list):

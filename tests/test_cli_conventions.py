@@ -188,3 +188,78 @@ class TestLogLevel:
     def test_a_known_level_is_taken_quietly(self, hexlog, level):
         assert hexlog("init").returncode == 0
         assert hexlog("state", env={"HEXLOG_LOG": level}).stderr == ""
+
+
+def _options_left_out_as_empty_text() -> list[tuple[tuple[str, ...], str]]:
+    """Every option of every command whose default is empty text (``--name``, ``--note``, ``--door``, ``--for``), with
+    the words that reach it: typed empty, it would read as the option left out. An option whose step cannot go without
+    it (``encounter cancel --reason``, declared ``needed``) is left to the step, which asks for it in its own words."""
+    import attrs  # noqa: PLC0415
+    import typer  # noqa: PLC0415
+
+    from hexlog.machine.commands import FLAG, NEEDED  # noqa: PLC0415
+    from hexlog.machine.registry import REGISTRY  # noqa: PLC0415
+    from hexlog.service.cli import app  # noqa: PLC0415
+
+    needed = {
+        ((procedure.name, render.subcommand(trigger)), field.metadata.get(FLAG) or "--" + field.name.replace("_", "-"))
+        for procedure in REGISTRY.machines
+        for cls, trigger in procedure.triggers.items()
+        for field in attrs.fields(cls)
+        if field.metadata.get(NEEDED)
+    }
+    found: list[tuple[tuple[str, ...], str]] = []
+
+    def walk(command: typer.core.TyperCommand | typer.core.TyperGroup, path: tuple[str, ...]) -> None:
+        if isinstance(command, typer.core.TyperGroup):
+            for name, sub in command.commands.items():
+                walk(sub, (*path, name))
+            return
+        options = [
+            p for p in command.params if isinstance(p, typer.core.TyperOption) and not p.is_flag and p.default == ""
+        ]
+        found.extend((path, p.opts[0]) for p in options if (path, p.opts[0]) not in needed)
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+class TestEmptyText:
+    OPTIONS = _options_left_out_as_empty_text()
+
+    def test_the_options_left_out_as_empty_text_are_found(self):
+        """The walk reaches the commands' own options and those the command line declares itself, and leaves out
+        the reason a cancelled encounter cannot go without."""
+        for expected in (
+            (("encounter", "start"), "--name"),
+            (("encounter", "react"), "--speaker"),
+            (("dungeon", "door"), "--door"),
+            (("roll",), "--for"),
+            (("party", "remove"), "--reason"),
+            (("clock", "advance"), "--reason"),
+            (("simulate", "encounter"), "--name"),
+        ):
+            assert expected in self.OPTIONS
+        assert (("encounter", "cancel"), "--reason") not in self.OPTIONS
+
+    @pytest.mark.parametrize("value", ["", "  "])
+    def test_empty_text_for_an_option_it_would_leave_unset_is_refused_naming_it(self, hexlog, value):
+        """``--name ""`` is not taken as no name: the option is named, exit 2, nothing written."""
+        assert hexlog("init").returncode == 0
+        assert hexlog("session", "open").returncode == 0
+        before = hexlog("receipt").stdout
+        for path, flag in self.OPTIONS:
+            refused = hexlog(*path, flag, value)
+            assert refused.returncode == 2, (path, flag, refused.stderr)
+            said = f"hexlog: error: Invalid value for '{flag}': is empty: give a value, or leave it out"
+            assert refused.stderr.startswith(said), (path, refused.stderr)
+        assert hexlog("receipt").stdout == before
+
+    def test_an_option_left_out_still_takes_its_default(self, hexlog):
+        """Only text typed empty is refused: a roll without ``--for`` and a member removed without a reason are
+        as before."""
+        assert hexlog("init").returncode == 0
+        assert hexlog("session", "open").returncode == 0
+        assert hexlog("party", "add", "Ann").returncode == 0
+        assert hexlog("roll", "d6").returncode == 0
+        assert hexlog("party", "remove", "Ann").returncode == 0

@@ -14,7 +14,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from hexlog.machine.commands import HELP, NEGATE, help_of_flag
+from hexlog.machine.commands import HELP, NEGATE, help_of_flag, unset_when_empty
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import NOT_TEXT, limit_of
 from hexlog.service.http_app import Settings, create_app
@@ -130,6 +130,40 @@ def test_a_field_the_step_cannot_go_without_is_required_and_non_empty_in_the_doc
             assert refused.status_code == 422, refused.text
             assert said in refused.json()["detail"]
         assert client.get("/campaigns/main", headers=headers).json()["version"] == before
+
+
+def test_a_field_that_empty_text_leaves_unset_takes_no_empty_text(serve):
+    """A name, a note, a door, a speaker: empty text is how the command says the field was not given, so a body giving
+    it empty (or only spaces) is refused (422) naming the field, nothing written, as the command line refuses
+    ``--name ""``; the document says so (non-empty, and no empty default a client would send back)."""
+    unset = 0
+    for route in command_routes(REGISTRY):
+        schema = route.schema()
+        for field in attrs.fields(route.cls):
+            if unset_when_empty(field):
+                prop = schema["properties"][field.name]
+                assert (prop["minLength"], prop["pattern"], "default" in prop) == (1, r"\S", False), route.name
+                unset += 1
+    assert unset >= 40
+    served = serve()
+    with served.client() as client:
+        headers = served.headers("referee")
+        before = client.get("/campaigns/main", headers=headers).json()["version"]
+        for path, field in (
+            ("encounter/start", "name"),
+            ("encounter/start", "setting"),
+            ("campaign/roll-dice", "made_for"),
+            ("dungeon/door", "door"),
+            ("encounter/react", "speaker"),
+        ):
+            for value in ("", "  "):
+                body = {"expression": "1d6", field: value} if path == "campaign/roll-dice" else {field: value}
+                refused = client.post(f"/campaigns/main/{path}", headers=headers, json=body)
+                assert refused.status_code == 422, refused.text
+                assert f"body.{field} is empty: give a value, or leave it out" in refused.json()["detail"]
+        assert client.get("/campaigns/main", headers=headers).json()["version"] == before
+        rolled = client.post("/campaigns/main/campaign/roll-dice", headers=headers, json={"expression": "1d6"})
+        assert rolled.status_code == 200, rolled.text
 
 
 def test_every_free_text_field_has_the_cores_longest_text_as_its_max_length(serve):
