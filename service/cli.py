@@ -128,7 +128,7 @@ def init(
     ruleset: Annotated[str, typer.Option(help="built-in ruleset: see 'hexlog rules list'")] = rulesets.DEFAULT_RULESET,
     rules: Annotated[Path | None, typer.Option("--rules", help="a TOML file of house rules over the ruleset")] = None,
 ) -> None:
-    """Create the database (if needed) and start a campaign under a ruleset."""
+    """Create the database (and its folder, if needed) and start a campaign under a ruleset."""
     overrides = cli_rules.read_overrides(rules)
     REGISTRY.check_rules(rulesets.load(ruleset, overrides, used=REGISTRY.used_keys()))  # before creating a file
     if campaign is not None:

@@ -15,7 +15,8 @@ Environment:
     how many seconds to wait for a database another hexlog command holds before giving up with
     "the database ... is busy" (default 10; 0 gives up at once).
 
-Only ``init``, ``import`` and ``demo`` create a database (readable by its owner only); every other
+Only ``init``, ``import`` and ``demo`` create a database (readable by its owner only, its folders made if they
+are missing, and removed again if the command leaves them empty); every other
 command opens an existing hexlog database and refuses any other file (even a valid SQLite one)
 without changing it. A new database file that ends its command with no event (an import or an
 ``init`` that failed) is removed. Commands that only read open the database read-only, so that a
@@ -171,15 +172,7 @@ def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> Sto
     url = database_url(db)
     if url is not None:
         return PostgresStore(url, lock_timeout=timeout, create=create, readonly=readonly)
-    if not create and not db.exists():
-        msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
-        raise NotFoundError(msg)
-    if db.is_dir():
-        msg = f"{db} is a directory, not a database file"
-        raise UsageError(msg)
-    if db.exists() and not db.is_file():  # a FIFO would hang the open, a device is no database
-        msg = f"{db} is not a regular file, so not a database file"
-        raise UsageError(msg)
+    _check_file(db, create=create)
     try:
         return SQLiteStore(db, busy_timeout=timeout, create=create, readonly=readonly)
     except NotFoundError as err:  # the file went away between the check and the open
@@ -198,6 +191,47 @@ def open_store(db: Path, *, create: bool = False, readonly: bool = False) -> Sto
     except sqlite3.DatabaseError as err:
         msg = f"{db} is not a hexlog database: {err}"
         raise CorruptLogError(msg) from err
+
+
+def _check_file(db: Path, *, create: bool) -> None:
+    """Refuse a database file that is missing (unless ``create``: then its folders are made, and any this command
+    made and left empty are removed as it ends), a folder, or not a regular file."""
+    if create:
+        OPENED.callback(_unmake, _make_folders(db))
+    elif not db.exists():
+        msg = f"no hexlog database at {db}; run 'hexlog init' first (or pass --db)"
+        raise NotFoundError(msg)
+    if db.is_dir():
+        msg = f"{db} is a directory, not a database file"
+        raise UsageError(msg)
+    if db.exists() and not db.is_file():  # a FIFO would hang the open, a device is no database
+        msg = f"{db} is not a regular file, so not a database file"
+        raise UsageError(msg)
+
+
+def _make_folders(db: Path) -> list[Path]:
+    """Make the folders a new database file is to be in, parents too, as ``git init`` does; the folders it made,
+    deepest first. A file where a folder would be is a ``UsageError`` naming it."""
+    made, folder = [], db.parent
+    while not folder.exists() and not folder.is_symlink():
+        made.append(folder)
+        folder = folder.parent
+    if made and not folder.is_dir():
+        msg = f"cannot make the folder {made[-1]} for the database {db}: {folder} is not a folder"
+        raise UsageError(msg)
+    if made:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def _unmake(made: list[Path]) -> None:
+    """Remove the folders ``_make_folders`` made that the command left empty (an ``init`` refused): nothing is left
+    of a database not created."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def campaign_ids(store: Store) -> list[str]:

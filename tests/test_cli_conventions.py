@@ -263,3 +263,41 @@ class TestEmptyText:
         assert hexlog("party", "add", "Ann").returncode == 0
         assert hexlog("roll", "d6").returncode == 0
         assert hexlog("party", "remove", "Ann").returncode == 0
+
+
+class TestNewDatabaseFolder:
+    def test_init_makes_the_databases_folder_with_its_parents(self, hexlog, tmp_path):
+        """``hexlog init --db campaigns/keep/table.db`` in a folder without ``campaigns`` starts the campaign there,
+        as ``git init`` makes its folder; the other commands then find it."""
+        made = hexlog("init", "--db", "campaigns/keep/table.db")
+        assert made.returncode == 0, made.stderr
+        assert (tmp_path / "campaigns" / "keep" / "table.db").is_file()
+        assert hexlog("--db", "campaigns/keep/table.db", "party", "add", "Ann").returncode == 0
+
+    def test_import_makes_the_databases_folder_too(self, hexlog, tmp_path):
+        assert hexlog("init").returncode == 0
+        assert hexlog("export", "--out", "keep.jsonl").returncode == 0
+        imported = hexlog("import", "keep.jsonl", "--db", "copies/keep.db")
+        assert imported.returncode == 0, imported.stderr
+        assert (tmp_path / "copies" / "keep.db").is_file()
+
+    def test_a_file_where_the_folder_would_be_is_refused_by_name(self, hexlog, tmp_path):
+        (tmp_path / "notes").write_text("not a folder\n", encoding="utf-8")
+        refused = hexlog("init", "--db", "notes/keep/table.db")
+        assert refused.returncode == 2, refused.stderr
+        assert refused.stderr == (
+            "hexlog: error: cannot make the folder notes/keep for the database notes/keep/table.db: "
+            "notes is not a folder\n"
+        )
+        assert (tmp_path / "notes").read_text(encoding="utf-8") == "not a folder\n"
+
+    def test_an_init_refused_leaves_no_folder_it_made(self, hexlog, tmp_path):
+        refused = hexlog("init", "--db", "campaigns/keep/table.db", "--campaign", "demo")
+        assert refused.returncode == 2, refused.stderr
+        assert not (tmp_path / "campaigns").exists()
+
+    def test_a_command_that_does_not_create_makes_no_folder(self, hexlog, tmp_path):
+        refused = hexlog("state", "--db", "campaigns/keep/table.db")
+        assert refused.returncode == 2
+        assert "run 'hexlog init' first" in refused.stderr
+        assert not (tmp_path / "campaigns").exists()
