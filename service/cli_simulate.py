@@ -254,6 +254,8 @@ def _show(  # noqa: PLR0913 - what one answer is made of
     if other is not None:
         title += f"; A in {situation.setting or 'its first setting'}, B in {other.setting}"
     sides = list(zip(labels, summaries, strict=True))
+    situations = [situation] + [other if other is not None else situation] * (len(rules) - 1)
+    notes = [scenario.notes(s, r) if scenario.notes else () for s, r in zip(situations, rules, strict=True)]
     if given["as_json"]:
 
         def shown(asked: Any) -> dict[str, Any]:
@@ -271,9 +273,10 @@ def _show(  # noqa: PLR0913 - what one answer is made of
                     "rules_hash": r.hash,
                     "house_rules": house,
                     "measures": [m.as_json() for m in measures],
+                    "notes": list(told),
                 }
-                for label, r, measures, house in zip(
-                    labels, rules, summaries, house_rules or [{}] * len(rules), strict=True
+                for label, r, measures, house, told in zip(
+                    labels, rules, summaries, house_rules or [{}] * len(rules), notes, strict=True
                 )
             ],
         }
@@ -282,6 +285,9 @@ def _show(  # noqa: PLR0913 - what one answer is made of
         sys.stdout.write(json.dumps(result) + "\n")  # as it is: no console markup or emoji codes read in it
     else:
         out.print(_table(title, sides, n))
+        for label, told in zip(labels, notes, strict=True):
+            for note in told:  # what the situation decides, which no rate shows
+                out.print(f"note: {note}" if len(labels) == 1 else f"note ({label}): {note}")
     if given["plot"] is not None:
         _write_plot(given["plot"], title, sides, say=not given["as_json"])
 

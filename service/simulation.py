@@ -50,6 +50,7 @@ from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
+from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.state import Member
 
@@ -196,6 +197,9 @@ class Scenario:
     #: the options of a situation the rules in force never read (each with why), where it sets them from their defaults:
     #: refused before any trial, as the procedure refuses a fact it does not read
     unheeded: Callable[[Any, Ruleset], dict[str, str]] | None = None
+    #: what the situation itself decides under the rules in force, in sentences printed beside the measures: an
+    #: outcome no dice decide is told, never shown as a rate of 0 % or 100 %
+    notes: Callable[[Any, Ruleset], tuple[str, ...]] | None = None
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -203,35 +207,43 @@ def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
     play.finish_encounter()
 
 
-#: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how many
-#: monsters there are decides it
-ENCIRCLED = "surprised in the open: encircled"
+#: a party surprised in the open by at least the rules' number of monsters is encircled (§2.2, §4.5): how often an
+#: encounter in the open starts with the party encircled, of every trial (the number of monsters is the situation's:
+#: given too few, no trial measures it, and a note says why)
+ENCIRCLED = "encircled"
 #: where the rules leave it to the referee (option ``encirclement = "referee"``, §2.2 "may"), a trial makes no call:
-#: how often the party surprised in the open is met by enough monsters that the referee may encircle it
-MAY_BE_ENCIRCLED = "surprised in the open: may be encircled (the referee's call)"
+#: how often an encounter in the open starts with the party surprised by enough monsters that the referee may
+#: encircle it, of every trial
+MAY_BE_ENCIRCLED = "may be encircled (the referee's call)"
 #: the side that acts first: the one surprise gives the advantage (a free round under OSE, the segments the other
 #: loses under AD&D, a free action under explore), else initiative's winner, so that it means one thing whatever
 #: the rules
 FIRST_TO_ACT = "first to act"
 
 
-def _encounter_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome:
-    """The encounter's outcome; encirclement only where the rules encircle a party (OSE, seed 004; AD&D never
-    does, and a rate of 0 there would read as a chance the monsters never took), and where the referee makes that
-    call (option ``encirclement = "referee"``) how often the call is the referee's to make."""
+def _encircling(situation: enc.StartEncounter, rules: Ruleset) -> int:
+    """The number of monsters that encircle a party surprised in the situation (0: the rules encircle nobody, or not
+    in its setting)."""
+    at_least = rules.part(EncounterOptions).surrounded_at_monsters
+    return at_least if situation.setting in OPEN_COUNTRY else 0
+
+
+def _encounter_measure(events: Sequence[Event], situation: enc.StartEncounter, rules: Ruleset) -> Outcome:
+    """The encounter's outcome; encirclement, of every trial, only where the situation lets the rules encircle its
+    party (OSE, seed 004, in the open, by enough monsters; AD&D never does, and a rate of 0 there would read as a
+    chance the monsters never took), and where the referee makes that call (option ``encirclement = "referee"``)
+    how often the call is the referee's to make."""
     out: Outcome = {}
-    started: eev.EncounterStarted | None = None
-    options = rules.part(EncounterOptions)
-    at_least = options.surrounded_at_monsters
-    referee = options.encirclement is Encirclement.REFEREE
+    at_least = _encircling(situation, rules)
+    if at_least and situation.monster_count >= at_least:
+        referee = rules.part(EncounterOptions).encirclement is Encirclement.REFEREE
+        out[MAY_BE_ENCIRCLED if referee else ENCIRCLED] = False
     for event in events:
-        if isinstance(event, eev.EncounterStarted):
-            started = event
-        elif isinstance(event, eev.SurpriseChecked):
+        if isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
-            if event.party_surprised and started is not None and started.setting in OPEN_COUNTRY and at_least:
-                out.update(_encirclement(started, at_least, referee=referee))
+            if MAY_BE_ENCIRCLED in out:
+                out[MAY_BE_ENCIRCLED] = event.party_surprised
             if event.advantage is not eev.Advantage.NONE:
                 out[FIRST_TO_ACT] = str(event.advantage)
         elif isinstance(event, eev.PartySurrounded):
@@ -245,12 +257,18 @@ def _encounter_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outco
     return out
 
 
-def _encirclement(started: eev.EncounterStarted, at_least: int, *, referee: bool) -> Outcome:
-    """A party surprised in the open: not encircled yet (the rules' own encirclement follows), or whether the
-    referee may encircle it."""
-    if referee:
-        return {MAY_BE_ENCIRCLED: started.monster_count >= at_least}
-    return {ENCIRCLED: False}
+def _encounter_notes(situation: enc.StartEncounter, rules: Ruleset) -> tuple[str, ...]:
+    """What the number of monsters decides of encirclement, which no trial's dice do."""
+    at_least = _encircling(situation, rules)
+    if not at_least:
+        return ()
+    many = counted(situation.monster_count, "monster")
+    if situation.monster_count < at_least:
+        return (f"{many} cannot encircle a party (at least {at_least} can): no trial measures encirclement",)
+    if rules.part(EncounterOptions).encirclement is Encirclement.REFEREE:
+        call = f"{many} (at least {at_least}) may encircle a party they surprise in the open, at the referee's call"
+        return (f"{call}: '{MAY_BE_ENCIRCLED}' is how often they surprise it",)
+    return (f"{many} (at least {at_least}) encircle a party they surprise in the open: '{ENCIRCLED}' is how often",)
 
 
 @attrs.frozen(kw_only=True)
@@ -497,6 +515,7 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_encounter_trial,
             measure=_encounter_measure,
             unread=("monster_speed",),
+            notes=_encounter_notes,
         ),
         Scenario(
             name="travel",

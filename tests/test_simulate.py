@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import encounter as enc
+from hexlog.machine import ruleset as rulesets
 from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
@@ -246,26 +247,52 @@ def test_the_number_of_monsters_decides_whether_a_party_surprised_in_the_open_is
     overrides: dict[str, Any], name: str
 ) -> None:
     """OSE §2.2: a party surprised in the wilderness by 3 or more monsters may be encircled. ``--monsters`` acts in the
-    encounter through that rule: of the trials whose party was surprised there, none is encircled by 2 monsters and
-    every one by 3, on the same dice. Where the rules leave the call to the referee (ose's encirclement = "referee")
-    no trial makes it: the measure is how often the referee may, the same trials."""
-    encircled, surprised = [], []
+    encounter through that rule, and the situation decides it, not the dice: 2 monsters never encircle (no trial
+    measures it, a note says why, where a rate of 0 % would read as a chance never taken), and 3 encircle a party as
+    often as they surprise it, a rate of every trial (not 100 % of those surprised, which would read as a chance
+    always taken). Where the rules leave the call to the referee (ose's encirclement = "referee") no trial makes it:
+    the measure is how often the referee may, the same trials."""
+    rules = rulesets.load("ose", overrides)
     for count in (2, 3):
         situation = enc.StartEncounter(setting="wilderness", monster_count=count)
         question = sim.Question(scenario="encounter", situation=situation, ruleset="ose", overrides=overrides, seed=5)
         outcomes = sim.simulate(question, 60)
-        summary = sim.summarise(outcomes)
-        (measure,) = [m for m in summary if m.name == name]
-        (other,) = {sim.ENCIRCLED, sim.MAY_BE_ENCIRCLED} - {name}
-        assert other not in [m.name for m in summary]
-        surprised.append(sum(bool(o["party surprised"]) for o in outcomes))
-        assert measure.n == surprised[-1] > 0
-        encircled.append(measure.rates[0].hits)
-    assert encircled == [0, surprised[1]]
-    dungeon = sim.simulate(
-        sim.Question(scenario="encounter", situation=enc.StartEncounter(monster_count=3), ruleset="ose", seed=5), 30
-    )
-    assert all(sim.ENCIRCLED not in o and sim.MAY_BE_ENCIRCLED not in o for o in dungeon)  # not in the open
+        summary = {m.name: m for m in sim.summarise(outcomes)}
+        assert sim.ENCIRCLED not in summary or name == sim.ENCIRCLED
+        assert sim.MAY_BE_ENCIRCLED not in summary or name == sim.MAY_BE_ENCIRCLED
+        (note,) = sim.SCENARIOS["encounter"].notes(situation, rules)
+        if count == 2:
+            assert name not in summary
+            assert note.startswith("2 monsters cannot encircle a party (at least 3 can)")
+            continue
+        surprised = sum(bool(o["party surprised"]) for o in outcomes)
+        assert 0 < surprised < 60
+        assert (summary[name].n, summary[name].rates[0].hits) == (60, surprised)
+        assert f"'{name}' is how often" in note
+    dungeon = enc.StartEncounter(monster_count=3)
+    assert sim.SCENARIOS["encounter"].notes(dungeon, rules) == ()
+    outcomes = sim.simulate(sim.Question(scenario="encounter", situation=dungeon, ruleset="ose", seed=5), 30)
+    assert all(sim.ENCIRCLED not in o and sim.MAY_BE_ENCIRCLED not in o for o in outcomes)  # not in the open
+
+
+def test_what_the_situation_decides_of_encirclement_is_a_note_not_a_rate(tmp_path: Path) -> None:
+    """A designer reading the answer sees the monsters' number decide encirclement in a sentence, in the table's
+    text and in ``--json`` alike, and no rate of 0 % or 100 % for it."""
+    args = ("simulate", "encounter", "--setting", "wilderness", "--n", "40", "--seed", "2")
+    few = run_hexlog(*args, "--monsters", "2", cwd=tmp_path)
+    assert few.returncode == 0, few.stderr
+    assert "note: 2 monsters cannot encircle a party (at least 3 can)" in few.stdout
+    assert "encircled" not in few.stdout.split("note:")[0]
+    told = json.loads(run_hexlog(*args, "--monsters", "2", "--json", cwd=tmp_path).stdout)["sides"][0]
+    assert [m["name"] for m in told["measures"] if "encircled" in m["name"]] == []
+    assert told["notes"][0].startswith("2 monsters cannot encircle a party")
+    enough = json.loads(run_hexlog(*args, "--monsters", "4", "--json", cwd=tmp_path).stdout)["sides"][0]
+    measures = {m["name"]: m for m in enough["measures"]}
+    may = measures[sim.MAY_BE_ENCIRCLED]
+    assert may["n"] == 40
+    assert may["rates"]["yes"]["hits"] == measures["party surprised"]["rates"]["yes"]["hits"]
+    assert 0 < may["rates"]["yes"]["rate"] < 1
+    assert "may encircle a party they surprise in the open, at the referee's call" in enough["notes"][0]
 
 
 def test_compare_sets_side_b_in_the_setting_its_rules_name(tmp_path: Path) -> None:
