@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from typing import ClassVar
 
 import pytest
 
+from hexlog.events.encounter import SurpriseChecked
 from hexlog.events.session import SessionClosed, SessionOpened
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.commands import CloseSession, OpenSession
@@ -355,18 +357,21 @@ class TestReadUnder:
         "outdoor_min_distance_ft": ("adnd", {}, 400),
         "reroll_limit": ("ose", {"initiative_tie": "reroll"}, 0),
         "segments_on_mutual_surprise": ("adnd", {}, "face"),
+        # both sides surprised: read only where surprise gives a free round (ose); the others act at once by default
+        "mutually_surprised_sides_act": ("ose", {"mutually_surprised_sides_act": True}, False),
     }
 
     @staticmethod
     def _outcomes(name: str, overrides: dict[str, object]) -> list[object]:
-        """Every event of 60 encounters in each setting of the ruleset (a lit party, three monsters), each played as
-        ``hexlog simulate encounter`` plays a trial, on the same dice whatever the house rules (the sessions aside:
-        the first one's secret is drawn)."""
+        """Every event of 60 encounters in each setting of the ruleset, with the party lit and unlit (three monsters;
+        a light the monsters see keeps them from being surprised, so only unlit are both sides surprised), each
+        played as ``hexlog simulate encounter`` plays a trial, on the same dice whatever the house rules (the
+        sessions aside: the first one's secret is drawn)."""
         settings = {"adnd": ("indoors", "outdoors")}.get(name, ("dungeon", "wilderness", "waterborne"))
         out: list[object] = []
-        for setting in settings:
+        for setting, light in itertools.product(settings, (True, False)):
             play = Play(handler_for(name, CAMPAIGN, overrides))
-            situation = StartEncounter(setting=setting, monster_count=3, party_light=True)
+            situation = StartEncounter(setting=setting, monster_count=3, party_light=light)
             for index in range(60):
                 play.run(CloseSession())
                 play.run(OpenSession(secret_hex=secret_for(1, index)))
@@ -391,6 +396,21 @@ class TestReadUnder:
         assert idle <= set(self.CHANGES), f"give these a value that moves encounters: {idle - set(self.CHANGES)}"
         changed = {key: self.CHANGES[key][2] for key in idle}
         assert self._outcomes(name, {"options": changed}) == self._outcomes(name, {}), changed
+
+    @pytest.mark.parametrize(("name", "read"), [("ose", True), ("explore", False), ("adnd", False)])
+    def test_acting_after_mutual_surprise_is_read_only_where_surprise_gives_a_free_round(self, hexlog, name, read):
+        """Both sides surprised, ``mutually_surprised_sides_act`` decides whether the free round OSE's surprise gives
+        passes with nobody acting; explore's single action and AD&D's segments never read it: ``rules show`` says so,
+        and setting it there leaves every event of encounters that meet mutual surprise as it was."""
+        lines = hexlog("rules", "show", name).stdout.splitlines()
+        line = next(line for line in lines if line.startswith("options.mutually_surprised_sides_act ="))
+        assert ("[not read under these rules: options.surprise_advantage is" in line) is not read
+        if read:
+            return
+        changed = self._outcomes(name, {"options": {"mutually_surprised_sides_act": False}})
+        mutual = [e for events in changed for e in events if isinstance(e, SurpriseChecked) and e.monsters_surprised]
+        assert any(e.party_surprised for e in mutual)  # the encounters meet the case the option is about
+        assert changed == self._outcomes(name, {})
 
     @pytest.mark.parametrize("key", sorted(CHANGES))
     def test_the_same_change_moves_the_encounters_of_the_rules_that_read_it(self, key):

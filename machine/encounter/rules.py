@@ -190,6 +190,7 @@ class EncounterOptions:
         help="Under the one-round advantage (round), both sides surprised: both act at once in the first round "
         "(true), or neither does: a momentary confusion, the first round passes with nobody acting (false, seed 000: "
         '"surprised sides cannot move or act in the first round").',
+        read_when=(("surprise_advantage", ("round",)), ("wilderness_surprise_advantage", ("round",))),
     )
     initiative_each_round: bool = rule(
         default=False,
