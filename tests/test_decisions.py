@@ -46,7 +46,7 @@ PARTY = (
 # outcomes needed below: a free round (OSE, one side alone surprised), an uncertain reaction re-rolled,
 # a pursuit decided by a reaction rolled for it and by an earlier one, an OSE initiative tie re-rolled
 # after the rules change, a party surrounded; found by search_secrets() (sessions roll hexlog-dice-v2)
-SECRETS = {"ose": 11, "adnd": 3, "explore": 2}
+SECRETS = {"ose": 26, "adnd": 3, "explore": 2}
 
 
 def secret(n: int, session: int) -> str:
@@ -124,6 +124,7 @@ def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> 
         if react:
             _try(handler, enc.RollReaction(speaker="Ann" if number % 4 == 0 else "Bo", modifier=number % 3 - 1))
         _try(handler, enc.PlayRound())
+        _try(handler, enc.RollInitiative())  # OSE rolls it again for the next round (refused where rolled once)
         _try(handler, enc.RerollReaction())
         if _try(handler, enc.Evade(side="party")):
             if not _try(handler, enc.RollEvasion()):  # seed 004 in the wilderness rolls the evasion instead
@@ -131,6 +132,7 @@ def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> 
                 handler.execute(CAMPAIGN, enc.DecidePursuit(pursue=pursue, note="by the book" if number % 3 else ""))
             return
     if _phase(handler) is Phase.COMBAT:
+        _try(handler, enc.RollInitiative())  # after a chase on water OSE rolls it again for the fight
         handler.execute(CAMPAIGN, enc.PlayRound())
     if _phase(handler) is not Phase.CONCLUDED:
         handler.execute(CAMPAIGN, enc.ConcludeEncounter())

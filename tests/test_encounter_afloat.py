@@ -223,6 +223,7 @@ class TestAfterTheChase:
         assert found(events, enc_ev.EncounterConcluded) == []
         assert t.table.procedures["encounter"].phase is enc.Phase.COMBAT
         assert t.table.handoffs == ()
+        t.run(enc.RollInitiative(), 3, 4)  # OSE rolls it again for the fight after the chase
         (round_played,) = found(t.run(enc.PlayRound()), enc_ev.RoundPlayed)
         assert (round_played.combat, round_played.acting) == (True, (Side.PARTY, Side.MONSTERS))
         (concluded,) = found(t.run(enc.ConcludeEncounter(outcome="boarded")), enc_ev.EncounterConcluded)
@@ -389,6 +390,7 @@ def committed_flight() -> Handler:
         while handler.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.CLOSING:
             handler.execute(CAMPAIGN, ch.Run())
         if handler.load(CAMPAIGN).procedures["encounter"].phase is enc.Phase.COMBAT:
+            handler.execute(CAMPAIGN, enc.RollInitiative())  # OSE rolls it again for the fight after the chase
             handler.execute(CAMPAIGN, enc.PlayRound())
             handler.execute(CAMPAIGN, enc.ConcludeEncounter(outcome="boarded"))
     handler.execute(CAMPAIGN, c.CloseSession())

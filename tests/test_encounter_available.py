@@ -84,6 +84,7 @@ class TestAvailableTriggers:
         assert "evade" not in steps or steps["evade"] == ("monsters",)
         assert steps["round"] == ()
         t.run(enc.PlayRound())
+        t.run(enc.RollInitiative(), 4, 2)  # round 2 starts with its own initiative (initiative_each_round)
         assert dict(t.steps())["fight"] == ("party", "monsters")
 
     def test_every_offered_trigger_is_allowed_by_the_phase(self):

@@ -242,6 +242,7 @@ class TestInitiative:
             t.run(enc.Fight(side="party"))
         played = only(t.run(enc.PlayRound()), ev.RoundPlayed)
         assert (played.round, played.acting) == (1, ("monsters",))
+        t.run(enc.RollInitiative(), 4, 2)  # round 2 starts with its own initiative (initiative_each_round)
         t.run(enc.Fight(side="party"))
         assert t.state.in_combat
 
@@ -286,6 +287,7 @@ class TestReaction:
         t.run(enc.PlayRound())
         r = only(t.run(enc.RerollReaction(), 6, 5), ev.ReactionRolled)
         assert (r.reroll, r.speaker, r.round, r.result) == (True, "Ann", 1, "friendly")
+        t.run(enc.RollInitiative(), 4, 2)
         t.run(enc.PlayRound())
         with pytest.raises(RuleRefusedError, match="only an uncertain reaction"):
             t.run(enc.RerollReaction())
@@ -305,6 +307,7 @@ class TestReaction:
         with pytest.raises(RuleRefusedError, match="reroll-reaction when it is uncertain"):
             t.run(enc.RollReaction(speaker="Ann"))
         assert t.version == version
+        t.run(enc.RollInitiative(), 4, 2)
         t.run(enc.PlayRound())
         third = only(t.run(enc.RerollReaction(speaker="Bo"), 2, 1), ev.ReactionRolled)
         assert (third.reroll, third.speaker, third.round, third.result) == (True, "Bo", 2, "hostile")
@@ -396,11 +399,16 @@ class TestMovementAndClock:
         assert (advanced.seconds, advanced.turns) == (1200, 2)
 
     def test_encounter_movement_lasts_at_most_the_maximum_of_rounds(self) -> None:
-        """The 61st OSE round is refused."""
+        """The 61st OSE round is refused (here the 4th), its initiative rolled or not."""
         t = Table(overrides={"options": {"encounter_move_max_rounds": 3}})
         to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
-        for _ in range(3):
+        t.run(enc.PlayRound())
+        for _ in range(2):
+            t.run(enc.RollInitiative(), 4, 2)
             t.run(enc.PlayRound())
+        with pytest.raises(RuleRefusedError, match="at most 3 rounds"):
+            t.run(enc.PlayRound())
+        t.run(enc.RollInitiative(), 4, 2)
         with pytest.raises(RuleRefusedError, match="at most 3 rounds"):
             t.run(enc.PlayRound())
 
@@ -409,7 +417,9 @@ class TestMovementAndClock:
         t = Table(overrides={"options": {"encounter_move_max_rounds": 3}})
         to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
         t.run(enc.Fight())
-        for _ in range(4):
+        t.run(enc.PlayRound())
+        for _ in range(3):
+            t.run(enc.RollInitiative(), 4, 2)  # each later round on its own initiative (initiative_each_round)
             t.run(enc.PlayRound())
         assert t.state.rounds == 4
 

@@ -208,6 +208,7 @@ class TestSurpriseAndInitiative:
         assert t.refused(enc.Wait(side="party"), "cannot act in the first round") == 0
         t.run(enc.Wait(side="monsters"))
         t.run(enc.PlayRound())
+        t.run(enc.RollInitiative(), 4, 2)  # round 2 starts with its own initiative (initiative_each_round)
         t.run(enc.Wait(side="party"))
 
     def test_surprise_in_the_open_gives_no_free_action_under_explore(self) -> None:

@@ -208,9 +208,16 @@ def aware(
     )
 
 
+def later_round(ruleset: str) -> tuple[Step, ...]:
+    """A round after the first: where initiative is rolled each round (OSE) its initiative (5 against 2) first."""
+    each = rulesets.load(ruleset).content["options"].get("initiative_each_round", False)
+    return (*((do(enc.RollInitiative(), 5, 2),) if each else ()), do(enc.PlayRound()))
+
+
 def eleven_rounds(ruleset: str) -> tuple[Step, ...]:
     """Combat for 11 rounds, then the conclusion advances the clock."""
-    return (*aware(ruleset), do(enc.Fight()), *(do(enc.PlayRound()),) * 11, do(enc.ConcludeEncounter()))
+    later = later_round(ruleset) * 10
+    return (*aware(ruleset), do(enc.Fight()), do(enc.PlayRound()), *later, do(enc.ConcludeEncounter()))
 
 
 def blocked_surprise(ruleset: str, **start: Any) -> tuple[Step, ...]:
@@ -598,7 +605,7 @@ def row_max_rounds(ruleset: str) -> Row:
         ruleset=ruleset,
         option="encounter_move_max_rounds",
         value=2,
-        script=(*aware(ruleset), *(do(enc.PlayRound()),) * 3, do(enc.ConcludeEncounter())),
+        script=(*aware(ruleset), do(enc.PlayRound()), *later_round(ruleset) * 2, do(enc.ConcludeEncounter())),
         changes={
             (MOVE, "max_rounds"): (rulesets.load(ruleset).content["options"]["encounter_move_max_rounds"], 2),
             (CONCLUDED, "rounds"): (3, 2),
@@ -1194,6 +1201,7 @@ def _rows() -> list[Row]:
                 do(enc.DetermineDistance(), 3, 4),
                 do(enc.RollInitiative()),
                 do(enc.PlayRound()),
+                do(enc.RollInitiative(), 5, 2),
                 do(enc.Evade(side="party")),
             ),
         ),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from hexlog.events import encounter as ev
-from hexlog.events.errors import UsageError
+from hexlog.events.errors import Advice, UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
@@ -75,13 +75,24 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "dest": P.COMBAT,
         "conditions": "uncertain_reaction_a_round_ago",
     },
-    {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
-    {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "side_may_act"},
-    {"trigger": "round", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "within_round_limit"},
+    # OSE (option initiative_each_round): a side acts in a later round, and the round is played, on its own initiative
+    {"trigger": "parley", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": ["side_may_act", "initiative_rolled"]},
+    {"trigger": "wait", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": ["side_may_act", "initiative_rolled"]},
+    {
+        "trigger": "round",
+        "source": P.ACTIONS,
+        "dest": P.ACTIONS,
+        "conditions": ["within_round_limit", "initiative_rolled"],
+    },
     # combat rounds are not limited: the 60-round limit is on encounter movement (OSE §2.7)
-    {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT},
-    {"trigger": "fight", "source": P.ACTIONS, "dest": P.COMBAT, "conditions": "side_may_act"},
-    {"trigger": "evade", "source": P.ACTIONS, "dest": P.EVASION, "conditions": ["side_may_act", "flight_allowed"]},
+    {"trigger": "round", "source": P.COMBAT, "dest": P.COMBAT, "conditions": "initiative_rolled"},
+    {"trigger": "fight", "source": P.ACTIONS, "dest": P.COMBAT, "conditions": ["side_may_act", "initiative_rolled"]},
+    {
+        "trigger": "evade",
+        "source": P.ACTIONS,
+        "dest": P.EVASION,
+        "conditions": ["side_may_act", "initiative_rolled", "flight_allowed"],
+    },
     # A38: a party surprised within the flight limit may still flee once non-intelligent monsters closed to melee
     {"trigger": "evade", "source": P.COMBAT, "dest": P.EVASION, "conditions": "flees_from_the_charge"},
     # §2.9 on water (option waterborne_pursuit_hands_off): the decision is recorded, then its step settles it
@@ -114,6 +125,17 @@ def confused(state: EncounterState, options: EncounterOptions) -> bool:
     §2.2: "surprised sides cannot move or act in the first round"): neither acts in the first round."""
     mutual = state.advantage_kind is ev.AdvantageKind.ROUND and all(state.surprised)
     return mutual and not options.mutually_surprised_sides_act
+
+
+def initiative_missing(e: EncounterState, options: EncounterOptions) -> int:
+    """The round whose initiative is due and not rolled yet (0: none is). Under option ``initiative_each_round``
+    (seed 000, OSE) every round after the first starts with its own initiative, and so does the first after a chase
+    on water (the one before it was rolled for another fight); a side acts in it, and it is played, only once that is
+    rolled. Rolled once per encounter, a round never waits for it."""
+    if not options.initiative_each_round or (e.rounds < 1 and not e.chased):
+        return 0
+    number = e.rounds + 1
+    return number if e.initiative_round < number else 0
 
 
 def side_of(command: Command | None) -> Side:
@@ -333,6 +355,18 @@ class EncounterModel(Model):
             return self.refuse("initiative is rolled again only once a round has been played")
         if e.initiative_round > e.rounds:
             return self.refuse(f"initiative for round {e.initiative_round} is already rolled; play the round")
+        return True
+
+    def initiative_rolled(self) -> bool:
+        """Under per-round initiative a later round is played, and a side acts in it, once its initiative is rolled."""
+        due = initiative_missing(self.e, self.options)
+        if due:
+            return self.refuse(
+                f"the rules in force ({self.rules.name}) roll initiative at the start of every round; roll initiative "
+                f"for round {due} first (",
+                Advice("RollInitiative"),
+                ")",
+            )
         return True
 
     def within_round_limit(self) -> bool:
