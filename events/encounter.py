@@ -305,12 +305,23 @@ class ReactionRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class ActionChosen(Event):
-    """A side's response: combat, evasion, parley, wait or avoid (``both`` for the two sides)."""
+    """A side's response: combat, evasion, parley, wait or avoid (``both`` for the two sides).
+
+    Since version 2, where initiative is rolled each round (option ``initiative_each_round``) a side chooses in a
+    round after the first only once that round's initiative is rolled; before, a release let it choose on the last
+    round's (the audit holds only a version 2 choice to the rule).
+    """
 
     type_name: ClassVar[str] = "encounter.action_chosen"
+    schema_version: ClassVar[int] = 2
     side: Side
     action: Action
     note: str = ""
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 records the same fields: only when the rules let a side choose changed."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)
@@ -395,14 +406,25 @@ class EvasionRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class RoundPlayed(Event):
-    """One round of the encounter passed; ``acting`` names the sides that could act in it."""
+    """One round of the encounter passed; ``acting`` names the sides that could act in it.
+
+    Since version 2, where initiative is rolled each round (option ``initiative_each_round``) a round after the first
+    is played only once its own initiative is rolled; before, a release let it be played on the last round's (the
+    audit holds only a version 2 round to the rule).
+    """
 
     type_name: ClassVar[str] = "encounter.round_played"
+    schema_version: ClassVar[int] = 2
     round: int
     combat: bool = False
     acting: tuple[Side, ...] = ()
     reason: str = ""
     note: str = ""
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 records the same fields: only when the rules let a round be played changed."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

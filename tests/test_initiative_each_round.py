@@ -14,8 +14,18 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from hexlog.events import encounter as ev
+from hexlog.events.memory import MemoryStore
+from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
+from hexlog.machine.encounter.machine import EncounterModel
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
+from hexlog.replay.audit import audit_store
+
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from subprocess import CompletedProcess
 
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$", re.MULTILINE)
@@ -86,3 +96,94 @@ class TestTheCommandLine:
         again = hexlog("encounter", "roll-initiative")
         assert again.returncode == 1
         assert f"the rules in force ({ruleset}) roll initiative once per encounter" in again.stderr
+
+
+CAMPAIGN = "c1"
+
+
+def _campaign(ruleset: str) -> Handler:
+    """A campaign under ``ruleset`` with one member and an encounter whose first initiative is rolled."""
+    handler = Handler(MemoryStore(), MemoryKeeper())
+    for command in (c.StartCampaign(ruleset=ruleset), c.OpenSession(), c.AddMember(name="Ann")):
+        handler.execute(CAMPAIGN, command)
+    for command in (
+        enc.StartEncounter(party_aware=True, monsters_aware=True),
+        enc.CheckSurprise(),
+        enc.DetermineDistance(value=30),
+        enc.RollInitiative(),
+    ):
+        handler.execute(CAMPAIGN, command)
+    return handler
+
+
+def _without_the_roll(handler: Handler, steps: Sequence[c.Command], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``steps`` recorded as a release before the rule recorded them: the machine lets a later round go on on the last
+    initiative."""
+    with monkeypatch.context() as old:
+        old.setattr(EncounterModel, "initiative_rolled", lambda _self: True)
+        for step in steps:
+            handler.execute(CAMPAIGN, step)
+    handler.execute(CAMPAIGN, enc.ConcludeEncounter())
+    handler.execute(CAMPAIGN, c.CloseSession())
+
+
+#: round 1, then rounds 2 and 3 with a parley in round 2, on the first round's initiative alone
+LATER = (enc.PlayRound(), enc.PlayRound(), enc.Parley(), enc.PlayRound())
+
+
+class TestTheAudit:
+    def test_an_honest_log_with_the_rolls_audits_clean(self) -> None:
+        """Round, initiative, a parley, round: every round on its own initiative."""
+        handler = _campaign("ose")
+        for step in (enc.PlayRound(), enc.RollInitiative(), enc.Parley(), enc.PlayRound(), enc.ConcludeEncounter()):
+            handler.execute(CAMPAIGN, step)
+        handler.execute(CAMPAIGN, c.CloseSession())
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_a_log_of_today_that_skips_the_roll_is_a_finding(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Rounds 2 and 3 and a parley in round 2 written at today's versions with no initiative after round 1 (as a
+        referee owning the database could append them): each is a finding naming the round whose roll is missing."""
+        handler = _campaign("ose")
+        _without_the_roll(handler, LATER, monkeypatch)
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        said = [(f.check, f.reason) for f in report.findings]
+        tail = "which the rules in force (ose) roll at the start of every round"
+        assert said == [
+            (
+                "decision",
+                f"encounter.round_played: round 2 played before the initiative for round 2 was rolled, {tail}",
+            ),
+            (
+                "decision",
+                f"encounter.action_chosen: parley chosen before the initiative for round 3 was rolled, {tail}",
+            ),
+            (
+                "decision",
+                f"encounter.round_played: round 3 played before the initiative for round 3 was rolled, {tail}",
+            ),
+        ]
+
+    def test_a_log_an_older_release_wrote_audits_clean(self, monkeypatch: pytest.MonkeyPatch, unraised) -> None:
+        """The same play recorded at version 1 of both events, by a release that let a round go on on the last
+        initiative, under today's ose (whose builds wrote version 1 until this rule): no finding."""
+        unraised("encounter.round_played")
+        unraised("encounter.action_chosen")
+        handler = _campaign("ose")
+        with monkeypatch.context() as old:
+            old.setattr(ev.RoundPlayed, "schema_version", 1)
+            old.setattr(ev.ActionChosen, "schema_version", 1)
+            _without_the_roll(handler, LATER, monkeypatch)
+        records = handler.store.read_stream(f"campaign-{CAMPAIGN}")
+        played = [r.envelope.schemaversion for r in records if r.envelope.type.endswith(".round_played")]
+        assert played == [1, 1, 1]
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_where_initiative_is_rolled_once_no_round_is_a_finding(self) -> None:
+        """explore: round after round on the one initiative, at today's versions, audits clean."""
+        handler = _campaign("explore")
+        for step in (*LATER, enc.ConcludeEncounter(), c.CloseSession()):
+            handler.execute(CAMPAIGN, step)
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()

@@ -6,7 +6,9 @@ the recorded rolls. The chase on water an encounter hands off is recorded only b
 decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
 not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
 a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 is re-run as its release rolled it
-(``command_before``).
+(``command_before``). No dice decide a round or a side's choice, but where initiative is rolled each round the machine
+lets neither go on in a later round before its initiative: one recorded so since ``encounter.round_played`` and
+``encounter.action_chosen`` version 2 is a finding (``derived``); an older release let it be.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from hexlog.machine.encounter.commands import (
     RollInitiative,
     RollReaction,
 )
-from hexlog.machine.encounter.machine import not_encirclable
+from hexlog.machine.encounter.machine import initiative_missing, not_encirclable
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.kit.procedure import Inverse
@@ -151,11 +153,39 @@ def follows_only(event: Event) -> bool:
     return isinstance(event, HandedOff) and (event.parent, event.child) == (PROCEDURE, CHASE)
 
 
-def derived(ctx: StepContext, event: Event, version: int) -> str | None:  # noqa: ARG001 - the hook's signature
+#: the first version of ``encounter.round_played`` and of ``encounter.action_chosen`` whose releases roll initiative
+#: before a later round where the rules roll it each round (earlier ones let the round go on on the last one's)
+INITIATIVE_FIRST_SINCE = 2
+
+
+def _on_old_initiative(ctx: StepContext, event: ev.RoundPlayed | ev.ActionChosen, version: int) -> str | None:
+    """A later round played, or a side's choice in it, before that round's initiative where the rules roll it each
+    round (``initiative_each_round``): the machine refuses both (its condition ``initiative_rolled``), so such a
+    record was not written by the kit. A side that slips away (``avoid``) and one fleeing the charge in the first
+    round are not asked; a version before 2 was written by a release that let it be."""
+    e = ctx.state(PROCEDURE)
+    if version < INITIATIVE_FIRST_SINCE or not isinstance(e, EncounterState):
+        return None
+    if isinstance(event, ev.ActionChosen) and (e.phase is not Phase.ACTIONS or event.action is ev.Action.AVOID):
+        return None
+    due = initiative_missing(e, ctx.part(EncounterOptions))
+    if not due:
+        return None
+    what = f"round {event.round} played" if isinstance(event, ev.RoundPlayed) else f"{event.action} chosen"
+    return (
+        f"{what} before the initiative for round {due} was rolled, which the rules in force ({ctx.rules.name}) "
+        "roll at the start of every round"
+    )
+
+
+def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """An encirclement no dice decide: under ``encirclement = "referee"`` the step ``encircle`` records it only where
     the rules let the referee call it (its guard, which the audit would not otherwise hold it to); under
     ``"always"`` the surprise step records it, and the re-run of that step judges it. Either way it names the
-    encounter's monsters and the rules' least number."""
+    encounter's monsters and the rules' least number. A round, and a side's choice, are held to per-round initiative
+    (``_on_old_initiative``)."""
+    if isinstance(event, ev.RoundPlayed | ev.ActionChosen):
+        return _on_old_initiative(ctx, event, version)
     if not isinstance(event, ev.PartySurrounded):
         return None
     e = ctx.state(PROCEDURE)
