@@ -212,6 +212,29 @@ def test_a_rules_refusal_names_the_steps_allowed_now_as_a_machines_does(serve, h
         assert allowed == [step.split(" ")[0] for step in offered]
 
 
+def test_under_ose_a_later_round_waits_for_its_initiative_and_next_offers_it(serve, hexlog):
+    """After round 1 the answer's ``next`` offers roll-initiative, not the round; a round sent anyway is a 409 naming
+    the roll in the service's words, with the same ``allowed``, and writes nothing."""
+    served = serve()
+    for args in (("party", "add", "Ann"), ("encounter", "start", "--party-aware", "--monsters-aware")):
+        assert hexlog(*args, "--campaign", "main").returncode == 0
+    with served.client() as client:
+        for step in ("check-surprise", "determine-distance", "roll-initiative", "round"):
+            done = client.post(f"/campaigns/main/encounter/{step}", headers=served.headers("referee"), json={})
+            assert done.status_code == 200, done.text
+        offered = [step.split(" ")[0] for step in done.json()["next"]]
+        assert offered == ["roll-initiative", "react", "conclude"]
+        before = _version(served, client)
+        refused = client.post("/campaigns/main/encounter/round", headers=served.headers("referee"), json={})
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "encounter: 'round' refused in phase ACTIONS: the rules in force (ose) roll initiative at the start of "
+            "every round; roll initiative for round 2 first (POST /campaigns/main/encounter/roll-initiative)"
+        )
+        assert refused.json()["allowed"] == offered
+        assert _version(served, client) == before
+
+
 def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
     served = serve()
     with served.client() as client:
