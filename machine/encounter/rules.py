@@ -194,7 +194,8 @@ class EncounterOptions:
     )
     initiative_each_round: bool = rule(
         default=False,
-        help="Initiative is rolled again at the start of every round after the first (OSE), or once per encounter.",
+        help="Initiative is rolled again at the start of every round after the first, and the round and the sides' "
+        "actions in it wait for it (OSE), or once per encounter.",
     )
     missiles_without_limit: bool = rule(
         default=False,
