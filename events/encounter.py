@@ -326,9 +326,17 @@ class ActionChosen(Event):
 
 @attrs.frozen(kw_only=True)
 class PursuitDecided(Event):
-    """The side that was fled from chose whether to pursue; for monsters a low reaction suggests it."""
+    """The side that was fled from chose whether to pursue; for monsters a low reaction suggests it.
+
+    Since version 2 the encounter a delve waits for (under rules with the dungeon pursuit table) hands its chase off
+    itself when its pursuers give chase, as one on water does: the chase starts at once, and the encounter waits for
+    it, fights a fleeing side caught and ends when it gets away. Before, it concluded in pursuit (its turn passing
+    first) and the delve handed the chase on, going on exploring once it ended (the audit re-runs such a decision
+    as its release made it).
+    """
 
     type_name: ClassVar[str] = "encounter.pursuit_decided"
+    schema_version: ClassVar[int] = 2
     pursuer: Side
     fleeing: Side
     pursue: bool
@@ -340,6 +348,12 @@ class PursuitDecided(Event):
     decided_by: DecidedBy
     note: str = ""
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 concluded a delve's encounter in pursuit: its data reads as version 2 unchanged (the audit
+        re-runs it as its release ran it)."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

@@ -55,7 +55,7 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
     (("travel.wandering_checked", 3),),
     (("dungeon.secret_door_searched", 2),),
     (("travel.wandering_checked", 4),),
-    (("encounter.action_chosen", 2), ("encounter.round_played", 2)),
+    (("encounter.action_chosen", 2), ("encounter.pursuit_decided", 2), ("encounter.round_played", 2)),
 )
 
 #: (CloudEvents type, schema version) -> the number of the release that first wrote it (1 for ``RAISED[0]``)

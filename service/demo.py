@@ -197,9 +197,9 @@ class Referee:
     def flee_underground(self, foes: str) -> None:
         """The party runs from monsters in the dungeon; the referee has them give chase, and the chase runs out.
 
-        A party that may flee at once evades and the delve hands the pursuit to the chase; one that may
-        not (surprised too far off, or charged) fights a round, breaks away, and the referee starts the
-        chase from the encounter.
+        A party that may flee at once evades and the encounter hands the pursuit to the chase (caught, the
+        encounter's fight goes on); one that may not (surprised too far off, or charged) fights a round, breaks
+        away, and the referee starts the chase from the encounter (caught, the delve meets them again).
         """
         self.opening()
         try:
@@ -237,9 +237,10 @@ class Referee:
                 self.do(chase.Run())
         state = self.state(chase.PROCEDURE)
         if isinstance(state, chase.ChaseState) and state.phase is chase.Phase.CAUGHT:
-            count = self.encounter().started.monster_count
             self.say(f"the {foes} catch the party: it turns at bay and fights")
-            self.do(dc.Meet(name=f"the {foes} that caught the party", monster_count=count, intelligent=False))
+            if self.encounter().phase is not enc.Phase.COMBAT:  # a chase started by hand: a meeting of its own
+                count = self.encounter().started.monster_count
+                self.do(dc.Meet(name=f"the {foes} that caught the party", monster_count=count, intelligent=False))
             self.fight_out(f"the {foes} leap at the rearmost", rounds=2, outcome=f"the {foes} scattered")
 
     def _closing(self, state: chase.ChaseState) -> bool:

@@ -9,6 +9,8 @@ import pytest
 
 from hexlog.events import chase as ev
 from hexlog.events import dungeon as dg_ev
+from hexlog.events import encounter as enc_ev
+from hexlog.events.clock import ClockAdvanced
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
@@ -349,42 +351,66 @@ def delve_to_pursuit(options: dict[str, Any] | None = None) -> Table:
 
 
 class TestTheDelveHandsOff:
-    def test_an_encounter_ending_in_pursuit_hands_on_to_the_chase_and_the_delve_waits(self):
-        """The encounter concludes, the delve resumes into CHASE and hands off, all in one append."""
+    def test_the_delves_encounter_hands_the_chase_off_at_once_and_the_delve_waits(self):
+        """Pursued, the encounter hands off to the chase in the same append (encounter.pursuit_decided v2): it does
+        not conclude, no time passes before the chase, and the delve waits for the encounter, which waits for it."""
         t = delve_to_pursuit()
+        before = t.table.clock.seconds
         events = t.run(enc.DecidePursuit(pursue=True))
-        assert Resumed(parent="dungeon", child="encounter") in events
-        assert ("resume", "ENCOUNTER", "CHASE") in changes(events, "dungeon")
-        assert HandedOff(parent="dungeon", child="chase") in events
+        assert HandedOff(parent="encounter", child="chase") in events
+        assert ("settle", "EVASION", "CHASE") in changes(events, "encounter")
+        assert not [e for e in events if isinstance(e, enc_ev.EncounterConcluded | ClockAdvanced | Resumed)]
+        assert changes(events, "dungeon") == []
         (started,) = [e for e in events if isinstance(e, ev.ChaseStarted)]
         assert (started.from_encounter, started.gap_ft, started.name) == (1, 50, "ghouls")
-        assert t.table.handoffs == (("dungeon", "chase"),)
-        with pytest.raises(IllegalTransitionError, match="not allowed in state CHASE"):
+        assert t.table.clock.seconds == before
+        assert t.table.handoffs == (("dungeon", "encounter"), ("encounter", "chase"))
+        with pytest.raises(IllegalTransitionError, match="not allowed in state ENCOUNTER"):
             t.run(dg.Move())
 
-    def test_the_delve_resumes_exploring_when_the_chase_ends(self):
-        """50 ft, closing 30 ft a round: caught in round 2; the delve resumes in the same append."""
+    def test_a_caught_party_fights_the_encounter_it_fled_and_its_end_resumes_the_delve(self):
+        """50 ft, closing 30 ft a round: caught in round 2, the encounter resumes in COMBAT (the delve still waits);
+        concluding it resumes the delve exploring."""
         t = delve_to_pursuit()
         t.run(enc.DecidePursuit(pursue=True))
         t.run(ch.Run())
         events = t.run(ch.Run())
-        assert Resumed(parent="dungeon", child="chase") in events
-        assert changes(events, "dungeon") == [("resume", "CHASE", "EXPLORING")]
+        assert Resumed(parent="encounter", child="chase") in events
+        assert changes(events, "encounter") == [("resume", "CHASE", "COMBAT")]
+        assert changes(events, "dungeon") == []
+        assert t.table.handoffs == (("dungeon", "encounter"),)
+        assert t.table.procedures["encounter"].phase is enc.Phase.COMBAT
+        t.run(enc.PlayRound())
+        events = t.run(enc.ConcludeEncounter(outcome="ghouls slain"))
+        assert Resumed(parent="dungeon", child="encounter") in events
+        assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
         assert t.table.procedures["dungeon"].phase is dg.Phase.EXPLORING
         assert t.table.handoffs == ()
 
+    def test_a_party_that_gets_away_ends_the_encounter_and_the_delve_resumes(self):
+        """Out of sight after a round: the chase ends escaped, the encounter concludes evaded (its turn passing
+        then), and the delve resumes exploring, all in one append."""
+        t = delve_to_pursuit()
+        t.run(enc.DecidePursuit(pursue=True))
+        events = t.run(ch.Run(out_of_sight=True))
+        (concluded,) = [e for e in events if isinstance(e, enc_ev.EncounterConcluded)]
+        assert (concluded.outcome, concluded.turns) == ("evaded", 1)
+        assert changes(events, "encounter") == [("resume", "CHASE", "CONCLUDED")]
+        assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
+        assert t.table.handoffs == ()
+
     def test_the_rounds_pass_on_the_delves_clock_and_its_torch_burns_out(self):
-        """The encounter took turn 1; 50 rounds of a minute end turn 6, when Ann's torch goes out. (The delve's
-        wandering checks wait while it is not exploring.)"""
+        """No turn passes before the chase; 60 rounds of a minute end turn 6, when Ann's torch goes out. (The
+        delve's wandering checks wait while it is not exploring.)"""
         t = delve_to_pursuit()
         t.run(enc.DecidePursuit(pursue=True))
         burned = []
-        for number in range(1, 51):
+        for number in range(1, 61):
             events = t.run(ch.Run(obstacle="burning oil", slows_ft=30))
             burned += [number for e in events if isinstance(e, dg_ev.LightBurnedOut)]
             assert not [e for e in events if isinstance(e, dg_ev.WanderingChecked)]
         assert t.table.clock.seconds == 3600
-        assert burned == [50]
+        assert burned == [60]
 
     def test_an_encounter_the_monsters_let_go_resumes_exploring(self):
         """No pursuit: the delve resumes exploring, no chase."""

@@ -377,6 +377,22 @@ class TestRates:
 # --- replay and audit ------------------------------------------------------------------------------
 
 
+def run_out(h: Handler) -> None:
+    """The chase the delve's encounter handed off: the steps repeated, treasure dropped, then food, then rounds; a
+    party caught fights the encounter out."""
+    h.execute(CAMPAIGN, ch.RepeatSteps())
+    for command in (ch.Drop(item="treasure"), ch.Drop(item="food"), ch.Drop(item="food")):
+        if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
+            h.execute(CAMPAIGN, command)
+    for _ in range(30):  # burning oil holds them to the party's pace: exhausted after 30 rounds
+        if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
+            h.execute(CAMPAIGN, ch.Run(obstacle="burning oil", slows_ft=30))
+    if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
+        h.execute(CAMPAIGN, ch.Run(out_of_sight=True))
+    if h.load(CAMPAIGN).procedures["encounter"].phase is enc.Phase.COMBAT:  # caught: the encounter's fight, then on
+        h.execute(CAMPAIGN, enc.ConcludeEncounter(outcome="fought off"))
+
+
 def committed_delve() -> Handler:
     """A delve on committed dice: pursued out of an encounter, treasure dropped, then food, then rounds."""
     h = Handler(MemoryStore(), MemoryKeeper())
@@ -395,15 +411,7 @@ def committed_delve() -> Handler:
         h.execute(CAMPAIGN, command)
     h.execute(CAMPAIGN, enc.Evade(side="party"))
     h.execute(CAMPAIGN, enc.DecidePursuit(pursue=True))
-    h.execute(CAMPAIGN, ch.RepeatSteps())
-    for command in (ch.Drop(item="treasure"), ch.Drop(item="food"), ch.Drop(item="food")):
-        if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
-            h.execute(CAMPAIGN, command)
-    for _ in range(30):  # burning oil holds them to the party's pace: exhausted after 30 rounds
-        if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
-            h.execute(CAMPAIGN, ch.Run(obstacle="burning oil", slows_ft=30))
-    if h.load(CAMPAIGN).procedures["chase"].phase is ch.Phase.RUNNING:
-        h.execute(CAMPAIGN, ch.Run(out_of_sight=True))
+    run_out(h)
     h.execute(CAMPAIGN, c.RollDice(expression="1d20", purpose="attack", made_for="Ann"))
     for _ in range(3):
         if not h.load(CAMPAIGN).procedures["dungeon"].monster_due:

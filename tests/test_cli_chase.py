@@ -131,3 +131,82 @@ class TestTheEncounterHandsOff:
         state = hexlog("state").stdout
         assert "encounter: phase COMBAT" in state
         assert "the chase caught the party: the sides fight" in state
+
+
+def _types_since(db, version: int) -> list[str]:
+    """The event types written after stream version ``version``, in order."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT type FROM events WHERE stream_version > ? ORDER BY position", (version,))
+        return [row[0].removeprefix("hexlog.") for row in rows]
+
+
+def _version(db) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT max(stream_version) FROM events").fetchone()[0]
+
+
+def _fled_in_a_delve(hexlog) -> None:
+    """A lit delve meets 3 ghouls (120 ft) 30 ft away; the party (Bo, 90 ft) flees: the monsters' pursuit is next."""
+    for args in (
+        ("dungeon", "enter"),
+        ("dungeon", "light", "torch", "--by", "Ann"),
+        ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance", "--value", "30"),
+        ("encounter", "roll-initiative"),
+        ("encounter", "evade"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+
+
+class TestADelvesChase:
+    def test_the_chase_starts_at_once_with_no_turn_before_it(self, hexlog, table):
+        """decide-pursuit hands the chase off from the encounter in the same append: no encounter.concluded, no
+        clock.advanced (nor the wandering check or light it would bring) before chase.started; the clock stands."""
+        _fled_in_a_delve(hexlog)
+        before = _version(table)
+        decided = hexlog("encounter", "decide-pursuit", "--pursue")
+        assert decided.returncode == 0, decided.stderr
+        assert "encounter hands off to chase" in decided.stdout
+        assert "clock advances" not in decided.stdout
+        assert _types_since(table, before) == [
+            "encounter.pursuit_decided",
+            "procedure.phase_changed",
+            "procedure.phase_changed",
+            "procedure.handed_off",
+            "chase.started",
+            "procedure.phase_changed",
+        ]
+        assert "clock: day 1 00:00 (0 turns, 0 rounds, 0 s)" in hexlog("state").stdout
+
+    def test_a_caught_party_is_in_melee_with_the_encounter_it_fled(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """30 ft closed in one round: the chase ends caught and the encounter resumes in COMBAT, its next steps the
+        fight's; the delve waits for it until it ends, then resumes exploring."""
+        _fled_in_a_delve(hexlog)
+        assert hexlog("encounter", "decide-pursuit", "--pursue").returncode == 0
+        caught = hexlog("chase", "run")
+        assert caught.returncode == 0, caught.stderr
+        assert "chase 1 over after 1 round: caught; melee starts next round" in caught.stdout
+        assert "chase has concluded: encounter resumes" in caught.stdout
+        assert "   encounter resumes -> COMBAT; next: hexlog encounter react | round | conclude" in caught.stdout
+        assert "dungeon resumes" not in caught.stdout
+        state = hexlog("state").stdout
+        assert "dungeon: phase ENCOUNTER" in state
+        assert "  next: nothing until its encounter concludes" in state
+        assert "encounter: phase COMBAT" in state
+        assert "  encounter 1 'ghouls' (dungeon): the chase caught the party: the sides fight" in state
+        assert "  next: hexlog encounter react | round | conclude" in state
+        refused = hexlog("dungeon", "move")
+        assert refused.returncode != 0
+        assert "'move' is not allowed in state ENCOUNTER" in refused.stderr
+        assert hexlog("encounter", "round").returncode == 0
+        ended = hexlog("encounter", "conclude", "--outcome", "ghouls slain")
+        assert ended.returncode == 0, ended.stderr
+        assert "encounter 1 ends: ghouls slain after 1 round; 1 turn passes" in ended.stdout
+        assert "encounter has concluded: dungeon resumes" in ended.stdout
+        assert "   dungeon resumes -> EXPLORING; next: hexlog dungeon light" in ended.stdout
+        assert hexlog("dungeon", "move").returncode == 0
+        assert hexlog("session", "close").returncode == 0
+        audited = hexlog("audit").stdout  # incomplete only as the secret was supplied: every decision re-run holds
+        assert "INCOMPLETE: nothing is wrong" in audited

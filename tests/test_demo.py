@@ -229,9 +229,9 @@ def castle_and_chase(stdout: str, events: list[dict]) -> None:
         assert f"the party pays {toll['data']['gold']} gp" in stdout
         outcome = "paid"
     assert _of(events, "castle.meeting_ended", number=1, outcome=outcome)
-    # the chase: handed off by the delve (or, when the dice let the party not flee at once, started by the referee
-    # from the encounter after a round of fighting), rounds run, oil thrown, food dropped, and its end
-    handed = _of(events, "procedure.handed_off", parent="dungeon", child="chase")
+    # the chase: handed off by the delve's encounter (or, when the dice let the party not flee at once, started by the
+    # referee from the encounter after a round of fighting), rounds run, oil thrown, food dropped, and its end
+    handed = _of(events, "procedure.handed_off", parent="encounter", child="chase")
     assert handed or ("the party cannot flee yet" in stdout and _of(events, "chase.started")), stdout[-3000:]
     (started,) = _of(events, "chase.started", name="barrow giant rats", fleeing="party", intelligent=False)
     assert started["data"]["pursuers_ft"] > started["data"]["fleeing_ft"]
@@ -248,6 +248,17 @@ def castle_and_chase(stdout: str, events: list[dict]) -> None:
     assert f"chase 1 over after {ran}: {ended['data']['outcome']}" in stdout
     if ended["data"]["outcome"] == "caught":
         assert "the giant rats catch the party: it turns at bay and fights" in stdout
+        fought_where_caught(stdout, events, handed=bool(handed))
+
+
+def fought_where_caught(stdout: str, events: list[dict], *, handed: bool) -> None:
+    """A party caught by the chase its encounter handed off fights that encounter on (no new one is met); one caught
+    by the chase the referee started after the encounter ended meets its pursuers again."""
+    met_again = _of(events, "encounter.started", name="the barrow giant rats that caught the party")
+    if handed:
+        assert "chase has concluded: encounter resumes\n  ~ the giant rats catch the party" in stdout
+        assert "  combat round 1: party, monsters may act" in stdout
+    assert bool(met_again) is not handed
 
 
 class TestTheSession:

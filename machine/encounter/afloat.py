@@ -1,17 +1,20 @@
-"""A waterborne encounter hands its pursuit to the chase on water (OSE §2.9), and takes up again when it ends.
+"""An encounter hands its pursuit to the chase (OSE §2.9, seed 004 §4.4), and takes up again when it ends.
 
-Under option ``waterborne_pursuit_hands_off`` and rules with the chase's ``tables.evasion_waterborne``, an
+On water: under option ``waterborne_pursuit_hands_off`` and rules with the chase's ``tables.evasion_waterborne``, an
 encounter on water whose pursuers give chase does not conclude in pursuit: the pursuit decision's step
 settles it (``ctx.follow``) and hands the chase off in the same command, with what the encounter knows
 (who flees, the distance, each side's rate, the monsters, who was surprised). The chase is the vessels'
-evasion by the difference of their speeds, then rounds in which the gap closes. The encounter waits in
-phase CHASE; when the chase ends the kit resumes it: a vessel caught is fought (COMBAT, the encounter goes
-on), one that got away ends the encounter (evaded). Pursuers who let the fleeing side go conclude it at
-once, as on land.
+evasion by the difference of their speeds, then rounds in which the gap closes. Underground: the encounter a
+delve waits for, under rules with the chase's ``tables.dungeon_pursuit``, does the same with the chase in the
+dungeon (since ``encounter.pursuit_decided`` version 2), so the chase starts at once, no turn passing before it.
+The encounter waits in phase CHASE; when the chase ends the kit resumes it: a side caught is fought (COMBAT, the
+encounter goes on, and the delve with it waits for its end), one that got away ends the encounter (evaded). Pursuers
+who let the fleeing side go conclude it at once, as on land.
 
-Without the option (every ruleset recorded before it) the encounter concludes in pursuit as it always did,
+Without the option (every ruleset recorded before it) the encounter on water concludes in pursuit as it always did,
 and the procedure that handed it off (a ship's travel day) or the referee (``chase start --setting
-waterborne --from-encounter N``) starts the chase. The chase package reads the encounter, so it is
+waterborne --from-encounter N``) starts the chase; a delve's encounter whose pursuit was decided before version 2
+concluded in pursuit, and the delve handed the chase on. The chase package reads the encounter, so it is
 imported here only when a step or condition needs it.
 """
 
@@ -37,6 +40,19 @@ CHASE = "chase"
 CAUGHT = "caught"
 #: the encounter's outcome when the fleeing side got away from the chase
 EVADED = "evaded"
+#: the procedure whose encounter hands its chase off underground, and the encounter as procedures know it
+DELVE = "dungeon"
+ENCOUNTER = "encounter"
+
+
+def underground(rules: Ruleset, table: Table) -> bool:
+    """Whether the pursuit of the encounter under way is the dungeon chase's: a delve waits for it, under rules whose
+    chase has the dungeon pursuit table (without it the delve simply goes on when the encounter ends)."""
+    if (DELVE, ENCOUNTER) not in table.handoffs:
+        return False
+    from hexlog.machine.chase.rules import ChaseTables  # noqa: PLC0415 - the chase imports the encounter
+
+    return rules.part(ChaseTables).dungeon_pursuit is not None
 
 
 def hands_off(rules: Ruleset, state: EncounterState) -> bool:
@@ -63,7 +79,8 @@ def settle(ctx: StepContext, decision: ev.PursuitDecided) -> None:
     if state.phase is Phase.CHASE:
         from hexlog.machine.chase import handover  # noqa: PLC0415 - the chase imports the encounter
 
-        chase = handover.from_encounter(state, Setting.WATERBORNE)
+        afloat = state.setting is Setting.WATERBORNE and hands_off(ctx.rules, state)
+        chase = handover.from_encounter(state, Setting.WATERBORNE if afloat else Setting.DUNGEON)
         assert chase is not None  # noqa: S101 - the row into CHASE is taken only when pursued
         ctx.hand_off(chase)
         return
@@ -71,14 +88,17 @@ def settle(ctx: StepContext, decision: ev.PursuitDecided) -> None:
 
 
 def resumed(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the resume signature
-    """The chase on water is over: caught, the sides fight and the encounter goes on; escaped, it ends."""
+    """The chase is over: caught, the sides fight and the encounter goes on; escaped, it ends."""
     if not enters(ctx, Phase.CONCLUDED):
         return
     state = under_way(ctx)
-    ended = getattr(ctx.state(CHASE), "ended", None)
+    chase = ctx.state(CHASE)
+    ended = getattr(chase, "ended", None)
     fled = state.fleeing or "party"
     why = f": {ended.reason}" if ended is not None and ended.reason else ""
-    conclude_encounter(ctx, state, EVADED, f"the {fled} got away on the water{why}")
+    started = getattr(chase, "started", None)
+    where = " on the water" if getattr(started, "setting", "") == Setting.WATERBORNE else ""
+    conclude_encounter(ctx, state, EVADED, f"the {fled} got away{where}{why}")
 
 
-__all__ = ["CAUGHT", "EVADED", "SETTLE", "caught", "hands_off", "resumed", "settle"]
+__all__ = ["CAUGHT", "EVADED", "SETTLE", "caught", "hands_off", "resumed", "settle", "underground"]

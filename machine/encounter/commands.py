@@ -181,6 +181,15 @@ class DecidePursuit(Command):
 
 
 @attrs.frozen(kw_only=True)
+class DecidePursuitBeforeHandOff(Command):
+    """Issued by the audit, never by a user: a pursuit decided before ``encounter.pursuit_decided`` version 2, whose
+    releases concluded a delve's encounter in pursuit (the delve handed the chase on), is re-run as they ran it."""
+
+    pursue: bool | None = None
+    note: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RollEvasion(Command):
     """Seed 004 in the wilderness: the fleeing party rolls its evasion chance (§4.13); failing, it is pursued."""
 
@@ -271,4 +280,9 @@ TRIGGERS: dict[type[Command], str] = {
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
 _AUDITS = "is the audit's, re-running an evasion an older release recorded; use roll-evasion"
-INTERNAL: dict[type[Command], str] = {RollEvasionBothAsPartySurprised: _AUDITS, RollEvasionForNobody: _AUDITS}
+INTERNAL: dict[type[Command], str] = {
+    RollEvasionBothAsPartySurprised: _AUDITS,
+    RollEvasionForNobody: _AUDITS,
+    DecidePursuitBeforeHandOff: "is the audit's, re-running a pursuit decision an older release recorded; "
+    "use decide-pursuit",
+}

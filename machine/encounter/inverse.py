@@ -2,13 +2,14 @@
 
 Only what the referee typed is taken from the record (the speaker and modifier of a reaction, a
 referee's or players' pursuit choice, a referee's distance); the rest the step decides again from
-the recorded rolls. The chase on water an encounter hands off is recorded only by its pursuit
+the recorded rolls. The chase an encounter hands off (on water, and in a delve) is recorded only by its pursuit
 decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
 not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
-a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 is re-run as its release rolled it
-(``command_before``). No dice decide a round or a side's choice, but where initiative is rolled each round the machine
-lets neither go on in a later round before its initiative: one recorded so since ``encounter.round_played`` and
-``encounter.action_chosen`` version 2 is a finding (``derived``); an older release let it be.
+a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or 4), and a delve's pursuit decided
+before ``encounter.pursuit_decided`` version 2, are re-run as their release made them (``command_before``). No dice
+decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in a
+later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
+version 2 is a finding (``derived``); an older release let it be.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
     CheckSurprise,
     DecidePursuit,
+    DecidePursuitBeforeHandOff,
     DetermineDistance,
     RerollReaction,
     RollEvasion,
@@ -73,16 +75,23 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
 NEITHER_WHEN_BOTH_SINCE = 2
 #: the first version of ``encounter.evasion_rolled`` whose d100 is made for the party (exhaustion reaches it)
 FOR_THE_PARTY_SINCE = 4
+#: the first version of ``encounter.pursuit_decided`` after which a delve's encounter hands its chase off itself
+DELVE_HANDS_OFF_SINCE = 2
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: an evasion before
     ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised, and one before version 4
-    rolled its d100 for nobody."""
+    rolled its d100 for nobody; a pursuit decided before ``encounter.pursuit_decided`` version 2 concluded a delve's
+    encounter in pursuit."""
     if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
         return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
     if isinstance(event, ev.EvasionRolled) and version < FOR_THE_PARTY_SINCE:
         return RollEvasionForNobody(woods=event.woods, magic=event.magic)
+    if isinstance(event, ev.PursuitDecided) and version < DELVE_HANDS_OFF_SINCE:
+        made = command_for(event)
+        assert isinstance(made, DecidePursuit)  # noqa: S101 - a pursuit decision's command
+        return DecidePursuitBeforeHandOff(pursue=made.pursue, note=made.note)
     return command_for(event)
 
 
@@ -149,7 +158,8 @@ def _reaction_by_hand(event: ev.ReactionRolled, ctx: StepContext) -> str | None:
 
 
 def follows_only(event: Event) -> bool:
-    """The encounter hands the chase off only in its pursuit decision's step (on water), right after the decision."""
+    """The encounter hands the chase off only in its pursuit decision's step (on water, in a delve), right after the
+    decision."""
     return isinstance(event, HandedOff) and (event.parent, event.child) == (PROCEDURE, CHASE)
 
 

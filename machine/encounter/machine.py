@@ -15,6 +15,7 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import Advice, UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
+from hexlog.machine.encounter.commands import DecidePursuitBeforeHandOff
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
@@ -95,19 +96,20 @@ TRANSITIONS: list[TransitionConfigDict] = [
     },
     # A38: a party surprised within the flight limit may still flee once non-intelligent monsters closed to melee
     {"trigger": "evade", "source": P.COMBAT, "dest": P.EVASION, "conditions": "flees_from_the_charge"},
-    # §2.9 on water (option waterborne_pursuit_hands_off): the decision is recorded, then its step settles it
+    # §2.9 on water (option waterborne_pursuit_hands_off), and in a delve (the dungeon pursuit table): the decision is
+    # recorded, then its step settles it
     {
         "trigger": "decide_pursuit",
         "source": P.EVASION,
         "dest": P.EVASION,
-        "conditions": ["pursuit_is_decided", "chased_afloat"],
+        "conditions": ["pursuit_is_decided", "hands_chase_off"],
     },
     {"trigger": "decide_pursuit", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "pursuit_is_decided"},
-    # fired by that step: pursued, the chase on water takes over and the encounter waits; let go, it ends
+    # fired by that step: pursued, the chase takes over and the encounter waits; let go, it ends
     {"trigger": "settle", "source": P.EVASION, "dest": P.CHASE, "conditions": "pursued"},
     {"trigger": "settle", "source": P.EVASION, "dest": P.CONCLUDED},
-    # fired by the kit when that chase ends: a vessel caught is fought, one that got away ends the encounter
-    {"trigger": "resume", "source": P.CHASE, "dest": P.COMBAT, "conditions": "caught_afloat"},
+    # fired by the kit when that chase ends: a side caught is fought, one that got away ends the encounter
+    {"trigger": "resume", "source": P.CHASE, "dest": P.COMBAT, "conditions": "caught"},
     {"trigger": "resume", "source": P.CHASE, "dest": P.CONCLUDED},
     # seed 004 in the wilderness (§4.5 6a): the party rolls its evasion chance instead of a pursuit decision
     {"trigger": "roll_evasion", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "evasion_is_rolled"},
@@ -260,16 +262,21 @@ class EncounterModel(Model):
             return self.refuse("in the wilderness the party's evasion is rolled (seed 004 §4.13): roll-evasion")
         return True
 
-    def chased_afloat(self) -> bool:
-        """§2.9 on water: the pursuit is the chase's (option waterborne_pursuit_hands_off, the waterborne table)."""
-        return afloat.hands_off(self.rules, self.e)
+    def hands_chase_off(self) -> bool:
+        """§2.9: the pursuit is the chase's, on water (option waterborne_pursuit_hands_off, the waterborne table) or in
+        a delve (the dungeon pursuit table), except in the audit's re-run of a delve's pursuit decided before
+        ``encounter.pursuit_decided`` version 2, which concluded in pursuit."""
+        if afloat.hands_off(self.rules, self.e):
+            return True
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        return not isinstance(self.command, DecidePursuitBeforeHandOff) and afloat.underground(self.rules, self.table)
 
     def pursued(self) -> bool:
         """The side fled from gives chase."""
         return self.e.pursuit is not None and self.e.pursuit.pursue
 
-    def caught_afloat(self) -> bool:
-        """The chase on water the encounter waited for ended with the fleeing side caught."""
+    def caught(self) -> bool:
+        """The chase the encounter waited for ended with the fleeing side caught."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         return afloat.caught(self.table)
 

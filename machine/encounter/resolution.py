@@ -11,6 +11,9 @@ from hexlog.machine import evasion
 from hexlog.machine.encounter import afloat, surprise
 from hexlog.machine.encounter.commands import (
     REACTION_MODIFIER,
+    TRIGGERS,
+    DecidePursuit,
+    DecidePursuitBeforeHandOff,
     RollEvasionBothAsPartySurprised,
     RollEvasionForNobody,
 )
@@ -29,7 +32,6 @@ if TYPE_CHECKING:
         CancelEncounter,
         ConcludeEncounter,
         CorrectEncounter,
-        DecidePursuit,
         PlayRound,
         RerollReaction,
         RollEvasion,
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 
 #: the largest situational reaction modifier either way (``commands.REACTION_MODIFIER``)
 MAX_REACTION_MODIFIER = REACTION_MODIFIER.most
+#: the trigger a pursuit decision fires
+DECIDE_PURSUIT = TRIGGERS[DecidePursuit]
 
 
 def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa: ARG001 - the step signature
@@ -213,8 +217,12 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
     )
 
 
-def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
-    """The side fled from decides; for monsters a reaction total at most the threshold suggests pursuit."""
+def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBeforeHandOff) -> None:
+    """The side fled from decides; for monsters a reaction total at most the threshold suggests pursuit.
+
+    On water (and in a delve, since ``encounter.pursuit_decided`` version 2) the chase takes the pursuit over
+    (``afloat``); else the encounter concludes, in pursuit or evaded.
+    """
     state = under_way(ctx)
     fleeing = state.fleeing or Side.PARTY
     pursuer = fleeing.other
@@ -258,11 +266,31 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit) -> None:
             rolls=rolls,
         )
     ctx.emit(decision)
-    if enters(ctx, Phase.EVASION):  # on water the chase on water takes the pursuit over (``afloat``)
+    if isinstance(command, DecidePursuitBeforeHandOff):
+        _as_before_hand_off(ctx, state, decision)
+        return
+    if enters(ctx, Phase.EVASION):  # the chase takes the pursuit over (``afloat``)
         afloat.settle(ctx, decision)
         return
-    verb = "pursue" if decision.pursue else f"let the {fleeing} go"
-    conclude_encounter(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {pursuer} {verb}")
+    _conclude_pursuit(ctx, state, decision)
+
+
+def _conclude_pursuit(ctx: StepContext, state: EncounterState, decision: ev.PursuitDecided) -> None:
+    verb = "pursue" if decision.pursue else f"let the {decision.fleeing} go"
+    conclude_encounter(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {decision.pursuer} {verb}")
+
+
+def _as_before_hand_off(ctx: StepContext, state: EncounterState, decision: ev.PursuitDecided) -> None:
+    """The rest of a pursuit decided before ``encounter.pursuit_decided`` version 2, as its releases recorded it (the
+    audit's re-run; its command fires no trigger, so the step fires it where they recorded the phase change): on
+    water the chase took it over as it does now; anywhere else, a delve's encounter too, the encounter concluded
+    and changed its phase after its turn had passed."""
+    if afloat.hands_off(ctx.rules, state):
+        ctx.follow(DECIDE_PURSUIT)
+        afloat.settle(ctx, decision)
+        return
+    _conclude_pursuit(ctx, state, decision)
+    ctx.follow(DECIDE_PURSUIT)
 
 
 def advantage_before_v2(state: EncounterState) -> ev.Advantage:

@@ -1,0 +1,76 @@
+"""A delve's encounter ended in pursuit as releases before ``encounter.pursuit_decided`` version 2 recorded it.
+
+Those releases concluded the encounter in pursuit (its turn passing first, with what falls due in it), and the delve
+resumed into its chase phase and handed the chase on; a party caught went back to exploring, and the referee met its
+pursuers again with ``dungeon meet``. ``tests/golden/dungeon-pursuit-v1.jsonl`` was written by hexlog at 75a9cb9 under
+explore, with a drawn secret and the players' seed: a party of two in a delve flees ghouls that catch it (met again and
+fought), kobolds that pursue on their reaction and lose it out of sight, zombies it outruns at once, and rats that let
+it go (the torch burning out in that encounter's turn); then it leaves. It still audits VERIFIED, each pursuit decision
+re-run as its release made it (``DecidePursuitBeforeHandOff``, the audit's own command), and exports byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hexlog.events import encounter as ev
+from hexlog.events.codec import decode
+from hexlog.events.errors import RuleRefusedError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.procedure import HandedOff
+from hexlog.machine.encounter import commands as enc
+from hexlog.machine.encounter.inverse import command_before
+from hexlog.machine.registry import REGISTRY
+from hexlog.replay.audit import audit_envelopes
+from hexlog.replay.export import export_lines, import_envelopes, read_export
+from hexlog.replay.rebuild import replay
+from hexlog.replay.verdict import Verdict
+
+from .test_chase_machine import delve_to_pursuit
+
+V1_LOG = Path(__file__).resolve().parent / "golden" / "dungeon-pursuit-v1.jsonl"
+
+
+def lines() -> list[str]:
+    return V1_LOG.read_text(encoding="utf-8").splitlines()
+
+
+def test_its_encounters_concluded_in_pursuit_and_the_delve_handed_the_chases_on() -> None:
+    events = [decode(e) for e in read_export(lines())]
+    outcomes = [e.outcome for e in events if isinstance(e, ev.EncounterConcluded)]
+    assert outcomes == ["pursuit", "ghouls slain", "parley", "pursuit", "pursuit", "evaded"]
+    assert sum(e == HandedOff(parent="dungeon", child="chase") for e in events) == 3
+    assert HandedOff(parent="encounter", child="chase") not in events
+
+
+def test_its_pursuit_decisions_are_re_run_as_their_release_made_them() -> None:
+    decided = [env for env in read_export(lines()) if env.type == "hexlog.encounter.pursuit_decided"]
+    assert [env.schemaversion for env in decided] == [1, 1, 1, 1]
+    first = decode(decided[0])
+    assert command_before(first, 1) == enc.DecidePursuitBeforeHandOff(pursue=True)
+    by_reaction = decode(decided[1])
+    assert by_reaction.decided_by is ev.DecidedBy.REACTION
+    assert command_before(by_reaction, 1) == enc.DecidePursuitBeforeHandOff(pursue=None)
+    assert command_before(first, 2) == enc.DecidePursuit(pursue=True)
+
+
+def test_it_audits_verified() -> None:
+    report = audit_envelopes(read_export(lines()))
+    assert report.findings == (), report.text()
+    assert report.verdict is Verdict.VERIFIED
+    assert report.decisions == 20
+
+
+def test_it_imports_replays_and_exports_the_same_bytes() -> None:
+    store = MemoryStore()
+    campaign = import_envelopes(store, read_export(lines())).campaign
+    assert replay(store, campaign, REGISTRY).ok
+    assert "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == V1_LOG.read_bytes()
+
+
+def test_the_old_decision_is_the_audits_alone() -> None:
+    t = delve_to_pursuit()
+    with pytest.raises(RuleRefusedError, match="is the audit's, re-running a pursuit decision"):
+        t.run(enc.DecidePursuitBeforeHandOff(pursue=True))
