@@ -222,8 +222,8 @@ def read_back(table: Table) -> tuple[Event, ...]:
 
 
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - nothing secret
-    """An encounter on water that handed its pursuit to the chase, as ``hexlog state`` shows it (the chase's own
-    lines follow); once the chase caught the fleeing side, the fight it came back to."""
+    """An encounter (on water, or a delve's) that handed its pursuit to the chase, as ``hexlog state`` shows it (the
+    chase's own lines follow); once the chase caught the fleeing side, the fight it came back to."""
     if not isinstance(state, EncounterState) or not (state.phase is Phase.CHASE or state.chased):
         return []
     s = state.started

@@ -3,9 +3,9 @@
 ``CHASE`` declares it for the kit; the modules of this package hold its parts: the transition
 table and its conditions (``machine``), the folded state (``state``), the commands, the steps, the
 arithmetic of a round (``rounds``), the typed rules it reads (``rules``), and the inverse audit uses
-with the exhaustion it imposes on rolls (``inverse``). A delve hands off to it when its encounter
-concludes in pursuit, and resumes when it ends; a waterborne encounter hands off its chase on water
-itself when its pursuers give chase (``encounter.afloat``), and resumes when it ends.
+with the exhaustion it imposes on rolls (``inverse``). A delve's encounter and a waterborne one hand it off
+themselves when their pursuers give chase (``encounter.afloat``), and resume when it ends (a side caught is
+fought there); a delve whose encounter concluded in pursuit (as older releases recorded it) hands it on.
 """
 
 from __future__ import annotations

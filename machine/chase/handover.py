@@ -1,11 +1,12 @@
 """The chase an encounter hands over when one side is pursued (OSE §2.9, seed 004 §4.4).
 
-A procedure that handed an encounter off (the delve, for a pursuit underground; the travel day, for a
-pursuit on water under rules recorded before option ``waterborne_pursuit_hands_off``) reads this when it
-resumes: the encounter concluded in pursuit becomes the chase's start, which takes the encounter's facts
-(its distance, each side's rate, who flees, the monsters, who was surprised). Under that option an
-encounter on water hands the chase off itself when its pursuers give chase (``encounter.afloat``), and
-waits for it. Pure: it reads the folded encounter and the rules' chase tables.
+A procedure that handed an encounter off (the delve, for an encounter concluded in pursuit underground as
+releases before ``encounter.pursuit_decided`` version 2 recorded it; the travel day, for a pursuit on water under
+rules recorded before option ``waterborne_pursuit_hands_off``) reads this when it resumes: the encounter concluded
+in pursuit becomes the chase's start, which takes the encounter's facts (its distance, each side's rate, who flees,
+the monsters, who was surprised). An encounter on water under that option, and one a delve waits for, hands the
+chase off itself when its pursuers give chase (``encounter.afloat``), and waits for it. Pure: it reads the folded
+encounter and the rules' chase tables.
 """
 
 from __future__ import annotations

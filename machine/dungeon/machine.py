@@ -1,9 +1,12 @@
 """The delve as a state machine declared as data (seed 004 §4.2).
 
 The party explores turn by turn until it leaves; a wandering monster (or any other) is met by
-handing off to the encounter, and the delve resumes when the encounter concludes; an encounter
-that ends in pursuit hands on to the chase, and the delve resumes when the chase ends. The conditions
-are methods of ``DungeonModel``; they only read, and say why they refuse.
+handing off to the encounter, and the delve resumes when the encounter concludes. An encounter whose
+pursuers give chase hands the chase off itself and waits for it (a party caught fights it out there), so the
+delve waits for the encounter throughout. An encounter that concluded in pursuit (as releases before
+``encounter.pursuit_decided`` version 2 recorded it, or the referee's ``conclude --outcome pursuit``) is handed
+on to the chase by the delve, which resumes when the chase ends. The conditions are methods of ``DungeonModel``;
+they only read, and say why they refuse.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "rest", "source": P.EXPLORING, "dest": P.EXPLORING, "conditions": "no_monster_due"},
     # the wandering monster due, or any other the referee places: the encounter takes over
     {"trigger": "meet", "source": P.EXPLORING, "dest": P.ENCOUNTER},
-    # fired by the kit when the encounter concludes: in pursuit, the chase takes over (the delve waits again)
+    # fired by the kit when the encounter concludes: concluded in pursuit, the chase takes over (the delve waits again)
     {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.CHASE, "conditions": "ended_in_pursuit"},
     {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.EXPLORING},
     # fired by the kit when the chase ends

@@ -239,7 +239,9 @@ def meet(ctx: StepContext, command: Meet) -> None:
 
 
 def resume(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the resume signature
-    """The encounter (or chase) is over: the delve goes on, or hands on to the chase of a pursuit.
+    """The encounter (or chase) is over: the delve goes on, or hands on to the chase of an encounter concluded in
+    pursuit (one whose pursuit was decided before ``encounter.pursuit_decided`` version 2; since, the encounter
+    hands its chase off itself and concludes only after it).
 
     The chase takes the encounter's facts: its distance, each side's rate, who flees, the monsters.
     """

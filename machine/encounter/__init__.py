@@ -3,7 +3,7 @@
 ``ENCOUNTER`` declares it for the kit; the modules of this package hold its parts: the transition
 table and its conditions (``machine``), the folded state (``state``), the commands and steps, the
 typed rules it reads, the pure rules of surprise and distance, the invariants it owns (``guards``)
-and the inverse audit uses to re-run its decisions (``inverse``). On water it hands its pursuit to
+and the inverse audit uses to re-run its decisions (``inverse``). On water, and in a delve, it hands its pursuit to
 the chase and resumes when that ends (``afloat``).
 """
 
