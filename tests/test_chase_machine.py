@@ -399,6 +399,25 @@ class TestTheDelveHandsOff:
         assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
         assert t.table.handoffs == ()
 
+    def test_a_party_caught_after_fleeing_the_charge_cannot_flee_it_again(self):
+        """Surprised 30 ft from unintelligent rats, the party flees their charge (A38); caught, the encounter is
+        combat begun: evade is refused, and nothing is written."""
+        t = Table().party()
+        t.run(dg.EnterDungeon())
+        t.run(dg.LightSource(kind="torch", by="Ann"))
+        t.run(dg.Meet(name="rats", monster_speed=120, intelligent=False))
+        t.run(enc.CheckSurprise(), 1)  # the party's torch: it alone rolls, and is surprised
+        t.run(enc.DetermineDistance(), 3)  # 1d3: 30 ft
+        t.run(enc.TakeFreeAction(action="attack"))  # the rats close to melee
+        t.run(enc.Evade(side="party"))
+        t.run(enc.DecidePursuit(pursue=True))
+        t.run(ch.Run())
+        assert t.table.procedures["encounter"].phase is enc.Phase.COMBAT
+        before = t.version
+        with pytest.raises(RuleRefusedError, match="the chase caught the party: the melee is on"):
+            t.run(enc.Evade(side="party"))
+        assert t.version == before
+
     def test_the_rounds_pass_on_the_delves_clock_and_its_torch_burns_out(self):
         """No turn passes before the chase; 60 rounds of a minute end turn 6, when Ann's torch goes out. (The
         delve's wandering checks wait while it is not exploring.)"""

@@ -243,8 +243,12 @@ class EncounterModel(Model):
         return self.e.setting.underground and limit > 0 and self.e.distance_ft <= limit
 
     def flees_from_the_charge(self) -> bool:
-        """A38: after the charge of non-intelligent monsters, before any round, a party surprised close by may flee."""
+        """A38: after the charge of non-intelligent monsters, before any round, a party surprised close by may flee;
+        not once a chase caught it (the fight it came back to is combat begun, §2.8)."""
         e = self.e
+        if e.chased:
+            caught = e.fleeing or Side.PARTY
+            return self.refuse(f"the chase caught the {caught}: the melee is on, and no side evades it")
         charged = e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and e.rounds == 0
         if self.side is not Side.PARTY or not charged or not self._within_flight_limit():
             return self.refuse("only a party surprised within the flight limit may flee once combat has begun")
