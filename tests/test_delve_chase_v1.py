@@ -7,6 +7,8 @@ explore, with a drawn secret and the players' seed: a party of two in a delve fl
 fought), kobolds that pursue on their reaction and lose it out of sight, zombies it outruns at once, and rats that let
 it go (the torch burning out in that encounter's turn); then it leaves. It still audits VERIFIED, each pursuit decision
 re-run as its release made it (``DecidePursuitBeforeHandOff``, the audit's own command), and exports byte for byte.
+``tests/golden/water-pursuit-v1.jsonl``, by the same release, holds two flights on water whose encounter handed the
+chase on water off itself (as it still does): re-run the same way, its hand-offs hold too.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from hexlog.replay.verdict import Verdict
 
 from .test_chase_machine import delve_to_pursuit
 
-V1_LOG = Path(__file__).resolve().parent / "golden" / "dungeon-pursuit-v1.jsonl"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+V1_LOG = GOLDEN / "dungeon-pursuit-v1.jsonl"
+WATER_LOG = GOLDEN / "water-pursuit-v1.jsonl"
 
 
 def lines() -> list[str]:
@@ -56,18 +60,25 @@ def test_its_pursuit_decisions_are_re_run_as_their_release_made_them() -> None:
     assert command_before(first, 2) == enc.DecidePursuit(pursue=True)
 
 
-def test_it_audits_verified() -> None:
-    report = audit_envelopes(read_export(lines()))
+@pytest.mark.parametrize(("path", "decisions"), [(V1_LOG, 20), (WATER_LOG, 10)], ids=lambda p: getattr(p, "stem", p))
+def test_it_audits_verified(path: Path, decisions: int) -> None:
+    report = audit_envelopes(read_export(path.read_text(encoding="utf-8").splitlines()))
     assert report.findings == (), report.text()
     assert report.verdict is Verdict.VERIFIED
-    assert report.decisions == 20
+    assert report.decisions == decisions
 
 
-def test_it_imports_replays_and_exports_the_same_bytes() -> None:
+@pytest.mark.parametrize("path", [V1_LOG, WATER_LOG], ids=lambda p: p.stem)
+def test_it_imports_replays_and_exports_the_same_bytes(path: Path) -> None:
     store = MemoryStore()
-    campaign = import_envelopes(store, read_export(lines())).campaign
+    campaign = import_envelopes(store, read_export(path.read_text(encoding="utf-8").splitlines())).campaign
     assert replay(store, campaign, REGISTRY).ok
-    assert "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == V1_LOG.read_bytes()
+    assert "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == path.read_bytes()
+
+
+def test_the_flights_on_water_were_handed_off_by_their_encounters() -> None:
+    events = [decode(e) for e in read_export(WATER_LOG.read_text(encoding="utf-8").splitlines())]
+    assert sum(e == HandedOff(parent="encounter", child="chase") for e in events) == 2
 
 
 def test_the_old_decision_is_the_audits_alone() -> None:
