@@ -31,7 +31,8 @@ def ended_in_pursuit(state: object) -> bool:
 
 
 def pursued_afloat(state: object) -> bool:
-    """Whether the encounter waits for the chase on water its pursuers gave (it handed the pursuit off)."""
+    """Whether the encounter waits for the chase its pursuers gave (it handed the pursuit off: on water, or in a
+    delve)."""
     return (
         isinstance(state, EncounterState)
         and state.phase is EncounterPhase.CHASE
@@ -42,7 +43,7 @@ def pursued_afloat(state: object) -> bool:
 
 def from_encounter(state: object, setting: Setting) -> StartChase | None:
     """The chase (``setting``: dungeon or waterborne) that follows an encounter concluded in pursuit, or that an
-    encounter on water hands off when its pursuers give chase; else None."""
+    encounter on water or in a delve hands off when its pursuers give chase; else None."""
     if not isinstance(state, EncounterState) or not (ended_in_pursuit(state) or pursued_afloat(state)):
         return None
     pursuit = state.pursuit

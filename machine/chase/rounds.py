@@ -46,7 +46,7 @@ class Facts:
 
 def encounter_of(table: Table, number: int) -> EncounterState | None:
     """The encounter a chase follows (None for none): concluded, or waiting for the chase it hands off (on
-    water); a refusal when it is not the latest or still under way."""
+    water, or in a delve); a refusal when it is not the latest or still under way."""
     if not number:
         return None
     state = table.procedures.get(ENCOUNTER)
