@@ -132,8 +132,8 @@ def confused(state: EncounterState, options: EncounterOptions) -> bool:
 def initiative_missing(e: EncounterState, options: EncounterOptions) -> int:
     """The round whose initiative is due and not rolled yet (0: none is). Under option ``initiative_each_round``
     (seed 000, OSE) every round after the first starts with its own initiative, and so does the first after a chase
-    on water (the one before it was rolled for another fight); a side acts in it, and it is played, only once that is
-    rolled. Rolled once per encounter, a round never waits for it."""
+    (on water or in a delve: the one before it was rolled for another fight); a side acts in it, and it is played,
+    only once that is rolled. Rolled once per encounter, a round never waits for it."""
     if not options.initiative_each_round or (e.rounds < 1 and not e.chased):
         return 0
     number = e.rounds + 1
@@ -298,7 +298,7 @@ class EncounterModel(Model):
         """A side surprised under the one-round advantage cannot act until the first round is over (nor either side
         after mutual surprise, where ``mutually_surprised_sides_act`` is false)."""
         e = self.e
-        first = e.rounds < 1 and not e.chased  # after a chase on water the surprise is long past
+        first = e.rounds < 1 and not e.chased  # after a chase the surprise is long past
         alone = e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value
         if first and (alone or confused(e, self.options)):
             return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")

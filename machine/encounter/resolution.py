@@ -55,7 +55,7 @@ def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa:
     ``initiative_each_round``) is rolled by both sides: surprise lasts one round.
     """
     state = under_way(ctx)
-    first_round = state.rounds == 0 and not state.chased  # after a chase on water the surprise is long past
+    first_round = state.rounds == 0 and not state.chased  # after a chase the surprise is long past
     kind = state.advantage_kind
     round_ahead = kind is ev.AdvantageKind.ROUND and state.advantage is not ev.Advantage.NONE
     if first_round and round_ahead:
@@ -191,7 +191,7 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
     acting: tuple[Side, ...] = SIDES
     reason = ""
     ahead, sur = state.advantage, state.surprise
-    first = number == 1 and not state.chased  # after a chase on water the surprise is long past
+    first = number == 1 and not state.chased  # after a chase the surprise is long past
     if first and ahead is not ev.Advantage.NONE and sur is not None:
         leader = Side(ahead)
         if state.advantage_kind is ev.AdvantageKind.ROUND:
