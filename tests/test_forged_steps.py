@@ -371,3 +371,29 @@ def test_a_torch_lit_to_burn_longer_is_a_finding() -> None:
     found = findings(forged)
     assert [(v, check) for v, check, _ in found] == [(version_of(lit), "decision")]
     assert found[0][2].startswith("turns 60 recorded, but the rules give 6 with no roll; ")
+
+
+# ------------------------------------------------------------------------------------------------
+# Summaries no dice decide: the watches' hours, a delve's turns, a move's feet and rate
+# ------------------------------------------------------------------------------------------------
+
+
+class TestASummaryForged:
+    def test_the_watches_set_longer_is_a_finding(self, night: list[Envelope]) -> None:
+        """The camp table gives each watch two hours; forged to four, the night looks twice as well guarded."""
+        watches = where(night, "camp.watches_set")
+        assert night[watches].data["watch_hours"] == 2
+        assert findings(edited(night, watches, watch_hours=4)) == [
+            (version_of(watches), "decision", "watch_hours 4 recorded, but the rules give 2 with no roll")
+        ]
+
+    def test_a_delve_left_after_fewer_turns_is_a_finding(self) -> None:
+        log = played(
+            d.EnterDungeon(name="crypt"), d.LightSource(kind="torch", by="Al"), d.Move(), d.Move(), d.LeaveDungeon()
+        )
+        assert findings(log) == []
+        left = where(log, "dungeon.left")
+        assert log[left].data["turns"] == 2
+        assert findings(edited(log, left, turns=1)) == [
+            (version_of(left), "decision", "turns 1 recorded, but the rules give 2 with no roll")
+        ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as ev
 from hexlog.machine.dungeon.commands import (
     CheckWandering,
+    LeaveDungeon,
     LightSource,
     Listen,
     OpenDoor,
@@ -31,7 +32,8 @@ PERCENT = 100
 
 def command_for(event: Event) -> Command | None:
     """The command that made a recorded decision (None: the event is not a dice-driven decision), or that lit a light
-    (no dice decide it, but the rules give how long it burns: ``Inverse.reruns``)."""
+    (no dice decide it, but the rules give how long it burns: ``Inverse.reruns``), or that left the dungeon (the
+    rules count the delve's turns)."""
     command: Command | None = None
     match event:
         case ev.WanderingChecked():
@@ -59,6 +61,8 @@ def command_for(event: Event) -> Command | None:
             command = LightSource(kind=event.kind.value, by=event.carrier)
         case ev.LanternRefilled():
             command = RefillLantern(by=event.carrier)
+        case ev.DelveLeft():
+            command = LeaveDungeon(note=event.note)
     return command
 
 
@@ -74,5 +78,5 @@ INVERSE = Inverse(
     command_for=command_for,
     by_hand=by_hand,
     decides={"door": (ev.DoorOpened,), "listen": (ev.DoorListened,)},
-    reruns=frozenset({ev.LightLit, ev.LanternRefilled}),
+    reruns=frozenset({ev.LightLit, ev.LanternRefilled, ev.DelveLeft}),
 )
