@@ -507,6 +507,7 @@ class _Walker:
             keeper=keeper,
             modifiers_as_given=any(self._schema(r) < _LOW_IS_GOOD_SINCE for r in recorded),
             as_recorded=True,
+            due_checks=counted,
         )
         try:
             kit.admit(ctx, command, text_checked=True)  # the invariants the procedures own, as the referee's door holds
@@ -529,7 +530,7 @@ class _Walker:
             problems_found, tail = [f"the rules record no {event.type_name} here"], None
         else:
             problems_found = words.differences(inverse, event, emitted[index])
-            tail = self.tail(emitted[index + 1 :], at)
+            tail = self.tail(_until_clock(emitted[index + 1 :]) if not counted else emitted[index + 1 :], at)
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
@@ -775,6 +776,14 @@ class StreamWalker(_Walker):
             self.failed = True
         if self.unsure:
             self.doubts.append(self.caveat())
+
+
+def _until_clock(emitted: Sequence[Event]) -> Sequence[Event]:
+    """What a re-run step no dice decide records after its event, up to its first clock event: it ran no due check
+    (``StepContext.due_checks``), so what the log records after that clock event (the checks due then, and what the
+    step records after them) the due checks' re-run judges."""
+    clock = next((i for i, e in enumerate(emitted) if isinstance(e, ClockAdvanced)), None)
+    return emitted if clock is None else emitted[: clock + 1]
 
 
 def _hex_text(hex_: Hex | HexSet) -> str:

@@ -397,3 +397,63 @@ class TestASummaryForged:
         assert findings(edited(log, left, turns=1)) == [
             (version_of(left), "decision", "turns 1 recorded, but the rules give 2 with no roll")
         ]
+
+
+@pytest.fixture(scope="module")
+def delve() -> list[Envelope]:
+    """A delve of three turns' moves by torchlight (a wandering check falls due after the second), then the party
+    leaves."""
+    return played(
+        c.EditMember(name="Bo", speed=90),
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Move(),
+        d.Move(),
+        d.Move(feet=60),
+        d.LeaveDungeon(),
+    )
+
+
+class TestAMoveForged:
+    def test_the_honest_delve_is_clean(self, delve: list[Envelope]) -> None:
+        assert findings(delve) == []
+        checked = where(delve, "dungeon.wandering_checked")
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        assert moved[1] < checked < moved[2]  # the second move's turn made the check due
+
+    def test_a_party_moved_faster_than_its_slowest_member_is_a_finding(self, delve: list[Envelope]) -> None:
+        """Bo's 90 ft a turn forged to 120, and the party's rate and feet with it."""
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        assert (delve[moved[1]].data["feet"], delve[moved[1]].data["rate"]) == (90, 90)
+        found = findings(edited(delve, moved[1], feet=120, rate=120))
+        assert [(v, check) for v, check, _ in found] == [(version_of(moved[1]), "decision")]
+        assert found[0][2].startswith("dungeon.moved: the rules cannot re-run this decision here: the party moves at ")
+
+    def test_a_move_whose_rate_is_rewritten_is_a_finding(self, delve: list[Envelope]) -> None:
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        assert findings(edited(delve, moved[2], rate=60, slowest_member="Al")) == [
+            (
+                version_of(moved[2]),
+                "decision",
+                (
+                    'rate 60 recorded, but the rules give 90 with no roll; slowest_member "Al" recorded, but the rules '
+                    'give "Bo"'
+                ),
+            )
+        ]
+
+    def test_a_move_mapped_in_the_dark_is_a_finding(self, delve: list[Envelope]) -> None:
+        """A move forged to say the party carried no light, yet mapped: the rules refuse mapping in the dark."""
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        found = findings(edited(delve, moved[0], lit=False))
+        assert [(v, check) for v, check, _ in found] == [(version_of(moved[0]), "decision")]
+        assert found[0][2] == "lit false recorded, but the rules give true with no roll"
+
+    def test_a_move_that_took_no_time_is_a_finding(self, delve: list[Envelope]) -> None:
+        """The turn after the last move taken off the clock (no check falls due in it): the move, run again, lets
+        its turn pass."""
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        assert delve[moved[2] + 1].type == "hexlog.clock.advanced"
+        found = findings(without(delve, moved[2] + 1))
+        assert found[0][:2] == (version_of(moved[2]), "decision")
+        assert found[0][2].startswith("after it the rules record clock.advanced seconds=600, ")

@@ -1,8 +1,8 @@
 """The inverse audit uses: the command that made a recorded delve decision.
 
 Only what the referee typed is taken from the record (who acts, the door, the tool, the chances the
-referee gave, the searchers and whether a door is there); the rest the step decides again from the
-recorded rolls.
+referee gave, the searchers and whether a door is there, how far the party moves and whether it maps or flees); the
+rest the step decides again from the recorded rolls, or from the state where no dice decide it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from hexlog.machine.dungeon.commands import (
     LeaveDungeon,
     LightSource,
     Listen,
+    Move,
     OpenDoor,
     RefillLantern,
     SearchRoll,
@@ -32,8 +33,8 @@ PERCENT = 100
 
 def command_for(event: Event) -> Command | None:
     """The command that made a recorded decision (None: the event is not a dice-driven decision), or that lit a light
-    (no dice decide it, but the rules give how long it burns: ``Inverse.reruns``), or that left the dungeon (the
-    rules count the delve's turns)."""
+    (no dice decide it, but the rules give how long it burns: ``Inverse.reruns``), moved the party a turn (the rules
+    give its rate, and the turn on the clock) or left the dungeon (the rules count the delve's turns)."""
     command: Command | None = None
     match event:
         case ev.WanderingChecked():
@@ -61,6 +62,8 @@ def command_for(event: Event) -> Command | None:
             command = LightSource(kind=event.kind.value, by=event.carrier)
         case ev.LanternRefilled():
             command = RefillLantern(by=event.carrier)
+        case ev.PartyMoved():
+            command = Move(feet=event.feet, mapping=event.mapping, fleeing=event.fleeing)
         case ev.DelveLeft():
             command = LeaveDungeon(note=event.note)
     return command
@@ -78,5 +81,5 @@ INVERSE = Inverse(
     command_for=command_for,
     by_hand=by_hand,
     decides={"door": (ev.DoorOpened,), "listen": (ev.DoorListened,)},
-    reruns=frozenset({ev.LightLit, ev.LanternRefilled, ev.DelveLeft}),
+    reruns=frozenset({ev.LightLit, ev.LanternRefilled, ev.PartyMoved, ev.DelveLeft}),
 )

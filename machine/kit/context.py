@@ -84,6 +84,10 @@ class StepContext:
     #: recorded before it held the input to that range, and a refusal made at the referee's door alone (a delve's
     #: wandering check passed unrolled) judges nothing already recorded
     as_recorded: bool = False
+    #: whether an advance of the clock runs the checks that fall due; the audit's re-run of a step no dice decide (a
+    #: move, whose turn may make a wandering check due) runs none: it runs them again after each clock event of the
+    #: log, with the rolls the log records after it as their dice
+    due_checks: bool = True
     _roller: Roller | None = None
     _roller_session: str = ""
     _frames: list[_Frame] = attrs.field(factory=list)
@@ -178,7 +182,7 @@ class StepContext:
         for _ in range(times):
             start = self.table.clock.seconds
             self.emit(span.event(options, reason))
-            for check in self.registry.due_checks:
+            for check in self.registry.due_checks if self.due_checks else ():
                 check.run(self, start, self.table.clock.seconds)
 
     def follow(self, trigger: str) -> None:
