@@ -457,3 +457,23 @@ class TestAMoveForged:
         found = findings(without(delve, moved[2] + 1))
         assert found[0][:2] == (version_of(moved[2]), "decision")
         assert found[0][2].startswith("after it the rules record clock.advanced seconds=600, ")
+
+
+def test_a_listen_and_an_opening_swapped_are_the_log_of_the_other_order() -> None:
+    """Not a forgery the audit can find, nor one it needs to: a door swings shut once opened (§4.2), so listening at
+    it after opening it is as much the rules' as before, neither step reads what the other records, and their rolls
+    are in different lanes. The two swapped, resealed, are event for event the log of the other order, played on the
+    same dice."""
+    log = played(d.EnterDungeon(name="crypt"), d.Listen(by="Al", door="A"), d.OpenDoor(by="Bo", door="A"))
+    listened, opened = where(log, "dungeon.door_listened"), where(log, "dungeon.door_opened")
+    # each is its roll, its event and its phase change
+    assert (log[listened - 1].type, log[opened - 1].type, opened - listened) == (ROLLED, ROLLED, 3)
+    swapped = [
+        *log[: listened - 1],
+        *log[opened - 1 : opened + 2],
+        *log[listened - 1 : listened + 2],
+        *log[opened + 2 :],
+    ]
+    other = played(d.EnterDungeon(name="crypt"), d.OpenDoor(by="Bo", door="A"), d.Listen(by="Al", door="A"))
+    assert [(env.type, env.data) for env in swapped] == [(env.type, env.data) for env in other]
+    assert findings(swapped) == findings(other) == []
