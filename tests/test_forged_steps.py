@@ -477,3 +477,25 @@ def test_a_listen_and_an_opening_swapped_are_the_log_of_the_other_order() -> Non
     other = played(d.EnterDungeon(name="crypt"), d.OpenDoor(by="Bo", door="A"), d.Listen(by="Al", door="A"))
     assert [(env.type, env.data) for env in swapped] == [(env.type, env.data) for env in other]
     assert findings(swapped) == findings(other) == []
+
+
+def test_a_travel_day_ended_in_a_delve_whose_checks_fall_due_overnight_is_clean() -> None:
+    """The day's end lets the clock run on to the next day, and the delve's wandering checks fall due on the way: the
+    audit runs them again after the clock event, on the rolls recorded there, not in the re-run of the day's end
+    (which names no roll)."""
+    log = played(
+        SetHex(hex="2,2", terrain="meadow"),
+        SetHex(hex="2,1", terrain="meadow"),
+        t.StartJourney(hex="2,2"),
+        t.RollWeather(weather="clear"),
+        t.DeclareRoute(headings=("N",)),
+        t.Move(),
+        t.CheckWandering(),
+        d.EnterDungeon(name="crypt", every_turns=40, wandering_on=(1,)),
+        t.EndDay(),
+    )
+    ended = where(log, "travel.day_ended")
+    checks = [i for i, env in enumerate(log) if env.type == "hexlog.dungeon.wandering_checked"]
+    assert len(checks) == 2
+    assert all(at > ended for at in checks)
+    assert findings(log) == []
