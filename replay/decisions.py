@@ -9,7 +9,9 @@ compared with the log:
 
 * the decision itself, field by field (what the referee typed is taken from the record);
 * the events the step records after it (a party surrounded, a conclusion, the clock, the phase
-  change): the rolls decided them too;
+  change): the rolls decided them too. A step no dice decide (``Inverse.reruns``: a delve's move) is
+  run with no due check as it lets time pass, and what it records past a clock event is looked for
+  past the due checks' events the log records there, which the due checks' re-run judges;
 * each roll the step asks for against the roll the decision names in that place: its purpose, dice,
   modifier and visibility (and, for rolls written since it was recorded, whom it was made for and the
   modifiers the state imposed), and whether a low total was the good one.
@@ -293,8 +295,7 @@ class _Walker:
         event ends them; an event only a due check records is a finding anywhere else; a clock event is kept."""
         pending = self.due
         if pending is not None:
-            rolled = isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is not None
-            if rolled or type(event) in self.due_kinds:  # a free roll is no check's: it ends the run, kept short
+            if self.due_event(event):  # a free roll is no check's: it ends the run, kept short
                 pending.run.append((at, event))
                 return
             self.settle_due()
@@ -530,7 +531,7 @@ class _Walker:
             problems_found, tail = [f"the rules record no {event.type_name} here"], None
         else:
             problems_found = words.differences(inverse, event, emitted[index])
-            tail = self.tail(_until_clock(emitted[index + 1 :]) if not counted else emitted[index + 1 :], at)
+            tail = self.tail(emitted[index + 1 :], at, past_due=not counted)
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
@@ -562,15 +563,34 @@ class _Walker:
         never = self.hidden.never_revealed if self.hidden is not None else 0
         return (hidden_aside(never),) if never and not self.unsure else ()
 
-    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
+    def tail(self, emitted: Sequence[Event], at: int, *, past_due: bool = False) -> str | None:
         """How the events after the decision at ``at`` differ from those the step records after it, if they do; the
-        log's events in their places are noted as following it."""
-        for offset, want in enumerate(emitted, start=1):
-            found = self.events[at + offset] if at + offset < len(self.events) else None
+        log's events in their places are noted as following it.
+
+        ``past_due``: the step ran no due check (``StepContext.due_checks``), so once it has let time pass, each of
+        its events is looked for past the events of the due checks the log records there (``due_event``), which the
+        due checks' re-run after the clock event judges."""
+        places: list[int] = []
+        place, clocked = at + 1, False
+        for want in emitted:
+            while clocked and place < len(self.events) and self.due_event(self.events[place]):
+                place += 1
+            places.append(place)
+            clocked |= past_due and isinstance(want, ClockAdvanced)
+            place += 1
+        for place, want in zip(places, emitted, strict=True):
+            found = self.events[place] if place < len(self.events) else None
             if type(found) is not type(want):
                 break
-            self.followed.add(at + offset)
-        return words.tail_difference(emitted, self.events, at)
+            self.followed.add(place)
+        return words.tail_difference(emitted, self.events, places)
+
+    def due_event(self, event: Event | None) -> bool:
+        """Whether a due check may record this event after a clock event: a roll of a procedure's purpose, or an event
+        a due check records (``DueCheck.records``)."""
+        if isinstance(event, DiceRolled):
+            return self.registry.reserved(event.purpose) is not None
+        return type(event) in self.due_kinds
 
     def _schema(self, roll: DiceRolled) -> int:
         lane = hexdice.lane_of(self.schemes.get(roll.session, hexdice.V1), roll.visibility)
@@ -698,15 +718,22 @@ class StreamWalker(_Walker):
         self.schema_versions: Recent[int] = Recent(0)
         super().__init__(Recent(None), self.stream_versions, self.schema_versions, registry, hidden=hidden)
         self.begin()
-        #: what the steps recorded after each decision, still to come: (index, event, flagged or forgiven)
-        self.expected: deque[tuple[int, Event, bool]] = deque()
+        #: what the steps recorded after each decision, still to come: (index, event, flagged or forgiven); the index
+        #: None past a clock event of a step run with no due check: the next event that is not a due check's
+        self.expected: deque[tuple[int | None, Event, bool]] = deque()
         #: the rolls the decision being checked named
         self.used: list[tuple[str, str, int]] = []
         self.failed = False
 
-    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
+    def tail(self, emitted: Sequence[Event], at: int, *, past_due: bool = False) -> str | None:
         forgiven = at == self.forgiven
-        self.expected.extend((at + offset, want, forgiven) for offset, want in enumerate(emitted, start=1))
+        clock = (
+            next((i for i, want in enumerate(emitted) if isinstance(want, ClockAdvanced)), None) if past_due else None
+        )
+        self.expected.extend(
+            (at + offset if clock is None or offset <= clock + 1 else None, want, forgiven)
+            for offset, want in enumerate(emitted, start=1)
+        )
         return None
 
     def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
@@ -721,12 +748,7 @@ class StreamWalker(_Walker):
         versions, schemas = self.stream_versions, self.schema_versions
         versions.note(at, version)
         schemas.note(at, schema)
-        while self.expected and self.expected[0][0] == at:
-            _, want, forgiven = self.expected.popleft()
-            if type(want) is type(event):
-                self.followed.add(at)
-            if want != event and (not forgiven or type(want) is not type(event)):
-                self.failed = True  # the whole audit words it, and which events follow the decision there
+        self.met(at, event)
         self.step(at, event)
         self.followed.discard(at)
         if self.used:
@@ -745,6 +767,20 @@ class StreamWalker(_Walker):
                 del by_nonce[key]
         if isinstance(event, SessionOpened | SessionClosed | SessionAbandoned):
             self._ended()
+
+    def met(self, at: int, event: Event) -> None:
+        """Meet the event at ``at`` with what a decision's step recorded there (``expected``)."""
+        while self.expected and self.expected[0][0] in {at, None}:
+            index, want, forgiven = self.expected[0]
+            if index is None and self.due_event(event):
+                return  # past a clock event of a step run with no due check: the due checks' re-run judges it
+            self.expected.popleft()
+            if type(want) is type(event):
+                self.followed.add(at)
+            if want != event and (not forgiven or type(want) is not type(event)):
+                self.failed = True  # the whole audit words it, and which events follow the decision there
+            if index is None:
+                return  # the next one it recorded is the next event's
 
     def _forget(self, hit: tuple[int, DiceRolled] | None) -> None:
         if hit is not None:
@@ -776,14 +812,6 @@ class StreamWalker(_Walker):
             self.failed = True
         if self.unsure:
             self.doubts.append(self.caveat())
-
-
-def _until_clock(emitted: Sequence[Event]) -> Sequence[Event]:
-    """What a re-run step no dice decide records after its event, up to its first clock event: it ran no due check
-    (``StepContext.due_checks``), so what the log records after that clock event (the checks due then, and what the
-    step records after them) the due checks' re-run judges."""
-    clock = next((i for i, e in enumerate(emitted) if isinstance(e, ClockAdvanced)), None)
-    return emitted if clock is None else emitted[: clock + 1]
 
 
 def _hex_text(hex_: Hex | HexSet) -> str:

@@ -64,14 +64,14 @@ def event_text(event: Event) -> str:
     return f"{event.type_name} {show_data(event)}"
 
 
-def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], at: int) -> str | None:
-    """The first event after the decision that differs from what the step records after it (None as well where one of
-    them did not decode: the decode check names it, where it is)."""
-    for offset, want in enumerate(emitted, start=1):
-        found = events[at + offset] if at + offset < len(events) else None
+def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], places: Sequence[int]) -> str | None:
+    """The first event after the decision that differs from what the step records after it, each looked for at its
+    place in ``events`` (None as well where one of them did not decode: the decode check names it, where it is)."""
+    for place, want in zip(places, emitted, strict=True):
+        found = events[place] if place < len(events) else None
         if found == want:
             continue
-        if found is None and at + offset < len(events):
+        if found is None and place < len(events):
             return None
         wanted = f"{want.type_name} {show_data(want)}"
         if found is None:

@@ -449,6 +449,26 @@ class TestAMoveForged:
         assert [(v, check) for v, check, _ in found] == [(version_of(moved[0]), "decision")]
         assert found[0][2] == "lit false recorded, but the rules give true with no roll"
 
+    def test_a_moves_phase_change_past_its_turns_check_rewritten_is_a_finding(self, delve: list[Envelope]) -> None:
+        """The move's turn made a wandering check due, recorded between its clock event and its phase change: the
+        move, run again with no due check, is compared past the check with what follows (a move relabelled a turn of
+        searching)."""
+        checked = where(delve, "dungeon.wandering_checked")
+        moved = [i for i, env in enumerate(delve) if env.type == "hexlog.dungeon.moved"]
+        assert [env.type for env in delve[moved[1] + 1 : checked + 2]] == [
+            "hexlog.clock.advanced",
+            ROLLED,
+            "hexlog.dungeon.wandering_checked",
+            CHANGED,
+        ]
+        assert findings(edited(delve, checked + 1, trigger="search")) == [
+            (
+                version_of(moved[1]),
+                "decision",
+                'the procedure.phase_changed after it differs: trigger "search" where the rules give "move"',
+            )
+        ]
+
     def test_a_move_that_took_no_time_is_a_finding(self, delve: list[Envelope]) -> None:
         """The turn after the last move taken off the clock (no check falls due in it): the move, run again, lets
         its turn pass."""
