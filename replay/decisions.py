@@ -9,9 +9,9 @@ compared with the log:
 
 * the decision itself, field by field (what the referee typed is taken from the record);
 * the events the step records after it (a party surrounded, a conclusion, the clock, the phase
-  change): the rolls decided them too. A step no dice decide (``Inverse.reruns``: a delve's move) is
-  run with no due check as it lets time pass, and what it records past a clock event is looked for
-  past the due checks' events the log records there, which the due checks' re-run judges;
+  change): the rolls decided them too. A step is run with no due check as it lets time pass (a
+  delve's move, a rest day), and what it records past a clock event is looked for past the due
+  checks' events the log records there, which the due checks' re-run judges;
 * each roll the step asks for against the roll the decision names in that place: its purpose, dice,
   modifier and visibility (and, for rolls written since it was recorded, whom it was made for and the
   modifiers the state imposed), and whether a low total was the good one.
@@ -508,7 +508,7 @@ class _Walker:
             keeper=keeper,
             modifiers_as_given=any(self._schema(r) < _LOW_IS_GOOD_SINCE for r in recorded),
             as_recorded=True,
-            due_checks=counted,
+            due_checks=False,
         )
         try:
             kit.admit(ctx, command, text_checked=True)  # the invariants the procedures own, as the referee's door holds
@@ -531,7 +531,7 @@ class _Walker:
             problems_found, tail = [f"the rules record no {event.type_name} here"], None
         else:
             problems_found = words.differences(inverse, event, emitted[index])
-            tail = self.tail(emitted[index + 1 :], at, past_due=not counted)
+            tail = self.tail(emitted[index + 1 :], at)
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
@@ -563,20 +563,20 @@ class _Walker:
         never = self.hidden.never_revealed if self.hidden is not None else 0
         return (hidden_aside(never),) if never and not self.unsure else ()
 
-    def tail(self, emitted: Sequence[Event], at: int, *, past_due: bool = False) -> str | None:
+    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
         """How the events after the decision at ``at`` differ from those the step records after it, if they do; the
         log's events in their places are noted as following it.
 
-        ``past_due``: the step ran no due check (``StepContext.due_checks``), so once it has let time pass, each of
-        its events is looked for past the events of the due checks the log records there (``due_event``), which the
-        due checks' re-run after the clock event judges."""
+        The step ran no due check (``StepContext.due_checks``), so once it has let time pass, each of its events is
+        looked for past the events of the due checks the log records there (``due_event``), which the due checks'
+        re-run after the clock event judges."""
         places: list[int] = []
         place, clocked = at + 1, False
         for want in emitted:
             while clocked and place < len(self.events) and self.due_event(self.events[place]):
                 place += 1
             places.append(place)
-            clocked |= past_due and isinstance(want, ClockAdvanced)
+            clocked |= isinstance(want, ClockAdvanced)
             place += 1
         for place, want in zip(places, emitted, strict=True):
             found = self.events[place] if place < len(self.events) else None
@@ -718,22 +718,22 @@ class StreamWalker(_Walker):
         self.schema_versions: Recent[int] = Recent(0)
         super().__init__(Recent(None), self.stream_versions, self.schema_versions, registry, hidden=hidden)
         self.begin()
-        #: what the steps recorded after each decision, still to come: (index, event, flagged or forgiven); the index
-        #: None past a clock event of a step run with no due check: the next event that is not a due check's
-        self.expected: deque[tuple[int | None, Event, bool]] = deque()
+        #: what the steps recorded after each decision still to come, one queue a decision: (index, event, flagged or
+        #: forgiven), the index None past a clock event (the step ran no due check): the next event not a due check's
+        self.expected: list[deque[tuple[int | None, Event, bool]]] = []
         #: the rolls the decision being checked named
         self.used: list[tuple[str, str, int]] = []
         self.failed = False
 
-    def tail(self, emitted: Sequence[Event], at: int, *, past_due: bool = False) -> str | None:
+    def tail(self, emitted: Sequence[Event], at: int) -> str | None:
         forgiven = at == self.forgiven
-        clock = (
-            next((i for i, want in enumerate(emitted) if isinstance(want, ClockAdvanced)), None) if past_due else None
-        )
-        self.expected.extend(
+        clock = next((i for i, want in enumerate(emitted) if isinstance(want, ClockAdvanced)), None)
+        entries = [
             (at + offset if clock is None or offset <= clock + 1 else None, want, forgiven)
             for offset, want in enumerate(emitted, start=1)
-        )
+        ]
+        if entries:
+            self.expected.append(deque(entries))
         return None
 
     def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
@@ -769,18 +769,18 @@ class StreamWalker(_Walker):
             self._ended()
 
     def met(self, at: int, event: Event) -> None:
-        """Meet the event at ``at`` with what a decision's step recorded there (``expected``)."""
-        while self.expected and self.expected[0][0] in {at, None}:
-            index, want, forgiven = self.expected[0]
-            if index is None and self.due_event(event):
-                return  # past a clock event of a step run with no due check: the due checks' re-run judges it
-            self.expected.popleft()
+        """Meet the event at ``at`` with what each decision's step recorded there (``expected``): an event past a
+        clock event of the step's is the next one that is not a due check's (those the due checks' re-run judges)."""
+        for queue in self.expected:
+            index, want, forgiven = queue[0]
+            if index != at and (index is not None or self.due_event(event)):
+                continue
+            queue.popleft()
             if type(want) is type(event):
                 self.followed.add(at)
             if want != event and (not forgiven or type(want) is not type(event)):
                 self.failed = True  # the whole audit words it, and which events follow the decision there
-            if index is None:
-                return  # the next one it recorded is the next event's
+        self.expected = [queue for queue in self.expected if queue]
 
     def _forget(self, hit: tuple[int, DiceRolled] | None) -> None:
         if hit is not None:
@@ -805,7 +805,7 @@ class StreamWalker(_Walker):
         self.settle_due()
         self.issues.extend(self.finds.end())
         self._ended(every=True)
-        if any(not forgiven for _, _, forgiven in self.expected):
+        if any(not forgiven for queue in self.expected for _, _, forgiven in queue):
             self.failed = True
         assert self.hidden is not None  # noqa: S101 - given at the start
         if self.hidden.issues or self.issues:

@@ -24,6 +24,7 @@ import attrs
 import pytest
 
 from hexlog.events import camp as camp_ev
+from hexlog.events import dungeon as dungeon_ev
 from hexlog.events import pursuit as pu_ev
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
@@ -49,6 +50,7 @@ from hexlog.machine.travel.state import EXERTION, Member
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
+from hexlog.replay.verdict import Verdict
 from hexlog.service import render
 from hexlog.service.cli_advice import cli_words
 from hexlog.service.http_commands import route_words
@@ -61,6 +63,7 @@ HOUR = 3600
 V1_LOG = Path(__file__).resolve().parent / "golden" / "exhaustion-v1.jsonl"
 DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "delve-rest-v2.jsonl"
 REST_IN_DELVE_V2_LOG = Path(__file__).resolve().parent / "golden" / "rest-in-delve-v2.jsonl"
+REST_IN_DELVE_CHECKS_V2_LOG = Path(__file__).resolve().parent / "golden" / "rest-in-delve-checks-v2.jsonl"
 RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase since the journey ended"
 
 
@@ -529,6 +532,26 @@ class TestNoRestDayWhileExerting:
         assert (
             "".join(f"{line}\n" for line in export_lines(store, campaign)).encode() == REST_IN_DELVE_V2_LOG.read_bytes()
         )
+
+    def test_a_rest_day_in_a_delve_whose_checks_fall_due_that_day_audits_clean(self) -> None:
+        """The log of commit f2e33d6^ rested its party on rolled weather while a delve went on, and the delve's two
+        wandering checks fell due as the day passed, after the rest day's clock event. The audit re-runs the rest day
+        with no due check (the decision names the weather's roll alone) and runs the checks again after the clock
+        event, on their own rolls: VERIFIED, and it replays and exports byte for byte."""
+        lines = REST_IN_DELVE_CHECKS_V2_LOG.read_bytes().split(b"\n")
+        events = [decode(e) for e in read_export(lines)]
+        rest = next(i for i, e in enumerate(events) if isinstance(e, ev.DayStarted) and e.rest)
+        checked = [i for i, e in enumerate(events) if isinstance(e, dungeon_ev.WanderingChecked)]
+        assert len(checked) == 2
+        assert all(at > rest for at in checked)
+        report = audit_envelopes(read_export(lines))
+        assert report.findings == (), report.text()
+        assert report.verdict is Verdict.VERIFIED
+        store = MemoryStore()
+        campaign = import_envelopes(store, read_export(lines)).campaign
+        assert replay(store, campaign, REGISTRY).ok
+        exported = "".join(f"{line}\n" for line in export_lines(store, campaign)).encode()
+        assert exported == REST_IN_DELVE_CHECKS_V2_LOG.read_bytes()
 
     @pytest.mark.parametrize("weather", ["", "clear"], ids=["rolled", "the referee's"])
     def test_one_recorded_since_version_3_is_a_finding(self, monkeypatch: pytest.MonkeyPatch, weather: str) -> None:

@@ -84,9 +84,9 @@ class StepContext:
     #: recorded before it held the input to that range, and a refusal made at the referee's door alone (a delve's
     #: wandering check passed unrolled) judges nothing already recorded
     as_recorded: bool = False
-    #: whether an advance of the clock runs the checks that fall due; the audit's re-run of a step no dice decide (a
-    #: move, whose turn may make a wandering check due) runs none: it runs them again after each clock event of the
-    #: log, with the rolls the log records after it as their dice
+    #: whether an advance of the clock runs the checks that fall due; the audit's re-run of a step (a delve's move,
+    #: whose turn may make a wandering check due, a rest day) runs none: it runs them again after each clock event of
+    #: the log, with the rolls the log records after it as their dice
     due_checks: bool = True
     _roller: Roller | None = None
     _roller_session: str = ""

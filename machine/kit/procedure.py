@@ -97,9 +97,10 @@ class Inverse:
     decides: Mapping[str, tuple[type[Event], ...]] = attrs.field(factory=dict)
     #: events no dice decide (they name no rolls) whose step the audit runs again on the state just before them, as
     #: it re-runs a decision, with the command ``command_for`` gives: a camp broken (the sleep it judges, the night
-    #: it needs over), a toll paid, a chase's round, a delve's move. Such a step runs no due check as it lets time
-    #: pass (the audit runs them again after each clock event of the log, on the rolls recorded there), and what it
-    #: records after its event is compared with the log's events past those the due checks record there
+    #: it needs over), a toll paid, a chase's round, a delve's move. Such a step, as a decision's, runs no due check
+    #: as it lets time pass (the audit runs them again after each clock event of the log, on the rolls recorded
+    #: there), and what it records after its event is compared with the log's events past those the due checks
+    #: record there
     reruns: frozenset[type[Event]] = frozenset()
 
 
