@@ -20,6 +20,8 @@ from hexlog.events.chain import canonical_json, reseal
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import COLUMNS, EVENTS_TABLE, STREAM_PAGE_SIZE, table_differences
+from hexlog.machine import commands as c
+from hexlog.machine.dungeon import commands as d
 from hexlog.machine.hexmap import RevealHidden
 from hexlog.replay import audit, row_audit, stream_audit
 from hexlog.replay.audit import AuditReport, audit_store
@@ -28,6 +30,8 @@ from hexlog.replay.receipts import Receipt
 from hexlog.replay.verdict import Verdict
 from hexlog.service.benchmark import campaign_events, write_campaign
 
+from .test_forged_steps import CAMPAIGN as FORGED_CAMPAIGN
+from .test_forged_steps import edited, played, where
 from .test_hexmap_hidden import CAMPAIGN as MAP_CAMPAIGN
 from .test_hexmap_hidden import found_campaign
 
@@ -497,3 +501,37 @@ def test_an_export_whose_events_share_an_id_fails_its_audit_naming_both() -> Non
     assert report.first_bad.text() == (
         f"{envelopes[0].subject} version 6, event {shared}: id: event id {shared!r} is also the id of version 3"
     )
+
+
+def test_a_delves_moves_are_re_run_as_they_come_and_their_forgeries_audit_as_the_whole_audit_does(
+    tmp_path: Path,
+) -> None:
+    """A move whose turn makes a wandering check due: read as it comes, what the move's re-run records after its
+    clock event is met past the check's events; the honest delve is never read whole, and a move's rate or its phase
+    change past the check rewritten is the finding the whole audit names."""
+    log = played(
+        c.EditMember(name="Bo", speed=90),
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Move(),
+        d.Move(),
+        d.Move(feet=60),
+        d.LeaveDungeon(),
+    )
+    store = _write(tmp_path / "honest.db", log)
+    try:
+        with _never_whole():
+            assert audit_store(store, FORGED_CAMPAIGN).findings == ()
+    finally:
+        store.close()
+    checked = where(log, "dungeon.wandering_checked")
+    moved = [i for i, env in enumerate(log) if env.type == "hexlog.dungeon.moved"]
+    forgeries = (edited(log, checked + 1, trigger="search"), edited(log, moved[2], rate=60, slowest_member="Al"))
+    for n, forged in enumerate(forgeries):
+        store = _write(tmp_path / f"forged{n}.db", reseal(forged))
+        try:
+            report = _same(store, FORGED_CAMPAIGN)
+            assert isinstance(report, AuditReport)
+            assert [f.check for f in report.findings] == ["decision"]
+        finally:
+            store.close()
