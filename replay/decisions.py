@@ -771,16 +771,19 @@ class StreamWalker(_Walker):
     def met(self, at: int, event: Event) -> None:
         """Meet the event at ``at`` with what each decision's step recorded there (``expected``): an event past a
         clock event of the step's is the next one that is not a due check's (those the due checks' re-run judges)."""
+        emptied = False
         for queue in self.expected:
             index, want, forgiven = queue[0]
             if index != at and (index is not None or self.due_event(event)):
                 continue
             queue.popleft()
+            emptied |= not queue
             if type(want) is type(event):
                 self.followed.add(at)
             if want != event and (not forgiven or type(want) is not type(event)):
                 self.failed = True  # the whole audit words it, and which events follow the decision there
-        self.expected = [queue for queue in self.expected if queue]
+        if emptied:
+            self.expected = [queue for queue in self.expected if queue]
 
     def _forget(self, hit: tuple[int, DiceRolled] | None) -> None:
         if hit is not None:
