@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hexlog.events.base import Event
+from hexlog.events import releases
+from hexlog.events.base import TYPE_PREFIX, Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
@@ -58,6 +59,7 @@ from hexlog.events.hexmap import HexSet
 from hexlog.events.party import MemberEdited, MemberSheet
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
+from hexlog.events.travel import DayStarted
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
@@ -86,6 +88,8 @@ CHECK = "decision"
 _MADE_FOR_SINCE = 2
 #: the first schema version of ``dice.rolled`` whose state modifiers count against a roll where low is good
 _LOW_IS_GOOD_SINCE = 4
+#: the first release that recorded a rest day's start (``travel.day_started`` version 2, whose step the audit re-runs)
+_REST_DAY_STARTED_SINCE = releases.raised_at(TYPE_PREFIX + "travel.day_started", 2)
 
 
 class _RollMismatchError(Exception):
@@ -173,6 +177,18 @@ class _Walker:
     #: the event types some due check records, and those only a due check records
     due_kinds: frozenset[type[Event]] = frozenset()
     due_sole: frozenset[type[Event]] = frozenset()
+    #: the event types a due check records and steps record too (a rest): each is found in its place, after a clock
+    #: event as the due checks record it there, or after or before a decision as its step records it (``loose``)
+    due_shared: frozenset[type[Event]] = frozenset()
+    #: those events since the last event no due check records that are in no such place yet: each with the table
+    #: just before it; and those the due checks' re-run after the last clock event found in their places
+    loose: list[tuple[int, Event, tables.Table]] = attrs.field(factory=list)
+    placed: set[int] = attrs.field(factory=set)
+    #: the latest release an event of the stream so far shows wrote it (``releases.raised_at``; 0: any)
+    release: int = 0
+    #: whether the last decision's step could not be re-run (a finding): what it recorded after it is in no place
+    unjudged: bool = False
+    quiet: bool = False
     #: the order a search's finds are recorded in (no hidden key needed: never forgiven)
     finds: FindOrder = attrs.field(factory=FindOrder)
     #: (procedure, trigger) -> the decisions its step always records before its phase change (``Inverse.decides``)
@@ -204,6 +220,7 @@ class _Walker:
             if event is not None:
                 self.step(at, event)
         self.settle_due()
+        self.settle_loose()
         self.issues.extend(self.finds.end())
         self.orphans()
 
@@ -211,6 +228,7 @@ class _Walker:
         """Ready to walk: each decision's inverse by event type, and what the due checks record."""
         self.inverses = {kind: p.inverse for p in self.registry for kind in p.events if p.inverse is not None}
         self.due_kinds, self.due_sole = due_audit.kinds(self.registry)
+        self.due_shared = self.due_kinds - self.due_sole
         self.decides = {
             (p.name, trigger): kinds
             for p in self.registry
@@ -244,28 +262,31 @@ class _Walker:
             self.check_free_roll(at, event)
             self.note_free(event)
         if isinstance(event, CampaignStarted | RulesChanged):
-            content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
-            if content_hash != event.rules_hash:
-                self.flag(
-                    at,
-                    f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})",
-                )
+            self.check_rules_hash(at, event)
         self.check_followed(at, event)
         self.check_decided(at, event)
         self.issues.extend(self.finds.note(at, event))
         self.check_derived(at, event)
+        self.note_loose(at, event)
         folded = self.judged(at, event)
+        if not self.due_event(event):
+            self.settle_loose()
         try:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
 
+    def check_rules_hash(self, at: int, event: CampaignStarted | RulesChanged) -> None:
+        content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
+        if content_hash != event.rules_hash:
+            self.flag(at, f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})")
+
     def judged(self, at: int, event: Event) -> Event:
         """What to fold in an event's place: a decision (it names its rolls) or an event whose step is re-run though
         no dice decide it (``Inverse.reruns``) checked and re-derived; any other event as it is."""
         names = getattr(event, "rolls", None)
-        if isinstance(names, tuple):
-            return self.decision(at, event, names)
+        if isinstance(names, tuple):  # a day's start whose weather the referee set is re-run, but no dice decide it
+            return self.decision(at, event, names, counted=bool(names) or not isinstance(event, DayStarted))
         if type(event) in self.reruns:
             return self.decision(at, event, (), counted=False)
         return event
@@ -318,10 +339,50 @@ class _Walker:
         problem, placed = due_audit.compare(pending, emitted)
         if problem:  # what follows the first difference is not judged again, event by event
             self.flag(pending.at, problem)
+            self.placed.update(at for at, _ in pending.run)
             return
+        self.placed.update(placed)
         for at, event in pending.run:
             if type(event) in self.due_sole and at not in placed:
                 self.flag(at, due_audit.stray(event))
+
+    def prelude(self) -> list[tuple[int, Event, tables.Table]]:
+        """The events a due check records and steps record too that came since the last event no due check records,
+        in no place of the due checks' (``loose``): what the step of the decision now checked recorded before it (the
+        exhaustion a travel day starts with), if anything did."""
+        return [entry for entry in self.loose if entry[0] not in self.placed]
+
+    def check_prelude(self, at: int, emitted: list[Event], prelude: list[tuple[int, Event, tables.Table]]) -> None:
+        """The events of ``due_shared`` kinds a decision's step records before it (``emitted``) against those the log
+        records there (``prelude``): the first difference is a finding, at the log's event if it has one there, else
+        at the decision."""
+        for offset in range(max(len(emitted), len(prelude))):
+            want = emitted[offset] if offset < len(emitted) else None
+            place, found = prelude[offset][:2] if offset < len(prelude) else (at, None)
+            if want == found:
+                continue
+            self.flag(place, words.prelude_difference(want, found))
+            return
+
+    def note_loose(self, at: int, event: Event) -> None:
+        """Note the release the event shows wrote the stream, and keep it with the table before it if it is of a kind a
+        due check records and steps record too, in no decision's place after it (``loose``)."""
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        self.release = max(self.release, releases.raised_at(TYPE_PREFIX + event.type_name, recorded))
+        if type(event) in self.due_shared and at not in self.followed:
+            self.loose.append((at, event, self.table))
+
+    def settle_loose(self) -> None:
+        """Each event a due check records and steps record too (``due_shared``) in no place: not after a clock event as
+        the due checks record it, nor after or before a decision as its step records it (a rest day forged in, the
+        exhaustion it clears gone from every roll after it). The releases before ``travel.day_started`` version 2
+        recorded a rest day's rest with no decision of its own, which nothing re-runs: in a stream they wrote, such an
+        event is let be."""
+        for at, event, _ in self.prelude() if self.release >= _REST_DAY_STARTED_SINCE and not self.quiet else ():
+            self.flag(at, words.prelude_difference(None, event))
+        self.loose.clear()
+        self.placed.clear()
+        self.quiet, self.unjudged = self.unjudged, False  # a step not re-run: its events after it are let be
 
     def check_followed(self, at: int, event: Event) -> None:
         """An event only a step records after a decision it re-runs, anywhere else, was not written by the kit."""
@@ -463,13 +524,14 @@ class _Walker:
             found.append(hit[1])
         return None if missing else found
 
-    def _rewound(self, recorded: list[DiceRolled]) -> tables.Table:
-        """The table as it stood when the decision's first roll was made (its session's nonces put back).
+    def _rewound(self, recorded: list[DiceRolled], table: tables.Table) -> tables.Table:
+        """The table as it stood when the decision's first roll was made (its session's nonces put back), from
+        ``table`` (just before the decision, or before what its step recorded before it).
 
         Its rules are read as recorded (``Ruleset.as_recorded``): a decision made under values an
         earlier release accepted and this one refuses is re-derived as it was made.
         """
-        table, session = self.table, self.table.session
+        session = table.session
         if table.rules is not None:
             table = attrs.evolve(table, rules=table.rules.as_recorded())
         if not recorded or session is None:
@@ -501,8 +563,10 @@ class _Walker:
             self.forgiven = at
         dice = _RecordedDice(list(recorded))
         keeper = self.hidden.keeper if self.hidden is not None else None
+        prelude = self.prelude()
+        self.loose.clear()  # the step's re-run finds them in their places or names them
         ctx = kit.StepContext(
-            table=self._rewound(recorded),
+            table=self._rewound(recorded, prelude[0][2] if prelude else self.table),
             registry=self.registry,
             roller_for=lambda _t: dice,
             keeper=keeper,
@@ -515,15 +579,18 @@ class _Walker:
         except HexlogError as err:
             said = err.said(self.registry.step_words)  # a step it advises, in no door's words
             self.flag(at, f"{event.type_name}: the rules refuse this decision here: {said}")
+            self.unjudged = True
             return event
         try:
             kit.run_step(ctx, command)
         except _RollMismatchError as err:
             self.flag(at, f"{event.type_name}: {err}{self.unverified(recorded)}")
+            self.unjudged = True
             return event
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
             said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
             self.flag(at, f"{event.type_name}: the rules cannot re-run this decision here: {said}")
+            self.unjudged = True
             return event
         emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
         index = next((i for i, e in enumerate(emitted) if type(e) is type(event)), None)
@@ -535,8 +602,9 @@ class _Walker:
         dice_problems = self.roll_problems(ctx.events, recorded)
         if problems_found:
             problems_found[0] += words.rolls_text(recorded)
-        if index and not counted:  # a step no dice decide, re-run where it recorded its event, records nothing before
+        if index and type(event) in self.reruns:  # a step no dice decide, re-run at its event, records nothing before
             problems_found.append(f"the rules record {words.event_text(emitted[0])} before it, which the log left out")
+        self.check_prelude(at, [e for e in emitted[: index or 0] if type(e) in self.due_shared], prelude)
         problems = [*problems_found, *dice_problems, *([tail] if tail else [])]
         if problems:
             self.flag(at, "; ".join(problems) + self.unverified(recorded))

@@ -87,6 +87,17 @@ def tail_difference(emitted: Sequence[Event], events: Sequence[Event | None], pl
     return None
 
 
+def prelude_difference(want: Event | None, found: Event | None) -> str:
+    """How an event a step records before its decision (of a kind a due check records too: the exhaustion a travel
+    day starts with) differs from the log's event there (None: none on that side)."""
+    if want is None:
+        assert found is not None  # noqa: S101 - one of them is there
+        return f"{event_text(found)} is recorded by no step here, and by no check that falls due as game time passes"
+    if found is None:
+        return f"the rules record {event_text(want)} before it, which the log left out"
+    return f"the rules record {event_text(want)} before it, but the log has {event_text(found)} there"
+
+
 def modifiers_text(modifiers: Sequence[RollModifier]) -> str:
     """Modifiers and their sources, in words (``no modifier`` for none)."""
     if not modifiers:

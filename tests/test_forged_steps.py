@@ -519,3 +519,109 @@ def test_a_travel_day_ended_in_a_delve_whose_checks_fall_due_overnight_is_clean(
     assert len(checks) == 2
     assert all(at > ended for at in checks)
     assert findings(log) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# Exhaustion and rest: events a due check records and steps record too
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def weary() -> list[Envelope]:
+    """A forced march on day 1 owes a rest day; day 2 starts without one (Al and Bo grow exhausted before its weather,
+    the referee's), then a delve: two moves (a wandering check falls due after the second) and Al listens at a door,
+    his exhaustion on the roll."""
+    return played(
+        SetHex(hex="2,2", terrain="meadow"),
+        SetHex(hex="2,1", terrain="meadow"),
+        t.StartJourney(hex="2,2"),
+        t.RollWeather(weather="clear"),
+        t.DeclareRoute(headings=("N",)),
+        t.ForceMarch(),
+        t.Move(),
+        t.CheckWandering(),
+        t.EndDay(),
+        t.RollWeather(weather="clear"),
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Move(),
+        d.Move(),
+        d.Listen(by="Al", door="A"),
+    )
+
+
+def unexhausted_listen(envelopes: list[Envelope]) -> list[Envelope]:
+    """Al's listen rewritten as if he were rested: no exhaustion on its roll."""
+    listened = where(envelopes, "dungeon.door_listened")
+    roll = envelopes[listened - 1]
+    forged = edited(envelopes, listened - 1, modifier=0, modifiers=[], total=roll.data["faces"][0])
+    return edited(forged, listened, modifier=0)
+
+
+def inserted(envelopes: list[Envelope], at: int, kind: str, **data: Any) -> list[Envelope]:
+    """An event of ``kind`` with ``data`` put in at index ``at``."""
+    event = attrs.evolve(envelopes[at], id=str(uuid.uuid4()), type=f"hexlog.{kind}", schemaversion=1, data=data)
+    return [*envelopes[:at], event, *envelopes[at:]]
+
+
+class TestARestForged:
+    def test_the_honest_weary_delve_is_clean(self, weary: list[Envelope]) -> None:
+        assert findings(weary) == []
+        listened = where(weary, "dungeon.door_listened")
+        assert weary[listened].data["modifier"] == 1
+
+    def test_exhaustion_cleared_after_a_moves_turn_is_a_finding(self, weary: list[Envelope]) -> None:
+        """Between a move's clock event and its phase change the audit looks past the due checks' events; an
+        exhaustion cleared there, and the rolls after it rewritten to match, is no due check's nor any step's."""
+        moved = where(weary, "dungeon.moved", turn=1)
+        assert weary[moved + 1].type == "hexlog.clock.advanced"
+        forged = inserted(weary, moved + 2, "travel.exhaustion_changed", member="Al", level=0, reason="rested")
+        assert findings(unexhausted_listen(forged)) == [
+            (
+                version_of(moved + 2),
+                "decision",
+                (
+                    'travel.exhaustion_changed member="Al", level=0, reason="rested" is recorded by no step here, and '
+                    "by no check that falls due as game time passes"
+                ),
+            )
+        ]
+
+    def test_a_rest_day_forged_in_before_a_step_is_a_finding(self, weary: list[Envelope]) -> None:
+        lit = where(weary, "dungeon.light_lit")
+        forged = inserted(weary, lit + 2, "travel.rested", day=2, members=["Al", "Bo"])
+        assert findings(unexhausted_listen(forged)) == [
+            (
+                version_of(lit + 2),
+                "decision",
+                (
+                    'travel.rested day=2, members=["Al", "Bo"] is recorded by no step here, and by no check that falls '
+                    "due as game time passes"
+                ),
+            )
+        ]
+
+    def test_the_exhaustion_a_day_starts_with_taken_out_is_a_finding(self, weary: list[Envelope]) -> None:
+        """The day's start records the exhaustion before its weather (the referee's): its step, re-run on the state
+        before it, records it for both."""
+        started = [i for i, env in enumerate(weary) if env.type == "hexlog.travel.day_started"][1]
+        assert [env.type for env in weary[started - 2 : started]] == ["hexlog.travel.exhaustion_changed"] * 2
+        forged = without(weary, started - 2, started - 1)
+        assert findings(unexhausted_listen(forged)) == [
+            (
+                version_of(started - 2),
+                "decision",
+                (
+                    'the rules record travel.exhaustion_changed member="Al", level=1, reason="no rest day after a '
+                    'forced march" before it, which the log left out'
+                ),
+            )
+        ]
+
+    def test_a_day_of_the_referees_weather_with_more_travel_points_is_a_finding(self, weary: list[Envelope]) -> None:
+        """The weather the referee sets is taken from the record; the rest of the day's start is the rules'."""
+        started = [i for i, env in enumerate(weary) if env.type == "hexlog.travel.day_started"][1]
+        assert (weary[started].data["rolls"], weary[started].data["travel_points"]) == ([], 8)
+        assert findings(edited(weary, started, travel_points=16)) == [
+            (version_of(started), "decision", "travel_points 16 recorded, but the rules give 8 with no roll")
+        ]

@@ -557,7 +557,8 @@ class TestNoRestDayWhileExerting:
     def test_one_recorded_since_version_3_is_a_finding(self, monkeypatch: pytest.MonkeyPatch, weather: str) -> None:
         """A referee who owns the database writes a rest day in a delve past the guard (here, with it switched off):
         since ``travel.day_started`` version 3 no release lets one be, so the audit holds it to the guard, a rest day
-        on rolled weather (re-run as a decision) and one on the referee's (no dice: held to it as it is recorded)."""
+        on rolled weather and one on the referee's alike (each re-run as a decision, the referee's weather taken from
+        the record)."""
         monkeypatch.setattr("hexlog.machine.travel.inverse._no_rest_while_exerting", lambda _table: None)
         trip = home_from_the_first_journey((ENTER,), dice=True)
         assert only(trip.run(t.RestDay(weather=weather)), ev.Rested)
@@ -572,9 +573,7 @@ class TestNoRestDayWhileExerting:
         )
         assert [(f.streamversion, f.check) for f in report.findings] == [(rest, "decision")], report.text()
         assert report.findings[0].reason.endswith(
-            "the rules refuse this "
-            + ("decision" if not weather else "rest day")
-            + " here: a delve is under way, and a day in which one goes on is no rest; "
+            "the rules refuse this decision here: a delve is under way, and a day in which one goes on is no rest; "
             "leave the dungeon first (dungeon leave)"  # in no door's words: the audit's text is both doors'
         ), report.findings[0].reason
         assert not report.ok

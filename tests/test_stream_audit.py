@@ -22,7 +22,8 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import COLUMNS, EVENTS_TABLE, STREAM_PAGE_SIZE, table_differences
 from hexlog.machine import commands as c
 from hexlog.machine.dungeon import commands as d
-from hexlog.machine.hexmap import RevealHidden
+from hexlog.machine.hexmap import RevealHidden, SetHex
+from hexlog.machine.travel import commands as t
 from hexlog.replay import audit, row_audit, stream_audit
 from hexlog.replay.audit import AuditReport, audit_store
 from hexlog.replay.export import import_envelopes, read_export
@@ -533,5 +534,35 @@ def test_a_delves_moves_are_re_run_as_they_come_and_their_forgeries_audit_as_the
             report = _same(store, FORGED_CAMPAIGN)
             assert isinstance(report, AuditReport)
             assert [f.check for f in report.findings] == ["decision"]
+        finally:
+            store.close()
+
+
+def test_a_rest_forged_in_after_a_moves_turn_is_found_as_the_stream_is_read(tmp_path: Path) -> None:
+    """An exhaustion cleared between a move's clock event and its phase change, where the move's re-run looks past the
+    due checks' events: the stream audit meets it as the whole audit does."""
+    log = played(
+        SetHex(hex="2,2", terrain="meadow"),
+        SetHex(hex="2,1", terrain="meadow"),
+        t.StartJourney(hex="2,2"),
+        t.RollWeather(weather="clear"),
+        t.DeclareRoute(headings=("N",)),
+        t.ForceMarch(),
+        t.Move(),
+        t.CheckWandering(),
+        t.EndDay(),
+        t.RollWeather(weather="clear"),
+        d.EnterDungeon(name="crypt"),
+        d.Move(),
+    )
+    moved = where(log, "dungeon.moved")
+    exhausted = where(log, "travel.exhaustion_changed", member="Al")
+    rested = attrs.evolve(log[exhausted], id="forged-rest", data=log[exhausted].data | {"level": 0})
+    forged = [*log[: moved + 2], rested, *log[moved + 2 :]]
+    for name, envelopes, found in (("honest", log, 0), ("forged", forged, 1)):
+        store = _write(tmp_path / f"{name}.db", reseal(envelopes))
+        try:
+            report = _same(store, FORGED_CAMPAIGN)
+            assert [(f.streamversion, f.check) for f in report.findings] == [(moved + 3, "decision")] * found
         finally:
             store.close()

@@ -63,8 +63,9 @@ def command_for(event: Event) -> Command | None:
     if type(event) in RERUNS:
         return RERUNS[type(event)]()
     match event:
-        case ev.DayStarted(rolls=rolls) if rolls:
-            return RestDay() if event.rest else RollWeather()
+        case ev.DayStarted(rolls=rolls):  # the referee's weather is taken from the record
+            weather = "" if rolls else event.weather
+            return RestDay(weather=weather) if event.rest else RollWeather(weather=weather)
         case ev.LostChecked():
             return DeclareRoute(headings=event.declared, night=event.night)
         case ev.SearchRolled():
@@ -161,7 +162,7 @@ def command_before(event: Event, version: int) -> Command | None:
     if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
         return MoveOneHexTrueCost()
     if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
-        return RestDayWhileExerting() if event.rolls else None
+        return RestDayWhileExerting(weather="" if event.rolls else event.weather)
     return command_for(event)
 
 
@@ -178,19 +179,11 @@ EXERTING_SINCE = 2
 
 def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """How a journey's start differs from the state before it: the delves, pursuits and chases it records under way
-    (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. And a
-    rest day whose weather the referee set (no dice decide it, so the decision check does not re-run it) is held to
-    the guard too, since ``travel.day_started`` version 3: none while a delve, a pursuit or a chase is under way. A
+    (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. A
     find's place is the hex the party truly searched, and it was lost when that is not the one it believed. A day
     ends only once every encounter its wandering check met was met: the second of U&WA's two dice afloat too."""
     if isinstance(event, mapev.FeatureLocated | ev.DayEnded):
         return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
-    if isinstance(event, ev.DayStarted) and event.rest and not event.rolls and version >= NO_REST_WHILE_EXERTING_SINCE:
-        try:
-            _no_rest_while_exerting(ctx.table)
-        except RuleRefusedError as err:
-            return f"the rules refuse this rest day here: {err.said(ctx.registry.step_words)}"
-        return None
     if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
         return None
     found = under_way(ctx)
