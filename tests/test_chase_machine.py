@@ -453,6 +453,34 @@ class TestTheDelveHandsOff:
         assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
         assert "chase" not in t.table.procedures
 
+    @pytest.mark.parametrize("fight", [False, True], ids=["actions", "combat"])
+    def test_the_referee_cannot_conclude_the_delves_encounter_in_pursuit(self, fight):
+        """A conclusion in pursuit would have the delve hand the chase on, and a party caught there would go back to
+        exploring unfought: it is refused, naming the steps that hand the chase off (or a chase by hand), and
+        nothing is written; another outcome still concludes it."""
+        t = Table().party()
+        t.run(dg.EnterDungeon())
+        t.run(dg.LightSource(kind="torch", by="Ann"))
+        t.run(dg.Meet(name="ghouls", monster_speed=120))
+        t.run(enc.CheckSurprise(), 4)
+        t.run(enc.DetermineDistance(), 2, 3)
+        t.run(enc.RollInitiative(), 5, 2)
+        if fight:
+            t.run(enc.Fight(side="party"))
+        before = t.version
+        with pytest.raises(
+            RuleRefusedError, match="in a delve an encounter ends in pursuit only by its pursuers'"
+        ) as e:
+            t.run(enc.ConcludeEncounter(outcome="pursuit"))
+        said = str(e.value)
+        assert "StartChase(from_encounter 1)" in said
+        assert "Evade()" in said
+        assert ("DecidePursuit()" in said) is not fight
+        assert t.version == before
+        events = t.run(enc.ConcludeEncounter(outcome="fled"))
+        assert changes(events, "dungeon") == [("resume", "ENCOUNTER", "EXPLORING")]
+        assert "chase" not in t.table.procedures
+
     def test_under_a18_the_handed_off_chase_waits_to_repeat_the_steps(self):
         """With the option on, the chase the delve starts waits in REPEAT."""
         t = delve_to_pursuit({"pursuit_repeats_encounter_steps": True})

@@ -19,7 +19,7 @@ from hexlog.events import chase as ev
 from hexlog.events import encounter as enc_ev
 from hexlog.events.codec import decode, from_data
 from hexlog.events.dice import DiceRolled
-from hexlog.events.errors import IllegalTransitionError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.vocabulary import Side
@@ -312,6 +312,26 @@ class TestTheManualRoute:
         t.run(enc.ConcludeEncounter(outcome="parted"))
         (started,) = found(t.run(ch.StartChase(setting="waterborne", from_encounter=1)), ev.ChaseStarted)
         assert (started.gap_ft, started.fleeing_ft, started.pursuers_ft) == (150, 90, 150)
+
+    @pytest.mark.parametrize(("options", "refused"), [(None, True), (OFF, False)], ids=["option", "without"])
+    def test_under_the_option_the_referee_cannot_conclude_in_pursuit(self, options, refused):
+        """Under the option the pursuit on water is decided (its chase fights a caught vessel in this encounter): a
+        conclusion in pursuit is refused, naming those steps, and nothing is written; without it, it concludes."""
+        t = Table("ose", options=options).party()
+        t.run(enc.StartEncounter(setting="waterborne", party_aware=True, monsters_aware=True, monster_speed=150))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(value=50))
+        t.run(enc.RollInitiative(), 5, 2)
+        before = t.version
+        if not refused:
+            assert [
+                e.outcome for e in found(t.run(enc.ConcludeEncounter(outcome="pursuit")), enc_ev.EncounterConcluded)
+            ] == ["pursuit"]
+            return
+        with pytest.raises(RuleRefusedError, match="on water an encounter ends in pursuit only by its pursuers'") as e:
+            t.run(enc.ConcludeEncounter(outcome="pursuit"))
+        assert "DecidePursuit()" in str(e.value)
+        assert t.version == before
 
     def test_no_chase_is_started_by_hand_while_the_encounter_waits_for_its_own(self):
         """The chase the encounter handed off is under way: another start is refused and nothing is written."""

@@ -4,9 +4,9 @@ The party explores turn by turn until it leaves; a wandering monster (or any oth
 handing off to the encounter, and the delve resumes when the encounter concludes. An encounter whose
 pursuers give chase hands the chase off itself and waits for it (a party caught fights it out there), so the
 delve waits for the encounter throughout. An encounter that concluded in pursuit (as releases before
-``encounter.pursuit_decided`` version 2 recorded it, or the referee's ``conclude --outcome pursuit``) is handed
-on to the chase by the delve, which resumes when the chase ends. The conditions are methods of ``DungeonModel``;
-they only read, and say why they refuse.
+``encounter.pursuit_decided`` version 2 recorded it, or the referee's ``conclude --outcome pursuit``, which the
+encounter refuses since) is handed on to the chase by the delve, which resumes when the chase ends. The
+conditions are methods of ``DungeonModel``; they only read, and say why they refuse.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
 from hexlog.machine.encounter.commands import DecidePursuitBeforeHandOff
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
-from hexlog.machine.encounter.state import EncounterState, Phase
+from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
 from hexlog.machine.kit.model import Model
 from hexlog.machine.text import counted
@@ -113,13 +113,21 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "resume", "source": P.CHASE, "dest": P.CONCLUDED},
     # seed 004 in the wilderness (§4.5 6a): the party rolls its evasion chance instead of a pursuit decision
     {"trigger": "roll_evasion", "source": P.EVASION, "dest": P.CONCLUDED, "conditions": "evasion_is_rolled"},
-    {"trigger": "conclude", "source": [P.ACTIONS, P.COMBAT], "dest": P.CONCLUDED},
+    # where the encounter hands its chase off itself (on water, in a delve) the pursuit is decided, not concluded
+    {
+        "trigger": "conclude",
+        "source": [P.ACTIONS, P.COMBAT],
+        "dest": P.CONCLUDED,
+        "conditions": "not_a_chase_handed_on",
+    },
     # an encounter started by mistake is cancelled at any phase; a fact recorded wrong is corrected in place
     {"trigger": "cancel", "source": RUNNING, "dest": P.CONCLUDED},
     # (the rows of ``correct``, one per phase it keeps, follow)
 ]
 TRANSITIONS += [{"trigger": "correct", "source": phase, "dest": phase} for phase in RUNNING]
 del P
+#: the outcome of an encounter concluded with the side fled from pursuing
+PURSUIT = "pursuit"
 
 
 def confused(state: EncounterState, options: EncounterOptions) -> bool:
@@ -274,6 +282,42 @@ class EncounterModel(Model):
             return True
         assert self.table is not None  # noqa: S101 - loaded by the kit
         return not isinstance(self.command, DecidePursuitBeforeHandOff) and afloat.underground(self.rules, self.table)
+
+    def not_a_chase_handed_on(self) -> bool:
+        """An encounter that hands its chase off itself (on water under option waterborne_pursuit_hands_off, or one a
+        delve waits for under the dungeon pursuit table) is not concluded in pursuit: the procedure that waits for it
+        would hand the chase on, and a side caught there would not be fought. Its pursuers decide (decide-pursuit)
+        after the side flees (evade); the chase then comes back to this encounter."""
+        if getattr(self.command, "outcome", "") != PURSUIT:
+            return True
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        if not afloat.hands_off(self.rules, self.e) and not afloat.underground(self.rules, self.table):
+            return True
+        where = "on water" if self.e.setting is Setting.WATERBORNE else "in a delve"
+        why = (
+            f"{where} an encounter ends in pursuit only by its pursuers' decision, which hands the chase off and "
+            "fights a side it catches in this encounter"
+        )
+        by_hand: tuple[str | Advice, ...] = (
+            "conclude with another outcome and start the chase by hand (",
+            Advice("StartChase", (("from_encounter", str(self.e.started.number)),)),
+            ")",
+        )
+        if self.e.phase is Phase.COMBAT:  # a side flees the melee only as A38 lets it (``flees_from_the_charge``)
+            return self.refuse(
+                f"{why}; in melee a side flees only where the rules let it (",
+                Advice("Evade", (), PROCEDURE),
+                "), else ",
+                *by_hand,
+            )
+        return self.refuse(
+            f"{why}: the side flees (",
+            Advice("Evade", (), PROCEDURE),
+            "), then its pursuers decide (",
+            Advice("DecidePursuit"),
+            "); or ",
+            *by_hand,
+        )
 
     def pursued(self) -> bool:
         """The side fled from gives chase."""
