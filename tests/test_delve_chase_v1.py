@@ -18,14 +18,20 @@ from pathlib import Path
 import pytest
 
 from hexlog.events import encounter as ev
+from hexlog.events.chase import ChaseEnded
 from hexlog.events.codec import decode
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.events.memory import MemoryStore
-from hexlog.events.procedure import HandedOff
+from hexlog.events.procedure import HandedOff, PhaseChanged
+from hexlog.machine import chase as ch
+from hexlog.machine import dungeon as dg
 from hexlog.machine.encounter import commands as enc
 from hexlog.machine.encounter.inverse import command_before
+from hexlog.machine.handler import Handler
+from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.registry import REGISTRY
-from hexlog.replay.audit import audit_envelopes
+from hexlog.machine.rolls import ScriptedRoller
+from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import export_lines, import_envelopes, read_export
 from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
@@ -85,3 +91,28 @@ def test_the_old_decision_is_the_audits_alone() -> None:
     t = delve_to_pursuit()
     with pytest.raises(RuleRefusedError, match="is the audit's, re-running a pursuit decision"):
         t.run(enc.DecidePursuitBeforeHandOff(pursue=True))
+
+
+def test_a_chase_an_earlier_release_left_under_way_that_catches_the_party_meets_its_pursuers_again() -> None:
+    """A campaign left mid-chase by that release (its delve in phase CHASE, the encounter concluded in pursuit): the
+    catch resumes the delve into a new encounter with the same monsters, both sides aware, which the delve waits for,
+    not back to exploring with no fight; the log audits with no finding."""
+    store = MemoryStore()
+    head = lines()[:33]
+    assert '"hexlog.chase.started"' in head[-2]
+    campaign = import_envelopes(store, read_export(head)).campaign
+    handler = Handler(store, MemoryKeeper(), roller=lambda _table: ScriptedRoller([]))
+    assert handler.load(campaign).procedures["dungeon"].phase.name == "CHASE"
+    events = list(handler.execute(campaign, ch.Run()).events)
+    assert next(e for e in events if isinstance(e, ChaseEnded)).outcome == "caught"
+    moved = [(e.trigger, e.source, e.dest) for e in events if isinstance(e, PhaseChanged) and e.procedure == "dungeon"]
+    assert moved == [("resume", "CHASE", "ENCOUNTER")]
+    assert HandedOff(parent="dungeon", child="encounter") in events
+    (met,) = [e for e in events if isinstance(e, ev.EncounterStarted)]
+    assert (met.number, met.name, met.monster_count, met.intelligent) == (2, "ghouls", 3, False)
+    assert (met.party_aware, met.monsters_aware, met.party_light) == (True, True, True)
+    table = handler.load(campaign)
+    assert table.handoffs == (("dungeon", "encounter"),)
+    with pytest.raises(IllegalTransitionError, match="not allowed in state ENCOUNTER"):
+        handler.execute(campaign, dg.Move())
+    assert audit_store(store, campaign).findings == ()

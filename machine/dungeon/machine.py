@@ -5,8 +5,9 @@ handing off to the encounter, and the delve resumes when the encounter concludes
 pursuers give chase hands the chase off itself and waits for it (a party caught fights it out there), so the
 delve waits for the encounter throughout. An encounter that concluded in pursuit (as releases before
 ``encounter.pursuit_decided`` version 2 recorded it, or the referee's ``conclude --outcome pursuit``, which the
-encounter refuses since) is handed on to the chase by the delve, which resumes when the chase ends. The
-conditions are methods of ``DungeonModel``; they only read, and say why they refuse.
+encounter refuses since) is handed on to the chase by the delve, which resumes when the chase ends: a side it
+caught meets its pursuers again (the delve hands off an encounter with them and waits for it), else the delve goes
+on exploring. The conditions are methods of ``DungeonModel``; they only read, and say why they refuse.
 """
 
 from __future__ import annotations
@@ -43,13 +44,17 @@ TRANSITIONS: list[TransitionConfigDict] = [
     # fired by the kit when the encounter concludes: concluded in pursuit, the chase takes over (the delve waits again)
     {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.CHASE, "conditions": "ended_in_pursuit"},
     {"trigger": "resume", "source": P.ENCOUNTER, "dest": P.EXPLORING},
-    # fired by the kit when the chase ends
+    # fired by the kit when the chase ends: caught, the party meets its pursuers again (the delve waits again)
+    {"trigger": "resume", "source": P.CHASE, "dest": P.ENCOUNTER, "conditions": "caught_by_the_chase"},
     {"trigger": "resume", "source": P.CHASE, "dest": P.EXPLORING},
     {"trigger": "leave", "source": P.EXPLORING, "dest": P.LEFT, "conditions": "no_monster_due"},
 ]
 del P
 #: the outcome of an encounter the pursuers chose to pursue (``encounter decide-pursuit``)
 PURSUIT = "pursuit"
+#: the chase, as procedures know it, and its outcome when the fleeing side was caught
+CHASE = "chase"
+CAUGHT = "caught"
 
 
 def unavailable(rules: Ruleset) -> str:
@@ -99,6 +104,12 @@ class DungeonModel(Model):
             and encounter.concluded.outcome == PURSUIT
             and self.rules.part(ChaseTables).dungeon_pursuit is not None
         )
+
+    def caught_by_the_chase(self) -> bool:
+        """The chase the delve handed on ended with the fleeing side caught: the sides meet again and fight."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        ended = getattr(self.table.procedures.get(CHASE), "ended", None)
+        return getattr(self.command, "child", "") == CHASE and getattr(ended, "outcome", None) == CAUGHT
 
     def no_monster_due(self) -> bool:
         """A wandering monster that has come must be met first."""

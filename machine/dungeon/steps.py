@@ -21,6 +21,7 @@ from hexlog.machine.dungeon.state import PROCEDURE, DelveState, Phase, under_way
 from hexlog.machine.encounter import StartEncounter
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.kit.clock import ClockOptions, turns
 from hexlog.machine.kit.context import read_low
 
@@ -243,13 +244,37 @@ def resume(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the res
     pursuit (one whose pursuit was decided before ``encounter.pursuit_decided`` version 2; since, the encounter
     hands its chase off itself and concludes only after it).
 
-    The chase takes the encounter's facts: its distance, each side's rate, who flees, the monsters.
+    The chase takes the encounter's facts: its distance, each side's rate, who flees, the monsters. When that chase
+    ends with the fleeing side caught (a campaign an earlier release left in it), the sides meet again: the delve
+    hands off an encounter with the same monsters, both sides aware, and waits for it, as the encounter that hands
+    its chase off itself fights a side caught.
     """
+    if _enters(ctx, Phase.ENCOUNTER):
+        ctx.hand_off(_met_again(ctx))
+        return
     if not _enters(ctx, Phase.CHASE):
         return
     chase = handover.from_encounter(ctx.state(ENCOUNTER), Setting.DUNGEON)
     assert chase is not None  # noqa: S101 - the condition of the row read it
     ctx.hand_off(chase)
+
+
+def _met_again(ctx: StepContext) -> StartEncounter:
+    """The encounter with the pursuers that caught the fleeing side of the chase the delve handed on."""
+    fled = ctx.state(ENCOUNTER)
+    assert isinstance(fled, EncounterState)  # noqa: S101 - the delve's chase followed its encounter
+    s = fled.started
+    return StartEncounter(
+        setting=str(s.setting),
+        name=s.name,
+        party_aware=True,
+        monsters_aware=True,
+        party_light=under_way(ctx).lit,
+        monsters_light=s.monsters_light,
+        monster_count=s.monster_count,
+        intelligent=s.intelligent,
+        monster_speed=s.monster_speed,
+    )
 
 
 def _enters(ctx: StepContext, phase: Phase) -> bool:
