@@ -180,6 +180,26 @@ class TestADelvesChase:
         ]
         assert "clock: day 1 00:00 (0 turns, 0 rounds, 0 s)" in hexlog("state").stdout
 
+    def test_the_referee_is_pointed_from_conclude_in_pursuit_to_the_steps_that_hand_the_chase_off(self, hexlog, table):
+        """conclude --outcome pursuit in a delve's encounter is refused with the command line's words for evade,
+        decide-pursuit and a chase by hand; nothing is written."""
+        for args in (
+            ("dungeon", "enter"),
+            ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+            ("encounter", "check-surprise"),
+            ("encounter", "determine-distance", "--value", "30"),
+            ("encounter", "roll-initiative"),
+        ):
+            assert hexlog(*args).returncode == 0, args
+        before = _version(table)
+        refused = hexlog("encounter", "conclude", "--outcome", "pursuit")
+        assert refused.returncode == 1
+        assert "in a delve an encounter ends in pursuit only by its pursuers' decision" in refused.stderr
+        assert "(hexlog encounter evade), then its pursuers decide (hexlog encounter decide-pursuit)" in refused.stderr
+        assert "(hexlog chase start --from-encounter 1)" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert _version(table) == before
+
     def test_a_caught_party_is_in_melee_with_the_encounter_it_fled(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
         """30 ft closed in one round: the chase ends caught and the encounter resumes in COMBAT, its next steps the
         fight's; the delve waits for it until it ends, then resumes exploring."""
