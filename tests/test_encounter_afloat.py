@@ -331,6 +331,7 @@ class TestTheManualRoute:
         with pytest.raises(RuleRefusedError, match="on water an encounter ends in pursuit only by its pursuers'") as e:
             t.run(enc.ConcludeEncounter(outcome="pursuit"))
         assert "DecidePursuit()" in str(e.value)
+        assert "StartChase(setting waterborne, from_encounter 1)" in str(e.value)
         assert t.version == before
 
     def test_no_chase_is_started_by_hand_while_the_encounter_waits_for_its_own(self):

@@ -298,9 +298,10 @@ class EncounterModel(Model):
             f"{where} an encounter ends in pursuit only by its pursuers' decision, which hands the chase off and "
             "fights a side it catches in this encounter"
         )
+        afloat_setting = (("setting", str(Setting.WATERBORNE)),) if self.e.setting is Setting.WATERBORNE else ()
         by_hand: tuple[str | Advice, ...] = (
             "conclude with another outcome and start the chase by hand (",
-            Advice("StartChase", (("from_encounter", str(self.e.started.number)),)),
+            Advice("StartChase", (*afloat_setting, ("from_encounter", str(self.e.started.number)))),
             ")",
         )
         if self.e.phase is Phase.COMBAT:  # a side flees the melee only as A38 lets it (``flees_from_the_charge``)
