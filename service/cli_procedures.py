@@ -4,8 +4,9 @@ Each command of a procedure becomes a subcommand named after its trigger (``chec
 ``check-surprise``); its fields become options, spelled and explained as the command declares them
 (``hexlog.machine.commands.arg``). After a step the subcommand prints what was recorded, the phase
 and the steps allowed next (by side), for a procedure waiting on one it handed off to, that one's
-phase and steps, and for a procedure the step's conclusion resumed, its phase and steps; a refusal
-names the steps allowed now as subcommands.
+phase and steps, and for a procedure the step's conclusion resumed, its phase and steps (the concluded one's own
+line offers none: it is over), and what the referee does next elsewhere (``render.after``); a refusal names the
+steps allowed now as subcommands.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import typer
 
 from hexlog.events.dice import DiceRolled, Visibility
 from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
-from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
+from hexlog.events.procedure import HandedOff, PhaseChanged
 from hexlog.machine.commands import FLAG, LEAST, NEGATE, POSITIONAL, field_limits, help_of_flag, unset_when_empty
 from hexlog.service import console, render
 from hexlog.service.door import CampaignOption, DbOption, Door, refuse_blank
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.machine.commands import Command
+    from hexlog.machine.handler import Outcome
     from hexlog.machine.kit.procedure import Procedure
     from hexlog.machine.kit.registry import Registry
 
@@ -55,20 +57,22 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
             out.print(render.describe(event, told))
     if any(isinstance(e, DiceRolled) and e.visibility is Visibility.PUBLIC for e in outcome.events):
         out.print(door.receipt())
+    _stands(procedure, outcome, registry)
+
+
+def _stands(procedure: Procedure, outcome: Outcome, registry: Registry) -> None:
+    """Where a step left its procedure, each one its conclusion resumed, and each one a procedure waits for."""
     state = outcome.table.procedures.get(procedure.name)
     if state is not None:
-        allowed = render.next_steps(registry.runner(procedure.name).allowed(state, outcome.table))
+        allowed = render.steps_after(procedure.name, state, outcome.table, outcome.events, registry)
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
-        out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else 'nothing'}")
+        out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else render.over(procedure.name, outcome.events)}")
+        for line in render.after(procedure.name, state, outcome.table, outcome.events):
+            out.print(f"   {line}")
     # each parent the step's conclusion resumed (a caught party back in its encounter), where it stands now
-    resumed = dict.fromkeys(e.parent for e in outcome.events if isinstance(e, Resumed) and e.parent != procedure.name)
-    for parent in resumed:
-        state = outcome.table.procedures.get(parent)
-        steps = render.next_steps(registry.runner(parent).allowed(state, outcome.table))
-        phase = registry.procedure(parent).phase_of(state)
-        shown = phase.name if phase is not None else "-"
-        out.print(f"   {parent} resumes -> {shown}; next: {_next(parent, steps)}")
+    for parent, phase_name, steps in render.resumed(procedure.name, outcome.table, outcome.events, registry):
+        out.print(f"   {parent} resumes -> {phase_name or '-'}; next: {_next(parent, steps)}")
     # the procedure's own waiting, and any hand-off this step led to (a resumed parent handing on)
     made = {(e.parent, e.child) for e in outcome.events if isinstance(e, HandedOff)}
     for parent, child in outcome.table.handoffs:

@@ -8,6 +8,7 @@ import attrs
 
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
+from hexlog.events.procedure import HandedOff, Resumed
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
@@ -15,7 +16,7 @@ from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
 from hexlog.service.render_campaign import roll_name
 from hexlog.service.render_context import Context
-from hexlog.service.renderers import READ_BACK, STATES, TEXTS, TOLD
+from hexlog.service.renderers import AFTER, READ_BACK, STATES, TEXTS, TOLD
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -104,6 +105,55 @@ def next_steps(steps: list[Allowed]) -> list[str]:
         name = subcommand(trigger)
         shown.append(f"{name} --side {sides[0]}" if len(sides) == 1 and sides[0] != "party" else name)
     return shown
+
+
+def steps_after(
+    name: str, state: Any, table: Table, events: Iterable[Event], registry: Registry = REGISTRY
+) -> list[str]:
+    """The steps a procedure allows after a command's ``events``: none when they concluded it and resumed the
+    procedure that handed it off (a caught party's chase offers no fresh start: that one's steps come next)."""
+    if name in concluded_into(events):
+        return []
+    return next_steps(registry.runner(name).allowed(state, table))
+
+
+def concluded_into(events: Iterable[Event]) -> dict[str, str]:
+    """Each procedure a command's ``events`` left concluded, to the name of the one it resumed (one handed off again
+    later in the same command, a travel day's next encounter, is under way again)."""
+    found: dict[str, str] = {}
+    for event in events:
+        if isinstance(event, Resumed):
+            found[event.child] = event.parent
+        elif isinstance(event, HandedOff):
+            found.pop(event.child, None)
+    return found
+
+
+def over(name: str, events: Iterable[Event]) -> str:
+    """The words for a procedure's next steps when the command concluded it into the one that resumes."""
+    parent = concluded_into(events).get(name)
+    return f"nothing (the {name} is over; the {parent} resumes)" if parent else "nothing"
+
+
+def resumed(
+    name: str, table: Table, events: Iterable[Event], registry: Registry = REGISTRY
+) -> list[tuple[str, str | None, list[str]]]:
+    """Each procedure a command's conclusion resumed (a caught party's encounter) other than ``name``: its name,
+    phase and the steps it allows now, what the referee does next."""
+    found = []
+    for parent in dict.fromkeys(e.parent for e in events if isinstance(e, Resumed) and e.parent != name):
+        state = table.procedures.get(parent)
+        phase = registry.procedure(parent).phase_of(state)
+        steps = next_steps(registry.runner(parent).allowed(state, table))
+        found.append((parent, phase.name if phase is not None else None, steps))
+    return found
+
+
+def after(name: str, state: Any, table: Table, events: Iterable[Event]) -> list[str]:
+    """What the referee does next outside the procedure, once a command's ``events`` leave it so (a chase started
+    by hand that caught the party in a delve: the delve meets them), as lines to print."""
+    told = AFTER.get(name)
+    return told(state, table, tuple(events)) if told is not None else []
 
 
 def procedure_lines(

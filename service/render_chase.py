@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import chase as ev
+from hexlog.events.procedure import Resumed
 from hexlog.machine.chase import ChaseState, Phase
+from hexlog.machine.dungeon import DelveState
+from hexlog.machine.dungeon import Phase as DelvePhase
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -119,3 +122,20 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
 
 
 STATES: dict[str, Callable[..., list[str]]] = {"chase": state_lines}
+
+
+def after(state: Any, table: Table, events: tuple[Event, ...]) -> list[str]:
+    """A chase that nothing resumes (started by hand) ending with the sides in reach while a delve explores: the
+    delve meets them (the encounter a chase was handed off by resumes in its own fight, its delve waiting)."""
+    ended = next((e for e in events if isinstance(e, ev.ChaseEnded)), None)
+    if not isinstance(state, ChaseState) or ended is None or not ended.melee_next_round:
+        return []
+    if any(isinstance(e, Resumed) and e.child == "chase" for e in events):
+        return []
+    delve = table.procedures.get("dungeon")
+    if not isinstance(delve, DelveState) or delve.phase is not DelvePhase.EXPLORING:
+        return []
+    return ["the delve meets them: hexlog dungeon meet"]
+
+
+AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {"chase": after}

@@ -51,3 +51,6 @@ STATES: dict[str, Callable[..., list[str]]] = {
     **render_pursuit.STATES,
     **render_travel.STATES,
 }
+
+#: what the referee does next outside a procedure a command left so: (state, table, the command's events) -> lines
+AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {**render_chase.AFTER}

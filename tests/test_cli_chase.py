@@ -210,6 +210,9 @@ class TestADelvesChase:
         assert "chase 1 over after 1 round: caught; melee starts next round" in caught.stdout
         assert "chase has concluded: encounter resumes" in caught.stdout
         assert "   encounter resumes -> COMBAT; next: hexlog encounter react | round | conclude" in caught.stdout
+        assert "-> CAUGHT; next: nothing (the chase is over; the encounter resumes)" in caught.stdout
+        assert "next: start" not in caught.stdout
+        assert "dungeon meet" not in caught.stdout  # the encounter the chase came from is the fight
         assert "dungeon resumes" not in caught.stdout
         state = hexlog("state").stdout
         assert "dungeon: phase ENCOUNTER" in state
@@ -226,7 +229,38 @@ class TestADelvesChase:
         assert "encounter 1 ends: ghouls slain after 1 round; 1 turn passes" in ended.stdout
         assert "encounter has concluded: dungeon resumes" in ended.stdout
         assert "   dungeon resumes -> EXPLORING; next: hexlog dungeon light" in ended.stdout
+        assert "-> CONCLUDED; next: nothing (the encounter is over; the dungeon resumes)" in ended.stdout
         assert hexlog("dungeon", "move").returncode == 0
         assert hexlog("session", "close").returncode == 0
         audited = hexlog("audit").stdout  # incomplete only as the secret was supplied: every decision re-run holds
         assert "INCOMPLETE: nothing is wrong" in audited
+
+    def test_a_chase_started_by_hand_that_catches_the_party_points_to_the_delve_meeting_them(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """The encounter concluded as fled and the chase started from it by hand: nothing resumes when it catches the
+        party, so its end names the delve's step that meets the pursuers; the delve explores until it is taken."""
+        for args in (
+            ("dungeon", "enter"),
+            ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+            ("encounter", "check-surprise"),
+            ("encounter", "determine-distance", "--value", "30"),
+            ("encounter", "roll-initiative"),
+        ):
+            assert hexlog(*args).returncode == 0, args
+        fled = hexlog("encounter", "conclude", "--outcome", "fled")
+        assert "-> CONCLUDED; next: nothing (the encounter is over; the dungeon resumes)" in fled.stdout
+        assert hexlog("chase", "start", "--from-encounter", "1").returncode == 0
+        caught = hexlog("chase", "run")
+        assert caught.returncode == 0, caught.stderr
+        assert "chase 1 over after 1 round: caught; melee starts next round" in caught.stdout
+        assert "-> CAUGHT; next: start\n   the delve meets them: hexlog dungeon meet\n" in caught.stdout
+        assert "dungeon: phase EXPLORING" in hexlog("state").stdout
+        met = hexlog("dungeon", "meet", "--name", "ghouls", "--monsters", "3")
+        assert met.returncode == 0, met.stderr
+        assert "   waits for encounter -> SURPRISE" in met.stdout
+
+    def test_a_chase_started_by_hand_outside_a_delve_names_no_delve(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """Without a delve exploring, a caught party's chase names no dungeon step."""
+        hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "90", "--pursuers-ft", "120")
+        caught = hexlog("chase", "run")
+        assert "-> CAUGHT; next: start\n" in caught.stdout
+        assert "dungeon meet" not in caught.stdout
