@@ -482,9 +482,14 @@ def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outco
     state = outcome.table.procedures.get(route.procedure.name)
     if state is not None and route.procedure.has_machine and not player:
         phase = route.procedure.phase_of(state)
-        allowed = service.registry.runner(route.procedure.name).allowed(state, outcome.table)
+        name = route.procedure.name
         body["phase"] = phase.name if phase is not None else None
-        body["next"] = render.next_steps(allowed)
+        body["next"] = render.steps_after(name, state, outcome.table, outcome.events, service.registry)
+        body["resumed"] = {
+            parent: {"phase": phase, "next": steps}
+            for parent, phase, steps in render.resumed(name, outcome.table, outcome.events, service.registry)
+        }
+        body["after"] = render.after(name, state, outcome.table, outcome.events)
     return body
 
 

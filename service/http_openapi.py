@@ -67,6 +67,8 @@ _COMMAND_ANSWER = {
         "receipt": {"type": ["string", "null"]},
         "phase": {"type": ["string", "null"]},
         "next": {"type": "array", "items": {"type": "string"}},
+        "resumed": {"type": "object", "additionalProperties": {"type": "object"}},
+        "after": {"type": "array", "items": {"type": "string"}},
     },
 }
 _ANSWERS: dict[str, dict[str, Any]] = {

@@ -945,3 +945,38 @@ def test_the_state_carries_its_version_as_an_etag_for_the_next_if_match(serve):
         assert sent.status_code == 200
         assert client.get("/campaigns/main", headers=served.headers("referee")).headers["etag"] == sent.headers["etag"]
         assert "etag" not in client.get("/campaigns/main?at=1", headers=served.headers("referee")).headers
+
+
+def test_a_chase_that_ends_into_its_encounter_answers_the_encounters_steps_as_the_command_line_prints_them(
+    serve, hexlog, tmp_path
+):
+    """A delve's encounter hands its chase off; the run that catches the party answers no steps of the chase (it is
+    over) and the encounter's fight in ``resumed``, as the command line's lines say."""
+    served = serve()
+    secret = tmp_path / "session.secret"
+    secret.write_text("66" * 32 + "\n", encoding="utf-8")  # nobody surprised, so the party may flee
+    secret.chmod(0o600)
+    for args in (
+        ("rules", "change", "--ruleset", "explore"),
+        ("session", "close"),
+        ("session", "open", "--secret-file", str(secret)),
+        ("party", "add", "Ann"),
+        ("party", "add", "Bo", "--speed", "90"),
+        ("dungeon", "enter"),
+        ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance", "--value", "30"),
+        ("encounter", "roll-initiative"),
+        ("encounter", "evade"),
+        ("encounter", "decide-pursuit", "--pursue"),
+    ):
+        done = hexlog(*args, "--campaign", "main")
+        assert done.returncode == 0, (args, done.stderr)
+    with served.client() as client:
+        caught = client.post("/campaigns/main/chase/run", headers=served.headers("referee"), json={})
+    assert caught.status_code == 200, caught.text
+    answer = caught.json()
+    assert answer["phase"] == "CAUGHT"
+    assert answer["next"] == []
+    assert answer["resumed"] == {"encounter": {"phase": "COMBAT", "next": ["react", "round", "conclude"]}}
+    assert answer["after"] == []
