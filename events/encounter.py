@@ -332,7 +332,8 @@ class PursuitDecided(Event):
     itself when its pursuers give chase, as one on water does: the chase starts at once, and the encounter waits for
     it, fights a fleeing side caught and ends when it gets away. Before, it concluded in pursuit (its turn passing
     first) and the delve handed the chase on, going on exploring once it ended (the audit re-runs such a decision
-    as its release made it).
+    as its release made it). Version 2 also records what the referee said of pursuers who give chase in a chase
+    handed off (``likes_treasure``, ``hungry``), which that chase starts with.
     """
 
     type_name: ClassVar[str] = "encounter.pursuit_decided"
@@ -346,14 +347,19 @@ class PursuitDecided(Event):
     at_most: int = 0
     #: ``referee``, ``players`` or ``reaction``
     decided_by: DecidedBy
+    #: the pursuers like treasure (dropped treasure may stop them): the referee's word on pursuers who give chase in
+    #: a chase the encounter hands off, which starts with it (version 2)
+    likes_treasure: bool = False
+    #: the pursuers are hungry (dropped food may stop them): the referee's word, as for ``likes_treasure``
+    hungry: bool = False
     note: str = ""
     rolls: tuple[int, ...] = ()
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
-        """Version 1 concluded a delve's encounter in pursuit: its data reads as version 2 unchanged (the audit
-        re-runs it as its release ran it)."""
-        return dict(data)
+        """Version 1 concluded a delve's encounter in pursuit (the audit re-runs it as its release ran it), and its
+        referee could not say the pursuers like treasure or are hungry: neither."""
+        return {**data, "likes_treasure": False, "hungry": False}
 
 
 @attrs.frozen(kw_only=True)

@@ -264,3 +264,57 @@ class TestADelvesChase:
         caught = hexlog("chase", "run")
         assert "-> CAUGHT; next: start\n" in caught.stdout
         assert "dungeon meet" not in caught.stdout
+
+
+class TestTheRefereeSaysWhatThePursuersAreLike:
+    """decide-pursuit --pursue --likes-treasure / --hungry, where the encounter hands its chase off: the chase starts
+    with them, and a drop tempts the pursuers; refused where they let go or the encounter concludes in pursuit."""
+
+    def test_treasure_dropped_before_pursuers_said_to_like_it_rolls_to_stop_them(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        _fled_in_a_delve(hexlog)
+        decided = hexlog("encounter", "decide-pursuit", "--pursue", "--likes-treasure")
+        assert decided.returncode == 0, decided.stderr
+        assert "; the pursuers are fond of treasure" in decided.stdout
+        dropped = hexlog("chase", "drop", "treasure")
+        assert dropped.returncode == 0, dropped.stderr
+        assert "they care nothing for treasure" not in dropped.stdout
+        assert "for chase.drop (for monsters)" in dropped.stdout
+        assert "treasure dropped (they like treasure: " in dropped.stdout
+        assert hexlog("session", "close").returncode == 0
+        audited = hexlog("audit").stdout
+        assert "INCOMPLETE: nothing is wrong" in audited
+        assert (
+            "the monsters pursue, decided by the referee (the reaction suggested no pursuit), who says they like "
+            in audited
+        )
+
+    def test_pursuers_let_go_or_a_pursuit_not_handed_off_are_refused_their_tastes(self, hexlog, table):
+        """In a delve, --hungry with --let-go (or no --pursue) is refused; outside one the encounter concludes in
+        pursuit, so --likes-treasure is refused with the chase by hand named: nothing is written."""
+        _fled_in_a_delve(hexlog)
+        before = _version(table)
+        for args in (("--let-go", "--hungry"), ("--hungry",)):
+            refused = hexlog("encounter", "decide-pursuit", *args)
+            assert refused.returncode != 0
+            assert "--hungry says what pursuers who give chase are like: say --pursue too" in refused.stderr
+            assert "Traceback" not in refused.stderr
+        assert _version(table) == before
+        assert hexlog("encounter", "decide-pursuit", "--let-go").returncode == 0
+        for args in (
+            ("dungeon", "leave"),
+            ("encounter", "start", "--name", "ghouls", "--party-aware", "--monsters-aware"),
+            ("encounter", "check-surprise"),
+            ("encounter", "determine-distance", "--value", "60"),
+            ("encounter", "roll-initiative"),
+            ("encounter", "evade"),
+        ):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stderr)
+        before = _version(table)
+        refused = hexlog("encounter", "decide-pursuit", "--pursue", "--likes-treasure")
+        assert refused.returncode != 0
+        assert (
+            "this encounter hands no chase off (it concludes in pursuit): leave out --likes-treasure" in refused.stderr
+        )
+        assert "chase start, which takes --likes-treasure and --hungry" in refused.stderr
+        assert _version(table) == before

@@ -29,6 +29,7 @@ from hexlog.machine.camp import commands as cc
 from hexlog.machine.castle import commands as k
 from hexlog.machine.chase import commands as ch
 from hexlog.machine.dungeon import commands as d
+from hexlog.machine.encounter import commands as e
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
@@ -625,3 +626,47 @@ class TestARestForged:
         assert findings(edited(weary, started, travel_points=16)) == [
             (version_of(started), "decision", "travel_points 16 recorded, but the rules give 8 with no roll")
         ]
+
+
+#: a secret on which neither side of the delve's encounter is surprised
+
+
+#: a secret on which neither side of the delve's encounter is surprised
+
+
+#: a secret on which neither side of the delve's encounter is surprised
+
+
+#: a secret on which neither side of the delve's encounter is surprised
+SECRET_FOR_A_FLIGHT = "04" * 32
+
+
+def test_a_handed_off_chase_whose_pursuers_are_made_fond_of_treasure_is_a_finding() -> None:
+    """The referee said nothing of the pursuers' tastes in the delve's pursuit decision; the chase it handed off forged
+    alone to start with pursuers who like treasure (so a dropped hoard may stop them) is not the chase it hands
+    off. Said in the decision, the same chase is the honest one."""
+    flight = (
+        c.EditMember(name="Bo", speed=90),
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Meet(name="ghouls", monster_count=3),
+        e.CheckSurprise(),
+        e.DetermineDistance(value=30),
+        e.RollInitiative(),
+        e.Evade(),
+    )
+    log = played(*flight, e.DecidePursuit(pursue=True), secret=SECRET_FOR_A_FLIGHT)
+    assert findings(log) == []
+    started = where(log, "chase.started")
+    assert log[started].data["likes_treasure"] is False
+    decided = where(log, "encounter.pursuit_decided")
+    assert findings(edited(log, started, likes_treasure=True)) == [
+        (
+            version_of(decided),
+            "decision",
+            "the chase.started after it differs: likes_treasure true where the rules give false",
+        )
+    ]
+    fond = played(*flight, e.DecidePursuit(pursue=True, likes_treasure=True), secret=SECRET_FOR_A_FLIGHT)
+    assert findings(fond) == []
+    assert fond[where(fond, "chase.started")].data["likes_treasure"] is True

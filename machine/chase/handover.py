@@ -53,6 +53,9 @@ def from_encounter(state: object, setting: Setting) -> StartChase | None:
         fleeing=str(fleeing),
         from_encounter=state.started.number,
         name=state.started.name,
+        # what the referee said of the pursuers when they gave chase (``decide-pursuit``; only in a chase handed off)
+        likes_treasure=pursuit is not None and pursuit.likes_treasure,
+        hungry=pursuit is not None and pursuit.hungry,
     )
 
 

@@ -174,9 +174,25 @@ class Evade(Command):
 
 @attrs.frozen(kw_only=True)
 class DecidePursuit(Command):
-    """The side fled from pursues, or lets the other go."""
+    """The side fled from pursues, or lets the other go; pursuers who give chase in a chase the encounter hands off
+    (a delve's, or on water under waterborne_pursuit_hands_off) may be said to like treasure or be hungry (where the
+    encounter concludes in pursuit instead, say so to the chase started by hand)."""
 
     pursue: bool | None = arg(None, help="omit for monsters to follow their reaction", flag="--pursue/--let-go")
+    likes_treasure: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help=(
+            "the pursuers like treasure (dropped treasure may stop them): only with --pursue, where the encounter "
+            "hands its chase off"
+        ),
+    )
+    hungry: bool = arg(
+        False,  # noqa: FBT003 - a default
+        help=(
+            "the pursuers are hungry (dropped food may stop them): only with --pursue, where the encounter hands its "
+            "chase off"
+        ),
+    )
     note: str = arg("", help=NOTE_HELP)
 
 

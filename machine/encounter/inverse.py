@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 #: the fields of a decision that the referee typed (the command's arguments), by decision type
 TYPED: dict[type[Event], frozenset[str]] = {
     ev.ReactionRolled: frozenset({"speaker", "modifier"}),
-    ev.PursuitDecided: frozenset({"note"}),
+    ev.PursuitDecided: frozenset({"note", "likes_treasure", "hungry"}),
     ev.EvasionRolled: frozenset({"woods", "magic"}),
 }
 
@@ -65,7 +65,11 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
         case ev.ReactionRolled():
             return RollReaction(speaker=event.speaker, modifier=event.modifier)
         case ev.PursuitDecided():
-            return DecidePursuit(pursue=None if event.decided_by is ev.DecidedBy.REACTION else event.pursue)
+            return DecidePursuit(
+                pursue=None if event.decided_by is ev.DecidedBy.REACTION else event.pursue,
+                likes_treasure=event.likes_treasure,
+                hungry=event.hungry,
+            )
         case ev.EvasionRolled():
             return RollEvasion(woods=event.woods, magic=event.magic)
     return None
@@ -127,7 +131,9 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - on
         case ev.PursuitDecided(decided_by=ev.DecidedBy.REFEREE):
             chose = "pursue" if event.pursue else "let them go"
             suggested = "pursuit" if event.suggested else "no pursuit"
-            return f"the {event.pursuer} {chose}, decided by the referee (the reaction suggested {suggested})"
+            said = [word for word, so in (("like treasure", event.likes_treasure), ("are hungry", event.hungry)) if so]
+            tastes = f", who says they {' and '.join(said)}" if said else ""
+            return f"the {event.pursuer} {chose}, decided by the referee (the reaction suggested {suggested}){tastes}"
         case ev.EncounterCancelled():
             # a cancel may undo an encounter the dice brought, or one whose first rolls went against the referee
             when = (

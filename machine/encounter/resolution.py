@@ -227,6 +227,7 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
     fleeing = state.fleeing or Side.PARTY
     pursuer = fleeing.other
     at_most = ctx.part(EncounterOptions).pursue_if_reaction_at_most
+    likes_treasure, hungry = _tastes(ctx, command)
     if pursuer is Side.PARTY:
         if command.pursue is None:
             msg = "the players decide freely whether the party pursues: say pursue or not"
@@ -236,6 +237,8 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
             fleeing=fleeing,
             pursue=command.pursue,
             decided_by=ev.DecidedBy.PLAYERS,
+            likes_treasure=likes_treasure,
+            hungry=hungry,
             note=command.note,
         )
     else:
@@ -262,6 +265,8 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
             reaction_total=total,
             at_most=at_most,
             decided_by=ev.DecidedBy.REACTION if command.pursue is None else ev.DecidedBy.REFEREE,
+            likes_treasure=likes_treasure,
+            hungry=hungry,
             note="; ".join(filter(None, (basis, command.note))),
             rolls=rolls,
         )
@@ -273,6 +278,28 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
         afloat.settle(ctx, decision)
         return
     _conclude_pursuit(ctx, state, decision)
+
+
+def _tastes(ctx: StepContext, command: DecidePursuit | DecidePursuitBeforeHandOff) -> tuple[bool, bool]:
+    """What the referee says of pursuers who give chase in the chase the encounter hands off (they like treasure,
+    they are hungry), refused where they do not give chase or the decision hands no chase off (it concludes the
+    encounter in pursuit, and the chase started by hand takes its own ``--likes-treasure`` and ``--hungry``)."""
+    if isinstance(command, DecidePursuitBeforeHandOff):
+        return False, False
+    said = [name for name in ("likes_treasure", "hungry") if getattr(command, name)]
+    if not said:
+        return False, False
+    flags = " and ".join("--" + name.replace("_", "-") for name in said)
+    if command.pursue is not True:
+        msg = f"{flags} say{'s' if len(said) == 1 else ''} what pursuers who give chase are like: say --pursue too"
+        raise UsageError(msg)
+    if not enters(ctx, Phase.EVASION):
+        msg = (
+            f"this encounter hands no chase off (it concludes in pursuit): leave out {flags} and say it when the"
+            " chase is started by hand (chase start, which takes --likes-treasure and --hungry)"
+        )
+        raise UsageError(msg)
+    return command.likes_treasure, command.hungry
 
 
 def _conclude_pursuit(ctx: StepContext, state: EncounterState, decision: ev.PursuitDecided) -> None:
