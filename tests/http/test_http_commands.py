@@ -22,6 +22,7 @@ from hexlog.service import http_commands, http_tokens, render
 from hexlog.service.door import key_file, open_store
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
+from tests.conftest import secret_file
 
 from .conftest import BACKENDS
 
@@ -980,3 +981,41 @@ def test_a_chase_that_ends_into_its_encounter_answers_the_encounters_steps_as_th
     assert answer["next"] == []
     assert answer["resumed"] == {"encounter": {"phase": "COMBAT", "next": ["react", "round", "conclude"]}}
     assert answer["after"] == []
+
+
+def test_a_delves_pursuers_said_to_like_treasure_over_http_start_the_chase_fond_of_it(serve, hexlog, tmp_path):
+    """decide-pursuit's body takes likes_treasure (the command's field): the chase handed off starts with it, so
+    dropped treasure rolls its chance; without pursue it is refused (422 or 409) and nothing is written. A session
+    on a known secret, so that neither side is surprised."""
+    served = serve()
+    for args in (
+        ("session", "close"),
+        ("session", "open", "--secret-file", secret_file(tmp_path, bytes(range(32)).hex())),
+        ("rules", "change", "--ruleset", "explore"),
+        ("party", "add", "Ann"),
+        ("dungeon", "enter"),
+        ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance", "--value", "30"),
+        ("encounter", "roll-initiative"),
+        ("encounter", "evade"),
+    ):
+        done = hexlog(*args, "--campaign", "main")
+        assert done.returncode == 0, (args, done.stderr)
+    referee = served.headers("referee")
+    with served.client() as client:
+        before = _version(served, client)
+        refused = client.post(
+            "/campaigns/main/encounter/decide-pursuit", headers=referee, json={"pursue": False, "likes_treasure": True}
+        )
+        assert refused.status_code in {409, 422}, refused.text
+        assert "say --pursue too" in refused.json()["detail"]
+        assert _version(served, client) == before
+        decided = client.post(
+            "/campaigns/main/encounter/decide-pursuit", headers=referee, json={"pursue": True, "likes_treasure": True}
+        )
+        assert decided.status_code == 200, decided.text
+        dropped = client.post("/campaigns/main/chase/drop", headers=referee, json={"item": "treasure"})
+        assert dropped.status_code == 200, dropped.text
+        assert "they care nothing for treasure" not in dropped.text
+        assert "they like treasure: " in dropped.text
