@@ -57,7 +57,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.hexmap import HexSet
 from hexlog.events.party import MemberEdited, MemberSheet
-from hexlog.events.procedure import PhaseChanged
+from hexlog.events.procedure import PhaseChanged, Resumed
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.travel import DayStarted
 from hexlog.machine import dice as hexdice
@@ -90,6 +90,10 @@ _MADE_FOR_SINCE = 2
 _LOW_IS_GOOD_SINCE = 4
 #: the first release that recorded a rest day's start (``travel.day_started`` version 2, whose step the audit re-runs)
 _REST_DAY_STARTED_SINCE = releases.raised_at(TYPE_PREFIX + "travel.day_started", 2)
+#: the first release whose resumes are the kit's today: the releases before it resumed a delve whose chase caught the
+#: party into exploring, and a travel day after one of its rest's encounters without handing off the next, and what
+#: those releases recorded there is let be (``check_resumed``)
+_RESUMES_SINCE = releases.raised_at(TYPE_PREFIX + "encounter.pursuit_decided", 2)
 
 
 class _RollMismatchError(Exception):
@@ -268,6 +272,7 @@ class _Walker:
         self.issues.extend(self.finds.note(at, event))
         self.check_derived(at, event)
         self.note_loose(at, event)
+        self.check_resumed(at, event)
         folded = self.judged(at, event)
         if not self.due_event(event):
             self.settle_loose()
@@ -275,6 +280,37 @@ class _Walker:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
+
+    def check_resumed(self, at: int, event: Event) -> None:
+        """A parent the kit resumed as its child concluded: the kit's resume is run again on the state before it, and
+        what it records after it (the parent's phase change, and what its resume step records: an encounter fought
+        once the chase caught the party, or ended as the party got away) is held to the log's events there, up to the
+        next parent it resumes in turn, which is judged at its own ``procedure.resumed``. A resume where no child has
+        concluded records nothing here: the procedure audit names it. In a stream no event of which shows the release
+        whose resumes are today's (``_RESUMES_SINCE``), the resumes are let be, as its release may have made them."""
+        if not isinstance(event, Resumed) or self.release < _RESUMES_SINCE:
+            return
+        ctx = kit.StepContext(
+            table=self._rewound([], self.table),
+            registry=self.registry,
+            roller_for=lambda _t: _RecordedDice([]),
+            keeper=self.hidden.keeper if self.hidden is not None else None,
+            as_recorded=True,
+            due_checks=False,
+        )
+        try:
+            kit.resume_parents(ctx)
+        except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the resume raise is a finding
+            said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
+            self.flag(at, f"{event.type_name}: the rules cannot resume {event.parent} here: {said}")
+            return
+        emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
+        if not emitted or emitted[0] != event:
+            return
+        after = next((i for i, e in enumerate(emitted) if i and isinstance(e, Resumed)), len(emitted))
+        tail = self.tail(emitted[1:after], at)
+        if tail:
+            self.flag(at, f"{event.parent} resumes as {event.child} concluded: {tail}")
 
     def check_rules_hash(self, at: int, event: CampaignStarted | RulesChanged) -> None:
         content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash

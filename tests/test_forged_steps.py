@@ -13,6 +13,8 @@ log audits clean.
 * A lost party's true hex moved, or a true hex recorded where no move took the party: the lost check's heading is
   not applied.
 * A toll paid short, and a chase whose pursuers ran slower than their rate: steps no dice decide, re-run.
+* A chase's end forged in what the encounter that waited on it does when the kit resumes it (a party caught said to
+  have got away, or the other way round), on land and on water: the kit's resume is re-run on the state before it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, read_export
 
 from .scripted_play import ScriptedPlay
+from .test_encounter_afloat import CAMPAIGN as AFLOAT
+from .test_encounter_afloat import committed_flight
 from .test_lost_party_view import V1_LOG
 
 if TYPE_CHECKING:
@@ -670,3 +674,134 @@ def test_a_handed_off_chase_whose_pursuers_are_made_fond_of_treasure_is_a_findin
     fond = played(*flight, e.DecidePursuit(pursue=True, likes_treasure=True), secret=SECRET_FOR_A_FLIGHT)
     assert findings(fond) == []
     assert fond[where(fond, "chase.started")].data["likes_treasure"] is True
+
+
+# ------------------------------------------------------------------------------------------------
+# What a parent does when its child concludes: the kit's resume, re-run on the state before it
+# ------------------------------------------------------------------------------------------------
+
+
+def delve_chase(distance: int, run: ch.Run) -> list[Envelope]:
+    """A delve's party flees ghouls ``distance`` ft away; they pursue, and one round of the chase ends it."""
+    return played(
+        c.EditMember(name="Bo", speed=90),
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Meet(name="ghouls", monster_count=3),
+        e.CheckSurprise(),
+        e.DetermineDistance(value=distance),
+        e.RollInitiative(),
+        e.Evade(),
+        e.DecidePursuit(pursue=True),
+        run,
+        secret=SECRET_FOR_A_FLIGHT,
+    )
+
+
+def resumed_at(envelopes: list[Envelope], parent: str) -> int:
+    return where(envelopes, "procedure.resumed", parent=parent)
+
+
+@pytest.fixture(scope="module")
+def caught() -> list[Envelope]:
+    """30 ft closed in one round: the chase catches the party and the encounter resumes in COMBAT."""
+    return delve_chase(30, ch.Run())
+
+
+@pytest.fixture(scope="module")
+def escaped() -> list[Envelope]:
+    """60 ft, the party out of sight after a round: the ghouls give up and the encounter ends, the delve resumes."""
+    return delve_chase(60, ch.Run(out_of_sight=True))
+
+
+class TestAResumeForged:
+    def test_the_honest_chases_are_clean(self, caught: list[Envelope], escaped: list[Envelope]) -> None:
+        resumed = resumed_at(caught, "encounter")
+        fight = caught[resumed + 1].data
+        assert (fight["procedure"], fight["trigger"], fight["source"], fight["dest"]) == (
+            "encounter",
+            "resume",
+            "CHASE",
+            "COMBAT",
+        )
+        assert escaped[resumed_at(escaped, "encounter") + 1].type == "hexlog.encounter.concluded"
+        assert findings(caught) == []
+        assert findings(escaped) == []
+
+    def test_a_party_caught_said_to_have_got_away_is_a_finding(
+        self, caught: list[Envelope], escaped: list[Envelope]
+    ) -> None:
+        """The encounter's resume into COMBAT replaced by the one an escape records (the encounter concluded as
+        evaded, its turn, CHASE -> CONCLUDED, then the delve resumed exploring), the chase's own end kept: every
+        transition exists, but the chase caught the party."""
+        at, got = resumed_at(caught, "encounter"), resumed_at(escaped, "encounter")
+        away = escaped[got + 1 : resumed_at(escaped, "dungeon") + 2]
+        assert [env.type for env in away] == [
+            "hexlog.encounter.concluded",
+            "hexlog.clock.advanced",
+            CHANGED,
+            "hexlog.procedure.resumed",
+            CHANGED,
+        ]
+        away[0] = attrs.evolve(away[0], data=away[0].data | {"reason": "the party got away: the gap is closed (0 ft)"})
+        assert caught[at + 2].type == "hexlog.session.closed"
+        forged = [*caught[: at + 1], *away, *caught[at + 2 :]]
+        assert findings(forged) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    "encounter resumes as chase concluded: after it the rules record procedure.phase_changed "
+                    'procedure="encounter", trigger="resume", source="CHASE", dest="COMBAT", but the log has '
+                    "encounter.concluded there"
+                ),
+            )
+        ]
+
+    def test_a_party_that_got_away_said_to_be_caught_is_a_finding(
+        self, caught: list[Envelope], escaped: list[Envelope]
+    ) -> None:
+        """The escape's resume (the encounter concluded, the delve exploring again) replaced by a catch's: the
+        encounter fights on in COMBAT, the delve waiting for it."""
+        at = resumed_at(escaped, "encounter")
+        fight = caught[resumed_at(caught, "encounter") + 1]
+        end = resumed_at(escaped, "dungeon") + 2
+        assert escaped[end].type == "hexlog.session.closed"
+        forged = [*escaped[: at + 1], fight, *escaped[end:]]
+        found = findings(forged)
+        assert [(version, check) for version, check, _ in found] == [(version_of(at), "decision")]
+        assert found[0][2].startswith(
+            'encounter resumes as chase concluded: after it the rules record encounter.concluded number=1, outcome="'
+            'evaded"'
+        )
+        assert found[0][2].endswith("but the log has procedure.phase_changed there")
+
+
+def test_a_ship_caught_on_water_said_to_have_got_away_is_a_finding() -> None:
+    """On water the encounter hands its chase off itself: the last ship caught (fought and boarded) forged to have got
+    away, the encounter concluded as evaded where the kit resumed it, is a finding; the honest flight is clean."""
+    log = read_export(list(export_lines(committed_flight().store, AFLOAT)))
+    assert findings(log) == []
+    at = [i for i, env in enumerate(log) if env.type == "hexlog.procedure.resumed"][-1]
+    fight = log[at + 1]
+    assert (fight.data["procedure"], fight.data["dest"]) == ("encounter", "COMBAT")
+    concluded = [i for i, env in enumerate(log) if env.type == "hexlog.encounter.concluded"][-1]
+    assert [env.type for env in log[concluded : concluded + 4]] == [
+        "hexlog.encounter.concluded",
+        "hexlog.clock.advanced",
+        CHANGED,
+        "hexlog.session.closed",
+    ]
+    away = [
+        attrs.evolve(log[concluded], data=log[concluded].data | {"outcome": "evaded", "rounds": 0, "reason": "away"}),
+        log[concluded + 1],
+        attrs.evolve(log[concluded + 2], data=log[concluded + 2].data | {"trigger": "resume", "source": "CHASE"}),
+    ]
+    forged = [*log[: at + 1], *away, *log[concluded + 3 :]]
+    found = findings(forged)
+    assert [(version, check) for version, check, _ in found] == [(version_of(at), "decision")]
+    assert found[0][2] == (
+        "encounter resumes as chase concluded: after it the rules record procedure.phase_changed "
+        'procedure="encounter", trigger="resume", source="CHASE", dest="COMBAT", but the log has encounter.concluded '
+        "there"
+    )

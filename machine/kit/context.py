@@ -324,7 +324,7 @@ def run_step(ctx: StepContext, command: Command) -> None:
         ctx.emit(frame.change)
 
 
-def _resume_parents(ctx: StepContext) -> None:
+def resume_parents(ctx: StepContext) -> None:
     """While the latest procedure handed off to has concluded, its parent resumes."""
     while ctx.table.handoffs:
         parent_name, child_name = ctx.table.handoffs[-1]
@@ -361,4 +361,4 @@ def run(ctx: StepContext, command: Command, *, text_checked: bool = True) -> Non
     ctx.registry.refuse_internal(command)
     admit(ctx, command, text_checked=text_checked)
     run_step(ctx, command)
-    _resume_parents(ctx)
+    resume_parents(ctx)
