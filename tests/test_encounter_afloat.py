@@ -388,12 +388,13 @@ class TestOldLogs:
         assert (started.name, started.gap_ft) == ("ghouls", 30)
 
 
-def committed_flight() -> Handler:
-    """A flight on water on committed dice (the pirates' reaction decides), to the chase's end, session closed."""
+def committed_flight(secret_hex: str | None = None) -> Handler:
+    """A flight on water on committed dice (the pirates' reaction decides), to the chase's end, session closed; on the
+    secret given (the same dice every run), else on one drawn."""
     handler = Handler(MemoryStore(), MemoryKeeper())
     for command in (
         c.StartCampaign(ruleset="ose"),
-        c.OpenSession(),
+        c.OpenSession(secret_hex=secret_hex),
         c.SetClientSeed(client_seed="crew"),
         c.AddMember(name="Ann"),
         c.AddMember(name="Bo", speed=90),

@@ -780,7 +780,7 @@ class TestAResumeForged:
 def test_a_ship_caught_on_water_said_to_have_got_away_is_a_finding() -> None:
     """On water the encounter hands its chase off itself: the last ship caught (fought and boarded) forged to have got
     away, the encounter concluded as evaded where the kit resumed it, is a finding; the honest flight is clean."""
-    log = read_export(list(export_lines(committed_flight().store, AFLOAT)))
+    log = read_export(list(export_lines(committed_flight("01" * 32).store, AFLOAT)))  # dice on which it is caught
     assert findings(log) == []
     at = [i for i, env in enumerate(log) if env.type == "hexlog.procedure.resumed"][-1]
     fight = log[at + 1]
