@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from hexlog.events.encounter import ReactionResult
+from hexlog.events.encounter import PursuitDecided, ReactionResult
 from hexlog.events.errors import NotFoundError, RuleRefusedError
 from hexlog.events.procedure import PhaseChanged
 from hexlog.events.streams import stream_for
@@ -23,11 +23,16 @@ from hexlog.machine import chase
 from hexlog.machine import commands as c
 from hexlog.machine import dice as hexdice
 from hexlog.machine import encounter as enc
+from hexlog.machine import ruleset as rulesets
 from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.dungeon import commands as dc
+from hexlog.machine.dungeon.state import PROCEDURE as DUNGEON
+from hexlog.machine.encounter.machine import confused
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.hexmap import SetHex, grid, hidden
 from hexlog.machine.pursuit import Phase as PursuitPhase
 from hexlog.machine.pursuit import commands as pursuit
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
@@ -135,6 +140,21 @@ class Referee:
         runner = self.door.handler.registry.runner(procedure)
         return [trigger for trigger, _ in runner.allowed(table.procedures.get(procedure), table)]
 
+    def barred(self, procedure: str) -> str:
+        """Why the rules in force cannot run a procedure, in words ("" when they can)."""
+        rules = self.door.table().rules
+        found = next((p for p in self.door.handler.registry if p.name == procedure), None)
+        if rules is None or found is None or found.unavailable is None:
+            return ""
+        why = found.unavailable(rules)
+        return f"the rules in force ({rules.name}) have {why}" if why else ""
+
+    def setting(self, *, underground: bool) -> str:
+        """The rules' name for the setting of an encounter underground or in the open (dungeon or indoors, ...)."""
+        rules = self.door.table().rules
+        assert rules is not None  # noqa: S101 - the campaign has begun
+        return next(str(s) for s in rules.part(EncounterTables).distance if s.underground is underground)
+
     def encounter(self) -> enc.EncounterState:
         """The encounter under way."""
         state = self.state(enc.PROCEDURE)
@@ -151,7 +171,34 @@ class Referee:
             self.do(enc.RollInitiative())
         state = self.encounter()
         if state.phase is enc.Phase.ACTIONS and state.initiative is not None and state.initiative.free_round:
-            self.do(enc.PlayRound(note="the surprised side cannot act"))
+            self.round(note="the surprised side cannot act")
+        elif state.phase is enc.Phase.ACTIONS and state.rounds < 1 and self._confused(state):
+            self.round()
+
+    def _confused(self, state: enc.EncounterState) -> bool:
+        """Both sides surprised, under rules where neither then acts in the first round (ose)."""
+        rules = self.door.table().rules
+        return rules is not None and confused(state, rules.part(EncounterOptions))
+
+    def initiative(self) -> None:
+        """Roll the initiative a later round waits for, when the rules roll it every round (ose)."""
+        if self.encounter().phase in {enc.Phase.ACTIONS, enc.Phase.COMBAT} and "roll_initiative" in self.allowed(
+            enc.PROCEDURE
+        ):
+            rules = self.door.table().rules
+            name = rules.name if rules is not None else "the rules"
+            self.say(f"under {name} each round waits for its own initiative: the referee rolls it")
+            self.do(enc.RollInitiative())
+
+    def round(self, note: str = "") -> None:
+        """Play a round (its initiative first, when the rules roll one every round)."""
+        self.initiative()
+        self.do(enc.PlayRound(note=note))
+
+    def act(self, command: Command) -> list[Event]:
+        """A side's action (fight, parley, wait, evade), once the round's initiative is rolled if the rules ask it."""
+        self.initiative()
+        return self.do(command)
 
     def talk_or_fight(self, foes: str) -> None:
         """The party speaks; hostile monsters are fought, others bargained with."""
@@ -160,37 +207,42 @@ class Referee:
             self.do(enc.RollReaction(speaker=SPEAKER))
         reaction = self.encounter().reaction
         if reaction is not None and reaction.result is ReactionResult.UNCERTAIN and "wait" in self.allowed("encounter"):
-            self.do(enc.Wait(note="the party keeps its distance"))
-            self.do(enc.PlayRound())
+            self.act(enc.Wait(note="the party keeps its distance"))
+            self.round()
             if "reroll_reaction" in self.allowed(enc.PROCEDURE):
                 self.do(enc.RerollReaction())
             reaction = self.encounter().reaction
+        self.initiative()
         if (reaction is None or reaction.result in HOSTILE) and "fight" in self.allowed(enc.PROCEDURE):
-            self.do(enc.Fight(note=f"the {foes} charge"))
+            self.act(enc.Fight(note=f"the {foes} charge"))
             for _ in range(3):
-                self.do(enc.PlayRound())
+                self.round()
             self.do(enc.ConcludeEncounter(outcome=f"{foes} routed", note="two slain, the rest flee"))
         elif "parley" in self.allowed(enc.PROCEDURE):
-            self.do(enc.Parley(note=f"the {foes} let the party pass for a toll"))
+            self.act(enc.Parley(note=f"the {foes} let the party pass for a toll"))
             self.do(enc.ConcludeEncounter(outcome="bargain"))
         self.conclude(f"{foes} gone")
 
     def flee(self, foes: str) -> None:
         """The party flees; the monsters' reaction says whether they give chase."""
         self.opening()
+        self.initiative()
         if "evade" in self.allowed(enc.PROCEDURE):
             try:
                 self.do(enc.Evade(note=f"the party runs from the {foes}"))
             except RuleRefusedError as refused:
                 self.say(f"the party cannot flee ({str(refused).rsplit(': ', 1)[-1]}); it stands and fights")
-                self.do(enc.Fight(note=f"the party fights the {foes}"))
-                self.do(enc.PlayRound())
+                self.act(enc.Fight(note=f"the party fights the {foes}"))
+                self.round()
                 self.conclude(f"{foes} driven off")
                 return
             if "roll_evasion" in self.allowed(enc.PROCEDURE):
                 self.do(enc.RollEvasion())
             elif "decide_pursuit" in self.allowed(enc.PROCEDURE):
-                self.do(enc.DecidePursuit())
+                decided = self.do(enc.DecidePursuit())
+                barred = self.barred("pursuit")
+                if barred and any(isinstance(e, PursuitDecided) and e.pursue for e in decided):
+                    self.say(f"{barred}: no pursuit day by day; the referee tells the flight, and the party gets away")
         self.chase()
         self.conclude("fought off")
 
@@ -203,17 +255,32 @@ class Referee:
         """
         self.opening()
         try:
-            self.do(enc.Evade(note=f"the party runs from the {foes}"))
+            self.act(enc.Evade(note=f"the party runs from the {foes}"))
         except RuleRefusedError as refused:
             self.say(f"the party cannot flee yet ({str(refused).rsplit(': ', 1)[-1]}); it fights a round, then runs")
             if "fight" in self.allowed(enc.PROCEDURE):
-                self.do(enc.Fight(note=f"the {foes} come on"))
-            self.do(enc.PlayRound())
+                self.act(enc.Fight(note=f"the {foes} come on"))
+            self.round()
             self.conclude("the party breaks away")
-            self.do(chase.StartChase(from_encounter=self.encounter().started.number, note=f"the {foes} give chase"))
+            self.start_chase(foes)
         else:
             self.do(enc.DecidePursuit(pursue=True, note=f"the {foes} give chase (the referee's call: they are hungry)"))
+            if self.encounter().phase is enc.Phase.CONCLUDED:
+                self.say("no delve waits for this encounter: it ends in pursuit; the chase is the referee's to start")
+                self.start_chase(foes)
         self.run_chase(foes)
+
+    def start_chase(self, foes: str) -> None:
+        """The referee starts the dungeon chase from the encounter just ended, when the rules have one."""
+        rules = self.door.table().rules
+        if rules is None or rules.part(ChaseTables).dungeon_pursuit is None:
+            name = rules.name if rules is not None else "the rules"
+            self.say(
+                f"the rules in force ({name}) have no dungeon pursuit table (tables.dungeon_pursuit): no chase round "
+                f"by round; the referee tells the flight, and the party loses the {foes} in the dark"
+            )
+            return
+        self.do(chase.StartChase(from_encounter=self.encounter().started.number, note=f"the {foes} give chase"))
 
     def run_chase(self, foes: str) -> None:
         """Round by round. When the pursuers would close to melee, the party throws what it has behind it:
@@ -239,9 +306,20 @@ class Referee:
         if isinstance(state, chase.ChaseState) and state.phase is chase.Phase.CAUGHT:
             self.say(f"the {foes} catch the party: it turns at bay and fights")
             if self.encounter().phase is not enc.Phase.COMBAT:  # a chase started by hand: a meeting of its own
-                count = self.encounter().started.monster_count
-                self.do(dc.Meet(name=f"the {foes} that caught the party", monster_count=count, intelligent=False))
+                self.meet_again(foes)
             self.fight_out(f"the {foes} leap at the rearmost", rounds=2, outcome=f"the {foes} scattered")
+
+    def meet_again(self, foes: str) -> None:
+        """The pursuers that caught the party, met again: by the delve, or (no delve under way) as an encounter."""
+        count = self.encounter().started.monster_count
+        name = f"the {foes} that caught the party"
+        if not self.barred(DUNGEON):
+            self.do(dc.Meet(name=name, monster_count=count, intelligent=False))
+            return
+        start = enc.StartEncounter(
+            setting=self.setting(underground=True), name=name, monster_count=count, intelligent=False, party_light=True
+        )
+        self.do(start)
 
     def _closing(self, state: chase.ChaseState) -> bool:
         """Whether the pursuers would close to melee in the next round."""
@@ -288,9 +366,11 @@ class Referee:
         """An encounter handed off on the way: its opening, then a fight (of some rounds) to its end."""
         if self.encounter().phase is enc.Phase.SURPRISE:
             self.opening()
+        self.initiative()
         if "fight" in self.allowed(enc.PROCEDURE):
             self.do(enc.Fight(note=note))
         for _ in range(rounds):
+            self.initiative()
             if "round" in self.allowed(enc.PROCEDURE):
                 self.do(enc.PlayRound())
         self.conclude(outcome)
@@ -305,13 +385,19 @@ def demo(
     db: DbOption = Path("hexlog.db"),
     secret_file: SecretFileOption = None,
     client_seed: Annotated[str, typer.Option(help="the players' client seed")] = "the players' own words",
+    ruleset: Annotated[
+        str, typer.Option(help="the built-in ruleset the session is played under: see 'hexlog rules list'")
+    ] = "explore",
 ) -> None:
-    """Run a whole session under explore: a map, a journey past a castle, camps, a delve and a chase; close; audit.
+    """Run a whole session: a map, a journey past a castle, camps, a delve and a chase; close; audit.
 
+    Played under explore unless --ruleset names another built-in ruleset: each step is taken as its rules ask, and
+    a procedure they lack (ose and adnd have no travel, camp, castle or delve tables) is said so and told instead.
     A demo given its secret (--secret-file) plays the same every time. Cut off (its output closed), it plays on
     quietly to its end and exits 141.
     """
     out.quiet = out.cut = False
+    rules = rulesets.load(ruleset, used=REGISTRY.used_keys())  # an unknown name is refused before any file is made
     secret_hex = read_secret(secret_file)
     campaign = _free_campaign(db)
     door = Door.open(db, campaign, create=True)
@@ -323,8 +409,9 @@ def demo(
         )
         raise RuleRefusedError(msg)
     ref = Referee(door)
-    ref.header(f"hexlog demo: campaign {campaign} in {shown_db(db)} (exploration rules, seed 004)")
-    ref.do(c.StartCampaign(ruleset="explore"))
+    played = "exploration rules, seed 004" if ruleset == "explore" else rules.title
+    ref.header(f"hexlog demo: campaign {campaign} in {shown_db(db)} ({played})")
+    ref.do(c.StartCampaign(ruleset=ruleset))
     ref.header("The referee opens the session and the players note the commitment")
     ref.do(c.OpenSession(secret_hex=secret_hex))
     ref.do(c.SetClientSeed(client_seed=client_seed))

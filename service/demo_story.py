@@ -13,8 +13,11 @@ from typing import TYPE_CHECKING
 from hexlog.events import dungeon as dev
 from hexlog.events import hexmap as mev
 from hexlog.events import travel as tev
+from hexlog.events.errors import HexlogError
+from hexlog.machine import encounter as enc
 from hexlog.machine.camp import commands as cc
 from hexlog.machine.camp.state import PROCEDURE as CAMP
+from hexlog.machine.castle.state import PROCEDURE as CASTLE
 from hexlog.machine.dungeon import commands as dc
 from hexlog.machine.dungeon.state import PROCEDURE as DUNGEON
 from hexlog.machine.hexmap import LoadMap, grid
@@ -41,20 +44,83 @@ LAST_DAY = 30
 WANDERERS = ("giant rats", "ghouls", "grave robbers")
 #: the first wanderers, whom the party runs from: unintelligent (dropped food may stop them), quicker than Aldric
 CHASERS, CHASERS_SPEED = 9, 120
+#: the wanderers the referee sets on the party's path where no travel day rolls them
+MOOR_WANDERERS = 6
 #: the delve's turns at most before the party turns back
 DELVE_TURNS = 40
 
 
 def play(ref: Referee) -> None:
-    """The whole story, from the map to the party leaving the barrow."""
+    """The whole story, from the map to the party leaving the barrow.
+
+    Under rules that lack a procedure (ose and adnd have no travel, camp, castle or delve tables), its beat is told
+    instead, saying so, and the story's meetings are played as encounters, as those rules run them.
+    """
     ref.header("The referee loads the map of the Fenmoor")
-    events = ref.do(LoadMap(file=str(MAP_FILE)), show=lambda e: not isinstance(e, mev.HexSet) or bool(e.landmarks))
-    plain = sum(isinstance(e, mev.HexSet) and not e.landmarks for e in events)
-    ref.say(f"(and {plain} hexes of moor, hills and farmland without a landmark)")
+    try:
+        events = ref.do(LoadMap(file=str(MAP_FILE)), show=lambda e: not isinstance(e, mev.HexSet) or bool(e.landmarks))
+    except HexlogError as refused:
+        ref.say(f"the map cannot be loaded under these rules ({refused}); the referee keeps it on paper")
+    else:
+        plain = sum(isinstance(e, mev.HexSet) and not e.landmarks for e in events)
+        ref.say(f"(and {plain} hexes of moor, hills and farmland without a landmark)")
     ref.say("the standing stones rise on the moor three days north of Thornby; what lies beneath is the referee's")
-    ref.do(tc.StartJourney(hex=HOME, season="autumn"))
-    found = journey(ref)
-    delve(ref, found=found)
+    if ref.barred(TRAVEL):
+        told_journey(ref)
+    else:
+        ref.do(tc.StartJourney(hex=HOME, season="autumn"))
+        delve(ref, found=journey(ref))
+        return
+    if ref.barred(DUNGEON):
+        told_delve(ref)
+    else:
+        delve(ref, found=False)
+
+
+def told_journey(ref: Referee) -> None:
+    """The journey under rules without travel tables: told in words, its meeting on the moor an encounter."""
+    ref.header("The journey north, told")
+    ref.say(f"{ref.barred(TRAVEL)}: no travel day is rolled (no weather, lost check, search or wandering check)")
+    ref.say("the referee tells the three days' walk north past Ravensgate to the standing stones")
+    if ref.barred(CASTLE):
+        ref.say(f"{ref.barred(CASTLE)}: no die says who holds Ravensgate or whether its garrison rides out")
+    if ref.barred(CAMP):
+        ref.say(f"{ref.barred(CAMP)}: the nights pass without watches or a night check")
+    ref.header("On the moor: wanderers")
+    ref.say("the referee sets wanderers on the party's path (no wandering check rolls them under these rules)")
+    ref.do(
+        enc.StartEncounter(
+            setting=ref.setting(underground=False), name="wanderers on the moor", monster_count=MOOR_WANDERERS
+        )
+    )
+    ref.flee("wanderers")
+    ref.say(f"the party reaches the standing stones at {STONES} and goes down the stair it finds there")
+
+
+def told_delve(ref: Referee) -> None:
+    """The delve under rules without the dungeon's tables: its meetings played as encounters underground."""
+    ref.header("The delve: the stair under the stones")
+    ref.say(f"{ref.barred(DUNGEON)}: no delve turn by turn (no doors, listening, searching or wandering checks)")
+    ref.say("the party goes down with torches lit; the referee plays its meetings as encounters underground")
+    underground = ref.setting(underground=True)
+    foes = WANDERERS[0]
+    ref.say(f"{CHASERS} {foes}, too many to fight and faster than {_heaviest_armor(ref)}: the party will run")
+    ref.do(
+        enc.StartEncounter(
+            setting=underground,
+            name=f"barrow {foes}",
+            monster_count=CHASERS,
+            intelligent=False,
+            monster_speed=CHASERS_SPEED,
+            party_light=True,
+        )
+    )
+    ref.flee_underground(foes)
+    foes = WANDERERS[1]
+    ref.say(f"deeper in, {foes} bar the way")
+    ref.do(enc.StartEncounter(setting=underground, name=f"barrow {foes}", monster_count=3, party_light=True))
+    ref.talk_or_fight(foes)
+    ref.say("the party climbs back to the daylight")
 
 
 def trip(ref: Referee) -> TravelState:
