@@ -30,6 +30,7 @@ from hexlog.machine.dungeon.state import PROCEDURE as DUNGEON
 from hexlog.machine.encounter.machine import confused
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.hexmap import SetHex, grid, hidden
+from hexlog.machine.hexmap.rules import OddRow
 from hexlog.machine.pursuit import Phase as PursuitPhase
 from hexlog.machine.pursuit import commands as pursuit
 from hexlog.machine.registry import REGISTRY
@@ -240,11 +241,22 @@ class Referee:
                 self.do(enc.RollEvasion())
             elif "decide_pursuit" in self.allowed(enc.PROCEDURE):
                 decided = self.do(enc.DecidePursuit())
-                barred = self.barred("pursuit")
-                if barred and any(isinstance(e, PursuitDecided) and e.pursue for e in decided):
-                    self.say(f"{barred}: no pursuit day by day; the referee tells the flight, and the party gets away")
+                if any(isinstance(e, PursuitDecided) and e.pursue for e in decided):
+                    self.pursue(foes)
         self.chase()
         self.conclude("fought off")
+
+    def pursue(self, foes: str) -> None:
+        """The pursuers give chase in the open: a pursuit no journey handed over is started by the referee."""
+        barred = self.barred("pursuit")
+        if barred:
+            self.say(f"{barred}: no pursuit day by day; the referee tells the flight, and the party gets away")
+            return
+        state = self.state("pursuit")
+        if state is None or state.phase in {PursuitPhase.IDLE, PursuitPhase.CAUGHT, PursuitPhase.ESCAPED}:
+            self.say(f"no journey hands the pursuit over: the referee starts it, the {foes} after the party")
+            number = self.encounter().started.number
+            self.do(pursuit.StartPursuit(encounter=number, terrain=OddRow.CLEAR))
 
     def flee_underground(self, foes: str) -> None:
         """The party runs from monsters in the dungeon; the referee has them give chase, and the chase runs out.
