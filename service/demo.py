@@ -401,7 +401,7 @@ def demo(
         str, typer.Option(help="the built-in ruleset the session is played under: see 'hexlog rules list'")
     ] = "explore",
 ) -> None:
-    """Run a whole session: a map, a journey past a castle, camps, a delve and a chase; close; audit.
+    """Run a whole session under a built-in ruleset: a map, a journey past a castle, camps, a delve, a chase; audit.
 
     Played under explore unless --ruleset names another built-in ruleset: each step is taken as its rules ask, and
     a procedure they lack (ose and adnd have no travel, camp, castle or delve tables) is said so and told instead.
