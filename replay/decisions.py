@@ -286,8 +286,10 @@ class _Walker:
         what it records after it (the parent's phase change, and what its resume step records: an encounter fought
         once the chase caught the party, or ended as the party got away) is held to the log's events there, up to the
         next parent it resumes in turn, which is judged at its own ``procedure.resumed``. A resume where no child has
-        concluded records nothing here: the procedure audit names it. In a stream no event of which shows the release
-        whose resumes are today's (``_RESUMES_SINCE``), the resumes are let be, as its release may have made them."""
+        concluded records nothing here, and one naming another parent or child than the kit resumes (the latest
+        hand-off under way) is let go here: the procedure audit names both. In a stream no event of which shows the
+        release whose resumes are today's (``_RESUMES_SINCE``), the resumes are let be, as its release may have made
+        them."""
         if not isinstance(event, Resumed) or self.release < _RESUMES_SINCE:
             return
         ctx = kit.StepContext(

@@ -777,6 +777,45 @@ class TestAResumeForged:
         assert found[0][2].endswith("but the log has procedure.phase_changed there")
 
 
+#: the procedures a forged resume may name instead of the ones the kit resumes
+PROCEDURES = ("dungeon", "encounter", "chase", "travel")
+
+
+def resume_forgeries(log: list[Envelope], parent: str) -> list[tuple[int, str, str, str, str]]:
+    """The resume of ``parent`` in ``log`` with one field, parent or child, naming another procedure: (its index, the
+    forged parent and child, the parent and child the kit resumed)."""
+    at = resumed_at(log, parent)
+    child = log[at].data["child"]
+    parents = [(at, other, child, parent, child) for other in PROCEDURES if other != parent]
+    return parents + [(at, parent, other, parent, child) for other in PROCEDURES if other != child]
+
+
+class TestAResumeRenamed:
+    """A ``procedure.resumed`` whose parent or child differs from the one the kit resumes as the child concludes (the
+    latest hand-off under way): the procedure audit names it, in the whole audit and as the stream is read."""
+
+    @pytest.mark.parametrize(
+        ("name", "parent"), [("caught", "encounter"), ("escaped", "encounter"), ("escaped", "dungeon")]
+    )
+    def test_a_resume_naming_another_parent_or_child_is_a_finding(
+        self, request: pytest.FixtureRequest, name: str, parent: str
+    ) -> None:
+        log: list[Envelope] = request.getfixturevalue(name)
+        forgeries = resume_forgeries(log, parent)
+        assert len(forgeries) == 6
+        for at, forged_parent, forged_child, was_parent, was_child in forgeries:
+            handed = where(log, "procedure.handed_off", parent=was_parent, child=was_child)
+            found = findings(edited(log, at, parent=forged_parent, child=forged_child))
+            assert (
+                version_of(at),
+                "procedure",
+                (
+                    f"{forged_parent} resumes after {forged_child}, but the latest hand-off under way is from "
+                    f"{was_parent} to {was_child} (at stream version {version_of(handed)})"
+                ),
+            ) in found, (forged_parent, forged_child)
+
+
 def test_a_ship_caught_on_water_said_to_have_got_away_is_a_finding() -> None:
     """On water the encounter hands its chase off itself: the last ship caught (fought and boarded) forged to have got
     away, the encounter concluded as evaded where the kit resumed it, is a finding; the honest flight is clean."""

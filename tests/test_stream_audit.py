@@ -20,19 +20,23 @@ from hexlog.events.chain import canonical_json, reseal
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import COLUMNS, EVENTS_TABLE, STREAM_PAGE_SIZE, table_differences
+from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
+from hexlog.machine.chase import commands as ch
 from hexlog.machine.dungeon import commands as d
 from hexlog.machine.hexmap import RevealHidden, SetHex
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.replay import audit, row_audit, stream_audit
 from hexlog.replay.audit import AuditReport, audit_store
+from hexlog.replay.chain_audit import Item
 from hexlog.replay.export import import_envelopes, read_export
 from hexlog.replay.receipts import Receipt
 from hexlog.replay.verdict import Verdict
 from hexlog.service.benchmark import campaign_events, write_campaign
 
 from .test_forged_steps import CAMPAIGN as FORGED_CAMPAIGN
-from .test_forged_steps import edited, played, where
+from .test_forged_steps import delve_chase, edited, played, where
 from .test_hexmap_hidden import CAMPAIGN as MAP_CAMPAIGN
 from .test_hexmap_hidden import found_campaign
 
@@ -566,3 +570,50 @@ def test_a_rest_forged_in_after_a_moves_turn_is_found_as_the_stream_is_read(tmp_
             assert [(f.streamversion, f.check) for f in report.findings] == [(moved + 3, "decision")] * found
         finally:
             store.close()
+
+
+def _streamed(store: EventStore, campaign: str) -> stream_audit.StreamResult | None:
+    """The stream audit of a campaign read as it comes, alone (None: it found something, and the stream is audited
+    whole)."""
+    stream = stream_for(campaign)
+
+    def items() -> Iterator[Item]:
+        for index, record in enumerate(store.iter_stream(stream)):
+            yield Item(index=index, env=record.envelope, position=record.position)
+
+    return stream_audit.audit_stream(stream, items, REGISTRY)
+
+
+def _forged_resumes() -> dict[str, tuple[list[Envelope], list[Envelope]]]:
+    """Honest logs, and each forged: a resume naming another parent or child than the kit's."""
+    escaped = delve_chase(60, ch.Run(out_of_sight=True))
+    at = where(escaped, "procedure.resumed", parent="dungeon")
+    return {
+        "resume parent": (escaped, edited(escaped, at, parent="travel")),
+        "resume child": (escaped, edited(escaped, at, child="chase")),
+    }
+
+
+@pytest.mark.parametrize("how", ["resume parent", "resume child"])
+def test_a_forged_resume_is_found_as_the_stream_is_read(how: str, tmp_path: Path) -> None:
+    """The honest delve is never read whole; its forgery is found by the stream audit itself, and the report is the
+    whole audit's."""
+    honest, forged = _forged_resumes()[how]
+    store = _write(tmp_path / "honest.db", honest)
+    try:
+        with _never_whole():
+            assert audit_store(store, FORGED_CAMPAIGN).findings == ()
+    finally:
+        store.close()
+    store = _write(tmp_path / "forged.db", reseal(forged))
+    try:
+        assert _streamed(store, FORGED_CAMPAIGN) is None
+        report = _same(store, FORGED_CAMPAIGN)
+        assert isinstance(report, AuditReport)
+        assert report.verdict is Verdict.FAILED
+        whole = audit.audit_envelopes(reseal(forged)).findings
+        assert [(f.streamversion, f.check, f.reason) for f in report.findings] == [
+            (f.streamversion, f.check, f.reason) for f in whole
+        ]
+    finally:
+        store.close()
