@@ -30,6 +30,14 @@ Before its step runs again, each decision's command is held to the guards, the i
 over other commands, as the referee's door holds every command (``kit.admit``): a decision that door would have
 refused (the day's weather while a pursuit runs, a rest day in a delve) is a finding naming the rule.
 
+An event that a command the referee types records first, and other steps record too (``Inverse.typed_steps``: an
+encounter's conclusion), is judged once its procedure's phase change shows that command's trigger: the command runs
+again on the state just before the event, rolling no dice, and a refusal (a delve's encounter concluded in pursuit,
+which the rules leave to its pursuers' decision) is a finding, as is the event, or one after it up to the phase change
+(its turn on the clock), that differs from what it records. In a stream no event of which shows the release that
+refuses it (``Inverse.typed_since``), such an event is let be, as the releases before it may have let the referee
+type it.
+
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
 A decision may only name rolls of the session open at it, recorded before it, each used by one
 decision; and a roll with the purpose a procedure reserves for its steps that no decision names is a
@@ -63,6 +71,7 @@ from hexlog.events.travel import DayStarted
 from hexlog.machine import dice as hexdice
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine import table as tables
+from hexlog.machine.commands import Command
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
 from hexlog.machine.kit import context as kit
@@ -79,7 +88,6 @@ from hexlog.replay.hidden_audit import caveat as hidden_caveat
 
 if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
-    from hexlog.machine.commands import Command
 
 __all__ = ["CHECK", "DecisionCheck", "check_decision_events", "check_decisions"]
 
@@ -94,6 +102,12 @@ _REST_DAY_STARTED_SINCE = releases.raised_at(TYPE_PREFIX + "travel.day_started",
 #: party into exploring, and a travel day after one of its rest's encounters without handing off the next, and what
 #: those releases recorded there is let be (``check_resumed``)
 _RESUMES_SINCE = releases.raised_at(TYPE_PREFIX + "encounter.pursuit_decided", 2)
+
+
+#: how many of the log's events after an event a command the referee types records first are kept until its phase
+#: change (``_Typed.after``): more than any such step records, so that a log with more there differs all the same, and
+#: a stream read as it comes keeps no more however long it waits
+_TYPED_KEPT = 32
 
 
 class _RollMismatchError(Exception):
@@ -120,6 +134,21 @@ class _RecordedDice:
             raise _RollMismatchError(msg)
         self.used += 1
         return tuple(roll.faces)
+
+
+@attrs.define
+class _Typed:
+    """An event a command the referee types records first (``Inverse.typed_steps``), waiting for its procedure's phase
+    change, which tells whether that command made it: the command, the table just before the event, and the log's
+    events after it (past those of the due checks once the clock has moved)."""
+
+    at: int
+    event: Event
+    command: Command
+    table: tables.Table
+    inverse: Inverse
+    after: list[Event] = attrs.field(factory=list)
+    clocked: bool = False
 
 
 #: the first schema version of ``session.opened``: the releases that write it roll hexlog-dice-v2
@@ -205,6 +234,10 @@ class _Walker:
     #: where each of those decisions was last recorded, and where each procedure last changed its phase
     decided_at: dict[type[Event], int] = attrs.field(factory=dict)
     changed_at: dict[str, int] = attrs.field(factory=dict)
+    #: event type -> the procedure whose command the referee types records it first, and its inverse
+    #: (``Inverse.typed_steps``); and each procedure's such event still waiting for its phase change
+    typed_kinds: dict[type[Event], tuple[str, Inverse]] = attrs.field(factory=dict)
+    typed: dict[str, _Typed] = attrs.field(factory=dict)
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -241,6 +274,9 @@ class _Walker:
         }
         self.decided_kinds = frozenset(kind for kinds in self.decides.values() for kind in kinds)
         self.reruns = frozenset(kind for p in self.registry if p.inverse is not None for kind in p.inverse.reruns)
+        self.typed_kinds = {
+            kind: (p.name, p.inverse) for p in self.registry if p.inverse is not None for kind in p.inverse.typed_steps
+        }
         for p in self.registry:  # an event two procedures record (where the party truly is) is held to both
             if p.inverse is not None and p.inverse.follows_only is not None:
                 for kind in p.events:
@@ -273,6 +309,7 @@ class _Walker:
         self.check_derived(at, event)
         self.note_loose(at, event)
         self.check_resumed(at, event)
+        self.note_typed(at, event)
         folded = self.judged(at, event)
         if not self.due_event(event):
             self.settle_loose()
@@ -313,6 +350,61 @@ class _Walker:
         tail = self.tail(emitted[1:after], at)
         if tail:
             self.flag(at, f"{event.parent} resumes as {event.child} concluded: {tail}")
+
+    def note_typed(self, at: int, event: Event) -> None:
+        """Keep an event a command the referee types records first (``Inverse.typed_steps``) with the table before it,
+        in a stream that shows the release that re-runs it; keep the events after it until its procedure's phase
+        change, which re-runs that command when it is the command's trigger (``check_typed``)."""
+        if isinstance(event, PhaseChanged):
+            self.check_typed(event)
+        for pending in self.typed.values():
+            if len(pending.after) < _TYPED_KEPT and not (pending.clocked and self.due_event(event)):
+                pending.after.append(event)
+                pending.clocked |= isinstance(event, ClockAdvanced)
+        found = self.typed_kinds.get(type(event))
+        if found is None:
+            return
+        procedure, inverse = found
+        if self.release >= inverse.typed_since:
+            command = inverse.typed_steps[type(event)](event)
+            self.typed[procedure] = _Typed(at, event, command, self.table, inverse)
+
+    def check_typed(self, change: PhaseChanged) -> None:
+        """The step of a command the referee types, run again on the state just before the event it records first,
+        once its procedure's phase change shows the command's trigger: a refusal, and each of its events that differs
+        from the log's (the event itself, then those up to the phase change), is a finding at that event."""
+        pending = self.typed.pop(change.procedure, None)
+        if pending is None or change.trigger != self.registry.route(type(pending.command)).trigger:
+            return
+        pending.after.append(change)
+        event = pending.event
+        ctx = kit.StepContext(
+            table=self._rewound([], pending.table),
+            registry=self.registry,
+            roller_for=lambda _t: _RecordedDice([]),
+            keeper=self.hidden.keeper if self.hidden is not None else None,
+            as_recorded=True,
+            due_checks=False,
+        )
+        try:
+            kit.admit(ctx, pending.command, text_checked=True)
+            kit.run_step(ctx, pending.command)
+        except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
+            said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
+            self.flag(pending.at, f"{event.type_name}: the rules refuse the referee's command here: {said}")
+            return
+        emitted = [e for e in ctx.events if not isinstance(e, DiceRolled)]
+        index = next((i for i, e in enumerate(emitted) if type(e) is type(event)), None)
+        if index is None:
+            self.flag(pending.at, f"{event.type_name}: the rules record no {event.type_name} here")
+            return
+        wanted = emitted[index + 1 :]  # up to the phase change, as the log's events kept are
+        problems = words.differences(pending.inverse, event, emitted[index])
+        tail = words.tail_difference(wanted, pending.after, range(len(wanted)))
+        if tail is not None:
+            problems.append(tail)
+        if problems:
+            self.flag(pending.at, f"{event.type_name}: " + "; ".join(problems))
 
     def check_rules_hash(self, at: int, event: CampaignStarted | RulesChanged) -> None:
         content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash

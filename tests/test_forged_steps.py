@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import uuid
 from typing import TYPE_CHECKING, Any
+from unittest import mock
 
 import attrs
 import pytest
 
 from hexlog.events.chain import reseal
+from hexlog.events.encounter import EncounterConcluded
 from hexlog.machine import commands as c
 from hexlog.machine.camp import commands as cc
 from hexlog.machine.castle import commands as k
 from hexlog.machine.chase import commands as ch
 from hexlog.machine.dungeon import commands as d
 from hexlog.machine.encounter import commands as e
+from hexlog.machine.encounter.machine import EncounterModel
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes
@@ -844,3 +847,88 @@ def test_a_ship_caught_on_water_said_to_have_got_away_is_a_finding() -> None:
         'procedure="encounter", trigger="resume", source="CHASE", dest="COMBAT", but the log has encounter.concluded '
         "there"
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# A conclusion the referee typed: its step re-run on the state before it
+# ------------------------------------------------------------------------------------------------
+
+#: a delve's encounter with the ghouls, up to its first round played (``encounter.round_played`` version 2: a stream of
+#: the release that refuses a conclusion in pursuit there)
+MET = (
+    d.EnterDungeon(name="crypt"),
+    d.LightSource(kind="torch", by="Al"),
+    d.Meet(name="ghouls", monster_count=3),
+    e.CheckSurprise(),
+    e.DetermineDistance(value=30),
+    e.RollInitiative(),
+    e.PlayRound(),
+)
+
+REFUSED_IN_PURSUIT = (
+    "encounter.concluded: the rules refuse the referee's command here: encounter: 'conclude' refused in phase ACTIONS: "
+    "in a delve an encounter ends in pursuit only by its pursuers' decision, which hands the chase off and fights a "
+    "side it catches in this encounter: the side flees (encounter evade), then its pursuers decide (encounter "
+    "decide-pursuit); or conclude with another outcome and start the chase by hand (chase start)"
+)
+
+
+def concluded_by_hand(*commands: c.Command) -> list[Envelope]:
+    """The log of ``commands`` played with the refusal of a conclusion in pursuit lifted: what the kit would record
+    had the rules let the referee type it, at today's event versions."""
+    with mock.patch.object(EncounterModel, "not_a_chase_handed_on", return_value=True):
+        return played(*commands, secret=SECRET_FOR_A_FLIGHT)
+
+
+@pytest.fixture(scope="module")
+def parley() -> list[Envelope]:
+    """The ghouls talked with for a round, and the encounter concluded by the referee: the delve resumes exploring."""
+    return played(*MET, e.ConcludeEncounter(outcome="parley", note="they talk"), secret=SECRET_FOR_A_FLIGHT)
+
+
+class TestAConclusionTyped:
+    def test_the_honest_conclusion_is_clean(self, parley: list[Envelope]) -> None:
+        concluded = where(parley, "encounter.concluded")
+        assert [env.data.get("trigger") for env in parley[concluded : concluded + 5] if env.type == CHANGED] == [
+            "conclude",
+            "resume",
+        ]
+        assert findings(parley) == []
+
+    def test_a_delves_encounter_concluded_in_pursuit_is_a_finding(self) -> None:
+        """The conclusion in pursuit that today's command refuses there, with all the kit would record after it (the
+        delve resumes into its chase and hands it on; a round of it is run), is a finding at the conclusion."""
+        log = concluded_by_hand(*MET, e.ConcludeEncounter(outcome="pursuit"), ch.Run())
+        at = where(log, "encounter.concluded")
+        assert log[at].schemaversion == EncounterConcluded.schema_version
+        assert log[where(log, "procedure.handed_off", parent="dungeon", child="chase")].data["child"] == "chase"
+        assert findings(log) == [(version_of(at), "decision", REFUSED_IN_PURSUIT)]
+
+    def test_an_honest_conclusion_rewritten_into_pursuit_is_a_finding(self, parley: list[Envelope]) -> None:
+        at = where(parley, "encounter.concluded")
+        found = findings(edited(parley, at, outcome="pursuit"))
+        assert found[0] == (version_of(at), "decision", REFUSED_IN_PURSUIT)
+
+    def test_a_conclusion_in_pursuit_in_a_stream_of_an_earlier_release_is_let_be(self) -> None:
+        """No event before the conclusion shows the release that refuses it (no round played, no side's choice): the
+        releases before it concluded a delve's encounter in pursuit, and the delve handed the chase on."""
+        log = concluded_by_hand(*MET[:-1], e.ConcludeEncounter(outcome="pursuit"))
+        assert [env.schemaversion for env in log if env.type == "hexlog.encounter.round_played"] == []
+        assert findings(log) == []
+
+    def test_a_conclusion_whose_time_is_rewritten_is_a_finding(self, parley: list[Envelope]) -> None:
+        """The rounds, turns and seconds a conclusion records, and the clock's advance after it, are the rules'."""
+        at = where(parley, "encounter.concluded")
+        assert findings(edited(parley, at, rounds=7)) == [
+            (version_of(at), "decision", "encounter.concluded: rounds 7 recorded, but the rules give 1")
+        ]
+        assert findings(edited(parley, at + 1, seconds=1200, turns=2)) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    "encounter.concluded: the clock.advanced after it differs: seconds 1200 where the rules give 600; "
+                    "turns 2 where the rules give 1"
+                ),
+            )
+        ]

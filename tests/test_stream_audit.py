@@ -24,6 +24,7 @@ from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine.chase import commands as ch
 from hexlog.machine.dungeon import commands as d
+from hexlog.machine.encounter import commands as e
 from hexlog.machine.hexmap import RevealHidden, SetHex
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
@@ -36,7 +37,7 @@ from hexlog.replay.verdict import Verdict
 from hexlog.service.benchmark import campaign_events, write_campaign
 
 from .test_forged_steps import CAMPAIGN as FORGED_CAMPAIGN
-from .test_forged_steps import delve_chase, edited, played, where
+from .test_forged_steps import MET, SECRET_FOR_A_FLIGHT, concluded_by_hand, delve_chase, edited, played, where
 from .test_hexmap_hidden import CAMPAIGN as MAP_CAMPAIGN
 from .test_hexmap_hidden import found_campaign
 
@@ -584,21 +585,24 @@ def _streamed(store: EventStore, campaign: str) -> stream_audit.StreamResult | N
     return stream_audit.audit_stream(stream, items, REGISTRY)
 
 
-def _forged_resumes() -> dict[str, tuple[list[Envelope], list[Envelope]]]:
-    """Honest logs, and each forged: a resume naming another parent or child than the kit's."""
+def _resumes_and_conclusions() -> dict[str, tuple[list[Envelope], list[Envelope]]]:
+    """Honest logs, and each forged: a resume naming another parent or child than the kit's, and a delve's encounter
+    concluded in pursuit by the referee (with all the kit would record after it)."""
     escaped = delve_chase(60, ch.Run(out_of_sight=True))
     at = where(escaped, "procedure.resumed", parent="dungeon")
+    parley = played(*MET, e.ConcludeEncounter(outcome="parley"), secret=SECRET_FOR_A_FLIGHT)
     return {
         "resume parent": (escaped, edited(escaped, at, parent="travel")),
         "resume child": (escaped, edited(escaped, at, child="chase")),
+        "conclusion": (parley, concluded_by_hand(*MET, e.ConcludeEncounter(outcome="pursuit"))),
     }
 
 
-@pytest.mark.parametrize("how", ["resume parent", "resume child"])
-def test_a_forged_resume_is_found_as_the_stream_is_read(how: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["resume parent", "resume child", "conclusion"])
+def test_a_forged_resume_or_conclusion_is_found_as_the_stream_is_read(how: str, tmp_path: Path) -> None:
     """The honest delve is never read whole; its forgery is found by the stream audit itself, and the report is the
     whole audit's."""
-    honest, forged = _forged_resumes()[how]
+    honest, forged = _resumes_and_conclusions()[how]
     store = _write(tmp_path / "honest.db", honest)
     try:
         with _never_whole():

@@ -9,7 +9,10 @@ a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or
 before ``encounter.pursuit_decided`` version 2, are re-run as their release made them (``command_before``). No dice
 decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in a
 later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
-version 2 is a finding (``derived``); an older release let it be.
+version 2 is a finding (``derived``); an older release let it be. A conclusion the referee typed (``conclude``) is run
+again on the state before it (``typed_steps``): one the rules refuse there (in pursuit, where the encounter hands its
+chase off itself), or whose rounds, turns or time differ from the rules', is a finding in a stream of the release that
+refuses it (``CONCLUSIONS_SINCE``).
 """
 
 from __future__ import annotations
@@ -17,10 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
+from hexlog.events import releases
+from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.procedure import HandedOff
 from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
     CheckSurprise,
+    ConcludeEncounter,
     DecidePursuit,
     DecidePursuitBeforeHandOff,
     DetermineDistance,
@@ -223,6 +229,17 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     return None
 
 
+def concluded_by(event: Event) -> ConcludeEncounter:
+    """The conclusion the referee typed (``conclude``): its outcome and note as recorded."""
+    assert isinstance(event, ev.EncounterConcluded)  # noqa: S101 - declared for this event alone
+    return ConcludeEncounter(outcome=event.outcome, note=event.reason)
+
+
+#: the first release whose encounter refuses a conclusion in pursuit where it hands its chase off itself (in a delve,
+#: on water under waterborne_pursuit_hands_off): the one that raised ``encounter.pursuit_decided`` to version 2
+CONCLUSIONS_SINCE = releases.raised_at(TYPE_PREFIX + "encounter.pursuit_decided", 2)
+
+
 INVERSE = Inverse(
     command_for=command_for,
     command_before=command_before,
@@ -231,4 +248,6 @@ INVERSE = Inverse(
     by_hand=by_hand,
     follows_only=follows_only,
     derived=derived,
+    typed_steps={ev.EncounterConcluded: concluded_by},
+    typed_since=CONCLUSIONS_SINCE,
 )
