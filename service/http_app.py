@@ -808,6 +808,9 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         raise _past_end(campaign, head, None if resume is None else first - 1, first)
     if until is not None and first > until:  # all it asked for was sent: 204 tells an EventSource not to reconnect
         return Response(status_code=204, headers={"Cache-Control": "no-cache"})
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if request.method == "HEAD":  # what a GET would begin with, and nothing followed: no stream to hold open
+        return Response(status_code=200, media_type="text/event-stream", headers=headers)
     holder = "" if token is None else token.id
     free = service.streams.take(holder)
     if free is None:
@@ -830,7 +833,6 @@ async def _stream(service: Service, request: Request, token: Token | None) -> Re
         allowed=lambda: token is not None and service.tokens.verify_id(token.id),
         views=_player_view(service, campaign),
     )
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     # the slot is freed when the frames end, or when the response does (a stream never started)
     held = holding(frames, free)
     return StreamingResponse(held, media_type="text/event-stream", headers=headers, background=BackgroundTask(free))

@@ -86,3 +86,21 @@ def test_the_cap_is_an_option_of_serve(hexlog):
     refused = hexlog("serve", "--max-streams", "0")
     assert refused.returncode == 2
     assert "--max-streams" in refused.stderr
+
+
+def test_a_head_of_the_stream_answers_its_headers_and_holds_no_stream_open(serve):
+    """``HEAD /stream`` (a client checking the route, a proxy's health check) is answered as a GET would begin, and
+    ends there: it takes no slot of the token's cap, and the connection it came on answers the next request (a stream
+    begun for it would never end, holding both)."""
+    served = serve(max_streams=2)
+    headers = served.headers("player")
+    with httpx.Client(base_url=served.url, timeout=5) as client:
+        for _ in range(4):
+            checked = client.head(STREAM, headers=headers)
+            assert checked.status_code == 200
+            assert checked.headers["content-type"].startswith("text/event-stream")
+        assert _held(served, "player") == 0
+        state = client.get("/campaigns/main", headers=headers)  # on the connection the HEADs came on
+        assert state.status_code == 200
+        past = client.head(f"{STREAM}?from=99", headers=headers)  # refused as a GET is
+        assert past.status_code == 409
