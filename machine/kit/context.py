@@ -37,6 +37,9 @@ from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.rolls import Roller
 
+#: how long an event marked ``referee_only`` is the referee's (``hexlog.projections.visibility.SESSION``)
+SESSION = "session"
+
 if TYPE_CHECKING:
     from hexlog.machine.kit.procedure import Procedure
     from hexlog.machine.ruleset import Ruleset
@@ -114,10 +117,22 @@ class StepContext:
         return self.table.procedures.get(procedure)
 
     def emit(self, *events: Event) -> None:
-        """Record events, in order; the table folds each at once."""
+        """Record events, in order; the table folds each at once. An event the referee keeps from the players until
+        its session ends (``referee_only``: a lost party's true hex) is refused while no session is open, as a roll
+        is: no session would end to show it, and a player would be shown it at once."""
         for event in events:
+            if getattr(type(event), "referee_only", "") == SESSION and not self._session_open():
+                msg = (
+                    f"no session is open, so nothing the players see only once a session ends can be recorded "
+                    f"({event.type_name}); run '"
+                )
+                raise RuleRefusedError(msg).advising(Advice("OpenSession"), "'")
             self.events.append(event)
             self.table = tables.evolve(self.table, event, self.registry)
+
+    def _session_open(self) -> bool:
+        session = self.table.session
+        return session is not None and session.open
 
     def roll(
         self,

@@ -483,3 +483,40 @@ def test_the_kept_player_view_is_made_anew_when_the_campaign_is_replaced_by_anot
     items, _viewer = cache.since(lambda v: new.read_stream(stream, v), 1)
     assert items == http_events.seen(new.read_stream(stream), player=True)
     assert not [e for e, _ in items if "canary" in str(e["data"].get("purpose", ""))]
+
+
+def test_a_lost_party_moved_while_no_session_is_open_is_refused_so_no_player_reads_its_true_hex(serve, tmp_path):
+    """A true hex is the referee's until its session ends; moved while no session is open (the last one closed), it
+    would be a player's at once, on every route. The move is refused (409) as a roll would be, naming the session to
+    open, nothing written; a player reads no true hex before or after; in the next session the move is made and
+    hidden."""
+    db = tmp_path / "hexlog.db"
+    store = SQLiteStore(db)
+    handler = Handler(store, FileKeeper(key_file_for(db)))
+    for campaign in ("main", "other"):
+        handler.execute(campaign, c.StartCampaign(ruleset="explore", overrides=ALWAYS_LOST_NORTH_EAST))
+        handler.execute(campaign, c.OpenSession())
+    handler.execute("main", c.AddMember(name="Ann"))
+    for col in range(5):
+        for row in range(5):
+            handler.execute("main", SetHex(hex=f"{col},{row}", terrain="meadow"))
+    for command in (tr.StartJourney(hex="2,3"), tr.RollWeather(weather="overcast"), tr.DeclareRoute(headings=("N",))):
+        handler.execute("main", command)
+    handler.execute("main", c.CloseSession())
+    store.close()
+    served = serve()
+    referee, player = served.headers("referee"), served.headers("player")
+    with served.client() as client:
+        before = client.get("/campaigns/main", headers=referee).json()["version"]
+        moved = client.post("/campaigns/main/travel/move", headers=referee, json={})
+        assert moved.status_code == 409, moved.text
+        assert moved.headers["content-type"] == "application/problem+json"
+        assert "no session is open" in moved.json()["detail"]
+        assert "POST /campaigns/main/campaign/open-session" in moved.json()["detail"]
+        assert client.get("/campaigns/main", headers=referee).json()["version"] == before
+        assert b"truly in" not in _player_bytes(client, "main", player)
+        for step in ("campaign/open-session", "travel/move"):
+            sent = client.post(f"/campaigns/main/{step}", headers=referee, json={})
+            assert sent.status_code == 200, sent.text
+        assert b"truly in" in client.get("/campaigns/main/timeline", headers=referee).content
+        assert b"truly in" not in _player_bytes(client, "main", player)
