@@ -259,9 +259,14 @@ def _player(token: Token | None) -> bool:
     return token is not None and token.role == PLAYER
 
 
+#: the most digits a whole number of a query or a header may have (a stream version fits in 15), and so the largest
+WHOLE_DIGITS = 15
+WHOLE_MOST = 10**WHOLE_DIGITS - 1
+
+
 def _version_text(text: str) -> bool:
-    """Whether text is a whole number as a stream version is written: ASCII digits, at most 15."""
-    return text.isascii() and text.isdigit() and len(text) <= 15  # noqa: PLR2004 - a version fits in 15 digits
+    """Whether text is a whole number as a stream version is written: ASCII digits, at most ``WHOLE_DIGITS``."""
+    return text.isascii() and text.isdigit() and len(text) <= WHOLE_DIGITS
 
 
 def _int(request: Request, name: str, default: int | None, least: int = 0) -> int | None:
@@ -638,7 +643,12 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
                 {"type": "string", "maxLength": KEY_LIMIT},
                 "a retry returns the first answer",
             ),
-            ("If-Match", "header", {"type": "string"}, "the stream version expected (409 when the campaign moved on)"),
+            (
+                "If-Match",
+                "header",
+                {"type": "string", "pattern": f'^(\\*|(W/)?"?[0-9]{{1,{WHOLE_DIGITS}}}"?)$'},
+                "the stream version expected (409 when the campaign moved on)",
+            ),
         ),
     )
 
@@ -964,7 +974,12 @@ async def _map(service: Service, request: Request, token: Token | None) -> Respo
     return JSONResponse(await anyio.to_thread.run_sync(run))
 
 
-_VERSION = {"type": "integer", "minimum": 1}
+_VERSION = {"type": "integer", "minimum": 1, "maximum": WHOLE_MOST}
+
+
+def _whole_schema(least: int, **more: Any) -> dict[str, Any]:
+    """The schema of a whole-number query parameter: from ``least`` to the largest the service reads."""
+    return {"type": "integer", "minimum": least, "maximum": WHOLE_MOST, **more}
 
 
 def endpoints(registry: Registry) -> list[Endpoint]:
@@ -1015,7 +1030,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             summary="Every roll with what it meant, every decision, as lines",
             access=READ,
             run=_timeline,
-            params=(("last", "query", {"type": "integer", "minimum": 0}, "only the last N lines (0: all)"),),
+            params=(("last", "query", _whole_schema(0), "only the last N lines (0: all)"),),
         ),
         Endpoint(
             method="GET",
@@ -1028,7 +1043,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
                 (
                     "limit",
                     "query",
-                    {"type": "integer", "minimum": 1, "default": PAGE_DEFAULT},
+                    _whole_schema(1, default=PAGE_DEFAULT),
                     (
                         f"the most events in the page (at most {PAGE_LIMIT}: a larger limit is taken as {PAGE_LIMIT}; "
                         "the page's limit says the one used)"
@@ -1045,8 +1060,13 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             answers="text/event-stream",
             params=(
                 ("from", "query", _VERSION, "the first stream version wanted (409 past the version after the log's)"),
-                ("until", "query", {"type": "integer", "minimum": 0}, "end the stream after this version"),
-                ("Last-Event-ID", "header", {"type": "string"}, "resume after this version (409 past the log's)"),
+                ("until", "query", _whole_schema(0), "end the stream after this version"),
+                (
+                    "Last-Event-ID",
+                    "header",
+                    {"type": "string", "pattern": f"^[0-9]{{1,{WHOLE_DIGITS}}}$"},
+                    "resume after this version (409 past the log's)",
+                ),
             ),
         ),
         Endpoint(
@@ -1058,7 +1078,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             run=_audit,
             params=(
                 ("expect", "query", {"type": "string"}, "a receipt the log must hold"),
-                ("roll", "query", {"type": "integer", "minimum": 0}, "explain the roll with this nonce instead"),
+                ("roll", "query", _whole_schema(0), "explain the roll with this nonce instead"),
                 ("session", "query", {"type": "string"}, "the session of ?roll= (default: the latest with it)"),
                 ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
             ),

@@ -189,9 +189,11 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         route = endpoint.body
         operation["tags"] = [route.procedure.name]
         operation["description"] = (route.cls.__doc__ or "").strip()
+        schema = route.schema()
+        # a body may be left out (it is then {}) only when the command has no field a body must give
         operation["requestBody"] = {
-            "required": False,
-            "content": {"application/json": {"schema": route.schema()}},
+            "required": bool(schema.get("required")),
+            "content": {"application/json": {"schema": schema}},
         }
     return operation
 

@@ -3,6 +3,8 @@ that breaks it (schemathesis, derandomized: 15 examples per operation)."""
 
 from __future__ import annotations
 
+import re
+
 import attrs
 import pytest
 import schemathesis
@@ -194,3 +196,64 @@ def test_every_free_text_field_has_the_cores_longest_text_as_its_max_length(serv
         assert long.status_code == 422
         assert long.json()["detail"] == "body.purpose is 101 characters long; at most 100"
         assert client.get("/campaigns/main", headers=headers).json()["version"] == before
+
+
+def test_a_body_is_required_in_the_document_exactly_when_the_command_has_a_field_a_body_must_give(serve):
+    """A command with a field a body must give (``travel/start``'s hex) is refused without a body (422, naming the
+    field): the document says its body is required; one whose every field may be left out is answered without a
+    body (the body is then ``{}``), and its body is not required."""
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
+        bodies = {
+            path: methods["post"]["requestBody"]
+            for path, methods in doc["paths"].items()
+            if "requestBody" in methods.get("post", {})
+        }
+        needed = {
+            path for path, body in bodies.items() if body["content"]["application/json"]["schema"].get("required")
+        }
+        assert "/campaigns/{campaign}/travel/start" in needed
+        assert {path for path, body in bodies.items() if body["required"]} == needed
+        headers = served.headers("referee")
+        before = client.get("/campaigns/main", headers=headers).json()["version"]
+        bare = client.post("/campaigns/main/travel/start", headers=headers)
+        assert bare.status_code == 422
+        assert bare.json()["detail"] == "body has no field 'hex'"
+        assert client.get("/campaigns/main", headers=headers).json()["version"] == before
+        assert not bodies["/campaigns/{campaign}/campaign/close-session"]["required"]
+
+
+def test_the_headers_and_whole_numbers_the_service_reads_are_described_as_it_reads_them(serve):
+    """``If-Match`` and ``Last-Event-ID`` have the pattern of what the service takes (a client generated from the
+    document sends no empty or wordy one, which is refused 400), and each whole-number query parameter the most
+    digits it reads (a longer one is refused 400, not taken as a larger number)."""
+    served = serve()
+    with served.client() as client:
+        doc = client.get("/openapi.json").json()
+        referee = served.headers("referee")
+
+        def parameter(path: str, method: str, name: str) -> dict:
+            (found,) = [p for p in doc["paths"][path][method]["parameters"] if p["name"] == name]
+            return found["schema"]
+
+        if_match = re.compile(parameter("/campaigns/{campaign}/campaign/roll-dice", "post", "If-Match")["pattern"])
+        version = client.get("/campaigns/main", headers=referee).json()["version"]
+        for taken in (str(version), f'"{version}"', f'W/"{version}"', "*"):
+            assert if_match.fullmatch(taken), taken
+        for refused in ("", "abc", "-1", '"1", "2"', "1" * 16):
+            assert not if_match.fullmatch(refused), refused
+            sent = client.post(
+                "/campaigns/main/campaign/roll-dice",
+                headers={**referee, "If-Match": refused},
+                json={"expression": "d6"},
+            )
+            assert sent.status_code == 400, refused
+        resume = re.compile(parameter("/campaigns/{campaign}/stream", "get", "Last-Event-ID")["pattern"])
+        assert resume.fullmatch("0")
+        assert not resume.fullmatch("")
+        assert not resume.fullmatch("x")
+        most = parameter("/campaigns/{campaign}/events", "get", "limit")["maximum"]
+        assert client.get(f"/campaigns/main/events?limit={most}", headers=referee).json()["limit"] == 1000
+        assert client.get(f"/campaigns/main/events?limit={most + 1}", headers=referee).status_code == 400
+        assert client.get("/campaigns/main", headers=referee).json()["version"] == version
