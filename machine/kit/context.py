@@ -36,9 +36,7 @@ from hexlog.machine.keeper import SecretKeeper
 from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.rolls import Roller
-
-#: how long an event marked ``referee_only`` is the referee's (``hexlog.projections.visibility.SESSION``)
-SESSION = "session"
+from hexlog.projections.visibility import SESSION, referee_only
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.procedure import Procedure
@@ -121,7 +119,7 @@ class StepContext:
         its session ends (``referee_only``: a lost party's true hex) is refused while no session is open, as a roll
         is: no session would end to show it, and a player would be shown it at once."""
         for event in events:
-            if getattr(type(event), "referee_only", "") == SESSION and not self._session_open():
+            if referee_only(event) == SESSION and not self._session_open():
                 msg = (
                     f"no session is open, so nothing the players see only once a session ends can be recorded "
                     f"({event.type_name}); run '"
