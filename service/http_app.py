@@ -623,9 +623,12 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
             service.writer.submit(_execute, service, route, campaign, body, token, key, expected)
         )
         headers = {"ETag": f'"{answer["version"]}"'}
-        if stored:
+        # a retry answered from its stored answer, or from what the log recorded of it (sent to another process on the
+        # same database too, or answered before the answer was kept): the header says so as the body does
+        replayed = stored or answer["replayed"] is True
+        if replayed:
             headers["Idempotent-Replayed"] = "true"
-        request.state.outcome = "replayed" if stored else "ok"
+        request.state.outcome = "replayed" if replayed else "ok"
         return JSONResponse(answer, status_code=status, headers=headers)
 
     doc = (route.cls.__doc__ or route.name).strip().splitlines()[0]

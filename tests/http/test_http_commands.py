@@ -1019,3 +1019,32 @@ def test_a_delves_pursuers_said_to_like_treasure_over_http_start_the_chase_fond_
         assert dropped.status_code == 200, dropped.text
         assert "they care nothing for treasure" not in dropped.text
         assert "they like treasure: " in dropped.text
+
+
+def test_a_retry_recorded_by_another_process_is_answered_as_a_replay_in_its_header_too(serve):
+    """Two services on one database (or a service that recorded a command and stopped before keeping its answer):
+    the retry that reaches the other finds the command in the log under its token's key, and is answered from what
+    was recorded, once. Its answer says it is a replay in the body and in ``Idempotent-Replayed``, as a stored
+    answer's does."""
+    served = serve()
+    token = TokenStore(served.db).verify(served.tokens["referee"])
+    assert token is not None
+    store = open_store(Path(served.db))
+    try:  # recorded under the command id the service gives this token's key, by another process
+        recorded = Handler(store, FileKeeper(key_file(Path(served.db)))).execute(
+            "main", c.AddMember(name="Ana"), f"http:main:{token.id}:add-ana"
+        )
+    finally:
+        store.close()
+    headers = served.headers("referee", **{"Idempotency-Key": "add-ana"})
+    with served.client() as client:
+        retried = client.post(ADD, headers=headers, json={"name": "Ana"})
+        assert retried.status_code == 200, retried.text
+        assert (retried.json()["replayed"], retried.json()["version"]) == (True, recorded.result.last_version)
+        assert retried.headers["idempotent-replayed"] == "true"
+        assert _version(served, client) == recorded.result.last_version
+        fresh = client.post(
+            ADD, headers=served.headers("referee", **{"Idempotency-Key": "add-bo"}), json={"name": "Bo"}
+        )
+        assert fresh.json()["replayed"] is False
+        assert "idempotent-replayed" not in fresh.headers
