@@ -62,7 +62,8 @@ def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     """Record the campaign's start with the whole resolved ruleset."""
     if ctx.table.started:
         msg = (
-            f"campaign {ctx.campaign} already exists; start another with --campaign ID (an existing one needs no init)"
+            f"campaign {ctx.campaign} already exists; start another under another campaign id (an existing one needs "
+            "no init)"
         )
         raise RuleRefusedError(msg)
     check_campaign_id(ctx.campaign)

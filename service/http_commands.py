@@ -108,7 +108,10 @@ class CommandRoute:
             prop = json_schema(hints[field.name], *limits)
             if field.name in FILE_FIELDS:
                 prop = {"type": "string", "maxLength": 1_000_000}
-                prop["description"] = "the text of the file (over HTTP the service never reads a path)"
+                prop["description"] = (
+                    "the text of the file (over HTTP the service never reads a path); the whole body is held to the "
+                    "service's --max-body (256 KiB unless it is given more)"
+                )
             else:
                 if field.name not in text.NOT_TEXT:  # free text: as long as the core lets it be
                     _text_limit(prop, text.limit_of(field.name))
