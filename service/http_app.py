@@ -1188,8 +1188,12 @@ async def _http_problem(request: Request, exc: Exception) -> Response:
 
 def _no_route(request: Request) -> str:
     """What a path no route serves names: a step its procedure does not have (with the steps it has), a procedure
-    the registry does not hold (with those it holds), or else the path."""
-    parts = request.url.path.strip("/").split("/")
+    the registry does not hold (with those it holds), or else the path (a path with a slash at its end among them:
+    no route ends in one)."""
+    path = request.url.path
+    parts = path.removeprefix("/").split("/")
+    if path.endswith("/") and path != "/":
+        return f"nothing is served at {path}: no path ends in '/' (GET /openapi.json lists what is)"
     if len(parts) == 4 and parts[0] == "campaigns":  # noqa: PLR2004 - /campaigns/{campaign}/{procedure}/{step}
         procedure, step = parts[2], parts[3]
         routes = command_routes(request.app.state.service.registry)
@@ -1198,7 +1202,7 @@ def _no_route(request: Request) -> str:
             return f"procedure {procedure} has no step {step!r} a client sends; its steps: {', '.join(steps)}"
         procedures = list(dict.fromkeys(route.procedure.name for route in routes))
         return f"no procedure {procedure!r}; the procedures: {', '.join(procedures)}"
-    return f"nothing is served at {request.url.path} (GET /openapi.json lists what is)"
+    return f"nothing is served at {path} (GET /openapi.json lists what is)"
 
 
 async def _crash(request: Request, exc: Exception) -> Response:
@@ -1265,6 +1269,9 @@ def create_app(settings: Settings, registry: Registry = REGISTRY) -> Starlette:
         routes=routes,
         exception_handlers={HTTPException: _http_problem, Exception: _crash},
         lifespan=lifespan,
+    )
+    app.router.redirect_slashes = (
+        False  # a path with a slash too many is not found, not redirected to a URL built from Host
     )
     app.state.service = service
     app.state.endpoints = listed

@@ -1063,3 +1063,25 @@ def test_a_campaign_started_again_is_refused_in_words_that_fit_the_service(serve
         assert "another campaign id" in detail
         assert "--campaign" not in detail
         assert _version(served, client) == before
+
+
+def test_a_path_with_a_slash_too_many_is_not_found_rather_than_redirected(serve):
+    """A trailing slash is a path nothing serves: a 404 that names it, not a redirect to a URL the service would build
+    from the request's Host header (which whoever sends the request chooses)."""
+    served = serve()
+    with served.client() as client:
+        before = _version(served, client)
+        sent = client.post(
+            ADD + "/",
+            headers={**served.headers("referee"), "Host": "elsewhere.example"},
+            json={"name": "Ana"},
+            follow_redirects=False,
+        )
+        read = client.get("/campaigns/main/", headers=served.headers("referee"), follow_redirects=False)
+        assert sent.status_code == read.status_code == 404
+        assert "location" not in sent.headers
+        assert sent.json()["detail"] == (
+            f"nothing is served at {ADD}/: no path ends in '/' (GET /openapi.json lists what is)"
+        )
+        assert read.json()["detail"].startswith("nothing is served at /campaigns/main/: no path ends in '/'")
+        assert _version(served, client) == before
