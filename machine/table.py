@@ -15,7 +15,7 @@ import attrs
 from hexlog.events.base import Event
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.codec import converter
-from hexlog.events.procedure import HandedOff, Resumed
+from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.streams import source_for, stream_for
 from hexlog.machine import ruleset as rulesets
 from hexlog.projections import clock as clock_model
@@ -72,6 +72,9 @@ class Table:
     procedures: Mapping[str, Any] = attrs.field(factory=dict)
     #: (parent, child) of every hand-off under way, the latest last
     handoffs: tuple[tuple[str, str], ...] = ()
+    #: (parent, child) of each procedure that concluded into the one that had handed it off (which resumed), until
+    #: it runs again: its next steps are its parent's, not a fresh start of its own
+    resumed: tuple[tuple[str, str], ...] = ()
 
     @property
     def started(self) -> bool:
@@ -87,6 +90,10 @@ class Table:
     def session_count(self) -> int:
         """How many sessions were opened."""
         return self.sessions.count
+
+    def concluded_into(self, name: str) -> str:
+        """The parent that resumed when procedure ``name`` concluded ("" when none did, or ``name`` ran since)."""
+        return next((parent for parent, child in self.resumed if child == name), "")
 
 
 def _procedures(procedures: Mapping[str, Any], event: Event, registry: Registry) -> Mapping[str, Any]:
@@ -144,6 +151,7 @@ OWN_READS: tuple[type[Event], ...] = (
     RulesChanged,
     HandedOff,
     Resumed,
+    PhaseChanged,
 )
 #: whether the table's own parts read each event class met so far
 _OWN_READ: dict[type[Event], bool] = {}
@@ -181,6 +189,19 @@ def _named(
     return campaign, rules, handoffs
 
 
+def _resumed(resumed: tuple[tuple[str, str], ...], event: Event) -> tuple[tuple[str, str], ...]:
+    """The procedures concluded into their parents after one event: a child's conclusion resumes its parent; the child
+    handed off again, or running again (a step of its own: started by hand), is no longer one."""
+    match event:
+        case Resumed():
+            return (*(pair for pair in resumed if pair[1] != event.child), (event.parent, event.child))
+        case HandedOff() | PhaseChanged() if resumed:
+            child = event.child if isinstance(event, HandedOff) else event.procedure
+            if any(pair[1] == child for pair in resumed):
+                return tuple(pair for pair in resumed if pair[1] != child)
+    return resumed
+
+
 def evolve(table: Table, event: Event, registry: Registry) -> Table:
     """The table after one event (parts an event does not touch stay the same objects; each part is asked only of
     the events it reads)."""
@@ -202,10 +223,12 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
             clock=table.clock,
             procedures=procedures,
             handoffs=table.handoffs,
+            resumed=table.resumed,
         )
     party = party_model.evolve(table.party, event)
     clock = clock_model.evolve(table.clock, event)
     campaign, rules, handoffs = _named(table.campaign, table.rules, table.handoffs, event)
+    resumed = _resumed(table.resumed, event)
     return _changed(
         table,
         campaign=campaign,
@@ -215,6 +238,7 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
         clock=clock,
         procedures=procedures,
         handoffs=handoffs,
+        resumed=resumed,
     )
 
 
@@ -222,7 +246,7 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
     """The table after ``events`` in order: what ``evolve`` gives event by event, built once. Its parts fold
     apart (none reads another), the session lifecycle with a run of rolls at once."""
     party, clock, procedures = table.party, table.clock, table.procedures
-    campaign, rules, handoffs = table.campaign, table.rules, table.handoffs
+    campaign, rules, handoffs, resumed = table.campaign, table.rules, table.handoffs, table.resumed
     own = _OWN_READ.get
     for event in events:
         read = own(event.__class__)
@@ -231,6 +255,7 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
         party = party_model.evolve(party, event)
         clock = clock_model.evolve(clock, event)
         campaign, rules, handoffs = _named(campaign, rules, handoffs, event)
+        resumed = _resumed(resumed, event)
     procedures = _procedures_all(procedures, events, registry)
     sessions = session_model.fold(table.sessions, events)
     return _changed(
@@ -242,6 +267,7 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
         clock=clock,
         procedures=procedures,
         handoffs=handoffs,
+        resumed=resumed,
     )
 
 
@@ -255,6 +281,7 @@ def _changed(  # noqa: PLR0913 - every part of the table
     clock: clock_model.Clock,
     procedures: Mapping[str, Any],
     handoffs: tuple[tuple[str, str], ...],
+    resumed: tuple[tuple[str, str], ...],
 ) -> Table:
     """The table with these parts: the very same table when none is another object."""
     same = (
@@ -264,6 +291,7 @@ def _changed(  # noqa: PLR0913 - every part of the table
         and procedures is table.procedures
         and rules is table.rules
         and handoffs is table.handoffs
+        and resumed is table.resumed
         and campaign is table.campaign
     )
     if same:
@@ -277,6 +305,7 @@ def _changed(  # noqa: PLR0913 - every part of the table
         clock=clock,
         procedures=procedures,
         handoffs=handoffs,
+        resumed=resumed,
     )
 
 
@@ -301,8 +330,9 @@ class TableProjection:
     #: 8: a delve's known door says whether it had to be forced (it sticks again when doors do);
     #: 9: a journey that has ended counts the quiet time since, and the delve, pursuit or chase under way;
     #: 10: a journey counts the hexes the party fled in secret since it last knew where it was;
-    #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names)
-    revision = 11
+    #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names);
+    #: 12: the procedures concluded into the parents that resumed (their next steps are their parents')
+    revision = 12
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
@@ -323,7 +353,8 @@ class TableProjection:
         return evolve_all(state, events, self.registry)
 
     def parts(self, state: Table) -> Mapping[str, Any]:
-        """Its parts: identity and party and clock, the rules, the sessions, hand-offs, each procedure."""
+        """Its parts: identity and party and clock, the rules, the sessions, hand-offs (and the procedures concluded
+        into their parents), each procedure."""
         parts: dict[str, Any] = {
             "campaign": state.campaign,
             "rules": state.rules,
@@ -331,6 +362,7 @@ class TableProjection:
             "party": state.party,
             "clock": state.clock,
             "handoffs": state.handoffs,
+            "resumed": state.resumed,
         }
         procedures = state.procedures
         for key, name in self._procedure_parts:
@@ -360,6 +392,7 @@ class TableProjection:
             clock=converter.structure(value["clock"], clock_model.Clock),
             procedures=procedures,
             handoffs=tuple((str(parent), str(child)) for parent, child in value["handoffs"]),
+            resumed=tuple((str(parent), str(child)) for parent, child in value["resumed"]),
         )
 
     def event_rows(self, before: Table, after: Table, event: Event) -> Mapping[str, Any]:  # noqa: ARG002 - protocol

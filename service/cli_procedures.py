@@ -64,10 +64,10 @@ def _stands(procedure: Procedure, outcome: Outcome, registry: Registry) -> None:
     """Where a step left its procedure, each one its conclusion resumed, and each one a procedure waits for."""
     state = outcome.table.procedures.get(procedure.name)
     if state is not None:
-        allowed = render.steps_after(procedure.name, state, outcome.table, outcome.events, registry)
+        allowed = render.steps_now(procedure.name, state, outcome.table, registry)
         phase = procedure.phase_of(state)
         shown = phase.name if phase is not None else "-"
-        out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else render.over(procedure.name, outcome.events)}")
+        out.print(f"-> {shown}; next: {', '.join(allowed) if allowed else render.over(procedure.name, outcome.table)}")
         for line in render.after(procedure.name, state, outcome.table, outcome.events):
             out.print(f"   {line}")
     # each parent the step's conclusion resumed (a caught party back in its encounter), where it stands now
@@ -79,7 +79,7 @@ def _stands(procedure: Procedure, outcome: Outcome, registry: Registry) -> None:
         if parent == procedure.name or (parent, child) in made:
             waited = registry.procedure(child)
             state = outcome.table.procedures.get(child)
-            steps = render.next_steps(registry.runner(child).allowed(state, outcome.table))
+            steps = render.steps_now(child, state, outcome.table, registry)
             phase = waited.phase_of(state)
             shown = phase.name if phase is not None else "-"
             who = "" if parent == procedure.name else f"{parent} "

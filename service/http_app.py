@@ -489,7 +489,7 @@ def _answer(service: Service, route: CommandRoute, campaign: str, outcome: Outco
         phase = route.procedure.phase_of(state)
         name = route.procedure.name
         body["phase"] = phase.name if phase is not None else None
-        body["next"] = render.steps_after(name, state, outcome.table, outcome.events, service.registry)
+        body["next"] = render.steps_now(name, state, outcome.table, service.registry)
         body["resumed"] = {
             parent: {"phase": phase, "next": steps}
             for parent, phase, steps in render.resumed(name, outcome.table, outcome.events, service.registry)
@@ -739,7 +739,7 @@ def _state_body(service: Service, campaign: str, at: str | None, *, player: bool
                 phase = procedure.phase_of(state)
                 entry: dict[str, Any] = {"phase": phase.name if phase is not None else None}
                 if procedure.has_machine and not player:
-                    entry["next"] = render.next_steps(service.registry.runner(procedure.name).allowed(state, table))
+                    entry["next"] = render.steps_now(procedure.name, state, table, service.registry)
                 procedures[procedure.name] = entry
         body["procedures"] = procedures
         return body

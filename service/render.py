@@ -8,7 +8,7 @@ import attrs
 
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
-from hexlog.events.procedure import HandedOff, Resumed
+from hexlog.events.procedure import Resumed
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
@@ -107,31 +107,17 @@ def next_steps(steps: list[Allowed]) -> list[str]:
     return shown
 
 
-def steps_after(
-    name: str, state: Any, table: Table, events: Iterable[Event], registry: Registry = REGISTRY
-) -> list[str]:
-    """The steps a procedure allows after a command's ``events``: none when they concluded it and resumed the
-    procedure that handed it off (a caught party's chase offers no fresh start: that one's steps come next)."""
-    if name in concluded_into(events):
-        return []
-    return next_steps(registry.runner(name).allowed(state, table))
+def steps_now(name: str, state: Any, table: Table, registry: Registry = REGISTRY) -> list[str]:
+    """The steps a procedure offers next, as subcommands: what a command's answer and the campaign's state both say
+    (none once it concluded into the procedure that handed it off and resumed: a caught party's chase offers no fresh
+    start, that one's steps come next)."""
+    return next_steps(registry.runner(name).offered(state, table))
 
 
-def concluded_into(events: Iterable[Event]) -> dict[str, str]:
-    """Each procedure a command's ``events`` left concluded, to the name of the one it resumed (one handed off again
-    later in the same command, a travel day's next encounter, is under way again)."""
-    found: dict[str, str] = {}
-    for event in events:
-        if isinstance(event, Resumed):
-            found[event.child] = event.parent
-        elif isinstance(event, HandedOff):
-            found.pop(event.child, None)
-    return found
-
-
-def over(name: str, events: Iterable[Event]) -> str:
-    """The words for a procedure's next steps when the command concluded it into the one that resumes."""
-    parent = concluded_into(events).get(name)
+def over(name: str, table: Table) -> str:
+    """The words for a procedure's next steps when it offers none: a command that concluded it into the procedure
+    that handed it off says that one resumes."""
+    parent = table.concluded_into(name)
     return f"nothing (the {name} is over; the {parent} resumes)" if parent else "nothing"
 
 
@@ -144,7 +130,7 @@ def resumed(
     for parent in dict.fromkeys(e.parent for e in events if isinstance(e, Resumed) and e.parent != name):
         state = table.procedures.get(parent)
         phase = registry.procedure(parent).phase_of(state)
-        steps = next_steps(registry.runner(parent).allowed(state, table))
+        steps = steps_now(parent, state, table, registry)
         found.append((parent, phase.name if phase is not None else None, steps))
     return found
 
@@ -167,15 +153,25 @@ def procedure_lines(
     if own is not None:
         lines.extend(own(state, table, player=player))
     if procedure.has_machine and not player:  # the steps allowed could tell a player what only the referee knows
-        allowed = next_steps(registry.runner(name).allowed(state, table))
+        allowed = steps_now(name, state, table, registry)
         waited = [child for parent, child in table.handoffs if parent == name]
+        into = table.concluded_into(name)
         if allowed:
             lines.append(f"  next: hexlog {name} {' | '.join(allowed)}")
+        elif into:
+            lines.append(f"  next: {_back_to(name, into, table, registry)}")
         elif waited:
             lines.append(f"  next: nothing until its {waited[-1]} concludes")
         else:
             lines.append("  next: nothing")
     return lines
+
+
+def _back_to(name: str, parent: str, table: Table, registry: Registry) -> str:
+    """The next steps of a procedure that concluded into ``parent``, which resumed: none of its own, its parent's."""
+    steps = steps_now(parent, table.procedures.get(parent), table, registry)
+    then = f": hexlog {parent} {' | '.join(steps)}" if steps else ""
+    return f"nothing (the {name} is over; the {parent} resumed{then})"
 
 
 def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, player: bool = False) -> list[str]:
@@ -232,7 +228,7 @@ def state_document(
             phase = procedure.phase_of(state)
             steps = []
             if procedure.has_machine and not player:
-                steps = [trigger for trigger, _ in registry.runner(procedure.name).allowed(state, table)]
+                steps = [trigger for trigger, _ in registry.runner(procedure.name).offered(state, table)]
             procedures[procedure.name] = {
                 "phase": phase.name if phase is not None else None,
                 "next": [subcommand(t) for t in steps],

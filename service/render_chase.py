@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import chase as ev
-from hexlog.events.procedure import Resumed
 from hexlog.machine.chase import ChaseState, Phase
 from hexlog.machine.dungeon import DelveState
 from hexlog.machine.dungeon import Phase as DelvePhase
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -125,17 +125,23 @@ STATES: dict[str, Callable[..., list[str]]] = {"chase": state_lines}
 
 
 def after(state: Any, table: Table, events: tuple[Event, ...]) -> list[str]:
-    """A chase that nothing resumes (started by hand) ending with the sides in reach while a delve explores: the
-    delve meets them (the encounter a chase was handed off by resumes in its own fight, its delve waiting)."""
+    """A chase that nothing resumes (started by hand) ending with the sides in reach: a delve exploring meets them;
+    with no delve under way an encounter starts with both sides aware, in melee (the encounter a chase was handed
+    off by resumes in its own fight, its delve waiting)."""
     ended = next((e for e in events if isinstance(e, ev.ChaseEnded)), None)
     if not isinstance(state, ChaseState) or ended is None or not ended.melee_next_round:
         return []
-    if any(isinstance(e, Resumed) and e.child == "chase" for e in events):
+    if table.concluded_into("chase"):
         return []
     delve = table.procedures.get("dungeon")
-    if not isinstance(delve, DelveState) or delve.phase is not DelvePhase.EXPLORING:
+    if isinstance(delve, DelveState) and delve.phase is DelvePhase.EXPLORING:
+        return ["the delve meets them: hexlog dungeon meet"]
+    if REGISTRY.procedure("dungeon").is_open(delve) or not REGISTRY.runner("encounter").allows(
+        "start", table.procedures.get("encounter"), table
+    ):
         return []
-    return ["the delve meets them: hexlog dungeon meet"]
+    meet = f"hexlog encounter start --setting {state.started.setting} --party-aware --monsters-aware"
+    return [f"the sides meet in melee: {meet}, then hexlog encounter determine-distance --value 0"]
 
 
 AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {"chase": after}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -220,6 +221,12 @@ class TestADelvesChase:
         assert "encounter: phase COMBAT" in state
         assert "  encounter 1 'ghouls' (dungeon): the chase caught the party: the sides fight" in state
         assert "  next: hexlog encounter react | round | conclude" in state
+        assert (  # as its command said: no fresh chase, the encounter's steps are next
+            "chase: phase CAUGHT\n  chase 1 (dungeon): caught after 1 round\n  next: nothing (the chase is over; "
+            "the encounter resumed: hexlog encounter react | round | conclude)\n" in state
+        )
+        assert "hexlog chase start" not in state
+        assert json.loads(hexlog("state", "--json").stdout)["procedures"]["chase"]["next"] == []
         refused = hexlog("dungeon", "move")
         assert refused.returncode != 0
         assert "'move' is not allowed in state ENCOUNTER" in refused.stderr
@@ -230,10 +237,33 @@ class TestADelvesChase:
         assert "encounter has concluded: dungeon resumes" in ended.stdout
         assert "   dungeon resumes -> EXPLORING; next: hexlog dungeon light" in ended.stdout
         assert "-> CONCLUDED; next: nothing (the encounter is over; the dungeon resumes)" in ended.stdout
+        state = hexlog("state").stdout
+        assert "encounter: phase CONCLUDED\n  next: nothing (the encounter is over; the dungeon resumed: " in state
+        assert "  next: nothing (the chase is over; the encounter resumed)\n" in state
+        assert "hexlog encounter start" not in state
+        assert "hexlog chase start" not in state
         assert hexlog("dungeon", "move").returncode == 0
         assert hexlog("session", "close").returncode == 0
         audited = hexlog("audit").stdout  # incomplete only as the secret was supplied: every decision re-run holds
         assert "INCOMPLETE: nothing is wrong" in audited
+
+    def test_a_chase_started_by_hand_after_one_handed_off_offers_its_own_start_again(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """The chase the encounter handed off is over into its encounter; one the referee starts by hand afterwards
+        ends on its own, and the state offers another start, as its command does."""
+        _fled_in_a_delve(hexlog)
+        for args in (
+            ("encounter", "decide-pursuit", "--pursue"),
+            ("chase", "run"),
+            ("encounter", "round"),
+            ("encounter", "conclude", "--outcome", "ghouls slain"),
+        ):
+            assert hexlog(*args).returncode == 0, args
+        assert "  next: nothing (the chase is over; the encounter resumed)\n" in hexlog("state").stdout
+        escaped = hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "120", "--pursuers-ft", "90")
+        assert "-> ESCAPED; next: start\n" in escaped.stdout
+        state = hexlog("state").stdout
+        assert "  chase 2 (dungeon): escaped after 0 rounds\n  next: hexlog chase start\n" in state
+        assert json.loads(hexlog("state", "--json").stdout)["procedures"]["chase"]["next"] == ["start"]
 
     def test_a_chase_started_by_hand_that_catches_the_party_points_to_the_delve_meeting_them(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
         """The encounter concluded as fled and the chase started from it by hand: nothing resumes when it catches the
@@ -258,12 +288,28 @@ class TestADelvesChase:
         assert met.returncode == 0, met.stderr
         assert "   waits for encounter -> SURPRISE" in met.stdout
 
-    def test_a_chase_started_by_hand_outside_a_delve_names_no_delve(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
-        """Without a delve exploring, a caught party's chase names no dungeon step."""
+    def test_a_chase_started_by_hand_outside_a_delve_has_the_sides_meet_in_an_encounter(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """Without a delve, a caught party's chase names no dungeon step: the sides meet in an encounter, both aware,
+        in melee; the commands it names take the party there."""
         hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "90", "--pursuers-ft", "120")
         caught = hexlog("chase", "run")
-        assert "-> CAUGHT; next: start\n" in caught.stdout
         assert "dungeon meet" not in caught.stdout
+        meet = "hexlog encounter start --setting dungeon --party-aware --monsters-aware"
+        assert (
+            f"-> CAUGHT; next: start\n   the sides meet in melee: {meet}, then hexlog encounter determine-distance "
+            "--value 0\n" in caught.stdout
+        )
+        assert "  next: hexlog chase start" in hexlog("state").stdout  # started by hand: another may be
+        for args in (meet.split()[1:], ("encounter", "check-surprise")):
+            assert hexlog(*args).returncode == 0, args
+        met = hexlog("encounter", "determine-distance", "--value", "0")
+        assert "distance 0 ft (melee range)" in met.stdout
+
+    def test_a_chase_that_gets_away_started_by_hand_outside_a_delve_names_no_meeting(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
+        """A faster party escapes at once: nobody to meet."""
+        escaped = hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "120", "--pursuers-ft", "90")
+        assert "-> ESCAPED; next: start\n" in escaped.stdout
+        assert "meet" not in escaped.stdout
 
 
 class TestTheRefereeSaysWhatThePursuersAreLike:

@@ -218,6 +218,14 @@ class Runner:
                     found.append((trigger, () if sides == ("",) else sides))
         return found
 
+    def offered(self, proc: Any, table: Table) -> list[Allowed]:
+        """The steps a referee is offered next (a command's answer and the campaign's state name the same): those
+        ``allowed``, but none for a procedure that concluded into the parent that had handed it off, which resumed
+        (a caught party's chase: its encounter's steps come next, not a fresh chase), until it runs again."""
+        if table.concluded_into(self.procedure.name):
+            return []
+        return self.allowed(proc, table)
+
     def allows(self, trigger: str, proc: Any, table: Table) -> bool:
         """Whether ``allowed`` lists ``trigger`` now (judging that step alone)."""
         if any(parent == self.procedure.name for parent, _ in table.handoffs):

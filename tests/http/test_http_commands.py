@@ -975,12 +975,19 @@ def test_a_chase_that_ends_into_its_encounter_answers_the_encounters_steps_as_th
         assert done.returncode == 0, (args, done.stderr)
     with served.client() as client:
         caught = client.post("/campaigns/main/chase/run", headers=served.headers("referee"), json={})
+        state = client.get("/campaigns/main", headers=served.headers("referee")).json()
     assert caught.status_code == 200, caught.text
     answer = caught.json()
     assert answer["phase"] == "CAUGHT"
     assert answer["next"] == []
     assert answer["resumed"] == {"encounter": {"phase": "COMBAT", "next": ["react", "round", "conclude"]}}
     assert answer["after"] == []
+    # the state says what the answer said: no fresh chase, the encounter's fight
+    assert state["procedures"]["chase"] == {"phase": "CAUGHT", "next": []}
+    assert state["procedures"]["encounter"] == {"phase": "COMBAT", "next": ["react", "round", "conclude"]}
+    assert "  next: nothing (the chase is over; the encounter resumed: hexlog encounter react | round | conclude)" in (
+        state["lines"]
+    )
 
 
 def test_a_delves_pursuers_said_to_like_treasure_over_http_start_the_chase_fond_of_it(serve, hexlog, tmp_path):
