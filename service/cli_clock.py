@@ -18,10 +18,10 @@ clock_app = typer.Typer(help="Game time: what time it is, and letting time pass.
 
 @clock_app.command("show")
 def show(db: DbOption = Path("hexlog.db"), campaign: CampaignOption = None) -> None:
-    """The game time: day, time of day, and the rounds and turns counted so far."""
+    """The game time: day, time of day, and the time since the campaign began, in seconds, turns and rounds."""
     door = Door.open(db, campaign, readonly=True)
     table = door.table()
-    out.print(render.clock_line(table.clock))
+    out.print(render.clock_line(table))
 
 
 @clock_app.command("advance")
@@ -41,7 +41,7 @@ def advance(
     if any(isinstance(e, DiceRolled) and e.visibility is Visibility.PUBLIC for e in outcome.events):
         out.print(door.receipt())
     table = outcome.table
-    out.print(render.clock_line(table.clock))
+    out.print(render.clock_line(table))
 
 
 def install(app: typer.Typer) -> None:

@@ -449,7 +449,8 @@ def _afterwards(door: Door, db: Path, campaign: str) -> None:
     stream = stream_for(campaign)
     version = door.store.stream_version(stream)
     out.print(
-        f"  clock: {table.clock.text} ({counted(table.clock.turns, 'turn')}); the log holds {counted(version, 'event')}"
+        f"  clock: {table.clock.text} ({render.elapsed(table.clock.seconds, table.rules)}); the log holds "
+        f"{counted(version, 'event')}"
     )
     receipt = Receipt.of(door.store.read_stream(stream, version)[0].envelope)
     out.print(

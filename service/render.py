@@ -9,6 +9,7 @@ import attrs
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.procedure import Resumed
+from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
     from hexlog.events.store import Recorded
     from hexlog.machine.kit.registry import Registry
     from hexlog.machine.kit.runner import Allowed
+    from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
-    from hexlog.projections.clock import Clock
 
 HIDDEN = "(hidden by the referee until the session closes)"
 
@@ -200,7 +201,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
         )
     else:
         lines.append("party: nobody yet (hexlog party add NAME)")
-    lines.append(clock_line(table.clock))
+    lines.append(clock_line(table))
     # in the registry's order, not the order the states were stored in: the same state reads the same
     for procedure in registry.procedures:
         if procedure.name in table.procedures:
@@ -210,9 +211,24 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
     return [shown(line) for line in lines]
 
 
-def clock_line(clock: Clock) -> str:
-    """The game time: day and time of day, then the turns, rounds and seconds since the campaign began."""
-    return f"clock: {clock.text} ({counted(clock.turns, 'turn')}, {counted(clock.rounds, 'round')}, {clock.seconds} s)"
+def clock_line(table: Table) -> str:
+    """The game time: day and time of day, then the time since the campaign began (``elapsed``)."""
+    return f"clock: {table.clock.text} ({elapsed(table.clock.seconds, table.rules)})"
+
+
+def elapsed(seconds: int, rules: Ruleset | None) -> str:
+    """A span of game time in seconds, then as much of it as whole turns, then rounds, of the rules in force, and the
+    seconds left (``2640 s = 4 turns 4 rounds``): the time itself, however it passed (a round at a time or longer)."""
+    if rules is None:
+        return f"{seconds} s"
+    options = rules.part(ClockOptions)
+    turns, rest = divmod(seconds, options.turn_seconds)
+    rounds, rest = divmod(rest, options.round_seconds)
+    parts = [counted(turns, "turn")] if turns else []
+    parts += [counted(rounds, "round")] if rounds else []
+    if not parts:
+        return f"{seconds} s"
+    return f"{seconds} s = {' '.join(parts)}{f' {rest} s' if rest else ''}"
 
 
 def state_document(

@@ -179,7 +179,7 @@ class TestADelvesChase:
             "chase.started",
             "procedure.phase_changed",
         ]
-        assert "clock: day 1 00:00 (0 turns, 0 rounds, 0 s)" in hexlog("state").stdout
+        assert "clock: day 1 00:00 (0 s)" in hexlog("state").stdout
 
     def test_the_referee_is_pointed_from_conclude_in_pursuit_to_the_steps_that_hand_the_chase_off(self, hexlog, table):
         """conclude --outcome pursuit in a delve's encounter is refused with the command line's words for evade,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -224,8 +225,20 @@ class TestCommandLine:
     def test_advance_prints_each_event_and_the_time_reached(self, played):
         lines = _shown(played("clock", "advance", "3 turns", "--reason", "searching the hall"))
         assert lines[:3] == ["clock advances 1 turn / 10 rounds (600 s): searching the hall"] * 3
-        assert lines[-1] == "clock: day 1 00:30 (3 turns, 30 rounds, 1800 s)"
+        assert lines[-1] == "clock: day 1 00:30 (1800 s = 3 turns)"
         assert _shown(played("clock", "show")) == [lines[-1]]
+
+    def test_the_time_passed_a_round_at_a_time_reads_as_the_turns_and_rounds_it_makes(self, played):
+        """44 rounds of a minute (a long chase) are 4 turns and 4 rounds, whichever way they passed; the state's
+        document keeps counting the advances by the round and by the turn."""
+        lines = _shown(played("clock", "advance", "44 rounds"))
+        assert lines[-1] == "clock: day 1 00:44 (2640 s = 4 turns 4 rounds)"
+        assert "clock: day 1 00:44 (2640 s = 4 turns 4 rounds)" in _shown(played("state"))
+        clock = json.loads(played("state", "--json").stdout)["clock"]
+        assert (clock["seconds"], clock["turns"], clock["rounds"]) == (2640, 0, 44)
+
+    def test_no_time_passed_reads_as_none(self, played):
+        assert _shown(played("clock", "show")) == ["clock: day 1 00:00 (0 s)"]
 
     @pytest.mark.parametrize(
         ("duration", "named"),
@@ -260,9 +273,9 @@ class TestCommandLine:
     def test_state_at_a_moment_of_game_time(self, played):
         _shown(played("clock", "advance", "3 turns"))
         then = _shown(played("state", "--at", "day 1 turn 2"))
-        assert "clock: day 1 00:20 (2 turns, 20 rounds, 1200 s)" in then
+        assert "clock: day 1 00:20 (1200 s = 2 turns)" in then
         now = _shown(played("state"))
-        assert "clock: day 1 00:30 (3 turns, 30 rounds, 1800 s)" in now
+        assert "clock: day 1 00:30 (1800 s = 3 turns)" in now
 
     @pytest.mark.parametrize(
         ("at", "named"),

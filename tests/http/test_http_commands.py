@@ -985,8 +985,9 @@ def test_a_chase_that_ends_into_its_encounter_answers_the_encounters_steps_as_th
     # the state says what the answer said: no fresh chase, the encounter's fight
     assert state["procedures"]["chase"] == {"phase": "CAUGHT", "next": []}
     assert state["procedures"]["encounter"] == {"phase": "COMBAT", "next": ["react", "round", "conclude"]}
-    assert "  next: nothing (the chase is over; the encounter resumed: hexlog encounter react | round | conclude)" in (
-        state["lines"]
+    assert (
+        "  next: nothing (the chase is over; the encounter resumed: hexlog encounter react | round | conclude)"
+        in (state["lines"])
     )
 
 
