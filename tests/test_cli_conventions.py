@@ -11,6 +11,8 @@ import pytest
 from hexlog.events.encounter import EncounterConcluded
 from hexlog.service import render
 
+from .conftest import secret_file
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -254,6 +256,31 @@ class TestEmptyText:
             said = f"hexlog: error: Invalid value for '{flag}': is empty: give a value, or leave it out"
             assert refused.stderr.startswith(said), (path, refused.stderr)
         assert hexlog("receipt").stdout == before
+
+    def test_nobody_speaking_at_a_reroll_is_the_one_empty_text_taken_and_its_help_says_so(self, hexlog, tmp_path):
+        """``reroll-reaction --speaker ""``: nobody speaks now (left out: the one who spoke before). The walk leaves it
+        out of the refusal, its help names it, and the reroll after Ann spoke (CHA 18, +2) adds nothing for her."""
+        assert (("encounter", "reroll-reaction"), "--speaker") not in self.OPTIONS
+        helped = hexlog("encounter", "reroll-reaction", "--help", env={"COLUMNS": "250", "TERMINAL_WIDTH": "250"})
+        assert 'who speaks now (default: the same who spoke before; "" for nobody: no CHA modifier applies)' in (
+            helped.stdout
+        )
+        for args in (
+            ("init", "--ruleset", "ose"),
+            ("session", "open", "--secret-file", secret_file(tmp_path, (2).to_bytes(32, "big").hex())),
+            ("party", "add", "Ann", "--cha", "18"),
+            ("encounter", "start", "--party-aware", "--monsters-aware"),
+            ("encounter", "check-surprise"),
+            ("encounter", "determine-distance", "--value", "30"),
+            ("encounter", "roll-initiative"),
+        ):
+            assert hexlog(*args).returncode == 0, args
+        reacted = hexlog("encounter", "react", "--speaker", "Ann")
+        assert "Ann speaks (CHA 18, +2): total 8 -> uncertain" in reacted.stdout
+        assert hexlog("encounter", "round").returncode == 0
+        rerolled = hexlog("encounter", "reroll-reaction", "--speaker", "")
+        assert rerolled.returncode == 0, rerolled.stderr
+        assert "reaction re-rolled 2d6=6, nobody speaks: total 6 -> uncertain" in rerolled.stdout
 
     def test_an_option_left_out_still_takes_its_default(self, hexlog):
         """Only text typed empty is refused: a roll without ``--for`` and a member removed without a reason are

@@ -129,7 +129,11 @@ class RollReaction(Command):
 class RerollReaction(Command):
     """Roll an uncertain reaction again, a round after it (the first time by the rules, later at the referee's call)."""
 
-    speaker: str | None = arg(None, help="who speaks now (default: the same)", member=True)
+    speaker: str | None = arg(
+        None,
+        help='who speaks now (default: the same who spoke before; "" for nobody: no CHA modifier applies)',
+        member=True,
+    )
     modifier: int = arg(0, help="the referee's situational modifier", within=REACTION_MODIFIER)
 
 
