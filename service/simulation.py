@@ -39,6 +39,8 @@ from hexlog.machine import commands as c
 from hexlog.machine import dungeon as dg
 from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
+from hexlog.machine.dungeon.rules import DungeonTables
+from hexlog.machine.dungeon.steps import rest_due
 from hexlog.machine.encounter.machine import OPEN_COUNTRY
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
@@ -52,6 +54,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
 from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as t
+from hexlog.machine.travel.rules import TravelTables
 from hexlog.machine.travel.state import Member
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
@@ -66,8 +69,6 @@ Z = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 95)
 #: a number with more distinct values than this is shown by percentiles only
 MAX_SHOWN_VALUES = 24
-HOUR = 3600
-DAY = 86400
 #: the longest trial asked of a simulation: a year of travel days, ten days of dungeon turns (a trial is held whole)
 MAX_DAYS, MAX_TURNS = 366, 1440
 
@@ -324,7 +325,7 @@ def _towards_centre(here: str, length: int) -> tuple[str, ...]:
 def travel_day(play: Play, journey: Journey) -> None:
     """One travel day (a rest day first when one is owed): weather, route, moves, the check, the end of the day."""
     trip = play.state("travel")
-    if any(m.exhaustion or m.owed or m.travel_days >= 6 for m in trip.members.values()):  # noqa: PLR2004 - the rules
+    if any(m.exhaustion or m.owed or m.travel_days >= _travel_days_before_rest(play) for m in trip.members.values()):
         play.run(t.RestDay())
     play.run(t.RollWeather(weather=journey.weather))
     believed = play.state("travel").believed
@@ -339,6 +340,14 @@ def travel_day(play: Play, journey: Journey) -> None:
     if "reveal_lost" in play.allowed("travel"):
         play.run(t.RevealLost(reason="the landmarks are wrong"))
     play.run(t.EndDay())
+
+
+def _travel_days_before_rest(play: Play) -> float:
+    """The travel days a party may make before it rests, as the rules in force read it (``tables.rest``): a trial's
+    party rests when the rules owe it, never sooner or later (no rest table: it never needs one)."""
+    rules = play.handler.load(play.campaign).rules
+    rest = rules.part(TravelTables).rest if rules is not None else None
+    return math.inf if rest is None else rest.rest_every_travel_days
 
 
 def _journey_trial(play: Play, journey: Journey) -> None:
@@ -397,7 +406,9 @@ def _delve_trial(play: Play, delve: Delve) -> None:
             play.run(dg.RefillLantern(by="Bo"))
         assert table.rules is not None  # noqa: S101 - the campaign has begun
         turn_seconds = table.rules.part(ClockOptions).turn_seconds
-        if table.clock.seconds - state.rested_at >= HOUR - turn_seconds:
+        dungeon = table.rules.part(DungeonTables).dungeon
+        rest_turns = dungeon.rest_turns_per_hour if dungeon is not None else 0
+        if rest_due(state, table.clock.seconds, turn_seconds, rest_turns):  # the rules' rest, when they owe it
             play.run(dg.Rest())
             continue
         play.run(dg.Move())
