@@ -294,7 +294,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
 
 def _plot_target(plot: Path | None) -> None:
     """Refuse, before any trial is run, a plot that cannot be written: a name not ending .png, a folder that is not
-    there or takes no file, matplotlib missing."""
+    there or takes no file, a name that is a folder or a link to nothing, matplotlib missing."""
     if plot is None:
         return
     from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
@@ -305,6 +305,12 @@ def _plot_target(plot: Path | None) -> None:
         raise UsageError(msg)
     if not plot.parent.is_dir():
         msg = f"cannot write the plot to {plot}: there is no folder {plot.parent}"
+        raise UsageError(msg)
+    if plot.is_dir():
+        msg = f"cannot write the plot to {plot}: it is a folder; give a file name ending .png"
+        raise UsageError(msg)
+    if plot.is_symlink() and not plot.exists():
+        msg = f"cannot write the plot to {plot}: it links to {plot.readlink()}, which is not there"
         raise UsageError(msg)
     try:  # a file of its own in the folder: one that takes none (read-only, /proc) is refused now, not at the end
         with tempfile.NamedTemporaryFile(dir=plot.parent, prefix=".hexlog-plot-", suffix=".png"):

@@ -121,16 +121,26 @@ def test_the_plot_is_a_png(tmp_path: Path) -> None:
 
 
 def test_a_plot_that_cannot_be_written_is_refused_before_the_trials_or_loses_no_answer(tmp_path: Path) -> None:
-    """A name not ending .png, or in a folder that is not there, is refused at once (exit 2, nothing run); a write
-    that fails after the trials says where, and the answer was printed first."""
-    for plot, words in (("chart.svg", "give a name ending .png"), ("missing/chart.png", "there is no folder")):
+    """A name not ending .png, in a folder that is not there, naming a folder or a link to nothing, is refused at once
+    (exit 2, nothing run); a write that fails after the trials (a full disk) says where, and the answer was printed
+    first."""
+    (tmp_path / "taken.png").mkdir()
+    (tmp_path / "dangling.png").symlink_to(tmp_path / "gone" / "chart.png")
+    for plot, words in (
+        ("chart.svg", "give a name ending .png"),
+        ("missing/chart.png", "there is no folder"),
+        ("taken.png", "it is a folder"),
+        ("dangling.png", "which is not there"),
+    ):
         refused = run_hexlog("simulate", "encounter", "--n", "5", "--plot", str(tmp_path / plot), cwd=tmp_path)
         assert refused.returncode == 2
         assert words in refused.stderr
         assert refused.stdout == ""
-        assert not (tmp_path / plot).exists()
-    taken = tmp_path / "taken.png"
-    taken.mkdir()
+        assert not (tmp_path / plot).is_file()
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full, a file whose every write fails")
+    taken = tmp_path / "full.png"
+    taken.symlink_to("/dev/full")
     failed = run_hexlog("simulate", "encounter", "--n", "5", "--json", "--plot", str(taken), cwd=tmp_path)
     assert failed.returncode == 1
     assert f"cannot write the plot to {taken}" in failed.stderr
