@@ -7,6 +7,7 @@ percentiles when it takes many values). Needs matplotlib (``pip install 'hexlog[
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events.errors import UsageError
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 COLUMNS = 2
 WIDTH = 0.8
+#: the most characters of the title on one line (a 12-inch figure, 9-point type)
+TITLE_CHARACTERS = 150
 
 
 def _bars(
@@ -87,8 +90,18 @@ def pyplot() -> Any:
     return plt
 
 
-def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
-    """Write the chart of every measure of every side to ``path`` (PNG)."""
+def _title_lines(title: str) -> str:
+    """The title in lines that fit the figure's width: each side's rules (``A: ...; B: ...``) on a line of its own,
+    a line longer than the figure broken between words (the rules' names of a ``compare`` ran off both edges)."""
+    parts = title.split("; ")
+    return "\n".join(
+        textwrap.fill(part + (";" if i < len(parts) - 1 else ""), TITLE_CHARACTERS, break_long_words=False)
+        for i, part in enumerate(parts)
+    )
+
+
+def chart(title: str, sides: Sequence[tuple[str, list[Measure]]]) -> Any:
+    """The figure of every measure of every side, the rules named in its title."""
     plt = pyplot()
     names = list(dict.fromkeys(m.name for _, measures in sides for m in measures))
     rows = max(1, math.ceil(len(names) / COLUMNS))
@@ -97,7 +110,15 @@ def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) ->
         _panel(axes[index // COLUMNS][index % COLUMNS], name, sides)
     for index in range(len(names), rows * COLUMNS):
         axes[index // COLUMNS][index % COLUMNS].axis("off")
-    figure.suptitle(title, fontsize=9)
+    figure.suptitle(_title_lines(title), fontsize=9)
     figure.tight_layout()
-    figure.savefig(path, format="png", dpi=100)
-    plt.close(figure)
+    return figure
+
+
+def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
+    """Write the chart of every measure of every side to ``path`` (PNG)."""
+    figure = chart(title, sides)
+    try:
+        figure.savefig(path, format="png", dpi=100)
+    finally:
+        pyplot().close(figure)

@@ -604,3 +604,27 @@ def test_a_number_one_side_shows_by_value_and_the_other_by_percentile_is_plotted
     simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
     assert ticks == [["p5", "p25", "p50", "p75", "p95"]]
     assert heights[0] == [30.0, 30.0, 60.0, 90.0, 120.0]  # A's percentiles, in feet
+
+
+def test_a_long_title_of_two_sides_rules_fits_the_plot() -> None:
+    """The rules of both sides of a ``compare`` with house rules are named in full within the figure (they ran off
+    both of its edges)."""
+    pytest.importorskip("matplotlib")
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    rules = rulesets.load("explore")
+    named = f"{rules.title} [explore + house rules, hash 1a2b3c4d...]"
+    title = f"simulate dungeon: 100 trials, seed 1, rules A: {named}; B: {named}"
+    sides = [(side, sim.summarise([{"caught": True}, {"caught": False}])) for side in "AB"]
+    figure = simulation_plot.chart(title, sides)
+    try:
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        shown = figure.get_suptitle()
+        assert shown.replace("\n", " ") == title
+        (text,) = [t for t in figure.texts if t.get_text() == shown]
+        box, frame = text.get_window_extent(renderer), figure.bbox
+        assert frame.x0 <= box.x0 < box.x1 <= frame.x1
+        assert frame.y0 <= box.y0 < box.y1 <= frame.y1
+    finally:
+        simulation_plot.pyplot().close(figure)
