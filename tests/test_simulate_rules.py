@@ -14,9 +14,12 @@ from scipy.stats import binomtest, chisquare
 from hexlog.events import dungeon as dev
 from hexlog.events import travel as tev
 from hexlog.machine import commands as c
+from hexlog.machine import encounter as enc
 from hexlog.service import simulation as sim
 
 P_MIN = 0.001
+MIN_EXPECTED = 5
+TRIALS = 400
 
 
 def _events(scenario: str, situation: Any, overrides: dict[str, Any], index: int = 0) -> list[Any]:
@@ -46,10 +49,19 @@ def _holds(rate: sim.Rate, exact: float) -> None:
 
 
 def _fits(values: list[Any], exact: dict[Any, Fraction]) -> None:
-    """The values follow the exact distribution (chi-square), and take no value it cannot give."""
+    """The values follow the exact distribution (chi-square, the rarest values pooled in bins of at least 5 expected
+    trials), and take no value it cannot give."""
     assert set(values) <= set(exact), set(values) - set(exact)
-    observed = [values.count(v) for v in sorted(exact)]
-    expected = [float(exact[v]) * len(values) for v in sorted(exact)]
+    observed, expected = [0], [0.0]
+    for value in sorted(exact):
+        if expected[-1] >= MIN_EXPECTED:
+            observed.append(0)
+            expected.append(0.0)
+        observed[-1] += values.count(value)
+        expected[-1] += float(exact[value]) * len(values)
+    if expected[-1] < MIN_EXPECTED and len(expected) > 1:  # the last, rare bin joins the one before
+        observed[-2:] = [sum(observed[-2:])]
+        expected[-2:] = [sum(expected[-2:])]
     assert chisquare(observed, expected).pvalue > P_MIN
 
 
@@ -92,3 +104,93 @@ def test_a_delve_under_rules_that_owe_no_rest_never_rests() -> None:
     overrides = {"tables": {"dungeon": {"rest_turns_per_hour": 0}}}
     events = _events("dungeon", sim.Delve(turns=12, every_turns=1000), overrides)
     assert not [e for e in events if isinstance(e, dev.PartyRested)]
+
+
+# -- the simulated rates agree with the exact chances of the rules -------------------------------------------------
+
+
+def _outcomes(scenario: str, situation: Any, ruleset: str, n: int = TRIALS, seed: int = 21) -> list[sim.Outcome]:
+    return sim.simulate(sim.Question(scenario=scenario, situation=situation, ruleset=ruleset, seed=seed), n)
+
+
+@pytest.mark.parametrize(
+    ("journey", "lost", "met"),
+    [
+        # §4.7 OD&D p.18 rows, the Dolmenwood terrains read as them (§4.8): clear, woods, swamp
+        (sim.Journey(days=1, terrain="meadow"), Fraction(1, 6), Fraction(1, 6)),
+        (sim.Journey(days=1, terrain="hilly_forest"), Fraction(2, 6), Fraction(2, 6)),
+        (sim.Journey(days=1, terrain="swamp"), Fraction(3, 6), Fraction(3, 6)),
+        # §4.7: fog +1 to the lost range, darkness +2 (the encounter chance is the terrain's)
+        (sim.Journey(days=1, terrain="meadow", weather="fog"), Fraction(2, 6), Fraction(1, 6)),
+        (sim.Journey(days=1, terrain="meadow", weather="clear", night=True), Fraction(3, 6), Fraction(1, 6)),
+    ],
+)
+def test_a_travel_day_is_lost_and_meets_monsters_at_the_terrains_chances(
+    journey: sim.Journey, lost: Fraction, met: Fraction
+) -> None:
+    """Seed 004 (explore): one travel day in a terrain is lost on its lost range of a d6 (plus fog's 1 and
+    darkness's 2) and meets monsters at the day's check on its encounter range (summer's weather hides nothing)."""
+    outcomes = _outcomes("travel", journey, "explore", n=300)
+    _holds(_rate(outcomes, "lost on a day"), float(lost))
+    (encounters,) = [m for m in sim.summarise(outcomes) if m.name == "encounters"]
+    assert set(encounters.counts) <= {"0", "1"}
+    _holds(sim.Rate(label="met", hits=encounters.counts.get("1", 0), n=encounters.n), float(met))
+
+
+@pytest.mark.parametrize(
+    ("delve", "chance"),
+    [
+        (sim.Delve(turns=2), Fraction(1, 6)),  # §4.2: every 2 turns, 1 on a d6
+        (sim.Delve(turns=2, wandering_on=(1, 2, 3)), Fraction(3, 6)),
+        (sim.Delve(turns=1, danger=True), Fraction(2, 6)),  # explore's dangerous place: every turn, 1-2
+    ],
+)
+def test_a_delve_s_one_wandering_check_brings_a_monster_at_its_chance(delve: sim.Delve, chance: Fraction) -> None:
+    outcomes = _outcomes("dungeon", delve, "explore")
+    assert {o["checks"] for o in outcomes} == {1}
+    _holds(_rate(outcomes, "any wandering monster"), float(chance))
+
+
+def test_both_sides_are_surprised_one_time_in_nine() -> None:
+    """OSE: each side is surprised on 1-2 of its own d6, so both are, 1/9 of the time."""
+    both = [
+        o["party surprised"] and o["monsters surprised"] for o in _outcomes("encounter", enc.StartEncounter(), "ose")
+    ]
+    _holds(sim.Rate(label="both", hits=sum(map(bool, both)), n=len(both)), 1 / 9)
+
+
+def test_the_reaction_to_ann_is_2d6_plus_her_charisma_on_the_ose_bands() -> None:
+    """OSE §2.5: 2d6 + 1 (Ann's CHA 13): hostile on 3-5, uncertain 6-8, indifferent 9-11, friendly 12 or more."""
+    bands = {"hostile": range(3, 6), "uncertain": range(6, 9), "indifferent": range(9, 12), "friendly": range(12, 14)}
+    totals = _dice(2, 6, lambda faces: sum(faces) + 1)
+    exact = {band: sum(p for total, p in totals.items() if total in within) for band, within in bands.items()}
+    outcomes = _outcomes("encounter", enc.StartEncounter(), "ose")
+    _fits([o["reaction"] for o in outcomes], exact)
+
+
+AWARE = {"party_aware": True, "monsters_aware": True}
+SURPRISED = {"party_surprise_on": 6}
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "situation", "measure", "exact"),
+    [
+        # OSE §2.3: wilderness 4d6 x 10 yd, 1d4 x 10 yd if either side is surprised
+        ("ose", {"setting": "wilderness", **AWARE}, "distance (yd)", _dice(4, 6, lambda f: 10 * sum(f))),
+        ("ose", {"setting": "wilderness", **SURPRISED}, "distance (yd)", _dice(1, 4, lambda f: 10 * sum(f))),
+        # seed 004 §4.3: dungeon 2d4 x 10 ft, 1d3 x 10 ft if either side is surprised
+        ("explore", AWARE, "distance (ft)", _dice(2, 4, lambda f: 10 * sum(f))),
+        ("explore", SURPRISED, "distance (ft)", _dice(1, 3, lambda f: 10 * sum(f))),
+        # seed 004 §4.5: wilderness 4d6 x 10 yd, 1d3 x 10 yd surprised
+        ("explore", {"setting": "wilderness", **AWARE}, "distance (yd)", _dice(4, 6, lambda f: 10 * sum(f))),
+        ("explore", {"setting": "wilderness", **SURPRISED}, "distance (yd)", _dice(1, 3, lambda f: 10 * sum(f))),
+        # seed 001 §3.2: indoors (1d6 + 4) x 10 ft, 1d3 x 10 ft on any surprise
+        ("adnd", {"setting": "indoors", **AWARE}, "distance (ft)", _dice(1, 6, lambda f: 10 * (f[0] + 4))),
+        ("adnd", {"setting": "indoors", **SURPRISED}, "distance (ft)", _dice(1, 3, lambda f: 10 * sum(f))),
+    ],
+)
+def test_the_encounter_distance_follows_the_rules_dice(
+    ruleset: str, situation: dict[str, Any], measure: str, exact: dict[Any, Fraction]
+) -> None:
+    outcomes = _outcomes("encounter", enc.StartEncounter(**situation), ruleset)
+    _fits([o[measure] for o in outcomes], exact)
