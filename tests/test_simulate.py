@@ -628,3 +628,24 @@ def test_a_long_title_of_two_sides_rules_fits_the_plot() -> None:
         assert frame.y0 <= box.y0 < box.y1 <= frame.y1
     finally:
         simulation_plot.pyplot().close(figure)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("encounter", "--ruleset", "adnd", "--setting", "outdoors", "--terrain", "forest"),
+        ("travel", "--days", "8", "--terrain", "woods", "--season", "winter"),  # a rest day owed on the 7th
+        ("dungeon", "--turns", "14", "--danger"),
+        ("pursuit", "--ruleset", "ose", "--party-size", "8", "--pursuers-speed", "150"),
+        ("compare", "encounter", "--setting", "wilderness", "--monsters", "4", "--against", "explore"),
+        ("compare", "travel", "--days", "7", "--against-option", "tables.rest.rest_every_travel_days=3"),
+        ("compare", "dungeon", "--turns", "8", "--against-option", "tables.dungeon.wandering_every_turns=1"),
+        ("compare", "pursuit", "--party-size", "8", "--pursuers-speed", "150", "--against", "ose"),
+    ],
+    ids=lambda args: "-".join(args[:2]),
+)
+def test_every_simulation_gives_on_two_processes_what_it_gives_on_one(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Each subcommand and each ``compare``: ``--jobs 2`` prints, byte for byte, what ``--jobs 1`` prints."""
+    result = simulated_json("simulate", *args, "--n", "24", "--seed", "8", cwd=tmp_path)
+    assert result["n"] == 24
+    assert all(measure["n"] > 0 for side in result["sides"] for measure in side["measures"])
