@@ -41,7 +41,8 @@ from hexlog.machine import encounter as enc
 from hexlog.machine.commands import arg
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.steps import rest_due
-from hexlog.machine.encounter.machine import OPEN_COUNTRY
+from hexlog.machine.encounter import state as encounter_state
+from hexlog.machine.encounter.machine import OPEN_COUNTRY, not_encirclable
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
@@ -239,12 +240,14 @@ def _encounter_measure(events: Sequence[Event], situation: enc.StartEncounter, r
     if at_least and situation.monster_count >= at_least:
         referee = rules.part(EncounterOptions).encirclement is Encirclement.REFEREE
         out[MAY_BE_ENCIRCLED if referee else ENCIRCLED] = False
+    state: encounter_state.EncounterState | None = None
     for event in events:
+        state = encounter_state.evolve(state, event)
         if isinstance(event, eev.SurpriseChecked):
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
-            if MAY_BE_ENCIRCLED in out:
-                out[MAY_BE_ENCIRCLED] = event.party_surprised
+            if MAY_BE_ENCIRCLED in out and state is not None:  # whether the procedure lets the referee encircle now
+                out[MAY_BE_ENCIRCLED] = not_encirclable(state, rules.part(EncounterOptions), rules.name) is None
             if event.advantage is not eev.Advantage.NONE:
                 out[FIRST_TO_ACT] = str(event.advantage)
         elif isinstance(event, eev.PartySurrounded):
