@@ -262,6 +262,7 @@ def _show(  # noqa: PLR0913 - what one answer is made of
             return {k: v for k, v in converter.unstructure(asked).items() if k not in scenario.unread}
 
         result = {
+            "title": title,
             "scenario": scenario.name,
             "situation": shown(situation),
             "n": n,
@@ -270,6 +271,8 @@ def _show(  # noqa: PLR0913 - what one answer is made of
                 {
                     "label": label,
                     "ruleset": r.name,
+                    "rules": rulesets.display_name(r),
+                    "rules_title": r.title,
                     "rules_hash": r.hash,
                     "house_rules": house,
                     "measures": [m.as_json() for m in measures],

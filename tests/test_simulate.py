@@ -649,3 +649,22 @@ def test_every_simulation_gives_on_two_processes_what_it_gives_on_one(tmp_path: 
     result = simulated_json("simulate", *args, "--n", "24", "--seed", "8", cwd=tmp_path)
     assert result["n"] == 24
     assert all(measure["n"] > 0 for side in result["sides"] for measure in side["measures"])
+
+
+def test_json_carries_everything_the_table_shows(tmp_path: Path) -> None:
+    """The table's title (trials, seed, each side's rules by title and by name, house rules flagged), its measures
+    and notes are all in ``--json``."""
+    args = ("simulate", "compare", "encounter", "--setting", "wilderness", "--monsters", "4", "--n", "12")
+    args += ("--against-option", "surrounded_at_monsters=5")
+    table = run_hexlog(*args, cwd=tmp_path, env={"COLUMNS": "400"})
+    shown = json.loads(run_hexlog(*args, "--json", cwd=tmp_path).stdout)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0] == shown["title"]
+    for side in shown["sides"]:
+        assert f"{side['rules_title']} [{side['rules']}]" in shown["title"]
+        for note in side["notes"]:
+            assert f"note ({side['label']}): {note}" in lines
+        for measure in side["measures"]:
+            assert any(line.startswith(f"│ {measure['name']}") for line in lines), measure["name"]
+    assert shown["sides"][1]["rules"].startswith("ose + house rules, hash ")
