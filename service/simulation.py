@@ -371,12 +371,16 @@ def _journey_reset(play: Play, journey: Journey) -> None:
     play.run(t.EndJourney())
 
 
+#: how often the party is lost on the first travel day: the chance of any one day, as the terrain and weather set it
+LOST_ON_DAY_1 = "lost on the first day"
+
+
 def _journey_measure(events: Sequence[Event], *_: Any) -> Outcome:
     days = [e for e in events if isinstance(e, tev.LostChecked)]
     wandering = [e for e in events if isinstance(e, tev.WanderingChecked)]
     return {
         "days lost": sum(e.lost for e in days),
-        "lost on a day": None if not days else days[0].lost,
+        LOST_ON_DAY_1: None if not days else days[0].lost,
         "ever lost": any(e.lost for e in days),
         "encounters": sum(e.encounter for e in wandering),
         "hexes travelled": sum(e.hexes for e in events if isinstance(e, tev.DayEnded)),
@@ -528,7 +532,8 @@ SCENARIOS: dict[str, Scenario] = {
             situation=enc.StartEncounter,
             trial=_encounter_trial,
             measure=_encounter_measure,
-            unread=("monster_speed",),
+            # a trial never evades (the monsters' speed decides nothing) and no outcome depends on a name
+            unread=("monster_speed", "name"),
             notes=_encounter_notes,
         ),
         Scenario(
@@ -563,8 +568,8 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_pursuit_trial,
             measure=_pursuit_measure,
             unheeded=_chase_unheeded,
-            # a trial's pursuit follows no encounter: one named would be refused
-            unread=("encounter",),
+            # a trial's pursuit follows no encounter: one named would be refused; no outcome depends on a name
+            unread=("encounter", "name"),
         ),
     )
 }

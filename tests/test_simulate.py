@@ -668,3 +668,12 @@ def test_json_carries_everything_the_table_shows(tmp_path: Path) -> None:
         for measure in side["measures"]:
             assert any(line.startswith(f"│ {measure['name']}") for line in lines), measure["name"]
     assert shown["sides"][1]["rules"].startswith("ose + house rules, hash ")
+
+
+@pytest.mark.parametrize("what", ["encounter", "pursuit"])
+def test_no_name_is_offered_which_no_outcome_reads(tmp_path: Path, what: str) -> None:
+    """A name for the encounter or the pursuit changes no outcome: it is not offered (it was, and did nothing)."""
+    refused = run_hexlog("simulate", what, "--n", "2", "--name", "the ogres", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "No such option" in refused.stderr
+    assert "--name" not in run_hexlog("simulate", what, "--help", cwd=tmp_path, env={"COLUMNS": "200"}).stdout

@@ -131,7 +131,7 @@ def test_a_travel_day_is_lost_and_meets_monsters_at_the_terrains_chances(
     """Seed 004 (explore): one travel day in a terrain is lost on its lost range of a d6 (plus fog's 1 and
     darkness's 2) and meets monsters at the day's check on its encounter range (summer's weather hides nothing)."""
     outcomes = _outcomes("travel", journey, "explore", n=300)
-    _holds(_rate(outcomes, "lost on a day"), float(lost))
+    _holds(_rate(outcomes, sim.LOST_ON_DAY_1), float(lost))
     (encounters,) = [m for m in sim.summarise(outcomes) if m.name == "encounters"]
     assert set(encounters.counts) <= {"0", "1"}
     _holds(sim.Rate(label="met", hits=encounters.counts.get("1", 0), n=encounters.n), float(met))
