@@ -482,14 +482,36 @@ def _pursuit_trial(play: Play, chase: Chase) -> None:
         play.run(next(step for trigger, step in PURSUIT_STEPS.items() if trigger in allowed))
 
 
+#: whose evasion each reading is
+EVASIONS = {EvasionRules.ODD: "seed 004's", EvasionRules.OSE: "OSE's"}
+
+
 def _chase_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
-    """``--give-up-after`` where the rules never stop a flight: only OSE's reading lets the party stop (§2.9)."""
+    """The options of a chase its rules never read: ``--give-up-after`` where the rules never stop a flight (only
+    OSE's reading lets the party stop, §2.9); ``--magic`` but under seed 004's evasion (§4.13), ``--referee-pct`` but
+    under OSE's (§2.9), and either where the party is not surprised at the first roll, the only one they count for
+    (both sides surprised is neither; an evasion already failed has no first roll)."""
     reading = rules.part(EvasionOptions).evasion_rules
-    default = attrs.fields(Chase).give_up_after.default
-    if reading is EvasionRules.OSE or chase.give_up_after == default:
-        return {}
-    why = f"only OSE's pursuit (options.evasion_rules = ose) lets the party stop; {rules.name}'s is {reading}"
-    return {"give_up_after": why}
+    out: dict[str, str] = {}
+    if reading is not EvasionRules.OSE and chase.give_up_after != attrs.fields(Chase).give_up_after.default:
+        out["give_up_after"] = (
+            f"only OSE's pursuit (options.evasion_rules = ose) lets the party stop; {rules.name}'s is {reading}"
+        )
+    surprised = chase.party_surprised and not chase.pursuers_surprised and not chase.evasion_failed
+    for name, given, reads in (
+        ("magic", chase.magic, EvasionRules.ODD),
+        ("referee_pct", chase.referee_pct, EvasionRules.OSE),
+    ):
+        if not given:
+            continue
+        if reading is not reads:
+            out[name] = (
+                f"only {EVASIONS[reads]} evasion (options.evasion_rules = {reads}) reads it; {rules.name}'s is "
+                f"{reading}"
+            )
+        elif not surprised:
+            out[name] = "it counts only for a party surprised (--party-surprised alone) at its first evasion roll"
+    return out
 
 
 #: what one flight is under each reading: seed 004 flees hex by hex (§4.14), OSE day by day (§2.9)

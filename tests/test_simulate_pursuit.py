@@ -256,3 +256,42 @@ def test_a_trial_follows_no_encounter_so_none_is_offered(tmp_path: Path) -> None
     assert refused.returncode == 2
     assert "No such option" in refused.stderr
     assert "--encounter" not in run_hexlog("simulate", "pursuit", "--help", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("--ruleset", "ose", "--magic", "--party-surprised"), "only seed 004's evasion"),
+        (("--referee-pct", "10", "--party-surprised"), "only OSE's evasion"),
+        (("--magic",), "counts only for a party surprised"),
+        (("--ruleset", "ose", "--referee-pct", "10"), "counts only for a party surprised"),
+        (("--magic", "--party-surprised", "--pursuers-surprised"), "counts only for a party surprised"),
+        (("--magic", "--party-surprised", "--evasion-failed"), "counts only for a party surprised"),
+    ],
+)
+def test_magic_and_the_referee_s_chance_are_refused_where_the_evasion_never_reads_them(
+    tmp_path: Path, args: tuple[str, ...], why: str
+) -> None:
+    """Magic counts under seed 004's evasion, the referee's chance under OSE's, and each only for a party surprised at
+    its first roll: elsewhere each changed nothing and was taken without a word; it is refused, naming it and why."""
+    refused = run_hexlog("simulate", "pursuit", *args, "--n", "3", cwd=tmp_path)
+    assert refused.returncode == 2
+    option = "--magic" if "--magic" in args else "--referee-pct"
+    assert refused.stderr.startswith(f"hexlog: error: {option} does not apply: ")
+    assert why in refused.stderr
+    assert not refused.stdout
+
+
+def test_magic_and_the_referee_s_chance_change_a_surprised_party_s_first_roll(tmp_path: Path) -> None:
+    """Where they are read they are taken, and change the chance of evading at once: magic lets a surprised party roll
+    as if unsurprised (seed 004), the referee's chance is the surprised party's (OSE)."""
+    for ruleset, option in (("explore", ("--magic",)), ("ose", ("--referee-pct", "100"))):
+        args = ("simulate", "pursuit", "--ruleset", ruleset, "--party-surprised", "--n", "20", "--json")
+        rates = []
+        for given in ((), option):
+            done = run_hexlog(*args, *given, cwd=tmp_path)
+            assert done.returncode == 0, done.stderr
+            (side,) = json.loads(done.stdout)["sides"]
+            (evaded,) = [m for m in side["measures"] if m["name"] == "evaded at once"]
+            rates.append(evaded["rates"]["yes"]["hits"])
+        assert rates[0] == 0 < rates[1]
