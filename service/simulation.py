@@ -375,6 +375,16 @@ def _journey_reset(play: Play, journey: Journey) -> None:
 LOST_ON_DAY_1 = "lost on the first day"
 
 
+def _journey_unheeded(journey: Journey, _: Ruleset) -> dict[str, str]:
+    """``--season`` with ``--weather``: the season is read for the column of the day's weather roll alone, and a
+    weather given every day rolls none."""
+    if not journey.weather or journey.season == attrs.fields(Journey).season.default:
+        return {}
+    return {
+        "season": f"it picks the column of the day's weather roll, and --weather {journey.weather} sets every day's"
+    }
+
+
 def _journey_measure(events: Sequence[Event], *_: Any) -> Outcome:
     days = [e for e in events if isinstance(e, tev.LostChecked)]
     wandering = [e for e in events if isinstance(e, tev.WanderingChecked)]
@@ -570,6 +580,7 @@ SCENARIOS: dict[str, Scenario] = {
             measure=_journey_measure,
             prepare=prepare_journey,
             reset=_journey_reset,
+            unheeded=_journey_unheeded,
         ),
         Scenario(
             name="dungeon",

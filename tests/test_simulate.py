@@ -677,3 +677,17 @@ def test_no_name_is_offered_which_no_outcome_reads(tmp_path: Path, what: str) ->
     assert refused.returncode == 2
     assert "No such option" in refused.stderr
     assert "--name" not in run_hexlog("simulate", what, "--help", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
+
+
+def test_a_season_beside_a_weather_given_every_day_is_refused(tmp_path: Path) -> None:
+    """The season picks the column of the day's weather roll; with ``--weather`` no day rolls, so a season changed
+    nothing and was taken without a word: it is refused, naming why (the season alone, or the weather alone, runs)."""
+    refused = run_hexlog(
+        "simulate", "travel", "--n", "2", "--days", "1", "--season", "winter", "--weather", "fog", cwd=tmp_path
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("hexlog: error: --season does not apply: it picks the column of the day's weather")
+    assert not refused.stdout
+    for alone in (("--season", "winter"), ("--weather", "fog")):
+        done = run_hexlog("simulate", "travel", "--n", "2", "--days", "1", *alone, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
