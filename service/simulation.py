@@ -408,6 +408,17 @@ class Delve:
     wandering_on: tuple[int, ...] = arg((), help="a d6 face that brings a wandering monster (repeat; overrides)")
 
 
+def _delve_unheeded(delve: Delve, _: Ruleset) -> dict[str, str]:
+    """``--danger`` with both ``--every-turns`` and ``--wandering-on``: a dangerous place sets how often and on which
+    faces the wandering checks come, and the two given set both."""
+    if delve.danger and delve.every_turns is not None and delve.wandering_on:
+        return {
+            "danger": "it sets how often and on which faces the wandering checks come: --every-turns and "
+            "--wandering-on set both"
+        }
+    return {}
+
+
 def _delve_trial(play: Play, delve: Delve) -> None:
     play.run(dg.EnterDungeon(danger=delve.danger, every_turns=delve.every_turns, wandering_on=delve.wandering_on))
     play.run(dg.LightSource(kind="lantern", by="Bo"))
@@ -588,6 +599,7 @@ SCENARIOS: dict[str, Scenario] = {
             ruleset="explore",
             situation=Delve,
             trial=_delve_trial,
+            unheeded=_delve_unheeded,
             measure=_delve_measure,
         ),
         Scenario(

@@ -691,3 +691,15 @@ def test_a_season_beside_a_weather_given_every_day_is_refused(tmp_path: Path) ->
     for alone in (("--season", "winter"), ("--weather", "fog")):
         done = run_hexlog("simulate", "travel", "--n", "2", "--days", "1", *alone, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
+
+
+def test_a_dangerous_place_whose_checks_are_all_given_is_refused(tmp_path: Path) -> None:
+    """A dangerous place sets how often and on which faces wandering checks come; given both, it changed nothing and
+    was taken without a word: it is refused, naming why (with one of the two given it still sets the other)."""
+    args = ("simulate", "dungeon", "--n", "2", "--turns", "2", "--danger", "--every-turns", "3")
+    refused = run_hexlog(*args, "--wandering-on", "2", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("hexlog: error: --danger does not apply: it sets how often and on which faces")
+    assert not refused.stdout
+    done = run_hexlog(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
