@@ -70,7 +70,8 @@ def _panel(ax: Any, name: str, sides: Sequence[tuple[str, list[Measure]]]) -> No
         ax.bar(xs, ys, width=width, yerr=errors, capsize=3, label=label or None, color=f"C{colour}")
     ax.set_xticks(range(len(order)))
     ax.set_xticklabels(order, rotation=30 if len(order) > 6 else 0, fontsize=8)  # noqa: PLR2004 - a crowded axis
-    ax.set_xlabel(name)
+    # each bar a value's share of the trials, a category's rate, or (a number of many values) a percentile of it
+    ax.set_xlabel(f"{name}: percentile of the trials" if ylabel == name else name)
     ax.set_ylabel(ylabel)
     if len(sides) > 1:
         ax.legend(fontsize=7)

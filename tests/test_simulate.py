@@ -592,6 +592,7 @@ def test_a_number_one_side_shows_by_value_and_the_other_by_percentile_is_plotted
     b = sim.summarise([{"distance (ft)": 10 * i} for i in range(40)])
     ticks: list[list[str]] = []
     heights: list[list[float]] = []
+    labels: list[tuple[str, str]] = []
 
     class Axes(_Axes):
         def bar(self, xs: list[float], ys: list[float], **kwargs: object) -> None:
@@ -601,9 +602,17 @@ def test_a_number_one_side_shows_by_value_and_the_other_by_percentile_is_plotted
         def set_xticklabels(self, labels: list[str], **_kwargs: object) -> None:
             ticks.append(list(labels))
 
+        def set_xlabel(self, text: str) -> None:
+            labels.append(("x", text))
+
+        def set_ylabel(self, text: str) -> None:
+            labels.append(("y", text))
+
     simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
     assert ticks == [["p5", "p25", "p50", "p75", "p95"]]
     assert heights[0] == [30.0, 30.0, 60.0, 90.0, 120.0]  # A's percentiles, in feet
+    # the axis of the bars says they are percentiles (it named the distance twice, on both axes)
+    assert labels == [("x", "distance (ft): percentile of the trials"), ("y", "distance (ft)")]
 
 
 def test_a_long_title_of_two_sides_rules_fits_the_plot() -> None:
