@@ -291,8 +291,12 @@ def _show(  # noqa: PLR0913 - what one answer is made of
         for label, told in zip(labels, notes, strict=True):
             for note in told:  # what the situation decides, which no rate shows
                 out.print(f"note: {note}" if len(labels) == 1 else f"note ({label}): {note}")
-    if given["plot"] is not None:
-        _write_plot(given["plot"], title, sides, say=not given["as_json"])
+    if given["plot"] is not None:  # each side's bars named by its rules too (a legend of A and B told nothing)
+        named = [
+            (f"{label}: {rulesets.display_name(r)}" if len(rules) > 1 else label, measures)
+            for (label, measures), r in zip(sides, rules, strict=True)
+        ]
+        _write_plot(given["plot"], title, named, say=not given["as_json"])
 
 
 def _plot_target(plot: Path | None) -> None:

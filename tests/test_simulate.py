@@ -712,3 +712,18 @@ def test_a_dangerous_place_whose_checks_are_all_given_is_refused(tmp_path: Path)
     assert not refused.stdout
     done = run_hexlog(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not IN_PROCESS, reason="reads what the plot is given in this process")
+def test_the_plot_of_a_compare_names_each_side_s_rules_in_its_legend(tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("matplotlib")
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    given: list[list[str]] = []
+    monkeypatch.setattr(simulation_plot, "write", lambda _path, _title, sides: given.append([s for s, _ in sides]))
+    args = ("simulate", "compare", "dungeon", "--turns", "2", "--n", "2", "--plot", str(tmp_path / "c.png"))
+    done = run_hexlog(*args, "--against-option", "tables.dungeon.wandering_every_turns=1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    ((a, b),) = given
+    assert a == "A: explore"
+    assert b.startswith("B: explore + house rules, hash ")
