@@ -206,12 +206,22 @@ def _title(scenario: Scenario, rules: Sequence[rulesets.Ruleset], n: int, seed: 
 
 
 def _table(title: str, sides: Sequence[tuple[str, list[Measure]]], trials: int) -> Table:
+    """The answer's table; however narrow the terminal, nothing in it is cut short (a rate's interval, a reaction's
+    name once ended in an ellipsis at 80 columns): a word wider than its column folds onto the next line."""
     table = Table(title=title, title_justify="left")
-    table.add_column("measure")
-    table.add_column("outcome")
+    table.add_column("measure", overflow="fold")
+    table.add_column("outcome", overflow="fold")
     for label, _ in sides:
-        table.add_column(label or "value", justify="right")
-        table.add_column("spread")
+        table.add_column(label or "value", justify="right", overflow="fold")
+        table.add_column("spread", overflow="fold")
+    for end, cells in _rows(sides, trials):
+        table.add_row(*cells, end_section=end)
+    return table
+
+
+def _rows(sides: Sequence[tuple[str, list[Measure]]], trials: int) -> list[tuple[bool, list[str]]]:
+    """The table's rows, each with whether it ends its measure's section."""
+    out: list[tuple[bool, list[str]]] = []
     first = sides[0][1]
     by_side = [{m.name: m for m in measures} for _, measures in sides]
     names = list(dict.fromkeys([m.name for m in first] + [m.name for _, ms in sides[1:] for m in ms]))
@@ -227,8 +237,8 @@ def _table(title: str, sides: Sequence[tuple[str, list[Measure]]], trials: int) 
         counted = sorted({m[name].n for m in by_side if name in m and m[name].n != trials})
         label = f"{name} (of {' / '.join(map(str, counted))} trials)" if counted else name  # the trials that reached it
         for i, (what, cells) in enumerate(rows.items()):
-            table.add_row(label if i == 0 else "", what, *cells, end_section=i == len(rows) - 1)
-    return table
+            out.append((i == len(rows) - 1, [label if i == 0 else "", what, *cells]))
+    return out
 
 
 def _value_order(what: str) -> tuple[int, float]:

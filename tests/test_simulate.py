@@ -727,3 +727,17 @@ def test_the_plot_of_a_compare_names_each_side_s_rules_in_its_legend(tmp_path: P
     ((a, b),) = given
     assert a == "A: explore"
     assert b.startswith("B: explore + house rules, hash ")
+
+
+def test_nothing_in_the_table_is_cut_short_at_eighty_columns(tmp_path: Path) -> None:
+    """Printed to a file (80 columns), a compare's two sides once cut rates' intervals and outcomes' names short with
+    an ellipsis (``23.8%-34.…``, ``simultane…``): a word wider than its column folds, every character of it there."""
+    args = ("simulate", "compare", "encounter", "--setting", "wilderness", "--monsters", "4", "--against", "explore")
+    done = run_hexlog(*args, "--n", "40", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    table = [line for line in done.stdout.splitlines() if line[:1] in set("┏┃┡│├└")]
+    assert max(len(line) for line in table) <= 80
+    outcomes = "".join(line.split("│")[2].strip() for line in table if line.startswith("│"))
+    assert "simultaneous" in outcomes
+    assert "indifferent" in outcomes
