@@ -234,11 +234,22 @@ def _rows(sides: Sequence[tuple[str, list[Measure]]], trials: int) -> list[tuple
                 row[2 * index], row[2 * index + 1] = value, spread
         if any(m[name].kind == "number" for m in by_side if name in m):  # each value once, in order, whichever side
             rows = dict(sorted(rows.items(), key=lambda row: _value_order(row[0])))
-        counted = sorted({m[name].n for m in by_side if name in m and m[name].n != trials})
-        label = f"{name} (of {' / '.join(map(str, counted))} trials)" if counted else name  # the trials that reached it
+        counts = [(side, m[name].n) for (side, _), m in zip(sides, by_side, strict=True) if name in m]
+        label = _reached(name, counts, trials, len(sides))
         for i, (what, cells) in enumerate(rows.items()):
             out.append((i == len(rows) - 1, [label if i == 0 else "", what, *cells]))
     return out
+
+
+def _reached(name: str, counts: Sequence[tuple[str, int]], trials: int, sides: int) -> str:
+    """A measure's name, and how many of the trials reached it where some did not (its rates and shares are of
+    those): ``rest owed (31 of 60 trials reach it)``; in a ``compare`` each side's that some did not reach
+    (``B: 31 of 60``)."""
+    if all(n == trials for _, n in counts):
+        return name
+    partial = [(side, n) for side, n in counts if n != trials]
+    reached = ", ".join(f"{side}: {n}" for side, n in partial) if sides > 1 else str(partial[0][1])
+    return f"{name} ({reached} of {trials} trials reach it)"
 
 
 def _value_order(what: str) -> tuple[int, float]:

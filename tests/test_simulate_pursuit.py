@@ -191,8 +191,11 @@ def test_a_measure_only_some_trials_reach_says_how_many() -> None:
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(cli_simulate._table("title", [("explore", measures)], 60))
     text = console.export_text()
-    assert f"rest owed (half-days) (of {rest.n} trials)" in text
-    assert "hexes fled (of" not in text  # every trial counts it
+    assert f"rest owed (half-days) ({rest.n} of 60 trials reach it)" in text  # its shares are of those
+    assert "hexes fled (" not in text  # every trial counts it
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(cli_simulate._table("title", [("A", measures), ("B", sim.summarise([{"hexes fled": 1}] * 60))], 60))
+    assert f"rest owed (half-days) (A: {rest.n} of 60 trials reach it)" in console.export_text()
 
 
 def test_both_sides_surprised_flee_as_if_neither_was(tmp_path: Path) -> None:
