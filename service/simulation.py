@@ -575,8 +575,7 @@ SCENARIOS: dict[str, Scenario] = {
             situation=enc.StartEncounter,
             trial=_encounter_trial,
             measure=_encounter_measure,
-            # a trial never evades (the monsters' speed decides nothing) and no outcome depends on a name
-            unread=("monster_speed", "name"),
+            unread=("monster_speed",),
             notes=_encounter_notes,
         ),
         Scenario(
@@ -613,8 +612,8 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_pursuit_trial,
             measure=_pursuit_measure,
             unheeded=_chase_unheeded,
-            # a trial's pursuit follows no encounter: one named would be refused; no outcome depends on a name
-            unread=("encounter", "name"),
+            # a trial's pursuit follows no encounter: one named would be refused
+            unread=("encounter",),
         ),
     )
 }
