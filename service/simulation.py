@@ -202,6 +202,8 @@ class Scenario:
     #: what the situation itself decides under the rules in force, in sentences printed beside the measures: an
     #: outcome no dice decide is told, never shown as a rate of 0 % or 100 %
     notes: Callable[[Any, Ruleset], tuple[str, ...]] | None = None
+    #: the procedures a trial plays (the campaign's clock always): a house rule none of them reads changes nothing
+    procedures: tuple[str, ...] = ("campaign", "encounter")
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -580,6 +582,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="travel",
+            procedures=("campaign", "travel", "map", "encounter"),
             title=(
                 "Travel for some days through one terrain: days lost, encounters at the day's check (not the "
                 "night's), hexes covered, rest days."
@@ -594,6 +597,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="dungeon",
+            procedures=("campaign", "dungeon", "encounter"),
             title="Explore a dungeon for some turns: wandering monsters met, checks made, lantern refills.",
             ruleset="explore",
             situation=Delve,
@@ -603,6 +607,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="pursuit",
+            procedures=("campaign", "pursuit", "map", "encounter"),
             title=(
                 "Flee a wilderness pursuit from its start: evaded at once, escaped or caught, hexes fled (OSE: days of "
                 "flight), the rest owed where the rules owe one."

@@ -736,3 +736,41 @@ def test_nothing_in_the_table_is_cut_short_at_eighty_columns(tmp_path: Path) -> 
     outcomes = "".join(line.split("│")[2].strip() for line in table if line.startswith("│"))
     assert "simultaneous" in outcomes
     assert "indifferent" in outcomes
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("dungeon", "--option", "carry_partial_hex=true"),
+            "--option carry_partial_hex=true: options.carry_partial_hex",
+        ),
+        (
+            ("compare", "dungeon", "--against-option", "tables.rest.rest_every_travel_days=3"),
+            "--against-option tables.rest.rest_every_travel_days=3: tables.rest is read by travel",
+        ),
+        (("encounter", "--option", "tables.dungeon.wandering_every_turns=1"), "tables.dungeon is read by dungeon"),
+    ],
+)
+def test_a_house_rule_no_procedure_of_the_trial_reads_is_refused(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """A house rule of travel given to a delve changed nothing (a compare of it gave two equal sides, taken without a
+    word): it is refused, naming who reads it and what the trial plays."""
+    refused = run_hexlog("simulate", *args, "--n", "2", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert said in refused.stderr
+    assert not refused.stdout
+    read = run_hexlog(
+        "simulate",
+        "compare",
+        "travel",
+        "--days",
+        "1",
+        "--n",
+        "2",
+        "--against-option",
+        "tables.rest.rest_every_travel_days=3",
+        cwd=tmp_path,
+    )
+    assert read.returncode == 0, read.stderr
