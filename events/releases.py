@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from hexlog.events.base import TYPE_PREFIX
 
-__all__ = ["FIRST_WRITTEN", "RAISED", "left_behind", "raised_at"]
+__all__ = ["CURRENT", "FIRST_WRITTEN", "RAISED", "left_behind", "raised_at"]
 
 #: the versions each release raised, oldest release first: (type name, schema version) pairs
 RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
@@ -55,8 +55,16 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
     (("travel.wandering_checked", 3),),
     (("dungeon.secret_door_searched", 2),),
     (("travel.wandering_checked", 4),),
-    (("encounter.action_chosen", 2), ("encounter.pursuit_decided", 2), ("encounter.round_played", 2)),
+    (
+        ("encounter.action_chosen", 2),
+        ("encounter.pursuit_decided", 2),
+        ("encounter.round_played", 2),
+        ("session.opened", 3),
+    ),
 )
+
+#: the number of the current release (the last entry of ``RAISED``): what ``session.opened`` records since version 3
+CURRENT = len(RAISED)
 
 #: (CloudEvents type, schema version) -> the number of the release that first wrote it (1 for ``RAISED[0]``)
 FIRST_WRITTEN: dict[tuple[str, int], int] = {

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from hexlog.events import releases
 from hexlog.events.campaign import CampaignStarted, RulesChanged
 from hexlog.events.dice import Visibility
 from hexlog.events.errors import Advice, CorruptLogError, NotFoundError, RuleRefusedError, UsageError
@@ -127,6 +128,7 @@ def open_session(ctx: StepContext, command: c.OpenSession) -> None:
             commitment=hexdice.commitment(secret),
             scheme=hexdice.SCHEME,
             supplied=command.secret_hex is not None,
+            release=releases.CURRENT,
         )
     )
 

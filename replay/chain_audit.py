@@ -182,6 +182,29 @@ class Opened:
 
 #: the events that record a whole ruleset (its name and content), whose shape may show how far their build had come
 RULES_RECORDED = frozenset({TYPE_PREFIX + "campaign.started", TYPE_PREFIX + "campaign.rules_changed"})
+#: the event that names the release that wrote it (``session.opened`` since schema version 3: ``release``)
+RELEASE_RECORDED = TYPE_PREFIX + "session.opened"
+
+
+@attrs.frozen
+class Shown:
+    """The latest release the events of a stream so far show wrote it, and what shows it: an event's type and schema
+    version, the rules recorded in a built-in's shape (their label, ``rules``), or the release a session names
+    (``named``)."""
+
+    release: int = 0
+    by: str = ""
+    version: int = 0
+    at: int = 0
+    rules: bool = False
+    named: bool = False
+
+    def __str__(self) -> str:
+        if self.rules:
+            return f"the rules recorded at stream version {self.at}, {self.by}"
+        if self.named:
+            return f"the {self.by} at stream version {self.at}, which names release {self.release}"
+        return f"{self.by} schema version {self.version} (at stream version {self.at})"
 
 
 @attrs.define
@@ -191,18 +214,20 @@ class SchemaVersions:
 
     A release writes each type at its current version and an upgrade only raises them, so an honest stream never
     holds a type at a version below one it already holds, nor at a version the release that wrote an earlier event
-    had left behind: an event re-labelled as older, to be judged by the older rules, is a finding.
+    had left behind: an event re-labelled as older, to be judged by the older rules, is a finding. A session opened
+    since ``session.opened`` version 3 names the release that opened it: the stream's from there on, so one naming a
+    release no release is yet, or one before what the stream already shows, is a finding too.
     """
 
     #: each type's highest schema version so far, and the stream version of the first event at it
     highest: dict[str, tuple[int, int]] = attrs.field(factory=dict)
-    #: the latest release an event so far shows wrote it (0: any), and that event's type, version and stream version
-    #: (or the label of the rules whose shape shows it, version 0)
-    newest: tuple[int, str, int, int] = (0, "", 0, 0)
+    #: the latest release the events so far show wrote the stream (0: any), and what shows it
+    newest: Shown = Shown()
 
     def older(self, env: Envelope) -> str | None:
         """Why the event's schema version is below one its type already had in this stream, or one its type had left
-        behind in a release that wrote an earlier event; None when it is neither."""
+        behind in a release that wrote an earlier event, or why the release it names cannot have written it; None
+        when it is none of these."""
         kind, version = env.type, env.schemaversion
         before = self.highest.get(kind)
         if before is not None and version < before[0]:
@@ -210,26 +235,54 @@ class SchemaVersions:
                 f"{kind} schema version {version} after schema version {before[0]} (at stream version {before[1]}): "
                 "older than a version this stream already holds"
             )
-        release, by, by_version, at = self.newest
+        newest = self.newest
         gone = releases.left_behind(kind, version)
-        if gone is not None and gone <= release:
-            if by_version == 0:  # the floor of rules recorded in a shape of a built-in
+        if gone is not None and gone <= newest.release:
+            if newest.rules:  # the floor of rules recorded in a shape of a built-in
                 return (
-                    f"{kind} schema version {version} after the rules recorded at stream version {at}, {by}: every "
-                    f"build that shipped them writes {kind} at schema version {version + 1} or later (re-labelled by "
-                    "hand, or house rules laid on an earlier build to equal that shape)"
+                    f"{kind} schema version {version} after {newest}: every build that shipped them writes {kind} at "
+                    f"schema version {version + 1} or later (re-labelled by hand, or house rules laid on an earlier "
+                    "build to equal that shape)"
+                )
+            if newest.named:
+                return (
+                    f"{kind} schema version {version} after {newest}: every release from {newest.release} on "
+                    f"writes {kind} at schema version {version + 1} or later"
                 )
             return (
-                f"{kind} schema version {version} after {by} schema version {by_version} (at stream version {at}): "
-                f"every release that writes the one writes {kind} at schema version {version + 1} or later"
+                f"{kind} schema version {version} after {newest}: every release that writes the one writes {kind} at "
+                f"schema version {version + 1} or later"
             )
         if before is None or version > before[0]:
             self.highest[kind] = (version, env.streamversion)
         written = releases.raised_at(kind, version)
-        if written > release:
-            self.newest = (written, kind, version, env.streamversion)
+        if written > newest.release:
+            self.newest = Shown(written, kind, version, env.streamversion)
         if kind in RULES_RECORDED:
             self.rules_floor(env)
+        if kind == RELEASE_RECORDED:
+            return self.release_named(env)
+        return None
+
+    def release_named(self, env: Envelope) -> str | None:
+        """Why the release a session names cannot have opened it (none is that release yet, or the stream already
+        shows a later one: an upgrade never goes back); None when it can, and the stream is then that release's on."""
+        named = env.data.get("release")
+        if type(named) is not int:
+            return None  # none (before version 3), or malformed: the decoding check names it
+        if named > releases.CURRENT:
+            return (
+                f"{env.type} names release {named}, after release {releases.CURRENT}, the latest there is: no release "
+                "of hexlog wrote it"
+            )
+        newest = self.newest
+        if named < newest.release:
+            return (
+                f"{env.type} names release {named}, before release {newest.release}, which {newest} shows wrote the "
+                "stream: an upgrade never goes back to an earlier release"
+            )
+        if named > newest.release:
+            self.newest = Shown(named, env.type, env.schemaversion, env.streamversion, named=True)
         return None
 
     def rules_floor(self, env: Envelope) -> None:
@@ -242,8 +295,8 @@ class SchemaVersions:
             made, label = shapes.floor(name, content)
         except (UsageError, TypeError, ValueError):
             return  # rules no build could record: the decisions check names them
-        if made > self.newest[0]:
-            self.newest = (made, label, 0, env.streamversion)
+        if made > self.newest.release:
+            self.newest = Shown(made, label, 0, env.streamversion, rules=True)
 
 
 def check_schemas(ordered: list[Item], out: list[Finding], unsound: set[int]) -> None:

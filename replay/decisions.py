@@ -495,10 +495,13 @@ class _Walker:
             return
 
     def note_loose(self, at: int, event: Event) -> None:
-        """Note the release the event shows wrote the stream, and keep it with the table before it if it is of a kind a
-        due check records and steps record too, in no decision's place after it (``loose``)."""
+        """Note the release the event shows wrote the stream (a session names the one that opened it), and keep it
+        with the table before it if it is of a kind a due check records and steps record too, in no decision's place
+        after it (``loose``)."""
         recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
         self.release = max(self.release, releases.raised_at(TYPE_PREFIX + event.type_name, recorded))
+        if isinstance(event, SessionOpened):  # the release that opened it (0 before version 3): the stream's from here
+            self.release = max(self.release, event.release)
         if type(event) in self.due_shared and at not in self.followed:
             self.loose.append((at, event, self.table))
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hexlog.events import releases
 from hexlog.events.chain import CONTENT_TYPE, GENESIS, SPECVERSION, canonical_json
 from hexlog.events.dice import DiceRolled
 from hexlog.events.session import ClientSeedSet, SessionClosed, SessionOpened
@@ -56,13 +57,28 @@ ROLLED = DiceRolled.cloud_type()
 OPENED = SessionOpened.cloud_type()
 SEEDED = ClientSeedSet.cloud_type()
 CLOSED = SessionClosed.cloud_type()
-#: the data keys of each other plain event at its current schema version, with their exact types
+#: the data keys of each other plain event at its current schema version (and a session's before it names its
+#: release), with their exact types
 _SESSION_DATA: dict[tuple[str, int], dict[str, type]] = {
-    (OPENED, SessionOpened.schema_version): {"session": str, "commitment": str, "scheme": str, "supplied": bool},
+    (OPENED, 2): {"session": str, "commitment": str, "scheme": str, "supplied": bool},
+    (OPENED, SessionOpened.schema_version): {
+        "session": str,
+        "commitment": str,
+        "scheme": str,
+        "supplied": bool,
+        "release": int,
+    },
     (SEEDED, ClientSeedSet.schema_version): {"session": str, "client_seed": str},
     (CLOSED, SessionClosed.schema_version): {"session": str, "secret": str},
 }
 _PLAIN_CLASSES = (DiceRolled, SessionOpened, ClientSeedSet, SessionClosed)
+#: (type, schema version) of each plain event read here -> the release that first wrote it, and the first that no
+#: longer did (None: today's still does): an event at a version a release before it in the stream left behind was
+#: re-labelled by hand (``hexlog.replay.chain_audit.SchemaVersions``)
+_RELEASES: dict[tuple[str, int], tuple[int, int | None]] = {
+    (kind, version): (releases.raised_at(kind, version), releases.left_behind(kind, version))
+    for kind, version in [*((ROLLED, version) for version in _ROLLS), *_SESSION_DATA]
+}
 
 
 #: how many kinds of roll ``PlainRules`` remembers before it starts again
@@ -148,6 +164,7 @@ class PlainStream:
         "next_nonce",
         "pending",
         "position",
+        "release",
         "rolled",
         "rolls",
         "rules",
@@ -192,6 +209,8 @@ class PlainStream:
         self.verified = 0
         #: the highest schema version of the stream's rolls so far (its other events are at their current one)
         self.rolled = 0
+        #: the latest release the stream's events so far show wrote it (``releases``; 0: any)
+        self.release = 0
 
     def feed(self, row: tuple[Any, ...]) -> None:
         """Check one stored row (``hexlog.events.sqlite_schema.COLUMNS``); raise as the store would when its data
@@ -214,6 +233,11 @@ class PlainStream:
         ):
             self._give_up(row)
             return
+        written, gone = _RELEASES.get((type_, schema), (0, None))
+        if gone is not None and gone <= self.release:
+            self._give_up(row)
+            return
+        self.release = max(self.release, written)
         pattern = _ROLLS.get(schema) if type_ == ROLLED else None
         if pattern is not None:
             found = pattern.fullmatch(text)
@@ -297,17 +321,21 @@ class PlainStream:
         return self._closed(record, data["secret"], at)
 
     def _opened(self, data: dict[str, Any], at: int) -> bool:
-        """A session of a new id and commitment rolling hexlog-dice-v2: only a ``session.opened`` of schema version
-        1 (never read here) rolls v1, so one here is the full audit's finding."""
+        """A session of a new id and commitment rolling hexlog-dice-v2, opened by a release that can have written it
+        (none before the stream's latest, none after today's): only a ``session.opened`` of schema version 1 (never
+        read here) rolls v1, so one here is the full audit's finding."""
         session, commitment, scheme = data["session"], data["commitment"], data["scheme"]
+        named = data.get("release", self.release)
         if (
-            session in self.sessions
+            not self.release <= named <= releases.CURRENT
+            or session in self.sessions
             or scheme != hexdice.V2
             or not _HEX64.fullmatch(commitment)
             or commitment in self.commitments
         ):
             return False
         record = SessionRecord(session, at, commitment, scheme, supplied=data["supplied"])
+        self.release = named
         self.sessions.add(session)
         self.commitments.add(commitment)
         self.current = record

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hexlog.machine.handler  # noqa: F401 - registers every procedure
-from hexlog.events import base, catalogue, codec, registered
+from hexlog.events import base, catalogue, codec, registered, releases
 from hexlog.events.base import Event
 from hexlog.events.dice import DiceRolled
 from hexlog.events.encounter import DistanceDetermined, ReactionResult, ReactionRolled, Unit
@@ -138,7 +138,21 @@ class TestGoldenPayloads:
         assert isinstance(after, SessionOpened)
         assert (before.scheme, before.supplied) == ("hexlog-dice-v1", False)
         assert (after.scheme, after.supplied) == ("hexlog-dice-v2", True)
-        assert codec.to_data(before) == {**old["data"], "supplied": False}
+        assert codec.to_data(before) == {**old["data"], "supplied": False, "release": 0}
+
+    def test_a_session_opening_before_version_3_names_no_release(self):
+        """session.opened v1 and v2 did not name the release that opened them: they read as release 0 (told from
+        the stream's schema versions), and v3 keeps the release it names."""
+        read = {}
+        for version in (1, 2, 3):
+            golden = json.loads((GOLDEN / f"session.opened.v{version}.json").read_text(encoding="utf-8"))
+            event = codec.from_data(golden["type"], golden["schemaversion"], golden["data"])
+            assert isinstance(event, SessionOpened)
+            read[version] = event.release
+        new = json.loads((GOLDEN / "session.opened.v3.json").read_text(encoding="utf-8"))
+        assert read == {1: 0, 2: 0, 3: new["data"]["release"]}
+        assert new["data"]["release"] == releases.raised_at(new["type"], 3)
+        assert codec.to_data(codec.from_data(new["type"], 3, new["data"])) == new["data"]
 
     @pytest.mark.parametrize("cls", [HandedOff, Resumed], ids=lambda c: c.type_name)
     def test_a_hand_off_payload_names_the_parent_and_the_child(self, cls):
