@@ -203,7 +203,7 @@ class Shown:
         if self.rules:
             return f"the rules recorded at stream version {self.at}, {self.by}"
         if self.named:
-            return f"the {self.by} at stream version {self.at}, which names release {self.release}"
+            return f"the {self.by} naming release {self.release} (at stream version {self.at})"
         return f"{self.by} schema version {self.version} (at stream version {self.at})"
 
 

@@ -26,6 +26,7 @@ from unittest import mock
 import attrs
 import pytest
 
+from hexlog.events import releases
 from hexlog.events.chain import reseal
 from hexlog.events.encounter import EncounterConcluded
 from hexlog.machine import commands as c
@@ -909,12 +910,24 @@ class TestAConclusionTyped:
         found = findings(edited(parley, at, outcome="pursuit"))
         assert found[0] == (version_of(at), "decision", REFUSED_IN_PURSUIT)
 
-    def test_a_conclusion_in_pursuit_in_a_stream_of_an_earlier_release_is_let_be(self) -> None:
-        """No event before the conclusion shows the release that refuses it (no round played, no side's choice): the
-        releases before it concluded a delve's encounter in pursuit, and the delve handed the chase on."""
+    def test_a_conclusion_in_pursuit_straight_after_initiative_in_a_log_of_today_is_a_finding(self) -> None:
+        """No event before the conclusion is of a version only the release that refuses it writes (no round played, no
+        side's choice), but the session names the release that opened it: its rules hold from its first event."""
         log = concluded_by_hand(*MET[:-1], e.ConcludeEncounter(outcome="pursuit"))
         assert [env.schemaversion for env in log if env.type == "hexlog.encounter.round_played"] == []
-        assert findings(log) == []
+        assert log[where(log, "session.opened")].data["release"] == releases.CURRENT
+        at = where(log, "encounter.concluded")
+        assert findings(log) == [(version_of(at), "decision", REFUSED_IN_PURSUIT)]
+
+    def test_a_conclusion_in_pursuit_in_a_stream_of_an_earlier_release_is_let_be(self) -> None:
+        """A session opened before sessions named their release (``session.opened`` version 2), and no event before
+        the conclusion of a version the release that refuses it writes: the releases before it concluded a delve's
+        encounter in pursuit, and the delve handed the chase on."""
+        log = concluded_by_hand(*MET[:-1], e.ConcludeEncounter(outcome="pursuit"))
+        opened = where(log, "session.opened")
+        data = {key: value for key, value in log[opened].data.items() if key != "release"}
+        earlier = [*log[:opened], attrs.evolve(log[opened], schemaversion=2, data=data), *log[opened + 1 :]]
+        assert findings(earlier) == []
 
     def test_a_conclusion_whose_time_is_rewritten_is_a_finding(self, parley: list[Envelope]) -> None:
         """The rounds, turns and seconds a conclusion records, and the clock's advance after it, are the rules'."""
