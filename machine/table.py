@@ -331,7 +331,8 @@ class TableProjection:
     #: 9: a journey that has ended counts the quiet time since, and the delve, pursuit or chase under way;
     #: 10: a journey counts the hexes the party fled in secret since it last knew where it was;
     #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names);
-    #: 12: the procedures concluded into the parents that resumed (their next steps are their parents')
+    #: 12: the procedures concluded into the parents that resumed (their next steps are their parents'), and a
+    #: session names the release of hexlog that opened it
     revision = 12
 
     def __init__(self, registry: Registry) -> None:

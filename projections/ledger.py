@@ -48,8 +48,9 @@ class Ledger:
     name = NAME
     #: 2: sessions count their secret rolls apart (hexlog-dice-v2) and say whether the secret was supplied;
     #: 3: a secret roll of a v2 session has a row of its own lane;
-    #: 4: a row per commitment, so that a reused secret is refused without a row that grows
-    revision = 4
+    #: 4: a row per commitment, so that a reused secret is refused without a row that grows;
+    #: 5: a session names the release of hexlog that opened it
+    revision = 5
 
     def initial(self) -> sessions.Session | None:
         """No session yet."""

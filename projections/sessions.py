@@ -49,6 +49,8 @@ class Session:
     secret: str = ""
     #: the secret was given to hexlog, not drawn by it: its rolls do not protect the players
     supplied: bool = False
+    #: the release of hexlog that opened it (``session.opened`` version 3; 0: opened before sessions named it)
+    release: int = 0
 
     @property
     def lanes(self) -> bool:
@@ -104,8 +106,7 @@ READS = (SessionOpened, ClientSeedSet, SessionClosed, SessionAbandoned, DiceRoll
 def evolve(log: SessionLog, event: Event) -> SessionLog:
     """The lifecycle after one event; events about another session than the latest leave it as it is."""
     if isinstance(event, SessionOpened):
-        session = Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
-        return SessionLog(current=session, count=log.count + 1)
+        return SessionLog(current=_opened(event), count=log.count + 1)
     current = log.current
     changed = latest(current, event)
     if changed is current:
@@ -151,7 +152,7 @@ def latest(current: Session | None, event: Event) -> Session | None:
     """The latest session after one event (a session opened replaces it; the same object when the event
     leaves it as it is): the lifecycle without the count of sessions, which the roll ledger folds."""
     if isinstance(event, SessionOpened):
-        return Session(id=event.session, commitment=event.commitment, scheme=event.scheme, supplied=event.supplied)
+        return _opened(event)
     if current is None or getattr(event, "session", None) != current.id:
         return current
     if isinstance(event, DiceRolled):  # the commonest event of all
@@ -191,4 +192,16 @@ def _moved(current: Session, public_next: int, referee_next: int) -> Session:
         status=current.status,
         secret=current.secret,
         supplied=current.supplied,
+        release=current.release,
+    )
+
+
+def _opened(event: SessionOpened) -> Session:
+    """The session an opening begins."""
+    return Session(
+        id=event.session,
+        commitment=event.commitment,
+        scheme=event.scheme,
+        supplied=event.supplied,
+        release=event.release,
     )

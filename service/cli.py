@@ -60,6 +60,7 @@ from hexlog.service.door import (
     shown_db,
     silence_stdout,
 )
+from hexlog.service.render_campaign import released
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -160,9 +161,12 @@ def session_open(
     outcome = door.run(c.OpenSession(secret_hex=secret))
     session = outcome.table.session
     assert session is not None  # noqa: S101 - just opened
-    out.print(f"session {session.id} open")
+    out.print(f"session {session.id} open under release {session.release} of hexlog")
     out.print(f"commitment {session.commitment}")
-    out.print("players: note the commitment now; the secret is revealed when the session closes")
+    out.print(
+        "players: note the commitment and the release now; the secret is revealed when the session closes, and the "
+        "audit holds the log to that release's rules"
+    )
     out.print(door.receipt())
 
 
@@ -190,7 +194,8 @@ def session_list(
         }[row["status"]]
         rolls = counted(row["rolls"], "roll")
         out.print(
-            f"{row['session']}: commitment {row['commitment']} ({row['scheme']}); client seed {seed}; {rolls}; {ended}"
+            f"{row['session']}: commitment {row['commitment']} ({row['scheme']}{released(row['release'])}); "
+            f"client seed {seed}; {rolls}; {ended}"
         )
 
 
@@ -204,6 +209,7 @@ def sessions_of(events: list[Event]) -> list[dict[str, Any]]:
                     "session": event.session,
                     "commitment": event.commitment,
                     "scheme": event.scheme,
+                    "release": event.release,
                     "client_seed": "",
                     "rolls": 0,
                     "status": "open",

@@ -340,6 +340,8 @@ class Door:
         if session is not None:
             seed = repr(session.client_seed) if session.client_seed else "none"
             facts[:0] = [f"session {session.id} commitment {session.commitment}", f"client seed {seed}"]
+            if session.release:  # the release of hexlog whose rules hold the log from the session's opening
+                facts.append(f"release {session.release}")
         return f"receipt {Receipt.of(record.envelope)} ({'; '.join(facts)})"
 
     def version_at(self, at: str, table: Table) -> int:

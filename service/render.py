@@ -15,7 +15,7 @@ from hexlog.machine.ruleset import display_name
 from hexlog.machine.text import counted, shown
 from hexlog.projections import visibility
 from hexlog.projections.visibility import PlayerView, ended_sessions
-from hexlog.service.render_campaign import roll_name
+from hexlog.service.render_campaign import released, roll_name
 from hexlog.service.render_context import Context
 from hexlog.service.renderers import AFTER, READ_BACK, STATES, TEXTS, TOLD
 
@@ -192,7 +192,7 @@ def state_lines(campaign: str, table: Table, registry: Registry = REGISTRY, *, p
         supplied = ""
         if session.supplied:
             supplied = "; its secret was supplied, not drawn: the rolls do not protect the players"
-        lines.append(f"  commitment {session.commitment} ({session.scheme}){supplied}")
+        lines.append(f"  commitment {session.commitment} ({session.scheme}{released(session.release)}){supplied}")
     if table.party.members:
         lines.append(f"party ({len(table.party.members)}, moves at {table.party.slowest_speed}):")
         lines.extend(

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from hexlog.events.base import Event
 
 
+def released(release: int) -> str:
+    """``, release N`` beside a session that names the release of hexlog that opened it, so that players who note its
+    commitment note whose rules they play under too ("" for a session opened before sessions named it)."""
+    return f", release {release}" if release else ""
+
+
 def roll_text(roll: DiceRolled) -> str:
     """``2d6+1 -> 3+4+1 = 8``; ``4d6kh3 -> 5+5+2 = 12 (dropped 1)``."""
     faces = "+".join(str(f) for k, f in enumerate(roll.faces) if k not in roll.dropped)
@@ -81,7 +87,7 @@ def _edited(e: MemberEdited) -> str:
 
 TEXTS: dict[type[Event], Callable[[Any], str]] = {
     DiceRolled: _rolled,
-    SessionOpened: lambda e: f"session {e.session} opened; commitment {e.commitment} ({e.scheme})",
+    SessionOpened: lambda e: f"session {e.session} opened; commitment {e.commitment} ({e.scheme}{released(e.release)})",
     ClientSeedSet: lambda e: f"session {e.session}: players' client seed {e.client_seed!r}",
     SessionClosed: lambda e: f"session {e.session} closed; secret revealed: {e.secret}",
     SessionAbandoned: lambda e: (

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from hexlog.events import releases
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
@@ -665,7 +666,7 @@ class TestOverridesAndLookAlikes:
         named = f"ose + house rules, hash {rules_hash[1][:8]}..."
         assert named in changed
         assert f"[{named}]" in ok(hexlog("state"))
-        assert f"rules {named})" in ok(hexlog("session", "seed", SEED))
+        assert f"rules {named}; release {releases.CURRENT})" in ok(hexlog("session", "seed", SEED))
         ok(hexlog("roll", "d20", "--purpose", "save"))
         ok(hexlog("session", "close"))
         assert f"rules changed to {named}" in ok(hexlog("log", "--view", "player"))

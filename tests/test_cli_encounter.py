@@ -28,6 +28,7 @@ import attrs
 import pytest
 from typer.testing import CliRunner
 
+from hexlog.events import releases
 from hexlog.machine.commands import FLAG, HELP, help_of_flag
 from hexlog.machine.registry import REGISTRY
 from hexlog.service.cli import app
@@ -67,7 +68,8 @@ NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$")
 ROLL = re.compile(r"roll s\d+#r?(\d+) (\d*)d(\d+)([+-]\d+)? -> ([-+\d]+) = (-?\d+) for (.+)")
 ROLLS_NAMED = re.compile(r" \[rolls (#\d+(?:, #\d+)*)\]$")
 RECEIPT = re.compile(
-    r"receipt main@(\d+):([0-9a-f]{16}) \(session s1 commitment ([0-9a-f]{64}); client seed (.+); rules (\w+)\)"
+    r"receipt main@(\d+):([0-9a-f]{16}) \(session s1 commitment ([0-9a-f]{64}); client seed (.+); rules (\w+); "
+    r"release (\d+)\)"
 )
 SECRETS = {"ose": 1, "adnd": 2, "explore": 3}
 #: the players' client seed of each campaign's session (none: the session never takes one)
@@ -480,7 +482,13 @@ class TestEveryStep:
             for receipt in step.receipts:
                 found = RECEIPT.fullmatch(receipt)
                 assert found is not None
-                assert (int(found[1]), found[3], found[4], found[5]) == (change.version, commitment, seed, campaign)
+                assert (int(found[1]), found[3], found[4], found[5], int(found[6])) == (
+                    change.version,
+                    commitment,
+                    seed,
+                    campaign,
+                    releases.CURRENT,
+                )
                 assert event_hash(played.db, change.version).startswith(found[2])
             assert (change.data["trigger"].replace("_", "-"), change.data["dest"]) == (step.name, step.phase)
             assert log[change.version] == f"encounter: {step.name} ({step.source} -> {step.phase})"

@@ -7,16 +7,19 @@ The logs are played on committed dice, then edited and resealed as a referee who
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import pytest
 
-from hexlog.events import releases
+from hexlog.events import codec, releases
+from hexlog.events.session import SessionOpened
 from hexlog.machine import commands as c
 from hexlog.machine.chase import commands as ch
 from hexlog.machine.encounter import commands as e
 from hexlog.replay import decisions
+from hexlog.service import render
 
 from .test_forged_steps import (
     MET,
@@ -212,3 +215,35 @@ def test_the_helpers_edit_what_they_say(parley: list[Envelope]) -> None:
     assert [env for i, env in enumerate(relabelled) if i != opened] == [
         env for i, env in enumerate(parley) if i != opened
     ]
+
+
+class TestThePlayersReadTheRelease:
+    def test_a_session_s_line_names_the_release_that_opened_it(self) -> None:
+        """In the log (the players' view too): beside the commitment, as the release the session names; an older
+        session, which names none, as before."""
+        today = SessionOpened(session="s1", commitment="ab" * 32, scheme="hexlog-dice-v2")
+        older = codec.from_data(OPENED, 2, {k: v for k, v in codec.to_data(today).items() if k != "release"})
+        assert render.describe(today) == (
+            f"session s1 opened; commitment {'ab' * 32} (hexlog-dice-v2, release {releases.CURRENT})"
+        )
+        assert render.describe(older) == f"session s1 opened; commitment {'ab' * 32} (hexlog-dice-v2)"
+
+    def test_the_referee_s_commands_print_the_release(self, hexlog: Any) -> None:
+        """session open, every receipt beside its commitment, state and session list name it."""
+        release = releases.CURRENT
+        assert hexlog("init").returncode == 0
+        opened = hexlog("session", "open")
+        assert opened.returncode == 0, opened.stderr
+        lines = opened.stdout.splitlines()
+        assert lines[0] == f"session s1 open under release {release} of hexlog"
+        assert lines[2].startswith("players: note the commitment and the release now")
+        assert lines[-1].startswith("receipt main@")
+        assert lines[-1].endswith(f"; rules ose; release {release})")
+        receipt = hexlog("receipt").stdout.splitlines()[0]
+        assert receipt.endswith(f"; release {release})"), receipt
+        assert f"(hexlog-dice-v2, release {release})" in hexlog("state").stdout
+        assert f"(hexlog-dice-v2, release {release}); client seed none" in hexlog("session", "list").stdout
+        listed = json.loads(hexlog("session", "list", "--json").stdout)
+        assert [row["release"] for row in listed["sessions"]] == [release]
+        log = hexlog("log", "--view", "player").stdout
+        assert f"(hexlog-dice-v2, release {release})" in log
