@@ -33,15 +33,30 @@ if TYPE_CHECKING:
     from hexlog.events.chain import Envelope
 
 STARTED = "hexlog.travel.started"
+OPENED = "hexlog.session.opened"
 
 
-def forged(before: tuple[Any, ...], change: Callable[[Envelope], Envelope]) -> list[Envelope]:
+def forged(before: tuple[Any, ...], change: Callable[[Envelope], Envelope], *, older: bool = False) -> list[Envelope]:
     """The log of a journey home (the commands ``before`` run before it), its start changed and the chain resealed, as
-    the database's owner could."""
+    the database's owner could; with ``older``, its session opened as the releases before sessions named their
+    release wrote it."""
     trip = home_from_the_first_journey(before)
     envelopes = read_export(list(export_lines(trip.h.store, CAMPAIGN)))
+    if older:
+        envelopes = opened_by_an_older_release(envelopes)
     at = next(i for i, env in enumerate(envelopes) if env.type == STARTED)
     return reseal([*envelopes[:at], change(envelopes[at]), *envelopes[at + 1 :]])
+
+
+def opened_by_an_older_release(envelopes: list[Envelope]) -> list[Envelope]:
+    """The log with its sessions opened as the releases before ``session.opened`` version 3 wrote them (naming no
+    release): a log of the releases that wrote ``travel.started`` version 1 (the chain not yet resealed)."""
+    return [
+        attrs.evolve(env, schemaversion=2, data={k: v for k, v in env.data.items() if k != "release"})
+        if env.type == OPENED
+        else env
+        for env in envelopes
+    ]
 
 
 def exerting(names: list[str]) -> Callable[[Envelope], Envelope]:
@@ -87,22 +102,29 @@ class TestAForgedRecordOfTheExertionUnderWay:
 
 class TestAJourneyStartedBeforeVersion2:
     def test_it_recorded_none_under_way_and_is_not_judged_on_it(self) -> None:
-        """The delve under way as the journey set out, its start as version 1 recorded it (no ``exerting``)."""
+        """The delve under way as the journey set out, its start as version 1 recorded it (no ``exerting``), in a
+        session an older release opened."""
+        assert findings(forged((ENTER,), version_1, older=True)) == []
 
-        def version_1(env: Envelope) -> Envelope:
-            data = {key: value for key, value in env.data.items() if key != "exerting"}
-            return attrs.evolve(env, schemaversion=1, data=data)
+    def test_in_a_session_of_today_it_was_relabelled_by_hand(self) -> None:
+        """The same start in a session that names today's release, which writes journeys at version 2: relabelled to
+        be judged by the older rules, though no event between them is of a version only today's writes."""
+        found = findings(forged((ENTER,), version_1))
+        assert [(check, at) for check, _, at in found] == [("schema", True)]
+        assert found[0][1].startswith(f"{STARTED} schema version 1 after {OPENED} schema version 3 (at stream version")
 
-        assert findings(forged((ENTER,), version_1)) == []
 
-
-def two_journeys(first: Callable[[Envelope], Envelope], second: Callable[[Envelope], Envelope]) -> list[Envelope]:
+def two_journeys(
+    first: Callable[[Envelope], Envelope], second: Callable[[Envelope], Envelope], *, older: bool = False
+) -> list[Envelope]:
     """A journey home, then a delve and a second journey set out on while it is under way; each start changed and the
-    chain resealed, as the database's owner could."""
+    chain resealed, as the database's owner could; with ``older``, the session opened by an older release."""
     trip = home_from_the_first_journey(())
     trip.run(ENTER)
     trip.run(t.StartJourney(hex="2,2", season="winter"))
     envelopes = read_export(list(export_lines(trip.h.store, CAMPAIGN)))
+    if older:
+        envelopes = opened_by_an_older_release(envelopes)
     starts = [i for i, env in enumerate(envelopes) if env.type == STARTED]
     assert [envelopes[i].schemaversion for i in starts] == [2, 2]
     assert [envelopes[i].data["exerting"] for i in starts] == [[], ["dungeon"]]
@@ -182,8 +204,9 @@ class TestAStartRelabelledAsAnOlderVersion:
         )
 
     def test_versions_that_rise_audit_clean(self, tmp_path: Path) -> None:
-        """A first start of version 1 (an older release), the second of version 2 (after an upgrade)."""
-        envelopes = two_journeys(version_1, unchanged)
+        """A first start of version 1 (an older release, which opened the session), the second of version 2 (after
+        an upgrade)."""
+        envelopes = two_journeys(version_1, unchanged, older=True)
         assert audit_envelopes(envelopes).findings == ()
         store = _write(tmp_path / "honest.db", envelopes)
         try:
