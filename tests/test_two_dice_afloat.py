@@ -50,6 +50,12 @@ CAMPAIGN = "ship"
 TWO_DICE = {"afloat_rule": "odd_two_dice"}
 V3_LOG = Path(__file__).resolve().parent / "golden" / "two-dice-afloat-v3.jsonl"
 UNMET = "travel.day_ended: the day ends, but the wilderness encounter its wandering check met was never handed off"
+#: the day's resume as the first encounter concluded, in a log of the release whose resumes the audit re-runs (the
+#: session names it): the kit hands off the second die's encounter there
+RESUMED_WITHOUT_THE_SECOND = (
+    'travel resumes as encounter concluded: after it the rules record procedure.handed_off parent="travel", '
+    'child="encounter", but the log has travel.day_ended there'
+)
 
 
 @attrs.define
@@ -217,10 +223,15 @@ class TestAForgedDay:
         return self.dropped(v.envelopes())
 
     def test_a_day_that_ends_without_the_second_fails_the_audit(self) -> None:
+        """The day's resume after the first encounter does not hand the second off, and the day ends with it unmet."""
         envelopes = reseal(self.second_unmet())
         report = audit_envelopes(envelopes)
         at = next(env.streamversion for env in envelopes if env.type == "hexlog.travel.day_ended")
-        assert [(f.check, f.streamversion, f.reason) for f in report.findings] == [("decision", at, UNMET)]
+        resumed = next(env.streamversion for env in envelopes if env.type == "hexlog.procedure.resumed")
+        assert [(f.check, f.streamversion, f.reason) for f in report.findings] == [
+            ("decision", resumed, RESUMED_WITHOUT_THE_SECOND),
+            ("decision", at, UNMET),
+        ]
         assert report.verdict is Verdict.FAILED
 
     def test_a_check_that_names_no_second_fails_the_audit_too(self) -> None:
@@ -229,9 +240,9 @@ class TestAForgedDay:
         envelopes[at] = attrs.evolve(envelopes[at], data={**envelopes[at].data, "second": ""})
         report = audit_envelopes(reseal(envelopes))
         reasons = [f.reason for f in report.findings]
-        assert len(reasons) == 2, reasons
+        assert len(reasons) == 3, reasons
         assert reasons[0].startswith('second "" recorded, but the rules give "wilderness" from rolls #0 (1d6 = 5), #1')
-        assert reasons[1] == UNMET
+        assert reasons[1:] == [RESUMED_WITHOUT_THE_SECOND, UNMET]
         assert report.verdict is Verdict.FAILED
 
 
