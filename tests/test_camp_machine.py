@@ -323,7 +323,8 @@ class TestTheWatchDie:
         """Checks written as version 1 in a log whose rules are today's ``explore`` and whose rolls are today's
         (``dice.rolled`` version 4): every build that shipped either writes night checks at version 2. The referee
         kept a quiet night's watch die off the secret lane, choosing which secret rolls came next. Each is a
-        finding, named by the rules (the first to show it), and an export holding them is not imported."""
+        finding, named by the session, which names today's release (a later one than the rules show), and an export
+        holding them is not imported."""
         handler = self.campaign()
         with monkeypatch.context() as old:
             old.setattr(ev.NightChecked, "schema_version", 1)
@@ -333,10 +334,11 @@ class TestTheWatchDie:
         records = handler.store.read_stream(tables.stream_for(CAMPAIGN))
         checks = [r.envelope.streamversion for r in records if r.envelope.type.endswith("camp.night_checked")]
         assert records[0].envelope.data["ruleset"] == "explore"
+        assert records[1].envelope.type == "hexlog.session.opened"
         reason = (
-            "hexlog.camp.night_checked schema version 1 after the rules recorded at stream version 1, explore: every "
-            "build that shipped them writes hexlog.camp.night_checked at schema version 2 or later (re-labelled by "
-            "hand, or house rules laid on an earlier build to equal that shape)"
+            "hexlog.camp.night_checked schema version 1 after hexlog.session.opened schema version 3 (at stream "
+            "version 2): every release that writes the one writes hexlog.camp.night_checked at schema version 2 or "
+            "later"
         )
         for campaign in (CAMPAIGN, None):
             report = audit_store(handler.store, campaign, REGISTRY)
@@ -344,7 +346,9 @@ class TestTheWatchDie:
                 ("schema", at, reason) for at in checks
             ], report.text()
         envelopes = [r.envelope for r in records]
-        with pytest.raises(CorruptLogError, match=r"camp\.night_checked schema version 1 after the rules recorded"):
+        with pytest.raises(
+            CorruptLogError, match=r"camp\.night_checked schema version 1 after hexlog\.session\.opened"
+        ):
             import_envelopes(MemoryStore(), envelopes)
 
 
