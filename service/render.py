@@ -261,6 +261,7 @@ def state_document(
             "status": session.status,
             "commitment": session.commitment,
             "scheme": session.scheme,
+            "release": session.release,
             "client_seed": session.client_seed,
             "rolls": session.rolls,
         },

@@ -229,7 +229,8 @@ class TestThePlayersReadTheRelease:
         assert render.describe(older) == f"session s1 opened; commitment {'ab' * 32} (hexlog-dice-v2)"
 
     def test_the_referee_s_commands_print_the_release(self, hexlog: Any) -> None:
-        """session open, every receipt beside its commitment, state and session list name it."""
+        """session open, every receipt beside its commitment, state (--json too), session list (--json too) and the
+        players' log name it."""
         release = releases.CURRENT
         assert hexlog("init").returncode == 0
         opened = hexlog("session", "open")
@@ -242,6 +243,7 @@ class TestThePlayersReadTheRelease:
         receipt = hexlog("receipt").stdout.splitlines()[0]
         assert receipt.endswith(f"; release {release})"), receipt
         assert f"(hexlog-dice-v2, release {release})" in hexlog("state").stdout
+        assert json.loads(hexlog("state", "--json").stdout)["session"]["release"] == release
         assert f"(hexlog-dice-v2, release {release}); client seed none" in hexlog("session", "list").stdout
         listed = json.loads(hexlog("session", "list", "--json").stdout)
         assert [row["release"] for row in listed["sessions"]] == [release]
