@@ -36,7 +36,8 @@ again on the state just before the event, rolling no dice, and a refusal (a delv
 which the rules leave to its pursuers' decision) is a finding, as is the event, or one after it up to the phase change
 (its turn on the clock), that differs from what it records. In a stream no event of which shows the release that
 refuses it (``Inverse.typed_since``), such an event is let be, as the releases before it may have let the referee
-type it.
+type it. A session names the release that opened it (``session.opened`` version 3), which shows it from the session's
+first event on.
 
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
 A decision may only name rolls of the session open at it, recorded before it, each used by one
