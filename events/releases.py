@@ -8,7 +8,8 @@ version 1 after a ``dice.rolled`` of version 4, which only releases writing nigh
 re-labelled by hand, to be judged by older rules (``hexlog.replay.chain_audit.SchemaVersions``).
 
 A change that raises a type's schema version appends an entry (a test holds every version after the first of every
-type to exactly one).
+type to exactly one). The last entry is the current release's, ``CURRENT``: every session it opens names it
+(``session.opened`` version 3, ``release``), so that a stream shows its release from the session's first event.
 """
 
 from __future__ import annotations
