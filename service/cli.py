@@ -19,6 +19,7 @@ from rich.console import Console
 from typer._click import exceptions as click_errors  # typer's own click: its argument errors
 from typer._click import utils as click_utils  # typer's own click: the wrapper it puts on a closed stdout
 
+from hexlog.events import releases
 from hexlog.events.codec import decode
 from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError, UsageError
@@ -80,7 +81,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:  # noqa: FBT001 - typer's callback signature
     if value:
-        out.print(f"hexlog {importlib.metadata.version('hexlog')}")
+        installed = importlib.metadata.version("hexlog")
+        out.print(f"hexlog {installed} (release {releases.CURRENT}, the number each session it opens records)")
         raise typer.Exit
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from hexlog.events import releases
 from hexlog.events.encounter import EncounterConcluded
 from hexlog.service import render
 
@@ -21,7 +22,12 @@ class TestVersionAndGlobalOptions:
     def test_version_prints_the_installed_version(self, hexlog):
         result = hexlog("--version")
         assert result.returncode == 0, result.stderr
-        assert result.stdout.strip() == f"hexlog {importlib.metadata.version('hexlog')}"
+        installed = importlib.metadata.version("hexlog")
+        assert (
+            result.stdout.strip()
+            == f"hexlog {installed} (release {releases.CURRENT}, the number each session it opens records)"
+        )
+        assert len(releases.RAISED) == releases.CURRENT
 
     def test_db_and_campaign_before_the_command_apply_to_it(self, hexlog, tmp_path):
         """``hexlog --db X --campaign C init`` makes X holding C; later commands find it the same way."""
