@@ -22,11 +22,13 @@ class Advice:
     command: str
     fields: tuple[tuple[str, str], ...] = ()
     procedure: str = ""
+    #: the campaign it is given to, where another than the one refused (``ID``: a placeholder); "": that one
+    campaign: str = ""
 
     def plain(self) -> str:
         """The command as the registry names it, in no door's words (the error's own ``str``)."""
         given = ", ".join(f"{field} {value}" for field, value in self.fields)
-        return f"{self.command}({given})"
+        return f"{self.command}({given})" + (f" of campaign {self.campaign}" if self.campaign else "")
 
 
 #: the audit of the campaign (``hexlog audit``, ``GET /campaigns/main/audit``)

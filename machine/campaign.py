@@ -62,11 +62,8 @@ def _rules(ctx: StepContext, ruleset: str, overrides: dict[str, object]) -> rule
 def start_campaign(ctx: StepContext, command: c.StartCampaign) -> None:
     """Record the campaign's start with the whole resolved ruleset."""
     if ctx.table.started:
-        msg = (
-            f"campaign {ctx.campaign} already exists; start another under another campaign id (an existing one needs "
-            "no init)"
-        )
-        raise RuleRefusedError(msg)
+        msg = f"campaign {ctx.campaign} already exists (it needs no start); to start another: '"
+        raise RuleRefusedError(msg).advising(Advice("StartCampaign", campaign="ID"), "'")
     check_campaign_id(ctx.campaign)
     rules = _rules(ctx, command.ruleset, command.overrides)
     ctx.emit(CampaignStarted(campaign=ctx.campaign, ruleset=rules.name, rules_hash=rules.hash, rules=rules.content))

@@ -33,11 +33,11 @@ CAMPAIGN_WORDS = {
 
 def cli_words(advice: Advice) -> str:
     """``hexlog session abandon --reason TEXT``: the command as it is typed, each field it is given an option (or an
-    argument, for a field given by position)."""
+    argument, for a field given by position); given to another campaign, ``hexlog --campaign ID init``."""
     found = _command(advice.command, advice.procedure)
     words = CAMPAIGN_WORDS.get(advice.command) or _subcommand(advice.command, advice.procedure)
     fields = {} if found is None else attrs.fields_dict(found)
-    parts = [f"hexlog {words}"]
+    parts = [f"hexlog --campaign {advice.campaign} {words}" if advice.campaign else f"hexlog {words}"]
     for name, value in advice.fields:
         meta = fields[name].metadata if name in fields else {}
         if meta.get(POSITIONAL):

@@ -303,7 +303,8 @@ READS = {"Audit": "GET /campaigns/{campaign}/audit"}
 def route_words(advice: Advice, registry: Registry, campaign: str | None = None) -> str:
     """The route of the command a refusal advises, as an HTTP client sends it (where the command line names its
     subcommand): ``POST /campaigns/main/campaign/abandon-session with {"reason": "TEXT"}``; ``{campaign}`` stands in
-    the path when the campaign is not known."""
+    the path when the campaign is not known (the advice's own, when it names another)."""
+    campaign = advice.campaign or campaign
     for route in command_routes(registry):
         if route.cls.__name__ == advice.command and advice.procedure in ("", route.procedure.name):
             path = route.path if campaign is None else route.path.replace("{campaign}", campaign)

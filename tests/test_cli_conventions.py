@@ -150,7 +150,7 @@ class TestDemoThenWalkThrough:
         assert hexlog("init").returncode == 0
         again = hexlog("init")
         assert again.returncode == 1
-        assert "--campaign" in again.stderr
+        assert "already exists (it needs no start); to start another: 'hexlog --campaign ID init'" in again.stderr
 
     @pytest.mark.parametrize("campaign", ["", " ", "a b", "x/y", "-a", "é", "a" * 65, "demo:1"])
     @pytest.mark.parametrize("command", [("init",), ("state",), ("session", "open")])
