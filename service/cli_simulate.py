@@ -39,6 +39,7 @@ from hexlog.service.simulation import (
     simulate,
     summarise,
     trials,
+    unplayed,
 )
 
 if TYPE_CHECKING:
@@ -147,18 +148,21 @@ def overrides_of(rules: Path | None, options: Sequence[str] | None) -> dict[str,
     return found
 
 
-def _check_read(scenario: Scenario, options: Sequence[str] | None, flag: str = "--option") -> None:
-    """Refuse, naming it and who reads it, a house rule given on the command line that none of the procedures a trial
-    plays reads (it changed nothing, and a ``compare`` of it gave two equal sides)."""
-    for given in options or ():
-        path = given.partition("=")[0].strip().split(".")
+def _check_read(scenario: Scenario, rules: Path | None, options: Sequence[str] | None, against: str = "") -> None:
+    """Refuse, naming it and why, a house rule of a rules file or given on the command line that no trial reads: none
+    of the procedures a trial plays reads it, or only where its trials never go (it changed nothing, and a
+    ``compare`` of it gave two equal sides). ``against`` is the other side's prefix (``against-``)."""
+    given: list[tuple[str, str, str]] = []
+    for section, keys in cli_rules.read_overrides(rules).items():
+        given += [(f"--{against}rules {rules}", section, key) for key in keys] if isinstance(keys, dict) else []
+    for option in options or ():
+        path = option.partition("=")[0].strip().split(".")
         section, key = ("options", path[0]) if len(path) == 1 else (path[0], path[1])
-        readers = REGISTRY.readers(section, key)
-        if readers and not set(readers) & set(scenario.procedures):
-            msg = (
-                f"{flag} {given}: {section}.{key} is read by {', '.join(readers)}, which simulate {scenario.name} "
-                f"does not play ({', '.join(scenario.procedures)})"
-            )
+        given.append((f"--{against}option {option}", section, key))
+    for flag, section, key in given:
+        why = unplayed(scenario, section, key)
+        if why:
+            msg = f"{flag}: {why}"
             raise UsageError(msg)
 
 
@@ -381,7 +385,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
         _plot_target(given["plot"])
         situation = _situation(scenario, given)
         overrides = overrides_of(given["rules"], given["option"])
-        _check_read(scenario, given["option"])
+        _check_read(scenario, given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
         _check_terrain(situation, rules)
         _check_heeded(scenario, [(situation, rules)])
@@ -419,8 +423,8 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
         first = overrides_of(given["rules"], given["option"])
         other_name = given["against"] or given["ruleset"]
         second = overrides_of(given["against_rules"], given["against_option"])
-        _check_read(scenario, given["option"])
-        _check_read(scenario, given["against_option"], "--against-option")
+        _check_read(scenario, given["rules"], given["option"])
+        _check_read(scenario, given["against_rules"], given["against_option"], "against-")
         if other_name == given["ruleset"] and first == second and other_situation == situation:
             msg = "compare needs two different sides: give --against, --against-rules, --against-option" + (
                 " or --against-setting" if "against_setting" in given else ""

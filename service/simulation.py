@@ -49,8 +49,11 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.clock import ClockOptions
+from hexlog.machine.kit.rules import keys_of
 from hexlog.machine.pursuit import PURSUIT
 from hexlog.machine.pursuit import commands as pc
+from hexlog.machine.pursuit import steps as pursuit_steps
+from hexlog.machine.pursuit.state import PursuitState
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
 from hexlog.machine.text import counted
@@ -204,6 +207,44 @@ class Scenario:
     notes: Callable[[Any, Ruleset], tuple[str, ...]] | None = None
     #: the procedures a trial plays (the campaign's clock always): a house rule none of them reads changes nothing
     procedures: tuple[str, ...] = ("campaign", "encounter")
+    #: the parts of those procedures' rules no trial reaches (each read only by steps its trials never take), and why:
+    #: a house rule read only in them changes nothing either
+    unreached: tuple[type, ...] = ()
+    unreached_why: str = ""
+
+
+#: the rules of a flight from a meeting and of the pursuit after it (the encounter's evade and roll-evasion): the
+#: encounters of a trial that plays no pursuit never take those steps (``ENCOUNTER_STEPS``: each ends resolved)
+EVASION_PARTS: tuple[type, ...] = (EvasionOptions, EvasionTables)
+NEVER_EVADES = (
+    "a party flees a meeting (evade, roll-evasion), which no trial of simulate {name} does: every encounter it plays "
+    "ends resolved"
+)
+
+
+def unplayed(scenario: Scenario, section: str, key: str) -> str:
+    """Why no trial of ``scenario`` reads the option or table ``section.key``, in words ("" when one does, and for a
+    key no procedure reads, which the rules refuse by name): none of the procedures it plays reads it, or they read it
+    only in parts of their rules its trials never reach (the procedures' own declaration of what they read)."""
+    readers = REGISTRY.readers(section, key)
+    played = [name for name in readers if name in scenario.procedures]
+    if not readers:
+        return ""
+    if not played:
+        return (
+            f"{section}.{key} is read by {', '.join(readers)}, which simulate {scenario.name} does not play "
+            f"({', '.join(scenario.procedures)})"
+        )
+    parts = [
+        part
+        for name in played
+        for part in REGISTRY.procedure(name).rules
+        if getattr(part, "section", None) == section and key in keys_of(part)
+    ]
+    if all(part in scenario.unreached for part in parts):
+        where = scenario.unreached_why.format(name=scenario.name)
+        return f"{section}.{key} is read by {', '.join(played)} only where {where}"
+    return ""
 
 
 def _encounter_trial(play: Play, situation: enc.StartEncounter) -> None:
@@ -513,9 +554,10 @@ def _chase_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
     """The options of a chase its rules never read: ``--give-up-after`` where the rules never stop a flight (only
     OSE's reading lets the party stop, §2.9); ``--magic`` but under seed 004's evasion (§4.13), ``--referee-pct`` but
     under OSE's (§2.9), and either where the party is not surprised at the first roll, the only one they count for
-    (both sides surprised is neither; an evasion already failed has no first roll)."""
+    (both sides surprised is neither; an evasion already failed has no first roll); ``--terrain`` and ``--castle``
+    where the pursuit reads nothing of them (``_chase_facts_unheeded``)."""
     reading = rules.part(EvasionOptions).evasion_rules
-    out: dict[str, str] = {}
+    out: dict[str, str] = _chase_facts_unheeded(chase, rules)
     if reading is not EvasionRules.OSE and chase.give_up_after != attrs.fields(Chase).give_up_after.default:
         out["give_up_after"] = (
             f"only OSE's pursuit (options.evasion_rules = ose) lets the party stop; {rules.name}'s is {reading}"
@@ -534,6 +576,40 @@ def _chase_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
             )
         elif not surprised:
             out[name] = "it counts only for a party surprised (--party-surprised alone) at its first evasion roll"
+    return out
+
+
+def _chase_facts_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
+    """``--terrain`` where the pursuit the chase starts reads the same of it as of clear terrain (its default), and
+    ``--castle`` where the pursuers are not faster than the party: a castle force is asked whether it keeps up the
+    pursuit only after a catch roll it missed, and only faster pursuers roll to catch (§4.14). Both are the
+    pursuit's own answers (``steps.terrain_reads``, the facts' ``pursuers_faster``) for the facts it starts with;
+    facts the pursuit refuses (an unknown terrain, a castle under OSE) are left to its refusal, naming them."""
+    if not chase.terrain and not chase.castle:
+        return {}
+    speeds = [member.speed for member in PARTY if isinstance(member, c.AddMember)]
+    try:
+        facts = pursuit_steps.started(
+            rules,
+            chase.start,
+            speeds,
+            number=1,
+            terrain=pursuit_steps.terrain_row(rules, chase.terrain),
+        )
+    except UsageError:
+        return {}
+    out: dict[str, str] = {}
+    clear = attrs.evolve(facts, terrain=pursuit_steps.terrain_row(rules, ""))
+    if chase.terrain and pursuit_steps.terrain_reads(rules, facts) == pursuit_steps.terrain_reads(rules, clear):
+        out["terrain"] = (
+            f"the pursuit under {rules.name} reads nothing of {chase.terrain} it does not of clear terrain (the "
+            "default): not the evasion chance, the catch roll (faster pursuers only) nor the rest's encounters"
+        )
+    if chase.castle and not PursuitState(started=facts).pursuers_faster:
+        out["castle"] = (
+            "a castle force decides whether it keeps up the pursuit only after a catch roll it missed, and only "
+            f"pursuers faster than the party roll one (pursuers {facts.pursuers_speed}, party {facts.party_speed})"
+        )
     return out
 
 
@@ -569,6 +645,8 @@ SCENARIOS: dict[str, Scenario] = {
     for s in (
         Scenario(
             name="encounter",
+            unreached=EVASION_PARTS,
+            unreached_why=NEVER_EVADES,
             title=(
                 "Start encounters in a situation and play surprise (and, surprised in the open, encirclement by "
                 "enough monsters), distance, initiative and reaction (spoken by Ann, CHA 13)."
@@ -582,6 +660,8 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="travel",
+            unreached=EVASION_PARTS,
+            unreached_why=NEVER_EVADES,
             procedures=("campaign", "travel", "map", "encounter"),
             title=(
                 "Travel for some days through one terrain: days lost, encounters at the day's check (not the "
@@ -597,6 +677,8 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         Scenario(
             name="dungeon",
+            unreached=EVASION_PARTS,
+            unreached_why=NEVER_EVADES,
             procedures=("campaign", "dungeon", "encounter"),
             title="Explore a dungeon for some turns: wandering monsters met, checks made, lantern refills.",
             ruleset="explore",
@@ -617,8 +699,9 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_pursuit_trial,
             measure=_pursuit_measure,
             unheeded=_chase_unheeded,
-            # a trial's pursuit follows no encounter: one named would be refused
-            unread=("encounter",),
+            # a trial's pursuit follows no encounter: one named would be refused; whether the pursuers are intelligent
+            # is read only by the encounter of a caught party, which no measure reads (the pursuit ends caught)
+            unread=("encounter", "intelligent"),
         ),
     )
 }

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import attrs
+
 from hexlog.events import pursuit as ev
 from hexlog.events import travel as travel_ev
 from hexlog.events.dice import Visibility
@@ -46,9 +48,12 @@ from hexlog.machine.travel.state import Phase as TravelPhase
 from hexlog.machine.travel.state import TravelState
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.kit.context import StepContext
     from hexlog.machine.pursuit import commands as c
+    from hexlog.machine.ruleset import Ruleset
 
 #: the pursuers a pursuit started without an encounter has, and their rate, unless the referee says
 PURSUERS = 1
@@ -88,15 +93,19 @@ def terrain_here(ctx: StepContext, fallback: str, *, true_hex: bool = False) -> 
 
 
 def _table(ctx: StepContext) -> WildernessPursuit:
-    found = ctx.part(EvasionTables).wilderness_pursuit
+    return _table_for(ctx.rules)
+
+
+def _table_for(rules: Ruleset) -> WildernessPursuit:
+    found = rules.part(EvasionTables).wilderness_pursuit
     assert found is not None  # noqa: S101 - the start condition checks it
     return found
 
 
-def _terrain(ctx: StepContext, given: str) -> str:
+def terrain_row(rules: Ruleset, given: str) -> str:
     """The OD&D row of the terrain a pursuit is given (clear when none): a terrain a hex may have under the rules in
     force, read as a hex of it is (tangled forest as woods); ``UsageError`` naming them for any other."""
-    tables = ctx.part(MapTables)
+    tables = rules.part(MapTables)
     name = given.strip().lower() or "clear"
     if name not in tables.terrains():
         msg = f"unknown terrain {given!r}; the rules know {', '.join(sorted(tables.terrains()))}"
@@ -105,19 +114,37 @@ def _terrain(ctx: StepContext, given: str) -> str:
 
 
 def start(ctx: StepContext, command: c.StartPursuit) -> None:
-    """Record the facts the pursuit is decided by (the party's size and rate default to its members).
+    """Record the facts the pursuit is decided by (``started``), after the encounter it follows, if any; during a
+    journey its terrain is the hex's the party believes it is in."""
+    before = ctx.state(PROCEDURE)
+    reading = ctx.part(EvasionOptions).evasion_rules
+    assert reading is not None  # noqa: S101 - the start condition checks it
+    command = handover.following(ctx.table.procedures, command, reading)
+    ctx.emit(
+        started(
+            ctx.rules,
+            command,
+            [m.speed for m in ctx.table.party.members],
+            number=before.started.number + 1 if isinstance(before, PursuitState) else 1,
+            terrain=terrain_here(ctx, terrain_row(ctx.rules, command.terrain)),
+        )
+    )
+
+
+def started(
+    rules: Ruleset, command: c.StartPursuit, speeds: Sequence[int], *, number: int, terrain: str
+) -> ev.PursuitStarted:
+    """The facts a pursuit starts with (pure): the party's size and rate default to its members' (``speeds``, one
+    each: the slowest sets the rate), the pursuers to one at 120.
 
     Surprise is recorded as the advantage it gives: the party surprised by the pursuers alone, or the pursuers by
     the party alone. When both sides were surprised, neither has the advantage (OSE §2.2 "no advantage to anyone",
     seed 004 1a "unless both sides are surprised"), and the evasion reads the table as if neither was.
     """
-    before = ctx.state(PROCEDURE)
-    members = ctx.table.party.members
-    reading = ctx.part(EvasionOptions).evasion_rules
+    reading = rules.part(EvasionOptions).evasion_rules
     assert reading is not None  # noqa: S101 - the start condition checks it
-    command = handover.following(ctx.table.procedures, command, reading)
-    size = command.party_size if command.party_size is not None else len(members)
-    speed = command.party_speed if command.party_speed is not None else min(m.speed for m in members)
+    size = command.party_size if command.party_size is not None else len(speeds)
+    speed = command.party_speed if command.party_speed is not None else min(speeds)
     pursuers = command.pursuers if command.pursuers is not None else PURSUERS
     pursuers_speed = command.pursuers_speed if command.pursuers_speed is not None else PURSUERS_SPEED
     for what, value in (("party size", size), ("pursuers", pursuers)):
@@ -141,28 +168,26 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
             msg = f"castle forces pursue under seed 004's rules, not {reading}"
             raise UsageError(msg)
         disposition = ev.Disposition(command.castle)
-    ctx.emit(
-        ev.PursuitStarted(
-            number=before.started.number + 1 if isinstance(before, PursuitState) else 1,
-            name=command.name,
-            ruleset=ctx.rules.name,
-            rules=reading.value,
-            pursuers_kind=ev.Pursuers.CASTLE if command.castle else ev.Pursuers.MONSTERS,
-            disposition=disposition,
-            party_size=size,
-            pursuers=pursuers,
-            party_speed=speed,
-            pursuers_speed=pursuers_speed,
-            intelligent=command.intelligent,
-            terrain=terrain_here(ctx, _terrain(ctx, command.terrain)),
-            # both sides surprised: neither has the advantage (OSE §2.2, seed 004 1a), so neither surprised the other
-            party_surprised=command.party_surprised and not command.pursuers_surprised,
-            pursuers_surprised=command.pursuers_surprised and not command.party_surprised,
-            magic=command.magic,
-            referee_pct=command.referee_pct,
-            evasion_failed=command.evasion_failed,
-            encounter=command.encounter,
-        )
+    return ev.PursuitStarted(
+        number=number,
+        name=command.name,
+        ruleset=rules.name,
+        rules=reading.value,
+        pursuers_kind=ev.Pursuers.CASTLE if command.castle else ev.Pursuers.MONSTERS,
+        disposition=disposition,
+        party_size=size,
+        pursuers=pursuers,
+        party_speed=speed,
+        pursuers_speed=pursuers_speed,
+        intelligent=command.intelligent,
+        terrain=terrain,
+        # both sides surprised: neither has the advantage (OSE §2.2, seed 004 1a), so neither surprised the other
+        party_surprised=command.party_surprised and not command.pursuers_surprised,
+        pursuers_surprised=command.pursuers_surprised and not command.party_surprised,
+        magic=command.magic,
+        referee_pct=command.referee_pct,
+        evasion_failed=command.evasion_failed,
+        encounter=command.encounter,
     )
 
 
@@ -408,13 +433,34 @@ def stop(ctx: StepContext, command: c.Stop) -> None:
 def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool) -> tuple[int, ...]:
     """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them: during a
     journey, those of the hex the party believes it is in (with ``true_hex``, its true one)."""
-    chances = ctx.part(WildernessTables).lost_encounter or {}
-    source = ctx.part(WildernessOptions).lost_encounter_source
     place = _place(ctx, true_hex=true_hex)
     if place is not None:
         return travel_terrain.row(ctx.rules, place)[1].encounter
-    row = chances.get(source.value, {}).get(terrain)
+    return rest_chances(ctx.rules, terrain)
+
+
+def rest_chances(rules: Ruleset, terrain: str) -> tuple[int, ...]:
+    """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none
+    without them."""
+    chances = rules.part(WildernessTables).lost_encounter or {}
+    row = chances.get(rules.part(WildernessOptions).lost_encounter_source.value, {}).get(terrain)
     return row.encounter if row is not None else ()
+
+
+def terrain_reads(rules: Ruleset, facts: ev.PursuitStarted) -> tuple[object, ...]:
+    """What a pursuit started with ``facts`` off the map reads of its terrain under the rules: its evasion chance at
+    the first roll and at a later one (seed 004's reads woods, OSE's no terrain), the catch roll's rule where the
+    pursuers are faster (only they roll it), the rest's encounter chances where the rules owe a rest (none is
+    checked in a rest of no days). Two terrains whose reads are the same play the same pursuit."""
+    state = PursuitState(started=facts)
+    again = PursuitState(started=attrs.evolve(facts, evasion_failed=True))  # a roll while the party already flees
+    table = _table_for(rules)
+    return (
+        evasion.chance(rules, situation(state, facts.terrain)),
+        evasion.chance(rules, situation(again, facts.terrain)),
+        catch_rule(table, facts.rules, facts.terrain) if state.pursuers_faster else None,
+        rest_chances(rules, facts.terrain) if table.rest_days_per_hex else None,
+    )
 
 
 def rest(ctx: StepContext, command: c.Rest) -> None:  # noqa: ARG001 - the step signature
@@ -485,11 +531,15 @@ __all__ = [
     "flee",
     "flee_in_public",
     "rest",
+    "rest_chances",
     "rest_true_hex",
     "resumed",
     "roll_evasion",
     "roll_evasion_true_hex",
     "start",
+    "started",
     "stop",
     "terrain_here",
+    "terrain_reads",
+    "terrain_row",
 ]
