@@ -774,3 +774,48 @@ def test_a_house_rule_no_procedure_of_the_trial_reads_is_refused(
         cwd=tmp_path,
     )
     assert read.returncode == 0, read.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("compare", "encounter", "--against-option", "evasion_cap_pct=90"),
+            (
+                "--against-option evasion_cap_pct=90: options.evasion_cap_pct is read by encounter only where a party "
+                "flees a meeting (evade, roll-evasion), which no trial of simulate encounter does"
+            ),
+        ),
+        (("dungeon", "--option", "tables.evasion.bx=[]"), "tables.evasion is read by encounter only where"),
+        (("travel", "--days", "1", "--option", "evasion_rules=ose"), "which no trial of simulate travel does"),
+        (("dungeon", "--rules", "{file}"), "--rules {file}: options.evasion_cap_pct is read by encounter only where"),
+        (("compare", "travel", "--against-rules", "{file}"), "--against-rules {file}: options.evasion_cap_pct"),
+        (("encounter", "--rules", "{dungeon}"), "--rules {dungeon}: tables.dungeon is read by dungeon, which"),
+    ],
+)
+def test_a_house_rule_no_trial_reaches_is_refused_given_or_in_a_file(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """The encounter procedure reads the evasion rules, but only when a party flees, which no encounter of a trial
+    does: a compare of one gave two equal sides, taken without a word; it is refused, naming the rule and why, and so
+    is a house rule of a rules file that no trial reads (only those given with --option were)."""
+    file, dungeon = tmp_path / "evasion.toml", tmp_path / "dungeon.toml"
+    file.write_text("[options]\nevasion_cap_pct = 90\n", encoding="utf-8")
+    dungeon.write_text("[tables.dungeon]\nwandering_every_turns = 1\n", encoding="utf-8")
+    named = [arg.format(file=file, dungeon=dungeon) for arg in args]
+    refused = run_hexlog("simulate", *named, "--n", "2", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert said.format(file=file, dungeon=dungeon) in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not refused.stdout
+    read = run_hexlog("simulate", "compare", "pursuit", "--against-rules", str(file), "--n", "2", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr
+
+
+def test_an_evasion_rule_changes_no_encounter_a_trial_plays() -> None:
+    """What the refusal says: the encounters of an encounter trial are the same, outcome for outcome, whatever the
+    evasion rules."""
+    asked = {"scenario": "encounter", "situation": enc.StartEncounter(setting="wilderness"), "ruleset": "ose"}
+    plain = sim.simulate(sim.Question(**asked), 30)
+    capped = sim.Question(**asked, overrides={"options": {"evasion_cap_pct": 20, "evasion_floor_pct": 10}})
+    assert sim.simulate(capped, 30) == plain

@@ -298,3 +298,60 @@ def test_magic_and_the_referee_s_chance_change_a_surprised_party_s_first_roll(tm
             (evaded,) = [m for m in side["measures"] if m["name"] == "evaded at once"]
             rates.append(evaded["rates"]["yes"]["hits"])
         assert rates[0] == 0 < rates[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("--ruleset", "ose", "--terrain", "woods"), "the pursuit under ose reads nothing of woods"),
+        (("--ruleset", "ose", "--terrain", "swamp", "--party-speed", "60"), "reads nothing of swamp"),
+        (("--castle", "hostile"), "only pursuers faster than the party roll one (pursuers 120, party 120)"),
+        (("--castle", "neutral", "--pursuers-speed", "90"), "(pursuers 90, party 120)"),
+    ],
+)
+def test_a_terrain_or_a_castle_the_pursuit_never_reads_is_refused(
+    tmp_path: Path, args: tuple[str, ...], why: str
+) -> None:
+    """OSE's evasion and catch read no terrain and it owes no rest, and a castle force is asked whether it keeps up
+    the pursuit only after a catch roll, which only faster pursuers make: there ``--terrain`` and ``--castle`` changed
+    nothing and were taken without a word; they are refused, naming the option and why."""
+    refused = run_hexlog("simulate", "pursuit", *args, "--n", "3", cwd=tmp_path)
+    assert refused.returncode == 2
+    option = "--terrain" if "--terrain" in args else "--castle"
+    assert refused.stderr.startswith(f"hexlog: error: {option} does not apply: ")
+    assert why in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+    assert not refused.stdout
+
+
+def test_a_terrain_and_a_castle_are_taken_where_the_pursuit_reads_them(tmp_path: Path) -> None:
+    """Where the refusal says they change nothing they do not (the same trials, outcome for outcome); where they are
+    taken (seed 004's woods, a castle force faster than the party, a side that reads them) they do."""
+    ose = {"scenario": "pursuit", "ruleset": "ose", "seed": 4}
+    plain = sim.simulate(sim.Question(situation=sim.Chase(party_speed=60), **ose), 40)
+    assert sim.simulate(sim.Question(situation=sim.Chase(party_speed=60, terrain="woods"), **ose), 40) == plain
+    slow = sim.simulate(sim.Question(scenario="pursuit", situation=sim.Chase(), ruleset="explore", seed=4), 40)
+    castle = sim.Question(scenario="pursuit", situation=sim.Chase(castle="hostile"), ruleset="explore", seed=4)
+    assert sim.simulate(castle, 40) == slow
+    for args in (
+        ("pursuit", "--terrain", "woods"),
+        ("pursuit", "--castle", "hostile", "--party-speed", "60"),
+        ("compare", "pursuit", "--ruleset", "ose", "--against", "explore", "--terrain", "woods"),
+    ):
+        taken = run_hexlog("simulate", *args, "--n", "3", cwd=tmp_path)
+        assert taken.returncode == 0, taken.stderr
+
+
+def test_whether_the_pursuers_are_intelligent_is_not_offered(tmp_path: Path) -> None:
+    """Only the encounter of a caught party reads it, and no measure reads that encounter: the outcomes are the same
+    either way, so ``--unintelligent`` is not offered (it was taken and changed nothing)."""
+    for ruleset in ("explore", "ose"):
+        asked = {"scenario": "pursuit", "ruleset": ruleset, "seed": 2}
+        caught = sim.simulate(sim.Question(situation=sim.Chase(party_speed=60), **asked), 30)
+        mindless = sim.Question(situation=sim.Chase(party_speed=60, intelligent=False), **asked)
+        assert any(outcome["caught"] for outcome in caught)
+        assert sim.simulate(mindless, 30) == caught
+    refused = run_hexlog("simulate", "pursuit", "--unintelligent", "--n", "3", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "No such option" in refused.stderr
+    assert "--unintelligent" not in run_hexlog("simulate", "pursuit", "--help", cwd=tmp_path).stdout
