@@ -117,9 +117,10 @@ class StepContext:
     def emit(self, *events: Event) -> None:
         """Record events, in order; the table folds each at once. An event the referee keeps from the players until
         its session ends (``referee_only``: a lost party's true hex) is refused while no session is open, as a roll
-        is: no session would end to show it, and a player would be shown it at once."""
+        is: no session would end to show it, and a player would be shown it at once. The audit's re-run of a step
+        (``as_recorded``) takes such an event as its release recorded it: the releases before this refusal let it be."""
         for event in events:
-            if referee_only(event) == SESSION and not self._session_open():
+            if referee_only(event) == SESSION and not self.as_recorded and not self._session_open():
                 msg = (
                     f"no session is open, so nothing the players see only once a session ends can be recorded "
                     f"({event.type_name}); run '"
