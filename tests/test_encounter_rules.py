@@ -494,6 +494,18 @@ class TestExplore:
         with pytest.raises(RuleRefusedError, match="flight limit"):
             t.run(enc.Evade(side="party"))
 
+    def test_under_ose_a_party_in_combat_is_told_evasion_comes_before_combat(self) -> None:
+        """OSE has no flight limit (§2.8: evasion only before combat): the refusal names no such limit."""
+        t = Table(ruleset="ose")
+        t.run(enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(), 3, 4)
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.Fight(side="party"))
+        with pytest.raises(RuleRefusedError, match=r"evasion is possible only before combat has begun") as refused:
+            t.run(enc.Evade(side="party"))
+        assert "flight limit" not in str(refused.value)
+
     def test_a_party_surprised_further_away_may_not_flee(self) -> None:
         """3a limits flight to 30 ft."""
         t = Table(ruleset="explore")

@@ -257,6 +257,8 @@ class EncounterModel(Model):
         if e.chased:
             caught = e.fleeing or Side.PARTY
             return self.refuse(f"the chase caught the {caught}: the melee is on, and no side evades it")
+        if self.options.surprised_party_flees_within_ft <= 0:
+            return self.refuse("evasion is possible only before combat has begun (§2.8)")
         charged = e.advantage is ev.Advantage.MONSTERS and not e.started.intelligent and e.rounds == 0
         if self.side is not Side.PARTY or not charged or not self._within_flight_limit():
             return self.refuse("only a party surprised within the flight limit may flee once combat has begun")
