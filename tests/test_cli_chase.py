@@ -330,7 +330,7 @@ class TestTheRefereeSaysWhatThePursuersAreLike:
         audited = hexlog("audit").stdout
         assert "INCOMPLETE: nothing is wrong" in audited
         assert (
-            "the monsters pursue, decided by the referee (the reaction suggested no pursuit), who says they like "
+            "the monsters pursue, decided by the referee (no reaction was rolled), who says they like "
             in audited
         )
 

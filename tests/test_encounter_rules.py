@@ -350,6 +350,23 @@ class TestEvasion:
         assert not only(events, ev.PursuitDecided).pursue
         assert only(events, ev.EncounterConcluded).outcome == "evaded"
 
+    def test_the_audit_tells_a_pursuit_decided_without_a_reaction_from_one_against_it(self) -> None:
+        """The referee's word with no reaction rolled is not said to go against a reaction; one against a rolled
+        reaction is."""
+        t = Table()
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.Evade(side="party"))
+        t.run(enc.DecidePursuit(pursue=True))
+        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        t.run(enc.RollReaction(), 4, 5)
+        t.run(enc.Evade(side="party"))
+        t.run(enc.DecidePursuit(pursue=True))
+        hand = [line.split(": ", 1)[1] for line in audit_store(t.handler.store, CAMPAIGN).by_hand]
+        assert hand == [
+            "the monsters pursue, decided by the referee (no reaction was rolled)",
+            "the monsters pursue, decided by the referee (the reaction suggested no pursuit)",
+        ]
+
     def test_the_players_decide_freely_whether_to_pursue(self) -> None:
         """Fleeing monsters: the players must say."""
         t = Table()

@@ -39,7 +39,7 @@ from hexlog.machine.encounter.commands import (
 )
 from hexlog.machine.encounter.machine import initiative_missing, not_encirclable
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
-from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
+from hexlog.machine.encounter.state import NO_REACTION, PROCEDURE, EncounterState, Phase
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
@@ -137,9 +137,12 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - on
         case ev.PursuitDecided(decided_by=ev.DecidedBy.REFEREE):
             chose = "pursue" if event.pursue else "let them go"
             suggested = "pursuit" if event.suggested else "no pursuit"
+            basis = f"the reaction suggested {suggested}"
+            if event.note.split("; ")[0] == NO_REACTION:
+                basis = "no reaction was rolled"
             said = [word for word, so in (("like treasure", event.likes_treasure), ("are hungry", event.hungry)) if so]
             tastes = f", who says they {' and '.join(said)}" if said else ""
-            return f"the {event.pursuer} {chose}, decided by the referee (the reaction suggested {suggested}){tastes}"
+            return f"the {event.pursuer} {chose}, decided by the referee ({basis}){tastes}"
         case ev.EncounterCancelled():
             # a cancel may undo an encounter the dice brought, or one whose first rolls went against the referee
             when = (

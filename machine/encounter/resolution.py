@@ -21,7 +21,7 @@ from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, confused, side_of
 from hexlog.machine.encounter.opening import check_monster_count
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
-from hexlog.machine.encounter.state import EncounterState, Phase, enters, under_way
+from hexlog.machine.encounter.state import NO_REACTION, EncounterState, Phase, enters, under_way
 from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
@@ -253,7 +253,7 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
             rolls = last.rolls
         total = last.total if last is not None else 0
         suggested = last is not None and total <= at_most
-        basis = "no reaction rolled"
+        basis = NO_REACTION
         if last is not None:
             basis = f"reaction {total} {'<=' if suggested else '>'} {at_most}"
         pursue = suggested if command.pursue is None else command.pursue

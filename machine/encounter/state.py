@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from hexlog.events.base import Event
 
 PROCEDURE = "encounter"
+#: the basis a pursuit decision records when no reaction was rolled (the referee decided without one)
+NO_REACTION = "no reaction rolled"
 #: the trigger the kit fires when the chase the encounter handed off ends
 RESUME = "resume"
 
