@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
-from hexlog.events.vocabulary import Side
+from hexlog.events.vocabulary import Setting, Side
+from hexlog.machine.chase.rules import ChaseTables
+from hexlog.machine.chase.state import ChaseState
 from hexlog.machine.encounter import EncounterState, Phase
 from hexlog.machine.encounter.state import PROCEDURE
+from hexlog.machine.pursuit import handover
+from hexlog.machine.pursuit.state import PursuitState
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.text import counted
 from hexlog.service.render_campaign import rolls_named
 
@@ -221,9 +226,66 @@ def read_back(table: Table) -> tuple[Event, ...]:
     return (state.started,) if isinstance(state, EncounterState) else ()
 
 
+def follow_up(state: Any, table: Table) -> str | None:
+    """The pursuit an encounter concluded in pursuit leaves to the referee, as the command that starts it: nothing
+    handed it off to carry it on (a travel day, a camp, a castle hands its pursuit on itself), and it has not been
+    started yet. The wilderness pursuit of a fleeing party, or the chase (underground, on water) under rules that have
+    one; None when there is none to start."""
+    if not isinstance(state, EncounterState) or state.concluded is None or state.concluded.outcome != handover.PURSUIT:
+        return None
+    if table.rules is None or table.concluded_into(PROCEDURE):
+        return None
+    if handover.from_encounter(state, handover.pursuit_reading(table.rules)) is not None:
+        found = _pursuit_start(state, table)
+    else:
+        found = _chase_start(state, table)
+    return f"the {(state.fleeing or Side.PARTY).other} give chase: {found}" if found else None
+
+
+def _pursuit_start(state: EncounterState, table: Table) -> str | None:
+    """``hexlog pursuit start --encounter N`` while that pursuit may start and has not."""
+    number = state.started.number
+    pursuit = table.procedures.get("pursuit")
+    if isinstance(pursuit, PursuitState) and pursuit.started.encounter == number:
+        return None
+    if not REGISTRY.runner("pursuit").allows("start", pursuit, table):
+        return None
+    return f"hexlog pursuit start --encounter {number}"
+
+
+def _chase_start(state: EncounterState, table: Table) -> str | None:
+    """``hexlog chase start --from-encounter N`` underground or on water, under rules with that chase's table, while
+    it may start and has not."""
+    assert table.rules is not None  # noqa: S101 - checked by the caller
+    tables = table.rules.part(ChaseTables)
+    where = {Setting.DUNGEON: tables.dungeon_pursuit, Setting.WATERBORNE: tables.evasion_waterborne}
+    if where.get(state.setting) is None:
+        return None
+    number = state.started.number
+    chase = table.procedures.get("chase")
+    if isinstance(chase, ChaseState) and chase.started.from_encounter == number:
+        return None
+    if not REGISTRY.runner("chase").allows("start", chase, table):
+        return None
+    setting = " --setting waterborne" if state.setting is Setting.WATERBORNE else ""
+    return f"hexlog chase start{setting} --from-encounter {number}"
+
+
+def after(state: Any, table: Table, events: tuple[Event, ...]) -> list[str]:
+    """An encounter a command concluded in pursuit, which nothing carries on: the pursuit to start next."""
+    if not any(isinstance(e, ev.EncounterConcluded) for e in events):
+        return []
+    found = follow_up(state, table)
+    return [found] if found else []
+
+
 def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:  # noqa: ARG001 - nothing secret
     """An encounter (on water, or a delve's) that handed its pursuit to the chase, as ``hexlog state`` shows it (the
-    chase's own lines follow); once the chase caught the fleeing side, the fight it came back to."""
+    chase's own lines follow); once the chase caught the fleeing side, the fight it came back to; one concluded in
+    pursuit that nothing carries on, the pursuit to start."""
+    found = follow_up(state, table)
+    if found:
+        return [f"  {found}"]
     if not isinstance(state, EncounterState) or not (state.phase is Phase.CHASE or state.chased):
         return []
     s = state.started
@@ -242,3 +304,5 @@ def state_lines(state: Any, table: Table, *, player: bool = False) -> list[str]:
 
 
 STATES: dict[str, Callable[..., list[str]]] = {"encounter": state_lines}
+
+AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {"encounter": after}

@@ -53,4 +53,7 @@ STATES: dict[str, Callable[..., list[str]]] = {
 }
 
 #: what the referee does next outside a procedure a command left so: (state, table, the command's events) -> lines
-AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {**render_chase.AFTER}
+AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {
+    **render_chase.AFTER,
+    **render_encounter.AFTER,
+}

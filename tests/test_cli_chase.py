@@ -329,10 +329,7 @@ class TestTheRefereeSaysWhatThePursuersAreLike:
         assert hexlog("session", "close").returncode == 0
         audited = hexlog("audit").stdout
         assert "INCOMPLETE: nothing is wrong" in audited
-        assert (
-            "the monsters pursue, decided by the referee (no reaction was rolled), who says they like "
-            in audited
-        )
+        assert "the monsters pursue, decided by the referee (no reaction was rolled), who says they like " in audited
 
     def test_pursuers_let_go_or_a_pursuit_not_handed_off_are_refused_their_tastes(self, hexlog, table):
         """In a delve, --hungry with --let-go (or no --pursue) is refused; outside one the encounter concludes in

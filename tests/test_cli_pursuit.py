@@ -35,3 +35,53 @@ def test_the_ose_rules_pursue_day_by_day(hexlog, tmp_path) -> None:
     rolled = hexlog("pursuit", "roll-evasion")
     assert "evasion 100 %" in rolled.stdout
     assert "no roll, the party gets away" in rolled.stdout
+
+
+def _fled_and_pursued(hexlog, tmp_path, ruleset: str, setting: str):
+    """A campaign under ``ruleset`` whose first encounter (``setting``, both sides aware) ends with the party fleeing
+    and the monsters giving chase; the decision's output."""
+    for args in (
+        ("init", "--ruleset", ruleset),
+        ("session", "open", "--secret-file", secret_file(tmp_path, "2e" * 32)),
+        ("party", "add", "Ann"),
+        ("encounter", "start", "--setting", setting, "--monsters", "6", "--party-aware", "--monsters-aware"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance"),
+        ("encounter", "roll-initiative"),
+        ("encounter", "evade"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    decided = hexlog("encounter", "decide-pursuit", "--pursue")
+    assert decided.returncode == 0, decided.stderr
+    assert "-> CONCLUDED; next: start\n" in decided.stdout
+    return decided
+
+
+def test_an_encounter_ended_in_pursuit_in_the_wilderness_names_the_pursuit_to_start(hexlog, tmp_path) -> None:
+    """OSE: nothing handed the encounter off, so nothing carries the pursuit on: its answer and the state name
+    ``pursuit start --encounter N`` until the referee starts it (before, both offered only a new encounter)."""
+    decided = _fled_and_pursued(hexlog, tmp_path, "ose", "wilderness")
+    told = "the monsters give chase: hexlog pursuit start --encounter 1"
+    assert f"   {told}\n" in decided.stdout
+    assert f"  {told}\n" in hexlog("state").stdout
+    started = hexlog(*told.split(": ", 1)[1].split()[1:])
+    assert started.returncode == 0, started.stderr
+    assert "give chase" not in hexlog("state").stdout
+
+
+def test_an_encounter_ended_in_pursuit_underground_names_the_chase_to_start(hexlog, tmp_path) -> None:
+    """OSE underground, outside a delve: the chase by hand, from the encounter."""
+    decided = _fled_and_pursued(hexlog, tmp_path, "ose", "dungeon")
+    told = "the monsters give chase: hexlog chase start --from-encounter 1"
+    assert f"   {told}\n" in decided.stdout
+    assert f"  {told}\n" in hexlog("state").stdout
+    assert hexlog("chase", "start", "--from-encounter", "1").returncode == 0
+    assert "give chase" not in hexlog("state").stdout
+
+
+def test_rules_without_a_pursuit_name_none_to_start(hexlog, tmp_path) -> None:
+    """AD&D has no wilderness pursuit and no chase: nothing is offered that would be refused."""
+    decided = _fled_and_pursued(hexlog, tmp_path, "adnd", "outdoors")
+    assert "give chase" not in decided.stdout
+    assert "give chase" not in hexlog("state").stdout
