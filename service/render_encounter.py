@@ -9,6 +9,7 @@ from hexlog.events.vocabulary import Setting, Side
 from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.chase.state import ChaseState
 from hexlog.machine.encounter import EncounterState, Phase
+from hexlog.machine.encounter.resolution import CONFUSED
 from hexlog.machine.encounter.state import PROCEDURE
 from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.state import PursuitState
@@ -144,6 +145,8 @@ def _initiative(e: ev.InitiativeRolled) -> str:
     )
     free = f"; {e.free_round} gain a free round" if e.free_round else ""
     first = "both act at once" if e.first is ev.First.SIMULTANEOUS else f"{e.first} act first"
+    if not faces and CONFUSED in e.reason:  # both surprised, a momentary confusion: nobody acts yet
+        first = "neither side acts in the first round"
     reason = f" ({e.reason})" if e.reason and not faces else ""
     return f"initiative: {faces or 'no roll'}{tie}: {first}{free}{reason}{rolls_named(e.rolls)}"
 

@@ -24,6 +24,7 @@ from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
+from hexlog.service import render
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -325,6 +326,19 @@ class TestReaction:
         t.run(enc.PlayRound())
         with pytest.raises(RuleRefusedError, match="do not re-roll"):
             t.run(enc.RerollReaction())
+
+
+class TestMutualSurprise:
+    def test_the_initiative_line_says_nobody_acts_in_the_first_round(self) -> None:
+        """OSE, both sides surprised (1 and 2): no initiative is rolled and neither side acts in the first round; the
+        line does not also say both act at once."""
+        t = Table()
+        t.run(enc.StartEncounter())
+        t.run(enc.CheckSurprise(), 1, 2)
+        t.run(enc.DetermineDistance(), 3, 4)
+        said = render.describe(only(t.run(enc.RollInitiative()), ev.InitiativeRolled))
+        assert said.startswith("initiative: no roll: neither side acts in the first round (")
+        assert "both act at once" not in said
 
 
 class TestEvasion:

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 MAX_REACTION_MODIFIER = REACTION_MODIFIER.most
 #: the trigger a pursuit decision fires
 DECIDE_PURSUIT = TRIGGERS[DecidePursuit]
+#: the initiative's note after mutual surprise under ``mutually_surprised_sides_act = false``
+CONFUSED = "neither side rolls: neither acts in the first round"
 
 
 def roll_initiative(ctx: StepContext, command: RollInitiative) -> None:  # noqa: ARG001 - the step signature
@@ -118,7 +120,7 @@ def _unrolled(rollers: tuple[Side, ...], notes: list[str], *, confused: bool) ->
     """Initiative when a surprised side does not roll: the side that alone may roll acts first, or both at once (after
     mutual surprise under ``mutually_surprised_sides_act = false``, from the second round)."""
     if not rollers and confused:
-        notes.append("neither side rolls: neither acts in the first round")
+        notes.append(CONFUSED)
         return ev.InitiativeRolled(first=ev.First.SIMULTANEOUS, order=SIDES, reason="; ".join(notes))
     if not rollers:
         notes.append("neither side rolls: both act at once")
