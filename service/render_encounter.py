@@ -271,7 +271,8 @@ def _chase_start(state: EncounterState, table: Table) -> str | None:
     if not REGISTRY.runner("chase").allows("start", chase, table):
         return None
     setting = " --setting waterborne" if state.setting is Setting.WATERBORNE else ""
-    return f"hexlog chase start{setting} --from-encounter {number}"
+    fleeing = " --fleeing monsters" if state.fleeing is Side.MONSTERS else ""
+    return f"hexlog chase start{setting}{fleeing} --from-encounter {number}"
 
 
 def after(state: Any, table: Table, events: tuple[Event, ...]) -> list[str]:

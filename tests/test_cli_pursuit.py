@@ -85,3 +85,32 @@ def test_rules_without_a_pursuit_name_none_to_start(hexlog, tmp_path) -> None:
     decided = _fled_and_pursued(hexlog, tmp_path, "adnd", "outdoors")
     assert "give chase" not in decided.stdout
     assert "give chase" not in hexlog("state").stdout
+
+
+def test_a_chase_after_monsters_fled_is_of_the_monsters(hexlog, tmp_path) -> None:
+    """OSE underground: the monsters flee and the party gives chase. The advice names --fleeing monsters; the chase
+    started from that encounter without it (the party fleeing, as before) is refused and writes nothing."""
+    for args in (
+        ("init", "--ruleset", "ose"),
+        ("session", "open", "--secret-file", secret_file(tmp_path, "2f" * 32)),
+        ("party", "add", "Ann"),
+        ("encounter", "start", "--setting", "dungeon", "--monsters", "2", "--party-aware", "--monsters-aware"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance"),
+        ("encounter", "roll-initiative"),
+        ("encounter", "evade", "--side", "monsters"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+    decided = hexlog("encounter", "decide-pursuit", "--pursue")
+    told = "the party give chase: hexlog chase start --fleeing monsters --from-encounter 1"
+    assert f"   {told}\n" in decided.stdout
+    before = hexlog("state").stdout.splitlines()[0]
+    refused = hexlog("chase", "start", "--from-encounter", "1")
+    assert refused.returncode == 1
+    assert "the monsters fled and the party gave chase" in refused.stderr
+    assert "give --fleeing monsters" in refused.stderr
+    assert hexlog("state").stdout.splitlines()[0] == before
+    started = hexlog("chase", "start", "--fleeing", "monsters", "--from-encounter", "1")
+    assert started.returncode == 0, started.stderr
+    assert "the monsters flee at 120 ft a round, pursued at 120 ft" in started.stdout

@@ -69,7 +69,8 @@ def check_lengths(given: Iterable[tuple[str, int | None, Bounds, str]]) -> None:
 
 
 def facts_of(table: Table, command: StartChase) -> Facts:
-    """The facts a chase starts from; ``UsageError`` naming what is missing."""
+    """The facts a chase starts from; ``UsageError`` naming what is missing, ``RuleRefusedError`` when the side said
+    to flee is not the one that fled the encounter it follows."""
     try:
         setting = ev.ChaseSetting(command.setting)
     except ValueError:
@@ -88,6 +89,13 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         )
     )
     e = encounter_of(table, command.from_encounter)
+    if e is not None and e.pursuit is not None and e.pursuit.pursue and e.pursuit.fleeing is not fleeing:
+        fled = e.pursuit.fleeing
+        msg = (
+            f"in encounter {e.started.number} the {fled} fled and the {fled.other} gave chase, not the other way "
+            f"round: give --fleeing {fled}"
+        )
+        raise RuleRefusedError(msg)
     members = table.party.members
     party_ft = min((m.speed for m in members), default=0)
     if e is not None and e.movement is not None:
