@@ -467,11 +467,8 @@ class TestRulesRead:
     def test_the_camp_reads_its_table_and_options(self) -> None:
         """rules show names the camp as the reader of what it reads; the clock's watch is the campaign's unit."""
         assert REGISTRY.readers("tables", "camp") == ["camp"]
-        for section, key in (
-            ("tables", "weather_flags"),
-            ("tables", "lost_encounter"),
-            ("options", "night_encounter_check"),
-            ("options", "lost_encounter_source"),
-        ):
+        for section, key in (("tables", "weather_flags"), ("options", "night_encounter_check")):
             assert sorted(REGISTRY.readers(section, key)) == ["camp", "travel"], key
+        for section, key in (("tables", "lost_encounter"), ("options", "lost_encounter_source")):
+            assert sorted(REGISTRY.readers(section, key)) == ["camp", "pursuit", "travel"], key  # and a pursuit's rest
         assert REGISTRY.readers("options", "watch_seconds") == ["campaign"]

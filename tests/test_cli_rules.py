@@ -136,6 +136,20 @@ class TestRulesCommands:
         assert not any(UNUSED in line for line in lines if line.startswith(used))
         assert "options.segment_seconds = 6  " + UNUSED in lines
 
+    def test_show_names_the_pursuit_among_the_readers_of_the_chances_by_terrain_alone(self, hexlog):
+        """The rest after a pursuit's escape reads the encounter chances of its terrain and their source: rules show
+        names the pursuit among their readers, and not among those of the night's check or the weather's flags,
+        which only the travel day and the camp read."""
+        lines = hexlog("rules", "show", "explore").stdout.splitlines()
+        for key, readers in (
+            ("options.lost_encounter_source", "travel, camp, pursuit"),
+            ("tables.lost_encounter", "travel, camp, pursuit"),
+            ("options.night_encounter_check", "travel, camp"),
+            ("tables.weather_flags", "travel, camp"),
+        ):
+            at = next(i for i, line in enumerate(lines) if line.startswith((f"{key} = ", f"{key}.")))
+            assert lines[at + 1].endswith(f"[read by {readers}]"), key
+
     def test_diff_lists_the_keys_that_differ(self, hexlog):
         """Two rulesets compared key by key."""
         result = hexlog("rules", "diff", "ose", "explore")

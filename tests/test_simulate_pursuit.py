@@ -355,3 +355,34 @@ def test_whether_the_pursuers_are_intelligent_is_not_offered(tmp_path: Path) -> 
     assert refused.returncode == 2
     assert "No such option" in refused.stderr
     assert "--unintelligent" not in run_hexlog("simulate", "pursuit", "--help", cwd=tmp_path).stdout
+
+
+def test_the_chances_by_terrain_the_rest_reads_are_taken_and_change_its_encounters(tmp_path: Path) -> None:
+    """The rest after an escape checks the terrain's encounter chances (tables.lost_encounter, by
+    options.lost_encounter_source): a house rule of either was refused as read only by travel and camp; it is taken,
+    by ``--option``, ``--against-option`` or ``--rules``, and changes the encounters while resting on the same dice
+    (dolmenwood has no swamp row off the map: none; the house rule meets one on every face)."""
+    (tmp_path / "house.toml").write_text(
+        "[tables.lost_encounter.odd_p18]\nswamp = { lost = [1, 2, 3], encounter = [1, 2, 3, 4, 5, 6] }\n"
+    )
+    args = ("--n", "40", "--pursuers-speed", "150", "--terrain", "swamp", "--seed", "4", "--json")
+
+    def resting(*given: str) -> list[dict[str, object]]:
+        done = run_hexlog("simulate", *given, *args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        found = [
+            next(m for m in side["measures"] if m["name"] == "encounters while resting")
+            for side in json.loads(done.stdout)["sides"]
+        ]
+        return [{"n": m["n"], "counts": m["counts"]} for m in found]
+
+    (plain,) = resting("pursuit")
+    (dolmenwood,) = resting("pursuit", "--option", "lost_encounter_source=dolmenwood")
+    (house,) = resting("pursuit", "--rules", "house.toml")
+    assert plain["n"] == dolmenwood["n"] == house["n"]
+    assert plain["counts"] != dolmenwood["counts"] == {"0": plain["n"]}
+    assert plain["counts"] != house["counts"]
+    assert resting("compare", "pursuit", "--against-option", "lost_encounter_source=dolmenwood") == [
+        plain,
+        dolmenwood,
+    ]

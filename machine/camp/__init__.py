@@ -28,7 +28,7 @@ from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, unavailab
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
-from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances, WildernessOptions, WildernessTables
 
 CAMP = Procedure(
     name=PROCEDURE,
@@ -52,7 +52,7 @@ CAMP = Procedure(
     fold=evolve,
     reads=READS,
     state_type=CampState,
-    rules=(CampTables, WildernessOptions, WildernessTables),
+    rules=(CampTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables),
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,

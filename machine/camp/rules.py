@@ -2,10 +2,11 @@
 
 A ruleset without a camp table (ose, adnd) has no night in camp: the camp's commands say so. The
 night's check reads the parts it shares with the travel day (``WildernessOptions``,
-``WildernessTables``: the night's check, the encounter chances by terrain and their source, the
-weather's flags). The check across the parts (``check``) refuses a camp table whose watches do not
-fill the night, or whose watch die cannot pick every watch. A watch lasts ``options.watch_seconds``
-on the game clock; the table's ``watch_hours`` is the sleep it costs a guard.
+``WildernessTables``: the night's check, the weather's flags) and with the rest after a pursuit's
+escape too (``ChanceSource``, ``TerrainChances``: the encounter chances by terrain and their
+source). The check across the parts (``check``) refuses a camp table whose watches do not fill the
+night, or whose watch die cannot pick every watch. A watch lasts ``options.watch_seconds`` on the
+game clock; the table's ``watch_hours`` is the sleep it costs a guard.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 import attrs
 
 from hexlog.machine.kit.rules import RulesError, dice_rule, in_range, rule, totals
-from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances, WildernessOptions
 
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
@@ -90,9 +91,13 @@ def check(ruleset: Ruleset) -> None:
     if totals(table.watch_dice, "watch_dice") != (1, table.watches):
         msg = f"{where}.watch_dice: {table.watch_dice!r} must show 1 to {table.watches}, one face per watch"
         raise RulesError(msg)
-    options, chances = ruleset.part(WildernessOptions), ruleset.part(WildernessTables).lost_encounter
-    source = options.lost_encounter_source
-    if options.night_encounter_check and table.night_checks and (source is None or source not in (chances or {})):
+    chances = ruleset.part(TerrainChances).lost_encounter
+    source = ruleset.part(ChanceSource).lost_encounter_source
+    if (
+        ruleset.part(WildernessOptions).night_encounter_check
+        and table.night_checks
+        and (source is None or source not in (chances or {}))
+    ):
         msg = (
             f"{where}.night_checks: the night's wandering check needs tables.lost_encounter.{source or '(none given)'} "
             "(options.lost_encounter_source), which the rules do not have; set night_checks = 0 or add it"

@@ -28,7 +28,7 @@ from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import ClockOptions, Span
 from hexlog.machine.pursuit import handover
-from hexlog.machine.travel.rules import TravelTables, WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
 from hexlog.machine.travel.terrain import row, seen
@@ -64,8 +64,8 @@ def camp_table(rules: Ruleset) -> CampTable:
 
 def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     """The faces that mean an encounter in ``terrain``; ``UsageError`` naming the terrains known."""
-    source = rules.part(WildernessOptions).lost_encounter_source
-    rows = (rules.part(WildernessTables).lost_encounter or {}).get(str(source), {})
+    source = rules.part(ChanceSource).lost_encounter_source
+    rows = (rules.part(TerrainChances).lost_encounter or {}).get(str(source), {})
     if terrain not in rows:
         known = ", ".join(rows) or "(none)"
         given = f"terrain {terrain!r} is not one" if terrain else "no terrain is given; name one"

@@ -21,6 +21,7 @@ from hexlog.machine.pursuit.guard import guard
 from hexlog.machine.pursuit.inverse import INVERSE
 from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel, unavailable
 from hexlog.machine.pursuit.state import PROCEDURE, READS, Phase, PursuitState, evolve
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances
 
 #: OSE lets either side flee (§2.8); the pursuit is the fleeing party's
 LIMIT_FLEEING_PARTY = (
@@ -58,7 +59,7 @@ PURSUIT = Procedure(
     fold=evolve,
     reads=READS,
     state_type=PursuitState,
-    rules=(EvasionOptions, EvasionTables),
+    rules=(EvasionOptions, EvasionTables, ChanceSource, TerrainChances),
     rules_check=evasion.check,
     purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
     inverse=INVERSE,

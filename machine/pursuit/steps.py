@@ -42,7 +42,7 @@ from hexlog.machine.pursuit.commands import REFEREE_PCT, SIZE
 from hexlog.machine.pursuit.state import PROCEDURE, Phase, PursuitState, under_way
 from hexlog.machine.travel import exhaustion
 from hexlog.machine.travel import terrain as travel_terrain
-from hexlog.machine.travel.rules import WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import Phase as TravelPhase
 from hexlog.machine.travel.state import TravelState
@@ -442,8 +442,8 @@ def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool) -> tuple[in
 def rest_chances(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none
     without them."""
-    chances = rules.part(WildernessTables).lost_encounter or {}
-    row = chances.get(rules.part(WildernessOptions).lost_encounter_source.value, {}).get(terrain)
+    chances = rules.part(TerrainChances).lost_encounter or {}
+    row = chances.get(rules.part(ChanceSource).lost_encounter_source.value, {}).get(terrain)
     return row.encounter if row is not None else ()
 
 

@@ -20,7 +20,14 @@ from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
 from hexlog.machine.travel.inverse import INVERSE, guard
 from hexlog.machine.travel.machine import TRANSITIONS, TravelModel, unavailable
-from hexlog.machine.travel.rules import TravelOptions, TravelTables, WildernessOptions, WildernessTables
+from hexlog.machine.travel.rules import (
+    ChanceSource,
+    TerrainChances,
+    TravelOptions,
+    TravelTables,
+    WildernessOptions,
+    WildernessTables,
+)
 from hexlog.machine.travel.state import PROCEDURE, READS, Phase, TravelState, evolve
 
 #: what the rule texts leave open about rest and exhaustion, and what the journey does instead
@@ -84,7 +91,7 @@ TRAVEL = Procedure(
     fold=evolve,
     reads=READS,
     state_type=TravelState,
-    rules=(TravelOptions, TravelTables, WildernessOptions, WildernessTables),
+    rules=(TravelOptions, TravelTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
     inverse=INVERSE,
     guards=(guard,),

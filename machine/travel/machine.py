@@ -19,7 +19,7 @@ from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.model import Model
 from hexlog.machine.travel import terrain
 from hexlog.machine.travel.commands import StartJourney
-from hexlog.machine.travel.rules import TravelTables, WildernessTables
+from hexlog.machine.travel.rules import TerrainChances, TravelTables, WildernessTables
 from hexlog.machine.travel.state import Phase, TravelState
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ del P
 
 def unavailable(rules: Ruleset) -> str:
     """The travel tables the rules lack, in words ("" when none)."""
-    missing = rules.part(TravelTables).missing(rules.part(WildernessTables))
+    missing = rules.part(TravelTables).missing(rules.part(TerrainChances), rules.part(WildernessTables))
     return f"no travel tables ({', '.join(missing)})" if missing else ""
 
 

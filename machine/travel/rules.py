@@ -45,8 +45,9 @@ class WeatherTable(enum.StrEnum):
 
 
 @attrs.frozen(kw_only=True)
-class WildernessOptions:
-    """The options the travel day and the night in camp both read: whose chances by terrain, and the night's check."""
+class ChanceSource:
+    """Whose lost and encounter chances by terrain apply: read by the travel day, the night in camp and the rest
+    after a pursuit's escape."""
 
     section: ClassVar[str] = "options"
 
@@ -58,6 +59,14 @@ class WildernessOptions:
             "swamp is lost on 1-3); dolmenwood reads its road row (never lost in clear weather by day) and track row."
         ),
     )
+
+
+@attrs.frozen(kw_only=True)
+class WildernessOptions:
+    """The option the travel day and the night in camp both read: the night's check."""
+
+    section: ClassVar[str] = "options"
+
     night_encounter_check: bool = rule(
         True,  # noqa: FBT003 - a default
         help="A19: a wandering check at the day's end and once each night in camp (false: the day's end only).",
@@ -264,22 +273,32 @@ class TravelTables:
         ),
     )
 
-    def missing(self, shared: WildernessTables) -> list[str]:
+    def missing(self, chances: TerrainChances, shared: WildernessTables) -> list[str]:
         """The tables a journey needs that the rules in force leave out."""
         needed = ("travel_points", "lost_direction", "terrain_cost", "weather")
         found = [name for name in needed if getattr(self, name) is None]
-        return found + [name for name in ("lost_encounter", "weather_flags") if getattr(shared, name) is None]
+        found += ["lost_encounter"] if chances.lost_encounter is None else []
+        return found + (["weather_flags"] if shared.weather_flags is None else [])
 
 
 @attrs.frozen(kw_only=True)
-class WildernessTables:
-    """The tables both the travel day and the night in camp read: chances by terrain, and the weather's flags."""
+class TerrainChances:
+    """The lost and encounter chances by terrain: read by the travel day, the night in camp and the rest after a
+    pursuit's escape."""
 
     section: ClassVar[str] = "tables"
 
     lost_encounter: dict[str, dict[str, Chances]] | None = rule(
         None, help="§4.7-4.8 lost and encounter faces per terrain row, by source (option lost_encounter_source)."
     )
+
+
+@attrs.frozen(kw_only=True)
+class WildernessTables:
+    """The table both the travel day and the night in camp read: the weather's flags."""
+
+    section: ClassVar[str] = "tables"
+
     weather_flags: dict[str, tuple[str, ...]] | None = rule(
         None, help="§4.10 DEFAULT each weather's flags: impeded, poor_visibility, wet."
     )

@@ -26,10 +26,10 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.travel.rules import (
     Chances,
+    ChanceSource,
     LostSource,
+    TerrainChances,
     TravelTables,
-    WildernessOptions,
-    WildernessTables,
 )
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def _track(start: Hex | None, place: Hex) -> bool:
 def row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
     """The row of the lost and encounter table a hex reads, and its faces, under the source in force: Dolmenwood's
     road, track or difficulty; the OD&D row of the hex's terrain under odd_p18, which has no road or track row."""
-    chances = rules.part(WildernessTables).lost_encounter or {}
-    source = rules.part(WildernessOptions).lost_encounter_source
+    chances = rules.part(TerrainChances).lost_encounter or {}
+    source = rules.part(ChanceSource).lost_encounter_source
     if source is LostSource.DOLMENWOOD:
         name = "road" if place.road else "track" if place.track else difficulty(rules, place)
     else:
@@ -82,7 +82,7 @@ def row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
 def road_row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
     """The row a lost check read before ``travel.lost_checked`` version 3: a road hex read Dolmenwood's road row
     (never lost) whatever the source in force; any other hex its source's row (the audit re-runs such checks)."""
-    dolmenwood = (rules.part(WildernessTables).lost_encounter or {}).get(LostSource.DOLMENWOOD.value, {})
+    dolmenwood = (rules.part(TerrainChances).lost_encounter or {}).get(LostSource.DOLMENWOOD.value, {})
     if place.road and "road" in dolmenwood:
         return "road", dolmenwood["road"]
     return row(rules, place)
