@@ -330,14 +330,7 @@ class _Walker:
         them."""
         if not isinstance(event, Resumed) or self.release < _RESUMES_SINCE:
             return
-        ctx = kit.StepContext(
-            table=self._rewound([], self.table),
-            registry=self.registry,
-            roller_for=lambda _t: _RecordedDice([]),
-            keeper=self.hidden.keeper if self.hidden is not None else None,
-            as_recorded=True,
-            due_checks=False,
-        )
+        ctx = self.diceless(self.table)
         try:
             kit.resume_parents(ctx)
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the resume raise is a finding
@@ -351,6 +344,18 @@ class _Walker:
         tail = self.tail(emitted[1:after], at)
         if tail:
             self.flag(at, f"{event.parent} resumes as {event.child} concluded: {tail}")
+
+    def diceless(self, table: tables.Table) -> kit.StepContext:
+        """A context to run again a step no dice decide (a resume, a command the referee typed) on ``table``, as its
+        release recorded it: no due check runs as its time passes (the audit re-runs them after every clock event)."""
+        return kit.StepContext(
+            table=self._rewound([], table),
+            registry=self.registry,
+            roller_for=lambda _t: _RecordedDice([]),
+            keeper=self.hidden.keeper if self.hidden is not None else None,
+            as_recorded=True,
+            due_checks=False,
+        )
 
     def note_typed(self, at: int, event: Event) -> None:
         """Keep an event a command the referee types records first (``Inverse.typed_steps``) with the table before it,
@@ -379,14 +384,7 @@ class _Walker:
             return
         pending.after.append(change)
         event = pending.event
-        ctx = kit.StepContext(
-            table=self._rewound([], pending.table),
-            registry=self.registry,
-            roller_for=lambda _t: _RecordedDice([]),
-            keeper=self.hidden.keeper if self.hidden is not None else None,
-            as_recorded=True,
-            due_checks=False,
-        )
+        ctx = self.diceless(pending.table)
         try:
             kit.admit(ctx, pending.command, text_checked=True)
             kit.run_step(ctx, pending.command)
