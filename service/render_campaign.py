@@ -75,7 +75,7 @@ def _clock(e: ClockAdvanced) -> str:
 def _member(e: MemberAdded) -> str:
     return (
         f"{e.name} joins the party (CHA {e.cha}, WIS {e.wis}, DEX {e.dex}, STR {e.strength}, "
-        f"speed {e.speed}, armor {e.armor})"
+        f"speed {e.speed}, armor {e.armor}{f', infravision {e.infravision_ft} ft' if e.infravision_ft else ''})"
     )
 
 

@@ -145,6 +145,18 @@ class TestPartyAndRolls:
         assert "Ayla: CHA 16" in result.stdout
         assert "moves at 90" in result.stdout
 
+    @pytest.mark.usefixtures("table")
+    def test_party_add_echoes_every_score_it_records(self, hexlog):
+        """The line a member joins with names its infravision when it has some, as it names its other scores, so a
+        referee sees at once what was typed; a member without any is not said to see 0 ft in the dark."""
+        seer = hexlog("party", "add", "Mira", "--infravision", "60")
+        plain = hexlog("party", "add", "Bo")
+        assert seer.returncode == plain.returncode == 0, seer.stderr
+        assert "Mira joins the party (CHA 10, WIS 10, DEX 10, STR 10, speed 120, armor none, infravision 60 ft)" in (
+            seer.stdout
+        )
+        assert "Bo joins the party (CHA 10, WIS 10, DEX 10, STR 10, speed 120, armor none)" in plain.stdout
+
     def test_an_edit_to_an_empty_armor_is_refused_and_writes_nothing(self, hexlog, table):
         """Clearing a member's armor to empty text is refused (none is written none); the armor stays as it was."""
         assert hexlog("party", "add", "Ayla", "--armor", "chain").returncode == 0
