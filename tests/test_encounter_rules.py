@@ -22,6 +22,7 @@ from hexlog.machine import encounter as enc
 from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.replay.audit import audit_store
 from hexlog.service import render
@@ -668,6 +669,32 @@ class TestAdnd:
         t.run(enc.RollInitiative(), 4, 3)
         with pytest.raises(RuleRefusedError, match="free segments, which have passed"):
             t.run(enc.Avoid(side="party"))
+
+    @pytest.mark.parametrize(("action", "may_avoid"), [("attack", False), ("Charge the door", False), ("move", True)])
+    def test_surprisers_who_spent_their_segments_attacking_cannot_avoid(self, action, may_avoid) -> None:
+        """§3.3: the monsters facing a party in plate (noisy: it cannot surprise them) may slip away, but not once they
+        spent their free segments attacking it: they have been seen. The step is then neither offered nor allowed,
+        and nothing is written; a side that only moved in its segments still may."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="plate"),))
+        t.run(enc.StartEncounter(setting="indoors"))
+        checked = only(t.run(enc.CheckSurprise(), 2), ev.SurpriseChecked)
+        assert (checked.party_surprised, checked.monsters_rolled, checked.advantage) == (True, False, "monsters")
+        t.run(enc.DetermineDistance(value=30))
+        assert only(t.run(enc.TakeFreeAction(action=action)), ev.FreeActionTaken).side == "monsters"
+        t.run(enc.RollInitiative(), 4, 3)
+        table = t.handler.load(CAMPAIGN)
+        offered = dict(REGISTRY.runner("encounter").allowed(table.procedures["encounter"], table))
+        assert ("avoid" in offered) is may_avoid
+        if may_avoid:
+            assert offered["avoid"] == ("monsters",)
+            t.run(enc.Avoid(side="monsters"))
+            assert t.state.phase is enc.Phase.CONCLUDED
+            return
+        before = t.version
+        with pytest.raises(RuleRefusedError, match=r"monsters spent their free segments attacking \("):
+            t.run(enc.Avoid(side="monsters"))
+        assert t.version == before
+        assert t.state.phase is enc.Phase.ACTIONS
 
     def test_outdoors_the_distance_loses_30_ft_per_surprise_segment(self) -> None:
         """A9: the surprised party's face of 2 takes 60 ft off 18d4 x 10 ft."""
