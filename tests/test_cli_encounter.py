@@ -845,3 +845,37 @@ def test_a_correction_to_the_count_already_recorded_is_a_refusal(hexlog):
     assert refused.returncode == 1
     assert refused.stderr == "hexlog: error: the encounter already has 4 monsters: nothing to correct\n"
     assert hexlog("encounter", "correct", "--monsters", "5").returncode == 0
+
+
+def test_monsters_that_spent_their_segments_attacking_cannot_avoid(hexlog, tmp_path):
+    """§3.3 (adnd): the party in plate cannot surprise the monsters, who surprise it and spend their free segments
+    attacking; they have been seen, so ``avoid --side monsters`` is no longer offered (the answer's ``next:`` and
+    ``hexlog state``) and is refused: exit 1, one line naming why, nothing written."""
+    assert hexlog("init", "--ruleset", "adnd").returncode == 0
+    assert hexlog("session", "open", "--secret-file", secret_file(tmp_path, secret(2))).returncode == 0
+    for args in (("party", "add", "Ann", "--armor", "plate"), ("encounter", "start", "--setting", "indoors")):
+        assert hexlog(*args).returncode == 0, args
+    surprise = hexlog("encounter", "check-surprise").stdout
+    assert "party d6=2 SURPRISED" in surprise
+    assert "monsters gain the advantage (segments)" in surprise
+    distance = hexlog("encounter", "determine-distance", "--value", "30").stdout
+    assert distance.rstrip().endswith("-> FREE_ACTION; next: take-free-action, avoid --side monsters")
+    assert (
+        "monsters use 2 free segments: attack" in hexlog("encounter", "take-free-action", "--action", "attack").stdout
+    )
+    last = hexlog("encounter", "roll-initiative").stdout.rstrip().splitlines()[-1]
+    found = NEXT.match(last)
+    assert found, last
+    assert found[1] == "ACTIONS"
+    assert "avoid" not in found[2]
+    assert "avoid" not in hexlog("state").stdout
+    db = tmp_path / "hexlog.db"
+    before = count_events(db)
+    refused = hexlog("encounter", "avoid", "--side", "monsters")
+    assert refused.returncode == 1
+    assert refused.stdout == ""
+    assert refused.stderr == (
+        "hexlog: error: encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments attacking "
+        "(attack): they have been seen and cannot avoid the encounter now; fight, evade or conclude it\n"
+    )
+    assert count_events(db) == before
