@@ -236,6 +236,45 @@ def test_under_ose_a_later_round_waits_for_its_initiative_and_next_offers_it(ser
         assert _version(served, client) == before
 
 
+def test_monsters_that_attacked_in_their_segments_are_not_offered_avoid_and_get_409(serve, hexlog, tmp_path):
+    """adnd: the party in plate cannot surprise the monsters, who surprise it (a fixed secret: the party's d6 is 2)
+    and attack in their free segments; ``avoid`` is then not in ``next``, and sent anyway it is a 409 naming why
+    that writes nothing."""
+    served = serve()
+    secret = secret_file(tmp_path, (2).to_bytes(32, "big").hex())
+    for args in (
+        ("rules", "change", "--ruleset", "adnd"),
+        ("session", "close"),
+        ("session", "open", "--secret-file", secret),
+        ("party", "add", "Ann", "--armor", "plate"),
+        ("encounter", "start", "--setting", "indoors"),
+    ):
+        done = hexlog(*args, "--campaign", "main")
+        assert done.returncode == 0, (args, done.stderr)
+    with served.client() as client:
+        for step, body in (
+            ("check-surprise", {}),
+            ("determine-distance", {"value": 30}),
+            ("take-free-action", {"action": "attack"}),
+            ("roll-initiative", {}),
+        ):
+            done = client.post(f"/campaigns/main/encounter/{step}", headers=served.headers("referee"), json=body)
+            assert done.status_code == 200, done.text
+        offered = [step.split(" ")[0] for step in done.json()["next"]]
+        assert "avoid" not in offered
+        assert "fight" in offered
+        before = _version(served, client)
+        refused = client.post(
+            "/campaigns/main/encounter/avoid", headers=served.headers("referee"), json={"side": "monsters"}
+        )
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments attacking (attack): "
+            "they have been seen and cannot avoid the encounter now; fight, evade or conclude it"
+        )
+        assert _version(served, client) == before
+
+
 def test_refusals_are_problems_in_the_command_lines_words(serve, hexlog):
     served = serve()
     with served.client() as client:
