@@ -875,7 +875,7 @@ def test_monsters_that_spent_their_segments_attacking_cannot_avoid(hexlog, tmp_p
     assert refused.returncode == 1
     assert refused.stdout == ""
     assert refused.stderr == (
-        "hexlog: error: encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments attacking "
-        "(attack): they have been seen and cannot avoid the encounter now; fight, evade or conclude it\n"
+        "hexlog: error: encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments on an "
+        "action (attack) instead of slipping away: they cannot avoid the encounter now; fight, evade or conclude it\n"
     )
     assert count_events(db) == before

@@ -670,18 +670,20 @@ class TestAdnd:
         with pytest.raises(RuleRefusedError, match="free segments, which have passed"):
             t.run(enc.Avoid(side="party"))
 
-    @pytest.mark.parametrize(("action", "may_avoid"), [("attack", False), ("Charge the door", False), ("move", True)])
-    def test_surprisers_who_spent_their_segments_attacking_cannot_avoid(self, action, may_avoid) -> None:
+    @pytest.mark.parametrize(("action", "may_avoid"), [("attack", False), ("cast sleep", False), ("", True)])
+    def test_surprisers_who_spent_their_segments_on_an_action_cannot_avoid(self, action, may_avoid) -> None:
         """§3.3: the monsters facing a party in plate (noisy: it cannot surprise them) may slip away, but not once they
-        spent their free segments attacking it: they have been seen. The step is then neither offered nor allowed,
-        and nothing is written; a side that only moved in its segments still may."""
+        spent their free segments on an action of their own (an attack, a spell): avoiding is what the segments are
+        for. The step is then neither offered nor allowed, and nothing is written; monsters that took no free action
+        still may slip away."""
         t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="plate"),))
         t.run(enc.StartEncounter(setting="indoors"))
         checked = only(t.run(enc.CheckSurprise(), 2), ev.SurpriseChecked)
         assert (checked.party_surprised, checked.monsters_rolled, checked.advantage) == (True, False, "monsters")
         t.run(enc.DetermineDistance(value=30))
-        assert only(t.run(enc.TakeFreeAction(action=action)), ev.FreeActionTaken).side == "monsters"
-        t.run(enc.RollInitiative(), 4, 3)
+        if action:
+            assert only(t.run(enc.TakeFreeAction(action=action)), ev.FreeActionTaken).side == "monsters"
+            t.run(enc.RollInitiative(), 4, 3)
         table = t.handler.load(CAMPAIGN)
         offered = dict(REGISTRY.runner("encounter").allowed(table.procedures["encounter"], table))
         assert ("avoid" in offered) is may_avoid
@@ -691,7 +693,7 @@ class TestAdnd:
             assert t.state.phase is enc.Phase.CONCLUDED
             return
         before = t.version
-        with pytest.raises(RuleRefusedError, match=r"monsters spent their free segments attacking \("):
+        with pytest.raises(RuleRefusedError, match=r"monsters spent their free segments on an action \("):
             t.run(enc.Avoid(side="monsters"))
         assert t.version == before
         assert t.state.phase is enc.Phase.ACTIONS

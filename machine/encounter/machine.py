@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 P = Phase
 #: the open country where a surprised party may be encircled (``outdoors`` is the AD&D name)
 OPEN_COUNTRY = frozenset({Setting.WILDERNESS, Setting.OUTDOORS})
-#: the free actions (``take-free-action --action``, by their first word) that attack the other side: a side that
-#: spent its free segments so has been seen, and can no longer slip away unnoticed (§3.3 "Avoiding")
-ATTACKS = frozenset({"attack", "bite", "charge", "claw", "fight", "melee", "missile", "shoot", "strike"})
 #: the phases of an encounter under way
 RUNNING = [P.SURPRISE, P.DISTANCE, P.FREE_ACTION, P.INITIATIVE, P.ACTIONS, P.COMBAT, P.EVASION]
 TRANSITIONS: list[TransitionConfigDict] = [
@@ -53,7 +50,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "trigger": "avoid",
         "source": [P.FREE_ACTION, P.ACTIONS],
         "dest": P.CONCLUDED,
-        "conditions": ["kept_out_of_the_fight", "slips_away_unnoticed"],
+        "conditions": ["slips_away_unnoticed", "kept_out_of_the_fight"],
     },
     {"trigger": "roll_initiative", "source": P.INITIATIVE, "dest": P.ACTIONS},
     # OSE: initiative again at the start of every later round (option initiative_each_round)
@@ -149,12 +146,6 @@ def initiative_missing(e: EncounterState, options: EncounterOptions) -> int:
         return 0
     number = e.rounds + 1
     return number if e.initiative_round < number else 0
-
-
-def attacked(action: str) -> bool:
-    """Whether a free action, as the referee named it, attacks the other side (its first word is one of ``ATTACKS``)."""
-    words = action.casefold().split()
-    return bool(words) and words[0] in ATTACKS
 
 
 def side_of(command: Command | None) -> Side:
@@ -377,14 +368,15 @@ class EncounterModel(Model):
         return True
 
     def kept_out_of_the_fight(self) -> bool:
-        """§3.3: avoiding is for surprisers who use their segments to get out of sight and hearing; a side that spent
-        them attacking (its free action, ``ATTACKS``) has been seen and engaged, and can no longer avoid."""
+        """§3.3: avoiding is what surprisers do with their segments, moving out of sight and hearing; a side that spent
+        them on an action of its own (its free action: an attack, a spell, a shout) chose that instead, and may no
+        longer slip away unnoticed, even from a noisy foe."""
         free = self.e.free_action
-        if free is None or free.side != self.side or not attacked(free.action):
+        if free is None or free.side != self.side:
             return True
         return self.refuse(
-            f"the {self.side} spent their free segments attacking ({free.action}): they have been seen and cannot "
-            "avoid the encounter now; fight, evade or conclude it"
+            f"the {self.side} spent their free segments on an action ({free.action}) instead of slipping away: they "
+            "cannot avoid the encounter now; fight, evade or conclude it"
         )
 
     def slips_away_unnoticed(self) -> bool:

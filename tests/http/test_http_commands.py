@@ -269,8 +269,8 @@ def test_monsters_that_attacked_in_their_segments_are_not_offered_avoid_and_get_
         )
         assert refused.status_code == 409
         assert refused.json()["detail"] == (
-            "encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments attacking (attack): "
-            "they have been seen and cannot avoid the encounter now; fight, evade or conclude it"
+            "encounter: 'avoid' refused in phase ACTIONS: the monsters spent their free segments on an action (attack) "
+            "instead of slipping away: they cannot avoid the encounter now; fight, evade or conclude it"
         )
         assert _version(served, client) == before
 
