@@ -55,6 +55,19 @@ ROLLED = "hexlog.dice.rolled"
 CHANGED = "hexlog.procedure.phase_changed"
 
 
+def ghouls_met(distance: int = 30) -> tuple[c.Command, ...]:
+    """A delve meets three ghouls ``distance`` ft away, up to its initiative: the encounter the delve's forgeries
+    start from."""
+    return (
+        d.EnterDungeon(name="crypt"),
+        d.LightSource(kind="torch", by="Al"),
+        d.Meet(name="ghouls", monster_count=3),
+        e.CheckSurprise(),
+        e.DetermineDistance(value=distance),
+        e.RollInitiative(),
+    )
+
+
 def played(*commands: c.Command, secret: str = "5a" * 32) -> list[Envelope]:
     """The log of Al and Bo under explore on committed dice: ``commands``, then the session closes."""
     play = ScriptedPlay(CAMPAIGN, scripted=False)
@@ -653,16 +666,7 @@ def test_a_handed_off_chase_whose_pursuers_are_made_fond_of_treasure_is_a_findin
     """The referee said nothing of the pursuers' tastes in the delve's pursuit decision; the chase it handed off forged
     alone to start with pursuers who like treasure (so a dropped hoard may stop them) is not the chase it hands
     off. Said in the decision, the same chase is the honest one."""
-    flight = (
-        c.EditMember(name="Bo", speed=90),
-        d.EnterDungeon(name="crypt"),
-        d.LightSource(kind="torch", by="Al"),
-        d.Meet(name="ghouls", monster_count=3),
-        e.CheckSurprise(),
-        e.DetermineDistance(value=30),
-        e.RollInitiative(),
-        e.Evade(),
-    )
+    flight = (c.EditMember(name="Bo", speed=90), *ghouls_met(), e.Evade())
     log = played(*flight, e.DecidePursuit(pursue=True), secret=SECRET_FOR_A_FLIGHT)
     assert findings(log) == []
     started = where(log, "chase.started")
@@ -689,12 +693,7 @@ def delve_chase(distance: int, run: ch.Run) -> list[Envelope]:
     """A delve's party flees ghouls ``distance`` ft away; they pursue, and one round of the chase ends it."""
     return played(
         c.EditMember(name="Bo", speed=90),
-        d.EnterDungeon(name="crypt"),
-        d.LightSource(kind="torch", by="Al"),
-        d.Meet(name="ghouls", monster_count=3),
-        e.CheckSurprise(),
-        e.DetermineDistance(value=distance),
-        e.RollInitiative(),
+        *ghouls_met(distance),
         e.Evade(),
         e.DecidePursuit(pursue=True),
         run,
@@ -856,15 +855,7 @@ def test_a_ship_caught_on_water_said_to_have_got_away_is_a_finding() -> None:
 
 #: a delve's encounter with the ghouls, up to its first round played (``encounter.round_played`` version 2: a stream of
 #: the release that refuses a conclusion in pursuit there)
-MET = (
-    d.EnterDungeon(name="crypt"),
-    d.LightSource(kind="torch", by="Al"),
-    d.Meet(name="ghouls", monster_count=3),
-    e.CheckSurprise(),
-    e.DetermineDistance(value=30),
-    e.RollInitiative(),
-    e.PlayRound(),
-)
+MET = (*ghouls_met(), e.PlayRound())
 
 REFUSED_IN_PURSUIT = (
     "encounter.concluded: the rules refuse the referee's command here: encounter: 'conclude' refused in phase ACTIONS: "
