@@ -89,7 +89,8 @@ def test_rules_without_a_pursuit_name_none_to_start(hexlog, tmp_path) -> None:
 
 def test_a_chase_after_monsters_fled_is_of_the_monsters(hexlog, tmp_path) -> None:
     """OSE underground: the monsters flee and the party gives chase. The advice names --fleeing monsters; the chase
-    started from that encounter without it (the party fleeing, as before) is refused and writes nothing."""
+    started from that encounter with the party fleeing is refused and writes nothing, and one that does not say who
+    flees is the monsters' (it ran the party fleeing)."""
     for args in (
         ("init", "--ruleset", "ose"),
         ("session", "open", "--secret-file", secret_file(tmp_path, "2f" * 32)),
@@ -106,11 +107,11 @@ def test_a_chase_after_monsters_fled_is_of_the_monsters(hexlog, tmp_path) -> Non
     told = "the party give chase: hexlog chase start --fleeing monsters --from-encounter 1"
     assert f"   {told}\n" in decided.stdout
     before = hexlog("state").stdout.splitlines()[0]
-    refused = hexlog("chase", "start", "--from-encounter", "1")
+    refused = hexlog("chase", "start", "--fleeing", "party", "--from-encounter", "1")
     assert refused.returncode == 1
     assert "the monsters fled and the party gave chase" in refused.stderr
     assert "give --fleeing monsters" in refused.stderr
     assert hexlog("state").stdout.splitlines()[0] == before
-    started = hexlog("chase", "start", "--fleeing", "monsters", "--from-encounter", "1")
+    started = hexlog("chase", "start", "--from-encounter", "1")
     assert started.returncode == 0, started.stderr
     assert "the monsters flee at 120 ft a round, pursued at 120 ft" in started.stdout

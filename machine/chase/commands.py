@@ -24,7 +24,9 @@ class StartChase(Command):
     """A pursuit begins, in the dungeon (rounds of running) or on water (an evasion roll, then rounds)."""
 
     setting: str = arg("dungeon", help="dungeon or waterborne")
-    fleeing: str = arg("party", help="who flees: party or monsters")
+    fleeing: str = arg(
+        "", help="who flees: party or monsters (default: who fled the encounter --from-encounter names, else the party)"
+    )
     from_encounter: int = arg(
         0, help="the number of the concluded encounter it follows (its distance and rates are the defaults)", least=0
     )

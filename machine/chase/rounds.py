@@ -76,10 +76,9 @@ def facts_of(table: Table, command: StartChase) -> Facts:
     except ValueError:
         msg = f"a chase runs in the dungeon or on water (dungeon, waterborne), not {command.setting!r}"
         raise UsageError(msg) from None
-    if command.fleeing not in SIDES:
+    if command.fleeing and command.fleeing not in SIDES:
         msg = f"the fleeing side is party or monsters, not {command.fleeing!r}"
         raise UsageError(msg)
-    fleeing = Side(command.fleeing)
     check_lengths(
         (
             ("the gap", command.gap_ft, DISTANCE_FT, "ft"),
@@ -89,6 +88,8 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         )
     )
     e = encounter_of(table, command.from_encounter)
+    fled = e.pursuit.fleeing if e is not None and e.pursuit is not None and e.pursuit.pursue else None
+    fleeing = Side(command.fleeing) if command.fleeing else (fled or Side.PARTY)  # not given: who fled the encounter
     if e is not None and e.pursuit is not None and e.pursuit.pursue and e.pursuit.fleeing is not fleeing:
         fled = e.pursuit.fleeing
         msg = (
