@@ -120,10 +120,9 @@ def test_the_plot_is_a_png(tmp_path: Path) -> None:
     assert f"plot written to {plot}" in done.stdout
 
 
-def test_a_plot_that_cannot_be_written_is_refused_before_the_trials_or_loses_no_answer(tmp_path: Path) -> None:
+def test_a_plot_that_cannot_be_written_is_refused_before_the_trials(tmp_path: Path) -> None:
     """A name not ending .png, in a folder that is not there, naming a folder or a link to nothing, is refused at once
-    (exit 2, nothing run); a write that fails after the trials (a full disk) says where, and the answer was printed
-    first."""
+    (exit 2, nothing run)."""
     (tmp_path / "taken.png").mkdir()
     (tmp_path / "dangling.png").symlink_to(tmp_path / "gone" / "chart.png")
     for plot, words in (
@@ -137,8 +136,14 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_trials_or_loses_no_
         assert words in refused.stderr
         assert refused.stdout == ""
         assert not (tmp_path / plot).is_file()
-    if not Path("/dev/full").exists():
-        pytest.skip("needs /dev/full, a file whose every write fails")
+
+
+@pytest.mark.skipif(
+    not Path("/dev/full").exists(), reason="needs /dev/full, a file whose every write fails (Linux has it)"
+)
+def test_a_plot_whose_write_fails_after_the_trials_says_where_and_loses_no_answer(tmp_path: Path) -> None:
+    """A write that fails after the trials (a full disk, here a link to /dev/full) says where, exit 1, and the answer
+    was printed first."""
     taken = tmp_path / "full.png"
     taken.symlink_to("/dev/full")
     failed = run_hexlog("simulate", "encounter", "--n", "5", "--json", "--plot", str(taken), cwd=tmp_path)
