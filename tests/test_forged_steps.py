@@ -55,6 +55,20 @@ ROLLED = "hexlog.dice.rolled"
 CHANGED = "hexlog.procedure.phase_changed"
 
 
+#: a day's forced march over meadow, one hex north: it adds half the day's points and owes a rest day
+FORCED_MARCH_DAY: tuple[c.Command, ...] = (
+    SetHex(hex="2,2", terrain="meadow"),
+    SetHex(hex="2,1", terrain="meadow"),
+    t.StartJourney(hex="2,2"),
+    t.RollWeather(weather="clear"),
+    t.DeclareRoute(headings=("N",)),
+    t.ForceMarch(),
+    t.Move(),
+    t.CheckWandering(),
+    t.EndDay(),
+)
+
+
 def ghouls_met(distance: int = 30) -> tuple[c.Command, ...]:
     """A delve meets three ghouls ``distance`` ft away, up to its initiative: the encounter the delve's forgeries
     start from."""
@@ -324,15 +338,7 @@ class TestATravelDayForged:
     def test_a_forced_march_given_more_points_is_a_finding(self) -> None:
         """A forced march adds half the day's points (4 of 8 here); forged to add more."""
         log = played(
-            SetHex(hex="2,2", terrain="meadow"),
-            SetHex(hex="2,1", terrain="meadow"),
-            t.StartJourney(hex="2,2"),
-            t.RollWeather(weather="clear"),
-            t.DeclareRoute(headings=("N",)),
-            t.ForceMarch(),
-            t.Move(),
-            t.CheckWandering(),
-            t.EndDay(),
+            *FORCED_MARCH_DAY,
         )
         assert findings(log) == []
         march, moved = where(log, "travel.forced_march"), where(log, "travel.moved")
@@ -554,15 +560,7 @@ def weary() -> list[Envelope]:
     the referee's), then a delve: two moves (a wandering check falls due after the second) and Al listens at a door,
     his exhaustion on the roll."""
     return played(
-        SetHex(hex="2,2", terrain="meadow"),
-        SetHex(hex="2,1", terrain="meadow"),
-        t.StartJourney(hex="2,2"),
-        t.RollWeather(weather="clear"),
-        t.DeclareRoute(headings=("N",)),
-        t.ForceMarch(),
-        t.Move(),
-        t.CheckWandering(),
-        t.EndDay(),
+        *FORCED_MARCH_DAY,
         t.RollWeather(weather="clear"),
         d.EnterDungeon(name="crypt"),
         d.LightSource(kind="torch", by="Al"),

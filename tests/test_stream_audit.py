@@ -25,7 +25,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.chase import commands as ch
 from hexlog.machine.dungeon import commands as d
 from hexlog.machine.encounter import commands as e
-from hexlog.machine.hexmap import RevealHidden, SetHex
+from hexlog.machine.hexmap import RevealHidden
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.replay import audit, row_audit, stream_audit
@@ -37,7 +37,16 @@ from hexlog.replay.verdict import Verdict
 from hexlog.service.benchmark import campaign_events, write_campaign
 
 from .test_forged_steps import CAMPAIGN as FORGED_CAMPAIGN
-from .test_forged_steps import MET, SECRET_FOR_A_FLIGHT, concluded_by_hand, delve_chase, edited, played, where
+from .test_forged_steps import (
+    FORCED_MARCH_DAY,
+    MET,
+    SECRET_FOR_A_FLIGHT,
+    concluded_by_hand,
+    delve_chase,
+    edited,
+    played,
+    where,
+)
 from .test_hexmap_hidden import CAMPAIGN as MAP_CAMPAIGN
 from .test_hexmap_hidden import found_campaign
 
@@ -547,15 +556,7 @@ def test_a_rest_forged_in_after_a_moves_turn_is_found_as_the_stream_is_read(tmp_
     """An exhaustion cleared between a move's clock event and its phase change, where the move's re-run looks past the
     due checks' events: the stream audit meets it as the whole audit does."""
     log = played(
-        SetHex(hex="2,2", terrain="meadow"),
-        SetHex(hex="2,1", terrain="meadow"),
-        t.StartJourney(hex="2,2"),
-        t.RollWeather(weather="clear"),
-        t.DeclareRoute(headings=("N",)),
-        t.ForceMarch(),
-        t.Move(),
-        t.CheckWandering(),
-        t.EndDay(),
+        *FORCED_MARCH_DAY,
         t.RollWeather(weather="clear"),
         d.EnterDungeon(name="crypt"),
         d.Move(),
