@@ -161,6 +161,19 @@ def _fled_in_a_delve(hexlog) -> None:
         assert done.returncode == 0, (args, done.stderr)
 
 
+def _met_in_the_dark(hexlog) -> None:
+    """A delve with no light meets 3 ghouls 30 ft away, up to the encounter's initiative."""
+    for args in (
+        ("dungeon", "enter"),
+        ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
+        ("encounter", "check-surprise"),
+        ("encounter", "determine-distance", "--value", "30"),
+        ("encounter", "roll-initiative"),
+    ):
+        done = hexlog(*args)
+        assert done.returncode == 0, (args, done.stderr)
+
+
 class TestADelvesChase:
     def test_the_chase_starts_at_once_with_no_turn_before_it(self, hexlog, table):
         """decide-pursuit hands the chase off from the encounter in the same append: no encounter.concluded, no
@@ -184,14 +197,7 @@ class TestADelvesChase:
     def test_the_referee_is_pointed_from_conclude_in_pursuit_to_the_steps_that_hand_the_chase_off(self, hexlog, table):
         """conclude --outcome pursuit in a delve's encounter is refused with the command line's words for evade,
         decide-pursuit and a chase by hand; nothing is written."""
-        for args in (
-            ("dungeon", "enter"),
-            ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
-            ("encounter", "check-surprise"),
-            ("encounter", "determine-distance", "--value", "30"),
-            ("encounter", "roll-initiative"),
-        ):
-            assert hexlog(*args).returncode == 0, args
+        _met_in_the_dark(hexlog)
         before = _version(table)
         refused = hexlog("encounter", "conclude", "--outcome", "pursuit")
         assert refused.returncode == 1
@@ -268,14 +274,7 @@ class TestADelvesChase:
     def test_a_chase_started_by_hand_that_catches_the_party_points_to_the_delve_meeting_them(self, hexlog, table):  # noqa: ARG002 - the fixture sets the table
         """The encounter concluded as fled and the chase started from it by hand: nothing resumes when it catches the
         party, so its end names the delve's step that meets the pursuers; the delve explores until it is taken."""
-        for args in (
-            ("dungeon", "enter"),
-            ("dungeon", "meet", "--name", "ghouls", "--monsters", "3"),
-            ("encounter", "check-surprise"),
-            ("encounter", "determine-distance", "--value", "30"),
-            ("encounter", "roll-initiative"),
-        ):
-            assert hexlog(*args).returncode == 0, args
+        _met_in_the_dark(hexlog)
         fled = hexlog("encounter", "conclude", "--outcome", "fled")
         assert "-> CONCLUDED; next: nothing (the encounter is over; the dungeon resumes)" in fled.stdout
         assert hexlog("chase", "start", "--from-encounter", "1").returncode == 0
