@@ -151,8 +151,10 @@ OWN_READS: tuple[type[Event], ...] = (
     RulesChanged,
     HandedOff,
     Resumed,
-    PhaseChanged,
 )
+#: what the table's list of procedures concluded into their parents reads besides ``OWN_READS``: a step of such a
+#: procedure's own (it runs again); read only while one is listed, so a phase change costs nothing the rest of the time
+RESUMED_READS: tuple[type[Event], ...] = (PhaseChanged,)
 #: whether the table's own parts read each event class met so far
 _OWN_READ: dict[type[Event], bool] = {}
 
@@ -212,7 +214,8 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
         sessions = session_model.evolve(sessions, event)
     procedures = _procedures(table.procedures, event, registry)
     if not (_own_read(cls) if own is None else own):
-        if sessions is table.sessions and procedures is table.procedures:
+        resumed = _resumed(table.resumed, event) if table.resumed and cls in RESUMED_READS else table.resumed
+        if sessions is table.sessions and procedures is table.procedures and resumed is table.resumed:
             return table
         return _changed(
             table,
@@ -223,7 +226,7 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
             clock=table.clock,
             procedures=procedures,
             handoffs=table.handoffs,
-            resumed=table.resumed,
+            resumed=resumed,
         )
     party = party_model.evolve(table.party, event)
     clock = clock_model.evolve(table.clock, event)
@@ -251,6 +254,8 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
     for event in events:
         read = own(event.__class__)
         if not (_own_read(event.__class__) if read is None else read):
+            if resumed and event.__class__ in RESUMED_READS:  # a procedure concluded into its parent runs again
+                resumed = _resumed(resumed, event)
             continue
         party = party_model.evolve(party, event)
         clock = clock_model.evolve(clock, event)
