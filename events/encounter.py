@@ -333,11 +333,14 @@ class PursuitDecided(Event):
     it, fights a fleeing side caught and ends when it gets away. Before, it concluded in pursuit (its turn passing
     first) and the delve handed the chase on, going on exploring once it ended (the audit re-runs such a decision
     as its release made it). Version 2 also records what the referee said of pursuers who give chase in a chase
-    handed off (``likes_treasure``, ``hungry``), which that chase starts with.
+    handed off (``likes_treasure``, ``hungry``), which that chase starts with. Since version 3 an encounter the
+    referee started in the dungeon setting, which no procedure waits for, hands its chase off too, as a delve's does:
+    before, it concluded in pursuit, its turn passing before the chase the referee started by hand (the audit re-runs
+    such a decision as its release made it). Its data is unchanged.
     """
 
     type_name: ClassVar[str] = "encounter.pursuit_decided"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     pursuer: Side
     fleeing: Side
     pursue: bool
@@ -360,6 +363,12 @@ class PursuitDecided(Event):
         """Version 1 concluded a delve's encounter in pursuit (the audit re-runs it as its release ran it), and its
         referee could not say the pursuers like treasure or are hungry: neither."""
         return {**data, "likes_treasure": False, "hungry": False}
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 handed a dungeon chase off only where a delve waited for the encounter (the audit re-runs it as
+        its release ran it); its data is version 3's."""
+        return data
 
 
 @attrs.frozen(kw_only=True)

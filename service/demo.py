@@ -278,7 +278,7 @@ class Referee:
         else:
             self.do(enc.DecidePursuit(pursue=True, note=f"the {foes} give chase (the referee's call: they are hungry)"))
             if self.encounter().phase is enc.Phase.CONCLUDED:
-                self.say("no delve waits for this encounter: it ends in pursuit; the chase is the referee's to start")
+                self.say("this encounter hands no chase off: it ends in pursuit; the chase is the referee's to start")
                 self.start_chase(foes)
         self.run_chase(foes)
 

@@ -83,13 +83,13 @@ def changes(events: list[Event], procedure: str = "chase") -> list[tuple[str, st
 
 
 def fled(t: Table, **start: Any) -> Table:
-    """A dungeon encounter 30 ft away that the party fled and the monsters pursue (concluded in pursuit)."""
+    """A dungeon encounter 30 ft away that the referee concluded in pursuit, the party fleeing (a pursuit decided in
+    it would hand the chase off itself: ``test_hand_started_chase``)."""
     t.run(enc.StartEncounter(setting="dungeon", party_aware=True, monsters_aware=True, **start))
     t.run(enc.CheckSurprise())
     t.run(enc.DetermineDistance(value=30))
     t.run(enc.RollInitiative(), 5, 2)
-    t.run(enc.Evade(side="party"))
-    t.run(enc.DecidePursuit(pursue=True))
+    t.run(enc.ConcludeEncounter(outcome="pursuit", note="the party runs; the monsters give chase"))
     return t
 
 

@@ -331,8 +331,9 @@ class TestTheRefereeSaysWhatThePursuersAreLike:
         assert "the monsters pursue, decided by the referee (no reaction was rolled), who says they like " in audited
 
     def test_pursuers_let_go_or_a_pursuit_not_handed_off_are_refused_their_tastes(self, hexlog, table):
-        """In a delve, --hungry with --let-go (or no --pursue) is refused; outside one the encounter concludes in
-        pursuit, so --likes-treasure is refused with the chase by hand named: nothing is written."""
+        """In a delve, --hungry with --let-go (or no --pursue) is refused; in the wilderness the encounter concludes in
+        pursuit (the party pursuing monsters that fled), so --likes-treasure is refused with the chase by hand named:
+        nothing is written."""
         _fled_in_a_delve(hexlog)
         before = _version(table)
         for args in (("--let-go", "--hungry"), ("--hungry",)):
@@ -344,11 +345,11 @@ class TestTheRefereeSaysWhatThePursuersAreLike:
         assert hexlog("encounter", "decide-pursuit", "--let-go").returncode == 0
         for args in (
             ("dungeon", "leave"),
-            ("encounter", "start", "--name", "ghouls", "--party-aware", "--monsters-aware"),
+            ("encounter", "start", "--setting", "wilderness", "--name", "elk", "--party-aware", "--monsters-aware"),
             ("encounter", "check-surprise"),
             ("encounter", "determine-distance", "--value", "60"),
             ("encounter", "roll-initiative"),
-            ("encounter", "evade"),
+            ("encounter", "evade", "--side", "monsters"),
         ):
             done = hexlog(*args)
             assert done.returncode == 0, (args, done.stderr)

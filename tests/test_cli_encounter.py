@@ -318,9 +318,10 @@ class Script:
 
 
 def play_ose(s: Script) -> None:
-    """OSE dungeon: a reaction, bad input while the actions run, state, a secret roll, a round, evasion, --let-go."""
+    """OSE in the open: a reaction, bad input while the actions run, state, a secret roll, a round, evasion, --let-go
+    (no chase is handed off there, so each step records one phase change)."""
     s.setup(("Ayla", "--cha", "16"))
-    s.step("start", "--name", "goblin guards", "--monsters", "3")
+    s.step("start", "--setting", "wilderness", "--name", "goblin guards", "--monsters", "3")
     s.refuse("illegal", "roll-initiative")
     s.advance(until="ACTIONS")
     s.refuse("speaker", "react", "--speaker", "Nobody")
@@ -702,7 +703,7 @@ class TestFlags:
     @pytest.mark.parametrize(
         ("campaign", "number", "line"),
         [
-            ("ose", 1, "encounter 1 'goblin guards' begins (ose): dungeon, 3 monsters, intelligent"),
+            ("ose", 1, "encounter 1 'goblin guards' begins (ose): wilderness, 3 monsters, intelligent"),
             (
                 "adnd",
                 1,

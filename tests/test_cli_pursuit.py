@@ -37,9 +37,10 @@ def test_the_ose_rules_pursue_day_by_day(hexlog, tmp_path) -> None:
     assert "no roll, the party gets away" in rolled.stdout
 
 
-def _fled_and_pursued(hexlog, tmp_path, ruleset: str, setting: str):
-    """A campaign under ``ruleset`` whose first encounter (``setting``, both sides aware) ends with the party fleeing
-    and the monsters giving chase; the decision's output."""
+def _fled(hexlog, tmp_path, ruleset: str, setting: str, side: str | None = "party") -> None:
+    """A campaign under ``ruleset`` whose first encounter (``setting``, both sides aware) ends with ``side``
+    fleeing: the other side's pursuit decision is next (``side`` None: nobody has fled, at the sides' actions)."""
+    evade = ("encounter", "evade", "--side", side) if side else ("state",)
     for args in (
         ("init", "--ruleset", ruleset),
         ("session", "open", "--secret-file", secret_file(tmp_path, "2e" * 32)),
@@ -48,10 +49,15 @@ def _fled_and_pursued(hexlog, tmp_path, ruleset: str, setting: str):
         ("encounter", "check-surprise"),
         ("encounter", "determine-distance"),
         ("encounter", "roll-initiative"),
-        ("encounter", "evade"),
+        evade,
     ):
         done = hexlog(*args)
         assert done.returncode == 0, (args, done.stderr)
+
+
+def _fled_and_pursued(hexlog, tmp_path, ruleset: str, setting: str, side: str = "party"):
+    """As ``_fled``, the pursuers giving chase and the encounter concluding in pursuit; the decision's output."""
+    _fled(hexlog, tmp_path, ruleset, setting, side)
     decided = hexlog("encounter", "decide-pursuit", "--pursue")
     assert decided.returncode == 0, decided.stderr
     assert "-> CONCLUDED; next: start\n" in decided.stdout
@@ -70,9 +76,12 @@ def test_an_encounter_ended_in_pursuit_in_the_wilderness_names_the_pursuit_to_st
     assert "give chase" not in hexlog("state").stdout
 
 
-def test_an_encounter_ended_in_pursuit_underground_names_the_chase_to_start(hexlog, tmp_path) -> None:
-    """OSE underground, outside a delve: the chase by hand, from the encounter."""
-    decided = _fled_and_pursued(hexlog, tmp_path, "ose", "dungeon")
+def test_an_encounter_the_referee_ended_in_pursuit_underground_names_the_chase_to_start(hexlog, tmp_path) -> None:
+    """OSE underground, outside a delve, the referee concludes the encounter in pursuit by hand (a pursuit decided
+    there hands the chase off itself): the chase by hand, from the encounter."""
+    _fled(hexlog, tmp_path, "ose", "dungeon", None)
+    decided = hexlog("encounter", "conclude", "--outcome", "pursuit")
+    assert decided.returncode == 0, decided.stderr
     told = "the monsters give chase: hexlog chase start --from-encounter 1"
     assert f"   {told}\n" in decided.stdout
     assert f"  {told}\n" in hexlog("state").stdout
@@ -88,24 +97,20 @@ def test_rules_without_a_pursuit_name_none_to_start(hexlog, tmp_path) -> None:
 
 
 def test_a_chase_after_monsters_fled_is_of_the_monsters(hexlog, tmp_path) -> None:
-    """OSE underground: the monsters flee and the party gives chase. The advice names --fleeing monsters; the chase
-    started from that encounter with the party fleeing is refused and writes nothing, and one that does not say who
-    flees is the monsters' (it ran the party fleeing)."""
-    for args in (
-        ("init", "--ruleset", "ose"),
-        ("session", "open", "--secret-file", secret_file(tmp_path, "2f" * 32)),
-        ("party", "add", "Ann"),
-        ("encounter", "start", "--setting", "dungeon", "--monsters", "2", "--party-aware", "--monsters-aware"),
-        ("encounter", "check-surprise"),
-        ("encounter", "determine-distance"),
-        ("encounter", "roll-initiative"),
-        ("encounter", "evade", "--side", "monsters"),
-    ):
-        done = hexlog(*args)
-        assert done.returncode == 0, (args, done.stderr)
+    """OSE underground: the monsters flee and the party gives chase; the encounter hands off the chase of the
+    monsters at once."""
+    _fled(hexlog, tmp_path, "ose", "dungeon", "monsters")
     decided = hexlog("encounter", "decide-pursuit", "--pursue")
-    told = "the party give chase: hexlog chase start --fleeing monsters --from-encounter 1"
-    assert f"   {told}\n" in decided.stdout
+    assert decided.returncode == 0, decided.stderr
+    assert "encounter hands off to chase" in decided.stdout
+    assert "the monsters flee at 120 ft a round, pursued at 120 ft" in decided.stdout
+
+
+def test_a_chase_started_by_hand_after_monsters_fled_is_of_the_monsters(hexlog, tmp_path) -> None:
+    """OSE in the open: the monsters flee and the party gives chase (the encounter concludes in pursuit). A chase
+    started from that encounter with the party fleeing is refused and writes nothing; one that does not say who flees
+    is the monsters' (it ran the party fleeing)."""
+    _fled_and_pursued(hexlog, tmp_path, "ose", "wilderness", "monsters")
     before = hexlog("state").stdout.splitlines()[0]
     refused = hexlog("chase", "start", "--fleeing", "party", "--from-encounter", "1")
     assert refused.returncode == 1

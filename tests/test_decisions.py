@@ -20,6 +20,7 @@ from hexlog.events.chain import Envelope, reseal, seal
 from hexlog.events.dice import DiceRolled, RollModifier
 from hexlog.events.errors import Advice, HexlogError, RuleRefusedError, UsageError
 from hexlog.events.memory import MemoryStore
+from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
 from hexlog.machine.encounter import Phase
@@ -110,6 +111,17 @@ def _phase(handler: Handler) -> Phase:
     return phase
 
 
+def _pursued_and_caught(handler: Handler, start: enc.StartEncounter, number: int) -> bool:
+    """The party has fled: its evasion or the pursuers' decision, then one round of any chase the encounter hands
+    off (in the dungeon); whether the party was caught (the encounter goes on in combat)."""
+    if not _try(handler, enc.RollEvasion()):  # seed 004 in the wilderness rolls the evasion instead
+        pursue = None if start.intelligent else number % 2 == 0  # non-intelligent: the referee says
+        handler.execute(CAMPAIGN, enc.DecidePursuit(pursue=pursue, note="by the book" if number % 3 else ""))
+    if _phase(handler) is Phase.CHASE:
+        handler.execute(CAMPAIGN, ch.Run(out_of_sight=True))
+    return _phase(handler) is Phase.COMBAT
+
+
 def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> None:
     """One encounter, taking whatever branch the dice open: reactions, re-rolls, evasion and pursuit."""
     handler.execute(CAMPAIGN, start)
@@ -126,10 +138,7 @@ def play_encounter(handler: Handler, start: enc.StartEncounter, number: int) -> 
         _try(handler, enc.PlayRound())
         _try(handler, enc.RollInitiative())  # OSE rolls it again for the next round (refused where rolled once)
         _try(handler, enc.RerollReaction())
-        if _try(handler, enc.Evade(side="party")):
-            if not _try(handler, enc.RollEvasion()):  # seed 004 in the wilderness rolls the evasion instead
-                pursue = None if start.intelligent else number % 2 == 0  # non-intelligent: the referee says
-                handler.execute(CAMPAIGN, enc.DecidePursuit(pursue=pursue, note="by the book" if number % 3 else ""))
+        if _try(handler, enc.Evade(side="party")) and not _pursued_and_caught(handler, start, number):
             return
     if _phase(handler) is Phase.COMBAT:
         _try(handler, enc.RollInitiative())  # after a chase on water OSE rolls it again for the fight

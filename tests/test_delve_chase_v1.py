@@ -63,7 +63,8 @@ def test_its_pursuit_decisions_are_re_run_as_their_release_made_them() -> None:
     by_reaction = decode(decided[1])
     assert by_reaction.decided_by is ev.DecidedBy.REACTION
     assert command_before(by_reaction, 1) == enc.DecidePursuitBeforeHandOff(pursue=None)
-    assert command_before(first, 2) == enc.DecidePursuit(pursue=True)
+    assert command_before(first, 2) == enc.DecidePursuitBeforeHandOff(pursue=True, delve_hands_off=True)
+    assert command_before(first, 3) == enc.DecidePursuit(pursue=True)
 
 
 @pytest.mark.parametrize(("path", "decisions"), [(V1_LOG, 20), (WATER_LOG, 10)], ids=lambda p: getattr(p, "stem", p))

@@ -116,10 +116,10 @@ class TestTheHandOff:
         assert table.procedures["chase"].phase is ch.Phase.EVASION
         assert table.handoffs == (("encounter", "chase"),)
 
-    @pytest.mark.parametrize("setting", ["wilderness", "dungeon"])
-    def test_on_land_the_same_flight_concludes_in_pursuit_and_hands_nothing_off(self, setting):
-        """Only on water is the pursuit the chase's: elsewhere the encounter concludes in pursuit, as it always did."""
-        t = flight(Table("ose").party(), setting=setting, monster_speed=150)
+    def test_in_the_wilderness_the_same_flight_concludes_in_pursuit_and_hands_nothing_off(self):
+        """In the open the pursuit is not the chase's: the encounter concludes in pursuit, as it always did (in the
+        dungeon it hands the dungeon chase off: ``test_hand_started_chase``)."""
+        t = flight(Table("ose").party(), setting="wilderness", monster_speed=150)
         events = t.run(enc.DecidePursuit(pursue=True))
         assert [e.outcome for e in found(events, enc_ev.EncounterConcluded)] == ["pursuit"]
         assert found(events, HandedOff) == []

@@ -86,6 +86,13 @@ RECIPES: dict[str, Recipe] = {
         (enc.CheckSurprise(), enc.DetermineDistance(), enc.TakeFreeAction(action="charge")),
         (1, 6, 2),
     ),
+    # OSE wilderness, no journey: the aware party flees the aware monsters 60 yd away (no chase is handed off there)
+    "ose_wild_evasion": Recipe(
+        "ose",
+        enc.StartEncounter(setting="wilderness", party_aware=True, monsters_aware=True),
+        (enc.CheckSurprise(), enc.DetermineDistance(value=60), enc.RollInitiative(), enc.Evade()),
+        (5, 2),
+    ),
     # 004 wilderness: the aware party flees the aware monsters
     "explore_wild_evasion": Recipe(
         "explore",
@@ -177,7 +184,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("round", "COMBAT", "COMBAT"): ("combat", enc.PlayRound(), ()),
     ("fight", "ACTIONS", "COMBAT"): ("actions", enc.Fight(side="monsters"), ()),
     ("evade", "ACTIONS", "EVASION"): ("actions", enc.Evade(), ()),
-    ("decide_pursuit", "EVASION", "CONCLUDED"): ("evasion", enc.DecidePursuit(pursue=False), ()),
+    ("decide_pursuit", "EVASION", "CONCLUDED"): ("ose_wild_evasion", enc.DecidePursuit(pursue=True), ()),
     ("evade", "COMBAT", "EVASION"): ("explore_charge", enc.Evade(), ()),
     ("roll_evasion", "EVASION", "CONCLUDED"): ("explore_wild_evasion", enc.RollEvasion(), (50,)),
     ("conclude", "ACTIONS", "CONCLUDED"): ("actions", enc.ConcludeEncounter(), ()),

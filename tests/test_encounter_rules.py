@@ -344,7 +344,8 @@ class TestMutualSurprise:
 
 class TestEvasion:
     def test_a_low_reaction_suggests_the_monsters_pursue(self) -> None:
-        """No reaction yet: one is rolled, 1 + 2 = 3 <= 5, so they pursue."""
+        """No reaction yet: one is rolled, 1 + 2 = 3 <= 5, so they pursue: in the dungeon the encounter hands its chase
+        off and waits for it."""
         t = Table()
         to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
         t.run(enc.Evade(side="party"))
@@ -353,7 +354,8 @@ class TestEvasion:
         assert (decided.pursuer, decided.pursue, decided.suggested) == ("monsters", True, True)
         assert decided.decided_by == "reaction"
         assert decided.rolls == rolls_of(events)
-        assert only(events, ev.EncounterConcluded).outcome == "pursuit"
+        assert not [e for e in events if isinstance(e, ev.EncounterConcluded)]
+        assert t.handler.load(CAMPAIGN).procedures["encounter"].phase is enc.Phase.CHASE
 
     def test_no_pursuit_means_the_encounter_is_avoided(self) -> None:
         """A friendly reaction (9 > 5) lets the party go: evaded."""
@@ -367,12 +369,13 @@ class TestEvasion:
 
     def test_the_audit_tells_a_pursuit_decided_without_a_reaction_from_one_against_it(self) -> None:
         """The referee's word with no reaction rolled is not said to go against a reaction; one against a rolled
-        reaction is."""
+        reaction is (in the wilderness, where each encounter concludes in pursuit)."""
         t = Table()
-        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        wild = enc.StartEncounter(setting="wilderness", party_aware=True, monsters_aware=True)
+        to_actions(t, wild, distance=(3, 4, 3, 4))
         t.run(enc.Evade(side="party"))
         t.run(enc.DecidePursuit(pursue=True))
-        to_actions(t, enc.StartEncounter(party_aware=True, monsters_aware=True))
+        to_actions(t, wild, distance=(3, 4, 3, 4))
         t.run(enc.RollReaction(), 4, 5)
         t.run(enc.Evade(side="party"))
         t.run(enc.DecidePursuit(pursue=True))

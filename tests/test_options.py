@@ -503,19 +503,45 @@ def row_default_light_radius() -> Row:
 
 
 def row_pursue_if(ruleset: str) -> Row:
-    """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go, at most 8 they pursue."""
+    """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go (the encounter ends), at most 8 they
+    pursue (in the dungeon the encounter hands its chase off and waits for it; under rules with no dungeon chase it
+    concludes in pursuit)."""
+    script = (*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4))
+    if "dungeon_pursuit" not in rulesets.load(ruleset).content["tables"]:
+        return Row(
+            ruleset=ruleset,
+            option="pursue_if_reaction_at_most",
+            value=8,
+            script=script,
+            changes={
+                (PURSUIT, "pursue"): (False, True),
+                (PURSUIT, "suggested"): (False, True),
+                (PURSUIT, "at_most"): (5, 8),
+                (CONCLUDED, "outcome"): ("evaded", "pursuit"),
+            },
+            also=frozenset({(PURSUIT, "note"), (CONCLUDED, "reason"), (CLOCK, "reason")}),
+        )
     return Row(
         ruleset=ruleset,
         option="pursue_if_reaction_at_most",
         value=8,
-        script=(*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4)),
+        script=script,
         changes={
             (PURSUIT, "pursue"): (False, True),
             (PURSUIT, "suggested"): (False, True),
             (PURSUIT, "at_most"): (5, 8),
-            (CONCLUDED, "outcome"): ("evaded", "pursuit"),
+            (PHASE, "dest"): ("CONCLUDED", "CHASE"),
         },
-        also=frozenset({(PURSUIT, "note"), (CONCLUDED, "reason"), (CLOCK, "reason")}),
+        also=frozenset(
+            {
+                (PURSUIT, "note"),
+                (CONCLUDED, WHOLE),
+                (CLOCK, WHOLE),
+                (HANDED, WHOLE),
+                (ev_chase.ChaseStarted.type_name, WHOLE),
+                (PHASE, WHOLE),
+            }
+        ),
     )
 
 
@@ -807,11 +833,11 @@ CHASE_STARTED = ev_chase.ChaseStarted.type_name
 
 
 def pursued(ruleset: str, *chase: Step) -> tuple[Step, ...]:
-    """The party flees a dungeon encounter 30 ft away, the monsters (120) pursue Bo's 90: a chase follows."""
+    """The party flees a dungeon encounter 30 ft away, the monsters (120) pursue Bo's 90: the referee concludes it in
+    pursuit and starts the chase by hand."""
     return (
         *aware(ruleset),
-        do(enc.Evade(side="party")),
-        do(enc.DecidePursuit(pursue=True)),
+        do(enc.ConcludeEncounter(outcome="pursuit", note="the party flees; the monsters give chase")),
         *chase,
     )
 

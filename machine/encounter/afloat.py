@@ -6,7 +6,8 @@ settles it (``ctx.follow``) and hands the chase off in the same command, with wh
 (who flees, the distance, each side's rate, the monsters, who was surprised). The chase is the vessels'
 evasion by the difference of their speeds, then rounds in which the gap closes. Underground: the encounter a
 delve waits for, under rules with the chase's ``tables.dungeon_pursuit``, does the same with the chase in the
-dungeon (since ``encounter.pursuit_decided`` version 2), so the chase starts at once, no turn passing before it.
+dungeon (since ``encounter.pursuit_decided`` version 2), and so does one the referee started in the dungeon setting
+with no procedure waiting for it (since version 3), so the chase starts at once, no turn passing before it.
 The encounter waits in phase CHASE; when the chase ends the kit resumes it: a side caught is fought (COMBAT, the
 encounter goes on, and the delve with it waits for its end), one that got away ends the encounter (evaded). Pursuers
 who let the fleeing side go conclude it at once, as on land.
@@ -14,8 +15,9 @@ who let the fleeing side go conclude it at once, as on land.
 Without the option (every ruleset recorded before it) the encounter on water concludes in pursuit as it always did,
 and the procedure that handed it off (a ship's travel day) or the referee (``chase start --setting
 waterborne --from-encounter N``) starts the chase; a delve's encounter whose pursuit was decided before version 2
-concluded in pursuit, and the delve handed the chase on. The chase package reads the encounter, so it is
-imported here only when a step or condition needs it.
+concluded in pursuit, and the delve handed the chase on; one the referee started, decided before version 3,
+concluded in pursuit, and the referee started the chase (``chase start --from-encounter N``). The chase package
+reads the encounter, so it is imported here only when a step or condition needs it.
 """
 
 from __future__ import annotations
@@ -45,14 +47,22 @@ DELVE = "dungeon"
 ENCOUNTER = "encounter"
 
 
-def underground(rules: Ruleset, table: Table) -> bool:
-    """Whether the pursuit of the encounter under way is the dungeon chase's: a delve waits for it, under rules whose
-    chase has the dungeon pursuit table (without it the delve simply goes on when the encounter ends)."""
-    if (DELVE, ENCOUNTER) not in table.handoffs:
+def underground(rules: Ruleset, table: Table, state: EncounterState, *, delve_only: bool = False) -> bool:
+    """Whether the encounter under way hands its pursuit to the dungeon chase itself: a delve waits for it or (unless
+    ``delve_only``, as releases before ``encounter.pursuit_decided`` version 3 had it) the referee started it in the
+    dungeon setting and no procedure waits for it; under rules whose chase has the dungeon pursuit table (without it
+    the delve simply goes on when the encounter ends)."""
+    if (DELVE, ENCOUNTER) not in table.handoffs and (delve_only or not started_in_the_dungeon(table, state)):
         return False
     from hexlog.machine.chase.rules import ChaseTables  # noqa: PLC0415 - the chase imports the encounter
 
     return rules.part(ChaseTables).dungeon_pursuit is not None
+
+
+def started_in_the_dungeon(table: Table, state: EncounterState) -> bool:
+    """Whether the referee started the encounter in the dungeon setting, with no procedure waiting for it (a journey
+    or a camp that meets it goes on after it as its own rules say)."""
+    return state.setting is Setting.DUNGEON and all(child != ENCOUNTER for _, child in table.handoffs)
 
 
 def hands_off(rules: Ruleset, state: EncounterState) -> bool:
@@ -101,4 +111,14 @@ def resumed(ctx: StepContext, command: object) -> None:  # noqa: ARG001 - the re
     conclude_encounter(ctx, state, EVADED, f"the {fled} got away{where}{why}")
 
 
-__all__ = ["CAUGHT", "EVADED", "SETTLE", "caught", "hands_off", "resumed", "settle", "underground"]
+__all__ = [
+    "CAUGHT",
+    "EVADED",
+    "SETTLE",
+    "caught",
+    "hands_off",
+    "resumed",
+    "settle",
+    "started_in_the_dungeon",
+    "underground",
+]

@@ -179,8 +179,8 @@ class Evade(Command):
 @attrs.frozen(kw_only=True)
 class DecidePursuit(Command):
     """The side fled from pursues, or lets the other go; pursuers who give chase in a chase the encounter hands off
-    (a delve's, or on water under waterborne_pursuit_hands_off) may be said to like treasure or be hungry (where the
-    encounter concludes in pursuit instead, say so to the chase started by hand)."""
+    (in the dungeon, or on water under waterborne_pursuit_hands_off) may be said to like treasure or be hungry (where
+    the encounter concludes in pursuit instead, say so to the chase started by hand)."""
 
     pursue: bool | None = arg(None, help="omit for monsters to follow their reaction", flag="--pursue/--let-go")
     likes_treasure: bool = arg(
@@ -202,11 +202,17 @@ class DecidePursuit(Command):
 
 @attrs.frozen(kw_only=True)
 class DecidePursuitBeforeHandOff(Command):
-    """Issued by the audit, never by a user: a pursuit decided before ``encounter.pursuit_decided`` version 2, whose
-    releases concluded a delve's encounter in pursuit (the delve handed the chase on), is re-run as they ran it."""
+    """Issued by the audit, never by a user: a pursuit decided before ``encounter.pursuit_decided`` version 3 is re-run
+    as its release ran it. Before version 2 the releases concluded a delve's encounter in pursuit (the delve handed
+    the chase on); at version 2 (``delve_hands_off``) a delve's encounter handed its chase off itself, but one the
+    referee started concluded in pursuit wherever it was."""
 
     pursue: bool | None = None
+    likes_treasure: bool = False
+    hungry: bool = False
     note: str = ""
+    #: the release handed a delve's chase off from its encounter (version 2); before it, none but on water
+    delve_hands_off: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -5,8 +5,9 @@ referee's or players' pursuit choice, a referee's distance); the rest the step d
 the recorded rolls. The chase an encounter hands off (on water, and in a delve) is recorded only by its pursuit
 decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
 not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
-a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or 4), and a delve's pursuit decided
-before ``encounter.pursuit_decided`` version 2, are re-run as their release made them (``command_before``). No dice
+a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or 4), a delve's pursuit decided
+before ``encounter.pursuit_decided`` version 2 and one the referee started before version 3, are re-run as their
+release made them (``command_before``). No dice
 decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in a
 later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
 version 2 is a finding (``derived``); an older release let it be. A conclusion the referee typed (``conclude``) is run
@@ -87,21 +88,32 @@ NEITHER_WHEN_BOTH_SINCE = 2
 FOR_THE_PARTY_SINCE = 4
 #: the first version of ``encounter.pursuit_decided`` after which a delve's encounter hands its chase off itself
 DELVE_HANDS_OFF_SINCE = 2
+#: the version of ``encounter.pursuit_decided`` since which an encounter the referee started in the dungeon setting
+#: (no procedure waiting for it) hands its chase off itself too
+HAND_STARTED_HANDS_OFF_SINCE = 3
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: an evasion before
     ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised, and one before version 4
     rolled its d100 for nobody; a pursuit decided before ``encounter.pursuit_decided`` version 2 concluded a delve's
-    encounter in pursuit."""
+    encounter in pursuit, and one before version 3 an encounter the referee started, wherever it was."""
     if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
         return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
     if isinstance(event, ev.EvasionRolled) and version < FOR_THE_PARTY_SINCE:
         return RollEvasionForNobody(woods=event.woods, magic=event.magic)
-    if isinstance(event, ev.PursuitDecided) and version < DELVE_HANDS_OFF_SINCE:
+    if isinstance(event, ev.PursuitDecided) and version < HAND_STARTED_HANDS_OFF_SINCE:
         made = command_for(event)
         assert isinstance(made, DecidePursuit)  # noqa: S101 - a pursuit decision's command
-        return DecidePursuitBeforeHandOff(pursue=made.pursue, note=made.note)
+        if version < DELVE_HANDS_OFF_SINCE:
+            return DecidePursuitBeforeHandOff(pursue=made.pursue, note=made.note)
+        return DecidePursuitBeforeHandOff(
+            pursue=made.pursue,
+            likes_treasure=made.likes_treasure,
+            hungry=made.hungry,
+            note=made.note,
+            delve_hands_off=True,
+        )
     return command_for(event)
 
 

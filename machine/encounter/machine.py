@@ -96,8 +96,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     },
     # A38: a party surprised within the flight limit may still flee once non-intelligent monsters closed to melee
     {"trigger": "evade", "source": P.COMBAT, "dest": P.EVASION, "conditions": "flees_from_the_charge"},
-    # §2.9 on water (option waterborne_pursuit_hands_off), and in a delve (the dungeon pursuit table): the decision is
-    # recorded, then its step settles it
+    # §2.9 on water (option waterborne_pursuit_hands_off), and in the dungeon (the dungeon pursuit table): the decision
+    # is recorded, then its step settles it
     {
         "trigger": "decide_pursuit",
         "source": P.EVASION,
@@ -278,22 +278,29 @@ class EncounterModel(Model):
 
     def hands_chase_off(self) -> bool:
         """§2.9: the pursuit is the chase's, on water (option waterborne_pursuit_hands_off, the waterborne table) or in
-        a delve (the dungeon pursuit table), except in the audit's re-run of a delve's pursuit decided before
-        ``encounter.pursuit_decided`` version 2, which concluded in pursuit."""
+        the dungeon (the dungeon pursuit table: a delve's encounter, or one the referee started there), except in the
+        audit's re-run of a pursuit an older release decided (``DecidePursuitBeforeHandOff``): before
+        ``encounter.pursuit_decided`` version 2 it concluded in pursuit, and before version 3 an encounter the
+        referee started did."""
         if afloat.hands_off(self.rules, self.e):
             return True
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        return not isinstance(self.command, DecidePursuitBeforeHandOff) and afloat.underground(self.rules, self.table)
+        if isinstance(self.command, DecidePursuitBeforeHandOff):
+            return self.command.delve_hands_off and afloat.underground(self.rules, self.table, self.e, delve_only=True)
+        return afloat.underground(self.rules, self.table, self.e)
 
     def not_a_chase_handed_on(self) -> bool:
         """An encounter that hands its chase off itself (on water under option waterborne_pursuit_hands_off, or one a
         delve waits for under the dungeon pursuit table) is not concluded in pursuit: the procedure that waits for it
         would hand the chase on, and a side caught there would not be fought. Its pursuers decide (decide-pursuit)
-        after the side flees (evade); the chase then comes back to this encounter."""
+        after the side flees (evade); the chase then comes back to this encounter. One the referee started in the
+        dungeon, which no procedure waits for, may still be concluded in pursuit, the chase then started by hand."""
         if getattr(self.command, "outcome", "") != PURSUIT:
             return True
         assert self.table is not None  # noqa: S101 - loaded by the kit
-        if not afloat.hands_off(self.rules, self.e) and not afloat.underground(self.rules, self.table):
+        if not afloat.hands_off(self.rules, self.e) and not afloat.underground(
+            self.rules, self.table, self.e, delve_only=True
+        ):
             return True
         where = "on water" if self.e.setting is Setting.WATERBORNE else "in a delve"
         why = (

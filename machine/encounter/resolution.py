@@ -222,8 +222,9 @@ def play_round(ctx: StepContext, command: PlayRound) -> None:
 def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBeforeHandOff) -> None:
     """The side fled from decides; for monsters a reaction total at most the threshold suggests pursuit.
 
-    On water (and in a delve, since ``encounter.pursuit_decided`` version 2) the chase takes the pursuit over
-    (``afloat``); else the encounter concludes, in pursuit or evaded.
+    On water (and in the dungeon, since ``encounter.pursuit_decided`` version 2 in a delve, since version 3 in an
+    encounter the referee started there) the chase takes the pursuit over (``afloat``); else the encounter
+    concludes, in pursuit or evaded.
     """
     state = under_way(ctx)
     fleeing = state.fleeing or Side.PARTY
@@ -274,7 +275,7 @@ def decide_pursuit(ctx: StepContext, command: DecidePursuit | DecidePursuitBefor
         )
     ctx.emit(decision)
     if isinstance(command, DecidePursuitBeforeHandOff):
-        _as_before_hand_off(ctx, state, decision)
+        _as_before_hand_off(ctx, state, decision, command)
         return
     if enters(ctx, Phase.EVASION):  # the chase takes the pursuit over (``afloat``)
         afloat.settle(ctx, decision)
@@ -286,8 +287,6 @@ def _tastes(ctx: StepContext, command: DecidePursuit | DecidePursuitBeforeHandOf
     """What the referee says of pursuers who give chase in the chase the encounter hands off (they like treasure,
     they are hungry), refused where they do not give chase or the decision hands no chase off (it concludes the
     encounter in pursuit, and the chase started by hand takes its own ``--likes-treasure`` and ``--hungry``)."""
-    if isinstance(command, DecidePursuitBeforeHandOff):
-        return False, False
     said = [name for name in ("likes_treasure", "hungry") if getattr(command, name)]
     if not said:
         return False, False
@@ -295,7 +294,8 @@ def _tastes(ctx: StepContext, command: DecidePursuit | DecidePursuitBeforeHandOf
     if command.pursue is not True:
         msg = f"{flags} say{'s' if len(said) == 1 else ''} what pursuers who give chase are like: say --pursue too"
         raise UsageError(msg)
-    if not enters(ctx, Phase.EVASION):
+    hands = _hands_off_before(ctx, command) if isinstance(command, DecidePursuitBeforeHandOff) else None
+    if not (enters(ctx, Phase.EVASION) if hands is None else hands):
         msg = (
             f"this encounter hands no chase off (it concludes in pursuit): leave out {flags} and say it when the"
             " chase is started by hand (chase start, which takes --likes-treasure and --hungry)"
@@ -309,12 +309,22 @@ def _conclude_pursuit(ctx: StepContext, state: EncounterState, decision: ev.Purs
     conclude_encounter(ctx, state, "pursuit" if decision.pursue else "evaded", f"the {decision.pursuer} {verb}")
 
 
-def _as_before_hand_off(ctx: StepContext, state: EncounterState, decision: ev.PursuitDecided) -> None:
-    """The rest of a pursuit decided before ``encounter.pursuit_decided`` version 2, as its releases recorded it (the
+def _hands_off_before(ctx: StepContext, command: DecidePursuitBeforeHandOff) -> bool:
+    """Whether the release that decided the pursuit (``DecidePursuitBeforeHandOff``) handed the chase off: on water
+    as now, and (at version 2) where a delve waited for the encounter."""
+    state = under_way(ctx)
+    delve = command.delve_hands_off and afloat.underground(ctx.rules, ctx.table, state, delve_only=True)
+    return delve or afloat.hands_off(ctx.rules, state)
+
+
+def _as_before_hand_off(
+    ctx: StepContext, state: EncounterState, decision: ev.PursuitDecided, command: DecidePursuitBeforeHandOff
+) -> None:
+    """The rest of a pursuit decided before ``encounter.pursuit_decided`` version 3, as its releases recorded it (the
     audit's re-run; its command fires no trigger, so the step fires it where they recorded the phase change): on
-    water the chase took it over as it does now; anywhere else, a delve's encounter too, the encounter concluded
-    and changed its phase after its turn had passed."""
-    if afloat.hands_off(ctx.rules, state):
+    water the chase took it over as it does now, and a delve's encounter's too at version 2; anywhere else (before
+    version 2 a delve's encounter too) the encounter concluded and changed its phase after its turn had passed."""
+    if _hands_off_before(ctx, command):
         ctx.follow(DECIDE_PURSUIT)
         afloat.settle(ctx, decision)
         return
