@@ -270,9 +270,13 @@ def _version_text(text: str) -> bool:
 
 
 def _int(request: Request, name: str, default: int | None, least: int = 0) -> int | None:
+    """A whole-number query parameter: ``default`` when it is absent; a 400 naming it when it is given empty (``?from=``
+    is no version, and taken as the default it would read from where the client did not ask) or holds no number."""
     text = request.query_params.get(name)
-    if text is None or text == "":
+    if text is None:
         return default
+    if not text.strip():
+        raise Problem(BAD_REQUEST, f"?{name} must be a whole number, not {text!r} (leave ?{name} out for its default)")
     return _whole(name, text, least)
 
 
@@ -750,6 +754,9 @@ def _version_at(door: Door, at: str, table: Table) -> int:
     as the receipt's ``?at=`` says) or a moment of game time (a 404 when the clock has not reached it); a 400
     naming the parameter when it is neither."""
     text = at.strip()
+    if not text:
+        detail = f"?at must be a stream version or a moment of game time, not {at!r} (leave ?at out for the state now)"
+        raise Problem(BAD_REQUEST, detail)
     if text.isdigit():  # digits of any script: only ASCII ones are a version
         version = _whole("at", text, least=1)
         try:
@@ -768,7 +775,7 @@ def _version_at(door: Door, at: str, table: Table) -> int:
 
 async def _state(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    at = request.query_params.get("at") or None
+    at = request.query_params.get("at")
     body = await anyio.to_thread.run_sync(lambda: _state_body(service, campaign, at, player=_player(token)))
     # the state now carries its version as a command's answer does, for the If-Match of the next command
     return JSONResponse(body, headers={"ETag": f'"{body["version"]}"'} if at is None else None)
@@ -990,7 +997,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
     at = (
         "at",
         "query",
-        {"type": "string"},
+        {"type": "string", "minLength": 1},
         (
             "a stream version ('42') or a moment of game time ('day 4 turn 3'; one the clock has not reached "
             "is a 404, but 'day N' of the day it stands in is the state now)"

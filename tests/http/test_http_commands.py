@@ -20,6 +20,7 @@ from hexlog.machine.keeper import FileKeeper
 from hexlog.machine.registry import REGISTRY
 from hexlog.service import http_commands, http_tokens, render
 from hexlog.service.door import key_file, open_store
+from hexlog.service.http_app import endpoints
 from hexlog.service.http_replies import Replies
 from hexlog.service.http_tokens import TokenStore
 from tests.conftest import secret_file
@@ -652,6 +653,53 @@ def test_a_bad_query_parameter_is_a_400_naming_it_and_what_is_wrong(serve, url, 
         assert _version(served, client) == before
 
 
+#: the query parameters that name a number or a place in the log, by route: each the document describes
+CURSORS = tuple(
+    (endpoint.path.replace("{campaign}", "main"), name)
+    for endpoint in endpoints(REGISTRY)
+    for name, where, schema, _ in endpoint.params
+    if where == "query" and (schema["type"] == "integer" or name == "at")
+)
+
+
+def test_every_number_and_version_a_route_reads_is_a_query_parameter_of_the_cursors():
+    assert set(CURSORS) >= {
+        ("/campaigns/main", "at"),
+        ("/campaigns/main/timeline", "last"),
+        ("/campaigns/main/events", "from"),
+        ("/campaigns/main/events", "limit"),
+        ("/campaigns/main/stream", "from"),
+        ("/campaigns/main/stream", "until"),
+        ("/campaigns/main/audit", "roll"),
+        ("/campaigns/main/receipt", "at"),
+    }
+
+
+@pytest.mark.parametrize(("path", "name"), CURSORS)
+def test_an_empty_number_or_version_is_a_400_naming_it_not_its_default(serve, path, name):
+    """``?from=`` (a client that built its query from a variable left unset) was taken as ``?from=1``, ``?at=`` as the
+    state now, ``?until=`` as no end: the client read from where it did not ask. The document's schema of each
+    parameter takes no empty value either."""
+    served = serve()
+    with served.client() as client:
+        document = client.get("/openapi.json").json()
+        route = path.replace("main", "{campaign}", 1)
+        (described,) = [p for p in document["paths"][route]["get"]["parameters"] if p["name"] == name]
+        schema = described["schema"]
+        assert schema["type"] == "integer" or schema["minLength"] >= 1
+        before = _version(served, client)
+        for who in ("referee", "player"):
+            for empty in ("", " "):
+                # streamed, so that a live stream opened (the parameter taken as its default) fails at once
+                with client.stream("GET", path, params={name: empty}, headers=served.headers(who)) as answer:
+                    assert answer.status_code == 400, answer.headers
+                    assert answer.headers["content-type"].startswith("application/problem+json")
+                    detail = json.loads(answer.read())["detail"]
+                assert detail.startswith(f"?{name} must be a ")
+                assert f"not {empty!r} (leave ?{name} out for " in detail
+        assert _version(served, client) == before
+
+
 def test_a_receipt_of_another_campaign_is_refused_as_the_command_line_refuses_it(serve):
     """``?expect=keep@5:...`` on main's audit was a 200 FAILED saying the log holds no campaign keep; the command line
     refuses it as a usage error naming both campaigns. A campaign the database holds (other) is refused alike: the
@@ -683,7 +731,7 @@ def test_the_state_at_a_version_the_campaign_does_not_hold_is_a_404_as_the_recei
         for route in ("/campaigns/main", "/campaigns/main/receipt"):
             beyond = client.get(f"{route}?at={head + 1}", headers=served.headers("player"))
             assert beyond.status_code == 404, beyond.text
-        assert client.get("/campaigns/main?at=", headers=served.headers("player")).json()["version"] == head
+        assert client.get("/campaigns/main?at=", headers=served.headers("player")).status_code == 400
         assert client.get("/campaigns/main?at=day 1", headers=served.headers("player")).status_code == 200
         assert client.get("/campaigns/main?at=1", headers=served.headers("player")).json()["version"] == 1
         assert client.get("/campaigns/main/audit?secret=no", headers=served.headers("player")).status_code == 200
