@@ -805,7 +805,11 @@ async def _events(service: Service, request: Request, token: Token | None) -> Re
         service.table(campaign)
         head = service.reads.stream_version(stream_for(campaign))
         events = _received(service, campaign, first, player=_player(token))
-        page = [e for e in events if e["streamversion"] <= head][:limit]
+        # the head is the last version the events were read (and a player's view judged) through: a session closed
+        # after the version read above shows a player the rolls it revealed, so the page says it holds their reveal
+        # (an empty page keeps the version read before it, so that its next skips nothing appended since)
+        head = events[-1]["streamversion"] if events else head
+        page = events[:limit]
         after = page[-1]["streamversion"] + 1 if page else max(first, head + 1)
         return {"campaign": campaign, "events": page, "next": after, "head": head, "limit": limit}
 

@@ -520,3 +520,48 @@ def test_a_lost_party_moved_while_no_session_is_open_is_refused_so_no_player_rea
             assert sent.status_code == 200, sent.text
         assert b"truly in" in client.get("/campaigns/main/timeline", headers=referee).content
         assert b"truly in" not in _player_bytes(client, "main", player)
+
+
+def test_a_players_page_that_shows_revealed_rolls_has_a_head_that_holds_their_reveal(serve, monkeypatch):
+    """The page's head was the log's version read before its events: a session closed between the two showed the
+    player its rolls in full while the head stood one below the closing, so a tool that read the page and then the
+    stream from after its head was told of the reveal after reading what it revealed. The head is now the last version
+    the page's view was judged through; a page read with nothing appended in between is as it was."""
+    served = serve()
+    referee, player = served.headers("referee"), served.headers("player")
+    db = served.db
+    from hexlog.service import http_app  # noqa: PLC0415 - its read of the events is the one a close comes before
+
+    received = http_app._received
+    closed: list[int] = []
+
+    def closing_first(service, campaign, first, *, player):
+        if not closed:  # the referee closes the session between the page's read of the head and of its events
+            store = SQLiteStore(db)
+            closed.append(
+                Handler(store, FileKeeper(key_file_for(db))).execute(campaign, c.CloseSession()).result.last_version
+            )
+            store.close()
+        return received(service, campaign, first, player=player)
+
+    with served.client() as client:
+        rolled = client.post(
+            "/campaigns/main/campaign/roll-dice",
+            headers=referee,
+            json={"expression": "d20", "purpose": "canary-page", "secret": True},
+        ).json()["version"]
+        before = client.get("/campaigns/main/events", headers=player).json()
+        assert before["head"] == rolled
+        assert before["events"][-1]["redacted"] is True
+        assert "canary" not in json.dumps(before)
+        monkeypatch.setattr(http_app, "_received", closing_first)
+        page = client.get("/campaigns/main/events", headers=player).json()
+        monkeypatch.undo()
+        again = client.get("/campaigns/main/events", headers=player).json()
+    assert closed == [rolled + 1]
+    shown = {e["streamversion"]: e for e in page["events"]}
+    assert shown[rolled]["data"]["purpose"] == "canary-page"  # revealed: the page holds the closing
+    assert page["head"] == rolled + 1
+    assert shown[rolled + 1]["type"] == "hexlog.session.closed"
+    assert page["next"] == page["head"] + 1
+    assert again == page
