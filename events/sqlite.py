@@ -9,7 +9,13 @@ a side table gets it back (that needs the write lock).
 A new database file is created readable and writable by its owner only (SQLite gives its WAL and
 shared-memory files the same mode). ``readonly`` opens a database without ever writing to it; where
 SQLite cannot read it in place (a WAL database in a folder the user may not write, with no
-shared-memory file beside it) it reads a private copy.
+shared-memory file beside it) it reads a private copy. A read-only connection cannot remove the WAL and
+shared-memory files it makes beside the database as it closes (SQLite removes them as the last connection closes,
+by a checkpoint a read-only one may not make): once it has closed, a connection that may write opens and closes in
+its place, so that the folder is left as it was found when no other connection holds the database (one that does
+keeps the files, and removes them as it closes last). It does so when the store made the files, or when the WAL
+holds nothing (files another read-only connection made); a WAL holding what a writer that did not close (a
+process killed) committed is left as it was found, for the next writer to take up.
 
 Before appending, the stream's last event is checked against its hash and its link to the one
 before (two rows, whatever the length of the log); a damaged tail refuses the append. An append
@@ -102,6 +108,46 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return (found.st_dev, found.st_ino)
 
 
+#: the files SQLite keeps beside a database in WAL mode while a connection has it open
+WAL_FILES = ("-wal", "-shm")
+#: the longest a read-only store's close waits for the database to let it remove the WAL files it made (seconds)
+RELEASE_WAIT = 1.0
+
+
+def _beside(path: Path) -> list[Path]:
+    """The WAL and shared-memory files of the database at ``path``, whether they exist or not."""
+    return [path.with_name(path.name + suffix) for suffix in WAL_FILES]
+
+
+def _size(path: Path) -> int | None:
+    """The size of the file at ``path`` (None: no file there)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def release_wal(path: Path, busy_timeout: float = RELEASE_WAIT) -> None:
+    """Let SQLite remove the WAL and shared-memory files beside the database at ``path``: a connection that may write
+    reads it once and closes, and so, when it is the last connection to the database, checkpoints the WAL (at
+    ``synchronous = FULL``, as an append commits) and removes both files. Where another connection holds the database,
+    the file cannot be written, or it is busy past ``busy_timeout``, nothing is done: the files stay, as they would."""
+    try:
+        conn = sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=rw", uri=True, timeout=busy_timeout, isolation_level=None
+        )
+    except sqlite3.Error:
+        return
+    try:
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        pass
+    finally:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
+
+
 class SQLiteStore(PagedReads):
     """Keeps every stream in one SQLite file; same contract as ``MemoryStore``.
 
@@ -127,6 +173,9 @@ class SQLiteStore(PagedReads):
         self.created = False
         #: a private folder holding the copy a read-only store reads, when it reads one
         self._copy: Path | None = None
+        #: whether a read-only store found no WAL file nor shared-memory file beside the database (its connection
+        #: makes them: its close has them removed)
+        self._found_clean = readonly and not any(beside.exists() for beside in _beside(self.path))
         if create and not readonly:
             self.created = create_private(self.path)
             target, uri = str(self.path), False
@@ -616,10 +665,25 @@ class SQLiteStore(PagedReads):
             return bool(written)
 
     def close(self) -> None:
-        """Close the connection (and remove a private copy read); the store is unusable after."""
+        """Close the connection (and remove a private copy read); the store is unusable after. A read-only store that
+        read in place has SQLite remove the WAL files that are its to remove (``_leaves_wal_files``), when no other
+        connection holds the database (``release_wal``)."""
         with self._lock:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             if self._copy is not None:
                 shutil.rmtree(self._copy, ignore_errors=True)
                 self._copy = None
+            elif self._leaves_wal_files():
+                release_wal(self.path)
+            self._found_clean = False
+
+    def _leaves_wal_files(self) -> bool:
+        """Whether this read-only store, its connection closed, would leave WAL files beside the file it read in place
+        that are its to remove: they are there, and it made them or the WAL holds nothing."""
+        if not self.readonly or self._opened is None or _identity(self.path) != self._opened:
+            return False
+        wal, shm = (_size(beside) for beside in _beside(self.path))
+        if wal is None and shm is None:
+            return False
+        return self._found_clean or not wal

@@ -79,6 +79,35 @@ ROW_READERS = (
 READERS = LOG_READERS + ROW_READERS
 
 
+#: commands that only read, each with the exit code it ends with on the campaign played once (its session is open:
+#: the audit says INCOMPLETE, 3)
+READ_ONLY = (
+    (("state",), 0),
+    (("log",), 0),
+    (("audit",), 3),
+    (("receipt",), 0),
+    (("replay",), 0),
+    (("export",), 0),
+    (("rules", "show"), 0),
+    (("map", "show"), 0),
+)
+
+
+@pytest.mark.parametrize(("args", "code"), READ_ONLY, ids=[" ".join(args) for args, _ in READ_ONLY])
+def test_a_command_that_only_reads_leaves_the_folder_as_it_found_it(
+    hexlog, played: Path, args: tuple[str, ...], code: int
+) -> None:
+    """Each left ``hexlog.db-wal`` and ``hexlog.db-shm`` beside the database (its read-only connection may not
+    checkpoint them away as it closes), where a command that writes leaves none."""
+    before = sorted(p.name for p in played.parent.iterdir())
+    assert "hexlog.db-wal" not in before
+    content = played.read_bytes()
+    result = hexlog(*args)
+    assert result.returncode == code, result.stderr
+    assert sorted(p.name for p in played.parent.iterdir()) == before
+    assert played.read_bytes() == content
+
+
 class TestCorruptData:
     """A row whose data is not a JSON object is named by every command, with one line."""
 

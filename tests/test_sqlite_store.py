@@ -533,3 +533,167 @@ class TestTwoProcesses:
             written = read[1 + 3 * k : 4 + 3 * k]
             assert [r.envelope.data for r in written] == [{"writer": winner, "i": i} for i in range(3)]
         assert integrity_check(path) == "ok"
+
+
+_HOLDER = """
+import pathlib, sys, time
+from hexlog.events.sqlite import SQLiteStore
+
+db, ready, go = sys.argv[1:4]
+store = SQLiteStore(db)
+store.read_stream("s")
+pathlib.Path(ready).touch()
+deadline = time.monotonic() + 20
+while not pathlib.Path(go).exists() and time.monotonic() < deadline:
+    time.sleep(0.005)
+print(len(store.read_stream("s")), flush=True)
+store.close()
+"""
+
+
+_KILLED = """
+import os, sys
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.store import NewEvent
+
+store = SQLiteStore(sys.argv[1])
+store.append("s", [NewEvent(id="killed-4", source="hexlog:test", type="hexlog.test.thing",
+                            time="2024-05-01T12:00:00Z", schemaversion=1, data={"n": 4})], expected_version=3)
+os._exit(0)  # as a process killed after its commit: its connection never closes
+"""
+
+
+def _beside(db: Path) -> list[str]:
+    """The names of the files in the database's folder."""
+    return sorted(p.name for p in db.parent.iterdir())
+
+
+class TestReadOnlyClose:
+    """A read-only store leaves no WAL files behind when it is the last connection to close; one held elsewhere keeps
+    them, and nothing committed is lost."""
+
+    def test_a_read_only_store_leaves_the_folder_and_the_file_as_it_found_them(self, db: Path) -> None:
+        """Its ``-wal`` and ``-shm`` files stayed beside the database: SQLite removes them as the last connection
+        closes, by a checkpoint a read-only connection may not make."""
+        before, content = _beside(db), db.read_bytes()
+        assert before == ["events.db"]
+        store = SQLiteStore(db, readonly=True)
+        try:
+            assert len(store.read_stream("s")) == 3
+            assert _beside(db) == ["events.db", "events.db-shm", "events.db-wal"]
+        finally:
+            store.close()
+        assert _beside(db) == before
+        assert db.read_bytes() == content
+
+    def test_a_read_only_store_closing_while_another_holds_the_database_leaves_its_files(self, db: Path) -> None:
+        held = SQLiteStore(db)
+        try:
+            held.append("s", [thing(4)], expected_version=3)
+            reader = SQLiteStore(db, readonly=True)
+            try:
+                assert len(reader.read_stream("s")) == 4
+            finally:
+                reader.close()
+            assert _beside(db) == ["events.db", "events.db-shm", "events.db-wal"]
+            held.append("s", [thing(5)], expected_version=4)
+            assert len(held.read_stream("s")) == 5
+        finally:
+            held.close()
+        assert _beside(db) == ["events.db"]
+        store = SQLiteStore(db, readonly=True)
+        try:
+            assert [r.envelope.data for r in store.read_stream("s")] == [{"n": n} for n in range(1, 6)]
+        finally:
+            store.close()
+
+    def test_what_another_connection_committed_while_the_store_read_is_kept_as_the_files_go(self, db: Path) -> None:
+        """A writer that appends and closes while the read-only store is open leaves its events in the WAL; the
+        store, closing last, has them checkpointed into the file before the WAL goes."""
+        reader = SQLiteStore(db, readonly=True)
+        try:
+            writer = SQLiteStore(db)
+            writer.append("s", [thing(4), thing(5)], expected_version=3)
+            writer.close()
+            assert (db.parent / "events.db-wal").stat().st_size > 0
+            assert len(reader.read_stream("s")) == 5
+        finally:
+            reader.close()
+        assert _beside(db) == ["events.db"]
+        check = sqlite3.connect(db)
+        try:
+            assert check.execute("SELECT count(*) FROM events").fetchone() == (5,)
+        finally:
+            check.close()
+        assert integrity_check(db) == "ok"
+
+    def test_a_read_only_store_leaves_the_files_of_another_process_holding_the_database(self, db: Path) -> None:
+        """The store made the files, but another process opened the database after it and holds it as the store
+        closes: the files stay for that process, which removes them as it closes last."""
+        ready, go = db.parent / "ready", db.parent / "go"
+        store = SQLiteStore(db, readonly=True)
+        holder = None
+        try:
+            assert len(store.read_stream("s")) == 3
+            holder = subprocess.Popen(  # noqa: S603 - our own interpreter and script
+                [sys.executable, "-c", _HOLDER, str(db), str(ready), str(go)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            _wait_for([ready])
+        finally:
+            store.close()
+        try:
+            assert _beside(db) == ["events.db", "events.db-shm", "events.db-wal", "ready"]
+            go.touch()
+            out, err = holder.communicate(timeout=30)
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+                holder.wait()
+        assert holder.returncode == 0, err
+        assert out.strip() == "3"
+        assert _beside(db) == ["events.db", "go", "ready"]
+
+    def test_two_read_only_stores_closing_in_either_order_leave_no_files(self, db: Path) -> None:
+        """The second found the files the first made: whichever closes last has them removed."""
+        for last in (0, 1):
+            stores = [SQLiteStore(db, readonly=True) for _ in range(2)]
+            try:
+                assert [len(store.read_stream("s")) for store in stores] == [3, 3]
+            finally:
+                stores[1 - last].close()
+                assert _beside(db) == ["events.db", "events.db-shm", "events.db-wal"]
+                stores[last].close()
+            assert _beside(db) == ["events.db"]
+
+    def test_a_read_only_store_leaves_what_a_killed_writer_committed_for_the_next_writer(self, db: Path) -> None:
+        """A WAL holding a commit of a process that never closed is left as the store found it; the next writer takes
+        it up, and nothing is lost."""
+        killed = subprocess.run(  # noqa: S603 - our own interpreter and script
+            [sys.executable, "-c", _KILLED, str(db)], capture_output=True, text=True, check=False, timeout=60
+        )
+        assert killed.returncode == 0, killed.stderr
+        wal = db.parent / "events.db-wal"
+        found = wal.read_bytes()
+        assert found
+        store = SQLiteStore(db, readonly=True)
+        try:
+            assert [r.envelope.data for r in store.read_stream("s")] == [{"n": n} for n in range(1, 5)]
+        finally:
+            store.close()
+        assert _beside(db) == ["events.db", "events.db-shm", "events.db-wal"]
+        assert wal.read_bytes() == found
+        writer = SQLiteStore(db)
+        try:
+            writer.append("s", [thing(5)], expected_version=4)
+        finally:
+            writer.close()
+        assert _beside(db) == ["events.db"]
+        assert integrity_check(db) == "ok"
+        check = sqlite3.connect(db)
+        try:
+            assert check.execute("SELECT count(*) FROM events").fetchone() == (5,)
+        finally:
+            check.close()
