@@ -106,8 +106,12 @@ _ANSWERS: dict[str, dict[str, Any]] = {
         "properties": {
             "campaign": {"type": "string"},
             "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
-            "next": {"type": "integer"},
-            "head": {"type": "integer"},
+            "next": {"type": "integer", "description": "the version the next page starts at"},
+            "head": {
+                "type": "integer",
+                "description": "the log's version as the page read it: every event a player's page shows in full was "
+                "revealed at head or before",
+            },
         },
     },
     "/campaigns/{campaign}/audit": {
