@@ -326,7 +326,7 @@ class Handler:
                 lost = f"another command wrote to campaign {campaign!r} first, and now this one is refused: "
                 if isinstance(err, IllegalTransitionError):  # the steps allowed keep their names for the doors
                     where = (err.procedure, err.state, err.trigger, err.allowed)
-                    raise IllegalTransitionError(*where, before=lost) from err
+                    raise IllegalTransitionError(*where, before=lost).telling(*err.told) from err
                 raise RuleRefusedError(lost + err.lead).telling(*err.told) from err  # each door says its advice
         raise AssertionError  # pragma: no cover - the loop returns or raises
 

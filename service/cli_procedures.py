@@ -47,7 +47,9 @@ def run(db: Path, campaign: str | None, procedure: Procedure, command: Command) 
     except IllegalTransitionError as err:
         allowed = [render.subcommand(t) for t in err.allowed]
         trigger = render.subcommand(err.trigger)
-        raise IllegalTransitionError(err.procedure, err.state, trigger, allowed, before=err.before) from None
+        raise IllegalTransitionError(err.procedure, err.state, trigger, allowed, before=err.before).telling(
+            *err.told
+        ) from None
     except RuleRefusedError as err:
         raise err.reworded(err.lead.replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'")) from None
     told = render.context(outcome.table)

@@ -462,7 +462,9 @@ def _worded(err: HexlogError, route: CommandRoute) -> HexlogError:
     trigger = route.procedure.triggers.get(route.cls)
     if isinstance(err, IllegalTransitionError):
         allowed = [render.subcommand(t) for t in err.allowed]
-        return IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed)
+        return IllegalTransitionError(err.procedure, err.state, render.subcommand(err.trigger), allowed).telling(
+            *err.told
+        )
     if isinstance(err, RuleRefusedError) and trigger is not None:
         return err.reworded(err.lead.replace(f"'{trigger}'", f"'{render.subcommand(trigger)}'"))
     return err

@@ -259,3 +259,23 @@ def test_a_rest_day_in_a_dungeon_is_refused_and_writes_nothing(journey) -> None:
     assert version(hexlog) == before
     assert hexlog("dungeon", "leave").returncode == 0
     assert hexlog("travel", "rest", "--set", "clear").returncode == 0
+
+
+def test_a_step_the_waiting_day_does_not_have_names_the_encounter_it_waits_for(journey) -> None:
+    """While the day's wandering encounter runs, a step of another phase (weather) is refused naming the encounter
+    the day waits for, not only 'allowed now: none', and writes nothing."""
+    hexlog = journey
+    for _ in range(30):
+        assert hexlog("travel", "weather", "--set", "clear").returncode == 0
+        assert hexlog("travel", "route").returncode == 0
+        if "ENCOUNTER" in hexlog("travel", "check").stdout:
+            break
+        assert hexlog("travel", "end-day").returncode == 0
+    else:
+        pytest.fail("no wandering encounter in 30 days")
+    before = version(hexlog)
+    refused = hexlog("travel", "weather")
+    assert refused.returncode == 1
+    assert "'weather' is not allowed in state DUSK; allowed now: none" in refused.stderr
+    assert "(travel waits for encounter to conclude: the encounter's steps come first)" in refused.stderr
+    assert version(hexlog) == before

@@ -407,8 +407,9 @@ class TestHandOff:
         h = handler()
         h.execute(CAMPAIGN_ID, SetOut())
         h.execute(CAMPAIGN_ID, Meet())
-        with pytest.raises(IllegalTransitionError, match="allowed now: none"):
+        with pytest.raises(IllegalTransitionError, match="allowed now: none") as refused:
             h.execute(CAMPAIGN_ID, Halt())
+        assert str(refused.value).endswith("(patrol waits for encounter to conclude: the encounter's steps come first)")
 
     def test_the_parent_resumes_when_the_child_concludes(self):
         """Concluding the encounter records, in the same append, the resume and the patrol's phase change."""

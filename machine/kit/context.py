@@ -317,7 +317,8 @@ def admit(ctx: StepContext, command: Command, *, text_checked: bool) -> None:
             f"'{route.trigger}' is refused in phase {phase.name} until it resumes"
         )
         raise RuleRefusedError(msg)
-    raise IllegalTransitionError(procedure.name, phase.name, route.trigger, [])
+    waiting = f" ({procedure.name} waits for {waits_for[-1]} to conclude: the {waits_for[-1]}'s steps come first)"
+    raise IllegalTransitionError(procedure.name, phase.name, route.trigger, []).telling(waiting)
 
 
 def run_step(ctx: StepContext, command: Command) -> None:

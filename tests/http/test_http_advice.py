@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import IllegalTransitionError, RuleRefusedError
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.service.cli_advice import cli_words
-from hexlog.service.http_commands import route_words
+from hexlog.service.http_app import _worded
+from hexlog.service.http_commands import CommandRoute, route_words
 from hexlog.service.http_tokens import TokenStore
 from tests.conftest import run_hexlog
 from tests.test_lost_party_view import Journey
@@ -244,3 +245,12 @@ def test_a_lost_party_s_refusal_names_reveal_lost_in_each_door_s_words(
     http = refused.value.said(functools.partial(route_words, registry=REGISTRY, campaign="main"))
     assert cli == f"travel: 'move' refused in phase TRAVEL: {words.format('hexlog travel reveal-lost')}"
     assert http == f"travel: 'move' refused in phase TRAVEL: {words.format('POST /campaigns/main/travel/reveal-lost')}"
+
+
+def test_a_step_refused_while_its_procedure_waits_keeps_its_words_over_http():
+    """The refusal of a step a waiting procedure's phase does not have names what it waits for over HTTP too:
+    the service renames the step, and keeps the words that follow the refusal."""
+    waiting = " (travel waits for encounter to conclude: the encounter's steps come first)"
+    err = IllegalTransitionError("travel", "DUSK", "end_day", []).telling(waiting)
+    worded = _worded(err, CommandRoute(REGISTRY.route(t.EndDay).procedure, t.EndDay, "end-day"))
+    assert str(worded) == "travel: 'end-day' is not allowed in state DUSK; allowed now: none" + waiting
