@@ -10,6 +10,7 @@ import pytest
 from hexlog.events import camp as ev
 from hexlog.events import pursuit as pev
 from hexlog.events import travel as tev
+from hexlog.events.clock import ClockAdvanced
 from hexlog.events.codec import decode
 from hexlog.events.encounter import EncounterStarted
 from hexlog.events.errors import CorruptLogError, IllegalTransitionError, RuleRefusedError, UsageError
@@ -26,6 +27,7 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.pursuit import commands as pu
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.timekeeping import AdvanceClock
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_store
 from hexlog.replay.export import import_envelopes
@@ -729,3 +731,29 @@ def _pursue(handler: Handler) -> None:
         return
     allowed = [a for a, _ in REGISTRY.runner("pursuit").allowed(table.procedures["pursuit"], table)]
     handler.execute(CAMPAIGN, PURSUIT_STEPS[allowed[0]])
+
+
+class TestTheNightsClock:
+    def test_the_night_encounter_comes_in_its_watch_on_the_clock(self) -> None:
+        """The check's watch die shows 3: the night runs on to the start of watch 3 (4 hours after the camp was
+        made) before the encounter is handed off, so the encounter, its turn and what follows it are in that watch;
+        the morning's break then passes only what is left of the eight hours."""
+        handler, _ = reach("night_encounter")
+        assert handler.load(CAMPAIGN).clock.seconds == 0
+        out = _events(handler, camp.MeetEncounter())
+        advanced = next(e for e in out if isinstance(e, ClockAdvanced))
+        assert out.index(advanced) < next(i for i, e in enumerate(out) if isinstance(e, HandedOff))
+        assert advanced.reason == "camp 1: the night passes to watch 3"
+        assert handler.load(CAMPAIGN).clock.seconds == 4 * 3600
+        handler.execute(CAMPAIGN, enc.CancelEncounter(reason="a false alarm"))
+        handler.execute(CAMPAIGN, camp.BreakCamp())
+        assert handler.load(CAMPAIGN).clock.seconds == 8 * 3600
+
+    def test_a_clock_already_past_the_watch_stays_where_it_is(self) -> None:
+        """A night whose clock has already run past the watch's start (a second check's earlier watch, or time the
+        referee let pass) hands the encounter off without moving the clock back or on."""
+        handler, _ = reach("night_encounter")
+        handler.execute(CAMPAIGN, AdvanceClock(duration="5h", reason="a long vigil"))
+        out = _events(handler, camp.MeetEncounter())
+        assert not [e for e in out if isinstance(e, ClockAdvanced)]
+        assert handler.load(CAMPAIGN).clock.seconds == 5 * 3600

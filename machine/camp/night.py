@@ -75,6 +75,11 @@ def fire_in_watch(firewood: ev.FirewoodGathered | None, watch: int, watch_hours:
     return firewood is not None and firewood.fire_hours > (watch - 1) * watch_hours
 
 
+def watch_begins(started_at: int, watch: int, watch_seconds: int) -> int:
+    """The game time (seconds) at which watch ``watch`` of a night that began at ``started_at`` begins."""
+    return started_at + (watch - 1) * watch_seconds
+
+
 def surprise_shift(table: CampTable, surprise_on: int) -> int:
     """The modifier on the party's surprise d6 that surprises it on the sleepers' range (0 or less)."""
     return min(0, surprise_on - table.sleepers_surprised_on)

@@ -218,10 +218,18 @@ def _check(ctx: StepContext, given: str, *, watch_always: bool) -> None:
 
 
 def meet(ctx: StepContext, command: MeetEncounter) -> None:
-    """Hand the night's encounter to the encounter procedure: the wilderness, in the dark, the fire its light."""
+    """Hand the night's encounter to the encounter procedure: the wilderness, in the dark, the fire its light, once
+    the clock has run on to the start of the watch it comes in (a clock already past it stays where it is)."""
     state = under_way(ctx)
     found, made = state.pending, state.made
     assert found is not None  # noqa: S101 - the machine allows ``meet`` only with an encounter pending
+    if made is not None:  # the night passes on the clock to the watch the die picked: the encounter comes in it
+        begins = night.watch_begins(made.started_at, found.watch, ctx.part(ClockOptions).watch_seconds)
+        if begins > ctx.table.clock.seconds:
+            ctx.advance(
+                Span(seconds=begins - ctx.table.clock.seconds),
+                reason=f"camp {made.number}: the night passes to watch {found.watch}",
+            )
     ctx.hand_off(
         StartEncounter(
             setting=Setting.WILDERNESS,
