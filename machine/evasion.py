@@ -32,7 +32,7 @@ import attrs
 
 from hexlog.events.errors import UsageError
 from hexlog.machine.kit.context import read_low
-from hexlog.machine.kit.rules import RulesError, in_range, rule
+from hexlog.machine.kit.rules import RulesError, chosen_by, in_range, rule
 
 if TYPE_CHECKING:
     from hexlog.machine.kit.context import StepContext
@@ -149,8 +149,9 @@ class EvasionTables:
 
     section: ClassVar[str] = "tables"
 
-    evasion: dict[str, tuple[EvasionRow, ...]] | None = rule(
-        None, help="The base evasion chance by the sizes of the two sides (§2.9, §4.13; A26, A37)."
+    evasion: dict[str, tuple[EvasionRow, ...]] | None = chosen_by(
+        "evasion_table",
+        rule(None, help="The base evasion chance by the sizes of the two sides (§2.9, §4.13; A26, A37)."),
     )
     evasion_adjust: EvasionAdjust | None = rule(None, help="Seed 004's adjustments (§4.13, A27).")
     evasion_speed: EvasionSpeed | None = rule(None, help="OSE's optional B/X speed modifiers (§2.9).")

@@ -29,6 +29,7 @@ from hexlog.machine.kit import recorded
 from hexlog.machine.kit.rules import (
     SECTIONS,
     RulesError,
+    entry_by,
     help_of,
     keys_of,
     kind_of,
@@ -373,8 +374,31 @@ def _with_reading(rules: Ruleset, parts: list[type], row: Row) -> Row:
     section, _, rest = row.key.partition(".")
     if section not in SECTIONS or not row.readers:
         return row
-    when, idle = _read_under(rules, parts, section, re.split(r"[.\[]", rest, maxsplit=1)[0])
-    return attrs.evolve(row, when=when, idle=idle) if when else row
+    key = re.split(r"[.\[]", rest, maxsplit=1)[0]
+    when, idle = _read_under(rules, parts, section, key)
+    row = attrs.evolve(row, when=when, idle=idle) if when else row
+    if row.idle:
+        return row
+    other = _other_entry(rules, parts, section, key, rest[len(key) :])
+    return attrs.evolve(row, idle=other) if other else row
+
+
+def _other_entry(rules: Ruleset, parts: list[type], section: str, key: str, after: str) -> str:
+    """Why the procedures do not read this entry of a table of which they read only the one an option names
+    (``chosen_by``): ``options.search_table is default`` for ``tables.search.dvdm``; "" when they read it,
+    read every entry, or the option is not set."""
+    entry = re.split(r"[.\[]", after.removeprefix("."), maxsplit=1)[0] if after.startswith(".") else ""
+    if not entry:
+        return ""
+    for cls in parts:
+        if cls.section != section or key not in keys_of(cls):  # type: ignore[attr-defined]
+            continue
+        option = entry_by(cls, key)
+        value = _option_value(rules, parts, option) if option else None
+        if value is None or value in (NOT_SET, entry):
+            return ""
+        return f"options.{option} is {value}"
+    return ""
 
 
 def _inner_defaults(parts: list[type], name: str, table: Any) -> list[tuple[str, str]]:

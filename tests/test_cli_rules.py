@@ -342,6 +342,54 @@ class TestEncounterBounds:
         assert result.returncode == 0, result.stderr
 
 
+class TestEntriesAnOptionNames:
+    """A table of named entries the procedures read one of, the one an option names (the search tables, the lost and
+    encounter chances by source, the weather and evasion tables, the distance dice): ``rules show`` marks each other
+    entry as not read, naming the option and its value, so that no table reads as in force that no code reads."""
+
+    #: under explore: each entry not read, and the option that names another
+    IDLE: ClassVar[dict[str, str]] = {
+        "tables.search.dvdm": "options.search_table is default",
+        "tables.lost_encounter.dolmenwood.road": "options.lost_encounter_source is odd_p18",
+        "tables.lost_encounter.dolmenwood.light": "options.lost_encounter_source is odd_p18",
+        "tables.weather.custom": "options.weather_table is fallback",
+        "tables.evasion.custom": "options.evasion_table is bx",
+        "tables.dungeon_distance.2d6x10ft": "options.dungeon_distance is 2d4x10ft",
+    }
+    #: under explore: entries in force, never marked
+    READ: ClassVar[tuple[str, ...]] = (
+        "tables.search.default",
+        "tables.lost_encounter.odd_p18.woods",
+        "tables.weather.fallback[0]",
+        "tables.evasion.bx[0]",
+        "tables.dungeon_distance.2d4x10ft",
+    )
+
+    @staticmethod
+    def _lines(hexlog, *args: str) -> dict[str, str]:
+        shown = hexlog("rules", "show", "explore", *args)
+        assert shown.returncode == 0, shown.stderr
+        return {line.split(" = ")[0]: line for line in shown.stdout.splitlines() if " = " in line}
+
+    def test_an_entry_the_option_does_not_name_is_marked_not_read(self, hexlog):
+        lines = self._lines(hexlog)
+        for key, why in self.IDLE.items():
+            assert lines[key].endswith(f"[not read under these rules: {why}]"), lines[key]
+        for key in self.READ:
+            assert "not read" not in lines[key], lines[key]
+
+    def test_a_house_rule_that_names_another_entry_moves_the_mark(self, hexlog, tmp_path):
+        (tmp_path / "house.toml").write_text(
+            '[options]\nsearch_table = "dvdm"\nlost_encounter_source = "dolmenwood"\n', encoding="utf-8"
+        )
+        lines = self._lines(hexlog, "--rules", "house.toml")
+        assert "not read" not in lines["tables.search.dvdm"]
+        assert "not read" not in lines["tables.lost_encounter.dolmenwood.road"]
+        assert lines["tables.search.default"].endswith("[not read under these rules: options.search_table is dvdm]")
+        woods = lines["tables.lost_encounter.odd_p18.woods"]
+        assert woods.endswith("[not read under these rules: options.lost_encounter_source is dolmenwood]")
+
+
 class TestReadUnder:
     """A rule read only under some options (one text's distance procedure, a tie rule, the segments rule) is shown
     as not read under other rules, and truly is not: changing it changes no encounter there

@@ -19,6 +19,7 @@ from hexlog.machine.commands import ABILITY
 from hexlog.machine.kit.rules import (
     RulesError,
     bands,
+    chosen_by,
     dice_rule,
     in_range,
     non_empty,
@@ -418,16 +419,16 @@ class EncounterTables:
         help="CHA reaction modifier scales: [lowest score, modifier] (§2.5, A31).",
         validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
-    dungeon_distance: dict[str, DiceEntry] | None = rule(
-        None, help="Seed 004 dungeon distance dice (A17).", read_when=EXPLORE_DISTANCE
+    dungeon_distance: dict[str, DiceEntry] | None = chosen_by(
+        "dungeon_distance", rule(None, help="Seed 004 dungeon distance dice (A17).", read_when=EXPLORE_DISTANCE)
     )
     wis_surprise: dict[WisSurprise, Bands] | None = rule(
         None,
         help="WIS surprise modifier: [lowest score, modifier] (§4.3).",
         validator=bands(scores=SCORES, values=SCORE_MODIFIERS),
     )
-    outdoor_dice: dict[str, DiceEntry] | None = rule(
-        None, help="AD&D outdoor distance dice (A10).", read_when=ADND_DISTANCE
+    outdoor_dice: dict[str, DiceEntry] | None = chosen_by(
+        "outdoor_distance_dice", rule(None, help="AD&D outdoor distance dice (A10).", read_when=ADND_DISTANCE)
     )
     outdoor_terrain: dict[str, TerrainChange] | None = rule(None, help="AD&D terrain, applied to each die (§3.3, A12).")
     small_room: SmallRoom | None = rule(

@@ -55,6 +55,8 @@ class RulesPart(Protocol):
 READ_WHEN = "read_when"
 #: options of the ``options`` section, each with the values under which a rule is read: it is read while any holds
 ReadWhen: TypeAlias = tuple[tuple[str, tuple[str, ...]], ...]
+#: the metadata key of the option that names the one entry of a table the procedures read (``chosen_by``)
+ENTRY_BY = "entry_by"
 
 
 def rule(
@@ -199,6 +201,18 @@ def read_when(cls: type, name: str) -> ReadWhen | None:
     the options hold)."""
     found: ReadWhen | None = attrs.fields_dict(cls)[name].metadata.get(READ_WHEN)
     return found
+
+
+def chosen_by(option: str, field: Any) -> Any:
+    """A ``rule`` that is a table of named entries of which the procedures read only the one ``option`` (of the
+    ``options`` section) names: ``rules show`` says the others are not read."""
+    field.metadata[ENTRY_BY] = option
+    return field
+
+
+def entry_by(cls: type, name: str) -> str:
+    """The option that names the one entry of a table field the procedures read ("" when they read every entry)."""
+    return str(attrs.fields_dict(cls)[name].metadata.get(ENTRY_BY, ""))
 
 
 #: how a value is named in a refusal, by its Python type (bool before int: a bool is an int)

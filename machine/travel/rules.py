@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import attrs
 
-from hexlog.machine.kit.rules import in_range, rule
+from hexlog.machine.kit.rules import chosen_by, in_range, rule
 
 FACES = in_range(1, 6)
 
@@ -258,9 +258,9 @@ class TravelTables:
         None, help="§4.8 travel points to enter (and to search) a hex, by difficulty, road or track."
     )
     terrain_access: dict[str, Access] | None = rule(None, help="§4.8 mounts and vehicles by difficulty.")
-    weather: Weather | None = rule(None, help="§4.10 the 2d6 seasonal weather tables.")
+    weather: Weather | None = chosen_by("weather_table", rule(None, help="§4.10 the 2d6 seasonal weather tables."))
     weather_effects: WeatherEffects | None = rule(None, help="§4.10 what the flags do.")
-    search: Search | None = rule(None, help="§4.11 the search tables (option search_table).")
+    search: Search | None = chosen_by("search_table", rule(None, help="§4.11 the search tables (option search_table)."))
     rest: Rest | None = rule(
         None,
         help=(
@@ -288,8 +288,9 @@ class TerrainChances:
 
     section: ClassVar[str] = "tables"
 
-    lost_encounter: dict[str, dict[str, Chances]] | None = rule(
-        None, help="§4.7-4.8 lost and encounter faces per terrain row, by source (option lost_encounter_source)."
+    lost_encounter: dict[str, dict[str, Chances]] | None = chosen_by(
+        "lost_encounter_source",
+        rule(None, help="§4.7-4.8 lost and encounter faces per terrain row, by source (option lost_encounter_source)."),
     )
 
 
