@@ -46,10 +46,12 @@ class DayStarted(Event):
 
     A full day of rest begins so too (``rest``, since version 2): nobody travels, and it has no travel points.
     Before version 2 a rest day rolled no weather, and the day before's held on. Since version 3 a rest day is
-    never taken while a delve, a pursuit or a chase is under way (before it, releases let one be)."""
+    never taken while a delve, a pursuit or a chase is under way (before it, releases let one be). Since version 4 no
+    day (of travel or rest) starts while a camp's night is not over: its wandering check rolled and the camp broken
+    (before it, releases let one start)."""
 
     type_name: ClassVar[str] = "travel.day_started"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     day: int
     travellers: tuple[str, ...]
     weather: str
@@ -71,6 +73,12 @@ class DayStarted(Event):
     def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
         """Version 3 records the same fields: only what the rules let a rest day be changed (the audit re-runs an
         older rest day as its release ran it)."""
+        return data
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 4 records the same fields: only when the rules let a day start changed (the audit re-runs an
+        older day as its release ran it)."""
         return data
 
 

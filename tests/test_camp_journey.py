@@ -5,14 +5,21 @@ from __future__ import annotations
 import pytest
 
 from hexlog.events import camp as ev
+from hexlog.events import travel as tev
+from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.machine import commands as c
-from hexlog.machine.camp.commands import MakeCamp
+from hexlog.machine.camp import machine as camp_machine
+from hexlog.machine.camp.commands import BreakCamp, CheckNight, MakeCamp, SetWatches
+from hexlog.machine.encounter import CancelEncounter
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
+from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
+from hexlog.replay.audit import audit_store
 
 CAMPAIGN = "cj"
 
@@ -61,3 +68,115 @@ class TestACampOnAJourney:
     def test_without_a_journey_nothing_is_assumed(self):
         camp = made(campaign(journey=False), MakeCamp())
         assert (camp.weather, camp.wet, camp.winter, camp.terrain) == ("", False, False, "")
+
+
+def _day_in_the_woods(h: Handler) -> None:
+    """Day 1 of the journey (its weather rolled already): no route, the wandering check (3: none in the woods), its
+    end at midnight."""
+    for command in (t.DeclareRoute(headings=()), t.CheckWandering(), t.EndDay()):
+        h.execute(CAMPAIGN, command)
+
+
+def _stream_version(h: Handler) -> int:
+    return h.store.stream_version(stream_for(CAMPAIGN))
+
+
+class TestTheNightComesBeforeTheNextDay:
+    """The seed's day ends with the night at camp and its wandering check (§4.12): no day of travel or rest starts
+    while a camp's night is not over, and the refusal names the camp's next step."""
+
+    @pytest.mark.parametrize("start", [t.RollWeather(), t.RestDay()], ids=["weather", "rest"])
+    def test_a_day_waits_for_the_camp_to_be_broken(self, start):
+        h = campaign(journey=True)
+        _day_in_the_woods(h)
+        steps = (
+            (MakeCamp(), "set its watches (SetWatches())"),
+            (SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")), "roll the night's wandering check (CheckNight())"),
+            (CheckNight(), "break it in the morning (BreakCamp())"),
+        )
+        for step, words in steps:
+            h.execute(CAMPAIGN, step)
+            before = _stream_version(h)
+            with pytest.raises(RuleRefusedError) as refused:
+                h.execute(CAMPAIGN, start)
+            assert str(refused.value) == f"camp 1's night is not over, and the next day starts once it is: {words}"
+            assert _stream_version(h) == before
+        h.execute(CAMPAIGN, BreakCamp())
+        started = [e for e in h.execute(CAMPAIGN, start).events if isinstance(e, tev.DayStarted)]
+        assert [(e.day, e.rest) for e in started] == [(2, isinstance(start, t.RestDay))]
+
+    def test_a_night_encounter_not_met_is_named(self):
+        script = [3, 3, 3, 6, 2]
+        h = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _table: ScriptedRoller(script))
+        for command in (
+            c.StartCampaign(ruleset="explore"),
+            c.OpenSession(secret_hex="4d" * 32),
+            c.AddMember(name="Ann"),
+            SetHex(hex="2,0", terrain="tangled_forest"),
+            t.StartJourney(hex="2,0", season="summer"),
+            t.RollWeather(weather="rain"),
+        ):
+            h.execute(CAMPAIGN, command)
+        _day_in_the_woods(h)  # the lost check's two dice, the wandering check: 3, 3, 3
+        for command in (MakeCamp(), SetWatches(watches=("1=Ann", "2=Ann", "3=Ann", "4=Ann")), CheckNight()):
+            h.execute(CAMPAIGN, command)  # the night's check 6 (an encounter), its watch 2
+        assert script == []
+        with pytest.raises(RuleRefusedError, match="meet the encounter its check brought \\(MeetEncounter\\(\\)\\)"):
+            h.execute(CAMPAIGN, t.RollWeather())
+
+
+def _committed() -> Handler:
+    """Explore rules on the committed dice of a session, a party of two set out in the tangled forest."""
+    h = Handler(MemoryStore(), MemoryKeeper())
+    for command in (
+        c.StartCampaign(ruleset="explore"),
+        c.OpenSession(secret_hex="5e" * 32),
+        c.AddMember(name="Ann"),
+        c.AddMember(name="Bo"),
+        SetHex(hex="2,0", terrain="tangled_forest"),
+        t.StartJourney(hex="2,0", season="summer"),
+        t.RollWeather(weather="clear"),
+    ):
+        h.execute(CAMPAIGN, command)
+    return h
+
+
+def _day_past_the_camp(h: Handler) -> None:
+    """A day ends (its wandering check met nothing, or the encounter is cancelled), a camp is made and its watches
+    set, and the next day starts with the night's check never rolled (as releases before the rule let it)."""
+    h.execute(CAMPAIGN, t.DeclareRoute(headings=()))
+    checked = h.execute(CAMPAIGN, t.CheckWandering()).events
+    if any(isinstance(e, tev.WanderingChecked) and e.encounter for e in checked):
+        h.execute(CAMPAIGN, CancelEncounter(reason="a test of the night"))
+    h.execute(CAMPAIGN, t.EndDay())
+    h.execute(CAMPAIGN, MakeCamp())
+    h.execute(CAMPAIGN, SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")))
+    h.execute(CAMPAIGN, t.RollWeather())
+
+
+class TestTheAuditOfADayPastTheCamp:
+    def test_a_day_an_older_release_started_past_the_camp_audits_clean(self, monkeypatch, unraised):
+        """``travel.day_started`` version 3: its release let the day start with the camp's night not over, and the
+        audit re-runs it as that release did."""
+        unraised("travel.day_started")
+        with monkeypatch.context() as old:
+            old.setattr(tev.DayStarted, "schema_version", 3)
+            old.setattr(camp_machine, "_DAY_STARTS", ())
+            h = _committed()
+            _day_past_the_camp(h)
+        h.execute(CAMPAIGN, c.CloseSession())
+        days = [r for r in h.store.read_stream(stream_for(CAMPAIGN)) if r.envelope.type.endswith("day_started")]
+        assert [r.envelope.schemaversion for r in days] == [3, 3]
+        report = audit_store(h.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
+
+    def test_a_day_written_past_the_camp_since_version_4_is_a_finding(self, monkeypatch):
+        h = _committed()
+        with monkeypatch.context() as forged:
+            forged.setattr(camp_machine, "_DAY_STARTS", ())
+            _day_past_the_camp(h)
+        h.execute(CAMPAIGN, c.CloseSession())
+        report = audit_store(h.store, CAMPAIGN, REGISTRY)
+        reasons = [f.reason for f in report.findings]
+        assert len(reasons) == 1, report.text()
+        assert "camp 1's night is not over, and the next day starts once it is" in reasons[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
@@ -33,6 +34,8 @@ from hexlog.replay.audit import audit_store
 from hexlog.replay.export import import_envelopes
 from hexlog.replay.rebuild import replay
 from hexlog.service import render
+
+from .test_session_release import today, today_writes
 
 CAMPAIGN = "t"
 STREAM = tables.stream_for(CAMPAIGN)
@@ -338,9 +341,8 @@ class TestTheWatchDie:
         assert records[0].envelope.data["ruleset"] == "explore"
         assert records[1].envelope.type == "hexlog.session.opened"
         reason = (
-            "hexlog.camp.night_checked schema version 1 after hexlog.session.opened schema version 3 (at stream "
-            "version 2): every release that writes the one writes hexlog.camp.night_checked at schema version 2 or "
-            "later"
+            f"hexlog.camp.night_checked schema version 1 after {today(2)}: {today_writes()} "
+            "hexlog.camp.night_checked at schema version 2 or later"
         )
         for campaign in (CAMPAIGN, None):
             report = audit_store(handler.store, campaign, REGISTRY)
@@ -348,9 +350,7 @@ class TestTheWatchDie:
                 ("schema", at, reason) for at in checks
             ], report.text()
         envelopes = [r.envelope for r in records]
-        with pytest.raises(
-            CorruptLogError, match=r"camp\.night_checked schema version 1 after hexlog\.session\.opened"
-        ):
+        with pytest.raises(CorruptLogError, match=re.escape(f"camp.night_checked schema version 1 after {today(2)}")):
             import_envelopes(MemoryStore(), envelopes)
 
 

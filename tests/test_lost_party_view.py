@@ -95,8 +95,8 @@ def only(events: list[Any], kind: type) -> Any:
 
 
 def a_lost_day(truly: str) -> Journey:
-    """Lost on a route N N: a move, a search, a forced march, a move, the wandering check, the day's end, a camp, the
-    next day."""
+    """Lost on a route N N: a move, a search, a forced march, a move, the wandering check, the day's end, a night in
+    camp (a quiet one: its check 1, its watch die 1), the next day."""
     trip = Journey(truly)
     trip.lost("N", "N")
     trip.run(t.Move(hexes=1))
@@ -106,6 +106,9 @@ def a_lost_day(truly: str) -> Journey:
     trip.run(t.CheckWandering(), 1)
     trip.run(t.EndDay())
     trip.run(camp.MakeCamp())
+    trip.run(camp.SetWatches(watches=("1=Ann", "2=Ann", "3=Ann", "4=Ann")))
+    trip.run(camp.CheckNight(), 1, 1)
+    trip.run(camp.BreakCamp())
     trip.run(t.RollWeather(weather="fog"))
     return trip
 

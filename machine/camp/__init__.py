@@ -24,7 +24,7 @@ from hexlog.machine.camp.commands import (
     SetWatches,
 )
 from hexlog.machine.camp.inverse import INVERSE
-from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, unavailable
+from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, night_first, unavailable
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
 from hexlog.machine.kit.procedure import Procedure, Resume
@@ -56,7 +56,7 @@ CAMP = Procedure(
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,
-    guards=(guard,),
+    guards=(guard, night_first),
     internal=INTERNAL,
     modifiers=(steps.sleepers,),
     resume=Resume(trigger="encounter_over", step=steps.encounter_over),

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from hexlog.events.errors import RuleRefusedError
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine import commands as c
 from hexlog.machine.camp.rules import CampTable, CampTables
 from hexlog.machine.camp.state import PROCEDURE, CampState, Phase
 from hexlog.machine.kit.model import Model
 from hexlog.machine.pursuit import handover
 from hexlog.machine.text import counted
+from hexlog.machine.travel import commands as travel
 from hexlog.machine.travel.rules import WildernessOptions
 
 if TYPE_CHECKING:
@@ -146,3 +147,34 @@ def guard(table: Table, command: c.Command) -> None:
         watches = ", ".join(str(n) for n in alone)
         msg = f"{command.name} alone guards watch {watches} of camp {state.number}; break camp first"
         raise RuleRefusedError(msg)
+
+
+#: the travel steps that start a day (of travel or rest): none starts while a camp's night is not over (the audit
+#: re-runs a day an older release let start so with a command of its own, which this does not refuse)
+_DAY_STARTS = (travel.RollWeather, travel.RestDay)
+#: the camp's next step while its night is not over, by phase: the step's command and the words before it
+_NIGHT_GOES_ON: dict[Phase, tuple[str, str]] = {
+    Phase.PITCHED: ("SetWatches", "set its watches"),
+    Phase.FUELLED: ("SetWatches", "set its watches"),
+    Phase.WATCHED: ("CheckNight", "roll the night's wandering check"),
+    Phase.NIGHT: ("BreakCamp", "break it in the morning"),
+}
+
+
+def night_first(table: Table, command: c.Command) -> None:
+    """A day starts once the night in camp is over (§4.5, §4.12: a wandering check each night at camp, then the next
+    day): the weather of a day, or a rest day, is refused while a camp is made and not broken."""
+    if type(command) not in _DAY_STARTS:
+        return
+    state = table.procedures.get(PROCEDURE)
+    if not isinstance(state, CampState) or state.phase in {Phase.IDLE, Phase.BROKEN}:
+        return
+    lead = f"camp {state.number}'s night is not over, and the next day starts once it is: "
+    if state.phase in {Phase.ENCOUNTER, Phase.PURSUIT}:
+        what = "encounter" if state.phase is Phase.ENCOUNTER else "pursuit"
+        msg = f"{lead}its night's {what} goes on; conclude it, then break camp"
+        raise RuleRefusedError(msg)
+    step, words = _NIGHT_GOES_ON[state.phase]
+    if state.phase is Phase.NIGHT and state.pending is not None:
+        step, words = "MeetEncounter", "meet the encounter its check brought"
+    raise RuleRefusedError(f"{lead}{words} (").advising(Advice(step, (), "camp"), ")")

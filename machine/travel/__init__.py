@@ -61,6 +61,7 @@ TRAVEL = Procedure(
     steps={
         c.StartJourney: day.start,
         c.RollWeather: day.weather,
+        c.RollWeatherPastCamp: day.weather,
         c.DeclareRoute: day.route,
         c.DeclareRouteHeadingWhenLost: day.route_heading_when_lost,
         c.DeclareRouteRoadNeverLost: day.route_road_never_lost,
@@ -80,6 +81,7 @@ TRAVEL = Procedure(
         c.EndDay: day.end_day,
         c.RestDay: day.rest,
         c.RestDayWhileExerting: day.rest,
+        c.RestDayPastCamp: day.rest,
         c.EndJourney: day.finish,
     },
     triggers=c.TRIGGERS,

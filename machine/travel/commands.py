@@ -162,6 +162,23 @@ class RestDayWhileExerting(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollWeatherPastCamp(Command):
+    """Issued by the audit, never by a user: a travel day recorded before ``travel.day_started`` version 4, whose
+    releases let the day start while a camp's night was not over, is re-run as they ran it."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
+class RestDayPastCamp(Command):
+    """Issued by the audit, never by a user: a rest day recorded at ``travel.day_started`` version 3, whose release
+    let it start while a camp's night was not over, is re-run as it ran it (a delve, a pursuit or a chase under way
+    still refuses it)."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
 class EndJourney(Command):
     """The journey is over."""
 
@@ -199,4 +216,6 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     CheckWanderingAfloatOnLand: _rerun("check", CheckWandering),
     CheckWanderingOneAfloat: _rerun("check", CheckWandering),
     RestDayWhileExerting: _rerun("rest day", RestDay),
+    RollWeatherPastCamp: _rerun("travel day", RollWeather),
+    RestDayPastCamp: _rerun("rest day", RestDay),
 }

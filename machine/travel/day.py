@@ -66,7 +66,7 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
     )
 
 
-def weather(ctx: StepContext, command: c.RollWeather) -> None:
+def weather(ctx: StepContext, command: c.RollWeather | c.RollWeatherPastCamp) -> None:
     """Start the day at the rules' hour (the clock runs on to it), then exhaustion, then the weather (2d6 on the
     season's column, or the referee's)."""
     _to_day_start(ctx)
@@ -344,7 +344,7 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
     _to_next_day(ctx, f"travel day {trip.day} ends")
 
 
-def rest(ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting) -> None:
+def rest(ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting | c.RestDayPastCamp) -> None:
     """A full rest day (§4.16): it starts as every day does, at the rules' hour with its weather (rolled, or the
     referee's), recorded as a day of rest (nobody travels, no travel points); then exhaustion and the owed rest are
     cleared, and the clock runs on to the next day. (The guard refuses it while a delve, pursuit or chase is under

@@ -28,8 +28,10 @@ from hexlog.machine.travel.commands import (
     MoveOneHex,
     MoveOneHexTrueCost,
     RestDay,
+    RestDayPastCamp,
     RestDayWhileExerting,
     RollWeather,
+    RollWeatherPastCamp,
     SearchRoll,
     SearchRollHexDice,
     SearchRollOpenFinds,
@@ -139,6 +141,9 @@ BELIEVED_COST_SINCE = 2
 #: the schema version of ``travel.day_started`` since which a rest day is never taken while a delve, a pursuit or a
 #: chase is under way
 NO_REST_WHILE_EXERTING_SINCE = 3
+#: the schema version of ``travel.day_started`` since which a day (of travel or rest) never starts while a camp's
+#: night is not over
+NIGHT_FIRST_SINCE = 4
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -150,7 +155,8 @@ def command_before(event: Event, version: int) -> Command | None:
     wandering check before ``travel.wandering_checked`` version 2 read the row of the party's true hex, and one
     before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness, and one before version 4 met the
     waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
-    ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on; and a move before
+    ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on, and a day (of travel or
+    rest) before version 4 while a camp's night was not over; and a move before
     ``travel.moved`` version 2 paid the true hex's cost."""
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         route = DeclareRouteHeadingWhenLost if version < HEADING_EVERY_DAY_SINCE else DeclareRouteRoadNeverLost
@@ -161,9 +167,17 @@ def command_before(event: Event, version: int) -> Command | None:
         return _check_before(version)
     if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
         return MoveOneHexTrueCost()
-    if isinstance(event, ev.DayStarted) and event.rest and version < NO_REST_WHILE_EXERTING_SINCE:
-        return RestDayWhileExerting(weather="" if event.rolls else event.weather)
+    if isinstance(event, ev.DayStarted) and version < NIGHT_FIRST_SINCE:
+        return _day_before(event, version)
     return command_for(event)
+
+
+def _day_before(event: ev.DayStarted, version: int) -> Command:
+    """A day (of travel or rest) as the release that recorded ``travel.day_started`` at ``version`` started it."""
+    weather = "" if event.rolls else event.weather
+    if not event.rest:
+        return RollWeatherPastCamp(weather=weather)
+    return (RestDayWhileExerting if version < NO_REST_WHILE_EXERTING_SINCE else RestDayPastCamp)(weather=weather)
 
 
 def _check_before(version: int) -> Command:
@@ -249,7 +263,7 @@ _EXERTION_WORDS: dict[str, tuple[str, tuple[str | Advice, ...]]] = {
 def guard(table: Table, command: Command) -> None:
     """A day in which a delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none
     is under way."""
-    if isinstance(command, RestDay):
+    if isinstance(command, RestDay | RestDayPastCamp):
         _no_rest_while_exerting(table)
 
 
