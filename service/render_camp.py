@@ -103,9 +103,11 @@ def _camp_lines(state: Any, *, player: bool) -> list[str]:
         lines.extend(_checked(c) for c in state.checks)
         lines.extend(_ended(e) for e in state.encounters)
     last = {r.name: r for r in state.last_night.rests} if state.last_night is not None else {}
+    # named by its camp, not "last night": nights may have passed since without a camp
+    which = f"camp {state.last_night.number}'s night" if state.last_night is not None else ""
     for name, hp in state.healed:
         rest = last.get(name)
-        night = f"; last night: {_rest(rest).removeprefix(name + ' ')}" if rest is not None else ""
+        night = f"; {which}: {_rest(rest).removeprefix(name + ' ')}" if rest is not None else ""
         lines.append(f"{name}: healed {hp} hp in camp so far{night}")
     return lines
 

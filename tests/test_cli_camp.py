@@ -93,7 +93,7 @@ class TestANightThroughTheCommandLine:
         assert met, "the fixed secret meets at least one night encounter in four swamp nights"
         state = ok(hexlog("state"))
         assert "camp: phase BROKEN" in state
-        assert "Aldric: healed 0 hp in camp so far; last night: slept " in state
+        assert f"Aldric: healed 0 hp in camp so far; camp {night}'s night: slept " in state
         assert re.search(r"Cara: healed [1-4] hp in camp so far", state)
         player = ok(hexlog("log", "--view", "player"))
         assert "hexlog.camp.night_checked" not in player or f"camp.night_checked {HIDDEN}" in player
@@ -132,3 +132,25 @@ class TestANightThroughTheCommandLine:
         refused = hexlog("camp", "make")
         assert refused.returncode != 0
         assert "the rules in force (ose) have no camp table (tables.camp)" in refused.stderr
+
+
+def test_the_state_names_the_camp_whose_night_it_shows_not_last_night(hexlog) -> None:
+    """A camp broken, then a day on the clock with no camp: the state still shows each member's sleep of that camp,
+    named by the camp, never as 'last night' (a night passed since without one)."""
+    for args in (
+        ("init", "--ruleset", "explore"),
+        ("session", "open"),
+        ("party", "add", "Ann"),
+        ("camp", "make", "--weather", "clear", "--terrain", "clear"),
+        ("camp", "watches", "--watch", "1=Ann", "--watch", "2=Ann", "--watch", "3=Ann", "--watch", "4=Ann"),
+        ("camp", "check"),
+    ):
+        ok(hexlog(*args))
+    if "next: meet" in ok(hexlog("state")):
+        ok(hexlog("camp", "meet"))
+        ok(hexlog("encounter", "cancel", "--reason", "a false alarm"))
+    ok(hexlog("camp", "break"))
+    ok(hexlog("clock", "advance", "1 day"))
+    state = ok(hexlog("state"))
+    assert "Ann: healed 0 hp in camp so far; camp 1's night: slept 0 h, stood watch 1, 2, 3, 4" in state
+    assert "last night" not in state
