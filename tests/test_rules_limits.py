@@ -21,7 +21,7 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import RuleRefusedError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.streams import stream_for
-from hexlog.events.vocabulary import Setting, Side
+from hexlog.events.vocabulary import Side
 from hexlog.machine import chase as ch
 from hexlog.machine import commands as c
 from hexlog.machine import encounter as enc
@@ -195,7 +195,7 @@ WALKS = (
     (*FIGHT, "evade", "decide_pursuit", "roll_evasion", "conclude"),
 )
 COMMANDS: dict[str, type[c.Command]] = {trigger: cls for cls, trigger in enc.TRIGGERS.items()}
-#: the most commands a chase on water handed off may take (its evasion, then rounds closing at least 30 ft)
+#: the most commands a chase handed off may take (on water its evasion, then rounds closing at least 30 ft)
 MAX_CHASE_COMMANDS = 5_000
 
 
@@ -231,8 +231,8 @@ class Play:
                 )
                 # non-intelligent monsters roll no reaction: the referee says they pursue
                 args["pursue"] = False if meeting.fleeing is Side.MONSTERS else (True if mindless else None)
-                if meeting.setting is Setting.WATERBORNE and meeting.distance_ft > chase_rules.MAX_FT:
-                    args["pursue"] = False  # a chase on water over a gap no chase reads would never end here
+                if meeting.distance_ft > chase_rules.MAX_FT:
+                    args["pursue"] = False  # a chase handed off over a gap no chase reads would never end here
             self.run(cls(**args))
         self.chase_to_its_end()
         state = self.handler.load(CAMPAIGN).procedures.get("encounter")
@@ -240,15 +240,17 @@ class Play:
             self.run(enc.ConcludeEncounter())
 
     def chase_to_its_end(self) -> None:
-        """A pursuit on water handed to the chase: the vessel's evasion, then rounds until the chase ends and the
-        encounter takes up again (caught: a fight to conclude; escaped: it concluded)."""
+        """A pursuit the encounter handed to the chase (on water, in the dungeon): the vessel's evasion, or the
+        encounter's steps repeated (A18), then rounds until the chase ends and the encounter takes up again (caught: a
+        fight to conclude; escaped: it concluded)."""
         for _ in range(MAX_CHASE_COMMANDS):
             table = self.handler.load(CAMPAIGN)
             if table.procedures["encounter"].phase is not enc.Phase.CHASE:
                 return
             phase = table.procedures["chase"].phase
-            self.run(ch.Evade() if phase is ch.Phase.EVASION else ch.Run())
-        msg = f"the chase on water did not end in {MAX_CHASE_COMMANDS} commands"
+            steps = {ch.Phase.EVASION: ch.Evade, ch.Phase.REPEAT: ch.RepeatSteps}
+            self.run(steps.get(phase, ch.Run)())
+        msg = f"the chase did not end in {MAX_CHASE_COMMANDS} commands"
         raise AssertionError(msg)
 
 
