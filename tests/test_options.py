@@ -506,42 +506,21 @@ def row_pursue_if(ruleset: str) -> Row:
     """The fleeing party's pursuers roll a reaction of 7: above 5 they let it go (the encounter ends), at most 8 they
     pursue (in the dungeon the encounter hands its chase off and waits for it; under rules with no dungeon chase it
     concludes in pursuit)."""
-    script = (*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4))
-    if "dungeon_pursuit" not in rulesets.load(ruleset).content["tables"]:
-        return Row(
-            ruleset=ruleset,
-            option="pursue_if_reaction_at_most",
-            value=8,
-            script=script,
-            changes={
-                (PURSUIT, "pursue"): (False, True),
-                (PURSUIT, "suggested"): (False, True),
-                (PURSUIT, "at_most"): (5, 8),
-                (CONCLUDED, "outcome"): ("evaded", "pursuit"),
-            },
-            also=frozenset({(PURSUIT, "note"), (CONCLUDED, "reason"), (CLOCK, "reason")}),
-        )
+    decided = {(PURSUIT, "pursue"): (False, True), (PURSUIT, "suggested"): (False, True), (PURSUIT, "at_most"): (5, 8)}
+    if "dungeon_pursuit" in rulesets.load(ruleset).content["tables"]:
+        ended = {(PHASE, "dest"): ("CONCLUDED", "CHASE")}
+        handed = {(HANDED, WHOLE), (ev_chase.ChaseStarted.type_name, WHOLE), (PHASE, WHOLE), (CONCLUDED, WHOLE)}
+        also = {*handed, (CLOCK, WHOLE)}
+    else:
+        ended = {(CONCLUDED, "outcome"): ("evaded", "pursuit")}
+        also = {(CONCLUDED, "reason"), (CLOCK, "reason")}
     return Row(
         ruleset=ruleset,
         option="pursue_if_reaction_at_most",
         value=8,
-        script=script,
-        changes={
-            (PURSUIT, "pursue"): (False, True),
-            (PURSUIT, "suggested"): (False, True),
-            (PURSUIT, "at_most"): (5, 8),
-            (PHASE, "dest"): ("CONCLUDED", "CHASE"),
-        },
-        also=frozenset(
-            {
-                (PURSUIT, "note"),
-                (CONCLUDED, WHOLE),
-                (CLOCK, WHOLE),
-                (HANDED, WHOLE),
-                (ev_chase.ChaseStarted.type_name, WHOLE),
-                (PHASE, WHOLE),
-            }
-        ),
+        script=(*aware(ruleset), do(enc.Evade(side="party")), do(enc.DecidePursuit(), 3, 4)),
+        changes={**decided, **ended},
+        also=frozenset({(PURSUIT, "note"), *also}),
     )
 
 
