@@ -153,7 +153,8 @@ OWN_READS: tuple[type[Event], ...] = (
     Resumed,
 )
 #: what the table's list of procedures concluded into their parents reads besides ``OWN_READS``: a step of such a
-#: procedure's own (it runs again); read only while one is listed, so a phase change costs nothing the rest of the time
+#: procedure's own (it runs again), or its parent's fresh start; read only while one is listed, so a phase change
+#: costs nothing the rest of the time
 RESUMED_READS: tuple[type[Event], ...] = (PhaseChanged,)
 #: whether the table's own parts read each event class met so far
 _OWN_READ: dict[type[Event], bool] = {}
@@ -191,9 +192,10 @@ def _named(
     return campaign, rules, handoffs
 
 
-def _resumed(resumed: tuple[tuple[str, str], ...], event: Event) -> tuple[tuple[str, str], ...]:
+def _resumed(resumed: tuple[tuple[str, str], ...], event: Event, registry: Registry) -> tuple[tuple[str, str], ...]:
     """The procedures concluded into their parents after one event: a child's conclusion resumes its parent; the child
-    handed off again, or running again (a step of its own: started by hand), is no longer one."""
+    handed off again, or running again (a step of its own: started by hand), is no longer one, and neither is one
+    whose parent starts afresh after it ended (a new camp made after the one the child concluded into was broken)."""
     match event:
         case Resumed():
             return (*(pair for pair in resumed if pair[1] != event.child), (event.parent, event.child))
@@ -201,7 +203,16 @@ def _resumed(resumed: tuple[tuple[str, str], ...], event: Event) -> tuple[tuple[
             child = event.child if isinstance(event, HandedOff) else event.procedure
             if any(pair[1] == child for pair in resumed):
                 return tuple(pair for pair in resumed if pair[1] != child)
+            if isinstance(event, PhaseChanged) and _starts_afresh(event, registry):
+                return tuple(pair for pair in resumed if pair[0] != event.procedure)
     return resumed
+
+
+def _starts_afresh(change: PhaseChanged, registry: Registry) -> bool:
+    """Whether a procedure's phase change leaves one of its final phases: it starts again."""
+    if change.procedure not in registry.runners:
+        return False
+    return change.source in {phase.name for phase in registry.procedure(change.procedure).final}
 
 
 def evolve(table: Table, event: Event, registry: Registry) -> Table:
@@ -214,7 +225,7 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
         sessions = session_model.evolve(sessions, event)
     procedures = _procedures(table.procedures, event, registry)
     if not (_own_read(cls) if own is None else own):
-        resumed = _resumed(table.resumed, event) if table.resumed and cls in RESUMED_READS else table.resumed
+        resumed = _resumed(table.resumed, event, registry) if table.resumed and cls in RESUMED_READS else table.resumed
         if sessions is table.sessions and procedures is table.procedures and resumed is table.resumed:
             return table
         return _changed(
@@ -231,7 +242,7 @@ def evolve(table: Table, event: Event, registry: Registry) -> Table:
     party = party_model.evolve(table.party, event)
     clock = clock_model.evolve(table.clock, event)
     campaign, rules, handoffs = _named(table.campaign, table.rules, table.handoffs, event)
-    resumed = _resumed(table.resumed, event)
+    resumed = _resumed(table.resumed, event, registry)
     return _changed(
         table,
         campaign=campaign,
@@ -255,12 +266,12 @@ def evolve_all(table: Table, events: Sequence[Event], registry: Registry) -> Tab
         read = own(event.__class__)
         if not (_own_read(event.__class__) if read is None else read):
             if resumed and event.__class__ in RESUMED_READS:  # a procedure concluded into its parent runs again
-                resumed = _resumed(resumed, event)
+                resumed = _resumed(resumed, event, registry)
             continue
         party = party_model.evolve(party, event)
         clock = clock_model.evolve(clock, event)
         campaign, rules, handoffs = _named(campaign, rules, handoffs, event)
-        resumed = _resumed(resumed, event)
+        resumed = _resumed(resumed, event, registry)
     procedures = _procedures_all(procedures, events, registry)
     sessions = session_model.fold(table.sessions, events)
     return _changed(
@@ -337,8 +348,9 @@ class TableProjection:
     #: 10: a journey counts the hexes the party fled in secret since it last knew where it was;
     #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names);
     #: 12: the procedures concluded into the parents that resumed (their next steps are their parents'), and a
-    #: session names the release of hexlog that opened it
-    revision = 12
+    #: session names the release of hexlog that opened it; 13: a procedure concluded into its parent is no longer
+    #: listed once the parent starts afresh
+    revision = 13
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry

@@ -169,8 +169,13 @@ def procedure_lines(
 
 
 def _back_to(name: str, parent: str, table: Table, registry: Registry) -> str:
-    """The next steps of a procedure that concluded into ``parent``, which resumed: none of its own, its parent's."""
-    steps = steps_now(parent, table.procedures.get(parent), table, registry)
+    """The next steps of a procedure that concluded into ``parent``, which resumed: none of its own, its parent's
+    (none once the parent has ended since: its steps would start it afresh)."""
+    state = table.procedures.get(parent)
+    procedure = registry.procedure(parent)
+    if procedure.phase_of(state) in procedure.final:
+        return f"nothing (the {name} is over; the {parent} it resumed has ended since)"
+    steps = steps_now(parent, state, table, registry)
     then = f": hexlog {parent} {' | '.join(steps)}" if steps else ""
     return f"nothing (the {name} is over; the {parent} resumed{then})"
 

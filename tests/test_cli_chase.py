@@ -245,7 +245,7 @@ class TestADelvesChase:
         assert "-> CONCLUDED; next: nothing (the encounter is over; the dungeon resumes)" in ended.stdout
         state = hexlog("state").stdout
         assert "encounter: phase CONCLUDED\n  next: nothing (the encounter is over; the dungeon resumed: " in state
-        assert "  next: nothing (the chase is over; the encounter resumed)\n" in state
+        assert "  next: nothing (the chase is over; the encounter it resumed has ended since)\n" in state
         assert "hexlog encounter start" not in state
         assert "hexlog chase start" not in state
         assert hexlog("dungeon", "move").returncode == 0
@@ -264,7 +264,7 @@ class TestADelvesChase:
             ("encounter", "conclude", "--outcome", "ghouls slain"),
         ):
             assert hexlog(*args).returncode == 0, args
-        assert "  next: nothing (the chase is over; the encounter resumed)\n" in hexlog("state").stdout
+        assert "  next: nothing (the chase is over; the encounter it resumed has ended since)\n" in hexlog("state").stdout
         escaped = hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "120", "--pursuers-ft", "90")
         assert "-> ESCAPED; next: start\n" in escaped.stdout
         state = hexlog("state").stdout

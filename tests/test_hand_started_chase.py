@@ -31,6 +31,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
+from hexlog.service import render
 
 from .test_chase_machine import CAMPAIGN, Table, changes
 
@@ -203,3 +204,29 @@ class TestAnOlderRelease:
         assert report.verdict is not Verdict.VERIFIED
         assert "the rules record procedure.phase_changed" in report.text()
         assert "but the log has encounter.concluded there" in report.text()
+
+
+class TestTheChaseLineAfterward:
+    def test_it_names_the_encounter_resumed_until_that_ends_then_offers_a_fresh_start_once_another_begins(
+        self,
+    ) -> None:
+        """Caught, the chase's line names the encounter's fight; once the encounter concludes, that it has ended (not
+        its fresh start, which would read as the encounter resuming); once another encounter starts, the chase is a
+        procedure of its own again, its own start offered."""
+        t = fled()
+        t.run(enc.DecidePursuit(pursue=True))
+        t.run(ch.Run())
+
+        def chase_next() -> str:
+            table = t.table
+            return render.procedure_lines("chase", table.procedures["chase"], table)[-1]
+
+        assert chase_next().startswith("  next: nothing (the chase is over; the encounter resumed: hexlog encounter ")
+        t.run(enc.RollInitiative(), 5, 2)
+        t.run(enc.PlayRound())
+        t.run(enc.ConcludeEncounter(outcome="ghouls slain"))
+        assert chase_next() == "  next: nothing (the chase is over; the encounter it resumed has ended since)"
+        assert t.table.concluded_into("chase") == "encounter"
+        t.run(enc.StartEncounter(setting="dungeon", party_aware=True, monsters_aware=True))
+        assert t.table.concluded_into("chase") == ""
+        assert chase_next() == "  next: hexlog chase start"
