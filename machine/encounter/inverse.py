@@ -24,6 +24,7 @@ from hexlog.events import encounter as ev
 from hexlog.events import releases
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.procedure import HandedOff
+from hexlog.machine.encounter import recorded as facts
 from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
     CheckSurprise,
@@ -215,14 +216,26 @@ def _on_old_initiative(ctx: StepContext, event: ev.RoundPlayed | ev.ActionChosen
     )
 
 
+def _held(
+    ctx: StepContext, event: ev.EncounterStarted | ev.MovementRated | ev.RoundPlayed | ev.ActionChosen, version: int
+) -> str | None:
+    """What a start or a round records of the state before it (``recorded``), then a round's or a side's choice's
+    initiative (``_on_old_initiative``)."""
+    found = None if isinstance(event, ev.ActionChosen) else facts.held(ctx, event, version)
+    if found is None and isinstance(event, ev.RoundPlayed | ev.ActionChosen):
+        return _on_old_initiative(ctx, event, version)
+    return found
+
+
 def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """An encirclement no dice decide: under ``encirclement = "referee"`` the step ``encircle`` records it only where
     the rules let the referee call it (its guard, which the audit would not otherwise hold it to); under
     ``"always"`` the surprise step records it, and the re-run of that step judges it. Either way it names the
     encounter's monsters and the rules' least number. A round, and a side's choice, are held to per-round initiative
-    (``_on_old_initiative``)."""
-    if isinstance(event, ev.RoundPlayed | ev.ActionChosen):
-        return _on_old_initiative(ctx, event, version)
+    (``_on_old_initiative``). What an encounter's start and each round record of the state before them (the party, its
+    movement, the round's number) is held to that state (``recorded``)."""
+    if isinstance(event, ev.EncounterStarted | ev.MovementRated | ev.RoundPlayed | ev.ActionChosen):
+        return _held(ctx, event, version)
     if not isinstance(event, ev.PartySurrounded):
         return None
     e = ctx.state(PROCEDURE)

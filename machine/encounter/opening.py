@@ -34,12 +34,8 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
     """Open an encounter and rate each side's encounter movement."""
     before = ctx.state(PROCEDURE)
     rules = ctx.rules
-    options = ctx.part(EncounterOptions)
     setting = _check_situation(ctx, command)
     party = ctx.table.party
-    slowest = min(party.members, key=lambda m: m.speed)
-    divisor = options.encounter_move_divisor
-    unit, times = _movement_unit(ctx, setting)
     ctx.emit(
         ev.EncounterStarted(
             number=before.started.number + 1 if before else 1,
@@ -70,16 +66,26 @@ def start(ctx: StepContext, command: StartEncounter) -> None:
             monsters_surprise_modifier=command.monsters_surprise_modifier,
             party_vision_ft=max((m.infravision_ft for m in party.members), default=0),
         ),
-        ev.MovementRated(
-            slowest_member=slowest.name,
-            party_base=slowest.speed,
-            party_per_round=slowest.speed // divisor * times,
-            monsters_base=command.monster_speed,
-            monsters_per_round=command.monster_speed // divisor * times,
-            unit=unit,
-            divisor=divisor,
-            max_rounds=options.encounter_move_max_rounds,
-        ),
+        movement_rated(ctx, setting, command.monster_speed),
+    )
+
+
+def movement_rated(ctx: StepContext, setting: Setting, monster_speed: int) -> ev.MovementRated:
+    """Each side's encounter movement as an encounter in ``setting`` starts: the party at its slowest member's rate,
+    the monsters at ``monster_speed``, each divided by the rules' divisor (the audit holds the record to it)."""
+    options = ctx.part(EncounterOptions)
+    slowest = min(ctx.table.party.members, key=lambda m: m.speed)
+    divisor = options.encounter_move_divisor
+    unit, times = _movement_unit(ctx, setting)
+    return ev.MovementRated(
+        slowest_member=slowest.name,
+        party_base=slowest.speed,
+        party_per_round=slowest.speed // divisor * times,
+        monsters_base=monster_speed,
+        monsters_per_round=monster_speed // divisor * times,
+        unit=unit,
+        divisor=divisor,
+        max_rounds=options.encounter_move_max_rounds,
     )
 
 
