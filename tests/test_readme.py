@@ -61,10 +61,20 @@ def _reseal(events: list[dict[str, object]], path: Path) -> Path:
 
 
 class TestReadmeVerifier:
-    @pytest.mark.parametrize("case", ["no arguments", "a missing file", "a folder", "not JSON", "not an export"])
+    @pytest.mark.parametrize(
+        "case",
+        ["no arguments", "a missing file", "a folder", "not JSON", "not an export", "empty", "only newlines", "deep"],
+    )
     def test_the_verifier_refuses_what_is_not_an_export_in_one_line(self, tmp_path, case):
-        """Exit 2 and one line on standard error, never a traceback."""
-        files = {"not JSON": "this is not json\n", "not an export": '{"type": "x"}\n'}
+        """Exit 2 and one line on standard error, never a traceback: an export cut to nothing is not VERIFIED (as
+        `hexlog audit --file` refuses it), and JSON nested past Python's recursion limit is not an export."""
+        files = {
+            "not JSON": "this is not json\n",
+            "not an export": '{"type": "x"}\n',
+            "empty": "",
+            "only newlines": "\n\n",
+            "deep": "[" * 100_000 + "]" * 100_000 + "\n",
+        }
         if case in files:
             (tmp_path / "given.jsonl").write_text(files[case], encoding="utf-8")
         given = {"no arguments": [], "a missing file": [str(tmp_path / "nowhere.jsonl")], "a folder": [str(tmp_path)]}
