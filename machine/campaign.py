@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from typing import TYPE_CHECKING
 
 import attrs
@@ -198,6 +199,13 @@ def _check_sheet(sheet: MemberSheet) -> None:
     if not _NAME.match(sheet.name):
         msg = f"member name {sheet.name!r} must be 1-64 letters, digits, spaces or .'-"
         raise UsageError(msg)
+    single = " ".join(sheet.name.split())
+    if sheet.name != single:
+        msg = (
+            f"member name {sheet.name!r} has a space at its end or two spaces together, so it looks like {single!r}; "
+            "write it with single spaces between its words"
+        )
+        raise UsageError(msg)
     for label in ("cha", "wis", "dex", "strength"):
         value = getattr(sheet, label)
         if value not in c.ABILITY:
@@ -236,7 +244,18 @@ def add_member(ctx: StepContext, command: c.AddMember) -> None:
     if ctx.table.party.member(command.name) is not None:
         msg = f"the party already has a member called {command.name}"
         raise RuleRefusedError(msg)
+    _check_look_alike(ctx, command.name)
     ctx.emit(MemberAdded(**attrs.asdict(sheet)))
+
+
+def _check_look_alike(ctx: StepContext, name: str, renamed: str = "") -> None:
+    """Refuse a name that reads as another member's (the same letters in other forms: full-width, ligatures), which a
+    roll made for one would be read as made for the other; ``renamed`` is the member being renamed."""
+    shown = unicodedata.normalize("NFKC", name)
+    for member in ctx.table.party.members:
+        if member.name not in {name, renamed} and unicodedata.normalize("NFKC", member.name) == shown:
+            msg = f"the party already has a member called {member.name}, which {name!r} looks like; give another name"
+            raise RuleRefusedError(msg)
 
 
 def edit_member(ctx: StepContext, command: c.EditMember) -> None:
@@ -257,6 +276,7 @@ def edit_member(ctx: StepContext, command: c.EditMember) -> None:
         if ctx.table.party.member(now.name) is not None:
             msg = f"the party already has a member called {now.name}"
             raise RuleRefusedError(msg)
+        _check_look_alike(ctx, now.name, renamed=was.name)
         under_way = ctx.registry.open_procedures(ctx.table)
         if under_way:
             names = ", ".join(p.name for p, _ in under_way)

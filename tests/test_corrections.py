@@ -179,6 +179,8 @@ class TestEditMember:
             (c.EditMember(name="Bo", cha=19), UsageError, "cha must be 3 to 18"),
             (c.EditMember(name="Bo", new_name="Aldirc"), RuleRefusedError, "already has a member called Aldirc"),
             (c.EditMember(name="Bo", new_name="!!"), UsageError, "member name"),
+            (c.EditMember(name="Bo", new_name="Aldirc "), UsageError, "so it looks like 'Aldirc'"),
+            (c.EditMember(name="Bo", new_name="\uff21ldirc"), RuleRefusedError, "called Aldirc, which '\uff21ldirc'"),
         ],
     )
     def test_a_bad_edit_is_refused_and_writes_nothing(self, command, error, needle):
@@ -187,6 +189,24 @@ class TestEditMember:
         with pytest.raises(error, match=needle):
             t.run(command)
         assert t.version == before
+
+    @pytest.mark.parametrize(
+        ("name", "error", "needle"),
+        [
+            ("Bo ", UsageError, "has a space at its end or two spaces together, so it looks like 'Bo'"),
+            ("Al  Bo", UsageError, "so it looks like 'Al Bo'"),
+            ("\uff22o", RuleRefusedError, "already has a member called Bo, which '\uff22o' looks like"),
+        ],
+    )
+    def test_a_member_added_under_a_name_that_looks_like_anothers_is_refused(self, name, error, needle):
+        """A name that shows as another (a space at its end, full-width letters) is refused: a roll made for it, or a
+        reaction it speaks, would be read as the other member's, with other scores."""
+        t = Table()
+        before = t.version
+        with pytest.raises(error, match=needle):
+            t.run(c.AddMember(name=name, cha=18))
+        assert t.version == before
+        assert [m.name for m in t.table.party.members] == ["Aldirc", "Bo"]
 
     def test_a_member_is_not_renamed_while_a_procedure_is_under_way(self):
         t = Table()
