@@ -19,7 +19,9 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
-from hexlog.replay.audit import audit_store
+from hexlog.replay.audit import audit_envelopes, audit_store
+
+from .test_forged_steps import played, where
 
 CAMPAIGN = "cj"
 
@@ -180,3 +182,51 @@ class TestTheAuditOfADayPastTheCamp:
         reasons = [f.reason for f in report.findings]
         assert len(reasons) == 1, report.text()
         assert "camp 1's night is not over, and the next day starts once it is" in reasons[0]
+
+
+def _hand(*camp: c.Command) -> list[str]:
+    """What the audit lists under the referee's hand for a day's camp in the tangled forest (row: woods), in rain."""
+    log = played(
+        SetHex(hex="2,0", terrain="tangled_forest"),
+        t.StartJourney(hex="2,0"),
+        t.RollWeather(weather="rain"),
+        *camp,
+        SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
+        CheckNight(),
+    )
+    report = audit_envelopes(log)
+    assert report.findings == ()
+    return [line.split(": ", 1)[1] for line in report.by_hand if "camp" in line.split(": ", 1)[1][:20]]
+
+
+class TestTheRefereesCamp:
+    """The night's secret check reads the camp's terrain: a referee who knows the dice and gives the camp another
+    terrain than the journey's hex (or the check another than the camp's) chose the range they fall in. The audit
+    lists it under the referee's hand, with weather and winter given against the day's (less firewood)."""
+
+    def test_a_camp_made_as_the_journey_gives_is_not_listed(self):
+        assert _hand(MakeCamp()) == []
+
+    def test_a_camp_given_another_terrain_and_weather_is_listed(self):
+        listed = (
+            "camp 1 made by the referee in terrain swamp, not woods, the row of the hex the party believes it is in "
+            "(the night's wandering check reads it); weather clear, not the day's rain"
+        )
+        assert _hand(MakeCamp(terrain="swamp", weather="clear")) == [listed]
+
+    def test_a_nights_check_on_another_terrain_than_its_camps_is_listed(self):
+        log = played(
+            SetHex(hex="2,0", terrain="tangled_forest"),
+            t.StartJourney(hex="2,0"),
+            t.RollWeather(weather="rain"),
+            MakeCamp(),
+            SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
+            CheckNight(terrain="clear"),
+        )
+        report = audit_envelopes(log)
+        assert report.findings == ()
+        listed = (
+            f"stream version {where(log, 'camp.night_checked') + 1}: night check 1 of camp 1 made on terrain clear "
+            "by the referee, not the camp's woods"
+        )
+        assert [line for line in report.by_hand if "night check" in line] == [listed]

@@ -15,13 +15,17 @@ from hexlog.machine.camp.commands import (
     CheckNight,
     CheckNightWatchOnEncounter,
     GatherFirewood,
+    MakeCamp,
     SetWatches,
 )
+from hexlog.machine.camp.state import PROCEDURE, CampState
+from hexlog.machine.camp.steps import from_the_journey
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
+    from hexlog.machine.kit.context import StepContext
 
 
 def command_for(event: Event) -> Command | None:
@@ -52,9 +56,43 @@ def command_before(event: Event, version: int) -> Command | None:
     return command_for(event)
 
 
+def by_hand(event: Event, ctx: StepContext) -> str | None:
+    """A camp's terrain, weather or winter given by the referee against the journey under way (the night's secret
+    check reads the terrain's encounter range; wet weather and winter mean less firewood), and a night's check on
+    another terrain than its camp's: the referee, who knows the secret dice, chose the range they fall in."""
+    match event:
+        case ev.CampMade():
+            return _made_by_hand(event, ctx)
+        case ev.NightChecked():
+            camp = ctx.state(PROCEDURE)
+            made = camp.made if isinstance(camp, CampState) else None
+            if made is not None and made.terrain and event.terrain != made.terrain:
+                return (
+                    f"night check {event.check} of camp {made.number} made on terrain {event.terrain} by the referee, "
+                    f"not the camp's {made.terrain}"
+                )
+    return None
+
+
+def _made_by_hand(event: ev.CampMade, ctx: StepContext) -> str | None:
+    journey = from_the_journey(ctx, MakeCamp())
+    said = []
+    if journey.terrain and event.terrain != journey.terrain:
+        said.append(
+            f"terrain {event.terrain}, not {journey.terrain}, the row of the hex the party believes it is in (the "
+            "night's wandering check reads it)"
+        )
+    if journey.weather and event.weather != journey.weather:
+        said.append(f"weather {event.weather}, not the day's {journey.weather}")
+    if event.winter and not journey.winter and journey != MakeCamp():
+        said.append("winter, out of the journey's season")
+    return f"camp {event.number} made by the referee in {'; '.join(said)}" if said else None
+
+
 INVERSE = Inverse(
     command_for=command_for,
     command_before=command_before,
+    by_hand=by_hand,
     decides={"firewood": (ev.FirewoodGathered,), "check": (ev.NightChecked,), "break": (ev.CampBroken,)},
     reruns=frozenset({ev.WatchesSet, ev.CampBroken}),
 )

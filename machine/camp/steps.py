@@ -74,7 +74,7 @@ def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     return rows[terrain].encounter
 
 
-def _from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
+def from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
     """What the referee left out, taken from a journey under way: its weather, season and the terrain row of the hex
     the party believes it is in (the camp is made in public: a lost party's true hex would tell the players its
     terrain)."""
@@ -99,7 +99,7 @@ def make(ctx: StepContext, command: MakeCamp) -> None:
     """
     before = ctx.state(PROCEDURE)
     rules = ctx.rules
-    command = _from_the_journey(ctx, command)
+    command = from_the_journey(ctx, command)
     flags = rules.part(WildernessTables).weather_flags or {}
     if command.weather and command.weather not in flags:
         msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
