@@ -117,10 +117,11 @@ def _check_source(stream: str, ordered: list[Item], out: list[Finding]) -> None:
 
 def _check_ids(ordered: list[Item], out: list[Finding]) -> None:
     """No two events share an id (a store keeps them unique; a table rebuilt without that key, or a resealed
-    export, may not): each later one is a finding naming the first."""
+    export, may not): each later one is a finding naming the first. An id is a UUID, the same in capitals or not, so
+    one written again in other capitals is the same id."""
     first: dict[str, Item] = {}
     for item in ordered:
-        earlier = first.setdefault(item.env.id, item)
+        earlier = first.setdefault(item.env.id.lower(), item)
         if earlier is not item:
             out.append(
                 item.finding("id", f"event id {item.env.id!r} is also the id of version {earlier.env.streamversion}")

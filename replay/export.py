@@ -168,10 +168,11 @@ def _campaign_of(envelopes: Sequence[Envelope]) -> str:
 
 def _check_ids(envelopes: Sequence[Envelope]) -> None:
     """``CorruptLogError`` naming the first event whose id an earlier one has (the chain does not judge ids, the
-    store keeps them unique): the lines are numbered as ``read_export`` reads them, one event a line."""
+    store keeps them unique): the lines are numbered as ``read_export`` reads them, one event a line. An id is a UUID,
+    the same in capitals or not."""
     first: dict[str, int] = {}
     for line, env in enumerate(envelopes, start=1):
-        earlier = first.setdefault(env.id, line)
+        earlier = first.setdefault(env.id.lower(), line)
         if earlier != line:
             msg = (
                 f"line {line} (version {env.streamversion}): event id {env.id!r} is also the id of line {earlier} "

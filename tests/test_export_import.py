@@ -208,6 +208,36 @@ class TestRefusals:
         finally:
             target.close()
 
+    def test_an_id_written_again_in_capitals_is_the_same_id(self, tmp_path: Path) -> None:
+        """An event id is a UUID, the same whatever the case of its hex digits: line 6 given line 3's id in capitals
+        is a finding and refused as the id itself is, instead of auditing VERIFIED and importing two events of one
+        id."""
+        store = MemoryStore()
+        drive(store)
+        envelopes = parse(exported_file(store))
+        given = "abcdef01-0000-4000-8000-0000000000aa"
+        shared = given.upper()
+        forged = reseal(
+            [
+                *envelopes[:2],
+                attrs.evolve(envelopes[2], id=given),
+                *envelopes[3:5],
+                attrs.evolve(envelopes[5], id=shared),
+                *envelopes[6:],
+            ]
+        )
+        found = audit_envelopes(forged).findings
+        assert [(f.check, f.streamversion, f.reason) for f in found] == [
+            ("id", 6, f"event id {shared!r} is also the id of version 3")
+        ]
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            with pytest.raises(CorruptLogError, match=r"^line 6 \(version 6\): event id .* is also the id of line 3"):
+                import_envelopes(target, forged)
+            assert list(target.read_all()) == []
+        finally:
+            target.close()
+
     def test_an_event_with_the_id_of_one_the_store_holds_is_refused_naming_both(self, tmp_path: Path) -> None:
         """Campaign c1's export renamed c2 and resealed keeps c1's ids: imported beside c1, the store's words said
         only 'another append recorded these events first'."""
