@@ -198,12 +198,39 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     ends only once every encounter its wandering check met was met: the second of U&WA's two dice afloat too."""
     if isinstance(event, mapev.FeatureLocated | ev.DayEnded):
         return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
+    if isinstance(event, ev.JourneyEnded):
+        return _ended(ctx, event, version)
     if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
         return None
     found = under_way(ctx)
     if event.exerting == found:
         return None
     return f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here"
+
+
+#: the schema versions of ``travel.ended`` since which it records when the journey ended, and since which a delve's,
+#: a pursuit's or a chase's day after it is no rest (every release since writes it true)
+ENDED_AT_SINCE, EXERTION_SINCE = 2, 3
+
+
+def _ended(ctx: StepContext, event: ev.JourneyEnded, version: int) -> str | None:
+    """A journey ends where the party truly is, after the days it counted, at the time on the clock (version 2), and
+    a day of exertion after it is no rest (version 3): the rest day it owes falls due from these, so a journey's end
+    forged earlier, or read as letting a day in a delve count as rest, would clear the rest it owes too soon."""
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState):
+        return None  # no journey under way: the procedure audit names the transition
+    said = [
+        f"{name} {recorded} recorded, but the rules give {given}"
+        for name, recorded, given, since in (
+            ("hex", event.hex, trip.hex, 1),
+            ("days", event.days, trip.day, 1),
+            ("at_seconds", event.at_seconds, ctx.table.clock.seconds, ENDED_AT_SINCE),
+            ("exertion_breaks_rest", event.exertion_breaks_rest, True, EXERTION_SINCE),
+        )
+        if version >= since and recorded != given
+    ]
+    return "; ".join(said) or None
 
 
 def _unmet(ctx: StepContext) -> str | None:
