@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -43,6 +44,8 @@ from hexlog.service.door import (
     Door,
     check_text,
     close_store,
+    database_url,
+    key_file,
     open_store,
     shown_db,
     warn,
@@ -50,7 +53,7 @@ from hexlog.service.door import (
 from hexlog.service.render_campaign import roll_name
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
     from hexlog.events.base import Event
     from hexlog.events.chain import Envelope
@@ -402,7 +405,7 @@ def export(
     if out_file is None:
         sys.stdout.write(text)
     else:
-        _write_export(out_file, text, private=referee)
+        _write_export(out_file, text, private=referee, kept=_kept_files(db))
         out.print(f"exported {counted(len(lines), 'event')} of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
@@ -410,14 +413,43 @@ def export(
         )
 
 
-def _write_export(path: Path, text: str, *, private: bool) -> None:
-    """Write an export; a private one (the referee's) readable by its owner only, even over an older file."""
+#: the files SQLite keeps beside a database while it writes it
+_SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _kept_files(db: Path) -> list[Path]:
+    """The files an export may never be written over: the database (a SQLite file and those SQLite keeps beside it)
+    and the key file that holds its sessions' secrets."""
+    given = os.environ.get("HEXLOG_KEY_FILE", "").strip()
+    kept = [Path(given)] if given else []
+    if database_url(db) is None:
+        kept += [db, key_file(db), *(db.with_name(db.name + side) for side in _SQLITE_SIDE_FILES)]
+    return kept
+
+
+def _refuse_kept(path: Path, kept: Path) -> None:
+    msg = f"cannot write {path}: it is {kept}, in which the database keeps its log or its secrets; name another file"
+    raise UsageError(msg)
+
+
+def _write_export(path: Path, text: str, *, private: bool, kept: Sequence[Path] = ()) -> None:
+    """Write an export; a private one (the referee's) readable by its owner only, even over an older file. A file of
+    ``kept`` (the database, its key file) is refused before anything is written to it."""
+    for other in kept:  # by name first, so that a key file not made yet is not made an export
+        if os.path.realpath(path) == os.path.realpath(other):
+            _refuse_kept(path, other)
     try:  # without blocking: a FIFO nobody reads is refused, never waited for
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o600 if private else 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 msg = f"cannot write {path}: it is not a regular file"
                 raise UsageError(msg)
+            written = os.fstat(fd)
+            for other in kept:  # then as the file opened: another name (a hard link) of one of them
+                with contextlib.suppress(OSError):  # one that is not there is not this one
+                    found = other.stat()
+                    if (found.st_dev, found.st_ino) == (written.st_dev, written.st_ino):
+                        _refuse_kept(path, other)
             os.set_blocking(fd, True)
             if private:
                 os.fchmod(fd, 0o600)

@@ -245,6 +245,25 @@ class TestExportImport:
         assert hexlog("replay", "--db", "copy.db").returncode == 0
 
     @pytest.mark.usefixtures("played")
+    @pytest.mark.parametrize("out", ["hexlog.db", "./hexlog.db.keys", "hexlog.db-wal", "link.db"])
+    def test_export_is_not_written_over_the_database_or_its_key_file(self, hexlog, tmp_path, out):
+        """`--out hexlog.db` wrote the export over the database itself (and `hexlog.db.keys` over the open session's
+        secret): refused by name (another name for the same file too), exit 2, nothing written, the campaign whole."""
+        (tmp_path / "link.db").hardlink_to(tmp_path / "hexlog.db")
+        kept_files = ("hexlog.db", "hexlog.db.keys")
+        before = [(tmp_path / name).read_bytes() for name in kept_files]
+        refused = hexlog("export", "--referee", "--out", out)
+        assert refused.returncode == 2, refused.stderr
+        kept = "hexlog.db" if out == "link.db" else out.removeprefix("./")
+        named = out.removeprefix("./")
+        assert refused.stderr == (
+            f"hexlog: error: cannot write {named}: it is {kept}, in which the database keeps its log or its secrets; "
+            "name another file\n"
+        )
+        assert [(tmp_path / name).read_bytes() for name in kept_files] == before
+        assert hexlog("audit", "--referee").returncode in {0, 3}
+
+    @pytest.mark.usefixtures("played")
     def test_export_writes_cloudevents_lines_to_standard_output(self, hexlog):
         """Each line is one CloudEvents object with the chain attributes (the referee's own copy)."""
         result = hexlog("export", "--referee")
