@@ -54,3 +54,16 @@ def test_a_journeys_end_forged_is_a_finding(
     assert findings(edited(ended, at, **{field: forged(now)})) == [
         (version_of(at), "decision", f"travel.ended: {field} {forged(now)} recorded, but the rules give {given(now)}")
     ]
+
+
+def test_a_journey_set_out_faster_than_its_slowest_member_is_a_finding(ended: list[Envelope]) -> None:
+    """The speed a journey sets out at gives its travel points a day, which every day after it reads: a hexlog patched
+    to forge it faster records every day to agree, so the audit found nothing. Here the days after are left as they
+    were; the first finding is the start itself, naming the speed."""
+    at = where(ended, "travel.started")
+    data = ended[at].data
+    assert (data["party"], data["speed"]) == (["Al", "Bo"], 40)
+    forged = edited(ended, at, speed=50, travel_points=data["travel_points"] + 2)
+    found = findings(forged)
+    assert found[0][:2] == (version_of(at), "decision")
+    assert found[0][2].startswith("travel.started: speed 50 recorded, but the party's slowest member gives 40")

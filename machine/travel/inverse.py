@@ -15,6 +15,7 @@ from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.procedure import Inverse
+from hexlog.machine.kit.rules import RulesError
 from hexlog.machine.travel.commands import (
     CheckWandering,
     CheckWanderingAfloatOnLand,
@@ -36,7 +37,9 @@ from hexlog.machine.travel.commands import (
     SearchRollHexDice,
     SearchRollOpenFinds,
 )
+from hexlog.machine.travel.day import FEET_PER_TURN_PER_SPEED
 from hexlog.machine.travel.moves import MISSED_LANDMARK
+from hexlog.machine.travel.rules import TravelTables
 from hexlog.machine.travel.state import EXERTION, PROCEDURE, TravelState, under_way
 
 if TYPE_CHECKING:
@@ -200,12 +203,35 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
         return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
     if isinstance(event, ev.JourneyEnded):
         return _ended(ctx, event, version)
-    if not isinstance(event, ev.JourneyStarted) or version < EXERTING_SINCE:
+    if not isinstance(event, ev.JourneyStarted):
         return None
+    said = _set_out(ctx, event)
     found = under_way(ctx)
-    if event.exerting == found:
-        return None
-    return f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here"
+    if version >= EXERTING_SINCE and event.exerting != found:
+        said.append(f"exerting {_names(event.exerting)} recorded, but {_names(found)} under way here")
+    return "; ".join(said) or None
+
+
+def _set_out(ctx: StepContext, event: ev.JourneyStarted) -> list[str]:
+    """The party a journey sets out with, its slowest member's speed and the travel points a day that gives: a party
+    forged faster covers more hexes a day, and every move after it is re-run on the forged speed."""
+    members = ctx.table.party.members
+    if not members:
+        return ["a journey set out with a party that has no members"]
+    speed = min(m.speed for m in members) // FEET_PER_TURN_PER_SPEED
+    said = []
+    if event.party != tuple(m.name for m in members):
+        said.append(f"party {_names(event.party)} recorded, but the party is {_names([m.name for m in members])}")
+    if event.speed != speed:
+        said.append(f"speed {event.speed} recorded, but the party's slowest member gives {speed}")
+    try:
+        points = ctx.part(TravelTables).travel_points
+    except RulesError:  # rules an earlier build accepted and this one refuses: the speed is still held
+        return said
+    if points is not None and event.travel_points != points.per_day(event.speed)[0]:
+        given = points.per_day(event.speed)[0]
+        said.append(f"travel_points {event.travel_points} recorded, but speed {event.speed} gives {given}")
+    return said
 
 
 #: the schema versions of ``travel.ended`` since which it records when the journey ended, and since which a delve's,
