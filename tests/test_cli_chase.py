@@ -264,7 +264,8 @@ class TestADelvesChase:
             ("encounter", "conclude", "--outcome", "ghouls slain"),
         ):
             assert hexlog(*args).returncode == 0, args
-        assert "  next: nothing (the chase is over; the encounter it resumed has ended since)\n" in hexlog("state").stdout
+        ended = "  next: nothing (the chase is over; the encounter it resumed has ended since)\n"
+        assert ended in hexlog("state").stdout
         escaped = hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "120", "--pursuers-ft", "90")
         assert "-> ESCAPED; next: start\n" in escaped.stdout
         state = hexlog("state").stdout
