@@ -100,11 +100,13 @@ class TestTheDemoUnderEachRuleset:
         assert _each_round_waits_for_its_initiative(events)  # the fight with the rats that caught the party
         assert "under ose each round waits for its own initiative: the referee rolls it" in result.stdout
         assert "ose.dungeon 2d6x10ft" in result.stdout
-        # the rats' pursuit: no delve waits for the encounter, so the referee starts OSE's dungeon chase from it
+        # the rats' pursuit: the encounter the referee started in the dungeon hands OSE's dungeon chase off itself
         (chase,) = [e for e in events if e["type"] == "hexlog.chase.started"]
         names = [e["data"]["name"] for e in events if e["type"] == "hexlog.encounter.started"]
         assert chase["data"]["from_encounter"] == names.index("barrow giant rats") + 1
-        assert "the chase is the referee's to start" in result.stdout
+        handed = [e["data"] for e in events if e["type"] == "hexlog.procedure.handed_off"]
+        assert {"parent": "encounter", "child": "chase"} in handed
+        assert "the chase is the referee's to start" not in result.stdout
         (ended,) = [e for e in events if e["type"] == "hexlog.chase.ended"]
         assert ended["data"]["outcome"] == "caught"
         assert "the giant rats catch the party: it turns at bay and fights" in result.stdout
