@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from hexlog.events import encounter as ev
@@ -151,11 +152,22 @@ def _initiative(e: ev.InitiativeRolled) -> str:
     return f"initiative: {faces or 'no roll'}{tie}: {first}{free}{reason}{rolls_named(e.rolls)}"
 
 
+def reaction_result(result: str, text: str) -> str:
+    """A reaction's band said once: the rules' words where they name the band (``Attacks (hostile)`` for
+    ``attacks``), else the band with the words after it (a house band ``wary (keeps its distance)``), or the band
+    alone when the rules give no words (a log of hexlog 0.1.0)."""
+    if not text:
+        return result
+    named = re.search(rf"\b{re.escape(result)}\b", text, re.IGNORECASE)
+    return text if named else f"{result} ({text})"
+
+
 def _reaction(e: ev.ReactionRolled) -> str:
     who = f"{e.speaker} speaks (CHA {e.cha}, {e.cha_modifier:+d})" if e.speaker else "nobody speaks"
     mod = f" {e.modifier:+d} situational" if e.modifier else ""
     again = "re-rolled " if e.reroll else ""
-    return f"reaction {again}2d6={e.dice}, {who}{mod}: total {e.total} -> {e.result} ({e.text}){rolls_named(e.rolls)}"
+    said = reaction_result(str(e.result), e.text)
+    return f"reaction {again}2d6={e.dice}, {who}{mod}: total {e.total} -> {said}{rolls_named(e.rolls)}"
 
 
 def _action(e: ev.ActionChosen) -> str:

@@ -282,11 +282,11 @@ class TestEmptyText:
         ):
             assert hexlog(*args).returncode == 0, args
         reacted = hexlog("encounter", "react", "--speaker", "Ann")
-        assert "Ann speaks (CHA 18, +2): total 8 -> uncertain" in reacted.stdout
+        assert "Ann speaks (CHA 18, +2): total 8 -> Uncertain, neutral [rolls" in reacted.stdout
         assert hexlog("encounter", "round").returncode == 0
         rerolled = hexlog("encounter", "reroll-reaction", "--speaker", "")
         assert rerolled.returncode == 0, rerolled.stderr
-        assert "reaction re-rolled 2d6=6, nobody speaks: total 6 -> uncertain" in rerolled.stdout
+        assert "reaction re-rolled 2d6=6, nobody speaks: total 6 -> Uncertain, neutral [rolls" in rerolled.stdout
 
     def test_an_option_left_out_still_takes_its_default(self, hexlog):
         """Only text typed empty is refused: a roll without ``--for`` and a member removed without a reason are

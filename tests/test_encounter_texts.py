@@ -23,7 +23,7 @@ from hexlog.machine import table as tables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.replay.decisions import check_decisions
-from hexlog.service import render
+from hexlog.service import render, render_encounter
 from hexlog.service.render import describe
 
 from .test_encounter_rules import CAMPAIGN, only
@@ -69,6 +69,46 @@ class TestReactions:
         t.run(enc.PlayRound())
         again = only(t.run(enc.RerollReaction(), 6, 6), ev.ReactionRolled)
         assert (again.reroll, again.round, t.state.phase.name) == (True, 1, "COMBAT")
+
+    @pytest.mark.parametrize(
+        ("faces", "said"),
+        [
+            ((1, 1), "total 3 -> Hostile, may attack ["),
+            ((3, 3), "total 7 -> Uncertain, neutral ["),
+            ((6, 6), "total 13 -> Eager, friendly ["),
+        ],
+    )
+    def test_the_reaction_line_says_the_band_once_in_the_rules_words(self, faces: tuple[int, int], said: str) -> None:
+        """Seed 000 §2.5's words name the band (``Hostile, may attack`` for ``hostile``): the line says them once, not
+        the band and then the words again (``hostile (Hostile, may attack)``)."""
+        t = Table()
+        aware(t)
+        line = describe(only(t.run(enc.RollReaction(speaker="Ann"), *faces), ev.ReactionRolled))
+        assert said in line, line
+        assert "(Hostile" not in line
+        assert "(Uncertain" not in line
+        assert "(Eager" not in line
+
+    def test_a_reaction_band_the_words_do_not_name_is_said_with_them(self) -> None:
+        """The rules' words said alone where they name the band, in any case; a house band whose words do not name
+        it keeps its name before them, and a band without words (a log of hexlog 0.1.0) is said alone."""
+        said = {
+            (result, text): render_encounter.reaction_result(result, text)
+            for result, text in (
+                ("attacks", "Attacks (hostile)"),
+                ("friendly", "Eager, friendly"),
+                ("wary", "Keeps its distance"),
+                ("wary", ""),
+                ("hostile", "Hostilely"),
+            )
+        }
+        assert list(said.values()) == [
+            "Attacks (hostile)",
+            "Eager, friendly",
+            "wary (Keeps its distance)",
+            "wary",
+            "hostile (Hostilely)",
+        ]
 
     @pytest.mark.parametrize("ruleset", ["ose", "adnd", "explore"])
     def test_non_intelligent_monsters_do_not_react(self, ruleset: str) -> None:
