@@ -701,6 +701,37 @@ class TestAdnd:
         assert t.version == before
         assert t.state.phase is enc.Phase.ACTIONS
 
+    @pytest.mark.parametrize("rounds", [0, 1, 3])
+    def test_a_side_facing_a_noisy_foe_may_avoid_only_before_a_round_is_played(self, rounds) -> None:
+        """Seed 001: the side facing a noisy one "can avoid the encounter by fleeing or hiding", a way out of the
+        meeting before the sides close: once a round of encounter movement has been played it is neither offered
+        nor allowed, and the refusal says why and writes nothing."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors", monsters_noisy=True, monsters_aware=True))
+        checked = only(t.run(enc.CheckSurprise()), ev.SurpriseChecked)
+        assert (checked.party_rolled, checked.monsters_rolled, checked.advantage) == (False, False, "none")
+        t.run(enc.DetermineDistance(value=60))
+        t.run(enc.RollInitiative(), 5, 2)
+        for _ in range(rounds):
+            t.run(enc.PlayRound())
+        table = t.handler.load(CAMPAIGN)
+        offered = dict(REGISTRY.runner("encounter").allowed(table.procedures["encounter"], table))
+        assert ("avoid" in offered) is (rounds == 0)
+        if rounds == 0:
+            chosen = only(t.run(enc.Avoid(side="party")), ev.ActionChosen)
+            assert chosen.note == "the monsters make noise: the party slip away before they are noticed"
+            assert t.state.phase is enc.Phase.CONCLUDED
+            return
+        before = t.version
+        played = "1 round of encounter movement has" if rounds == 1 else f"{rounds} rounds of encounter movement have"
+        with pytest.raises(
+            RuleRefusedError,
+            match=f"the party may slip away from the noisy monsters only before the sides close, and {played} been",
+        ):
+            t.run(enc.Avoid(side="party"))
+        assert t.version == before
+        assert t.state.phase is enc.Phase.ACTIONS
+
     def test_outdoors_the_distance_loses_30_ft_per_surprise_segment(self) -> None:
         """A9: the surprised party's face of 2 takes 60 ft off 18d4 x 10 ft."""
         t = Table(ruleset="adnd")

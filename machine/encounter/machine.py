@@ -387,7 +387,8 @@ class EncounterModel(Model):
         )
 
     def slips_away_unnoticed(self) -> bool:
-        """AD&D: the side that alone surprised the other, or faces a noisy one, may slip away unnoticed."""
+        """AD&D: the side that alone surprised the other (in its free segments), or faces a noisy one (before any round
+        of encounter movement), may slip away unnoticed."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         armor = surprise.worn(self.table.party.members)
         ok, why = avoid_verdict(self.rules, self.e, self.side, self.command, party_armor=armor)
@@ -462,7 +463,8 @@ def avoid_verdict(
     A side making noise (``--party-noisy``, ``--monsters-noisy``, or the party in armor of a kind option
     ``noisy_armor`` names, worn as ``party_armor``) cannot surprise the other, which "can avoid the encounter by
     fleeing or hiding" (seed 001, Modifiers for Noise), indoors only under option ``noise_outdoors = false``; the
-    add20 rule's surprisers are still heard anywhere they make noise (§3.4: "unseen and unheard").
+    add20 rule's surprisers are still heard anywhere they make noise (§3.4: "unseen and unheard"). Avoiding is a way
+    out of the meeting, open before the sides close: once a round of encounter movement has been played, it is not.
     """
     if rules.part(EncounterOptions).avoid_rule is None:
         return False, f"the rules in force ({rules.name}) have no avoid-encounter rule; use evade"
@@ -476,6 +478,13 @@ def avoid_verdict(
     surprised = dict(zip(SIDES, e.surprised, strict=True))
     heard = surprise.noise_counts(rules, e.setting)
     if heard and noisy[foe] and not noisy[side] and not surprised[side]:
+        if e.rounds > 0:
+            have = "has" if e.rounds == 1 else "have"
+            played = f"{counted(e.rounds, 'round')} of encounter movement {have} been played"
+            return False, (
+                f"the {side} may slip away from the noisy {foe} only before the sides close, and {played}; fight, "
+                "evade or conclude it"
+            )
         return True, f"the {foe} {noise[foe]}: the {side} slip away before they are noticed"
     if e.advantage.value != side.value or e.distance is None:
         why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"
