@@ -201,7 +201,9 @@ class Campaign:
             allowed = self.allowed("encounter")
             step = next((ENCOUNTER_STEPS[s] for s in ENCOUNTER_STEPS if s in allowed), None)
             if step is None and "react" in allowed and not reacted:
-                reacted, step = 1, enc.RollReaction(speaker="Cara")
+                # a party surprised in the first round cannot speak in it (seed 000 §2.2)
+                speaks = enc.party_may_speak(self.table())
+                reacted, step = 1, enc.RollReaction(speaker="Cara" if speaks else "")
             elif step is None and "fight" in allowed:
                 # a side surprised for a round (OSE, the open country under explore) waits for the other
                 step = enc.Fight(side=self.sides("encounter")["fight"][0])

@@ -281,9 +281,15 @@ class InitiativeRolled(Event):
 
 @attrs.frozen(kw_only=True)
 class ReactionRolled(Event):
-    """The monsters' reaction: 2d6 plus the speaker's CHA modifier, read on the reaction table."""
+    """The monsters' reaction: 2d6 plus the speaker's CHA modifier, read on the reaction table.
+
+    Since version 2 a party surprised in the first round (under the one-round advantage) has no speaker in it, as it
+    cannot act; before, a release let its speaker's CHA modifier count (the audit holds only a version 2 reaction to
+    the rule).
+    """
 
     type_name: ClassVar[str] = "encounter.reaction_rolled"
+    schema_version: ClassVar[int] = 2
     #: the character who spoke, or "" when nobody did
     speaker: str = ""
     cha: int = 0
@@ -301,6 +307,11 @@ class ReactionRolled(Event):
     #: the one re-roll an uncertain result allows after a round
     reroll: bool = False
     rolls: tuple[int, ...] = ()
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 records the same fields: only who may speak in the first round changed."""
+        return dict(data)
 
 
 @attrs.frozen(kw_only=True)

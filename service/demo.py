@@ -205,7 +205,9 @@ class Referee:
         """The party speaks; hostile monsters are fought, others bargained with."""
         self.opening()
         if "react" in self.allowed(enc.PROCEDURE):
-            self.do(enc.RollReaction(speaker=SPEAKER))
+            # a party surprised in the first round cannot act in it, nor speak (seed 000 §2.2)
+            speaks = enc.party_may_speak(self.door.table())
+            self.do(enc.RollReaction(speaker=SPEAKER if speaks else ""))
         reaction = self.encounter().reaction
         if reaction is not None and reaction.result is ReactionResult.UNCERTAIN and "wait" in self.allowed("encounter"):
             self.act(enc.Wait(note="the party keeps its distance"))

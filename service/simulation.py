@@ -152,8 +152,15 @@ class Play:
                 trigger = self.first_allowed(procedure, [t for t in once if t not in taken])
                 if trigger is not None:
                     taken.add(trigger)
-                    step = once[trigger]
+                    step = self.spoken(once[trigger])
             self.run(step or last)
+
+    def spoken(self, step: c.Command) -> c.Command:
+        """A reaction with nobody speaking while the party is held in the first round (seed 000 §2.2: a surprised
+        party cannot act in it, nor speak), any other step as it is."""
+        if isinstance(step, enc.RollReaction) and not enc.party_may_speak(self.handler.load(self.campaign)):
+            return attrs.evolve(step, speaker="")
+        return step
 
     def finish_encounter(self) -> None:
         """Play the encounter under way to its end: surprise, distance, a free action, initiative, one reaction,
@@ -649,7 +656,8 @@ SCENARIOS: dict[str, Scenario] = {
             unreached_why=NEVER_EVADES,
             title=(
                 "Start encounters in a situation and play surprise (and, surprised in the open, encirclement by "
-                "enough monsters), distance, initiative and reaction (spoken by Ann, CHA 13)."
+                "enough monsters), distance, initiative and reaction (spoken by Ann, CHA 13, unless the party is "
+                "held in the first round by surprise: then nobody speaks)."
             ),
             ruleset="ose",
             situation=enc.StartEncounter,

@@ -325,7 +325,8 @@ def play_ose(s: Script) -> None:
     s.refuse("illegal", "roll-initiative")
     s.advance(until="ACTIONS")
     s.refuse("speaker", "react", "--speaker", "Nobody")
-    s.once("react", "--speaker", "Ayla")
+    s.refuse("held", "react", "--speaker", "Ayla")  # the party, surprised, cannot speak in the first round
+    s.once("react")
     s.refuse("side", "parley", "--side", "dragons")
     s.refuse("outcome", "conclude", "--outcome", "")
     s.tried["state"] = Tried(s.do("state", "state"), s.phase, s.offered)
@@ -583,6 +584,24 @@ class TestRefusals:
         assert set(allowed) == {entry.split()[0] for entry in refusal.offered}
         assert ran.before > 0
         assert ran.after == ran.before
+
+    def test_a_surprised_party_s_speaker_is_refused_in_the_first_round(self, ose):
+        """The goblins surprised the party: it cannot act in the first round, nor Ayla speak to them (seed 000 §2.2).
+        Exit 1, one error line saying why and how to go on, and nothing written; the reaction is then rolled with
+        nobody speaking."""
+        refusal = ose.tried["held"]
+        ran = refusal.ran
+        assert (refusal.phase, ran.returncode, ran.stdout) == ("ACTIONS", 1, "")
+        assert ran.stderr == (
+            "hexlog: error: encounter: 'react' refused in phase ACTIONS: the party are surprised and cannot act in the "
+            "first round, so Ayla cannot speak to the monsters: roll the reaction with nobody speaking (hexlog "
+            "encounter react, no CHA modifier), or play the round first\n"
+        )
+        assert ran.before > 0
+        assert ran.after == ran.before
+        reacted = next(step for step in ose.steps if step.name == "react")
+        assert "reaction 2d6=" in reacted.ran.stdout
+        assert ", nobody speaks: total " in reacted.ran.stdout
 
     @pytest.mark.parametrize(
         ("label", "problem"),

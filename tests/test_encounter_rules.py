@@ -813,7 +813,8 @@ def _band(total: int, bands: list[tuple[int, str]]) -> str:
 
 @pytest.fixture(scope="module")
 def seeded() -> list[list[Event]]:
-    """N OSE dungeon encounters in one campaign on one fixed secret, each to the reaction and concluded."""
+    """N OSE dungeon encounters in one campaign on one fixed secret, each to the reaction (Ann speaking: where the
+    party is surprised, once the first round, in which it cannot speak, is played) and concluded."""
     handler = Handler(MemoryStore(), MemoryKeeper())
     secret = hashlib.sha256(b"hexlog-test-distributions").hexdigest()
     for command in (c.StartCampaign(), c.OpenSession(secret_hex=secret), c.AddMember(name="Ann", cha=13)):
@@ -821,14 +822,11 @@ def seeded() -> list[list[Event]]:
     runs = []
     for _ in range(N):
         run: list[Event] = []
-        for command in (
-            enc.StartEncounter(),
-            enc.CheckSurprise(),
-            enc.DetermineDistance(),
-            enc.RollInitiative(),
-            enc.RollReaction(speaker="Ann"),
-            enc.ConcludeEncounter(),
-        ):
+        for command in (enc.StartEncounter(), enc.CheckSurprise(), enc.DetermineDistance(), enc.RollInitiative()):
+            run.extend(handler.execute("sim", command).events)
+        if not enc.party_may_speak(handler.load("sim")):
+            run.extend(handler.execute("sim", enc.PlayRound()).events)
+        for command in (enc.RollReaction(speaker="Ann"), enc.ConcludeEncounter()):
             run.extend(handler.execute("sim", command).events)
         runs.append(run)
     return runs

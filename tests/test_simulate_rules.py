@@ -159,13 +159,26 @@ def test_both_sides_are_surprised_one_time_in_nine() -> None:
     assert _holds(sim.Rate(label="both", hits=sum(map(bool, both)), n=len(both)), 1 / 9)
 
 
-def test_the_reaction_to_ann_is_2d6_plus_her_charisma_on_the_ose_bands() -> None:
-    """OSE §2.5: 2d6 + 1 (Ann's CHA 13): hostile on 3-5, uncertain 6-8, indifferent 9-11, friendly 12 or more."""
-    bands = {"hostile": range(3, 6), "uncertain": range(6, 9), "indifferent": range(9, 12), "friendly": range(12, 14)}
-    totals = _dice(2, 6, lambda faces: sum(faces) + 1)
+def _reaction_bands(cha_modifier: int) -> dict[Any, Fraction]:
+    """OSE §2.5's bands of 2d6 plus ``cha_modifier``: attacks on 2 or less, hostile on 3-5, uncertain 6-8, indifferent
+    9-11, friendly 12 or more (the bands it cannot reach left out)."""
+    bands = {"attacks": range(-99, 3), "hostile": range(3, 6), "uncertain": range(6, 9), "indifferent": range(9, 12)}
+    bands["friendly"] = range(12, 99)
+    totals = _dice(2, 6, lambda faces: sum(faces) + cha_modifier)
     exact = {band: sum(p for total, p in totals.items() if total in within) for band, within in bands.items()}
+    return {band: p for band, p in exact.items() if p}
+
+
+def test_the_reaction_to_ann_is_2d6_plus_her_charisma_on_the_ose_bands() -> None:
+    """OSE §2.5: 2d6 + 1 (Ann's CHA 13) where the party is not surprised; a surprised party cannot act in the first
+    round, in which the trial rolls the reaction, nor speak (§2.2): 2d6 alone then."""
     outcomes = _outcomes("encounter", enc.StartEncounter(), "ose")
-    assert _fits([o["reaction"] for o in outcomes], exact)
+    spoken = [o["reaction"] for o in outcomes if not o["party surprised"]]
+    silent = [o["reaction"] for o in outcomes if o["party surprised"]]
+    assert spoken
+    assert silent
+    assert _fits(spoken, _reaction_bands(1))
+    assert _fits(silent, _reaction_bands(0))
 
 
 AWARE = {"party_aware": True, "monsters_aware": True}

@@ -40,7 +40,14 @@ from hexlog.machine.encounter.commands import (
 )
 from hexlog.machine.encounter.guards import guard
 from hexlog.machine.encounter.inverse import INVERSE
-from hexlog.machine.encounter.machine import RUNNING, TRANSITIONS, EncounterModel, side_of, situation_of
+from hexlog.machine.encounter.machine import (
+    RUNNING,
+    TRANSITIONS,
+    EncounterModel,
+    party_may_speak,
+    side_of,
+    situation_of,
+)
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, READS, RESUME, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
@@ -145,6 +152,7 @@ __all__ = [
     "StartEncounter",
     "TakeFreeAction",
     "Wait",
+    "party_may_speak",
     "side_of",
     "situation_of",
 ]

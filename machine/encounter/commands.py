@@ -126,6 +126,16 @@ class RollReaction(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollReactionSpokenWhileSurprised(Command):
+    """Issued by the audit, never by a user: a reaction recorded before ``encounter.reaction_rolled`` version 2 with a
+    speaker, whose releases let the speaker of a party surprised in the first round speak (their CHA modifier
+    counted), is re-run as they ran it."""
+
+    speaker: str = ""
+    modifier: int = 0
+
+
+@attrs.frozen(kw_only=True)
 class RerollReaction(Command):
     """Roll an uncertain reaction again, a round after it (the first time by the rules, later at the referee's call)."""
 
@@ -311,4 +321,5 @@ INTERNAL: dict[type[Command], str] = {
     RollEvasionForNobody: _AUDITS,
     DecidePursuitBeforeHandOff: "is the audit's, re-running a pursuit decision an older release recorded; "
     "use decide-pursuit",
+    RollReactionSpokenWhileSurprised: "is the audit's, re-running a reaction an older release recorded; use react",
 }

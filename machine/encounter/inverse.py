@@ -6,10 +6,10 @@ the recorded rolls. The chase an encounter hands off (on water, and in a delve) 
 decision's step (``follows_only``): re-run, the step hands it off again, so a chase's start that does
 not follow from the encounter differs from the one the rules record, and a hand-off anywhere else is
 a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or 4), a delve's pursuit decided
-before ``encounter.pursuit_decided`` version 2 and one the referee started before version 3, are re-run as their
-release made them (``command_before``). No dice
-decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in a
-later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
+before ``encounter.pursuit_decided`` version 2 and one the referee started before version 3, and a reaction
+spoken before ``encounter.reaction_rolled`` version 2, are re-run as their release made them (``command_before``).
+No dice decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in
+a later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
 version 2 is a finding (``derived``); an older release let it be. A conclusion the referee typed (``conclude``) is run
 again on the state before it (``typed_steps``): one the rules refuse there (in pursuit, where the encounter hands its
 chase off itself), or whose rounds, turns or time differ from the rules', is a finding in a stream of the release that
@@ -38,6 +38,7 @@ from hexlog.machine.encounter.commands import (
     RollEvasionForNobody,
     RollInitiative,
     RollReaction,
+    RollReactionSpokenWhileSurprised,
 )
 from hexlog.machine.encounter.machine import initiative_missing, not_encirclable
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
@@ -92,17 +93,24 @@ DELVE_HANDS_OFF_SINCE = 2
 #: the version of ``encounter.pursuit_decided`` since which an encounter the referee started in the dungeon setting
 #: (no procedure waiting for it) hands its chase off itself too
 HAND_STARTED_HANDS_OFF_SINCE = 3
+#: the first version of ``encounter.reaction_rolled`` whose releases give a party surprised in the first round no
+#: speaker (seed 000 §2.2: it cannot act in that round)
+SURPRISED_SILENT_SINCE = 2
 
 
 def command_before(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded at an earlier schema version of its event: an evasion before
     ``encounter.evasion_rolled`` version 2 read both sides surprised as the party surprised, and one before version 4
     rolled its d100 for nobody; a pursuit decided before ``encounter.pursuit_decided`` version 2 concluded a delve's
-    encounter in pursuit, and one before version 3 an encounter the referee started, wherever it was."""
+    encounter in pursuit, and one before version 3 an encounter the referee started, wherever it was; a reaction with
+    a speaker before ``encounter.reaction_rolled`` version 2 let a party surprised in the first round speak (a
+    re-roll, a round or more later, never met that rule)."""
     if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
         return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
     if isinstance(event, ev.EvasionRolled) and version < FOR_THE_PARTY_SINCE:
         return RollEvasionForNobody(woods=event.woods, magic=event.magic)
+    if isinstance(event, ev.ReactionRolled) and version < SURPRISED_SILENT_SINCE and event.speaker and not event.reroll:
+        return RollReactionSpokenWhileSurprised(speaker=event.speaker, modifier=event.modifier)
     if isinstance(event, ev.PursuitDecided) and version < HAND_STARTED_HANDS_OFF_SINCE:
         made = command_for(event)
         assert isinstance(made, DecidePursuit)  # noqa: S101 - a pursuit decision's command

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from hexlog.machine.commands import Command
     from hexlog.machine.ruleset import Ruleset
+    from hexlog.machine.table import Table
 
 P = Phase
 #: the open country where a surprised party may be encircled (``outdoors`` is the AD&D name)
@@ -57,13 +58,19 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "roll_initiative", "source": P.ACTIONS, "dest": P.ACTIONS, "conditions": "initiative_due"},
     {"trigger": "roll_initiative", "source": P.COMBAT, "dest": P.COMBAT, "conditions": "initiative_due"},
     # the monsters' reaction: once; a further roll only for the rules' reason, at any point (combat included)
+    # §2.2: a party surprised under the one-round advantage cannot act, so nobody of it speaks, in the first round
     {
         "trigger": "react",
         "source": P.ACTIONS,
         "dest": P.ACTIONS,
-        "conditions": ["monsters_may_react", "no_reaction_yet"],
+        "conditions": ["monsters_may_react", "no_reaction_yet", "speaker_may_speak"],
     },
-    {"trigger": "react", "source": P.COMBAT, "dest": P.COMBAT, "conditions": ["monsters_may_react", "no_reaction_yet"]},
+    {
+        "trigger": "react",
+        "source": P.COMBAT,
+        "dest": P.COMBAT,
+        "conditions": ["monsters_may_react", "no_reaction_yet", "speaker_may_speak"],
+    },
     {
         "trigger": "reroll_reaction",
         "source": P.ACTIONS,
@@ -135,6 +142,25 @@ def confused(state: EncounterState, options: EncounterOptions) -> bool:
     §2.2: "surprised sides cannot move or act in the first round"): neither acts in the first round."""
     mutual = state.advantage_kind is ev.AdvantageKind.ROUND and all(state.surprised)
     return mutual and not options.mutually_surprised_sides_act
+
+
+def held_in_first_round(e: EncounterState, options: EncounterOptions, side: Side) -> bool:
+    """Whether ``side`` cannot act now, being surprised in the first round under the one-round advantage (seed 000
+    §2.2: "surprised sides cannot move or act in the first round"): the side surprised alone, or either side after
+    mutual surprise where ``mutually_surprised_sides_act`` is false. After a chase the surprise is long past; under
+    free segments (adnd) or a free single action (explore's dungeon) surprise costs less than the round."""
+    first = e.rounds < 1 and not e.chased
+    alone = e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == side.other.value
+    return first and (alone or confused(e, options))
+
+
+def party_may_speak(table: Table) -> bool:
+    """Whether a member of the party may speak to the monsters of the encounter under way now (``react --speaker``):
+    not while the party is held in the first round (``held_in_first_round``)."""
+    e, rules = table.procedures.get(PROCEDURE), table.rules
+    if not isinstance(e, EncounterState) or rules is None:
+        return True
+    return not held_in_first_round(e, rules.part(EncounterOptions), Side.PARTY)
 
 
 def initiative_missing(e: EncounterState, options: EncounterOptions) -> int:
@@ -351,12 +377,24 @@ class EncounterModel(Model):
     def side_may_act(self) -> bool:
         """A side surprised under the one-round advantage cannot act until the first round is over (nor either side
         after mutual surprise, where ``mutually_surprised_sides_act`` is false)."""
-        e = self.e
-        first = e.rounds < 1 and not e.chased  # after a chase the surprise is long past
-        alone = e.advantage_kind is ev.AdvantageKind.ROUND and e.advantage.value == self.side.other.value
-        if first and (alone or confused(e, self.options)):
+        if held_in_first_round(self.e, self.options, self.side):
             return self.refuse(f"the {self.side} are surprised and cannot act in the first round; play it first")
         return True
+
+    def speaker_may_speak(self) -> bool:
+        """Seed 000 §2.5: the CHA modifier is that of a character who "attempts to speak with the monsters"; a party
+        that cannot act in the first round (``held_in_first_round``) cannot speak in it either, so the reaction rolled
+        then has no speaker. The audit re-runs a reaction an older release recorded so (``encounter.reaction_rolled``
+        before version 2) as ``RollReactionSpokenWhileSurprised``, which fires no trigger."""
+        speaker = str(getattr(self.command, "speaker", "") or "")
+        if not speaker or not held_in_first_round(self.e, self.options, Side.PARTY):
+            return True
+        return self.refuse(
+            f"the party are surprised and cannot act in the first round, so {speaker} cannot speak to the monsters: "
+            "roll the reaction with nobody speaking (",
+            Advice("RollReaction", (), PROCEDURE),
+            ", no CHA modifier), or play the round first",
+        )
 
     def flight_allowed(self) -> bool:
         """004 underground (§4.3 3a): a surprised party may flee before combat only when the monsters are close."""

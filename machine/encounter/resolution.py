@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         RollEvasion,
         RollInitiative,
         RollReaction,
+        RollReactionSpokenWhileSurprised,
     )
     from hexlog.machine.kit.context import StepContext
 
@@ -162,8 +163,10 @@ def _reaction(
     )
 
 
-def react(ctx: StepContext, command: RollReaction) -> None:
-    """Roll the monsters' reaction: 2d6 + the speaker's CHA modifier, read on the reaction table."""
+def react(ctx: StepContext, command: RollReaction | RollReactionSpokenWhileSurprised) -> None:
+    """Roll the monsters' reaction: 2d6 + the speaker's CHA modifier, read on the reaction table (a party surprised in
+    the first round has no speaker: the machine's ``speaker_may_speak``, which the audit's re-run of an older
+    release's reaction, ``RollReactionSpokenWhileSurprised``, does not pass through)."""
     state = under_way(ctx)
     ctx.emit(_reaction(ctx, state, command.speaker, command.modifier, reroll=False))
 

@@ -142,8 +142,9 @@ class EncounterOptions:
         2, help="A side is surprised when its d6 shows at most this (0: never, 6: always).", validator=in_range(0, 6)
     )
     surprise_advantage: AdvantageKind = rule(
-        help="What surprising the other side gives (A4): a free round (OSE), lost segments (AD&D) "
-        "or one single action (seed 004 §4.3 1a, underground: in the open it gives no free action, "
+        help="What surprising the other side gives (A4): a free round (OSE: the surprised side cannot act in it, "
+        "nor a surprised party speak to the monsters, so a reaction rolled in it has no speaker), lost segments "
+        "(AD&D) or one single action (seed 004 §4.3 1a, underground: in the open it gives no free action, "
         "only the closer distance and the evasion chances surprise changes).",
     )
     light_blocks_surprise: bool = rule(
