@@ -194,6 +194,35 @@ class TestTheAudit:
         report = audit_store(handler.store, AUDITED, REGISTRY)
         assert report.findings == (), report.text()
 
+    def test_an_older_release_s_second_reaction_is_still_a_finding(self, monkeypatch, unraised) -> None:
+        """The re-run of an older release's spoken reaction is held to every other rule of ``react``: a second reaction
+        spoken straight after the first, at version 1, is a finding naming the one already rolled."""
+        unraised("encounter.reaction_rolled")
+        handler = Handler(MemoryStore(), MemoryKeeper())
+        setup = (c.StartCampaign(ruleset="ose"), c.OpenSession(secret_hex=SECRET), c.AddMember(name="Ann", cha=18))
+        for command in setup:
+            handler.execute(AUDITED, command)
+        for command in (
+            enc.StartEncounter(monsters_aware=True, party_surprise_on=6),
+            enc.CheckSurprise(),
+            enc.DetermineDistance(value=30),
+            enc.RollInitiative(),
+        ):
+            handler.execute(AUDITED, command)
+        with monkeypatch.context() as old:
+            old.setattr(ev.ReactionRolled, "schema_version", 1)
+            old.setattr(EncounterModel, "speaker_may_speak", lambda _self: True)
+            old.setattr(EncounterModel, "no_reaction_yet", lambda _self: True)
+            handler.execute(AUDITED, enc.RollReaction(speaker="Ann"))
+            handler.execute(AUDITED, enc.RollReaction(speaker="Ann"))
+        handler.execute(AUDITED, enc.ConcludeEncounter())
+        handler.execute(AUDITED, c.CloseSession())
+        assert [version for version, _, _ in _reactions(handler)] == [1, 1]
+        report = audit_store(handler.store, AUDITED, REGISTRY)
+        said = [f.reason for f in report.findings]
+        assert len(said) == 1, said
+        assert "the monsters' reaction was already rolled" in said[0]
+
     def test_the_audits_re_run_is_no_command_a_referee_gives(self) -> None:
         """``RollReactionSpokenWhileSurprised`` is refused at the door, naming the step to use."""
         t = Table()

@@ -129,7 +129,7 @@ class RollReaction(Command):
 class RollReactionSpokenWhileSurprised(Command):
     """Issued by the audit, never by a user: a reaction recorded before ``encounter.reaction_rolled`` version 2 with a
     speaker, whose releases let the speaker of a party surprised in the first round speak (their CHA modifier
-    counted), is re-run as they ran it."""
+    counted), is re-run as they ran it: behind the trigger of ``react``, every other condition of it held."""
 
     speaker: str = ""
     modifier: int = 0

@@ -15,7 +15,7 @@ from hexlog.events import encounter as ev
 from hexlog.events.errors import Advice, UsageError
 from hexlog.events.vocabulary import SIDES, Setting, Side
 from hexlog.machine.encounter import afloat, positions, positions_adnd, surprise
-from hexlog.machine.encounter.commands import DecidePursuitBeforeHandOff
+from hexlog.machine.encounter.commands import DecidePursuitBeforeHandOff, RollReactionSpokenWhileSurprised
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.evasion import EvasionOptions, EvasionRules
@@ -385,8 +385,10 @@ class EncounterModel(Model):
         """Seed 000 §2.5: the CHA modifier is that of a character who "attempts to speak with the monsters"; a party
         that cannot act in the first round (``held_in_first_round``) cannot speak in it either, so the reaction rolled
         then has no speaker. The audit re-runs a reaction an older release recorded so (``encounter.reaction_rolled``
-        before version 2) as ``RollReactionSpokenWhileSurprised``, which fires no trigger."""
+        before version 2) as ``RollReactionSpokenWhileSurprised``, which those releases' reading lets speak."""
         speaker = str(getattr(self.command, "speaker", "") or "")
+        if isinstance(self.command, RollReactionSpokenWhileSurprised):
+            return True
         if not speaker or not held_in_first_round(self.e, self.options, Side.PARTY):
             return True
         return self.refuse(

@@ -16,12 +16,13 @@ from hexlog.machine.encounter.commands import (
     DecidePursuitBeforeHandOff,
     RollEvasionBothAsPartySurprised,
     RollEvasionForNobody,
+    RollReaction,
 )
 from hexlog.machine.encounter.conclusion import conclude_encounter
 from hexlog.machine.encounter.machine import avoid_verdict, confused, side_of
 from hexlog.machine.encounter.opening import check_monster_count
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables, TieRule
-from hexlog.machine.encounter.state import NO_REACTION, EncounterState, Phase, enters, under_way
+from hexlog.machine.encounter.state import NO_REACTION, PROCEDURE, EncounterState, Phase, enters, under_way
 from hexlog.machine.text import counted
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
         RerollReaction,
         RollEvasion,
         RollInitiative,
-        RollReaction,
         RollReactionSpokenWhileSurprised,
     )
     from hexlog.machine.kit.context import StepContext
@@ -165,10 +165,19 @@ def _reaction(
 
 def react(ctx: StepContext, command: RollReaction | RollReactionSpokenWhileSurprised) -> None:
     """Roll the monsters' reaction: 2d6 + the speaker's CHA modifier, read on the reaction table (a party surprised in
-    the first round has no speaker: the machine's ``speaker_may_speak``, which the audit's re-run of an older
-    release's reaction, ``RollReactionSpokenWhileSurprised``, does not pass through)."""
+    the first round has no speaker: the machine's ``speaker_may_speak``)."""
     state = under_way(ctx)
     ctx.emit(_reaction(ctx, state, command.speaker, command.modifier, reroll=False))
+
+
+def react_as_spoken(ctx: StepContext, command: RollReactionSpokenWhileSurprised) -> None:
+    """The audit's re-run of a reaction an older release recorded with a speaker (``encounter.reaction_rolled`` before
+    version 2): ``react`` behind the trigger a referee's ``react`` fires, as the kit fires it (its phase change
+    recorded after the reaction), every condition held but ``speaker_may_speak``, which lets this command's speaker
+    speak as those releases did, even for a party surprised in the first round."""
+    change = ctx.registry.runner(PROCEDURE).fire(TRIGGERS[RollReaction], ctx.state(PROCEDURE), ctx.table, command)
+    react(ctx, command)
+    ctx.emit(change)
 
 
 def reroll_reaction(ctx: StepContext, command: RerollReaction) -> None:
