@@ -62,8 +62,7 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
         ("encounter.round_played", 2),
         ("session.opened", 3),
     ),
-    (("encounter.pursuit_decided", 3), ("travel.day_started", 4)),
-    (("encounter.reaction_rolled", 2),),
+    (("encounter.pursuit_decided", 3), ("encounter.reaction_rolled", 2), ("travel.day_started", 4)),
 )
 
 #: the number of the current release (the last entry of ``RAISED``): what ``session.opened`` records since version 3
