@@ -115,10 +115,9 @@ AUDITED = "a1"
 SECRET = "5e" * 32
 
 
-def _spoken_while_surprised(monkeypatch: pytest.MonkeyPatch) -> Handler:
-    """An ose campaign whose party (surprised on 1-6, so surely) is surprised alone, and whose reaction in the first
-    round is spoken by Ann, as the releases before the rule let a referee: the machine's ``speaker_may_speak`` let
-    it be. The encounter is concluded and the session closed (its secret revealed)."""
+def _surprised_alone() -> Handler:
+    """An ose campaign whose party (surprised on 1-6, so surely) is surprised alone by the monsters 30 ft away, at the
+    sides' actions of the first round."""
     handler = Handler(MemoryStore(), MemoryKeeper())
     for command in (c.StartCampaign(ruleset="ose"), c.OpenSession(secret_hex=SECRET), c.AddMember(name="Ann", cha=18)):
         handler.execute(AUDITED, command)
@@ -129,6 +128,14 @@ def _spoken_while_surprised(monkeypatch: pytest.MonkeyPatch) -> Handler:
         enc.RollInitiative(),
     ):
         handler.execute(AUDITED, command)
+    return handler
+
+
+def _spoken_while_surprised(monkeypatch: pytest.MonkeyPatch) -> Handler:
+    """An ose campaign whose party (surprised on 1-6, so surely) is surprised alone, and whose reaction in the first
+    round is spoken by Ann, as the releases before the rule let a referee: the machine's ``speaker_may_speak`` let
+    it be. The encounter is concluded and the session closed (its secret revealed)."""
+    handler = _surprised_alone()
     with monkeypatch.context() as old:
         old.setattr(EncounterModel, "speaker_may_speak", lambda _self: True)
         handler.execute(AUDITED, enc.RollReaction(speaker="Ann"))
@@ -198,17 +205,7 @@ class TestTheAudit:
         """The re-run of an older release's spoken reaction is held to every other rule of ``react``: a second reaction
         spoken straight after the first, at version 1, is a finding naming the one already rolled."""
         unraised("encounter.reaction_rolled")
-        handler = Handler(MemoryStore(), MemoryKeeper())
-        setup = (c.StartCampaign(ruleset="ose"), c.OpenSession(secret_hex=SECRET), c.AddMember(name="Ann", cha=18))
-        for command in setup:
-            handler.execute(AUDITED, command)
-        for command in (
-            enc.StartEncounter(monsters_aware=True, party_surprise_on=6),
-            enc.CheckSurprise(),
-            enc.DetermineDistance(value=30),
-            enc.RollInitiative(),
-        ):
-            handler.execute(AUDITED, command)
+        handler = _surprised_alone()
         with monkeypatch.context() as old:
             old.setattr(ev.ReactionRolled, "schema_version", 1)
             old.setattr(EncounterModel, "speaker_may_speak", lambda _self: True)
