@@ -238,7 +238,8 @@ class TestRewrittenHistory:
         noted["save"] = receipt_of(ok(hexlog("roll", "d20", "--purpose", "save vs dragon breath")))
         ok(hexlog("roll", "d20", "--purpose", "save vs poison"))
         react = reach(hexlog, "react", "--monsters", "3")
-        assert "encounter.reaction" in ok(hexlog("encounter", *react, "--speaker", "Ayla"))
+        # nobody speaks: the drawn secret may have the party surprised, and a surprised party has no speaker
+        assert "encounter.reaction" in ok(hexlog("encounter", *react))
         noted["close"] = receipt_of(ok(hexlog("session", "close")))
         assert receipt_of(ok(hexlog("receipt"))) == noted["close"]
         ok(hexlog("export", "--out", "honest.jsonl"))
