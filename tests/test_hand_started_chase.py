@@ -33,7 +33,7 @@ from hexlog.replay.rebuild import replay
 from hexlog.replay.verdict import Verdict
 from hexlog.service import render
 
-from .test_chase_machine import CAMPAIGN, Table, changes
+from .test_chase_machine import CAMPAIGN, Table, changes, delve_to_pursuit
 
 STREAM = f"campaign-{CAMPAIGN}"
 
@@ -230,3 +230,30 @@ class TestTheChaseLineAfterward:
         t.run(enc.StartEncounter(setting="dungeon", party_aware=True, monsters_aware=True))
         assert t.table.concluded_into("chase") == ""
         assert chase_next() == "  next: hexlog chase start"
+
+
+class TestADelvesHandOffAtVersion2:
+    def test_it_audits_verified_as_release_31_wrote_it_and_its_rewritten_tastes_are_a_finding(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Release 31 handed a delve's chase off from its encounter (version 2), with what the referee said of the
+        pursuers: re-run as that release made it (a hand-off, the referee's words kept), it holds; the referee's word
+        on the pursuers rewritten after the chase started with it is a finding."""
+        with monkeypatch.context() as old:
+            old.setattr(releases, "CURRENT", 31)
+            old.setattr(enc_ev.PursuitDecided, "schema_version", 2)
+            t = delve_to_pursuit()
+            events = t.run(enc.DecidePursuit(pursue=True, likes_treasure=True))
+            assert HandedOff(parent="encounter", child="chase") in events
+            t.run(ch.Run(obstacle="a portcullis dropped", stops=True))
+        envelopes = [r.envelope for r in t.handler.store.read_stream(STREAM)]
+        assert [e.schemaversion for e in envelopes if e.type == "hexlog.encounter.pursuit_decided"] == [2]
+        report = audit_envelopes(envelopes)
+        assert report.findings == (), report.text()
+        forged = [
+            attrs.evolve(e, data={**e.data, "likes_treasure": False})
+            if e.type == "hexlog.encounter.pursuit_decided"
+            else e
+            for e in envelopes
+        ]
+        assert "likes_treasure" in audit_envelopes(reseal(forged)).text()
