@@ -76,6 +76,7 @@ from hexlog.machine.commands import Command
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import Hex, MapState
 from hexlog.machine.kit import context as kit
+from hexlog.machine.kit.clock import ClockOptions
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.registry import Registry
 from hexlog.machine.registry import REGISTRY
@@ -302,8 +303,7 @@ class _Walker:
         if isinstance(event, DiceRolled) and self.registry.reserved(event.purpose) is None:
             self.check_free_roll(at, event)
             self.note_free(event)
-        if isinstance(event, CampaignStarted | RulesChanged):
-            self.check_rules_hash(at, event)
+        self.check_recorded(at, event)
         self.check_followed(at, event)
         self.check_decided(at, event)
         self.issues.extend(self.finds.note(at, event))
@@ -409,6 +409,27 @@ class _Walker:
         content_hash = rulesets.from_recorded(event.ruleset, event.rules).hash
         if content_hash != event.rules_hash:
             self.flag(at, f"rules_hash {event.rules_hash[:16]} does not match the recorded rules ({content_hash[:16]})")
+
+    def check_recorded(self, at: int, event: Event) -> None:
+        """What an event records that follows from the rules it is recorded under: their hash, a clock's counts."""
+        if isinstance(event, CampaignStarted | RulesChanged):
+            self.check_rules_hash(at, event)
+        elif isinstance(event, ClockAdvanced):
+            self.check_clock_counts(at, event)
+
+    def check_clock_counts(self, at: int, event: ClockAdvanced) -> None:
+        """Time passing counts its seconds in whole rounds and turns by the rules in force (``Span.event``): counts
+        that differ would show the players another time than the clock keeps."""
+        if self.table.rules is None:
+            return
+        options = self.table.rules.part(ClockOptions)
+        rounds, turns = event.seconds // options.round_seconds, event.seconds // options.turn_seconds
+        if (event.rounds, event.turns) != (rounds, turns):
+            self.flag(
+                at,
+                f"clock.advanced counts {event.rounds} rounds and {event.turns} turns, but its {event.seconds} s are "
+                f"{rounds} rounds and {turns} turns by the rules in force",
+            )
 
     def judged(self, at: int, event: Event) -> Event:
         """What to fold in an event's place: a decision (it names its rolls) or an event whose step is re-run though
