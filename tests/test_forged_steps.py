@@ -924,13 +924,14 @@ class TestAConclusionTyped:
         assert findings(edited(parley, at, rounds=7)) == [
             (version_of(at), "decision", "encounter.concluded: rounds 7 recorded, but the rules give 1")
         ]
-        assert findings(edited(parley, at + 1, seconds=1200, turns=2)) == [
+        # its counts kept whole with the seconds (counts apart from them: ``test_clock_counts``)
+        assert findings(edited(parley, at + 1, seconds=1200, rounds=20, turns=2)) == [
             (
                 version_of(at),
                 "decision",
                 (
                     "encounter.concluded: the clock.advanced after it differs: seconds 1200 where the rules give 600; "
-                    "turns 2 where the rules give 1"
+                    "rounds 20 where the rules give 10; turns 2 where the rules give 1"
                 ),
             )
         ]
