@@ -65,14 +65,19 @@ def a_later_release(monkeypatch: pytest.MonkeyPatch) -> int:
     return later
 
 
-def today(at: int) -> tuple[str, str]:
-    """How a finding names the session today's release opened at stream version ``at``, and the releases that write
-    the newer version: by its version while today's release is the one that raised ``session.opened`` to version 3,
-    else by the release it names."""
+def today(at: int) -> str:
+    """How a finding names the session today's release opened at stream version ``at``: by its version while today's
+    release is the one that raised ``session.opened`` to version 3, else by the release it names."""
     if releases.raised_at(OPENED, 3) == releases.CURRENT:
-        return f"{OPENED} schema version 3 (at stream version {at})", "every release that writes the one writes"
-    named = f"the {OPENED} naming release {releases.CURRENT} (at stream version {at})"
-    return named, f"every release from {releases.CURRENT} on writes"
+        return f"{OPENED} schema version 3 (at stream version {at})"
+    return f"the {OPENED} naming release {releases.CURRENT} (at stream version {at})"
+
+
+def today_writes() -> str:
+    """How such a finding names the releases that write the newer version (see ``today``)."""
+    if releases.raised_at(OPENED, 3) == releases.CURRENT:
+        return "every release that writes the one writes"
+    return f"every release from {releases.CURRENT} on writes"
 
 
 class TestTheReleaseRecorded:
@@ -162,14 +167,13 @@ class TestAnEventRelabelledAfterTheSession:
         opened = where(parley, "session.opened")
         at = where(parley, "encounter.round_played")
         relabelled = [*parley[:at], attrs.evolve(parley[at], schemaversion=1), *parley[at + 1 :]]
-        session, writers = today(version_of(opened))
         assert findings(relabelled) == [
             (
                 version_of(at),
                 "schema",
                 (
-                    f"hexlog.encounter.round_played schema version 1 after {session}: "
-                    f"{writers} hexlog.encounter.round_played at schema version 2 or later"
+                    f"hexlog.encounter.round_played schema version 1 after {today(version_of(opened))}: "
+                    f"{today_writes()} hexlog.encounter.round_played at schema version 2 or later"
                 ),
             )
         ]
