@@ -226,6 +226,7 @@ class PlainStream:
             and version == self.version + 1
             and prevhash == self.head
             and type(id_) is str
+            and id_ == id_.lower()  # hexlog writes none in capitals: the full audit compares ids without their case
             and type(time) is str
             and type(text) is str
             and type(schema) is int

@@ -115,6 +115,7 @@ class _Pass:
             if (
                 (key is not None and item.key <= key)
                 or (source is not None and env.source != source)
+                or env.id != env.id.lower()  # hexlog writes none: the whole audit compares ids without their case
                 or self.schemas.older(env) is not None
             ):
                 raise _WholeError

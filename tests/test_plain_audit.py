@@ -487,6 +487,14 @@ def _relinked_alone(conn: sqlite3.Connection) -> None:
     _set(conn, ROLL, "hash", hashlib.sha256(_envelope_text(dict(row)).encode()).hexdigest())
 
 
+def _id_in_capitals(conn: sqlite3.Connection) -> None:
+    """Give the roll at ``ROLL`` the id of the one before it in capitals (the same UUID, which a UNIQUE id column
+    that compares case does not refuse), and reseal the chain."""
+    (given,) = conn.execute("SELECT id FROM events WHERE position = ?", (ROLL - 1,)).fetchone()
+    _set(conn, ROLL, "id", given.upper())
+    _reseal(conn, "campaign-a")
+
+
 #: the tamperings that leave every value as the full audit reads it
 SAME_VALUES = {"spaces, hash unchanged", "the data a blob"}
 #: the tamperings that write a value of another JSON type than its field's (a nonce 0.0 or true), which no event
@@ -533,6 +541,7 @@ TAMPERS: dict[str, Callable[[sqlite3.Connection], None]] = {
     "a secret revealed in capitals, chain resealed": lambda conn: _change(23, secret=_data(conn, 23)["secret"].upper())(
         conn
     ),
+    "an id repeated in capitals, chain resealed": _id_in_capitals,
     "a prevhash changed, its own hash forged": _relinked_alone,
     "a version skipped, chain resealed": _skip_version,
     "a roll withheld, versions renumbered and chain resealed": _withhold(10, renumber=True),
@@ -684,6 +693,14 @@ def test_a_tampered_plain_log_fails_the_same_both_ways(name: str, pristine: Path
         assert f"expected an integer, {WRONG_TYPES[name]}" in report.findings[0].reason
     else:
         assert not isinstance(report, AuditReport) or report.verdict is not Verdict.VERIFIED
+
+
+def test_an_id_repeated_in_capitals_is_named_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
+    """One UUID in two events of a database, once in capitals: the store's UNIQUE id compares case and took it; the
+    audit names it (read from the rows, it is left to the full audit, which compares ids without case)."""
+    report = _same(_tampered(pristine, tmp_path, _id_in_capitals))
+    assert [(f.check, f.stream, f.streamversion) for f in report.findings] == [("id", "campaign-a", ROLL)]
+    assert report.findings[0].reason.endswith(f"is also the id of version {ROLL - 1}")
 
 
 def test_a_roll_relabelled_older_is_named_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from hexlog.events.chain import canonical_json, reseal
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import COLUMNS, EVENTS_TABLE, STREAM_PAGE_SIZE, table_differences
+from hexlog.events.store import NewEvent
 from hexlog.events.streams import stream_for
 from hexlog.machine import commands as c
 from hexlog.machine.chase import commands as ch
@@ -125,6 +126,11 @@ def _write(path: Path, envelopes: list[Envelope]) -> SQLiteStore:
         )
     conn.close()
     return SQLiteStore(path, create=False)
+
+
+def _new(e: Envelope) -> NewEvent:
+    """An envelope as the store appends it (it seals it again)."""
+    return NewEvent(e.id, e.source, e.type, e.time, e.schemaversion, e.data)
 
 
 def _golden(path: Path) -> list[Envelope]:
@@ -622,3 +628,20 @@ def test_a_forged_resume_or_conclusion_is_found_as_the_stream_is_read(how: str, 
         ]
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_an_id_repeated_in_capitals_in_a_store_is_a_finding(backend: str, tmp_path: Path) -> None:
+    """Version 6 given version 3's id in capitals and the chain resealed: the stores' unique ids compare case and
+    append it, and a stream read as it comes used to check no id at all (VERIFIED, or only its caveats). An id hexlog
+    did not write (it writes them in small letters) now sends the stream to the whole audit, which names it."""
+    envelopes = _golden(GOLDEN[0])
+    forged = reseal([*envelopes[:5], attrs.evolve(envelopes[5], id=envelopes[2].id.upper()), *envelopes[6:]])
+    store = MemoryStore() if backend == "memory" else _write(tmp_path / "capitals.db", forged)
+    if backend == "memory":
+        store.append(forged[0].subject, [_new(e) for e in forged], expected_version=0)
+    campaign = forged[0].subject.removeprefix("campaign-")
+    for report in (_same(store), _same(store, campaign)):
+        assert isinstance(report, AuditReport)
+        assert [(f.check, f.streamversion) for f in report.findings] == [("id", 6)]
+        assert report.findings[0].reason == f"event id {envelopes[2].id.upper()!r} is also the id of version 3"
