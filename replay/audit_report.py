@@ -12,7 +12,15 @@ from hexlog.events.codec import decode
 from hexlog.events.errors import HexlogError
 from hexlog.events.streams import campaign_of, source_for, stream_for
 from hexlog.machine.text import counted
-from hexlog.replay.chain_audit import Finding, Item, Opened, check_chain, check_order, check_schemas
+from hexlog.replay.chain_audit import (
+    Finding,
+    Item,
+    Opened,
+    check_chain,
+    check_order,
+    check_schemas,
+    other_campaign,
+)
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
 from hexlog.replay.procedure_audit import check_procedures
@@ -103,16 +111,18 @@ class AuditReport:
 
 
 def _check_source(stream: str, ordered: list[Item], out: list[Finding]) -> None:
-    """A campaign stream's events carry the source ``hexlog:<campaign id>``."""
+    """A campaign stream's events carry the source ``hexlog:<campaign id>``, and its ``campaign.started`` names
+    that campaign (``other_campaign``)."""
     campaign = campaign_of(stream)
     if campaign is None:
         return
     expected = source_for(campaign)
-    out.extend(
-        item.finding("source", f"source {item.env.source!r} where {expected!r} was expected")
-        for item in ordered
-        if item.env.source != expected
-    )
+    for item in ordered:
+        if item.env.source != expected:
+            out.append(item.finding("source", f"source {item.env.source!r} where {expected!r} was expected"))
+        named = other_campaign(campaign, item.env)
+        if named is not None:
+            out.append(item.finding("source", named))
 
 
 def _check_ids(ordered: list[Item], out: list[Finding]) -> None:

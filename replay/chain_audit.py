@@ -408,3 +408,19 @@ def check_order(stream_items: list[Item], out: list[Finding], unsound: set[int])
         ]
         reason = f"stream version {item.env.streamversion} is at {at(item)}, out of order ({'; '.join(around)})"
         out.append(item.finding("order", reason, order=belongs))
+
+
+#: the cloud type of a campaign's start
+STARTED = TYPE_PREFIX + "campaign.started"
+
+
+def other_campaign(campaign: str, env: Envelope) -> str | None:
+    """Why an event of campaign ``campaign``'s stream is not of that campaign by what it records: a
+    ``campaign.started`` that names another campaign (the start of one campaign copied into another's stream); None
+    when it is none such. A ``campaign`` that is not text is the decoding's finding."""
+    if env.type != STARTED:
+        return None
+    named = env.data.get("campaign") if isinstance(env.data, dict) else None
+    if not isinstance(named, str) or named == campaign:
+        return None
+    return f"campaign.started names campaign {named[:80]!r}, but it is in the stream of campaign {campaign!r}"

@@ -32,7 +32,7 @@ from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.chain_audit import Finding, Opened, SchemaVersions, malformed
+from hexlog.replay.chain_audit import STARTED, Finding, Opened, SchemaVersions, malformed, other_campaign
 from hexlog.replay.decisions import StreamWalker
 from hexlog.replay.dice_audit import Recent, StreamChecker
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
@@ -87,6 +87,7 @@ class _Pass:
     def __init__(self, stream: str, registry: Registry, hidden: HiddenCheck | None, wanted: Collection[int]) -> None:
         campaign = campaign_of(stream)
         self.source = source_for(campaign) if campaign is not None else None
+        self.campaign = campaign
         self.registry = registry
         self.optimistic = hidden is None
         self.dice = StreamChecker(registry)
@@ -102,7 +103,7 @@ class _Pass:
 
     def run(self, items: Iterable[Item]) -> StreamResult:  # noqa: C901 - one check after another, on each event
         version, head, key = 0, GENESIS, None
-        source, result, wanted = self.source, self.result, self.wanted
+        source, campaign, result, wanted = self.source, self.campaign, self.result, self.wanted
         dice, decisions, procedures = self.dice, self.decisions, self.procedures
         last: Envelope | None = None
         for at, item in enumerate(items):
@@ -115,6 +116,7 @@ class _Pass:
             if (
                 (key is not None and item.key <= key)
                 or (source is not None and env.source != source)
+                or (campaign is not None and env.type == STARTED and other_campaign(campaign, env) is not None)
                 or env.id != env.id.lower()  # hexlog writes none: the whole audit compares ids without their case
                 or self.schemas.older(env) is not None
             ):

@@ -1,0 +1,94 @@
+"""What an event's envelope and data say of where it belongs, which the chain alone does not judge: the audit names
+each such forgery, whichever way it reads the log (held whole, read as it comes, from a database), and an import
+refuses an export that holds one, writing nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+import pytest
+
+from hexlog.events.chain import reseal
+from hexlog.events.errors import CorruptLogError
+from hexlog.events.memory import MemoryStore
+from hexlog.events.sqlite import SQLiteStore
+from hexlog.events.store import NewEvent
+from hexlog.replay.audit import AuditReport, audit_envelopes, audit_store
+from hexlog.replay.export import import_envelopes, read_export
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from hexlog.events.chain import Envelope
+    from hexlog.events.store import EventStore
+
+GOLDEN = sorted((Path(__file__).parent / "golden" / "logs").glob("*.jsonl"))
+
+
+def golden(name: str = "ose") -> list[Envelope]:
+    path = next(p for p in GOLDEN if p.stem == name)
+    return read_export(path.read_bytes().split(b"\n"))
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
+    made: EventStore = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "forged.db")
+    yield made
+    made.close()
+
+
+def stored(store: EventStore, envelopes: list[Envelope]) -> EventStore:
+    """The envelopes appended to a store as they are (past the handler and the import, as a forger writes)."""
+    new = [NewEvent(e.id, e.source, e.type, e.time, e.schemaversion, e.data) for e in envelopes]
+    store.append(envelopes[0].subject, new, expected_version=0)
+    return store
+
+
+def reports(store: EventStore, envelopes: list[Envelope]) -> list[AuditReport]:
+    """The audit of the envelopes held whole, and of the store they are in: whole and the campaign alone."""
+    campaign = envelopes[0].subject.removeprefix("campaign-")
+    return [audit_envelopes(envelopes), audit_store(store), audit_store(store, campaign)]
+
+
+def refused(envelopes: list[Envelope], tmp_path: Path) -> str:
+    """Why an import refused the envelopes (it must), once nothing was written."""
+    target = SQLiteStore(tmp_path / "target.db")
+    try:
+        with pytest.raises(CorruptLogError) as err:
+            import_envelopes(target, envelopes)
+        assert list(target.read_all()) == []
+    finally:
+        target.close()
+    return str(err.value)
+
+
+class TestAStartNamingAnotherCampaign:
+    """The ``campaign.started`` of campaign 'other' in the stream of 'main' (chain resealed): its source and subject
+    are main's, only its data says otherwise. No command writes it (a campaign is started in its own stream)."""
+
+    def forged(self) -> list[Envelope]:
+        envelopes = golden()
+        first = envelopes[0]
+        assert first.type == "hexlog.campaign.started"
+        assert first.data["campaign"] == "main"
+        return reseal([attrs.evolve(first, data={**first.data, "campaign": "other"}), *envelopes[1:]])
+
+    def test_it_is_a_finding_however_the_log_is_read(self, store: EventStore) -> None:
+        forged = self.forged()
+        for report in reports(stored(store, forged), forged):
+            assert [(f.check, f.streamversion) for f in report.findings] == [("source", 1)]
+            assert report.findings[0].reason == (
+                "campaign.started names campaign 'other', but it is in the stream of campaign 'main'"
+            )
+
+    def test_an_import_refuses_it(self, tmp_path: Path) -> None:
+        assert refused(self.forged(), tmp_path) == (
+            f"line 1: the export does not verify: campaign-main version 1, event {golden()[0].id}: source: "
+            "campaign.started names campaign 'other', but it is in the stream of campaign 'main'"
+        )
+
+    def test_the_golden_logs_name_their_own_campaign(self) -> None:
+        for path in GOLDEN:
+            assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).findings == (), path.stem
