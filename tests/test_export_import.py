@@ -23,6 +23,8 @@ from hexlog.replay.export import campaigns, export_lines, import_envelopes, read
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from hexlog.events.chain import Envelope
+
 
 def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
     """Write a small campaign through the handler, with non-ASCII text in a purpose and a closed session."""
@@ -244,7 +246,7 @@ class TestRefusals:
         source = MemoryStore()
         drive(source)
         envelopes = parse(exported_file(source))
-        renamed = reseal([attrs.evolve(e, subject="campaign-c2", source="hexlog:c2") for e in envelopes])
+        renamed = reseal([_renamed(e, "c2") for e in envelopes])
         target = SQLiteStore(tmp_path / "hexlog.db")
         try:
             import_envelopes(target, envelopes)
@@ -269,3 +271,11 @@ class TestRefusals:
         with pytest.raises(CorruptLogError, match=r"^line [45]: .*out of order"):
             import_envelopes(target, read_export(lines))
         assert target.streams() == []
+
+
+def _renamed(env: Envelope, campaign: str) -> Envelope:
+    """An event of an export moved to campaign ``campaign``'s stream, its ``campaign.started`` naming it (unsealed)."""
+    data = env.data
+    if env.type == "hexlog.campaign.started":
+        data = {**data, "campaign": campaign}
+    return attrs.evolve(env, subject=f"campaign-{campaign}", source=f"hexlog:{campaign}", data=data)
