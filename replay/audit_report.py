@@ -16,6 +16,7 @@ from hexlog.replay.chain_audit import (
     Finding,
     Item,
     Opened,
+    WallClock,
     check_chain,
     check_order,
     check_schemas,
@@ -239,6 +240,12 @@ def audit_items(
     check_schemas(ordered, findings, unsound)
     _decode(ordered, findings)
     _check_events(ordered, findings, tally.notes, registry, tally)
+    clock = WallClock()
+    for item in ordered:
+        clock.step(item.env)
+    aside = clock.aside()
+    if aside is not None:
+        tally.asides.append(f"{stream}: {aside}")
 
 
 def add_streamed(stream: str, result: StreamResult, tally: Tally, *, kept: bool) -> None:

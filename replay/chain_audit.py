@@ -8,6 +8,8 @@ earlier fault shows.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any
 
 import attrs
@@ -424,3 +426,60 @@ def other_campaign(campaign: str, env: Envelope) -> str | None:
     if not isinstance(named, str) or named == campaign:
         return None
     return f"campaign.started names campaign {named[:80]!r}, but it is in the stream of campaign {campaign!r}"
+
+
+#: an RFC 3339 date-time: its date and time to the second, its fraction of a second, its offset
+_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})", re.ASCII)
+
+
+def instant(text: object) -> tuple[datetime, int] | None:
+    """The moment an RFC 3339 date-time names, to the nanosecond (to compare times of any offset), or None when it is
+    none (a time that is no date-time is the schema check's finding)."""
+    found = _TIME.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        return None
+    day, clock, fraction, offset = found.groups()
+    try:
+        moment = datetime.fromisoformat(f"{day}T{clock}{'+00:00' if offset in 'Zz' else offset}")
+    except ValueError:
+        return None
+    return moment, int((fraction or "").ljust(9, "0"))
+
+
+@attrs.define
+class WallClock:
+    """The wall-clock ``time`` of a stream's events in version order, and where it goes back.
+
+    A time going back is no finding: the chain, not the time, orders a log, and the time is the writer's clock, which
+    may be set back, or differ between the machines that write one database. It is noted (``aside``), as events
+    written by hand may show it too."""
+
+    #: the latest event's moment, version and time as written
+    last: tuple[tuple[datetime, int], int, str] | None = None
+    #: how many times the time went back, and the first
+    back: int = 0
+    first: str = ""
+
+    def step(self, env: Envelope) -> None:
+        """Note the stream's next event."""
+        moment = instant(env.time)
+        if moment is None:
+            return
+        if self.last is not None and moment < self.last[0]:
+            self.back += 1
+            if not self.first:
+                self.first = (
+                    f"at stream version {env.streamversion} ({env.time[:40]}, before version {self.last[1]}'s "
+                    f"{self.last[2][:40]})"
+                )
+        self.last = (moment, env.streamversion, env.time)
+
+    def aside(self) -> str | None:
+        """The note that the time went back, where first and how many times; None when it never did."""
+        if not self.back:
+            return None
+        more = f", and {self.back - 1} more time{'s' if self.back > 2 else ''}" if self.back > 1 else ""  # noqa: PLR2004
+        return (
+            f"the wall-clock time of its events goes back {self.first}{more}: a clock set back or differing between "
+            "the machines that wrote them, or events written by hand (the chain, not the time, orders the log)"
+        )

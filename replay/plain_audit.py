@@ -52,6 +52,8 @@ _ROLLS = {
     for version, low in ((3, ""), (4, '"low_is_good":(?:false|true),'))
 }
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+#: a time in UTC as hexlog writes it (``machine.handler.utc_now``), with its fraction of a second or not
+_UTC = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z", re.ASCII)
 
 ROLLED = DiceRolled.cloud_type()
 OPENED = SessionOpened.cloud_type()
@@ -161,6 +163,7 @@ class PlainStream:
         "hand",
         "head",
         "lanes",
+        "moment",
         "next_nonce",
         "pending",
         "position",
@@ -187,6 +190,8 @@ class PlainStream:
         #: the position of the latest row (rows come in log order, so a position not above it is repeated)
         self.position = 0
         self.head = GENESIS
+        #: the latest row's time as text that sorts as the moments do (a time going back is the full audit's note)
+        self.moment = ""
         #: the id and the commitment of every session so far (what it keeps of a session once it closes)
         self.sessions: set[str] = set()
         self.commitments: set[str] = set()
@@ -234,8 +239,9 @@ class PlainStream:
         ):
             self._give_up(row)
             return
+        moment = _moment(time)
         written, gone = _RELEASES.get((type_, schema), (0, None))
-        if gone is not None and gone <= self.release:
+        if moment is None or moment < self.moment or (gone is not None and gone <= self.release):
             self._give_up(row)
             return
         self.release = max(self.release, written)
@@ -266,7 +272,7 @@ class PlainStream:
         if not sound:
             self._doubt()
             return
-        self.position, self.version, self.head = position, version, hash_
+        self.position, self.version, self.head, self.moment = position, version, hash_, moment
 
     def _give_up(self, row: tuple[Any, ...]) -> None:
         self._doubt()
@@ -371,6 +377,16 @@ class PlainStream:
             return None
         # a session still open has no rolls, and so no caveat
         return PlainResult(len(self.sessions), self.rolls, self.verified, tuple(self.caveats), tuple(self.hand))
+
+
+def _moment(time: str) -> str | None:
+    """A time as hexlog writes it, as text that sorts as the moments do (its fraction to the nanosecond); None for
+    any other (the full audit reads it)."""
+    found = _UTC.fullmatch(time)
+    if found is None:
+        return None
+    day, fraction = found.groups()
+    return day + (fraction or "").ljust(9, "0")
 
 
 def _typed(data: Any, kinds: dict[str, type]) -> bool:

@@ -32,7 +32,15 @@ from hexlog.events.errors import HexlogError
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.streams import campaign_of, source_for
 from hexlog.machine.keeper import MemoryKeeper
-from hexlog.replay.chain_audit import STARTED, Finding, Opened, SchemaVersions, malformed, other_campaign
+from hexlog.replay.chain_audit import (
+    STARTED,
+    Finding,
+    Opened,
+    SchemaVersions,
+    WallClock,
+    malformed,
+    other_campaign,
+)
 from hexlog.replay.decisions import StreamWalker
 from hexlog.replay.dice_audit import Recent, StreamChecker
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
@@ -94,6 +102,7 @@ class _Pass:
         self.decisions = StreamWalker(registry, hidden or HiddenCheck((), MemoryKeeper(), 0))
         self.procedures = Walker(registry, Recent(0))
         self.schemas = SchemaVersions()
+        self.clock = WallClock()
         self.wanted = wanted
         self.result = StreamResult()
         self.stream = stream
@@ -122,6 +131,7 @@ class _Pass:
             ):
                 raise _WholeError
             version, head, key, last = env.streamversion, env.hash, item.key, env
+            self.clock.step(env)
             if version in wanted:
                 result.kept.append(env)
             try:
@@ -153,7 +163,7 @@ class _Pass:
         result.rolls, result.verified, result.decisions = dice.rolls, dice.verified, decisions.checked
         result.caveats = [*dice.caveat_lines, *decisions.doubts]
         result.hand = decisions.hand
-        result.asides = list(decisions.asides())
+        result.asides = [*decisions.asides(), *filter(None, [self.clock.aside()])]
         return result
 
     def _opened(self, item: Item, event: Event) -> None:

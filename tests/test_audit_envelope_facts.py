@@ -92,3 +92,50 @@ class TestAStartNamingAnotherCampaign:
     def test_the_golden_logs_name_their_own_campaign(self) -> None:
         for path in GOLDEN:
             assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).findings == (), path.stem
+
+
+class TestATimeGoingBack:
+    """Version 10's wall-clock time set back to 2001 (chain resealed). The time is the writer's clock: it may be set
+    back, or differ between the machines that write one database, and the chain orders the log, so it is no finding
+    (the verdict stays the golden log's own, an import takes it) but a note naming where it went back."""
+
+    NOTE = (
+        "the wall-clock time of its events goes back at stream version 10 (2001-01-01T00:00:00Z, before version 9's "
+        "{before}): a clock set back or differing between the machines that wrote them, or events written by hand "
+        "(the chain, not the time, orders the log)"
+    )
+
+    def forged(self, time: str = "2001-01-01T00:00:00Z") -> list[Envelope]:
+        envelopes = golden()
+        return reseal([*envelopes[:9], attrs.evolve(envelopes[9], time=time), *envelopes[10:]])
+
+    def test_it_is_noted_where_however_the_log_is_read(self, store: EventStore) -> None:
+        forged, verdict = self.forged(), audit_envelopes(golden()).verdict
+        for report in reports(stored(store, forged), forged):
+            assert report.findings == ()
+            assert report.verdict is verdict
+            assert report.asides == (self.NOTE.format(before=forged[8].time),)
+            assert f"note: {self.NOTE.format(before=forged[8].time)}" in report.text().splitlines()
+
+    def test_an_import_takes_it(self, tmp_path: Path) -> None:
+        target = SQLiteStore(tmp_path / "target.db")
+        try:
+            assert import_envelopes(target, self.forged()).events == len(golden())
+        finally:
+            target.close()
+
+    def test_times_are_compared_as_moments_whatever_their_offset(self, store: EventStore) -> None:
+        """Version 9's time, 22:20:56 in UTC, written at +02:00 as 00:20:56 the next day and at -01:00 as 21:20:56:
+        the text alone would sort them the other way round."""
+        before = golden()[8].time
+        assert before.startswith("2026-11-30T22:20:56.")
+        back, on = self.forged("2026-12-01T00:20:55+02:00"), self.forged("2026-11-30T21:20:57-01:00")
+        assert audit_envelopes(back).asides == (
+            self.NOTE.format(before=before).replace("2001-01-01T00:00:00Z", "2026-12-01T00:20:55+02:00"),
+        )
+        for report in reports(stored(store, on), on):
+            assert report.asides == ()
+
+    def test_the_golden_logs_go_forward(self) -> None:
+        for path in GOLDEN:
+            assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).asides == (), path.stem

@@ -703,6 +703,21 @@ def test_an_id_repeated_in_capitals_is_named_the_same_both_ways(pristine: Path, 
     assert report.findings[0].reason.endswith(f"is also the id of version {ROLL - 1}")
 
 
+def test_a_time_set_back_is_noted_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
+    """A roll's wall-clock time set back to 1999 (the chain resealed) is no finding, but a note naming where: the
+    rows leave it to the full audit, which words it."""
+
+    def set_back(conn: sqlite3.Connection) -> None:
+        _set(conn, ROLL, "time", "1999-12-31T23:59:59.000001Z")
+        _reseal(conn, "campaign-a")
+
+    report = _same(_tampered(pristine, tmp_path, set_back))
+    assert report.verdict is Verdict.VERIFIED
+    assert [line.split(" (")[0] for line in report.asides] == [
+        f"campaign-a: the wall-clock time of its events goes back at stream version {ROLL}"
+    ]
+
+
 def test_a_roll_relabelled_older_is_named_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
     report = _same(_tampered(pristine, tmp_path, _older_roll(ROLL + 1)))
     assert isinstance(report, AuditReport)
