@@ -24,6 +24,7 @@ from hexlog.replay.chain_audit import (
 )
 from hexlog.replay.decisions import check_decision_events
 from hexlog.replay.dice_audit import check_dice
+from hexlog.replay.hex_names import HEX, hex_problem
 from hexlog.replay.procedure_audit import check_procedures
 from hexlog.replay.receipts import Receipt, mismatch
 from hexlog.replay.verdict import Verdict, caveats
@@ -140,12 +141,17 @@ def _check_ids(ordered: list[Item], out: list[Finding]) -> None:
 
 
 def _decode(ordered: list[Item], out: list[Finding]) -> None:
-    """Decode every event; an unknown type or a failed decode is a finding."""
+    """Decode every event; an unknown type or a failed decode is a finding, and so is a hex the map does not write
+    (``hex_names``)."""
     for item in ordered:
         try:
             item.event = decode(item.env)
         except HexlogError as err:
             out.append(item.finding("decode", str(err)))
+            continue
+        problem = hex_problem(item.event)
+        if problem is not None:
+            out.append(item.finding(HEX, problem))
 
 
 def reused(opened: Sequence[Opened]) -> list[Finding]:

@@ -33,7 +33,7 @@ class Finding:
     streamversion: int | None
     event_id: str
     position: int | None
-    #: which check: envelope, positions, chain, order, source, id, schema, decode, session, nonce,
+    #: which check: envelope, positions, chain, order, source, id, schema, decode, hex, session, nonce,
     #: commitment, dice, transition, procedure, decision or (about the store itself) events table
     check: str
     reason: str

@@ -43,6 +43,7 @@ from hexlog.replay.chain_audit import (
 )
 from hexlog.replay.decisions import StreamWalker
 from hexlog.replay.dice_audit import Recent, StreamChecker
+from hexlog.replay.hex_names import hex_problem
 from hexlog.replay.hidden_audit import HiddenCheck, check_hidden
 from hexlog.replay.procedure_audit import Walker
 
@@ -134,10 +135,7 @@ class _Pass:
             self.clock.step(env)
             if version in wanted:
                 result.kept.append(env)
-            try:
-                event = decode(env)
-            except HexlogError:
-                raise _WholeError from None
+            event = _decoded(env)
             if self.optimistic and isinstance(event, _HIDDEN):
                 raise _HiddenError
             self._opened(item, event)
@@ -195,6 +193,17 @@ class _Pass:
                 )
             )
         issues.clear()
+
+
+def _decoded(env: Envelope) -> Event:
+    """The event of an envelope; ``_WholeError`` when it does not decode, or names a hex the map does not write."""
+    try:
+        event = decode(env)
+    except HexlogError:
+        raise _WholeError from None
+    if hex_problem(event) is not None:
+        raise _WholeError
+    return event
 
 
 def _hidden(items: Iterable[Item]) -> HiddenCheck | None:

@@ -4,6 +4,7 @@ refuses an export that holds one, writing nothing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,12 +12,14 @@ import attrs
 import pytest
 
 from hexlog.events.chain import reseal
+from hexlog.events.codec import from_data
 from hexlog.events.errors import CorruptLogError
 from hexlog.events.memory import MemoryStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import NewEvent
 from hexlog.replay.audit import AuditReport, audit_envelopes, audit_store
 from hexlog.replay.export import import_envelopes, read_export
+from hexlog.replay.hex_names import hex_problem
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -139,3 +142,57 @@ class TestATimeGoingBack:
     def test_the_golden_logs_go_forward(self) -> None:
         for path in GOLDEN:
             assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).asides == (), path.stem
+
+
+def with_hex(name: str, kind: str, field: str, written: str) -> list[Envelope]:
+    """The golden log ``name`` with the ``field`` of its first ``kind`` event written ``written`` (chain resealed)."""
+    envelopes = read_export((GOLDEN[0].parent.parent / f"{name}.jsonl").read_bytes().split(b"\n"))
+    at = next(i for i, e in enumerate(envelopes) if e.type == f"hexlog.{kind}")
+    forged = attrs.evolve(envelopes[at], data={**envelopes[at].data, field: written})
+    return reseal([*envelopes[:at], forged, *envelopes[at + 1 :]])
+
+
+class TestAHexNotAsTheMapWritesIt:
+    """Every step records a hex as the map writes it (``grid.normal``): one written otherwise ('2,2x', '02,2',
+    '2,2 ') was written by hand. It was taken wherever no later decision read it (a castle placed, a hex set), or
+    named only by the decisions that could not read it."""
+
+    @pytest.mark.parametrize(
+        ("written", "why"),
+        [
+            ("2,2x", "hex '2,2x' is not a hex (col,row: two numbers 0 to 9999)"),
+            ("02,2", "hex '02,2' is not written as the map writes it ('2,2')"),
+            ("2,2\n", "hex '2,2\\n' is not written as the map writes it ('2,2')"),
+            (" 2, 2", "hex ' 2, 2' is not written as the map writes it ('2,2')"),
+        ],
+    )
+    def test_it_is_a_finding_where_it_is_written(self, written: str, why: str, store: EventStore) -> None:
+        """The hex set at version 6 (which no decision reads after it) written otherwise: it is the one finding,
+        however the log is read."""
+        forged = with_hex("castle-joust-v1", "map.hex_set", "hex", written)
+        for report in reports(stored(store, forged), forged):
+            assert [(f.check, f.streamversion, f.reason) for f in report.findings] == [("hex", 6, why)]
+
+    def test_an_import_refuses_it(self, tmp_path: Path) -> None:
+        forged = with_hex("castle-joust-v1", "castle.placed", "hex", "0,0x")
+        assert refused(forged, tmp_path) == (
+            f"line 8: the export does not verify: campaign-joust version 8, event {forged[7].id}: hex: "
+            "hex '0,0x' is not a hex (col,row: two numbers 0 to 9999)"
+        )
+        unread = with_hex("castle-joust-v1", "map.hex_set", "hex", "2,2x")
+        assert refused(unread, tmp_path).startswith("line 6: the export does not verify: campaign-joust version 6, ")
+
+    def test_a_hex_believed_is_held_to_it_too(self) -> None:
+        forged = with_hex("lost-day-v1", "travel.moved", "believed", "3,3x")
+        first = audit_envelopes(forged).first_bad
+        assert first is not None
+        assert (first.check, first.reason) == ("hex", "believed '3,3x' is not a hex (col,row: two numbers 0 to 9999)")
+
+    def test_and_so_is_the_hex_of_a_castle_passed(self) -> None:
+        """A hex a record of the event names (each castle passed) is held to it as the event's own."""
+        sample = json.loads((GOLDEN[0].parent.parent / "events" / "castle.passed.v1.json").read_text(encoding="utf-8"))
+        event = from_data(sample["type"], sample["schemaversion"], sample["data"])
+        assert hex_problem(event) is None
+        passed = [{**sample["data"]["passed"][0], "hex": "4,02"}]
+        forged = from_data(sample["type"], sample["schemaversion"], {**sample["data"], "passed": passed})
+        assert hex_problem(forged) == "hex '4,02' is not written as the map writes it ('4,2')"
