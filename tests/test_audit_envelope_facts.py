@@ -144,12 +144,17 @@ class TestATimeGoingBack:
             assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).asides == (), path.stem
 
 
-def with_hex(name: str, kind: str, field: str, written: str) -> list[Envelope]:
-    """The golden log ``name`` with the ``field`` of its first ``kind`` event written ``written`` (chain resealed)."""
+def with_fields(name: str, kind: str, **fields: object) -> list[Envelope]:
+    """The golden log ``name`` with these data fields of its first ``kind`` event written so (chain resealed)."""
     envelopes = read_export((GOLDEN[0].parent.parent / f"{name}.jsonl").read_bytes().split(b"\n"))
     at = next(i for i, e in enumerate(envelopes) if e.type == f"hexlog.{kind}")
-    forged = attrs.evolve(envelopes[at], data={**envelopes[at].data, field: written})
+    forged = attrs.evolve(envelopes[at], data={**envelopes[at].data, **fields})
     return reseal([*envelopes[:at], forged, *envelopes[at + 1 :]])
+
+
+def with_hex(name: str, kind: str, field: str, written: str) -> list[Envelope]:
+    """The golden log ``name`` with the ``field`` of its first ``kind`` event written ``written`` (chain resealed)."""
+    return with_fields(name, kind, **{field: written})
 
 
 class TestAHexNotAsTheMapWritesIt:
@@ -196,3 +201,36 @@ class TestAHexNotAsTheMapWritesIt:
         passed = [{**sample["data"]["passed"][0], "hex": "4,02"}]
         forged = from_data(sample["type"], sample["schemaversion"], {**sample["data"], "passed": passed})
         assert hex_problem(forged) == "hex '4,02' is not written as the map writes it ('4,2')"
+
+
+class TestASearchCostForged:
+    """A search spends the search cost of the hex the party believes it is in from the day's points: nobody types
+    it. dvdm-search-v1's first search (version 25) spends 2 of 8 points; forged to spend 1 and leave 20 (chain
+    resealed), the party could travel further that day than the rules let it. It audited VERIFIED."""
+
+    def forged(self, **data: int) -> list[Envelope]:
+        return with_fields("dvdm-search-v1", "travel.searched", **data)
+
+    def test_it_is_a_finding_however_the_log_is_read(self, store: EventStore) -> None:
+        forged = self.forged(cost=1, travel_points=20)
+        for report in reports(stored(store, forged), forged):
+            first = report.first_bad
+            assert first is not None
+            assert (first.check, first.streamversion, first.reason) == (
+                "decision",
+                25,
+                (
+                    "travel.searched: cost 1 recorded, but the rules give 2; "
+                    "travel_points 20 recorded, but the rules give 6"
+                ),
+            )
+
+    def test_an_import_refuses_it(self, tmp_path: Path) -> None:
+        assert refused(self.forged(travel_points=7), tmp_path).startswith(
+            "line 25: the export does not verify: campaign-dvdm version 25, "
+        )
+
+    def test_the_golden_searches_spend_what_the_rules_give(self) -> None:
+        for name in ("dvdm-search-v1", "exhaustion-v1", "lost-day-v1"):
+            path = GOLDEN[0].parent.parent / f"{name}.jsonl"
+            assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).findings == (), name

@@ -16,6 +16,7 @@ from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.rules import RulesError
+from hexlog.machine.travel import terrain
 from hexlog.machine.travel.commands import (
     CheckWandering,
     CheckWanderingAfloatOnLand,
@@ -197,12 +198,15 @@ EXERTING_SINCE = 2
 def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     """How a journey's start differs from the state before it: the delves, pursuits and chases it records under way
     (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. A
-    find's place is the hex the party truly searched, and it was lost when that is not the one it believed. A day
-    ends only once every encounter its wandering check met was met: the second of U&WA's two dice afloat too."""
+    search's cost and the points it leaves are the rules' (``_searched``). A find's place is the hex the party truly
+    searched, and it was lost when that is not the one it believed. A day ends only once every encounter its
+    wandering check met was met: the second of U&WA's two dice afloat too."""
     if isinstance(event, mapev.FeatureLocated | ev.DayEnded):
         return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
     if isinstance(event, ev.JourneyEnded):
         return _ended(ctx, event, version)
+    if isinstance(event, ev.Searched):
+        return _searched(ctx, event, version)
     if not isinstance(event, ev.JourneyStarted):
         return None
     said = _set_out(ctx, event)
@@ -255,6 +259,36 @@ def _ended(ctx: StepContext, event: ev.JourneyEnded, version: int) -> str | None
             ("exertion_breaks_rest", event.exertion_breaks_rest, True, EXERTION_SINCE),
         )
         if version >= since and recorded != given
+    ]
+    return "; ".join(said) or None
+
+
+#: the schema version of ``travel.searched`` since which a search costs the hex the party believes it is in
+SEARCH_BELIEVED_SINCE = 2
+
+
+def _searched(ctx: StepContext, event: ev.Searched, version: int) -> str | None:
+    """A search spends the search cost of the hex the party believes it is in (before version 2, of the hex it truly
+    is in) from the day's points: no one types it, and a cost forged lower, or points forged higher, would let the
+    party search and travel further that day than the rules do."""
+    trip = ctx.state(PROCEDURE)
+    found = ctx.state(MAP)
+    if not isinstance(trip, TravelState) or not isinstance(found, MapState):
+        return None  # no journey under way: the procedure audit names the transition
+    place = terrain.seen(found, trip) if version >= SEARCH_BELIEVED_SINCE else found.hex(trip.hex)
+    if place is None:
+        return None
+    try:
+        cost = terrain.search_cost(ctx.rules, place)
+    except RulesError:  # rules an earlier build accepted and this one refuses
+        return None
+    said = [
+        f"{name} {recorded} recorded, but the rules give {given}"
+        for name, recorded, given in (
+            ("cost", event.cost, cost),
+            ("travel_points", event.travel_points, trip.tp - cost),
+        )
+        if recorded != given
     ]
     return "; ".join(said) or None
 
