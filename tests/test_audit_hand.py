@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.registry import REGISTRY
+from hexlog.replay import export as exports
+from hexlog.replay.audit import audit_envelopes
 
 from .conftest import secret_file
 from .test_attacks import SECRET, SEED, face, lane_key, ok, read_export, reseal, write_export
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 HAND = "decided by the referee's hand:\n"
 
@@ -394,3 +393,41 @@ def test_a_rule_a_house_rule_sets_over_an_earlier_shape_is_told_once_as_set():
     since = [key for key, _, _ in found.since]
     assert "options.surprised_sides_roll_initiative" not in since
     assert "options.mutually_surprised_sides_act" in since
+
+
+def test_a_delve_s_typed_distance_and_a_search_where_none_is_are_the_referees_hand(hexlog, tmp_path):
+    """``dungeon move --feet`` short of the party's rate and ``dungeon search --nothing-there`` are what the referee
+    typed, not the rules or the dice: each is a line of the hand, in the database's audit and an export's alike. A
+    move at the rate is none."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    ok(hexlog("party", "add", "Bo", "--speed", "90"))
+    ok(hexlog("dungeon", "enter", "--name", "crypt"))
+    ok(hexlog("dungeon", "light", "torch", "--by", "Ayla"))
+    ok(hexlog("dungeon", "move"))
+    ok(hexlog("dungeon", "move", "--feet", "40"))
+    ok(hexlog("dungeon", "search", "--by", "Bo", "--nothing-there"))
+    ok(hexlog("dungeon", "leave"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "rules" not in line]
+        assert lines == [
+            "the party moved 40 ft in turn 2, not its rate of 90 ft, as the referee gave it",
+            "a search for secret doors by Bo where the referee said none is (nothing could be found)",
+        ], audited.stdout
+
+
+def test_a_garrison_s_riders_and_speed_are_the_referees_hand():
+    """How many riders a castle's garrison sends and how fast they ride are typed by the referee (``castle meet
+    --riders --speed``): a fight, and the pursuit a flight starts, read them. Each meeting says so."""
+    golden = Path(__file__).parent / "golden" / "castle-joust-v1.jsonl"
+    report = audit_envelopes(exports.read_export(golden.read_bytes().split(b"\n")))
+    met = [line for line in report.by_hand if "garrison" in line]
+    assert met == [
+        f"stream version {version}: the garrison of the castle at 2,2 met as 6 riders at 240 ft a turn, the referee's "
+        "count and speed (a fight, and a pursuit on a flight, read them)"
+        for version in (12, 20, 28)
+    ]

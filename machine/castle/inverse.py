@@ -80,6 +80,14 @@ def command_before(event: Event, version: int) -> Command | None:
 def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the inverse's signature
     """What the referee decided by hand in a castle event, in words (None: nothing)."""
     match event:
+        case ev.GarrisonMet():
+            riders = f"{event.riders} rider{'s' if event.riders != 1 else ''}"
+            return (
+                f"the garrison of the castle at {event.hex} met as {riders} at {event.speed} ft a turn, the referee's "
+                "count and speed (a fight, and a pursuit on a flight, read them)"
+            )
+        case ev.TollDemanded(tithe_pct=pct) if pct:
+            return f"the tithe of the castle at {event.hex} taken from a worth of {event.worth} the referee gave"
         case ev.JoustFought(rolls=()):
             return f"the joust at the castle at {event.hex} won by the {event.winner} (the referee's)"
         case ev.CastlePlaced() if event.castle_type or event.disposition:

@@ -74,6 +74,13 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
     match event:
         case ev.DoorOpened(locked=True, pick_out_of=out_of) if out_of:
             return f"a thievery chance of {event.pick_chance} in {out_of} given by the referee for {event.by}"
+        case ev.PartyMoved(feet=feet, rate=rate) if feet != rate:
+            return f"the party moved {feet} ft in turn {event.turn}, not its rate of {rate} ft, as the referee gave it"
+        case ev.SecretDoorSearched(present=False):
+            return (
+                f"a search for secret doors by {', '.join(event.searchers)} where the referee said none is (nothing "
+                "could be found)"
+            )
     return None
 
 
