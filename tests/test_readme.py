@@ -525,3 +525,62 @@ class TestReadmeVerifierRefusesForgedRolls:
         why = "specversion must be '1.0' and datacontenttype 'application/json'"
         assert result.stderr.splitlines() == [f"verify.py: {forged} is not a hexlog export (ValueError: line 2: {why})"]
         assert hexlog("audit", "--file", str(forged)).returncode == 2
+
+
+class TestTheVerifierReadsLinesAsImportDoes:
+    """``hexlog import`` and ``hexlog audit --file`` read an export's lines as UTF-8 JSON, one event a line, with
+    nothing between two events: the script refuses what they refuse (exit 2, one line naming it), where it once
+    read past a byte order mark and skipped empty lines, and takes the empty lines after the last event they take."""
+
+    @staticmethod
+    def _lines() -> list[bytes]:
+        return SAMPLE.read_bytes().split(b"\n")[:-1]
+
+    @pytest.mark.parametrize(
+        ("case", "why"),
+        [
+            ("a byte order mark", "JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1"),
+            ("an empty line inside", "ValueError: line 4: an empty line inside the export"),
+            ("two empty lines inside", "ValueError: line 2: an empty line inside the export"),
+            ("latin-1 text", "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9"),
+        ],
+    )
+    def test_what_import_refuses_the_script_refuses(self, hexlog, tmp_path, case, why):
+        lines = self._lines()
+        if case == "a byte order mark":
+            lines[0] = b"\xef\xbb\xbf" + lines[0]
+        elif case == "an empty line inside":
+            lines.insert(3, b"")
+        elif case == "two empty lines inside":
+            lines[1:1] = [b"", b""]
+        else:
+            lines[0] = lines[0].replace(b'"source"', '"sourcé"'.encode("latin-1"))
+        path = tmp_path / "given.jsonl"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        result = _run(_verifier(tmp_path), path)
+        assert (result.returncode, result.stdout) == (2, ""), result.stdout
+        assert result.stderr.startswith(f"verify.py: {path} is not a hexlog export ({why}"), result.stderr
+        assert len(result.stderr.splitlines()) == 1
+        for refused in (
+            hexlog("import", str(path), "--db", str(tmp_path / "x.db")),
+            hexlog("audit", "--file", str(path)),
+        ):
+            assert refused.returncode == 2, refused.stdout + refused.stderr
+            assert "is not a hexlog export" in refused.stderr
+
+    def test_empty_lines_after_the_last_event_are_taken_by_both(self, hexlog, tmp_path):
+        path = tmp_path / "trailing.jsonl"
+        path.write_bytes(b"\n".join(self._lines()) + b"\n\n\n")
+        assert _run(_verifier(tmp_path), path).stdout.splitlines() == ["VERIFIED"]
+        assert _verdict(hexlog("audit", "--file", str(path))) == ("VERIFIED", 0)
+
+    def test_an_id_given_again_in_capitals_is_given_twice(self, hexlog, tmp_path):
+        """An event id is a UUID, the same in capitals or not, as hexlog's audit reads it."""
+        events = [json.loads(line) for line in self._lines()]
+        events[1]["id"] = "abcdef01-0000-4000-8000-0000000000aa"
+        events[2]["id"] = events[1]["id"].upper()
+        forged = _reseal(events, tmp_path / "capitals.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        assert f"line 3: event id {events[2]['id']} is given twice" in result.stdout.splitlines()
+        assert _verdict(hexlog("audit", "--file", str(forged))) == ("FAILED", 1)
