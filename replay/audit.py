@@ -21,6 +21,7 @@ finding, how the table differs from hexlog's (``_table_finding``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,16 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.store import CheckedTable
 from hexlog.events.streams import stream_for
 from hexlog.machine.registry import REGISTRY
-from hexlog.replay.audit_report import AuditReport, Tally, add_streamed, audit_streams, report, versions_named
+from hexlog.replay.audit_report import (
+    AuditReport,
+    Tally,
+    add_streamed,
+    audit_streams,
+    id_twins,
+    in_capitals,
+    report,
+    versions_named,
+)
 from hexlog.replay.chain_audit import TABLE, Finding, Item, Positions, check_positions, malformed
 from hexlog.replay.explain import explain_roll
 from hexlog.replay.row_audit import Placed, audit_placed, audit_rows
@@ -72,14 +82,25 @@ def audit_envelopes(
     if positions is not None and contiguous:
         check_positions(items, findings)
     streams: dict[str, list[Item]] = {}
+    capitals: set[str] = set()
     for item in items:
         problem = malformed(item.env)
         if problem is not None:
             findings.append(item.finding("envelope", problem))
             continue
         streams.setdefault(item.env.subject, []).append(item)
+        if in_capitals(item.env.id):
+            capitals.add(item.env.id.lower())
+    if capitals and len(streams) > 1:
+        findings.extend(id_twins((item for item in items if item.env.subject in streams), capitals))
     kept = {stream_for(receipt.campaign) for receipt in expect}
     return report(len(items), findings, audit_streams(streams.items(), findings, registry, kept), expect)
+
+
+def log_items(store: EventStore, events: int) -> Iterator[Item]:
+    """The first ``events`` events of a store's log, in log order, as items (for ``id_twins``)."""
+    for index, record in enumerate(itertools.islice(store.read_all(), events)):
+        yield Item(index=index, env=record.envelope, position=record.position)
 
 
 def _audit_whole_store(store: EventStore, registry: Registry, expect: Sequence[Receipt]) -> AuditReport:
@@ -89,10 +110,15 @@ def _audit_whole_store(store: EventStore, registry: Registry, expect: Sequence[R
     placed: dict[str, Placed] = {}
     checker = Positions()
     count = 0
+    capitals: set[str] = set()
     for index, record in enumerate(store.read_all()):
         checker.check(Item(index=index, env=record.envelope, position=record.position), findings)
         placed.setdefault(record.envelope.subject, Placed()).add(index, record.position)
+        if in_capitals(record.envelope.id):
+            capitals.add(record.envelope.id.lower())
         count += 1
+    if capitals:
+        findings.extend(id_twins(log_items(store, count), capitals))
     tally = Tally()
     for stream, where in placed.items():
         audit_placed(store, stream, where, findings, registry, tally, expect)

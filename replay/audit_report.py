@@ -30,7 +30,7 @@ from hexlog.replay.receipts import Receipt, mismatch
 from hexlog.replay.verdict import Verdict, caveats
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
 
     from hexlog.machine.kit.registry import Registry
     from hexlog.replay.stream_audit import StreamResult
@@ -41,6 +41,8 @@ __all__ = [
     "add_streamed",
     "audit_items",
     "audit_streams",
+    "id_twins",
+    "in_capitals",
     "report",
     "versions_named",
 ]
@@ -140,6 +142,29 @@ def _check_ids(ordered: list[Item], out: list[Finding]) -> None:
             )
 
 
+def in_capitals(event_id: object) -> bool:
+    """Whether an event id is text written with capitals (hexlog writes ids in small letters)."""
+    return type(event_id) is str and event_id != event_id.lower()
+
+
+def id_twins(items: Iterable[Item], capitals: Collection[str]) -> list[Finding]:
+    """A finding for each event whose id an event of another stream has before it in log order in other capitals
+    (a store's unique ids compare case; within a stream ``_check_ids`` names it). ``capitals``: the ids written with
+    capitals, in small letters (only they can have such a twin, so only they are looked for)."""
+    first: dict[str, Item] = {}
+    out = []
+    for item in items:
+        event_id = item.env.id
+        key = event_id.lower() if type(event_id) is str else None
+        if key is None or key not in capitals:
+            continue
+        earlier = first.setdefault(key, item)
+        if earlier.env.subject != item.env.subject:
+            where = f"{earlier.env.subject} version {earlier.env.streamversion}"
+            out.append(item.finding("id", f"event id {event_id!r} is also the id of {where}"))
+    return out
+
+
 def _decode(ordered: list[Item], out: list[Finding]) -> None:
     """Decode every event; an unknown type or a failed decode is a finding, and so is a hex the map does not write
     (``hex_names``)."""
@@ -190,6 +215,8 @@ class Tally:
     sound: list[Envelope] = attrs.field(factory=list)
     #: each session's commitment, its session and where it opened (a finding to be worded), across the streams
     opened: list[Opened] = attrs.field(factory=list)
+    #: the event ids written with capitals, in small letters (``id_twins``)
+    capitals: set[str] = attrs.field(factory=set)
 
     def add(self, other: Tally) -> None:
         """Add what ``other`` (the streams after this one's) adds up to."""
@@ -204,6 +231,7 @@ class Tally:
         self.streams.extend(other.streams)
         self.sound.extend(other.sound)
         self.opened.extend(other.opened)
+        self.capitals.update(other.capitals)
 
 
 def _check_events(

@@ -24,7 +24,16 @@ from hexlog.events.sqlite import SQLiteStore
 from hexlog.events.sqlite_schema import recorded
 from hexlog.events.streams import stream_for
 from hexlog.machine.kit.registry import Registry
-from hexlog.replay.audit_report import AuditReport, Tally, add_streamed, audit_items, report, versions_named
+from hexlog.replay.audit_report import (
+    AuditReport,
+    Tally,
+    add_streamed,
+    audit_items,
+    id_twins,
+    in_capitals,
+    report,
+    versions_named,
+)
 from hexlog.replay.chain_audit import Finding, Item, Positions, malformed
 from hexlog.replay.forked import run_parts
 from hexlog.replay.plain_audit import PlainRules, PlainStream
@@ -150,6 +159,7 @@ def _pass(store: SQLiteStore, job: _Job, findings: list[Finding]) -> tuple[int, 
     count = 0
     last: object = _NONE
     where, checks = Placed(), PlainStream(None, rules)
+    capitals: dict[Any, set[str]] = {}
     for page in store.read_event_rows(job.last):
         for row in page:
             position, stream = row[0], row[1]
@@ -163,8 +173,13 @@ def _pass(store: SQLiteStore, job: _Job, findings: list[Finding]) -> tuple[int, 
                 where, checks, last = placed[stream], plain[stream], stream
             where.add(count, position)
             checks.feed(row)
+            if in_capitals(row[3]):
+                capitals.setdefault(stream, set()).add(row[3].lower())
             count += 1
-    return count, {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
+    return count, {
+        stream: _share(store, job, stream, at, plain[stream], capitals.get(stream, set()))
+        for stream, at in placed.items()
+    }
 
 
 def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
@@ -176,6 +191,7 @@ def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
     plain: dict[str, PlainStream] = {}
     last: object = _NONE
     where, checks = Placed(), PlainStream(None, rules)
+    capitals: dict[Any, set[str]] = {}
     for page in store.read_event_rows(job.last, own):
         for row in page:
             position, stream = row[0], row[1]
@@ -185,13 +201,20 @@ def _own_pass(store: SQLiteStore, job: _Job, part: int) -> dict[str, Share]:
                 where, checks, last = placed[stream], plain[stream], stream
             where.add(position - 1, position)
             checks.feed(row)
-    return {stream: _share(store, job, stream, at, plain[stream]) for stream, at in placed.items()}
+            if in_capitals(row[3]):
+                capitals.setdefault(stream, set()).add(row[3].lower())
+    return {
+        stream: _share(store, job, stream, at, plain[stream], capitals.get(stream, set()))
+        for stream, at in placed.items()
+    }
 
 
-def _share(store: SQLiteStore, job: _Job, stream: Any, where: Placed, plain: PlainStream) -> Share:
+def _share(  # noqa: PLR0913, PLR0917 - a stream, where it sits, its rows' checks and the ids they wrote in capitals
+    store: SQLiteStore, job: _Job, stream: Any, where: Placed, plain: PlainStream, capitals: set[str]
+) -> Share:
     """What one stream adds to the audit: its counts when it proved plain and sound (and no receipt names it),
-    else what its full audit, read again, adds and finds."""
-    tally, findings = Tally(), list[Finding]()
+    else what its full audit, read again, adds and finds; and the ids its rows wrote in capitals."""
+    tally, findings = Tally(capitals=capitals), list[Finding]()
     if type(stream) is not str:  # no stream can be read by such an id: each of its rows is a finding
         findings.extend(_unread(stream, where))
         return tally, findings
@@ -288,4 +311,14 @@ def audit_rows(store: SQLiteStore, registry: Registry, expect: Sequence[Receipt]
     for share, found in shares.values():
         tally.add(share)
         findings.extend(found)
+    if tally.capitals:
+        findings.extend(id_twins(_log_items(store, job.last), tally.capitals))
     return report(count, findings, tally, expect)
+
+
+def _log_items(store: SQLiteStore, last: int) -> Iterator[Item]:
+    """The log's events up to position ``last`` (those the audit read), in log order, as items (``id_twins``)."""
+    for index, record in enumerate(store.read_all()):
+        if type(record.position) is int and record.position > last:
+            return
+        yield Item(index=index, env=record.envelope, position=record.position)

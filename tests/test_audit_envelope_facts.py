@@ -234,3 +234,27 @@ class TestASearchCostForged:
         for name in ("dvdm-search-v1", "exhaustion-v1", "lost-day-v1"):
             path = GOLDEN[0].parent.parent / f"{name}.jsonl"
             assert audit_envelopes(read_export(path.read_bytes().split(b"\n"))).findings == (), name
+
+
+class TestAnIdOfAnotherCampaignInCapitals:
+    """Campaign 'other' (the published sample) whose third event has the id of main's third event in capitals,
+    beside main in one store: the stores' unique ids compare case and each campaign alone is sound, but one UUID
+    names two events. The audit of the whole store names the later one; a campaign's own audit cannot see it."""
+
+    def logs(self) -> tuple[list[Envelope], list[Envelope]]:
+        main = golden()
+        sample = read_export((GOLDEN[0].parent.parent / "sample-export.jsonl").read_bytes().split(b"\n"))
+        moved = [attrs.evolve(e, subject="campaign-other", source="hexlog:other") for e in sample]
+        moved[2] = attrs.evolve(moved[2], id=main[2].id.upper())
+        return main, reseal(moved)
+
+    def test_the_whole_store_s_audit_names_it(self, store: EventStore) -> None:
+        main, other = self.logs()
+        stored(store, main)
+        stored(store, other)
+        why = f"event id {main[2].id.upper()!r} is also the id of campaign-main version 3"
+        for report in (audit_envelopes([*main, *other]), audit_store(store)):
+            assert [(f.check, f.stream, f.streamversion, f.reason) for f in report.findings] == [
+                ("id", "campaign-other", 3, why)
+            ]
+        assert audit_store(store, "other").findings == ()

@@ -500,6 +500,7 @@ SAME_VALUES = {"spaces, hash unchanged", "the data a blob"}
 #: the tamperings that write a value of another JSON type than its field's (a nonce 0.0 or true), which no event
 #: decodes: both ways name it
 WRONG_TYPES = {"a float, hash forged": "found 0.0 @ $.nonce", "a true nonce, hash forged": "found true @ $.nonce"}
+ROLLED = DiceRolled.cloud_type()
 ROLL = 4  # a roll of session s1 in stream a (position 1 opens, 2 sets the seed)
 TAMPERS: dict[str, Callable[[sqlite3.Connection], None]] = {
     "spaces, hash unchanged": _respell(ROLL, json.dumps, relink=False),
@@ -701,6 +702,26 @@ def test_an_id_repeated_in_capitals_is_named_the_same_both_ways(pristine: Path, 
     report = _same(_tampered(pristine, tmp_path, _id_in_capitals))
     assert [(f.check, f.stream, f.streamversion) for f in report.findings] == [("id", "campaign-a", ROLL)]
     assert report.findings[0].reason.endswith(f"is also the id of version {ROLL - 1}")
+
+
+def test_an_id_of_another_stream_in_capitals_is_named_the_same_every_way(pristine: Path, tmp_path: Path) -> None:
+    """Stream b's first roll given the id of stream a's first roll in capitals (b resealed): the stores' unique ids
+    compare case, and each stream alone is sound. The audit of the whole store names the later one, read from the
+    rows (by one process or two) or through the store's methods."""
+
+    def twin(conn: sqlite3.Connection) -> None:
+        (given,) = conn.execute("SELECT id FROM events WHERE position = 3").fetchone()
+        (at,) = conn.execute(
+            "SELECT min(position) FROM events WHERE stream_id = 'campaign-b' AND type = ?", (ROLLED,)
+        ).fetchone()
+        _set(conn, at, "id", given.upper())
+        _reseal(conn, "campaign-b")
+
+    report = _same(_tampered(pristine, tmp_path, twin))
+    assert [(f.check, f.stream, f.reason) for f in report.findings] == [
+        ("id", "campaign-b", f"event id {report.findings[0].event_id!r} is also the id of campaign-a version 3")
+    ]
+    assert report.findings[0].event_id == report.findings[0].event_id.upper()
 
 
 def test_a_time_set_back_is_noted_the_same_both_ways(pristine: Path, tmp_path: Path) -> None:
