@@ -742,6 +742,8 @@ class _Walker:
             return event
         except Exception as err:  # noqa: BLE001 - whatever the recorded rules or state make the step raise is a finding
             said = err.said(self.registry.step_words) if isinstance(err, HexlogError) else str(err)
+            # a step's own assertion says nothing: the state before the decision is none its rules can reach
+            said = said or f"the step stopped ({type(err).__name__}) on a state no command reaches"
             self.flag(at, f"{event.type_name}: the rules cannot re-run this decision here: {said}")
             self.unjudged = True
             return event

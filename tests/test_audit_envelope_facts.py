@@ -187,6 +187,16 @@ class TestAHexNotAsTheMapWritesIt:
         unread = with_hex("castle-joust-v1", "map.hex_set", "hex", "2,2x")
         assert refused(unread, tmp_path).startswith("line 6: the export does not verify: campaign-joust version 6, ")
 
+    def test_a_decision_that_cannot_read_it_says_why(self) -> None:
+        """The castle placed on '2,2x': the garrison's meeting there cannot be re-run (the step asserts the castle is on
+        the map), and says so rather than ending its reason on an empty error."""
+        found = audit_envelopes(with_hex("castle-joust-v1", "castle.placed", "hex", "2,2x")).findings
+        assert [(f.check, f.streamversion) for f in found] == [("hex", 8), ("decision", 12)]
+        assert found[1].reason == (
+            "castle.garrison_met: the rules cannot re-run this decision here: the step stopped (AssertionError) on a "
+            "state no command reaches"
+        )
+
     def test_a_hex_believed_is_held_to_it_too(self) -> None:
         forged = with_hex("lost-day-v1", "travel.moved", "believed", "3,3x")
         first = audit_envelopes(forged).first_bad
