@@ -182,16 +182,19 @@ def _check_ids(envelopes: Sequence[Envelope]) -> None:
 
 
 def _held_id(store: EventStore, envelopes: Sequence[Envelope]) -> str | None:
-    """Why an import was refused when an event of the export has the id of an event the store holds (of another
-    campaign), naming both; None when none has. Read only once an append has failed."""
-    line_of = {env.id: line for line, env in enumerate(envelopes, start=1)}
+    """Why an import is refused when an event of the export has the id of an event the store holds (of another
+    campaign), in small letters or capitals (a UUID, the same either way, which the store's unique ids tell apart),
+    naming both; None when none has. Reads the store's whole log: only a store that holds events is read."""
+    line_of = {env.id.lower(): line for line, env in enumerate(envelopes, start=1)}
     for record in store.read_all():
-        line = line_of.get(record.envelope.id)
+        held = record.envelope
+        line = line_of.get(held.id.lower()) if isinstance(held.id, str) else None
         if line is not None:
-            held = record.envelope
+            given = envelopes[line - 1].id
+            written = "" if given == held.id else f" (written {held.id!r} there)"
             return (
-                f"line {line}: event id {held.id!r} is already the id of {held.subject} version {held.streamversion} "
-                "in this store; two events may not share an id, nothing was imported"
+                f"line {line}: event id {given!r} is already the id of {held.subject} version {held.streamversion} "
+                f"in this store{written}; two events may not share an id, nothing was imported"
             )
     return None
 
@@ -203,6 +206,9 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope], *, audite
     if store.stream_version(stream_id) != 0:
         msg = f"campaign {campaign!r} already exists in this store; nothing was imported"
         raise UsageError(msg)
+    held = _held_id(store, envelopes) if store.streams() else None
+    if held is not None:
+        raise UsageError(held)
     new = [NewEvent(e.id, e.source, e.type, e.time, e.schemaversion, e.data) for e in envelopes]
     try:
         result = store.append(stream_id, new, expected_version=0)

@@ -261,6 +261,27 @@ class TestRefusals:
         finally:
             target.close()
 
+    def test_an_event_with_the_id_of_one_the_store_holds_in_capitals_is_refused(self, tmp_path: Path) -> None:
+        """The same, c1's ids written in capitals in c2: the store's unique ids compare case and imported it, one UUID
+        then naming two events."""
+        source = MemoryStore()
+        drive(source)
+        envelopes = reseal([attrs.evolve(e, id="abcdef01" + e.id[8:]) for e in parse(exported_file(source))])
+        renamed = reseal([attrs.evolve(_renamed(e, "c2"), id=e.id.upper()) for e in envelopes])
+        target = SQLiteStore(tmp_path / "hexlog.db")
+        try:
+            import_envelopes(target, envelopes)
+            before = [r.envelope for r in target.read_all()]
+            with pytest.raises(UsageError) as refused:
+                import_envelopes(target, renamed)
+            assert str(refused.value) == (
+                f"line 1: event id {renamed[0].id!r} is already the id of campaign-c1 version 1 in this store "
+                f"(written {envelopes[0].id!r} there); two events may not share an id, nothing was imported"
+            )
+            assert [r.envelope for r in target.read_all()] == before
+        finally:
+            target.close()
+
     def test_two_swapped_lines_are_refused_naming_one_of_them(self) -> None:
         """Lines 4 and 5 exchanged keep every hash but are out of order, and one of them is named."""
         store = MemoryStore()
