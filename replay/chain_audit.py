@@ -446,6 +446,18 @@ def instant(text: object) -> tuple[datetime, int] | None:
     return moment, int((fraction or "").ljust(9, "0"))
 
 
+#: the time as hexlog writes it (UTC to the microsecond): two such compare as text as they do in time
+_WRITTEN = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z", re.ASCII)
+
+
+def _before(text: object, earlier: str) -> bool | None:
+    """Whether ``text`` names a moment before ``earlier`` (a time ``instant`` reads); None when it names none."""
+    if isinstance(text, str) and _WRITTEN.fullmatch(text) and _WRITTEN.fullmatch(earlier):
+        return text < earlier
+    now, then = instant(text), instant(earlier)
+    return None if now is None or then is None else now < then
+
+
 @attrs.define
 class WallClock:
     """The wall-clock ``time`` of a stream's events in version order, and where it goes back.
@@ -454,25 +466,30 @@ class WallClock:
     may be set back, or differ between the machines that write one database. It is noted (``aside``), as events
     written by hand may show it too."""
 
-    #: the latest event's moment, version and time as written
-    last: tuple[tuple[datetime, int], int, str] | None = None
+    #: the latest event's time as written, and its version
+    last: tuple[str, int] | None = None
     #: how many times the time went back, and the first
     back: int = 0
     first: str = ""
 
     def step(self, env: Envelope) -> None:
-        """Note the stream's next event."""
-        moment = instant(env.time)
-        if moment is None:
+        """Note the stream's next event (a time that is no date-time is passed over)."""
+        text = env.time
+        if self.last is None:
+            if instant(text) is not None:
+                self.last = (text, env.streamversion)
             return
-        if self.last is not None and moment < self.last[0]:
+        before, version = self.last
+        back = _before(text, before)
+        if back is None:
+            return
+        if back:
             self.back += 1
             if not self.first:
                 self.first = (
-                    f"at stream version {env.streamversion} ({env.time[:40]}, before version {self.last[1]}'s "
-                    f"{self.last[2][:40]})"
+                    f"at stream version {env.streamversion} ({text[:40]}, before version {version}'s {before[:40]})"
                 )
-        self.last = (moment, env.streamversion, env.time)
+        self.last = (text, env.streamversion)
 
     def aside(self) -> str | None:
         """The note that the time went back, where first and how many times; None when it never did."""
