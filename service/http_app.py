@@ -280,6 +280,15 @@ def _int(request: Request, name: str, default: int | None, least: int = 0) -> in
     return _whole(name, text, least)
 
 
+def _given(request: Request, name: str, what: str, default: str) -> str | None:
+    """A text query parameter: None when it is absent; a 400 naming it when it is given empty (``?hex=`` names no hex,
+    and taken as its default it would answer what the client did not ask: every hex, the latest session)."""
+    text = request.query_params.get(name)
+    if text is not None and not text.strip():
+        raise Problem(BAD_REQUEST, f"?{name} must be {what}, not {text!r} (leave ?{name} out for {default})")
+    return text
+
+
 def _whole(name: str, text: str, least: int) -> int:
     """The whole number a query parameter holds; a 400 naming the parameter when it holds none, or one too small."""
     if not _version_text(text):
@@ -888,7 +897,7 @@ async def _audit(service: Service, request: Request, token: Token | None) -> Res
             detail = f"{of_another_campaign(receipt, campaign)}: check it at /campaigns/{receipt.campaign}/audit"
             raise Problem(INVALID, detail)
     roll = _int(request, "roll", None)
-    session = request.query_params.get("session") or None
+    session = _given(request, "session", "a session's name", "the latest session with the roll")
     secret = _flag(request, "secret")
 
     def run() -> dict[str, Any]:
@@ -980,7 +989,7 @@ async def _receipt(service: Service, request: Request, token: Token | None) -> R
 
 async def _map(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    given = request.query_params.get("hex") or None
+    given = _given(request, "hex", "a hex, col,row", "every hex")
     hex_name = None if given is None else str(_parsed("hex", grid.normal, given))
 
     def run() -> dict[str, Any]:
@@ -991,6 +1000,8 @@ async def _map(service: Service, request: Request, token: Token | None) -> Respo
 
 
 _VERSION = {"type": "integer", "minimum": 1, "maximum": WHOLE_MOST}
+#: the schema of a text query parameter: an empty one is refused (leave it out for its default)
+_TEXT = {"type": "string", "minLength": 1}
 
 
 def _whole_schema(least: int, **more: Any) -> dict[str, Any]:
@@ -1093,9 +1104,9 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             access=READ,
             run=_audit,
             params=(
-                ("expect", "query", {"type": "string"}, "a receipt the log must hold"),
+                ("expect", "query", _TEXT, "a receipt the log must hold"),
                 ("roll", "query", _whole_schema(0), "explain the roll with this nonce instead"),
-                ("session", "query", {"type": "string"}, "the session of ?roll= (default: the latest with it)"),
+                ("session", "query", _TEXT, "the session of ?roll= (default: the latest with it)"),
                 ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
             ),
         ),
@@ -1113,7 +1124,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             summary="The map, or one hex (hidden features only in the referee's view, until found)",
             access=READ,
             run=_map,
-            params=(("hex", "query", {"type": "string"}, "one hex, col,row (default: every hex)"),),
+            params=(("hex", "query", _TEXT, "one hex, col,row (default: every hex)"),),
         ),
         Endpoint(
             method="GET",

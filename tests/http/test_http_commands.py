@@ -700,6 +700,55 @@ def test_an_empty_number_or_version_is_a_400_naming_it_not_its_default(serve, pa
         assert _version(served, client) == before
 
 
+#: the query parameters that hold text, by route (a version or a moment, ?at=, is a cursor above)
+TEXTS = tuple(
+    (endpoint.path.replace("{campaign}", "main"), name)
+    for endpoint in endpoints(REGISTRY)
+    for name, where, schema, _ in endpoint.params
+    if where == "query" and schema["type"] == "string" and name != "at"
+)
+
+
+def test_the_text_query_parameters_are_the_map_hex_and_the_audit_session_and_receipt():
+    assert set(TEXTS) == {
+        ("/campaigns/main/map", "hex"),
+        ("/campaigns/main/audit", "session"),
+        ("/campaigns/main/audit", "expect"),
+    }
+
+
+@pytest.mark.parametrize(("path", "name"), TEXTS)
+def test_an_empty_text_query_parameter_is_a_400_naming_it_not_its_default(serve, path, name):
+    """``?hex=`` on the map was the whole map and ``?session=`` on a roll's audit the latest session with the roll:
+    the client was answered what it did not ask. The document's schema takes no empty value either."""
+    served = serve()
+    with served.client() as client:
+        document = client.get("/openapi.json").json()
+        route = path.replace("main", "{campaign}", 1)
+        (described,) = [p for p in document["paths"][route]["get"]["parameters"] if p["name"] == name]
+        assert described["schema"]["minLength"] >= 1
+        before = _version(served, client)
+        for who in ("referee", "player"):
+            for empty in ("", " "):
+                answer = client.get(path, params={name: empty}, headers=served.headers(who))
+                assert answer.status_code == 400, answer.text
+                assert answer.headers["content-type"].startswith("application/problem+json")
+                assert answer.json()["detail"].startswith(f"?{name}")
+                assert repr(empty) in answer.json()["detail"]
+        assert _version(served, client) == before
+
+
+def test_an_empty_hex_or_session_says_to_leave_it_out_for_its_default(serve):
+    served = serve()
+    with served.client() as client:
+        hexes = client.get("/campaigns/main/map?hex=", headers=served.headers("player"))
+        session = client.get("/campaigns/main/audit?roll=1&session=", headers=served.headers("referee"))
+    assert hexes.json()["detail"] == "?hex must be a hex, col,row, not '' (leave ?hex out for every hex)"
+    assert session.json()["detail"] == (
+        "?session must be a session's name, not '' (leave ?session out for the latest session with the roll)"
+    )
+
+
 def test_a_receipt_of_another_campaign_is_refused_as_the_command_line_refuses_it(serve):
     """``?expect=keep@5:...`` on main's audit was a 200 FAILED saying the log holds no campaign keep; the command line
     refuses it as a usage error naming both campaigns. A campaign the database holds (other) is refused alike: the
