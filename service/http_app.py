@@ -332,17 +332,27 @@ async def _json_body(request: Request, limit: int) -> Any:
     raw = b"".join(chunks)
     if not raw.strip():
         return {}
-    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    kind, *parameters = request.headers.get("content-type", "application/json").split(";")
+    kind = kind.strip().lower()
     if kind != "application/json" and not kind.endswith("+json"):
         raise Problem(UNSUPPORTED, f"the body is {kind}, not application/json")
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        charset = value.strip().strip('"').lower()
+        if name.strip().lower() == "charset" and charset not in {"utf-8", "utf8"}:
+            raise Problem(UNSUPPORTED, f"the body is in {charset or 'no charset'}; JSON is sent in UTF-8")
     return _parsed_body(raw)
 
 
 def _parsed_body(raw: bytes) -> Any:
-    """A request's JSON body; a 400 naming what is wrong when it is not JSON, gives a key twice in one object (which
-    ``json.loads`` alone lets the last of them win), holds too long a number or nests too deep."""
+    """A request's JSON body; a 400 naming what is wrong when it is not UTF-8 or not JSON, gives a key twice in one
+    object (which ``json.loads`` alone lets the last of them win), holds too long a number or nests too deep."""
+    try:  # JSON is UTF-8 (RFC 8259; a BOM before it let be): json.loads alone would read UTF-16 or UTF-32 too
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise Problem(BAD_REQUEST, f"the body is not UTF-8: byte {err.start} is {raw[err.start]:#04x}") from None
     try:
-        body = json.loads(raw, object_pairs_hook=no_duplicates)
+        body = json.loads(text, object_pairs_hook=no_duplicates)
     except FileContentError as err:
         raise Problem(BAD_REQUEST, f"the body is refused: {err}") from None
     except RecursionError:
@@ -630,10 +640,10 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
         campaign = _campaign(request)
         request.state.command = route.name
         body = await _json_body(request, service.settings.max_body)
-        key = request.headers.get("idempotency-key")
+        key = _header_once(request, "Idempotency-Key")
         if key is not None and not 0 < len(key) <= KEY_LIMIT:
             raise Problem(BAD_REQUEST, f"Idempotency-Key must have 1 to {KEY_LIMIT} characters")
-        expected = _if_match(request.headers.get("if-match"))
+        expected = _if_match(_header_once(request, "If-Match"))
         status, answer, stored = await asyncio.wrap_future(
             service.writer.submit(_execute, service, route, campaign, body, token, key, expected)
         )
@@ -669,6 +679,16 @@ def _command_endpoint(route: CommandRoute) -> Endpoint:
             ),
         ),
     )
+
+
+def _header_once(request: Request, name: str) -> str | None:
+    """A header a command reads once; a 400 when it is given more than once (two If-Match headers were read as the
+    first, and a command stale by the second applied; two keys as the first, and a retry sent with the second alone
+    applied again)."""
+    given = request.headers.getlist(name)
+    if len(given) > 1:
+        raise Problem(BAD_REQUEST, f"{name} is given {len(given)} times; a command takes one")
+    return given[0] if given else None
 
 
 def _if_match(text: str | None) -> int | None:
@@ -1104,7 +1124,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
             access=READ,
             run=_audit,
             params=(
-                ("expect", "query", _TEXT, "a receipt the log must hold"),
+                ("expect", "query", {"type": "array", "items": _TEXT}, "a receipt the log must hold (one or more)"),
                 ("roll", "query", _whole_schema(0), "explain the roll with this nonce instead"),
                 ("session", "query", _TEXT, "the session of ?roll= (default: the latest with it)"),
                 ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
@@ -1174,12 +1194,29 @@ def _authorise(service: Service, request: Request, endpoint: Endpoint) -> Token 
     return token
 
 
+def _query_read(request: Request, endpoint: Endpoint) -> None:
+    """A 400 for a query parameter the route does not read, naming it and those it reads (taken as left out, a
+    misspelt ``?form=5`` read the events from the first, and any on a command was applied as if it said nothing), and
+    for one given twice that the route reads once (``?hex=1,1&hex=2,2`` answered the last alone): nothing is run."""
+    query = request.query_params
+    read = {name: schema for name, where, schema, _ in endpoint.params if where == "query"}
+    path = request.url.path
+    for name in dict.fromkeys(query.keys()):
+        if name not in read:
+            reads = f"it reads {', '.join(f'?{known}' for known in read)}" if read else "it reads none"
+            raise Problem(BAD_REQUEST, f"?{name} is not a query parameter of {endpoint.method} {path}; {reads}")
+        given = len(query.getlist(name))
+        if given > 1 and read[name].get("type") != "array":
+            raise Problem(BAD_REQUEST, f"?{name} is given {given} times; {path} reads it once")
+
+
 def _handler(service: Service, endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
         if "campaign" in request.path_params:
             request.state.campaign = request.path_params["campaign"]
         try:
             token = _authorise(service, request, endpoint)
+            _query_read(request, endpoint)
             return await endpoint.run(service, request, token)
         except Problem as problem:
             request.state.outcome = problem.kind
