@@ -42,7 +42,8 @@ from hexlog.machine.commands import arg
 from hexlog.machine.dungeon.rules import DungeonTables
 from hexlog.machine.dungeon.steps import rest_due
 from hexlog.machine.encounter import state as encounter_state
-from hexlog.machine.encounter.machine import OPEN_COUNTRY, not_encirclable
+from hexlog.machine.encounter.machine import encircles, encircling_at, not_encirclable
+from hexlog.machine.encounter.opening import setting_named
 from hexlog.machine.encounter.rules import Encirclement, EncounterOptions
 from hexlog.machine.evasion import EvasionOptions, EvasionRules, EvasionTables
 from hexlog.machine.handler import Handler
@@ -275,9 +276,8 @@ FIRST_TO_ACT = "first to act"
 
 def _encircling(situation: enc.StartEncounter, rules: Ruleset) -> int:
     """The number of monsters that encircle a party surprised in the situation (0: the rules encircle nobody, or not
-    in its setting)."""
-    at_least = rules.part(EncounterOptions).surrounded_at_monsters
-    return at_least if situation.setting in OPEN_COUNTRY else 0
+    in its setting), as the encounter asks it (``machine.encircling_at``) of the setting its start names."""
+    return encircling_at(rules.part(EncounterOptions), setting_named(rules, situation.setting))
 
 
 def _encounter_measure(events: Sequence[Event], situation: enc.StartEncounter, rules: Ruleset) -> Outcome:
@@ -286,9 +286,9 @@ def _encounter_measure(events: Sequence[Event], situation: enc.StartEncounter, r
     chance the monsters never took), and where the referee makes that call (option ``encirclement = "referee"``)
     how often the call is the referee's to make."""
     out: Outcome = {}
-    at_least = _encircling(situation, rules)
-    if at_least and situation.monster_count >= at_least:
-        referee = rules.part(EncounterOptions).encirclement is Encirclement.REFEREE
+    options = rules.part(EncounterOptions)
+    if encircles(options, setting_named(rules, situation.setting), situation.monster_count):
+        referee = options.encirclement is Encirclement.REFEREE
         out[MAY_BE_ENCIRCLED if referee else ENCIRCLED] = False
     state: encounter_state.EncounterState | None = None
     for event in events:
@@ -297,7 +297,7 @@ def _encounter_measure(events: Sequence[Event], situation: enc.StartEncounter, r
             out["party surprised"] = event.party_surprised
             out["monsters surprised"] = event.monsters_surprised
             if MAY_BE_ENCIRCLED in out and state is not None:  # whether the procedure lets the referee encircle now
-                out[MAY_BE_ENCIRCLED] = not_encirclable(state, rules.part(EncounterOptions), rules.name) is None
+                out[MAY_BE_ENCIRCLED] = not_encirclable(state, options, rules.name) is None
             if event.advantage is not eev.Advantage.NONE:
                 out[FIRST_TO_ACT] = str(event.advantage)
         elif isinstance(event, eev.PartySurrounded):

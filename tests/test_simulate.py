@@ -16,6 +16,9 @@ from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import encounter as enc
 from hexlog.machine import ruleset as rulesets
+from hexlog.machine.encounter import machine as encounter_machine
+from hexlog.machine.encounter import opening
+from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 
@@ -535,6 +538,39 @@ def test_a_number_both_sides_give_lists_its_values_in_order_in_the_table_and_the
 
     simulation_plot._panel(Axes(), "distance (ft)", [("A", a), ("B", b)])
     assert ticks == [["10", "20", "30"]]
+
+
+def _settings(ruleset: str) -> list[str]:
+    return ["", *rulesets.load(ruleset).part(EncounterTables).distance]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "setting", "encirclement"),
+    [
+        (ruleset, setting, encirclement)
+        for ruleset in ("ose", "explore", "adnd")
+        for setting in _settings(ruleset)
+        for encirclement in (("always", "referee") if ruleset == "ose" else ("",))  # the others have no such option
+    ],
+)
+def test_the_simulation_measures_encirclement_where_the_encounter_encircles(
+    ruleset: str, setting: str, encirclement: str
+) -> None:
+    """Which situations measure encirclement is the encounter's own condition (``machine.encircles``, of the setting
+    its start names: the ruleset's first when it names none), not a restatement of it: every trial measures it where a
+    party the monsters surprise is encircled (or may be, at the referee's call), and no trial where none ever is."""
+    overrides = {"options": {"encirclement": encirclement}} if encirclement else {}
+    rules = rulesets.load(ruleset, overrides)
+    options = rules.part(EncounterOptions)
+    for count in (2, 3):
+        situation = enc.StartEncounter(setting=setting, monster_count=count)
+        question = sim.Question(scenario="encounter", situation=situation, ruleset=ruleset, overrides=overrides)
+        outcomes = sim.simulate(question, 12)
+        names = (sim.ENCIRCLED, sim.MAY_BE_ENCIRCLED)
+        measured = [any(name in o for name in names) for o in outcomes]
+        engine = encounter_machine.encircles(options, opening.setting_named(rules, setting), count)
+        assert measured == [engine] * len(outcomes), (ruleset, setting, count)
+        assert sim.SCENARIOS["encounter"].measure([], situation, rules) != {} or not engine
 
 
 def test_rules_that_never_encircle_a_party_have_no_encirclement_measure() -> None:

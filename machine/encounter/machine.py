@@ -200,6 +200,21 @@ def situation_of(e: EncounterState) -> positions.Situation:
     )
 
 
+def encircling_at(options: EncounterOptions, setting: Setting) -> int:
+    """How many monsters at least encircle a party they surprise in ``setting`` (§2.2, §4.5: in the open, by
+    ``surrounded_at_monsters``), always or at the referee's call as ``options.encirclement`` says; 0: none ever do
+    there (the rules encircle nobody, or not in that setting)."""
+    return options.surrounded_at_monsters if setting in OPEN_COUNTRY else 0
+
+
+def encircles(options: EncounterOptions, setting: Setting, monster_count: int) -> bool:
+    """Whether ``monster_count`` monsters that surprise a party in ``setting`` encircle it (the surprise step records
+    it), or under ``encirclement = "referee"`` may (the step encircle): the one condition the encounter, its audit
+    and ``hexlog simulate`` ask."""
+    at_least = encircling_at(options, setting)
+    return bool(at_least) and monster_count >= at_least
+
+
 def not_encirclable(e: EncounterState, options: EncounterOptions, rules_name: str) -> str | None:
     """Why the referee may not encircle the party now (None: the rules let them): only under ``encirclement =
     "referee"``, a party surprised in the open by at least ``surrounded_at_monsters`` monsters, once."""
@@ -212,9 +227,9 @@ def not_encirclable(e: EncounterState, options: EncounterOptions, rules_name: st
         )
     if e.surrounded is not None:
         return "the party is already encircled"
-    if e.setting not in OPEN_COUNTRY or not e.surprised[0]:
+    if not encircling_at(options, e.setting) or not e.surprised[0]:
         return "only a party surprised in the open (wilderness, outdoors) may be encircled"
-    if e.started.monster_count < at_least:
+    if not encircles(options, e.setting, e.started.monster_count):
         return f"{counted(e.started.monster_count, 'monster')} cannot encircle a party (at least {at_least} can)"
     return None
 

@@ -10,7 +10,7 @@ from hexlog.events.vocabulary import FEET_PER_YARD, Setting, Side, Unit
 from hexlog.machine.commands import SPEED
 from hexlog.machine.encounter import positions, surprise
 from hexlog.machine.encounter.commands import DISTANCE_DIVISOR, MONSTERS, SURPRISE_MODIFIER, SURPRISE_ON
-from hexlog.machine.encounter.machine import OPEN_COUNTRY, situation_of
+from hexlog.machine.encounter.machine import encircles, situation_of
 from hexlog.machine.encounter.rules import DistanceRules, Encirclement, EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, Phase, enters, under_way
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         TakeFreeAction,
     )
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.ruleset import Ruleset
 
 #: the fastest monsters and the most of them (``commands.SPEED``, ``MONSTERS``), for the steps that follow suit
 MAX_SPEED = SPEED.most
@@ -102,6 +103,17 @@ def _movement_unit(ctx: StepContext, setting: Setting) -> tuple[Unit, int]:
     return natural, 1
 
 
+def setting_named(rules: Ruleset, name: str) -> Setting:
+    """The setting an encounter ``start`` names under ``rules``: the ruleset's first (of ``tables.distance``) when it
+    names none; ``UsageError`` naming the settings when it names one the rules do not have."""
+    settings = list(rules.part(EncounterTables).distance)
+    name = name or settings[0]
+    if name not in settings:
+        msg = f"setting {name!r} is not one of the {rules.name} settings: {', '.join(settings)}"
+        raise UsageError(msg)
+    return Setting(name)
+
+
 def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
     """The setting (the ruleset's first by default); refuse facts the rules in force would ignore.
 
@@ -109,12 +121,7 @@ def _check_situation(ctx: StepContext, command: StartEncounter) -> Setting:
     """
     rules, tables = ctx.rules, ctx.part(EncounterTables)
     chosen = ctx.part(EncounterOptions).distance_rules
-    settings = list(tables.distance)
-    name = command.setting or settings[0]
-    if name not in settings:
-        msg = f"setting {name!r} is not one of the {rules.name} settings: {', '.join(settings)}"
-        raise UsageError(msg)
-    setting = Setting(name)
+    setting = setting_named(rules, command.setting)
     check_monster_count(command.monster_count)
     if command.distance_divisor not in DISTANCE_DIVISOR:
         low, high = DISTANCE_DIVISOR.least, DISTANCE_DIVISOR.most
@@ -237,7 +244,7 @@ def check_surprise(ctx: StepContext, command: CheckSurprise) -> None:  # noqa: A
     at_least = options.surrounded_at_monsters
     if options.encirclement is not Encirclement.ALWAYS:
         return  # the referee's call: the step encircle
-    if at_least and s.setting in OPEN_COUNTRY and p.surprised and s.monster_count >= at_least:
+    if p.surprised and encircles(options, s.setting, s.monster_count):
         ctx.emit(
             ev.PartySurrounded(
                 monster_count=s.monster_count,
