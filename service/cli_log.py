@@ -405,7 +405,7 @@ def export(
     if out_file is None:
         sys.stdout.write(text)
     else:
-        _write_export(out_file, text, private=referee, kept=_kept_files(db))
+        _write_export(out_file, text, private=referee, kept=kept_files(db))
         out.print(f"exported {counted(len(lines), 'event')} of campaign {door.campaign} to {out_file}")
     if table.session is not None and table.session.open:
         sys.stderr.write(
@@ -417,7 +417,7 @@ def export(
 _SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
-def _kept_files(db: Path) -> list[Path]:
+def kept_files(db: Path) -> list[Path]:
     """The files an export may never be written over: the database (a SQLite file and those SQLite keeps beside it)
     and the key file that holds its sessions' secrets."""
     given = os.environ.get("HEXLOG_KEY_FILE", "").strip()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import sys
 import tempfile
 import tomllib
@@ -27,7 +28,7 @@ from hexlog.events.errors import RuleRefusedError, StoreWriteError, UsageError
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.registry import REGISTRY
-from hexlog.service import cli_procedures, cli_rules, console
+from hexlog.service import cli_log, cli_procedures, cli_rules, console
 from hexlog.service.simulation import (
     SCENARIOS,
     Journey,
@@ -359,6 +360,7 @@ def _plot_target(plot: Path | None) -> None:
     if plot.is_symlink() and not plot.exists():
         msg = f"cannot write the plot to {plot}: it links to {plot.readlink()}, which is not there"
         raise UsageError(msg)
+    _check_overwrite(plot)
     try:  # a file of its own in the folder: one that takes none (read-only, /proc) is refused now, not at the end
         with tempfile.NamedTemporaryFile(dir=plot.parent, prefix=".hexlog-plot-", suffix=".png"):
             pass
@@ -367,10 +369,40 @@ def _plot_target(plot: Path | None) -> None:
         raise UsageError(msg) from err
 
 
-def _write_plot(plot: Path, title: str, sides: list[tuple[str, list[Measure]]], *, say: bool) -> None:
-    """Write the chart (after the answer is printed, so a failed write loses nothing of it)."""
+def _check_overwrite(plot: Path) -> None:
+    """Refuse a plot over a file it may not replace: the database (``--db``'s, from ``HEXLOG_DB`` or its default) or
+    its key file, by name (one not made yet included), and any file there that is not a plot hexlog wrote (a PNG whose
+    ``Software`` says so): ``export --out`` asks no ``--force`` to write over its own kind of file, and never writes
+    over the database or its secrets."""
     from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
 
+    db = Path(os.environ.get("HEXLOG_DB", "").strip() or "hexlog.db")
+    for kept in cli_log.kept_files(db):
+        if os.path.realpath(plot) == os.path.realpath(kept):
+            msg = f"cannot write the plot to {plot}: it is {kept}, in which the database keeps its log or its secrets"
+            raise UsageError(msg + "; name another file")
+    if not plot.is_file():  # nothing there, or a device (a FIFO is never read here)
+        return
+    try:
+        with plot.open("rb") as handle:
+            head = handle.read(simulation_plot.HEAD_BYTES)
+    except OSError as err:
+        msg = f"cannot write the plot to {plot}: {err.strerror or err}"
+        raise UsageError(msg) from err
+    if not simulation_plot.written_by_hexlog(head):
+        msg = (
+            f"cannot write the plot to {plot}: a file is there that is not a plot hexlog wrote, and it would be lost; "
+            "name another file, or move that one away"
+        )
+        raise UsageError(msg)
+
+
+def _write_plot(plot: Path, title: str, sides: list[tuple[str, list[Measure]]], *, say: bool) -> None:
+    """Write the chart (after the answer is printed, so a failed write loses nothing of it); a file put at its name
+    while the trials ran is refused as one there before them is."""
+    from hexlog.service import simulation_plot  # noqa: PLC0415 - matplotlib only when a plot is asked for
+
+    _check_overwrite(plot)
     try:
         simulation_plot.write(plot, title, sides)
     except OSError as err:

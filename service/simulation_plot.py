@@ -7,6 +7,7 @@ percentiles when it takes many values). Needs matplotlib (``pip install 'hexlog[
 from __future__ import annotations
 
 import math
+import struct
 import textwrap
 from typing import TYPE_CHECKING, Any
 
@@ -117,9 +118,33 @@ def chart(title: str, sides: Sequence[tuple[str, list[Measure]]]) -> Any:
 
 
 def write(path: Path, title: str, sides: Sequence[tuple[str, list[Measure]]]) -> None:
-    """Write the chart of every measure of every side to ``path`` (PNG)."""
+    """Write the chart of every measure of every side to ``path`` (PNG), which says hexlog wrote it (``SOFTWARE``)."""
     figure = chart(title, sides)
     try:
-        figure.savefig(path, format="png", dpi=100)
+        figure.savefig(path, format="png", dpi=100, metadata={"Software": SOFTWARE})
     finally:
         pyplot().close(figure)
+
+
+#: what a plot's PNG says wrote it (its ``Software`` text chunk): a file that says so may be written over
+SOFTWARE = "hexlog simulate"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: the most of a file read to find what wrote it (the text chunks come before the image's data)
+HEAD_BYTES = 65_536
+
+
+def written_by_hexlog(head: bytes) -> bool:
+    """Whether the first bytes of a file are those of a plot hexlog wrote: a PNG whose ``Software`` text chunk, before
+    its image data, is ``SOFTWARE``."""
+    if not head.startswith(PNG_SIGNATURE):
+        return False
+    at = len(PNG_SIGNATURE)
+    while at + 8 <= len(head):
+        (length,) = struct.unpack(">I", head[at : at + 4])
+        kind, data = head[at + 4 : at + 8], head[at + 8 : at + 8 + length]
+        if kind in {b"IDAT", b"IEND"} or len(data) < length:
+            return False
+        if kind == b"tEXt" and data == b"Software\x00" + SOFTWARE.encode("latin-1"):
+            return True
+        at += 12 + length
+    return False

@@ -141,6 +141,38 @@ def test_a_plot_that_cannot_be_written_is_refused_before_the_trials(tmp_path: Pa
         assert not (tmp_path / plot).is_file()
 
 
+def test_a_plot_over_a_file_hexlog_did_not_write_is_refused_before_the_trials(tmp_path: Path) -> None:
+    """``--plot notes.png`` wrote over whatever was there (a picture of the user's, a file named for the database):
+    a file that is not a plot hexlog wrote is refused naming it (exit 2, nothing run, the file as it was), as are
+    the database and its key file by name; a plot hexlog wrote before is written over, as ``export --out`` writes
+    over a file without asking for ``--force``."""
+    theirs = tmp_path / "theirs.png"
+    theirs.write_bytes(PNG_SIGNATURE + b"\x00\x00\x00\rIHDR" + bytes(17) + b"not hexlog's")
+    text = tmp_path / "notes.png"
+    text.write_text("my notes\n")
+    database = tmp_path / "game.png"
+    run = run_hexlog("init", "--db", str(database), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    kept = {p: p.read_bytes() for p in (theirs, text, database)}
+    for plot, env, words in (
+        (theirs, {}, "a file is there that is not a plot hexlog wrote, and it would be lost"),
+        (text, {}, "a file is there that is not a plot hexlog wrote"),
+        (database, {"HEXLOG_DB": str(database)}, f"it is {database}, in which the database keeps its log"),
+        (tmp_path / "keys.png", {"HEXLOG_KEY_FILE": str(tmp_path / "keys.png")}, f"it is {tmp_path / 'keys.png'}, in"),
+    ):
+        refused = run_hexlog("simulate", "encounter", "--n", "5", "--plot", str(plot), cwd=tmp_path, env=env)
+        assert refused.returncode == 2, refused.stderr
+        assert f"cannot write the plot to {plot}: {words}" in " ".join(refused.stderr.split())
+        assert refused.stdout == ""
+    assert {p: p.read_bytes() for p in kept} == kept
+    assert not (tmp_path / "keys.png").exists()  # a key file not made yet is not made a plot
+    ours = tmp_path / "ours.png"
+    for _ in range(2):  # a plot hexlog wrote is written over
+        done = run_hexlog("simulate", "encounter", "--n", "5", "--plot", str(ours), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert ours.read_bytes()[:8] == PNG_SIGNATURE
+
+
 @pytest.mark.skipif(
     not Path("/dev/full").exists(), reason="needs /dev/full, a file whose every write fails (Linux has it)"
 )
