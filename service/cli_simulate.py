@@ -149,10 +149,17 @@ def overrides_of(rules: Path | None, options: Sequence[str] | None) -> dict[str,
     return found
 
 
-def _check_read(scenario: Scenario, rules: Path | None, options: Sequence[str] | None, against: str = "") -> None:
+def _check_read(
+    scenario: Scenario,
+    rules: Path | None,
+    options: Sequence[str] | None,
+    against: str = "",
+    reading: rulesets.Ruleset | None = None,
+) -> None:
     """Refuse, naming it and why, a house rule of a rules file or given on the command line that no trial reads: none
-    of the procedures a trial plays reads it, or only where its trials never go (it changed nothing, and a
-    ``compare`` of it gave two equal sides). ``against`` is the other side's prefix (``against-``)."""
+    of the procedures a trial plays reads it, or only where its trials never go, or (given the rules in force,
+    ``reading``) only where those rules never take them (it changed nothing, and a ``compare`` of it gave two equal
+    sides). ``against`` is the other side's prefix (``against-``)."""
     given: list[tuple[str, str, str]] = []
     for section, keys in cli_rules.read_overrides(rules).items():
         given += [(f"--{against}rules {rules}", section, key) for key in keys] if isinstance(keys, dict) else []
@@ -161,7 +168,7 @@ def _check_read(scenario: Scenario, rules: Path | None, options: Sequence[str] |
         section, key = ("options", path[0]) if len(path) == 1 else (path[0], path[1])
         given.append((f"--{against}option {option}", section, key))
     for flag, section, key in given:
-        why = unplayed(scenario, section, key)
+        why = unplayed(scenario, section, key, reading)
         if why:
             msg = f"{flag}: {why}"
             raise UsageError(msg)
@@ -419,6 +426,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
         overrides = overrides_of(given["rules"], given["option"])
         _check_read(scenario, given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
+        _check_read(scenario, given["rules"], given["option"], reading=rules)
         _check_terrain(situation, rules)
         _check_heeded(scenario, [(situation, rules)])
         question = Question(
@@ -466,6 +474,8 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
             _side_rules(side, name, overrides)
             for side, name, overrides in (("A", given["ruleset"], first), ("B", other_name, second))
         ]
+        _check_read(scenario, given["rules"], given["option"], reading=rules[0])
+        _check_read(scenario, given["against_rules"], given["against_option"], "against-", reading=rules[1])
         for side, asked, side_rules in zip("AB", (situation, other_situation), rules, strict=True):
             _check_terrain(asked, side_rules, side)
         _check_heeded(scenario, [(situation, rules[0]), (other_situation, rules[1])])

@@ -59,7 +59,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
 from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as t
-from hexlog.machine.travel.rules import TravelTables
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables
 from hexlog.machine.travel.state import Member
 
 #: a trial's outcome: measure -> a flag (a rate), a number (a distribution) or a name (a category);
@@ -219,6 +219,10 @@ class Scenario:
     #: a house rule read only in them changes nothing either
     unreached: tuple[type, ...] = ()
     unreached_why: str = ""
+    #: the options and tables (section, key) its procedures read only where the rules in force never take them (a
+    #: pursuit's chances of an encounter while resting, under rules that owe no rest), each with where they are read:
+    #: whether a trial reads a house rule depends on the reading of the rules, not only on the procedures it plays
+    unread_under: Callable[[Ruleset], dict[tuple[str, str], str]] | None = None
 
 
 #: the rules of a flight from a meeting and of the pursuit after it (the encounter's evade and roll-evasion): the
@@ -230,11 +234,21 @@ NEVER_EVADES = (
 )
 
 
-def unplayed(scenario: Scenario, section: str, key: str) -> str:
+def unplayed(scenario: Scenario, section: str, key: str, rules: Ruleset | None = None) -> str:
     """Why no trial of ``scenario`` reads the option or table ``section.key``, in words ("" when one does, and for a
     key no procedure reads, which the rules refuse by name): none of the procedures it plays reads it, or they read it
-    only in parts of their rules its trials never reach (the procedures' own declaration of what they read)."""
+    only in parts of their rules its trials never reach (the procedures' own declaration of what they read), or, with
+    ``rules``, only where those rules never take them (``Scenario.unread_under``: per reading, not per procedure)."""
     readers = REGISTRY.readers(section, key)
+    played = [name for name in readers if name in scenario.procedures]
+    where = {} if rules is None or scenario.unread_under is None or not played else scenario.unread_under(rules)
+    if (section, key) in where:
+        return f"{section}.{key} is read by {', '.join(played)} only for {where[section, key]}"
+    return _unplayed(scenario, section, key, readers)
+
+
+def _unplayed(scenario: Scenario, section: str, key: str, readers: list[str]) -> str:
+    """Why no trial reads ``section.key`` whatever the rules: ``unplayed`` without the rules' reading."""
     played = [name for name in readers if name in scenario.procedures]
     if not readers:
         return ""
@@ -624,6 +638,18 @@ def _chase_facts_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
 FLIGHTS = {EvasionRules.ODD: "hexes fled", EvasionRules.OSE: "days of flight"}
 
 
+def _pursuit_unread_under(rules: Ruleset) -> dict[tuple[str, str], str]:
+    """The chances of an encounter by terrain, which the pursuit reads only for the rest after an escape: unread
+    under rules that owe none (OSE's pursuit; ``pursuit.steps.rest_owed``)."""
+    if pursuit_steps.rest_owed(rules):
+        return {}
+    why = (
+        f"the rest after an escape, which the pursuit under {rules.name} does not owe "
+        "(tables.wilderness_pursuit.rest_days_per_hex = 0)"
+    )
+    return {(ChanceSource.section, "lost_encounter_source"): why, (TerrainChances.section, "lost_encounter"): why}
+
+
 def _pursuit_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome:
     """The pursuit's end, named in the words of the rules in force: the flights are hexes under seed 004 and days
     under OSE, and the rest after an escape (and its encounters) is measured only where the rules owe one."""
@@ -638,8 +664,7 @@ def _pursuit_measure(events: Sequence[Event], _: Any, rules: Ruleset) -> Outcome
     if reading is EvasionRules.OSE:
         out["stopped"] = any(isinstance(e, pev.PursuitStopped) for e in events)
     out[FLIGHTS[reading]] = ended.hexes_fled
-    pursuit = rules.part(EvasionTables).wilderness_pursuit
-    if pursuit is not None and pursuit.rest_days_per_hex > 0:
+    if pursuit_steps.rest_owed(rules):
         out |= {
             "rest owed (half-days)": None if rested is None else 2 * rested.days,
             "encounters while resting": None if rested is None else rested.encounters,
@@ -707,6 +732,7 @@ SCENARIOS: dict[str, Scenario] = {
             trial=_pursuit_trial,
             measure=_pursuit_measure,
             unheeded=_chase_unheeded,
+            unread_under=_pursuit_unread_under,
             # a trial's pursuit follows no encounter: one named would be refused; whether the pursuers are intelligent
             # is read only by the encounter of a caught party, which no measure reads (the pursuit ends caught)
             unread=("encounter", "intelligent"),

@@ -892,3 +892,31 @@ def test_an_evasion_rule_changes_no_encounter_a_trial_plays() -> None:
     plain = sim.simulate(sim.Question(**asked), 30)
     capped = sim.Question(**asked, overrides={"options": {"evasion_cap_pct": 20, "evasion_floor_pct": 10}})
     assert sim.simulate(capped, 30) == plain
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("pursuit", "--ruleset", "ose", "--option", "lost_encounter_source=dolmenwood"),
+        ("compare", "pursuit", "--against", "ose", "--against-option", "lost_encounter_source=dolmenwood"),
+        ("pursuit", "--ruleset", "ose", "--option", "tables.lost_encounter.odd_p18.clear={lost=[1], encounter=[1, 2, 3]}"),
+    ],
+    ids=["option", "side-b", "table"],
+)
+def test_a_house_rule_the_rules_in_force_never_read_is_refused_naming_why(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """The pursuit reads the lost and encounter chances only for the rest after an escape, which OSE's pursuit does
+    not owe: under ose ``--option lost_encounter_source=dolmenwood`` changed nothing and was taken without a word (the
+    check asked only whether the pursuit reads the option somewhere). It is refused, naming it and why; under explore,
+    whose pursuit owes a rest, it is read."""
+    refused = run_hexlog("simulate", *args, "--n", "2", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout
+    key = "options.lost_encounter_source" if "table" not in args[-1] else "tables.lost_encounter"
+    assert f"{key} is read by pursuit only for the rest after an escape, which the pursuit under ose does not owe" in (
+        " ".join(refused.stderr.split())
+    )
+    assert args[-1] in refused.stderr
+    assert not refused.stdout
+    read = run_hexlog("simulate", "pursuit", "--option", "lost_encounter_source=dolmenwood", "--n", "2", cwd=tmp_path)
+    assert read.returncode == 0, read.stderr

@@ -439,6 +439,13 @@ def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool) -> tuple[in
     return rest_chances(ctx.rules, terrain)
 
 
+def rest_owed(rules: Ruleset) -> bool:
+    """Whether the rules owe a party that escaped a rest (``tables.wilderness_pursuit.rest_days_per_hex``, A28): the
+    only part of the pursuit that reads the lost and encounter chances (``options.lost_encounter_source``)."""
+    table = rules.part(EvasionTables).wilderness_pursuit
+    return table is not None and table.rest_days_per_hex > 0
+
+
 def rest_chances(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none
     without them."""
