@@ -246,10 +246,12 @@ class PursuitRested(Event):
 
     Since version 2 a rest during a journey reads the row of the hex the party believes it is in: before, a lost
     party's was its true hex's, which told the players its terrain (the audit re-runs a version 1 rest as its release
-    made it)."""
+    made it). Since version 3 a rest off the map reads the row its terrain reads under the source of chances in force,
+    as a hex of it does: before, it looked up the OD&D row's name in that source's table, and found none under
+    dolmenwood, whose rows are difficulties (the audit re-runs a version 2 rest as its release made it)."""
 
     type_name: ClassVar[str] = "pursuit.rested"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     hexes_fled: int
     days: float
     #: the terrain row whose encounter chances were read, and its faces: during a journey, the row of the hex the
@@ -265,6 +267,12 @@ class PursuitRested(Event):
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 read the encounter chances of the party's true hex during a journey (the same hex unless
         the party was lost): its data reads as version 2 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 read off the map the row its OD&D terrain names (none under dolmenwood): its data reads as
+        version 3 unchanged."""
         return dict(data)
 
 

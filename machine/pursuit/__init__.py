@@ -49,6 +49,7 @@ PURSUIT = Procedure(
         c.Stop: steps.stop,
         c.Rest: steps.rest,
         c.RestTrueHex: steps.rest_true_hex,
+        c.RestByName: steps.rest_by_name,
     },
     triggers=c.TRIGGERS,
     phases=Phase,

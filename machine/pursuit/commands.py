@@ -142,6 +142,13 @@ class RestTrueHex(Command):
     the encounter chances of the party's true hex during a journey, is re-run as they ran it."""
 
 
+@attrs.frozen(kw_only=True)
+class RestByName(Command):
+    """Issued by the audit, never by a user: a rest recorded before ``pursuit.rested`` version 3, whose releases read
+    off the map the row the OD&D terrain names in the source's table (none under dolmenwood), is re-run as they ran
+    it."""
+
+
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
 def _audit(step: type[Command]) -> tuple[str | Advice, ...]:
     return "is made by hexlog's audit alone; use ", Advice(step.__name__, (), "pursuit")
@@ -154,6 +161,7 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     RollEvasionForNobody: _audit(RollEvasion),
     CatchTrueHex: _audit(Catch),
     RestTrueHex: _audit(Rest),
+    RestByName: _audit(Rest),
 }
 
 #: each command's trigger, in the order a referee meets them

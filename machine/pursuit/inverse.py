@@ -12,7 +12,9 @@ roll or a rest recorded before version 2 of its event read the terrain of the pa
 and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
 ``RestTrueHex``); since then they read the hex the party believes it is in. An evasion roll recorded before version
 3 was made for nobody, so exhaustion did not reach it, and is re-run so (``RollEvasionForNobody``, and
-``RollEvasionTrueHex`` before version 2).
+``RollEvasionTrueHex`` before version 2). A rest recorded before ``pursuit.rested`` version 3 read, off the map, the
+row its OD&D terrain names in the table of the source in force (none under dolmenwood, whose rows are difficulties),
+and is re-run so (``RestByName``, and ``RestTrueHex`` before version 2).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from hexlog.machine.pursuit.commands import (
     FleeHeldUnrecorded,
     FleeInPublic,
     Rest,
+    RestByName,
     RestTrueHex,
     RollEvasion,
     RollEvasionForNobody,
@@ -50,6 +53,8 @@ HELD_TOLD_RECORDED_SINCE = 4
 BELIEVED_HEX_SINCE = 2
 #: the first version of ``pursuit.evasion_rolled`` whose d100 is made for the party (exhaustion reaches it)
 FOR_THE_PARTY_SINCE = 3
+#: the first version of ``pursuit.rested`` that reads, off the map, the row its terrain reads under the source in force
+SOURCE_ROW_SINCE = 3
 
 
 def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
@@ -86,7 +91,7 @@ def command_before(event: Event, version: int) -> Command | None:
     ``pursuit.fled`` version 2 rolled its heading in public, one before ``pursuit.heading_rolled`` version 2 (a
     told one before ``pursuit.fled`` version 4) recorded no true hex where the grid ends, and an evasion roll, a
     catch roll or a rest before version 2 of its event read the terrain of the party's true hex; an evasion roll
-    before version 3 was made for nobody."""
+    before version 3 was made for nobody; a rest before version 3 read off the map the row its OD&D terrain names."""
     flight = _flight_before(event, version)
     if flight is not None:
         return flight
@@ -98,9 +103,18 @@ def command_before(event: Event, version: int) -> Command | None:
                 return CatchTrueHex()
             case ev.PursuitRested():
                 return RestTrueHex()
+    return _made_since_believed(event, version) or command_for(event)
+
+
+def _made_since_believed(event: Event, version: int) -> Command | None:
+    """The command that made a decision recorded after its event read the believed hex, at a version raised again
+    since (None: the one ``command_for`` gives): an evasion roll made for nobody, a rest off the map by its row's
+    name."""
     if isinstance(event, ev.PursuitEvasionRolled) and version < FOR_THE_PARTY_SINCE:
         return RollEvasionForNobody()
-    return command_for(event)
+    if isinstance(event, ev.PursuitRested) and version < SOURCE_ROW_SINCE:
+        return RestByName()
+    return None
 
 
 def follows_only(event: Event) -> bool:

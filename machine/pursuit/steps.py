@@ -430,13 +430,14 @@ def stop(ctx: StepContext, command: c.Stop) -> None:
     _caught(ctx, state)
 
 
-def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool) -> tuple[int, ...]:
+def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool, by_name: bool) -> tuple[int, ...]:
     """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them: during a
-    journey, those of the hex the party believes it is in (with ``true_hex``, its true one)."""
+    journey, those of the hex the party believes it is in (with ``true_hex``, its true one); off the map, those of its
+    terrain (with ``by_name``, as releases before ``pursuit.rested`` version 3 read them)."""
     place = _place(ctx, true_hex=true_hex)
     if place is not None:
         return travel_terrain.row(ctx.rules, place)[1].encounter
-    return rest_chances(ctx.rules, terrain)
+    return rest_chances_by_name(ctx.rules, terrain) if by_name else rest_chances(ctx.rules, terrain)
 
 
 def rest_owed(rules: Ruleset) -> bool:
@@ -447,8 +448,16 @@ def rest_owed(rules: Ruleset) -> bool:
 
 
 def rest_chances(rules: Ruleset, terrain: str) -> tuple[int, ...]:
-    """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none
-    without them."""
+    """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none without
+    them: the row ground of that terrain reads under the source in force, as a hex of it does on the map (Dolmenwood's
+    rows are difficulties: an OD&D row is light ground there, a swamp difficult)."""
+    return travel_terrain.terrain_row(rules, terrain)[1].encounter
+
+
+def rest_chances_by_name(rules: Ruleset, terrain: str) -> tuple[int, ...]:
+    """The faces as a rest off the map read them before ``pursuit.rested`` version 3: the row named as the OD&D row
+    in the table of the source in force, so none under dolmenwood, whose rows are difficulties (the audit re-runs such
+    a rest with this)."""
     chances = rules.part(TerrainChances).lost_encounter or {}
     row = chances.get(rules.part(ChanceSource).lost_encounter_source.value, {}).get(terrain)
     return row.encounter if row is not None else ()
@@ -472,23 +481,29 @@ def terrain_reads(rules: Ruleset, facts: ev.PursuitStarted) -> tuple[object, ...
 
 def rest(ctx: StepContext, command: c.Rest) -> None:  # noqa: ARG001 - the step signature
     """The party escaped: rest half a day per hex fled (A28), one wilderness encounter roll per half day, on the
-    chances of the hex it believes it is in."""
-    _rest(ctx, true_hex=False)
+    chances of the hex it believes it is in (off the map, of the pursuit's terrain under the source in force)."""
+    _rest(ctx, true_hex=False, by_name=False)
+
+
+def rest_by_name(ctx: StepContext, command: c.RestByName) -> None:  # noqa: ARG001 - the step signature
+    """A rest as releases before ``pursuit.rested`` version 3 made it: off the map, on the row the OD&D terrain names
+    in the source's table (the audit re-runs such a rest with this)."""
+    _rest(ctx, true_hex=False, by_name=True)
 
 
 def rest_true_hex(ctx: StepContext, command: c.RestTrueHex) -> None:  # noqa: ARG001 - the step signature
     """A rest as releases before ``pursuit.rested`` version 2 made it: on the encounter chances of the party's true
-    hex (the audit re-runs such a rest with this)."""
-    _rest(ctx, true_hex=True)
+    hex (the audit re-runs such a rest with this), off the map as ``rest_by_name``."""
+    _rest(ctx, true_hex=True, by_name=True)
 
 
-def _rest(ctx: StepContext, *, true_hex: bool) -> None:
+def _rest(ctx: StepContext, *, true_hex: bool, by_name: bool) -> None:
     state = under_way(ctx)
     table = _table(ctx)
     days = state.hexes_fled * table.rest_days_per_hex
     checks = math.ceil(round(days / table.rest_encounter_check_every_days, 6)) if days else 0
     terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
-    on = _rest_chances(ctx, terrain, true_hex=true_hex) if checks else ()
+    on = _rest_chances(ctx, terrain, true_hex=true_hex, by_name=by_name) if checks else ()
     faces: list[int] = []
     rolls: list[int] = []
     for _ in range(checks if on else 0):
@@ -538,6 +553,7 @@ __all__ = [
     "flee",
     "flee_in_public",
     "rest",
+    "rest_by_name",
     "rest_chances",
     "rest_true_hex",
     "resumed",

@@ -69,12 +69,18 @@ def _track(start: Hex | None, place: Hex) -> bool:
 def row(rules: Ruleset, place: Hex) -> tuple[str, Chances]:
     """The row of the lost and encounter table a hex reads, and its faces, under the source in force: Dolmenwood's
     road, track or difficulty; the OD&D row of the hex's terrain under odd_p18, which has no road or track row."""
+    return terrain_row(rules, place.terrain, road=place.road, track=place.track)
+
+
+def terrain_row(rules: Ruleset, terrain: str, *, road: bool = False, track: bool = False) -> tuple[str, Chances]:
+    """The row of the lost and encounter table ground of ``terrain`` reads (on a road or track, or off both), and its
+    faces, under the source in force: a hex's (``row``), and off the map a pursuit's rest's."""
     chances = rules.part(TerrainChances).lost_encounter or {}
     source = rules.part(ChanceSource).lost_encounter_source
     if source is LostSource.DOLMENWOOD:
-        name = "road" if place.road else "track" if place.track else difficulty(rules, place)
+        name = "road" if road else "track" if track else rules.part(MapTables).difficulty(terrain).value
     else:
-        name = rules.part(MapTables).odd_row(place.terrain)
+        name = rules.part(MapTables).odd_row(terrain)
     found = chances.get(source.value, {}).get(name)
     return name, found if found is not None else Chances(lost=(), encounter=())
 
