@@ -28,7 +28,7 @@ __all__ = ["FLOORS", "floor"]
 #: each shape of a built-in (today's by its name, a kept one by ``<release>/<file stem>``) -> the releases every
 #: build that shipped it had made, counted in ``RAISED``'s order (read off the history of the built-ins' files)
 FLOORS: dict[str, int] = {
-    "explore": 29,
+    "explore": 32,
     "ose": 30,
     "adnd": 30,
     "0.1.0/explore": 0,
@@ -43,6 +43,7 @@ FLOORS: dict[str, int] = {
     "0.1.0/explore.10": 7,
     "0.1.0/explore.11": 11,
     "0.1.0/explore.12": 29,
+    "0.1.0/explore.13": 29,
     "0.1.0/ose": 0,
     "0.1.0/ose.2": 0,
     "0.1.0/ose.3": 0,

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
+from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.text import counted
+from hexlog.machine.travel import terrain
 from hexlog.machine.travel.state import Phase, TravelState
 from hexlog.service.render_campaign import rolls_named
 
@@ -163,6 +165,7 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
             f"  it fled {counted(state.fled, 'hex')} since it last knew where it was, not knowing which way it ran:"
             " it may be that far off"
         )
+    lines.extend(f"  {line}" for line in _unrated(table, state.believed))
     flags = f" ({', '.join(state.flags)})" if state.flags else ""
     lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
     forced = ", forced march" if state.forced else ""
@@ -192,5 +195,28 @@ def _rest_after(state: TravelState) -> list[str]:
     return [f"  {counted(hours, 'hour')} without travel, a delve, a pursuit or a chase: a full day rests the party"]
 
 
+def _unrated(table: Table, name: str, told: str = "") -> list[str]:
+    """A hex (as the party believes it) whose terrain the Dolmenwood table does not rate: how the rules read it."""
+    the_map = table.procedures.get(MAP)
+    place = the_map.hex(name) if isinstance(the_map, MapState) else None
+    why = terrain.unrated(table.rules, place) if place is not None and table.rules is not None else ""
+    return [f"{told or name}: {why}"] if why else []
+
+
+def after(state: Any, table: Table, events: tuple[Event, ...]) -> list[str]:
+    """A move into, or a search of, a hex whose terrain the Dolmenwood table does not rate (§4.8 gives it no cost):
+    the difficulty its cost was read at, and the option that chose it."""
+    lines: list[str] = []
+    for event in events:
+        if isinstance(event, ev.Moved):
+            lines += _unrated(table, event.believed, f"the move into {event.believed} cost {event.cost} TP")
+        elif isinstance(event, ev.Searched) and isinstance(state, TravelState):
+            lines += _unrated(table, state.believed, f"the search of {state.believed} cost {event.cost} TP")
+    return lines
+
+
 #: the state lines of each procedure that has its own, by name
 STATES: dict[str, Callable[..., list[str]]] = {"map": map_lines, "travel": travel_lines}
+
+#: what the referee reads after a travel command: the reading of an unrated terrain it paid for
+AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {"travel": after}

@@ -56,4 +56,5 @@ STATES: dict[str, Callable[..., list[str]]] = {
 AFTER: dict[str, Callable[[Any, Table, tuple[Event, ...]], list[str]]] = {
     **render_chase.AFTER,
     **render_encounter.AFTER,
+    **render_travel.AFTER,
 }

@@ -27,6 +27,7 @@ from hexlog.machine.camp.inverse import INVERSE
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, night_first, unavailable
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
+from hexlog.machine.hexmap.rules import TerrainOptions
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, WildernessOptions, WildernessTables
 
@@ -52,7 +53,7 @@ CAMP = Procedure(
     fold=evolve,
     reads=READS,
     state_type=CampState,
-    rules=(CampTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables),
+    rules=(CampTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables, TerrainOptions),
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,

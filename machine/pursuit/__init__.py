@@ -14,6 +14,7 @@ from hexlog.events import travel as travel_ev
 from hexlog.events.clock import ClockAdvanced
 from hexlog.machine import evasion
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
+from hexlog.machine.hexmap.rules import TerrainOptions
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.pursuit import commands as c
 from hexlog.machine.pursuit import steps
@@ -60,7 +61,7 @@ PURSUIT = Procedure(
     fold=evolve,
     reads=READS,
     state_type=PursuitState,
-    rules=(EvasionOptions, EvasionTables, ChanceSource, TerrainChances),
+    rules=(EvasionOptions, EvasionTables, ChanceSource, TerrainChances, TerrainOptions),
     rules_check=evasion.check,
     purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
     inverse=INVERSE,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from hexlog.events import hexmap as mapev
 from hexlog.events import travel as ev
 from hexlog.events.clock import ClockAdvanced
+from hexlog.machine.hexmap.rules import TerrainOptions
 from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
 from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import day, exhaustion, moves
@@ -93,7 +94,15 @@ TRAVEL = Procedure(
     fold=evolve,
     reads=READS,
     state_type=TravelState,
-    rules=(TravelOptions, TravelTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables),
+    rules=(
+        TravelOptions,
+        TravelTables,
+        ChanceSource,
+        WildernessOptions,
+        TerrainChances,
+        WildernessTables,
+        TerrainOptions,
+    ),
     purposes=("travel.weather", "travel.lost", "travel.search", "travel.wandering"),
     inverse=INVERSE,
     guards=(guard,),

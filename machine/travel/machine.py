@@ -109,7 +109,9 @@ class TravelModel(Model):
         """The points left pay for the search (of the hex the party believes it is in)."""
         place = terrain.seen(self.the_map, self.trip)
         cost = terrain.search_cost(self.rules, place) if place is not None else 0
-        return cost <= self.trip.tp or self.refuse(f"searching here costs {cost} travel points; {self.trip.tp} left")
+        why = terrain.unrated(self.rules, place) if place is not None else ""
+        here = f"here ({why})" if why else "here"
+        return cost <= self.trip.tp or self.refuse(f"searching {here} costs {cost} travel points; {self.trip.tp} left")
 
     def not_forced_yet(self) -> bool:
         """One forced march a day."""

@@ -23,7 +23,7 @@ import attrs
 
 from hexlog.events.errors import Advice
 from hexlog.machine.hexmap import grid
-from hexlog.machine.hexmap.rules import MapTables
+from hexlog.machine.hexmap.rules import MapTables, TerrainOptions
 from hexlog.machine.travel.rules import (
     Chances,
     ChanceSource,
@@ -43,8 +43,19 @@ REVEAL_LOST = Advice("RevealLost")
 
 
 def difficulty(rules: Ruleset, place: Hex) -> str:
-    """A hex's difficulty (light, moderate, difficult)."""
-    return rules.part(MapTables).difficulty(place.terrain).value
+    """A hex's difficulty (light, moderate, difficult): a terrain the Dolmenwood table does not rate reads the option
+    ``unrated_terrain_difficulty`` (§4.8 gives it no cost)."""
+    unrated = rules.part(TerrainOptions).unrated_terrain_difficulty
+    return rules.part(MapTables).difficulty(place.terrain, unrated).value
+
+
+def unrated(rules: Ruleset, place: Hex) -> str:
+    """How the rules read a hex whose terrain the Dolmenwood table does not rate, in words ("" for a rated one)."""
+    if rules.part(MapTables).rated(place.terrain):
+        return ""
+    reading = rules.part(TerrainOptions).unrated_terrain_difficulty.value
+    option = "options.unrated_terrain_difficulty"
+    return f"tables.terrain_difficulty does not rate {place.terrain}: read as {reading} ({option})"
 
 
 def search_cost(rules: Ruleset, place: Hex) -> int:
@@ -152,10 +163,12 @@ def _barred(rules: Ruleset, trip: TravelState, place: Hex, name: str) -> str | N
     access = (rules.part(TravelTables).terrain_access or {}).get(difficulty(rules, place))
     if access is None or place.road or place.track:
         return None
+    why = unrated(rules, place)
+    where = f"{name}; {why}" if why else name
     if trip.vehicles and access.vehicles == "no":
-        return f"vehicles cannot enter {place.terrain} ({name})"
+        return f"vehicles cannot enter {place.terrain} ({where})"
     if trip.mounted and access.mounts == "no":
-        return f"mounts cannot enter {place.terrain} ({name})"
+        return f"mounts cannot enter {place.terrain} ({where})"
     return None
 
 
@@ -191,7 +204,9 @@ def next_step(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | st
     if isinstance(step, str):
         return step
     if step.cost > trip.tp:
-        return f"entering {step.believed} costs {step.cost} travel points; {trip.tp} left"
+        place = the_map.hex(step.believed)
+        why = unrated(rules, place) if place is not None else ""
+        return f"entering {step.believed}{f' ({why})' if why else ''} costs {step.cost} travel points; {trip.tp} left"
     truly = the_map.hex(step.true_hex) if step.true_hex else None
     if truly is None:
         heading = trip.true_route[0] if trip.true_route else step.heading
