@@ -101,9 +101,12 @@ class TravelModel(Model):
         )
 
     def can_move(self) -> bool:
-        """The route goes on, the map goes on, and the points pay for the next hex."""
+        """The route goes on, the map goes on, the points pay for the next hex, and a ship afloat sails on water."""
         step = terrain.next_step(self.rules, self.the_map, self.trip)
-        return isinstance(step, terrain.Step) or self.refuse(*((step,) if isinstance(step, str) else step))
+        if not isinstance(step, terrain.Step):
+            return self.refuse(*((step,) if isinstance(step, str) else step))
+        dry = terrain.aground(self.rules, self.the_map, self.trip)
+        return dry is None or self.refuse(*((dry,) if isinstance(dry, str) else dry))
 
     def can_search(self) -> bool:
         """The points left pay for the search (of the hex the party believes it is in)."""

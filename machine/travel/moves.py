@@ -65,7 +65,7 @@ def seen(ctx: StepContext) -> Hex:
 def move(ctx: StepContext, command: c.Move) -> None:
     """Enter hexes along the route while the points pay for the next one (at most ``hexes``)."""
     moved = 0
-    while (command.hexes is None or moved < command.hexes) and _enter_next(ctx):
+    while (command.hexes is None or moved < command.hexes) and _enter_next(ctx, afloat=True):
         moved += 1
 
 
@@ -75,12 +75,15 @@ def move_one_hex(ctx: StepContext, command: c.MoveOneHex | c.MoveOneHexTrueCost)
     _enter_next(ctx, true_cost=isinstance(command, c.MoveOneHexTrueCost))
 
 
-def _enter_next(ctx: StepContext, *, true_cost: bool = False) -> bool:
+def _enter_next(ctx: StepContext, *, true_cost: bool = False, afloat: bool = False) -> bool:
     """Enter the next hex of the route if the points pay for it: what the party sees, where it truly is, and, lost,
-    the landmark it expected and did not find. Whether it entered one."""
+    the landmark it expected and did not find. Whether it entered one. ``afloat``: a ship stops where the next hex is
+    not water (a move the referee gives; the audit re-runs a recorded hex as its release made it)."""
     trip = journey(ctx)
     step = (terrain.next_step_true_cost if true_cost else terrain.next_step)(ctx.rules, the_map(ctx), trip)
     if not isinstance(step, terrain.Step):
+        return False
+    if afloat and terrain.aground(ctx.rules, the_map(ctx), trip) is not None:
         return False
     left = trip.tp - step.cost
     ctx.emit(ev.Moved(believed=step.believed, heading=step.heading, cost=step.cost, travel_points=left, led=step.led))

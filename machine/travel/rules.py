@@ -258,6 +258,14 @@ class TravelTables:
         None, help="§4.8 travel points to enter (and to search) a hex, by difficulty, road or track."
     )
     terrain_access: dict[str, Access] | None = rule(None, help="§4.8 mounts and vehicles by difficulty.")
+    water_terrains: tuple[str, ...] | None = rule(
+        None,
+        help=(
+            "§4.7 the terrains a ship continuously afloat may sail into: a move afloat into a hex of any other "
+            "terrain is refused, naming the hex and its terrain (a lost ship's true hex too). Leave out for none: "
+            "ships sail into any hex, as rules recorded before it was read."
+        ),
+    )
     weather: Weather | None = chosen_by("weather_table", rule(None, help="§4.10 the 2d6 seasonal weather tables."))
     weather_effects: WeatherEffects | None = rule(None, help="§4.10 what the flags do.")
     search: Search | None = chosen_by("search_table", rule(None, help="§4.11 the search tables (option search_table)."))

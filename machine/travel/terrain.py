@@ -178,6 +178,34 @@ def _led(rules: Ruleset, trip: TravelState, place: Hex) -> bool:
     return access is not None and not (place.road or place.track) and trip.mounted and access.mounts == "led"
 
 
+def _dry(rules: Ruleset, trip: TravelState, place: Hex, name: str) -> str | None:
+    """Why a ship afloat cannot sail into a hex: its terrain is not water (None: it may, or the party is not afloat,
+    or the rules name no water terrains)."""
+    water = rules.part(TravelTables).water_terrains
+    if not trip.afloat or water is None or place.terrain in water:
+        return None
+    waters = ", ".join(water) or "none"
+    return f"a ship afloat cannot sail into {name}: {place.terrain} is not water (tables.water_terrains: {waters})"
+
+
+def aground(rules: Ruleset, the_map: MapState, trip: TravelState) -> str | tuple[str | Advice, ...] | None:
+    """Why a ship afloat cannot sail into the next hex of its route (None: it can, or the move is refused for another
+    reason, or the party is not afloat): the hex it believes it enters is not water, or, lost, the one it truly
+    enters. Only a move the referee gives asks it: the audit re-runs a recorded move as its release made it."""
+    step = ahead(rules, the_map, trip)
+    if not isinstance(step, Step):
+        return None
+    believed = the_map.hex(step.believed)
+    dry = _dry(rules, trip, believed, step.believed) if believed is not None else None
+    if dry is not None:
+        return dry
+    truly = the_map.hex(step.true_hex) if step.true_hex else None
+    dry = _dry(rules, trip, truly, step.true_hex) if truly is not None else None
+    if dry is not None:
+        return f"the party is lost, and truly {dry}; tell it it is lost (", REVEAL_LOST, "), or stop here"
+    return None
+
+
 def ahead(rules: Ruleset, the_map: MapState, trip: TravelState) -> Step | str:
     """The next hex of the route as the party sees it, whatever the points left (or why it cannot go there): the
     believed hex must be on the map and open to the party, and its cost is what the move spends."""
