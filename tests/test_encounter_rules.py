@@ -732,6 +732,39 @@ class TestAdnd:
         assert t.version == before
         assert t.state.phase is enc.Phase.ACTIONS
 
+    @pytest.mark.parametrize(
+        ("speaker", "chosen", "open_after"),
+        [
+            ("party", "parley", False),
+            ("monsters", "parley", False),
+            ("party", "wait", True),
+            ("monsters", "wait", True),
+        ],
+    )
+    def test_a_parley_closes_the_way_out_a_wait_does_not(self, speaker, chosen, open_after) -> None:
+        """§3.2 / §3.4: avoiding is slipping away unseen and unheard. Once either side has parleyed the sides have
+        spoken and know of each other: avoid is neither offered nor allowed, the refusal names the parley and writes
+        nothing. Waiting to see what the other side does reveals nobody: the party may still slip away."""
+        t = Table(ruleset="adnd")
+        t.run(enc.StartEncounter(setting="indoors", monsters_noisy=True, monsters_aware=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(value=60))
+        t.run(enc.RollInitiative(), 5, 2)
+        command = enc.Parley if chosen == "parley" else enc.Wait
+        t.run(command(side=speaker, note="hail"))
+        table = t.handler.load(CAMPAIGN)
+        offered = dict(REGISTRY.runner("encounter").allowed(table.procedures["encounter"], table))
+        assert ("avoid" in offered) is open_after
+        if open_after:
+            t.run(enc.Avoid(side="party"))
+            assert t.state.phase is enc.Phase.CONCLUDED
+            return
+        before = t.version
+        with pytest.raises(RuleRefusedError, match=rf"the {speaker} parleyed \(hail\): the sides have spoken"):
+            t.run(enc.Avoid(side="party"))
+        assert t.version == before
+        assert t.state.phase is enc.Phase.ACTIONS
+
     def test_outdoors_the_distance_loses_30_ft_per_surprise_segment(self) -> None:
         """A9: the surprised party's face of 2 takes 60 ft off 18d4 x 10 ft."""
         t = Table(ruleset="adnd")

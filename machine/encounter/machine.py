@@ -51,7 +51,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "trigger": "avoid",
         "source": [P.FREE_ACTION, P.ACTIONS],
         "dest": P.CONCLUDED,
-        "conditions": ["slips_away_unnoticed", "kept_out_of_the_fight"],
+        "conditions": ["slips_away_unnoticed", "not_spoken_with", "kept_out_of_the_fight"],
     },
     {"trigger": "roll_initiative", "source": P.INITIATIVE, "dest": P.ACTIONS},
     # OSE: initiative again at the start of every later round (option initiative_each_round)
@@ -439,6 +439,19 @@ class EncounterModel(Model):
         return self.refuse(
             f"the {self.side} spent their free segments on an action ({free.action}) instead of slipping away: they "
             "cannot avoid the encounter now; fight, evade or conclude it"
+        )
+
+    def not_spoken_with(self) -> bool:
+        """§3.2 / §3.4 (AD&D): avoiding is slipping away unseen and unheard; once a side has parleyed, the sides have
+        spoken with each other and both know of the other, so neither may avoid the meeting any more (it may still
+        flee: evade). Waiting to see what the other side does reveals nobody, and leaves avoiding open."""
+        spoken = next((a for a in self.e.actions if a.action is ev.Action.PARLEY), None)
+        if spoken is None:
+            return True
+        said = f" ({spoken.note})" if spoken.note else ""
+        return self.refuse(
+            f"the {spoken.side} parleyed{said}: the sides have spoken and know of each other, so the {self.side} "
+            "cannot slip away unnoticed; evade, fight or conclude it"
         )
 
     def slips_away_unnoticed(self) -> bool:
