@@ -29,7 +29,7 @@ __all__ = ["FLOORS", "floor"]
 #: build that shipped it had made, counted in ``RAISED``'s order (read off the history of the built-ins' files)
 FLOORS: dict[str, int] = {
     "explore": 32,
-    "ose": 30,
+    "ose": 32,
     "adnd": 30,
     "0.1.0/explore": 0,
     "0.1.0/explore.2": 0,
@@ -53,6 +53,7 @@ FLOORS: dict[str, int] = {
     "0.1.0/ose.7": 5,
     "0.1.0/ose.8": 7,
     "0.1.0/ose.9": 29,
+    "0.1.0/ose.10": 30,
     "0.1.0/adnd": 0,
     "0.1.0/adnd.2": 0,
     "0.1.0/adnd.3": 1,

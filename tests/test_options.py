@@ -686,6 +686,7 @@ DAY = ev_travel.DayStarted.type_name
 LOST = ev_travel.LostChecked.type_name
 WANDER = ev_travel.WanderingChecked.type_name
 ENDED = ev_travel.DayEnded.type_name
+MOVED = ev_travel.Moved.type_name
 SEARCHED = ev_travel.SearchRolled.type_name
 #: a find, as the players are told it and as the referee keeps where it lies
 FOUND = (ev_map.FeatureTold.type_name, ev_map.FeatureLocated.type_name)
@@ -761,6 +762,21 @@ def travel_rows() -> list[Row]:
                 clear,
             ),
             changes={(ENDED, "unused"): (3, 0), (ENDED, "carried"): (0, 3), (DAY, "travel_points"): (6, 9)},
+        ),
+        # mountains, which the Dolmenwood table does not rate: light (2 TP) by default, difficult (4 TP) if so read
+        Row(
+            ruleset="explore",
+            option="unrated_terrain_difficulty",
+            value="difficult",
+            script=(
+                do(hexmap.SetHex(hex="1,2", terrain="hills")),
+                do(hexmap.SetHex(hex="1,1", terrain="mountains")),
+                do(tr.StartJourney(hex="1,2")),
+                clear,
+                do(tr.DeclareRoute(headings=("N",)), 6, 1),
+                do(tr.Move()),
+            ),
+            changes={(MOVED, "cost"): (2, 4), (MOVED, "travel_points"): (4, 2)},
         ),
         # the default table finds on 1-3 in light hills (a low die is good), dvdm on 5-6: a 5 tells them apart
         Row(
@@ -1371,6 +1387,29 @@ def evasion_rows() -> list[Row]:
     ]
     for ruleset in ("ose", "explore"):
         rows += [
+            # faster pursuers catch the party (a 1): its encounter starts at melee range with no die, or rolls a fresh
+            # meeting's 4d6 x 10 yd (every die a 3: 120 yd)
+            Row(
+                ruleset=ruleset,
+                option="caught_distance",
+                value="rolled",
+                script=(
+                    do(fast),
+                    do(pu.RollEvasion(), 99),
+                    do(pu.Flee(), 1),
+                    do(pu.Catch(), 1),
+                    do(enc.CheckSurprise()),
+                    do(enc.DetermineDistance(), 3, 3, 3, 3),
+                ),
+                changes={
+                    (DIST, "value"): (0, 120),
+                    (DIST, "melee"): (True, False),
+                    (DIST, "rule"): (f"{ruleset}.wilderness caught", f"{ruleset}.wilderness 4d6x10yd"),
+                    # seed 004: missiles reach 10 yd at most; OSE sets no such limit
+                    **({(DIST, "missiles_possible"): (True, False)} if ruleset == "explore" else {}),
+                },
+                also=frozenset({(DIST, "steps"), (DIST, "rolls"), (DICE, WHOLE)}),
+            ),
             row_evasion(
                 ruleset,
                 "evasion_table",

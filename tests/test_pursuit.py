@@ -94,10 +94,11 @@ FAST = p.StartPursuit(pursuers_speed=240)
 SLOW_FAILED = p.StartPursuit(pursuers_speed=60, evasion_failed=True)
 CASTLE = p.StartPursuit(pursuers_speed=240, castle="hostile")
 Step = tuple[c.Command, tuple[int, ...]]
-#: the encounter a catch hands off, up to the sides' actions (both aware, 4d6 x 10 yd, initiative 5 vs 2)
+#: the encounter a catch hands off, up to the sides' actions (both aware, at melee range with no roll under
+#: options.caught_distance = melee, initiative 5 vs 2)
 MEETING: tuple[Step, ...] = (
     (enc.CheckSurprise(), ()),
-    (enc.DetermineDistance(), (3, 3, 3, 3)),
+    (enc.DetermineDistance(), ()),
     (enc.RollInitiative(), (5, 2)),
 )
 

@@ -11,7 +11,13 @@ from hexlog.machine.commands import SPEED
 from hexlog.machine.encounter import positions, surprise
 from hexlog.machine.encounter.commands import DISTANCE_DIVISOR, MONSTERS, SURPRISE_MODIFIER, SURPRISE_ON
 from hexlog.machine.encounter.machine import encircles, situation_of
-from hexlog.machine.encounter.rules import DistanceRules, Encirclement, EncounterOptions, EncounterTables
+from hexlog.machine.encounter.rules import (
+    CaughtDistance,
+    DistanceRules,
+    Encirclement,
+    EncounterOptions,
+    EncounterTables,
+)
 from hexlog.machine.encounter.state import PROCEDURE, Phase, enters, under_way
 
 if TYPE_CHECKING:
@@ -288,6 +294,18 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
                 steps=(f"the referee set {command.value} {row.unit}",),
             )
         )
+    elif _caught(ctx):
+        row = ctx.part(EncounterTables).distance[state.setting]
+        ctx.emit(
+            ev.DistanceDetermined(
+                value=0,
+                unit=row.unit,
+                melee=True,
+                missiles_possible=positions.missiles_possible(ctx.rules, 0, row.missiles_at_most),
+                rule=f"{ctx.part(EncounterOptions).distance_rules}.{state.setting} {CAUGHT_RULE}",
+                steps=(CAUGHT_STEP,),
+            )
+        )
     else:
         sur = state.surprise
         segments = 0
@@ -306,6 +324,27 @@ def determine_distance(ctx: StepContext, command: DetermineDistance) -> None:
     if enters(ctx, Phase.COMBAT):
         why = "both sides surprised: straight to combat, no free actions"
         ctx.emit(ev.ActionChosen(side=Side.BOTH, action=ev.Action.COMBAT, note=why))
+
+
+#: the rule a caught party's distance records after the distance rules and setting (``explore.wilderness caught``,
+#: under ``options.caught_distance = melee``), and its words
+CAUGHT_RULE = "caught"
+CAUGHT_STEP = "the pursuit caught the party: the pursuers have closed to melee, no roll (options.caught_distance)"
+
+
+def _caught(ctx: StepContext) -> bool:
+    """Whether this encounter is the one a wilderness pursuit handed off on catching the party (or the party stopping,
+    OSE), and the rules start it at melee range (``options.caught_distance``)."""
+    if ctx.part(EncounterOptions).caught_distance is not CaughtDistance.MELEE:
+        return False
+    from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT  # noqa: PLC0415 - the pursuit imports the encounter
+    from hexlog.machine.pursuit.state import Phase as PursuitPhase  # noqa: PLC0415 - likewise
+    from hexlog.machine.pursuit.state import PursuitState  # noqa: PLC0415 - likewise
+
+    pursuit = ctx.table.procedures.get(PURSUIT)
+    if (PURSUIT, PROCEDURE) not in ctx.table.handoffs or not isinstance(pursuit, PursuitState):
+        return False
+    return (pursuit.phase is PursuitPhase.CATCH_ROLLED and pursuit.caught) or pursuit.phase is PursuitPhase.HALTED
 
 
 def take_free_action(ctx: StepContext, command: TakeFreeAction) -> None:

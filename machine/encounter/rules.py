@@ -121,6 +121,15 @@ class Encirclement(enum.StrEnum):
     REFEREE = "referee"
 
 
+class CaughtDistance(enum.StrEnum):
+    """How far apart the sides start when a wilderness pursuit catches the party (A18's spirit, §4.14, §2.9)."""
+
+    #: a fresh meeting's distance roll (releases before the option was read)
+    ROLLED = "rolled"
+    #: the pursuers have closed on the party: melee range, no roll
+    MELEE = "melee"
+
+
 class ChaScale(enum.StrEnum):
     """Which CHA reaction scale applies (A31)."""
 
@@ -198,6 +207,14 @@ class EncounterOptions:
         default=False,
         help="Initiative is rolled again at the start of every round after the first, and the round and the sides' "
         "actions in it wait for it (OSE), or once per encounter.",
+    )
+    caught_distance: CaughtDistance = rule(
+        CaughtDistance.ROLLED,
+        help="§4.14 / §2.9 (seed 004 'Caught: resolve encounter', OSE 'caught'; A18: no new distance roll where the "
+        "situation gives it): the encounter a wilderness pursuit hands off when it catches the party (or the party "
+        "stops, OSE) starts at melee range, the pursuers having closed (melee: distance 0, no roll), or at a fresh "
+        "meeting's rolled distance (rolled, as rules recorded before it was read).",
+        read_when=(("evasion_rules", ("odd", "ose")),),
     )
     missiles_without_limit: bool = rule(
         default=False,
