@@ -13,6 +13,7 @@ from hexlog.machine.hexmap.rules import Difficulty, MapTables, TerrainOptions
 from hexlog.machine.hexmap.state import Hex
 from hexlog.machine.ruleset import load
 from hexlog.machine.travel import terrain
+from hexlog.machine.travel.rules import ChanceSource, TerrainChances
 
 from .conftest import secret_file
 
@@ -116,3 +117,18 @@ def test_each_reading_costs_its_difficulty(reading: str, cost: int) -> None:
     assert terrain.entry_cost(rules, None, Hex(terrain="mountains")) == cost
     assert terrain.search_cost(rules, Hex(terrain="settlement")) == cost
     assert terrain.entry_cost(rules, None, Hex(terrain="craggy_forest")) == 4  # rated: the option has no say
+
+
+@pytest.mark.parametrize("reading", ["light", "moderate", "difficult"])
+def test_under_dolmenwood_chances_an_unrated_terrain_reads_the_row_of_its_reading(reading: str) -> None:
+    """The lost and encounter row of ground the table does not rate is its reading's, on the map and off it (a
+    pursuit's rest off the map reads the row of its terrain as a hex of it does)."""
+    rules = load(
+        "explore",
+        {"options": {"unrated_terrain_difficulty": reading, "lost_encounter_source": "dolmenwood"}},
+        used={("options", "unrated_terrain_difficulty"), ("options", "lost_encounter_source")},
+        parts=(TerrainOptions, ChanceSource, TerrainChances),
+    )
+    assert terrain.row(rules, Hex(terrain="mountains"))[0] == reading
+    assert terrain.terrain_row(rules, "mountains")[0] == reading
+    assert terrain.terrain_row(rules, "craggy_forest")[0] == "difficult"  # rated: the option has no say

@@ -45,8 +45,13 @@ REVEAL_LOST = Advice("RevealLost")
 def difficulty(rules: Ruleset, place: Hex) -> str:
     """A hex's difficulty (light, moderate, difficult): a terrain the Dolmenwood table does not rate reads the option
     ``unrated_terrain_difficulty`` (§4.8 gives it no cost)."""
+    return terrain_difficulty(rules, place.terrain)
+
+
+def terrain_difficulty(rules: Ruleset, terrain: str) -> str:
+    """The difficulty of ground of ``terrain``, on the map or off it (``difficulty``)."""
     unrated = rules.part(TerrainOptions).unrated_terrain_difficulty
-    return rules.part(MapTables).difficulty(place.terrain, unrated).value
+    return rules.part(MapTables).difficulty(terrain, unrated).value
 
 
 def unrated(rules: Ruleset, place: Hex) -> str:
@@ -89,7 +94,7 @@ def terrain_row(rules: Ruleset, terrain: str, *, road: bool = False, track: bool
     chances = rules.part(TerrainChances).lost_encounter or {}
     source = rules.part(ChanceSource).lost_encounter_source
     if source is LostSource.DOLMENWOOD:
-        name = "road" if road else "track" if track else rules.part(MapTables).difficulty(terrain).value
+        name = "road" if road else "track" if track else terrain_difficulty(rules, terrain)
     else:
         name = rules.part(MapTables).odd_row(terrain)
     found = chances.get(source.value, {}).get(name)
