@@ -216,11 +216,14 @@ class Campaign:
     # -- the travel day ---------------------------------------------------------------------------
 
     def travel_day(self) -> None:
-        """A rest day when one is owed, then a travel day: weather, route, moves, the check, camp, end."""
+        """A rest day when one is owed (its check, its end), then a travel day: weather, route, moves, the check, camp,
+        end."""
         trip = self.state("travel")
         if any(m.exhaustion or m.owed or m.travel_days >= 6 for m in trip.members.values()):  # noqa: PLR2004 - rules
             self.rest_days += 1
             self.run(t.RestDay())
+            self.day_s_check()  # a rest day ends with the day's wandering check too
+            self.run(t.EndDay())
         self.days += 1
         self.run(t.RollWeather())
         trip = self.state("travel")
@@ -236,16 +239,21 @@ class Campaign:
                 self.run(t.SearchHex(guide=self.days % 8 == 0))
         if "move" in self.allowed("travel"):
             self.run(t.Move())
-        self.run(t.CheckWandering())
-        if self.table().handoffs:
-            self.finish_encounter()
-        if "reveal_lost" in self.allowed("travel"):
-            self.run(t.RevealLost(reason="the landmarks are wrong"))
+        self.day_s_check()
         hour = self.table().clock.seconds % DAY // HOUR
         if hour < EVENING_HOUR:
             self.run(AdvanceClock(duration=f"{EVENING_HOUR - hour}h", reason="the day's march"))
         self.night()
         self.run(t.EndDay())
+
+    def day_s_check(self) -> None:
+        """The wandering check at the day's end (of travel or rest), the encounter it meets, the party told where it is
+        if it is lost."""
+        self.run(t.CheckWandering())
+        if self.table().handoffs:
+            self.finish_encounter()
+        if "reveal_lost" in self.allowed("travel"):
+            self.run(t.RevealLost(reason="the landmarks are wrong"))
 
     def night(self) -> None:
         """Camp: firewood, the watches, the secret night check, any encounter met, break at morning."""

@@ -63,7 +63,7 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
         ("session.opened", 3),
     ),
     (("encounter.pursuit_decided", 3), ("encounter.reaction_rolled", 2), ("travel.day_started", 4)),
-    (("pursuit.rested", 3),),
+    (("pursuit.rested", 3), ("travel.day_started", 5)),
 )
 
 #: the number of the current release (the last entry of ``RAISED``): what ``session.opened`` records since version 3

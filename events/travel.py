@@ -48,10 +48,12 @@ class DayStarted(Event):
     Before version 2 a rest day rolled no weather, and the day before's held on. Since version 3 a rest day is
     never taken while a delve, a pursuit or a chase is under way (before it, releases let one be). Since version 4 no
     day (of travel or rest) starts while a camp's night is not over: its wandering check rolled and the camp broken
-    (before it, releases let one start)."""
+    (before it, releases let one start). Since version 5 a rest day during a journey ends as a travel day does, with
+    the day's wandering check (``travel check``) and then ``travel end-day`` (before it, the clock ran on to the next
+    day at once, with no check)."""
 
     type_name: ClassVar[str] = "travel.day_started"
-    schema_version: ClassVar[int] = 4
+    schema_version: ClassVar[int] = 5
     day: int
     travellers: tuple[str, ...]
     weather: str
@@ -79,6 +81,12 @@ class DayStarted(Event):
     def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
         """Version 4 records the same fields: only when the rules let a day start changed (the audit re-runs an
         older day as its release ran it)."""
+        return data
+
+    @staticmethod
+    def upcast_v4_v5(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 5 records the same fields: only how a rest day ends changed, with the day's wandering check (the
+        audit re-runs an older rest day as its release ran it)."""
         return data
 
 

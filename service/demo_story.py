@@ -162,6 +162,7 @@ def journey(ref: Referee) -> bool:
         if member.owed or member.travel_days >= _rest_every(ref):
             ref.header(f"Day {day}: " + ("the rest the forced march owes" if member.owed else "six days out: a rest"))
             ref.do(tc.RestDay())
+            met = day_s_end(ref, "wanderers come upon the resting party") or met
             camp(ref, "the party rests by its fire", weather="")
             continue
         if found:
@@ -209,19 +210,26 @@ def travel_day(ref: Referee, day: int) -> tuple[bool, bool]:
     elif route and any(isinstance(e, tev.LostRevealed) for e in demo_castle.road(ref, tc.Move())):
         ref.say("the party knows now that it is lost")
     found = search(ref)
+    met = day_s_end(ref, "the encounter procedure takes over; the day resumes when it ends")
+    place = _map(ref).hex(trip(ref).hex)
+    camp(ref, f"camp in the {place.terrain if place else 'open'}", weather=trip(ref).weather)
+    return found, met
+
+
+def day_s_end(ref: Referee, met_words: str) -> bool:
+    """The end of a day of travel or of rest: its wandering check (wanderers met are fled), the party told where it
+    is if it is lost, the day's end; whether wanderers came."""
     demo_castle.road(ref, tc.CheckWandering())
     met = trip(ref).encounter
     if met:
-        ref.say("the encounter procedure takes over; the day resumes when it ends")
+        ref.say(met_words)
         ref.flee("wanderers")
     if trip(ref).hex != trip(ref).believed:
         ref.do(tc.RevealLost(reason="at dusk the party sees where it truly is"))
     elif trip(ref).lost:
         ref.do(tc.RevealLost(reason="at dusk the referee tells the party it was lost, though it is where it believes"))
     demo_castle.road(ref, tc.EndDay())
-    place = _map(ref).hex(trip(ref).hex)
-    camp(ref, f"camp in the {place.terrain if place else 'open'}", weather=trip(ref).weather)
-    return found, met
+    return met
 
 
 def _map(ref: Referee) -> MapState:

@@ -169,7 +169,10 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     flags = f" ({', '.join(state.flags)})" if state.flags else ""
     lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
     forced = ", forced march" if state.forced else ""
-    lines.append(f"  travel points left today {state.tp} (a day gives {state.base_tp}){forced}")
+    if state.rest and state.phase in {Phase.RESTING, Phase.DUSK}:
+        lines.append("  a day of rest: no travel today")
+    else:
+        lines.append(f"  travel points left today {state.tp} (a day gives {state.base_tp}){forced}")
     if state.route:
         lines.append(f"  route left: {' '.join(state.route)}")
     for m in table.party.members:

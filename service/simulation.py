@@ -390,10 +390,12 @@ def _towards_centre(here: str, length: int) -> tuple[str, ...]:
 
 
 def travel_day(play: Play, journey: Journey) -> None:
-    """One travel day (a rest day first when one is owed): weather, route, moves, the check, the end of the day."""
+    """One travel day (a rest day first when one is owed, which ends with its own wandering check): weather, route,
+    moves, the check, the end of the day."""
     trip = play.state("travel")
     if any(m.exhaustion or m.owed or m.travel_days >= _travel_days_before_rest(play) for m in trip.members.values()):
         play.run(t.RestDay())
+        _day_s_end(play)
     play.run(t.RollWeather(weather=journey.weather))
     believed = play.state("travel").believed
     away = _towards_centre(believed, 1)[0] if believed == CENTRE else None
@@ -401,6 +403,12 @@ def travel_day(play: Play, journey: Journey) -> None:
     play.run(t.DeclareRoute(headings=headings or _towards_centre(believed, 4), night=journey.night))
     if "move" in play.allowed("travel"):
         play.run(t.Move())
+    _day_s_end(play)
+
+
+def _day_s_end(play: Play) -> None:
+    """The end of a day of travel or rest: the wandering check (its encounter played out), the party told where it is
+    if it is lost, the day's end."""
     play.run(t.CheckWandering())
     if play.handler.load(play.campaign).handoffs:
         play.finish_encounter()
@@ -424,15 +432,13 @@ def _journey_trial(play: Play, journey: Journey) -> None:
     play.run(t.EndJourney())
 
 
-def _journey_reset(play: Play, journey: Journey) -> None:
+def _journey_reset(play: Play, _: Journey) -> None:
     """A rest day where the last journey left the party owing one (days travelled, exhaustion, a forced march):
     every journey sets out as rested as the first, so the rest days one owes are its own."""
     trip = play.state("travel")
     if trip is None or all(member == Member() for member in trip.members.values()):
         return
-    play.run(t.StartJourney(hex=CENTRE, season=journey.season, mounted=journey.mounted))
-    play.run(t.RestDay())
-    play.run(t.EndJourney())
+    play.run(t.RestDay())  # after the journey (a trial ends it): the clock runs on to the next day, with no check
 
 
 #: how often the party is lost on the first travel day: the chance of any one day, as the terrain and weather set it

@@ -441,8 +441,9 @@ class TestTheTravelDayWaits:
         handler.execute(CAMPAIGN, t.Move(hexes=1))
 
     def test_no_check_is_owed_between_days_and_one_is_at_the_next_days_start(self) -> None:
-        """After the day ends the castle owes nothing (a rest day goes on); the next day owes it from its weather:
-        the day goes on, but does not close until it is made."""
+        """After the day ends the castle owes nothing (a rest day goes on, the party passing no castle: its wandering
+        check and its end are not held up); the next day owes it from its weather: the day goes on, but does not close
+        until it is made."""
         handler, script = reach("journey")
         script.append(6)
         handler.execute(CAMPAIGN, k.PassCastles())
@@ -450,6 +451,10 @@ class TestTheTravelDayWaits:
         handler.execute(CAMPAIGN, t.CheckWandering())
         handler.execute(CAMPAIGN, t.EndDay())
         handler.execute(CAMPAIGN, t.RestDay(weather="clear"))
+        script.append(1)  # no wandering monsters at the rest day's end
+        handler.execute(CAMPAIGN, t.CheckWandering())
+        assert not reach_owed(handler)
+        handler.execute(CAMPAIGN, t.EndDay())
         handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
         assert reach_owed(handler)
         script.extend([6, 1])  # the lost check and the heading die

@@ -89,7 +89,39 @@ def test_a_day_of_travel_and_a_rest(journey) -> None:
     rest = hexlog("travel", "rest")
     assert rest.returncode == 0, rest.stderr
     assert "a full day of rest (Ann, Bo)" in rest.stdout
+    assert "-> RESTING; next: check" in rest.stdout
+    rest_day_s_end(hexlog, 2)
     assert "clock: day 3" in hexlog("state").stdout
+
+
+def rest_day_s_end(hexlog, day: int) -> None:
+    """The wandering check that ends a rest day (wanderers met are sent away), then the day's end."""
+    check = hexlog("travel", "check")
+    assert check.returncode == 0, check.stderr
+    assert "wandering check" in check.stdout
+    if "ENCOUNTER" in check.stdout:
+        assert hexlog("encounter", "cancel", "--reason", "a test of the rest day").returncode == 0
+    ended = hexlog("travel", "end-day")
+    assert ended.returncode == 0, ended.stderr
+    assert f"rest day {day} ends" in ended.stdout
+
+
+def test_a_rest_day_waits_for_its_wandering_check(journey) -> None:
+    """The state names the check as the next step; end-day before it is refused naming it, and writes nothing."""
+    hexlog = journey
+    assert hexlog("travel", "rest").returncode == 0
+    state = hexlog("state").stdout
+    assert "clock: day 1 08:00" in state
+    assert "  a day of rest: no travel today" in state
+    assert "  next: hexlog travel check" in state
+    before = version(hexlog)
+    early = hexlog("travel", "end-day")
+    assert early.returncode == 1
+    refused = "hexlog: error: travel: 'end-day' is not allowed in state RESTING; allowed now: check"
+    assert early.stderr.strip() == refused
+    assert version(hexlog) == before
+    rest_day_s_end(hexlog, 1)
+    assert "clock: day 2 00:00" in hexlog("state").stdout
 
 
 def test_a_search_through_the_command_line(journey) -> None:

@@ -3,8 +3,9 @@
 
 A rest day starts as every day does, at the rules' hour with its weather (rolled, or the referee's), recorded as
 ``travel.day_started`` with ``rest`` (version 2): nobody travels and it has no travel points. Then exhaustion and
-the owed rest are cleared and the clock runs on to the next day. A camp made after it reads its weather, not the
-weather of the last day of travel.
+the owed rest are cleared; during a journey the day ends as a travel day does, with its wandering check and then
+``travel end-day``, which runs the clock on to the next day (version 5; ``tests/test_rest_day_check.py``). A camp made
+after it reads its weather, not the weather of the last day of travel.
 
 A journey that has ended leaves its members as it left them, exhausted too, until they rest: on a rest day
 (``travel rest`` is allowed once the journey has ended), or once a full day has passed on the clock with no journey
@@ -69,14 +70,21 @@ RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase 
 
 class Trip(ScriptedPlay):
     """Explore (a rest day owed every `every` travel days); Al and Bo set out in winter from a meadow (after the
-    commands ``before``)."""
+    commands ``before``). ``drawn``: the session's secret is hexlog's own (which the test fixes), the players' seed
+    beside it, so that an audit of its committed dice can say VERIFIED."""
 
-    def __init__(self, *, every: int = 6, dice: bool = False, before: tuple[c.Command, ...] = ()) -> None:
+    def __init__(
+        self, *, every: int = 6, dice: bool = False, before: tuple[c.Command, ...] = (), drawn: bool = False
+    ) -> None:
         super().__init__(CAMPAIGN, scripted=not dice)
         self.dice = dice
         rules = {"tables": {"rest": {"rest_every_travel_days": every}}}
         self.run(c.StartCampaign(ruleset="explore", overrides=rules))
-        self.run(c.OpenSession(secret_hex="3c" * 32))
+        if drawn:
+            self.run(c.OpenSession())
+            self.run(c.SetClientSeed(client_seed="players"))
+        else:
+            self.run(c.OpenSession(secret_hex="3c" * 32))
         self.run(c.AddMember(name="Al"))
         self.run(c.AddMember(name="Bo"))
         self.run(SetHex(hex="2,2", terrain="meadow"))
@@ -89,10 +97,20 @@ class Trip(ScriptedPlay):
         met are sent away)."""
         self.run(t.RollWeather(weather=weather))
         self.run(t.DeclareRoute(), *([] if self.real else [6, 1]))
-        self.run(t.CheckWandering(), *([] if self.real else [1]))
+        self.day_s_end()
+
+    def day_s_end(self) -> list[Any]:
+        """The wandering check at the day's end, met by nobody (on committed dice any wanderers met are sent away),
+        then the day's end; the events recorded."""
+        events = self.run(t.CheckWandering(), *([] if self.real else [1]))
         if self.h.load(CAMPAIGN).handoffs:
-            self.run(enc.CancelEncounter(reason="not played"))
-        self.run(t.EndDay())
+            events += self.run(enc.CancelEncounter(reason="not played"))
+        return events + self.run(t.EndDay())
+
+    def rest(self, *faces: int, weather: str = "") -> list[Any]:
+        """A full day of rest during the journey (its weather's dice ``faces``), to its end: the rest, its wandering
+        check, the day's end; the events recorded."""
+        return self.run(t.RestDay(weather=weather), *faces) + self.day_s_end()
 
     @property
     def real(self) -> bool:
@@ -111,20 +129,22 @@ def only(events: list[Any], kind: type) -> Any:
 
 class TestARestDayRollsItsWeather:
     def test_its_weather_comes_first_then_the_rest(self) -> None:
-        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, the rest, then on to midnight."""
+        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, the rest, then its wandering check; its
+        end runs on to midnight."""
         trip = Trip()
         trip.day("snow")
-        events = trip.run(t.RestDay(), 3, 4)
+        events = trip.rest(3, 4)
+        events = events[: events.index(only(events, ev.WanderingChecked))]
         kinds = [type(e) for e in events]
         assert kinds.index(DiceRolled) < kinds.index(ev.DayStarted) < kinds.index(ev.Rested)
-        rolled = only(events, DiceRolled)
-        assert (rolled.purpose, rolled.faces) == ("travel.weather", (3, 4))
+        rolled = next(e for e in events if isinstance(e, DiceRolled) and e.purpose == "travel.weather")
+        assert rolled.faces == (3, 4)
         started = only(events, ev.DayStarted)
         assert (started.day, started.rest, started.weather, started.flags) == (2, True, "overcast", ())
         assert (started.travellers, started.travel_points, started.total, started.rolls) == ((), 0, 7, (rolled.nonce,))
         assert only(events, ev.Rested).day == 2
-        clocks = [e for e in events if isinstance(e, ClockAdvanced)]
-        assert [e.reason for e in clocks] == ["the travel day starts at 08:00", "a full day of rest"]
+        clocks = [e.reason for e in recorded(trip) if isinstance(e, ClockAdvanced)][-2:]
+        assert clocks == ["the travel day starts at 08:00", "rest day 2 ends"]
         assert trip.h.load(CAMPAIGN).clock.seconds == 2 * 24 * HOUR
         assert (trip.state.day, trip.state.weather) == (2, "overcast")
         assert render.describe(started) == "day 2, a day of rest: weather overcast [2d6=7] [rolls #1]"
@@ -140,8 +160,8 @@ class TestARestDayRollsItsWeather:
         clear: the camp is made in clear weather, and the 6 hours gathered are halved for winter alone."""
         trip = Trip()
         trip.day("snow")
-        trip.run(t.RestDay(), 3, 4)
-        trip.run(t.RestDay(), 6, 6)
+        trip.rest(3, 4)
+        trip.rest(6, 6)
         made = only(trip.run(cc.MakeCamp()), camp_ev.CampMade)
         assert (made.weather, made.wet, made.winter) == ("clear", False, True)
         gathered = only(trip.run(cc.GatherFirewood(gatherers=("Al",)), 6), camp_ev.FirewoodGathered)
@@ -158,14 +178,15 @@ class TestARestDayRollsItsWeather:
         assert trip.state.members["Al"] == trip.state.members["Bo"] == type(trip.state.members["Al"])()
 
     def test_rest_days_on_committed_dice_audit_clean_their_weather_re_run(self) -> None:
+        """Three rest days, each its weather and its wandering check at its end: six decisions re-run."""
         trip = Trip(dice=True)
         for _ in range(3):
-            trip.run(t.RestDay())
+            trip.rest()
         trip.run(c.CloseSession())
         assert replay(trip.h.store, CAMPAIGN, REGISTRY).ok
         report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
         assert report.findings == (), report.text()
-        assert (report.rolls, report.rolls_verified, report.decisions) == (3, 3, 3)
+        assert (report.rolls, report.rolls_verified, report.decisions) == (6, 6, 6)
 
 
 def penalty(trip: Trip, name: str = "Al") -> int:

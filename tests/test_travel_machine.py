@@ -77,6 +77,8 @@ RECIPES: dict[str, tuple[tuple[c.Command, tuple[int, ...]], ...]] = {
 RECIPES["astray_route"] = (*RECIPES["astray"], (t.CheckWandering(), (1,)), (t.EndDay(), ()), (CLEAR, ()))
 RECIPES["astray_dusk"] = (*RECIPES["astray"], (t.CheckWandering(), (1,)))
 RECIPES["astray_dawn"] = (*RECIPES["astray_dusk"], (t.EndDay(), ()))
+RECIPES["resting"] = (*RECIPES["dawn"], (t.RestDay(), (3, 4)))
+RECIPES["astray_resting"] = (*RECIPES["astray_dawn"], (t.RestDay(weather="clear"), ()))
 
 
 def reach(name: str, extra: tuple[int, ...] = (), **kwargs: Any) -> tuple[Handler, list[int]]:
@@ -100,7 +102,7 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("start", "IDLE", "DAWN"): ("idle", t.StartJourney(hex="2,3"), ()),
     ("start", "ENDED", "DAWN"): ("ended", t.StartJourney(hex="2,3"), ()),
     ("weather", "DAWN", "ROUTE"): ("dawn", t.RollWeather(), (3, 4)),
-    ("rest", "DAWN", "DAWN"): ("dawn", t.RestDay(), (3, 4)),
+    ("rest", "DAWN", "RESTING"): ("dawn", t.RestDay(), (3, 4)),
     ("rest", "ENDED", "ENDED"): ("ended", t.RestDay(), (3, 4)),
     ("finish", "DAWN", "ENDED"): ("dawn", t.EndJourney(), ()),
     ("route", "ROUTE", "TRAVEL"): ("route", t.DeclareRoute(headings=("N", "N")), (6, 1)),
@@ -108,10 +110,12 @@ CASES: dict[tuple[str, str, str], tuple[str, c.Command, tuple[int, ...]]] = {
     ("search", "TRAVEL", "TRAVEL"): ("travel", t.SearchHex(), (4,)),
     ("forced_march", "TRAVEL", "TRAVEL"): ("travel", t.ForceMarch(), ()),
     ("check", "TRAVEL", "DUSK"): ("travel", t.CheckWandering(), (1,)),
+    ("check", "RESTING", "DUSK"): ("resting", t.CheckWandering(), (1,)),
     ("end_day", "DUSK", "DAWN"): ("dusk", t.EndDay(), ()),
     ("reveal_lost", "DAWN", "DAWN"): ("astray_dawn", t.RevealLost(), ()),
     ("reveal_lost", "ROUTE", "ROUTE"): ("astray_route", t.RevealLost(), ()),
     ("reveal_lost", "TRAVEL", "TRAVEL"): ("astray", t.RevealLost(), ()),
+    ("reveal_lost", "RESTING", "RESTING"): ("astray_resting", t.RevealLost(), ()),
     ("reveal_lost", "DUSK", "DUSK"): ("astray_dusk", t.RevealLost(), ()),
 }
 
@@ -121,7 +125,10 @@ def _rows() -> list[tuple[str, str, str]]:
     return TRAVEL.edges()
 
 
-COMMANDED = [r for r in _rows() if r[0] != "resume"]
+#: the rows only the audit's re-run of an older release's step takes: a rest day before ``travel.day_started`` version 5
+#: ran on to the next day at once (``tests/test_rest_day_check.py`` takes it)
+AUDITS_ONLY = {("rest", "DAWN", "DAWN")}
+COMMANDED = [r for r in _rows() if r[0] != "resume" and r not in AUDITS_ONLY]
 IDS = [f"{tr}:{s}->{d}" for tr, s, d in COMMANDED]
 
 
@@ -189,13 +196,8 @@ class TestTransitions:
             for row in range(12):
                 h.execute(CAMPAIGN, SetHex(hex=f"{col},{row}", terrain="hills" if col % 2 else "meadow"))
         h.execute(CAMPAIGN, t.StartJourney(hex="6,6"))
-        for day in range(8):
-            if day == 4:
-                h.execute(CAMPAIGN, t.RestDay())
-            h.execute(CAMPAIGN, t.RollWeather())
-            h.execute(CAMPAIGN, t.DeclareRoute(headings=("N",) if day % 2 else ("S",)))
-            with contextlib.suppress(RuleRefusedError):  # impeded weather may leave too few points
-                h.execute(CAMPAIGN, t.Move())
+
+        def day_s_end() -> None:
             h.execute(CAMPAIGN, t.CheckWandering())
             if h.load(CAMPAIGN).handoffs:
                 for command in (enc.CheckSurprise(), enc.DetermineDistance()):
@@ -206,6 +208,16 @@ class TestTransitions:
                     h.execute(CAMPAIGN, enc.RollInitiative())
                 h.execute(CAMPAIGN, enc.ConcludeEncounter())
             h.execute(CAMPAIGN, t.EndDay())
+
+        for day in range(8):
+            if day == 4:
+                h.execute(CAMPAIGN, t.RestDay())
+                day_s_end()
+            h.execute(CAMPAIGN, t.RollWeather())
+            h.execute(CAMPAIGN, t.DeclareRoute(headings=("N",) if day % 2 else ("S",)))
+            with contextlib.suppress(RuleRefusedError):  # impeded weather may leave too few points
+                h.execute(CAMPAIGN, t.Move())
+            day_s_end()
         h.execute(CAMPAIGN, c.CloseSession())
         report = audit_store(h.store, CAMPAIGN)
         assert report.ok, [f.reason for f in report.findings]
@@ -214,7 +226,7 @@ class TestTransitions:
 
 def _refusals() -> list[tuple[Phase, str]]:
     recipe_of = {Phase.IDLE: "idle", Phase.DAWN: "dawn", Phase.ROUTE: "route", Phase.TRAVEL: "travel"}
-    recipe_of |= {Phase.DUSK: "dusk", Phase.ENDED: "ended"}
+    recipe_of |= {Phase.RESTING: "resting", Phase.DUSK: "dusk", Phase.ENDED: "ended"}
     triggers = sorted(t.TRIGGERS.values())
     return [(phase, tr) for phase in recipe_of for tr in triggers if tr not in RUNNER.triggers(phase)]
 
@@ -227,6 +239,7 @@ PHASE_RECIPE = {
     Phase.DAWN: "dawn",
     Phase.ROUTE: "route",
     Phase.TRAVEL: "travel",
+    Phase.RESTING: "resting",
     Phase.DUSK: "dusk",
     Phase.ENDED: "ended",
 }

@@ -377,6 +377,14 @@ def travel_day(trip: Trip, *, forced: bool = False) -> list[Any]:
     return events
 
 
+def rest_day(trip: Trip) -> list[Any]:
+    """One uneventful day of rest: the rest under clear skies, its check at the day's end (nobody), its end."""
+    events = trip.run(t.RestDay(weather="clear"))
+    events += trip.run(t.CheckWandering(), 1)
+    events += trip.run(t.EndDay())
+    return events
+
+
 class TestExhaustion:
     def test_six_days_are_free_then_each_further_day_adds_a_level(self) -> None:
         """§4.16: day 7 without rest is -1 to all rolls, day 8 -2; the lost roll for the party carries it."""
@@ -411,7 +419,7 @@ class TestExhaustion:
         trip.run(t.StartJourney(hex="2,2"))
         for _ in range(7):
             travel_day(trip)
-        rested = trip.run(t.RestDay(weather="clear"))
+        rested = rest_day(trip)
         assert [(e.member, e.level) for e in rested if isinstance(e, ev.ExhaustionChanged)] == [("Ann", 0), ("Bo", 0)]
         assert only(rested, ev.Rested).day == 8
         assert trip.state.members["Ann"].travel_days == 0
@@ -431,7 +439,7 @@ class TestExhaustion:
         other = Trip(meadows())
         other.run(t.StartJourney(hex="2,2"))
         travel_day(other, forced=True)
-        other.run(t.RestDay(weather="clear"))
+        rest_day(other)
         assert not [e for e in travel_day(other) if isinstance(e, ev.ExhaustionChanged)]
 
     def test_every_roll_made_for_an_exhausted_member_carries_it_first(self) -> None:

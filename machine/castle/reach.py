@@ -37,10 +37,11 @@ def away(distance: int) -> str:
 
 
 def path_today(table: Table) -> tuple[str, ...]:
-    """The hexes the party was truly in on the travel day under way (none between days)."""
+    """The hexes the party was truly in on the travel day under way (none between days, nor on a day of rest: the
+    party stays where it is, and passes no castle)."""
     state = table.procedures.get(PROCEDURE)
     trip = table.procedures.get(TRAVEL)
-    if not isinstance(trip, TravelState) or trip.phase not in _ON_THE_ROAD or not trip.hex:
+    if not isinstance(trip, TravelState) or trip.phase not in _ON_THE_ROAD or trip.rest or not trip.hex:
         return ()
     path = state.path if isinstance(state, CastleState) else ()
     return path if trip.hex in path else (*path, trip.hex)

@@ -37,9 +37,9 @@ LIMIT_AFTER_THE_JOURNEY = (
     "as its rest day (exhaustion, an owed rest and the travel days counted are cleared) when no delve, pursuit or "
     "chase was under way in it, whenever it began (a day in a dungeon, fleeing or chasing is no rest: the day is "
     "counted afresh from its end; a night in camp, a castle's visit or an encounter alone does not break it); "
-    "travel rest gives one at once, refused while a delve, pursuit or chase is under way. A journey ended before "
-    "travel.ended version 3 lets any full day count, as its "
-    "release did."
+    "travel rest gives one at once, refused while a delve, pursuit or chase is under way, with no wandering check "
+    "at its end (the journey is over: a rest day during one ends with the day's check, as a travel day does). A "
+    "journey ended before travel.ended version 3 lets any full day count, as its release did."
 )
 LIMIT_FLIGHT_BEARINGS = (
     "whether a party that flees during a journey knows which way it ran: the heading is the referee's secret, so "
@@ -83,6 +83,7 @@ TRAVEL = Procedure(
         c.RestDay: day.rest,
         c.RestDayWhileExerting: day.rest,
         c.RestDayPastCamp: day.rest,
+        c.RestDayWithoutCheck: day.rest,
         c.EndJourney: day.finish,
     },
     triggers=c.TRIGGERS,

@@ -148,7 +148,8 @@ class EndDay(Command):
 @attrs.frozen(kw_only=True)
 class RestDay(Command):
     """A full day of rest instead of travel: its weather first (rolled, or set), then exhaustion and the owed rest
-    are cleared."""
+    are cleared; during a journey the day ends with its wandering check (check, then end-day), as a travel day
+    does."""
 
     weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
 
@@ -176,6 +177,20 @@ class RestDayPastCamp(Command):
     still refuses it)."""
 
     weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
+class RestDayWithoutCheck(Command):
+    """Issued by the audit, never by a user: a rest day recorded at ``travel.day_started`` version 4, whose release
+    ran the clock on to the next day at once, with no wandering check at its end, is re-run as it ran it (a delve, a
+    pursuit or a chase under way, or a camp's night not over, still refuses it)."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+#: the rest days the audit re-runs as the releases before ``travel.day_started`` version 5 made them: the clock runs on
+#: to the next day at once, no wandering check at the day's end (the machine takes them from dawn to dawn)
+REST_WITHOUT_CHECK: tuple[type[Command], ...] = (RestDayWhileExerting, RestDayPastCamp, RestDayWithoutCheck)
 
 
 @attrs.frozen(kw_only=True)
@@ -218,4 +233,5 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     RestDayWhileExerting: _rerun("rest day", RestDay),
     RollWeatherPastCamp: _rerun("travel day", RollWeather),
     RestDayPastCamp: _rerun("rest day", RestDay),
+    RestDayWithoutCheck: _rerun("rest day", RestDay),
 }

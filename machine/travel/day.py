@@ -17,6 +17,7 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.kit.clock import DAY_SECONDS, ClockOptions, Span
 from hexlog.machine.pursuit import handover
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
+from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import exhaustion, moves, terrain
 from hexlog.machine.travel.moves import here, the_map
 from hexlog.machine.travel.rules import (
@@ -27,13 +28,12 @@ from hexlog.machine.travel.rules import (
     WildernessOptions,
     WildernessTables,
 )
-from hexlog.machine.travel.state import TravelState, journey, under_way
+from hexlog.machine.travel.state import Phase, TravelState, journey, under_way
 
 if TYPE_CHECKING:
     from hexlog.machine.hexmap.state import Hex
     from hexlog.machine.kit.context import StepContext
     from hexlog.machine.pursuit.commands import StartPursuit
-    from hexlog.machine.travel import commands as c
 
 SEASONS = ("spring", "summer", "autumn", "winter")
 #: Dolmenwood's Speed is the combat rate: a third of the exploration rate in feet per turn (Speed 40 = 120 ft)
@@ -328,7 +328,8 @@ def _to_next_day(ctx: StepContext, reason: str) -> None:
 
 def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the step signature
     """The day ends: unused points are lost, or with ``carry_partial_hex`` those spent on an unfinished hex count next
-    day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day."""
+    day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day. A rest
+    day ends so too, once its wandering check is made."""
     trip = journey(ctx)
     options = ctx.part(TravelOptions)
     carried = terrain.unfinished(ctx.rules, the_map(ctx), trip) if options.carry_partial_hex else 0
@@ -341,21 +342,31 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
             night_check=ctx.part(WildernessOptions).night_encounter_check,
         )
     )
-    _to_next_day(ctx, f"travel day {trip.day} ends")
+    _to_next_day(ctx, f"{'rest' if trip.rest else 'travel'} day {trip.day} ends")
 
 
-def rest(ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting | c.RestDayPastCamp) -> None:
+def rest(
+    ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting | c.RestDayPastCamp | c.RestDayWithoutCheck
+) -> None:
     """A full rest day (§4.16): it starts as every day does, at the rules' hour with its weather (rolled, or the
     referee's), recorded as a day of rest (nobody travels, no travel points); then exhaustion and the owed rest are
-    cleared, and the clock runs on to the next day. (The guard refuses it while a delve, pursuit or chase is under
-    way; the audit re-runs one an older release let be with ``RestDayWhileExerting``, which no guard refuses.)"""
+    cleared. During a journey the day ends as a travel day does (§4.12: a wandering check at the end of each day):
+    the check comes next (``travel check``, an encounter handed off on a hit), then ``travel end-day`` runs the clock
+    on to the next day. After the journey has ended there is no check, and the clock runs on to the next day at once.
+    (The guard refuses it while a delve, pursuit or chase is under way; the audit re-runs one an older release let be
+    with ``RestDayWhileExerting``, which no guard refuses, and one before ``travel.day_started`` version 5, which had
+    no check at its end, with the commands of ``REST_WITHOUT_CHECK``.)"""
     _to_day_start(ctx)
     trip = journey(ctx)
     name, flags, total, rolls = _weather(ctx, trip, command.weather)
     day = trip.day + 1
     ctx.emit(ev.DayStarted(day=day, travellers=(), weather=name, flags=flags, total=total, rolls=rolls, rest=True))
     exhaustion.rest_day(ctx, journey(ctx), day=day)
-    _to_next_day(ctx, "a full day of rest")
+    as_before = isinstance(command, c.REST_WITHOUT_CHECK)
+    if as_before or trip.phase is Phase.ENDED:
+        _to_next_day(ctx, "a full day of rest")
+    if not isinstance(command, c.RestDay):  # the audit's re-run fires no trigger of its own: it takes the day on
+        ctx.follow("rest")
 
 
 def reveal_lost(ctx: StepContext, command: c.RevealLost) -> None:

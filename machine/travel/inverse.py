@@ -32,6 +32,7 @@ from hexlog.machine.travel.commands import (
     RestDay,
     RestDayPastCamp,
     RestDayWhileExerting,
+    RestDayWithoutCheck,
     RollWeather,
     RollWeatherPastCamp,
     SearchRoll,
@@ -148,6 +149,9 @@ NO_REST_WHILE_EXERTING_SINCE = 3
 #: the schema version of ``travel.day_started`` since which a day (of travel or rest) never starts while a camp's
 #: night is not over
 NIGHT_FIRST_SINCE = 4
+#: the schema version of ``travel.day_started`` since which a rest day during a journey ends with the day's wandering
+#: check (before it, the clock ran on to the next day at once)
+REST_DAY_CHECKED_SINCE = 5
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -160,7 +164,8 @@ def command_before(event: Event, version: int) -> Command | None:
     before version 3 set a ship's encounter on the seed's 1-in-6 in the wilderness, and one before version 4 met the
     waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
     ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on, and a day (of travel or
-    rest) before version 4 while a camp's night was not over; and a move before
+    rest) before version 4 while a camp's night was not over, and a rest day before version 5 ran the clock on to the
+    next day at once, with no wandering check at its end; and a move before
     ``travel.moved`` version 2 paid the true hex's cost."""
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         route = DeclareRouteHeadingWhenLost if version < HEADING_EVERY_DAY_SINCE else DeclareRouteRoadNeverLost
@@ -171,7 +176,7 @@ def command_before(event: Event, version: int) -> Command | None:
         return _check_before(version)
     if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
         return MoveOneHexTrueCost()
-    if isinstance(event, ev.DayStarted) and version < NIGHT_FIRST_SINCE:
+    if isinstance(event, ev.DayStarted) and version < (REST_DAY_CHECKED_SINCE if event.rest else NIGHT_FIRST_SINCE):
         return _day_before(event, version)
     return command_for(event)
 
@@ -181,7 +186,9 @@ def _day_before(event: ev.DayStarted, version: int) -> Command:
     weather = "" if event.rolls else event.weather
     if not event.rest:
         return RollWeatherPastCamp(weather=weather)
-    return (RestDayWhileExerting if version < NO_REST_WHILE_EXERTING_SINCE else RestDayPastCamp)(weather=weather)
+    if version < NO_REST_WHILE_EXERTING_SINCE:
+        return RestDayWhileExerting(weather=weather)
+    return (RestDayPastCamp if version < NIGHT_FIRST_SINCE else RestDayWithoutCheck)(weather=weather)
 
 
 def _check_before(version: int) -> Command:
@@ -350,7 +357,7 @@ _EXERTION_WORDS: dict[str, tuple[str, tuple[str | Advice, ...]]] = {
 def guard(table: Table, command: Command) -> None:
     """A day in which a delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none
     is under way."""
-    if isinstance(command, RestDay | RestDayPastCamp):
+    if isinstance(command, RestDay | RestDayPastCamp | RestDayWithoutCheck):
         _no_rest_while_exerting(table)
 
 

@@ -2,8 +2,9 @@
 
 ``WEATHER -> ROUTE (and the secret lost check) -> TRAVEL (move, search, forced march) -> the wandering
 check (an encounter is handed off; the day resumes when it concludes) -> END OF DAY``, or a full rest
-day instead of travel (or after the journey has ended). The conditions are methods of ``TravelModel``;
-they only read, and say why.
+day instead of travel, which ends with the same wandering check (``REST -> RESTING -> the check -> END OF DAY``;
+after the journey has ended a rest day has no check: the clock runs on to the next day at once). The conditions are
+methods of ``TravelModel``; they only read, and say why.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hexlog.machine.hexmap import grid
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.model import Model
+from hexlog.machine.travel import commands as c
 from hexlog.machine.travel import terrain
 from hexlog.machine.travel.commands import StartJourney
 from hexlog.machine.travel.rules import TerrainChances, TravelTables, WildernessTables
@@ -36,15 +38,19 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "conditions": ["has_party", "has_tables", "on_map"],
     },
     {"trigger": "weather", "source": P.DAWN, "dest": P.ROUTE},
-    {"trigger": "rest", "source": P.DAWN, "dest": P.DAWN},
-    # a party whose journey has ended may still rest a full day, to rest off what the journey left it
+    # a rest day as the releases before travel.day_started version 5 made it (the audit's re-run): the next day at once
+    {"trigger": "rest", "source": P.DAWN, "dest": P.DAWN, "conditions": "rests_without_check"},
+    # a rest day during the journey ends as a travel day does: the wandering check, then the day's end
+    {"trigger": "rest", "source": P.DAWN, "dest": P.RESTING},
+    # a party whose journey has ended may still rest a full day, to rest off what the journey left it (no check: the
+    # journey is over, and a day without one rolls no wandering check of its own)
     {"trigger": "rest", "source": P.ENDED, "dest": P.ENDED},
     {"trigger": "finish", "source": P.DAWN, "dest": P.ENDED},
     {"trigger": "route", "source": P.ROUTE, "dest": P.TRAVEL},
     {"trigger": "move", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "can_move"},
     {"trigger": "search", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "can_search"},
     {"trigger": "forced_march", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "not_forced_yet"},
-    {"trigger": "check", "source": P.TRAVEL, "dest": P.DUSK},
+    {"trigger": "check", "source": [P.TRAVEL, P.RESTING], "dest": P.DUSK},
     # the day resumes in DUSK when a wandering encounter it handed off concludes (the kit fires it)
     {"trigger": "resume", "source": P.DUSK, "dest": P.DUSK},
     {"trigger": "end_day", "source": P.DUSK, "dest": P.DAWN},
@@ -52,6 +58,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "reveal_lost", "source": P.DAWN, "dest": P.DAWN, "conditions": "astray"},
     {"trigger": "reveal_lost", "source": P.ROUTE, "dest": P.ROUTE, "conditions": "astray"},
     {"trigger": "reveal_lost", "source": P.TRAVEL, "dest": P.TRAVEL, "conditions": "astray"},
+    {"trigger": "reveal_lost", "source": P.RESTING, "dest": P.RESTING, "conditions": "astray"},
     {"trigger": "reveal_lost", "source": P.DUSK, "dest": P.DUSK, "conditions": "astray"},
 ]
 del P
@@ -119,6 +126,11 @@ class TravelModel(Model):
     def not_forced_yet(self) -> bool:
         """One forced march a day."""
         return not self.trip.forced or self.refuse("the party is already on a forced march today")
+
+    def rests_without_check(self) -> bool:
+        """The audit's re-run of a rest day an older release made (``REST_WITHOUT_CHECK``): no check at its end. Says
+        nothing when not: the rest day of today's rules follows."""
+        return isinstance(self.command, c.REST_WITHOUT_CHECK)
 
     def astray(self) -> bool:
         """Only a party that is lost, or fled without knowing which way, can learn where it is."""

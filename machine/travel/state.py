@@ -43,6 +43,8 @@ class Phase(enum.Enum):
     ROUTE = "route"
     #: the route is declared and the lost check made: move, search, force the march, then the check
     TRAVEL = "travel"
+    #: a full day of rest during the journey: its wandering check at the day's end comes next
+    RESTING = "resting"
     #: the wandering check is made (any encounter handed off): end the day
     DUSK = "dusk"
     ENDED = "ended"
@@ -84,6 +86,8 @@ class TravelState:
     #: (the count is public, as ``pursuit.fled`` is)
     fled: int = 0
     tp: int = 0
+    #: the day under way (or the last) is a full day of rest, not of travel: the party passes nothing on its way
+    rest: bool = False
     forced: bool = False
     hexes_today: int = 0
     carried: int = 0
@@ -183,6 +187,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 weather=event.weather,
                 flags=event.flags,
                 tp=event.travel_points,
+                rest=event.rest,
                 carried=0,
                 forced=False,
                 hexes_today=0,
