@@ -50,7 +50,10 @@ class DayStarted(Event):
     day (of travel or rest) starts while a camp's night is not over: its wandering check rolled and the camp broken
     (before it, releases let one start). Since version 5 a rest day during a journey ends as a travel day does, with
     the day's wandering check (``travel check``) and then ``travel end-day`` (before it, the clock ran on to the next
-    day at once, with no check)."""
+    day at once, with no check); and it records when the day started (``at_seconds``), from which its wandering check
+    runs the clock on to the day's end (``options.day_end_hour``) before it is rolled, so that the encounter it meets,
+    a pursuit after it and a camp made then take their time from there (before it, the check fell at the day's
+    start)."""
 
     type_name: ClassVar[str] = "travel.day_started"
     schema_version: ClassVar[int] = 5
@@ -65,6 +68,9 @@ class DayStarted(Event):
     rolls: tuple[int, ...] = ()
     #: a full day of rest, not of travel (version 2)
     rest: bool = False
+    #: when the day started, in seconds since the campaign began (version 5); -1 before version 5, whose releases
+    #: rolled the day's wandering check at whatever time the clock showed
+    at_seconds: int = -1
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -85,9 +91,9 @@ class DayStarted(Event):
 
     @staticmethod
     def upcast_v4_v5(data: dict[str, Any]) -> dict[str, Any]:
-        """Version 5 records the same fields: only how a rest day ends changed, with the day's wandering check (the
-        audit re-runs an older rest day as its release ran it)."""
-        return data
+        """Version 4 kept no time of the day's start: its wandering check ran no clock (-1), and a rest day had none
+        (the audit re-runs an older rest day as its release ran it)."""
+        return {**data, "at_seconds": -1}
 
 
 @attrs.frozen(kw_only=True)

@@ -349,7 +349,7 @@ class TableProjection:
     #: 11: a journey that has ended leaves the party knowing where it is (the hex ``travel.ended`` names);
     #: 12: the procedures concluded into the parents that resumed (their next steps are their parents'), and a
     #: session names the release of hexlog that opened it; 13: a procedure concluded into its parent is no longer
-    #: listed once the parent starts afresh; 14: a journey says whether its day is one of rest
+    #: listed once the parent starts afresh; 14: a journey says whether its day is one of rest, and when it started
     revision = 14
 
     def __init__(self, registry: Registry) -> None:

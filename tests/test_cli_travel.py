@@ -95,15 +95,16 @@ def test_a_day_of_travel_and_a_rest(journey) -> None:
 
 
 def rest_day_s_end(hexlog, day: int) -> None:
-    """The wandering check that ends a rest day (wanderers met are sent away), then the day's end."""
+    """The wandering check that ends a rest day, at midnight (wanderers met are sent away), then the day's end."""
     check = hexlog("travel", "check")
     assert check.returncode == 0, check.stderr
+    assert f"rest day {day} goes on until midnight, its end" in check.stdout
     assert "wandering check" in check.stdout
     if "ENCOUNTER" in check.stdout:
         assert hexlog("encounter", "cancel", "--reason", "a test of the rest day").returncode == 0
     ended = hexlog("travel", "end-day")
     assert ended.returncode == 0, ended.stderr
-    assert f"rest day {day} ends" in ended.stdout
+    assert f"day {day} ends" in ended.stdout
 
 
 def test_a_rest_day_waits_for_its_wandering_check(journey) -> None:

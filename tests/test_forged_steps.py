@@ -527,10 +527,10 @@ def test_a_listen_and_an_opening_swapped_are_the_log_of_the_other_order() -> Non
     assert findings(swapped) == findings(other) == []
 
 
-def test_a_travel_day_ended_in_a_delve_whose_checks_fall_due_overnight_is_clean() -> None:
-    """The day's end lets the clock run on to the next day, and the delve's wandering checks fall due on the way: the
-    audit runs them again after the clock event, on the rolls recorded there, not in the re-run of the day's end
-    (which names no roll)."""
+def test_a_travel_day_checked_in_a_delve_whose_checks_fall_due_till_its_end_is_clean() -> None:
+    """The day's wandering check lets the clock run on to the day's end (midnight), and the delve's wandering checks
+    fall due on the way: the audit runs them again after the clock event, on the rolls recorded there, not in the
+    re-run of the day's check (which names its own roll alone); the day's end then runs no clock."""
     log = played(
         SetHex(hex="2,2", terrain="meadow"),
         SetHex(hex="2,1", terrain="meadow"),
@@ -538,14 +538,15 @@ def test_a_travel_day_ended_in_a_delve_whose_checks_fall_due_overnight_is_clean(
         t.RollWeather(weather="clear"),
         t.DeclareRoute(headings=("N",)),
         t.Move(),
-        t.CheckWandering(),
         d.EnterDungeon(name="crypt", every_turns=40, wandering_on=(1,)),
+        t.CheckWandering(),
         t.EndDay(),
     )
-    ended = where(log, "travel.day_ended")
+    checked = where(log, "travel.wandering_checked")
     checks = [i for i, env in enumerate(log) if env.type == "hexlog.dungeon.wandering_checked"]
     assert len(checks) == 2
-    assert all(at > ended for at in checks)
+    assert all(at < checked for at in checks)
+    assert log[checks[0] - 2].type == "hexlog.clock.advanced"
     assert findings(log) == []
 
 

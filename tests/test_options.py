@@ -805,6 +805,26 @@ def travel_rows() -> list[Row]:
                 (CLOCK, "turns"): (48, 36),
                 (CLOCK, "rounds"): (480, 360),
                 (CLOCK, "reason"): ("the travel day starts at 08:00", "the travel day starts at 06:00"),
+                (DAY, "at_seconds"): (28800, 21600),
+            },
+        ),
+        # the day's wandering check is rolled at its end: midnight, 16 hours after the day's start, or 20:00, 12
+        # hours after it (a 1 on the hills' die: nobody)
+        Row(
+            ruleset="explore",
+            option="day_end_hour",
+            value=20,
+            script=travel_map(
+                do(tr.StartJourney(hex="1,2")), clear, do(tr.DeclareRoute(), 6, 1), do(tr.CheckWandering(), 1)
+            ),
+            changes={
+                (CLOCK, "seconds"): (57600, 43200),
+                (CLOCK, "turns"): (96, 72),
+                (CLOCK, "rounds"): (960, 720),
+                (CLOCK, "reason"): (
+                    "travel day 1 goes on until midnight, its end",
+                    "travel day 1 goes on until 20:00, its end",
+                ),
             },
         ),
         # 2d6 = 12 in summer: clear on the fallback table, fog on the referee's own

@@ -51,7 +51,8 @@ def next_steps(trip: Trip) -> str:
 class TestTheCheckIsDue:
     def test_a_rest_day_waits_for_its_check_and_end_day_before_it_is_refused_naming_it(self) -> None:
         """The rest leaves the day resting at its start (08:00); ending the day, or the journey, is refused naming the
-        check, and nothing is written; the check (a 1 on the meadow's die: nobody) takes it to its end."""
+        check, and nothing is written; the check (a 1 on the meadow's die: nobody) runs the clock on to the day's end
+        (midnight) and is rolled then; the day's end runs no more."""
         trip = Trip()
         trip.day()
         events = trip.run(t.RestDay(), 3, 4)
@@ -65,12 +66,15 @@ class TestTheCheckIsDue:
                 trip.run(command)
         assert len(recorded(trip)) == before
         checked = trip.run(t.CheckWandering(), 1)
+        assert [e.reason for e in checked if isinstance(e, ClockAdvanced)] == [
+            "rest day 2 goes on until midnight, its end"
+        ]
         assert only(checked, ev.WanderingChecked).encounter is False
         assert changes(checked) == [("check", "RESTING", "DUSK")]
+        assert trip.h.load(CAMPAIGN).clock.seconds == 2 * 24 * HOUR
         ended = trip.run(t.EndDay())
         assert only(ended, ev.DayEnded) == ev.DayEnded(day=2, hexes=0, unused=0, carried=0, night_check=True)
-        assert [e.reason for e in ended if isinstance(e, ClockAdvanced)] == ["rest day 2 ends"]
-        assert trip.h.load(CAMPAIGN).clock.seconds == 2 * 24 * HOUR
+        assert not [e for e in ended if isinstance(e, ClockAdvanced)]  # the check ran the clock to the day's end
         assert trip.state.phase is Phase.DAWN
 
     def test_a_hit_hands_an_encounter_off_and_the_day_ends_once_it_concludes(self) -> None:
@@ -127,10 +131,12 @@ def _without_check(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _as_release_32(monkeypatch: pytest.MonkeyPatch) -> Trip:
     """Rest days as release 32 made them: its session names release 32, its days are ``travel.day_started`` version 4,
-    and each rest day ran on to the next day at once."""
+    which kept no time of the day's start (the day's check ran no clock), and each rest day ran on to the next day at
+    once."""
     with monkeypatch.context() as old:
         old.setattr(releases, "CURRENT", 32)
         old.setattr(ev.DayStarted, "schema_version", 4)
+        old.setattr(t, "UNTIMED", (*t.UNTIMED, t.RollWeather, t.RestDay))  # it kept no time of a day's start
         _without_check(old)
         trip = Trip(dice=True, drawn=True)
         _rest_days(trip)

@@ -71,14 +71,23 @@ RESTED_ON_THE_CLOCK = "a full day without travel, a delve, a pursuit or a chase 
 class Trip(ScriptedPlay):
     """Explore (a rest day owed every `every` travel days); Al and Bo set out in winter from a meadow (after the
     commands ``before``). ``drawn``: the session's secret is hexlog's own (which the test fixes), the players' seed
-    beside it, so that an audit of its committed dice can say VERIFIED."""
+    beside it, so that an audit of its committed dice can say VERIFIED; ``options``: the referee's overrides of
+    the rules' options."""
 
     def __init__(
-        self, *, every: int = 6, dice: bool = False, before: tuple[c.Command, ...] = (), drawn: bool = False
+        self,
+        *,
+        every: int = 6,
+        dice: bool = False,
+        before: tuple[c.Command, ...] = (),
+        drawn: bool = False,
+        options: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(CAMPAIGN, scripted=not dice)
         self.dice = dice
-        rules = {"tables": {"rest": {"rest_every_travel_days": every}}}
+        rules: dict[str, Any] = {"tables": {"rest": {"rest_every_travel_days": every}}}
+        if options:
+            rules["options"] = options
         self.run(c.StartCampaign(ruleset="explore", overrides=rules))
         if drawn:
             self.run(c.OpenSession())
@@ -129,8 +138,8 @@ def only(events: list[Any], kind: type) -> Any:
 
 class TestARestDayRollsItsWeather:
     def test_its_weather_comes_first_then_the_rest(self) -> None:
-        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, the rest, then its wandering check; its
-        end runs on to midnight."""
+        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, the rest, then its wandering check, which
+        runs the clock on to the day's end at midnight first."""
         trip = Trip()
         trip.day("snow")
         events = trip.rest(3, 4)
@@ -144,7 +153,7 @@ class TestARestDayRollsItsWeather:
         assert (started.travellers, started.travel_points, started.total, started.rolls) == ((), 0, 7, (rolled.nonce,))
         assert only(events, ev.Rested).day == 2
         clocks = [e.reason for e in recorded(trip) if isinstance(e, ClockAdvanced)][-2:]
-        assert clocks == ["the travel day starts at 08:00", "rest day 2 ends"]
+        assert clocks == ["the travel day starts at 08:00", "rest day 2 goes on until midnight, its end"]
         assert trip.h.load(CAMPAIGN).clock.seconds == 2 * 24 * HOUR
         assert (trip.state.day, trip.state.weather) == (2, "overcast")
         assert render.describe(started) == "day 2, a day of rest: weather overcast [2d6=7] [rolls #1]"

@@ -63,6 +63,7 @@ TRAVEL = Procedure(
         c.StartJourney: day.start,
         c.RollWeather: day.weather,
         c.RollWeatherPastCamp: day.weather,
+        c.RollWeatherUntimed: day.weather,
         c.DeclareRoute: day.route,
         c.DeclareRouteHeadingWhenLost: day.route_heading_when_lost,
         c.DeclareRouteRoadNeverLost: day.route_road_never_lost,

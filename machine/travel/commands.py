@@ -171,6 +171,15 @@ class RollWeatherPastCamp(Command):
 
 
 @attrs.frozen(kw_only=True)
+class RollWeatherUntimed(Command):
+    """Issued by the audit, never by a user: a travel day recorded at ``travel.day_started`` version 4, whose release
+    kept no time of the day's start (its wandering check ran no clock), is re-run as it ran it (a camp's night not over
+    still refuses it)."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
+@attrs.frozen(kw_only=True)
 class RestDayPastCamp(Command):
     """Issued by the audit, never by a user: a rest day recorded at ``travel.day_started`` version 3, whose release
     let it start while a camp's night was not over, is re-run as it ran it (a delve, a pursuit or a chase under way
@@ -191,6 +200,9 @@ class RestDayWithoutCheck(Command):
 #: the rest days the audit re-runs as the releases before ``travel.day_started`` version 5 made them: the clock runs on
 #: to the next day at once, no wandering check at the day's end (the machine takes them from dawn to dawn)
 REST_WITHOUT_CHECK: tuple[type[Command], ...] = (RestDayWhileExerting, RestDayPastCamp, RestDayWithoutCheck)
+#: the days (of travel or rest) the audit re-runs as the releases before ``travel.day_started`` version 5 started them:
+#: no time of the start kept (``at_seconds`` -1), so the day's wandering check runs no clock
+UNTIMED: tuple[type[Command], ...] = (*REST_WITHOUT_CHECK, RollWeatherPastCamp, RollWeatherUntimed)
 
 
 @attrs.frozen(kw_only=True)
@@ -232,6 +244,7 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     CheckWanderingOneAfloat: _rerun("check", CheckWandering),
     RestDayWhileExerting: _rerun("rest day", RestDay),
     RollWeatherPastCamp: _rerun("travel day", RollWeather),
+    RollWeatherUntimed: _rerun("travel day", RollWeather),
     RestDayPastCamp: _rerun("rest day", RestDay),
     RestDayWithoutCheck: _rerun("rest day", RestDay),
 }

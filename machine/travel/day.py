@@ -66,9 +66,9 @@ def start(ctx: StepContext, command: c.StartJourney) -> None:
     )
 
 
-def weather(ctx: StepContext, command: c.RollWeather | c.RollWeatherPastCamp) -> None:
+def weather(ctx: StepContext, command: c.RollWeather | c.RollWeatherPastCamp | c.RollWeatherUntimed) -> None:
     """Start the day at the rules' hour (the clock runs on to it), then exhaustion, then the weather (2d6 on the
-    season's column, or the referee's)."""
+    season's column, or the referee's); the day records when it started (an older release's, re-run, none)."""
     _to_day_start(ctx)
     trip = journey(ctx)
     travellers = tuple(m.name for m in ctx.table.party.members)
@@ -86,8 +86,14 @@ def weather(ctx: StepContext, command: c.RollWeather | c.RollWeatherPastCamp) ->
             total=total,
             travel_points=points,
             rolls=rolls,
+            at_seconds=_started_at(ctx, command),
         )
     )
+
+
+def _started_at(ctx: StepContext, command: object) -> int:
+    """When a day starts, as its start records it: now, or -1 for a day an older release started (``UNTIMED``)."""
+    return -1 if isinstance(command, c.UNTIMED) else ctx.table.clock.seconds
 
 
 def _weather(ctx: StepContext, trip: TravelState, given: str) -> tuple[str, tuple[str, ...], int, tuple[int, ...]]:
@@ -211,7 +217,9 @@ def check_one_afloat(ctx: StepContext, command: c.CheckWanderingOneAfloat) -> No
 def _check(
     ctx: StepContext, place: Hex, *, follow: bool = False, afloat_on_land: bool = False, both: bool = True
 ) -> None:
-    """``both``: when U&WA's two dice afloat both call an encounter, the day meets the second die's too (version 4)."""
+    """``both``: when U&WA's two dice afloat both call an encounter, the day meets the second die's too (version 4).
+    First the clock runs on to the day's end (``_to_day_end``)."""
+    _to_day_end(ctx)
     trip = journey(ctx)
     options, tables = ctx.part(TravelOptions), ctx.part(TravelTables)
     setting = "wilderness"
@@ -321,6 +329,35 @@ def _to_day_start(ctx: StepContext) -> None:
         ctx.advance(Span(seconds=hour * HOUR_SECONDS - into), reason=f"the travel day starts at {hour:02d}:00")
 
 
+def _day_kind(trip: TravelState) -> str:
+    return f"{'rest' if trip.rest else 'travel'} day {trip.day}"
+
+
+def day_end(ctx: StepContext, trip: TravelState) -> int | None:
+    """When the day under way ends, in seconds since the campaign began: the rules' hour (``day_end_hour``) of the day
+    it started; None for a day whose start recorded no time (``travel.day_started`` before version 5)."""
+    start = trip.day_started_at
+    if start < 0:
+        return None
+    return start - start % DAY_SECONDS + ctx.part(ClockOptions).day_end_hour * HOUR_SECONDS
+
+
+def hour_text(seconds: int) -> str:
+    """An hour of the day in words: ``midnight``, ``20:00``."""
+    into = seconds % DAY_SECONDS
+    return "midnight" if not into else f"{into // HOUR_SECONDS:02d}:{into % HOUR_SECONDS // 60:02d}"
+
+
+def _to_day_end(ctx: StepContext) -> None:
+    """The day's wandering check falls at its end (§4.12, ``day_end``): the clock runs on to it first, unless it is
+    past it already (a day started late). A day whose start recorded no time runs no clock here."""
+    trip = journey(ctx)
+    end = day_end(ctx, trip)
+    now = ctx.table.clock.seconds
+    if end is not None and now < end:
+        ctx.advance(Span(seconds=end - now), reason=f"{_day_kind(trip)} goes on until {hour_text(end)}, its end")
+
+
 def _to_next_day(ctx: StepContext, reason: str) -> None:
     seconds = ctx.table.clock.seconds
     ctx.advance(Span(seconds=DAY_SECONDS - seconds % DAY_SECONDS), reason=reason)
@@ -328,8 +365,10 @@ def _to_next_day(ctx: StepContext, reason: str) -> None:
 
 def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the step signature
     """The day ends: unused points are lost, or with ``carry_partial_hex`` those spent on an unfinished hex count next
-    day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day. A rest
-    day ends so too, once its wandering check is made."""
+    day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day: to the
+    midnight after the day's start, unless it is past it already (an encounter after the check ran on), or, for a day
+    whose start recorded no time (before ``travel.day_started`` version 5), to the next midnight. A rest day ends so
+    too, once its wandering check is made."""
     trip = journey(ctx)
     options = ctx.part(TravelOptions)
     carried = terrain.unfinished(ctx.rules, the_map(ctx), trip) if options.carry_partial_hex else 0
@@ -342,7 +381,14 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
             night_check=ctx.part(WildernessOptions).night_encounter_check,
         )
     )
-    _to_next_day(ctx, f"{'rest' if trip.rest else 'travel'} day {trip.day} ends")
+    start = trip.day_started_at
+    if start < 0:
+        _to_next_day(ctx, f"{_day_kind(trip)} ends")
+        return
+    midnight = start - start % DAY_SECONDS + DAY_SECONDS
+    now = ctx.table.clock.seconds
+    if now < midnight:
+        ctx.advance(Span(seconds=midnight - now), reason=f"{_day_kind(trip)} ends")
 
 
 def rest(
@@ -360,7 +406,12 @@ def rest(
     trip = journey(ctx)
     name, flags, total, rolls = _weather(ctx, trip, command.weather)
     day = trip.day + 1
-    ctx.emit(ev.DayStarted(day=day, travellers=(), weather=name, flags=flags, total=total, rolls=rolls, rest=True))
+    at = _started_at(ctx, command)
+    ctx.emit(
+        ev.DayStarted(
+            day=day, travellers=(), weather=name, flags=flags, total=total, rolls=rolls, rest=True, at_seconds=at
+        )
+    )
     exhaustion.rest_day(ctx, journey(ctx), day=day)
     as_before = isinstance(command, c.REST_WITHOUT_CHECK)
     if as_before or trip.phase is Phase.ENDED:

@@ -35,11 +35,12 @@ from hexlog.machine.travel.commands import (
     RestDayWithoutCheck,
     RollWeather,
     RollWeatherPastCamp,
+    RollWeatherUntimed,
     SearchRoll,
     SearchRollHexDice,
     SearchRollOpenFinds,
 )
-from hexlog.machine.travel.day import FEET_PER_TURN_PER_SPEED
+from hexlog.machine.travel.day import FEET_PER_TURN_PER_SPEED, day_end, hour_text
 from hexlog.machine.travel.moves import MISSED_LANDMARK
 from hexlog.machine.travel.rules import TravelTables
 from hexlog.machine.travel.state import EXERTION, PROCEDURE, TravelState, under_way
@@ -150,7 +151,8 @@ NO_REST_WHILE_EXERTING_SINCE = 3
 #: night is not over
 NIGHT_FIRST_SINCE = 4
 #: the schema version of ``travel.day_started`` since which a rest day during a journey ends with the day's wandering
-#: check (before it, the clock ran on to the next day at once)
+#: check (before it, the clock ran on to the next day at once), and a day records when it started, its check running
+#: the clock on to the day's end
 REST_DAY_CHECKED_SINCE = 5
 
 
@@ -165,7 +167,8 @@ def command_before(event: Event, version: int) -> Command | None:
     waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
     ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on, and a day (of travel or
     rest) before version 4 while a camp's night was not over, and a rest day before version 5 ran the clock on to the
-    next day at once, with no wandering check at its end; and a move before
+    next day at once, with no wandering check at its end, and a day before version 5 kept no time of its start; and a
+    move before
     ``travel.moved`` version 2 paid the true hex's cost."""
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         route = DeclareRouteHeadingWhenLost if version < HEADING_EVERY_DAY_SINCE else DeclareRouteRoadNeverLost
@@ -176,7 +179,7 @@ def command_before(event: Event, version: int) -> Command | None:
         return _check_before(version)
     if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
         return MoveOneHexTrueCost()
-    if isinstance(event, ev.DayStarted) and version < (REST_DAY_CHECKED_SINCE if event.rest else NIGHT_FIRST_SINCE):
+    if isinstance(event, ev.DayStarted) and version < REST_DAY_CHECKED_SINCE:
         return _day_before(event, version)
     return command_for(event)
 
@@ -185,7 +188,7 @@ def _day_before(event: ev.DayStarted, version: int) -> Command:
     """A day (of travel or rest) as the release that recorded ``travel.day_started`` at ``version`` started it."""
     weather = "" if event.rolls else event.weather
     if not event.rest:
-        return RollWeatherPastCamp(weather=weather)
+        return (RollWeatherPastCamp if version < NIGHT_FIRST_SINCE else RollWeatherUntimed)(weather=weather)
     if version < NO_REST_WHILE_EXERTING_SINCE:
         return RestDayWhileExerting(weather=weather)
     return (RestDayPastCamp if version < NIGHT_FIRST_SINCE else RestDayWithoutCheck)(weather=weather)
@@ -207,9 +210,12 @@ def derived(ctx: StepContext, event: Event, version: int) -> str | None:
     (since ``travel.started`` version 2; before it, none was recorded) are those the log has under way there. A
     search's cost and the points it leaves are the rules' (``_searched``). A find's place is the hex the party truly
     searched, and it was lost when that is not the one it believed. A day ends only once every encounter its
-    wandering check met was met: the second of U&WA's two dice afloat too."""
+    wandering check met was met: the second of U&WA's two dice afloat too. A day's wandering check is rolled at its
+    end."""
     if isinstance(event, mapev.FeatureLocated | ev.DayEnded):
         return _located(ctx, event) if isinstance(event, mapev.FeatureLocated) else _unmet(ctx)
+    if isinstance(event, ev.WanderingChecked):
+        return _before_day_end(ctx)
     if isinstance(event, ev.JourneyEnded):
         return _ended(ctx, event, version)
     if isinstance(event, ev.Searched):
@@ -298,6 +304,20 @@ def _searched(ctx: StepContext, event: ev.Searched, version: int) -> str | None:
         if recorded != given
     ]
     return "; ".join(said) or None
+
+
+def _before_day_end(ctx: StepContext) -> str | None:
+    """A day's wandering check is rolled at its end (since ``travel.day_started`` version 5, which records when the
+    day started): a check forged in with the clock before it, the time it ran on taken out, would set the encounter,
+    a pursuit after it and the night's camp at the day's start."""
+    trip = ctx.state(PROCEDURE)
+    if not isinstance(trip, TravelState):
+        return None
+    end = day_end(ctx, trip)
+    now = ctx.table.clock.seconds
+    if end is None or now >= end:
+        return None
+    return f"the day's wandering check is rolled at its end ({hour_text(end)}), but the clock shows {hour_text(now)}"
 
 
 def _unmet(ctx: StepContext) -> str | None:

@@ -88,6 +88,9 @@ class TravelState:
     tp: int = 0
     #: the day under way (or the last) is a full day of rest, not of travel: the party passes nothing on its way
     rest: bool = False
+    #: when the day under way started (seconds since the campaign began); -1 for a day whose start recorded none
+    #: (``travel.day_started`` before version 5): its check runs no clock, its end runs it on to the next midnight
+    day_started_at: int = -1
     forced: bool = False
     hexes_today: int = 0
     carried: int = 0
@@ -188,6 +191,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 flags=event.flags,
                 tp=event.travel_points,
                 rest=event.rest,
+                day_started_at=event.at_seconds,
                 carried=0,
                 forced=False,
                 hexes_today=0,
