@@ -184,12 +184,13 @@ def _route(
 
 
 def check(ctx: StepContext, command: c.CheckWandering) -> None:  # noqa: ARG001 - the step signature
-    """The wandering check at the day's end (§4.12; afloat §4.7); an encounter is handed off. The check is rolled in
-    public, so it reads the row of the hex the party believes it is in: a lost party's true hex would tell the
-    players its terrain. A ship continuously afloat meets a waterborne encounter on the seed's 1-in-6 (§2.9: the
-    vessels' evasion and the chase on water follow); under U&WA's two dice (``odd_two_dice``) the first die calls a
-    waterborne encounter and the second a normal one, and when both call one the day meets both, the waterborne one
-    first (at midday) and the normal one once it concludes (at the day's end: ``resumed`` hands it off)."""
+    """The wandering check at the day's end (§4.12; afloat §4.7), the clock run on to it first; an encounter is handed
+    off. The check is rolled in public, so it reads the row of the hex the party believes it is in: a lost party's
+    true hex would tell the players its terrain. A ship continuously afloat meets a waterborne encounter on the seed's
+    1-in-6 (§2.9: the vessels' evasion and the chase on water follow); under U&WA's two dice (``odd_two_dice``) the
+    first die calls a waterborne encounter and the second a normal one, and when both call one the day meets both,
+    the waterborne one first and the normal one once it concludes (``resumed`` hands it off); U&WA sets the
+    waterborne one at midday, but both dice are rolled at the day's end, and it is met there."""
     _check(ctx, moves.seen(ctx))
 
 
