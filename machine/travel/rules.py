@@ -276,8 +276,8 @@ class TravelTables:
             "side, its most exhausted member's) by exhaustion_per_day, always against them: a roll where a low "
             "total is good (a search, an evasion on water, a wilderness evasion, a door forced, picked or "
             "listened at) has it added, and a joust's total below 1 is the champion's. A rest day rolls its "
-            "weather first; after the journey, a rest day or a full day on the clock without a journey, a delve, "
-            "a pursuit or a chase clears it."
+            "weather first and, on a journey, ends with the day's wandering check; after the journey, a rest day "
+            "or a full day on the clock without a journey, a delve, a pursuit or a chase clears it."
         ),
     )
 
