@@ -117,3 +117,10 @@ class TestTheAudit:
         report = audit_store(trip.h.store, CAMPAIGN, REGISTRY)
         assert report.verdict is not Verdict.VERIFIED
         assert "the day's wandering check is rolled at its end (midnight), but the clock shows 08:00" in report.text()
+
+
+def test_rules_show_says_the_travel_day_reads_the_hour_it_ends(hexlog) -> None:
+    """The travel day reads ``day_end_hour``; the campaign, which reads the clock's other options, does not."""
+    lines = hexlog("rules", "show", "explore").stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("options.day_end_hour = 24"))
+    assert lines[at + 1].endswith("[read by travel]")

@@ -340,7 +340,7 @@ def day_end(ctx: StepContext, trip: TravelState) -> int | None:
     start = trip.day_started_at
     if start < 0:
         return None
-    return start - start % DAY_SECONDS + ctx.part(ClockOptions).day_end_hour * HOUR_SECONDS
+    return start - start % DAY_SECONDS + ctx.part(TravelOptions).day_end_hour * HOUR_SECONDS
 
 
 def hour_text(seconds: int) -> str:

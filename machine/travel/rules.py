@@ -96,6 +96,15 @@ class TravelOptions:
     weather_table: WeatherTable = rule(
         WeatherTable.FALLBACK, help="§4.10: fallback (the DVDM table) or custom (tables.weather.custom)."
     )
+    day_end_hour: int = rule(
+        24,
+        help="The hour a travel day (or a rest day on a journey) ends: its wandering check runs the clock on to it "
+        "first, so the encounter it meets, a pursuit after it and a camp made then take their time from there. "
+        "Neither seed 004 nor the reference names the hours a party travels; 24: midnight, the day's end, from which "
+        "an 8-hour night in camp ends at day_start_hour 8. A day that started at or after it is checked when it "
+        "started; travel.day_started before version 5 kept no start, and its check runs no clock.",
+        validator=in_range(1, 24),
+    )
 
 
 @attrs.frozen(kw_only=True)
