@@ -300,13 +300,15 @@ def _whole(name: str, text: str, least: int) -> int:
 
 
 def _flag(request: Request, name: str) -> bool:
-    """A yes-or-no query parameter (absent or empty: no); a 400 naming it when it is neither."""
-    text = request.query_params.get(name, "").strip().lower()
+    """A yes-or-no query parameter (absent: no); a 400 naming it when it is neither, or given empty (``?secret=``, from
+    a client that built its query from a variable left unset, asks neither yes nor no)."""
+    given = request.query_params.get(name)
+    text = (given or "").strip().lower()
     if text in {"1", "true", "yes"}:
         return True
-    if text in {"", "0", "false", "no"}:
+    if given is None or text in {"0", "false", "no"}:
         return False
-    raise Problem(BAD_REQUEST, f"?{name} must be true or false, not {request.query_params[name]!r}")
+    raise Problem(BAD_REQUEST, f"?{name} must be true or false, not {given!r} (leave ?{name} out for false)")
 
 
 def _parsed(name: str, parse: Callable[[str], Any], text: str) -> Any:
@@ -1022,6 +1024,8 @@ async def _map(service: Service, request: Request, token: Token | None) -> Respo
 _VERSION = {"type": "integer", "minimum": 1, "maximum": WHOLE_MOST}
 #: the schema of a text query parameter: an empty one is refused (leave it out for its default)
 _TEXT = {"type": "string", "minLength": 1}
+#: the schema of a yes-or-no query parameter: true or false (an empty one is refused: leave it out for false)
+_FLAG = {"type": "boolean"}
 
 
 def _whole_schema(least: int, **more: Any) -> dict[str, Any]:
@@ -1127,7 +1131,7 @@ def endpoints(registry: Registry) -> list[Endpoint]:
                 ("expect", "query", {"type": "array", "items": _TEXT}, "a receipt the log must hold (one or more)"),
                 ("roll", "query", _whole_schema(0), "explain the roll with this nonce instead"),
                 ("session", "query", _TEXT, "the session of ?roll= (default: the latest with it)"),
-                ("secret", "query", {"type": "boolean"}, "?roll= names a secret roll (its own lane)"),
+                ("secret", "query", _FLAG, "?roll= names a secret roll (its own lane)"),
             ),
         ),
         Endpoint(

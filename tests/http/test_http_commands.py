@@ -1230,3 +1230,40 @@ def test_a_path_with_a_slash_too_many_is_not_found_rather_than_redirected(serve)
         )
         assert read.json()["detail"].startswith("nothing is served at /campaigns/main/: no path ends in '/'")
         assert _version(served, client) == before
+
+
+#: the yes-or-no query parameters, by route
+FLAGS = tuple(
+    (endpoint.path.replace("{campaign}", "main"), name)
+    for endpoint in endpoints(REGISTRY)
+    for name, where, schema, _ in endpoint.params
+    if where == "query" and schema["type"] == "boolean"
+)
+
+
+def test_the_flag_query_parameters_are_the_audit_secret():
+    assert set(FLAGS) == {("/campaigns/main/audit", "secret")}
+
+
+@pytest.mark.parametrize(("path", "name"), FLAGS)
+def test_an_empty_flag_query_parameter_is_a_400_naming_it_not_no(serve, path, name):
+    """``?secret=`` (a client that built its query from a variable left unset) was read as ``?secret=false``: a roll's
+    audit explained the public roll of that nonce when the client may have meant the secret one. The document's schema
+    is a boolean, which no empty value is."""
+    served = serve()
+    with served.client() as client:
+        document = client.get("/openapi.json").json()
+        route = path.replace("main", "{campaign}", 1)
+        (described,) = [p for p in document["paths"][route]["get"]["parameters"] if p["name"] == name]
+        assert described["schema"] == {"type": "boolean"}
+        before = _version(served, client)
+        for who in ("referee", "player"):
+            for empty in ("", " "):
+                answer = client.get(path, params={"roll": "0", name: empty}, headers=served.headers(who))
+                assert answer.status_code == 400, answer.text
+                assert answer.headers["content-type"].startswith("application/problem+json")
+                assert answer.json()["detail"] == (
+                    f"?{name} must be true or false, not {empty!r} (leave ?{name} out for false)"
+                )
+            assert client.get(path, params={name: "no"}, headers=served.headers(who)).status_code == 200
+        assert _version(served, client) == before
