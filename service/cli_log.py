@@ -487,6 +487,8 @@ def import_(
     )
     for caveat in report.caveats:
         sys.stderr.write(f"hexlog: note: {caveat}\n")
+    for aside in report.asides:  # what the audit notes without changing its verdict, as 'hexlog audit' prints it
+        sys.stderr.write(f"hexlog: note: {aside}\n")
 
 
 def install(app: typer.Typer) -> None:

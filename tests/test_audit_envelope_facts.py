@@ -127,6 +127,18 @@ class TestATimeGoingBack:
         finally:
             target.close()
 
+    def test_an_import_on_the_command_line_prints_the_note(self, hexlog, tmp_path: Path) -> None:
+        """``hexlog import`` printed the audit's caveats but not its notes: the referee importing a log never heard
+        that its times go back. It prints each as ``hexlog audit`` does, on stderr."""
+        forged = self.forged()
+        lines = [json.dumps({**env.to_cloudevent(), "data": env.data}, ensure_ascii=False) for env in forged]
+        (tmp_path / "forged.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        done = hexlog("import", "forged.jsonl")
+        assert done.returncode == 0, done.stderr
+        assert f"hexlog: note: {self.NOTE.format(before=forged[8].time)}" in done.stderr.splitlines()
+        audited = hexlog("audit")
+        assert f"note: {self.NOTE.format(before=forged[8].time)}" in audited.stdout.splitlines()
+
     def test_times_are_compared_as_moments_whatever_their_offset(self, store: EventStore) -> None:
         """Version 9's time, 22:20:56 in UTC, written at +02:00 as 00:20:56 the next day and at -01:00 as 21:20:56:
         the text alone would sort them the other way round."""
