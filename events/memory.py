@@ -26,10 +26,10 @@ from hexlog.events.store import EVERY_ROW, AppendResult, NewEvent, ProjectionRow
 from hexlog.events.structure import SLOW
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Collection, Iterator, Sequence
 
     from hexlog.events.base import Event
-    from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
+    from hexlog.events.store import HeldId, LoggedEvent, Payload, Recorded, StoredEvent
     from hexlog.events.text_decoder import TextDecoder
 
 #: an event as the store keeps it: the row of ``sqlite_schema.COLUMNS`` a SQL store writes (position, stream, stream
@@ -220,6 +220,18 @@ class MemoryStore:
     def stream_version(self, stream_id: str) -> int:
         """How many events the stream holds."""
         return self._versions.get(stream_id, 0)
+
+    def events_with_ids(self, ids: Collection[str]) -> list[HeldId]:
+        """Each stored event whose id is one of ``ids`` in small letters or capitals, as its id written there, its
+        stream and its stream version (the log is read only for ids it holds)."""
+        wanted = {text.lower() for text in ids}
+        with self._lock:
+            held = {text for text in self._ids if text.lower() in wanted} if wanted else set()
+        if not held:
+            return []
+        if self._unsealed:
+            self._seal()
+        return [(row[3], row[1], row[2]) for row in self._log if row[3] in held]
 
     def streams(self) -> list[str]:
         """Every stream id, in order of first append."""

@@ -26,9 +26,13 @@ from hexlog.events.sqlite_schema import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Collection, Iterator, Sequence
 
-    from hexlog.events.store import LoggedEvent, Payload, Recorded, StoredEvent
+    from hexlog.events.store import HeldId, LoggedEvent, Payload, Recorded, StoredEvent
+
+
+#: how many ids one query of ``events_with_ids`` asks for (SQLite's least limit of parameters is 999)
+ID_PAGE_SIZE = 500
 
 
 class PagedReads:
@@ -93,6 +97,26 @@ class PagedReads:
         at most."""
         query = f"SELECT {columns} FROM events WHERE position > ? ORDER BY position LIMIT ?"  # noqa: S608 - constant columns
         return self._rows(self._query(query), (after, size))
+
+    def events_with_ids(self, ids: Collection[str]) -> list[HeldId]:
+        """Each stored event whose id is one of ``ids`` in small letters or capitals, as its id written there, its
+        stream and its stream version.
+
+        hexlog writes ids in small letters, and the unique index on ``id`` (which compares case) finds those at
+        once: one query a page of ids. An id written in capitals (by hand, or imported so) it cannot find by the small
+        letters, nor any index hexlog makes: one pass over the ids alone (the unique index's, no event read or
+        decoded) names those, usually none, and only their hits are asked for."""
+        wanted = {text.lower() for text in ids}
+        if not wanted:
+            return []
+        shouted = [row[0] for row in self._rows("SELECT id FROM events WHERE id <> lower(id)", ())]
+        asked = sorted(wanted | {held for held in shouted if isinstance(held, str) and held.lower() in wanted})
+        found: list[HeldId] = []
+        for at in range(0, len(asked), ID_PAGE_SIZE):
+            page = asked[at : at + ID_PAGE_SIZE]
+            query = f"SELECT id, stream_id, stream_version FROM events WHERE id IN ({', '.join('?' * len(page))})"  # noqa: S608 - marks alone
+            found.extend((str(row[0]), str(row[1]), int(row[2])) for row in self._rows(self._query(query), page))
+        return found
 
     def read_all(self, from_position: int = 1, limit: int | None = None) -> Iterator[Recorded]:
         """Every event from ``from_position`` on, in global order, fetched page by page."""

@@ -11,7 +11,7 @@ from hexlog.events.chain import Envelope, stored_envelope
 from hexlog.events.errors import CorruptLogError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Sequence
 
     from hexlog.events.base import Event
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 #: version, data)``, the data decoded from JSON (a reader that folds events needs neither its time nor its hashes)
 Payload = tuple[int, str, str, int, Any]
 
+
+#: a stored event whose id an import also has: its id as the store wrote it, its stream and its stream version
+HeldId = tuple[str, str, int]
 
 #: a stored event as a fold reads it: its stream version, its id and the event decoded
 StoredEvent = tuple[int, str, "Event"]
@@ -293,6 +296,12 @@ class EventStore(Protocol):
         ...
 
     def stream_version(self, stream_id: str) -> int: ...
+
+    def events_with_ids(self, ids: Collection[str]) -> list[HeldId]:
+        """Each stored event whose id is one of ``ids`` in small letters or capitals (an id is a UUID, the same either
+        way, which the store's unique ids tell apart), as its id written there, its stream and its stream version; in
+        no set order. Asks for the ids, a page of them at a time, instead of reading the log."""
+        ...
 
     def streams(self) -> list[str]: ...
 

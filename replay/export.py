@@ -184,19 +184,20 @@ def _check_ids(envelopes: Sequence[Envelope]) -> None:
 def _held_id(store: EventStore, envelopes: Sequence[Envelope]) -> str | None:
     """Why an import is refused when an event of the export has the id of an event the store holds (of another
     campaign), in small letters or capitals (a UUID, the same either way, which the store's unique ids tell apart),
-    naming both; None when none has. Reads the store's whole log: only a store that holds events is read."""
+    naming the first such line and the event; None when none has. Asks the store for the export's ids
+    (``events_with_ids``) instead of reading its log."""
     line_of = {env.id.lower(): line for line, env in enumerate(envelopes, start=1)}
-    for record in store.read_all():
-        held = record.envelope
-        line = line_of.get(held.id.lower()) if isinstance(held.id, str) else None
-        if line is not None:
-            given = envelopes[line - 1].id
-            written = "" if given == held.id else f" (written {held.id!r} there)"
-            return (
-                f"line {line}: event id {given!r} is already the id of {held.subject} version {held.streamversion} "
-                f"in this store{written}; two events may not share an id, nothing was imported"
-            )
-    return None
+    found = store.events_with_ids(line_of)
+    if not found:
+        return None
+    held, stream, version = min(found, key=lambda hit: line_of[hit[0].lower()])
+    line = line_of[held.lower()]
+    given = envelopes[line - 1].id
+    written = "" if given == held else f" (written {held!r} there)"
+    return (
+        f"line {line}: event id {given!r} is already the id of {stream} version {version} in this store{written}; "
+        "two events may not share an id, nothing was imported"
+    )
 
 
 def import_envelopes(store: EventStore, envelopes: Sequence[Envelope], *, audited: bool = False) -> ImportResult:
@@ -206,7 +207,7 @@ def import_envelopes(store: EventStore, envelopes: Sequence[Envelope], *, audite
     if store.stream_version(stream_id) != 0:
         msg = f"campaign {campaign!r} already exists in this store; nothing was imported"
         raise UsageError(msg)
-    held = _held_id(store, envelopes) if store.streams() else None
+    held = _held_id(store, envelopes)
     if held is not None:
         raise UsageError(held)
     new = [NewEvent(e.id, e.source, e.type, e.time, e.schemaversion, e.data) for e in envelopes]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from typing import TYPE_CHECKING, Any
+import uuid
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import attrs
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from hexlog.events.chain import reseal
 from hexlog.events.errors import CorruptLogError, NotFoundError, UsageError
 from hexlog.events.memory import MemoryStore
+from hexlog.events.postgres import PostgresStore
 from hexlog.events.sqlite import SQLiteStore
 from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
@@ -20,10 +22,16 @@ from hexlog.machine.keeper import MemoryKeeper
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import campaigns, export_lines, import_envelopes, read_export
 
+from .postgres_db import pg_url
+
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from hexlog.events.chain import Envelope
+    from hexlog.events.store import EventStore
+
+__all__ = ["pg_url"]  # the fixture, used by name
 
 
 def drive(store: Any, campaign: str = "c1", *, member: str = "Ann") -> None:
@@ -292,6 +300,50 @@ class TestRefusals:
         with pytest.raises(CorruptLogError, match=r"^line [45]: .*out of order"):
             import_envelopes(target, read_export(lines))
         assert target.streams() == []
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore]:
+    """An SQLite store, and a PostgreSQL one in a schema of its own, to import into."""
+    made: EventStore = (
+        SQLiteStore(tmp_path / "hexlog.db")
+        if request.param == "sqlite"
+        else PostgresStore(request.getfixturevalue("pg_url"))
+    )
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("shouted", [False, True])
+def test_an_import_asks_the_store_for_its_ids_instead_of_reading_its_log(
+    target: EventStore, monkeypatch: pytest.MonkeyPatch, *, shouted: bool
+) -> None:
+    """An import into a store that holds events read the store's whole log to find an id it holds in other capitals:
+    its cost grew with the store's history. It asks the store for its ids, and still finds one the store holds in
+    capitals (``shouted``: the store wrote c1's ids in capitals, the export has them in small letters) or in small
+    letters (the export in capitals)."""
+    source = MemoryStore()
+    drive(source)
+    envelopes = reseal([attrs.evolve(e, id="abcdef01" + e.id[8:]) for e in parse(exported_file(source))])
+    held = reseal([attrs.evolve(e, id=e.id.upper()) for e in envelopes]) if shouted else envelopes
+    import_envelopes(target, held)
+    renamed = reseal([attrs.evolve(_renamed(e, "c2"), id=e.id if shouted else e.id.upper()) for e in envelopes])
+
+    def unread(*_: object, **__: object) -> NoReturn:
+        pytest.fail("the import read the store's log")
+
+    monkeypatch.setattr(target, "read_all", unread)
+    monkeypatch.setattr(target, "log_pages", unread)
+    with pytest.raises(UsageError) as refused:
+        import_envelopes(target, renamed)
+    assert str(refused.value) == (
+        f"line 1: event id {renamed[0].id!r} is already the id of campaign-c1 version 1 in this store "
+        f"(written {held[0].id!r} there); two events may not share an id, nothing was imported"
+    )
+    fresh = reseal([attrs.evolve(_renamed(e, "c3"), id=str(uuid.UUID(int=n))) for n, e in enumerate(envelopes)])
+    assert import_envelopes(target, fresh).events == len(fresh)
+    monkeypatch.undo()
+    assert [r.envelope for r in target.read_all()] == [*held, *fresh]
 
 
 def _renamed(env: Envelope, campaign: str) -> Envelope:

@@ -110,6 +110,19 @@ class StoreContract:
         yield made
         made.close()
 
+    def test_events_with_ids_finds_each_id_held_in_small_letters_or_capitals(self, store: Store) -> None:
+        """An import asks the store for its ids, a page at a time, instead of reading the log: each held is found
+        whether either side writes it in capitals, as written in the store, with its stream and version; ids past
+        one page of them are asked too, and an id held nowhere is not found."""
+        lower, upper, other = (str(uuid.UUID(int=n)) for n in (0xABC1, 0xABC2, 0xABC3))
+        store.append("a", [thing(1), thing(2)._replace(id=lower)], expected_version=0)
+        store.append("b", [thing(3)._replace(id=upper.upper()), thing(4)._replace(id=other)], expected_version=0)
+        asked = [str(uuid.UUID(int=n)) for n in range(1, 1200)]
+        found = store.events_with_ids([*asked[:700], lower.upper(), *asked[700:], upper])
+        assert sorted(found) == sorted([(lower, "a", 2), (upper.upper(), "b", 1)])
+        assert store.events_with_ids([]) == []
+        assert store.events_with_ids(asked) == []
+
     def test_a_stream_reads_back_in_append_order_with_versions_one_to_n(self, store: Store) -> None:
         """Events come back in the order appended, numbered 1, 2, 3 … in their stream."""
         store.append("s", batch(1, 2), expected_version=0)
