@@ -403,6 +403,11 @@ class TestSteeringWithSecretRolls:
         assert result.returncode == 3, result.stdout + result.stderr
         assert "7 of 7 rolls re-derived" in result.stdout
         said, hand = result.stdout.split("decided by the referee's hand:\n")
+        started, hand = hand.split("\n", 1)  # the encounter's monsters, as the referee gave them
+        assert started.endswith(
+            "encounter 1 met 3 monsters at 120 ft a turn, the referee's count and speed (the "
+            "evasion, a pursuit and a chase read them)"
+        ), started
         caveats = [line for line in said.splitlines() if line.startswith("  - ")]
         supplied = (
             "  - session s1's secret was supplied to hexlog, not drawn by it: "
@@ -630,7 +635,8 @@ class TestOverridesAndLookAlikes:
 
     @pytest.mark.usefixtures("at_the_table")
     def test_a_modifier_and_a_distance_given_by_hand_show_in_the_audit(self, hexlog, hexlog_in, tmp_path, play_once):
-        """The audit's account of the referee's hand names the distance set and the +10; a plain encounter has none."""
+        """The audit's account of the referee's hand names the distance set and the +10; a plain encounter only the
+        monsters the referee gave it."""
         ok(hexlog("encounter", "react"))
         by_hand = tmp_path / "by-hand"
         by_hand.mkdir()
@@ -642,16 +648,19 @@ class TestOverridesAndLookAlikes:
         assert "+10 situational" in ok(hexlog_in(by_hand, "encounter", "react", "--modifier", "10"))
         unmarked = hexlog("audit")
         assert unmarked.returncode == 3, unmarked.stdout + unmarked.stderr
-        assert "referee's hand" not in unmarked.stdout
+        started = "the referee's count and speed"  # the encounter's monsters: the referee's in either
+        (plain,) = unmarked.stdout.split("decided by the referee's hand:\n", 1)[1].splitlines()
+        assert started in plain, unmarked.stdout
         result = hexlog_in(by_hand, "audit")
         assert result.returncode == 3, result.stdout + result.stderr
         hand = result.stdout.split("decided by the referee's hand:\n", 1)[1].splitlines()
-        assert len(hand) == 2, result.stdout
+        assert len(hand) == 3, result.stdout
+        assert started in hand[0], hand
         assert re.fullmatch(
-            r"  - stream version \d+: a distance of 30 ft set by the referee instead of rolled", hand[0]
+            r"  - stream version \d+: a distance of 30 ft set by the referee instead of rolled", hand[1]
         ), hand
         assert re.fullmatch(
-            r"  - stream version \d+: a reaction modifier of \+10 given by the referee \(reaction total \d+\)", hand[1]
+            r"  - stream version \d+: a reaction modifier of \+10 given by the referee \(reaction total \d+\)", hand[2]
         ), hand
 
     def test_house_rules_are_named_as_such_in_state_receipts_and_the_audit(self, hexlog, tmp_path):

@@ -20,9 +20,15 @@ from .test_attacks import SECRET, SEED, face, lane_key, ok, read_export, reseal,
 HAND = "decided by the referee's hand:\n"
 
 
-def hand_of(stdout: str) -> list[str]:
-    """The lines of an audit's account of the referee's hand."""
-    return [line.removeprefix("  - ") for line in stdout.split(HAND, 1)[1].splitlines() if line.startswith("  - ")]
+#: the words of an encounter's start the referee gave (its monsters' count and speed), which every encounter started
+#: by hand has
+STARTED = "the referee's count and speed (the evasion, a pursuit and a chase read them)"
+
+
+def hand_of(stdout: str, *, starts: bool = False) -> list[str]:
+    """The lines of an audit's account of the referee's hand (with ``starts``, an encounter's start's too)."""
+    lines = [line.removeprefix("  - ") for line in stdout.split(HAND, 1)[1].splitlines() if line.startswith("  - ")]
+    return [line for line in lines if starts or STARTED not in line]
 
 
 def seated(hexlog, folder: Path) -> None:
@@ -430,4 +436,68 @@ def test_a_garrison_s_riders_and_speed_are_the_referees_hand():
         f"stream version {version}: the garrison of the castle at 2,2 met as 6 riders at 240 ft a turn, the referee's "
         "count and speed (a fight, and a pursuit on a flight, read them)"
         for version in (12, 20, 28)
+    ]
+
+
+def test_an_encounter_s_monsters_an_evasion_s_woods_and_magic_and_a_pursuit_s_facts_are_the_referees_hand(
+    hexlog, tmp_path
+):
+    """The monsters' number and speed the referee types into ``encounter start`` (and its other facts: who is aware),
+    the woods and magic of ``roll-evasion --woods --magic`` off a journey, and the pursuers, their speed, the terrain
+    and the magic of ``pursuit start`` steer the chances the dice are read against; none is the rules' or the
+    state's. Each is a line of the hand, in the database's audit and an export's alike."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    ok(hexlog("encounter", "start", "--setting", "wilderness", "--monsters", "4", "--monster-speed", "90",
+              "--party-aware", "--monsters-aware"))  # fmt: skip
+    for step in ("check-surprise", "determine-distance", "roll-initiative"):
+        ok(hexlog("encounter", step))
+    ok(hexlog("encounter", "evade", "--side", "party"))
+    ok(hexlog("encounter", "roll-evasion", "--woods", "--magic"))
+    ok(hexlog("pursuit", "start", "--pursuers", "6", "--pursuers-speed", "240", "--terrain", "woods", "--magic"))
+    ok(hexlog("pursuit", "roll-evasion"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout, starts=True) if "session" not in line]
+        assert lines == [
+            (
+                f"encounter 1 met 4 monsters at 90 ft a turn, {STARTED}; by the referee's word: the party aware of the "
+                "monsters, the monsters aware of the party"
+            ),
+            "the party's evasion rolled in woods and with magic to get away, as the referee said (the chance reads it)",
+            (
+                "pursuit 1 started by the referee with 6 pursuers, the pursuers at 240 ft a turn, terrain woods, "
+                "magic to get away (its evasion and catch rolls read them)"
+            ),
+        ], audited.stdout
+
+
+def test_a_delve_s_monsters_are_the_referees_hand_its_light_and_an_evasion_in_the_open_are_not(hexlog, tmp_path):
+    """``dungeon meet --monsters --monster-speed`` types the encounter's monsters: named, with the noise typed there,
+    but not the party's light, which the delve's lit torch gives. An evasion rolled with no flag off a journey (in
+    the open, as the state gives it) and a pursuit started with the party's own size and speed name nothing of
+    theirs."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    ok(hexlog("dungeon", "enter", "--name", "crypt"))
+    ok(hexlog("dungeon", "light", "torch", "--by", "Ayla"))
+    ok(hexlog("dungeon", "meet", "--monsters", "5", "--monster-speed", "60", "--monsters-noisy"))
+    ok(hexlog("encounter", "cancel", "--reason", "a false alarm"))
+    ok(hexlog("dungeon", "leave"))
+    ok(hexlog("encounter", "start", "--setting", "wilderness", "--party-aware", "--monsters-aware"))
+    for step in ("check-surprise", "determine-distance", "roll-initiative"):
+        ok(hexlog("encounter", step))
+    ok(hexlog("encounter", "evade", "--side", "party"))
+    ok(hexlog("encounter", "roll-evasion"))
+    ok(hexlog("pursuit", "start", "--party-size", "1", "--party-speed", "120"))
+    ok(hexlog("session", "close"))
+    lines = [line.split(": ", 1)[1] for line in hand_of(hexlog("audit").stdout, starts=True)]
+    assert [line for line in lines if "evasion rolled" in line or "pursuit 1" in line] == []
+    assert [line for line in lines if "encounter 1 met" in line] == [
+        f"encounter 1 met 5 monsters at 60 ft a turn, {STARTED}; by the referee's word: the monsters making noise"
     ]

@@ -196,7 +196,15 @@ class TestTheAudit:
             report = audit_store(handler.store, campaign, REGISTRY)
             assert report.findings == (), report.text()
             # the armor a lost joust takes is the rules' edit, not the referee's
-            assert report.by_hand == ("stream version 6: the castle at 2,2 placed as neutral lord",)
+            assert report.by_hand[0] == "stream version 6: the castle at 2,2 placed as neutral lord"
+            # each meeting's riders and speed are the referee's
+            assert {line.split(": ", 1)[1] for line in report.by_hand[1:]} == {
+                (
+                    "the garrison of the castle at 2,2 met as 6 riders at 120 ft a turn, the referee's count and "
+                    "speed (a fight, and a pursuit on a flight, read them)"
+                )
+            }
+            assert len(report.by_hand) == 1 + len(winners)
         assert report.rolls_verified == report.rolls == len(winners)
         # each joust, and each meeting (the castle placed as a neutral lord: the rules roll nothing for it)
         assert report.decisions == 2 * len(winners)

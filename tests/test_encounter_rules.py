@@ -30,6 +30,8 @@ from hexlog.service import render
 if TYPE_CHECKING:
     from hexlog.events.base import Event
 
+#: the words of an encounter's start the referee gave
+STARTED = "the referee's count and speed (the evasion, a pursuit and a chase read them)"
 CAMPAIGN = "t"
 P_MIN = 0.001
 MEMBERS = (c.AddMember(name="Ann", cha=13), c.AddMember(name="Bo", speed=90))
@@ -316,7 +318,11 @@ class TestReaction:
         # the referee, who knows the secret, chose to roll the third: the audit says so; the rules' re-roll it does not
         hand = [line.split(": ", 1)[1] for line in audit_store(t.handler.store, CAMPAIGN).by_hand]
         assert hand == [
-            f"the uncertain reaction rolled again at the referee's call in round 2 (reaction total {third.total})"
+            (
+                f"encounter 1 met 1 monster at 120 ft a turn, {STARTED}; by the referee's word: the party aware of the "
+                "monsters, the monsters aware of the party"
+            ),
+            f"the uncertain reaction rolled again at the referee's call in round 2 (reaction total {third.total})",
         ]
 
     def test_no_reroll_when_the_option_is_off(self) -> None:
@@ -379,7 +385,11 @@ class TestEvasion:
         t.run(enc.RollReaction(), 4, 5)
         t.run(enc.Evade(side="party"))
         t.run(enc.DecidePursuit(pursue=True))
-        hand = [line.split(": ", 1)[1] for line in audit_store(t.handler.store, CAMPAIGN).by_hand]
+        hand = [
+            line.split(": ", 1)[1]
+            for line in audit_store(t.handler.store, CAMPAIGN).by_hand
+            if "the referee's count and speed" not in line  # each start's monsters: the referee's
+        ]
         assert hand == [
             "the monsters pursue, decided by the referee (no reaction was rolled)",
             "the monsters pursue, decided by the referee (the reaction suggested no pursuit)",

@@ -24,6 +24,7 @@ from hexlog.events import encounter as ev
 from hexlog.events import releases
 from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.procedure import HandedOff
+from hexlog.machine.encounter import hand
 from hexlog.machine.encounter import recorded as facts
 from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
@@ -149,6 +150,10 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
 def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - one case per kind of decision by hand
     """What the referee decided by hand in an encounter event, in words (None: nothing)."""
     match event:
+        case ev.EncounterStarted():
+            return hand.started_by_hand(event, ctx)
+        case ev.EvasionRolled():
+            return hand.evasion_by_hand(event, ctx)
         case ev.ReactionRolled():
             return _reaction_by_hand(event, ctx)
         case ev.DistanceDetermined(rule="referee"):

@@ -37,6 +37,7 @@ from hexlog.machine.pursuit.commands import (
     RollEvasionForNobody,
     RollEvasionTrueHex,
 )
+from hexlog.machine.pursuit.hand import by_hand
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -126,6 +127,7 @@ INVERSE = Inverse(
     command_for=command_for,
     command_before=command_before,
     follows_only=follows_only,
+    by_hand=by_hand,
     decides={
         "roll_evasion": (ev.PursuitEvasionRolled,),
         "flee": (ev.PursuitFled,),
