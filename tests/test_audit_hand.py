@@ -501,3 +501,27 @@ def test_a_delve_s_monsters_are_the_referees_hand_its_light_and_an_evasion_in_th
     assert [line for line in lines if "encounter 1 met" in line] == [
         f"encounter 1 met 5 monsters at 60 ft a turn, {STARTED}; by the referee's word: the monsters making noise"
     ]
+
+
+def test_a_delve_s_danger_and_wandering_checks_typed_by_the_referee_are_the_referees_hand(hexlog, tmp_path):
+    """``dungeon enter --danger`` (the rules' danger values), ``--every-turns`` and ``--wandering-on`` set the secret
+    wandering checks' turns and faces: each delve entered so is named with what the referee gave; one entered at the
+    rules' values is not."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    for given in (("--danger",), ("--every-turns", "1", "--wandering-on", "1", "--wandering-on", "3"), ()):
+        ok(hexlog("dungeon", "enter", *given))
+        ok(hexlog("dungeon", "leave"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "delve" in line]
+        assert lines == [
+            "delve 1 entered by the referee's word as a dangerous place",
+            (
+                "delve 2 entered by the referee's word as wandering checks every 1 turns, not the rules' 2; wandering "
+                "monsters on a d6 of 1, 3, not the rules' 1"
+            ),
+        ], audited.stdout
