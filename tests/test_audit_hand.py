@@ -525,3 +525,27 @@ def test_a_delve_s_danger_and_wandering_checks_typed_by_the_referee_are_the_refe
                 "monsters on a d6 of 1, 3, not the rules' 1"
             ),
         ], audited.stdout
+
+
+def test_a_route_by_night_and_a_search_with_a_guide_are_the_referees_hand(hexlog, tmp_path):
+    """``travel route --night`` widens the secret lost check's range and ``travel search --guide`` the search's: what
+    was typed, not the state, so each is named; a route by day and a search without a guide are not."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    for hex_ in ("0,0", "0,1"):
+        ok(hexlog("map", "set", hex_, "--terrain", "clear"))
+    ok(hexlog("travel", "start", "0,0"))
+    ok(hexlog("travel", "weather"))
+    ok(hexlog("travel", "route", "S", "--night"))
+    ok(hexlog("travel", "search"))
+    ok(hexlog("travel", "search", "--guide"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "session" not in line]
+        assert lines == [
+            "the route S declared travelled in darkness (the lost check's range grows)",
+            "a search declared helped by a local guide (the search's range widens)",
+        ], audited.stdout

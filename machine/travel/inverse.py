@@ -91,6 +91,11 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:
             return f"the weather of day {event.day}{rest} set by the referee ({event.weather}) instead of rolled"
         case ev.LostRevealed() if not _missed_landmark(event, ctx):  # a missed landmark tells the party itself
             return f"the party told it is lost ({event.reason})"
+        case ev.RouteDeclared(night=True):
+            route = " ".join(event.headings)
+            return f"the route {route} declared travelled in darkness (the lost check's range grows)"
+        case ev.Searched(guide=True):
+            return "a search declared helped by a local guide (the search's range widens)"
     return None
 
 
