@@ -549,3 +549,21 @@ def test_a_route_by_night_and_a_search_with_a_guide_are_the_referees_hand(hexlog
             "the route S declared travelled in darkness (the lost check's range grows)",
             "a search declared helped by a local guide (the search's range widens)",
         ], audited.stdout
+
+
+def test_a_chase_started_by_hand_is_the_referees_hand_with_what_was_typed(hexlog, tmp_path):
+    """``chase start`` with no encounter behind it takes its gap and the pursuers' rate, tastes and resolve from the
+    referee, and its rounds read them (who is caught, who escapes): named, but not the fleeing party's rate, which is
+    its slowest member's."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("chase", "start", "--gap-ft", "50", "--pursuers-ft", "150", "--hungry", "--relentless"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "chase 1" in line]
+        assert lines == [
+            (
+                "chase 1 started by the referee with a gap of 50 ft, the pursuers at 150 ft a round, hungry pursuers, "
+                "relentless pursuers (its rounds read them)"
+            )
+        ], audited.stdout

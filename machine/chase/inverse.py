@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from hexlog.events import chase as ev
 from hexlog.events.dice import RollModifier
 from hexlog.events.vocabulary import Side
+from hexlog.machine.chase import hand
 from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run
 from hexlog.machine.chase.state import PROCEDURE, ChaseState
 from hexlog.machine.kit.procedure import Inverse
@@ -49,6 +50,8 @@ def command_for(event: Event) -> Command | None:
 def by_hand(event: Event, ctx: StepContext) -> str | None:
     """What the referee declared by hand in a chase event, in words (None: nothing): an obstacle, and the fleeing
     side out of the pursuers' sight where the line of sight does not put it there."""
+    if isinstance(event, ev.ChaseStarted):
+        return hand.started_by_hand(event, ctx)
     if not isinstance(event, ev.RoundRun):
         return None
     said = []
