@@ -567,3 +567,32 @@ def test_a_chase_started_by_hand_is_the_referees_hand_with_what_was_typed(hexlog
                 "relentless pursuers (its rounds read them)"
             )
         ], audited.stdout
+
+
+def test_a_camp_s_terrain_off_a_journey_is_the_referees_hand(hexlog, tmp_path):
+    """Off a journey no hex gives a camp its terrain: ``camp make --terrain swamp`` (or a night's ``check --terrain``
+    where the camp had none) is the referee's alone, and the night's secret check reads its encounter range. Each is
+    named."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    ok(hexlog("camp", "make", "--terrain", "swamp"))
+    ok(hexlog("camp", "watches", "--watch", "1=Ayla", "--watch", "2=Ayla", "--watch", "3=Ayla", "--watch", "4=Ayla"))
+    ok(hexlog("camp", "check"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "camp 1" in line]
+        assert lines == ["camp 1 made by the referee in terrain swamp (the night's wandering check reads it)"], (
+            audited.stdout
+        )
+
+
+def test_a_night_check_s_terrain_where_the_camp_had_none_is_the_referees_hand(hexlog, tmp_path):
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    ok(hexlog("camp", "make"))
+    ok(hexlog("camp", "watches", "--watch", "1=Ayla", "--watch", "2=Ayla", "--watch", "3=Ayla", "--watch", "4=Ayla"))
+    ok(hexlog("camp", "check", "--terrain", "woods"))
+    ok(hexlog("session", "close"))
+    lines = [line.split(": ", 1)[1] for line in hand_of(hexlog("audit").stdout) if "camp 1" in line]
+    assert lines == ["night check 1 of camp 1 made on terrain woods by the referee"]

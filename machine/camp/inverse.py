@@ -71,6 +71,8 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:
                     f"night check {event.check} of camp {made.number} made on terrain {event.terrain} by the referee, "
                     f"not the camp's {made.terrain}"
                 )
+            if made is not None and not made.terrain and event.terrain:  # the camp had none: the check was given one
+                return f"night check {event.check} of camp {made.number} made on terrain {event.terrain} by the referee"
     return None
 
 
@@ -82,6 +84,8 @@ def _made_by_hand(event: ev.CampMade, ctx: StepContext) -> str | None:
             f"terrain {event.terrain}, not {journey.terrain}, the row of the hex the party believes it is in (the "
             "night's wandering check reads it)"
         )
+    elif not journey.terrain and event.terrain:  # off a journey no hex gives one: the referee's alone
+        said.append(f"terrain {event.terrain} (the night's wandering check reads it)")
     if journey.weather and event.weather != journey.weather:
         said.append(f"weather {event.weather}, not the day's {journey.weather}")
     if event.winter and not journey.winter and journey != MakeCamp():
