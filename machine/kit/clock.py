@@ -37,7 +37,6 @@ class ClockOptions:
     )
 
 
-
 @attrs.frozen(kw_only=True)
 class Span:
     """A stretch of game time: ``seconds`` long, also counted in whole rounds and turns."""
