@@ -330,7 +330,7 @@ def test_rules_of_an_earlier_build_are_told_with_what_today_reads_otherwise(hexl
     assert hand_of(audited.stdout)[0] == (
         "stream version 1: rules of an earlier build, ose 0.1.0 (kept from commit bad0de0, 2026-12-04), which "
         "today's ose reads otherwise: options.mutually_surprised_sides_act true (default) -> false; "
-        "options.encirclement always (default) -> referee"
+        "options.caught_distance rolled (default) -> melee; options.encirclement always (default) -> referee"
     )
     assert not [line for line in hand_of(hexlog("audit", "--file", "log.jsonl").stdout) if "earlier build" in line]
     recorded = rulesets.from_recorded("ose", shape)

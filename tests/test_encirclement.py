@@ -112,11 +112,11 @@ def test_encircle_is_refused_where_the_rules_decide_themselves(
 
 
 def test_rules_recorded_without_the_new_keys_keep_the_old_behaviour() -> None:
-    """The last shapes of ose and adnd an earlier build shipped lack the keys: read as recorded, they encircle at
-    surprise, count noise outdoors and cap nothing for a light without a radius, as that build did (the golden logs,
-    whose ose encounter is encircled at surprise, audit and replay on this)."""
-    for name in ("ose", "adnd"):
-        path = max(RELEASED.glob(f"*/{name}.*.toml"), key=lambda p: (len(p.stem), p.stem))
+    """The last shapes of ose and adnd the builds before the keys shipped lack them: read as recorded, they encircle
+    at surprise, count noise outdoors and cap nothing for a light without a radius, as those builds did (the golden
+    logs, whose ose encounter is encircled at surprise, audit and replay on this)."""
+    for name, kept in (("ose", "ose.9"), ("adnd", "adnd.4")):
+        path = RELEASED / "0.1.0" / f"{kept}.toml"
         content = tomllib.loads(path.read_text("utf-8"))
         assert "encirclement" not in content["options"], path.name
         options = rulesets.from_recorded(name, content).part(EncounterOptions)
