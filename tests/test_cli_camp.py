@@ -8,6 +8,14 @@ rule branches are tested in process on scripted dice (test_camp_rules.py).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .conftest import secret_file
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NEXT = re.compile(r"^-> ([A-Z_]+); next: (.*)$", re.MULTILINE)
 MEMBERS = ("Aldric", "Brom", "Cara", "Dain")
@@ -134,19 +142,24 @@ class TestANightThroughTheCommandLine:
         assert "the rules in force (ose) have no camp table (tables.camp)" in refused.stderr
 
 
-def test_the_state_names_the_camp_whose_night_it_shows_not_last_night(hexlog) -> None:
+@pytest.mark.parametrize(("secret", "meets"), [("01", True), ("02", False)])
+def test_the_state_names_the_camp_whose_night_it_shows_not_last_night(
+    hexlog, tmp_path: Path, secret: str, *, meets: bool
+) -> None:
     """A camp broken, then a day on the clock with no camp: the state still shows each member's sleep of that camp,
-    named by the camp, never as 'last night' (a night passed since without one)."""
+    named by the camp, never as 'last night' (a night passed since without one), whether its check met an encounter
+    or not (two committed secrets, one of each)."""
     for args in (
         ("init", "--ruleset", "explore"),
-        ("session", "open"),
+        ("session", "open", "--secret-file", secret_file(tmp_path, secret * 32)),
         ("party", "add", "Ann"),
         ("camp", "make", "--weather", "clear", "--terrain", "clear"),
         ("camp", "watches", "--watch", "1=Ann", "--watch", "2=Ann", "--watch", "3=Ann", "--watch", "4=Ann"),
-        ("camp", "check"),
     ):
         ok(hexlog(*args))
-    if "next: meet" in ok(hexlog("state")):
+    phase, steps = offered(ok(hexlog("camp", "check")))
+    assert (phase, "meet" in steps) == ("NIGHT", meets)
+    if meets:
         ok(hexlog("camp", "meet"))
         ok(hexlog("encounter", "cancel", "--reason", "a false alarm"))
     ok(hexlog("camp", "break"))
