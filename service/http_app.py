@@ -321,6 +321,19 @@ def _parsed(name: str, parse: Callable[[str], Any], text: str) -> Any:
         raise Problem(BAD_REQUEST, f"?{name}: {text[:40]!r}... is too long a number") from None
 
 
+def _expected_receipt(text: str) -> Receipt:
+    """One ``?expect=`` receipt; an empty one is a 400 in the words of every empty text parameter (from a client that
+    built its query from a variable left unset, it expects nothing: taken so, the audit would check less than asked)."""
+    if not text.strip():
+        raise Problem(
+            BAD_REQUEST,
+            f"?expect must be a receipt, CAMPAIGN@VERSION:FINGERPRINT, not {text!r} "
+            "(leave ?expect out to expect no receipt)",
+        )
+    parsed: Receipt = _parsed("expect", Receipt.parse, text)
+    return parsed
+
+
 async def _json_body(request: Request, limit: int) -> Any:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
@@ -913,7 +926,7 @@ def _past_end(campaign: str, head: int, received: int | None, first: int) -> Pro
 
 async def _audit(service: Service, request: Request, token: Token | None) -> Response:
     campaign = _campaign(request)
-    expect = [_parsed("expect", Receipt.parse, text) for text in request.query_params.getlist("expect")]
+    expect = [_expected_receipt(text) for text in request.query_params.getlist("expect")]
     for receipt in expect:  # the audit of this campaign would say the log holds no such campaign
         if receipt.campaign != campaign:
             detail = f"{of_another_campaign(receipt, campaign)}: check it at /campaigns/{receipt.campaign}/audit"

@@ -749,6 +749,20 @@ def test_an_empty_hex_or_session_says_to_leave_it_out_for_its_default(serve):
     )
 
 
+def test_an_empty_receipt_says_to_leave_it_out_as_the_other_text_parameters_do(serve):
+    """``?expect=`` (once or twice) was refused by the receipt's parser in its own words, "not a receipt: ''", where
+    every other empty text parameter says what it must be and to leave it out."""
+    served = serve()
+    with served.client() as client:
+        once = client.get("/campaigns/main/audit?expect=", headers=served.headers("referee"))
+        twice = client.get("/campaigns/main/audit?expect=&expect=", headers=served.headers("player"))
+    for answer in (once, twice):
+        assert answer.status_code == 400
+        assert answer.json()["detail"] == (
+            "?expect must be a receipt, CAMPAIGN@VERSION:FINGERPRINT, not '' (leave ?expect out to expect no receipt)"
+        )
+
+
 def test_a_receipt_of_another_campaign_is_refused_as_the_command_line_refuses_it(serve):
     """``?expect=keep@5:...`` on main's audit was a 200 FAILED saying the log holds no campaign keep; the command line
     refuses it as a usage error naming both campaigns. A campaign the database holds (other) is refused alike: the
