@@ -584,3 +584,73 @@ class TestTheVerifierReadsLinesAsImportDoes:
         assert _verdict(result) == ("FAILED", 1)
         assert f"line 3: event id {events[2]['id']} is given twice" in result.stdout.splitlines()
         assert _verdict(hexlog("audit", "--file", str(forged))) == ("FAILED", 1)
+
+
+#: a journey of the lost-day golden export: hexes started from and believed, a campaign started
+JOURNEY = ROOT / "tests" / "golden" / "lost-day-v1.jsonl"
+
+
+def _edited(export: Path, folder: Path, edit) -> tuple[Path, list[dict[str, object]]]:
+    """``export`` with its events changed by ``edit`` (in place) and the chain resealed; the file and its events."""
+    events = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    edit(events)
+    return _reseal(events, folder / "forged.jsonl"), events
+
+
+def _first(events: list[dict[str, object]], kind: str) -> tuple[int, dict[str, object]]:
+    """The line number and the data of the first event of type ``hexlog.<kind>``."""
+    return next((n, e["data"]) for n, e in enumerate(events, start=1) if e["type"] == f"hexlog.{kind}")
+
+
+class TestReadmeVerifierFindsWhatTheAuditFinds:
+    """What ``hexlog audit --file`` finds (and ``hexlog import`` refuses) beyond the dice, sealed into a real export's
+    chain: the script finds it too, where it once said VERIFIED."""
+
+    @pytest.mark.parametrize(
+        ("field", "written", "audit_says"),
+        [
+            ("hex", "02,2", "is not written as the map writes it ('2,2')"),
+            ("hex", "0,0x", "is not a hex"),
+            ("hex", "10000,1", "is not a hex"),
+            ("believed", "1 ,3", "is not written as the map writes it ('1,3')"),
+            ("believed", "1,3\n", "is not written as the map writes it ('1,3')"),
+        ],
+    )
+    def test_a_hex_not_written_as_the_map_writes_it(self, hexlog, tmp_path, field, written, audit_says):
+        """The hex a journey starts from, or the one the party believes it moved into, written by hand."""
+        kind = {"hex": "travel.started", "believed": "travel.moved"}[field]
+
+        def edit(events):
+            _first(events, kind)[1][field] = written
+
+        forged, events = _edited(JOURNEY, tmp_path, edit)
+        number = _first(events, kind)[0]
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        why = "is not a hex as the map writes it (col,row: two numbers 0 to 9999, no 0 before them, e.g. 3,4)"
+        assert result.stdout.splitlines()[0] == f"line {number}: {field} {written!r} {why}"
+        audit = hexlog("audit", "--file", str(forged))
+        assert _verdict(audit) == ("FAILED", 1)
+        assert f"{field} {written!r} {audit_says}" in audit.stdout
+
+    def test_the_hexes_of_every_golden_export_are_the_maps(self, tmp_path):
+        """Every hex the golden exports name (a journey, a castle, a flight) is as the map writes it: none is found."""
+        script = _verifier(tmp_path)
+        for export in (*sorted((ROOT / "tests" / "golden").glob("*.jsonl")), *GOLDEN_LOGS):
+            assert "is not a hex" not in _run(script, export).stdout, export
+
+    def test_a_campaign_started_copied_from_another_campaign(self, hexlog, tmp_path):
+        """The start of one campaign (its rules) copied into another's stream names the other campaign."""
+
+        def edit(events):
+            _first(events, "campaign.started")[1]["campaign"] = "other"
+
+        forged, events = _edited(JOURNEY, tmp_path, edit)
+        number, campaign = 1, events[0]["subject"].removeprefix("campaign-")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        why = f"campaign.started names campaign 'other', but it is in the stream of campaign {campaign!r}"
+        assert result.stdout.splitlines()[0] == f"line {number}: {why}"
+        audit = hexlog("audit", "--file", str(forged))
+        assert _verdict(audit) == ("FAILED", 1)
+        assert why in audit.stdout
