@@ -654,3 +654,41 @@ class TestReadmeVerifierFindsWhatTheAuditFinds:
         audit = hexlog("audit", "--file", str(forged))
         assert _verdict(audit) == ("FAILED", 1)
         assert why in audit.stdout
+
+    @pytest.mark.parametrize(
+        ("times", "says"),
+        [
+            ({4: "2020-01-01T00:00:00.000000Z"}, "at stream version 4 (2020-01-01T00:00:00.000000Z, before version 3"),
+            (
+                {5: "2026-11-29T20:00:00.5+00:00", 6: "2026-11-29T21:00:00+01:00", 8: "2026-11-29T19:00:00Z"},
+                "at stream version 6 (2026-11-29T21:00:00+01:00, before version 5's 2026-11-29T20:00:00.5+00:00), and",
+            ),
+        ],
+    )
+    def test_a_wall_clock_going_back_is_noted_as_the_audit_notes_it(self, hexlog, tmp_path, times, says):
+        """A clock set back (or events written by hand): the chain, not the time, orders the log, so the script notes
+        it in the audit's words and its verdict stays as it is."""
+
+        def edit(events):
+            for version, time in times.items():
+                events[version - 1]["time"] = time
+
+        forged, _ = _edited(SAMPLE_V2, tmp_path, edit)
+        result = _run(_verifier(tmp_path), forged)
+        audit = hexlog("audit", "--file", str(forged))
+        notes = [line for line in result.stdout.splitlines() if line.startswith("note: ")]
+        assert notes == [line for line in audit.stdout.splitlines() if "wall-clock" in line]
+        assert len(notes) == 1
+        assert notes[0].startswith(f"note: the wall-clock time of its events goes back {says}")
+        assert _verdict(result) == _verdict(audit) == ("VERIFIED", 0)
+
+    def test_a_note_names_its_stream_where_the_file_holds_several(self, hexlog, tmp_path):
+        """Two campaigns in one file (no export holds two, but a file may): the note names the stream, as the audit's
+        does."""
+        forged, _ = _edited(SAMPLE_V2, tmp_path, lambda events: events[3].update(time="2020-01-01T00:00:00Z"))
+        both = tmp_path / "both.jsonl"
+        both.write_text(JOURNEY.read_text(encoding="utf-8") + forged.read_text(encoding="utf-8"), encoding="utf-8")
+        notes = [line for line in _run(_verifier(tmp_path), both).stdout.splitlines() if line.startswith("note: ")]
+        audit = hexlog("audit", "--file", str(both)).stdout.splitlines()
+        assert notes == [line for line in audit if "wall-clock" in line]
+        assert notes[0].startswith("note: campaign-c1: the wall-clock time of its events goes back at stream version 4")
