@@ -6,12 +6,14 @@ import hashlib
 import hmac
 import json
 import re
+import runpy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from hexlog.events import releases
 from hexlog.machine import dice as hexdice
 
 from .conftest import secret_file
@@ -692,3 +694,83 @@ class TestReadmeVerifierFindsWhatTheAuditFinds:
         audit = hexlog("audit", "--file", str(both)).stdout.splitlines()
         assert notes == [line for line in audit if "wall-clock" in line]
         assert notes[0].startswith("note: campaign-c1: the wall-clock time of its events goes back at stream version 4")
+
+
+def _script_module(tmp_path: Path) -> dict[str, object]:
+    """The README's script read as a module (its ``__main__`` part left alone): its names and values."""
+    return runpy.run_path(str(_verifier(tmp_path)))
+
+
+class TestReadmeVerifierHoldsTheReleaseOrder:
+    """The releases that wrote a stream never go back (``hexlog.events.releases``): a session naming an earlier
+    release than the stream shows, or an event re-labelled at a version its type had left behind, to be judged by
+    older rules, is a finding of the script as of ``hexlog audit``."""
+
+    @pytest.fixture
+    def played(self, hexlog, tmp_path) -> list[dict[str, object]]:
+        """A campaign of today's release with two sessions, each rolling."""
+
+        def session(words: str) -> tuple[tuple[str, ...], ...]:
+            return ("session", "open"), ("session", "seed", words), ("roll", "1d6"), ("session", "close")
+
+        for args in (("init",), *session("our words"), *session("new words")):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stdout + done.stderr)
+        assert hexlog("export", "--out", "played.jsonl").returncode == 0
+        return [json.loads(line) for line in (tmp_path / "played.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    def test_the_script_knows_every_release_hexlog_knows(self, tmp_path):
+        """Its table of the versions each release raised is hexlog's own (``RAISED``): a release that raises a
+        version gives the README's script the new line too."""
+        script = _script_module(tmp_path)
+        assert script["FIRST_WRITTEN"] == releases.FIRST_WRITTEN
+        assert script["LATEST"] == releases.CURRENT
+
+    def test_the_played_campaign_is_verified(self, played, tmp_path):
+        opened = [e["data"] for e in played if e["type"] == "hexlog.session.opened"]
+        assert [data["release"] for data in opened] == [releases.CURRENT] * 2
+        result = _run(_verifier(tmp_path), _reseal(played, tmp_path / "honest.jsonl"))
+        assert result.stdout.splitlines() == ["VERIFIED"]
+
+    @pytest.mark.parametrize(
+        ("target", "edit"),
+        [
+            (("session.opened", 1), {"release": releases.CURRENT - 1}),
+            (("session.opened", 0), {"release": 0}),
+            (("session.opened", 0), {"release": releases.CURRENT + 1}),
+            (("session.opened", 1), {"schemaversion": 2}),
+            (("dice.rolled", 0), {"schemaversion": 3}),
+        ],
+    )
+    def test_a_release_gone_back_is_a_finding(self, hexlog, played, tmp_path, target, edit):
+        """A session naming the release before today's after one naming today's, or naming release 0 (before the
+        release that raised ``session.opened`` to version 3), or one after the latest; a session re-labelled as of
+        the releases that named none; a roll re-labelled at the version before, which today's release left behind."""
+        kind, which = target
+        at = [n for n, e in enumerate(played) if e["type"] == f"hexlog.{kind}"][which]
+        event = played[at]
+        if "release" in edit:
+            event["data"].update(edit)
+        else:
+            event.update(edit)
+            event["data"].pop("release", None)
+        forged = _reseal(played, tmp_path / "forged.jsonl")
+        result = _run(_verifier(tmp_path), forged)
+        assert _verdict(result) == ("FAILED", 1)
+        today, opened = releases.CURRENT, "hexlog.session.opened"
+        says = {
+            today - 1: f"names release {today - 1}, before release {today}, which the {opened} naming release {today} "
+            "(at stream version 2) shows wrote the stream: an upgrade never goes back to an earlier release",
+            0: f"names release 0, before release {releases.raised_at(opened, 3)}, which {opened} schema version 3 (at "
+            "stream version 2) shows wrote the stream: an upgrade never goes back to an earlier release",
+            today + 1: f"names release {today + 1}, after release {today}, the latest this script knows",
+            2: "schema version 2 after schema version 3 (at stream version 2): older than a version this stream "
+            "already holds",
+            3: f"schema version 3 after the {opened} naming release {today} (at stream version 2), of release {today} "
+            f"or later: every release from {releases.raised_at('hexlog.dice.rolled', 4)} on writes hexlog.dice.rolled "
+            "at schema version 4 or later",
+        }[next(iter(edit.values()))]
+        assert result.stdout.splitlines()[0].startswith(f"line {at + 1}: hexlog.{kind} {says}"), result.stdout
+        audit = hexlog("audit", "--file", str(forged))
+        assert _verdict(audit) == ("FAILED", 1)
+        assert f"version {at + 1}, event {event['id']}: schema: hexlog.{kind} " in audit.stdout
