@@ -770,3 +770,92 @@ class TestReadmeVerifierHoldsTheReleaseOrder:
         audit = hexlog("audit", "--file", str(forged))
         assert _verdict(audit) == ("FAILED", 1)
         assert f"version {at + 1}, event {event['id']}: schema: hexlog.{kind} " in audit.stdout
+
+
+def _rolled_again(events: list[dict[str, object]], scheme: str, secret: bytes) -> None:
+    """Every roll of ``events`` (one session's, plain dice) made again under ``scheme`` on ``secret``, as a referee
+    who knows the secret would write them to change the scheme: faces, totals and the secret revealed."""
+    seed = next(e["data"]["client_seed"] for e in events if e["type"] == "hexlog.session.client_seed_set")
+    for event in events:
+        data = event["data"]
+        if event["type"] == "hexlog.dice.rolled":
+            lane = hexdice.lane_of(scheme, data["visibility"])
+            key = hexdice.lane_key(scheme, secret, seed, lane)
+            data["faces"] = list(hexdice.faces_for(key, data["nonce"], tuple(data["sides"])))
+            data["total"] = sum(data["faces"]) + data["modifier"]
+        elif event["type"] == "hexlog.session.closed":
+            data["secret"] = secret.hex()
+
+
+class TestReadmeVerifierHoldsTheScheme:
+    """A session rolls ``hexlog-dice-v1`` (one lane, where a secret roll moves the next public one) only as the
+    releases that wrote it did: the script holds a session's scheme to the release its ``session.opened`` shows, as
+    ``hexlog audit`` does, the rolls made again on the secret so that every one re-derives."""
+
+    @pytest.fixture
+    def played(self, hexlog, tmp_path) -> list[dict[str, object]]:
+        """A campaign of today's release, one session on a given secret, two public rolls."""
+        for args in (
+            ("init",),
+            ("session", "open", "--secret-file", secret_file(tmp_path, SECRET)),
+            ("session", "seed", "table-7"),
+            ("roll", "2d6"),
+            ("roll", "1d20+1"),
+            ("session", "close"),
+            ("export", "--out", "played.jsonl"),
+        ):
+            done = hexlog(*args)
+            assert done.returncode == 0, (args, done.stdout + done.stderr)
+        return [json.loads(line) for line in (tmp_path / "played.jsonl").read_text(encoding="utf-8").splitlines()]
+
+    def _both(self, hexlog, tmp_path, events) -> tuple[list[str], str]:
+        forged = _reseal(events, tmp_path / "forged.jsonl")
+        result, audit = _run(_verifier(tmp_path), forged), hexlog("audit", "--file", str(forged))
+        assert _verdict(result) == _verdict(audit) == ("FAILED", 1), result.stdout + audit.stdout
+        return result.stdout.splitlines(), audit.stdout
+
+    def test_one_lane_under_a_session_of_today(self, hexlog, tmp_path, played):
+        opened = next(n for n, e in enumerate(played) if e["type"] == "hexlog.session.opened")
+        played[opened]["data"]["scheme"] = hexdice.V1
+        _rolled_again(played, hexdice.V1, bytes.fromhex(SECRET))
+        found, audit = self._both(hexlog, tmp_path, played)
+        why = (
+            "session s1 rolls hexlog-dice-v1 (one lane for public and secret rolls), but its session.opened is of "
+            "schema version 3, which every release writes with hexlog-dice-v2"
+        )
+        supplied = "session s1's secret was supplied, not drawn: it could have been chosen"
+        assert found == [f"line {opened + 1}: {why}", supplied, "FAILED"]
+        assert why in audit
+
+    def test_a_session_of_today_relabelled_as_the_first_version(self, hexlog, tmp_path, played):
+        """Version 1 does not say that the secret was supplied: the caveat would be gone."""
+        opened = next(n for n, e in enumerate(played) if e["type"] == "hexlog.session.opened")
+        played[opened]["schemaversion"] = 1
+        for key in ("supplied", "release"):
+            played[opened]["data"].pop(key)
+        found, audit = self._both(hexlog, tmp_path, played)
+        why = (
+            "session s1 rolls hexlog-dice-v2, but its session.opened is of schema version 1, which no release that "
+            "rolls hexlog-dice-v2 writes (they record whether the secret was supplied)"
+        )
+        assert found == [f"line {opened + 1}: {why}", "FAILED"]
+        assert why in audit
+
+    def test_one_lane_after_a_session_of_two(self, hexlog, tmp_path):
+        """The v2 sample, then a session of one lane on its own secret and words: no release goes back to one lane."""
+        first = [json.loads(line) for line in SAMPLE_V2.read_text(encoding="utf-8").splitlines()]
+        second = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+        secret = bytes(range(1, 33))
+        for number, event in enumerate(second, start=1):
+            event["id"] = f"00000000-0000-4000-8000-{number:012d}"
+            event["data"]["session"] = "s2"
+        second[0]["data"]["commitment"] = hashlib.sha256(secret).hexdigest()
+        second[1]["data"]["client_seed"] = "table-8"
+        _rolled_again(second, hexdice.V1, secret)
+        found, audit = self._both(hexlog, tmp_path, [*first, *second])
+        why = (
+            "session s2 rolls hexlog-dice-v1 (one lane for public and secret rolls) after a session of the campaign "
+            "rolled hexlog-dice-v2: no release goes back to one lane"
+        )
+        assert found == [f"line {len(first) + 1}: {why}", "FAILED"]
+        assert why in audit
