@@ -27,6 +27,8 @@ GOLDEN_LOGS = sorted((ROOT / "tests" / "golden" / "logs").glob("*.jsonl"))
 GOLDEN_EXPORTS = sorted(set((ROOT / "tests" / "golden").glob("*.jsonl")) - {SAMPLE, SAMPLE_V2})
 VERDICTS = {"VERIFIED": 0, "INCOMPLETE": 3, "FAILED": 1}
 SECRET = "00" * 32
+#: the id of an event added to a log by hand (a UUID, as an export's ids are)
+AGAIN = "aaaaaaaa-0000-4000-8000-000000000000"
 
 
 def _verifier(tmp_path: Path) -> Path:
@@ -174,7 +176,7 @@ class TestReadmeVerifierSessions:
         """A resealed roll after the reveal is outside an open session."""
 
         def add_late_roll(events):
-            late = dict(events[2], id="forged", data={**events[2]["data"], "nonce": 4})
+            late = dict(events[2], id=f"{'f' * 8}-0000-4000-8000-{'0' * 12}", data={**events[2]["data"], "nonce": 4})
             return [*events, late]
 
         result = _run(_verifier(tmp_path), self._forge(tmp_path, add_late_roll))
@@ -185,7 +187,7 @@ class TestReadmeVerifierSessions:
         """Reopening a session id (which would hide its earlier rolls) is refused."""
 
         def reopen(events):
-            return [*events[:4], dict(events[0], id="again"), *events[4:]]
+            return [*events[:4], dict(events[0], id=AGAIN), *events[4:]]
 
         result = _run(_verifier(tmp_path), self._forge(tmp_path, reopen))
         assert result.returncode == 1
@@ -198,8 +200,8 @@ class TestReadmeVerifierSessions:
             opened, closed = events[0], events[-1]
             return [
                 *events,
-                dict(opened, id="again", data={**opened["data"], "session": "s2"}),
-                dict(closed, id="again-closed", data={**closed["data"], "session": "s2"}),
+                dict(opened, id=AGAIN, data={**opened["data"], "session": "s2"}),
+                dict(closed, id=AGAIN.replace("a", "b"), data={**closed["data"], "session": "s2"}),
             ]
 
         result = _run(_verifier(tmp_path), self._forge(tmp_path, reuse))
@@ -571,6 +573,37 @@ class TestTheVerifierReadsLinesAsImportDoes:
         ):
             assert refused.returncode == 2, refused.stdout + refused.stderr
             assert "is not a hexlog export" in refused.stderr
+
+    @pytest.mark.parametrize(
+        ("attribute", "value"),
+        [
+            ("id", "forged"),
+            ("id", "00000000-0000-0000-0000-00000000001"),
+            ("time", "yesterday at noon"),
+            ("time", "2026-13-01T00:00:00Z"),
+            ("time", "2026-11-29T20:00:00+24:00"),
+            ("time", "\uff12\uff10\uff12\uff16-11-29T20:00:00Z"),
+        ],
+    )
+    def test_an_id_not_a_uuid_or_a_time_not_a_date_time_is_refused(self, hexlog, tmp_path, attribute, value):
+        """An export's ids are UUIDs and its times RFC 3339 date-times (a real day and time, an offset of at most
+        23:59), sealed in the chain or not: the script refuses any other as hexlog import refuses it (exit 2)."""
+        events = [json.loads(line) for line in self._lines()]
+        events[2][attribute] = value
+        path = _reseal(events, tmp_path / "given.jsonl")
+        result = _run(_verifier(tmp_path), path)
+        assert (result.returncode, result.stdout) == (2, ""), result.stdout
+        why = "is not a UUID" if attribute == "id" else "is not an RFC 3339 date-time"
+        assert (
+            result.stderr
+            == f"verify.py: {path} is not a hexlog export (ValueError: line 3: {attribute} {value!r} {why})\n"
+        )
+        for refused in (
+            hexlog("import", str(path), "--db", str(tmp_path / "x.db")),
+            hexlog("audit", "--file", str(path)),
+        ):
+            assert refused.returncode == 2, refused.stdout + refused.stderr
+            assert f"line 3: {attribute} {value!r} {why}" in refused.stderr
 
     def test_empty_lines_after_the_last_event_are_taken_by_both(self, hexlog, tmp_path):
         path = tmp_path / "trailing.jsonl"
