@@ -892,3 +892,33 @@ class TestReadmeVerifierHoldsTheScheme:
         )
         assert found == [f"line {len(first) + 1}: {why}", "FAILED"]
         assert why in audit
+
+
+class TestReadmeVerifierHoldsTheSessions:
+    """A session's life as ``hexlog audit`` holds it: one open at a time, a ``hexlog-dice-v2`` client seed of 1 to 200
+    printable ASCII characters (the rolls made again on the secret, so that every one re-derives)."""
+
+    def test_a_session_opened_while_another_is_open(self, hexlog, tmp_path):
+        """A second session opened inside the first, its secret its own: found, where it once passed unseen."""
+        events = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+        inside = dict(events[0], id=AGAIN)
+        inside["data"] = {**events[0]["data"], "session": "s2", "commitment": hashlib.sha256(b"other").hexdigest()}
+        forged = _reseal([*events[:3], inside, *events[3:]], tmp_path / "forged.jsonl")
+        result, audit = _run(_verifier(tmp_path), forged), hexlog("audit", "--file", str(forged))
+        assert _verdict(result) == _verdict(audit) == ("FAILED", 1), result.stdout + audit.stdout
+        assert result.stdout.splitlines()[0] == "line 4: session s2 opened while s1 is open"
+        assert "session s2 opened while s1 is open" in audit.stdout
+
+    @pytest.mark.parametrize("seed", ["tablé-7", "table\t7", "x" * 201])
+    def test_a_client_seed_hexlog_dice_v2_does_not_take(self, hexlog, tmp_path, seed):
+        events = [json.loads(line) for line in SAMPLE_V2.read_text(encoding="utf-8").splitlines()]
+        at = next(n for n, e in enumerate(events) if e["type"] == "hexlog.session.client_seed_set")
+        events[at]["data"]["client_seed"] = seed
+        closed = next(e for e in events if e["type"] == "hexlog.session.closed")
+        _rolled_again(events, hexdice.V2, bytes.fromhex(closed["data"]["secret"]))
+        forged = _reseal(events, tmp_path / "forged.jsonl")
+        result, audit = _run(_verifier(tmp_path), forged), hexlog("audit", "--file", str(forged))
+        assert _verdict(result) == _verdict(audit) == ("FAILED", 1), result.stdout + audit.stdout
+        why = "a hexlog-dice-v2 client seed must be 1 to 200 printable ASCII characters"
+        assert result.stdout.splitlines() == [f"line {at + 1}: {why}", "FAILED"]
+        assert why in audit.stdout
