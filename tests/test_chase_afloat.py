@@ -41,6 +41,7 @@ def _afloat_encounter(script: list[int], overrides: dict) -> Handler:
     for name in ("Ann", "Bo"):
         handler.execute(CAMPAIGN, c.AddMember(name=name))
     handler.execute(CAMPAIGN, hexmap.SetHex(hex="1,2", terrain="hills"))
+    handler.execute(CAMPAIGN, hexmap.SetHex(hex="0,2", terrain="river"))  # the ship sets out from a port beside it
     handler.execute(CAMPAIGN, tr.StartJourney(hex="1,2", afloat=True))
     handler.execute(CAMPAIGN, tr.RollWeather(weather="clear"))
     # no lost ship (its heading's die read by none); the wandering dice: a waterborne encounter

@@ -727,6 +727,7 @@ def travel_rows() -> list[Row]:
             option="afloat_rule",
             value="odd_two_dice",
             script=travel_map(
+                do(hexmap.SetHex(hex="0,2", terrain="river")),  # the ship sets out from a port beside it
                 do(tr.StartJourney(hex="1,2", afloat=True)),
                 clear,
                 do(tr.DeclareRoute(), 6, 1),

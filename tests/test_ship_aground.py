@@ -100,3 +100,41 @@ def test_rules_without_water_terrains_let_a_ship_sail_anywhere() -> None:
     assert table.rules is not None
     assert terrain.aground(table.rules, the_map, trip) is not None
     assert terrain.aground(before, the_map, trip) is None
+
+
+def _ashore() -> Handler:
+    """A campaign under explore whose map has a meadow at 5,5 with no water beside it, a meadow at 2,1 beside the
+    river at 2,2 (a port), and the river."""
+    handler = Handler(MemoryStore(), MemoryKeeper(), roller=lambda _t: ScriptedRoller([]))
+    handler.execute(CAMPAIGN, c.StartCampaign(ruleset="explore"))
+    handler.execute(CAMPAIGN, c.AddMember(name="Ann"))
+    for where, kind in (("5,5", "meadow"), ("2,1", "meadow"), ("2,2", "river")):
+        handler.execute(CAMPAIGN, SetHex(hex=where, terrain=kind))
+    return handler
+
+
+def test_a_ship_is_refused_a_start_afloat_from_dry_land_naming_the_hex_and_its_terrain() -> None:
+    handler = _ashore()
+    before = handler.load(CAMPAIGN).version
+    with pytest.raises(RuleRefusedError, match=r"cannot set out afloat from 5,5: meadow is not water, and no hex next"):
+        handler.execute(CAMPAIGN, tr.StartJourney(hex="5,5", afloat=True))
+    assert handler.load(CAMPAIGN).version == before
+    handler.execute(CAMPAIGN, tr.StartJourney(hex="5,5"))  # on foot it sets out
+
+
+def test_a_ship_sets_out_on_water_or_from_a_port_beside_it() -> None:
+    for where in ("2,2", "2,1"):
+        handler = _ashore()
+        out = handler.execute(CAMPAIGN, tr.StartJourney(hex=where, afloat=True)).events
+        assert [e.afloat for e in out if isinstance(e, ev.JourneyStarted)] == [True]
+
+
+def test_rules_without_water_terrains_let_a_ship_set_out_anywhere() -> None:
+    content = copy.deepcopy(load("explore").content)
+    del content["tables"]["water_terrains"]
+    table = _ashore().load(CAMPAIGN)
+    the_map = table.procedures["map"]
+    assert isinstance(the_map, MapState)
+    assert table.rules is not None
+    assert terrain.ashore(table.rules, the_map, "5,5") is not None
+    assert terrain.ashore(Ruleset("explore", content), the_map, "5,5") is None

@@ -65,6 +65,7 @@ class Voyage:
         self.run(c.AddMember(name="Ann"))
         self.run(c.AddMember(name="Bo", speed=60))
         self.run(SetHex(hex="2,2", terrain="meadow"))
+        self.run(SetHex(hex="1,2", terrain="river"))  # the ship sets out from a port beside it
         self.run(tr.StartJourney(hex="2,2", afloat=True))
         self.run(tr.RollWeather(weather="clear"))
         self.run(tr.DeclareRoute(), 6, 1)  # not lost

@@ -74,6 +74,7 @@ class Voyage:
         self.run(c.AddMember(name="Ann"))
         self.run(c.AddMember(name="Bo", speed=60))
         self.run(SetHex(hex="2,2", terrain="meadow"))
+        self.run(SetHex(hex="1,2", terrain="river"))  # the ship sets out from a port beside it
         self.run(tr.StartJourney(hex="2,2", afloat=True))
         self.run(tr.RollWeather(weather="clear"))
         self.run(tr.DeclareRoute(), 6, 1)  # not lost
@@ -309,6 +310,7 @@ def test_the_command_line_tells_the_day_resuming_into_the_second(tmp_path: Path)
         ("session", "open", "--secret-file", secret_file(tmp_path, "5a" * 32)),
         ("party", "add", "Ann"),
         ("map", "set", "2,2", "--terrain", "meadow"),
+        ("map", "set", "1,2", "--terrain", "river"),
         ("travel", "start", "2,2", "--afloat"),
         ("travel", "weather", "--set", "clear"),
         ("travel", "route"),

@@ -35,7 +35,7 @@ TRANSITIONS: list[TransitionConfigDict] = [
         "trigger": "start",
         "source": [P.IDLE, P.ENDED],
         "dest": P.DAWN,
-        "conditions": ["has_party", "has_tables", "on_map"],
+        "conditions": ["has_party", "has_tables", "on_map", "afloat_at_water"],
     },
     {"trigger": "weather", "source": P.DAWN, "dest": P.ROUTE},
     # a rest day as the releases before travel.day_started version 5 made it (the audit's re-run): the next day at once
@@ -106,6 +106,13 @@ class TravelModel(Model):
             Advice("SetHex", (("hex", where), ("terrain", "..."))),
             ")",
         )
+
+    def afloat_at_water(self) -> bool:
+        """A ship sets out on water, or from a port beside it (``tables.water_terrains``; any hex without the table)."""
+        if not isinstance(self.command, StartJourney) or not self.command.afloat:
+            return True
+        why = terrain.ashore(self.rules, self.the_map, grid.normal(self.command.hex))
+        return why is None or self.refuse(why)
 
     def can_move(self) -> bool:
         """The route goes on, the map goes on, the points pay for the next hex, and a ship afloat sails on water."""

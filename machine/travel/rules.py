@@ -271,8 +271,9 @@ class TravelTables:
         None,
         help=(
             "§4.7 the terrains a ship continuously afloat may sail into: a move afloat into a hex of any other "
-            "terrain is refused, naming the hex and its terrain (a lost ship's true hex too). Leave out for none: "
-            "ships sail into any hex, as rules recorded before it was read."
+            "terrain is refused, naming the hex and its terrain (a lost ship's true hex too), and so is a start "
+            "afloat from a hex neither of water nor next to one (a port). Leave out for none: ships set out from "
+            "and sail into any hex, as rules recorded before it was read."
         ),
     )
     weather: Weather | None = chosen_by("weather_table", rule(None, help="§4.10 the 2d6 seasonal weather tables."))

@@ -193,6 +193,25 @@ def _dry(rules: Ruleset, trip: TravelState, place: Hex, name: str) -> str | None
     return f"a ship afloat cannot sail into {name}: {place.terrain} is not water (tables.water_terrains: {waters})"
 
 
+def ashore(rules: Ruleset, the_map: MapState, where: str) -> str | None:
+    """Why a ship cannot set out afloat from a hex (None: it may, or the rules name no water terrains): its terrain
+    is not water, and no hex next to it is (a port's hex lies beside the water it sails on)."""
+    water = rules.part(TravelTables).water_terrains
+    place = the_map.hex(where)
+    if water is None or place is None or place.terrain in water:
+        return None
+    for heading in grid.HEADINGS:
+        beside = grid.neighbour(where, heading)
+        found = the_map.hex(beside) if beside is not None else None
+        if found is not None and found.terrain in water:
+            return None
+    waters = ", ".join(water) or "none"
+    return (
+        f"a ship cannot set out afloat from {where}: {place.terrain} is not water, and no hex next to it is "
+        f"(tables.water_terrains: {waters}); set out from water or a port beside it, or on foot"
+    )
+
+
 def aground(rules: Ruleset, the_map: MapState, trip: TravelState) -> str | tuple[str | Advice, ...] | None:
     """Why a ship afloat cannot sail into the next hex of its route (None: it can, or the move is refused for another
     reason, or the party is not afloat): the hex it believes it enters is not water, or, lost, the one it truly
