@@ -38,10 +38,12 @@ class PursuitStarted(Event):
     """A pursuit of the party began, and the facts it is decided by.
 
     Since version 2 the terrain of a pursuit during a journey is that of the hex the party believes it is in: before,
-    a lost party's was its true hex's, which told the players its terrain."""
+    a lost party's was its true hex's, which told the players its terrain. Since version 3 a pursuit off the map keeps
+    the terrain it was given where that is not its OD&D row's own name (``ground``: tangled forest, read as woods),
+    whose own row the rest after an escape reads under ``lost_encounter_source = dolmenwood``."""
 
     type_name: ClassVar[str] = "pursuit.started"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: 1 for the campaign's first pursuit, 2 for the next, ...
     number: int
     name: str = ""
@@ -62,6 +64,10 @@ class PursuitStarted(Event):
     #: the terrain row where the pursuit starts (``woods``, ``swamp``, ``clear``, ...): during a journey, the row of
     #: the hex the party believes it is in (version 2)
     terrain: str = ""
+    #: off the map, the terrain the pursuit was given where its OD&D row (``terrain``) names it otherwise (``tangled
+    #: forest``, read as ``woods``): the rest after an escape reads its own row where the source of chances rates
+    #: ground so (Dolmenwood's difficulties); "" during a journey, or where the row is the terrain itself (version 3)
+    ground: str = ""
     party_surprised: bool = False
     #: the party alone surprised the pursuers
     pursuers_surprised: bool = False
@@ -79,6 +85,11 @@ class PursuitStarted(Event):
         """Version 1 read the terrain of the party's true hex during a journey (the same hex unless
         the party was lost): its data reads as version 2 unchanged."""
         return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 kept off the map only the OD&D row of the terrain it was given: no ``ground``."""
+        return {**data, "ground": ""}
 
 
 @attrs.frozen(kw_only=True)
@@ -248,15 +259,22 @@ class PursuitRested(Event):
     party's was its true hex's, which told the players its terrain (the audit re-runs a version 1 rest as its release
     made it). Since version 3 a rest off the map reads the row its terrain reads under the source of chances in force,
     as a hex of it does: before, it looked up the OD&D row's name in that source's table, and found none under
-    dolmenwood, whose rows are difficulties (the audit re-runs a version 2 rest as its release made it)."""
+    dolmenwood, whose rows are difficulties (the audit re-runs a version 2 rest as its release made it). Since version
+    4 a rest off the map reads the row of the ground the pursuit was given (``pursuit.started``'s ``ground``: a
+    tangled forest is moderate ground under dolmenwood), and every rest records the row it read (``row``): before, it
+    read its OD&D row's (woods, light ground there), and recorded none (the audit re-runs a version 3 rest as its
+    release made it)."""
 
     type_name: ClassVar[str] = "pursuit.rested"
-    schema_version: ClassVar[int] = 3
+    schema_version: ClassVar[int] = 4
     hexes_fled: int
     days: float
     #: the terrain row whose encounter chances were read, and its faces: during a journey, the row of the hex the
     #: party believes it is in (version 2)
     terrain: str = ""
+    #: the row of the source of chances in force read (``woods`` under odd_p18, ``moderate`` under dolmenwood); ""
+    #: where no encounter was checked (version 4)
+    row: str = ""
     encounter_on: tuple[int, ...] = ()
     #: each half day's encounter die
     faces: tuple[int, ...] = ()
@@ -274,6 +292,12 @@ class PursuitRested(Event):
         """Version 2 read off the map the row its OD&D terrain names (none under dolmenwood): its data reads as
         version 3 unchanged."""
         return dict(data)
+
+    @staticmethod
+    def upcast_v3_v4(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 read off the map its OD&D row's reading, whatever ground the pursuit was given, and recorded no
+        row: ``row`` is empty."""
+        return {**data, "row": ""}
 
 
 @attrs.frozen(kw_only=True)

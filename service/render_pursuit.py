@@ -27,7 +27,7 @@ def _started(e: ev.PursuitStarted) -> str:
     facts = [
         f"{e.party_size} flee at {e.party_speed}",
         f"{who} pursue at {e.pursuers_speed}",
-        f"terrain {e.terrain}",
+        f"terrain {e.terrain}" + (f" ({e.ground})" if e.ground else ""),
         *(["the party surprised"] if e.party_surprised else []),
         *(["the party surprised them"] if e.pursuers_surprised else []),
         *(["magic used"] if e.magic else []),
@@ -98,7 +98,9 @@ def _rested(e: ev.PursuitRested, context: Context) -> str:
     if not e.days and not e.faces:
         # no rest is owed (OSE's day-by-day pursuit owes none, nor an escape before any hex fled): no rest to tell
         return "the party got away: no rest is owed"
-    checks = f"encounter on {','.join(map(str, e.encounter_on))}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
+    row = f" ({e.row})" if e.row else ""
+    on = ",".join(map(str, e.encounter_on))
+    checks = f"encounter on {on}{row}: d6 {', '.join(map(str, e.faces))}" if e.faces else ""
     met = f"; {counted(e.encounters, 'encounter')}" if e.encounters else ""
     fled = flights(_rules(context), e.hexes_fled)
     rested = f"the party rests {e.days:g} day{'' if e.days == 1 else 's'} for {fled}"

@@ -623,10 +623,11 @@ def _chase_facts_unheeded(chase: Chase, rules: Ruleset) -> dict[str, str]:
             number=1,
             terrain=pursuit_steps.terrain_row(rules, chase.terrain),
         )
+        facts = attrs.evolve(facts, ground=pursuit_steps.ground_given(rules, chase.terrain))
     except UsageError:
         return {}
     out: dict[str, str] = {}
-    clear = attrs.evolve(facts, terrain=pursuit_steps.terrain_row(rules, ""))
+    clear = attrs.evolve(facts, terrain=pursuit_steps.terrain_row(rules, ""), ground="")
     if chase.terrain and pursuit_steps.terrain_reads(rules, facts) == pursuit_steps.terrain_reads(rules, clear):
         out["terrain"] = (
             f"the pursuit under {rules.name} reads nothing of {chase.terrain} it does not of clear terrain (the "

@@ -31,6 +31,7 @@ HOUSE_RULED = {
     "dvdm-search-v1.jsonl": "options.search_table default -> dvdm",
     "exhausted-evasion-v3.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",
     "resting-dolmenwood-v2.jsonl": "options.lost_encounter_source odd_p18 -> dolmenwood",
+    "resting-tangled-v3.jsonl": "options.lost_encounter_source odd_p18 -> dolmenwood",
     "exhaustion-v1.jsonl": "tables.rest.rest_every_travel_days 6 -> 1; tables.rest.exhaustion_per_day -1 -> -100",
     "two-dice-afloat-v3.jsonl": (
         "options.afloat_rule seed -> odd_two_dice; tables.afloat.odd_first_die_waterborne [5] -> [1, 2, 3, 4, 5, 6]; "

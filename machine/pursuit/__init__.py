@@ -51,6 +51,7 @@ PURSUIT = Procedure(
         c.Rest: steps.rest,
         c.RestTrueHex: steps.rest_true_hex,
         c.RestByName: steps.rest_by_name,
+        c.RestByRow: steps.rest_by_row,
     },
     triggers=c.TRIGGERS,
     phases=Phase,

@@ -149,6 +149,13 @@ class RestByName(Command):
     it."""
 
 
+@attrs.frozen(kw_only=True)
+class RestByRow(Command):
+    """Issued by the audit, never by a user: a rest recorded at ``pursuit.rested`` version 3, whose release read off
+    the map its OD&D row's reading under the source in force whatever ground the pursuit was given, and recorded no
+    row, is re-run as it ran it."""
+
+
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
 def _audit(step: type[Command]) -> tuple[str | Advice, ...]:
     return "is made by hexlog's audit alone; use ", Advice(step.__name__, (), "pursuit")
@@ -162,6 +169,7 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     CatchTrueHex: _audit(Catch),
     RestTrueHex: _audit(Rest),
     RestByName: _audit(Rest),
+    RestByRow: _audit(Rest),
 }
 
 #: each command's trigger, in the order a referee meets them

@@ -30,6 +30,7 @@ FACTS: tuple[tuple[str, Callable[[Any], str]], ...] = (
     ("disposition", lambda d: f"a {d} castle's force"),
     ("intelligent", lambda _: "the pursuers not intelligent"),
     ("terrain", lambda t: f"terrain {t}"),
+    ("ground", lambda g: f"ground {g}"),
     ("party_surprised", lambda _: "the party surprised"),
     ("pursuers_surprised", lambda _: "the pursuers surprised by the party"),
     ("magic", lambda _: "magic to get away"),

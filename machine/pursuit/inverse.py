@@ -14,7 +14,9 @@ and is re-run on it (``RollEvasionTrueHex``, ``CatchTrueHex``,
 3 was made for nobody, so exhaustion did not reach it, and is re-run so (``RollEvasionForNobody``, and
 ``RollEvasionTrueHex`` before version 2). A rest recorded before ``pursuit.rested`` version 3 read, off the map, the
 row its OD&D terrain names in the table of the source in force (none under dolmenwood, whose rows are difficulties),
-and is re-run so (``RestByName``, and ``RestTrueHex`` before version 2).
+and is re-run so (``RestByName``, and ``RestTrueHex`` before version 2); one before version 4 read, off the map, its
+OD&D row's reading whatever ground the pursuit was given (a tangled forest as woods, light ground under dolmenwood),
+and is re-run so (``RestByRow``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from hexlog.machine.pursuit.commands import (
     FleeInPublic,
     Rest,
     RestByName,
+    RestByRow,
     RestTrueHex,
     RollEvasion,
     RollEvasionForNobody,
@@ -56,6 +59,9 @@ BELIEVED_HEX_SINCE = 2
 FOR_THE_PARTY_SINCE = 3
 #: the first version of ``pursuit.rested`` that reads, off the map, the row its terrain reads under the source in force
 SOURCE_ROW_SINCE = 3
+#: the first version of ``pursuit.rested`` that reads, off the map, the ground the pursuit was given (and records the
+#: row it read)
+GROUND_SINCE = 4
 
 
 def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per kind of decision
@@ -92,7 +98,8 @@ def command_before(event: Event, version: int) -> Command | None:
     ``pursuit.fled`` version 2 rolled its heading in public, one before ``pursuit.heading_rolled`` version 2 (a
     told one before ``pursuit.fled`` version 4) recorded no true hex where the grid ends, and an evasion roll, a
     catch roll or a rest before version 2 of its event read the terrain of the party's true hex; an evasion roll
-    before version 3 was made for nobody; a rest before version 3 read off the map the row its OD&D terrain names."""
+    before version 3 was made for nobody; a rest before version 3 read off the map the row its OD&D terrain names, and
+    one before version 4 its OD&D row's reading whatever ground the pursuit was given."""
     flight = _flight_before(event, version)
     if flight is not None:
         return flight
@@ -110,11 +117,11 @@ def command_before(event: Event, version: int) -> Command | None:
 def _made_since_believed(event: Event, version: int) -> Command | None:
     """The command that made a decision recorded after its event read the believed hex, at a version raised again
     since (None: the one ``command_for`` gives): an evasion roll made for nobody, a rest off the map by its row's
-    name."""
+    name, or by its OD&D row's reading."""
     if isinstance(event, ev.PursuitEvasionRolled) and version < FOR_THE_PARTY_SINCE:
         return RollEvasionForNobody()
-    if isinstance(event, ev.PursuitRested) and version < SOURCE_ROW_SINCE:
-        return RestByName()
+    if isinstance(event, ev.PursuitRested) and version < GROUND_SINCE:
+        return RestByName() if version < SOURCE_ROW_SINCE else RestByRow()
     return None
 
 

@@ -18,6 +18,7 @@ hex; the audit re-runs their decisions so (``true_hex``).
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import TYPE_CHECKING
 
@@ -105,12 +106,23 @@ def _table_for(rules: Ruleset) -> WildernessPursuit:
 def terrain_row(rules: Ruleset, given: str) -> str:
     """The OD&D row of the terrain a pursuit is given (clear when none): a terrain a hex may have under the rules in
     force, read as a hex of it is (tangled forest as woods); ``UsageError`` naming them for any other."""
+    return rules.part(MapTables).odd_row(_terrain_given(rules, given))
+
+
+def ground_given(rules: Ruleset, given: str) -> str:
+    """The ground a pursuit off the map keeps beside its OD&D row (``pursuit.started``'s ``ground``): the terrain it
+    is given where its row names it otherwise (tangled forest, read as woods), else "" (the row is the terrain)."""
+    name = _terrain_given(rules, given)
+    return "" if rules.part(MapTables).odd_row(name) == name else name
+
+
+def _terrain_given(rules: Ruleset, given: str) -> str:
     tables = rules.part(MapTables)
     name = given.strip().lower() or "clear"
     if name not in tables.terrains():
         msg = f"unknown terrain {given!r}; the rules know {', '.join(sorted(tables.terrains()))}"
         raise UsageError(msg)
-    return tables.odd_row(name)
+    return name
 
 
 def start(ctx: StepContext, command: c.StartPursuit) -> None:
@@ -120,15 +132,19 @@ def start(ctx: StepContext, command: c.StartPursuit) -> None:
     reading = ctx.part(EvasionOptions).evasion_rules
     assert reading is not None  # noqa: S101 - the start condition checks it
     command = handover.following(ctx.table.procedures, command, reading)
-    ctx.emit(
-        started(
-            ctx.rules,
-            command,
-            [m.speed for m in ctx.table.party.members],
-            number=before.started.number + 1 if isinstance(before, PursuitState) else 1,
-            terrain=terrain_here(ctx, terrain_row(ctx.rules, command.terrain)),
-        )
+    facts = started(
+        ctx.rules,
+        command,
+        [m.speed for m in ctx.table.party.members],
+        number=before.started.number + 1 if isinstance(before, PursuitState) else 1,
+        terrain=terrain_here(ctx, terrain_row(ctx.rules, command.terrain)),
     )
+    ctx.emit(attrs.evolve(facts, ground=ground_here(ctx, command.terrain)))
+
+
+def ground_here(ctx: StepContext, given: str) -> str:
+    """The ground a pursuit keeps beside its OD&D row (``ground_given``): none during a journey, whose hex gives it."""
+    return "" if _place(ctx) is not None else ground_given(ctx.rules, given)
 
 
 def started(
@@ -430,14 +446,21 @@ def stop(ctx: StepContext, command: c.Stop) -> None:
     _caught(ctx, state)
 
 
-def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool, by_name: bool) -> tuple[int, ...]:
-    """The faces of a wilderness encounter in the terrain (tables.lost_encounter), none without them: during a
-    journey, those of the hex the party believes it is in (with ``true_hex``, its true one); off the map, those of its
-    terrain (with ``by_name``, as releases before ``pursuit.rested`` version 3 read them)."""
+def _rest_chances(ctx: StepContext, terrain: str, *, true_hex: bool, off_map: Reading) -> tuple[str, tuple[int, ...]]:
+    """The row of a wilderness encounter's chances in the terrain (tables.lost_encounter) and its faces, none without
+    them: during a journey, those of the hex the party believes it is in (with ``true_hex``, its true one); off the
+    map, as ``off_map`` reads them: the ground the pursuit was given (``GROUND``), its OD&D row's reading (``ROW``,
+    as releases before ``pursuit.rested`` version 4 read them) or the row its OD&D terrain names (``NAME``, before
+    version 3)."""
     place = _place(ctx, true_hex=true_hex)
     if place is not None:
-        return travel_terrain.row(ctx.rules, place)[1].encounter
-    return rest_chances_by_name(ctx.rules, terrain) if by_name else rest_chances(ctx.rules, terrain)
+        name, chances = travel_terrain.row(ctx.rules, place)
+        return name, chances.encounter
+    if off_map is Reading.NAME:
+        return terrain, rest_chances_by_name(ctx.rules, terrain)
+    ground = under_way(ctx).started.ground if off_map is Reading.GROUND else ""
+    name, chances = travel_terrain.terrain_row(ctx.rules, ground or terrain)
+    return name, chances.encounter
 
 
 def rest_owed(rules: Ruleset) -> bool:
@@ -448,9 +471,9 @@ def rest_owed(rules: Ruleset) -> bool:
 
 
 def rest_chances(rules: Ruleset, terrain: str) -> tuple[int, ...]:
-    """The faces of a wilderness encounter in an OD&D terrain row off the map (tables.lost_encounter), none without
-    them: the row ground of that terrain reads under the source in force, as a hex of it does on the map (Dolmenwood's
-    rows are difficulties: an OD&D row is light ground there, a swamp difficult)."""
+    """The faces of a wilderness encounter in a terrain off the map (tables.lost_encounter), none without them: the
+    row ground of that terrain reads under the source in force, as a hex of it does on the map (Dolmenwood's rows are
+    difficulties: tangled forest is moderate ground there, an OD&D row such as woods light, a swamp difficult)."""
     return travel_terrain.terrain_row(rules, terrain)[1].encounter
 
 
@@ -475,35 +498,55 @@ def terrain_reads(rules: Ruleset, facts: ev.PursuitStarted) -> tuple[object, ...
         evasion.chance(rules, situation(state, facts.terrain)),
         evasion.chance(rules, situation(again, facts.terrain)),
         catch_rule(table, facts.rules, facts.terrain) if state.pursuers_faster else None,
-        rest_chances(rules, facts.terrain) if table.rest_days_per_hex else None,
+        rest_chances(rules, facts.ground or facts.terrain) if table.rest_days_per_hex else None,
     )
+
+
+class Reading(enum.Enum):
+    """How a rest off the map reads its chances: the ground the pursuit was given (today), its OD&D row's reading
+    under the source in force (releases before ``pursuit.rested`` version 4), the row its OD&D terrain names in the
+    source's table (before version 3)."""
+
+    GROUND = "ground"
+    ROW = "row"
+    NAME = "name"
 
 
 def rest(ctx: StepContext, command: c.Rest) -> None:  # noqa: ARG001 - the step signature
     """The party escaped: rest half a day per hex fled (A28), one wilderness encounter roll per half day, on the
-    chances of the hex it believes it is in (off the map, of the pursuit's terrain under the source in force)."""
-    _rest(ctx, true_hex=False, by_name=False)
+    chances of the hex it believes it is in (off the map, of the ground the pursuit was given under the source in
+    force)."""
+    _rest(ctx, true_hex=False, off_map=Reading.GROUND)
+
+
+def rest_by_row(ctx: StepContext, command: c.RestByRow) -> None:  # noqa: ARG001 - the step signature
+    """A rest as releases of ``pursuit.rested`` version 3 made it: off the map, on its OD&D row's reading under the
+    source in force, whatever ground the pursuit was given, and no row recorded (the audit re-runs such a rest with
+    this)."""
+    _rest(ctx, true_hex=False, off_map=Reading.ROW)
 
 
 def rest_by_name(ctx: StepContext, command: c.RestByName) -> None:  # noqa: ARG001 - the step signature
     """A rest as releases before ``pursuit.rested`` version 3 made it: off the map, on the row the OD&D terrain names
     in the source's table (the audit re-runs such a rest with this)."""
-    _rest(ctx, true_hex=False, by_name=True)
+    _rest(ctx, true_hex=False, off_map=Reading.NAME)
 
 
 def rest_true_hex(ctx: StepContext, command: c.RestTrueHex) -> None:  # noqa: ARG001 - the step signature
     """A rest as releases before ``pursuit.rested`` version 2 made it: on the encounter chances of the party's true
     hex (the audit re-runs such a rest with this), off the map as ``rest_by_name``."""
-    _rest(ctx, true_hex=True, by_name=True)
+    _rest(ctx, true_hex=True, off_map=Reading.NAME)
 
 
-def _rest(ctx: StepContext, *, true_hex: bool, by_name: bool) -> None:
+def _rest(ctx: StepContext, *, true_hex: bool, off_map: Reading) -> None:
     state = under_way(ctx)
     table = _table(ctx)
     days = state.hexes_fled * table.rest_days_per_hex
     checks = math.ceil(round(days / table.rest_encounter_check_every_days, 6)) if days else 0
     terrain = terrain_here(ctx, state.started.terrain, true_hex=true_hex)
-    on = _rest_chances(ctx, terrain, true_hex=true_hex, by_name=by_name) if checks else ()
+    row, on = _rest_chances(ctx, terrain, true_hex=true_hex, off_map=off_map) if checks else ("", ())
+    if off_map is not Reading.GROUND:
+        row = ""  # releases before version 4 recorded no row
     faces: list[int] = []
     rolls: list[int] = []
     for _ in range(checks if on else 0):
@@ -516,6 +559,7 @@ def _rest(ctx: StepContext, *, true_hex: bool, by_name: bool) -> None:
             hexes_fled=state.hexes_fled,
             days=days,
             terrain=terrain,
+            row=row if on else "",
             encounter_on=on,
             faces=tuple(faces),
             encounters=encounters,
@@ -552,8 +596,10 @@ __all__ = [
     "continue_check",
     "flee",
     "flee_in_public",
+    "ground_given",
     "rest",
     "rest_by_name",
+    "rest_by_row",
     "rest_chances",
     "rest_true_hex",
     "resumed",
