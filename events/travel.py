@@ -53,10 +53,14 @@ class DayStarted(Event):
     day at once, with no check); and it records when the day started (``at_seconds``), from which its wandering check
     runs the clock on to the day's end (``options.day_end_hour``) before it is rolled, so that the encounter it meets,
     a pursuit after it and a camp made then take their time from there (before it, the check fell at the day's
-    start)."""
+    start). Since version 6 the rest of a rest day during a journey is recorded at the day's end (``travel end-day``),
+    and only when no delve, pursuit or chase was under way in the day (A28: a day with one is no rest; the rest after
+    an escape counts on its own once it adds up to a full day): before it, the rest was recorded as the day started,
+    and a pursuit after the day's check recorded a second rest that day (the audit re-runs an older rest day as its
+    release ran it)."""
 
     type_name: ClassVar[str] = "travel.day_started"
-    schema_version: ClassVar[int] = 5
+    schema_version: ClassVar[int] = 6
     day: int
     travellers: tuple[str, ...]
     weather: str
@@ -94,6 +98,12 @@ class DayStarted(Event):
         """Version 4 kept no time of the day's start: its wandering check ran no clock (-1), and a rest day had none
         (the audit re-runs an older rest day as its release ran it)."""
         return {**data, "at_seconds": -1}
+
+    @staticmethod
+    def upcast_v5_v6(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 6 records the same fields: only when a rest day during a journey records its rest changed (the
+        audit re-runs an older rest day as its release ran it)."""
+        return data
 
 
 @attrs.frozen(kw_only=True)

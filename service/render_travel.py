@@ -170,7 +170,7 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
     lines.append(f"  day {state.day}, {state.season}; weather {state.weather or '-'}{flags}")
     forced = ", forced march" if state.forced else ""
     if state.rest and state.phase in {Phase.RESTING, Phase.DUSK}:
-        lines.append("  a day of rest: no travel today")
+        lines.append(f"  a day of rest: no travel today{_rest_words(state)}")
     else:
         lines.append(f"  travel points left today {state.tp} (a day gives {state.base_tp}){forced}")
     if state.route:
@@ -184,6 +184,15 @@ def travel_lines(state: Any, table: Table, *, player: bool) -> list[str]:
         lines.append(f"  {m.name}: {counted(member.travel_days, 'travel day')} since rest{owed}{tired}")
     lines.extend(_rest_after(state))
     return lines
+
+
+def _rest_words(state: TravelState) -> str:
+    """What becomes of the rest of a rest day under way: recorded at its end, or none (A28)."""
+    if not state.rest_due:
+        return ""
+    if state.exerted:
+        return "; no rest: a delve, a pursuit or a chase went on in it (A28)"
+    return "; its rest is recorded at the day's end"
 
 
 def _rest_after(state: TravelState) -> list[str]:

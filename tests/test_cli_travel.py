@@ -88,14 +88,15 @@ def test_a_day_of_travel_and_a_rest(journey) -> None:
     assert "-> DAWN" in ended.stdout
     rest = hexlog("travel", "rest")
     assert rest.returncode == 0, rest.stderr
-    assert "a full day of rest (Ann, Bo)" in rest.stdout
+    assert "a full day of rest (Ann, Bo)" not in rest.stdout  # recorded at the day's end
     assert "-> RESTING; next: check" in rest.stdout
-    rest_day_s_end(hexlog, 2)
+    assert "a full day of rest (Ann, Bo)" in rest_day_s_end(hexlog, 2)
     assert "clock: day 3" in hexlog("state").stdout
 
 
-def rest_day_s_end(hexlog, day: int) -> None:
-    """The wandering check that ends a rest day, at midnight (wanderers met are sent away), then the day's end."""
+def rest_day_s_end(hexlog, day: int) -> str:
+    """The wandering check that ends a rest day, at midnight (wanderers met are sent away), then the day's end; what
+    the day's end printed."""
     check = hexlog("travel", "check")
     assert check.returncode == 0, check.stderr
     assert f"rest day {day} goes on until midnight, its end" in check.stdout
@@ -105,6 +106,7 @@ def rest_day_s_end(hexlog, day: int) -> None:
     ended = hexlog("travel", "end-day")
     assert ended.returncode == 0, ended.stderr
     assert f"day {day} ends" in ended.stdout
+    return ended.stdout
 
 
 def test_a_rest_day_waits_for_its_wandering_check(journey) -> None:

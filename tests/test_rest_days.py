@@ -138,20 +138,21 @@ def only(events: list[Any], kind: type) -> Any:
 
 class TestARestDayRollsItsWeather:
     def test_its_weather_comes_first_then_the_rest(self) -> None:
-        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, the rest, then its wandering check, which
-        runs the clock on to the day's end at midnight first."""
+        """2d6 = 7 in winter: overcast. The day starts at 08:00, its weather, then its wandering check, which runs the
+        clock on to the day's end at midnight first; the rest is recorded as the day ends."""
         trip = Trip()
         trip.day("snow")
-        events = trip.rest(3, 4)
-        events = events[: events.index(only(events, ev.WanderingChecked))]
+        whole = trip.rest(3, 4)
+        events = whole[: whole.index(only(whole, ev.WanderingChecked))]
         kinds = [type(e) for e in events]
-        assert kinds.index(DiceRolled) < kinds.index(ev.DayStarted) < kinds.index(ev.Rested)
+        assert kinds.index(DiceRolled) < kinds.index(ev.DayStarted)
+        assert whole.index(only(whole, ev.DayEnded)) < whole.index(only(whole, ev.Rested))
         rolled = next(e for e in events if isinstance(e, DiceRolled) and e.purpose == "travel.weather")
         assert rolled.faces == (3, 4)
         started = only(events, ev.DayStarted)
         assert (started.day, started.rest, started.weather, started.flags) == (2, True, "overcast", ())
         assert (started.travellers, started.travel_points, started.total, started.rolls) == ((), 0, 7, (rolled.nonce,))
-        assert only(events, ev.Rested).day == 2
+        assert only(whole, ev.Rested).day == 2
         clocks = [e.reason for e in recorded(trip) if isinstance(e, ClockAdvanced)][-2:]
         assert clocks == ["the travel day starts at 08:00", "rest day 2 goes on until midnight, its end"]
         assert trip.h.load(CAMPAIGN).clock.seconds == 2 * 24 * HOUR
@@ -177,12 +178,16 @@ class TestARestDayRollsItsWeather:
         assert (gathered.divisor, gathered.hours) == (2, 3)
 
     def test_a_rest_day_grows_no_exhaustion_and_clears_it(self) -> None:
-        """Past a rest day owed every day: Al is exhausted on day 2; resting on day 3 clears it, none added."""
+        """Past a rest day owed every day: Al is exhausted on day 2; resting on day 3 clears it as the day ends, none
+        added."""
         trip = Trip(every=1)
         trip.day()
         trip.day()
         assert trip.state.members["Al"].exhaustion == 1
         events = trip.run(t.RestDay(weather="clear"))
+        assert not [e for e in events if isinstance(e, ev.ExhaustionChanged | ev.Rested)]
+        assert trip.state.members["Al"].exhaustion == 1  # the day is not over: its check may yet meet a pursuit
+        events = trip.day_s_end()
         assert [(e.member, e.level) for e in events if isinstance(e, ev.ExhaustionChanged)] == [("Al", 0), ("Bo", 0)]
         assert trip.state.members["Al"] == trip.state.members["Bo"] == type(trip.state.members["Al"])()
 
@@ -501,7 +506,7 @@ class TestNoRestDayWhileExerting:
             r"leave the dungeon first \(LeaveDungeon\(\)\)$",
         )
         trip.run(dg.LeaveDungeon())
-        assert only(trip.run(t.RestDay(weather="clear")), ev.Rested).members == ("Al", "Bo")
+        assert only(trip.rest(weather="clear"), ev.Rested).members == ("Al", "Bo")
 
     def test_after_the_journey_a_delve_begun_before_it_refuses_it(self) -> None:
         trip = home_from_the_first_journey((ENTER,))

@@ -153,7 +153,13 @@ def guard(table: Table, command: c.Command) -> None:
 #: re-runs a day an older release let start so with a command of its own, which this does not refuse; a rest day of
 #: release 32, which had no check at its end, and a travel day of release 32, which kept no time of its start, it
 #: re-runs with ones this refuses as that release did)
-_DAY_STARTS = (travel.RollWeather, travel.RestDay, travel.RestDayWithoutCheck, travel.RollWeatherUntimed)
+_DAY_STARTS = (
+    travel.RollWeather,
+    travel.RestDay,
+    travel.RestDayWithoutCheck,
+    travel.RestDayRestedAtStart,
+    travel.RollWeatherUntimed,
+)
 #: the camp's next step while its night is not over, by phase: the step's command and the words before it
 _NIGHT_GOES_ON: dict[Phase, tuple[str, str]] = {
     Phase.PITCHED: ("SetWatches", "set its watches"),

@@ -38,7 +38,8 @@ LIMIT_AFTER_THE_JOURNEY = (
     "chase was under way in it, whenever it began (a day in a dungeon, fleeing or chasing is no rest: the day is "
     "counted afresh from its end; a night in camp, a castle's visit or an encounter alone does not break it); "
     "travel rest gives one at once, refused while a delve, pursuit or chase is under way, with no wandering check "
-    "at its end (the journey is over: a rest day during one ends with the day's check, as a travel day does). A "
+    "at its end (the journey is over: a rest day during one ends with the day's check, as a travel day does, and "
+    "its rest is recorded at its end, none when its check met a pursuit or a chase, or a delve went on in it). A "
     "journey ended before travel.ended version 3 lets any full day count, as its release did."
 )
 LIMIT_FLIGHT_BEARINGS = (
@@ -85,6 +86,7 @@ TRAVEL = Procedure(
         c.RestDayWhileExerting: day.rest,
         c.RestDayPastCamp: day.rest,
         c.RestDayWithoutCheck: day.rest,
+        c.RestDayRestedAtStart: day.rest,
         c.EndJourney: day.finish,
     },
     triggers=c.TRIGGERS,

@@ -197,9 +197,21 @@ class RestDayWithoutCheck(Command):
     weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
 
 
+@attrs.frozen(kw_only=True)
+class RestDayRestedAtStart(Command):
+    """Issued by the audit, never by a user: a rest day recorded at ``travel.day_started`` version 5, whose release
+    recorded its rest as the day started (a pursuit after the day's check then recorded a second rest that day), is
+    re-run as it ran it (a delve, a pursuit or a chase under way, or a camp's night not over, still refuses it)."""
+
+    weather: str = arg("", help="the referee's weather instead of a roll (a key of tables.weather_flags)", flag="--set")
+
+
 #: the rest days the audit re-runs as the releases before ``travel.day_started`` version 5 made them: the clock runs on
 #: to the next day at once, no wandering check at the day's end (the machine takes them from dawn to dawn)
 REST_WITHOUT_CHECK: tuple[type[Command], ...] = (RestDayWhileExerting, RestDayPastCamp, RestDayWithoutCheck)
+#: the rest days the audit re-runs as release 33 made them (``travel.day_started`` version 5): the rest recorded as the
+#: day starts, whatever the day holds after it (as the releases before, whose rest days are ``REST_WITHOUT_CHECK``, did)
+RESTED_AT_START: tuple[type[Command], ...] = (RestDayRestedAtStart,)
 #: the days (of travel or rest) the audit re-runs as the releases before ``travel.day_started`` version 5 started them:
 #: no time of the start kept (``at_seconds`` -1), so the day's wandering check runs no clock
 UNTIMED: tuple[type[Command], ...] = (*REST_WITHOUT_CHECK, RollWeatherPastCamp, RollWeatherUntimed)
@@ -247,4 +259,5 @@ INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
     RollWeatherUntimed: _rerun("travel day", RollWeather),
     RestDayPastCamp: _rerun("rest day", RestDay),
     RestDayWithoutCheck: _rerun("rest day", RestDay),
+    RestDayRestedAtStart: _rerun("rest day", RestDay),
 }

@@ -369,7 +369,10 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
     day (A22: the points left when the next hex of the route costs more); the clock runs on to the next day: to the
     midnight after the day's start, unless it is past it already (an encounter after the check ran on), or, for a day
     whose start recorded no time (before ``travel.day_started`` version 5), to the next midnight. A rest day ends so
-    too, once its wandering check is made."""
+    too, once its wandering check is made, and its rest is recorded as it ends (after the day's end, before the clock
+    runs on), unless a delve, a pursuit or a chase was under way in it (A28: a day with one is no rest; the rest after
+    an escape, once it adds up to a full day, counts on its own) or its rest is recorded already (a rest day of
+    ``travel.day_started`` version 5 recorded it as it started)."""
     trip = journey(ctx)
     options = ctx.part(TravelOptions)
     carried = terrain.unfinished(ctx.rules, the_map(ctx), trip) if options.carry_partial_hex else 0
@@ -382,6 +385,8 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
             night_check=ctx.part(WildernessOptions).night_encounter_check,
         )
     )
+    if trip.rest_due and not trip.exerted:
+        exhaustion.rest_day(ctx, journey(ctx), day=trip.day)
     start = trip.day_started_at
     if start < 0:
         _to_next_day(ctx, f"{_day_kind(trip)} ends")
@@ -393,16 +398,19 @@ def end_day(ctx: StepContext, command: c.EndDay) -> None:  # noqa: ARG001 - the 
 
 
 def rest(
-    ctx: StepContext, command: c.RestDay | c.RestDayWhileExerting | c.RestDayPastCamp | c.RestDayWithoutCheck
+    ctx: StepContext,
+    command: c.RestDay | c.RestDayWhileExerting | c.RestDayPastCamp | c.RestDayWithoutCheck | c.RestDayRestedAtStart,
 ) -> None:
     """A full rest day (§4.16): it starts as every day does, at the rules' hour with its weather (rolled, or the
-    referee's), recorded as a day of rest (nobody travels, no travel points); then exhaustion and the owed rest are
-    cleared. During a journey the day ends as a travel day does (§4.12: a wandering check at the end of each day):
-    the check comes next (``travel check``, an encounter handed off on a hit), then ``travel end-day`` runs the clock
-    on to the next day. After the journey has ended there is no check, and the clock runs on to the next day at once.
-    (The guard refuses it while a delve, pursuit or chase is under way; the audit re-runs one an older release let be
-    with ``RestDayWhileExerting``, which no guard refuses, and one before ``travel.day_started`` version 5, which had
-    no check at its end, with the commands of ``REST_WITHOUT_CHECK``.)"""
+    referee's), recorded as a day of rest (nobody travels, no travel points). During a journey the day ends as a
+    travel day does (§4.12: a wandering check at the end of each day): the check comes next (``travel check``, an
+    encounter handed off on a hit), then ``travel end-day``, which records the rest (exhaustion and the owed rest
+    cleared) unless a delve, a pursuit or a chase was under way in the day (A28: such a day is no rest), and runs the
+    clock on to the next day. After the journey has ended there is no check: the rest is recorded at once, and the
+    clock runs on to the next day. (The guard refuses it while a delve, pursuit or chase is under way; the audit
+    re-runs one an older release let be with ``RestDayWhileExerting``, which no guard refuses, one before
+    ``travel.day_started`` version 5, which had no check at its end, with the commands of ``REST_WITHOUT_CHECK``, and
+    one of version 5, which recorded its rest as it started, with ``RestDayRestedAtStart``.)"""
     _to_day_start(ctx)
     trip = journey(ctx)
     name, flags, total, rolls = _weather(ctx, trip, command.weather)
@@ -413,8 +421,9 @@ def rest(
             day=day, travellers=(), weather=name, flags=flags, total=total, rolls=rolls, rest=True, at_seconds=at
         )
     )
-    exhaustion.rest_day(ctx, journey(ctx), day=day)
     as_before = isinstance(command, c.REST_WITHOUT_CHECK)
+    if as_before or trip.phase is Phase.ENDED or isinstance(command, c.RESTED_AT_START):
+        exhaustion.rest_day(ctx, journey(ctx), day=day)
     if as_before or trip.phase is Phase.ENDED:
         _to_next_day(ctx, "a full day of rest")
     if not isinstance(command, c.RestDay):  # the audit's re-run fires no trigger of its own: it takes the day on

@@ -31,6 +31,7 @@ from hexlog.machine.travel.commands import (
     MoveOneHexTrueCost,
     RestDay,
     RestDayPastCamp,
+    RestDayRestedAtStart,
     RestDayWhileExerting,
     RestDayWithoutCheck,
     RollWeather,
@@ -159,6 +160,9 @@ NIGHT_FIRST_SINCE = 4
 #: check (before it, the clock ran on to the next day at once), and a day records when it started, its check running
 #: the clock on to the day's end
 REST_DAY_CHECKED_SINCE = 5
+#: the schema version of ``travel.day_started`` since which a rest day during a journey records its rest at the day's
+#: end, and none when a delve, a pursuit or a chase was under way in it
+REST_AT_DAY_END_SINCE = 6
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -172,8 +176,8 @@ def command_before(event: Event, version: int) -> Command | None:
     waterborne encounter alone when both of U&WA's two dice afloat called one; a rest day before
     ``travel.day_started`` version 3 was let be while a delve, a pursuit or a chase went on, and a day (of travel or
     rest) before version 4 while a camp's night was not over, and a rest day before version 5 ran the clock on to the
-    next day at once, with no wandering check at its end, and a day before version 5 kept no time of its start; and a
-    move before
+    next day at once, with no wandering check at its end, and a day before version 5 kept no time of its start, and a
+    rest day before version 6 recorded its rest as it started, whatever the day held after it; and a move before
     ``travel.moved`` version 2 paid the true hex's cost."""
     if isinstance(event, ev.LostChecked) and version < ROAD_BY_SOURCE_SINCE:
         route = DeclareRouteHeadingWhenLost if version < HEADING_EVERY_DAY_SINCE else DeclareRouteRoadNeverLost
@@ -184,7 +188,7 @@ def command_before(event: Event, version: int) -> Command | None:
         return _check_before(version)
     if isinstance(event, ev.Moved) and version < BELIEVED_COST_SINCE:
         return MoveOneHexTrueCost()
-    if isinstance(event, ev.DayStarted) and version < REST_DAY_CHECKED_SINCE:
+    if isinstance(event, ev.DayStarted) and version < (REST_AT_DAY_END_SINCE if event.rest else REST_DAY_CHECKED_SINCE):
         return _day_before(event, version)
     return command_for(event)
 
@@ -196,6 +200,8 @@ def _day_before(event: ev.DayStarted, version: int) -> Command:
         return (RollWeatherPastCamp if version < NIGHT_FIRST_SINCE else RollWeatherUntimed)(weather=weather)
     if version < NO_REST_WHILE_EXERTING_SINCE:
         return RestDayWhileExerting(weather=weather)
+    if version >= REST_DAY_CHECKED_SINCE:
+        return RestDayRestedAtStart(weather=weather)
     return (RestDayPastCamp if version < NIGHT_FIRST_SINCE else RestDayWithoutCheck)(weather=weather)
 
 
@@ -382,7 +388,7 @@ _EXERTION_WORDS: dict[str, tuple[str, tuple[str | Advice, ...]]] = {
 def guard(table: Table, command: Command) -> None:
     """A day in which a delve, a pursuit or a chase goes on is no rest (§4.16, A28), so a rest day waits until none
     is under way."""
-    if isinstance(command, RestDay | RestDayPastCamp | RestDayWithoutCheck):
+    if isinstance(command, RestDay | RestDayPastCamp | RestDayWithoutCheck | RestDayRestedAtStart):
         _no_rest_while_exerting(table)
 
 

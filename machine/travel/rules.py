@@ -286,8 +286,10 @@ class TravelTables:
             "side, its most exhausted member's) by exhaustion_per_day, always against them: a roll where a low "
             "total is good (a search, an evasion on water, a wilderness evasion, a door forced, picked or "
             "listened at) has it added, and a joust's total below 1 is the champion's. A rest day rolls its "
-            "weather first and, on a journey, ends with the day's wandering check; after the journey, a rest day "
-            "or a full day on the clock without a journey, a delve, a pursuit or a chase clears it."
+            "weather first and, on a journey, ends with the day's wandering check, and clears it at its end unless "
+            "a delve, a pursuit or a chase was under way in it (A28: no rest; the rest after an escape counts once "
+            "it adds up to a full day); after the journey, a rest day or a full day on the clock without a journey, "
+            "a delve, a pursuit or a chase clears it."
         ),
     )
 

@@ -88,6 +88,10 @@ class TravelState:
     tp: int = 0
     #: the day under way (or the last) is a full day of rest, not of travel: the party passes nothing on its way
     rest: bool = False
+    #: the rest of the rest day under way is yet to be recorded: at the day's end, unless the day was exerted
+    rest_due: bool = False
+    #: a delve, a pursuit or a chase was under way in the day under way (A28: a day with one is no rest)
+    exerted: bool = False
     #: when the day under way started (seconds since the campaign began); -1 for a day whose start recorded none
     #: (``travel.day_started`` before version 5): its check runs no clock, its end runs it on to the next midnight
     day_started_at: int = -1
@@ -179,7 +183,9 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
         case PhaseChanged(procedure=name, dest=dest) if name in EXERTION:
             ended = dest in EXERTION[name]
             exerting = state.exerting - {name} if ended else state.exerting | {name}
-            return state if exerting == state.exerting else changed(state, exerting=exerting)
+            if exerting == state.exerting and state.exerted:
+                return state
+            return changed(state, exerting=exerting, exerted=True)
         case ClockAdvanced() if state.phase is Phase.ENDED:
             return changed(state, quiet=0 if state.exerting else state.quiet + event.seconds)
         case ev.DayStarted():
@@ -191,6 +197,8 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 flags=event.flags,
                 tp=event.travel_points,
                 rest=event.rest,
+                rest_due=event.rest,
+                exerted=bool(state.exerting),
                 day_started_at=event.at_seconds,
                 carried=0,
                 forced=False,
@@ -242,6 +250,7 @@ def evolve(state: TravelState | None, event: Event) -> TravelState | None:  # no
                 day=event.day,
                 carried=0,
                 rest_credit=0.0,
+                rest_due=False,
             )
         case PursuitFled() if event.believed:  # told which way it ran, its belief moves that way
             return changed(state, believed=event.believed)
