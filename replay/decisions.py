@@ -39,6 +39,10 @@ refuses it (``Inverse.typed_since``), such an event is let be, as the releases b
 type it. A session names the release that opened it (``session.opened`` version 3), which shows it from the session's
 first event on.
 
+A child handed off to concludes in the command that records its parent's resume (``kit.run``): an event between the
+phase change that concludes it and that ``procedure.resumed`` is a finding, unless the concluding step records it there
+(what it records after a ``follow``, found in its place by its re-run) or a check due after its clock event does.
+
 No rule is written here: the step is the rule, so the audit judges by exactly the code that rolled.
 A decision may only name rolls of the session open at it, recorded before it, each used by one
 decision; and a roll with the purpose a procedure reserves for its steps that no decision names is a
@@ -240,6 +244,9 @@ class _Walker:
     #: (``Inverse.typed_steps``); and each procedure's such event still waiting for its phase change
     typed_kinds: dict[type[Event], tuple[str, Inverse]] = attrs.field(factory=dict)
     typed: dict[str, _Typed] = attrs.field(factory=dict)
+    #: the latest hand-off under way whose child has concluded, and where: (parent, child, index) until the parent's
+    #: ``procedure.resumed``, which the same command records (``check_seam``)
+    concluded: tuple[str, str, int] | None = None
 
     def where(self, at: int) -> str:
         if self.versions is not None:
@@ -310,6 +317,7 @@ class _Walker:
         self.check_derived(at, event)
         self.note_loose(at, event)
         self.check_resumed(at, event)
+        self.check_seam(at, event)
         self.note_typed(at, event)
         folded = self.judged(at, event)
         if not self.due_event(event):
@@ -318,6 +326,39 @@ class _Walker:
             self.table = tables.evolve(self.table, folded, self.registry)
         except Exception:  # noqa: BLE001 - a malformed event: the decode and transition checks name it
             return
+        self.note_concluded(at, event)
+
+    def note_concluded(self, at: int, event: Event) -> None:
+        """Note a phase change that concludes the child of the latest hand-off under way (the kit then resumes its
+        parent, ``resume_parents``), with where it is; a resume ends the wait."""
+        if isinstance(event, Resumed):
+            self.concluded = None
+            return
+        if not isinstance(event, PhaseChanged) or not self.table.handoffs:
+            return
+        parent, child = self.table.handoffs[-1]
+        if event.procedure != child or child not in self.registry.runners:
+            return
+        if event.dest in {phase.name for phase in self.registry.procedure(child).final}:
+            self.concluded = (parent, child, at)
+
+    def check_seam(self, at: int, event: Event) -> None:
+        """An event between a child's conclusion and its parent's resume: the command that concludes the child records
+        the resume at once (``kit.run``), so nothing comes between them but what the concluding step records after its
+        phase change (a chase's end after it settles, found in its place by the step's re-run) and the events of the
+        checks due after a clock event it records (judged by their re-run). Anything else there (a free roll, the
+        clock, another procedure's step, the party changed) was slipped in by hand. A decision whose step could not
+        be re-run is a finding already: what it records after it is let be."""
+        if self.concluded is None or isinstance(event, Resumed) or at in self.followed or self.unjudged or self.quiet:
+            return
+        if self.due is not None and self.due_event(event):
+            return
+        parent, child, since = self.concluded
+        self.flag(
+            at,
+            f"{event.type_name} is recorded after {child} concluded ({self.where(since)}) and before {parent} "
+            f"resumes, which the command that concluded it records at once: the kit records nothing between them",
+        )
 
     def check_resumed(self, at: int, event: Event) -> None:
         """A parent the kit resumed as its child concluded: the kit's resume is run again on the state before it, and
