@@ -320,19 +320,33 @@ class ActionChosen(Event):
 
     Since version 2, where initiative is rolled each round (option ``initiative_each_round``) a side chooses in a
     round after the first only once that round's initiative is rolled; before, a release let it choose on the last
-    round's (the audit holds only a version 2 choice to the rule).
+    round's (the audit holds only a version 2 choice to the rule, and later ones). Since version 3 an avoid records
+    what the referee gave for it (``rate_inches``, ``detection_range_ft``), which the AD&D movement rule reads, and
+    the audit runs the avoid again from the state before it: one the rules refuse there, or whose verdict differs,
+    is a finding. An avoid of an earlier version is let be: its release did not record what the referee gave.
     """
 
     type_name: ClassVar[str] = "encounter.action_chosen"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     side: Side
     action: Action
     note: str = ""
+    #: an avoid's surprisers' movement rate in inches, as the referee gave it (``encounter avoid --rate-inches``; null:
+    #: not given, or not an avoid)
+    rate_inches: int | None = None
+    #: how far the surprised side would notice an avoiding side, in feet, as the referee gave it (``encounter avoid
+    #: --detection-range``; null: not given, or not an avoid)
+    detection_range_ft: int | None = None
 
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 2 records the same fields: only when the rules let a side choose changed."""
         return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 3 records what the referee gave for an avoid; an earlier one recorded none of it."""
+        return {**data, "rate_inches": None, "detection_range_ft": None}
 
 
 @attrs.frozen(kw_only=True)

@@ -64,7 +64,12 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
     ),
     (("encounter.pursuit_decided", 3), ("encounter.reaction_rolled", 2), ("travel.day_started", 4)),
     (("pursuit.rested", 3), ("travel.day_started", 5)),
-    (("pursuit.started", 3), ("pursuit.rested", 4), ("travel.day_started", 6)),
+    (
+        ("encounter.action_chosen", 3),
+        ("pursuit.started", 3),
+        ("pursuit.rested", 4),
+        ("travel.day_started", 6),
+    ),
 )
 
 #: the number of the current release (the last entry of ``RAISED``): what ``session.opened`` records since version 3

@@ -178,6 +178,7 @@ def _as_release_31(monkeypatch: pytest.MonkeyPatch) -> Table:
     with monkeypatch.context() as old:
         old.setattr(releases, "CURRENT", 31)
         old.setattr(enc_ev.PursuitDecided, "schema_version", 2)
+        old.setattr(enc_ev.ActionChosen, "schema_version", 2)
         old.setattr(afloat, "started_in_the_dungeon", lambda _table, _state: False)
         t = fled()
         events = t.run(enc.DecidePursuit(pursue=True))
@@ -242,6 +243,7 @@ class TestADelvesHandOffAtVersion2:
         with monkeypatch.context() as old:
             old.setattr(releases, "CURRENT", 31)
             old.setattr(enc_ev.PursuitDecided, "schema_version", 2)
+            old.setattr(enc_ev.ActionChosen, "schema_version", 2)
             t = delve_to_pursuit()
             events = t.run(enc.DecidePursuit(pursue=True, likes_treasure=True))
             assert HandedOff(parent="encounter", child="chase") in events

@@ -1,5 +1,5 @@
 """What the referee typed into an encounter that steers its rolls, in the audit's words (its account of the referee's
-hand): the facts of an encounter's start, and the woods and magic of an evasion roll.
+hand): the facts of an encounter's start, the woods and magic of an evasion roll, and the numbers an avoid is judged on.
 
 An encounter's start records the facts the referee gave ``encounter start`` (the monsters' number and speed, who is
 aware, light and noise, surprise chances, lengths), or those ``dungeon meet`` and a camp's ``meet`` take. An encounter
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hexlog.events import encounter as ev
 from hexlog.machine.encounter.state import PROCEDURE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from hexlog.events import encounter as ev
     from hexlog.machine.kit.context import StepContext
 
 #: the facts of a start the referee may type, each with what it reads as untyped and its words
@@ -94,3 +94,29 @@ def evasion_by_hand(event: ev.EvasionRolled, ctx: StepContext) -> str | None:
     if not said:
         return None
     return f"the party's evasion rolled {' and '.join(said)}, as the referee said (the chance reads it)"
+
+
+def typed_by_hand(event: ev.EncounterStarted | ev.EvasionRolled | ev.ActionChosen, ctx: StepContext) -> str | None:
+    """What the referee typed into an encounter's start, an evasion roll or an avoid, in words (None: nothing)."""
+    if isinstance(event, ev.EncounterStarted):
+        return started_by_hand(event, ctx)
+    if isinstance(event, ev.EvasionRolled):
+        return evasion_by_hand(event, ctx)
+    return avoid_by_hand(event) if event.action is ev.Action.AVOID else None
+
+
+def avoid_by_hand(event: ev.ActionChosen) -> str | None:
+    """An avoid judged under the AD&D movement rule (its verdict says so) on the movement rate or the detection range
+    the referee gave (``encounter avoid --rate-inches --detection-range``): the referee's numbers decide it. None when
+    the rule read neither."""
+    given = [
+        words
+        for value, words in (
+            (event.rate_inches, f"a movement rate of {event.rate_inches} inches"),
+            (event.detection_range_ft, f"a detection range of {event.detection_range_ft} ft"),
+        )
+        if value is not None
+    ]
+    if not given or not event.note.startswith("movement:"):
+        return None
+    return f"the {event.side} avoiding the encounter, judged on {' and '.join(given)} given by the referee"

@@ -8,6 +8,10 @@ not follow from the encounter differs from the one the rules record, and a hand-
 a finding. An evasion recorded before ``encounter.evasion_rolled`` version 2 (or 4), a delve's pursuit decided
 before ``encounter.pursuit_decided`` version 2 and one the referee started before version 3, and a reaction
 spoken before ``encounter.reaction_rolled`` version 2, are re-run as their release made them (``command_before``).
+No dice decide an avoid, but the surprise and the distance rolled before it do: since ``encounter.action_chosen``
+version 3, which records what the referee gave for it, its step is run again on the state before it (``reruns``), so
+one the rules refuse there (a side that did not surprise the other alone, one too close to slip away, one that
+parleyed) or whose verdict differs is a finding; an earlier avoid is let be.
 No dice decide a round or a side's choice, but where initiative is rolled each round the machine lets neither go on in
 a later round before its initiative: one recorded so since ``encounter.round_played`` and ``encounter.action_chosen``
 version 2 is a finding (``derived``); an older release let it be. A conclusion the referee typed (``conclude``) is run
@@ -28,6 +32,7 @@ from hexlog.machine.encounter import hand
 from hexlog.machine.encounter import recorded as facts
 from hexlog.machine.encounter.afloat import CHASE
 from hexlog.machine.encounter.commands import (
+    Avoid,
     CheckSurprise,
     ConcludeEncounter,
     DecidePursuit,
@@ -82,6 +87,8 @@ def command_for(event: Event) -> Command | None:  # noqa: PLR0911 - one case per
             )
         case ev.EvasionRolled():
             return RollEvasion(woods=event.woods, magic=event.magic)
+        case ev.ActionChosen(action=ev.Action.AVOID):
+            return Avoid(side=event.side, rate_inches=event.rate_inches, detection_range_ft=event.detection_range_ft)
     return None
 
 
@@ -97,6 +104,11 @@ HAND_STARTED_HANDS_OFF_SINCE = 3
 #: the first version of ``encounter.reaction_rolled`` whose releases give a party surprised in the first round no
 #: speaker (seed 000 §2.2: it cannot act in that round)
 SURPRISED_SILENT_SINCE = 2
+#: the first version of ``encounter.action_chosen`` that records what the referee gave for an avoid, which the audit
+#: runs again; the releases before it recorded none of it, and closed the way out in more places one release after
+#: another without raising the version (a side that spent its free segments, a noisy foe met outdoors or after a round,
+#: a parley): an avoid they recorded is let be
+AVOID_RECORDED_SINCE = 3
 
 
 def command_before(event: Event, version: int) -> Command | None:
@@ -105,7 +117,10 @@ def command_before(event: Event, version: int) -> Command | None:
     rolled its d100 for nobody; a pursuit decided before ``encounter.pursuit_decided`` version 2 concluded a delve's
     encounter in pursuit, and one before version 3 an encounter the referee started, wherever it was; a reaction with
     a speaker before ``encounter.reaction_rolled`` version 2 let a party surprised in the first round speak (a
-    re-roll, a round or more later, never met that rule)."""
+    re-roll, a round or more later, never met that rule); an avoid before ``encounter.action_chosen`` version 3 is not
+    run again (None): its release did not record what the referee gave for it."""
+    if isinstance(event, ev.ActionChosen) and version < AVOID_RECORDED_SINCE:
+        return None
     if isinstance(event, ev.EvasionRolled) and version < NEITHER_WHEN_BOTH_SINCE:
         return RollEvasionBothAsPartySurprised(woods=event.woods, magic=event.magic)
     if isinstance(event, ev.EvasionRolled) and version < FOR_THE_PARTY_SINCE:
@@ -113,18 +128,24 @@ def command_before(event: Event, version: int) -> Command | None:
     if isinstance(event, ev.ReactionRolled) and version < SURPRISED_SILENT_SINCE and event.speaker and not event.reroll:
         return RollReactionSpokenWhileSurprised(speaker=event.speaker, modifier=event.modifier)
     if isinstance(event, ev.PursuitDecided) and version < HAND_STARTED_HANDS_OFF_SINCE:
-        made = command_for(event)
-        assert isinstance(made, DecidePursuit)  # noqa: S101 - a pursuit decision's command
-        if version < DELVE_HANDS_OFF_SINCE:
-            return DecidePursuitBeforeHandOff(pursue=made.pursue, note=made.note)
-        return DecidePursuitBeforeHandOff(
-            pursue=made.pursue,
-            likes_treasure=made.likes_treasure,
-            hungry=made.hungry,
-            note=made.note,
-            delve_hands_off=True,
-        )
+        return _pursuit_before(event, version)
     return command_for(event)
+
+
+def _pursuit_before(event: ev.PursuitDecided, version: int) -> DecidePursuitBeforeHandOff:
+    """A pursuit decided before ``encounter.pursuit_decided`` version 3, as its release decided it (``command_before``):
+    before version 2 a delve's encounter concluded in pursuit too."""
+    made = command_for(event)
+    assert isinstance(made, DecidePursuit)  # noqa: S101 - a pursuit decision's command
+    if version < DELVE_HANDS_OFF_SINCE:
+        return DecidePursuitBeforeHandOff(pursue=made.pursue, note=made.note)
+    return DecidePursuitBeforeHandOff(
+        pursue=made.pursue,
+        likes_treasure=made.likes_treasure,
+        hungry=made.hungry,
+        note=made.note,
+        delve_hands_off=True,
+    )
 
 
 def _note_ok(recorded: str, basis: str) -> bool:
@@ -150,10 +171,8 @@ def compare(recorded: Event, expected: Event) -> tuple[list[str], frozenset[str]
 def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - one case per kind of decision by hand
     """What the referee decided by hand in an encounter event, in words (None: nothing)."""
     match event:
-        case ev.EncounterStarted():
-            return hand.started_by_hand(event, ctx)
-        case ev.EvasionRolled():
-            return hand.evasion_by_hand(event, ctx)
+        case ev.EncounterStarted() | ev.EvasionRolled() | ev.ActionChosen():
+            return hand.typed_by_hand(event, ctx)
         case ev.ReactionRolled():
             return _reaction_by_hand(event, ctx)
         case ev.DistanceDetermined(rule="referee"):
@@ -291,4 +310,5 @@ INVERSE = Inverse(
     derived=derived,
     typed_steps={ev.EncounterConcluded: concluded_by},
     typed_since=CONCLUSIONS_SINCE,
+    reruns=frozenset({ev.ActionChosen}),
 )

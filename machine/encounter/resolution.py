@@ -417,7 +417,15 @@ def avoid(ctx: StepContext, command: Avoid) -> None:
     state = under_way(ctx)
     side = side_of(command)
     _, why = avoid_verdict(ctx.rules, state, side, command, party_armor=surprise.worn(ctx.table.party.members))
-    ctx.emit(ev.ActionChosen(side=side, action=ev.Action.AVOID, note=why))
+    ctx.emit(
+        ev.ActionChosen(
+            side=side,
+            action=ev.Action.AVOID,
+            note=why,
+            rate_inches=command.rate_inches,
+            detection_range_ft=command.detection_range_ft,
+        )
+    )
     conclude_encounter(ctx, state, "avoided", why)
 
 
