@@ -596,3 +596,40 @@ def test_a_night_check_s_terrain_where_the_camp_had_none_is_the_referees_hand(he
     ok(hexlog("session", "close"))
     lines = [line.split(": ", 1)[1] for line in hand_of(hexlog("audit").stdout) if "camp 1" in line]
     assert lines == ["night check 1 of camp 1 made on terrain woods by the referee"]
+
+
+def test_a_door_s_facts_and_a_thief_s_listening_skill_typed_by_the_referee_are_the_referees_hand(hexlog, tmp_path):
+    """``dungeon door --locked --key --free --tool --pick-in-6`` and ``dungeon listen --skill-in-6`` are the referee's
+    word on what the dice to open a door and the secret die at it are read against: each door tried so is named with
+    what was typed, and a thief's skill. A door the delve knows (opened before: not stuck), one tried with nothing
+    typed, and a listen by the rules' chance are not."""
+    ok(hexlog("init", "--ruleset", "explore"))
+    ok(hexlog("session", "open", "--secret-file", secret_file(tmp_path, SECRET)))
+    ok(hexlog("session", "seed", SEED))
+    ok(hexlog("party", "add", "Ayla"))
+    ok(hexlog("dungeon", "enter"))
+    ok(hexlog("dungeon", "light", "torch", "--by", "Ayla"))
+    for typed in (
+        ("--door", "north", "--locked", "--key", "--free"),
+        ("--door", "east", "--tool", "crowbar"),
+        ("--door", "north"),
+        (),
+        ("--door", "west", "--locked", "--pick-in-6", "2"),
+    ):
+        ok(hexlog("dungeon", "door", "--by", "Ayla", *typed))
+    ok(hexlog("dungeon", "listen", "--by", "Ayla", "--door", "west", "--skill-in-6", "3"))
+    ok(hexlog("dungeon", "listen", "--by", "Ayla", "--door", "west"))
+    ok(hexlog("dungeon", "leave"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "door" in line]
+        assert lines == [
+            "door north opened by Ayla as the referee said: locked, its key in hand, not stuck (its rolls read them)",
+            "door east opened by Ayla as the referee said: forced with a crowbar (its rolls read them)",
+            (
+                "door west tried by Ayla as the referee said: locked, a thievery chance of 2 in 6 for Ayla (its rolls "
+                "read them)"
+            ),
+            "Ayla listened at door west by a thief's skill of 3 in 6 the referee gave (the secret die reads it)",
+        ], audited.stdout

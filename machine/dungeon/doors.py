@@ -62,10 +62,10 @@ def _no_way_in(command: OpenDoor) -> bool:
     return not command.key and command.pick_chance is None and command.pick_in_6 is None
 
 
-def _stuck(command: OpenDoor, known: KnownDoor | None, *, stick_again: bool) -> bool:
+def must_force(known: KnownDoor | None, *, free: bool, stick_again: bool) -> bool:
     """Whether the door must be forced: spiked shut or known stuck, it must; held open by a spike, it need not;
     opened before, it must where doors stick again and it had to be forced then, else not; else as the referee
-    notes (stuck unless ``--free``)."""
+    notes (stuck unless ``free``: ``--free``)."""
     if known is not None:
         if known.spiked == "shut" or known.stuck:
             return True
@@ -73,7 +73,7 @@ def _stuck(command: OpenDoor, known: KnownDoor | None, *, stick_again: bool) -> 
             return False
         if known.opened:
             return stick_again and known.sticks
-    return not command.free
+    return not free
 
 
 def open_door(ctx: StepContext, command: OpenDoor) -> None:
@@ -106,7 +106,7 @@ def open_door(ctx: StepContext, command: OpenDoor) -> None:
             pick_face = rolled.faces[0]
             unlocked = ev.Unlock.PICK if in_chance(read_low(rolled), chance_pick) else ev.Unlock.NONE
     turn = ctx.part(DungeonTables).dungeon
-    stuck = _stuck(command, known, stick_again=turn is not None and turn.doors_stick_again)
+    stuck = must_force(known, free=command.free, stick_again=turn is not None and turn.doors_stick_again)
     chance = face = modifier = break_face = 0
     opened = not locked or unlocked is not ev.Unlock.NONE
     broke = False

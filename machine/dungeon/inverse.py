@@ -21,13 +21,12 @@ from hexlog.machine.dungeon.commands import (
     SearchRoll,
     SpikeDoor,
 )
-from hexlog.machine.dungeon.rules import DungeonTables
+from hexlog.machine.dungeon.hand import by_hand
 from hexlog.machine.kit.procedure import Inverse
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
-    from hexlog.machine.kit.context import StepContext
 
 PERCENT = 100
 
@@ -68,40 +67,6 @@ def command_for(event: Event) -> Command | None:
         case ev.DelveLeft():
             command = LeaveDungeon(note=event.note)
     return command
-
-
-def by_hand(event: Event, ctx: StepContext) -> str | None:
-    """What the referee decided by hand in a delve event, in words (None: nothing)."""
-    match event:
-        case ev.DelveEntered():
-            return _entered_by_hand(event, ctx)
-        case ev.DoorOpened(locked=True, pick_out_of=out_of) if out_of:
-            return f"a thievery chance of {event.pick_chance} in {out_of} given by the referee for {event.by}"
-        case ev.PartyMoved(feet=feet, rate=rate) if feet != rate:
-            return f"the party moved {feet} ft in turn {event.turn}, not its rate of {rate} ft, as the referee gave it"
-        case ev.SecretDoorSearched(present=False):
-            return (
-                f"a search for secret doors by {', '.join(event.searchers)} where the referee said none is (nothing "
-                "could be found)"
-            )
-    return None
-
-
-def _entered_by_hand(event: ev.DelveEntered, ctx: StepContext) -> str | None:
-    """A delve the referee called dangerous, and wandering checks at other turns or faces than the rules give it
-    (``dungeon enter --danger --every-turns --wandering-on``): each secret check reads them."""
-    table = ctx.part(DungeonTables).dungeon
-    if table is None:
-        return None
-    every = table.danger_every_turns if event.danger else table.wandering_every_turns
-    faces = table.danger_wandering_on if event.danger else table.wandering_on
-    said = ["a dangerous place"] if event.danger else []
-    if event.check_every_turns != every:
-        said.append(f"wandering checks every {event.check_every_turns} turns, not the rules' {every}")
-    if tuple(event.wandering_on) != tuple(faces):
-        shown = ", ".join(map(str, event.wandering_on))
-        said.append(f"wandering monsters on a d6 of {shown}, not the rules' {', '.join(map(str, faces))}")
-    return f"delve {event.number} entered by the referee's word as {'; '.join(said)}" if said else None
 
 
 INVERSE = Inverse(

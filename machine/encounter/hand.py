@@ -10,18 +10,18 @@ its count and speed are the rules' placeholders, or facts told where they were g
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hexlog.events import encounter as ev
 from hexlog.machine.encounter.state import PROCEDURE
+from hexlog.machine.kit.hand import told
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.kit.hand import Fact
 
 #: the facts of a start the referee may type, each with what it reads as untyped and its words
-FACTS: tuple[tuple[str, Any, Callable[[Any], str]], ...] = (
+FACTS: tuple[Fact, ...] = (
     ("party_aware", False, lambda _: "the party aware of the monsters"),
     ("monsters_aware", False, lambda _: "the monsters aware of the party"),
     ("monsters_unsurprisable", False, lambda _: "the monsters never surprised"),
@@ -69,11 +69,7 @@ def started_by_hand(event: ev.EncounterStarted, ctx: StepContext) -> str | None:
     if typed is None:
         return None
     count = f"{event.monster_count} monster{'s' if event.monster_count != 1 else ''}"
-    said = [
-        words(getattr(event, name))
-        for name, untyped, words in FACTS
-        if name in typed and getattr(event, name) != untyped
-    ]
+    said = told(event, FACTS, only=typed)
     more = f"; by the referee's word: {', '.join(said)}" if said else ""
     return (
         f"encounter {event.number} met {count} at {event.monster_speed} ft a turn, the referee's count and speed (the "
