@@ -633,3 +633,21 @@ def test_a_door_s_facts_and_a_thief_s_listening_skill_typed_by_the_referee_are_t
             ),
             "Ayla listened at door west by a thief's skill of 3 in 6 the referee gave (the secret die reads it)",
         ], audited.stdout
+
+
+def test_the_side_a_chase_started_by_hand_has_flee_is_the_referees_hand(hexlog, tmp_path):
+    """``chase start --fleeing monsters`` with no encounter behind it: the party, which flees unless the referee says
+    otherwise, gives chase, and the rounds read who runs at which rate. Named before the facts given with it; a chase
+    whose party flees, as untyped, names no side (the test above)."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("chase", "start", "--fleeing", "monsters", "--gap-ft", "50", "--fleeing-ft", "90"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "chase 1" in line]
+        assert lines == [
+            (
+                "chase 1 started by the referee with the monsters fleeing, a gap of 50 ft, the fleeing side at 90 ft "
+                "a round (its rounds read them)"
+            )
+        ], audited.stdout

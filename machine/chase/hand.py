@@ -1,7 +1,7 @@
 """What the referee typed into a chase started by hand (``chase start``) that decides its rounds, in the audit's
-words (its account of the referee's hand): the gap and rates where they are not those the encounter it follows and
-the party give, and the pursuers' tastes, sight and resolve. A chase another procedure hands off (an encounter's, a
-delve's) takes its facts from it, and is not named here."""
+words (its account of the referee's hand): the side that flees, the gap and rates where they are not those the
+encounter it follows and the party give, and the pursuers' tastes, sight and resolve. A chase another procedure hands
+off (an encounter's, a delve's) takes its facts from it, and is not named here."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from hexlog.events.vocabulary import Side
 from hexlog.machine.chase import rounds
 from hexlog.machine.chase.commands import StartChase
 from hexlog.machine.chase.state import PROCEDURE
+from hexlog.machine.kit.hand import told
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hexlog.events import chase as ev
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.kit.hand import Fact
 
 #: the facts of a chase the encounter and the party give, each with its words where the referee gave another
 GIVEN: tuple[tuple[str, Callable[[Any], str]], ...] = (
@@ -27,7 +29,7 @@ GIVEN: tuple[tuple[str, Callable[[Any], str]], ...] = (
     ("intelligent", lambda so: "the pursuers intelligent" if so else "the pursuers not intelligent"),
 )
 #: the facts only the referee gives, each with what it is untold and its words
-TOLD: tuple[tuple[str, Any, Callable[[Any], str]], ...] = (
+TOLD: tuple[Fact, ...] = (
     ("likes_treasure", False, lambda _: "pursuers who like treasure"),
     ("hungry", False, lambda _: "hungry pursuers"),
     ("gives_up_out_of_sight", True, lambda _: "relentless pursuers"),
@@ -42,7 +44,8 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
     if handoffs and handoffs[-1][1] == PROCEDURE:
         return None
     # with no encounter to follow, the gap and the monsters' rate have no default: the referee gave them
-    alone = rounds.encounter_of(ctx.table, event.from_encounter) is None
+    followed = rounds.encounter_of(ctx.table, event.from_encounter)
+    alone = followed is None
     party_flees = event.fleeing is Side.PARTY
     untold = StartChase(
         setting=event.setting,
@@ -57,12 +60,13 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
         facts = rounds.facts_of(ctx.table, untold)
     except (RuleRefusedError, UsageError):  # a start no release wrote: the audit's other checks name it
         return None
-    said = [
+    said = [f"the {event.fleeing} fleeing"] if event.fleeing is not rounds.untold_fleeing(followed) else []
+    said += [
         words(getattr(event, name))
         for name, words in GIVEN
         if name in needed or getattr(event, name) != getattr(facts, name)
     ]
-    said += [words(getattr(event, name)) for name, untyped, words in TOLD if getattr(event, name) != untyped]
+    said += told(event, TOLD)
     if not said:
         return None
     return f"chase {event.number} started by the referee with {', '.join(said)} (its rounds read them)"

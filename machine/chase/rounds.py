@@ -60,6 +60,16 @@ def encounter_of(table: Table, number: int) -> EncounterState | None:
     return state
 
 
+def fled(e: EncounterState | None) -> Side | None:
+    """The side that fled the encounter a chase follows, its pursuers giving chase (None: none did)."""
+    return e.pursuit.fleeing if e is not None and e.pursuit is not None and e.pursuit.pursue else None
+
+
+def untold_fleeing(e: EncounterState | None) -> Side:
+    """Who flees a chase where the referee does not say: who fled the encounter it follows, else the party."""
+    return fled(e) or Side.PARTY
+
+
 def check_lengths(given: Iterable[tuple[str, int | None, Bounds, str]]) -> None:
     """Refuse a length the referee gave (None: not given) outside its range, in its unit (``UsageError``)."""
     for what, value, bounds, unit in given:
@@ -88,13 +98,12 @@ def facts_of(table: Table, command: StartChase) -> Facts:
         )
     )
     e = encounter_of(table, command.from_encounter)
-    fled = e.pursuit.fleeing if e is not None and e.pursuit is not None and e.pursuit.pursue else None
-    fleeing = Side(command.fleeing) if command.fleeing else (fled or Side.PARTY)  # not given: who fled the encounter
-    if e is not None and e.pursuit is not None and e.pursuit.pursue and e.pursuit.fleeing is not fleeing:
-        fled = e.pursuit.fleeing
+    fleeing = Side(command.fleeing) if command.fleeing else untold_fleeing(e)
+    ran = fled(e)
+    if e is not None and ran is not None and ran is not fleeing:
         msg = (
-            f"in encounter {e.started.number} the {fled} fled and the {fled.other} gave chase, not the other way "
-            f"round: give --fleeing {fled}"
+            f"in encounter {e.started.number} the {ran} fled and the {ran.other} gave chase, not the other way "
+            f"round: give --fleeing {ran}"
         )
         raise RuleRefusedError(msg)
     members = table.party.members
