@@ -651,3 +651,74 @@ def test_the_side_a_chase_started_by_hand_has_flee_is_the_referees_hand(hexlog, 
                 "a round (its rounds read them)"
             )
         ], audited.stdout
+
+
+def test_a_journey_s_season_and_its_way_of_travel_typed_by_the_referee_are_the_referees_hand(hexlog, tmp_path):
+    """``travel start --season --afloat --mounted --vehicles``: the season is the weather table's column, afloat the
+    wandering check's table, mounts and carts what the moves may cross. Each is named; a journey set out with none
+    typed (summer, on foot) is not."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    for hex_ in ("0,0", "1,1"):
+        ok(hexlog("map", "set", hex_, "--terrain", "clear"))
+    ok(hexlog("travel", "start", "0,0", "--season", "autumn", "--afloat", "--mounted", "--vehicles"))
+    ok(hexlog("travel", "finish"))
+    ok(hexlog("travel", "start", "1,1"))
+    ok(hexlog("travel", "finish"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "journey" in line]
+        assert lines == [
+            (
+                "the journey set out from 0,0 by the referee's word: in autumn, afloat, mounted, with carts or wagons "
+                "(the weather's column, the wandering check and the moves read them)"
+            )
+        ], audited.stdout
+
+
+def test_a_castle_hailed_by_a_party_the_referee_says_looks_quarrelsome_is_the_referees_hand(hexlog, tmp_path):
+    """``castle hail --quarrelsome`` keeps the garrison in, so no meeting is rolled: the referee's word, named. A hail
+    with nothing typed, whose garrison rides out, is not."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    ok(hexlog("map", "set", "0,0", "--terrain", "meadow"))
+    ok(hexlog("map", "set", "1,0", "--terrain", "hills"))
+    ok(hexlog("castle", "place", "1,0", "--type", "wizard", "--disposition", "neutral"))
+    ok(hexlog("travel", "start", "0,0"))
+    ok(hexlog("castle", "hail", "--hex", "1,0", "--quarrelsome"))
+    ok(hexlog("castle", "hail", "--hex", "1,0"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if "hailed" in line]
+        assert lines == [
+            (
+                "the castle at 1,0 hailed by a party the referee said looks quarrelsome or forceful: its garrison "
+                "stays in (no meeting is rolled)"
+            )
+        ], audited.stdout
+
+
+def test_a_camp_s_weather_and_winter_off_a_journey_are_the_referees_hand(hexlog, tmp_path):
+    """Off a journey no day gives a camp its weather or season: ``camp make --weather rain --winter`` is the referee's
+    alone, and the firewood reads both (wet weather and winter mean less). Named with the terrain; a camp made with
+    none of them typed is not."""
+    seated(hexlog, tmp_path)
+    ok(hexlog("rules", "change", "--ruleset", "explore"))
+    watches = ("--watch", "1=Ayla", "--watch", "2=Ayla", "--watch", "3=Ayla", "--watch", "4=Ayla")
+    for typed in (("--terrain", "swamp", "--weather", "rain", "--winter"), ()):
+        ok(hexlog("camp", "make", *typed))
+        ok(hexlog("camp", "watches", *watches))
+        ok(hexlog("camp", "check", "--terrain", "swamp"))
+        ok(hexlog("camp", "break"))
+    ok(hexlog("session", "close"))
+    ok(hexlog("export", "--out", "log.jsonl"))
+    for audited in (hexlog("audit"), hexlog("audit", "--file", "log.jsonl")):
+        lines = [line.split(": ", 1)[1] for line in hand_of(audited.stdout) if " made by the referee" in line]
+        assert lines == [
+            (
+                "camp 1 made by the referee in terrain swamp (the night's wandering check reads it); weather rain (the "
+                "firewood reads it); winter (the firewood reads it)"
+            )
+        ], audited.stdout

@@ -57,9 +57,10 @@ def command_before(event: Event, version: int) -> Command | None:
 
 
 def by_hand(event: Event, ctx: StepContext) -> str | None:
-    """A camp's terrain, weather or winter given by the referee against the journey under way (the night's secret
-    check reads the terrain's encounter range; wet weather and winter mean less firewood), and a night's check on
-    another terrain than its camp's: the referee, who knows the secret dice, chose the range they fall in."""
+    """A camp's terrain, weather or winter given by the referee against the journey under way, or off a journey, where
+    none gives them (the night's secret check reads the terrain's encounter range; wet weather and winter mean less
+    firewood), and a night's check on another terrain than its camp's: the referee, who knows the secret dice, chose
+    the range they fall in."""
     match event:
         case ev.CampMade():
             return _made_by_hand(event, ctx)
@@ -88,8 +89,12 @@ def _made_by_hand(event: ev.CampMade, ctx: StepContext) -> str | None:
         said.append(f"terrain {event.terrain} (the night's wandering check reads it)")
     if journey.weather and event.weather != journey.weather:
         said.append(f"weather {event.weather}, not the day's {journey.weather}")
-    if event.winter and not journey.winter and journey != MakeCamp():
-        said.append("winter, out of the journey's season")
+    elif not journey.weather and event.weather:  # off a journey (or before its first day) no day gives one
+        said.append(f"weather {event.weather} (the firewood reads it)")
+    if event.winter and not journey.winter:
+        said.append(
+            "winter, out of the journey's season" if journey != MakeCamp() else "winter (the firewood reads it)"
+        )
     return f"camp {event.number} made by the referee in {'; '.join(said)}" if said else None
 
 

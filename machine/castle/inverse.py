@@ -86,6 +86,11 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: ARG001 - the
                 f"the garrison of the castle at {event.hex} met as {riders} at {event.speed} ft a turn, the referee's "
                 "count and speed (a fight, and a pursuit on a flight, read them)"
             )
+        case ev.CastleHailed(quarrelsome=True):
+            return (
+                f"the castle at {event.hex} hailed by a party the referee said looks quarrelsome or forceful: its "
+                "garrison stays in (no meeting is rolled)"
+            )
         case ev.TollDemanded(tithe_pct=pct) if pct:
             return f"the tithe of the castle at {event.hex} taken from a worth of {event.worth} the referee gave"
         case ev.JoustFought(rolls=()):

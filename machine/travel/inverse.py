@@ -14,6 +14,7 @@ from hexlog.events import travel as ev
 from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
+from hexlog.machine.kit.hand import told
 from hexlog.machine.kit.procedure import Inverse
 from hexlog.machine.kit.rules import RulesError
 from hexlog.machine.travel import terrain
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from hexlog.events.base import Event
     from hexlog.machine.commands import Command
     from hexlog.machine.kit.context import StepContext
+    from hexlog.machine.kit.hand import Fact
     from hexlog.machine.table import Table
 
 #: the fields of a decision that the referee typed, by decision type
@@ -84,9 +86,26 @@ def command_for(event: Event) -> Command | None:
     return None
 
 
+#: the facts of a journey's start the referee may type (``travel start --season --afloat --mounted --vehicles``), each
+#: with what it records untyped and its words: the weather's column, the wandering check and the moves read them
+STARTED: tuple[Fact, ...] = (
+    ("season", "summer", lambda season: f"in {season}"),
+    ("afloat", False, lambda _: "afloat"),
+    ("mounted", False, lambda _: "mounted"),
+    ("vehicles", False, lambda _: "with carts or wagons"),
+)
+
+
 def by_hand(event: Event, ctx: StepContext) -> str | None:
     """What the referee decided by hand in a travel event, in words (None: nothing)."""
     match event:
+        case ev.JourneyStarted():
+            said = told(event, STARTED)
+            if said:
+                return (
+                    f"the journey set out from {event.hex} by the referee's word: {', '.join(said)} (the weather's "
+                    "column, the wandering check and the moves read them)"
+                )
         case ev.DayStarted(rolls=()):
             rest = " (a rest day)" if event.rest else ""
             return f"the weather of day {event.day}{rest} set by the referee ({event.weather}) instead of rolled"
