@@ -653,7 +653,8 @@ class _Walker:
         return inverse.command_for(event)
 
     def note_hand(self, at: int, event: Event) -> None:
-        """Note what the referee decided by hand in this event: house rules, or a procedure's by-hand choices."""
+        """Note what the referee decided by hand in this event: house rules, or a procedure's by-hand choices (as the
+        release that recorded it left them to the referee: its schema version)."""
         if isinstance(event, CampaignStarted | RulesChanged):
             found = rulesets.origin(rulesets.from_recorded(event.ruleset, event.rules), self.registry.rule_parts)
             said = f"rules changed to {found.base}" if isinstance(event, RulesChanged) else ""
@@ -678,12 +679,21 @@ class _Walker:
         if isinstance(event, HexSet):
             self.note_hex_changed(at, event)
             return
-        inverse = self.inverses.get(type(event))
-        by_hand = None
-        if inverse is not None and inverse.by_hand is not None:
-            by_hand = inverse.by_hand(event, kit.StepContext(table=self.table, registry=self.registry))
+        by_hand = self.procedure_hand(at, event)
         if by_hand:
             self.hand.append(f"{self.where(at)}: {by_hand}")
+
+    def procedure_hand(self, at: int, event: Event) -> str | None:
+        """What the referee decided by hand in a procedure's event, in its words, as the release that recorded it (its
+        schema version) left it to the referee (None: nothing)."""
+        inverse = self.inverses.get(type(event))
+        if inverse is None:
+            return None
+        ctx = kit.StepContext(table=self.table, registry=self.registry)
+        recorded = self.schemas[at] if self.schemas is not None else type(event).schema_version
+        if inverse.by_hand_before is not None and recorded < type(event).schema_version:
+            return inverse.by_hand_before(event, ctx, recorded)
+        return inverse.by_hand(event, ctx) if inverse.by_hand is not None else None
 
     def named_rolls(self, at: int, event: Event, names: tuple[Any, ...]) -> list[DiceRolled] | None:
         """The recorded rolls a decision names, or None when one is not a roll of its session.

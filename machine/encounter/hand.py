@@ -77,14 +77,16 @@ def started_by_hand(event: ev.EncounterStarted, ctx: StepContext) -> str | None:
     )
 
 
-def evasion_by_hand(event: ev.EvasionRolled, ctx: StepContext) -> str | None:
+def evasion_by_hand(event: ev.EvasionRolled, ctx: StepContext, *, true_hex: bool = False) -> str | None:
     """An evasion roll's woods or open ground where the referee said so against the hex the party believes it is in
-    (off a journey, no hex: the open), and its magic: the chance reads both."""
+    (off a journey, no hex: the open; with ``true_hex``, as releases before ``encounter.evasion_rolled`` version 3
+    read the woods the referee left out: the party's true hex), and its magic: the chance reads both."""
     from hexlog.machine.pursuit.steps import terrain_here  # noqa: PLC0415 - the pursuit reads the journey's hex
 
     said = []
-    if event.woods != (terrain_here(ctx, "") == "woods"):
-        said.append("in woods" if event.woods else "in the open, not the woods of the hex the party believes it is in")
+    if event.woods != (terrain_here(ctx, "", true_hex=true_hex) == "woods"):
+        where = "its true hex" if true_hex else "the hex the party believes it is in"
+        said.append("in woods" if event.woods else f"in the open, not the woods of {where}")
     if event.magic:
         said.append("with magic to get away")
     if not said:

@@ -204,6 +204,19 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:  # noqa: PLR0911 - on
     return None
 
 
+#: the first version of ``encounter.evasion_rolled`` whose woods the referee leaves out are, on a journey, the hex the
+#: party believes it is in (before, a lost party's true hex's)
+WOODS_BELIEVED_SINCE = 3
+
+
+def by_hand_before(event: Event, ctx: StepContext, version: int) -> str | None:
+    """What the referee decided by hand in an encounter event of an earlier version: an evasion before
+    ``encounter.evasion_rolled`` version 3 read the woods the referee left out in the party's true hex."""
+    if isinstance(event, ev.EvasionRolled) and version < WOODS_BELIEVED_SINCE:
+        return hand.evasion_by_hand(event, ctx, true_hex=True)
+    return by_hand(event, ctx)
+
+
 def _reaction_by_hand(event: ev.ReactionRolled, ctx: StepContext) -> str | None:
     """A reaction's modifier given by the referee, and a re-roll after the rules' one (A7: the referee's call, made
     knowing the secret, so knowing what the next dice would say)."""
@@ -306,6 +319,7 @@ INVERSE = Inverse(
     typed=TYPED,
     compare=compare,
     by_hand=by_hand,
+    by_hand_before=by_hand_before,
     follows_only=follows_only,
     derived=derived,
     typed_steps={ev.EncounterConcluded: concluded_by},

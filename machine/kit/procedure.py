@@ -75,6 +75,10 @@ class Inverse:
     compare: Callable[[Event, Event], tuple[list[str], frozenset[str]]] | None = None
     #: what the referee decided by hand in a recorded event (a modifier given, a distance set), in words
     by_hand: Callable[[Event, StepContext], str | None] | None = None
+    #: what the referee decided by hand in an event recorded at an earlier schema version of its event (the event,
+    #: that version), where the release that wrote it gave what the referee left out otherwise (an evasion's woods
+    #: were a lost party's true hex's); None: ``by_hand`` at every version
+    by_hand_before: Callable[[Event, StepContext, int], str | None] | None = None
     #: whether a decision may have read a fact the log commits to and never opens (a search, while some
     #: hidden feature is never revealed), given the facts still hidden at it in the order they were committed to:
     #: each one's place and text where the log opens it later, None where it never does (at least one is None).

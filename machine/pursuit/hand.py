@@ -39,9 +39,20 @@ FACTS: tuple[tuple[str, Callable[[Any], str]], ...] = (
 )
 
 
-def by_hand(event: Event, ctx: StepContext) -> str | None:
+#: the first version of ``pursuit.started`` whose terrain, where the referee gives none during a journey, is the hex
+#: the party believes it is in (before, a lost party's true hex's)
+TERRAIN_BELIEVED_SINCE = 2
+
+
+def by_hand_before(event: Event, ctx: StepContext, version: int) -> str | None:
+    """The facts of a pursuit started before ``pursuit.started`` version 2, whose release gave the terrain of the
+    party's true hex where the referee gave none."""
+    return by_hand(event, ctx, true_hex=isinstance(event, ev.PursuitStarted) and version < TERRAIN_BELIEVED_SINCE)
+
+
+def by_hand(event: Event, ctx: StepContext, *, true_hex: bool = False) -> str | None:
     """The facts of a pursuit the referee started that differ from those its encounter, the party and the hex give
-    (None: nothing, or a pursuit another procedure handed off)."""
+    (None: nothing, or a pursuit another procedure handed off); with ``true_hex``, the hex is the party's true one."""
     if not isinstance(event, ev.PursuitStarted):
         return None
     handoffs = ctx.table.handoffs
@@ -54,7 +65,7 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:
             ctx.part(EvasionOptions).evasion_rules,
         )
         speeds = [m.speed for m in ctx.table.party.members]
-        terrain = terrain_here(ctx, terrain_row(ctx.rules, ""))
+        terrain = terrain_here(ctx, terrain_row(ctx.rules, ""), true_hex=true_hex)
         untyped = started(ctx.rules, given, speeds, number=event.number, terrain=terrain)
     except (RuleRefusedError, UsageError, ValueError):  # a start no release wrote: the audit's other checks name it
         return None

@@ -40,7 +40,7 @@ from hexlog.machine.pursuit.commands import (
     RollEvasionForNobody,
     RollEvasionTrueHex,
 )
-from hexlog.machine.pursuit.hand import by_hand
+from hexlog.machine.pursuit.hand import by_hand, by_hand_before
 
 if TYPE_CHECKING:
     from hexlog.events.base import Event
@@ -135,6 +135,7 @@ INVERSE = Inverse(
     command_before=command_before,
     follows_only=follows_only,
     by_hand=by_hand,
+    by_hand_before=by_hand_before,
     decides={
         "roll_evasion": (ev.PursuitEvasionRolled,),
         "flee": (ev.PursuitFled,),
