@@ -1,5 +1,6 @@
 """What the referee typed into an encounter that steers its rolls, in the audit's words (its account of the referee's
-hand): the facts of an encounter's start, the woods and magic of an evasion roll, and the numbers an avoid is judged on.
+hand): the facts of an encounter's start, the woods and magic of an evasion roll, and the rate and detection range of
+an avoid where the movement rule reads them.
 
 An encounter's start records the facts the referee gave ``encounter start`` (the monsters' number and speed, who is
 aware, light and noise, surprise chances, lengths), or those ``dungeon meet`` and a camp's ``meet`` take. An encounter

@@ -17,7 +17,9 @@ a later round before its initiative: one recorded so since ``encounter.round_pla
 version 2 is a finding (``derived``); an older release let it be. A conclusion the referee typed (``conclude``) is run
 again on the state before it (``typed_steps``): one the rules refuse there (in pursuit, where the encounter hands its
 chase off itself), or whose rounds, turns or time differ from the rules', is a finding in a stream of the release that
-refuses it (``CONCLUSIONS_SINCE``).
+refuses it (``CONCLUSIONS_SINCE``). What the referee typed is named in the audit's account of their hand
+(``hand``), an evasion before ``encounter.evasion_rolled`` version 3 against the woods its release read where none was
+typed, the party's true hex's (``by_hand_before``).
 """
 
 from __future__ import annotations

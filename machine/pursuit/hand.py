@@ -1,7 +1,8 @@
 """What the referee typed into a pursuit that steers its rolls, in the audit's words (its account of the referee's
 hand): the facts of a pursuit the referee started (``pursuit start``), where they are not those the encounter it
 follows, the party and the hex it believes it is in give. A pursuit another procedure hands off (a camp's, a
-journey's, a castle's) takes every fact from it, and is not named here."""
+journey's, a castle's) takes every fact from it, and is not named here. A pursuit started before ``pursuit.started``
+version 2 is held to the terrain its release gave where none was typed: a lost party's true hex's."""
 
 from __future__ import annotations
 
