@@ -661,6 +661,7 @@ def test_a_journey_s_season_and_its_way_of_travel_typed_by_the_referee_are_the_r
     ok(hexlog("rules", "change", "--ruleset", "explore"))
     for hex_ in ("0,0", "1,1"):
         ok(hexlog("map", "set", hex_, "--terrain", "clear"))
+    ok(hexlog("map", "set", "1,0", "--terrain", "river"))  # a ship sets out from a port beside the water
     ok(hexlog("travel", "start", "0,0", "--season", "autumn", "--afloat", "--mounted", "--vehicles"))
     ok(hexlog("travel", "finish"))
     ok(hexlog("travel", "start", "1,1"))
