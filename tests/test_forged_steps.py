@@ -936,3 +936,13 @@ class TestAConclusionTyped:
                 ),
             )
         ]
+
+
+def test_a_chase_start_forged_to_follow_an_encounter_never_met_does_not_stop_the_audit() -> None:
+    """A chase started by hand whose ``from_encounter`` is rewritten to an encounter the log never met: the referee's
+    hand asked for that encounter, and the refusal stopped the whole audit with a traceback; now the audit ends with
+    its verdict."""
+    log = played(ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120), ch.Run())
+    at = where(log, "chase.started")
+    report = audit_envelopes(reseal(edited(log, at, from_encounter=7)))
+    assert report.verdict is not None

@@ -44,7 +44,10 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
     if handoffs and handoffs[-1][1] == PROCEDURE:
         return None
     # with no encounter to follow, the gap and the monsters' rate have no default: the referee gave them
-    followed = rounds.encounter_of(ctx.table, event.from_encounter)
+    try:
+        followed = rounds.encounter_of(ctx.table, event.from_encounter)
+    except RuleRefusedError:  # an encounter no release let a chase follow: the audit's other checks name it
+        return None
     alone = followed is None
     party_flees = event.fleeing is Side.PARTY
     untold = StartChase(
