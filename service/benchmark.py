@@ -50,7 +50,7 @@ from hexlog.machine.table import Table
 from hexlog.machine.travel.commands import StartJourney
 from hexlog.replay.audit import audit_store
 from hexlog.replay.rebuild import replay
-from hexlog.service import simulation
+from hexlog.service import simulation, simulation_kit
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -378,14 +378,14 @@ def command_tx1(stores: Stores, count: int) -> tuple[float, float]:
 
 def encounters(count: int) -> float:
     """Seconds for ``count`` whole encounters through the handler on the in-memory store."""
-    handler = simulation.handler_for("ose", "bench")
+    handler = simulation_kit.handler_for("ose", "bench")
     commands = simulation.BENCH_ENCOUNTER
     return _timed(lambda: [handler.execute("bench", command) for _ in range(count) for command in commands])
 
 
 def travel_days(count: int) -> float:
     """Seconds for ``count`` whole travel days (and any encounter they meet) on the in-memory store."""
-    play = simulation.Play(simulation.handler_for("explore", simulation.CAMPAIGN))
+    play = simulation_kit.Play(simulation_kit.handler_for("explore", simulation_kit.CAMPAIGN))
     journey = simulation.Journey()
     simulation.prepare_journey(play, journey)
     play.run(StartJourney(hex=simulation.CENTRE))

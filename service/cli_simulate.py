@@ -33,15 +33,13 @@ from hexlog.service.simulation import (
     SCENARIOS,
     Journey,
     Measure,
-    Outcome,
     Question,
-    Scenario,
     in_common_units,
     simulate,
     summarise,
     trials,
-    unplayed,
 )
+from hexlog.service.simulation_kit import Outcome, Scenario, unplayed
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
