@@ -53,6 +53,7 @@ from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables
 from hexlog.machine.travel.state import Member
+from hexlog.service.simulation_camp import CAMP
 from hexlog.service.simulation_kit import (
     CAMPAIGN,
     EVASION_PARTS,
@@ -569,6 +570,7 @@ SCENARIOS: dict[str, Scenario] = {
             # is read only by the encounter of a caught party, which no measure reads (the pursuit ends caught)
             unread=("encounter", "intelligent"),
         ),
+        CAMP,
     )
 }
 

@@ -21,6 +21,7 @@ from hexlog.machine.encounter import opening
 from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
+from hexlog.service.simulation_camp import Night
 
 from .conftest import IN_PROCESS, run_hexlog, simulated_json
 
@@ -85,6 +86,7 @@ def test_a_trial_is_the_same_first_on_its_campaign_or_after_others(scenario: str
         "travel": sim.Journey(days=3),
         "dungeon": sim.Delve(turns=6),
         "pursuit": sim.Chase(pursuers_speed=150),
+        "camp": Night(nights=2),
     }
     question = sim.Question(
         scenario=scenario, situation=situations[scenario], ruleset=sim.SCENARIOS[scenario].ruleset, seed=4
@@ -719,10 +721,12 @@ def test_a_long_title_of_two_sides_rules_fits_the_plot() -> None:
         ("travel", "--days", "8", "--terrain", "woods", "--season", "winter"),  # a rest day owed on the 7th
         ("dungeon", "--turns", "14", "--danger"),
         ("pursuit", "--ruleset", "ose", "--party-size", "8", "--pursuers-speed", "150"),
+        ("camp", "--terrain", "swamp", "--nights", "2"),
         ("compare", "encounter", "--setting", "wilderness", "--monsters", "4", "--against", "explore"),
         ("compare", "travel", "--days", "7", "--against-option", "tables.rest.rest_every_travel_days=3"),
         ("compare", "dungeon", "--turns", "8", "--against-option", "tables.dungeon.wandering_every_turns=1"),
         ("compare", "pursuit", "--party-size", "8", "--pursuers-speed", "150", "--against", "ose"),
+        ("compare", "camp", "--gatherers", "1", "--against-option", "tables.camp.firewood_dice=2d6"),
     ],
     ids=lambda args: "-".join(args[:2]),
 )
