@@ -31,13 +31,15 @@ over other commands, as the referee's door holds every command (``kit.admit``): 
 refused (the day's weather while a pursuit runs, a rest day in a delve) is a finding naming the rule.
 
 An event that a command the referee types records first, and other steps record too (``Inverse.typed_steps``: an
-encounter's conclusion), is judged once its procedure's phase change shows that command's trigger: the command runs
-again on the state just before the event, rolling no dice, and a refusal (a delve's encounter concluded in pursuit,
-which the rules leave to its pursuers' decision) is a finding, as is the event, or one after it up to the phase change
+encounter's conclusion; a chase's start, which an encounter or a delve hands off too), is judged once its procedure's
+phase change shows that command's trigger: the command runs again on the state just before the event, rolling no
+dice, and a refusal (a delve's encounter concluded in pursuit, which the rules leave to its pursuers' decision; a
+chase following an encounter the log never met) is a finding, as is the event, or one after it up to the phase change
 (its turn on the clock), that differs from what it records. In a stream no event of which shows the release that
 refuses it (``Inverse.typed_since``), such an event is let be, as the releases before it may have let the referee
 type it. A session names the release that opened it (``session.opened`` version 3), which shows it from the session's
-first event on.
+first event on. The event a procedure's step records first right after ``procedure.handed_off`` names it (past its
+rolls) was its parent's command, by the same trigger: the re-run of the parent's step judges it, not this.
 
 A child handed off to concludes in the command that records its parent's resume (``kit.run``): an event between the
 phase change that concludes it and that ``procedure.resumed`` is a finding, unless the concluding step records it there
@@ -70,7 +72,7 @@ from hexlog.events.dice import DiceRolled
 from hexlog.events.errors import HexlogError
 from hexlog.events.hexmap import HexSet
 from hexlog.events.party import MemberEdited, MemberSheet
-from hexlog.events.procedure import PhaseChanged, Resumed
+from hexlog.events.procedure import HandedOff, PhaseChanged, Resumed
 from hexlog.events.session import SessionAbandoned, SessionClosed, SessionOpened
 from hexlog.events.travel import DayStarted
 from hexlog.machine import dice as hexdice
@@ -244,6 +246,9 @@ class _Walker:
     #: (``Inverse.typed_steps``); and each procedure's such event still waiting for its phase change
     typed_kinds: dict[type[Event], tuple[str, Inverse]] = attrs.field(factory=dict)
     typed: dict[str, _Typed] = attrs.field(factory=dict)
+    #: the procedure the latest event handed off to, while only its rolls have come since (its step's first event is
+    #: its parent's command, not the referee's: a chase an encounter hands off starts by the trigger the typed one does)
+    handed_to: str | None = None
     #: the latest hand-off under way whose child has concluded, and where: (parent, child, index) until the parent's
     #: ``procedure.resumed``, which the same command records (``check_seam``)
     concluded: tuple[str, str, int] | None = None
@@ -401,18 +406,25 @@ class _Walker:
     def note_typed(self, at: int, event: Event) -> None:
         """Keep an event a command the referee types records first (``Inverse.typed_steps``) with the table before it,
         in a stream that shows the release that re-runs it; keep the events after it until its procedure's phase
-        change, which re-runs that command when it is the command's trigger (``check_typed``)."""
+        change, which re-runs that command when it is the command's trigger (``check_typed``). The first event of a
+        procedure's step right after ``procedure.handed_off`` names it (past its rolls) is its parent's command, which
+        the parent's step gave: the re-run of that step judges it."""
         if isinstance(event, PhaseChanged):
             self.check_typed(event)
         for pending in self.typed.values():
             if len(pending.after) < _TYPED_KEPT and not (pending.clocked and self.due_event(event)):
                 pending.after.append(event)
                 pending.clocked |= isinstance(event, ClockAdvanced)
+        handed_to = self.handed_to
+        if isinstance(event, HandedOff):
+            self.handed_to = event.child
+        elif not isinstance(event, DiceRolled):
+            self.handed_to = None
         found = self.typed_kinds.get(type(event))
         if found is None:
             return
         procedure, inverse = found
-        if self.release >= inverse.typed_since:
+        if self.release >= inverse.typed_since and procedure != handed_to:
             command = inverse.typed_steps[type(event)](event)
             self.typed[procedure] = _Typed(at, event, command, self.table, inverse)
 

@@ -938,11 +938,162 @@ class TestAConclusionTyped:
         ]
 
 
-def test_a_chase_start_forged_to_follow_an_encounter_never_met_does_not_stop_the_audit() -> None:
-    """A chase started by hand whose ``from_encounter`` is rewritten to an encounter the log never met: the referee's
-    hand asked for that encounter, and the refusal stopped the whole audit with a traceback; now the audit ends with
-    its verdict."""
+# ------------------------------------------------------------------------------------------------
+# A chase the referee started by hand: its start re-run on the state before it
+# ------------------------------------------------------------------------------------------------
+
+#: the refusal of a start that names an encounter the log never met, at the chase's start
+NEVER_MET = (
+    "chase.started: the rules refuse the referee's command here: a chase follows the latest encounter (none), not "
+    "encounter 7"
+)
+#: an encounter in the open, both sides aware of the other: the sides' actions are next
+MET_IN_THE_OPEN = (
+    e.StartEncounter(setting="wilderness", monster_count=6, party_aware=True, monsters_aware=True),
+    e.CheckSurprise(),
+    e.DetermineDistance(),
+    e.RollInitiative(),
+)
+
+
+def hand_of(envelopes: list[Envelope]) -> list[str]:
+    """The audit's account of the referee's hand in a chase start."""
+    return [line for line in audit_envelopes(reseal(envelopes)).by_hand if "chase 1" in line]
+
+
+def test_a_chase_start_forged_to_follow_an_encounter_never_met_is_a_finding() -> None:
+    """A chase started by hand whose ``from_encounter`` is rewritten to an encounter the log never met: the start is
+    run again on the state before it, and the rules refuse it there (the referee's hand, which reads the encounter it
+    follows, names nothing of it)."""
     log = played(ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120), ch.Run())
     at = where(log, "chase.started")
-    report = audit_envelopes(reseal(edited(log, at, from_encounter=7)))
-    assert report.verdict is not None
+    assert findings(edited(log, at, from_encounter=7)) == [(version_of(at), "decision", NEVER_MET)]
+
+
+@pytest.fixture(scope="module")
+def monsters_fled() -> list[Envelope]:
+    """The monsters flee the encounter in the open and the party gives chase (it concludes in pursuit); the referee
+    starts the chase from it by hand, with a gap of their own and hungry pursuers."""
+    return played(
+        *MET_IN_THE_OPEN,
+        e.Evade(side="monsters"),
+        e.DecidePursuit(pursue=True),
+        ch.StartChase(from_encounter=1, gap_ft=60, hungry=True),
+    )
+
+
+class TestAChaseStartedByHand:
+    def test_the_honest_starts_are_clean_and_named_in_the_referees_hand(self, monsters_fled: list[Envelope]) -> None:
+        """Typed with ``--from-encounter`` and without: re-run, each records what the log does."""
+        assert findings(monsters_fled) == []
+        assert hand_of(monsters_fled) == [
+            (
+                "stream version 24: chase 1 started by the referee with a gap of 60 ft, hungry pursuers (its rounds "
+                "read them)"
+            )
+        ]
+        alone = played(ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120, relentless=True), ch.Run())
+        assert findings(alone) == []
+        assert hand_of(alone) == [
+            (
+                "stream version 6: chase 1 started by the referee with a gap of 100 ft, the fleeing side at 90 ft a "
+                "round, the pursuers at 120 ft a round, relentless pursuers (its rounds read them)"
+            )
+        ]
+
+    def test_a_fleeing_side_rewritten_to_the_one_that_gave_chase_is_a_finding(
+        self, monsters_fled: list[Envelope]
+    ) -> None:
+        """The party gave chase in the encounter the chase follows: a start with the party fleeing is refused."""
+        at = where(monsters_fled, "chase.started")
+        assert monsters_fled[at].data["fleeing"] == "monsters"
+        assert findings(edited(monsters_fled, at, fleeing="party")) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    "chase.started: the rules refuse the referee's command here: in encounter 1 the monsters fled and "
+                    "the party gave chase, not the other way round: give --fleeing monsters"
+                ),
+            )
+        ]
+
+    def test_a_start_forged_to_follow_an_encounter_still_under_way_is_a_finding(self) -> None:
+        """A chase the referee started alone while an encounter was under way, rewritten to follow that encounter."""
+        log = played(*MET_IN_THE_OPEN, ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120))
+        assert findings(log) == []
+        at = where(log, "chase.started")
+        assert findings(edited(log, at, from_encounter=1)) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    "chase.started: the rules refuse the referee's command here: encounter 1 is still under way "
+                    "(ACTIONS); conclude it first"
+                ),
+            )
+        ]
+
+    def test_what_the_start_decides_itself_rewritten_is_a_finding(self, monsters_fled: list[Envelope]) -> None:
+        """Who runs and who was surprised are not the referee's to type: the party and the encounter give them."""
+        at = where(monsters_fled, "chase.started")
+        assert findings(edited(monsters_fled, at, runners=["Al"], pursuers_surprised=True)) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    'chase.started: runners ["Al"] recorded, but the rules give ["Al", "Bo"]; pursuers_surprised '
+                    "true recorded, but the rules give false"
+                ),
+            )
+        ]
+
+    def test_a_length_out_of_its_range_is_a_finding(self, monsters_fled: list[Envelope]) -> None:
+        at = where(monsters_fled, "chase.started")
+        assert findings(edited(monsters_fled, at, gap_ft=9000)) == [
+            (
+                version_of(at),
+                "decision",
+                "chase.started: the rules refuse the referee's command here: the gap must be 0 to 5000 ft, not 9000",
+            )
+        ]
+
+    def test_a_gap_rewritten_is_named_in_the_referees_hand(self) -> None:
+        """The gap is the referee's to type: a start from the encounter's distance rewritten to another gap re-runs
+        as typed, and the audit's account of the referee's hand names it where the encounter gives another."""
+        log = played(
+            *MET_IN_THE_OPEN, e.Evade(side="monsters"), e.DecidePursuit(pursue=True), ch.StartChase(from_encounter=1)
+        )
+        assert hand_of(log) == []
+        at = where(log, "chase.started")
+        forged = edited(log, at, gap_ft=60)
+        assert findings(forged) == []
+        assert hand_of(forged) == [
+            "stream version 24: chase 1 started by the referee with a gap of 60 ft (its rounds read them)"
+        ]
+
+    def test_a_start_never_met_in_a_stream_of_an_earlier_release_is_let_be(self) -> None:
+        """A session opened before sessions named their release, and no event of a version the release that first
+        refused and recorded every start as today's writes: its releases' starts are let be."""
+        log = played(ch.StartChase(gap_ft=100, fleeing_ft=90, pursuers_ft=120))
+        opened = where(log, "session.opened")
+        data = {key: value for key, value in log[opened].data.items() if key != "release"}
+        earlier = [*log[:opened], attrs.evolve(log[opened], schemaversion=2, data=data), *log[opened + 1 :]]
+        assert findings(edited(earlier, where(earlier, "chase.started"), from_encounter=7)) == []
+
+    def test_a_handed_off_chase_is_judged_by_its_encounters_step_alone(self) -> None:
+        """The chase a delve's encounter hands off starts by the same trigger as one typed, but its parent's step gave
+        it: its start forged is one finding, at the pursuit decision whose re-run hands it off."""
+        log = played(
+            c.EditMember(name="Bo", speed=90),
+            *ghouls_met(),
+            e.Evade(),
+            e.DecidePursuit(pursue=True),
+            secret=SECRET_FOR_A_FLIGHT,
+        )
+        assert findings(log) == []
+        started = where(log, "chase.started")
+        found = findings(edited(log, started, runners=["Al"]))
+        assert [(version, check) for version, check, _ in found] == [
+            (version_of(where(log, "encounter.pursuit_decided")), "decision")
+        ]

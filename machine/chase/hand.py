@@ -1,7 +1,10 @@
 """What the referee typed into a chase started by hand (``chase start``) that decides its rounds, in the audit's
 words (its account of the referee's hand): the side that flees, the gap and rates where they are not those the
 encounter it follows and the party give, and the pursuers' tastes, sight and resolve. A chase another procedure hands
-off (an encounter's, a delve's) takes its facts from it, and is not named here."""
+off (an encounter's, a delve's) takes its facts from it, and is not named here. A start the rules refuse on the state
+before it (an encounter the log never met, one not the latest or still under way, the side that gave chase fleeing, a
+length out of range) names nothing here: the audit runs it again there (the chase's ``typed_steps``) and finds it, in
+a stream of a release that refuses it as today's (``inverse.STARTS_SINCE``); an older release's is let be."""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
     # with no encounter to follow, the gap and the monsters' rate have no default: the referee gave them
     try:
         followed = rounds.encounter_of(ctx.table, event.from_encounter)
-    except RuleRefusedError:  # an encounter no release let a chase follow: the audit's other checks name it
+    except RuleRefusedError:  # an encounter no release let a chase follow: the start's re-run finds it
         return None
     alone = followed is None
     party_flees = event.fleeing is Side.PARTY
@@ -61,7 +64,7 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
     needed = {"gap_ft", "pursuers_ft" if party_flees else "fleeing_ft"} if alone else set()
     try:
         facts = rounds.facts_of(ctx.table, untold)
-    except (RuleRefusedError, UsageError):  # a start no release wrote: the audit's other checks name it
+    except (RuleRefusedError, UsageError):  # a start no release wrote: the start's re-run finds it
         return None
     said = [f"the {event.fleeing} fleeing"] if event.fleeing is not rounds.untold_fleeing(followed) else []
     said += [

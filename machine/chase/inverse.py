@@ -1,7 +1,12 @@
 """The inverse audit uses: the command that made a recorded chase decision; and the exhaustion modifier.
 
 Only what the referee typed is taken from the record (the item dropped); the rest the step decides
-again from the recorded rolls and the state before it.
+again from the recorded rolls and the state before it. A chase the referee started by hand (``chase start``) is run
+again on the state before it (``typed_steps``), every fact it was started with taken from the record: one the rules
+refuse there (following an encounter the log never met, one not the latest or still under way, the side that fled it
+said to give chase, a length out of its range) or whose number, runners or surprise, escape at once or phase differ
+from what the start records is a finding, in a stream of a release that refuses and records it as today's
+(``STARTS_SINCE``). A chase an encounter or a delve hands off is its parent's step's, and judged with it.
 """
 
 from __future__ import annotations
@@ -9,10 +14,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hexlog.events import chase as ev
+from hexlog.events import releases
+from hexlog.events.base import TYPE_PREFIX
 from hexlog.events.dice import RollModifier
 from hexlog.events.vocabulary import Side
 from hexlog.machine.chase import hand
-from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run
+from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run, StartChase
 from hexlog.machine.chase.state import PROCEDURE, ChaseState
 from hexlog.machine.kit.procedure import Inverse
 
@@ -65,6 +72,35 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:
     return "; ".join(said) or None
 
 
+def started_by(event: Event) -> StartChase:
+    """The start the referee typed (``chase start``): every fact it records that the command gives, as recorded (a
+    default the start filled in reads as typed, and gives the same)."""
+    assert isinstance(event, ev.ChaseStarted)  # noqa: S101 - declared for this event alone
+    return StartChase(
+        setting=str(event.setting),
+        fleeing=str(event.fleeing),
+        from_encounter=event.from_encounter,
+        gap_ft=event.gap_ft,
+        fleeing_ft=event.fleeing_ft,
+        pursuers_ft=event.pursuers_ft,
+        name=event.name,
+        likes_treasure=event.likes_treasure,
+        hungry=event.hungry,
+        intelligent=event.intelligent,
+        relentless=not event.gives_up_out_of_sight,
+        line_of_sight_ft=event.line_of_sight_ft,
+        forced_to_stop=event.forced_to_stop,
+        note=event.note,
+    )
+
+
+#: the first release every build of which refuses a start whose fleeing side is the one that gave chase in the
+#: encounter it follows, and records what today's start records (chase.started version 2's surprise, the lengths in
+#: their ranges): the one that raised ``encounter.pursuit_decided`` to version 3 (release 31 refused that side only
+#: from one of its builds on, and its starts left without ``--fleeing`` ran the party)
+STARTS_SINCE = releases.raised_at(TYPE_PREFIX + "encounter.pursuit_decided", 3)
+
+
 INVERSE = Inverse(
     command_for=command_for,
     typed={
@@ -74,6 +110,8 @@ INVERSE = Inverse(
     by_hand=by_hand,
     decides={"run": (ev.RoundRun,), "drop": (ev.ItemDropped,)},
     reruns=frozenset({ev.RoundRun}),
+    typed_steps={ev.ChaseStarted: started_by},
+    typed_since=STARTS_SINCE,
 )
 
 

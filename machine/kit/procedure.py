@@ -107,11 +107,13 @@ class Inverse:
     #: record there
     reruns: frozenset[type[Event]] = frozenset()
     #: events a command the referee types records first that other steps record too (an encounter's conclusion, which
-    #: an evasion, a pursuit decision or a chase's end records as well): event type -> the command that made it, with
-    #: what the referee typed taken from the record. Where the procedure's phase change that ends the step is that
-    #: command's trigger, the audit runs the command again on the state just before the event, rolling no dice: a
-    #: command the rules refuse there (a delve's encounter concluded in pursuit) is a finding, and so is an event of
-    #: the step's that differs from what it records
+    #: an evasion, a pursuit decision or a chase's end records as well; a chase's start, which an encounter or a delve
+    #: hands off): event type -> the command that made it, with what the referee typed taken from the record. Where
+    #: the procedure's phase change that ends the step is that command's trigger, and the event is not the first its
+    #: step records as its parent hands off to it, the audit runs the command again on the state just before the
+    #: event, rolling no dice: a command the rules refuse there (a delve's encounter concluded in pursuit, a chase
+    #: following an encounter never met) is a finding, and so is an event of the step's that differs from what it
+    #: records
     typed_steps: Mapping[type[Event], Callable[[Event], Command]] = attrs.field(factory=dict)
     #: the first release (``hexlog.events.releases.raised_at``) whose ``typed_steps`` are re-run: in a stream no event
     #: of which shows it so far, they are let be, as the releases before it may have let the referee type them there
