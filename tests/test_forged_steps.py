@@ -1048,6 +1048,23 @@ class TestAChaseStartedByHand:
             )
         ]
 
+    def test_an_escape_at_once_rewritten_is_a_finding(self) -> None:
+        """A fleeing side faster than its pursuers escapes as the chase starts: the end the start records is the
+        rules'."""
+        log = played(ch.StartChase(gap_ft=100, fleeing_ft=150, pursuers_ft=120))
+        assert findings(log) == []
+        at, ended = where(log, "chase.started"), where(log, "chase.ended")
+        assert findings(edited(log, ended, outcome="caught", melee_next_round=True)) == [
+            (
+                version_of(at),
+                "decision",
+                (
+                    'chase.started: the chase.ended after it differs: outcome "caught" where the rules give "escaped"; '
+                    "melee_next_round true where the rules give false"
+                ),
+            )
+        ]
+
     def test_a_length_out_of_its_range_is_a_finding(self, monsters_fled: list[Envelope]) -> None:
         at = where(monsters_fled, "chase.started")
         assert findings(edited(monsters_fled, at, gap_ft=9000)) == [
