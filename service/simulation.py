@@ -54,6 +54,7 @@ from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables
 from hexlog.machine.travel.state import Member
 from hexlog.service.simulation_camp import CAMP
+from hexlog.service.simulation_chase import CHASE_SCENARIO
 from hexlog.service.simulation_kit import (
     CAMPAIGN,
     EVASION_PARTS,
@@ -571,6 +572,7 @@ SCENARIOS: dict[str, Scenario] = {
             unread=("encounter", "intelligent"),
         ),
         CAMP,
+        CHASE_SCENARIO,
     )
 }
 
