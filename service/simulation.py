@@ -54,12 +54,15 @@ from hexlog.machine.travel import commands as t
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables
 from hexlog.machine.travel.state import Member
 from hexlog.service.simulation_camp import CAMP
+from hexlog.service.simulation_castle import CASTLE_SCENARIO
 from hexlog.service.simulation_chase import CHASE_SCENARIO
 from hexlog.service.simulation_kit import (
     CAMPAIGN,
     EVASION_PARTS,
+    MAX_FLIGHTS,
     NEVER_EVADES,
     PARTY,
+    PURSUIT_STEPS,
     Outcome,
     Play,
     Scenario,
@@ -370,18 +373,6 @@ class Chase(pc.StartPursuit):
         return pc.StartPursuit(**{f.name: getattr(self, f.name) for f in attrs.fields(pc.StartPursuit)})
 
 
-#: a trial whose party has fled this often is refused (house rules under which nothing ends the pursuit)
-MAX_FLIGHTS = 1000
-#: the pursuit's steps a trial takes, in order of preference: the party rolls its evasion again rather than stop
-PURSUIT_STEPS: dict[str, c.Command] = {
-    "roll_evasion": pc.RollEvasion(),
-    "flee": pc.Flee(),
-    "catch": pc.Catch(),
-    "continue_check": pc.ContinueCheck(),
-    "rest": pc.Rest(),
-}
-
-
 def _pursuit_trial(play: Play, chase: Chase) -> None:
     """Start the pursuit and play it to its end; a caught party's encounter is played through, and an OSE party
     that has fled ``give_up_after`` days stops."""
@@ -573,6 +564,7 @@ SCENARIOS: dict[str, Scenario] = {
         ),
         CAMP,
         CHASE_SCENARIO,
+        CASTLE_SCENARIO,
     )
 }
 

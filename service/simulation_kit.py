@@ -22,6 +22,7 @@ from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.handler import Handler
 from hexlog.machine.keeper import MemoryKeeper
 from hexlog.machine.kit.rules import keys_of
+from hexlog.machine.pursuit import commands as pc
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.ruleset import Ruleset
 
@@ -121,6 +122,16 @@ ENCOUNTER_STEPS: dict[str, c.Command] = {
 }
 #: the steps taken once each when nothing above is allowed
 ONCE: dict[str, c.Command] = {"react": enc.RollReaction(speaker="Ann")}
+#: a trial whose party has fled this often is refused (house rules under which nothing ends the pursuit)
+MAX_FLIGHTS = 1000
+#: the pursuit's steps a trial takes, in order of preference: the party rolls its evasion again rather than stop
+PURSUIT_STEPS: dict[str, c.Command] = {
+    "roll_evasion": pc.RollEvasion(),
+    "flee": pc.Flee(),
+    "catch": pc.Catch(),
+    "continue_check": pc.ContinueCheck(),
+    "rest": pc.Rest(),
+}
 
 
 @attrs.frozen(kw_only=True)

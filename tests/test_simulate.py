@@ -22,6 +22,7 @@ from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.service import cli_simulate
 from hexlog.service import simulation as sim
 from hexlog.service.simulation_camp import Night
+from hexlog.service.simulation_castle import Visit
 from hexlog.service.simulation_chase import Pursued
 
 from .conftest import IN_PROCESS, run_hexlog, simulated_json
@@ -88,6 +89,7 @@ def test_a_trial_is_the_same_first_on_its_campaign_or_after_others(scenario: str
         "dungeon": sim.Delve(turns=6),
         "pursuit": sim.Chase(pursuers_speed=150),
         "camp": Night(nights=2),
+        "castle": Visit(answer="flee"),
         "chase": Pursued(gap_ft=60, fleeing_ft=90, pursuers_ft=120, hungry=True, drop=("food", "food")),
     }
     question = sim.Question(
@@ -724,6 +726,7 @@ def test_a_long_title_of_two_sides_rules_fits_the_plot() -> None:
         ("dungeon", "--turns", "14", "--danger"),
         ("pursuit", "--ruleset", "ose", "--party-size", "8", "--pursuers-speed", "150"),
         ("camp", "--terrain", "swamp", "--nights", "2"),
+        ("castle", "--answer", "flee"),
         ("chase", "--setting", "waterborne", "--gap-ft", "300", "--fleeing-ft", "90", "--pursuers-ft", "150"),
         ("compare", "encounter", "--setting", "wilderness", "--monsters", "4", "--against", "explore"),
         ("compare", "travel", "--days", "7", "--against-option", "tables.rest.rest_every_travel_days=3"),

@@ -1,0 +1,169 @@
+"""``hexlog simulate castle``: a castle hailed and its garrison met (seed 004, U&WA p.15), asked many times.
+
+Each trial places a castle of its own on the next hex of a map of clear land (its type and disposition given, or
+left to the dice), hails it, and meets the garrison that rides out. The party answers as ``--answer`` says:
+``yield`` gives the castle what it demands as the demo's referee does (Ann jousts with a fighter's champion; any
+other castle names its toll, and it is paid), ``flee`` flees at once (the forces pursue on their disposition's
+chance, and a pursuit is fled to its end, a caught party's encounter played through). What the meeting comes to is
+read from the events the castle recorded: the castle's type, disposition and demand, the toll, the joust, the
+flight and how the meeting ended.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+
+from hexlog.events import castle as ev
+from hexlog.events.errors import UsageError
+from hexlog.machine.castle import commands as castle
+from hexlog.machine.castle.rules import CastleTables, Kind
+from hexlog.machine.castle.state import PROCEDURE as CASTLE
+from hexlog.machine.castle.state import Phase
+from hexlog.machine.commands import arg
+from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.hexmap import LoadMap, grid
+from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
+from hexlog.service.simulation_kit import MAX_FLIGHTS, PARTY, PURSUIT_STEPS, Scenario
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from hexlog.events.base import Event
+    from hexlog.machine.ruleset import Ruleset
+    from hexlog.service.simulation_kit import Outcome, Play
+
+#: the map's side: one castle a trial on a hex of its own, more hexes than the trials one campaign plays (at most 200)
+SIZE = 16
+#: how the party answers the garrison
+ANSWERS = ("yield", "flee")
+#: the member who jousts with a fighter's champion
+JOUSTER = next(member.name for member in PARTY if hasattr(member, "name"))
+
+
+@attrs.frozen(kw_only=True)
+class Visit:
+    """A castle's situation: what is known of it, the garrison that rides out, the party's purse and its answer."""
+
+    castle_type: str = arg(
+        "",
+        help="lord, superhero, wizard, necromancer, patriarch, evil_high_priest (default: rolled when met)",
+        flag="--type",
+    )
+    disposition: str = arg("", help="hostile, neutral or friendly (default: rolled when met)")
+    riders: int = arg(8, help="how many riders come out", least=1)
+    speed: int = arg(240, help="their base rate, feet per turn", least=1)
+    worth: int = arg(800, help="the worth in gp of the party's coin and jewels (a cleric's tithe)", least=0)
+    answer: str = arg("yield", help="yield (joust, or pay the toll) or flee")
+
+
+def _map_text() -> str:
+    return "".join(f'[hex."{col},{row}"]\nterrain = "clear"\n' for col in range(SIZE) for row in range(SIZE))
+
+
+def _castle_prepare(play: Play, _: Visit) -> None:
+    """The map of clear land the castles stand on."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "castles.toml"
+        path.write_text(_map_text(), encoding="utf-8")
+        play.run(LoadMap(file=str(path)))
+
+
+def _castle_trial(play: Play, visit: Visit) -> None:
+    """Place the trial's castle, hail it, meet the garrison and answer it; play whatever the answer hands off."""
+    if visit.answer not in ANSWERS:
+        msg = f"--answer is {' or '.join(ANSWERS)}, not {visit.answer!r}"
+        raise UsageError(msg)
+    placed = len(play.state(CASTLE).castles) if play.state(CASTLE) is not None else 0
+    if placed >= SIZE * SIZE:
+        msg = f"one campaign places at most {SIZE * SIZE} castles"
+        raise UsageError(msg)
+    where = grid.name(placed // SIZE, placed % SIZE)
+    play.run(castle.PlaceCastle(hex=where, castle_type=visit.castle_type, disposition=visit.disposition))
+    play.run(castle.HailCastle(hex=where))
+    play.run(castle.MeetGarrison(riders=visit.riders, speed=visit.speed))
+    met = play.state(CASTLE).met
+    if visit.answer == "flee":
+        play.run(castle.FleeGarrison())
+    elif Kind(met.kind) is Kind.FIGHTER:
+        play.run(castle.Joust(fighter=JOUSTER))
+    else:
+        play.run(castle.DemandToll(worth=visit.worth if Kind(met.kind) is Kind.CLERIC else 0))
+        play.run(castle.PayToll())
+    _play_out(play)
+
+
+def _play_out(play: Play) -> None:
+    """Play what the meeting handed off (a pursuit fled to its end, each encounter played through) until it ends."""
+    flights = 0
+    while play.state(CASTLE).phase not in {Phase.DONE, Phase.IDLE}:
+        handoffs = play.handler.load(play.campaign).handoffs
+        child = handoffs[-1][1] if handoffs else ""
+        if child == ENCOUNTER:
+            play.finish_encounter()
+        elif child == PURSUIT:
+            flights += 1
+            if flights > MAX_FLIGHTS:
+                msg = f"the pursuit has not ended after {MAX_FLIGHTS} steps: the rules in force never end it"
+                raise UsageError(msg)
+            allowed = play.allowed(PURSUIT)
+            play.run(next(step for trigger, step in PURSUIT_STEPS.items() if trigger in allowed))
+        else:  # pragma: no cover - a meeting under way waits on its child
+            msg = f"the meeting waits in {play.state(CASTLE).phase.name} with nothing handed off"
+            raise UsageError(msg)
+
+
+def _castle_measure(events: Sequence[Event], visit: Visit, _: Ruleset) -> Outcome:
+    """What the meeting came to: the castle's type, disposition and demand (those the dice decided), the toll named,
+    the joust, whether the forces pursued a fleeing party, and how the meeting ended."""
+    met = next(e for e in events if isinstance(e, ev.GarrisonMet))
+    toll = next((e for e in events if isinstance(e, ev.TollDemanded)), None)
+    joust = next((e for e in events if isinstance(e, ev.JoustFought)), None)
+    fled = next((e for e in events if isinstance(e, ev.GarrisonFled)), None)
+    ended = next(e for e in events if isinstance(e, ev.MeetingEnded))
+    out: Outcome = {}
+    if not visit.castle_type:
+        out["castle type"] = met.castle_type
+    if met.type_face or met.disposition_face:
+        out["disposition"] = met.disposition
+    out["toll (gp)"] = toll.gold if toll is not None else None
+    out["joust won"] = joust.winner == "party" if joust is not None else None
+    if fled is not None:
+        out["pursued"] = fled.pursued
+    out["meeting ended"] = ended.outcome
+    return out
+
+
+def _castle_unheeded(visit: Visit, rules: Ruleset) -> dict[str, str]:
+    """``--worth`` where no cleric's castle can be met (only a cleric's tithe reads it), or the party flees (no toll
+    is named); ``--riders`` and ``--speed`` where the party yields (only a fight or a pursuit reads them)."""
+    out: dict[str, str] = {}
+    table = rules.part(CastleTables).castle
+    kinds = {table.kind[t] for t in ([visit.castle_type] if visit.castle_type else table.types)} if table else set()
+    default = attrs.fields(Visit)
+    if visit.worth != default.worth.default and (visit.answer == "flee" or Kind.CLERIC not in kinds):
+        out["worth"] = "only a cleric's tithe reads it, and no trial pays one"
+    if visit.answer == "yield":
+        for name in ("riders", "speed"):
+            if getattr(visit, name) != getattr(default, name).default:
+                out[name] = "only a fight or a pursuit reads it, and a party that yields has neither"
+    return out
+
+
+CASTLE_SCENARIO = Scenario(
+    name="castle",
+    procedures=("campaign", "castle", "map", "pursuit", "encounter"),
+    title=(
+        "Hail a castle and meet its garrison: its type, disposition and demand, the toll, the joust, and a flight "
+        "from it."
+    ),
+    ruleset="explore",
+    situation=Visit,
+    trial=_castle_trial,
+    measure=_castle_measure,
+    prepare=_castle_prepare,
+    unheeded=_castle_unheeded,
+)

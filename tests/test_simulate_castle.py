@@ -1,0 +1,126 @@
+"""``hexlog simulate castle``: the real meeting with a castle's garrison, on committed dice, agrees with the exact
+chances of its rules (the type die, the disposition, the toll, the joust, the forces' pursuit of a party that flees);
+each trial meets a castle of its own; a split over processes changes nothing; what it cannot read is refused."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from scipy.stats import binomtest, chisquare
+
+from hexlog.machine import ruleset as rulesets
+from hexlog.machine.castle.rules import CastleDemands, CastleTables, Disposition
+from hexlog.service import simulation as sim
+from hexlog.service import simulation_castle as castle
+
+from .conftest import run_hexlog, simulated_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+P_MIN = 0.001
+TRIALS = 600
+EXPLORE = rulesets.load("explore")
+TABLE = EXPLORE.part(CastleTables).castle
+DEMANDS = EXPLORE.part(CastleTables).castle_demands or CastleDemands()
+assert TABLE is not None
+
+
+def _outcomes(visit: castle.Visit, seed: int = 5, n: int = TRIALS) -> list[sim.Outcome]:
+    return sim.simulate(sim.Question(scenario="castle", situation=visit, ruleset="explore", seed=seed), n)
+
+
+def _fits(values: list[Any], exact: dict[Any, Fraction]) -> bool:
+    """Whether the values take only values the exact distribution gives, and follow it (chi-square)."""
+    if not set(values) <= {k for k, p in exact.items() if p}:
+        return False
+    keys = [k for k, p in exact.items() if p]
+    observed = [values.count(k) for k in keys]
+    expected = [float(exact[k]) * len(values) for k in keys]
+    return bool(chisquare(observed, expected).pvalue > P_MIN)
+
+
+def _holds(flags: list[bool], exact: Fraction) -> bool:
+    low, high = sim.wilson(sum(flags), len(flags))
+    return low <= exact <= high and binomtest(sum(flags), len(flags), float(exact)).pvalue > P_MIN
+
+
+def test_the_type_and_disposition_follow_the_type_die_and_the_disposition_die() -> None:
+    """One face of the type die per type; a type that is always one disposition (patriarch friendly, evil high priest
+    hostile) is that, the others hostile on the rules' faces of a d6, else neutral."""
+    types = {t: Fraction(1, len(TABLE.types)) for t in TABLE.types}
+    disposition: dict[str, Fraction] = dict.fromkeys((d.value for d in Disposition), Fraction(0))
+    for name, share in types.items():
+        always = TABLE.always.get(name)
+        if always is not None:
+            disposition[always.value] += share
+        else:
+            hostile = Fraction(len(TABLE.hostile_on), 6)
+            disposition[Disposition.HOSTILE.value] += share * hostile
+            disposition[Disposition.NEUTRAL.value] += share * (1 - hostile)
+    outcomes = _outcomes(castle.Visit())
+    assert _fits([o["castle type"] for o in outcomes], types)
+    assert _fits([o["disposition"] for o in outcomes], disposition)
+
+
+@pytest.mark.parametrize("disposition", ["hostile", "neutral", "friendly"])
+def test_the_forces_pursue_a_fleeing_party_on_their_disposition_s_chance(disposition: str) -> None:
+    exact = Fraction(TABLE.pursue_in_6.get(Disposition(disposition), 0), 6)
+    outcomes = _outcomes(castle.Visit(castle_type="lord", disposition=disposition, answer="flee"), seed=7)
+    pursued = [bool(o["pursued"]) for o in outcomes]
+    if exact == 0:  # nothing is rolled: never
+        assert not any(pursued)
+    else:
+        assert _holds(pursued, exact)
+    # a party the forces do not pursue gets away; one they pursue is fled to the pursuit's end
+    assert all(o["meeting ended"] == "escaped" for o in outcomes if not o["pursued"])
+    assert {o["meeting ended"] for o in outcomes if o["pursued"]} <= {"escaped", "caught"}
+
+
+def test_a_magic_user_s_toll_is_its_dice_in_thousands_and_a_cleric_s_a_tithe() -> None:
+    assert DEMANDS.magic_user is not None
+    assert DEMANDS.cleric is not None
+    per, sides = DEMANDS.magic_user.toll_gp_per_point, int(DEMANDS.magic_user.toll_dice.split("d")[1])
+    outcomes = _outcomes(castle.Visit(castle_type="wizard"), n=400)
+    assert _fits([o["toll (gp)"] for o in outcomes], {per * face: Fraction(1, sides) for face in range(1, sides + 1)})
+    tithes = _outcomes(castle.Visit(castle_type="patriarch", worth=1234), n=5)
+    assert {o["toll (gp)"] for o in tithes} == {1234 * DEMANDS.cleric.tithe_pct // 100}
+
+
+def test_the_joust_is_even() -> None:
+    """The joust is rolled on a d6: 1-3 the castle's champion, 4-6 the party's fighter."""
+    outcomes = _outcomes(castle.Visit(castle_type="superhero"), seed=9)
+    assert _holds([bool(o["joust won"]) for o in outcomes], Fraction(1, 2))
+    assert all(o["meeting ended"] == ("jousted_won" if o["joust won"] else "jousted_lost") for o in outcomes)
+
+
+def test_a_castle_trial_is_the_same_first_on_its_campaign_or_after_others() -> None:
+    """Each trial meets a castle of its own: what an earlier trial's dice made of its castle is not the next's."""
+    question = sim.Question(scenario="castle", situation=castle.Visit(answer="flee"), ruleset="explore", seed=4)
+    together = sim.trials(question, range(8))
+    assert [sim.trials(question, [i])[0] for i in range(8)] == together
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--answer", "bow"), "--answer is yield or flee, not 'bow'"),
+        (("--type", "lord", "--worth", "100"), "--worth does not apply"),
+        (("--riders", "3"), "--riders does not apply"),
+        (("--type", "king"), "king"),
+        (("--ruleset", "ose"), "castle"),
+    ],
+)
+def test_what_a_castle_cannot_read_is_refused(tmp_path: Path, args: tuple[str, ...], named: str) -> None:
+    done = run_hexlog("simulate", "castle", "--n", "3", *args, cwd=tmp_path)
+    assert done.returncode != 0
+    assert named in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_simulate_castle_gives_on_two_processes_what_it_gives_on_one(tmp_path: Path) -> None:
+    result = simulated_json("simulate", "castle", "--answer", "flee", "--n", "24", "--seed", "3", cwd=tmp_path)
+    names = {m["name"] for m in result["sides"][0]["measures"]}
+    assert {"castle type", "disposition", "pursued", "meeting ended"} <= names
