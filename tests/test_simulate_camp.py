@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.camp.rules import CampTables
@@ -20,11 +19,11 @@ from hexlog.service import simulation as sim
 from hexlog.service import simulation_camp as camp
 
 from .conftest import run_hexlog, simulated_json
+from .exact_chances import fits, holds
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-P_MIN = 0.001
 TRIALS = 600
 EXPLORE = rulesets.load("explore")
 TABLE = EXPLORE.part(CampTables).camp
@@ -35,30 +34,13 @@ def _outcomes(night: camp.Night, seed: int = 5, n: int = TRIALS) -> list[sim.Out
     return sim.simulate(sim.Question(scenario="camp", situation=night, ruleset="explore", seed=seed), n)
 
 
-def _holds(values: list[Any], exact: Fraction) -> bool:
-    """Whether the flags' rate agrees with the exact chance: its 95 % interval holds it, and a binomial test agrees."""
-    hits, n = sum(values), len(values)
-    low, high = sim.wilson(hits, n)
-    return low <= exact <= high and binomtest(hits, n, float(exact)).pvalue > P_MIN
-
-
-def _fits(values: list[Any], exact: dict[Any, Fraction]) -> bool:
-    """Whether the values take only values the exact distribution gives, and follow it (chi-square)."""
-    if not set(values) <= set(exact):
-        return False
-    keys = sorted(exact)
-    observed = [values.count(k) for k in keys]
-    expected = [float(exact[k]) * len(values) for k in keys]
-    return bool(chisquare(observed, expected).pvalue > P_MIN)
-
-
 @pytest.mark.parametrize("terrain", ["clear", "woods", "swamp"])
 def test_a_night_is_met_at_the_exact_chance_of_the_camp_s_row(terrain: str) -> None:
     """One check a night (explore, A19) on the camp's row of the OD&D p.18 chances: clear 1, woods 2, swamp 3 in 6."""
     row = (EXPLORE.part(TerrainChances).lost_encounter or {})["odd_p18"][terrain]
     exact = Fraction(len(row.encounter), 6)
     outcomes = _outcomes(camp.Night(terrain=terrain))
-    assert _holds([o["any night encounter"] for o in outcomes], exact)
+    assert holds([o["any night encounter"] for o in outcomes], exact)
     # one check a night: a night meets one encounter at the most
     assert {o["night encounters"] for o in outcomes} <= {0, 1}
 
@@ -68,7 +50,7 @@ def test_the_watch_an_encounter_comes_in_is_the_watch_die_s() -> None:
     outcomes = _outcomes(camp.Night(terrain="swamp"))
     watches = [o[camp.FIRST_WATCH] for o in outcomes if o[camp.FIRST_WATCH] is not None]
     assert len(watches) > 200
-    assert _fits(watches, {f"watch {n}": Fraction(1, TABLE.watches) for n in range(1, TABLE.watches + 1)})
+    assert fits(watches, {f"watch {n}": Fraction(1, TABLE.watches) for n in range(1, TABLE.watches + 1)})
 
 
 @pytest.mark.parametrize(("gatherers", "weather"), [(2, ""), (1, ""), (2, "rain")])
@@ -86,7 +68,7 @@ def test_the_fire_burns_at_the_encounter_at_the_exact_chance(gatherers: int, wea
     fire = [o[camp.FIRE_BURNING] for o in outcomes if o[camp.FIRE_BURNING] is not None]
     assert len(fire) > 200
     assert 0 < burning < 1
-    assert _holds(fire, burning)
+    assert holds(fire, burning)
 
 
 def test_an_encounter_catches_the_sleepers_on_their_range_and_the_guard_on_the_party_s() -> None:
@@ -101,7 +83,7 @@ def test_an_encounter_catches_the_sleepers_on_their_range_and_the_guard_on_the_p
     outcomes = _outcomes(camp.Night(terrain="swamp"), seed=9)
     caught = [o[camp.CAUGHT_UNAWARES] for o in outcomes if o[camp.CAUGHT_UNAWARES] is not None]
     assert len(caught) > 200
-    assert _fits(caught, exact)
+    assert fits(caught, exact)
 
 
 def test_only_an_encounter_leaves_members_short_of_sleep() -> None:

@@ -5,10 +5,9 @@ each trial meets a castle of its own; a split over processes changes nothing; wh
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from scipy.stats import binomtest, chisquare
 
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.castle.rules import CastleDemands, CastleTables, Disposition
@@ -16,11 +15,11 @@ from hexlog.service import simulation as sim
 from hexlog.service import simulation_castle as castle
 
 from .conftest import run_hexlog, simulated_json
+from .exact_chances import fits, holds
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-P_MIN = 0.001
 TRIALS = 600
 EXPLORE = rulesets.load("explore")
 TABLE = EXPLORE.part(CastleTables).castle
@@ -30,21 +29,6 @@ assert TABLE is not None
 
 def _outcomes(visit: castle.Visit, seed: int = 5, n: int = TRIALS) -> list[sim.Outcome]:
     return sim.simulate(sim.Question(scenario="castle", situation=visit, ruleset="explore", seed=seed), n)
-
-
-def _fits(values: list[Any], exact: dict[Any, Fraction]) -> bool:
-    """Whether the values take only values the exact distribution gives, and follow it (chi-square)."""
-    if not set(values) <= {k for k, p in exact.items() if p}:
-        return False
-    keys = [k for k, p in exact.items() if p]
-    observed = [values.count(k) for k in keys]
-    expected = [float(exact[k]) * len(values) for k in keys]
-    return bool(chisquare(observed, expected).pvalue > P_MIN)
-
-
-def _holds(flags: list[bool], exact: Fraction) -> bool:
-    low, high = sim.wilson(sum(flags), len(flags))
-    return low <= exact <= high and binomtest(sum(flags), len(flags), float(exact)).pvalue > P_MIN
 
 
 def test_the_type_and_disposition_follow_the_type_die_and_the_disposition_die() -> None:
@@ -61,8 +45,8 @@ def test_the_type_and_disposition_follow_the_type_die_and_the_disposition_die() 
             disposition[Disposition.HOSTILE.value] += share * hostile
             disposition[Disposition.NEUTRAL.value] += share * (1 - hostile)
     outcomes = _outcomes(castle.Visit())
-    assert _fits([o["castle type"] for o in outcomes], types)
-    assert _fits([o["disposition"] for o in outcomes], disposition)
+    assert fits([o["castle type"] for o in outcomes], types)
+    assert fits([o["disposition"] for o in outcomes], disposition)
 
 
 @pytest.mark.parametrize("disposition", ["hostile", "neutral", "friendly"])
@@ -73,7 +57,7 @@ def test_the_forces_pursue_a_fleeing_party_on_their_disposition_s_chance(disposi
     if exact == 0:  # nothing is rolled: never
         assert not any(pursued)
     else:
-        assert _holds(pursued, exact)
+        assert holds(pursued, exact)
     # a party the forces do not pursue gets away; one they pursue is fled to the pursuit's end
     assert all(o["meeting ended"] == "escaped" for o in outcomes if not o["pursued"])
     assert {o["meeting ended"] for o in outcomes if o["pursued"]} <= {"escaped", "caught"}
@@ -84,7 +68,7 @@ def test_a_magic_user_s_toll_is_its_dice_in_thousands_and_a_cleric_s_a_tithe() -
     assert DEMANDS.cleric is not None
     per, sides = DEMANDS.magic_user.toll_gp_per_point, int(DEMANDS.magic_user.toll_dice.split("d")[1])
     outcomes = _outcomes(castle.Visit(castle_type="wizard"), n=400)
-    assert _fits([o["toll (gp)"] for o in outcomes], {per * face: Fraction(1, sides) for face in range(1, sides + 1)})
+    assert fits([o["toll (gp)"] for o in outcomes], {per * face: Fraction(1, sides) for face in range(1, sides + 1)})
     tithes = _outcomes(castle.Visit(castle_type="patriarch", worth=1234), n=5)
     assert {o["toll (gp)"] for o in tithes} == {1234 * DEMANDS.cleric.tithe_pct // 100}
 
@@ -92,7 +76,7 @@ def test_a_magic_user_s_toll_is_its_dice_in_thousands_and_a_cleric_s_a_tithe() -
 def test_the_joust_is_even() -> None:
     """The joust is rolled on a d6: 1-3 the castle's champion, 4-6 the party's fighter."""
     outcomes = _outcomes(castle.Visit(castle_type="superhero"), seed=9)
-    assert _holds([bool(o["joust won"]) for o in outcomes], Fraction(1, 2))
+    assert holds([bool(o["joust won"]) for o in outcomes], Fraction(1, 2))
     assert all(o["meeting ended"] == ("jousted_won" if o["joust won"] else "jousted_lost") for o in outcomes)
 
 

@@ -8,7 +8,6 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import pytest
-from scipy.stats import binomtest
 
 from hexlog.machine import ruleset as rulesets
 from hexlog.machine.chase.rules import ChaseTables
@@ -16,11 +15,11 @@ from hexlog.service import simulation as sim
 from hexlog.service import simulation_chase as chase
 
 from .conftest import run_hexlog, simulated_json
+from .exact_chances import holds
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-P_MIN = 0.001
 TRIALS = 500
 OSE = rulesets.load("ose")
 DUNGEON = OSE.part(ChaseTables).dungeon_pursuit
@@ -33,11 +32,6 @@ def _outcomes(pursued: chase.Pursued, seed: int = 6, n: int = TRIALS) -> list[si
     return sim.simulate(sim.Question(scenario="chase", situation=pursued, ruleset="ose", seed=seed), n)
 
 
-def _holds(flags: list[bool], exact: Fraction) -> bool:
-    low, high = sim.wilson(sum(flags), len(flags))
-    return low <= exact <= high and binomtest(sum(flags), len(flags), float(exact)).pvalue > P_MIN
-
-
 @pytest.mark.parametrize("drops", [1, 2, 3])
 def test_each_item_dropped_stops_hungry_pursuers_on_the_rules_chance(drops: int) -> None:
     """Food stops hungry pursuers on 3 in 6 (OSE §2.9), each drop a round: faster pursuers catch the party unless one
@@ -45,7 +39,7 @@ def test_each_item_dropped_stops_hungry_pursuers_on_the_rules_chance(drops: int)
     stop = Fraction(DUNGEON.dropped_food_stop_in_6, 6)
     pursued = chase.Pursued(gap_ft=90, fleeing_ft=90, pursuers_ft=120, hungry=True, drop=("food",) * drops)
     outcomes = _outcomes(pursued)
-    assert _holds([bool(o["escaped"]) for o in outcomes], 1 - (1 - stop) ** drops)
+    assert holds([bool(o["escaped"]) for o in outcomes], 1 - (1 - stop) ** drops)
     assert all(o["escaped"] == o["stopped by a dropped item"] for o in outcomes)
     assert all(o["caught"] != o["escaped"] for o in outcomes)
 
@@ -61,7 +55,7 @@ def test_a_vessel_evades_on_the_rules_chance_by_how_much_slower_it_is(fleeing_ft
         pct = next((chance for most, chance in WATER.slower if slower_by <= most), WATER.slower_beyond_pct)
     pursued = chase.Pursued(setting="waterborne", gap_ft=300, fleeing_ft=fleeing_ft, pursuers_ft=pursuers_ft)
     outcomes = _outcomes(pursued, seed=8)
-    assert _holds([bool(o["evaded on water"]) for o in outcomes], Fraction(pct, 100))
+    assert holds([bool(o["evaded on water"]) for o in outcomes], Fraction(pct, 100))
     assert all(o["escaped"] == o["evaded on water"] for o in outcomes)
 
 
