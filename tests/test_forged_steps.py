@@ -1096,7 +1096,13 @@ class TestAChaseStartedByHand:
         opened = where(log, "session.opened")
         data = {key: value for key, value in log[opened].data.items() if key != "release"}
         earlier = [*log[:opened], attrs.evolve(log[opened], schemaversion=2, data=data), *log[opened + 1 :]]
-        assert findings(edited(earlier, where(earlier, "chase.started"), from_encounter=7)) == []
+        forged = edited(earlier, where(earlier, "chase.started"), from_encounter=7)
+        assert findings(forged) == []
+        # the referee's hand still names what the start gave, and the encounter it names
+        (hand,) = hand_of(forged)
+        assert "chase 1 started by the referee with encounter 7 named to follow, which it cannot (a chase " in hand
+        assert "a gap of 100 ft" in hand
+        assert "the pursuers at 120 ft a round" in hand
 
     def test_a_handed_off_chase_is_judged_by_its_encounters_step_alone(self) -> None:
         """The chase a delve's encounter hands off starts by the same trigger as one typed, but its parent's step gave

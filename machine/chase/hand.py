@@ -48,15 +48,16 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
         return None
     # with no encounter to follow, the gap and the monsters' rate have no default: the referee gave them
     try:
-        followed = rounds.encounter_of(ctx.table, event.from_encounter)
-    except RuleRefusedError:  # an encounter no release let a chase follow: the start's re-run finds it
-        return None
+        followed, unfollowed = rounds.encounter_of(ctx.table, event.from_encounter), ""
+    except RuleRefusedError as refused:  # no release let a chase follow it (the start's re-run finds it, where it
+        # runs): the start gave every fact as a chase that follows none does, and says which encounter it names
+        followed, unfollowed = None, f"encounter {event.from_encounter} named to follow, which it cannot ({refused})"
     alone = followed is None
     party_flees = event.fleeing is Side.PARTY
     untold = StartChase(
         setting=event.setting,
         fleeing=event.fleeing,
-        from_encounter=event.from_encounter,
+        from_encounter=event.from_encounter if followed is not None else 0,
         gap_ft=event.gap_ft if alone else None,
         fleeing_ft=event.fleeing_ft if alone and not party_flees else None,
         pursuers_ft=event.pursuers_ft if alone and party_flees else None,
@@ -66,7 +67,8 @@ def started_by_hand(event: ev.ChaseStarted, ctx: StepContext) -> str | None:
         facts = rounds.facts_of(ctx.table, untold)
     except (RuleRefusedError, UsageError):  # a start no release wrote: the start's re-run finds it
         return None
-    said = [f"the {event.fleeing} fleeing"] if event.fleeing is not rounds.untold_fleeing(followed) else []
+    said = [unfollowed] if unfollowed else []
+    said += [f"the {event.fleeing} fleeing"] if event.fleeing is not rounds.untold_fleeing(followed) else []
     said += [
         words(getattr(event, name))
         for name, words in GIVEN
