@@ -15,19 +15,36 @@ from hexlog.events.base import Event
 
 @attrs.frozen(kw_only=True)
 class CampMade(Event):
-    """The party set up camp for the night: ground cleared, tents raised, fire pit prepared."""
+    """The party set up camp for the night: ground cleared, tents raised, fire pit prepared.
+
+    Since version 2 ``terrain`` is ground, a terrain a hex may have (tangled forest, swamp, an OD&D row such as woods),
+    whose row of the chances in force the night's wandering check reads, and which a pursuit from the camp is handed
+    (when the camp names none, the ground of the night's check that met the encounter): before, it was the row itself
+    (under ``lost_encounter_source = dolmenwood`` a difficulty, ``moderate``, which no pursuit reads), and a pursuit
+    was handed it alone (``terrain_is_ground`` false)."""
 
     type_name: ClassVar[str] = "camp.made"
+    schema_version: ClassVar[int] = 2
     #: 1 for the campaign's first camp, 2 for the next, ...
     number: int
     #: the day's weather as the referee gave it ("" when not given), and whether it is wet
     weather: str = ""
     wet: bool = False
     winter: bool = False
-    #: the terrain whose encounter range the night's wandering check uses ("" when not given here)
+    #: the ground of the camp, whose row of the chances the night's wandering check reads ("" when not given here;
+    #: before version 2 the row itself)
     terrain: str = ""
     #: the game time (seconds since the campaign began) when the camp was made: the night starts here
     started_at: int = 0
+    #: ``terrain`` is ground, and a pursuit from the camp is handed it, or the ground of the night's check that met
+    #: the encounter when it is "" (version 2); false before version 2, whose ``terrain`` was a row of the chances and
+    #: whose releases handed a pursuit from the camp that terrain alone
+    terrain_is_ground: bool = True
+
+    @staticmethod
+    def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 1 recorded the row of the chances as ``terrain``, and handed a pursuit from the camp that alone."""
+        return {**data, "terrain_is_ground": False}
 
 
 @attrs.frozen(kw_only=True)
@@ -77,12 +94,15 @@ class WatchesSet(Event):
 @attrs.frozen(kw_only=True)
 class NightChecked(Event):
     """The referee's secret wandering check of the night; on an encounter, the watch it comes in (its die rolled every
-    check, encounter or not, since version 2: a watch rolled only on an encounter told the players one comes)."""
+    check, encounter or not, since version 2: a watch rolled only on an encounter told the players one comes). Since
+    version 3 ``terrain`` is the ground the check was made on (its own, or its camp's), whose row of the chances in
+    force it reads: before, the row itself."""
 
     type_name: ClassVar[str] = "camp.night_checked"
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     #: 1 for the night's first check
     check: int
+    #: the ground the check was made on, whose row of the chances it reads (before version 3 the row itself)
     terrain: str
     face: int
     #: the faces that mean an encounter in this terrain
@@ -100,6 +120,12 @@ class NightChecked(Event):
     @staticmethod
     def upcast_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
         """Version 1 rolled the watch's die only on an encounter: its data reads as version 2 unchanged."""
+        return dict(data)
+
+    @staticmethod
+    def upcast_v2_v3(data: dict[str, Any]) -> dict[str, Any]:
+        """Version 2 named the row of the chances it read as ``terrain``: its data reads as version 3 unchanged (the
+        audit re-runs it on that row, as its release did)."""
         return dict(data)
 
 

@@ -70,6 +70,7 @@ RAISED: tuple[tuple[tuple[str, int], ...], ...] = (
         ("pursuit.rested", 4),
         ("travel.day_started", 6),
     ),
+    (("camp.made", 2), ("camp.night_checked", 3)),
 )
 
 #: the number of the current release (the last entry of ``RAISED``): what ``session.opened`` records since version 3

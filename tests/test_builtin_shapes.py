@@ -27,6 +27,7 @@ SHIPPED = {
 #: the golden logs whose referee laid house rules over a built-in, and what they changed
 HOUSE_RULED = {
     "both-surprised-evasion-v1.jsonl": "options.evasion_rules odd -> ose",
+    "camp-ground-v1.jsonl": "options.lost_encounter_source odd_p18 -> dolmenwood",
     "delve-rest-v2.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",
     "dvdm-search-v1.jsonl": "options.search_table default -> dvdm",
     "exhausted-evasion-v3.jsonl": "tables.rest.rest_every_travel_days 6 -> 1",

@@ -1,4 +1,4 @@
-"""A camp made on a journey takes what the referee leaves out from it: today's weather, the season, the hex's row."""
+"""A camp made on a journey takes what the referee leaves out from it: today's weather, the season, the hex's ground."""
 
 from __future__ import annotations
 
@@ -51,9 +51,10 @@ def made(h: Handler, command: MakeCamp) -> ev.CampMade:
 
 
 class TestACampOnAJourney:
-    def test_the_weather_and_the_terrain_row_come_from_the_journey(self):
+    def test_the_weather_and_the_ground_come_from_the_journey(self):
+        """The ground of the hex the party believes it is in (tangled forest, whose OD&D row is woods), not its row."""
         camp = made(campaign(journey=True), MakeCamp())
-        assert (camp.weather, camp.wet, camp.winter, camp.terrain) == ("rain", True, False, "woods")
+        assert (camp.weather, camp.wet, camp.winter, camp.terrain) == ("rain", True, False, "tangled_forest")
 
     def test_a_winter_journey_makes_a_winter_camp(self):
         camp = made(campaign(journey=True, season="winter", weather="snow"), MakeCamp())
@@ -61,7 +62,7 @@ class TestACampOnAJourney:
 
     @pytest.mark.parametrize(
         ("given", "expected"),
-        [({"weather": "clear"}, ("clear", False, "woods")), ({"terrain": "swamp"}, ("rain", True, "swamp"))],
+        [({"weather": "clear"}, ("clear", False, "tangled_forest")), ({"terrain": "swamp"}, ("rain", True, "swamp"))],
     )
     def test_what_the_referee_gives_wins(self, given, expected):
         camp = made(campaign(journey=True), MakeCamp(**given))
@@ -210,10 +211,15 @@ class TestTheRefereesCamp:
 
     def test_a_camp_given_another_terrain_and_weather_is_listed(self):
         listed = (
-            "camp 1 made by the referee in terrain swamp, not woods, the row of the hex the party believes it is in "
-            "(the night's wandering check reads it); weather clear, not the day's rain"
+            "camp 1 made by the referee in terrain swamp (row swamp), not tangled_forest (row woods), the ground of "
+            "the hex the party believes it is in (the night's wandering check reads its row); weather clear, not the "
+            "day's rain"
         )
         assert _hand(MakeCamp(terrain="swamp", weather="clear")) == [listed]
+
+    def test_a_camp_given_other_ground_of_the_same_row_is_not_listed(self):
+        """Hills read the woods row as the tangled forest does: the night's check reads the same range."""
+        assert _hand(MakeCamp(terrain="hills")) == []
 
     def test_a_nights_check_on_another_terrain_than_its_camps_is_listed(self):
         log = played(
@@ -228,6 +234,6 @@ class TestTheRefereesCamp:
         assert report.findings == ()
         listed = (
             f"stream version {where(log, 'camp.night_checked') + 1}: night check 1 of camp 1 made on terrain clear "
-            "by the referee, not the camp's woods"
+            "(row clear) by the referee, not the camp's tangled_forest (row woods)"
         )
         assert [line for line in report.by_hand if "night check" in line] == [listed]

@@ -394,9 +394,9 @@ class TestRefusals:
         ("recipe", "command", "needle"),
         [
             ("idle", camp.MakeCamp(terrain="woods", weather="drizzle"), "weather 'drizzle' is not one of"),
-            ("watched_no_terrain", camp.CheckNight(), "no terrain is given; name one of the odd_p18 terrains"),
-            ("watched_no_terrain", camp.CheckNight(terrain="light"), "terrain 'light' is not one of the odd_p18"),
-            ("idle", camp.MakeCamp(terrain="light"), "terrain 'light' is not one of the odd_p18 terrains"),
+            ("watched_no_terrain", camp.CheckNight(), "camp 1 was made on no ground: name the ground the night's"),
+            ("watched_no_terrain", camp.CheckNight(terrain="light"), "terrain 'light' is no ground the rules know"),
+            ("idle", camp.MakeCamp(terrain="light"), "terrain 'light' is no ground the rules know: bog, boggy_forest"),
             ("pitched", camp.GatherFirewood(), "name who gathers firewood"),
             ("pitched", camp.GatherFirewood(gatherers=("Zed",)), "no member called Zed"),
             ("pitched", camp.GatherFirewood(gatherers=("Brom", "Brom")), "Brom named twice"),

@@ -149,14 +149,15 @@ class TestWhatThePlayersSee:
         assert (rolled.hex, rolled.found_on) == ("3,2", (1, 2, 3))  # the referee's: the meadow truly searched
 
     def test_the_wandering_check_and_the_camp_read_the_believed_hexs_row(self) -> None:
-        """The bog reads as the OD&D swamp (encounter on 4-6); the meadow truly entered would read clear (on 6)."""
+        """The bog reads as the OD&D swamp (encounter on 4-6); the meadow truly entered would read clear (on 6). The
+        camp is made on the believed hex's ground, the bog, whose row its night's check reads."""
         trip = Journey("meadow")
         trip.lost("N")
         trip.run(t.Move())
         checked = only(trip.run(t.CheckWandering(), 1), ev.WanderingChecked)
         assert (checked.row, checked.encounter_on) == ("swamp", (4, 5, 6))
         trip.run(t.EndDay())
-        assert only(trip.run(camp.MakeCamp()), camp_ev.CampMade).terrain == "swamp"
+        assert only(trip.run(camp.MakeCamp()), camp_ev.CampMade).terrain == "bog"
 
     def test_mounts_are_led_as_the_believed_hex_asks(self) -> None:
         """Mounts are led on foot into a bog (moderate): the party believes it enters one, into a meadow truly; and

@@ -34,7 +34,8 @@ def test_each_type_was_raised_one_version_at_a_time_in_order() -> None:
     ("kind", "version", "left"),
     [
         ("hexlog.camp.night_checked", 1, 10),
-        ("hexlog.camp.night_checked", 2, None),
+        ("hexlog.camp.night_checked", 2, 35),
+        ("hexlog.camp.night_checked", 3, None),
         ("hexlog.dice.rolled", 3, 16),
         ("hexlog.party.member_added", 1, None),
         ("hexlog.no.such_type", 1, None),

@@ -17,6 +17,7 @@ from hexlog.machine.camp.commands import (
     TRIGGERS,
     BreakCamp,
     CheckNight,
+    CheckNightByRow,
     CheckNightWatchOnEncounter,
     GatherFirewood,
     MakeCamp,
@@ -27,7 +28,7 @@ from hexlog.machine.camp.inverse import INVERSE
 from hexlog.machine.camp.machine import TRANSITIONS, CampModel, guard, night_first, unavailable
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.camp.state import PROCEDURE, READS, CampState, Phase, evolve
-from hexlog.machine.hexmap.rules import TerrainOptions
+from hexlog.machine.hexmap.rules import MapTables, TerrainOptions
 from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, WildernessOptions, WildernessTables
 
@@ -40,6 +41,7 @@ CAMP = Procedure(
         GatherFirewood: steps.firewood,
         SetWatches: steps.watches,
         CheckNight: steps.check,
+        CheckNightByRow: steps.check_by_row,
         CheckNightWatchOnEncounter: steps.check_watch_on_encounter,
         MeetEncounter: steps.meet,
         BreakCamp: steps.break_camp,
@@ -53,7 +55,7 @@ CAMP = Procedure(
     fold=evolve,
     reads=READS,
     state_type=CampState,
-    rules=(CampTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables, TerrainOptions),
+    rules=(CampTables, ChanceSource, WildernessOptions, TerrainChances, WildernessTables, TerrainOptions, MapTables),
     rules_check=rules.check,
     purposes=steps.PURPOSES,
     inverse=INVERSE,

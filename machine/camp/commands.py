@@ -16,7 +16,11 @@ class MakeCamp(Command):
     weather: str = arg("", help="the day's weather (a key of tables.weather_flags); wet weather means less firewood")
     winter: bool = arg(False, help="it is winter: less firewood")  # noqa: FBT003 - a default
     terrain: str = arg(
-        "", help="the camp's terrain, whose encounter range the night's wandering check reads (a row of the chances)"
+        "",
+        help=(
+            "the camp's ground, a terrain a hex may have (tangled_forest, swamp, woods): the night's wandering check "
+            "reads its row of the chances, and a pursuit from the camp is handed it"
+        ),
     )
 
 
@@ -45,7 +49,21 @@ class SetWatches(Command):
 class CheckNight(Command):
     """The referee's secret wandering check of the night; on an encounter, the die picks the watch."""
 
-    terrain: str = arg("", help="the camp's terrain, if not given when the camp was made")
+    terrain: str = arg(
+        "",
+        help=(
+            "the ground the check is made on, if not given when the camp was made (a pursuit from the night's "
+            "encounter is handed it then)"
+        ),
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CheckNightByRow(Command):
+    """Issued by the audit, never by a user: a night's check recorded at ``camp.night_checked`` version 2, whose
+    releases read the row of the chances its terrain named, is re-run as they ran it."""
+
+    terrain: str = arg("", help="the row of the chances the check read")
 
 
 @attrs.frozen(kw_only=True)
@@ -53,7 +71,7 @@ class CheckNightWatchOnEncounter(Command):
     """Issued by the audit, never by a user: a night's check recorded before ``camp.night_checked`` version 2, whose
     releases rolled the watch's die only on an encounter, is re-run as they ran it."""
 
-    terrain: str = arg("", help="the camp's terrain, if not given when the camp was made")
+    terrain: str = arg("", help="the row of the chances the check read")
 
 
 @attrs.frozen(kw_only=True)
@@ -75,10 +93,8 @@ class BreakCamp(Command):
 
 #: the commands only hexlog gives, each with the refusal's words to a referee who gives one
 INTERNAL: dict[type[Command], tuple[str | Advice, ...]] = {
-    CheckNightWatchOnEncounter: (
-        "is the audit's, re-running an older release's night check; use ",
-        Advice(CheckNight.__name__, (), "camp"),
-    ),
+    older: ("is the audit's, re-running an older release's night check; use ", Advice(CheckNight.__name__, (), "camp"))
+    for older in (CheckNightWatchOnEncounter, CheckNightByRow)
 }
 
 #: each command's trigger, in the order a referee meets them

@@ -58,6 +58,19 @@ class CampState:
         hits = [c for c in self.checks if c.encounter]
         return hits[met] if len(hits) > met else None
 
+    @property
+    def pursuit_ground(self) -> str:
+        """The ground a pursuit from the camp is handed (off a journey its terrain; on one, the pursuit reads the hex
+        the party believes it is in): the camp's, or when it names none, the ground of the latest night check that
+        met an encounter. A camp made before ``camp.made`` version 2 hands its terrain alone, as its release did."""
+        made = self.made
+        if made is None:
+            return ""
+        if made.terrain or not made.terrain_is_ground:
+            return made.terrain
+        met = [c for c in self.checks if c.encounter]
+        return met[-1].terrain if met else ""
+
     def guards_of(self, watch: int) -> tuple[str, ...]:
         """Who stands watch ``watch`` (1 for the first)."""
         if self.watches is None:

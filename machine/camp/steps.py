@@ -24,6 +24,7 @@ from hexlog.machine.encounter.rules import EncounterOptions
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
 from hexlog.machine.encounter.state import EncounterState
 from hexlog.machine.evasion import EvasionOptions
+from hexlog.machine.hexmap.rules import MapTables
 from hexlog.machine.hexmap.state import PROCEDURE as MAP
 from hexlog.machine.hexmap.state import MapState
 from hexlog.machine.kit.clock import ClockOptions, Span
@@ -31,12 +32,13 @@ from hexlog.machine.pursuit import handover
 from hexlog.machine.travel.rules import ChanceSource, TerrainChances, TravelTables, WildernessTables
 from hexlog.machine.travel.state import PROCEDURE as TRAVEL
 from hexlog.machine.travel.state import TravelState
-from hexlog.machine.travel.terrain import row, seen
+from hexlog.machine.travel.terrain import row, seen, terrain_row
 
 if TYPE_CHECKING:
     from hexlog.machine.camp.commands import (
         BreakCamp,
         CheckNight,
+        CheckNightByRow,
         CheckNightWatchOnEncounter,
         GatherFirewood,
         MakeCamp,
@@ -62,8 +64,47 @@ def camp_table(rules: Ruleset) -> CampTable:
     return table
 
 
+def ground(rules: Ruleset, given: str) -> str:
+    """The ground ``given`` names: a terrain a hex may have under the rules (``MapTables.terrains``), read as a hex's
+    is (``Tangled_Forest`` is tangled_forest); ``UsageError`` naming the grounds the rules know for any other, a row of
+    the chances such as Dolmenwood's moderate included: the night's check reads the row from the ground, and a pursuit
+    from the camp needs ground."""
+    name = given.strip().lower()
+    known = rules.part(MapTables).terrains()
+    if name in known:
+        return name
+    source = rules.part(ChanceSource).lost_encounter_source
+    grounds = ", ".join(sorted(known))
+    if name in (rules.part(TerrainChances).lost_encounter or {}).get(str(source), {}):
+        msg = (
+            f"terrain {given!r} is a row of the {source} chances, not ground: the night's wandering check reads the "
+            f"row from the ground, and a pursuit from the camp needs ground; name one the rules know: {grounds} "
+            "(--terrain)"
+        )
+    else:
+        msg = (
+            f"terrain {given!r} is no ground the rules know: {grounds} (--terrain; the night's wandering check reads "
+            f"its row of the {source} chances)"
+        )
+    raise UsageError(msg)
+
+
+def night_row(rules: Ruleset, place: str) -> tuple[str, tuple[int, ...]]:
+    """The row of the chances in force ground of ``place`` reads (``travel.terrain.terrain_row``, off a road or track:
+    a camp is pitched on the ground), and its faces that mean an encounter; ``UsageError`` when the rules' table has
+    no such row."""
+    name, _ = terrain_row(rules, place)
+    source = rules.part(ChanceSource).lost_encounter_source
+    rows = (rules.part(TerrainChances).lost_encounter or {}).get(str(source), {})
+    if name not in rows:
+        msg = f"{place} reads the row {name!r}, which the {source} chances do not have (tables.lost_encounter.{source})"
+        raise UsageError(msg)
+    return name, rows[name].encounter
+
+
 def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
-    """The faces that mean an encounter in ``terrain``; ``UsageError`` naming the terrains known."""
+    """The faces that mean an encounter in the row ``terrain`` names, as releases before ``camp.night_checked``
+    version 3 read them (the audit re-runs such a check so); ``UsageError`` naming the rows known."""
     source = rules.part(ChanceSource).lost_encounter_source
     rows = (rules.part(TerrainChances).lost_encounter or {}).get(str(source), {})
     if terrain not in rows:
@@ -74,10 +115,10 @@ def _encounter_on(rules: Ruleset, terrain: str) -> tuple[int, ...]:
     return rows[terrain].encounter
 
 
-def from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
-    """What the referee left out, taken from a journey under way: its weather, season and the terrain row of the hex
-    the party believes it is in (the camp is made in public: a lost party's true hex would tell the players its
-    terrain)."""
+def from_the_journey(ctx: StepContext, command: MakeCamp, *, by_row: bool = False) -> MakeCamp:
+    """What the referee left out, taken from a journey under way: its weather, season and the ground of the hex the
+    party believes it is in (the camp is made in public: a lost party's true hex would tell the players its terrain);
+    with ``by_row``, that hex's row of the chances, as releases before ``camp.made`` version 2 took it."""
     trip = ctx.state(TRAVEL)
     if not isinstance(trip, TravelState) or not trip.hex:
         return command
@@ -87,15 +128,16 @@ def from_the_journey(ctx: StepContext, command: MakeCamp) -> MakeCamp:
     found = ctx.state(MAP)
     place = seen(found, trip) if isinstance(found, MapState) else None
     if not terrain and place is not None:
-        terrain = row(ctx.rules, place)[0]
+        terrain = row(ctx.rules, place)[0] if by_row else place.terrain
     return attrs.evolve(command, weather=weather, winter=winter, terrain=terrain)
 
 
 def make(ctx: StepContext, command: MakeCamp) -> None:
-    """Set up camp: the day's weather (wet or not), winter, and the terrain the night's check reads.
+    """Set up camp: the day's weather (wet or not), winter, and the ground whose row of the chances the night's check
+    reads (and a pursuit from the camp is handed).
 
     On a journey, what the referee does not give is the journey's: today's weather, the season, and
-    the lost-and-encounter row of the hex the party believes it is in (its true hex unless it is lost).
+    the ground of the hex the party believes it is in (its true hex unless it is lost).
     """
     before = ctx.state(PROCEDURE)
     rules = ctx.rules
@@ -104,15 +146,16 @@ def make(ctx: StepContext, command: MakeCamp) -> None:
     if command.weather and command.weather not in flags:
         msg = f"weather {command.weather!r} is not one of the {rules.name} weathers: {', '.join(flags) or '(none)'}"
         raise UsageError(msg)
-    if command.terrain:
-        _encounter_on(rules, command.terrain)
+    terrain = ground(rules, command.terrain) if command.terrain else ""
+    if terrain:
+        night_row(rules, terrain)
     ctx.emit(
         ev.CampMade(
             number=before.number + 1 if isinstance(before, CampState) else 1,
             weather=command.weather,
             wet="wet" in flags.get(command.weather, ()),
             winter=command.winter,
-            terrain=command.terrain,
+            terrain=terrain,
             started_at=ctx.table.clock.seconds,
         )
     )
@@ -169,23 +212,46 @@ def watches(ctx: StepContext, command: SetWatches) -> None:
 
 
 def check(ctx: StepContext, command: CheckNight) -> None:
-    """The secret d6 on the terrain's encounter range, then the watch die, which says who is awake on an encounter:
-    rolled every check, so that its secret roll does not tell the players an encounter comes."""
-    _check(ctx, command.terrain, watch_always=True)
+    """The secret d6 on the encounter range of the ground's row (the ground given, else the camp's), then the watch
+    die, which says who is awake on an encounter: rolled every check, so that its secret roll does not tell the
+    players an encounter comes."""
+    _check(ctx, command.terrain, watch_always=True, by_row=False)
+
+
+def check_by_row(ctx: StepContext, command: CheckNightByRow) -> None:
+    """A night's check as releases of ``camp.night_checked`` version 2 made it: on the row of the chances its terrain
+    names (the audit re-runs such a check with this)."""
+    _check(ctx, command.terrain, watch_always=True, by_row=True)
 
 
 def check_watch_on_encounter(ctx: StepContext, command: CheckNightWatchOnEncounter) -> None:
     """A night's check as releases before ``camp.night_checked`` version 2 recorded it: the watch die rolled only on
-    an encounter (the audit re-runs such a check with this)."""
-    _check(ctx, command.terrain, watch_always=False)
+    an encounter, on the row its terrain names (the audit re-runs such a check with this)."""
+    _check(ctx, command.terrain, watch_always=False, by_row=True)
 
 
-def _check(ctx: StepContext, given: str, *, watch_always: bool) -> None:
+def _night_ground(rules: Ruleset, given: str, made: ev.CampMade) -> str:
+    """The ground a night's check is made on: the one given, else the camp's (a camp made before ``camp.made`` version
+    2 named a row, read as ground where it is one: an OD&D row); ``UsageError`` when there is none."""
+    if given:
+        return ground(rules, given)
+    if made.terrain:
+        return made.terrain if made.terrain_is_ground else ground(rules, made.terrain)
+    known = ", ".join(sorted(rules.part(MapTables).terrains()))
+    msg = f"camp {made.number} was made on no ground: name the ground the night's check is made on: {known} (--terrain)"
+    raise UsageError(msg)
+
+
+def _check(ctx: StepContext, given: str, *, watch_always: bool, by_row: bool) -> None:
     state, rules = under_way(ctx), ctx.rules
     table, made = camp_table(rules), state.made
     assert made is not None  # noqa: S101 - a camp under way was made
-    terrain = given or made.terrain
-    faces = _encounter_on(rules, terrain)
+    if by_row:
+        terrain = given or made.terrain
+        faces = _encounter_on(rules, terrain)
+    else:
+        terrain = _night_ground(rules, given, made)
+        faces = night_row(rules, terrain)[1]
     rolled = ctx.roll("1d6", NIGHT_CHECK, visibility=Visibility.REFEREE)
     secret = [rolled.nonce]
     hit = rolled.total in faces
@@ -255,9 +321,10 @@ def _visibility(ctx: StepContext, weather: str) -> int:
 
 def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
     """The encounter concluded: record whom it surprised and whose sleep it broke; the night goes on, or
-    the party is pursued (the pursuit is handed off with the camp's terrain; a journey's true hex is its
-    own). A pursuit that concluded (caught or escaped) lets the night go on, once each encounter the rest
-    after the escape met is handed off and concluded in turn (they came by day, in no watch of the night)."""
+    the party is pursued (the pursuit is handed off with the camp's ground, or the ground of the night's check that
+    met the encounter: ``CampState.pursuit_ground``; on a journey it reads the hex the party believes it is in). A
+    pursuit that concluded (caught or escaped) lets the night go on, once each encounter the rest after the escape met
+    is handed off and concluded in turn (they came by day, in no watch of the night)."""
     state = under_way(ctx)
     change = ctx.change
     if command.child != ENCOUNTER:
@@ -273,10 +340,7 @@ def encounter_over(ctx: StepContext, command: ChildConcluded) -> None:
         _met_while_resting(ctx, state)  # the next encounter the rest after the escape met
         return
     if change is not None and change.dest == Phase.PURSUIT.name:
-        made = state.made
-        pursuit = handover.from_encounter(
-            encounter, ctx.part(EvasionOptions).evasion_rules, made.terrain if made is not None else ""
-        )
+        pursuit = handover.from_encounter(encounter, ctx.part(EvasionOptions).evasion_rules, state.pursuit_ground)
         assert pursuit is not None  # noqa: S101 - the resume row's condition read it
         ctx.hand_off(pursuit)
 
