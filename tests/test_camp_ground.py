@@ -8,10 +8,10 @@ pursued handed the pursuit "moderate", which it refused, and the referee could n
 made with no terrain handed its pursuit none (clear ground) whatever ground its night's check was given. Since then the
 camp and its checks take ground (``camp make --terrain tangled_forest``), record it, and hand it on; a row is refused.
 
-``tests/golden/camp-ground-v1.jsonl`` was written before (release 34, ``dolmenwood``): a camp made with no terrain,
-checked on the row moderate, whose night encounter ended in a pursuit through clear ground; a camp made on the row
-moderate; a camp on a journey, on the road row of its hex. It audits clean, each check re-run on its row and the
-pursuit handed what that release handed.
+``tests/golden/camp-ground-v1.jsonl`` was written before (release 34, ``dolmenwood``, on a secret hexlog drew and the
+players' seed): a camp made with no terrain, checked on the row moderate, whose night encounter ended in a pursuit
+through clear ground; a camp made on the row moderate; a camp on a journey, on the road row of its hex. It audits
+VERIFIED, each check re-run on its row and the pursuit handed what that release handed.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes, audit_store
 from hexlog.replay.export import read_export
+from hexlog.replay.verdict import Verdict
 
 from .test_cli_camp import ok, stream_version
 
@@ -188,7 +189,7 @@ class TestAnOlderReleasesCamps:
         (started,) = [e for e in events if e.type == "hexlog.pursuit.started"]
         assert (started.data["terrain"], started.data["ground"]) == ("clear", "")
         report = audit_envelopes(events)
-        assert report.findings == (), report.text()
+        assert (report.verdict, report.findings) == (Verdict.VERIFIED, ()), report.text()
         hand = [line.split(": ", 1)[1] for line in report.by_hand]
         assert "night check 1 of camp 1 made on terrain moderate by the referee" in hand
         assert "camp 2 made by the referee in terrain moderate (the night's wandering check reads it)" in hand
