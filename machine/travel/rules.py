@@ -56,7 +56,9 @@ class ChanceSource:
         help=(
             "A21 (§4.8): lost and encounter chances from odd_p18 (OD&D U&WA p.18) or dolmenwood. Each reads a road "
             "its own way: odd_p18 has no road or track row, so such a hex reads its terrain's row (a road through a "
-            "swamp is lost on 1-3); dolmenwood reads its road row (never lost in clear weather by day) and track row."
+            "swamp is lost on 1-3); dolmenwood reads its road row (never lost in clear weather by day) and track row. "
+            "A night in camp reads the row of the camp's ground (camp make --terrain tangled_forest: moderate under "
+            "dolmenwood, woods under odd_p18), off any road or track."
         ),
     )
 
