@@ -29,6 +29,7 @@ from hexlog.machine import commands as c
 from hexlog.machine.handler import Handler
 from hexlog.machine.hexmap import SetHex
 from hexlog.machine.keeper import MemoryKeeper
+from hexlog.machine.pursuit import commands as pursuit
 from hexlog.machine.registry import REGISTRY
 from hexlog.machine.travel import commands as t
 from hexlog.replay.audit import audit_envelopes, audit_store
@@ -144,12 +145,20 @@ class TestThePursuitIsHandedTheNightsGround:
         assert any("night check 1 of camp 1 made on terrain woods by the referee" in line for line in report.by_hand)
 
     def test_a_dolmenwood_camp_made_with_none_hands_the_ground_of_its_check_not_its_row(self):
+        """The pursuit's evasion and catch read the OD&D row of tangled forest (woods); its rest after the escape reads
+        the ground's own row under dolmenwood, moderate (encounter on 1-2), not woods' (light)."""
         handler = _handler("0e", DOLMENWOOD)
         out = _night(handler, camp.MakeCamp(), camp.CheckNight(terrain="tangled_forest"))
         (checked,) = [e for e in out if isinstance(e, ev.NightChecked)]
         assert (checked.terrain, checked.encounter_on) == ("tangled_forest", (1, 2))
         (started,) = [e for e in out if isinstance(e, pev.PursuitStarted)]
         assert (started.terrain, started.ground) == ("woods", "tangled_forest")
+        handler.execute(CAMPAIGN, pursuit.Flee())
+        rested = [e for e in handler.execute(CAMPAIGN, pursuit.Rest()).events if isinstance(e, pev.PursuitRested)]
+        assert [(e.terrain, e.row, e.encounter_on) for e in rested] == [("woods", "moderate", (1, 2))]
+        handler.execute(CAMPAIGN, c.CloseSession())
+        report = audit_store(handler.store, CAMPAIGN, REGISTRY)
+        assert report.findings == (), report.text()
 
     def test_a_dolmenwood_camp_on_a_journey_records_its_hex_s_ground_and_its_pursuit_starts(self):
         """On a journey the camp takes the ground of the hex the party believes it is in (tangled forest), where its
