@@ -40,7 +40,10 @@ MEMBERS = tuple(member.name for member in (*PARTY, *CAMPERS) if isinstance(membe
 class Night:
     """A camp's situation: where and in what weather the party camps, how many gather firewood, and for how long."""
 
-    terrain: str = arg("woods", help="the camp's terrain (the night's wandering check reads its row of the chances)")
+    terrain: str = arg(
+        "woods",
+        help="the camp's ground, a terrain of the map (the night's wandering check reads its row of the chances)",
+    )
     weather: str = arg("", help="the day's weather (a key of tables.weather_flags): wet weather means less firewood")
     winter: bool = arg(False, help="it is winter: less firewood")  # noqa: FBT003 - a default
     gatherers: int = arg(4, help="how many of the party (four) gather firewood; 0: no fire", least=0, most=len(MEMBERS))
