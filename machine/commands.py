@@ -156,21 +156,30 @@ def blank(value: object) -> bool:
 BLANK = "is empty: give a value, or leave it out"
 
 
-def named_members(command: Command) -> tuple[str, ...]:
-    """The party members a command names in its fields declared ``member`` (none given is none named)."""
+def named_members(command: Command, *, required_blank: bool = False) -> tuple[str, ...]:
+    """The party members a command names in its fields declared ``member`` (none given is none named).
+
+    ``required_blank``: a field the command must give (it has no default, ``--by``) names its empty text too, which
+    is no member's name (``--by ""`` names nobody: the party refuses it), where a field with a default left empty
+    names nobody, as it may (``--speaker ""``: nobody speaks)."""
     cls = type(command)
     fields = _MEMBER_FIELDS.get(cls)
     if fields is None:
-        fields = _MEMBER_FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.metadata.get(MEMBER))
+        fields = _MEMBER_FIELDS[cls] = tuple(
+            (f.name, f.default is attrs.NOTHING) for f in attrs.fields(cls) if f.metadata.get(MEMBER)
+        )
     names: list[str] = []
-    for name in fields:
+    for name, required in fields:
         value = getattr(command, name)
-        names.extend(value if isinstance(value, tuple) else (value,) if value else ())
+        if isinstance(value, tuple):
+            names.extend(value)
+        elif value or (required and required_blank):
+            names.append(value)
     return tuple(names)
 
 
-#: per command class, its fields that name party members
-_MEMBER_FIELDS: dict[type, tuple[str, ...]] = {}
+#: per command class, its fields that name party members, each with whether the command must give it
+_MEMBER_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
 
 
 def spoken(command: type[Command] | Command) -> str:

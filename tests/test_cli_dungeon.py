@@ -117,6 +117,25 @@ class TestDelve:
         assert twice.stderr.strip() == "hexlog: error: Bo named twice: each searcher searches once a turn"
         assert _count_events(delve) == before
 
+    @pytest.mark.parametrize(
+        "step",
+        [
+            ("dungeon", "listen"),
+            ("dungeon", "listen", "--skill-in-6", "3"),
+            ("dungeon", "light", "torch"),
+            ("dungeon", "door", "open", "--free"),
+        ],
+    )
+    def test_a_step_done_by_nobody_is_refused_and_writes_nothing(self, hexlog, delve, step):
+        """``--by ""`` names no member: the listening, the light and the door are refused alike, nothing written."""
+        before = _count_events(delve)
+        nobody = hexlog(*step, "--by", "")
+        assert nobody.returncode == 2
+        assert nobody.stderr.strip() == (
+            "hexlog: error: the party has no member with an empty name '': give one (its members: Ann, Bo)"
+        )
+        assert _count_events(delve) == before
+
     @pytest.mark.usefixtures("delve")
     def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog):
         hexlog("dungeon", "leave")

@@ -296,7 +296,8 @@ def admit(ctx: StepContext, command: Command, *, text_checked: bool) -> None:
     """
     if not text_checked:
         text.check(converter.unstructure(command))
-    for name in named_members(command):
+    # a name the command must give, given empty, is refused at the door; a log's record is taken as its release took it
+    for name in named_members(command, required_blank=not ctx.as_recorded):
         ctx.table.party.named(name)
     if isinstance(command, RemoveMember):
         _keep_a_member(ctx, command)
