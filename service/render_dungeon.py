@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _faces(faces: tuple[int, ...]) -> str:
-    return ",".join(map(str, faces))
+    return ",".join(map(str, faces)) if faces else "never"  # a thief's skill of 0 in 6, a house rule's empty faces
 
 
 def _mod(modifier: int) -> str:

@@ -137,6 +137,15 @@ class TestDelve:
         assert _count_events(delve) == before
 
     @pytest.mark.usefixtures("delve")
+    def test_a_listening_skill_of_none_in_6_is_read_as_never(self, hexlog):
+        """A thief's skill of 0 in 6 hears on no face: the line says never, not an empty list of faces."""
+        listened = hexlog("dungeon", "listen", "--by", "Bo", "--skill-in-6", "0")
+        assert listened.returncode == 0, listened.stderr
+        assert "Bo listens at the door (by their skill, on never): d6=" in listened.stdout
+        assert ", hears nothing" in listened.stdout
+        assert "on )" not in hexlog("log").stdout
+
+    @pytest.mark.usefixtures("delve")
     def test_a_step_the_phase_does_not_allow_names_the_subcommands_allowed(self, hexlog):
         hexlog("dungeon", "leave")
         moved = hexlog("dungeon", "move")
