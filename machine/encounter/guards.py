@@ -1,7 +1,9 @@
 """Invariants the encounter owns over the campaign's commands.
 
 While an encounter is under way the referee cannot let game time pass by the clock (its time runs in rounds;
-its party is kept from being emptied by the kit: ``Procedure.needs_party``). A
+its party is kept from being emptied by the kit: ``Procedure.needs_party``), nor by another procedure's step: a
+delve's turn, a camp's night or a travel day's hours pass only by the encounter's own steps and those of the
+procedures it handed off to (``own_time``). A
 member's armor is a fact the rules read (the AD&D noise rule), so an armor name the
 rules in force do not know is refused when it is given, and a change to rules that would not know a
 member's armor is refused too. The audit's own command is nobody's to give.
@@ -20,6 +22,7 @@ from hexlog.machine.encounter.surprise import armor_kind
 from hexlog.machine.timekeeping import AdvanceClock
 
 if TYPE_CHECKING:
+    from hexlog.machine.kit.context import StepContext
     from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
@@ -51,6 +54,27 @@ def guard(table: Table, command: c.Command) -> None:
     if isinstance(command, AdvanceClock) and _under_way(table):
         msg = "an encounter is under way and its time runs in rounds; conclude it before letting time pass"
         raise RuleRefusedError(msg)
+
+
+def own_time(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - a due check's signature
+    """A due check that records nothing: while an encounter is under way, game time passes only by its own steps and
+    those of the procedures it handed off to (a chase, a pursuit), as the referee's clock is refused then; another
+    procedure's step that lets time pass (a delve's move, a camp's night, a travel day run on to its end) is refused,
+    and nothing is written. The audit's re-runs take what a log recorded as its release let it be."""
+    running = ctx.running
+    if ctx.as_recorded or running is None or not _under_way(ctx.table):
+        return
+    own = {PROCEDURE}
+    for parent, child in ctx.table.handoffs:
+        if parent in own:
+            own.add(child)
+    if running in own:
+        return
+    msg = (
+        f"an encounter is under way and its time runs in rounds; this {running} step would let time pass meanwhile: "
+        "conclude the encounter (or cancel it) first"
+    )
+    raise RuleRefusedError(msg)
 
 
 def _under_way(table: Table) -> bool:

@@ -106,6 +106,11 @@ class StepContext:
         return self.rules.part(cls)
 
     @property
+    def running(self) -> str | None:
+        """The procedure whose step is running now (a child handed off to, inside its parent's step), or None."""
+        return self._frames[-1].procedure.name if self._frames else None
+
+    @property
     def change(self) -> PhaseChanged | None:
         """The phase change of the step under way (None for a command without a machine)."""
         return self._frames[-1].change if self._frames else None
