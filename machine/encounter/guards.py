@@ -61,14 +61,8 @@ def own_time(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - 
     those of the procedures it handed off to (a chase, a pursuit), as the referee's clock is refused then; another
     procedure's step that lets time pass (a delve's move, a camp's night, a travel day run on to its end) is refused,
     and nothing is written. The audit's re-runs take what a log recorded as its release let it be."""
-    running = ctx.running
+    running = ctx.running_outside(PROCEDURE)
     if ctx.as_recorded or running is None or not _under_way(ctx.table):
-        return
-    own = {PROCEDURE}
-    for parent, child in ctx.table.handoffs:
-        if parent in own:
-            own.add(child)
-    if running in own:
         return
     msg = (
         f"an encounter is under way and its time runs in rounds; this {running} step would let time pass meanwhile: "

@@ -110,6 +110,16 @@ class StepContext:
         """The procedure whose step is running now (a child handed off to, inside its parent's step), or None."""
         return self._frames[-1].procedure.name if self._frames else None
 
+    def running_outside(self, owner: str) -> str | None:
+        """The procedure whose step is running now when it is neither ``owner`` nor one ``owner`` handed off to (down
+        the line of hand-offs under way); None when it is, or when no step runs (a due check the audit re-runs)."""
+        running = self.running
+        own = {owner}
+        for parent, child in self.table.handoffs:
+            if parent in own:
+                own.add(child)
+        return None if running is None or running in own else running
+
     @property
     def change(self) -> PhaseChanged | None:
         """The phase change of the step under way (None for a command without a machine)."""

@@ -1,7 +1,7 @@
-"""An encounter's time runs in rounds: while one is under way, another procedure's step that would let game time pass
-(a delve's turn, a camp's night, a travel day run on to its end) is refused and writes nothing, as the referee's own
-advance of the clock is; the encounter's steps, and those of a chase it hands off to, pass its time. A log an earlier
-release recorded so audits as it was played."""
+"""An encounter's time runs in rounds, and a pursuit's is its own: while one is under way, another procedure's step that
+would let game time pass (a delve's turn, a camp's night, a travel day run on to its end) is refused and writes nothing,
+as the referee's own advance of the clock is; their own steps, and those of a procedure they hand off to, pass their
+time. A log an earlier release recorded so audits as it was played."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from hexlog.machine.camp import commands as cc
 from hexlog.machine.dungeon import commands as dc
 from hexlog.machine.encounter import commands as ec
 from hexlog.machine.kit.context import StepContext
+from hexlog.machine.pursuit import commands as pc
 from hexlog.replay.audit import audit_envelopes
 from hexlog.replay.export import export_lines, read_export
 
@@ -23,10 +24,11 @@ from .scripted_play import ScriptedPlay
 
 CAMPAIGN = "rounds"
 REFUSED = "an encounter is under way and its time runs in rounds; this {} step would let time pass meanwhile"
+PURSUED = "a pursuit is under way and game time is the pursuit's; this {} step would let time pass meanwhile"
 
 
-def _play() -> ScriptedPlay:
-    """Ann and Bo under explore on committed dice, inside a delve, an encounter started by hand."""
+def _play(*, meeting: c.Command | None = None) -> ScriptedPlay:
+    """Ann and Bo under explore on committed dice, inside a delve, an encounter started by hand (or ``meeting``)."""
     play = ScriptedPlay(CAMPAIGN, scripted=False)
     for command in (
         c.StartCampaign(ruleset="explore"),
@@ -35,7 +37,7 @@ def _play() -> ScriptedPlay:
         c.AddMember(name="Ann"),
         c.AddMember(name="Bo"),
         dc.EnterDungeon(name="crypt"),
-        ec.StartEncounter(setting="dungeon", monster_count=2, party_aware=True, monsters_aware=True),
+        meeting or ec.StartEncounter(setting="dungeon", monster_count=2, party_aware=True, monsters_aware=True),
     ):
         play.run(command)
     return play
@@ -68,6 +70,16 @@ def test_a_camp_night_waits_for_the_encounter_under_way() -> None:
     with pytest.raises(RuleRefusedError, match=REFUSED.format("camp")):
         play.run(cc.BreakCamp())
     assert _count(play) == before
+
+
+@pytest.mark.parametrize("step", [dc.Move(), dc.Rest()])
+def test_a_delve_turn_waits_for_a_pursuit_under_way(step: Any) -> None:
+    play = _play(meeting=pc.StartPursuit(terrain="swamp", evasion_failed=True))
+    before = _count(play)
+    with pytest.raises(RuleRefusedError, match=PURSUED.format("dungeon")):
+        play.run(step)
+    assert _count(play) == before
+    assert play.run(pc.Flee())  # the pursuit's own time passes
 
 
 def test_the_encounter_s_own_steps_pass_its_time() -> None:
