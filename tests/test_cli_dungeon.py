@@ -136,6 +136,20 @@ class TestDelve:
         )
         assert _count_events(delve) == before
 
+    @pytest.mark.parametrize("chance", [("--pick-chance", "30"), ("--pick-in-6", "2")])
+    def test_a_key_and_a_thievery_chance_together_are_refused(self, hexlog, delve, chance):
+        """The key opens the lock and no pick is tried: a chance given beside it is refused, not dropped unsaid."""
+        before = _count_events(delve)
+        both = hexlog("dungeon", "door", "open", "--by", "Ann", "--locked", "--key", *chance)
+        assert both.returncode == 2
+        assert both.stderr.strip() == (
+            "hexlog: error: give --key or a thievery chance, not both: the key opens the lock, and no pick is tried"
+        )
+        assert _count_events(delve) == before
+        keyed = hexlog("dungeon", "door", "open", "--by", "Ann", "--locked", "--key", "--free")
+        assert keyed.returncode == 0, keyed.stderr
+        assert "unlocked with its key" in keyed.stdout
+
     @pytest.mark.usefixtures("delve")
     def test_a_listening_skill_of_none_in_6_is_read_as_never(self, hexlog):
         """A thief's skill of 0 in 6 hears on no face: the line says never, not an empty list of faces."""

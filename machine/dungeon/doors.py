@@ -43,9 +43,12 @@ D6 = 6
 
 def _pick(ctx: StepContext, command: OpenDoor) -> tuple[int, int, DiceRolled | None]:
     """The thievery chance, out of how much, and its roll (None when the key opens it)."""
+    given = [(c, of) for c, of in ((command.pick_chance, PCT), (command.pick_in_6, IN_6)) if c is not None]
+    if command.key and given:  # the key opens it: a chance given beside it would be recorded nowhere
+        msg = "give --key or a thievery chance, not both: the key opens the lock, and no pick is tried"
+        raise UsageError(msg)
     if command.key:
         return 0, 0, None
-    given = [(c, of) for c, of in ((command.pick_chance, PCT), (command.pick_in_6, IN_6)) if c is not None]
     if len(given) != 1:
         why = "give one thievery chance, not both" if given else "a locked door needs --key or a thievery chance"
         msg = f"{why} (--pick-chance PCT or --pick-in-6 N)"
