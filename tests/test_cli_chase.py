@@ -75,6 +75,23 @@ class TestChase:
         assert "without an encounter to follow, give --gap-ft, --pursuers-ft" in refused.stderr
         assert _count_events(table) == before
 
+    @pytest.mark.parametrize(("given", "said"), [(("--slows-ft", "120"), "--slows-ft 120"), (("--stops",), "--stops")])
+    def test_pursuers_slowed_or_stopped_by_no_obstacle_named_are_refused(self, hexlog, table, given, said):
+        """What slows or stops the pursuers is an obstacle the referee names, so the line and the audit say what it
+        was: a cost or a stop without one is refused, exit 2, nothing written."""
+        assert hexlog("chase", "start", "--gap-ft", "30", "--fleeing-ft", "90", "--pursuers-ft", "120").returncode == 0
+        before = _count_events(table)
+        unnamed = hexlog("chase", "run", *given)
+        assert unnamed.returncode == 2
+        assert unnamed.stderr.strip() == (
+            f"hexlog: error: {said} says what an obstacle does to the pursuers: name the obstacle "
+            "(--obstacle, e.g. 'burning oil')"
+        )
+        assert _count_events(table) == before
+        named = hexlog("chase", "run", "--obstacle", "a portcullis", *given)
+        assert named.returncode == 0, named.stderr
+        assert "a portcullis" in named.stdout
+
 
 def _flight(hexlog, *before: tuple[str, ...]) -> None:
     """A waterborne encounter, both sides aware 10 yd (30 ft) apart; the party's ship flees the pirates (150)."""

@@ -65,6 +65,9 @@ def by_hand(event: Event, ctx: StepContext) -> str | None:
     if event.obstacle:
         effect = "stopping the pursuit" if event.stopped else f"costing the pursuers {event.slowed_ft} ft"
         said.append(f"an obstacle declared in round {event.round}: {event.obstacle}, {effect}")
+    elif event.stopped or event.slowed_ft:  # an earlier release took a cost or a stop without the obstacle's name
+        effect = "stopped" if event.stopped else f"slowed by {event.slowed_ft} ft"
+        said.append(f"the pursuers {effect} in round {event.round} by the referee's word, naming no obstacle")
     state = ctx.state(PROCEDURE)
     sight = state.started.line_of_sight_ft if isinstance(state, ChaseState) else 0
     if event.out_of_sight and not (sight > 0 and event.gap_after > sight):

@@ -129,11 +129,22 @@ def repeat(ctx: StepContext, command: RepeatSteps) -> None:  # noqa: ARG001 - th
     )
 
 
+def obstacle_named(command: Run) -> None:
+    """What slows or stops the pursuers is an obstacle the referee names (``--obstacle``): the round's line and the
+    audit's account of the referee's hand say what it was; a cost or a stop given without one is refused."""
+    if (command.slows_ft or command.stops) and not command.obstacle.strip():
+        given = "--stops" if command.stops else f"--slows-ft {command.slows_ft}"
+        msg = f"{given} says what an obstacle does to the pursuers: name the obstacle (--obstacle, e.g. 'burning oil')"
+        raise UsageError(msg)
+
+
 def run(ctx: StepContext, command: Run) -> None:
     """One round: both sides run, the gap changes; exhaustion at the rules' round; the round passes."""
     state = under_way(ctx)
     rounds.check_lengths((("what the obstacle costs", command.slows_ft, RATE_FT, "ft"),))
     r = rounds.next_round(ctx.table, state, command)
+    if not ctx.as_recorded:  # an earlier release recorded one unnamed; the audit names it the referee's hand
+        obstacle_named(command)
     ctx.emit(
         ev.RoundRun(
             round=r.round,
