@@ -19,6 +19,7 @@ from hexlog.machine.registry import REGISTRY
 from hexlog.machine.rolls import ScriptedRoller
 from hexlog.machine.table import stream_for
 from hexlog.machine.travel import commands as t
+from hexlog.machine.travel.state import Phase as TravelPhase
 from hexlog.replay.audit import audit_envelopes, audit_store
 
 from .test_forged_steps import played, where
@@ -40,7 +41,9 @@ def campaign(*, journey: bool, season: str = "summer", weather: str = "rain") ->
         h.execute(CAMPAIGN, command)
     if journey:
         h.execute(CAMPAIGN, t.StartJourney(hex="2,0", season=season))
-        h.execute(CAMPAIGN, t.RollWeather(weather=weather))
+        # the day is done (its wandering check made, at dusk) before the party camps
+        for command in (t.RollWeather(weather=weather), t.DeclareRoute(headings=()), t.CheckWandering()):
+            h.execute(CAMPAIGN, command)
     return h
 
 
@@ -74,10 +77,12 @@ class TestACampOnAJourney:
 
 
 def _day_in_the_woods(h: Handler) -> None:
-    """Day 1 of the journey (its weather rolled already): no route, the wandering check (3: none in the woods), its
-    end at midnight."""
-    for command in (t.DeclareRoute(headings=()), t.CheckWandering(), t.EndDay()):
-        h.execute(CAMPAIGN, command)
+    """Day 1 of the journey (its weather rolled already): no route, the wandering check (3: none in the woods), unless
+    made already, and its end at midnight."""
+    if h.load(CAMPAIGN).procedures["travel"].phase is TravelPhase.ROUTE:
+        for command in (t.DeclareRoute(headings=()), t.CheckWandering()):
+            h.execute(CAMPAIGN, command)
+    h.execute(CAMPAIGN, t.EndDay())
 
 
 def _stream_version(h: Handler) -> int:
@@ -192,6 +197,8 @@ def _hand(*camp: c.Command) -> list[str]:
         SetHex(hex="2,0", terrain="tangled_forest"),
         t.StartJourney(hex="2,0"),
         t.RollWeather(weather="rain"),
+        t.DeclareRoute(headings=()),
+        t.CheckWandering(),
         *camp,
         SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
         CheckNight(),
@@ -226,6 +233,8 @@ class TestTheRefereesCamp:
             SetHex(hex="2,0", terrain="tangled_forest"),
             t.StartJourney(hex="2,0"),
             t.RollWeather(weather="rain"),
+            t.DeclareRoute(headings=()),
+            t.CheckWandering(),
             MakeCamp(),
             SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
             CheckNight(terrain="clear"),
@@ -237,3 +246,36 @@ class TestTheRefereesCamp:
             "(row clear) by the referee, not the camp's tangled_forest (row woods)"
         )
         assert [line for line in report.by_hand if "night check" in line] == [listed]
+
+
+class TestACampWaitsForTheDayToBeDone:
+    """A journey's camp is made once its day is done (after its wandering check, or its end): one made while the
+    party is on the road, or resting a full day, would pass the night within the day and leave the party to travel on
+    after it with the day's points."""
+
+    @pytest.mark.parametrize(
+        ("day", "phase"),
+        [
+            ((t.RollWeather(weather="rain"),), "ROUTE"),
+            ((t.RollWeather(weather="rain"), t.DeclareRoute(headings=())), "TRAVEL"),
+            ((t.RestDay(),), "RESTING"),
+        ],
+        ids=["route", "travel", "resting"],
+    )
+    def test_a_camp_in_the_middle_of_the_day_is_refused_and_writes_nothing(self, day, phase):
+        h = campaign(journey=False)
+        h.execute(CAMPAIGN, t.StartJourney(hex="2,0"))
+        for command in day:
+            h.execute(CAMPAIGN, command)
+        before = _stream_version(h)
+        with pytest.raises(RuleRefusedError) as refused:
+            h.execute(CAMPAIGN, MakeCamp())
+        assert f"travel day 1 is under way ({phase}): the party camps once the day is done" in str(refused.value)
+        assert _stream_version(h) == before
+
+    def test_a_camp_at_dusk_and_after_the_day_s_end_is_made(self):
+        h = campaign(journey=True)  # the day's wandering check made: dusk
+        assert made(h, MakeCamp()).number == 1
+        for command in (SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")), CheckNight(), BreakCamp(), t.EndDay()):
+            h.execute(CAMPAIGN, command)
+        assert made(h, MakeCamp()).number == 2

@@ -635,7 +635,9 @@ class TestAPursuitFromTheCamp:
         for name, terrain in (("2,0", "tangled_forest"), ("2,1", "meadow")):
             handler.execute(CAMPAIGN, SetHex(hex=name, terrain=terrain))
         handler.execute(CAMPAIGN, t.StartJourney(hex="2,0"))
-        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        script.extend([3, 3, 3])  # the day is done before the party camps: its lost check's two dice, its check: none
+        for command in (t.RollWeather(weather="clear"), t.DeclareRoute(headings=()), t.CheckWandering()):
+            handler.execute(CAMPAIGN, command)
         script.extend([*ENCOUNTER, 6, 6, 4, 2, 100, 4])
         out = _events(
             handler, camp.MakeCamp(), WATCHES, camp.CheckNight(), *FLEEING[3:], enc.Evade(), enc.RollEvasion()
@@ -660,7 +662,9 @@ class TestAPursuitFromTheCamp:
         for name, terrain in (("2,0", "tangled_forest"), ("2,1", "meadow")):
             handler.execute(CAMPAIGN, SetHex(hex=name, terrain=terrain))
         handler.execute(CAMPAIGN, t.StartJourney(hex="2,0"))
-        handler.execute(CAMPAIGN, t.RollWeather(weather="clear"))
+        script.extend([3, 3, 3])  # the day is done before the party camps: its lost check's two dice, its check: none
+        for command in (t.RollWeather(weather="clear"), t.DeclareRoute(headings=()), t.CheckWandering()):
+            handler.execute(CAMPAIGN, command)
         script.extend([*ENCOUNTER, 6, 6, 4, 2, 100, 4, 6])
         _events(handler, camp.MakeCamp(), WATCHES, camp.CheckNight(), *FLEEING[3:], enc.Evade(), enc.RollEvasion())
         fled_at = version(handler)

@@ -23,6 +23,9 @@ from hexlog.machine.pursuit import handover
 from hexlog.machine.text import counted
 from hexlog.machine.travel import commands as travel
 from hexlog.machine.travel.rules import WildernessOptions
+from hexlog.machine.travel.state import PROCEDURE as TRAVEL
+from hexlog.machine.travel.state import Phase as TravelPhase
+from hexlog.machine.travel.state import TravelState
 
 if TYPE_CHECKING:
     from transitions.core import TransitionConfigDict
@@ -32,7 +35,12 @@ if TYPE_CHECKING:
 
 P = Phase
 TRANSITIONS: list[TransitionConfigDict] = [
-    {"trigger": "make", "source": [P.IDLE, P.BROKEN], "dest": P.PITCHED, "conditions": ["has_camp_rules", "has_party"]},
+    {
+        "trigger": "make",
+        "source": [P.IDLE, P.BROKEN],
+        "dest": P.PITCHED,
+        "conditions": ["has_camp_rules", "has_party", "day_is_done"],
+    },
     {"trigger": "firewood", "source": P.PITCHED, "dest": P.FUELLED},
     {"trigger": "watches", "source": [P.PITCHED, P.FUELLED], "dest": P.WATCHED},
     {"trigger": "check", "source": [P.WATCHED, P.NIGHT], "dest": P.NIGHT, "conditions": "check_due"},
@@ -50,6 +58,8 @@ TRANSITIONS: list[TransitionConfigDict] = [
     {"trigger": "break", "source": [P.WATCHED, P.NIGHT], "dest": P.BROKEN, "conditions": "night_is_over"},
 ]
 del P
+#: the travel day's phases in which its day is under way: the party is on the road, or resting a full day
+DAY_UNDER_WAY = frozenset({TravelPhase.ROUTE, TravelPhase.TRAVEL, TravelPhase.RESTING})
 #: the phases in which the watches are set and the night is under way
 WATCHED_NIGHT = frozenset({Phase.WATCHED, Phase.NIGHT, Phase.ENCOUNTER, Phase.PURSUIT})
 
@@ -90,6 +100,20 @@ class CampModel(Model):
         """A camp needs a party to sleep in it."""
         assert self.table is not None  # noqa: S101 - loaded by the kit
         return bool(self.table.party.members) or self.refuse("the party has no members; add one first")
+
+    def day_is_done(self) -> bool:
+        """A journey's camp is made once its day is done: after the day's wandering check (at dusk) or its end, not
+        while the party is still on the road (the route declared, its moves made) or resting a full day (the night
+        would pass within the day, and the party travel on after it with the day's points)."""
+        assert self.table is not None  # noqa: S101 - loaded by the kit
+        trip = self.table.procedures.get(TRAVEL)
+        if not isinstance(trip, TravelState) or trip.phase not in DAY_UNDER_WAY:
+            return True
+        phase = trip.phase
+        return self.refuse(
+            f"travel day {trip.day} is under way ({phase.name}): the party camps once the day is done, after its "
+            "wandering check (travel check) or its end (travel end-day)"
+        )
 
     def check_due(self) -> bool:
         """A wandering check is rolled while the night owes one and no encounter waits to be met."""
