@@ -279,3 +279,21 @@ class TestACampWaitsForTheDayToBeDone:
         for command in (SetWatches(watches=("1=Ann", "2=Bo", "3=Ann", "4=Bo")), CheckNight(), BreakCamp(), t.EndDay()):
             h.execute(CAMPAIGN, command)
         assert made(h, MakeCamp()).number == 2
+
+    def test_a_camp_an_earlier_release_made_in_the_middle_of_the_day_audits_clean(self, monkeypatch):
+        """Releases before this one let a camp be made while the party was on the road: such a log still audits
+        clean (the camp's making is not a decision the audit re-runs)."""
+        with monkeypatch.context() as old:
+            old.setattr(camp_machine.CampModel, "day_is_done", lambda _self: True)
+            log = played(
+                SetHex(hex="2,0", terrain="tangled_forest"),
+                t.StartJourney(hex="2,0"),
+                t.RollWeather(weather="rain"),
+                MakeCamp(),
+                SetWatches(watches=("1=Al", "2=Bo", "3=Al", "4=Bo")),
+                CheckNight(),
+            )
+        # made on the road: after the day started, with no wandering check of the day before it
+        assert where(log, "camp.made") > where(log, "travel.day_started")
+        assert not any(env.type == "hexlog.travel.wandering_checked" for env in log)
+        assert audit_envelopes(log).findings == ()
