@@ -198,6 +198,9 @@ def _check_sheet(sheet: MemberSheet) -> None:
     """Refuse a name or a score out of its range (``UsageError`` naming it)."""
     if not _NAME.match(sheet.name):
         msg = f"member name {sheet.name!r} must be 1-64 letters, digits, spaces or .'-"
+        composed = unicodedata.normalize("NFC", sheet.name)
+        if composed != sheet.name and _NAME.match(composed):  # a letter and its accent typed apart: they look as one
+            msg += f", each letter one character: it holds an accent typed apart from its letter ({composed!r} is one)"
         raise UsageError(msg)
     single = " ".join(sheet.name.split())
     if sheet.name != single:

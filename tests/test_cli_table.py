@@ -185,6 +185,7 @@ class TestPartyAndRolls:
             (("roll", "d6", "--purpose", "caf\udce9"), "purpose of 'roll dice' is not valid Unicode"),
             (("session", "abandon", "--reason", "\udcff"), "reason of 'abandon session' is not valid Unicode"),
             (("party", "add", "!!"), "member name"),
+            (("party", "add", "Rene\u0301e"), "it holds an accent typed apart from its letter ('Ren\u00e9e' is one)"),
             (("party", "add", "Bo", "--armor", ""), "armor is empty"),
             (("party", "add", "Bo", "--armor", "  "), "armor is empty"),
             (("party", "remove", "Nobody"), "no member called Nobody"),
