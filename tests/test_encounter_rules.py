@@ -643,6 +643,20 @@ class TestAdnd:
             with pytest.raises(RuleRefusedError, match="faces a noisy one"):
                 t.run(enc.Avoid(side="party"))
 
+    def test_a_noisy_side_facing_a_noisy_one_is_told_both_are_heard(self) -> None:
+        """Indoors a party in plate facing noisy monsters: neither is surprised by the other, and the party may not
+        slip away for the monsters' noise, since its own armor is heard too; the refusal says so."""
+        t = Table(ruleset="adnd", members=(c.AddMember(name="Ann", armor="plate_mail"),))
+        t.run(enc.StartEncounter(setting="indoors", monsters_noisy=True))
+        t.run(enc.CheckSurprise())
+        t.run(enc.DetermineDistance(value=30))
+        t.run(enc.RollInitiative(), 5, 2)
+        with pytest.raises(RuleRefusedError) as refused:
+            t.run(enc.Avoid(side="party"))
+        assert (
+            "the monsters make noise, but the party wear noisy armor (plate_mail) too: it cannot slip away unnoticed"
+        ) in str(refused.value)
+
     @pytest.mark.parametrize(("setting", "rolled"), [("outdoors", True), ("indoors", False)])
     def test_noise_counts_indoors_only(self, setting, rolled) -> None:
         """Seed 001 lists noise (and noisy armor) under INDOORS: outdoors the monsters facing a party in plate still

@@ -556,6 +556,11 @@ def avoid_verdict(
         return True, f"the {foe} {noise[foe]}: the {side} slip away before they are noticed"
     if e.advantage.value != side.value or e.distance is None:
         why = "only a side that alone surprised the other, or faces a noisy one, may avoid it"
+        if heard and noisy[foe] and noisy[side]:  # the foe is noisy, but so is the side: it is heard as it slips away
+            why = (
+                f"the {foe} {noise[foe]}, but the {side} {noise[side]} too: it cannot slip away unnoticed, and only "
+                "a side that alone surprised the other may avoid it"
+            )
         return False, f"{why} (advantage: {e.advantage})"
     if e.phase is not Phase.FREE_ACTION:
         return False, f"the {side} could slip away only in their free segments, which have passed"
