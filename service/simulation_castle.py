@@ -20,11 +20,13 @@ import attrs
 from hexlog.events import castle as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine.castle import commands as castle
-from hexlog.machine.castle.rules import CastleTables, Kind
+from hexlog.machine.castle.machine import hex_by_hex
+from hexlog.machine.castle.rules import FACES, CastleDemands, CastleTable, CastleTables, Disposition, Kind
 from hexlog.machine.castle.state import PROCEDURE as CASTLE
 from hexlog.machine.castle.state import Phase
 from hexlog.machine.commands import arg
 from hexlog.machine.encounter.state import PROCEDURE as ENCOUNTER
+from hexlog.machine.evasion import EvasionOptions
 from hexlog.machine.hexmap import LoadMap, grid
 from hexlog.machine.pursuit.state import PROCEDURE as PURSUIT
 from hexlog.service.simulation_kit import MAX_FLIGHTS, PARTY, PURSUIT_STEPS, Scenario
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
 SIZE = 16
 #: how the party answers the garrison
 ANSWERS = ("yield", "flee")
+#: the dispositions a castle may be given
+DISPOSITIONS = tuple(d.value for d in Disposition)
 #: the member who jousts with a fighter's champion
 JOUSTER = next(member.name for member in PARTY if hasattr(member, "name"))
 
@@ -116,9 +120,10 @@ def _play_out(play: Play) -> None:
             raise UsageError(msg)
 
 
-def _castle_measure(events: Sequence[Event], visit: Visit, _: Ruleset) -> Outcome:
+def _castle_measure(events: Sequence[Event], visit: Visit, rules: Ruleset) -> Outcome:
     """What the meeting came to: the castle's type, disposition and demand (those the dice decided), the toll named,
-    the joust, whether the forces pursued a fleeing party, and how the meeting ended."""
+    the joust, whether the forces pursued a fleeing party, and how the meeting ended; an outcome the situation decides
+    alone (``_fixed``) is left out, and a note tells it."""
     met = next(e for e in events if isinstance(e, ev.GarrisonMet))
     toll = next((e for e in events if isinstance(e, ev.TollDemanded)), None)
     joust = next((e for e in events if isinstance(e, ev.JoustFought)), None)
@@ -129,27 +134,107 @@ def _castle_measure(events: Sequence[Event], visit: Visit, _: Ruleset) -> Outcom
         out["castle type"] = met.castle_type
     if met.type_face or met.disposition_face:
         out["disposition"] = met.disposition
-    out["toll (gp)"] = toll.gold if toll is not None else None
+    out[TOLL] = toll.gold if toll is not None else None
     out["joust won"] = joust.winner == "party" if joust is not None else None
     if fled is not None:
-        out["pursued"] = fled.pursued
-    out["meeting ended"] = ended.outcome
+        out[PURSUED] = fled.pursued
+    out[ENDED] = ended.outcome
+    fixed = _fixed(visit, rules)
+    return {name: value for name, value in out.items() if name not in fixed}
+
+
+#: the measures the situation alone may decide (``_fixed``)
+TOLL, PURSUED, ENDED = "toll (gp)", "pursued", "meeting ended"
+
+
+def _types(visit: Visit, table: CastleTable) -> list[str] | None:
+    """The types a trial's castle may be: the one given, else every type of the die (None: a type or disposition the
+    rules do not know, which placing the castle refuses, naming it)."""
+    types = [visit.castle_type] if visit.castle_type else list(table.types)
+    known = all(t in table.kind for t in types) and (not visit.disposition or visit.disposition in DISPOSITIONS)
+    return types if known else None
+
+
+def _dispositions(visit: Visit, table: CastleTable, types: list[str]) -> set[Disposition]:
+    """The dispositions a trial's castle may have: a type's that is always one, else the one given, else the die's."""
+    out: set[Disposition] = set()
+    for castle_type in types:
+        if castle_type in table.always:
+            out.add(table.always[castle_type])
+        elif visit.disposition:
+            out.add(Disposition(visit.disposition))
+        else:
+            out |= {table.disposition_of(castle_type, face) for face in range(1, FACES + 1)}
     return out
+
+
+def _fixed(visit: Visit, rules: Ruleset) -> dict[str, str]:
+    """The measures no die decides in the situation, each with why (for its note): a flight from forces that never
+    pursue (or always do, under rules that leave their chase to the referee), a meeting with a castle that names a
+    toll the party pays (every castle but a fighter's), a cleric's tithe of the worth given."""
+    table = rules.part(CastleTables).castle
+    types = _types(visit, table) if table is not None else None
+    if table is None or types is None:
+        return {}
+    out: dict[str, str] = {}
+    if visit.answer == "flee":
+        dispositions = _dispositions(visit, table, types)
+        chances = {table.pursue_in_6.get(d, 0) for d in dispositions}
+        forces = f"the forces of a {' or '.join(sorted(dispositions))} castle"
+        if chances == {0}:
+            out[PURSUED] = out[ENDED] = f"{forces} never pursue a party that flees: every meeting ends escaped"
+        elif chances == {FACES} and hex_by_hex(rules):
+            out[PURSUED] = f"{forces} always pursue a party that flees"
+        elif chances == {FACES}:
+            out[PURSUED] = out[ENDED] = (
+                f"{forces} always pursue a party that flees, and {rules.name}'s pursuit leaves their chase to the "
+                "referee: every meeting ends pursued"
+            )
+    elif visit.answer == "yield":
+        kinds = {table.kind[t] for t in types}
+        if Kind.FIGHTER not in kinds:
+            out[ENDED] = (
+                "a castle that is not a fighter's names its toll and the party pays it: every meeting ends paid"
+            )
+        demand = (rules.part(CastleTables).castle_demands or CastleDemands()).cleric
+        if kinds == {Kind.CLERIC} and demand is not None:
+            tithe = visit.worth * demand.tithe_pct // 100
+            out[TOLL] = f"a cleric's toll is a tithe of {demand.tithe_pct}% of the party's {visit.worth} gp: {tithe} gp"
+    return out
+
+
+def _castle_notes(visit: Visit, rules: Ruleset) -> tuple[str, ...]:
+    """What the situation decides alone, told rather than shown as a rate of 0 or 100 % (``_fixed``)."""
+    return tuple(dict.fromkeys(_fixed(visit, rules).values()))
 
 
 def _castle_unheeded(visit: Visit, rules: Ruleset) -> dict[str, str]:
     """``--worth`` where no cleric's castle can be met (only a cleric's tithe reads it), or the party flees (no toll
-    is named); ``--riders`` and ``--speed`` where the party yields (only a fight or a pursuit reads them)."""
+    is named); ``--riders`` and ``--speed`` where the party yields (only a fight or a pursuit reads them), or flees
+    forces that never pursue, or whose pursuit the rules leave to the referee (OSE's: no trial plays it)."""
     out: dict[str, str] = {}
     table = rules.part(CastleTables).castle
-    kinds = {table.kind[t] for t in ([visit.castle_type] if visit.castle_type else table.types)} if table else set()
+    types = _types(visit, table) if table is not None else None
+    if table is None or types is None:
+        return out  # placing the castle refuses what the rules do not know, naming it
+    kinds = {table.kind[t] for t in types}
     default = attrs.fields(Visit)
     if visit.worth != default.worth.default and (visit.answer == "flee" or Kind.CLERIC not in kinds):
         out["worth"] = "only a cleric's tithe reads it, and no trial pays one"
+    why = ""
     if visit.answer == "yield":
-        for name in ("riders", "speed"):
-            if getattr(visit, name) != getattr(default, name).default:
-                out[name] = "only a fight or a pursuit reads it, and a party that yields has neither"
+        why = "only a fight or a pursuit reads it, and a party that yields has neither"
+    elif visit.answer == "flee" and not hex_by_hex(rules):
+        reading = rules.part(EvasionOptions).evasion_rules
+        why = (
+            f"only seed 004's pursuit reads it, which {rules.name}'s ({reading}) is not: the referee runs the "
+            "chase of forces that pursue, and no trial plays it"
+        )
+    elif visit.answer == "flee" and "never pursue" in _fixed(visit, rules).get(PURSUED, ""):
+        why = f"only a pursuit reads it, and {_fixed(visit, rules)[PURSUED]}"
+    for name in ("riders", "speed") if why else ():
+        if getattr(visit, name) != getattr(default, name).default:
+            out[name] = why
     return out
 
 
@@ -166,4 +251,5 @@ CASTLE_SCENARIO = Scenario(
     measure=_castle_measure,
     prepare=_castle_prepare,
     unheeded=_castle_unheeded,
+    notes=_castle_notes,
 )
