@@ -16,11 +16,12 @@ import attrs
 
 from hexlog.events import chase as ev
 from hexlog.events.errors import UsageError
+from hexlog.machine import commands as c
 from hexlog.machine.chase import CHASE
 from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run, StartChase
 from hexlog.machine.chase.rules import ChaseTables
 from hexlog.machine.commands import arg
-from hexlog.service.simulation_kit import EVASION_PARTS, Scenario
+from hexlog.service.simulation_kit import EVASION_PARTS, PARTY, Scenario
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -93,32 +94,101 @@ def _chase_measure(events: Sequence[Event], pursued: Pursued, _: Ruleset) -> Out
     return out
 
 
+def _rates(pursued: Pursued) -> tuple[int, int] | None:
+    """The fleeing side's and the pursuers' rates as the chase takes them (the party's slowest where the fleeing
+    side's is not given; None where the pursuers' is not given, which the chase refuses, naming it)."""
+    if pursued.pursuers_ft is None:
+        return None
+    speeds = [member.speed for member in PARTY if isinstance(member, c.AddMember)]
+    return (pursued.fleeing_ft if pursued.fleeing_ft is not None else min(speeds)), pursued.pursuers_ft
+
+
 def _chase_unheeded(pursued: Pursued, rules: Ruleset) -> dict[str, str]:
-    """``--drop`` on water, where nothing is dropped (the vessels' evasion and the gap decide), and an item the
-    pursuers care nothing for: they never stop for it (treasure unless they like it; food unless hungry or
-    unintelligent)."""
-    if not pursued.drop:
-        return {}
+    """The facts of a chase no trial reads: on water all but the gap and the rates (the vessels' evasion and the gap
+    decide it); in the dungeon, all of them for a faster fleeing side that escapes at once (unless forced to stop,
+    which a slower one never reads); the pursuers' temper for an item no one drops, and an item dropped they care
+    nothing for (treasure unless they like it; food unless hungry or unintelligent; either at 0 in 6); giving up out
+    of sight where nothing goes out of sight (no line of sight, or a gap that never grows beyond it), and the line of
+    sight where relentless pursuers keep on beyond it."""
+    given = {
+        name: getattr(pursued, name) != getattr(attrs.fields(Pursued), name).default
+        for name in (
+            "drop",
+            "relentless",
+            "line_of_sight_ft",
+            "forced_to_stop",
+            "likes_treasure",
+            "hungry",
+            "intelligent",
+        )
+    }
     if pursued.setting == ev.ChaseSetting.WATERBORNE:
-        return {"drop": "a chase on water drops nothing: the vessels' evasion and the gap decide it"}
+        why = "a chase on water reads only the gap and the rates: the vessels' evasion and the gap decide it"
+        afloat = dict.fromkeys((name for name, on in given.items() if on), why)
+        if given["drop"]:
+            afloat["drop"] = "a chase on water drops nothing: the vessels' evasion and the gap decide it"
+        return afloat
+    rates = _rates(pursued)
+    if rates is None or pursued.setting != ev.ChaseSetting.DUNGEON:
+        return {}  # the chase refuses what it lacks, naming it
+    fleeing_ft, pursuers_ft = rates
+    out: dict[str, str] = {}
+    if fleeing_ft > pursuers_ft and not pursued.forced_to_stop:
+        why = f"the fleeing side is faster ({fleeing_ft} against {pursuers_ft} ft a round) and escapes at once"
+        return dict.fromkeys((name for name, on in given.items() if on), why)
+    if pursued.forced_to_stop and fleeing_ft <= pursuers_ft:
+        out["forced_to_stop"] = "only a faster fleeing side escapes at once unless forced to stop, and this one is not"
+    out |= _temper_unheeded(pursued, rules, given)
+    los, gap = pursued.line_of_sight_ft, pursued.gap_ft
+    beyond = los > 0 and (fleeing_ft > pursuers_ft or (gap is not None and gap + fleeing_ft - pursuers_ft > los))
+    if pursued.relentless and not beyond:
+        out["relentless"] = (
+            "the fleeing side never goes out of the pursuers' sight (no --line-of-sight-ft, or a gap that never grows "
+            "beyond it): whether they give up then is never asked"
+        )
+    if los and pursued.relentless:
+        out["line_of_sight_ft"] = "relentless pursuers keep on out of sight: how far they see changes nothing"
+    elif los and not beyond:
+        out["line_of_sight_ft"] = f"the gap never grows beyond {los} ft: the fleeing side never goes out of sight"
+    return out
+
+
+def _temper_unheeded(pursued: Pursued, rules: Ruleset, given: dict[str, bool]) -> dict[str, str]:
+    """The pursuers' temper where no item it reads is dropped, and an item dropped they never stop for."""
+    out: dict[str, str] = {}
+    dropped = set(pursued.drop)
+    for name, item in (("likes_treasure", "treasure"), ("hungry", "food"), ("intelligent", "food")):
+        if given[name] and item not in dropped:
+            out[name] = f"only {item} dropped reads it (--drop {item}), and none is"
+    tables = rules.part(ChaseTables).dungeon_pursuit
+    if tables is None or not dropped:
+        return out
+    chance = {
+        ev.Dropped.TREASURE.value: tables.dropped_treasure_stop_in_6,
+        ev.Dropped.FOOD.value: tables.dropped_food_stop_in_6,
+    }
     tempted = {
         ev.Dropped.TREASURE.value: pursued.likes_treasure,
         ev.Dropped.FOOD.value: pursued.hungry or pursued.intelligent is False,
     }
-    tables = rules.part(ChaseTables).dungeon_pursuit
-    ignored = [item for item in dict.fromkeys(pursued.drop) if item in tempted and not tempted[item]]
-    if tables is None or not ignored:
-        return {}
-    return {
-        "drop": f"the pursuers care nothing for {' or '.join(ignored)} (--likes-treasure; --hungry or "
-        "--unintelligent for food): they never stop for it"
-    }
+    careless = [item for item in dict.fromkeys(pursued.drop) if item in tempted and not tempted[item]]
+    never = [item for item in dict.fromkeys(pursued.drop) if item in chance and tempted[item] and not chance[item]]
+    if careless:
+        out["drop"] = (
+            f"the pursuers care nothing for {' or '.join(careless)} (--likes-treasure; --hungry or --unintelligent "
+            "for food): they never stop for it"
+        )
+    elif never:
+        out["drop"] = f"the rules stop pursuers for {' or '.join(never)} on 0 in 6: they never stop for it"
+    return out
 
 
 def _chase_notes(pursued: Pursued, rules: Ruleset) -> tuple[str, ...]:
     """A chase in the dungeon with nothing dropped that its pursuers may stop for rolls no die: its facts decide it,
     the same in every trial, which is told rather than shown as a rate of 0 or 100 %."""
-    if pursued.setting == ev.ChaseSetting.WATERBORNE or (pursued.drop and not _chase_unheeded(pursued, rules)):
+    if pursued.setting == ev.ChaseSetting.WATERBORNE or (
+        pursued.drop and "drop" not in _chase_unheeded(pursued, rules)
+    ):
         return ()
     return ("no die is rolled in this chase: its facts decide it, and every trial ends alike",)
 
@@ -139,6 +209,7 @@ CHASE_SCENARIO = Scenario(
     measure=_chase_measure,
     unheeded=_chase_unheeded,
     notes=_chase_notes,
-    # a trial's chase follows no encounter (one named would be refused); its name and note change nothing
-    unread=("from_encounter", "name", "note"),
+    # a trial's chase follows no encounter (one named would be refused); its name and note change nothing, and nor
+    # does who flees: the rates and facts given decide the chase alike for either side
+    unread=("from_encounter", "name", "note", "fleeing"),
 )
