@@ -17,8 +17,10 @@ import attrs
 from hexlog.events import camp as ev
 from hexlog.machine import camp
 from hexlog.machine import commands as c
+from hexlog.machine.camp.machine import checks_owed
 from hexlog.machine.camp.rules import CampTables
 from hexlog.machine.commands import arg
+from hexlog.machine.travel.rules import WildernessOptions
 from hexlog.service.simulation_kit import EVASION_PARTS, NEVER_EVADES, PARTY, Scenario
 
 if TYPE_CHECKING:
@@ -87,39 +89,63 @@ FIRE_BURNING = "fire burning at the first encounter"
 CAUGHT_UNAWARES = "members caught unawares at the first encounter"
 
 
-def _camp_measure(events: Sequence[Event], night: Night, _: Ruleset) -> Outcome:
+def _checks(rules: Ruleset) -> int:
+    """The wandering checks a night owes under the rules (0: no night meets an encounter)."""
+    table = rules.part(CampTables).camp
+    return 0 if table is None else checks_owed(rules.part(WildernessOptions), table)
+
+
+def _camp_measure(events: Sequence[Event], night: Night, rules: Ruleset) -> Outcome:
     """What the trial's nights came to: the encounters, the first one's watch, fire and the members it caught
-    unawares, the firewood a night, and the mornings' members short of sleep (who neither heal nor memorise)."""
+    unawares, the firewood a night, and the members short of sleep (who neither heal nor memorise) a morning; under
+    rules that make no night check only the firewood, as a note says (nothing else is the dice's)."""
     met = [e for e in events if isinstance(e, ev.NightChecked) and e.encounter]
     ended = next((e for e in events if isinstance(e, ev.NightEncounterEnded)), None)
     wood = [e.hours for e in events if isinstance(e, ev.FirewoodGathered)]
     mornings = [e for e in events if isinstance(e, ev.CampBroken)]
-    out: Outcome = {
-        "night encounters": len(met),
-        "any night encounter": bool(met),
-        FIRST_WATCH: f"watch {met[0].watch}" if met else None,
-        FIRE_BURNING: met[0].fire if met and night.gatherers else None,
-        CAUGHT_UNAWARES: len(ended.surprised) if ended is not None else None,
-    }
+    out: Outcome = {}
+    if _checks(rules):
+        out |= {
+            "night encounters": len(met),
+            "any night encounter": bool(met),
+            FIRST_WATCH: f"watch {met[0].watch}" if met else None,
+            FIRE_BURNING: met[0].fire if met and night.gatherers else None,
+            CAUGHT_UNAWARES: len(ended.surprised) if ended is not None else None,
+        }
     if night.gatherers:
         out["firewood (hours a night)"] = sum(wood) / len(wood) if night.nights > 1 else wood[0]
-    out["members short of sleep"] = sum(
-        rest.slept_hours < morning.min_sleep_hours for morning in mornings for rest in morning.rests
-    )
+    if _checks(rules):
+        short = sum(rest.slept_hours < morning.min_sleep_hours for morning in mornings for rest in morning.rests)
+        out[SHORT_OF_SLEEP] = short / len(mornings) if night.nights > 1 else short
     return out
 
 
-def _camp_notes(night: Night, _: Ruleset) -> tuple[str, ...]:
-    """What no dice decide: a camp without firewood has no fire."""
-    return ("no one gathers firewood: the camp has no fire in any watch",) if not night.gatherers else ()
+#: the members short of sleep in the morning (over several nights, the mean of the mornings)
+SHORT_OF_SLEEP = "members short of sleep"
 
 
-def _camp_unheeded(night: Night, _: Ruleset) -> dict[str, str]:
-    """``--weather`` and ``--winter`` with no one gathering firewood: they change only the firewood."""
-    if night.gatherers:
-        return {}
-    given = [name for name in ("weather", "winter") if getattr(night, name)]
-    return dict.fromkeys(given, "it changes only the firewood, and no one gathers any (--gatherers 0)")
+def _camp_notes(night: Night, rules: Ruleset) -> tuple[str, ...]:
+    """What no dice decide: a camp without firewood has no fire; under rules that make no night check, no night
+    meets an encounter, and who sleeps too little is the watches' alone."""
+    out = ["no one gathers firewood: the camp has no fire in any watch"] if not night.gatherers else []
+    if not _checks(rules):
+        out.append(
+            "the rules make no night check (options.night_encounter_check, tables.camp.night_checks): no night meets "
+            "an encounter, and who sleeps too little is the watches' alone"
+        )
+    return tuple(out)
+
+
+def _camp_unheeded(night: Night, rules: Ruleset) -> dict[str, str]:
+    """``--weather`` and ``--winter`` with no one gathering firewood: they change only the firewood; ``--terrain``
+    under rules that make no night check, the only one that reads it."""
+    out: dict[str, str] = {}
+    if not night.gatherers:
+        given = [name for name in ("weather", "winter") if getattr(night, name)]
+        out |= dict.fromkeys(given, "it changes only the firewood, and no one gathers any (--gatherers 0)")
+    if not _checks(rules) and night.terrain != attrs.fields(Night).terrain.default:
+        out["terrain"] = "only the night's check reads it, and the rules make none"
+    return out
 
 
 CAMP = Scenario(
@@ -138,4 +164,6 @@ CAMP = Scenario(
     measure=_camp_measure,
     notes=_camp_notes,
     unheeded=_camp_unheeded,
+    # the encounter's number of monsters decides nothing a trial measures (surprise, the watch, the fire, sleep)
+    unread=("monsters",),
 )

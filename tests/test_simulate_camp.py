@@ -88,10 +88,12 @@ def test_an_encounter_catches_the_sleepers_on_their_range_and_the_guard_on_the_p
 
 def test_only_an_encounter_leaves_members_short_of_sleep() -> None:
     """Four members standing a watch each sleep six hours, enough; an encounter wakes the three asleep, who lose its
-    watch's two hours and sleep too little to heal or memorise spells."""
+    watch's two hours and sleep too little to heal or memorise spells. Over two nights the measure is a morning's, on
+    average (never more than the party's four)."""
     outcomes = _outcomes(camp.Night(terrain="swamp", nights=2), n=60)
-    assert any(o["night encounters"] for o in outcomes)
-    assert all(o["members short of sleep"] == 3 * o["night encounters"] for o in outcomes)
+    assert any(o["night encounters"] == 2 for o in outcomes)  # both nights met
+    assert all(o["members short of sleep"] == 3 * o["night encounters"] / 2 for o in outcomes)
+    assert max(o["members short of sleep"] for o in outcomes) <= len(camp.MEMBERS)
 
 
 def test_a_camp_trial_is_the_same_first_on_its_campaign_or_after_others() -> None:
@@ -129,6 +131,8 @@ def test_compare_camp_sets_a_house_rule_beside_the_rules(tmp_path: Path) -> None
         (("--gatherers", "0", "--winter"), "--winter does not apply"),
         (("--terrain", "moon"), "terrain 'moon'"),
         (("--ruleset", "ose"), "no camp table"),
+        (("--monsters", "3"), "No such option: --monsters"),
+        (("--option", "night_encounter_check=false", "--terrain", "swamp"), "--terrain does not apply"),
     ],
 )
 def test_what_a_camp_cannot_read_is_refused_before_any_trial(tmp_path: Path, args: tuple[str, ...], named: str) -> None:
@@ -144,3 +148,13 @@ def test_a_camp_without_firewood_says_it_has_no_fire(tmp_path: Path) -> None:
     (side,) = result["sides"]
     assert any("no fire" in note for note in side["notes"])
     assert camp.FIRE_BURNING not in {m["name"] for m in side["measures"]}
+
+
+@pytest.mark.parametrize("rule", ["tables.camp.night_checks=0", "night_encounter_check=false"])
+def test_a_camp_under_rules_that_make_no_night_check_says_so(tmp_path: Path, rule: str) -> None:
+    """No dice decide that a night with no check meets no encounter, nor who then sleeps too little: a note says it,
+    and only the firewood, which the dice decide, is measured."""
+    result = simulated_json("simulate", "camp", "--option", rule, "--n", "6", cwd=tmp_path)
+    (side,) = result["sides"]
+    assert any("no night check" in note for note in side["notes"])
+    assert {m["name"] for m in side["measures"]} == {"firewood (hours a night)"}
