@@ -121,7 +121,7 @@ def _play_out(play: Play) -> None:
 
 
 def _castle_measure(events: Sequence[Event], visit: Visit, rules: Ruleset) -> Outcome:
-    """What the meeting came to: the castle's type, disposition and demand (those the dice decided), the toll named,
+    """What the meeting came to: the castle's type and disposition (those the dice decided), the toll named,
     the joust, whether the forces pursued a fleeing party, and how the meeting ended; an outcome the situation decides
     alone (``_fixed``) is left out, and a note tells it."""
     met = next(e for e in events if isinstance(e, ev.GarrisonMet))
@@ -242,8 +242,8 @@ CASTLE_SCENARIO = Scenario(
     name="castle",
     procedures=("campaign", "castle", "map", "pursuit", "encounter"),
     title=(
-        "Hail a castle and meet its garrison: its type, disposition and demand, the toll, the joust, and a flight "
-        "from it."
+        "Hail a castle and meet its garrison: its type and disposition, the toll, the joust, whether its forces "
+        "pursue a party that flees, and how the meeting ends."
     ),
     ruleset="explore",
     situation=Visit,

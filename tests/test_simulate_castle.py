@@ -153,3 +153,12 @@ def test_simulate_castle_gives_on_two_processes_what_it_gives_on_one(tmp_path: P
     result = simulated_json("simulate", "castle", "--answer", "flee", "--n", "24", "--seed", "3", cwd=tmp_path)
     names = {m["name"] for m in result["sides"][0]["measures"]}
     assert {"castle type", "disposition", "pursued", "meeting ended"} <= names
+
+
+def test_the_castle_s_help_names_what_it_measures() -> None:
+    """The one line of help names the measures a trial gives (no demand: the castle's kind, which its type gives,
+    decides it, and no measure reads it)."""
+    title = castle.CASTLE_SCENARIO.title
+    assert "demand" not in title
+    for measured in ("type", "disposition", "toll", "joust", "pursue", "meeting ends"):
+        assert measured in title
