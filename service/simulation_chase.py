@@ -19,7 +19,7 @@ from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
 from hexlog.machine.chase import CHASE
 from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run, StartChase
-from hexlog.machine.chase.rules import ChaseTables
+from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
 from hexlog.machine.commands import arg
 from hexlog.service.simulation_kit import EVASION_PARTS, PARTY, Scenario
 
@@ -195,9 +195,12 @@ def _chase_notes(pursued: Pursued, rules: Ruleset) -> tuple[str, ...]:
 
 CHASE_SCENARIO = Scenario(
     name="chase",
-    unreached=EVASION_PARTS,
-    unreached_why="an encounter's pursuers give chase, which no trial of simulate {name} plays: each chase is started "
-    "by hand",
+    # the evasion of a flight from a meeting, and A18's surprise and distance rolled again for a chase from an
+    # encounter in progress: both only where a chase follows an encounter
+    unreached=(*EVASION_PARTS, ChaseOptions),
+    unreached_why=(
+        "a chase follows an encounter, which no trial of simulate {name} plays: each chase is started by hand"
+    ),
     procedures=("campaign", "chase"),
     title=(
         "Run a chase round by round, in the dungeon or on water: escaped or caught, rounds, a dropped item that "

@@ -114,6 +114,10 @@ def test_a_chase_trial_is_the_same_first_on_its_campaign_or_after_others() -> No
         (("--setting", "waterborne", "--fleeing-ft", "90", "--relentless"), "a chase on water reads only the gap"),
         (("--setting", "waterborne", "--fleeing-ft", "90", "--forced-to-stop"), "a chase on water reads only the gap"),
         (("--fleeing", "monsters"), "No such option: --fleeing"),
+        (
+            ("--fleeing-ft", "90", "--option", "pursuit_repeats_encounter_steps=true"),
+            "only where a chase follows an encounter",
+        ),
         ((), "give --gap-ft"),
     ],
 )
