@@ -18,7 +18,7 @@ from hexlog.events import chase as ev
 from hexlog.events.errors import UsageError
 from hexlog.machine import commands as c
 from hexlog.machine.chase import CHASE
-from hexlog.machine.chase.commands import Drop, Evade, RepeatSteps, Run, StartChase
+from hexlog.machine.chase.commands import DISTANCE_FT, RATE_FT, Drop, Evade, RepeatSteps, Run, StartChase
 from hexlog.machine.chase.rules import ChaseOptions, ChaseTables
 from hexlog.machine.commands import arg
 from hexlog.service.simulation_kit import EVASION_PARTS, PARTY, Scenario
@@ -42,6 +42,25 @@ class Pursued(StartChase):
     """A chase's situation: the facts it starts with (every option of ``hexlog chase start``), and what the fleeing
     side drops."""
 
+    # the facts whose help names an encounter to take them from, told as a trial's chase takes them: it follows none
+    gap_ft: int | None = arg(
+        None,
+        help="the gap between the sides, in feet (needed: a trial's chase follows no encounter)",
+        least=0,
+        within=DISTANCE_FT,
+    )
+    fleeing_ft: int | None = arg(
+        None, help="the fleeing side's rate, feet per round (default: the party's slowest)", least=0, within=RATE_FT
+    )
+    pursuers_ft: int | None = arg(
+        None,
+        help="the pursuers' rate, feet per round (needed: a trial's chase follows no encounter)",
+        least=0,
+        within=RATE_FT,
+    )
+    intelligent: bool | None = arg(
+        None, help="the pursuers are intelligent or not (default: intelligent)", flag="--intelligent/--unintelligent"
+    )
     drop: tuple[str, ...] = arg(
         (), help="an item the fleeing side drops, treasure or food, one a round from the first (repeat for each)"
     )

@@ -127,3 +127,12 @@ def test_what_a_chase_cannot_read_is_refused(tmp_path: Path, args: tuple[str, ..
     assert done.returncode != 0
     assert named in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_chase_s_help_takes_no_fact_from_an_encounter(tmp_path: Path) -> None:
+    """A trial's chase follows no encounter: no option's help offers an encounter's fact as its default, and the gap
+    and the pursuers' rate are said to be needed."""
+    done = run_hexlog("simulate", "chase", "--help", cwd=tmp_path, env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    assert "the encounter's" not in done.stdout
+    assert done.stdout.count("needed: a trial's chase follows no encounter") == 2  # the gap, the rate
