@@ -152,12 +152,13 @@ def _check_read(
     rules: Path | None,
     options: Sequence[str] | None,
     against: str = "",
-    reading: rulesets.Ruleset | None = None,
+    side: tuple[rulesets.Ruleset, Any] | None = None,
 ) -> None:
     """Refuse, naming it and why, a house rule of a rules file or given on the command line that no trial reads: none
-    of the procedures a trial plays reads it, or only where its trials never go, or (given the rules in force,
-    ``reading``) only where those rules never take them (it changed nothing, and a ``compare`` of it gave two equal
-    sides). ``against`` is the other side's prefix (``against-``)."""
+    of the procedures a trial plays reads it, or only where its trials never go, or (given the side: the rules in force
+    and the situation) only where those rules never take them, or where none of the procedures a trial of that
+    situation plays reads it (it changed nothing, and a ``compare`` of it gave two equal sides). ``against`` is the
+    other side's prefix (``against-``)."""
     given: list[tuple[str, str, str]] = []
     for section, keys in cli_rules.read_overrides(rules).items():
         given += [(f"--{against}rules {rules}", section, key) for key in keys] if isinstance(keys, dict) else []
@@ -166,7 +167,7 @@ def _check_read(
         section, key = ("options", path[0]) if len(path) == 1 else (path[0], path[1])
         given.append((f"--{against}option {option}", section, key))
     for flag, section, key in given:
-        why = unplayed(scenario, section, key, reading)
+        why = unplayed(scenario, section, key, *(side or ()))
         if why:
             msg = f"{flag}: {why}"
             raise UsageError(msg)
@@ -424,7 +425,7 @@ def _one(scenario: Scenario) -> Callable[..., None]:
         overrides = overrides_of(given["rules"], given["option"])
         _check_read(scenario, given["rules"], given["option"])
         rules = _rules(given["ruleset"], overrides)
-        _check_read(scenario, given["rules"], given["option"], reading=rules)
+        _check_read(scenario, given["rules"], given["option"], side=(rules, situation))
         _check_terrain(situation, rules)
         _check_heeded(scenario, [(situation, rules)])
         question = Question(
@@ -472,8 +473,14 @@ def _compare(scenario: Scenario) -> Callable[..., None]:
             _side_rules(side, name, overrides)
             for side, name, overrides in (("A", given["ruleset"], first), ("B", other_name, second))
         ]
-        _check_read(scenario, given["rules"], given["option"], reading=rules[0])
-        _check_read(scenario, given["against_rules"], given["against_option"], "against-", reading=rules[1])
+        _check_read(scenario, given["rules"], given["option"], side=(rules[0], situation))
+        _check_read(
+            scenario,
+            given["against_rules"],
+            given["against_option"],
+            "against-",
+            side=(rules[1], other_situation),
+        )
         for side, asked, side_rules in zip("AB", (situation, other_situation), rules, strict=True):
             _check_terrain(asked, side_rules, side)
         _check_heeded(scenario, [(situation, rules[0]), (other_situation, rules[1])])

@@ -143,6 +143,8 @@ def _castle_measure(events: Sequence[Event], visit: Visit, rules: Ruleset) -> Ou
     return {name: value for name, value in out.items() if name not in fixed}
 
 
+#: the procedures a trial may play (``_castle_plays``: which of them it does, by its situation and rules)
+CASTLE_PROCEDURES = ("campaign", "castle", "map", "pursuit", "encounter")
 #: the measures the situation alone may decide (``_fixed``)
 TOLL, PURSUED, ENDED = "toll (gp)", "pursued", "meeting ended"
 
@@ -208,6 +210,15 @@ def _castle_notes(visit: Visit, rules: Ruleset) -> tuple[str, ...]:
     return tuple(dict.fromkeys(_fixed(visit, rules).values()))
 
 
+def _castle_plays(visit: Visit, rules: Ruleset) -> tuple[str, ...]:
+    """The procedures a trial plays: a party that yields jousts or pays (the castle alone, on its map); one that flees
+    forces that may pursue plays the pursuit and a caught party's encounter (the castle reads whose pursuit the rules'
+    is, ``options.evasion_rules``, which those two declare, to hand it off or leave it to the referee)."""
+    if visit.answer != "flee" or "never pursue" in _fixed(visit, rules).get(PURSUED, ""):
+        return ("campaign", "castle", "map")
+    return CASTLE_PROCEDURES
+
+
 def _castle_unheeded(visit: Visit, rules: Ruleset) -> dict[str, str]:
     """``--worth`` where no cleric's castle can be met (only a cleric's tithe reads it), or the party flees (no toll
     is named); ``--riders`` and ``--speed`` where the party yields (only a fight or a pursuit reads them), or flees
@@ -240,7 +251,8 @@ def _castle_unheeded(visit: Visit, rules: Ruleset) -> dict[str, str]:
 
 CASTLE_SCENARIO = Scenario(
     name="castle",
-    procedures=("campaign", "castle", "map", "pursuit", "encounter"),
+    procedures=CASTLE_PROCEDURES,
+    plays=_castle_plays,
     title=(
         "Hail a castle and meet its garrison: its type and disposition, the toll, the joust, whether its forces "
         "pursue a party that flees, and how the meeting ends."

@@ -174,6 +174,9 @@ class Scenario:
     #: pursuit's chances of an encounter while resting, under rules that owe no rest), each with where they are read:
     #: whether a trial reads a house rule depends on the reading of the rules, not only on the procedures it plays
     unread_under: Callable[[Ruleset], dict[tuple[str, str], str]] | None = None
+    #: the procedures a trial of the situation plays under the rules in force, where some situations play fewer than
+    #: ``procedures`` (a castle yielded to plays no pursuit): a house rule only the others read changes nothing there
+    plays: Callable[[Any, Ruleset], tuple[str, ...]] | None = None
 
 
 #: the rules of a flight from a meeting and of the pursuit after it (the encounter's evade and roll-evasion): the
@@ -185,12 +188,20 @@ NEVER_EVADES = (
 )
 
 
-def unplayed(scenario: Scenario, section: str, key: str, rules: Ruleset | None = None) -> str:
+def unplayed(scenario: Scenario, section: str, key: str, rules: Ruleset | None = None, situation: Any = None) -> str:
     """Why no trial of ``scenario`` reads the option or table ``section.key``, in words ("" when one does, and for a
     key no procedure reads, which the rules refuse by name): none of the procedures it plays reads it, or they read it
     only in parts of their rules its trials never reach (the procedures' own declaration of what they read), or, with
-    ``rules``, only where those rules never take them (``Scenario.unread_under``: per reading, not per procedure)."""
+    ``rules``, only where those rules never take them (``Scenario.unread_under``: per reading, not per procedure), or,
+    with ``situation`` too, none of the procedures a trial of that situation plays reads it (``Scenario.plays``)."""
     readers = REGISTRY.readers(section, key)
+    if readers and rules is not None and situation is not None and scenario.plays is not None:
+        plays = scenario.plays(situation, rules)
+        if not any(name in plays for name in readers):
+            return (
+                f"{section}.{key} is read by {', '.join(readers)}, which no trial of simulate {scenario.name} plays "
+                f"in this situation (it plays {', '.join(plays)})"
+            )
     played = [name for name in readers if name in scenario.procedures]
     where = {} if rules is None or scenario.unread_under is None or not played else scenario.unread_under(rules)
     if (section, key) in where:

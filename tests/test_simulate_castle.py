@@ -106,6 +106,14 @@ def test_a_castle_trial_is_the_same_first_on_its_campaign_or_after_others() -> N
         (("--type", "patriarch", "--disposition", "hostile"), "a patriarch castle is always friendly, not hostile"),
         (("--type", "patriarch", "--answer", "flee", "--speed", "300"), "--speed does not apply: only a pursuit"),
         (
+            ("--option", "tables.wilderness_pursuit.catch_on=[1]"),
+            "no trial of simulate castle plays in this situation (it plays campaign, castle, map)",
+        ),
+        (
+            ("--type", "patriarch", "--answer", "flee", "--option", "surprise_on=3"),
+            "options.surprise_on is read by encounter, which no trial of simulate castle plays in this situation",
+        ),
+        (
             ("--type", "lord", "--answer", "flee", "--option", "evasion_rules=ose", "--riders", "3"),
             "--riders does not apply: only seed 004's pursuit reads it",
         ),
@@ -162,3 +170,12 @@ def test_the_castle_s_help_names_what_it_measures() -> None:
     assert "demand" not in title
     for measured in ("type", "disposition", "toll", "joust", "pursue", "meeting ends"):
         assert measured in title
+
+
+def test_a_house_rule_of_the_flight_is_taken_where_the_party_flees(tmp_path: Path) -> None:
+    """Fleeing forces that may pursue, a trial plays the pursuit: its rules, and whose pursuit it is, are read."""
+    for rule in ("tables.wilderness_pursuit.catch_on=[1]", "evasion_rules=ose"):
+        result = simulated_json(
+            "simulate", "castle", "--type", "lord", "--answer", "flee", "--option", rule, "--n", "4", cwd=tmp_path
+        )
+        assert {m["name"] for m in result["sides"][0]["measures"]} >= {"pursued", "meeting ended"}
