@@ -10,6 +10,7 @@ an older release recorded) are refused at the referee's door, not by the guards,
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 
 import pytest
@@ -69,12 +70,15 @@ class TestADecisionPastAGuard:
         assert play.h.store.stream_version(stream_for(CAMPAIGN)) == before
 
     def test_written_past_the_handler_it_is_a_finding_naming_the_guard(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """The weather rolled while the pursuit runs, the pursuit's guard switched off as a forger's own copy of
-        hexlog would: the audit re-runs the roll's decision through the guards and names the one it breaks."""
+        """The weather rolled while the pursuit runs, the pursuit's guard (and its hold on game time) switched off as a
+        forger's own copy of hexlog would: the audit re-runs the roll's decision through the guards and names the one
+        it breaks."""
         play = fleeing()
         unguarded = Registry(REGISTRY.procedures)
         monkeypatch.setattr(unguarded, "_guards", tuple(g for g in REGISTRY.guards if g is not pursuit_guard))
         monkeypatch.setattr(play.h, "registry", unguarded)
+        guards = importlib.import_module("hexlog.machine.pursuit.guard")  # the package names its guard function so
+        monkeypatch.setattr(guards, "_running", lambda _table: False)  # the day's start lets time pass
         play.run(t.RollWeather())
         monkeypatch.undo()
         findings, weather = audited(play)
