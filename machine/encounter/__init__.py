@@ -38,7 +38,7 @@ from hexlog.machine.encounter.commands import (
     TakeFreeAction,
     Wait,
 )
-from hexlog.machine.encounter.guards import guard, own_time
+from hexlog.machine.encounter.guards import OWN_TIME, guard
 from hexlog.machine.encounter.inverse import INVERSE
 from hexlog.machine.encounter.machine import (
     RUNNING,
@@ -52,7 +52,7 @@ from hexlog.machine.encounter.rules import EncounterOptions, EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, READS, RESUME, EncounterState, Phase, evolve
 from hexlog.machine.encounter.steps import STEPS
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
-from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
+from hexlog.machine.kit.procedure import Procedure, Resume
 
 if TYPE_CHECKING:
     from hexlog.machine.ruleset import Ruleset
@@ -99,7 +99,7 @@ ENCOUNTER = Procedure(
     purposes=(surprise.PURPOSE, positions.PURPOSE, "encounter.initiative", "encounter.reaction", "encounter.evasion"),
     inverse=INVERSE,
     guards=(guard,),
-    due_checks=(DueCheck(name="own time", run=own_time),),
+    due_checks=(OWN_TIME,),
     internal=INTERNAL,
     resume=Resume(trigger=RESUME, step=afloat.resumed),
     limits=(LIMIT_TWO_SIDES, LIMIT_LIGHT_AND_SURPRISE),

@@ -19,10 +19,10 @@ from hexlog.machine import ruleset as rulesets
 from hexlog.machine.encounter.rules import EncounterTables
 from hexlog.machine.encounter.state import PROCEDURE, EncounterState, Phase
 from hexlog.machine.encounter.surprise import armor_kind
+from hexlog.machine.kit.procedure import own_time
 from hexlog.machine.timekeeping import AdvanceClock
 
 if TYPE_CHECKING:
-    from hexlog.machine.kit.context import StepContext
     from hexlog.machine.ruleset import Ruleset
     from hexlog.machine.table import Table
 
@@ -51,27 +51,12 @@ def guard(table: Table, command: c.Command) -> None:
             raise UsageError(why)
     if isinstance(command, c.ChangeRules) and table.party.members:
         _check_members_under(table, command)
-    if isinstance(command, AdvanceClock) and _under_way(table):
+    if isinstance(command, AdvanceClock) and under_way(table):
         msg = "an encounter is under way and its time runs in rounds; conclude it before letting time pass"
         raise RuleRefusedError(msg)
 
 
-def own_time(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - a due check's signature
-    """A due check that records nothing: while an encounter is under way, game time passes only by its own steps and
-    those of the procedures it handed off to (a chase, a pursuit), as the referee's clock is refused then; another
-    procedure's step that lets time pass (a delve's move, a camp's night, a travel day run on to its end) is refused,
-    and nothing is written. The audit's re-runs take what a log recorded as its release let it be."""
-    running = ctx.running_outside(PROCEDURE)
-    if ctx.as_recorded or running is None or not _under_way(ctx.table):
-        return
-    msg = (
-        f"an encounter is under way and its time runs in rounds; this {running} step would let time pass meanwhile: "
-        "conclude the encounter (or cancel it) first"
-    )
-    raise RuleRefusedError(msg)
-
-
-def _under_way(table: Table) -> bool:
+def under_way(table: Table) -> bool:
     state = table.procedures.get(PROCEDURE)
     return isinstance(state, EncounterState) and state.phase not in {Phase.IDLE, Phase.CONCLUDED}
 
@@ -86,3 +71,12 @@ def _check_members_under(table: Table, command: c.ChangeRules) -> None:
         if why is not None:
             msg = f"{name}'s {why}; change the member first"
             raise RuleRefusedError(msg)
+
+
+#: the encounter's hold on game time (``kit.procedure.own_time``): its time runs in rounds
+OWN_TIME = own_time(
+    PROCEDURE,
+    under_way,
+    "an encounter is under way and its time runs in rounds; this {running} step would let time pass meanwhile: "
+    "conclude the encounter (or cancel it) first",
+)

@@ -20,7 +20,7 @@ import attrs
 
 from hexlog.events.base import Event
 from hexlog.events.dice import RollModifier
-from hexlog.events.errors import Advice
+from hexlog.events.errors import Advice, RuleRefusedError
 from hexlog.machine.commands import Command
 from hexlog.machine.kit.context import StepContext
 from hexlog.machine.kit.model import Model
@@ -56,6 +56,21 @@ class DueCheck:
     run: Callable[[StepContext, int, int], None]
     records: tuple[type[Event], ...] = ()
     sole: bool = False
+
+
+def own_time(owner: str, under_way: Callable[[Table], bool], refusal: str) -> DueCheck:
+    """The due check of a procedure whose time is its own while it is ``under_way``: game time passes only by its
+    steps and those of the procedures it handed off to (down the line of hand-offs under way), and another procedure's
+    step that would let time pass meanwhile is refused (``refusal``, its ``{running}`` the procedure whose step it
+    is), nothing written. It records nothing; the audit's re-runs take what a log recorded as its release let it be."""
+
+    def run(ctx: StepContext, start: int, end: int) -> None:  # noqa: ARG001 - a due check's signature
+        running = ctx.running_outside(owner)
+        if ctx.as_recorded or running is None or not under_way(ctx.table):
+            return
+        raise RuleRefusedError(refusal.format(running=running))
+
+    return DueCheck(name=f"{owner}'s own time", run=run)
 
 
 @attrs.frozen(kw_only=True)

@@ -15,10 +15,10 @@ from hexlog.events.clock import ClockAdvanced
 from hexlog.machine import evasion
 from hexlog.machine.evasion import EvasionOptions, EvasionTables
 from hexlog.machine.hexmap.rules import TerrainOptions
-from hexlog.machine.kit.procedure import DueCheck, Procedure, Resume
+from hexlog.machine.kit.procedure import Procedure, Resume
 from hexlog.machine.pursuit import commands as c
 from hexlog.machine.pursuit import steps
-from hexlog.machine.pursuit.guard import guard, own_time
+from hexlog.machine.pursuit.guard import OWN_TIME, guard
 from hexlog.machine.pursuit.inverse import INVERSE
 from hexlog.machine.pursuit.machine import TRANSITIONS, PursuitModel, unavailable
 from hexlog.machine.pursuit.state import PROCEDURE, READS, Phase, PursuitState, evolve
@@ -67,7 +67,7 @@ PURSUIT = Procedure(
     purposes=("pursuit.evasion", "pursuit.flight", "pursuit.catch", "pursuit.continue", "pursuit.rest"),
     inverse=INVERSE,
     guards=(guard,),
-    due_checks=(DueCheck(name="own time", run=own_time),),
+    due_checks=(OWN_TIME,),
     internal=c.INTERNAL,
     resume=Resume(trigger="resume", step=steps.resumed),
     needs_party="a pursuit is under way; it ends when the party is caught or gets away",
