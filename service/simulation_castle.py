@@ -5,7 +5,7 @@ left to the dice), hails it, and meets the garrison that rides out. The party an
 ``yield`` gives the castle what it demands as the demo's referee does (Ann jousts with a fighter's champion; any
 other castle names its toll, and it is paid), ``flee`` flees at once (the forces pursue on their disposition's
 chance, and a pursuit is fled to its end, a caught party's encounter played through). What the meeting comes to is
-read from the events the castle recorded: the castle's type, disposition and demand, the toll, the joust, the
+read from the events the castle recorded: the castle's type and disposition, the toll, the joust, the
 flight and how the meeting ended.
 """
 
