@@ -182,16 +182,18 @@ def _temper_unheeded(pursued: Pursued, rules: Ruleset, given: dict[str, bool]) -
     tables = rules.part(ChaseTables).dungeon_pursuit
     if tables is None or not dropped:
         return out
-    chance = {
-        ev.Dropped.TREASURE.value: tables.dropped_treasure_stop_in_6,
-        ev.Dropped.FOOD.value: tables.dropped_food_stop_in_6,
+    # the chase's own reading of each item: whether its pursuers are tempted at all, and the chance in 6
+    reading = {
+        item: tables.stop_for(
+            item,
+            likes_treasure=pursued.likes_treasure,
+            hungry=pursued.hungry,
+            intelligent=pursued.intelligent is not False,
+        )
+        for item in ITEMS
     }
-    tempted = {
-        ev.Dropped.TREASURE.value: pursued.likes_treasure,
-        ev.Dropped.FOOD.value: pursued.hungry or pursued.intelligent is False,
-    }
-    careless = [item for item in dict.fromkeys(pursued.drop) if item in tempted and not tempted[item]]
-    never = [item for item in dict.fromkeys(pursued.drop) if item in chance and tempted[item] and not chance[item]]
+    careless = [item for item in dict.fromkeys(pursued.drop) if item in reading and not reading[item][0]]
+    never = [item for item in dict.fromkeys(pursued.drop) if reading.get(item) == (True, 0)]
     if careless:
         out["drop"] = (
             f"the pursuers care nothing for {' or '.join(careless)} (--likes-treasure; --hungry or --unintelligent "

@@ -19,6 +19,8 @@ from hexlog.machine.kit.rules import in_range, non_empty, rule
 #: the longest gap or rate, in feet, a chase reads
 MAX_FT = 100_000
 PERCENT = 100
+#: the dropped item treasure lovers stop for (the other is food)
+TREASURE = "treasure"
 
 
 def _ascending(_: Any, attribute: attrs.Attribute[Any], value: tuple[tuple[int, int], ...]) -> None:
@@ -45,6 +47,13 @@ class DungeonPursuitTable:
     recovery_turns: int = attrs.field(validator=in_range(0, 10_000))
     #: DEFAULT (§4.4): pursuers that close the gap to this start melee next round
     melee_at_gap_ft: int = attrs.field(default=0, validator=in_range(0, MAX_FT))
+
+    def stop_for(self, item: str, *, likes_treasure: bool, hungry: bool, intelligent: bool) -> tuple[bool, int]:
+        """Whether pursuers are tempted by a dropped ``item`` at all (treasure those who like it; food the hungry or
+        unintelligent), and the chance in 6 that it stops them (OSE §2.9)."""
+        if item == TREASURE:
+            return likes_treasure, self.dropped_treasure_stop_in_6
+        return hungry or not intelligent, self.dropped_food_stop_in_6
 
 
 @attrs.frozen(kw_only=True)

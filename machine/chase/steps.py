@@ -188,11 +188,12 @@ def drop(ctx: StepContext, command: Drop) -> None:
         msg = f"drop treasure or food, not {command.item!r}"
         raise UsageError(msg) from None
     s, pursuit = state.started, _pursuit(ctx)
+    tempted, chance = pursuit.stop_for(
+        item, likes_treasure=s.likes_treasure, hungry=s.hungry, intelligent=s.intelligent
+    )
     if item is ev.Dropped.TREASURE:
-        tempted, chance = s.likes_treasure, pursuit.dropped_treasure_stop_in_6
         why = "they like treasure" if tempted else "they care nothing for treasure"
     else:
-        tempted, chance = s.hungry or not s.intelligent, pursuit.dropped_food_stop_in_6
         why = (
             "they are " + ("hungry" if s.hungry else "unintelligent")
             if tempted
